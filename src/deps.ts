@@ -1,0 +1,47 @@
+// Side effects the core takes as parameters: the clock, process spawning, and the approver.
+import { spawn as nodeSpawn } from "node:child_process";
+import type { ApprovalDecision } from "./types.js";
+
+/** Wall clock, injectable so tests can drive time. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      }
+      signal?.addEventListener("abort", done, { once: true });
+    }),
+};
+
+/** Process spawning, as `node:child_process.spawn`. */
+export type Spawn = typeof nodeSpawn;
+export const nodeSpawnDefault: Spawn = nodeSpawn;
+
+/** What the approver is asked: one command (or file action) the gate could not clear. */
+export interface ApprovalRequest {
+  /** `run_command` for commands; the file tool's name for writes outside the allowed roots. */
+  tool: string;
+  /** The command line, or a short description such as `write /etc/hosts`. */
+  command: string;
+  /** Why it needs approval, in a few words. */
+  reason: string;
+}
+
+/**
+ * Decides on one approval request. Must not throw; a non-interactive approver
+ * answers `unavailable` at once. "always" decisions are persisted by the caller.
+ */
+export type Approver = (request: ApprovalRequest) => Promise<ApprovalDecision>;
+
+/** The approver of `run` and `cron`: nobody can answer, so it refuses. */
+export const refuseApprover: Approver = async () => "unavailable";

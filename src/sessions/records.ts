@@ -1,0 +1,62 @@
+// The records of a session file (one JSON object per line), validated with zod on load.
+import { z } from "zod";
+import type { MessageParam } from "../types.js";
+
+const usageSchema = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheReadTokens: z.number(),
+  cacheWriteTokens: z.number(),
+});
+
+const messageSchema = z.object({
+  role: z.enum(["user", "assistant"]),
+  content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]),
+});
+
+/** First line of a file: who it belongs to. */
+export const headerRecord = z.object({
+  type: z.literal("session"),
+  version: z.literal(1),
+  key: z.string(),
+  agentId: z.string(),
+  ts: z.number(),
+  /** Set on a fork: the key it was copied from. */
+  forkedFrom: z.string().optional(),
+});
+
+/** One API message. Assistant messages carry the usage, model and stop reason of their response. */
+export const messageRecord = z.object({
+  type: z.literal("message"),
+  id: z.string(),
+  ts: z.number(),
+  message: messageSchema,
+  usage: usageSchema.optional(),
+  model: z.string().optional(),
+  stopReason: z.string().optional(),
+  /** Set on messages the harness wrote itself (repairs, interrupts), never by the model. */
+  synthetic: z.boolean().optional(),
+});
+
+/**
+ * A compaction: `summary` stands for every message before `firstKeptId`. Loading
+ * starts from the last such record; the older lines stay in the file.
+ */
+export const compactionRecord = z.object({
+  type: z.literal("compaction"),
+  id: z.string(),
+  ts: z.number(),
+  summary: z.string(),
+  firstKeptId: z.string(),
+  replacedMessages: z.number(),
+  tokensBefore: z.number(),
+  /** Skills loaded before the cut, so they are named again after it. */
+  skills: z.array(z.string()).optional(),
+});
+
+export const sessionRecord = z.discriminatedUnion("type", [headerRecord, messageRecord, compactionRecord]);
+
+export type HeaderRecord = z.infer<typeof headerRecord>;
+export type MessageRecord = Omit<z.infer<typeof messageRecord>, "message"> & { message: MessageParam };
+export type CompactionRecord = z.infer<typeof compactionRecord>;
+export type SessionRecord = HeaderRecord | MessageRecord | CompactionRecord;

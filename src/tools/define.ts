@@ -1,0 +1,84 @@
+// defineTool: a tool from a zod object schema, with the JSON schema the API sees derived from it.
+import { z } from "zod";
+import type Anthropic from "@anthropic-ai/sdk";
+import type { Clock, Spawn } from "../deps.js";
+import type { EventSink } from "../types.js";
+import type { PermissionContext } from "../permissions/context.js";
+
+/** What a tool returns: plain text, or content blocks (text and images). */
+export type ToolOutput = string | Array<Anthropic.TextBlockParam | Anthropic.ImageBlockParam>;
+
+/** The effects a tool may use; every one of them is injected by the loop. */
+export interface ToolContext {
+  /** Working directory: relative paths and commands start here. */
+  cwd: string;
+  /** The workspace folder (agents, sessions, memory, approvals). */
+  workspace: string;
+  /** Aborted when the user interrupts the turn; long work must stop on it. */
+  signal: AbortSignal;
+  clock: Clock;
+  spawn: Spawn;
+  /** Environment for child processes, already stripped of secrets. */
+  env: Record<string, string | undefined>;
+  emit: EventSink;
+  /** The id of the tool_use this call answers. */
+  toolUseId: string;
+  /** The gate: command safety, approvals and allowed roots. */
+  permissions: PermissionContext;
+}
+
+/** A tool as the loop holds it. Data, not a class. */
+export interface Tool<I = unknown> {
+  name: string;
+  description: string;
+  /** The zod schema the model's input is validated against before `run`. */
+  input: z.ZodType<I>;
+  /** JSON schema sent to the API, derived from `input` once at definition. */
+  inputSchema: Anthropic.Tool.InputSchema;
+  /**
+   * True when a call has no effect beyond reading, so it may run concurrently with
+   * other read-only calls. A function decides per input (a safe command is read-only).
+   */
+  readOnly: boolean | ((input: I) => boolean);
+  /** Runs the tool. A throw becomes an is_error result carrying its message. */
+  run(input: I, context: ToolContext): Promise<ToolOutput> | ToolOutput;
+}
+
+/** What `defineTool` takes. */
+export interface ToolSpec<S extends z.ZodObject> {
+  name: string;
+  description: string;
+  input: S;
+  readOnly?: boolean | ((input: z.infer<S>) => boolean);
+  run(input: z.infer<S>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
+}
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Defines a tool from a zod object schema. Throws at definition time (not at call
+ * time) when the name is not one the API accepts or the schema is not an object.
+ */
+export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool<z.infer<S>> {
+  if (!TOOL_NAME.test(spec.name)) {
+    throw new TypeError(`defineTool: name "${spec.name}" must match ${TOOL_NAME} (letters, digits, _ and -, at most 64)`);
+  }
+  if (!(spec.input instanceof z.ZodObject)) {
+    throw new TypeError(`defineTool(${spec.name}): input must be a z.object(...) schema`);
+  }
+  const json = z.toJSONSchema(spec.input, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>;
+  delete json["$schema"];
+  return {
+    name: spec.name,
+    description: spec.description,
+    input: spec.input as unknown as z.ZodType<z.infer<S>>,
+    inputSchema: { ...json, type: "object" } as Anthropic.Tool.InputSchema,
+    readOnly: spec.readOnly ?? false,
+    run: spec.run,
+  };
+}
+
+/** Whether this call of the tool may run alongside other read-only calls. */
+export function isReadOnlyCall<I>(tool: Tool<I>, input: I): boolean {
+  return typeof tool.readOnly === "function" ? tool.readOnly(input) : tool.readOnly;
+}
