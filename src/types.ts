@@ -1,8 +1,12 @@
 // The shared vocabulary: agent config, turn result, stop reasons, events, usage.
 import type Anthropic from "@anthropic-ai/sdk";
 
-export type MessageParam = Anthropic.MessageParam;
 export type ContentBlockParam = Anthropic.ContentBlockParam;
+/** A conversation message: user or assistant (the API's `system` role messages are not used). */
+export interface MessageParam {
+  role: "user" | "assistant";
+  content: string | ContentBlockParam[];
+}
 export type ToolUseBlock = Anthropic.ToolUseBlock;
 export type ToolResultBlockParam = Anthropic.ToolResultBlockParam;
 export type ApiMessage = Anthropic.Message;

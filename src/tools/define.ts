@@ -82,3 +82,7 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool<z.inf
 export function isReadOnlyCall<I>(tool: Tool<I>, input: I): boolean {
   return typeof tool.readOnly === "function" ? tool.readOnly(input) : tool.readOnly;
 }
+
+/** A tool of any input type, as collections hold them. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = Tool<any>;

@@ -1,0 +1,150 @@
+// Every default of a turn in one place: the runtime a turn runs with, resolved from its options.
+import { resolve } from "node:path";
+import type Anthropic from "@anthropic-ai/sdk";
+import { nodeSpawnDefault, refuseApprover, systemClock, type Approver, type Clock, type Spawn } from "../deps.js";
+import { createClient, pickModel, type Env } from "../model/client.js";
+import type { PermissionContext, PermissionMode } from "../permissions/context.js";
+import { SessionStore, type SessionStorage } from "../sessions/store.js";
+import type { AnyTool } from "../tools/define.js";
+import type { ToolHooks } from "../tools/dispatch.js";
+import type { AgentConfig, EventSink } from "../types.js";
+
+export const DEFAULT_MAX_ITERATIONS = 20;
+export const DEFAULT_MAX_TOKENS = 8192;
+/** Ceiling for the one retry after a tool_use was cut off by max_tokens. */
+export const MAX_TOKENS_CEILING = 32_000;
+
+/** What a caller may pass to `runAgentTurn`; every field has a default. */
+export interface TurnOptions {
+  /** Workspace folder (agents, sessions, memory, approvals). Default `./workspace`. */
+  workspace?: string;
+  /** Working directory of commands and relative paths. Default `process.cwd()`. */
+  cwd?: string;
+  /** Environment read for ANTHROPIC_* and MINICLAW_*; default `process.env`. */
+  env?: Env;
+  /** The Anthropic client; default built from `env`. */
+  client?: Anthropic;
+  /** Model when the agent names none; default `MINICLAW_MODEL` or the newest Sonnet. */
+  model?: string;
+  /** Output tokens per request; default the agent's `max_tokens`, else 8192. */
+  maxTokens?: number;
+  /** Who answers approval requests; default refuses (nobody is there to ask). */
+  approver?: Approver;
+  permissionMode?: PermissionMode;
+  /** A ready permission context; default built from mode, approver and workspace. */
+  permissions?: PermissionContext;
+  /** Extra tools, added to the built-ins (a same-named tool replaces the built-in). */
+  tools?: AnyTool[];
+  /** Set false to offer only `tools`. */
+  builtinTools?: boolean;
+  hooks?: ToolHooks;
+  signal?: AbortSignal;
+  /** Receives events synchronously, in order; must not throw. */
+  onEvent?: EventSink;
+  clock?: Clock;
+  spawn?: Spawn;
+  store?: SessionStorage;
+  /** Replaces the assembled system prompt. */
+  systemPrompt?: string;
+  maxIterations?: number;
+  /** Stops the turn once its estimated cost passes this many dollars. */
+  maxBudgetUsd?: number;
+  /** Stops the turn once its output tokens pass this number. */
+  maxOutputTokens?: number;
+  /** Adds the current time to the user message (not to the system prompt, which must stay byte-stable). */
+  includeTime?: boolean;
+  /** Base delay of the loop's own retry of a broken stream. */
+  streamRetryBaseMs?: number;
+}
+
+/** The resolved runtime of one turn. */
+export interface TurnRuntime {
+  workspace: string;
+  cwd: string;
+  env: Env;
+  /** Environment of child processes: `env` without secrets. */
+  childEnv: Env;
+  client: Anthropic;
+  model: string;
+  maxTokens: number;
+  approver: Approver;
+  permissionMode: PermissionMode;
+  permissions: PermissionContext;
+  tools: Map<string, AnyTool>;
+  hooks: ToolHooks | undefined;
+  signal: AbortSignal;
+  emit: EventSink;
+  clock: Clock;
+  spawn: Spawn;
+  store: SessionStorage;
+  systemPrompt: string;
+  maxIterations: number;
+  maxBudgetUsd: number;
+  maxOutputTokens: number;
+  includeTime: boolean;
+  streamRetryBaseMs: number | undefined;
+}
+
+/** Resolves every default. Throws ConfigError when no client is given and no credentials are set. */
+export function resolveTurnOptions(agent: AgentConfig, options: TurnOptions): TurnRuntime {
+  const env = options.env ?? process.env;
+  const workspace = resolve(options.workspace ?? "workspace");
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const emit = safeSink(options.onEvent);
+  const permissionMode = options.permissionMode ?? "default";
+  const approver = options.approver ?? refuseApprover;
+  const tools = new Map<string, AnyTool>();
+  for (const tool of options.tools ?? []) tools.set(tool.name, tool);
+  const allowed = agent.tools;
+  if (allowed) for (const name of [...tools.keys()]) if (!allowed.includes(name)) tools.delete(name);
+  return {
+    workspace,
+    cwd,
+    env,
+    childEnv: scrubEnv(env),
+    client: options.client ?? createClient({ env }),
+    model: pickModel(agent.model, options.model, env["MINICLAW_MODEL"]),
+    maxTokens: options.maxTokens ?? agent.maxTokens ?? DEFAULT_MAX_TOKENS,
+    approver,
+    permissionMode,
+    permissions: options.permissions ?? openPermissions(permissionMode),
+    tools,
+    hooks: options.hooks,
+    signal: options.signal ?? new AbortController().signal,
+    emit,
+    clock: options.clock ?? systemClock,
+    spawn: options.spawn ?? nodeSpawnDefault,
+    store: options.store ?? new SessionStore(resolve(workspace, "sessions")),
+    systemPrompt: options.systemPrompt ?? agent.prompt,
+    maxIterations: options.maxIterations ?? DEFAULT_MAX_ITERATIONS,
+    maxBudgetUsd: options.maxBudgetUsd ?? Infinity,
+    maxOutputTokens: options.maxOutputTokens ?? Infinity,
+    includeTime: options.includeTime ?? true,
+    streamRetryBaseMs: options.streamRetryBaseMs,
+  };
+}
+
+/** Event sinks must not throw; a throwing one is contained so the turn and the transcript stay intact. */
+function safeSink(sink: EventSink | undefined): EventSink {
+  if (!sink) return () => {};
+  return (event) => {
+    try {
+      sink(event);
+    } catch {
+      // A broken listener must not break the turn.
+    }
+  };
+}
+
+/** Placeholder until the gate lands: drops ANTHROPIC_* and secret-looking names. */
+function scrubEnv(env: Env): Env {
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !/^ANTHROPIC_|KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL/i.test(k)));
+}
+
+function openPermissions(mode: PermissionMode): PermissionContext {
+  return {
+    mode,
+    checkCommand: async () => ({ allowed: false, reason: "no permission context" }),
+    checkPath: async (path) => ({ allowed: true, path }),
+  };
+}

@@ -1,0 +1,114 @@
+// Makes a message list one the API accepts; applied to every request just before it is sent.
+import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from "../types.js";
+
+export const MISSING_RESULT_TEXT = "No result was recorded for this tool call (the turn was interrupted). Do not assume it ran.";
+
+/**
+ * Returns a copy of `messages` that satisfies the API's rules, and what was repaired:
+ * every `tool_use` answered by a `tool_result` in the very next user message (missing
+ * ones filled with an is_error result), stray and duplicate results dropped, tool
+ * results first in their message, no empty text block, no empty message, consecutive
+ * user messages merged, and a user message first. Pure; never throws.
+ */
+export function repairMessages(messages: readonly MessageParam[]): { messages: MessageParam[]; repairs: string[] } {
+  const repairs: string[] = [];
+  const cleaned = mergeUsers(messages.map((m) => ({ role: m.role, content: dropEmptyText(toBlocks(m.content), repairs) })));
+  const out: MessageParam[] = [];
+  for (let i = 0; i < cleaned.length; i++) {
+    const message = cleaned[i]!;
+    const prev = out[out.length - 1];
+    if (message.role === "user") {
+      const expected = prev?.role === "assistant" ? toolUseIds(prev) : [];
+      const content = answerToolUses(message.content as ContentBlockParam[], expected, repairs);
+      if (content.length > 0) out.push({ role: "user", content });
+      continue;
+    }
+    if (message.content.length === 0) continue;
+    if (prev?.role === "assistant" && toolUseIds(prev).length > 0) {
+      out.push({ role: "user", content: answerToolUses([], toolUseIds(prev), repairs) });
+    }
+    out.push(message);
+  }
+  const last = out[out.length - 1];
+  if (last?.role === "assistant" && toolUseIds(last).length > 0) {
+    out.push({ role: "user", content: answerToolUses([], toolUseIds(last), repairs) });
+  }
+  if (out[0]?.role === "assistant") {
+    out.unshift({ role: "user", content: [{ type: "text", text: "(earlier conversation omitted)" }] });
+    repairs.push("added a user message before a leading assistant message");
+  }
+  return { messages: mergeUsers(out), repairs };
+}
+
+/** Keeps the results that answer `expected` (in order, missing ones filled), then the other blocks. */
+function answerToolUses(content: ContentBlockParam[], expected: string[], repairs: string[]): ContentBlockParam[] {
+  const results = new Map<string, ToolResultBlockParam>();
+  const others: ContentBlockParam[] = [];
+  for (const block of content) {
+    if (block.type !== "tool_result") {
+      others.push(block);
+    } else if (!expected.includes(block.tool_use_id)) {
+      repairs.push(`dropped a tool_result for unknown tool_use ${block.tool_use_id}`);
+    } else if (results.has(block.tool_use_id)) {
+      repairs.push(`dropped a duplicate tool_result for ${block.tool_use_id}`);
+    } else {
+      results.set(block.tool_use_id, block);
+    }
+  }
+  const answered = expected.map((id) => {
+    const found = results.get(id);
+    if (found) return found;
+    repairs.push(`answered tool_use ${id} with an error result`);
+    return errorResult(id, MISSING_RESULT_TEXT);
+  });
+  return [...answered, ...others];
+}
+
+/** An is_error tool_result with the given text. */
+export function errorResult(toolUseId: string, text: string): ToolResultBlockParam {
+  return { type: "tool_result", tool_use_id: toolUseId, is_error: true, content: [{ type: "text", text }] };
+}
+
+/** The ids of the tool_use blocks of an assistant message, in order. */
+export function toolUseIds(message: MessageParam): string[] {
+  if (typeof message.content === "string") return [];
+  return message.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : []));
+}
+
+function toBlocks(content: MessageParam["content"]): ContentBlockParam[] {
+  return typeof content === "string" ? [{ type: "text", text: content }] : [...content];
+}
+
+function dropEmptyText(blocks: ContentBlockParam[], repairs: string[]): ContentBlockParam[] {
+  return blocks.flatMap((block): ContentBlockParam[] => {
+    if (block.type === "text" && !block.text.trim()) {
+      repairs.push("dropped an empty text block");
+      return [];
+    }
+    if (block.type === "tool_result" && Array.isArray(block.content)) {
+      const inner = block.content.filter((c) => c.type !== "text" || c.text.trim());
+      const content = inner.length > 0 ? inner : [{ type: "text" as const, text: "(no output)" }];
+      return [{ ...block, content }];
+    }
+    if (block.type === "tool_result" && typeof block.content === "string" && !block.content.trim()) {
+      return [{ ...block, content: "(no output)" }];
+    }
+    return [block];
+  });
+}
+
+/** Merges consecutive user messages, tool results first, so the result-first rule holds. */
+function mergeUsers(messages: MessageParam[]): MessageParam[] {
+  const out: MessageParam[] = [];
+  for (const message of messages) {
+    const prev = out[out.length - 1];
+    if (prev?.role === "user" && message.role === "user") {
+      const blocks = [...(prev.content as ContentBlockParam[]), ...(message.content as ContentBlockParam[])];
+      const results = blocks.filter((b) => b.type === "tool_result");
+      out[out.length - 1] = { role: "user", content: [...results, ...blocks.filter((b) => b.type !== "tool_result")] };
+    } else {
+      out.push(message);
+    }
+  }
+  return out;
+}

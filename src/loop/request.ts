@@ -1,0 +1,81 @@
+// Builds the parameters of one request: repaired messages, tool schemas and cache breakpoints. Pure.
+import type Anthropic from "@anthropic-ai/sdk";
+import type { MessageParams } from "../model/stream.js";
+import type { AnyTool } from "../tools/define.js";
+import type { ContentBlockParam, MessageParam } from "../types.js";
+import { repairMessages } from "./repair.js";
+
+export interface RequestInput {
+  model: string;
+  maxTokens: number;
+  system: string;
+  tools: readonly AnyTool[];
+  messages: readonly MessageParam[];
+}
+
+const EPHEMERAL = { type: "ephemeral" } as const;
+
+/**
+ * The request for the current history. Breakpoints (4 at most): the last tool, the
+ * system prompt, the newest message, and the newest message of the previous request
+ * (the last user message before the newest one), so each request reads the one before
+ * it from the cache. No temperature, top_p or top_k: API version 2026-10-21 rejects them.
+ */
+export function buildRequest(input: RequestInput): { params: MessageParams; repairs: string[] } {
+  const { messages, repairs } = repairMessages(input.messages);
+  const tools: Anthropic.Tool[] = input.tools.map((tool, i) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: tool.inputSchema,
+    ...(i === input.tools.length - 1 && { cache_control: EPHEMERAL }),
+  }));
+  const params: MessageParams = {
+    model: input.model,
+    max_tokens: input.maxTokens,
+    messages: markCacheBreakpoints(messages),
+    ...(input.system.trim() && { system: [{ type: "text", text: input.system, cache_control: EPHEMERAL }] }),
+    ...(tools.length > 0 && { tools }),
+  };
+  return { params, repairs };
+}
+
+/** Copies the messages, with a cache breakpoint on the newest message and on the previous request's newest. */
+function markCacheBreakpoints(messages: MessageParam[]): Anthropic.MessageParam[] {
+  const last = messages.length - 1;
+  let previous = -1;
+  for (let i = last - 1; i >= 0; i--) {
+    if (messages[i]!.role === "user") {
+      previous = i;
+      break;
+    }
+  }
+  return messages.map((m, i) => withBreakpoint(m, i === last || i === previous));
+}
+
+/** A copy with no cache_control but, when `mark`, one on its last cacheable block. */
+function withBreakpoint(message: MessageParam, mark: boolean): MessageParam {
+  if (typeof message.content === "string" && !mark) return message;
+  const blocks: ContentBlockParam[] =
+    typeof message.content === "string"
+      ? [{ type: "text", text: message.content }]
+      : message.content.map((b) => ("cache_control" in b && b.cache_control ? stripCacheControl(b) : b));
+  if (!mark) return { role: message.role, content: blocks };
+  const index = findLastCacheable(blocks);
+  if (index < 0) return message;
+  blocks[index] = { ...blocks[index]!, cache_control: EPHEMERAL } as ContentBlockParam;
+  return { role: message.role, content: blocks };
+}
+
+function stripCacheControl(block: ContentBlockParam): ContentBlockParam {
+  const { cache_control: _dropped, ...rest } = block as ContentBlockParam & { cache_control?: unknown };
+  return rest as ContentBlockParam;
+}
+
+/** Thinking blocks cannot carry cache_control; every other block type here can. */
+function findLastCacheable(blocks: ContentBlockParam[]): number {
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    const type = blocks[i]!.type;
+    if (type !== "thinking" && type !== "redacted_thinking") return i;
+  }
+  return -1;
+}

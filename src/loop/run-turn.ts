@@ -1,0 +1,147 @@
+// THE loop: one user message in, model requests and tool rounds until the model is done or a brake stops it.
+import { estimateCostUsd, fromApiUsage, addUsage, ZERO_USAGE } from "../model/usage.js";
+import { AbortedError, describeError, streamMessage } from "../model/stream.js";
+import { runToolUses, resultText } from "../tools/dispatch.js";
+import type { MessageRecord, SessionRecord } from "../sessions/records.js";
+import type { AgentConfig, ApiMessage, ContentBlockParam, MessageParam, StopReason, ToolUseBlock, TurnResult, Usage } from "../types.js";
+import { budgetExceeded, RepeatBreaker } from "./brakes.js";
+import { resolveTurnOptions, MAX_TOKENS_CEILING, type TurnOptions, type TurnRuntime } from "./options.js";
+import { buildRequest } from "./request.js";
+import { toolContext, userMessage } from "./turn-parts.js";
+
+/**
+ * Runs one turn of `agent` in session `sessionKey` to its end and resolves to its
+ * result. Failures of the model or the network end the turn with stop reason `error`
+ * (and a one-line `error`); an abort through `options.signal` ends it with `aborted`.
+ * Either way the session is left valid for the next request. Throws only what a
+ * person must fix before any request is made: ConfigError (no credentials) and
+ * SessionError (session busy or unwritable).
+ */
+export async function runAgentTurn(
+  sessionKey: string,
+  userText: string,
+  agent: AgentConfig,
+  options: TurnOptions = {},
+): Promise<TurnResult> {
+  const rt = resolveTurnOptions(agent, options);
+  const release = await rt.store.lock(sessionKey);
+  try {
+    return await runLocked(rt, sessionKey, userText, agent);
+  } finally {
+    await release();
+  }
+}
+
+async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: AgentConfig): Promise<TurnResult> {
+  const session = await rt.store.load(key);
+  for (const warning of session.warnings) rt.emit({ type: "warning", message: warning });
+  const history: MessageParam[] = [...session.messages];
+  const persist = async (message: MessageParam, extra: Partial<MessageRecord> = {}): Promise<void> => {
+    const record: SessionRecord = { type: "message", id: newId(), ts: rt.clock.now(), message, ...extra };
+    const header: SessionRecord[] = session.exists || history.length > 0 ? [] : [{ type: "session", version: 1, key, agentId: agent.id, ts: rt.clock.now() }];
+    await rt.store.append(key, [...header, record]);
+    history.push(message);
+  };
+
+  let usage: Usage = ZERO_USAGE;
+  let costUsd = 0;
+  let iterations = 0;
+  let text = "";
+  let maxTokens = rt.maxTokens;
+  const breaker = new RepeatBreaker();
+  const finish = (stopReason: StopReason, error?: string): TurnResult => {
+    const end = { stopReason, usage, costUsd, iterations, ...(error !== undefined && { error }) };
+    rt.emit({ type: "turn_end", ...end });
+    return { text, agentId: agent.id, sessionKey: key, ...end };
+  };
+
+  rt.emit({ type: "turn_start", sessionKey: key, agentId: agent.id });
+  await persist(userMessage(userText, rt.includeTime ? rt.clock.now() : undefined));
+
+  for (;;) {
+    if (rt.signal.aborted) return finish("aborted");
+    if (iterations >= rt.maxIterations) return finish("max_iterations", `stopped after ${rt.maxIterations} model requests`);
+    iterations++;
+    const { params } = buildRequest({ model: rt.model, maxTokens, system: rt.systemPrompt, tools: [...rt.tools.values()], messages: history });
+    rt.emit({ type: "request_start", iteration: iterations, model: rt.model });
+    let message: ApiMessage;
+    try {
+      message = await streamMessage(rt.client, params, { signal: rt.signal, emit: rt.emit, clock: rt.clock, ...(rt.streamRetryBaseMs !== undefined && { retryBaseMs: rt.streamRetryBaseMs }) });
+    } catch (error) {
+      if (error instanceof AbortedError) return finish("aborted");
+      return finish("error", describeError(error));
+    }
+    const responseUsage = fromApiUsage(message.usage);
+    usage = addUsage(usage, responseUsage);
+    costUsd += estimateCostUsd(rt.model, responseUsage);
+    rt.emit({ type: "usage", usage: responseUsage, costUsd: estimateCostUsd(rt.model, responseUsage) });
+
+    const cutToolUse = message.stop_reason === "max_tokens" && message.content.some((b) => b.type === "tool_use");
+    if (cutToolUse && maxTokens < MAX_TOKENS_CEILING) {
+      maxTokens = Math.min(maxTokens * 2, MAX_TOKENS_CEILING);
+      rt.emit({ type: "retry", attempt: 1, reason: "a tool call was cut off by max_tokens", delayMs: 0 });
+      continue;
+    }
+    const content = keptContent(message, cutToolUse);
+    const responseText = textOf(content);
+    if (responseText) text = responseText;
+    if (content.length > 0) {
+      const stored = await persistOrFail(() =>
+        persist({ role: "assistant", content }, { usage: responseUsage, model: message.model, ...(message.stop_reason && { stopReason: message.stop_reason }) }),
+      );
+      if (stored) return finish("error", stored);
+    }
+
+    const stop = message.stop_reason;
+    if (stop === "pause_turn") continue;
+    if (stop === "model_context_window_exceeded") {
+      return finish("model_context_window_exceeded", "the conversation no longer fits the model's context window");
+    }
+    if (stop !== "tool_use" || cutToolUse) return finish(stop === null || stop === "tool_use" ? "end_turn" : stop);
+
+    const calls = content.filter((b): b is ToolUseBlock => b.type === "tool_use");
+    const overBudget = budgetExceeded(usage, costUsd, rt);
+    const results = await runToolUses(calls, {
+      tools: rt.tools,
+      context: (id) => toolContext(rt, id),
+      signal: rt.signal,
+      hooks: rt.hooks,
+      refuse: (call) => (overBudget ? `Not run: ${overBudget}. The turn has ended.` : breaker.check(call)),
+      onStart: (call) => rt.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input }),
+      onResult: (call, answer) =>
+        rt.emit({ type: "tool_result", id: call.id, name: call.name, isError: answer.is_error === true, content: resultText(answer) }),
+    });
+    const failed = await persistOrFail(() => persist({ role: "user", content: results }));
+    if (failed) return finish("error", failed);
+    if (rt.signal.aborted) return finish("aborted");
+    if (overBudget) return finish("budget_exceeded", overBudget);
+    if (breaker.tripped) return finish("repeated_tool_call", "the same tool call was repeated with the same input");
+  }
+}
+
+/** The blocks worth keeping: no empty text, and no tool_use cut off by max_tokens. */
+function keptContent(message: ApiMessage, dropToolUse: boolean): ContentBlockParam[] {
+  return (message.content as ContentBlockParam[]).filter((b) => {
+    if (b.type === "text") return b.text.trim() !== "";
+    if (b.type === "tool_use") return !dropToolUse;
+    return true;
+  });
+}
+
+function textOf(content: ContentBlockParam[]): string {
+  return content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
+}
+
+/** Runs an append; a failure (disk full, permissions) becomes a one-line error instead of a throw. */
+async function persistOrFail(write: () => Promise<void>): Promise<string | undefined> {
+  try {
+    await write();
+    return undefined;
+  } catch (error) {
+    return `could not write the session: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
+function newId(): string {
+  return `m_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
+}

@@ -1,0 +1,35 @@
+// Small builders the loop uses: the user message of a turn and the context of one tool call.
+import type { ToolContext } from "../tools/define.js";
+import type { MessageParam } from "../types.js";
+import type { TurnRuntime } from "./options.js";
+
+/**
+ * The user message of a turn. The current time travels here, in a block of its own,
+ * never in the system prompt, so the prompt prefix stays byte-identical and cached.
+ */
+export function userMessage(text: string, now: number | undefined): MessageParam {
+  const blocks: MessageParam["content"] = [{ type: "text", text: text.trim() ? text : "(empty message)" }];
+  if (now !== undefined) blocks.push({ type: "text", text: `<context>Current time: ${formatTime(now)}</context>` });
+  return { role: "user", content: blocks };
+}
+
+function formatTime(ms: number): string {
+  const d = new Date(ms);
+  const day = d.toLocaleDateString("en-US", { weekday: "long", timeZone: "UTC" });
+  return `${day} ${d.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+/** The context of one tool call: every effect the runtime injects. */
+export function toolContext(rt: TurnRuntime, toolUseId: string): ToolContext {
+  return {
+    cwd: rt.cwd,
+    workspace: rt.workspace,
+    signal: rt.signal,
+    clock: rt.clock,
+    spawn: rt.spawn,
+    env: rt.childEnv,
+    emit: rt.emit,
+    toolUseId,
+    permissions: rt.permissions,
+  };
+}

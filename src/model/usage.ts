@@ -1,0 +1,63 @@
+// Token usage in our own spelling: conversion from the API, sums, and estimated cost.
+import type { ApiUsage, Usage } from "../types.js";
+
+export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
+
+/** Converts the API's usage object (fields may be null or missing on compatible servers). */
+export function fromApiUsage(usage: Partial<ApiUsage> | null | undefined): Usage {
+  return {
+    inputTokens: usage?.input_tokens ?? 0,
+    outputTokens: usage?.output_tokens ?? 0,
+    cacheReadTokens: usage?.cache_read_input_tokens ?? 0,
+    cacheWriteTokens: usage?.cache_creation_input_tokens ?? 0,
+  };
+}
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+  };
+}
+
+/** All input tokens of a request, cached or not. */
+export function totalInput(u: Usage): number {
+  return u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens;
+}
+
+/** Share of input tokens read from the cache, 0 when there was no input. */
+export function cacheReadShare(u: Usage): number {
+  const total = totalInput(u);
+  return total === 0 ? 0 : u.cacheReadTokens / total;
+}
+
+/** US dollars per million tokens; cache writes cost 1.25× input, cache reads 0.1×. */
+interface Price {
+  input: number;
+  output: number;
+}
+
+/** Prices by model family prefix, longest prefix first; unknown models use the Sonnet price. */
+const PRICES: Array<[prefix: string, price: Price]> = [
+  ["claude-opus-4-1", { input: 15, output: 75 }],
+  ["claude-opus-4-0", { input: 15, output: 75 }],
+  ["claude-opus", { input: 5, output: 25 }],
+  ["claude-haiku-4", { input: 1, output: 5 }],
+  ["claude-haiku", { input: 1, output: 5 }],
+  ["claude-sonnet", { input: 3, output: 15 }],
+];
+const DEFAULT_PRICE: Price = { input: 3, output: 15 };
+
+/** Estimated cost in US dollars of the given usage on the given model. */
+export function estimateCostUsd(model: string, u: Usage): number {
+  const price = PRICES.find(([prefix]) => model.startsWith(prefix))?.[1] ?? DEFAULT_PRICE;
+  const perToken = (perMillion: number): number => perMillion / 1_000_000;
+  return (
+    u.inputTokens * perToken(price.input) +
+    u.cacheWriteTokens * perToken(price.input * 1.25) +
+    u.cacheReadTokens * perToken(price.input * 0.1) +
+    u.outputTokens * perToken(price.output)
+  );
+}

@@ -1,0 +1,188 @@
+// Answers every tool_use of a response: validate, gate through hooks, run (read-only calls together), cap, never throw.
+import type { ToolResultBlockParam, ToolUseBlock } from "../types.js";
+import { isReadOnlyCall, type AnyTool, type ToolContext, type ToolOutput } from "./define.js";
+
+/** Largest tool result sent to the model, in characters; the rest is cut with a marker. */
+export const MAX_TOOL_RESULT_CHARS = 50_000;
+
+export const INTERRUPTED_TEXT = "Interrupted: the user stopped this turn before the tool finished.";
+
+/** A call as hooks see it. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+/** What `beforeToolUse` may answer: go on (optionally with a rewritten input), or deny with a reason. */
+export type BeforeToolUseResult = void | { decision: "allow"; input?: unknown } | { decision: "deny"; reason: string };
+
+/** Hooks for library users. Deny beats everything; a throwing hook denies the call. */
+export interface ToolHooks {
+  beforeToolUse?(call: ToolCall): BeforeToolUseResult | Promise<BeforeToolUseResult>;
+  afterToolUse?(call: ToolCall, result: ToolResultBlockParam): ToolResultBlockParam | void | Promise<ToolResultBlockParam | void>;
+}
+
+export interface DispatchOptions {
+  tools: ReadonlyMap<string, AnyTool>;
+  /** Builds the context of one call (it carries the call's toolUseId). */
+  context: (toolUseId: string) => ToolContext;
+  signal: AbortSignal;
+  hooks?: ToolHooks | undefined;
+  /** Answers a call without running it (the repeated-call breaker, a budget stop). */
+  refuse?: (call: ToolUseBlock) => string | undefined;
+  maxResultChars?: number;
+  /** Called as each call starts (after any wait for the calls before it). */
+  onStart?: (call: ToolUseBlock) => void;
+  /** Called with each final result, in the order the calls finish. */
+  onResult?: (call: ToolUseBlock, result: ToolResultBlockParam) => void;
+}
+
+/**
+ * Runs the calls and resolves to one tool_result per tool_use, in the order of the
+ * calls. Consecutive read-only calls run concurrently; any other call runs alone.
+ * Unknown tools, invalid input, hook denials, throws and interrupts become is_error
+ * results whose text tells the model what happened. Never rejects.
+ */
+export async function runToolUses(calls: readonly ToolUseBlock[], opts: DispatchOptions): Promise<ToolResultBlockParam[]> {
+  const results: ToolResultBlockParam[] = [];
+  let batch: ToolUseBlock[] = [];
+  const flush = async (): Promise<void> => {
+    results.push(...(await Promise.all(batch.map((call) => runOne(call, opts)))));
+    batch = [];
+  };
+  for (const call of calls) {
+    const tool = opts.tools.get(call.name);
+    if (tool && isReadOnlySafe(tool, call.input)) {
+      batch.push(call);
+      continue;
+    }
+    await flush();
+    results.push(await runOne(call, opts));
+  }
+  await flush();
+  return results;
+}
+
+function isReadOnlySafe(tool: AnyTool, input: unknown): boolean {
+  const parsed = tool.input.safeParse(input);
+  try {
+    return parsed.success && isReadOnlyCall(tool, parsed.data);
+  } catch {
+    return false;
+  }
+}
+
+async function runOne(call: ToolUseBlock, opts: DispatchOptions): Promise<ToolResultBlockParam> {
+  opts.onStart?.(call);
+  const answer = await answerCall(call, opts);
+  opts.onResult?.(call, answer);
+  return answer;
+}
+
+async function answerCall(call: ToolUseBlock, opts: DispatchOptions): Promise<ToolResultBlockParam> {
+  if (opts.signal.aborted) return result(call.id, INTERRUPTED_TEXT, true);
+  const refusal = opts.refuse?.(call);
+  if (refusal) return result(call.id, refusal, true);
+  const tool = opts.tools.get(call.name);
+  if (!tool) {
+    const names = [...opts.tools.keys()].sort().join(", ");
+    return result(call.id, `Unknown tool "${call.name}". Available tools: ${names || "none"}.`, true);
+  }
+  const hookCall: ToolCall = { id: call.id, name: call.name, input: call.input };
+  const before = await runBeforeHook(opts.hooks, hookCall);
+  if (before.deny !== undefined) return result(call.id, `Denied: ${before.deny}`, true);
+  const parsed = tool.input.safeParse(before.input);
+  if (!parsed.success) {
+    return result(call.id, `Invalid input for ${call.name}: ${describeIssues(parsed.error.issues)}. Fix the input and call it again.`, true);
+  }
+  let answer = await runTool(tool, parsed.data, opts.context(call.id), opts.signal);
+  answer = capResult(answer, opts.maxResultChars ?? MAX_TOOL_RESULT_CHARS);
+  return runAfterHook(opts.hooks, { ...hookCall, input: parsed.data }, answer);
+}
+
+async function runTool(tool: AnyTool, input: unknown, context: ToolContext, signal: AbortSignal): Promise<ToolResultBlockParam> {
+  const id = context.toolUseId;
+  let onAbort = (): void => {};
+  const interrupted = new Promise<ToolResultBlockParam>((resolve) => {
+    onAbort = () => resolve(result(id, INTERRUPTED_TEXT, true));
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  const ran = (async (): Promise<ToolResultBlockParam> => {
+    try {
+      return outputResult(id, await tool.run(input, context));
+    } catch (error) {
+      if (signal.aborted) return result(id, INTERRUPTED_TEXT, true);
+      return result(id, `Error: ${error instanceof Error ? error.message : String(error)}`, true);
+    }
+  })();
+  try {
+    return await Promise.race([ran, interrupted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
+async function runBeforeHook(hooks: ToolHooks | undefined, call: ToolCall): Promise<{ input: unknown; deny?: string }> {
+  if (!hooks?.beforeToolUse) return { input: call.input };
+  try {
+    const answer = await hooks.beforeToolUse(call);
+    if (!answer) return { input: call.input };
+    if (answer.decision === "deny") return { input: call.input, deny: answer.reason || "a hook refused this call" };
+    return { input: "input" in answer ? answer.input : call.input };
+  } catch (error) {
+    return { input: call.input, deny: `a hook failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+async function runAfterHook(hooks: ToolHooks | undefined, call: ToolCall, answer: ToolResultBlockParam): Promise<ToolResultBlockParam> {
+  if (!hooks?.afterToolUse) return answer;
+  try {
+    const rewritten = await hooks.afterToolUse(call, answer);
+    return rewritten ? { ...rewritten, type: "tool_result", tool_use_id: answer.tool_use_id } : answer;
+  } catch (error) {
+    return result(answer.tool_use_id, `Error: the afterToolUse hook failed: ${error instanceof Error ? error.message : String(error)}`, true);
+  }
+}
+
+function outputResult(id: string, output: ToolOutput): ToolResultBlockParam {
+  if (typeof output === "string") return result(id, output, false);
+  return { type: "tool_result", tool_use_id: id, content: output };
+}
+
+/** A tool_result with one text block (never empty: the API rejects empty text). */
+export function result(id: string, text: string, isError: boolean): ToolResultBlockParam {
+  return {
+    type: "tool_result",
+    tool_use_id: id,
+    content: [{ type: "text", text: text.trim() ? text : "(no output)" }],
+    ...(isError && { is_error: true }),
+  };
+}
+
+/** Cuts text content longer than `max` characters, keeping head and tail and saying how much was cut. */
+export function capResult(answer: ToolResultBlockParam, max: number): ToolResultBlockParam {
+  if (!Array.isArray(answer.content)) return answer;
+  const content = answer.content.map((block) => {
+    if (block.type !== "text" || block.text.length <= max) return block;
+    const head = Math.floor(max * 0.7);
+    const tail = max - head;
+    const cut = block.text.length - head - tail;
+    const marker = `\n\n[... ${cut} characters cut: the result was ${block.text.length} characters, the limit is ${max} ...]\n\n`;
+    return { ...block, text: block.text.slice(0, head) + marker + block.text.slice(-tail) };
+  });
+  return { ...answer, content };
+}
+
+function describeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
+  return issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length ? i.path.map(String).join(".") : "input"}: ${i.message}`)
+    .join("; ");
+}
+
+/** The text of a tool_result, for events and logs. */
+export function resultText(answer: ToolResultBlockParam): string {
+  if (typeof answer.content === "string") return answer.content;
+  return (answer.content ?? []).map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
+}
