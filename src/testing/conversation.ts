@@ -1,0 +1,84 @@
+// Reading a request's conversation loosely: the last user text, its tool results, the system text.
+import type { RequestBody } from "./types.js";
+
+/** A content block as found on the wire; nothing about it is trusted. */
+export type LooseBlock = Record<string, unknown>;
+
+/** A message as found on the wire, its content normalised to blocks. */
+export interface LooseMessage {
+  role: string;
+  blocks: LooseBlock[];
+}
+
+/** A tool_result of the last user message, with the name of the tool it answers when known. */
+export interface FoundToolResult {
+  toolUseId: string;
+  name: string | undefined;
+  text: string;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Content (a string or block array) as blocks; a string is one text block. */
+export function contentBlocks(content: unknown): LooseBlock[] {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  if (!Array.isArray(content)) return [];
+  return content.filter(isRecord);
+}
+
+/** The request's messages, skipping entries that are not objects. */
+export function looseMessages(body: RequestBody): LooseMessage[] {
+  const messages: unknown = body.messages;
+  if (!Array.isArray(messages)) return [];
+  return messages.filter(isRecord).map((m) => ({ role: String(m.role), blocks: contentBlocks(m.content) }));
+}
+
+/** The text blocks of some content, joined by newlines. */
+export function blocksText(content: unknown): string {
+  return contentBlocks(content)
+    .filter((b) => b.type === "text" && typeof b.text === "string")
+    .map((b) => b.text as string)
+    .join("\n");
+}
+
+function lastUserMessage(body: RequestBody): LooseMessage | undefined {
+  return looseMessages(body).findLast((m) => m.role === "user");
+}
+
+/** Text of the last user message (its text blocks; tool_result blocks ignored). */
+export function lastUserText(body: RequestBody): string {
+  const message = lastUserMessage(body);
+  return message ? blocksText(message.blocks) : "";
+}
+
+/** The system prompt's text, whether a string or text blocks. */
+export function systemText(body: RequestBody): string {
+  return blocksText(body.system);
+}
+
+/** The tool_results of the last user message, named from the tool_uses of the assistant message before it. */
+export function lastToolResults(body: RequestBody): FoundToolResult[] {
+  const messages = looseMessages(body);
+  const index = messages.findLastIndex((m) => m.role === "user");
+  const user = messages[index];
+  if (!user) return [];
+  const previous = messages[index - 1];
+  const names = new Map<unknown, string>();
+  for (const block of previous?.role === "assistant" ? previous.blocks : []) {
+    if (block.type === "tool_use" && typeof block.name === "string") names.set(block.id, block.name);
+  }
+  return user.blocks
+    .filter((b) => b.type === "tool_result")
+    .map((b) => ({ toolUseId: String(b.tool_use_id), name: names.get(b.tool_use_id), text: blocksText(b.content) }));
+}
+
+/** Text of the last tool_result anywhere in the request, or "" when there is none. */
+export function lastToolResultText(body: RequestBody): string {
+  for (const message of looseMessages(body).reverse()) {
+    const result = message.blocks.findLast((b) => b.type === "tool_result");
+    if (result) return blocksText(result.content);
+  }
+  return "";
+}

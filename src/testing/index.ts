@@ -1,0 +1,41 @@
+// miniclaw/testing: a local HTTP server speaking the Messages API from scripted rules, for offline agent tests.
+import { startServer } from "./server.js";
+import type { Rule, ScriptedModel, ScriptedModelOptions } from "./types.js";
+
+/**
+ * Starts a scripted model on 127.0.0.1 (a free port unless `options.port`).
+ * Point any Anthropic client at `baseURL`. It answers `POST /v1/messages` (JSON,
+ * or the real SSE event sequence with `"stream": true`) and `POST
+ * /v1/messages/count_tokens`; every other route is a 404 in the API's error shape.
+ *
+ * Each request is first validated like the real API (`validateRequest`); an
+ * invalid one is answered 400 and recorded in `rejected`. A valid one is answered
+ * by the first rule that matches and still has `times` left, or, when none does,
+ * with the text `scripted model: no rule matched "<last user text>"`, recorded in
+ * `unmatched`. Usage comes from a simulated prompt cache (`cacheMinTokens`).
+ * A script function (match or reply) that throws is answered 500 with its
+ * message and `x-should-retry: false`.
+ *
+ * Throws a TypeError at once when a rule has neither `reply` nor `fault`. Call
+ * `close()` when done: it ends stalled responses and destroys open sockets.
+ */
+export function startScriptedModel(rules: readonly Rule[], options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
+  return startServer(rules, options);
+}
+
+export { reply } from "./reply.js";
+export type { ScriptedMessage, ScriptedUsage } from "./reply.js";
+export { validateRequest, countCacheBreakpoints, MAX_CACHE_BREAKPOINTS } from "./validate.js";
+export { estimateTokens, countInputTokens } from "./cache.js";
+export type {
+  Fault,
+  Match,
+  MatchFields,
+  RecordedRequest,
+  Reply,
+  RequestBody,
+  Rule,
+  ScriptedModel,
+  ScriptedModelOptions,
+  ScriptedStopReason,
+} from "./types.js";

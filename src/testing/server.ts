@@ -1,0 +1,119 @@
+// The HTTP server: listening, reading and recording requests, routing, and closing every connection.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { answerRequest, type AnswerContext } from "./answer.js";
+import { countInputTokens, PromptCache } from "./cache.js";
+import { sendApiError, sendJson } from "./respond.js";
+import { RuleBook } from "./rules.js";
+import type { RecordedRequest, RequestBody, Rule, ScriptedModel, ScriptedModelOptions } from "./types.js";
+import { validateRequest } from "./validate.js";
+
+interface Records {
+  requests: RecordedRequest[];
+  rejected: RecordedRequest[];
+  unmatched: RecordedRequest[];
+  tokenCounts: RecordedRequest[];
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function parseBody(text: string): { body: RequestBody; error?: string } {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) return { body: value as RequestBody };
+    return { body: {}, error: "request body must be a JSON object" };
+  } catch (error) {
+    return { body: {}, error: `There was an error parsing the body of the request: ${(error as Error).message}` };
+  }
+}
+
+function headersOf(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return headers;
+}
+
+async function record(req: IncomingMessage, path: string): Promise<RecordedRequest> {
+  const parsed = parseBody(await readBody(req));
+  const recorded: RecordedRequest = { path, headers: headersOf(req), body: parsed.body, stream: parsed.body.stream === true };
+  const error = parsed.error ?? validateRequest(parsed.body, { countTokens: path.endsWith("/count_tokens") });
+  if (error !== null) recorded.error = error;
+  return recorded;
+}
+
+async function route(req: IncomingMessage, res: ServerResponse, ctx: AnswerContext, records: Records, signal: AbortSignal): Promise<void> {
+  const path = new URL(req.url ?? "/", "http://localhost").pathname.replace(/\/+$/, "");
+  if (req.method !== "POST" || (path !== "/v1/messages" && path !== "/v1/messages/count_tokens")) {
+    req.resume();
+    return sendApiError(res, 404, `scripted model: no route for ${req.method ?? "?"} ${path}`);
+  }
+  const recorded = await record(req, path);
+  if (path === "/v1/messages/count_tokens") {
+    records.tokenCounts.push(recorded);
+    if (recorded.error !== undefined) return sendApiError(res, 400, recorded.error);
+    return sendJson(res, 200, { input_tokens: countInputTokens(recorded.body) });
+  }
+  records.requests.push(recorded);
+  if (recorded.error !== undefined) {
+    records.rejected.push(recorded);
+    return sendApiError(res, 400, recorded.error);
+  }
+  await answerRequest(ctx, { req: recorded, res, signal });
+}
+
+/** Starts the server on 127.0.0.1; see `startScriptedModel` for the contract. */
+export async function startServer(rules: readonly Rule[], options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
+  const records: Records = { requests: [], rejected: [], unmatched: [], tokenCounts: [] };
+  const ctx: AnswerContext = {
+    book: new RuleBook(rules),
+    cache: new PromptCache(options.cacheMinTokens ?? 0),
+    model: options.model,
+    unmatched: records.unmatched,
+  };
+  const closing = new AbortController();
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    const exchange = new AbortController();
+    const abort = (): void => exchange.abort();
+    res.on("close", abort);
+    closing.signal.addEventListener("abort", abort, { once: true });
+    res.on("close", () => closing.signal.removeEventListener("abort", abort));
+    route(req, res, ctx, records, exchange.signal).catch((error: unknown) => {
+      const message = `scripted model: ${error instanceof Error ? error.message : String(error)}`;
+      sendApiError(res, 500, message, { headers: { "x-should-retry": "false" } });
+    });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address !== null ? address.port : 0;
+  let closed: Promise<void> | undefined;
+  return {
+    baseURL: `http://127.0.0.1:${port}`,
+    ...records,
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        closing.abort();
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,87 @@
+// SSE encoding: a complete Message as the real streaming event sequence, and the wire framing of one event.
+import type { ScriptedMessage } from "./reply.js";
+
+/** One server-sent event: its name and JSON payload. */
+export interface SseEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/** Longest piece of text or JSON sent in one delta. */
+const MAX_CHUNK_CHARS = 16;
+
+/** The wire form: `event: <name>\ndata: <json>\n\n`. */
+export function formatSse(event: SseEvent): string {
+  return `event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
+}
+
+/**
+ * Splits text into pieces of whole code points: at least three when the text has
+ * three or more code points, none longer than MAX_CHUNK_CHARS.
+ */
+export function chunkText(text: string): string[] {
+  const points = Array.from(text);
+  const size = Math.max(1, Math.min(MAX_CHUNK_CHARS, Math.floor(points.length / 3)));
+  const chunks: string[] = [];
+  for (let i = 0; i < points.length; i += size) chunks.push(points.slice(i, i + size).join(""));
+  return chunks;
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+}
+
+function blockEvents(block: Record<string, unknown>, index: number): SseEvent[] {
+  const delta = (d: Record<string, unknown>): SseEvent => ({ event: "content_block_delta", data: { type: "content_block_delta", index, delta: d } });
+  let start: Record<string, unknown> = block;
+  let deltas: SseEvent[] = [];
+  if (block.type === "text" && typeof block.text === "string") {
+    start = { ...block, text: "" };
+    deltas = chunkText(block.text).map((text) => delta({ type: "text_delta", text }));
+  } else if ((block.type === "tool_use" || block.type === "server_tool_use") && block.input !== undefined) {
+    start = { ...block, input: {} };
+    deltas = chunkText(JSON.stringify(block.input)).map((partial_json) => delta({ type: "input_json_delta", partial_json }));
+  } else if (block.type === "thinking" && typeof block.thinking === "string") {
+    start = { ...block, thinking: "", signature: "" };
+    deltas = chunkText(block.thinking).map((thinking) => delta({ type: "thinking_delta", thinking }));
+    deltas.push(delta({ type: "signature_delta", signature: String(block.signature ?? "") }));
+  }
+  return [
+    { event: "content_block_start", data: { type: "content_block_start", index, content_block: start } },
+    ...deltas,
+    { event: "content_block_stop", data: { type: "content_block_stop", index } },
+  ];
+}
+
+/**
+ * The events the API streams for `message`: `message_start` (empty content, the
+ * input usage), one `ping`, then per block `content_block_start`, its deltas and
+ * `content_block_stop`, then `message_delta` (stop reason, final usage) and
+ * `message_stop`. The SDK's MessageStream accumulates them back into `message`.
+ */
+export function messageEvents(message: ScriptedMessage): SseEvent[] {
+  const { usage } = message;
+  const started = { ...message, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: Math.min(1, usage.output_tokens) } };
+  const events: SseEvent[] = [
+    { event: "message_start", data: { type: "message_start", message: started } },
+    { event: "ping", data: { type: "ping" } },
+  ];
+  message.content.forEach((block, index) => events.push(...blockEvents(record(block), index)));
+  events.push(
+    {
+      event: "message_delta",
+      data: {
+        type: "message_delta",
+        delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence, stop_details: null },
+        usage: {
+          input_tokens: usage.input_tokens,
+          cache_creation_input_tokens: usage.cache_creation_input_tokens,
+          cache_read_input_tokens: usage.cache_read_input_tokens,
+          output_tokens: usage.output_tokens,
+        },
+      },
+    },
+    { event: "message_stop", data: { type: "message_stop" } },
+  );
+  return events;
+}

@@ -1,0 +1,126 @@
+// The scripted model's vocabulary: rules, replies, faults, recorded requests and the server handle.
+import type Anthropic from "@anthropic-ai/sdk";
+
+/**
+ * A request body as the client sent it. It has the Messages API's shape only when
+ * validation passed; a rejected body may hold anything.
+ */
+export type RequestBody = Partial<Anthropic.MessageCreateParams> & Record<string, unknown>;
+
+/** One HTTP request the server received, in arrival order. */
+export interface RecordedRequest {
+  /** URL path without the query string, e.g. `/v1/messages`. */
+  path: string;
+  /** Request headers, names lower-cased. */
+  headers: Record<string, string>;
+  /** The parsed JSON body (`{}` when the body was not JSON). */
+  body: RequestBody;
+  /** True when the body asked for `"stream": true`. */
+  stream: boolean;
+  /** The 400 message when validation rejected the request. */
+  error?: string;
+}
+
+/** The stop reasons a scripted reply may end with. */
+export type ScriptedStopReason =
+  | "end_turn"
+  | "tool_use"
+  | "max_tokens"
+  | "stop_sequence"
+  | "pause_turn"
+  | "refusal"
+  | "model_context_window_exceeded";
+
+/**
+ * What the model answers. `text` and `toolUses` build the content (text first);
+ * `content` gives raw blocks instead. In `text` and in string values of tool
+ * inputs, `{{tool_result}}` becomes the text of the request's last tool_result and
+ * `{{user_text}}` the text of its last user message.
+ */
+export interface Reply {
+  text?: string;
+  toolUses?: Array<{ name: string; input: unknown; id?: string }>;
+  /** Raw content blocks, sent as given; overrides `text` and `toolUses`. */
+  content?: unknown[];
+  /** Defaults to `tool_use` when the content holds a tool_use block, else `end_turn`. */
+  stopReason?: ScriptedStopReason;
+  /** Reported as `stop_sequence` (with `stopReason: "stop_sequence"`). */
+  stopSequence?: string;
+  /** Reported output tokens; defaults to an estimate of the content. */
+  outputTokens?: number;
+  /** Non-streaming: wait before answering. Streaming: wait before each event after the first. */
+  delayMs?: number;
+}
+
+/**
+ * A failure instead of (or before) a reply.
+ * - `status`: an HTTP error with the API's error JSON (`retryAfter` in seconds and
+ *   `retryAfterMs` set the `retry-after` / `retry-after-ms` headers).
+ * - `dropAfterEvents`: streaming, write that many SSE events then destroy the socket
+ *   (non-streaming: destroy it before any response).
+ * - `sseError`: streaming, after `afterEvents` events (default 0) send `event: error`
+ *   and end (non-streaming: the matching HTTP status, e.g. 529 for `overloaded_error`).
+ * - `delayMs`: wait before the response (or, streaming with `afterEvents`, after that
+ *   many events), then answer with this rule's reply, or, when the rule has none, the
+ *   next matching rule's. A huge delay is a stall that only the client or `close()` ends.
+ * - `malformed`: status 200 with a body that is not JSON (streaming: a broken SSE frame).
+ */
+export type Fault =
+  | { status: number; retryAfter?: number; retryAfterMs?: number; errorType?: string; message?: string }
+  | { dropAfterEvents: number }
+  | { sseError: string; afterEvents?: number; message?: string }
+  | { delayMs: number; afterEvents?: number }
+  | { malformed: true };
+
+/** Selects requests: all given fields must match. */
+export interface MatchFields {
+  /** Tests the last user message's text (tool_result blocks ignored); a string matches as a substring. */
+  userText?: string | RegExp;
+  /** The last user message holds a tool_result for a tool of this name and/or with this content. */
+  toolResult?: { name?: string; content?: string | RegExp };
+  /** Tests the system prompt's text. */
+  system?: string | RegExp;
+}
+
+/** A string or RegExp tests the last user text; a function decides alone. */
+export type Match = string | RegExp | MatchFields | ((req: RecordedRequest) => boolean);
+
+/**
+ * One line of the script. The first rule that matches and still has `times` left
+ * answers; a rule without `match` matches everything. A rule needs a `reply`, a
+ * `fault`, or both (only a delay fault is followed by the reply).
+ */
+export interface Rule {
+  match?: Match;
+  /** How many requests the rule may answer; unlimited when absent. */
+  times?: number;
+  /** A string is shorthand for `{ text }`. */
+  reply?: Reply | string | ((req: RecordedRequest) => Reply | string | Promise<Reply | string>);
+  fault?: Fault;
+}
+
+/** Options of `startScriptedModel`. */
+export interface ScriptedModelOptions {
+  /** Port on 127.0.0.1; 0 (the default) picks a free one. */
+  port?: number;
+  /** Smallest prefix, in tokens, the simulated prompt cache stores (the real API: 1024). Default 0. */
+  cacheMinTokens?: number;
+  /** Model id reported in responses; by default the request's `model` is echoed. */
+  model?: string;
+}
+
+/** A running scripted model. Arrays fill as requests arrive; read them after the client is done. */
+export interface ScriptedModel {
+  /** Pass as `baseURL` to the Anthropic client (no trailing `/v1`). */
+  baseURL: string;
+  /** Every `POST /v1/messages`, valid or not, in arrival order. */
+  requests: RecordedRequest[];
+  /** The requests answered 400 by validation (also in `requests`). */
+  rejected: RecordedRequest[];
+  /** The requests no rule matched, answered with the fallback text. */
+  unmatched: RecordedRequest[];
+  /** Every `POST /v1/messages/count_tokens`. */
+  tokenCounts: RecordedRequest[];
+  /** Stops the server, destroying open connections and stalled responses. */
+  close(): Promise<void>;
+}
