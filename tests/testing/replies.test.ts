@@ -98,7 +98,7 @@ describe("startScriptedModel replies", () => {
   it("matches on the system prompt and on functions of the request", async () => {
     const { client } = await start([
       { match: { system: /researcher/ }, reply: "research mode" },
-      { match: (req) => req.body.tools?.length === 1, reply: (req) => ({ text: `tools: ${req.body.tools?.[0]?.name}` }) },
+      { match: (req) => req.body.tools?.length === 1, reply: (req) => ({ text: `tools: ${req.body.tools?.map((t) => ("name" in t ? t.name : "?")).join()}` }) },
     ]);
     const researched = await client.messages.create(ask("q", { system: [{ type: "text", text: "You are a researcher." }] }));
     expect(researched.content).toEqual([{ type: "text", text: "research mode" }]);
