@@ -85,6 +85,11 @@ function startSse(res: ServerResponse): void {
   res.flushHeaders();
 }
 
+/** Resolves once the chunk is handed to the socket, so a cut that follows never loses it. */
+function write(res: ServerResponse, chunk: string): Promise<void> {
+  return new Promise((resolve) => res.write(chunk, () => resolve()));
+}
+
 async function pauseAt(plan: StreamPlan, written: number, signal: AbortSignal): Promise<void> {
   for (const pause of plan.pauses) if (pause.afterEvents === written) await sleep(pause.delayMs, signal);
 }
@@ -102,7 +107,7 @@ export async function sendStream(res: ServerResponse, events: SseEvent[], plan: 
     if (!event) break;
     if (i > 0) await sleep(plan.eventDelayMs, signal);
     if (signal.aborted || res.destroyed) return;
-    res.write(formatSse(event));
+    await write(res, formatSse(event));
   }
   res.end();
 }
