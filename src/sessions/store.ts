@@ -1,73 +1,211 @@
-// The session store: one append-only JSONL file per session key.
-import { appendFile, mkdir, readFile } from "node:fs/promises";
+// The session store: one append-only JSONL file per key, repaired on load, one turn at a time per session.
+import { mkdir, open, readFile, stat, writeFile, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import type { MessageParam } from "../types.js";
-import { sessionRecord, type CompactionRecord, type MessageRecord, type SessionRecord } from "./records.js";
+import { systemClock, type Clock } from "../deps.js";
+import { SessionError } from "../errors.js";
+import { sessionFileName } from "./key-encoding.js";
+import { checkRecordValue } from "./line-parse.js";
+import { acquireSessionLock, isLockHeld } from "./lock.js";
+import { agentIdFromKey, headerRecordFor, newRecordId } from "./record-builders.js";
+import type { HeaderRecord, SessionRecord } from "./records.js";
+import { readLoadRegion } from "./session-file.js";
+import { forkRecords, listSessions, readShownRecords, type SessionListing } from "./session-listing.js";
+import { buildSessionView, type LoadedSession } from "./session-view.js";
 
-/** A session as the loop needs it: the API view from the last compaction on. */
-export interface LoadedSession {
-  key: string;
-  /** False when no file exists yet; the first append should then start with a header record. */
-  exists: boolean;
-  agentId?: string;
-  /** Messages to send, summary first when compacted; valid for the API after repair. */
-  messages: MessageParam[];
-  /** The message records behind `messages` (the summary, when present, has none). */
-  records: MessageRecord[];
-  compaction?: CompactionRecord;
-  /** Problems met while reading (file and line named); the caller shows them. */
-  warnings: string[];
+export type { LoadedSession } from "./session-view.js";
+export type { SessionListing } from "./session-listing.js";
+
+/** Waiting for a busy session gives up after this long, by default. */
+export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
+
+/** Options of `SessionStorage.load`. */
+export interface LoadOptions {
+  /**
+   * Append the synthetic records that repair the end of the file (answers to
+   * interrupted tool calls, a note on an unanswered message). Default: only while
+   * this process holds the session's lock, so a reader never writes into a turn
+   * another process is running.
+   */
+  persistRepairs?: boolean;
 }
 
 /** What the loop needs of a session store; `SessionStore` is the file-backed one. */
 export interface SessionStorage {
-  load(key: string): Promise<LoadedSession>;
-  /** Appends records, each as one whole line. */
+  /** Reads the session from its last compaction on, repaired (see LoadedSession); never throws for damaged lines. */
+  load(key: string, options?: LoadOptions): Promise<LoadedSession>;
+  /** Appends records, each as one whole line, all in one write; writes the header first for a new file. */
   append(key: string, records: SessionRecord[]): Promise<void>;
   /** Holds the session for one turn; resolves to a release function. Throws SessionError when busy too long. */
   lock(key: string): Promise<() => Promise<void>>;
 }
 
+/** Options of `SessionStore`. */
+export interface SessionStoreOptions {
+  clock?: Clock;
+  /** How long `lock` waits for a busy session before throwing (default DEFAULT_LOCK_TIMEOUT_MS). */
+  lockTimeoutMs?: number;
+  /** Receives warnings of `list`, `show` and `fork` (load returns its own in `warnings`). Must not throw. */
+  onWarning?: (message: string) => void;
+  /** fsync after each append: survives power loss, not only a crash of the process (default false). */
+  fsync?: boolean;
+}
+
+/**
+ * The file-backed session store: `<dir>/<encoded key>.jsonl`, one record per line,
+ * appended and never rewritten. Safe to use from several stores and processes at
+ * once: appends are single O_APPEND writes, and `lock` serializes turns.
+ */
 export class SessionStore implements SessionStorage {
-  constructor(readonly dir: string) {}
+  readonly dir: string;
+  private readonly clock: Clock;
+  private readonly lockTimeoutMs: number;
+  private readonly onWarning: (message: string) => void;
+  private readonly fsync: boolean;
 
+  constructor(dir: string, options: SessionStoreOptions = {}) {
+    this.dir = dir;
+    this.clock = options.clock ?? systemClock;
+    this.lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+    this.onWarning = options.onWarning ?? (() => {});
+    this.fsync = options.fsync ?? false;
+  }
+
+  /** The file of a key's session. Throws SessionError for an invalid (empty) key. */
   fileFor(key: string): string {
-    return join(this.dir, `${encodeURIComponent(key)}.jsonl`);
+    return join(this.dir, sessionFileName(key));
   }
 
-  async load(key: string): Promise<LoadedSession> {
-    let text: string;
-    try {
-      text = await readFile(this.fileFor(key), "utf8");
-    } catch {
-      return { key, exists: false, messages: [], records: [], warnings: [] };
-    }
-    const records: MessageRecord[] = [];
-    let agentId: string | undefined;
-    for (const line of text.split("\n")) {
-      if (!line.trim()) continue;
-      const parsed = sessionRecord.safeParse(JSON.parse(line));
-      if (!parsed.success) continue;
-      if (parsed.data.type === "session") agentId = parsed.data.agentId;
-      if (parsed.data.type === "message") records.push(parsed.data as MessageRecord);
-    }
-    return {
-      key,
-      exists: true,
-      ...(agentId !== undefined && { agentId }),
-      messages: records.map((r) => r.message),
-      records,
-      warnings: [],
-    };
+  /** True when the session's file exists. */
+  async exists(key: string): Promise<boolean> {
+    return stat(this.fileFor(key)).then(() => true, () => false);
   }
 
+  async load(key: string, options: LoadOptions = {}): Promise<LoadedSession> {
+    const file = this.fileFor(key);
+    const text = await readText(file);
+    if (text === undefined) return { key, file, exists: false, messages: [], records: [], messageOffset: 0, warnings: [] };
+    const region = readLoadRegion(text, file);
+    const { session, tail } = buildSessionView(region, { key, file, ts: this.clock.now(), newId: newRecordId });
+    session.agentId ??= agentIdFromKey(key);
+    if (tail.length > 0 && (options.persistRepairs ?? isLockHeld(lockPathOf(file)))) await this.append(key, tail);
+    return session;
+  }
+
+  /**
+   * Appends `records` in one write of whole lines. A new (or empty) file gets a
+   * header record first unless `records` starts with one. When the file does not
+   * end with a newline (a writer died mid-line), a newline goes first, so the new
+   * record is never fused onto the torn line. Throws SessionError for an invalid
+   * record (nothing is written) or a failed write.
+   */
   async append(key: string, records: SessionRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const file = this.fileFor(key);
+    const body = records.map((record) => serialize(record, file)).join("");
     await mkdir(this.dir, { recursive: true });
-    await appendFile(this.fileFor(key), records.map((r) => JSON.stringify(r) + "\n").join(""));
+    try {
+      const handle = await open(file, "a+");
+      try {
+        const { size } = await handle.stat();
+        let prefix = "";
+        if (size === 0 && records[0]?.type !== "session") prefix = serialize(headerRecordFor(key, agentIdFromKey(key), this.clock.now()), file);
+        else if (size > 0 && !(await endsWithNewline(handle, size))) prefix = "\n";
+        await handle.writeFile(prefix + body);
+        if (this.fsync) await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      throw new SessionError(`cannot append to session ${file}: ${(error as Error).message}`, { cause: error });
+    }
   }
 
-  async lock(): Promise<() => Promise<void>> {
-    return async () => {};
+  async lock(key: string): Promise<() => Promise<void>> {
+    const file = this.fileFor(key);
+    await mkdir(this.dir, { recursive: true });
+    return acquireSessionLock(lockPathOf(file), { key, timeoutMs: this.lockTimeoutMs, clock: this.clock });
+  }
+
+  /** Creates an empty session (its header only). Throws SessionError when it exists already. */
+  async create(key: string, agentId: string = agentIdFromKey(key)): Promise<HeaderRecord> {
+    const file = this.fileFor(key);
+    const header = headerRecordFor(key, agentId, this.clock.now());
+    await mkdir(this.dir, { recursive: true });
+    await writeFile(file, serialize(header, file), { flag: "wx" }).catch((error: NodeJS.ErrnoException) => {
+      throw new SessionError(error.code === "EEXIST" ? `session ${key} already exists (${file})` : `cannot create session ${file}: ${error.message}`, { cause: error });
+    });
+    return header;
+  }
+
+  /**
+   * Every session of the folder, most recent first: key (from the header, or the
+   * file name), agent, messages and estimated tokens of its loaded view, last
+   * activity. Damaged lines and stray files are reported through `onWarning`.
+   */
+  async list(): Promise<SessionListing[]> {
+    return listSessions(this.dir, { onWarning: this.onWarning, clock: this.clock });
+  }
+
+  /**
+   * The records of a session, for display: header, last compaction, and the
+   * messages it keeps and after it; with `all`, every readable line of the file in
+   * order. Throws SessionError when the session does not exist.
+   */
+  async show(key: string, options: { all?: boolean } = {}): Promise<SessionRecord[]> {
+    const file = this.fileFor(key);
+    const text = await readText(file);
+    if (text === undefined) throw new SessionError(`no session ${key} (${file})`);
+    return readShownRecords(text, file, options.all === true, this.onWarning);
+  }
+
+  /**
+   * Copies `fromKey`'s records, up to and including message `upToMessageId` (all
+   * when absent), to a new session `toKey` whose header names `forkedFrom`; the
+   * copy is then loaded under its lock, which appends any repair its end needs.
+   * Throws SessionError when the source or the message is missing or `toKey` exists.
+   */
+  async fork(fromKey: string, toKey: string, options: { upToMessageId?: string } = {}): Promise<LoadedSession> {
+    const fromFile = this.fileFor(fromKey);
+    const text = await readText(fromFile);
+    if (text === undefined) throw new SessionError(`no session ${fromKey} (${fromFile})`);
+    const { agentId, records } = forkRecords(text, fromFile, fromKey, options.upToMessageId, this.onWarning);
+    const file = this.fileFor(toKey);
+    const release = await this.lock(toKey);
+    try {
+      const header = headerRecordFor(toKey, agentId, this.clock.now(), fromKey);
+      const body = [header, ...records].map((record) => serialize(record, file)).join("");
+      await writeFile(file, body, { flag: "wx" }).catch((error: NodeJS.ErrnoException) => {
+        throw new SessionError(error.code === "EEXIST" ? `session ${toKey} already exists (${file})` : `cannot write session ${file}: ${error.message}`, { cause: error });
+      });
+      return await this.load(toKey, { persistRepairs: true });
+    } finally {
+      await release();
+    }
   }
 }
 
+/** The lock file of a session file. */
+export function lockPathOf(file: string): string {
+  return `${file}.lock`;
+}
+
+function serialize(record: SessionRecord, file: string): string {
+  const checked = checkRecordValue(record);
+  if (!checked.ok) throw new SessionError(`refusing to write an invalid ${String(record.type)} record to ${file}: ${checked.reason}`);
+  return JSON.stringify(record) + "\n";
+}
+
+async function readText(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new SessionError(`cannot read session ${file}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+async function endsWithNewline(handle: FileHandle, size: number): Promise<boolean> {
+  const buffer = Buffer.alloc(1);
+  await handle.read(buffer, 0, 1, size - 1);
+  return buffer[0] === 0x0a;
+}

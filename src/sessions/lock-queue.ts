@@ -1,0 +1,44 @@
+// The in-process half of the session lock: a promise chain per lock path, waited on with a deadline.
+import type { Clock } from "../deps.js";
+
+/** Tail of each lock path's chain; a waiter resolves its link when it leaves. */
+const tails = new Map<string, Promise<void>>();
+
+/**
+ * Joins the queue of `lockPath` and waits until every earlier holder has left or
+ * the clock reaches `deadline`. Resolves to the function that leaves the queue
+ * (idempotent); on timeout, leaves at once (so later waiters are not held up by
+ * a caller that gave up) and throws the error `onTimeout` makes. The queue is
+ * module-wide, so two stores on one folder in one process share it.
+ */
+export async function enterQueue(lockPath: string, deadline: number, clock: Clock, onTimeout: () => Error): Promise<() => void> {
+  const previous = tails.get(lockPath) ?? Promise.resolve();
+  let leave!: () => void;
+  const mine = new Promise<void>((resolve) => {
+    leave = resolve;
+  });
+  const tail = previous.then(() => mine);
+  tails.set(lockPath, tail);
+  void tail.then(() => {
+    if (tails.get(lockPath) === tail) tails.delete(lockPath);
+  });
+  if (await settlesBefore(previous, deadline, clock)) return leave;
+  leave();
+  throw onTimeout();
+}
+
+async function settlesBefore(promise: Promise<void>, deadline: number, clock: Clock): Promise<boolean> {
+  let settled = false;
+  void promise.then(() => {
+    settled = true;
+  });
+  await Promise.resolve();
+  if (settled) return true;
+  const stop = new AbortController();
+  const outcome = await Promise.race([
+    promise.then(() => true),
+    clock.sleep(Math.max(0, deadline - clock.now()), stop.signal).then(() => false),
+  ]);
+  stop.abort();
+  return outcome || settled;
+}

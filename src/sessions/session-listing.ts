@@ -1,0 +1,113 @@
+// Reading sessions for people and copies: the folder listing, the records shown, the records a fork copies.
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import type { Clock } from "../deps.js";
+import { SessionError } from "../errors.js";
+import { decodeKey, SESSION_FILE_SUFFIX } from "./key-encoding.js";
+import { agentIdFromKey, newRecordId } from "./record-builders.js";
+import type { SessionRecord } from "./records.js";
+import { parseAllRecords, readLoadRegion } from "./session-file.js";
+import { buildSessionView } from "./session-view.js";
+import { sessionContextSize } from "./tokens.js";
+
+/** One line of `miniclaw sessions`. */
+export interface SessionListing {
+  key: string;
+  agentId: string;
+  /** Messages the model would see (from the last compaction on, summary included). */
+  messages: number;
+  /** Estimated size of those messages in tokens (exact usage where the file has it). */
+  estimatedTokens: number;
+  /** Newest record time, or the file's mtime when no record has one (ms since the epoch). */
+  lastActivity: number;
+  file: string;
+}
+
+/**
+ * Lists the sessions of `dir`, newest activity first. A `.jsonl` file whose key
+ * can be read neither from its header nor from its name is skipped with a
+ * warning; damaged lines are reported too. A missing folder lists nothing.
+ */
+export async function listSessions(dir: string, deps: { onWarning: (message: string) => void; clock: Clock }): Promise<SessionListing[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw new SessionError(`cannot list sessions in ${dir}: ${(error as Error).message}`, { cause: error });
+  }
+  const listings: SessionListing[] = [];
+  for (const name of names.filter((n) => n.endsWith(SESSION_FILE_SUFFIX)).sort()) {
+    const listing = await listOne(join(dir, name), name.slice(0, -SESSION_FILE_SUFFIX.length), deps);
+    if (listing) listings.push(listing);
+  }
+  return listings.sort((a, b) => b.lastActivity - a.lastActivity || a.key.localeCompare(b.key));
+}
+
+async function listOne(file: string, stem: string, deps: { onWarning: (message: string) => void; clock: Clock }): Promise<SessionListing | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    return undefined; // Removed while listing.
+  }
+  const region = readLoadRegion(text, file);
+  region.warnings.forEach((warning) => deps.onWarning(warning));
+  const key = region.header?.key ?? decodeKey(stem);
+  if (key === undefined) {
+    deps.onWarning(`${file}: skipped: no session header and the name is not an encoded key`);
+    return undefined;
+  }
+  const { session } = buildSessionView(region, { key, file, ts: deps.clock.now(), newId: newRecordId });
+  const lastActivity = region.lastTs ?? (await stat(file).then((s) => s.mtimeMs, () => 0));
+  return {
+    key,
+    agentId: region.header?.agentId ?? agentIdFromKey(key),
+    messages: session.messages.length,
+    estimatedTokens: sessionContextSize(session),
+    lastActivity,
+    file,
+  };
+}
+
+/**
+ * The records `show` returns: with `all`, every readable line in file order;
+ * otherwise the header, the last compaction, then the messages it keeps and
+ * those after it (what loading reads). Damaged lines go to `onWarning`.
+ */
+export function readShownRecords(text: string, file: string, all: boolean, onWarning: (message: string) => void): SessionRecord[] {
+  if (all) {
+    const { records, warnings } = parseAllRecords(text, file);
+    warnings.forEach((warning) => onWarning(warning));
+    return records;
+  }
+  const region = readLoadRegion(text, file);
+  region.warnings.forEach((warning) => onWarning(warning));
+  return [...(region.header ? [region.header] : []), ...(region.compaction ? [region.compaction] : []), ...region.records];
+}
+
+/**
+ * The records a fork copies (all but headers, in file order, up to and including
+ * message `upToMessageId`) and the agent of the source. Throws SessionError when
+ * that message is not in the file.
+ */
+export function forkRecords(
+  text: string,
+  file: string,
+  fromKey: string,
+  upToMessageId: string | undefined,
+  onWarning: (message: string) => void,
+): { agentId: string; records: SessionRecord[] } {
+  const { records, warnings } = parseAllRecords(text, file);
+  warnings.forEach((warning) => onWarning(warning));
+  const header = records.find((record) => record.type === "session");
+  let end = records.length;
+  if (upToMessageId !== undefined) {
+    end = records.findIndex((record) => record.type === "message" && record.id === upToMessageId) + 1;
+    if (end === 0) throw new SessionError(`no message ${upToMessageId} in session ${fromKey} (${file})`);
+  }
+  return {
+    agentId: header?.type === "session" ? header.agentId : agentIdFromKey(fromKey),
+    records: records.slice(0, end).filter((record) => record.type !== "session"),
+  };
+}

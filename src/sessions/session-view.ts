@@ -1,0 +1,105 @@
+// The API view of a session: repaired messages, the compaction summary in front, and the last known usage.
+import type { ContentBlockParam, MessageParam, Usage } from "../types.js";
+import type { CompactionRecord, MessageRecord } from "./records.js";
+import { isPlainUserMessage, repairMessages } from "./repair.js";
+import type { LoadRegion } from "./session-file.js";
+
+/** A session as the loop needs it: the API view from the last compaction on. */
+export interface LoadedSession {
+  key: string;
+  /** The session file (absolute when the store's folder is). */
+  file: string;
+  /** False when no file exists yet; the first `append` then writes a header record itself. */
+  exists: boolean;
+  agentId?: string;
+  /**
+   * Messages to send, valid for the API: they start with a user message (the
+   * summary first when compacted), roles alternate, every tool_use is answered in
+   * the next message, and they are empty or end with an assistant message asking
+   * for no tool, so the caller appends the next user message as is.
+   */
+  messages: MessageParam[];
+  /**
+   * The message records behind `messages`: `messages[i + messageOffset]` is built
+   * from `records[i]`. Repairs appear as records with `synthetic: true`. When the
+   * summary is merged into the first kept user message, `messages[0]` carries it
+   * in front of `records[0].message`'s content.
+   */
+  records: MessageRecord[];
+  /** 1 when the summary stands as its own first message, else 0. */
+  messageOffset: 0 | 1;
+  compaction?: CompactionRecord;
+  /**
+   * The usage of the last response written after the last compaction, and the
+   * index in `messages` of that assistant message: what `contextSize` needs.
+   */
+  lastUsage?: { usage: Usage; index: number };
+  /** Problems met while reading and repairs made (file and line named); the caller shows them. */
+  warnings: string[];
+}
+
+/** The opening of the text block that carries a compaction summary. */
+export const SUMMARY_PREFIX = "The conversation before this point was compacted. Summary of it:\n<summary>\n";
+/** The closing of the summary block. */
+export const SUMMARY_SUFFIX = "\n</summary>";
+
+/**
+ * Builds the loaded view of a region (pure) and returns the synthetic tail
+ * records the store should append so the file itself ends validly.
+ */
+export function buildSessionView(
+  region: LoadRegion,
+  base: { key: string; file: string; ts: number; newId: () => string },
+): { session: LoadedSession; tail: MessageRecord[] } {
+  const { compaction } = region;
+  const repaired = repairMessages(region.records, { afterSummary: compaction !== undefined, ts: base.ts, newId: base.newId });
+  const records =
+    compaction && repaired.records.length === 0 ? [continuation(compaction, base.ts)] : repaired.records;
+  let messages = records.map((record) => record.message);
+  let messageOffset: 0 | 1 = 0;
+  if (compaction) {
+    const summary: ContentBlockParam = { type: "text", text: SUMMARY_PREFIX + compaction.summary + SUMMARY_SUFFIX };
+    const first = messages[0];
+    if (first !== undefined && isPlainUserMessage(first)) {
+      messages = [{ role: "user", content: [summary, ...asBlocks(first.content)] }, ...messages.slice(1)];
+    } else {
+      messages = [{ role: "user", content: [summary] }, ...messages];
+      messageOffset = 1;
+    }
+  }
+  const lastUsage = findLastUsage(records, region.afterCompaction, messageOffset);
+  const warnings = [...region.warnings, ...repaired.notes.map((note) => `${base.file}: ${note}`)];
+  const session: LoadedSession = {
+    key: base.key,
+    file: base.file,
+    exists: true,
+    ...(region.header && { agentId: region.header.agentId }),
+    messages,
+    records,
+    messageOffset,
+    ...(compaction && { compaction }),
+    ...(lastUsage && { lastUsage }),
+    warnings,
+  };
+  return { session, tail: repaired.tail };
+}
+
+function findLastUsage(records: MessageRecord[], after: Set<string>, offset: 0 | 1): LoadedSession["lastUsage"] {
+  for (let i = records.length - 1; i >= 0; i--) {
+    const record = records[i];
+    if (record?.usage !== undefined && record.message.role === "assistant" && after.has(record.id)) {
+      return { usage: record.usage, index: i + offset };
+    }
+  }
+  return undefined;
+}
+
+/** The assistant message after a summary that kept nothing, so the view still ends with the assistant. */
+function continuation(compaction: CompactionRecord, ts: number): MessageRecord {
+  const message: MessageParam = { role: "assistant", content: [{ type: "text", text: "(continuing from the summary)" }] };
+  return { type: "message", id: `${compaction.id}:continue`, ts, message, synthetic: true };
+}
+
+function asBlocks(content: MessageParam["content"]): ContentBlockParam[] {
+  return typeof content === "string" ? [{ type: "text", text: content }] : content;
+}

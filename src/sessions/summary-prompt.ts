@@ -1,0 +1,85 @@
+// The summarisation prompt of a compaction: the old messages as a compact transcript plus the sections to fill.
+import type { ContentBlockParam, MessageParam } from "../types.js";
+import type { MessageRecord } from "./records.js";
+
+/** Longest tool result quoted in the transcript sent for summarising, in characters. */
+export const SUMMARY_TOOL_RESULT_CHARS = 400;
+/** Longest tool input quoted in the transcript, in characters. */
+export const SUMMARY_TOOL_INPUT_CHARS = 300;
+
+/** A system prompt for the summary request (stable text, so it caches). */
+export const SUMMARY_SYSTEM_PROMPT =
+  "You summarise an assistant's working session so that the assistant can continue it without the original messages. " +
+  "Be specific and complete: exact file paths, commands, names, numbers and error messages matter more than prose.";
+
+const SECTIONS = [
+  "Goal: what the user wants overall, in their terms.",
+  "Constraints: requirements, limits and instructions the user gave.",
+  "Progress: what has been done so far, in order.",
+  "Decisions: choices made and why.",
+  "Facts learned: what was found out about the code, system or world.",
+  "Open tasks: what is left to do, and the next step.",
+  "Files: every file read, and every file created or changed (with what changed).",
+  "Tool failures: commands or tools that failed, with the error, and whether it was resolved.",
+  "User preferences: style, tone and working preferences the user showed.",
+  "Skills: skills that were loaded (by name), so they can be loaded again.",
+];
+
+/**
+ * The user message text asking the model to summarise `toSummarize`. Tool inputs
+ * and results are cut to a few hundred characters each (the model needs what
+ * happened, not whole files). With `previousSummary` (a session compacted
+ * before), the model is asked to update it with the new messages, keeping what
+ * still holds, so nothing from the earlier compactions is lost. Pure.
+ */
+export function buildSummaryRequestText(toSummarize: MessageRecord[], previousSummary?: string): string {
+  const transcript = toSummarize.map((record) => renderMessage(record.message)).join("\n\n");
+  const sections = SECTIONS.map((line) => `## ${line}`).join("\n");
+  const intro =
+    previousSummary === undefined
+      ? "Summarise the conversation below."
+      : "The conversation below continues an earlier one whose summary follows. Update that summary with the new messages: keep everything in it that still holds, change what changed, add what is new.\n\n<previous-summary>\n" +
+        previousSummary +
+        "\n</previous-summary>";
+  return [
+    intro,
+    `<conversation>\n${transcript}\n</conversation>`,
+    `Write the summary in Markdown with exactly these sections (write "none" for an empty one):\n${sections}`,
+    "Reply with the summary only.",
+  ].join("\n\n");
+}
+
+function renderMessage(message: MessageParam): string {
+  const who = message.role === "user" ? "User" : "Assistant";
+  if (typeof message.content === "string") return `[${who}]\n${message.content}`;
+  return message.content.map((block) => renderBlock(who, block)).join("\n");
+}
+
+function renderBlock(who: string, block: ContentBlockParam): string {
+  switch (block.type) {
+    case "text":
+      return `[${who}]\n${block.text}`;
+    case "tool_use":
+      return `[Tool call ${block.name} ${block.id}] ${cut(JSON.stringify(block.input), SUMMARY_TOOL_INPUT_CHARS)}`;
+    case "tool_result": {
+      const status = block.is_error === true ? " (error)" : "";
+      return `[Tool result ${block.tool_use_id}${status}] ${cut(toolResultText(block.content), SUMMARY_TOOL_RESULT_CHARS)}`;
+    }
+    case "thinking":
+    case "redacted_thinking":
+      return "";
+    default:
+      return `[${who} ${block.type}]`;
+  }
+}
+
+/** The text of a tool result's content; non-text parts are named, not quoted. */
+export function toolResultText(content: string | Array<{ type: string; text?: string }> | undefined): string {
+  if (content === undefined) return "";
+  if (typeof content === "string") return content;
+  return content.map((part) => (part.type === "text" && typeof part.text === "string" ? part.text : `[${part.type}]`)).join("\n");
+}
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
+}
