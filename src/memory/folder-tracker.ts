@@ -1,0 +1,189 @@
+// FolderTracker: which note files changed since the last look, without statting every file each time.
+import { watch, type FSWatcher } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+
+/** What identifies one version of a file on disk. */
+export interface FileStamp {
+  mtimeMs: number;
+  size: number;
+  ino: number;
+}
+
+/** The files to (re)read, with their new stamps, and the files gone since the previous poll. */
+export interface FolderChanges {
+  changed: Map<string, FileStamp>;
+  removed: string[];
+}
+
+/** How a `FolderTracker` looks for changes. */
+export interface FolderTrackerOptions {
+  /** Which file names count; others are never reported. */
+  accept: (fileName: string) => boolean;
+  /** Use `fs.watch` to learn of in-place edits (default true); without it every poll stats every file. */
+  watch?: boolean;
+  /** How often a full stat of every file runs even while watching, as a net for missed events. */
+  fullCheckIntervalMs?: number;
+  now?: () => number;
+}
+
+/** Default interval of the full check while a watcher runs. */
+export const FULL_CHECK_INTERVAL_MS = 60_000;
+// A directory mtime this close to the moment it was listed may hide a later change in the same tick.
+const RACY_MS = 2_000;
+const STAT_CONCURRENCY = 32;
+
+function stampOf(s: { mtimeMs: number; size: number; ino: number }): FileStamp {
+  return { mtimeMs: s.mtimeMs, size: s.size, ino: s.ino };
+}
+
+function sameStamp(a: FileStamp | undefined, b: FileStamp): boolean {
+  return a !== undefined && a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
+}
+
+/** Runs `fn` over `items` with at most `limit` calls in flight. */
+export async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/**
+ * Tracks the files of one folder (not its subfolders). A watcher marks the files it hears
+ * about; the folder's own mtime reveals files added, renamed or removed; a periodic full
+ * stat catches anything both missed. Holds a watcher handle: call `close()` when done
+ * (the handle never keeps the process alive).
+ */
+export class FolderTracker {
+  private readonly known = new Map<string, FileStamp>();
+  private dirty = new Set<string>();
+  private watcher: FSWatcher | undefined;
+  private watchedIno: number | undefined;
+  private rescanAll = true;
+  private lastFullAt = Number.NEGATIVE_INFINITY;
+  private listedDirMtimeMs: number | undefined;
+  private listedAt = 0;
+  private watching: boolean;
+  private readonly now: () => number;
+
+  constructor(
+    readonly dir: string,
+    private readonly options: FolderTrackerOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.watching = options.watch !== false;
+  }
+
+  /** The stamp last seen for a file, if it is known. */
+  stamp(fileName: string): FileStamp | undefined {
+    return this.known.get(fileName);
+  }
+
+  /** Marks a file as changed, for writes this process made itself; costs no I/O. */
+  touch(fileName: string): void {
+    this.dirty.add(fileName);
+  }
+
+  /** Forgets a file whose read failed, so it is looked at afresh next time. */
+  forget(fileName: string): void {
+    this.known.delete(fileName);
+  }
+
+  /** Finds what changed since the previous poll; the first poll reports every file. */
+  async poll(): Promise<FolderChanges> {
+    if (this.watcher) await drainEvents();
+    const dirStat = await stat(this.dir).catch(() => undefined);
+    if (!dirStat?.isDirectory()) return this.vanished();
+    if (this.watching && dirStat.ino !== this.watchedIno) this.startWatcher(dirStat.ino);
+    const dirty = this.dirty;
+    this.dirty = new Set();
+    const now = this.now();
+    if (!this.watcher || this.rescanAll || now - this.lastFullAt >= (this.options.fullCheckIntervalMs ?? FULL_CHECK_INTERVAL_MS)) {
+      this.rescanAll = false;
+      this.lastFullAt = now;
+      return this.list(dirStat.mtimeMs, dirty, true);
+    }
+    const racy = this.listedAt - (this.listedDirMtimeMs ?? 0) < RACY_MS;
+    if (dirStat.mtimeMs !== this.listedDirMtimeMs || racy) return this.list(dirStat.mtimeMs, dirty, false);
+    return this.restat([...dirty]);
+  }
+
+  /** Stops the watcher. The tracker still works afterwards, by full stats. */
+  close(): void {
+    this.watcher?.close();
+    this.watcher = undefined;
+    this.watching = false;
+  }
+
+  private vanished(): FolderChanges {
+    const removed = [...this.known.keys()];
+    this.known.clear();
+    this.dirty.clear();
+    this.listedDirMtimeMs = undefined;
+    return { changed: new Map(), removed };
+  }
+
+  private startWatcher(ino: number): void {
+    this.watcher?.close();
+    this.watcher = undefined;
+    this.rescanAll = true;
+    try {
+      const watcher = watch(this.dir, { persistent: false }, (_event, fileName) => {
+        if (typeof fileName !== "string") this.rescanAll = true;
+        else if (this.options.accept(fileName)) this.dirty.add(fileName);
+      });
+      watcher.on("error", () => {
+        watcher.close();
+        if (this.watcher === watcher) this.watcher = undefined;
+        this.watchedIno = undefined;
+      });
+      this.watcher = watcher;
+      this.watchedIno = ino;
+    } catch {
+      // No watching here (some network and virtual file systems): every poll stats every file.
+      this.watchedIno = ino;
+    }
+  }
+
+  /** Lists the folder; stats new names, dirty names, and with `full` every name. */
+  private async list(dirMtimeMs: number, dirty: Set<string>, full: boolean): Promise<FolderChanges> {
+    const listedAt = this.now();
+    const names = (await readdir(this.dir).catch(() => [] as string[])).filter(this.options.accept);
+    const present = new Set(names);
+    const removed = [...this.known.keys()].filter((name) => !present.has(name));
+    for (const name of removed) this.known.delete(name);
+    const toStat = full ? names : names.filter((name) => dirty.has(name) || !this.known.has(name));
+    const changes = await this.restat(toStat, full ? dirty : undefined);
+    this.listedDirMtimeMs = dirMtimeMs;
+    this.listedAt = listedAt;
+    return { changed: changes.changed, removed: [...removed, ...changes.removed] };
+  }
+
+  /**
+   * Stats the given names. Without `onlyIfChanged` every name that still exists is reported
+   * (it was marked dirty); with it, only names whose stamp moved or that are in that set.
+   */
+  private async restat(names: string[], forced?: Set<string>): Promise<FolderChanges> {
+    const changed = new Map<string, FileStamp>();
+    const removed: string[] = [];
+    await forEachLimited(names, STAT_CONCURRENCY, async (name) => {
+      const info = await stat(join(this.dir, name)).catch(() => undefined);
+      if (!info?.isFile()) {
+        if (this.known.delete(name)) removed.push(name);
+        return;
+      }
+      const next = stampOf(info);
+      const report = forced === undefined || forced.has(name) || !sameStamp(this.known.get(name), next);
+      this.known.set(name, next);
+      if (report) changed.set(name, next);
+    });
+    return { changed, removed };
+  }
+}
+
+/** Lets pending watcher events in: two turns of the event loop guarantee one poll phase. */
+function drainEvents(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+}

@@ -1,0 +1,56 @@
+// How note text becomes search terms, and the snippet shown around the first match.
+
+/** Separators between words: white space and punctuation, as MiniSearch's default tokenizer. */
+const SEPARATORS = /[\n\r\p{Z}\p{P}]+/u;
+const WORDS = /[^\n\r\p{Z}\p{P}]+/gu;
+const COMBINING_MARKS = /\p{M}+/gu;
+
+/** Characters of a snippet before the first match and in all. */
+export const SNIPPET_BEFORE_CHARS = 60;
+export const SNIPPET_CHARS = 240;
+
+/** Splits text into words (the MiniSearch tokenizer). */
+export function tokenize(text: string): string[] {
+  return text.split(SEPARATORS).filter(Boolean);
+}
+
+/** The indexed form of a word: lower case without accents, so "Café" and "cafe" meet. */
+export function processTerm(word: string): string {
+  return word.normalize("NFKD").replace(COMBINING_MARKS, "").toLowerCase();
+}
+
+/** The words a key contributes to the index: "project-alpha" reads as "project alpha". */
+export function keyText(key: string): string {
+  return key.replace(/[-_./]+/g, " ");
+}
+
+function clean(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/**
+ * A window of the note around the first word whose indexed form is one of `terms`:
+ * a little before it and more after, cut at word boundaries and marked with "…".
+ * When no word of the body matches (the key did), the window is the note's start.
+ */
+export function makeSnippet(content: string, terms: ReadonlySet<string>): string {
+  let at = 0;
+  for (const match of content.matchAll(WORDS)) {
+    if (terms.has(processTerm(match[0]))) {
+      at = match.index;
+      break;
+    }
+  }
+  let start = Math.max(0, at - SNIPPET_BEFORE_CHARS);
+  if (start > 0) {
+    const space = content.slice(start, at).search(/\s/);
+    if (space >= 0) start += space + 1;
+  }
+  let end = Math.min(content.length, start + SNIPPET_CHARS);
+  if (end < content.length) {
+    const cut = content.slice(at, end).search(/\s\S*$/);
+    if (cut > 0) end = at + cut;
+  }
+  const body = clean(content.slice(start, end));
+  return `${start > 0 ? "…" : ""}${body}${end < content.length ? "…" : ""}`;
+}

@@ -1,0 +1,79 @@
+// Safe frontmatter parsing for SKILL.md and SOUL.md: YAML only, no shared cache, no code evaluation.
+import matter from "gray-matter";
+
+/** A markdown file split into its frontmatter data and its body. */
+export interface ParsedFrontmatter {
+  /** The frontmatter as a plain object; `{}` when the file has none. */
+  data: Record<string, unknown>;
+  /** The text after the closing `---`, unchanged. */
+  body: string;
+  /** True when the file starts with a `---` block. */
+  hasFrontmatter: boolean;
+}
+
+function refuse(language: string) {
+  return () => {
+    throw new Error(`frontmatter language "${language}" is not allowed (use YAML)`);
+  };
+}
+
+// gray-matter evaluates `---js` blocks with eval(); a third-party SKILL.md must never run code on load.
+const ENGINES = {
+  js: refuse("js"),
+  javascript: refuse("javascript"),
+  coffee: refuse("coffee"),
+  coffeescript: refuse("coffeescript"),
+  cson: refuse("cson"),
+};
+
+/**
+ * Parses the frontmatter of a markdown text. Throws an `Error` carrying the YAML
+ * message when the block cannot be parsed or is not a mapping; the caller names the file.
+ * An options object is always passed so gray-matter's content-keyed cache is bypassed:
+ * that cache hands back the same (possibly mutated, possibly half-parsed) object for equal text.
+ */
+export function parseFrontmatter(text: string): ParsedFrontmatter {
+  const normalized = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+  const file = matter(normalized, { engines: ENGINES });
+  const raw: unknown = file.data;
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    throw new Error("frontmatter is not a mapping of fields");
+  }
+  return {
+    data: { ...(raw as Record<string, unknown>) },
+    body: file.content,
+    hasFrontmatter: normalized.startsWith("---"),
+  };
+}
+
+const LOOSE_LINE = /^([A-Za-z][\w-]*):[ \t]*(.*)$/;
+
+function looseValue(value: string): unknown {
+  const trimmed = value.trim();
+  if (/^[{[]/.test(trimmed)) {
+    try {
+      return JSON.parse(trimmed) as unknown;
+    } catch {
+      return trimmed;
+    }
+  }
+  const quoted = /^(["'])(.*)\1$/.exec(trimmed);
+  return quoted?.[2] ?? trimmed;
+}
+
+/**
+ * Reads the top-level `key: value` lines of a frontmatter block that is not valid YAML,
+ * such as an unquoted description containing ": ". Nested values are skipped; the text
+ * after the first ": " is the value. Returns undefined when there is no `---` block.
+ */
+export function parseLooseFrontmatter(text: string): ParsedFrontmatter | undefined {
+  const normalized = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+  const match = /^---[ \t]*\n([\s\S]*?)\n---[ \t]*(?:\n|$)/.exec(normalized);
+  if (!match) return undefined;
+  const data: Record<string, unknown> = {};
+  for (const line of (match[1] ?? "").split("\n")) {
+    const field = LOOSE_LINE.exec(line);
+    if (field?.[1] && field[2] !== undefined && field[2] !== "") data[field[1]] = looseValue(field[2]);
+  }
+  return { data, body: normalized.slice(match[0].length), hasFrontmatter: true };
+}

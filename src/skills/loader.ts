@@ -1,0 +1,159 @@
+// SkillLoader: finds SKILL.md files under the skill folders, checks them, and serves layers 1 and 2.
+import { readFile } from "node:fs/promises";
+import { basename, dirname } from "node:path";
+import { MiniclawError } from "../errors.js";
+import { parseFrontmatter, parseLooseFrontmatter, type ParsedFrontmatter } from "./frontmatter.js";
+import { DEFAULT_LISTING_BUDGET_CHARS, formatSkillBody, formatSkillListing } from "./prompt.js";
+import { checkSkillFrontmatter, type SkillFields } from "./rules.js";
+import { findSkillFiles, listSkillResources } from "./scan.js";
+
+/** One loaded skill. */
+export interface Skill extends SkillFields {
+  /** Absolute path of its SKILL.md. */
+  file: string;
+  /** Absolute path of its folder; relative paths in the body start here. */
+  dir: string;
+  /** The skills folder it was found under. */
+  root: string;
+}
+
+/** How a `SkillLoader` is set up. */
+export interface SkillLoaderOptions {
+  /** Folders to scan, lowest precedence first: a later folder's skill wins a name clash. */
+  dirs: string[];
+  /** Receives one line per problem (file and rule named). Must not throw. */
+  onWarning?: (message: string) => void;
+}
+
+/** Thrown by `SkillLoader.body` for a name no loaded skill has; the message lists the available ones. */
+export class UnknownSkillError extends MiniclawError {
+  constructor(
+    readonly skillName: string,
+    readonly available: string[],
+  ) {
+    const names = available.length > 0 ? available.join(", ") : "none are installed";
+    super(`Unknown skill "${skillName}". Available skills: ${names}.`);
+  }
+}
+
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return (message.split("\n")[0] ?? "").trim();
+}
+
+/** Most files of a skill's folder listed after its body. */
+const MAX_LISTED_FILES = 100;
+
+/**
+ * Loads skills from the folders it is given and serves them to the prompt and to `load_skill`.
+ * Holds state (the loaded set); `load()` rescans from scratch and may be called again.
+ */
+export class SkillLoader {
+  private skills = new Map<string, Skill>();
+  private listings = new Map<number, string>();
+
+  constructor(private readonly options: SkillLoaderOptions) {}
+
+  /** Scans every folder. Missing folders are skipped quietly; bad files are reported and skipped or loaded leniently. */
+  async load(): Promise<void> {
+    const found = new Map<string, Skill>();
+    for (const root of this.options.dirs) {
+      const fromRoot = new Map<string, Skill>();
+      for (const file of await findSkillFiles(root, this.warn)) {
+        const skill = await this.readSkill(root, file);
+        if (!skill) continue;
+        const earlier = fromRoot.get(skill.name);
+        if (earlier) {
+          this.warn(`${file}: skill name "${skill.name}" is also used by ${earlier.file}; keeping the first`);
+          continue;
+        }
+        fromRoot.set(skill.name, skill);
+      }
+      for (const [name, skill] of fromRoot) found.set(name, skill);
+    }
+    this.skills = found;
+    this.listings.clear();
+  }
+
+  /** Every loaded skill, sorted by name. */
+  list(): Skill[] {
+    return [...this.skills.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** The skill of that name, if loaded. */
+  get(name: string): Skill | undefined {
+    return this.skills.get(name);
+  }
+
+  /**
+   * Layer 1: one `- name: description` line per skill, sorted, within `budgetChars`.
+   * Over budget, descriptions are shortened (one warning per budget and load); no skill is dropped.
+   */
+  listing(budgetChars = DEFAULT_LISTING_BUDGET_CHARS): string {
+    const cached = this.listings.get(budgetChars);
+    if (cached !== undefined) return cached;
+    const { text, shortenedTo } = formatSkillListing(this.list(), budgetChars);
+    if (shortenedTo !== undefined) {
+      const over = text.length > budgetChars ? `; the names alone exceed it, listing is ${text.length} characters` : "";
+      this.warn(`skills listing over its ${budgetChars}-character budget: descriptions shortened to ${shortenedTo} characters${over}`);
+    }
+    this.listings.set(budgetChars, text);
+    return text;
+  }
+
+  /**
+   * Layer 2: the skill's body, read fresh from disk, inside `<skill name="...">` tags, followed
+   * by the absolute paths of its other files. Throws `UnknownSkillError` for an unknown name.
+   */
+  async body(name: string): Promise<string> {
+    const skill = this.skills.get(name);
+    if (!skill) throw new UnknownSkillError(name, this.list().map((s) => s.name));
+    const { body } = parseFrontmatter(await readFile(skill.file, "utf8"));
+    const files = await listSkillResources(skill.dir, skill.file);
+    const more = Math.max(0, files.length - MAX_LISTED_FILES);
+    return formatSkillBody(skill.name, skill.dir, body, files.slice(0, MAX_LISTED_FILES), more);
+  }
+
+  private async readSkill(root: string, file: string): Promise<Skill | undefined> {
+    const parsed = await this.parse(file);
+    if (!parsed) return undefined;
+    if (!parsed.hasFrontmatter) {
+      this.warn(`${file}: skipped, it has no frontmatter (a --- block with name and description)`);
+      return undefined;
+    }
+    const dir = dirname(file);
+    const { fields, problems } = checkSkillFrontmatter(parsed.data, basename(dir));
+    for (const problem of problems) this.warn(`${file}: ${problem}`);
+    return { ...fields, file, dir, root };
+  }
+
+  /** Strict YAML first; frontmatter that is not YAML is read line by line, with a warning. */
+  private async parse(file: string): Promise<ParsedFrontmatter | undefined> {
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (error) {
+      this.warn(`${file}: skipped, it cannot be read (${firstLine(error)})`);
+      return undefined;
+    }
+    try {
+      return parseFrontmatter(text);
+    } catch (error) {
+      const loose = parseLooseFrontmatter(text);
+      if (loose && typeof loose.data["name"] === "string" && typeof loose.data["description"] === "string") {
+        this.warn(`${file}: frontmatter is not valid YAML (${firstLine(error)}); read its fields line by line`);
+        return loose;
+      }
+      this.warn(`${file}: skipped, its frontmatter cannot be parsed (${firstLine(error)})`);
+      return undefined;
+    }
+  }
+
+  private readonly warn = (message: string): void => {
+    try {
+      this.options.onWarning?.(message);
+    } catch {
+      // A warning sink that throws must not break loading.
+    }
+  };
+}

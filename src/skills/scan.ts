@@ -1,0 +1,81 @@
+// Walking skill folders: where the SKILL.md files are, and which other files a skill carries.
+import type { Dirent } from "node:fs";
+import { readdir, realpath, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+
+/** The file that marks a folder as a skill. */
+export const SKILL_FILE = "SKILL.md";
+/** How deep below a skills folder a SKILL.md is looked for (`<dir>/<collection>/<name>/SKILL.md` is depth 3). */
+export const MAX_SKILL_DEPTH = 5;
+/** Most files listed for one skill, so a huge folder cannot flood a tool result. */
+const MAX_RESOURCE_FILES = 1000;
+
+function skipped(name: string): boolean {
+  return name.startsWith(".") || name === "node_modules" || name === "__pycache__";
+}
+
+async function entries(dir: string): Promise<Dirent[]> {
+  try {
+    return await readdir(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+async function isDirectory(path: string, entry: Dirent): Promise<boolean> {
+  if (entry.isDirectory()) return true;
+  if (!entry.isSymbolicLink()) return false;
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Every SKILL.md under `root`, sorted by path. A folder holding a SKILL.md is a skill and
+ * is not searched further (its subfolders are its resources); other folders are searched
+ * as collections, down to `MAX_SKILL_DEPTH`. Hidden folders and `node_modules` are skipped,
+ * symlinks are followed once. A missing root yields no files and no warning.
+ */
+export async function findSkillFiles(root: string, warn: (message: string) => void): Promise<string[]> {
+  const found: string[] = [];
+  const seen = new Set<string>();
+  async function walk(dir: string, depth: number): Promise<void> {
+    const real = await realpath(dir).catch(() => dir);
+    if (seen.has(real)) return;
+    seen.add(real);
+    const list = await entries(dir);
+    if (list.some((entry) => entry.name === SKILL_FILE && !entry.isDirectory())) {
+      found.push(join(dir, SKILL_FILE));
+      return;
+    }
+    if (depth >= MAX_SKILL_DEPTH) {
+      if (list.some((entry) => entry.isDirectory() && !skipped(entry.name))) {
+        warn(`${dir}: not searched for skills, deeper than ${MAX_SKILL_DEPTH} levels below ${root}`);
+      }
+      return;
+    }
+    for (const entry of list.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const path = join(dir, entry.name);
+      if (!skipped(entry.name) && (await isDirectory(path, entry))) await walk(path, depth + 1);
+    }
+  }
+  await walk(resolve(root), 0);
+  return found.sort();
+}
+
+/** The absolute paths of a skill's files other than its SKILL.md, sorted; hidden files skipped. */
+export async function listSkillResources(dir: string, skillFile: string): Promise<string[]> {
+  const files: string[] = [];
+  async function walk(current: string): Promise<void> {
+    for (const entry of await entries(current)) {
+      if (files.length >= MAX_RESOURCE_FILES || skipped(entry.name)) continue;
+      const path = join(current, entry.name);
+      if (entry.isDirectory()) await walk(path);
+      else if (path !== skillFile) files.push(path);
+    }
+  }
+  await walk(dir);
+  return files.sort();
+}
