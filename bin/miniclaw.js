@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+// The miniclaw command: runs the built CLI (npm install builds dist/ through the prepare script).
+let cli;
+try {
+  cli = await import("../dist/cli/main.js");
+} catch (error) {
+  if (error?.code === "ERR_MODULE_NOT_FOUND" && String(error.message).includes("dist")) {
+    process.stderr.write("miniclaw is not built: run `npm install` in its folder (it builds dist/ from src/).\n");
+    process.exit(1);
+  }
+  throw error;
+}
+const code = await cli.main(process.argv.slice(2));
+// Exit once output is flushed, so idle keep-alive sockets cannot hold the process open.
+process.stdout.write("", () => process.stderr.write("", () => process.exit(code)));

@@ -1,0 +1,82 @@
+// Command-line arguments: the command, its words, and the options every command shares.
+import { parseArgs } from "node:util";
+import { ConfigError } from "../errors.js";
+
+export interface CliArgs {
+  command: "repl" | "run" | "cron" | "sessions" | "demo" | "help" | "version";
+  /** Words after the command (`run MESSAGE...`, `sessions show KEY`, `cron run JOB`). */
+  words: string[];
+  workspace?: string;
+  model?: string;
+  agent?: string;
+  session?: string;
+  /** `sessions show --all`: the whole file, compacted parts too. */
+  all: boolean;
+  permissionMode?: "default" | "plan" | "bypassPermissions";
+}
+
+const COMMANDS = new Set(["run", "cron", "sessions", "demo", "help"]);
+const MODES = new Set(["default", "plan", "bypassPermissions"]);
+
+export const USAGE = `Usage: miniclaw [command] [options]
+
+Commands:
+  (none)                    the REPL assistant (line mode when stdin is not a terminal)
+  run MESSAGE               one turn; the final reply on stdout
+  cron                      run the jobs of workspace/cron.json until stopped
+  cron run JOB | cron list  run one job now | list jobs and their next run
+  sessions [show KEY]       list sessions | print one (--all: compacted parts too)
+  demo                      the REPL against the built-in scripted model (no key needed)
+
+Options:
+  --workspace DIR           workspace folder (env MINICLAW_WORKSPACE, default ./workspace)
+  --model ID                model (env MINICLAW_MODEL)
+  --agent ID                agent to talk to (default main)
+  --session KEY             session key (default agent:<agent>:main)
+  --permission-mode MODE    default | plan | bypassPermissions
+  -h, --help                this text
+  -v, --version             the version`;
+
+/** Parses argv (without node and the script). Throws ConfigError with a one-line message on bad input. */
+export function parseCliArgs(argv: string[]): CliArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        workspace: { type: "string" },
+        model: { type: "string" },
+        agent: { type: "string" },
+        session: { type: "string" },
+        "permission-mode": { type: "string" },
+        all: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+        version: { type: "boolean", short: "v", default: false },
+      },
+    });
+  } catch (error) {
+    throw new ConfigError(`${error instanceof Error ? error.message : String(error)} (see miniclaw --help)`);
+  }
+  const { values, positionals } = parsed;
+  const mode = values["permission-mode"];
+  if (mode !== undefined && !MODES.has(mode)) {
+    throw new ConfigError(`--permission-mode must be one of: ${[...MODES].join(", ")}`);
+  }
+  const first = positionals[0];
+  const command = values.help ? "help" : values.version ? "version" : first && COMMANDS.has(first) ? first : "repl";
+  if (command === "repl" && first !== undefined) {
+    throw new ConfigError(`unknown command "${first}" (see miniclaw --help; to send a message use: miniclaw run "${first} ...")`);
+  }
+  return {
+    command: command as CliArgs["command"],
+    words: command === "repl" || command === "help" || command === "version" ? [] : positionals.slice(1),
+    all: values.all === true,
+    ...(values.workspace !== undefined && { workspace: values.workspace }),
+    ...(values.model !== undefined && { model: values.model }),
+    ...(values.agent !== undefined && { agent: values.agent }),
+    ...(values.session !== undefined && { session: values.session }),
+    ...(mode !== undefined && { permissionMode: mode as CliArgs["permissionMode"] & string }),
+  };
+}

@@ -1,0 +1,60 @@
+// Builders for loop tests: a temp workspace, a test agent, a scripted model client and a recording event sink.
+import { mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Anthropic from "@anthropic-ai/sdk";
+import { z } from "zod";
+import { defineTool } from "../../src/tools/define.js";
+import type { TurnOptions } from "../../src/loop/options.js";
+import type { ScriptedModel } from "../../src/testing/index.js";
+import type { AgentConfig, AgentEvent } from "../../src/types.js";
+
+export const TEST_AGENT: AgentConfig = { id: "main", name: "Tester", prompt: "You are a test agent." };
+
+/** A fresh temp folder to use as the workspace. */
+export async function tempWorkspace(): Promise<string> {
+  return mkdtemp(join(tmpdir(), "miniclaw-test-"));
+}
+
+/** A tool that upper-cases its input and counts its calls. */
+export function upperTool(calls: string[] = []) {
+  return defineTool({
+    name: "upper",
+    description: "Upper-cases a text.",
+    input: z.object({ text: z.string() }),
+    readOnly: true,
+    run: ({ text }) => {
+      calls.push(text);
+      return text.toUpperCase();
+    },
+  });
+}
+
+/** Options for a turn against the scripted model, with events recorded in `events`. */
+export function turnOptions(model: ScriptedModel, workspace: string, events: AgentEvent[] = [], extra: TurnOptions = {}): TurnOptions {
+  return {
+    workspace,
+    cwd: workspace,
+    client: new Anthropic({ apiKey: "test", baseURL: model.baseURL, maxRetries: 2 }),
+    model: "claude-test-1",
+    tools: [upperTool()],
+    builtinTools: false,
+    includeTime: false,
+    streamRetryBaseMs: 5,
+    onEvent: (e) => events.push(e),
+    ...extra,
+  };
+}
+
+/** The records of a session file, parsed. */
+export async function sessionLines(workspace: string, file: string): Promise<Array<Record<string, unknown>>> {
+  const text = await readFile(join(workspace, "sessions", file), "utf8");
+  return text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** Event types in order, with text deltas collapsed into one entry per run. */
+export function eventTypes(events: AgentEvent[]): string[] {
+  const out: string[] = [];
+  for (const e of events) if (!(e.type === "text_delta" && out[out.length - 1] === "text_delta")) out.push(e.type);
+  return out;
+}

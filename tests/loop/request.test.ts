@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { buildRequest } from "../../src/loop/request.js";
+import { repairMessages } from "../../src/loop/repair.js";
+import { defineTool } from "../../src/tools/define.js";
+import { countCacheBreakpoints, validateRequest } from "../../src/testing/index.js";
+import type { MessageParam } from "../../src/types.js";
+
+const tool = defineTool({ name: "t", description: "d", input: z.object({ a: z.string() }), run: () => "" });
+const use = (id: string): MessageParam => ({ role: "assistant", content: [{ type: "tool_use", id, name: "t", input: { a: "x" } }] });
+const answer = (id: string): MessageParam => ({ role: "user", content: [{ type: "tool_result", tool_use_id: id, content: "ok" }] });
+const user = (text: string): MessageParam => ({ role: "user", content: text });
+const build = (messages: MessageParam[]) => buildRequest({ model: "m", maxTokens: 10, system: "sys", tools: [tool], messages }).params;
+
+describe("repairMessages", () => {
+  it("answers a trailing tool_use with an is_error result", () => {
+    const { messages, repairs } = repairMessages([user("hi"), use("a")]);
+    expect(messages.at(-1)).toMatchObject({ role: "user", content: [{ type: "tool_result", tool_use_id: "a", is_error: true }] });
+    expect(repairs).toHaveLength(1);
+  });
+
+  it("fills a missing result in the middle and drops stray and duplicate results", () => {
+    const broken: MessageParam[] = [
+      user("hi"),
+      { role: "assistant", content: [{ type: "tool_use", id: "a", name: "t", input: {} }, { type: "tool_use", id: "b", name: "t", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "b", content: "1" }, { type: "tool_result", tool_use_id: "b", content: "2" }, { type: "tool_result", tool_use_id: "zzz", content: "3" }] },
+      { role: "assistant", content: "done" },
+    ];
+    const params = build([...broken, user("next")]);
+    expect(validateRequest(params)).toBeNull();
+    const results = params.messages[2]!.content as Array<{ tool_use_id: string; is_error?: boolean }>;
+    expect(results.map((r) => [r.tool_use_id, r.is_error ?? false])).toEqual([["a", true], ["b", false]]);
+  });
+
+  it("drops empty text blocks and empty messages, merges consecutive user messages with results first", () => {
+    const params = build([
+      user("hi"),
+      { role: "assistant", content: [{ type: "text", text: "  " }, { type: "tool_use", id: "a", name: "t", input: {} }] },
+      user("typed while the tool ran"),
+      answer("a"),
+      { role: "assistant", content: [{ type: "text", text: "" }] },
+      user("again"),
+    ]);
+    expect(validateRequest(params)).toBeNull();
+    expect(params.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    const merged = params.messages[2]!.content as Array<{ type: string }>;
+    expect(merged.map((b) => b.type)).toEqual(["tool_result", "text", "text"]);
+  });
+
+  it("starts with a user message", () => {
+    const params = build([{ role: "assistant", content: "orphan" }, user("hi")]);
+    expect(params.messages[0]!.role).toBe("user");
+    expect(validateRequest(params)).toBeNull();
+  });
+});
+
+describe("buildRequest", () => {
+  it("never sends temperature, top_p or top_k", () => {
+    const params = build([user("hi")]) as unknown as Record<string, unknown>;
+    expect(Object.keys(params).filter((k) => ["temperature", "top_p", "top_k"].includes(k))).toEqual([]);
+  });
+
+  it("puts at most 4 cache breakpoints: tools, system, previous and newest message", () => {
+    const history: MessageParam[] = [user("q")];
+    for (let i = 0; i < 10; i++) history.push(use(`id${i}`), answer(`id${i}`));
+    const params = build(history);
+    expect(countCacheBreakpoints(params)).toBe(4);
+    expect(params.tools!.at(-1)).toHaveProperty("cache_control");
+    const marked = params.messages.flatMap((m, i) => ((m.content as Array<{ cache_control?: unknown }>).some((b) => b.cache_control) ? [i] : []));
+    expect(marked).toEqual([params.messages.length - 3, params.messages.length - 1]);
+  });
+
+  it("strips cache_control that history blocks carried, so the count stays at 4", () => {
+    const tagged: MessageParam = { role: "user", content: [{ type: "text", text: "old", cache_control: { type: "ephemeral" } }] };
+    const params = build([tagged, { role: "assistant", content: "a" }, tagged, { role: "assistant", content: "b" }, user("c"), { role: "assistant", content: "d" }, user("e")]);
+    expect(countCacheBreakpoints(params)).toBe(4);
+  });
+
+  it("derives the input schema from zod, as an object schema", () => {
+    expect(tool.inputSchema).toMatchObject({ type: "object", properties: { a: { type: "string" } }, required: ["a"] });
+  });
+
+  it("rejects a bad tool definition when it is defined", () => {
+    expect(() => defineTool({ name: "bad name!", description: "", input: z.object({}), run: () => "" })).toThrow(/must match/);
+  });
+});
