@@ -12,10 +12,12 @@ export const SOUL_FILE = "SOUL.md";
 const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const KNOWN_FIELDS = new Set(["name", "model", "prefix", "tools", "max_tokens"]);
 
-const toolList = z.union([
-  z.array(z.string().trim().min(1, "tool names must not be empty")),
-  z.string().transform((text) => text.split(/[\s,]+/).filter(Boolean)),
-]);
+const toolList = z.preprocess(
+  (value) => (typeof value === "string" ? value.split(/[\s,]+/).filter(Boolean) : value),
+  z.array(z.string({ error: "must hold tool names" }).trim().min(1, "must not hold an empty name"), {
+    error: "must be a list of tool names, such as [read_file, memory_search]",
+  }),
+);
 
 const soulSchema = z.object({
   name: z
@@ -51,6 +53,9 @@ export function parseSoul(id: string, text: string, file: string, onWarning?: (m
     parsed = parseFrontmatter(text);
   } catch (error) {
     throw new ConfigError(`${file}: frontmatter cannot be parsed: ${(error as Error).message.split("\n")[0]}`);
+  }
+  if (!parsed.hasFrontmatter) {
+    throw new ConfigError(`${file}: no frontmatter: start the file with a --- block that gives at least "name"`);
   }
   const result = soulSchema.safeParse(parsed.data);
   if (!result.success) {

@@ -54,7 +54,7 @@ function looseValue(value: string): unknown {
     try {
       return JSON.parse(trimmed) as unknown;
     } catch {
-      return trimmed;
+      return undefined;
     }
   }
   const quoted = /^(["'])(.*)\1$/.exec(trimmed);
@@ -73,7 +73,8 @@ export function parseLooseFrontmatter(text: string): ParsedFrontmatter | undefin
   const data: Record<string, unknown> = {};
   for (const line of (match[1] ?? "").split("\n")) {
     const field = LOOSE_LINE.exec(line);
-    if (field?.[1] && field[2] !== undefined && field[2] !== "") data[field[1]] = looseValue(field[2]);
+    const value = field?.[2] ? looseValue(field[2]) : undefined;
+    if (field?.[1] && value !== undefined) data[field[1]] = value;
   }
   return { data, body: normalized.slice(match[0].length), hasFrontmatter: true };
 }

@@ -1,0 +1,75 @@
+// Memory keys: every key becomes a safe file name inside the folder and comes back unchanged.
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MiniclawError } from "../../src/errors.js";
+import { fileNameToKey, keyToFileName } from "../../src/memory/keys.js";
+import { MemoryStore } from "../../src/memory/store.js";
+
+const HOSTILE = ["../x", "a/b", ".", "..", "../../etc/passwd", "a\\b", "/abs", ".hidden", "x.", "trailing ", "%41", "C:evil", "con", "nul.txt", "tab\there", "line\nbreak"];
+const UNICODE = ["café", "日本語のメモ", "emoji 🎉 party", "Ünïcödé Straße", "مرحبا"];
+
+describe("keyToFileName / fileNameToKey", () => {
+  it("round-trips every key, hostile or not", () => {
+    for (const key of [...HOSTILE, ...UNICODE, "user-preferences", "Project Alpha (2025)", "a+b=c, d@e!~'"]) {
+      const name = keyToFileName(key);
+      expect(name.endsWith(".md"), key).toBe(true);
+      expect(name, key).not.toMatch(/[/\\\n\t\0]/);
+      expect(name.startsWith("."), key).toBe(false);
+      expect(fileNameToKey(name), key).toBe(key.normalize("NFC").trim());
+    }
+  });
+
+  it("keeps readable keys readable on disk", () => {
+    expect(keyToFileName("user-preferences")).toBe("user-preferences.md");
+    expect(keyToFileName("Project Alpha")).toBe("Project Alpha.md");
+    expect(keyToFileName("café")).toBe("café.md");
+    expect(keyToFileName("a/b")).toBe("a%2Fb.md");
+    expect(keyToFileName("..")).toBe("%2E%2E.md");
+  });
+
+  it("trims the key and normalises it to NFC, so equal-looking keys share a note", () => {
+    expect(keyToFileName("  note  ")).toBe("note.md");
+    expect(keyToFileName("cafe\u0301")).toBe(keyToFileName("caf\u00e9"));
+  });
+
+  it("refuses an empty key and a key too long for a file name", () => {
+    for (const key of ["", "   ", "\n"]) expect(() => keyToFileName(key)).toThrow(MiniclawError);
+    expect(() => keyToFileName("x".repeat(300))).toThrow(/too long/);
+    expect(() => keyToFileName("/".repeat(100))).toThrow(/too long/);
+  });
+
+  it("ignores files that are not notes: hidden, temporary or not Markdown", () => {
+    for (const name of [".abc.tmp", ".md", "notes.txt", ".hidden.md", "README"]) expect(fileNameToKey(name), name).toBeUndefined();
+    expect(fileNameToKey("100%.md")).toBe("100%");
+    expect(fileNameToKey("Groceries list.md")).toBe("Groceries list");
+  });
+});
+
+describe("MemoryStore keys on disk", () => {
+  let workspace: string;
+  let store: MemoryStore;
+  beforeEach(async () => {
+    workspace = await mkdtemp(join(tmpdir(), "miniclaw-keys-"));
+    store = MemoryStore.forWorkspace(workspace);
+  });
+  afterEach(async () => {
+    store.close();
+    await rm(workspace, { recursive: true, force: true });
+  });
+
+  it("keeps every hostile key inside the memory folder and lists it back as written", async () => {
+    const keys = [...HOSTILE, ...UNICODE].map((k) => k.normalize("NFC").trim());
+    for (const key of keys) await store.save(key, `note for ${JSON.stringify(key)}`);
+    expect(await readdir(workspace)).toEqual(["memory"]);
+    expect(await readdir(join(workspace, "memory"))).toHaveLength(new Set(keys).size);
+    expect((await store.list()).map((e) => e.key).sort()).toEqual([...new Set(keys)].sort());
+    for (const key of keys) expect((await store.read(key))?.content, key).toBe(`note for ${JSON.stringify(key)}`);
+  });
+
+  it("rejects an empty key without writing anything", async () => {
+    await expect(store.save("  ", "x")).rejects.toThrow(/empty/);
+    expect(await store.list()).toEqual([]);
+  });
+});

@@ -1,0 +1,144 @@
+// Loading agents from SOUL.md: the shipped ones, field errors named, one bad agent not stopping the rest.
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ConfigError } from "../../src/errors.js";
+import { runAgentTurn } from "../../src/loop/run-turn.js";
+import { loadAgents } from "../../src/runtime/agents.js";
+import { resolveAgent } from "../../src/runtime/routing.js";
+import { buildSystemPrompt } from "../../src/runtime/system-prompt.js";
+import { startScriptedModel } from "../../src/testing/index.js";
+import { clientFor } from "../helpers/scripted.js";
+
+const REPO_WORKSPACE = fileURLToPath(new URL("../../workspace", import.meta.url));
+
+let workspace: string;
+beforeEach(async () => {
+  workspace = await mkdtemp(join(tmpdir(), "miniclaw-agents-"));
+});
+afterEach(async () => {
+  await rm(workspace, { recursive: true, force: true });
+});
+
+async function soul(id: string, text: string): Promise<string> {
+  await mkdir(join(workspace, "agents", id), { recursive: true });
+  const file = join(workspace, "agents", id, "SOUL.md");
+  await writeFile(file, text);
+  return file;
+}
+
+async function load(): Promise<{ agents: Awaited<ReturnType<typeof loadAgents>>; warnings: string[] }> {
+  const warnings: string[] = [];
+  const agents = await loadAgents(workspace, { onWarning: (message) => warnings.push(message) });
+  return { agents, warnings };
+}
+
+describe("loadAgents", () => {
+  it("loads the shipped agents: Jarvis as main and Scout behind /research", async () => {
+    const warnings: string[] = [];
+    const agents = await loadAgents(REPO_WORKSPACE, { onWarning: (message) => warnings.push(message) });
+    expect(warnings).toEqual([]);
+    expect(Object.keys(agents)).toEqual(["main", "researcher"]);
+    expect(agents["main"]).toMatchObject({ id: "main", name: "Jarvis" });
+    expect(agents["researcher"]).toMatchObject({ id: "researcher", name: "Scout", prefix: "/research" });
+    expect(agents["researcher"]?.tools).toContain("save_memory");
+    expect(agents["main"]?.prompt).toMatch(/save|memory/i);
+    expect(agents["researcher"]?.prompt).toMatch(/save_memory/);
+    expect(resolveAgent("/research what is new?", agents)).toEqual(["researcher", "what is new?"]);
+  });
+
+  it("sends a /research message to Scout, with Scout's SOUL as the system prompt and the prefix removed", async () => {
+    const agents = await loadAgents(REPO_WORKSPACE);
+    const [agentId, text] = resolveAgent("/research what changed in Rust async?", agents);
+    const agent = agents[agentId];
+    if (!agent) throw new Error(`no agent ${agentId}`);
+    const model = await startScriptedModel([{ reply: "Here is what I found." }]);
+    try {
+      const systemPrompt = buildSystemPrompt({ agent, toolNames: [] });
+      const result = await runAgentTurn(`agent:${agentId}:main`, text, agent, { workspace, client: clientFor(model), builtinTools: false, systemPrompt });
+      expect(result).toMatchObject({ agentId: "researcher", sessionKey: "agent:researcher:main", text: "Here is what I found." });
+      const body = model.requests[0]?.body;
+      expect(JSON.stringify(body?.system)).toContain("You are Scout");
+      expect(JSON.stringify(body?.messages?.[0])).toContain("what changed in Rust async?");
+      expect(JSON.stringify(body?.messages?.[0])).not.toContain("/research");
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("reads every field and maps max_tokens to maxTokens", async () => {
+    await soul("helper", "---\nname: Helper\nmodel: claude-x\nprefix: /help-me\ntools: [read_file, memory_search]\nmax_tokens: 2048\n---\n\nBe helpful.\n");
+    const { agents, warnings } = await load();
+    expect(warnings).toEqual([]);
+    expect(agents["helper"]).toEqual({
+      id: "helper",
+      name: "Helper",
+      prompt: "Be helpful.",
+      model: "claude-x",
+      prefix: "/help-me",
+      tools: ["read_file", "memory_search"],
+      maxTokens: 2048,
+    });
+  });
+
+  it("names the file and the field of a bad agent and still loads the others", async () => {
+    await soul("good", "---\nname: Good\n---\nI work.\n");
+    const cases: Array<[id: string, text: string, field: RegExp]> = [
+      ["no-name", "---\nmodel: x\n---\nbody\n", /field "name" is required/],
+      ["bad-prefix", "---\nname: B\nprefix: research\n---\nbody\n", /field "prefix" must start with "\/"/],
+      ["two-words", "---\nname: B\nprefix: /two words\n---\nbody\n", /field "prefix"/],
+      ["bad-tokens", "---\nname: B\nmax_tokens: -5\n---\nbody\n", /field "max_tokens" must be greater than 0/],
+      ["float-tokens", "---\nname: B\nmax_tokens: 1.5\n---\nbody\n", /field "max_tokens" must be a whole number/],
+      ["bad-tools", "---\nname: B\ntools: [1, 2]\n---\nbody\n", /field "tools/],
+      ["empty-body", "---\nname: B\n---\n   \n", /body .* is empty/],
+      ["bad-yaml", "---\nname: [unclosed\n---\nbody\n", /frontmatter cannot be parsed/],
+    ];
+    const files = new Map<string, string>();
+    for (const [id, text] of cases) files.set(id, await soul(id, text));
+    const { agents, warnings } = await load();
+    expect(Object.keys(agents)).toEqual(["good"]);
+    expect(warnings).toHaveLength(cases.length);
+    for (const [id, , field] of cases) {
+      const warning = warnings.find((w) => w.includes(files.get(id) ?? "?"));
+      expect(warning, id).toMatch(field);
+    }
+  });
+
+  it("accepts tools written as a plain list of names and warns about unknown fields", async () => {
+    await soul("main", "---\nname: M\ntools: read_file, memory_search\nmaxtokens: 5\n---\nbody\n");
+    const { agents, warnings } = await load();
+    expect(agents["main"]?.tools).toEqual(["read_file", "memory_search"]);
+    expect(warnings).toEqual([expect.stringMatching(/unknown field "maxtokens" ignored/)]);
+  });
+
+  it("keeps a prefix for the first agent that claims it", async () => {
+    await soul("alpha", "---\nname: A\nprefix: /go\n---\nA\n");
+    await soul("beta", "---\nname: B\nprefix: /go\n---\nB\n");
+    const { agents, warnings } = await load();
+    expect(agents["alpha"]?.prefix).toBe("/go");
+    expect(agents["beta"]?.prefix).toBeUndefined();
+    expect(warnings).toEqual([expect.stringMatching(/beta.*prefix "\/go" is already used by agent "alpha"/)]);
+  });
+
+  it("throws a ConfigError with every reason when no agent loads", async () => {
+    await soul("main", "---\nname: ''\n---\nbody\n");
+    const error = await loadAgents(workspace).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(/No agent could be loaded.*field "name" must not be empty/);
+    await rm(join(workspace, "agents"), { recursive: true });
+    await expect(loadAgents(workspace)).rejects.toThrow(/No agent could be loaded/);
+  });
+
+  it("does not share parsed data between equal files (no gray-matter cache leak)", async () => {
+    const text = "---\nname: Same\ntools: [read_file]\n---\nbody\n";
+    await soul("one", text);
+    await soul("two", text);
+    const { agents } = await load();
+    agents["one"]?.tools?.push("run_command");
+    expect(agents["two"]?.tools).toEqual(["read_file"]);
+    const again = await load();
+    expect(again.agents["one"]?.tools).toEqual(["read_file"]);
+  });
+});
