@@ -149,7 +149,8 @@ export class FolderTracker {
 
   /** Lists the folder; stats new names, dirty names, and with `full` every name. */
   private async list(dirMtimeMs: number, dirty: Set<string>, full: boolean): Promise<FolderChanges> {
-    const listedAt = this.now();
+    // Compared with file system times, so the real wall clock, not the injected one.
+    const listedAt = Date.now();
     const names = (await readdir(this.dir).catch(() => [] as string[])).filter(this.options.accept);
     const present = new Set(names);
     const removed = [...this.known.keys()].filter((name) => !present.has(name));

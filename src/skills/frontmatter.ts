@@ -42,7 +42,8 @@ export function parseFrontmatter(text: string): ParsedFrontmatter {
   return {
     data: { ...(raw as Record<string, unknown>) },
     body: file.content,
-    hasFrontmatter: normalized.startsWith("---"),
+    // gray-matter marks an empty `---` block with `isEmpty`, which its types leave out.
+    hasFrontmatter: (file as { isEmpty?: boolean }).isEmpty === true || file.matter.length > 0,
   };
 }
 

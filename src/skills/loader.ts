@@ -36,6 +36,14 @@ export class UnknownSkillError extends MiniclawError {
   }
 }
 
+function safeParse(text: string): ParsedFrontmatter | undefined {
+  try {
+    return parseFrontmatter(text);
+  } catch {
+    return undefined;
+  }
+}
+
 function firstLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return (message.split("\n")[0] ?? "").trim();
@@ -108,7 +116,8 @@ export class SkillLoader {
   async body(name: string): Promise<string> {
     const skill = this.skills.get(name);
     if (!skill) throw new UnknownSkillError(name, this.list().map((s) => s.name));
-    const { body } = parseFrontmatter(await readFile(skill.file, "utf8"));
+    const text = await readFile(skill.file, "utf8");
+    const body = (safeParse(text) ?? parseLooseFrontmatter(text))?.body ?? text;
     const files = await listSkillResources(skill.dir, skill.file);
     const more = Math.max(0, files.length - MAX_LISTED_FILES);
     return formatSkillBody(skill.name, skill.dir, body, files.slice(0, MAX_LISTED_FILES), more);

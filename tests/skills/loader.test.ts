@@ -119,6 +119,7 @@ describe("SkillLoader rules", () => {
     const file = await skill(temp, "colon", "---\nname: colon\ndescription: Use when: things happen\nmetadata: {\"a\":{\"b\":1}}\n---\nbody\n");
     const { loader, warnings } = await loaded([temp]);
     expect(loader.get("colon")).toMatchObject({ description: "Use when: things happen", metadata: { a: { b: 1 } } });
+    expect(await loader.body("colon")).toBe('<skill name="colon">\nbody\n</skill>');
     expect(warnings).toEqual([expect.stringMatching(new RegExp(`^${file}: frontmatter is not valid YAML`))]);
   });
 
