@@ -1,10 +1,18 @@
 // Every default of a turn in one place: the runtime a turn runs with, resolved from its options.
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { nodeSpawnDefault, refuseApprover, systemClock, type Approver, type Clock, type Spawn } from "../deps.js";
 import { createClient, pickModel, type Env } from "../model/client.js";
 import type { PermissionContext, PermissionMode } from "../permissions/context.js";
 import { SessionStore, type SessionStorage } from "../sessions/store.js";
+import { contextWindowFor } from "../sessions/tokens.js";
+import { ConfigError } from "../errors.js";
+import { MemoryStore } from "../memory/store.js";
+import { BUNDLED_SKILLS } from "../paths.js";
+import { buildSystemPrompt, readUserProfile } from "../runtime/system-prompt.js";
+import { SkillLoader } from "../skills/loader.js";
+import { createLoadSkillTool } from "../tools/load-skill.js";
+import { createMemoryTools } from "../tools/memory.js";
 import type { AnyTool } from "../tools/define.js";
 import type { ToolHooks } from "../tools/dispatch.js";
 import type { AgentConfig, EventSink } from "../types.js";
@@ -13,6 +21,8 @@ export const DEFAULT_MAX_ITERATIONS = 20;
 export const DEFAULT_MAX_TOKENS = 8192;
 /** Ceiling for the one retry after a tool_use was cut off by max_tokens. */
 export const MAX_TOKENS_CEILING = 32_000;
+/** Compaction starts when the next request passes this share of the context window. */
+export const COMPACT_AT_SHARE = 0.8;
 
 /** What a caller may pass to `runAgentTurn`; every field has a default. */
 export interface TurnOptions {
@@ -44,6 +54,12 @@ export interface TurnOptions {
   clock?: Clock;
   spawn?: Spawn;
   store?: SessionStorage;
+  /** Skills offered through load_skill; default the bundled ones and `workspace/skills/`, loaded now. */
+  skills?: SkillLoader;
+  /** Long-term memory; default `workspace/memory/`. */
+  memory?: MemoryStore;
+  /** The text of USER.md; default read from the workspace. */
+  userProfile?: string;
   /** Replaces the assembled system prompt. */
   systemPrompt?: string;
   maxIterations?: number;
@@ -53,6 +69,8 @@ export interface TurnOptions {
   maxOutputTokens?: number;
   /** Adds the current time to the user message (not to the system prompt, which must stay byte-stable). */
   includeTime?: boolean;
+  /** Compact before a request whose context passes this many tokens; default 80% of the window, or MINICLAW_COMPACT_AT. */
+  compactAt?: number;
   /** Base delay of the loop's own retry of a broken stream. */
   streamRetryBaseMs?: number;
 }
@@ -78,22 +96,32 @@ export interface TurnRuntime {
   spawn: Spawn;
   store: SessionStorage;
   systemPrompt: string;
+  /** Set when this turn opened the memory store itself (closed at the end of the turn). */
+  ownedMemory: MemoryStore | undefined;
   maxIterations: number;
   maxBudgetUsd: number;
   maxOutputTokens: number;
   includeTime: boolean;
   streamRetryBaseMs: number | undefined;
+  compactAt: number;
+  contextWindow: number;
 }
 
 /** Resolves every default. Throws ConfigError when no client is given and no credentials are set. */
-export function resolveTurnOptions(agent: AgentConfig, options: TurnOptions): TurnRuntime {
+export async function resolveTurnOptions(agent: AgentConfig, options: TurnOptions): Promise<TurnRuntime> {
   const env = options.env ?? process.env;
   const workspace = resolve(options.workspace ?? "workspace");
   const cwd = resolve(options.cwd ?? process.cwd());
   const emit = safeSink(options.onEvent);
   const permissionMode = options.permissionMode ?? "default";
   const approver = options.approver ?? refuseApprover;
+  const model = pickModel(agent.model, options.model, env["MINICLAW_MODEL"]);
+  const client = options.client ?? createClient({ env });
+  const builtins = options.builtinTools !== false;
+  const memory = builtins ? (options.memory ?? MemoryStore.forWorkspace(workspace)) : undefined;
+  const skills = builtins ? (options.skills ?? (await loadSkills(workspace))) : undefined;
   const tools = new Map<string, AnyTool>();
+  if (memory && skills) for (const tool of builtinTools(memory, skills)) tools.set(tool.name, tool);
   for (const tool of options.tools ?? []) tools.set(tool.name, tool);
   const allowed = agent.tools;
   if (allowed) for (const name of [...tools.keys()]) if (!allowed.includes(name)) tools.delete(name);
@@ -102,8 +130,8 @@ export function resolveTurnOptions(agent: AgentConfig, options: TurnOptions): Tu
     cwd,
     env,
     childEnv: scrubEnv(env),
-    client: options.client ?? createClient({ env }),
-    model: pickModel(agent.model, options.model, env["MINICLAW_MODEL"]),
+    client,
+    model,
     maxTokens: options.maxTokens ?? agent.maxTokens ?? DEFAULT_MAX_TOKENS,
     approver,
     permissionMode,
@@ -115,13 +143,43 @@ export function resolveTurnOptions(agent: AgentConfig, options: TurnOptions): Tu
     clock: options.clock ?? systemClock,
     spawn: options.spawn ?? nodeSpawnDefault,
     store: options.store ?? new SessionStore(resolve(workspace, "sessions")),
-    systemPrompt: options.systemPrompt ?? agent.prompt,
+    systemPrompt:
+      options.systemPrompt ??
+      buildSystemPrompt({
+        agent,
+        userProfile: options.userProfile ?? (await readUserProfile(workspace)),
+        skillsListing: skills?.listing(),
+        toolNames: [...tools.keys()],
+      }),
+    ownedMemory: options.memory === undefined ? memory : undefined,
     maxIterations: options.maxIterations ?? DEFAULT_MAX_ITERATIONS,
     maxBudgetUsd: options.maxBudgetUsd ?? Infinity,
     maxOutputTokens: options.maxOutputTokens ?? Infinity,
     includeTime: options.includeTime ?? true,
     streamRetryBaseMs: options.streamRetryBaseMs,
+    contextWindow: contextWindowFor(model),
+    compactAt: options.compactAt ?? compactAtFromEnv(env) ?? Math.floor(contextWindowFor(model) * COMPACT_AT_SHARE),
   };
+}
+
+/** The tools every agent has unless its SOUL.md narrows them. */
+function builtinTools(memory: MemoryStore, skills: SkillLoader): AnyTool[] {
+  return [...createMemoryTools(memory), createLoadSkillTool(skills)];
+}
+
+async function loadSkills(workspace: string): Promise<SkillLoader> {
+  const loader = new SkillLoader({ dirs: [BUNDLED_SKILLS, join(workspace, "skills")] });
+  await loader.load();
+  return loader;
+}
+
+/** MINICLAW_COMPACT_AT in tokens; a bad value is a ConfigError, not a silent default. */
+function compactAtFromEnv(env: Env): number | undefined {
+  const raw = env["MINICLAW_COMPACT_AT"];
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new ConfigError(`MINICLAW_COMPACT_AT must be a positive whole number of tokens, got "${raw}"`);
+  return value;
 }
 
 /** Event sinks must not throw; a throwing one is contained so the turn and the transcript stay intact. */

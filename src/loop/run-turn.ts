@@ -1,4 +1,7 @@
 // THE loop: one user message in, model requests and tool rounds until the model is done or a brake stops it.
+import Anthropic from "@anthropic-ai/sdk";
+import { sessionContextSize } from "../sessions/tokens.js";
+import { compactSession } from "./compact.js";
 import { estimateCostUsd, fromApiUsage, addUsage, ZERO_USAGE } from "../model/usage.js";
 import { AbortedError, describeError, streamMessage } from "../model/stream.js";
 import { runToolUses, resultText } from "../tools/dispatch.js";
@@ -23,19 +26,24 @@ export async function runAgentTurn(
   agent: AgentConfig,
   options: TurnOptions = {},
 ): Promise<TurnResult> {
-  const rt = resolveTurnOptions(agent, options);
-  const release = await rt.store.lock(sessionKey);
+  const rt = await resolveTurnOptions(agent, options);
   try {
-    return await runLocked(rt, sessionKey, userText, agent);
+    const release = await rt.store.lock(sessionKey);
+    try {
+      return await runLocked(rt, sessionKey, userText, agent);
+    } finally {
+      await release();
+    }
   } finally {
-    await release();
+    rt.ownedMemory?.close();
   }
 }
 
 async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: AgentConfig): Promise<TurnResult> {
   const session = await rt.store.load(key);
   for (const warning of session.warnings) rt.emit({ type: "warning", message: warning });
-  const history: MessageParam[] = [...session.messages];
+  let history: MessageParam[] = [...session.messages];
+  let lastUsage = session.lastUsage;
   const persist = async (message: MessageParam, extra: Partial<MessageRecord> = {}): Promise<void> => {
     const record: SessionRecord = { type: "message", id: newId(), ts: rt.clock.now(), message, ...extra };
     const header: SessionRecord[] = session.exists || history.length > 0 ? [] : [{ type: "session", version: 1, key, agentId: agent.id, ts: rt.clock.now() }];
@@ -58,17 +66,46 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
   rt.emit({ type: "turn_start", sessionKey: key, agentId: agent.id });
   await persist(userMessage(userText, rt.includeTime ? rt.clock.now() : undefined));
 
+  const tools = [...rt.tools.values()];
+  /** Compacts when forced or when the next request passes the threshold; false when it could not and it must. */
+  const fitContext = async (reason: string | undefined): Promise<string | undefined> => {
+    const size = sessionContextSize({ messages: history, lastUsage }, { system: rt.systemPrompt, tools: tools.map((t) => t.inputSchema) });
+    if (reason === undefined && size <= rt.compactAt) return undefined;
+    const outcome = await compactSession({
+      client: rt.client, model: rt.model, store: rt.store, key, session: await rt.store.load(key),
+      tokensBefore: size, reason: reason ?? `the context reached ${size} tokens (threshold ${rt.compactAt})`,
+      signal: rt.signal, emit: rt.emit, now: () => rt.clock.now(),
+    });
+    if (outcome.compacted) {
+      history = [...outcome.session.messages];
+      lastUsage = undefined;
+      return undefined;
+    }
+    const fits = reason === undefined && size < rt.contextWindow;
+    rt.emit({ type: "warning", message: `compaction skipped: ${outcome.reason}${fits ? "; going on uncompacted" : ""}` });
+    return fits ? undefined : `the conversation no longer fits the model's context window and compaction failed: ${outcome.reason}`;
+  };
+  let compactedForOverflow = false;
+
   for (;;) {
     if (rt.signal.aborted) return finish("aborted");
     if (iterations >= rt.maxIterations) return finish("max_iterations", `stopped after ${rt.maxIterations} model requests`);
+    const unfit = await fitContext(undefined);
+    if (unfit) return finish("model_context_window_exceeded", unfit);
     iterations++;
-    const { params } = buildRequest({ model: rt.model, maxTokens, system: rt.systemPrompt, tools: [...rt.tools.values()], messages: history });
+    const { params } = buildRequest({ model: rt.model, maxTokens, system: rt.systemPrompt, tools, messages: history });
     rt.emit({ type: "request_start", iteration: iterations, model: rt.model });
     let message: ApiMessage;
     try {
       message = await streamMessage(rt.client, params, { signal: rt.signal, emit: rt.emit, clock: rt.clock, ...(rt.streamRetryBaseMs !== undefined && { retryBaseMs: rt.streamRetryBaseMs }) });
     } catch (error) {
       if (error instanceof AbortedError) return finish("aborted");
+      if (isPromptTooLong(error) && !compactedForOverflow) {
+        compactedForOverflow = true;
+        const unfitAfter = await fitContext("the API said the prompt is too long");
+        if (unfitAfter) return finish("model_context_window_exceeded", unfitAfter);
+        continue;
+      }
       return finish("error", describeError(error));
     }
     const responseUsage = fromApiUsage(message.usage);
@@ -86,6 +123,7 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
     const responseText = textOf(content);
     if (responseText) text = responseText;
     if (content.length > 0) {
+      lastUsage = { usage: responseUsage, index: history.length };
       const stored = await persistOrFail(() =>
         persist({ role: "assistant", content }, { usage: responseUsage, model: message.model, ...(message.stop_reason && { stopReason: message.stop_reason }) }),
       );
@@ -95,7 +133,11 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
     const stop = message.stop_reason;
     if (stop === "pause_turn") continue;
     if (stop === "model_context_window_exceeded") {
-      return finish("model_context_window_exceeded", "the conversation no longer fits the model's context window");
+      if (compactedForOverflow) return finish(stop, "the conversation no longer fits the model's context window, even after compaction");
+      compactedForOverflow = true;
+      const unfitAfter = await fitContext("the model's context window was exceeded");
+      if (unfitAfter) return finish(stop, unfitAfter);
+      continue;
     }
     if (stop !== "tool_use" || cutToolUse) return finish(stop === null || stop === "tool_use" ? "end_turn" : stop);
 
@@ -140,6 +182,11 @@ async function persistOrFail(write: () => Promise<void>): Promise<string | undef
   } catch (error) {
     return `could not write the session: ${error instanceof Error ? error.message : String(error)}`;
   }
+}
+
+/** A 400 saying the prompt does not fit: compact and retry once. */
+function isPromptTooLong(error: unknown): boolean {
+  return error instanceof Anthropic.BadRequestError && /prompt is too long|context window|too many tokens/i.test(error.message);
 }
 
 function newId(): string {

@@ -61,3 +61,31 @@ export function estimateCostUsd(model: string, u: Usage): number {
     u.outputTokens * perToken(price.output)
   );
 }
+
+/** Totals of a session reconstructed from its records alone: tokens, cache read share, estimated cost. */
+export interface UsageSummary {
+  usage: Usage;
+  costUsd: number;
+  cacheReadShare: number;
+  responses: number;
+}
+
+/** Sums the usage stored with each response (records without usage are skipped). */
+export function summarizeUsage(records: ReadonlyArray<{ usage?: Usage | undefined; model?: string | undefined }>): UsageSummary {
+  let usage = ZERO_USAGE;
+  let costUsd = 0;
+  let responses = 0;
+  for (const record of records) {
+    if (!record.usage) continue;
+    usage = addUsage(usage, record.usage);
+    costUsd += estimateCostUsd(record.model ?? "", record.usage);
+    responses++;
+  }
+  return { usage, costUsd, cacheReadShare: cacheReadShare(usage), responses };
+}
+
+/** One line: tokens in and out, cache read share, cost. */
+export function formatUsageSummary(s: UsageSummary): string {
+  const input = totalInput(s.usage);
+  return `${s.responses} responses · ${input} tokens in (${(s.cacheReadShare * 100).toFixed(1)}% read from cache) · ${s.usage.outputTokens} tokens out · ~$${s.costUsd.toFixed(4)}`;
+}

@@ -27,7 +27,7 @@ describe("repairMessages", () => {
       { role: "assistant", content: "done" },
     ];
     const params = build([...broken, user("next")]);
-    expect(validateRequest(params)).toBeNull();
+    expect(validateRequest(params as unknown as Record<string, unknown>)).toBeNull();
     const results = params.messages[2]!.content as Array<{ tool_use_id: string; is_error?: boolean }>;
     expect(results.map((r) => [r.tool_use_id, r.is_error ?? false])).toEqual([["a", true], ["b", false]]);
   });
@@ -41,7 +41,7 @@ describe("repairMessages", () => {
       { role: "assistant", content: [{ type: "text", text: "" }] },
       user("again"),
     ]);
-    expect(validateRequest(params)).toBeNull();
+    expect(validateRequest(params as unknown as Record<string, unknown>)).toBeNull();
     expect(params.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
     const merged = params.messages[2]!.content as Array<{ type: string }>;
     expect(merged.map((b) => b.type)).toEqual(["tool_result", "text", "text"]);
@@ -50,7 +50,7 @@ describe("repairMessages", () => {
   it("starts with a user message", () => {
     const params = build([{ role: "assistant", content: "orphan" }, user("hi")]);
     expect(params.messages[0]!.role).toBe("user");
-    expect(validateRequest(params)).toBeNull();
+    expect(validateRequest(params as unknown as Record<string, unknown>)).toBeNull();
   });
 });
 
@@ -64,7 +64,7 @@ describe("buildRequest", () => {
     const history: MessageParam[] = [user("q")];
     for (let i = 0; i < 10; i++) history.push(use(`id${i}`), answer(`id${i}`));
     const params = build(history);
-    expect(countCacheBreakpoints(params)).toBe(4);
+    expect(countCacheBreakpoints(params as unknown as Record<string, unknown>)).toBe(4);
     expect(params.tools!.at(-1)).toHaveProperty("cache_control");
     const marked = params.messages.flatMap((m, i) => ((m.content as Array<{ cache_control?: unknown }>).some((b) => b.cache_control) ? [i] : []));
     expect(marked).toEqual([params.messages.length - 3, params.messages.length - 1]);
@@ -73,7 +73,7 @@ describe("buildRequest", () => {
   it("strips cache_control that history blocks carried, so the count stays at 4", () => {
     const tagged: MessageParam = { role: "user", content: [{ type: "text", text: "old", cache_control: { type: "ephemeral" } }] };
     const params = build([tagged, { role: "assistant", content: "a" }, tagged, { role: "assistant", content: "b" }, user("c"), { role: "assistant", content: "d" }, user("e")]);
-    expect(countCacheBreakpoints(params)).toBe(4);
+    expect(countCacheBreakpoints(params as unknown as Record<string, unknown>)).toBe(4);
   });
 
   it("derives the input schema from zod, as an object schema", () => {

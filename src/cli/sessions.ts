@@ -1,0 +1,78 @@
+// `miniclaw sessions` and `miniclaw sessions show KEY [--all]`: list sessions, print one with its usage and cost.
+import { join } from "node:path";
+import { styleText } from "node:util";
+import { ConfigError } from "../errors.js";
+import { formatUsageSummary, summarizeUsage } from "../model/usage.js";
+import { resolveWorkspace } from "../runtime/workspace.js";
+import type { MessageRecord, SessionRecord } from "../sessions/records.js";
+import { SessionStore } from "../sessions/store.js";
+import type { ContentBlockParam } from "../types.js";
+import type { CliArgs } from "./args.js";
+import type { CliIo } from "./io.js";
+import { useColor } from "./render.js";
+
+/** Needs no credentials: it only reads files. */
+export async function sessionsCommand(args: CliArgs, io: CliIo): Promise<number> {
+  const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
+  const store = new SessionStore(join(workspace, "sessions"), { onWarning: (m) => io.stderr.write(`warning: ${m}\n`) });
+  const [sub, key] = args.words;
+  if (sub === undefined || sub === "list") return listAll(store, io);
+  if (sub === "show") {
+    if (!key) throw new ConfigError("usage: miniclaw sessions show KEY [--all]");
+    return showOne(store, key, args.all, io);
+  }
+  throw new ConfigError(`unknown sessions command "${sub}" (use: miniclaw sessions, miniclaw sessions show KEY [--all])`);
+}
+
+async function listAll(store: SessionStore, io: CliIo): Promise<number> {
+  const sessions = await store.list();
+  if (sessions.length === 0) {
+    io.stdout.write("No sessions yet.\n");
+    return 0;
+  }
+  const rows = sessions.map((s) => [s.key, s.agentId, String(s.messages), `~${s.estimatedTokens}`, formatTime(s.lastActivity)]);
+  const header = ["KEY", "AGENT", "MESSAGES", "TOKENS", "LAST ACTIVITY"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  for (const row of [header, ...rows]) io.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()}\n`);
+  return 0;
+}
+
+async function showOne(store: SessionStore, key: string, all: boolean, io: CliIo): Promise<number> {
+  if (!(await store.exists(key))) throw new ConfigError(`no session "${key}" (miniclaw sessions lists them)`);
+  const records = await store.show(key, { all });
+  const color = useColor(io.stdout, io.env);
+  const paint = (style: Parameters<typeof styleText>[0], text: string): string => (color ? styleText(style, text) : text);
+  for (const record of records) io.stdout.write(`${renderRecord(record, paint)}\n`);
+  const everything = all ? records : await store.show(key, { all: true });
+  const messages = everything.filter((r): r is MessageRecord => r.type === "message");
+  io.stdout.write(`\n${formatUsageSummary(summarizeUsage(messages))}\n`);
+  return 0;
+}
+
+function renderRecord(record: SessionRecord, paint: (style: Parameters<typeof styleText>[0], text: string) => string): string {
+  if (record.type === "session") return paint("dim", `# session ${record.key} (agent ${record.agentId}) started ${formatTime(record.ts)}`);
+  if (record.type === "compaction") {
+    return paint("magenta", `--- compaction at ${formatTime(record.ts)}: ${record.replacedMessages} messages replaced by this summary ---\n${record.summary}\n---`);
+  }
+  const { role, content } = record.message;
+  const blocks: ContentBlockParam[] = typeof content === "string" ? [{ type: "text", text: content }] : content;
+  const lines = blocks.map((block) => {
+    if (block.type === "text") return block.text;
+    if (block.type === "tool_use") return paint("cyan", `→ ${block.name} ${JSON.stringify(block.input)}`);
+    if (block.type === "tool_result") {
+      const text = typeof block.content === "string" ? block.content : (block.content ?? []).map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
+      return paint(block.is_error ? "red" : "dim", `← ${clip(text, 400)}`);
+    }
+    return paint("dim", `[${block.type}]`);
+  });
+  const who = role === "user" ? paint("green", "user") : paint("blue", "assistant");
+  return `${who}${record.synthetic ? paint("dim", " (written by miniclaw)") : ""}: ${lines.join("\n")}`;
+}
+
+function formatTime(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 16).replace("T", " ");
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
+}

@@ -1,0 +1,112 @@
+// The REPL's own commands (/help, /agents, /new, /sessions, /compact, /skills, /memory, /cost, /exit).
+import { styleText } from "node:util";
+import { formatUsageSummary, summarizeUsage } from "../model/usage.js";
+import type { Assistant } from "../runtime/assistant.js";
+import { findAgentByPrefix, parseSlashCommand, resolveAgent } from "../runtime/routing.js";
+import type { MessageRecord } from "../sessions/records.js";
+
+export interface ReplState {
+  assistant: Assistant;
+  agentId: string;
+  sessionKey: string;
+  out: { write(text: string): void };
+  color: boolean;
+}
+
+type Outcome = "handled" | "exit" | "message";
+
+const HELP: Array<[string, string]> = [
+  ["/help", "this list"],
+  ["/agents", "the agents and their prefixes"],
+  ["/new", "start a fresh session"],
+  ["/sessions", "list sessions"],
+  ["/compact", "compact this session now"],
+  ["/skills", "the skills the agents can load"],
+  ["/memory <query>", "search long-term memory"],
+  ["/cost", "tokens, cache read share and estimated cost of this session"],
+  ["/exit", "leave (also Ctrl-D)"],
+];
+
+/**
+ * Handles a line that is a REPL command. Returns "message" for lines that go to the model
+ * (plain text, and agent prefixes such as `/research <question>`), "exit" for /exit.
+ * An unknown `/word` gets a one-line hint and no model call.
+ */
+export async function handleSlashCommand(line: string, state: ReplState): Promise<Outcome> {
+  const { assistant } = state;
+  const [agentId] = resolveAgent(line, assistant.agents, "\u0000");
+  if (agentId !== "\u0000") return "message";
+  const command = parseSlashCommand(line);
+  if (!command) return "message";
+  const say = (text: string): void => state.out.write(`${text}\n`);
+  const dim = (text: string): string => (state.color ? styleText("dim", text) : text);
+  switch (command.name) {
+    case "help":
+      say(HELP.map(([name, text]) => `  ${name.padEnd(18)}${dim(text)}`).join("\n"));
+      for (const agent of Object.values(assistant.agents)) if (agent.prefix) say(`  ${`${agent.prefix} <message>`.padEnd(18)}${dim(`ask ${agent.name}`)}`);
+      return "handled";
+    case "exit":
+    case "quit":
+      return "exit";
+    case "agents":
+      for (const agent of Object.values(assistant.agents)) {
+        say(`  ${agent.id.padEnd(12)} ${agent.name}${agent.prefix ? `  (${agent.prefix} <message>)` : ""}${agent.id === state.agentId ? dim("  ← current") : ""}`);
+      }
+      return "handled";
+    case "new":
+      state.sessionKey = `agent:${state.agentId}:${new Date().toISOString().replace(/[-:]/g, "").slice(0, 15)}`;
+      say(`New session ${state.sessionKey}.`);
+      return "handled";
+    case "sessions":
+      await listSessions(state, say);
+      return "handled";
+    case "compact":
+      say(await compactNow(state));
+      return "handled";
+    case "skills":
+      for (const skill of assistant.skills.list()) say(`  ${skill.name.padEnd(24)} ${dim(oneLine(skill.description, 90))}`);
+      if (assistant.skills.list().length === 0) say("No skills found.");
+      return "handled";
+    case "memory":
+      await searchMemory(state, command.args, say);
+      return "handled";
+    case "cost":
+      say(await costOf(state));
+      return "handled";
+  }
+  const agent = findAgentByPrefix(command.name, assistant.agents);
+  say(agent ? `Usage: ${agent.prefix} <message> (asks ${agent.name}).` : `Unknown command /${command.name}. Type /help for the list.`);
+  return "handled";
+}
+
+async function listSessions(state: ReplState, say: (text: string) => void): Promise<void> {
+  const sessions = await state.assistant.sessions.list();
+  if (sessions.length === 0) return say("No sessions yet.");
+  for (const s of sessions) {
+    const mark = s.key === state.sessionKey ? " ←" : "";
+    say(`  ${s.key.padEnd(28)} ${String(s.messages).padStart(4)} messages  ~${s.estimatedTokens} tokens  ${new Date(s.lastActivity).toISOString().slice(0, 16).replace("T", " ")}${mark}`);
+  }
+}
+
+async function searchMemory(state: ReplState, query: string, say: (text: string) => void): Promise<void> {
+  if (!query.trim()) return say("Usage: /memory <query>");
+  const hits = await state.assistant.memory.search(query);
+  if (hits.length === 0) return say(`No memory matches "${query}".`);
+  for (const hit of hits) say(`  ${hit.key}: ${oneLine(hit.snippet, 110)}`);
+}
+
+async function costOf(state: ReplState): Promise<string> {
+  const records = await state.assistant.sessions.show(state.sessionKey, { all: true });
+  const messages = records.filter((r): r is MessageRecord => r.type === "message");
+  if (messages.length === 0) return "No usage yet in this session.";
+  return formatUsageSummary(summarizeUsage(messages));
+}
+
+async function compactNow(state: ReplState): Promise<string> {
+  return state.assistant.compact(state.sessionKey, state.agentId);
+}
+
+function oneLine(text: string, max: number): string {
+  const one = text.replace(/\s+/g, " ").trim();
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+}

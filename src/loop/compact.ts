@@ -1,0 +1,79 @@
+// Compaction as the loop does it: the pure plan from sessions/, the summary written by the model, one record appended.
+import type Anthropic from "@anthropic-ai/sdk";
+import { describeError } from "../model/stream.js";
+import { buildSummaryRequestText, compactionRecordFor, planCompaction, SUMMARY_SYSTEM_PROMPT } from "../sessions/compaction.js";
+import type { MessageRecord } from "../sessions/records.js";
+import type { LoadedSession, SessionStorage } from "../sessions/store.js";
+import { contextWindowFor } from "../sessions/tokens.js";
+import type { EventSink } from "../types.js";
+
+/** Output tokens allowed for a summary. */
+export const SUMMARY_MAX_TOKENS = 4096;
+/** Share of the context window kept verbatim after the summary. */
+export const KEEP_SHARE = 0.25;
+
+export interface CompactInput {
+  client: Anthropic;
+  model: string;
+  store: SessionStorage;
+  key: string;
+  session: LoadedSession;
+  /** The context size that triggered it, for the record. */
+  tokensBefore: number;
+  reason: string;
+  signal: AbortSignal;
+  emit: EventSink;
+  now: () => number;
+  /** Tokens to keep verbatim; default a quarter of the model's window. */
+  keepTokens?: number;
+}
+
+export type CompactOutcome = { compacted: true; session: LoadedSession } | { compacted: false; reason: string };
+
+/**
+ * Summarises the older part of a session and appends a compaction record; the old
+ * lines stay in the file. Never throws: a session with nothing to cut, or a failing
+ * summary call, resolves `{ compacted: false, reason }` and the session is unchanged.
+ */
+export async function compactSession(input: CompactInput): Promise<CompactOutcome> {
+  const keepTokens = input.keepTokens ?? Math.floor(contextWindowFor(input.model) * KEEP_SHARE);
+  const plan = planCompaction(input.session.records, { keepTokens });
+  if (!plan) return { compacted: false, reason: "nothing can be summarised without splitting the current turn" };
+  let summary: string;
+  try {
+    const response = await input.client.messages.create(
+      {
+        model: input.model,
+        max_tokens: SUMMARY_MAX_TOKENS,
+        system: SUMMARY_SYSTEM_PROMPT,
+        messages: [{ role: "user", content: buildSummaryRequestText(plan.toSummarize, input.session.compaction?.summary) }],
+      },
+      { signal: input.signal },
+    );
+    summary = response.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n").trim();
+  } catch (error) {
+    return { compacted: false, reason: `the summary request failed: ${describeError(error)}` };
+  }
+  if (!summary) return { compacted: false, reason: "the model wrote an empty summary" };
+  const skills = loadedSkills(plan.toSummarize, input.session.compaction?.skills);
+  const text = skills.length > 0 ? `${summary}\n\nSkills loaded before this point (load them again with load_skill when needed): ${skills.join(", ")}` : summary;
+  const record = compactionRecordFor(plan, text, { ts: input.now(), tokensBefore: input.tokensBefore, skills });
+  await input.store.append(input.key, [record]);
+  input.emit({ type: "compaction", summaryTokens: Math.ceil(text.length / 4), replacedMessages: record.replacedMessages, reason: input.reason });
+  return { compacted: true, session: await input.store.load(input.key) };
+}
+
+/** Names of skills loaded with load_skill in these records, plus those a previous compaction named. */
+function loadedSkills(records: MessageRecord[], previous: string[] = []): string[] {
+  const names = new Set(previous);
+  for (const { message } of records) {
+    if (message.role !== "assistant" || typeof message.content === "string") continue;
+    for (const block of message.content) {
+      if (block.type === "tool_use" && block.name === "load_skill") {
+        const name = (block.input as { name?: unknown }).name;
+        if (typeof name === "string") names.add(name);
+      }
+    }
+  }
+  return [...names].sort();
+}

@@ -1,0 +1,146 @@
+// The assistant as the CLI and cron use it: agents, skills, memory and sessions opened once, one turn per message.
+import { join } from "node:path";
+import type Anthropic from "@anthropic-ai/sdk";
+import { systemClock, type Approver, type Clock } from "../deps.js";
+import { compactSession } from "../loop/compact.js";
+import { sessionContextSize } from "../sessions/tokens.js";
+import { ConfigError } from "../errors.js";
+import { runAgentTurn } from "../loop/run-turn.js";
+import type { TurnOptions } from "../loop/options.js";
+import { MemoryStore } from "../memory/store.js";
+import { createClient, pickModel, type Env } from "../model/client.js";
+import { BUNDLED_SKILLS } from "../paths.js";
+import type { PermissionMode } from "../permissions/context.js";
+import { SessionStore } from "../sessions/store.js";
+import { SkillLoader } from "../skills/loader.js";
+import type { AgentConfig, EventSink, TurnResult } from "../types.js";
+import { loadAgents } from "./agents.js";
+import { DEFAULT_AGENT_ID, resolveAgent } from "./routing.js";
+import { readUserProfile } from "./system-prompt.js";
+
+export interface AssistantOptions {
+  workspace: string;
+  cwd: string;
+  env: Env;
+  /** A ready client; default built from `env` (throws ConfigError without credentials). */
+  client?: Anthropic;
+  /** `--model`: used by agents whose SOUL.md names none. */
+  model?: string;
+  /** `--agent`: the agent of messages that carry no prefix. */
+  defaultAgent?: string;
+  approver?: Approver;
+  permissionMode?: PermissionMode;
+  clock?: Clock;
+  /** Warnings met while loading (bad SOUL.md, skill rule breaks); must not throw. */
+  onWarning?: (message: string) => void;
+  /** Anything else a turn takes (budgets, hooks, extra tools). */
+  turn?: TurnOptions;
+}
+
+export interface SendOptions {
+  /** `--session`: the session key; default `agent:<agent>:main`. */
+  sessionKey?: string;
+  signal?: AbortSignal;
+  onEvent?: EventSink;
+  /** Overrides the assistant's approver for this message (cron passes the refusing one). */
+  approver?: Approver;
+}
+
+export interface Assistant {
+  workspace: string;
+  agents: Record<string, AgentConfig>;
+  skills: SkillLoader;
+  memory: MemoryStore;
+  sessions: SessionStore;
+  /** The agent a message goes to and the message without its prefix. */
+  route(text: string): { agent: AgentConfig; text: string };
+  /** The default session key of an agent. */
+  sessionKeyFor(agentId: string): string;
+  /** Routes the message and runs one turn. */
+  send(text: string, options?: SendOptions): Promise<TurnResult>;
+  /** Compacts a session now (keeping its last turn); resolves to one line saying what happened. */
+  compact(sessionKey: string, agentId: string, onEvent?: EventSink): Promise<string>;
+  /** Releases watchers and handles. */
+  close(): void;
+}
+
+/** Opens the workspace: loads agents and skills once. Throws ConfigError (no credentials, no agent). */
+export async function openAssistant(opts: AssistantOptions): Promise<Assistant> {
+  const client = opts.client ?? createClient({ env: opts.env });
+  const warn = opts.onWarning ?? (() => {});
+  const skills = new SkillLoader({ dirs: [BUNDLED_SKILLS, join(opts.workspace, "skills")], onWarning: warn });
+  const [agents, userProfile] = await Promise.all([
+    loadAgents(opts.workspace, { onWarning: warn }),
+    readUserProfile(opts.workspace),
+    skills.load(),
+  ]);
+  const defaultAgent = opts.defaultAgent ?? DEFAULT_AGENT_ID;
+  if (!agents[defaultAgent]) {
+    throw new ConfigError(`no agent "${defaultAgent}" in ${join(opts.workspace, "agents")} (available: ${Object.keys(agents).join(", ")})`);
+  }
+  const memory = MemoryStore.forWorkspace(opts.workspace);
+  const sessions = new SessionStore(join(opts.workspace, "sessions"), { onWarning: warn, ...(opts.clock && { clock: opts.clock }) });
+  const route = (text: string): { agent: AgentConfig; text: string } => {
+    const [id, rest] = resolveAgent(text, agents, defaultAgent);
+    return { agent: agents[id]!, text: rest };
+  };
+  const sessionKeyFor = (agentId: string): string => `agent:${agentId}:main`;
+  return {
+    workspace: opts.workspace,
+    agents,
+    skills,
+    memory,
+    sessions,
+    route,
+    sessionKeyFor,
+    async send(text, send = {}) {
+      const { agent, text: message } = route(text);
+      const turn: TurnOptions = {
+        ...opts.turn,
+        workspace: opts.workspace,
+        cwd: opts.cwd,
+        env: opts.env,
+        client,
+        store: sessions,
+        skills,
+        memory,
+        userProfile: userProfile ?? "",
+        ...(opts.model !== undefined && { model: opts.model }),
+        ...(opts.clock !== undefined && { clock: opts.clock }),
+        ...(opts.permissionMode !== undefined && { permissionMode: opts.permissionMode }),
+        ...((send.approver ?? opts.approver) !== undefined && { approver: (send.approver ?? opts.approver)! }),
+        ...(send.signal !== undefined && { signal: send.signal }),
+        ...(send.onEvent !== undefined && { onEvent: send.onEvent }),
+      };
+      return runAgentTurn(send.sessionKey ?? sessionKeyFor(agent.id), message, agent, turn);
+    },
+    async compact(sessionKey, agentId, onEvent) {
+      const agent = agents[agentId] ?? agents[defaultAgent]!;
+      const release = await sessions.lock(sessionKey);
+      try {
+        const session = await sessions.load(sessionKey);
+        if (session.records.length === 0) return "Nothing to compact yet.";
+        const outcome = await compactSession({
+          client,
+          model: pickModel(agent.model, opts.model, opts.env["MINICLAW_MODEL"]),
+          store: sessions,
+          key: sessionKey,
+          session,
+          tokensBefore: sessionContextSize(session),
+          reason: "requested",
+          signal: new AbortController().signal,
+          emit: onEvent ?? (() => {}),
+          now: () => (opts.clock ?? systemClock).now(),
+          keepTokens: 0,
+        });
+        if (!outcome.compacted) return `Not compacted: ${outcome.reason}.`;
+        return `Compacted ${sessionKey}: the model now sees ${outcome.session.messages.length} messages, the summary first.`;
+      } finally {
+        await release();
+      }
+    },
+    close() {
+      memory.close();
+    },
+  };
+}
