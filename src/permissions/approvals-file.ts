@@ -1,0 +1,93 @@
+// workspace/exec-approvals.json: reading it (a bad file warns and approves nothing) and adding to it (locked, merged, atomic).
+import { mkdir, readFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import { z } from "zod";
+import { normalizeCommand } from "./approval-match.js";
+import { writeFileAtomic } from "./atomic-write.js";
+import { withFileLock } from "./file-lock.js";
+
+/** The file's schema. Unknown fields are kept, so later versions can add patterns, timestamps... */
+export const approvalsFileSchema = z.looseObject({
+  allowed: z.array(z.string()).default([]),
+  denied: z.array(z.string()).default([]),
+});
+
+export type ApprovalsFile = z.infer<typeof approvalsFileSchema>;
+
+/** The two lists, as `checkCommandSafety` takes them. */
+export interface Approvals {
+  allowed: string[];
+  denied: string[];
+}
+
+/** Receives one-line warnings meant for the user (core code never prints). */
+export type WarningSink = (message: string) => void;
+
+type ReadResult = { ok: true; data: ApprovalsFile } | { ok: false; problem: string };
+
+/**
+ * Reads the lists. A missing or empty file is empty lists. A corrupt or invalid
+ * file is reported through `onWarning` (naming the file and the problem), left
+ * untouched, and treated as empty: nothing approved.
+ */
+export async function readApprovals(path: string, onWarning?: WarningSink): Promise<Approvals> {
+  const result = await readApprovalsFile(path);
+  if (!result.ok) {
+    onWarning?.(`${path}: ${result.problem}. The file was left as it is; until it is fixed no command is approved or denied by it.`);
+    return { allowed: [], denied: [] };
+  }
+  return { allowed: result.data.allowed, denied: result.data.denied };
+}
+
+/**
+ * Adds commands to the lists. Under a lock file beside it, re-reads the file,
+ * takes the union, and replaces it atomically, so concurrent savers lose
+ * nothing. Resolves false (after a warning) without writing when the file on
+ * disk is corrupt or invalid; rejects on I/O errors or a lock held too long.
+ */
+export async function addApprovals(
+  path: string,
+  additions: { allowed?: readonly string[]; denied?: readonly string[] },
+  onWarning?: WarningSink,
+): Promise<boolean> {
+  await mkdir(dirname(path), { recursive: true });
+  return withFileLock(`${path}.lock`, async () => {
+    const current = await readApprovalsFile(path);
+    if (!current.ok) {
+      onWarning?.(`${path}: ${current.problem}. The decision was not saved and the file was left as it is.`);
+      return false;
+    }
+    const next: ApprovalsFile = {
+      ...current.data,
+      allowed: union(current.data.allowed, additions.allowed),
+      denied: union(current.data.denied, additions.denied),
+    };
+    await writeFileAtomic(path, `${JSON.stringify(next, null, 2)}\n`);
+    return true;
+  });
+}
+
+async function readApprovalsFile(path: string): Promise<ReadResult> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { ok: true, data: { allowed: [], denied: [] } };
+    return { ok: false, problem: `cannot be read (${(error as Error).message})` };
+  }
+  if (text.trim() === "") return { ok: true, data: { allowed: [], denied: [] } };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, problem: `is not valid JSON (${(error as Error).message})` };
+  }
+  const parsed = approvalsFileSchema.safeParse(json);
+  if (parsed.success) return { ok: true, data: parsed.data };
+  const issues = parsed.error.issues.map((issue) => `${issue.path.join(".") || "top level"}: ${issue.message}`);
+  return { ok: false, problem: `is not a valid approvals file (${issues.join("; ")}); expected {"allowed": [...], "denied": [...]}` };
+}
+
+function union(existing: readonly string[], added: readonly string[] = []): string[] {
+  return [...new Set([...existing, ...added.map(normalizeCommand)])];
+}

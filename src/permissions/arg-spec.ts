@@ -1,0 +1,164 @@
+// Deny-by-default option parsing for the read-only programs: only the flags a spec lists pass.
+import type { ShellWord } from "./shell-words.js";
+
+/**
+ * The options one program (or git subcommand) may take while staying read-only.
+ * Long names are written without `--`: `"name"` takes no value, `"name="` needs
+ * one (`--name=v` or `--name v`), `"name[=]"` takes an optional attached value.
+ * Exact names only: GNU tools also accept abbreviations (`sort --out=f`), which
+ * therefore never match and are refused.
+ */
+export interface ArgSpec {
+  /** Single-letter flags without a value; `#` admits digits (`head -5`). */
+  short?: string;
+  /** Single-letter flags whose value is attached (`-n5`) or the next word. */
+  shortValue?: string;
+  /** Single-letter flags with an optional attached value (`git diff -M50%`). */
+  shortOptional?: string;
+  long?: readonly string[];
+  /** Long flags taking two values (`jq --arg name value`). */
+  longPair?: readonly string[];
+  /** Every flag passes except those in `deny`: only for programs audited to have no flag that writes, runs or blocks. */
+  anyFlags?: boolean;
+  /** Flags refused with a reason (`"-o": "writes its output to a file"`), checked before anything else. */
+  deny?: Readonly<Record<string, string>>;
+  maxPositionals?: number;
+}
+
+/** A flag as given (`-n`, `--lines`) with its value, if any. */
+export interface ParsedFlag {
+  name: string;
+  value: ShellWord | null;
+}
+
+export interface ParsedArgs {
+  flags: ParsedFlag[];
+  positionals: ShellWord[];
+}
+
+export type ArgResult = { ok: true; args: ParsedArgs } | { ok: false; reason: string };
+
+type LongKind = "flag" | "value" | "optional" | "pair";
+
+/** True when the shell could expand this word into something starting with `-`. */
+export function mayExpandToOption(word: ShellWord): boolean {
+  return word.glob && /^[*?[{]/.test(word.value);
+}
+
+/** Parses `words` (the arguments after the program name) against `spec`. */
+export function parseArgs(program: string, words: readonly ShellWord[], spec: ArgSpec): ArgResult {
+  const args: ParsedArgs = { flags: [], positionals: [] };
+  const fail = (reason: string): ArgResult => ({ ok: false, reason: `${program}: ${reason}` });
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] as ShellWord;
+    const v = word.value;
+    if (v === "--") {
+      args.positionals.push(...words.slice(i + 1));
+      break;
+    }
+    if (!v.startsWith("-") || v === "-") {
+      if (mayExpandToOption(word) && !spec.anyFlags) return fail(`\`${v}\` starts with a wildcard and could expand to an option; put \`--\` before it or write \`./${v}\``);
+      args.positionals.push(word);
+      continue;
+    }
+    if (word.glob) return fail(`option \`${v}\` contains a wildcard`);
+    const step = v.startsWith("--") ? parseLong(word, words[i + 1], words[i + 2], spec, args) : parseShort(word, words[i + 1], spec, args);
+    if (typeof step === "string") return fail(step);
+    i += step;
+  }
+  return checkPositionals(args, spec, fail);
+}
+
+function checkPositionals(args: ParsedArgs, spec: ArgSpec, fail: (reason: string) => ArgResult): ArgResult {
+  if (spec.maxPositionals === undefined) return { ok: true, args };
+  if (args.positionals.length > spec.maxPositionals) {
+    return fail(spec.maxPositionals === 0 ? "takes no arguments here" : `at most ${spec.maxPositionals} argument(s) here (a further one may be an output file)`);
+  }
+  if (args.positionals.some((w) => w.glob)) return fail("a wildcard here could expand to several arguments");
+  return { ok: true, args };
+}
+
+/** Returns how many following words the flag consumed, or why it is refused. */
+function parseLong(word: ShellWord, next: ShellWord | undefined, after: ShellWord | undefined, spec: ArgSpec, args: ParsedArgs): number | string {
+  const eq = word.value.indexOf("=");
+  const name = eq === -1 ? word.value : word.value.slice(0, eq);
+  const attached = eq === -1 ? null : { value: word.value.slice(eq + 1), glob: false };
+  const denied = deniedLong(name, spec);
+  if (denied !== undefined) return denied;
+  if (spec.anyFlags) {
+    args.flags.push({ name, value: attached });
+    return 0;
+  }
+  const kind = longKind(name.slice(2), spec);
+  if (kind === undefined) return `\`${name}\` is not on the read-only list`;
+  if (kind === "flag" && attached !== null) return `\`${name}\` takes no value`;
+  if (kind === "optional" || kind === "flag") {
+    args.flags.push({ name, value: attached });
+    return 0;
+  }
+  if (kind === "pair") {
+    if (next === undefined || after === undefined) return `\`${name}\` needs two values`;
+    args.flags.push({ name, value: next }, { name, value: after });
+    return 2;
+  }
+  if (attached !== null) {
+    args.flags.push({ name, value: attached });
+    return 0;
+  }
+  if (next === undefined) return `\`${name}\` needs a value`;
+  if (mayExpandToOption(next)) return `the value of \`${name}\` starts with a wildcard`;
+  args.flags.push({ name, value: next });
+  return 1;
+}
+
+/** GNU getopt accepts any unambiguous prefix, so `--comp` must be refused like `--compile`. */
+function deniedLong(name: string, spec: ArgSpec): string | undefined {
+  for (const [flag, why] of Object.entries(spec.deny ?? {})) {
+    if (flag === name || (flag.startsWith("--") && name.length > 3 && flag.startsWith(name))) return `\`${flag}\` ${why}`;
+  }
+  return undefined;
+}
+
+function longKind(name: string, spec: ArgSpec): LongKind | undefined {
+  if (spec.longPair?.includes(name)) return "pair";
+  for (const entry of spec.long ?? []) {
+    if (entry === name) return "flag";
+    if (entry === `${name}=`) return "value";
+    if (entry === `${name}[=]`) return "optional";
+  }
+  return undefined;
+}
+
+/** A cluster such as `-rn`, `-n5`, `-k2,2` or `-e PATTERN`. */
+function parseShort(word: ShellWord, next: ShellWord | undefined, spec: ArgSpec, args: ParsedArgs): number | string {
+  const letters = word.value.slice(1);
+  for (let j = 0; j < letters.length; j++) {
+    const c = letters[j] as string;
+    const name = `-${c}`;
+    const denied = spec.deny?.[name];
+    if (denied !== undefined) return `\`${name}\` ${denied}`;
+    if (spec.anyFlags) {
+      args.flags.push({ name, value: null });
+      continue;
+    }
+    const rest = letters.slice(j + 1);
+    if (spec.shortOptional?.includes(c)) {
+      args.flags.push({ name, value: rest === "" ? null : { value: rest, glob: false } });
+      return 0;
+    }
+    if (spec.shortValue?.includes(c)) {
+      if (rest !== "") {
+        args.flags.push({ name, value: { value: rest, glob: false } });
+        return 0;
+      }
+      if (next === undefined) return `\`${name}\` needs a value`;
+      if (mayExpandToOption(next)) return `the value of \`${name}\` starts with a wildcard`;
+      args.flags.push({ name, value: next });
+      return 1;
+    }
+    const allowed = (spec.short ?? "").includes(c) || (/[0-9]/.test(c) && (spec.short ?? "").includes("#"));
+    if (!allowed) return `\`${name}\` is not on the read-only list`;
+    args.flags.push({ name, value: null });
+  }
+  return 0;
+}

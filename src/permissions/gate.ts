@@ -1,0 +1,116 @@
+// createPermissionContext: the gate the tools call — permission modes, the approver, the approvals file, the allowed roots.
+import { resolve } from "node:path";
+import type { Approver } from "../deps.js";
+import type { AgentEvent, ApprovalDecision, EventSink } from "../types.js";
+import { addApprovals, readApprovals } from "./approvals-file.js";
+import type { WarningSink } from "./approvals-file.js";
+import type { GateAnswer, PathAnswer, PermissionContext, PermissionMode } from "./context.js";
+import { isInside, resolveRealPath, sensitivePathReason } from "./path-check.js";
+import { assessCommand } from "./safety.js";
+import { refusals } from "./refusals.js";
+
+/** What `createPermissionContext` needs; everything is injected. */
+export interface PermissionContextOptions {
+  mode: PermissionMode;
+  /** Asked only when a command or path is neither cleared nor refused by the rules. */
+  approver: Approver;
+  /** `workspace/exec-approvals.json`: read on every check, "always" decisions added to it. */
+  approvalsPath: string;
+  /** Folders the file tools may use without asking: the working directory and the workspace. */
+  roots: readonly string[];
+  /** Relative paths are resolved from here. */
+  cwd: string;
+  /** Receives an `approval` event for every decision the approver made and every refusal. */
+  emit: EventSink;
+  /** Warnings for the user (a corrupt approvals file...); defaults to `warning` events on `emit`. Each distinct warning is sent once. */
+  onWarning?: WarningSink;
+}
+
+/**
+ * Builds the gate. `checkCommand`: in every mode a denied command is refused; `plan`
+ * runs only safe commands; `bypassPermissions` runs the rest; `default` runs safe
+ * and approved commands and asks the approver about the others, persisting
+ * "always" answers. `checkPath`: inside the roots (after resolving `..` and
+ * symlinks) allowed, except secrets and writes to `.git/` or the approvals file;
+ * otherwise `default` asks, `plan` refuses writes (all writes, in fact) and asks
+ * for reads, `bypassPermissions` allows. Never throws for a refusal.
+ */
+export function createPermissionContext(options: PermissionContextOptions): PermissionContext {
+  const { mode, approver, approvalsPath, cwd } = options;
+  const warned = new Set<string>();
+  const warn = (message: string): void => {
+    if (warned.has(message)) return;
+    warned.add(message);
+    if (options.onWarning) options.onWarning(message);
+    else emitSafely({ type: "warning", message });
+  };
+  const emitSafely = (event: AgentEvent): void => {
+    try {
+      options.emit(event);
+    } catch {
+      // The sink must not throw; if it does, the decision stands regardless.
+    }
+  };
+  const roots = Promise.all(options.roots.map((root) => resolveRealPath(resolve(cwd, root))));
+  const protectedPaths = resolveRealPath(resolve(cwd, approvalsPath)).then((p) => [p]);
+  const pathGrants = new Set<string>();
+
+  async function ask(tool: string, command: string, reason: string, id: string): Promise<ApprovalDecision> {
+    let decision: ApprovalDecision;
+    try {
+      decision = await approver({ tool, command, reason });
+    } catch (error) {
+      warn(`the approver failed (${error instanceof Error ? error.message : String(error)}); treating it as unavailable`);
+      decision = "unavailable";
+    }
+    emitSafely({ type: "approval", id, command, decision, reason });
+    return decision;
+  }
+
+  async function persist(command: string, list: "allowed" | "denied"): Promise<void> {
+    try {
+      await addApprovals(approvalsPath, { [list]: [command] }, warn);
+    } catch (error) {
+      warn(`could not save the decision to ${approvalsPath} (${error instanceof Error ? error.message : String(error)})`);
+    }
+  }
+
+  function refuse(id: string, command: string, reason: string): { allowed: false; reason: string } {
+    emitSafely({ type: "approval", id, command, decision: "denied", reason });
+    return { allowed: false, reason };
+  }
+
+  async function checkCommand(command: string, toolUseId: string): Promise<GateAnswer> {
+    const approvals = await readApprovals(approvalsPath, warn);
+    const { verdict, reasons } = await assessCommand(command, approvals);
+    const why = reasons.join("; ");
+    if (verdict === "denied") return refuse(toolUseId, command, refusals.deniedList(command));
+    if (verdict === "safe") return { allowed: true };
+    if (mode === "plan") return refuse(toolUseId, command, refusals.planCommand(command, why));
+    if (verdict === "approved" || mode === "bypassPermissions") return { allowed: true };
+    const decision = await ask("run_command", command, why, toolUseId);
+    if (decision === "allow_always") await persist(command, "allowed");
+    if (decision === "deny_always") await persist(command, "denied");
+    if (decision === "allow_once" || decision === "allow_always") return { allowed: true };
+    if (decision === "unavailable") return { allowed: false, reason: refusals.unavailableCommand(command, why) };
+    return { allowed: false, reason: refusals.userDenied(command) };
+  }
+
+  async function checkPath(path: string, access: "read" | "write", toolUseId: string): Promise<PathAnswer> {
+    const real = await resolveRealPath(resolve(cwd, path));
+    const label = `${access} ${real}`;
+    if (mode === "plan" && access === "write") return refuse(toolUseId, label, refusals.planWrite(real));
+    const inside = (await roots).some((root) => isInside(real, root));
+    const sensitive = sensitivePathReason(real, access, await protectedPaths);
+    if (inside && sensitive === null) return { allowed: true, path: real };
+    if (mode === "bypassPermissions" || pathGrants.has(label)) return { allowed: true, path: real };
+    const why = sensitive ?? `it is outside the allowed folders (${(await roots).join(", ")})`;
+    const decision = await ask(access === "write" ? "write_file" : "read_file", label, why, toolUseId);
+    if (decision === "allow_always") pathGrants.add(label);
+    if (decision === "allow_once" || decision === "allow_always") return { allowed: true, path: real };
+    if (decision === "unavailable") return { allowed: false, reason: refusals.unavailablePath(access, real, why) };
+    return { allowed: false, reason: refusals.userDeniedPath(access, real) };
+  }
+
+  return { mode, checkCommand, checkPath };
+}

@@ -1,0 +1,54 @@
+// Paths as the OS will see them (.., symlinks, files not created yet) and how they stand against the allowed roots.
+import { lstat, readlink, realpath } from "node:fs/promises";
+import { basename, dirname, join, resolve, sep } from "node:path";
+import { pathReason } from "./secret-paths.js";
+
+const MAX_SYMLINK_HOPS = 40;
+
+/**
+ * The real path `path` (absolute) refers to: symlinks resolved, `..` applied.
+ * For a path that does not exist yet, the deepest existing ancestor is resolved
+ * and the rest appended; a dangling symlink is followed to where it points, so
+ * a link inside a root cannot smuggle a new file outside it.
+ */
+export async function resolveRealPath(path: string, hops = 0): Promise<string> {
+  const missing: string[] = [];
+  let current = resolve(path);
+  for (;;) {
+    try {
+      const real = await realpath(current);
+      return missing.length === 0 ? real : join(real, ...missing.reverse());
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+    }
+    const link = await lstat(current).then((s) => s.isSymbolicLink(), () => false);
+    if (link && hops < MAX_SYMLINK_HOPS) {
+      const target = resolve(dirname(current), await readlink(current));
+      return resolveRealPath(join(target, ...missing.reverse()), hops + 1);
+    }
+    const parent = dirname(current);
+    if (parent === current) return resolve(path);
+    missing.push(basename(current));
+    current = parent;
+  }
+}
+
+/** True when `path` is `root` or inside it (both real paths). */
+export function isInside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/**
+ * Why a path inside the roots still needs the user: secrets (read or write),
+ * and writes into `.git/` (hooks, config) or onto `protectedPaths` such as the
+ * approvals file, which would let the model approve its own commands.
+ */
+export function sensitivePathReason(path: string, access: "read" | "write", protectedPaths: readonly string[]): string | null {
+  const secret = pathReason(path);
+  if (secret !== null) return secret.replace(/^reads /, access === "read" ? "reads " : "writes ");
+  if (access !== "write") return null;
+  if (path.split(sep).includes(".git")) return "writes inside a .git folder, whose hooks and config can run programs";
+  if (protectedPaths.some((p) => path === p || path.startsWith(`${p}.`))) return "writes the approvals file, which decides what runs unasked";
+  return null;
+}

@@ -1,0 +1,148 @@
+// The read-only programs and the arguments each may take: a data table, deny by default.
+import { parseArgs } from "./arg-spec.js";
+import type { ArgSpec, ParsedArgs } from "./arg-spec.js";
+import type { ShellWord } from "./shell-words.js";
+import { checkGit } from "./rules-git.js";
+import { checkFind, checkJqFilter, checkSedScripts } from "./rules-scripts.js";
+
+/** How one program is judged. A program absent from the table is never safe. */
+export interface ProgramRule {
+  /** Options it may take (deny by default). */
+  spec?: ArgSpec;
+  /** Further rules over the parsed arguments (or the raw words when there is no spec); returns why it is not safe. */
+  check?: (args: ParsedArgs, words: readonly ShellWord[]) => string | null;
+  /**
+   * It prints file contents, so wildcards among its arguments are checked against
+   * secret names too (literal secret paths are refused for every program).
+   */
+  readsContent?: boolean;
+}
+
+/** Any flag passes: audited to have no flag that writes, runs a program or blocks. */
+const ANY_FLAGS: ArgSpec = { anyFlags: true };
+const NO_ARGS: ArgSpec = { anyFlags: true, maxPositionals: 0 };
+
+const HEAD_TAIL: ArgSpec = {
+  short: "qvz#",
+  shortValue: "nc",
+  long: ["quiet", "silent", "verbose", "zero-terminated", "lines=", "bytes="],
+  deny: { "-f": "follows the file and never ends", "-F": "follows the file and never ends", "--follow": "never ends", "--retry": "keeps waiting for the file", "--pid": "waits on a process", "-s": "only matters when following" },
+};
+
+const GREP: ArgSpec = {
+  short: "EFGPiyvwxcLlonhHqsrRIabZzUT#",
+  shortValue: "ABCmefdD",
+  long: [
+    "extended-regexp", "fixed-strings", "basic-regexp", "perl-regexp", "ignore-case", "no-ignore-case", "invert-match", "word-regexp",
+    "line-regexp", "count", "files-with-matches", "files-without-match", "only-matching", "quiet", "silent", "no-messages", "byte-offset",
+    "line-number", "with-filename", "no-filename", "null", "null-data", "text", "recursive", "dereference-recursive", "initial-tab",
+    "line-buffered", "color[=]", "colour[=]", "regexp=", "file=", "max-count=", "after-context=", "before-context=", "context=",
+    "include=", "exclude=", "exclude-dir=", "exclude-from=", "binary-files=", "label=", "devices=", "directories=",
+  ],
+};
+
+const RIPGREP: ArgSpec = {
+  short: "iSsFwxvcloLnNHIqbpa0UP",
+  shortValue: "ABCmegtTMjdrfE",
+  long: [
+    "files", "files-with-matches", "files-without-match", "count", "count-matches", "json", "vimgrep", "line-number", "no-line-number",
+    "heading", "no-heading", "column", "no-column", "smart-case", "case-sensitive", "ignore-case", "fixed-strings", "word-regexp",
+    "line-regexp", "invert-match", "only-matching", "multiline", "multiline-dotall", "stats", "trim", "no-messages", "null",
+    "with-filename", "no-filename", "follow", "type-list", "passthru", "pcre2", "crlf", "byte-offset", "pretty", "text", "quiet",
+    "glob-case-insensitive", "type=", "type-not=", "glob=", "iglob=", "regexp=", "file=", "max-count=", "max-depth=", "context=",
+    "after-context=", "before-context=", "sort=", "sortr=", "max-filesize=", "replace=", "encoding=", "threads=", "color=", "colors=",
+    "max-columns=", "path-separator=", "context-separator=", "engine=",
+  ],
+  deny: { "--pre": "runs a preprocessor program on every file", "-z": "runs decompression programs", "--search-zip": "runs decompression programs", "--hostname-bin": "runs a program" },
+};
+
+const SORT: ArgSpec = {
+  short: "bdfgiMhnRrVcCmsuz",
+  shortValue: "ktS",
+  long: [
+    "ignore-leading-blanks", "dictionary-order", "ignore-case", "general-numeric-sort", "ignore-nonprinting", "month-sort",
+    "human-numeric-sort", "numeric-sort", "random-sort", "reverse", "version-sort", "merge", "stable", "unique", "zero-terminated",
+    "debug", "check[=]", "key=", "field-separator=", "buffer-size=", "parallel=", "sort=",
+  ],
+  deny: { "-o": "writes its output to a file", "--output": "writes its output to a file", "--compress-program": "runs a helper program", "-T": "writes temporary files", "--temporary-directory": "writes temporary files" },
+};
+
+const SED: ArgSpec = {
+  short: "nErsuz",
+  shortValue: "el",
+  long: ["quiet", "silent", "regexp-extended", "separate", "unbuffered", "null-data", "zero-terminated", "posix", "sandbox", "debug", "expression=", "line-length="],
+  deny: { "-i": "edits files in place", "--in-place": "edits files in place", "-f": "reads its script from a file", "--file": "reads its script from a file" },
+};
+
+const JQ: ArgSpec = {
+  short: "nrjacsSeCMR",
+  long: [
+    "null-input", "raw-input", "slurp", "compact-output", "raw-output", "raw-output0", "join-output", "ascii-output", "sort-keys",
+    "color-output", "monochrome-output", "tab", "indent=", "exit-status", "seq", "stream", "stream-errors", "args", "jsonargs",
+  ],
+  longPair: ["arg", "argjson", "slurpfile", "rawfile"],
+  deny: { "-f": "reads its program from a file", "--from-file": "reads its program from a file", "-L": "loads modules", "--library-path": "loads modules" },
+};
+
+/** The table. Keys are bare program names: a path such as `./ls` or `/bin/ls` is never looked up. */
+export const PROGRAM_RULES: ReadonlyMap<string, ProgramRule> = new Map<string, ProgramRule>([
+  ["ls", { spec: ANY_FLAGS }],
+  ["cat", { spec: { short: "AbeEnstTuv", long: ["show-all", "number-nonblank", "show-ends", "number", "squeeze-blank", "show-tabs", "show-nonprinting"] }, readsContent: true }],
+  ["head", { spec: HEAD_TAIL, readsContent: true }],
+  ["tail", { spec: HEAD_TAIL, readsContent: true }],
+  ["wc", { spec: ANY_FLAGS }],
+  ["pwd", { spec: { short: "LP", maxPositionals: 0 } }],
+  ["echo", { spec: ANY_FLAGS }],
+  ["printf", { spec: ANY_FLAGS }],
+  ["date", { spec: { short: "uR", shortValue: "dfr", shortOptional: "I", long: ["utc", "universal", "rfc-email", "debug", "date=", "file=", "reference=", "iso-8601[=]", "rfc-3339="] }, check: checkDate }],
+  ["whoami", { spec: NO_ARGS }],
+  ["uname", { spec: NO_ARGS }],
+  ["which", { spec: ANY_FLAGS }],
+  ["file", { spec: { anyFlags: true, deny: { "-C": "compiles a magic file (writes)", "--compile": "compiles a magic file (writes)" } } }],
+  ["stat", { spec: ANY_FLAGS }],
+  ["du", { spec: ANY_FLAGS }],
+  ["df", { spec: ANY_FLAGS }],
+  ["cut", { spec: ANY_FLAGS, readsContent: true }],
+  ["tr", { spec: ANY_FLAGS }],
+  ["uniq", { spec: { short: "cdDiuz", shortValue: "fsw", long: ["count", "repeated", "unique", "ignore-case", "zero-terminated", "all-repeated[=]", "group[=]", "skip-fields=", "skip-chars=", "check-chars="], maxPositionals: 1 }, readsContent: true }],
+  ["tree", { spec: { anyFlags: true, deny: { "-o": "writes its output to a file", "-R": "writes files in every folder" } } }],
+  ["nl", { spec: ANY_FLAGS, readsContent: true }],
+  ["tac", { spec: ANY_FLAGS, readsContent: true }],
+  ["basename", { spec: ANY_FLAGS }],
+  ["dirname", { spec: ANY_FLAGS }],
+  ["realpath", { spec: ANY_FLAGS }],
+  ["readlink", { spec: ANY_FLAGS }],
+  ["true", { spec: ANY_FLAGS }],
+  ["false", { spec: ANY_FLAGS }],
+  ["cd", { spec: { short: "LPe@", maxPositionals: 1 }, readsContent: true }],
+  ["grep", { spec: GREP, readsContent: true }],
+  ["rg", { spec: RIPGREP, readsContent: true }],
+  ["sort", { spec: SORT, readsContent: true }],
+  ["sed", { spec: SED, check: checkSedScripts, readsContent: true }],
+  ["jq", { spec: JQ, check: checkJqFilter, readsContent: true }],
+  ["find", { check: (_args, words) => checkFind(words) }],
+  ["git", { check: (_args, words) => checkGit(words), readsContent: true }],
+  ["node", { check: (_args, words) => (isVersionQuery(words) ? null : "node runs code; only `node --version` is read-only") }],
+  ["npm", { check: (_args, words) => checkNpm(words) }],
+]);
+
+function checkDate(args: ParsedArgs): string | null {
+  const bad = args.positionals.find((w) => !w.value.startsWith("+"));
+  return bad === undefined ? null : `date: \`${bad.value}\` would set the clock; only +FORMAT arguments are read-only`;
+}
+
+function isVersionQuery(words: readonly ShellWord[]): boolean {
+  return words.length === 1 && (words[0]?.value === "--version" || words[0]?.value === "-v");
+}
+
+const NPM_LS: ArgSpec = { short: "alpg", long: ["all", "json", "long", "parseable", "global", "link", "production", "development", "unicode", "depth=", "omit=", "include="] };
+
+function checkNpm(words: readonly ShellWord[]): string | null {
+  if (isVersionQuery(words)) return null;
+  const sub = words[0];
+  if (sub === undefined || sub.glob || !["ls", "list", "ll", "la"].includes(sub.value)) {
+    return `npm ${sub?.value ?? ""} is not read-only (npm can install, run scripts and use the network); only \`npm ls\` and \`npm --version\` are`;
+  }
+  const result = parseArgs("npm ls", words.slice(1), NPM_LS);
+  return result.ok ? null : result.reason;
+}

@@ -1,0 +1,34 @@
+// The sentences the model reads when the gate refuses: what happened, and what to do instead of retrying.
+
+/** Refusal texts, one per way the gate can say no. Each is a complete instruction to the model. */
+export const refusals = {
+  /** The command is in the denied list (or matches a denied pattern) of the approvals file. */
+  deniedList: (command: string): string =>
+    `The user denied this command: \`${command}\` is on the denied list of exec-approvals.json. Do not run it again or work around it; choose another approach or ask the user.`,
+
+  /** The approver answered deny once or deny always. */
+  userDenied: (command: string): string =>
+    `The user denied this command (\`${command}\`). Do not retry it; choose another approach or ask the user what they want.`,
+
+  /** Nobody can answer (`miniclaw run`, cron): the command needs approval and did not run. */
+  unavailableCommand: (command: string, why: string): string =>
+    `Not run: \`${command}\` needs the user's approval (${why}), and nobody is here to give it in this non-interactive run. ` +
+    "Do not retry it or try variations of it. Finish without it and say in your reply exactly which command you wanted to run and why, so the user can run or approve it.",
+
+  /** Plan mode: only provably read-only commands run. */
+  planCommand: (command: string, why: string): string =>
+    `Plan mode is read-only: only commands the gate can prove read-only run, and \`${command}\` is not (${why}). Describe the change in your plan instead of running it.`,
+
+  /** Plan mode: no writes at all. */
+  planWrite: (path: string): string =>
+    `Plan mode is read-only: writing ${path} is not allowed. Describe the change in your plan instead.`,
+
+  /** The approver refused a file access outside the roots or to a sensitive path. */
+  userDeniedPath: (access: "read" | "write", path: string): string =>
+    `The user denied ${access === "read" ? "reading" : "writing"} ${path}. Do not retry it; work inside the project folder or ask the user.`,
+
+  /** Nobody can answer a file access outside the roots or to a sensitive path. */
+  unavailablePath: (access: "read" | "write", path: string, why: string): string =>
+    `Not allowed: ${access === "read" ? "reading" : "writing"} ${path} needs the user's approval (${why}), and nobody is here to give it in this non-interactive run. ` +
+    "Do not retry it; say in your reply which file you needed and why.",
+} as const;

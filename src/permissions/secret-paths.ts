@@ -1,0 +1,83 @@
+// Which paths hold secrets or never end when read: `.env`, `~/.ssh`, credential files, `/proc/*/environ`, devices.
+import type { ShellWord } from "./shell-words.js";
+
+/** Folders whose whole content is secret, matched as a path segment. */
+const SECRET_DIRS = new Set([".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", "gcloud"]);
+
+/** Secret file names, matched against the last path segment (case-insensitive). */
+const SECRET_FILES: readonly RegExp[] = [
+  /^\.env(\..+)?$/,
+  /^\.envrc$/,
+  /^[._]netrc$/,
+  /^\.(npmrc|pypirc|pgpass|git-credentials|htpasswd|boto|s3cfg|vault-token)$/,
+  /^\.?credentials(\.[a-z]+)?$/,
+  /^(auth|secrets?|token|service-account)\.json$/,
+  /^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/,
+  /^environ$/,
+  /\.(pem|key|p12|pfx|jks|keystore|kdbx)$/,
+];
+
+/** Templates that look like secrets by name but by convention hold none. */
+const NOT_SECRET = /^\.env\.(example|sample|template|dist|defaults)$/;
+
+const SECRET_SYSTEM_PATHS = new Set(["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/master.passwd"]);
+
+/** Names a wildcard is tested against: if it could match one of these, it could reach a secret. */
+const SECRET_SAMPLES = [".env", ".env.local", ".ssh", ".aws", ".netrc", ".npmrc", ".git-credentials", "credentials", "credentials.json", "id_rsa", "id_ed25519", "server.pem", "private.key", "secrets.json", "environ"];
+
+/**
+ * Why reading this word (or a path inside it after `=` or `:`, as in
+ * `--file=.env` or `HEAD:.env`) may expose a secret or never end; null when it
+ * looks harmless. Wildcards are checked against typical secret names.
+ */
+export function secretReason(word: ShellWord): string | null {
+  for (const piece of new Set([word.value, ...word.value.split(/[=:]/)])) {
+    const reason = word.glob ? globReason(piece) : pathReason(piece);
+    if (reason !== null) return reason;
+  }
+  return null;
+}
+
+/** Why reading or writing this literal path touches a secret or a device; null when it does not. */
+export function pathReason(path: string): string | null {
+  const lower = path.toLowerCase().replace(/\/(\.?\/)+/g, "/");
+  if ((lower.startsWith("/dev/") || lower === "/dev") && lower !== "/dev/null") return `reads the device ${path} (may never end)`;
+  if (/^\/proc\/[^/]+\/(environ|mem)$/.test(lower)) return `reads ${path}, a process's environment or memory`;
+  if (SECRET_SYSTEM_PATHS.has(lower)) return `reads ${path}, a system secret`;
+  const segments = lower.split("/").filter((s) => s !== "");
+  const dir = segments.slice(0, -1).find((s) => SECRET_DIRS.has(s));
+  if (dir !== undefined) return `reads inside ${dir}/, which holds secrets`;
+  const last = segments[segments.length - 1];
+  if (last === undefined || NOT_SECRET.test(last)) return null;
+  if (SECRET_DIRS.has(last)) return `reads ${path}, which holds secrets`;
+  return SECRET_FILES.some((re) => re.test(last)) ? `reads ${path}, which may hold secrets` : null;
+}
+
+function globReason(pattern: string): string | null {
+  const plain = pathReason(pattern.replace(/[*?[\]{}]/g, ""));
+  if (plain !== null && /\/dev\/|\/proc\//.test(pattern)) return plain;
+  const segments = pattern.split("/").filter((s) => s !== "");
+  for (const segment of segments) {
+    if (!/[*?[{]/.test(segment)) {
+      if (SECRET_DIRS.has(segment.toLowerCase())) return `reads inside ${segment}/, which holds secrets`;
+      continue;
+    }
+    const re = globToRegExp(segment);
+    const hit = SECRET_SAMPLES.find((name) => re.test(name));
+    if (hit !== undefined) return `the wildcard \`${pattern}\` could match a secret such as ${hit}`;
+  }
+  return plain;
+}
+
+/** A shell wildcard segment as a regular expression; a leading dot must be literal, as in bash. */
+function globToRegExp(segment: string): RegExp {
+  let source = "";
+  for (const c of segment) {
+    if (c === "*") source += "[^/]*";
+    else if (c === "?") source += "[^/]";
+    else if (c === "[" || c === "]" || c === "{" || c === "}") source += "[^/]*";
+    else source += c.replace(/[\\^$.+()|]/g, "\\$&");
+  }
+  const dotRule = segment.startsWith(".") ? "" : "(?!\\.)";
+  return new RegExp(`^${dotRule}${source}$`, "i");
+}

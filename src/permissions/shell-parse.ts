@@ -1,0 +1,214 @@
+// Shell command → simple commands (argv, assignments, redirections), via tree-sitter-bash; anything not understood is a problem.
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { Language, Parser } from "web-tree-sitter";
+import type { Node as SyntaxNode } from "web-tree-sitter";
+import { decodeWord, flagExpansion } from "./shell-words.js";
+import type { ShellWord, WordSink } from "./shell-words.js";
+
+export type { ShellWord } from "./shell-words.js";
+
+/** One redirection: `2>/dev/null` is `{ op: ">", fd: "2", target: "/dev/null" }`; here-documents have op `<<`. */
+export interface ShellRedirect {
+  op: string;
+  fd: string | null;
+  /** The file or descriptor redirected to; null for here-documents and `>&-`. */
+  target: ShellWord | null;
+}
+
+/** A simple command with every redirection that applies to it (its own and those of enclosing groups). */
+export interface SimpleCommand {
+  argv: ShellWord[];
+  /** `NAME=value` words before the command, as written. */
+  assignments: string[];
+  redirects: ShellRedirect[];
+  /** True for commands inside a substitution (which is itself a problem). */
+  nested: boolean;
+}
+
+/** The parse of a whole command line. It is fully understood only when `problems` is empty. */
+export interface ParsedShell {
+  commands: SimpleCommand[];
+  problems: string[];
+}
+
+/** Longer command lines are not analysed at all. */
+export const MAX_COMMAND_CHARS = 100_000;
+
+let parser: Parser | undefined;
+let loading: Promise<void> | undefined;
+
+/**
+ * Loads the bash grammar (WebAssembly) once per process; later calls return the
+ * same promise. Rejects when the grammar cannot be loaded; a later call retries.
+ */
+export function loadShellParser(): Promise<void> {
+  loading ??= (async () => {
+    await Parser.init();
+    const require = createRequire(import.meta.url);
+    const language = await Language.load(await readFile(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm")));
+    parser = new Parser().setLanguage(language);
+  })().catch((error: unknown) => {
+    loading = undefined;
+    throw error;
+  });
+  return loading;
+}
+
+/** Parses after loading the grammar if needed. */
+export async function parseShell(command: string): Promise<ParsedShell> {
+  await loadShellParser();
+  return parseShellSync(command) as ParsedShell;
+}
+
+/** Parses synchronously; undefined while the grammar is not loaded yet (see `loadShellParser`). */
+export function parseShellSync(command: string): ParsedShell | undefined {
+  if (parser === undefined) return undefined;
+  if (command.length > MAX_COMMAND_CHARS) return { commands: [], problems: [`command longer than ${MAX_COMMAND_CHARS} characters`] };
+  const tree = parser.parse(command);
+  if (tree === null) return { commands: [], problems: ["the shell parser gave no result"] };
+  try {
+    const walker = new Walker();
+    if (tree.rootNode.hasError) walker.problems.push("the command does not parse as bash");
+    walker.walkChildren(tree.rootNode, [], PROGRAM_TOKENS);
+    if (walker.commands.length === 0 && walker.problems.length === 0) walker.problems.push("no command");
+    return { commands: walker.commands, problems: walker.problems };
+  } finally {
+    tree.delete();
+  }
+}
+
+const PROGRAM_TOKENS = new Set([";", "\n"]);
+const STRUCTURE_TOKENS: Readonly<Record<string, ReadonlySet<string>>> = {
+  list: new Set(["&&", "||"]),
+  pipeline: new Set(["|", "|&"]),
+  subshell: new Set(["(", ")", ";", "\n"]),
+  compound_statement: new Set(["{", "}", ";", "\n"]),
+  negated_command: new Set(["!"]),
+};
+const REDIRECT_TYPES = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"]);
+const HEREDOC_PARTS = new Set(["<<", "<<-", "heredoc_start", "heredoc_body", "heredoc_end"]);
+
+/** Walks statements depth-first, collecting simple commands and problems. */
+class Walker implements WordSink {
+  readonly commands: SimpleCommand[] = [];
+  readonly problems: string[] = [];
+  private nestedDepth = 0;
+
+  walkNested(node: SyntaxNode): void {
+    this.nestedDepth++;
+    const inner = new Set(["$(", ")", "`", "<(", ">("]);
+    this.walkChildren(node, [], inner);
+    this.nestedDepth--;
+  }
+
+  walkChildren(node: SyntaxNode, inherited: ShellRedirect[], tokens: ReadonlySet<string>): void {
+    for (const child of node.children) {
+      if (child === null) continue;
+      if (child.isNamed) this.walkStatement(child, inherited);
+      else if (child.type === "&") this.problems.push("background job (&)");
+      else if (!tokens.has(child.type)) this.problems.push(`unexpected token ${JSON.stringify(child.type)}`);
+    }
+  }
+
+  private walkStatement(node: SyntaxNode, inherited: ShellRedirect[]): void {
+    const tokens = STRUCTURE_TOKENS[node.type];
+    if (tokens !== undefined) return this.walkChildren(node, inherited, tokens);
+    switch (node.type) {
+      case "command":
+        return this.walkCommand(node, inherited);
+      case "redirected_statement":
+        return this.walkRedirected(node, inherited);
+      case "variable_assignment":
+      case "variable_assignments":
+        this.checkAssignment(node);
+        return this.push({ argv: [], assignments: [node.text], redirects: inherited });
+      case "comment":
+        return;
+      default:
+        this.problems.push(node.isMissing || node.isError ? "the command does not parse as bash" : `unsupported shell syntax: ${node.type}`);
+    }
+  }
+
+  private walkCommand(node: SyntaxNode, inherited: ShellRedirect[]): void {
+    const command: Omit<SimpleCommand, "nested"> = { argv: [], assignments: [], redirects: [...inherited] };
+    node.children.forEach((child, index) => {
+      if (child === null) return;
+      const field = node.fieldNameForChild(index);
+      if (field === "name" || field === "argument") {
+        const word = decodeWord(field === "name" ? (child.firstChild ?? child) : child, this);
+        if (word !== null) command.argv.push(word);
+      } else if (field === "redirect" || REDIRECT_TYPES.has(child.type)) {
+        const redirect = this.parseRedirect(child);
+        if (redirect !== null) command.redirects.push(redirect);
+      } else if (child.type === "variable_assignment") {
+        this.checkAssignment(child);
+        command.assignments.push(child.text);
+      } else if (child.type !== "comment") {
+        this.problems.push(`unsupported shell syntax in a command: ${child.type}`);
+      }
+    });
+    this.push(command);
+  }
+
+  private walkRedirected(node: SyntaxNode, inherited: ShellRedirect[]): void {
+    const redirects = [...inherited];
+    let body: SyntaxNode | null = null;
+    node.children.forEach((child, index) => {
+      if (child === null) return;
+      if (node.fieldNameForChild(index) === "body") body = child;
+      else {
+        const redirect = this.parseRedirect(child);
+        if (redirect !== null) redirects.push(redirect);
+      }
+    });
+    if (body === null) this.push({ argv: [], assignments: [], redirects });
+    else this.walkStatement(body, redirects);
+  }
+
+  private parseRedirect(node: SyntaxNode): ShellRedirect | null {
+    if (node.type === "heredoc_redirect") return this.parseHeredoc(node);
+    if (!REDIRECT_TYPES.has(node.type)) {
+      this.problems.push(`unsupported redirection syntax: ${node.type}`);
+      return null;
+    }
+    let op = "";
+    let fd: string | null = null;
+    let target: ShellWord | null = null;
+    node.children.forEach((child, index) => {
+      if (child === null) return;
+      const field = node.fieldNameForChild(index);
+      if (field === "descriptor") fd = child.text;
+      else if (!child.isNamed) op += child.type;
+      else target = decodeWord(child, this) ?? target;
+    });
+    return { op, fd, target };
+  }
+
+  private parseHeredoc(node: SyntaxNode): ShellRedirect | null {
+    for (const child of node.children) {
+      if (child === null) continue;
+      if (!HEREDOC_PARTS.has(child.type)) {
+        this.problems.push("a here-document combined with other syntax on its line");
+        return null;
+      }
+      if (child.type !== "heredoc_body") continue;
+      for (const part of child.namedChildren) {
+        if (part !== null && part.type !== "heredoc_content" && !flagExpansion(part, this)) {
+          this.problems.push(`unsupported here-document content: ${part.type}`);
+        }
+      }
+    }
+    return { op: "<<", fd: null, target: null };
+  }
+
+  private checkAssignment(node: SyntaxNode): void {
+    for (const child of node.namedChildren) {
+      if (child !== null && child.type !== "variable_name") decodeWord(child, this);
+    }
+  }
+
+  private push(command: Omit<SimpleCommand, "nested">): void {
+    this.commands.push({ ...command, nested: this.nestedDepth > 0 });
+  }
+}
