@@ -1,0 +1,31 @@
+// The public API of miniclaw: named re-exports only.
+export { runAgentTurn } from "./loop/run-turn.js";
+export type { TurnOptions } from "./loop/options.js";
+export { compactSession, type CompactOutcome } from "./loop/compact.js";
+export { buildRequest } from "./loop/request.js";
+export { repairMessages } from "./loop/repair.js";
+
+export { defineTool, type Tool, type AnyTool, type ToolContext, type ToolOutput, type ToolSpec } from "./tools/define.js";
+export type { ToolHooks, ToolCall, BeforeToolUseResult } from "./tools/dispatch.js";
+export { createMemoryTools } from "./tools/memory.js";
+export { createLoadSkillTool } from "./tools/load-skill.js";
+
+export { checkCommandSafety } from "./permissions/safety.js";
+export type { PermissionContext, PermissionMode, GateAnswer, PathAnswer } from "./permissions/context.js";
+
+export { SessionStore, type SessionStorage, type LoadedSession } from "./sessions/store.js";
+export type { SessionRecord, MessageRecord, CompactionRecord, HeaderRecord } from "./sessions/records.js";
+export { SkillLoader } from "./skills/loader.js";
+export { MemoryStore } from "./memory/store.js";
+
+export { loadAgents } from "./runtime/agents.js";
+export { resolveAgent } from "./runtime/routing.js";
+export { buildSystemPrompt } from "./runtime/system-prompt.js";
+export { openAssistant, type Assistant, type AssistantOptions, type SendOptions } from "./runtime/assistant.js";
+export { ensureWorkspace } from "./runtime/workspace.js";
+
+export { createClient, DEFAULT_MODEL, MISSING_CREDENTIALS_MESSAGE } from "./model/client.js";
+export { estimateCostUsd, summarizeUsage } from "./model/usage.js";
+export { refuseApprover, systemClock, type Approver, type ApprovalRequest, type Clock, type Spawn } from "./deps.js";
+export { MiniclawError, ConfigError, SessionError, ToolError } from "./errors.js";
+export type { AgentConfig, AgentEvent, ApprovalDecision, EventSink, MessageParam, StopReason, TurnResult, Usage } from "./types.js";
