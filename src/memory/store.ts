@@ -4,7 +4,7 @@ import { mkdir, readFile, readdir, rename, stat, unlink, writeFile } from "node:
 import { join } from "node:path";
 import { MiniclawError } from "../errors.js";
 import { forEachLimited, FolderTracker, type FolderTrackerOptions } from "./folder-tracker.js";
-import { fileNameToKey, keyToFileName, normalizeKey } from "./keys.js";
+import { fileNameToKey, keyToFileName, normalizeKey, NOTE_EXTENSION } from "./keys.js";
 import { NoteIndex } from "./search-index.js";
 import { makeSnippet } from "./terms.js";
 
@@ -40,7 +40,9 @@ export const DEFAULT_SEARCH_LIMIT = 5;
 export const MAX_SEARCH_LIMIT = 50;
 const READ_CONCURRENCY = 32;
 
-const isNoteFile = (fileName: string): boolean => fileNameToKey(fileName) !== undefined;
+/** Cheap test run on every name of the folder; agrees with `fileNameToKey` being defined. */
+const isNoteFile = (fileName: string): boolean =>
+  fileName.endsWith(NOTE_EXTENSION) && !fileName.startsWith(".") && fileName.length > NOTE_EXTENSION.length;
 
 /**
  * The memory folder. Writes are atomic (temporary file, then rename). Search keeps an
