@@ -35,8 +35,9 @@ export interface MemorySearchResult {
 /** Options of a `MemoryStore`. */
 export interface MemoryStoreOptions extends Pick<FolderTrackerOptions, "watch" | "fullCheckIntervalMs" | "now"> {}
 
-/** Default and largest number of search results. */
+/** Number of search results when no limit is given. */
 export const DEFAULT_SEARCH_LIMIT = 5;
+/** Largest number of search results one call returns. */
 export const MAX_SEARCH_LIMIT = 50;
 const READ_CONCURRENCY = 32;
 

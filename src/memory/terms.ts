@@ -6,8 +6,9 @@ const WORDS = /[^\n\r\p{Z}\p{P}]+/gu;
 const COMBINING_MARKS = /\p{M}+/gu;
 const ASCII = /^[\x00-\x7f]*$/;
 
-/** Characters of a snippet before the first match and in all. */
+/** Characters of a snippet shown before its first match. */
 export const SNIPPET_BEFORE_CHARS = 60;
+/** Characters of a snippet in all, before the "…" marks. */
 export const SNIPPET_CHARS = 240;
 
 /** Splits text into words (the MiniSearch tokenizer). */
