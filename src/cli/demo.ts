@@ -1,5 +1,5 @@
 // `miniclaw demo`: the REPL against the built-in scripted model, so a newcomer sees the loop without any key.
-import Anthropic from "@anthropic-ai/sdk";
+import { createClient } from "../model/client.js";
 import { startScriptedModel, type Rule } from "../testing/index.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
@@ -21,7 +21,7 @@ export const DEMO_RULES: Rule[] = [
 export async function runDemo(args: CliArgs, io: CliIo): Promise<number> {
   const model = await startScriptedModel(DEMO_RULES, { model: "scripted-demo" });
   try {
-    const client = new Anthropic({ apiKey: "demo", baseURL: model.baseURL, maxRetries: 0 });
+    const client = createClient({ env: { ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "demo" }, maxRetries: 0 });
     return await runRepl({ ...args, session: args.session ?? "agent:main:demo" }, io, {
       client,
       banner: `miniclaw demo: the scripted model at ${model.baseURL} answers instead of Claude; no key is used. Session files go to the workspace as usual.`,

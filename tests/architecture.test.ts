@@ -1,0 +1,67 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const SRC = fileURLToPath(new URL("../src", import.meta.url));
+const BASE = ["types", "errors", "deps", "paths"];
+const CORE = [...BASE, "model", "tools", "sessions", "permissions", "skills", "memory"];
+
+/** Which layers each layer may import (its own always allowed). Imports point down only. */
+const ALLOWED: Record<string, string[]> = {
+  types: [],
+  errors: [],
+  deps: ["types"],
+  paths: [],
+  index: ["*"],
+  model: BASE,
+  permissions: BASE,
+  sessions: BASE,
+  skills: BASE,
+  memory: BASE,
+  tools: [...BASE, "permissions", "skills", "memory", "model"],
+  loop: CORE,
+  runtime: [...CORE, "loop"],
+  cli: [...CORE, "loop", "runtime", "testing"],
+  testing: [],
+};
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
+}
+
+const layerOf = (file: string): string => relative(SRC, file).split("/")[0]!.replace(/\.ts$/, "");
+const files = sourceFiles(SRC).map((file) => ({ file, layer: layerOf(file), text: readFileSync(file, "utf8") }));
+
+describe("architecture", () => {
+  it("knows the layer of every source file", () => {
+    expect(files.filter((f) => !(f.layer in ALLOWED)).map((f) => f.file)).toEqual([]);
+  });
+
+  it("imports point down the layers only", () => {
+    const violations: string[] = [];
+    for (const { file, layer, text } of files) {
+      for (const [, spec] of text.matchAll(/(?:from|import)\s*\(?\s*["'](\.[^"']+)["']/g)) {
+        const target = layerOf(join(file, "..", spec!).replace(/\.js$/, ".ts"));
+        const allowed = ALLOWED[layer]!;
+        if (target !== layer && !allowed.includes("*") && !allowed.includes(target)) violations.push(`${relative(SRC, file)} → ${spec}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it("keeps each effect in its one home", () => {
+    const offenders = (pattern: RegExp, home: (path: string) => boolean): string[] =>
+      files.filter((f) => pattern.test(f.text) && !home(relative(SRC, f.file))).map((f) => relative(SRC, f.file));
+    expect(offenders(/process\.(stdin|stdout|argv|exit)\b/, (p) => p.startsWith("cli/"))).toEqual([]);
+    expect(offenders(/from "node-schedule"/, (p) => p === "runtime/cron.ts")).toEqual([]);
+    expect(offenders(/new Anthropic\(/, (p) => p === "model/client.ts")).toEqual([]);
+    expect(offenders(/ANTHROPIC_(API_KEY|AUTH_TOKEN|BASE_URL)/, (p) => p === "model/client.ts" || p.startsWith("cli/"))).toEqual([]);
+  });
+
+  it("keeps the loop readable: run-turn.ts under 300 lines, no source file over 400", () => {
+    const lines = (f: { text: string }): number => f.text.split("\n").length;
+    expect(lines(files.find((f) => f.file.endsWith("loop/run-turn.ts"))!)).toBeLessThan(300);
+    expect(files.filter((f) => lines(f) > 400).map((f) => relative(SRC, f.file))).toEqual([]);
+  });
+});
