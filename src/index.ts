@@ -20,7 +20,7 @@ export { MemoryStore } from "./memory/store.js";
 
 export { loadAgents } from "./runtime/agents.js";
 export { resolveAgent } from "./runtime/routing.js";
-export { buildSystemPrompt } from "./runtime/system-prompt.js";
+export { buildSystemPrompt } from "./loop/system-prompt.js";
 export { openAssistant, type Assistant, type AssistantOptions, type SendOptions } from "./runtime/assistant.js";
 export { ensureWorkspace } from "./runtime/workspace.js";
 

@@ -9,7 +9,7 @@ import { contextWindowFor } from "../sessions/tokens.js";
 import { ConfigError } from "../errors.js";
 import { MemoryStore } from "../memory/store.js";
 import { BUNDLED_SKILLS } from "../paths.js";
-import { buildSystemPrompt, readUserProfile } from "../runtime/system-prompt.js";
+import { buildSystemPrompt, readUserProfile } from "./system-prompt.js";
 import { SkillLoader } from "../skills/loader.js";
 import { createLoadSkillTool } from "../tools/load-skill.js";
 import { createMemoryTools } from "../tools/memory.js";

@@ -16,7 +16,7 @@ import { SkillLoader } from "../skills/loader.js";
 import type { AgentConfig, EventSink, TurnResult } from "../types.js";
 import { loadAgents } from "./agents.js";
 import { DEFAULT_AGENT_ID, resolveAgent } from "./routing.js";
-import { readUserProfile } from "./system-prompt.js";
+import { readUserProfile } from "../loop/system-prompt.js";
 
 export interface AssistantOptions {
   workspace: string;

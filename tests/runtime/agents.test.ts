@@ -8,7 +8,7 @@ import { ConfigError } from "../../src/errors.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { loadAgents } from "../../src/runtime/agents.js";
 import { resolveAgent } from "../../src/runtime/routing.js";
-import { buildSystemPrompt } from "../../src/runtime/system-prompt.js";
+import { buildSystemPrompt } from "../../src/loop/system-prompt.js";
 import { startScriptedModel } from "../../src/testing/index.js";
 import { clientFor } from "../helpers/scripted.js";
 

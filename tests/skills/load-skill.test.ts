@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ToolError } from "../../src/errors.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
-import { buildSystemPrompt } from "../../src/runtime/system-prompt.js";
+import { buildSystemPrompt } from "../../src/loop/system-prompt.js";
 import { SkillLoader } from "../../src/skills/loader.js";
 import { startScriptedModel, type ScriptedModel } from "../../src/testing/index.js";
 import { createLoadSkillTool } from "../../src/tools/load-skill.js";
