@@ -1,4 +1,4 @@
-// Reading a session file's text into records: the whole file, or only what loading needs (from the last compaction on).
+// Reading a session file's text into records: every line, or only the region loading needs.
 import { parseRecordLine } from "./line-parse.js";
 import type { CompactionRecord, HeaderRecord, MessageRecord, SessionRecord } from "./records.js";
 
@@ -13,61 +13,54 @@ export interface LoadRegion {
   afterCompaction: Set<string>;
   /** Latest `ts` seen in the region, for "last activity". */
   lastTs?: number;
+  /** Damaged lines, as `<file>:<line>: ...`. */
   warnings: string[];
 }
 
-const COMPACTION_MARK = '"compaction"';
+/** A warning on a line of a region: `line` counts from the region's first line (1); 0 is the line just before it. */
+export interface RegionWarning {
+  line: number;
+  message: string;
+}
+
+/** What `parseRegion` returns: LoadRegion's records, with warnings still relative to the region. */
+export type ParsedRegion = Omit<LoadRegion, "warnings"> & { warnings: RegionWarning[] };
+
+/** The type mark every compaction line contains; searched for from the end of the file. */
+export const COMPACTION_MARK = '"compaction"';
 
 /**
  * Parses every line of a file, in order, skipping blank ones. Each torn or
  * corrupt line is skipped and reported in `warnings` as `<file>:<line>: ...`.
  */
 export function parseAllRecords(text: string, file: string): { records: SessionRecord[]; warnings: string[] } {
-  const lines = text.split("\n");
-  const records: SessionRecord[] = [];
-  const warnings: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const record = parseAt(lines, i, file, warnings);
-    if (record !== undefined) records.push(record);
-  }
-  return { records, warnings };
+  const parsed = parseLines(text);
+  return { records: parsed.records, warnings: formatWarnings(parsed.warnings, 0, file) };
 }
 
 /**
- * Reads what loading needs, fast on large files: the header (line 1), then the last
- * compaction found by scanning back from the end for lines that mention one, then
- * its first kept message found by scanning back for its id; only lines from there
- * on are parsed. Lines before the region are not read, so their damage is not
- * reported: they are not used. When the first kept message cannot be found, the
- * region starts after the compaction line and a warning says so.
+ * Parses the text of a load region (from the first kept message, or the first
+ * message, to the end of the file): message records in order, which of them come
+ * after `compaction`'s own line, the latest ts. Damaged lines are skipped and
+ * reported with their line number in the region.
  */
-export function readLoadRegion(text: string, file: string): LoadRegion {
-  const lines = text.split("\n");
-  const warnings: string[] = [];
-  const warned = new Set<number>();
-  const first = parseAt(lines, 0, file, warnings, warned);
-  const header = first?.type === "session" ? first : undefined;
-  const found = findLastCompaction(lines, file, warnings, warned);
-  let start = header ? 1 : 0;
-  if (found) {
-    const kept = findMessageLine(lines, found.line, found.record.firstKeptId);
-    if (kept === undefined) warnings.push(`${file}:${found.line + 1}: the first kept message ${found.record.firstKeptId} of this compaction was not found; loading from the compaction on`);
-    start = kept ?? found.line + 1;
-  }
+export function parseRegion(text: string, context: { header?: HeaderRecord | undefined; compaction?: CompactionRecord | undefined }): ParsedRegion {
+  const { header, compaction } = context;
+  const { records: all, warnings } = parseLines(text);
   const records: MessageRecord[] = [];
   const afterCompaction = new Set<string>();
-  let lastTs = found?.record.ts ?? header?.ts;
-  for (let i = start; i < lines.length; i++) {
-    if (i === found?.line || warned.has(i)) continue;
-    const record = parseAt(lines, i, file, warnings, warned);
-    if (record?.type !== "message") continue;
+  let passed = compaction === undefined;
+  let lastTs = compaction?.ts ?? header?.ts;
+  for (const record of all) {
+    if (record.type === "compaction" && record.id === compaction?.id) passed = true;
+    if (record.type !== "message") continue;
     records.push(record);
-    if (found === undefined || i > found.line) afterCompaction.add(record.id);
+    if (passed) afterCompaction.add(record.id);
     lastTs = lastTs === undefined ? record.ts : Math.max(lastTs, record.ts);
   }
   return {
     ...(header && { header }),
-    ...(found && { compaction: found.record }),
+    ...(compaction && { compaction }),
     records,
     afterCompaction,
     ...(lastTs !== undefined && { lastTs }),
@@ -75,39 +68,85 @@ export function readLoadRegion(text: string, file: string): LoadRegion {
   };
 }
 
-function findLastCompaction(lines: string[], file: string, warnings: string[], warned: Set<number>): { line: number; record: CompactionRecord } | undefined {
-  for (let i = lines.length - 1; i >= 1; i--) {
-    if (!lines[i]?.includes(COMPACTION_MARK)) continue;
-    const record = parseAt(lines, i, file, warnings, warned);
-    if (record?.type === "compaction") return { line: i, record };
+/**
+ * Reads what loading needs from a whole file's text: the header (line 1), the
+ * last compaction (searched for from the end), its first kept message (searched
+ * for back from there), and the lines from that message on. Lines before the
+ * region are not parsed, so their damage is not reported: they are not used.
+ * When the first kept message cannot be found, the region starts after the
+ * compaction line and a warning says so. (`load` reads only the file's tail
+ * instead: see session-tail.ts; `list` and `show` use this.)
+ */
+export function readLoadRegion(text: string, file: string): LoadRegion {
+  const headerEnd = lineEnd(text, 0);
+  const header = parseHeader(text.slice(0, headerEnd));
+  const found = findLastLine(text, COMPACTION_MARK, text.length, (record) => (record.type === "compaction" ? record : undefined));
+  const kept = found && findLastLine(text, JSON.stringify(found.record.firstKeptId), found.start, (r) => (r.type === "message" && r.id === found.record.firstKeptId ? r : undefined));
+  const start = kept?.start ?? (found ? lineEnd(text, found.start) + 1 : header ? headerEnd + 1 : 0);
+  const region = parseRegion(text.slice(start), { header, compaction: found?.record });
+  const extra: RegionWarning[] = [];
+  if (found && !kept) extra.push(keptMissing(found.record));
+  const base = region.warnings.length + extra.length > 0 ? countNewlines(text, start) : 0;
+  const warnings = [...(header === undefined && start > 0 ? [`${file}:1: no readable session header`] : []), ...formatWarnings([...extra, ...region.warnings], base, file)];
+  return { ...region, warnings };
+}
+
+/** The warning for a compaction whose first kept message is not in the file (on the line before the region). */
+export function keptMissing(compaction: CompactionRecord): RegionWarning {
+  return { line: 0, message: `the first kept message ${compaction.firstKeptId} of this compaction was not found; loading from the compaction on` };
+}
+
+/** The header record in the text of line 1, if it is one. */
+export function parseHeader(line: string): HeaderRecord | undefined {
+  const parsed = line.trim() === "" ? undefined : parseRecordLine(line);
+  return parsed?.ok && parsed.record.type === "session" ? parsed.record : undefined;
+}
+
+/** Formats region warnings as `<file>:<line>: ...`, `base` being the number of lines before the region. */
+export function formatWarnings(warnings: RegionWarning[], base: number, file: string): string[] {
+  return warnings.map((warning) => `${file}:${base + warning.line}: ${warning.message}`);
+}
+
+/** Number of newlines in `text` before `end`. */
+function countNewlines(text: string, end: number): number {
+  let count = 0;
+  for (let at = text.indexOf("\n"); at >= 0 && at < end; at = text.indexOf("\n", at + 1)) count++;
+  return count;
+}
+
+/** The last line before `before` containing `needle` whose record `accept` takes; unparseable candidates are passed over silently. */
+function findLastLine<T>(text: string, needle: string, before: number, accept: (record: SessionRecord) => T | undefined): { start: number; record: T } | undefined {
+  if (before < needle.length) return undefined;
+  for (let at = text.lastIndexOf(needle, before - needle.length); at >= 0; ) {
+    const start = at === 0 ? 0 : text.lastIndexOf("\n", at - 1) + 1;
+    const parsed = parseRecordLine(text.slice(start, lineEnd(text, at)));
+    const record = parsed.ok ? accept(parsed.record) : undefined;
+    if (record !== undefined) return { start, record };
+    if (start === 0) break;
+    at = text.lastIndexOf(needle, start - 1);
   }
   return undefined;
 }
 
-function findMessageLine(lines: string[], before: number, id: string): number | undefined {
-  const needle = JSON.stringify(id);
-  for (let i = before - 1; i >= 0; i--) {
-    const line = lines[i];
-    if (line === undefined || !line.includes(needle)) continue;
-    const parsed = parseRecordLine(line);
-    if (parsed.ok && parsed.record.type === "message" && parsed.record.id === id) return i;
-  }
-  return undefined;
+function lineEnd(text: string, at: number): number {
+  const end = text.indexOf("\n", at);
+  return end < 0 ? text.length : end;
 }
 
-/** Parses line `i`, or records a warning naming file and line; blank lines are skipped silently. */
-function parseAt(lines: string[], i: number, file: string, warnings: string[], warned?: Set<number>): SessionRecord | undefined {
-  const line = lines[i];
-  if (line === undefined || line.trim() === "") return undefined;
-  const parsed = parseRecordLine(line);
-  if (parsed.ok) return parsed.record as MessageRecord | HeaderRecord | CompactionRecord;
-  if (warned?.has(i)) return undefined;
-  warned?.add(i);
-  const torn = i === lines.length - 1;
-  warnings.push(
-    torn
-      ? `${file}:${i + 1}: skipped a torn last line (no newline at the end: its writer was interrupted): ${parsed.reason}`
-      : `${file}:${i + 1}: skipped a corrupt line: ${parsed.reason}`,
-  );
-  return undefined;
+/** Parses each line in order; a line without a final newline that fails to parse is reported as torn. */
+function parseLines(text: string): { records: SessionRecord[]; warnings: RegionWarning[] } {
+  const records: SessionRecord[] = [];
+  const warnings: RegionWarning[] = [];
+  for (let start = 0, line = 1; start < text.length; line++) {
+    const end = lineEnd(text, start);
+    const content = text.slice(start, end);
+    if (content.trim() !== "") {
+      const parsed = parseRecordLine(content);
+      if (parsed.ok) records.push(parsed.record);
+      else if (end === text.length) warnings.push({ line, message: `skipped a torn last line (no newline at the end: its writer was interrupted): ${parsed.reason}` });
+      else warnings.push({ line, message: `skipped a corrupt line: ${parsed.reason}` });
+    }
+    start = end + 1;
+  }
+  return { records, warnings };
 }

@@ -1,5 +1,5 @@
 // Reading sessions for people and copies: the folder listing, the records shown, the records a fork copies.
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
@@ -7,6 +7,7 @@ import { decodeKey, SESSION_FILE_SUFFIX } from "./key-encoding.js";
 import { agentIdFromKey, newRecordId } from "./record-builders.js";
 import type { SessionRecord } from "./records.js";
 import { parseAllRecords, readLoadRegion } from "./session-file.js";
+import { readLoadRegionFromFile } from "./session-tail.js";
 import { buildSessionView } from "./session-view.js";
 import { sessionContextSize } from "./tokens.js";
 
@@ -45,13 +46,11 @@ export async function listSessions(dir: string, deps: { onWarning: (message: str
 }
 
 async function listOne(file: string, stem: string, deps: { onWarning: (message: string) => void; clock: Clock }): Promise<SessionListing | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch {
-    return undefined; // Removed while listing.
-  }
-  const region = readLoadRegion(text, file);
+  const region = await readLoadRegionFromFile(file).catch((error: Error) => {
+    deps.onWarning(`${file}: skipped: cannot read it (${error.message})`);
+    return undefined;
+  });
+  if (region === undefined) return undefined;
   region.warnings.forEach((warning) => deps.onWarning(warning));
   const key = region.header?.key ?? decodeKey(stem);
   if (key === undefined) {

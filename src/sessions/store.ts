@@ -8,7 +8,7 @@ import { checkRecordValue } from "./line-parse.js";
 import { acquireSessionLock, isLockHeld } from "./lock.js";
 import { agentIdFromKey, headerRecordFor, newRecordId } from "./record-builders.js";
 import type { HeaderRecord, SessionRecord } from "./records.js";
-import { readLoadRegion } from "./session-file.js";
+import { readLoadRegionFromFile } from "./session-tail.js";
 import { forkRecords, listSessions, readShownRecords, type SessionListing } from "./session-listing.js";
 import { buildSessionView, type LoadedSession } from "./session-view.js";
 
@@ -82,9 +82,10 @@ export class SessionStore implements SessionStorage {
 
   async load(key: string, options: LoadOptions = {}): Promise<LoadedSession> {
     const file = this.fileFor(key);
-    const text = await readText(file);
-    if (text === undefined) return { key, file, exists: false, messages: [], records: [], messageOffset: 0, warnings: [] };
-    const region = readLoadRegion(text, file);
+    const region = await readLoadRegionFromFile(file).catch((error: Error) => {
+      throw new SessionError(`cannot read session ${file}: ${error.message}`, { cause: error });
+    });
+    if (region === undefined) return { key, file, exists: false, messages: [], records: [], messageOffset: 0, warnings: [] };
     const { session, tail } = buildSessionView(region, { key, file, ts: this.clock.now(), newId: newRecordId });
     session.agentId ??= agentIdFromKey(key);
     if (tail.length > 0 && (options.persistRepairs ?? isLockHeld(lockPathOf(file)))) await this.append(key, tail);
