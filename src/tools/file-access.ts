@@ -1,0 +1,45 @@
+// What the three file tools share: asking the gate for a path, reading text safely, and clear messages for missing files.
+import { readFile, stat } from "node:fs/promises";
+import { ToolError } from "../errors.js";
+import type { ToolContext } from "./define.js";
+
+/** Files larger than this are not loaded whole for editing. */
+export const MAX_EDIT_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Asks the gate whether `path` may be read or written; resolves to the real
+ * path to use (symlinks and `..` resolved). A refusal throws a ToolError
+ * carrying the gate's sentence for the model.
+ */
+export async function allowedPath(context: ToolContext, path: string, access: "read" | "write"): Promise<string> {
+  const answer = await context.permissions.checkPath(path, access, context.toolUseId);
+  if (!answer.allowed) throw new ToolError(answer.reason);
+  return answer.path;
+}
+
+/** The message for a path that does not exist, saying where relative paths start. */
+export function describeMissing(path: string, cwd: string): string {
+  return `${path} does not exist (relative paths start at ${cwd})`;
+}
+
+/**
+ * Reads a whole text file for editing: a missing path, a directory, a file over
+ * MAX_EDIT_BYTES or one with NUL bytes is a ToolError naming `shown`.
+ */
+export async function readTextForEdit(path: string, shown: string, cwd: string): Promise<string> {
+  const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
+    throw new ToolError(error.code === "ENOENT" ? `${describeMissing(shown, cwd)}; use write_file to create it` : `cannot read ${shown}: ${error.message}`);
+  });
+  if (info.isDirectory()) throw new ToolError(`${shown} is a directory, not a file`);
+  if (info.size > MAX_EDIT_BYTES) throw new ToolError(`${shown} is ${info.size} bytes, more than edit_file handles (${MAX_EDIT_BYTES}); use write_file or run_command`);
+  const bytes = await readFile(path);
+  if (bytes.subarray(0, 8_192).includes(0)) throw new ToolError(`${shown} looks like a binary file; edit_file only edits text`);
+  return bytes.toString("utf8");
+}
+
+/** Lines in a text as an editor counts them: a final newline does not start another line. */
+export function countLines(text: string): number {
+  if (text === "") return 0;
+  const newlines = text.split("\n").length - 1;
+  return text.endsWith("\n") ? newlines : newlines + 1;
+}

@@ -1,0 +1,66 @@
+// Builds a ToolContext for tool tests: real clock and spawn, a fresh AbortController, and the real permission context.
+import { mkdtemp, realpath } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { nodeSpawnDefault, refuseApprover, systemClock } from "../../src/deps.js";
+import type { Approver } from "../../src/deps.js";
+import { createPermissionContext } from "../../src/permissions/gate.js";
+import type { PermissionMode } from "../../src/permissions/context.js";
+import type { ToolContext } from "../../src/tools/define.js";
+import type { AgentEvent } from "../../src/types.js";
+
+export interface TestToolContext extends ToolContext {
+  /** Every event the tools and the gate emitted, in order. */
+  events: AgentEvent[];
+  controller: AbortController;
+}
+
+export interface ToolContextOptions {
+  /** Working directory; a fresh temp dir when absent. */
+  cwd?: string;
+  /** Workspace; `<cwd>/workspace` when absent. */
+  workspace?: string;
+  mode?: PermissionMode;
+  approver?: Approver;
+  env?: Record<string, string | undefined>;
+  warnings?: string[];
+}
+
+/** A fresh real temp dir (realpath, so comparisons with resolved paths hold on macOS too). */
+export async function makeTempDir(prefix = "miniclaw-test-"): Promise<string> {
+  return realpath(await mkdtemp(join(tmpdir(), prefix)));
+}
+
+/** A ToolContext over real effects; the approver refuses unless one is given. */
+export async function buildToolContext(options: ToolContextOptions = {}): Promise<TestToolContext> {
+  const cwd = options.cwd ?? (await makeTempDir());
+  const workspace = options.workspace ?? join(cwd, "workspace");
+  const events: AgentEvent[] = [];
+  const emit = (event: AgentEvent): void => {
+    events.push(event);
+  };
+  const controller = new AbortController();
+  const warnings = options.warnings;
+  const permissions = createPermissionContext({
+    mode: options.mode ?? "default",
+    approver: options.approver ?? refuseApprover,
+    approvalsPath: join(workspace, "exec-approvals.json"),
+    roots: [cwd, workspace],
+    cwd,
+    emit,
+    ...(warnings ? { onWarning: (message: string) => void warnings.push(message) } : {}),
+  });
+  return {
+    cwd,
+    workspace,
+    signal: controller.signal,
+    clock: systemClock,
+    spawn: nodeSpawnDefault,
+    env: options.env ?? { PATH: process.env["PATH"], HOME: process.env["HOME"] },
+    emit,
+    toolUseId: "toolu_test",
+    permissions,
+    events,
+    controller,
+  };
+}
