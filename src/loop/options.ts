@@ -11,13 +11,18 @@ import { MemoryStore } from "../memory/store.js";
 import { BUNDLED_SKILLS } from "../paths.js";
 import { buildSystemPrompt, readUserProfile } from "./system-prompt.js";
 import { SkillLoader } from "../skills/loader.js";
+import { createPermissionContext } from "../permissions/gate.js";
+import { createFileTools } from "../tools/files.js";
 import { createLoadSkillTool } from "../tools/load-skill.js";
+import { createRunCommandTool, scrubEnv } from "../tools/run-command.js";
 import { createMemoryTools } from "../tools/memory.js";
 import type { AnyTool } from "../tools/define.js";
 import type { ToolHooks } from "../tools/dispatch.js";
 import type { AgentConfig, EventSink } from "../types.js";
 
 export const DEFAULT_MAX_ITERATIONS = 20;
+/** The approvals file inside the workspace. */
+export const APPROVALS_FILE = "exec-approvals.json";
 export const DEFAULT_MAX_TOKENS = 8192;
 /** Ceiling for the one retry after a tool_use was cut off by max_tokens. */
 export const MAX_TOKENS_CEILING = 32_000;
@@ -45,6 +50,8 @@ export interface TurnOptions {
   permissions?: PermissionContext;
   /** Extra tools, added to the built-ins (a same-named tool replaces the built-in). */
   tools?: AnyTool[];
+  /** Timeout of run_command, in milliseconds (default 30 s). */
+  commandTimeoutMs?: number;
   /** Set false to offer only `tools`. */
   builtinTools?: boolean;
   hooks?: ToolHooks;
@@ -121,7 +128,7 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
   const memory = builtins ? (options.memory ?? MemoryStore.forWorkspace(workspace)) : undefined;
   const skills = builtins ? (options.skills ?? (await loadSkills(workspace))) : undefined;
   const tools = new Map<string, AnyTool>();
-  if (memory && skills) for (const tool of builtinTools(memory, skills)) tools.set(tool.name, tool);
+  if (memory && skills) for (const tool of builtinTools(memory, skills, options.commandTimeoutMs)) tools.set(tool.name, tool);
   for (const tool of options.tools ?? []) tools.set(tool.name, tool);
   const allowed = agent.tools;
   if (allowed) for (const name of [...tools.keys()]) if (!allowed.includes(name)) tools.delete(name);
@@ -135,7 +142,16 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
     maxTokens: options.maxTokens ?? agent.maxTokens ?? DEFAULT_MAX_TOKENS,
     approver,
     permissionMode,
-    permissions: options.permissions ?? openPermissions(permissionMode),
+    permissions:
+      options.permissions ??
+      createPermissionContext({
+        mode: permissionMode,
+        approver,
+        approvalsPath: join(workspace, APPROVALS_FILE),
+        roots: [cwd, workspace],
+        cwd,
+        emit,
+      }),
     tools,
     hooks: options.hooks,
     signal: options.signal ?? new AbortController().signal,
@@ -163,8 +179,13 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
 }
 
 /** The tools every agent has unless its SOUL.md narrows them. */
-function builtinTools(memory: MemoryStore, skills: SkillLoader): AnyTool[] {
-  return [...createMemoryTools(memory), createLoadSkillTool(skills)];
+function builtinTools(memory: MemoryStore, skills: SkillLoader, timeoutMs: number | undefined): AnyTool[] {
+  return [
+    createRunCommandTool(timeoutMs !== undefined ? { timeoutMs } : {}),
+    ...createFileTools(),
+    ...createMemoryTools(memory),
+    createLoadSkillTool(skills),
+  ];
 }
 
 async function loadSkills(workspace: string): Promise<SkillLoader> {
@@ -194,15 +215,3 @@ function safeSink(sink: EventSink | undefined): EventSink {
   };
 }
 
-/** Placeholder until the gate lands: drops ANTHROPIC_* and secret-looking names. */
-function scrubEnv(env: Env): Env {
-  return Object.fromEntries(Object.entries(env).filter(([k]) => !/^ANTHROPIC_|KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL/i.test(k)));
-}
-
-function openPermissions(mode: PermissionMode): PermissionContext {
-  return {
-    mode,
-    checkCommand: async () => ({ allowed: false, reason: "no permission context" }),
-    checkPath: async (path) => ({ allowed: true, path }),
-  };
-}

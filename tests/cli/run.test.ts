@@ -1,4 +1,4 @@
-import { mkdtemp } from "node:fs/promises";
+import { mkdir, mkdtemp, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -72,5 +72,20 @@ describe("miniclaw run", () => {
     expect(JSON.stringify(body.system)).toMatch(/Scout/);
     expect(JSON.stringify(body.messages)).toMatch(/what changed in Rust async\?/);
     expect(JSON.stringify(body.messages)).not.toMatch(/\/research/);
+  });
+
+  it("never runs an unapproved unsafe command: `ls; rm -rf victim` is refused and the model is told why", async () => {
+    const { dir, workspace, env } = await setup([
+      { match: "clean", reply: { toolUses: [{ name: "run_command", input: { command: "ls; rm -rf victim" } }] } },
+      { match: { toolResult: { name: "run_command" } }, reply: "I could not: {{tool_result}}" },
+    ]);
+    await mkdir(join(dir, "victim"));
+    const run = await runCli(["run", "--workspace", workspace, "clean up"], { env, cwd: dir });
+    expect(run.code).toBe(0);
+    expect((await stat(join(dir, "victim"))).isDirectory()).toBe(true);
+    const sent = model!.requests[1]!.body.messages!.at(-1)!.content as Array<{ type: string; is_error?: boolean; content: unknown }>;
+    expect(sent[0]).toMatchObject({ type: "tool_result", is_error: true });
+    expect(JSON.stringify(sent[0]!.content)).toMatch(/approval/i);
+    expect(run.stdout).toMatch(/^I could not:/);
   });
 });
