@@ -26,20 +26,23 @@ export interface RepairResult {
 export interface RepairOptions {
   /** A summary message will precede the sequence, so it may start with an assistant message. */
   afterSummary: boolean;
+  /** Answer a trailing user message with a synthetic assistant note (see LoadOptions.closeInterruptedTurn). */
+  closeTrailingUser?: boolean;
   /** Timestamp and id source for the synthetic tail records. */
   ts: number;
   newId: () => string;
 }
 
 /**
- * Makes a message sequence valid for the API and ready for a new user message:
- * it starts with a user message (unless `afterSummary`), roles alternate, every
- * tool_use is answered first thing in the next message (missing results become
- * `is_error` results), no tool_result lacks its tool_use (orphans become text),
- * empty messages are dropped, and it ends with an assistant message that asks for
- * no tool. Repairs in the middle exist only in memory (the file is append-only)
- * and are recomputed identically on every load; repairs at the end are returned
- * in `tail` for the store to persist. Pure: the input is not mutated.
+ * Makes a message sequence valid for the API: it starts with a user message
+ * (unless `afterSummary`), roles alternate, every tool_use is answered first
+ * thing in the next message (missing results become `is_error` results), no
+ * tool_result lacks its tool_use (orphans become text), empty messages are
+ * dropped. A trailing tool_use gets error results; a trailing user message is
+ * kept as the last message (it may be the request in flight) unless
+ * `closeTrailingUser`. Repairs in the middle exist only in memory (the file is
+ * append-only) and are recomputed identically on every load; repairs at the end
+ * are returned in `tail` for the store to persist. Pure: the input is not mutated.
  */
 export function repairMessages(input: MessageRecord[], options: RepairOptions): RepairResult {
   const out: MessageRecord[] = [];
@@ -68,7 +71,7 @@ export function repairMessages(input: MessageRecord[], options: RepairOptions): 
     notes.push(`answered ${pending.length} interrupted tool call(s) (${pending.join(", ")}) with an error result`);
     tail.push(syntheticWith(options.newId(), "user", pending.map(interruptedResult), options.ts));
   }
-  if ((tail.at(-1) ?? out.at(-1))?.message.role === "user") {
+  if (options.closeTrailingUser === true && (tail.at(-1) ?? out.at(-1))?.message.role === "user") {
     notes.push("the last user message had no reply: added a note that the turn was interrupted");
     tail.push(synthetic(options.newId(), "assistant", NO_REPLY_TEXT, options.ts));
   }

@@ -15,8 +15,12 @@ export interface LoadedSession {
   /**
    * Messages to send, valid for the API: they start with a user message (the
    * summary first when compacted), roles alternate, every tool_use is answered in
-   * the next message, and they are empty or end with an assistant message asking
-   * for no tool, so the caller appends the next user message as is.
+   * the next message. They end with an assistant message asking for no tool, or
+   * with a user message still waiting for its reply: the request in flight when
+   * reloaded during a turn, or the message of an interrupted turn at the start of
+   * the next one (unless `closeInterruptedTurn`). Either way the caller appends the
+   * next user message as is: the API joins consecutive user messages into one
+   * turn, and later loads separate them with a synthetic "(no reply…)" note.
    */
   messages: MessageParam[];
   /**
@@ -49,12 +53,16 @@ export const SUMMARY_SUFFIX = "\n</summary>";
  */
 export function buildSessionView(
   region: LoadRegion,
-  base: { key: string; file: string; ts: number; newId: () => string },
+  base: { key: string; file: string; ts: number; newId: () => string; closeTrailingUser?: boolean },
 ): { session: LoadedSession; tail: MessageRecord[] } {
   const { compaction } = region;
-  const repaired = repairMessages(region.records, { afterSummary: compaction !== undefined, ts: base.ts, newId: base.newId });
-  const records =
-    compaction && repaired.records.length === 0 ? [continuation(compaction, base.ts)] : repaired.records;
+  const repaired = repairMessages(region.records, {
+    afterSummary: compaction !== undefined,
+    closeTrailingUser: base.closeTrailingUser === true,
+    ts: base.ts,
+    newId: base.newId,
+  });
+  const records = repaired.records;
   let messages = records.map((record) => record.message);
   let messageOffset: 0 | 1 = 0;
   if (compaction) {
@@ -92,12 +100,6 @@ function findLastUsage(records: MessageRecord[], after: Set<string>, offset: 0 |
     }
   }
   return undefined;
-}
-
-/** The assistant message after a summary that kept nothing, so the view still ends with the assistant. */
-function continuation(compaction: CompactionRecord, ts: number): MessageRecord {
-  const message: MessageParam = { role: "assistant", content: [{ type: "text", text: "(continuing from the summary)" }] };
-  return { type: "message", id: `${compaction.id}:continue`, ts, message, synthetic: true };
 }
 
 function asBlocks(content: MessageParam["content"]): ContentBlockParam[] {

@@ -27,6 +27,14 @@ export interface LoadOptions {
    * another process is running.
    */
   persistRepairs?: boolean;
+  /**
+   * When the session ends with a user message that never got its reply (a turn
+   * that crashed), answer it with a synthetic assistant note "(no reply: the
+   * previous turn was interrupted)". Only for the load that starts a turn: during
+   * a turn the trailing user message is the request in flight. Default false: the
+   * message stays last and the next user message joins it (valid for the API).
+   */
+  closeInterruptedTurn?: boolean;
 }
 
 /** What the loop needs of a session store; `SessionStore` is the file-backed one. */
@@ -86,7 +94,8 @@ export class SessionStore implements SessionStorage {
       throw new SessionError(`cannot read session ${file}: ${error.message}`, { cause: error });
     });
     if (region === undefined) return { key, file, exists: false, messages: [], records: [], messageOffset: 0, warnings: [] };
-    const { session, tail } = buildSessionView(region, { key, file, ts: this.clock.now(), newId: newRecordId });
+    const closeTrailingUser = options.closeInterruptedTurn === true;
+    const { session, tail } = buildSessionView(region, { key, file, ts: this.clock.now(), newId: newRecordId, closeTrailingUser });
     session.agentId ??= agentIdFromKey(key);
     if (tail.length > 0 && (options.persistRepairs ?? isLockHeld(lockPathOf(file)))) await this.append(key, tail);
     return session;

@@ -42,9 +42,24 @@ export function messageProblems(messages: MessageParam[]): string[] {
   return problems;
 }
 
-/** The problems of the request made by appending one user message to `messages` (what the loop does next). */
+/**
+ * The problems of a loaded session's messages and of the request made by
+ * appending one user message to them (what the loop does next). A loaded session
+ * may end with a user message still waiting for its reply; the API joins it with
+ * the new one into a single turn, and so does this check.
+ */
 export function nextRequestProblems(messages: MessageParam[]): string[] {
-  return messageProblems([...messages, { role: "user", content: "next" }]);
+  const next: MessageParam = { role: "user", content: "next" };
+  const last = messages.at(-1);
+  const request =
+    last?.role === "user"
+      ? [...messages.slice(0, -1), { role: "user" as const, content: [...blocksOf(last), { type: "text" as const, text: "next" }] }]
+      : [...messages, next];
+  return [...messageProblems(messages), ...messageProblems(request).map((problem) => `next request: ${problem}`)];
+}
+
+function blocksOf(message: MessageParam): Exclude<MessageParam["content"], string> {
+  return typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
 }
 
 function toolUses(message: MessageParam | undefined): string[] {
