@@ -1,8 +1,146 @@
-// `miniclaw cron`: the scheduler (being written).
+// `miniclaw cron`: the scheduler until SIGINT/SIGTERM, `cron run JOB` (one run now) and `cron list` (jobs and next runs).
+import { join } from "node:path";
+import { systemClock } from "../deps.js";
 import { ConfigError } from "../errors.js";
+import { loadAgents } from "../runtime/agents.js";
+import { nextRunTime, startScheduler } from "../runtime/cron.js";
+import { CRON_FILE, loadCronJobs, type CronJob } from "../runtime/cron-config.js";
+import { createJobRunner } from "../runtime/cron-job.js";
+import { appendRunRecord, executeRun, formatRunLine, formatTime, type RunJob, type RunRecord } from "../runtime/cron-runs.js";
+import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
+import { describeEvent } from "./render.js";
+import { openWorkspace } from "./setup.js";
 
-export async function cronCommand(_args: CliArgs, _io: CliIo): Promise<number> {
-  throw new ConfigError("miniclaw cron is not available in this build yet");
+/** How long running jobs may go on after SIGINT/SIGTERM before they are aborted (a second signal aborts at once). */
+export const CRON_STOP_GRACE_MS = 10_000;
+const USAGE_LINE = "usage: miniclaw cron | miniclaw cron run JOB | miniclaw cron list";
+/** Statuses after which `cron run` exits 0. */
+const SUCCESS = new Set(["ok", "alert", "skipped"]);
+
+/** Dispatches `cron`, `cron run JOB` and `cron list`; resolves to the exit code. Throws ConfigError for a person to fix. */
+export async function cronCommand(args: CliArgs, io: CliIo): Promise<number> {
+  const [sub, ...rest] = args.words;
+  if (sub === undefined) return runScheduler(args, io);
+  if (sub === "run" && rest.length === 1) return runOneJob(args, io, rest[0]!);
+  if (sub === "list" && rest.length === 0) return listJobs(args, io);
+  throw new ConfigError(USAGE_LINE);
+}
+
+async function runScheduler(args: CliArgs, io: CliIo): Promise<number> {
+  const { workspace, runJob, jobs } = await prepare(args, io);
+  const enabled = jobs.filter((job) => job.enabled);
+  if (enabled.length === 0) {
+    throw new ConfigError(`no enabled job in ${join(workspace, CRON_FILE)}: set "enabled": true on a job (see miniclaw cron list)`);
+  }
+  const scheduler = startScheduler({
+    jobs: enabled,
+    runJob,
+    log: (line) => io.stderr.write(`${line}\n`),
+    onRecord: (record) => recordRun(workspace, record, io),
+  });
+  for (const job of enabled) io.stderr.write(`cron: ${job.name} scheduled, next run ${describeNext(job)}\n`);
+  io.stderr.write("cron: running; Ctrl-C to stop\n");
+  let signalled = 0;
+  let wake = (): void => {};
+  const stopped = new Promise<void>((resolve) => (wake = resolve));
+  const onSignal = (): void => {
+    signalled += 1;
+    if (signalled === 1) io.stderr.write("cron: stopping (a second Ctrl-C aborts running jobs)\n");
+    wake();
+    if (signalled > 1) void scheduler.stop(0);
+  };
+  const offs = [io.onSignal("SIGINT", onSignal), io.onSignal("SIGTERM", onSignal)];
+  try {
+    await stopped;
+    await scheduler.stop(CRON_STOP_GRACE_MS);
+    io.stderr.write("cron: stopped\n");
+    return 0;
+  } finally {
+    for (const off of offs) off();
+  }
+}
+
+async function runOneJob(args: CliArgs, io: CliIo, name: string): Promise<number> {
+  const { workspace, runJob, jobs } = await prepare(args, io);
+  const job = jobs.find((j) => j.name === name);
+  if (!job) {
+    const names = jobs.map((j) => j.name).join(", ") || "none";
+    throw new ConfigError(`no job "${name}" in ${join(workspace, CRON_FILE)} (jobs: ${names})`);
+  }
+  const controller = new AbortController();
+  const off = io.onSignal("SIGINT", () => controller.abort());
+  try {
+    const record = await executeRun(job, runJob, { clock: systemClock, signal: controller.signal });
+    await recordRun(workspace, record, io);
+    return SUCCESS.has(record.status) ? 0 : 1;
+  } finally {
+    off();
+  }
+}
+
+async function listJobs(args: CliArgs, io: CliIo): Promise<number> {
+  const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
+  if (await ensureWorkspace(workspace)) io.stderr.write(`Created a new workspace at ${workspace} from the templates.\n`);
+  const jobs = await loadCronJobs(workspace);
+  if (jobs.length === 0) {
+    io.stdout.write(`No jobs in ${join(workspace, CRON_FILE)}.\n`);
+    return 0;
+  }
+  const rows = jobs.map((job) => [
+    job.name,
+    job.enabled ? "enabled" : "disabled",
+    job.enabled ? `next ${describeNext(job)}` : "-",
+    `${job.schedule}${job.tz ? ` (${job.tz})` : ""}${job.heartbeat ? "  heartbeat" : ""}${job.activeHours ? ` ${job.activeHours.start}–${job.activeHours.end}` : ""}`,
+  ]);
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  for (const row of rows) io.stdout.write(`${row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell)).join("  ")}\n`);
+  return 0;
+}
+
+/** Credentials first (as `run`), then the jobs, their agents, and the runner every run goes through. */
+async function prepare(args: CliArgs, io: CliIo): Promise<{ workspace: string; jobs: CronJob[]; runJob: RunJob }> {
+  const { workspace, client } = await openWorkspace(args, io);
+  const jobs = await loadCronJobs(workspace);
+  const warn = (message: string): void => void io.stderr.write(`warning: ${message}\n`);
+  const agents = await loadAgents(workspace, { onWarning: warn });
+  for (const job of jobs) {
+    const agent = job.agent ?? args.agent;
+    if (agent !== undefined && !agents[agent]) {
+      throw new ConfigError(`${join(workspace, CRON_FILE)}: job "${job.name}": agent: no agent "${agent}" (available: ${Object.keys(agents).join(", ")})`);
+    }
+  }
+  const runJob = createJobRunner({
+    assistant: {
+      workspace,
+      cwd: io.cwd,
+      env: io.env,
+      client,
+      onWarning: warn,
+      ...(args.model !== undefined && { model: args.model }),
+      ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }),
+    },
+    onEvent: (job, event) => {
+      const line = event.type === "turn_end" ? undefined : describeEvent(event, (_style, text) => text);
+      if (line !== undefined) io.stderr.write(`  ${job.name} ${line.trimStart()}\n`);
+    },
+  });
+  const withDefaultAgent: RunJob = (job, signal) => runJob(args.agent !== undefined && job.agent === undefined ? { ...job, agent: args.agent } : job, signal);
+  return { workspace, jobs, runJob: withDefaultAgent };
+}
+
+/** Appends the run to runs.jsonl and prints its line on stdout (even when the append fails, which is reported). */
+async function recordRun(workspace: string, record: RunRecord, io: CliIo): Promise<void> {
+  try {
+    await appendRunRecord(workspace, record);
+  } catch (error) {
+    io.stderr.write(`cron: could not append to runs.jsonl: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  io.stdout.write(`${formatRunLine(record)}\n`);
+}
+
+function describeNext(job: CronJob): string {
+  const next = nextRunTime(job.schedule, job.tz, new Date());
+  return next ? `${formatTime(next, job.tz)}${job.tz ? ` ${job.tz}` : ""}` : "never";
 }

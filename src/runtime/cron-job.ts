@@ -1,0 +1,95 @@
+// One cron job run through the assistant: active hours, the heartbeat checklist, a non-interactive turn, its status.
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { refuseApprover, systemClock, type Clock } from "../deps.js";
+import type { EventSink, StopReason, TurnResult } from "../types.js";
+import { openAssistant, type AssistantOptions } from "./assistant.js";
+import type { CronJob } from "./cron-config.js";
+import type { RunJob, RunOutcome } from "./cron-runs.js";
+import { buildHeartbeatPrompt, hasHeartbeatContent, HEARTBEAT_FILE, interpretHeartbeatReply, isWithinActiveHours } from "./heartbeat.js";
+
+/** Stop reasons after which a run succeeded: the model finished (or was cut) on its own. */
+const SUCCESS: ReadonlySet<StopReason> = new Set(["end_turn", "stop_sequence", "max_tokens", "refusal"]);
+
+export interface JobRunnerOptions {
+  /** How to open the assistant (workspace, env, client, model...); each run opens its own, so edited SOUL.md files apply. */
+  assistant: Omit<AssistantOptions, "defaultAgent" | "approver">;
+  /** Active hours and timestamps; default the system clock. */
+  clock?: Clock;
+  /** Events of each run's turn, with the job they belong to; must not throw. */
+  onEvent?: (job: CronJob, event: Parameters<EventSink>[0]) => void;
+}
+
+/**
+ * The `runJob` callback of the scheduler and of `cron run`: skips outside active hours,
+ * skips a heartbeat whose checklist has no content (no model call), otherwise sends one
+ * message with the refusing approver (nothing waits for a human) and maps the turn to a
+ * status. Throws only what opening the assistant throws (ConfigError: no such agent).
+ */
+export function createJobRunner(opts: JobRunnerOptions): RunJob {
+  const clock = opts.clock ?? systemClock;
+  const workspace = opts.assistant.workspace;
+  return async (job, signal) => {
+    if (job.activeHours && !isWithinActiveHours(clock.now(), job.activeHours, job.tz)) {
+      return { status: "skipped", detail: `outside active hours ${job.activeHours.start}–${job.activeHours.end}${job.tz ? ` ${job.tz}` : ""}` };
+    }
+    const prompt = job.heartbeat ? await heartbeatPrompt(workspace, job) : { text: job.prompt ?? "" };
+    if (prompt.skip) return { status: "skipped", detail: prompt.skip };
+    const assistant = await openAssistant({
+      ...opts.assistant,
+      clock,
+      turn: {
+        ...opts.assistant.turn,
+        includeTime: true,
+        ...(job.maxBudgetUsd !== undefined && { maxBudgetUsd: job.maxBudgetUsd }),
+      },
+      ...(job.agent !== undefined && { defaultAgent: job.agent }),
+    });
+    try {
+      const onEvent = opts.onEvent;
+      const result = await assistant.send(prompt.text, {
+        sessionKey: job.session,
+        approver: refuseApprover,
+        signal,
+        ...(onEvent && { onEvent: (event) => onEvent(job, event) }),
+      });
+      return outcomeOf(job, result);
+    } finally {
+      assistant.close();
+    }
+  };
+}
+
+/** The message of a heartbeat run, or why there is none. */
+async function heartbeatPrompt(workspace: string, job: CronJob): Promise<{ text: string; skip?: string }> {
+  const checklist = await readFile(join(workspace, HEARTBEAT_FILE), "utf8").catch(() => undefined);
+  if (checklist === undefined) return { text: "", skip: `no ${HEARTBEAT_FILE} in the workspace` };
+  if (!hasHeartbeatContent(checklist)) return { text: "", skip: `${HEARTBEAT_FILE} has no items to check` };
+  return { text: buildHeartbeatPrompt(checklist, job.prompt) };
+}
+
+/**
+ * The status of a finished turn. Authentication failures (401/403) and a spent budget
+ * pause the job: retrying them every tick would fail the same way, or keep spending.
+ */
+export function outcomeOf(job: CronJob, result: TurnResult): RunOutcome {
+  const spent = { usage: result.usage, costUsd: result.costUsd };
+  const pause = pauseReason(result);
+  if (pause) return { status: "paused", ...spent, ...(result.text && { reply: result.text }), detail: pause };
+  if (!SUCCESS.has(result.stopReason)) {
+    const why = result.stopReason === "aborted" ? "aborted" : `${result.stopReason}${result.error ? `: ${result.error}` : ""}`;
+    return { status: "error", ...spent, ...(result.text && { reply: result.text }), detail: why };
+  }
+  if (!job.heartbeat) return { status: "ok", ...spent, reply: result.text };
+  const { ok, text } = interpretHeartbeatReply(result.text);
+  return { status: ok ? "ok" : "alert", ...spent, ...(text && { reply: text }) };
+}
+
+/** Why a turn's failure should pause its job, or undefined when the next tick may well succeed. */
+export function pauseReason(result: TurnResult): string | undefined {
+  if (result.stopReason === "budget_exceeded") return `${result.error ?? "over budget"}; raise maxBudgetUsd in cron.json to let it run`;
+  if (result.stopReason === "error" && /^API error 40[13]\b/.test(result.error ?? "")) {
+    return `${result.error}; check the credentials the API was given`;
+  }
+  return undefined;
+}

@@ -1,0 +1,101 @@
+// One cron run as a record: running a job safely, the line printed for it, and the append to cron/runs.jsonl.
+import { appendFile, mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { Clock } from "../deps.js";
+import type { Usage } from "../types.js";
+import type { CronJob } from "./cron-config.js";
+
+/** Where every run is appended, inside the workspace. */
+export const RUNS_FILE = join("cron", "runs.jsonl");
+/** Characters of the reply shown in a run's line; the record keeps all of it. */
+export const LINE_REPLY_CHARS = 100;
+
+/**
+ * How a run ended. `ok`: done, nothing to flag (a heartbeat answered HEARTBEAT_OK);
+ * `alert`: a heartbeat found something; `skipped`: no model call (outside active hours,
+ * empty checklist, previous run still going); `error`: the run failed, the job goes on;
+ * `paused`: it failed on authentication or budget, and is not run again until restart.
+ */
+export type RunStatus = "ok" | "alert" | "skipped" | "error" | "paused";
+
+/** What a job callback reports about one run. */
+export interface RunOutcome {
+  status: RunStatus;
+  /** The reply, HEARTBEAT_OK already stripped. */
+  reply?: string;
+  usage?: Usage;
+  costUsd?: number;
+  /** Why it was skipped, failed or paused, in one line. */
+  detail?: string;
+}
+
+/**
+ * Runs one job. Should resolve even on failure (a throw is recorded as `error`), and
+ * stop soon after `signal` aborts (shutdown).
+ */
+export type RunJob = (job: CronJob, signal: AbortSignal) => Promise<RunOutcome>;
+
+/** One line of runs.jsonl. Times are ISO strings. */
+export interface RunRecord extends RunOutcome {
+  job: string;
+  start: string;
+  end: string;
+}
+
+/** Runs `job` once through `runJob` and resolves to its record; never throws. */
+export async function executeRun(job: CronJob, runJob: RunJob, opts: { clock: Clock; signal: AbortSignal }): Promise<RunRecord> {
+  const start = opts.clock.now();
+  let outcome: RunOutcome;
+  try {
+    outcome = await runJob(job, opts.signal);
+  } catch (error) {
+    outcome = { status: "error", detail: error instanceof Error ? error.message : String(error) };
+  }
+  return { job: job.name, start: new Date(start).toISOString(), end: new Date(opts.clock.now()).toISOString(), ...outcome };
+}
+
+/** A record of a run that did not happen (start = end = `at`). */
+export function skippedRecord(job: CronJob, at: number, detail: string): RunRecord {
+  const time = new Date(at).toISOString();
+  return { job: job.name, start: time, end: time, status: "skipped", detail };
+}
+
+/**
+ * The one line printed per run: `[2026-11-29 07:30] morning-check ok 2.1s "reply…"`, with
+ * `(detail)` for skips and failures. Start time in `timeZone` (default the machine's).
+ */
+export function formatRunLine(record: RunRecord, timeZone?: string): string {
+  const start = Date.parse(record.start);
+  const seconds = (Date.parse(record.end) - start) / 1000;
+  const parts = [`[${formatTime(start, timeZone)}]`, record.job, record.status, `${seconds.toFixed(1)}s`];
+  const reply = oneLine(record.reply ?? "");
+  if (reply) parts.push(`"${reply.length > LINE_REPLY_CHARS ? `${reply.slice(0, LINE_REPLY_CHARS - 1)}…` : reply}"`);
+  if (record.detail) parts.push(`(${oneLine(record.detail)})`);
+  return parts.join(" ");
+}
+
+/** `YYYY-MM-DD HH:MM` of `at` in `timeZone` (default the machine's). */
+export function formatTime(at: number | Date, timeZone?: string): string {
+  const parts = new Intl.DateTimeFormat("en-GB", {
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+    ...(timeZone && { timeZone }),
+  }).formatToParts(at);
+  const part = (type: string): string => parts.find((p) => p.type === type)?.value ?? "??";
+  return `${part("year")}-${part("month")}-${part("day")} ${part("hour")}:${part("minute")}`;
+}
+
+/** Appends one record to `<workspace>/cron/runs.jsonl`, creating the folder. A single small append, so lines never interleave. */
+export async function appendRunRecord(workspace: string, record: RunRecord): Promise<void> {
+  const file = join(workspace, RUNS_FILE);
+  await mkdir(join(file, ".."), { recursive: true });
+  await appendFile(file, `${JSON.stringify(record)}\n`, "utf8");
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}

@@ -1,0 +1,155 @@
+// The scheduler: cron jobs on node-schedule timers, one run per job at a time, pause on hopeless failures, bounded stop. The only home of node-schedule.
+import { createRequire } from "node:module";
+import nodeSchedule from "node-schedule";
+import { systemClock, type Clock } from "../deps.js";
+import type { CronJob } from "./cron-config.js";
+import { executeRun, skippedRecord, type RunJob, type RunRecord } from "./cron-runs.js";
+
+/** After the grace period, aborted runs get this long to settle before `stop` resolves anyway. */
+export const ABORT_SETTLE_MS = 1_000;
+
+/** The cron parser node-schedule itself uses, loaded from beside it so both read expressions alike. */
+interface CronParser {
+  parseExpression(expression: string, options?: { tz?: string; currentDate?: Date }): { next(): { toDate(): Date } };
+}
+const require = createRequire(import.meta.url);
+const cronParser = createRequire(require.resolve("node-schedule"))("cron-parser") as CronParser;
+
+/**
+ * Checks a cron expression (5 fields, or 6 with seconds first, or an alias such as
+ * `@daily`) in time zone `tz`. Returns undefined when it is good, else why not, in a few words.
+ */
+export function checkSchedule(expression: string, tz?: string): string | undefined {
+  const fields = expression.trim().split(/\s+/).length;
+  if (!expression.trim().startsWith("@") && (fields < 5 || fields > 6)) {
+    return `has ${fields} field${fields === 1 ? "" : "s"}; a cron expression has 5 (minute hour day month weekday) or 6 (seconds first)`;
+  }
+  try {
+    cronParser.parseExpression(expression, tz ? { tz } : {}).next();
+    return undefined;
+  } catch (error) {
+    return `is not a valid cron expression (${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
+/** The next time `expression` fires after `from`, or undefined when it never does (or does not parse). */
+export function nextRunTime(expression: string, tz: string | undefined, from: Date): Date | undefined {
+  try {
+    return cronParser.parseExpression(expression, { currentDate: from, ...(tz && { tz }) }).next().toDate();
+  } catch {
+    return undefined;
+  }
+}
+
+export interface SchedulerOptions {
+  /** The jobs to schedule; disabled ones are left out. */
+  jobs: readonly CronJob[];
+  /** Runs one job; given a signal that aborts at shutdown. Its throws are recorded, never propagated. */
+  runJob: RunJob;
+  /** Timestamps of records and the grace wait; default the system clock. Timers are node-schedule's. */
+  clock?: Clock;
+  /** Notices: a job paused, shutdown progress. Must not throw. */
+  log: (line: string) => void;
+  /** Every finished run and every skipped tick, in order of completion. Awaited; a throw is logged. */
+  onRecord: (record: RunRecord) => void | Promise<void>;
+}
+
+export interface Scheduler {
+  /**
+   * Stops scheduling, gives running jobs up to `graceMs` to finish, aborts the rest and
+   * waits at most ABORT_SETTLE_MS more, then resolves. Calling it again aborts running jobs now.
+   */
+  stop(graceMs: number): Promise<void>;
+}
+
+interface Entry {
+  job: CronJob;
+  timer: nodeSchedule.Job | null;
+  running?: { controller: AbortController; done: Promise<void> } | undefined;
+  paused: boolean;
+}
+
+/**
+ * Schedules the enabled jobs and returns at once. Each tick runs its job unless a run of
+ * it is still going (then a `skipped` record); runs are isolated, so a throwing job never
+ * stops the others. A run whose status is `paused` cancels its job's timer until restart.
+ */
+export function startScheduler(opts: SchedulerOptions): Scheduler {
+  const clock = opts.clock ?? systemClock;
+  let stopping: Promise<void> | undefined;
+  const report = async (record: RunRecord): Promise<void> => {
+    try {
+      await opts.onRecord(record);
+    } catch (error) {
+      opts.log(`cron: could not record the run of ${record.job}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+
+  const tick = (entry: Entry): void => {
+    if (stopping || entry.paused) return;
+    if (entry.running) {
+      void report(skippedRecord(entry.job, clock.now(), "the previous run is still going"));
+      return;
+    }
+    const controller = new AbortController();
+    const done = (async () => {
+      const record = await executeRun(entry.job, opts.runJob, { clock, signal: controller.signal });
+      const pause = record.status === "paused" && !entry.paused;
+      if (pause) {
+        entry.paused = true;
+        entry.timer?.cancel();
+      }
+      await report(record);
+      if (pause) opts.log(`cron: ${entry.job.name} is paused: no further runs until miniclaw cron restarts`);
+    })().finally(() => {
+      entry.running = undefined;
+    });
+    entry.running = { controller, done };
+  };
+
+  const entries: Entry[] = opts.jobs
+    .filter((job) => job.enabled)
+    .map((job) => {
+      const entry: Entry = { job, timer: null, paused: false };
+      entry.timer = nodeSchedule.scheduleJob({ rule: job.schedule, ...(job.tz && { tz: job.tz }) }, () => tick(entry));
+      if (!entry.timer) opts.log(`cron: ${job.name} has no future run time for "${job.schedule}"; not scheduled`);
+      return entry;
+    });
+
+  const runningNow = (): Entry[] => entries.filter((e) => e.running);
+  const abortRunning = (): void => {
+    for (const entry of runningNow()) entry.running?.controller.abort();
+  };
+
+  return {
+    stop(graceMs) {
+      if (stopping) {
+        abortRunning();
+        return stopping;
+      }
+      for (const entry of entries) entry.timer?.cancel();
+      stopping = (async () => {
+        const running = runningNow();
+        if (running.length === 0) return;
+        opts.log(`cron: waiting up to ${(graceMs / 1000).toFixed(1)}s for ${running.map((e) => e.job.name).join(", ")} to finish`);
+        await settleWithin(running, graceMs, clock);
+        const late = runningNow();
+        if (late.length === 0) return;
+        opts.log(`cron: aborting ${late.map((e) => e.job.name).join(", ")}`);
+        abortRunning();
+        await settleWithin(late, ABORT_SETTLE_MS, clock);
+        const stuck = runningNow();
+        if (stuck.length > 0) opts.log(`cron: gave up waiting for ${stuck.map((e) => e.job.name).join(", ")}`);
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** Waits until every run settles or `ms` pass, whichever is first, leaving no timer behind. */
+async function settleWithin(entries: Entry[], ms: number, clock: Clock): Promise<void> {
+  const timeout = new AbortController();
+  const runs = Promise.allSettled(entries.map((e) => e.running?.done));
+  await Promise.race([runs, clock.sleep(ms, timeout.signal)]);
+  timeout.abort();
+}
