@@ -83,7 +83,7 @@ export function parseCronJobs(raw: string, file: string): CronJob[] {
     throw new ConfigError(`${file}: not valid JSON: ${(error as Error).message}`);
   }
   const top = fileSchema.safeParse(data);
-  if (!top.success) throw new ConfigError(`${file}: ${describeIssue(top.error.issues[0])}`);
+  if (!top.success) throw new ConfigError(`${file}: ${describeIssue(top.error.issues[0], Object.keys(fileSchema.shape))}`);
   const jobs = top.data.jobs.map((entry, index) => parseJob(entry, index, file));
   const seen = new Set<string>();
   for (const job of jobs) {
@@ -100,7 +100,7 @@ function parseJob(entry: unknown, index: number, file: string): CronJob {
     throw new ConfigError(`${file}: ${where}: ${message}`);
   };
   const parsed = jobSchema.safeParse(entry);
-  if (!parsed.success) return fail(describeIssue(parsed.error.issues[0], 2));
+  if (!parsed.success) return fail(describeIssue(parsed.error.issues[0], Object.keys(jobSchema.shape)));
   const job = parsed.data;
   const problem = checkSchedule(job.schedule, job.tz);
   if (problem) fail(`schedule: "${job.schedule}" ${problem}`);
@@ -119,20 +119,15 @@ function parseJob(entry: unknown, index: number, file: string): CronJob {
   };
 }
 
-/** `field: problem` for the first zod issue; `skip` drops the leading path segments (`jobs`, the index). */
-function describeIssue(issue: z.core.$ZodIssue | undefined, skip = 0): string {
+/** `field: problem` for the first zod issue; `known` lists the fields of the object checked. */
+function describeIssue(issue: z.core.$ZodIssue | undefined, known: string[]): string {
   if (!issue) return "is invalid";
-  const field = issue.path.slice(skip).map(String).join(".");
+  const field = issue.path.map(String).join(".");
   const message =
     issue.code === "unrecognized_keys"
-      ? `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")} (known: ${knownFields(issue.path).join(", ")})`
+      ? `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")} (known: ${(issue.path.at(-1) === "activeHours" ? ["start", "end"] : known).join(", ")})`
       : issue.message;
   return field ? `${field}: ${message}` : message;
-}
-
-function knownFields(path: PropertyKey[]): string[] {
-  if (path.length === 0) return Object.keys(fileSchema.shape);
-  return path.at(-1) === "activeHours" ? ["start", "end"] : Object.keys(jobSchema.shape);
 }
 
 function isTimeZone(tz: string): boolean {
