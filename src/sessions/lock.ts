@@ -39,13 +39,28 @@ const GUARD_STALE_MS = 2_000;
 const POLL_MIN_MS = 5;
 const POLL_MAX_MS = 100;
 
-/** Lock files held by this process (path → token): released on exit, consulted by `isLockHeld`. */
-const held = new Map<string, string>();
+/** Lock files held by this process: their token, and whether the holder has written to the session since taking it. */
+const held = new Map<string, { token: string; wrote: boolean }>();
 let exitHookInstalled = false;
 
 /** True while this process holds the lock file at `lockPath`. */
 export function isLockHeld(lockPath: string): boolean {
   return held.has(lockPath);
+}
+
+/** Notes that the session of `lockPath` was written to; counts only while this process holds its lock. */
+export function noteWrite(lockPath: string): void {
+  const entry = held.get(lockPath);
+  if (entry) entry.wrote = true;
+}
+
+/**
+ * True when this process holds the lock of `lockPath` and has written to the
+ * session since taking it: a turn is under way, so the end of the file is that
+ * turn's own state, not the remains of an interrupted one.
+ */
+export function hasWrittenUnderLock(lockPath: string): boolean {
+  return held.get(lockPath)?.wrote === true;
 }
 
 /**
@@ -68,7 +83,7 @@ export async function acquireSessionLock(lockPath: string, options: AcquireOptio
     leaveQueue();
     throw error;
   }
-  held.set(lockPath, token);
+  held.set(lockPath, { token, wrote: false });
   installExitHook();
   let released = false;
   return async () => {
@@ -124,7 +139,7 @@ async function inspect(lockPath: string): Promise<LockState> {
     return age > UNREADABLE_GRACE_MS ? { kind: "dead", raw } : { kind: "unreadable" };
   }
   if (owner.hostname !== hostname()) return { kind: "alive", owner };
-  if (owner.pid === process.pid) return held.get(lockPath) === owner.token ? { kind: "alive", owner } : { kind: "dead", raw };
+  if (owner.pid === process.pid) return held.get(lockPath)?.token === owner.token ? { kind: "alive", owner } : { kind: "dead", raw };
   return isAlive(owner.pid) ? { kind: "alive", owner } : { kind: "dead", raw };
 }
 
@@ -174,7 +189,7 @@ function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.on("exit", () => {
-    for (const [lockPath, token] of held) {
+    for (const [lockPath, { token }] of held) {
       try {
         if (parseOwner(readFileSync(lockPath, "utf8"))?.token === token) unlinkSync(lockPath);
       } catch {

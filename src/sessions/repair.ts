@@ -26,8 +26,13 @@ export interface RepairResult {
 export interface RepairOptions {
   /** A summary message will precede the sequence, so it may start with an assistant message. */
   afterSummary: boolean;
-  /** Answer a trailing user message with a synthetic assistant note (see LoadOptions.closeInterruptedTurn). */
-  closeTrailingUser?: boolean;
+  /**
+   * What to do at the end: "close" answers a trailing tool_use with error results
+   * and a trailing user message with a synthetic assistant note (between turns);
+   * "answer" only answers the tool_use (a read-only view); "none" leaves the end as
+   * written (a turn under way: its tool calls are running, its request in flight).
+   */
+  tail: "close" | "answer" | "none";
   /** Timestamp and id source for the synthetic tail records. */
   ts: number;
   newId: () => string;
@@ -38,11 +43,10 @@ export interface RepairOptions {
  * (unless `afterSummary`), roles alternate, every tool_use is answered first
  * thing in the next message (missing results become `is_error` results), no
  * tool_result lacks its tool_use (orphans become text), empty messages are
- * dropped. A trailing tool_use gets error results; a trailing user message is
- * kept as the last message (it may be the request in flight) unless
- * `closeTrailingUser`. Repairs in the middle exist only in memory (the file is
- * append-only) and are recomputed identically on every load; repairs at the end
- * are returned in `tail` for the store to persist. Pure: the input is not mutated.
+ * dropped. The end is treated as `tail` says. Repairs in the middle exist only
+ * in memory (the file is append-only) and are recomputed identically on every
+ * load; repairs at the end are returned in `tail` for the store to persist.
+ * Pure: the input is not mutated.
  */
 export function repairMessages(input: MessageRecord[], options: RepairOptions): RepairResult {
   const out: MessageRecord[] = [];
@@ -67,11 +71,12 @@ export function repairMessages(input: MessageRecord[], options: RepairOptions): 
     pending = toolUseIds(record.message);
   }
   const tail: MessageRecord[] = [];
+  if (options.tail === "none") return { records: out, tail, notes };
   if (pending.length > 0) {
     notes.push(`answered ${pending.length} interrupted tool call(s) (${pending.join(", ")}) with an error result`);
     tail.push(syntheticWith(options.newId(), "user", pending.map(interruptedResult), options.ts));
   }
-  if (options.closeTrailingUser === true && (tail.at(-1) ?? out.at(-1))?.message.role === "user") {
+  if (options.tail === "close" && (tail.at(-1) ?? out.at(-1))?.message.role === "user") {
     notes.push("the last user message had no reply: added a note that the turn was interrupted");
     tail.push(synthetic(options.newId(), "assistant", NO_REPLY_TEXT, options.ts));
   }

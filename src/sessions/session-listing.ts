@@ -57,7 +57,7 @@ async function listOne(file: string, stem: string, deps: { onWarning: (message: 
     deps.onWarning(`${file}: skipped: no session header and the name is not an encoded key`);
     return undefined;
   }
-  const { session } = buildSessionView(region, { key, file, ts: deps.clock.now(), newId: newRecordId });
+  const { session } = buildSessionView(region, { key, file, ts: deps.clock.now(), newId: newRecordId, tail: "answer" });
   const lastActivity = region.lastTs ?? (await stat(file).then((s) => s.mtimeMs, () => 0));
   return {
     key,

@@ -1,7 +1,7 @@
 // The API view of a session: repaired messages, the compaction summary in front, and the last known usage.
 import type { ContentBlockParam, MessageParam, Usage } from "../types.js";
 import type { CompactionRecord, MessageRecord } from "./records.js";
-import { isPlainUserMessage, repairMessages } from "./repair.js";
+import { isPlainUserMessage, repairMessages, type RepairOptions } from "./repair.js";
 import type { LoadRegion } from "./session-file.js";
 
 /** A session as the loop needs it: the API view from the last compaction on. */
@@ -15,12 +15,9 @@ export interface LoadedSession {
   /**
    * Messages to send, valid for the API: they start with a user message (the
    * summary first when compacted), roles alternate, every tool_use is answered in
-   * the next message. They end with an assistant message asking for no tool, or
-   * with a user message still waiting for its reply: the request in flight when
-   * reloaded during a turn, or the message of an interrupted turn at the start of
-   * the next one (unless `closeInterruptedTurn`). Either way the caller appends the
-   * next user message as is: the API joins consecutive user messages into one
-   * turn, and later loads separate them with a synthetic "(no reply…)" note.
+   * the next message. How they end depends on the load mode (see LoadOptions):
+   * between turns, with an assistant message asking for no tool, so the caller
+   * appends the next user message as is; during a turn, as the turn wrote them.
    */
   messages: MessageParam[];
   /**
@@ -53,12 +50,12 @@ export const SUMMARY_SUFFIX = "\n</summary>";
  */
 export function buildSessionView(
   region: LoadRegion,
-  base: { key: string; file: string; ts: number; newId: () => string; closeTrailingUser?: boolean },
+  base: { key: string; file: string; ts: number; newId: () => string; tail: RepairOptions["tail"] },
 ): { session: LoadedSession; tail: MessageRecord[] } {
   const { compaction } = region;
   const repaired = repairMessages(region.records, {
     afterSummary: compaction !== undefined,
-    closeTrailingUser: base.closeTrailingUser === true,
+    tail: base.tail,
     ts: base.ts,
     newId: base.newId,
   });

@@ -5,7 +5,7 @@ import { systemClock, type Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
 import { sessionFileName } from "./key-encoding.js";
 import { checkRecordValue } from "./line-parse.js";
-import { acquireSessionLock, isLockHeld } from "./lock.js";
+import { acquireSessionLock, hasWrittenUnderLock, isLockHeld, noteWrite } from "./lock.js";
 import { agentIdFromKey, headerRecordFor, newRecordId } from "./record-builders.js";
 import type { HeaderRecord, SessionRecord } from "./records.js";
 import { readLoadRegionFromFile } from "./session-tail.js";
@@ -18,23 +18,29 @@ export type { SessionListing } from "./session-listing.js";
 /** Waiting for a busy session gives up after this long, by default. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 
+/**
+ * How `load` treats the end of the file, where a crash leaves its marks.
+ * - `turn-start`: the session is between turns. A trailing tool_use (a crash
+ *   mid-tool) gets `is_error` results and a trailing user message (a turn that
+ *   never got its reply) a synthetic assistant note "(no reply: ...)"; both are
+ *   appended to the file (`synthetic: true`), so the caller appends the next user
+ *   message as is.
+ * - `in-turn`: a turn is under way; the end is returned as written (its request
+ *   in flight, its tools running), nothing is added.
+ * - `read`: a read-only view; a trailing tool_use is answered in memory only and
+ *   nothing is written, so a reader never writes into another process's turn.
+ */
+export type LoadMode = "turn-start" | "in-turn" | "read";
+
 /** Options of `SessionStorage.load`. */
 export interface LoadOptions {
   /**
-   * Append the synthetic records that repair the end of the file (answers to
-   * interrupted tool calls, a note on an unanswered message). Default: only while
-   * this process holds the session's lock, so a reader never writes into a turn
-   * another process is running.
+   * Default: `turn-start` when this process holds the session's lock and has not
+   * written to it since taking it (the first load of a turn), `in-turn` when it
+   * holds the lock and has written (a reload during the turn, e.g. after a
+   * compaction), `read` when it does not hold the lock.
    */
-  persistRepairs?: boolean;
-  /**
-   * When the session ends with a user message that never got its reply (a turn
-   * that crashed), answer it with a synthetic assistant note "(no reply: the
-   * previous turn was interrupted)". Only for the load that starts a turn: during
-   * a turn the trailing user message is the request in flight. Default false: the
-   * message stays last and the next user message joins it (valid for the API).
-   */
-  closeInterruptedTurn?: boolean;
+  mode?: LoadMode;
 }
 
 /** What the loop needs of a session store; `SessionStore` is the file-backed one. */
@@ -94,10 +100,12 @@ export class SessionStore implements SessionStorage {
       throw new SessionError(`cannot read session ${file}: ${error.message}`, { cause: error });
     });
     if (region === undefined) return { key, file, exists: false, messages: [], records: [], messageOffset: 0, warnings: [] };
-    const closeTrailingUser = options.closeInterruptedTurn === true;
-    const { session, tail } = buildSessionView(region, { key, file, ts: this.clock.now(), newId: newRecordId, closeTrailingUser });
+    const lockPath = lockPathOf(file);
+    const mode = options.mode ?? (isLockHeld(lockPath) ? (hasWrittenUnderLock(lockPath) ? "in-turn" : "turn-start") : "read");
+    const tailMode = mode === "turn-start" ? "close" : mode === "in-turn" ? "none" : "answer";
+    const { session, tail } = buildSessionView(region, { key, file, ts: this.clock.now(), newId: newRecordId, tail: tailMode });
     session.agentId ??= agentIdFromKey(key);
-    if (tail.length > 0 && (options.persistRepairs ?? isLockHeld(lockPathOf(file)))) await this.append(key, tail);
+    if (tail.length > 0 && mode === "turn-start") await this.append(key, tail);
     return session;
   }
 
@@ -122,6 +130,7 @@ export class SessionStore implements SessionStorage {
         else if (size > 0 && !(await endsWithNewline(handle, size))) prefix = "\n";
         await handle.writeFile(prefix + body);
         if (this.fsync) await handle.datasync();
+        noteWrite(lockPathOf(file));
       } finally {
         await handle.close();
       }
@@ -187,7 +196,7 @@ export class SessionStore implements SessionStorage {
       await writeFile(file, body, { flag: "wx" }).catch((error: NodeJS.ErrnoException) => {
         throw new SessionError(error.code === "EEXIST" ? `session ${toKey} already exists (${file})` : `cannot write session ${file}: ${error.message}`, { cause: error });
       });
-      return await this.load(toKey, { persistRepairs: true });
+      return await this.load(toKey, { mode: "turn-start" });
     } finally {
       await release();
     }

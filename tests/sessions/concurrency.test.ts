@@ -53,7 +53,7 @@ describe("a process killed with SIGKILL during turns", () => {
   it(`never leaves a session that fails to load or to make a valid next request (${KILLS} kills)`, async () => {
     const store = new SessionStore(dir);
     for (let kill = 0; kill < KILLS; kill++) {
-      const child = startChild("turns.mjs", [dir, KEY, `k${kill}`, "0", kill % 2 === 0 ? "keep" : "close"]);
+      const child = startChild("turns.mjs", [dir, KEY, `k${kill}`, "0"]);
       await child.waitFor("ready");
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 60));
       child.process.kill("SIGKILL");

@@ -41,31 +41,69 @@ describe("loading a damaged session", () => {
     expect(session.warnings).toEqual([expect.stringContaining(`${store.fileFor(KEY)}:6: skipped a corrupt line`)]);
   });
 
-  it("answers a trailing tool_use with an error result and persists it under the lock", async () => {
+  it("closes a turn cut short mid-tool at the start of the next turn, and persists the repair", async () => {
     const ask = assistantToolUse(["toolu_a", "toolu_b"]);
     await write(lines([header(KEY), user("do it"), ask]));
     const release = await store.lock(KEY);
     const session = await store.load(KEY);
     await release();
     expect(nextRequestProblems(session.messages)).toEqual([]);
-    expect(session.messages.at(-1)).toEqual({
-      role: "user",
-      content: ["toolu_a", "toolu_b"].map((id) => ({ type: "tool_result", tool_use_id: id, is_error: true, content: INTERRUPTED_TOOL_TEXT })),
-    });
-    expect(session.warnings).toEqual([expect.stringContaining("answered 2 interrupted tool call(s) (toolu_a, toolu_b) with an error result")]);
-    const written = await fileLines();
-    expect(written).toHaveLength(4);
-    expect(JSON.parse(written[3] ?? "")).toMatchObject({ synthetic: true, message: session.messages.at(-1) });
+    expect(session.messages.slice(-2)).toEqual([
+      { role: "user", content: ["toolu_a", "toolu_b"].map((id) => ({ type: "tool_result", tool_use_id: id, is_error: true, content: INTERRUPTED_TOOL_TEXT })) },
+      { role: "assistant", content: [{ type: "text", text: NO_REPLY_TEXT }] },
+    ]);
+    expect(session.warnings).toEqual([
+      expect.stringContaining("answered 2 interrupted tool call(s) (toolu_a, toolu_b) with an error result"),
+      expect.stringContaining("the last user message had no reply"),
+    ]);
+    const written = (await fileLines()).map((line) => JSON.parse(line));
+    expect(written).toHaveLength(5);
+    expect(written.slice(3).map((r) => [r.synthetic, r.message])).toEqual(session.messages.slice(-2).map((m) => [true, m]));
     const again = await store.load(KEY);
     expect(again.messages).toEqual(session.messages);
     expect(again.warnings).toEqual([]);
   });
 
-  it("repairs in memory only when the lock is not held (a reader never writes into a running turn)", async () => {
+  it("answers a trailing tool_use in memory only when reading without the lock", async () => {
     await write(lines([header(KEY), user("do it"), assistantToolUse(["toolu_a"])]));
     const session = await store.load(KEY);
     expect(nextRequestProblems(session.messages)).toEqual([]);
+    expect(session.messages.at(-1)?.role).toBe("user");
     expect(await fileLines()).toHaveLength(3);
+  });
+
+  it("closes an unanswered user message at the start of the next turn, persisted under the lock", async () => {
+    await write(lines([header(KEY), ...turn(1), user("are you there?")]));
+    const release = await store.lock(KEY);
+    const session = await store.load(KEY);
+    await release();
+    expect(session.messages.at(-2)).toEqual({ role: "user", content: "are you there?" });
+    expect(session.messages.at(-1)).toEqual({ role: "assistant", content: [{ type: "text", text: NO_REPLY_TEXT }] });
+    expect(nextRequestProblems(session.messages)).toEqual([]);
+    expect(JSON.parse((await fileLines()).at(-1) ?? "")).toMatchObject({ synthetic: true, message: { role: "assistant" } });
+  });
+
+  it("returns the end as written during a turn: its request in flight, its tool calls running", async () => {
+    await write(lines([header(KEY), ...turn(1)]));
+    const release = await store.lock(KEY);
+    expect((await store.load(KEY)).warnings).toEqual([]);
+    const question = user("next question");
+    await store.append(KEY, [question]);
+    expect((await store.load(KEY)).messages.at(-1)).toEqual(question.message);
+    const ask = assistantToolUse(["toolu_running"]);
+    await store.append(KEY, [ask]);
+    expect((await store.load(KEY)).messages.at(-1)).toEqual(ask.message);
+    await release();
+    expect(await fileLines()).toHaveLength(7);
+  });
+
+  it("keeps a trailing user message when reading, and obeys an explicit mode", async () => {
+    await write(lines([header(KEY), ...turn(1), user("are you there?")]));
+    expect((await store.load(KEY)).messages.at(-1)).toEqual({ role: "user", content: "are you there?" });
+    expect((await store.load(KEY, { mode: "in-turn" })).messages.at(-1)).toEqual({ role: "user", content: "are you there?" });
+    expect(await fileLines()).toHaveLength(6);
+    expect((await store.load(KEY, { mode: "turn-start" })).messages.at(-1)?.role).toBe("assistant");
+    expect(await fileLines()).toHaveLength(7);
   });
 
   it("answers a tool_use in the middle whose result is missing, inside the next user message", async () => {
@@ -83,29 +121,6 @@ describe("loading a damaged session", () => {
       { type: "text", text: "never mind" },
     ]);
     expect(session.records.map((r) => r.message)).toEqual(session.messages);
-  });
-
-  it("keeps a trailing user message last by default: it may be the request in flight", async () => {
-    await write(lines([header(KEY), ...turn(1), user("are you there?")]));
-    const release = await store.lock(KEY);
-    const session = await store.load(KEY);
-    await release();
-    expect(session.messages.at(-1)).toEqual({ role: "user", content: "are you there?" });
-    expect(session.warnings).toEqual([]);
-    expect(nextRequestProblems(session.messages)).toEqual([]);
-    expect(await fileLines()).toHaveLength(6);
-  });
-
-  it("closes an interrupted turn with a synthetic assistant note when asked, persisted under the lock", async () => {
-    await write(lines([header(KEY), ...turn(1), user("are you there?")]));
-    const release = await store.lock(KEY);
-    const session = await store.load(KEY, { closeInterruptedTurn: true });
-    await release();
-    expect(session.messages.at(-2)).toEqual({ role: "user", content: "are you there?" });
-    expect(session.messages.at(-1)).toEqual({ role: "assistant", content: [{ type: "text", text: NO_REPLY_TEXT }] });
-    expect(nextRequestProblems(session.messages)).toEqual([]);
-    expect(JSON.parse((await fileLines()).at(-1) ?? "")).toMatchObject({ synthetic: true, message: { role: "assistant" } });
-    expect((await store.load(KEY, { closeInterruptedTurn: true })).messages).toEqual(session.messages);
   });
 
   it("separates an unanswered user message from the next one on later loads", async () => {

@@ -60,8 +60,9 @@ describe("session store operations", () => {
     const text = await readFile(store.fileFor("agent:main:branch"), "utf8");
     const fileLines = text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
     expect(fileLines[0]).toMatchObject({ type: "session", key: "agent:main:branch", agentId: "main", forkedFrom: "agent:main:main" });
-    expect(fileLines).toHaveLength(8);
-    expect(fileLines.at(-1)).toMatchObject({ synthetic: true, message: { role: "user", content: [{ tool_use_id: "toolu_fork", is_error: true }] } });
+    expect(fileLines).toHaveLength(9);
+    expect(fileLines.at(-2)).toMatchObject({ synthetic: true, message: { role: "user", content: [{ tool_use_id: "toolu_fork", is_error: true }] } });
+    expect(fileLines.at(-1)).toMatchObject({ synthetic: true, message: { role: "assistant" } });
     expect((await store.load("agent:main:main")).records).toHaveLength(10);
   });
 
