@@ -77,7 +77,7 @@ export function outcomeOf(job: CronJob, result: TurnResult): RunOutcome {
   const pause = pauseReason(result);
   if (pause) return { status: "paused", ...spent, ...(result.text && { reply: result.text }), detail: pause };
   if (!SUCCESS.has(result.stopReason)) {
-    const why = result.stopReason === "aborted" ? "aborted" : `${result.stopReason}${result.error ? `: ${result.error}` : ""}`;
+    const why = result.stopReason === "error" ? (result.error ?? "the turn failed") : `${result.stopReason}${result.error ? `: ${result.error}` : ""}`;
     return { status: "error", ...spent, ...(result.text && { reply: result.text }), detail: why };
   }
   if (!job.heartbeat) return { status: "ok", ...spent, reply: result.text };

@@ -1,0 +1,101 @@
+import { mkdtemp, readdir, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/deps.js";
+import { createClient } from "../../src/model/client.js";
+import type { CronJob } from "../../src/runtime/cron-config.js";
+import { createJobRunner } from "../../src/runtime/cron-job.js";
+import { ensureWorkspace } from "../../src/runtime/workspace.js";
+import { startScriptedModel, type Rule, type ScriptedModel } from "../../src/testing/index.js";
+import type { AgentEvent } from "../../src/types.js";
+
+let model: ScriptedModel | undefined;
+afterEach(async () => {
+  expect(model?.rejected ?? []).toEqual([]);
+  await model?.close();
+  model = undefined;
+});
+
+const job = (extra: Partial<CronJob> = {}): CronJob => ({ name: "check", schedule: "* * * * *", session: "cron:check", heartbeat: false, enabled: true, prompt: "morning check", ...extra });
+
+async function setup(rules: Rule[], checklist?: string, now?: number) {
+  model = await startScriptedModel(rules);
+  const workspace = join(await mkdtemp(join(tmpdir(), "miniclaw-cronjob-")), "ws");
+  await ensureWorkspace(workspace);
+  if (checklist !== undefined) await writeFile(join(workspace, "HEARTBEAT.md"), checklist);
+  const env = { ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" };
+  const events: AgentEvent[] = [];
+  const runJob = createJobRunner({
+    assistant: { workspace, cwd: workspace, env, client: createClient({ env }) },
+    onEvent: (_job, event) => events.push(event),
+    ...(now !== undefined && { clock: { ...systemClock, now: () => now } }),
+  });
+  return { workspace, events, run: (j: CronJob) => runJob(j, new AbortController().signal) };
+}
+
+describe("a cron job run", () => {
+  it("sends the prompt in the job's session and reports ok with the reply and usage", async () => {
+    const t = await setup([{ match: "morning check", reply: "All good this morning." }]);
+    const outcome = await t.run(job());
+    expect(outcome).toMatchObject({ status: "ok", reply: "All good this morning." });
+    expect(outcome.usage?.outputTokens).toBeGreaterThan(0);
+    expect((await readdir(join(t.workspace, "sessions"))).join()).toMatch(/cron/);
+  });
+
+  it("makes no model call for a heartbeat whose checklist holds only headings and comments", async () => {
+    const t = await setup([{ reply: "should not be asked" }], "# Heartbeat\n\n<!-- - check the disk -->\n- \n");
+    expect(await t.run(job({ heartbeat: true }))).toEqual({ status: "skipped", detail: "HEARTBEAT.md has no items to check" });
+    expect(model!.requests).toHaveLength(0);
+  });
+
+  it("reads a HEARTBEAT_OK reply as ok, with the token stripped", async () => {
+    const t = await setup([{ match: /check the disk/, reply: "HEARTBEAT_OK" }], "# Heartbeat\n- check the disk\n");
+    const outcome = await t.run(job({ heartbeat: true }));
+    expect(outcome.status).toBe("ok");
+    expect(outcome.reply).toBeUndefined();
+    expect(JSON.stringify(model!.requests[0]!.body.messages)).toMatch(/reply with exactly HEARTBEAT_OK/);
+  });
+
+  it("reads any other heartbeat reply as an alert", async () => {
+    const t = await setup([{ reply: "The disk is 95% full." }], "- check the disk\n");
+    expect(await t.run(job({ heartbeat: true }))).toMatchObject({ status: "alert", reply: "The disk is 95% full." });
+  });
+
+  it("skips outside active hours without a model call", async () => {
+    const t = await setup([{ reply: "HEARTBEAT_OK" }], "- check the disk\n", Date.parse("2026-11-29T03:00:00Z"));
+    const outcome = await t.run(job({ heartbeat: true, tz: "UTC", activeHours: { start: "08:00", end: "22:00" } }));
+    expect(outcome).toEqual({ status: "skipped", detail: "outside active hours 08:00–22:00 UTC" });
+    expect(model!.requests).toHaveLength(0);
+  });
+
+  it("refuses commands that need approval: nobody is there to answer", async () => {
+    const t = await setup([
+      { match: "morning check", reply: { toolUses: [{ name: "run_command", input: { command: "touch marker" } }] } },
+      { reply: "could not: {{tool_result}}" },
+    ]);
+    const outcome = await t.run(job());
+    expect(outcome.status).toBe("ok");
+    expect(outcome.reply).toMatch(/needs the user's approval/);
+    expect(t.events.find((e) => e.type === "approval")).toMatchObject({ decision: "unavailable", command: "touch marker" });
+  });
+
+  it.each([401, 403])("pauses the job on an authentication failure (%i)", async (status) => {
+    const t = await setup([{ fault: { status } }]);
+    const outcome = await t.run(job());
+    expect(outcome.status).toBe("paused");
+    expect(outcome.detail).toMatch(new RegExp(`^API error ${status}.*; check the credentials`));
+  });
+
+  it("reports other API failures as errors, so the next tick tries again", async () => {
+    const t = await setup([{ fault: { status: 400, message: "bad things" } }]);
+    expect(await t.run(job())).toMatchObject({ status: "error", detail: expect.stringMatching(/^API error 400/) });
+  });
+
+  it("pauses the job when a run passes its budget", async () => {
+    const t = await setup([{ reply: { toolUses: [{ name: "memory_search", input: { query: "tea" } }] } }]);
+    const outcome = await t.run(job({ maxBudgetUsd: 1e-9 }));
+    expect(outcome.status).toBe("paused");
+    expect(outcome.detail).toMatch(/raise maxBudgetUsd/);
+  });
+});
