@@ -121,7 +121,7 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
   const cwd = resolve(options.cwd ?? process.cwd());
   const emit = safeSink(options.onEvent);
   const permissionMode = options.permissionMode ?? "default";
-  const approver = options.approver ?? refuseApprover;
+  const approver = oneAtATime(options.approver ?? refuseApprover);
   const model = pickModel(agent.model, options.model, env["MINICLAW_MODEL"]);
   const client = options.client ?? createClient({ env });
   const builtins = options.builtinTools !== false;
@@ -192,6 +192,16 @@ async function loadSkills(workspace: string): Promise<SkillLoader> {
   const loader = new SkillLoader({ dirs: [BUNDLED_SKILLS, join(workspace, "skills")] });
   await loader.load();
   return loader;
+}
+
+/** Read-only calls run concurrently, so approval questions are queued: a person answers one at a time. */
+function oneAtATime(approver: Approver): Approver {
+  let queue: Promise<unknown> = Promise.resolve();
+  return (request) => {
+    const answer = queue.then(() => approver(request));
+    queue = answer.catch(() => undefined);
+    return answer;
+  };
 }
 
 /** MINICLAW_COMPACT_AT in tokens; a bad value is a ConfigError, not a silent default. */
