@@ -2,7 +2,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { refuseApprover, systemClock, type Clock } from "../deps.js";
-import type { EventSink, StopReason, TurnResult } from "../types.js";
+import type { AgentEvent, StopReason, TurnResult } from "../types.js";
 import { openAssistant, type AssistantOptions } from "./assistant.js";
 import type { CronJob } from "./cron-config.js";
 import type { RunJob, RunOutcome } from "./cron-runs.js";
@@ -17,7 +17,7 @@ export interface JobRunnerOptions {
   /** Active hours and timestamps; default the system clock. */
   clock?: Clock;
   /** Events of each run's turn, with the job they belong to; must not throw. */
-  onEvent?: (job: CronJob, event: Parameters<EventSink>[0]) => void;
+  onEvent?: (job: CronJob, event: AgentEvent) => void;
 }
 
 /**
