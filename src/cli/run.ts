@@ -1,7 +1,6 @@
 // `miniclaw run MESSAGE`: one turn, the final text on stdout, activity on stderr, exit 0 or 1 with one line.
 import { ConfigError } from "../errors.js";
 import { refuseApprover } from "../deps.js";
-import { openAssistant } from "../runtime/assistant.js";
 import type { StopReason } from "../types.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
@@ -15,6 +14,7 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   const text = args.words.join(" ").trim();
   if (!text) throw new ConfigError('miniclaw run needs a message, e.g. miniclaw run "what is in this folder?"');
   const { workspace, client } = await openWorkspace(args, io);
+  const { openAssistant } = await import("../runtime/assistant.js");
   const render = createRenderer(io.stderr, { color: useColor(io.stderr, io.env), streamText: false });
   const assistant = await openAssistant({
     workspace,

@@ -1,20 +1,14 @@
 // The only place that builds the Anthropic client and reads ANTHROPIC_* (from an env object it is given).
 import Anthropic from "@anthropic-ai/sdk";
-import { ConfigError } from "../errors.js";
+import { readCredentials, type Env } from "./credentials.js";
+
+export { MISSING_CREDENTIALS_MESSAGE, type Env } from "./credentials.js";
 
 /** The newest Sonnet alias in the SDK's model list; `--model`, `MINICLAW_MODEL` or SOUL.md override it. */
 export const DEFAULT_MODEL = "claude-sonnet-5-5";
 
 /** SDK retries of 429, 529, 5xx and connection errors before the first byte (it honours retry-after). */
 export const SDK_MAX_RETRIES = 3;
-
-/** Printed alone by the CLI when no credentials are set. */
-export const MISSING_CREDENTIALS_MESSAGE =
-  "miniclaw needs credentials for the Anthropic API. Set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) " +
-  "to your key, or set ANTHROPIC_BASE_URL to a server that speaks the Messages API. " +
-  "To try miniclaw without a key, run `npm run demo`, which uses the built-in scripted model.";
-
-export type Env = Record<string, string | undefined>;
 
 export interface ClientOptions {
   /** Where ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN and ANTHROPIC_BASE_URL are read. */
@@ -30,10 +24,7 @@ export interface ClientOptions {
  * when there is neither a key, a token, nor a base URL.
  */
 export function createClient({ env, maxRetries = SDK_MAX_RETRIES, timeoutMs }: ClientOptions): Anthropic {
-  const apiKey = nonEmpty(env["ANTHROPIC_API_KEY"]);
-  const authToken = nonEmpty(env["ANTHROPIC_AUTH_TOKEN"]);
-  const baseURL = nonEmpty(env["ANTHROPIC_BASE_URL"]);
-  if (!apiKey && !authToken && !baseURL) throw new ConfigError(MISSING_CREDENTIALS_MESSAGE);
+  const { apiKey, authToken, baseURL } = readCredentials(env);
   return new Anthropic({
     // A compatible local server may need no key; the SDK still wants one credential.
     apiKey: apiKey ?? (authToken ? null : "no-key"),
@@ -48,8 +39,4 @@ export function createClient({ env, maxRetries = SDK_MAX_RETRIES, timeoutMs }: C
 export function pickModel(...candidates: Array<string | undefined>): string {
   for (const c of candidates) if (c && c.trim()) return c.trim();
   return DEFAULT_MODEL;
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value && value.trim() ? value.trim() : undefined;
 }
