@@ -55,8 +55,9 @@ export interface SessionStorage {
 
 /** Options of `SessionStore`. */
 export interface SessionStoreOptions {
+  /** Stamps header and repair records (`ts`); waiting for a lock uses real time. */
   clock?: Clock;
-  /** How long `lock` waits for a busy session before throwing (default DEFAULT_LOCK_TIMEOUT_MS). */
+  /** How long `lock` waits for a busy session before throwing (default DEFAULT_LOCK_TIMEOUT_MS; real time). */
   lockTimeoutMs?: number;
   /** Receives warnings of `list`, `show` and `fork` (load returns its own in `warnings`). Must not throw. */
   onWarning?: (message: string) => void;
@@ -94,6 +95,13 @@ export class SessionStore implements SessionStorage {
     return stat(this.fileFor(key)).then(() => true, () => false);
   }
 
+  /**
+   * Reads the session from its last compaction on (only the file's tail is read),
+   * skipping damaged lines with a warning each and repairing the message sequence
+   * (see LoadMode for the end of the file). A missing file loads as an empty
+   * session with `exists: false`. Throws SessionError only when the file cannot
+   * be read at all (or a repair cannot be appended).
+   */
   async load(key: string, options: LoadOptions = {}): Promise<LoadedSession> {
     const file = this.fileFor(key);
     const region = await readLoadRegionFromFile(file).catch((error: Error) => {
@@ -139,10 +147,18 @@ export class SessionStore implements SessionStorage {
     }
   }
 
+  /**
+   * Holds the session for one turn: waits for earlier turns of this process, then
+   * for the lock file shared with other processes (a dead owner's is taken over at
+   * once), at most `lockTimeoutMs` in all; resolves to the release function. Throws
+   * SessionError("session busy: ...") naming the holder when the wait runs out.
+   */
   async lock(key: string): Promise<() => Promise<void>> {
     const file = this.fileFor(key);
     await mkdir(this.dir, { recursive: true });
-    return acquireSessionLock(lockPathOf(file), { key, timeoutMs: this.lockTimeoutMs, clock: this.clock });
+    // Other processes live in real time: waiting for them is measured on the system clock, whatever clock
+    // the store was given for its records (a test's frozen or instant clock must not spin or expire the wait).
+    return acquireSessionLock(lockPathOf(file), { key, timeoutMs: this.lockTimeoutMs, clock: systemClock });
   }
 
   /** Creates an empty session (its header only). Throws SessionError when it exists already. */
