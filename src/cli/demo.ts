@@ -12,11 +12,24 @@ export const DEMO_RULES: Rule[] = [
   { match: /\b(hello|hi|hey)\b/i, reply: { text: `Hello! I am the scripted demo model standing in for Claude. ${HINT}` } },
   { match: /files|folder|directory|\bls\b/i, reply: { text: "Let me look.", toolUses: [{ name: "run_command", input: { command: "ls -la" } }] } },
   { match: /\bup\b|uptime/i, reply: { text: "I will ask to run uptime (not on the safe list, so you decide).", toolUses: [{ name: "run_command", input: { command: "uptime" } }] } },
-  { match: /remember/i, reply: { toolUses: [{ name: "save_memory", input: { key: "preferences", content: "{{user_text}}" } }] } },
+  {
+    match: /remember/i,
+    reply: (req) => ({ toolUses: [{ name: "save_memory", input: { key: "preferences", content: firstUserText(req.body.messages) } }] }),
+  },
+  { match: { system: /summarise/ }, reply: { text: "The user tried the demo: a greeting, a look at the folder, a command that needed approval, and a memory note." } },
   { match: { toolResult: { name: "run_command" } }, reply: { text: "Here is what the command printed:\n\n{{tool_result}}" } },
   { match: { toolResult: { name: "save_memory" } }, reply: { text: "Noted: {{tool_result}} (see the memory folder of the workspace)." } },
   { reply: { text: `This is the scripted demo model: it only knows a few lines. ${HINT}` } },
 ];
+
+/** The text the person typed: the first text block of the last user message (the time travels in a later block). */
+function firstUserText(messages: unknown): string {
+  const list = Array.isArray(messages) ? (messages as Array<{ role: string; content: unknown }>) : [];
+  const last = list.filter((m) => m.role === "user").at(-1);
+  if (typeof last?.content === "string") return last.content;
+  const block = Array.isArray(last?.content) ? (last.content as Array<{ type: string; text?: string }>).find((b) => b.type === "text") : undefined;
+  return block?.text ?? "";
+}
 
 export async function runDemo(args: CliArgs, io: CliIo): Promise<number> {
   const model = await startScriptedModel(DEMO_RULES, { model: "scripted-demo" });

@@ -52,7 +52,7 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
     lastInterrupt = now;
     io.stdout.write("\n(press Ctrl-C again or Ctrl-D to exit)\n");
   });
-  if (options.banner) io.stdout.write(`${options.banner}\n`);
+  if (options.banner) (input.interactive ? io.stdout : io.stderr).write(`${options.banner}\n`);
   if (input.interactive) {
     const agent = assistant.agents[agentId]!;
     io.stdout.write(`miniclaw · ${agent.name} (${agentId}) · session ${state.sessionKey} · /help for commands, Ctrl-D to exit\n`);
@@ -68,7 +68,7 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
       if (handled === "exit") break;
       if (handled === "handled") continue;
       turn = new AbortController();
-      await sendTurn(line, state, io, turn.signal, color && input.interactive);
+      await sendTurn(line, state, io, turn.signal, input.interactive);
       turn = undefined;
     }
   } finally {
@@ -79,16 +79,24 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
   return 0;
 }
 
-async function sendTurn(line: string, state: ReplState, io: CliIo, signal: AbortSignal, spinner: boolean): Promise<void> {
-  const render = createRenderer(io.stdout, { color: state.color, streamText: true });
-  const sink = spinner ? withSpinner(render, io.stdout) : Object.assign(render, { stop: () => {} });
+/**
+ * One turn. On a terminal the reply streams and activity lines go with it; in line mode
+ * stdout gets only the final reply (scriptable) and activity goes to stderr.
+ */
+async function sendTurn(line: string, state: ReplState, io: CliIo, signal: AbortSignal, interactive: boolean): Promise<void> {
+  const render = interactive
+    ? createRenderer(io.stdout, { color: state.color, streamText: true })
+    : createRenderer(io.stderr, { color: useColor(io.stderr, io.env), streamText: false });
+  const sink = interactive && state.color ? withSpinner(render, io.stdout) : Object.assign(render, { stop: () => {} });
   const { agent } = state.assistant.route(line);
   const sessionKey = agent.id === state.agentId ? state.sessionKey : state.assistant.sessionKeyFor(agent.id);
   try {
     const result = await state.assistant.send(line, { sessionKey, signal, onEvent: sink });
+    if (!interactive && result.text) io.stdout.write(`${result.text}\n`);
     if (!render.atLineStart()) io.stdout.write("\n");
-    if (result.stopReason === "aborted") io.stdout.write("(interrupted)\n");
-    else if (result.stopReason !== "end_turn" && result.stopReason !== "error") io.stdout.write(`(stopped: ${result.stopReason}${result.error ? ` — ${result.error}` : ""})\n`);
+    const notes = interactive ? io.stdout : io.stderr;
+    if (result.stopReason === "aborted") notes.write("(interrupted)\n");
+    else if (result.stopReason !== "end_turn" && result.stopReason !== "error") notes.write(`(stopped: ${result.stopReason}${result.error ? ` — ${result.error}` : ""})\n`);
   } catch (error) {
     sink({ type: "warning", message: error instanceof Error ? error.message : String(error) });
   } finally {
