@@ -1,4 +1,4 @@
-// Matching a command against the approvals lists: exact entries, and patterns in which a bare `*` word stands for any words.
+// Matching a command against the approvals lists: exact entries, and word patterns in which a bare `*` stands for any words.
 import { parseShellSync } from "./shell-parse.js";
 import type { ParsedShell, ShellRedirect, ShellWord, SimpleCommand } from "./shell-parse.js";
 
@@ -17,15 +17,16 @@ const MAX_CACHED_PATTERNS = 1_000;
 const patternCache = new Map<string, ShellWord[] | null>();
 
 /**
- * An entry is a pattern when it parses as one plain simple command with a bare
- * `*` word (`npm test *`); other entries only match exactly. Needs the parser loaded.
+ * The words of an entry that parses as one plain simple command (no chain,
+ * substitution, redirection or assignment); null otherwise. Needs the parser loaded.
  */
 export function compilePattern(entry: string): ShellWord[] | null {
   const cached = patternCache.get(entry);
   if (cached !== undefined) return cached;
   const parsed = parseShellSync(entry);
   const only = parsed?.commands[0];
-  const pattern = parsed !== undefined && parsed.problems.length === 0 && parsed.commands.length === 1 && only !== undefined && only.redirects.length === 0 && only.assignments.length === 0 && only.argv.some(isWildcard) ? only.argv : null;
+  const clean = parsed !== undefined && parsed.problems.length === 0 && parsed.commands.length === 1 && only !== undefined;
+  const pattern = clean && only.redirects.length === 0 && only.assignments.length === 0 ? only.argv : null;
   if (patternCache.size >= MAX_CACHED_PATTERNS) patternCache.clear();
   patternCache.set(entry, pattern);
   return pattern;
@@ -50,7 +51,11 @@ export function matchesPattern(argv: readonly ShellWord[], pattern: readonly She
   return argv.length === pattern.length;
 }
 
-/** Denied when the command is a denied entry, or any simple command in it (substitutions included) matches a denied pattern. */
+/**
+ * Denied when the command is a denied entry, or any simple command in it
+ * (substitutions included) has the words of a denied entry: `rm  -rf 'build'`
+ * and `ls && rm -rf build` are denied by `rm -rf build`, and `*` words match anything.
+ */
 export function isDenied(normalized: string, parsed: ParsedShell, denied: readonly string[]): boolean {
   if (denied.includes(normalized)) return true;
   const patterns = denied.map(compilePattern).filter((p): p is ShellWord[] => p !== null);
@@ -74,6 +79,6 @@ export function isAllowed(
   if (only.assignments.length > 0 || only.redirects.some((r) => redirectReason(r) !== null)) return false;
   return allowed.some((entry) => {
     const pattern = compilePattern(entry);
-    return pattern !== null && matchesPattern(only.argv, pattern);
+    return pattern !== null && pattern.some(isWildcard) && matchesPattern(only.argv, pattern);
   });
 }

@@ -57,7 +57,7 @@ export function parseArgs(program: string, words: readonly ShellWord[], spec: Ar
       break;
     }
     if (!v.startsWith("-") || v === "-") {
-      if (mayExpandToOption(word) && !spec.anyFlags) return fail(`\`${v}\` starts with a wildcard and could expand to an option; put \`--\` before it or write \`./${v}\``);
+      if (mayExpandToOption(word) && (!spec.anyFlags || spec.deny !== undefined)) return fail(`\`${v}\` starts with a wildcard and could expand to an option; put \`--\` before it or write \`./${v}\``);
       args.positionals.push(word);
       continue;
     }

@@ -89,11 +89,11 @@ export const PROGRAM_RULES: ReadonlyMap<string, ProgramRule> = new Map<string, P
   ["ls", { spec: ANY_FLAGS }],
   ["cat", { spec: { short: "AbeEnstTuv", long: ["show-all", "number-nonblank", "show-ends", "number", "squeeze-blank", "show-tabs", "show-nonprinting"] }, readsContent: true }],
   ["head", { spec: HEAD_TAIL, readsContent: true }],
-  ["tail", { spec: HEAD_TAIL, readsContent: true }],
+  ["tail", { spec: HEAD_TAIL, check: checkTail, readsContent: true }],
   ["wc", { spec: ANY_FLAGS }],
   ["pwd", { spec: { short: "LP", maxPositionals: 0 } }],
   ["echo", { spec: ANY_FLAGS }],
-  ["printf", { spec: ANY_FLAGS }],
+  ["printf", { spec: { anyFlags: true, deny: { "-v": "assigns a shell variable (PATH, for one)" } } }],
   ["date", { spec: { short: "uR", shortValue: "dfr", shortOptional: "I", long: ["utc", "universal", "rfc-email", "debug", "date=", "file=", "reference=", "iso-8601[=]", "rfc-3339="] }, check: checkDate }],
   ["whoami", { spec: NO_ARGS }],
   ["uname", { spec: NO_ARGS }],
@@ -125,6 +125,12 @@ export const PROGRAM_RULES: ReadonlyMap<string, ProgramRule> = new Map<string, P
   ["node", { check: (_args, words) => (isVersionQuery(words) ? null : "node runs code; only `node --version` is read-only") }],
   ["npm", { check: (_args, words) => checkNpm(words) }],
 ]);
+
+/** GNU tail still reads the obsolete `+5f` form, which follows the file forever. */
+function checkTail(args: ParsedArgs): string | null {
+  const bad = args.positionals.find((w) => w.value.startsWith("+"));
+  return bad === undefined ? null : `tail: \`${bad.value}\` is the obsolete option form (it can follow forever); use -n +N`;
+}
 
 function checkDate(args: ParsedArgs): string | null {
   const bad = args.positionals.find((w) => !w.value.startsWith("+"));

@@ -2,7 +2,7 @@
 import type { ShellWord } from "./shell-words.js";
 
 /** Folders whose whole content is secret, matched as a path segment. */
-const SECRET_DIRS = new Set([".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", "gcloud"]);
+const SECRET_DIRS = new Set([".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", "gcloud", "gh"]);
 
 /** Secret file names, matched against the last path segment (case-insensitive). */
 const SECRET_FILES: readonly RegExp[] = [
@@ -10,7 +10,7 @@ const SECRET_FILES: readonly RegExp[] = [
   /^\.envrc$/,
   /^[._]netrc$/,
   /^\.(npmrc|pypirc|pgpass|git-credentials|htpasswd|boto|s3cfg|vault-token)$/,
-  /^\.?credentials(\.[a-z]+)?$/,
+  /^\.?credentials(\..+)?$/,
   /^(auth|secrets?|token|service-account)\.json$/,
   /^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/,
   /^environ$/,

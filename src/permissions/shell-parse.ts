@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { Language, Parser } from "web-tree-sitter";
 import type { Node as SyntaxNode } from "web-tree-sitter";
+import { lexicalProblems } from "./shell-lexical.js";
 import { decodeWord, flagExpansion } from "./shell-words.js";
 import type { ShellWord, WordSink } from "./shell-words.js";
 
@@ -69,6 +70,7 @@ export function parseShellSync(command: string): ParsedShell | undefined {
   if (tree === null) return { commands: [], problems: ["the shell parser gave no result"] };
   try {
     const walker = new Walker();
+    walker.problems.push(...lexicalProblems(command, tree));
     if (tree.rootNode.hasError) walker.problems.push("the command does not parse as bash");
     walker.walkChildren(tree.rootNode, [], PROGRAM_TOKENS);
     if (walker.commands.length === 0 && walker.problems.length === 0) walker.problems.push("no command");
@@ -77,6 +79,9 @@ export function parseShellSync(command: string): ParsedShell | undefined {
     tree.delete();
   }
 }
+
+/** Here-document delimiters whose end line tree-sitter finds where bash does: a plain name, whole-quoted or not. */
+const HEREDOC_DELIMITER = /^(?:[A-Za-z_][A-Za-z0-9_]*|'[A-Za-z_][A-Za-z0-9_]*'|"[A-Za-z_][A-Za-z0-9_]*")$/;
 
 const PROGRAM_TOKENS = new Set([";", "\n"]);
 const STRUCTURE_TOKENS: Readonly<Record<string, ReadonlySet<string>>> = {
@@ -132,12 +137,19 @@ class Walker implements WordSink {
 
   private walkCommand(node: SyntaxNode, inherited: ShellRedirect[]): void {
     const command: Omit<SimpleCommand, "nested"> = { argv: [], assignments: [], redirects: [...inherited] };
+    let lastWordEnd = -1;
     node.children.forEach((child, index) => {
       if (child === null) return;
       const field = node.fieldNameForChild(index);
       if (field === "name" || field === "argument") {
         const word = decodeWord(field === "name" ? (child.firstChild ?? child) : child, this);
-        if (word !== null) command.argv.push(word);
+        const previous = command.argv[command.argv.length - 1];
+        // Bash reads touching pieces (`"a"\;`) as one word; tree-sitter sometimes splits them.
+        if (word !== null && previous !== undefined && child.startIndex === lastWordEnd) {
+          previous.value += word.value;
+          previous.glob ||= word.glob;
+        } else if (word !== null) command.argv.push(word);
+        lastWordEnd = child.endIndex;
       } else if (field === "redirect" || REDIRECT_TYPES.has(child.type)) {
         const redirect = this.parseRedirect(child);
         if (redirect !== null) command.redirects.push(redirect);
@@ -175,13 +187,17 @@ class Walker implements WordSink {
     let op = "";
     let fd: string | null = null;
     let target: ShellWord | null = null;
+    let destinations = 0;
     node.children.forEach((child, index) => {
       if (child === null) return;
       const field = node.fieldNameForChild(index);
       if (field === "descriptor") fd = child.text;
       else if (!child.isNamed) op += child.type;
-      else target = decodeWord(child, this) ?? target;
+      else if (destinations++ === 0) target = decodeWord(child, this);
     });
+    const closes = op.endsWith("-");
+    if (destinations > (closes ? 0 : 1)) this.problems.push("words after a redirection (write redirections at the end)");
+    if (fd !== null && !/^[0-9]+$/.test(fd)) this.problems.push(`a redirection whose descriptor is written ${fd}`);
     return { op, fd, target };
   }
 
@@ -191,6 +207,9 @@ class Walker implements WordSink {
       if (!HEREDOC_PARTS.has(child.type)) {
         this.problems.push("a here-document combined with other syntax on its line");
         return null;
+      }
+      if (child.type === "heredoc_start" && !HEREDOC_DELIMITER.test(child.text)) {
+        this.problems.push(`a here-document delimiter written as ${child.text} (only NAME, 'NAME' or "NAME")`);
       }
       if (child.type !== "heredoc_body") continue;
       for (const part of child.namedChildren) {

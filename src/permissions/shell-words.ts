@@ -81,22 +81,18 @@ function decodeConcatenation(node: SyntaxNode, sink: WordSink): ShellWord | null
   return { value, glob };
 }
 
+/** The value comes from the raw text between the quotes: tree-sitter leaves blank-only content out of its children. */
 function decodeDoubleQuoted(node: SyntaxNode, sink: WordSink): ShellWord | null {
-  let value = "";
-  for (const child of node.children) {
-    if (child === null || child.type === '"') continue;
-    if (child.type !== "string_content") {
+  for (const child of node.namedChildren) {
+    if (child !== null && child.type !== "string_content") {
       if (!flagExpansion(child, sink)) unknown(child, sink);
       return null;
     }
-    const text = unescapeDoubleQuoted(child.text);
-    if (text === null) {
-      sink.problems.push("a `$` or backtick inside double quotes");
-      return null;
-    }
-    value += text;
   }
-  return { value, glob: false };
+  const raw = node.text;
+  const value = raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? unescapeDoubleQuoted(raw.slice(1, -1)) : null;
+  if (value === null) sink.problems.push("a `$`, backtick or stray quote inside double quotes");
+  return value === null ? null : { value, glob: false };
 }
 
 /** Inside double quotes a backslash escapes only `$ \` " \` and newline; a bare `$` or backtick is refused. */
@@ -104,7 +100,7 @@ function unescapeDoubleQuoted(text: string): string | null {
   let out = "";
   for (let i = 0; i < text.length; i++) {
     const c = text[i] as string;
-    if (c === "$" || c === "`") return null;
+    if (c === "$" || c === "`" || c === '"') return null;
     if (c !== "\\" || i + 1 >= text.length) {
       out += c;
       continue;
@@ -133,6 +129,10 @@ function decodeUnquoted(text: string, sink: WordSink): ShellWord | null {
     }
     if (c === "$" || c === "`") {
       sink.problems.push("an unparsed `$` or backtick");
+      return null;
+    }
+    if (c === "\n") {
+      sink.problems.push("a newline inside a word");
       return null;
     }
     if (GLOB_CHARS.has(c)) glob = true;

@@ -1,0 +1,77 @@
+// Differential check of the parser against bash itself: for random commands the gate calls safe, bash must run exactly the commands the parser saw.
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { checkCommandSafety } from "../../src/permissions/safety.js";
+import { parseShell } from "../../src/permissions/shell-parse.js";
+import { makeTempDir } from "../helpers/tool-context.js";
+
+const PROGRAMS = ["ls", "cat", "git", "sort", "sed", "tail", "echo", "grep", "find", "head", "printf", "wc", "jq", "uniq", "date", "pwd", "true", "tree"];
+/** Builtins are disabled so that the logging stubs on PATH run instead. */
+const BUILTINS = "enable -n echo printf pwd true; ";
+const PIECES = [
+  "-o", "-n", "-f", "x", "'a b'", '"c d"', "\\\n", "\\ ", " #c", ";", " && ", "\n", "{", "}", "(", ")", "*", "'", '"', "\\", "~", "=",
+  "<", ">", "/dev/null", "2>&1", " ", " ", " ", "\t", "!", "<<", "EOF", "-", "--", "+1f", "p", "s/a/b/", "-e", "&", "-i", "status", "push",
+  "\\;", '"\\', "\\\"", "'\\''", "2", ">&", "<&", "-i2", '""', "''", '" "', "\\x", "\\\\", "<<<", "<<'EOF'\nx\nEOF\n", ">&-", "0<", "2>",
+];
+
+const command = fc
+  .tuple(fc.constantFrom(...PROGRAMS), fc.array(fc.oneof(fc.constantFrom(...PIECES), fc.constantFrom(...PROGRAMS).map((p) => ` ${p}`), fc.constant(" ")), { maxLength: 9 }))
+  .map(([program, pieces]) => program + pieces.join(""));
+
+const SAMPLE_SEED = 20_240_601;
+const MAX_CHECKED = 60;
+const PARALLEL = 8;
+
+interface Outcome {
+  text: string;
+  ran: string[][];
+  wrote: string[];
+}
+
+/** Runs one command in its own folder with the logging stubs on PATH; resolves to what ran and what files appeared. */
+function runInBash(text: string, bin: string, dir: string): Promise<Outcome> {
+  const work = join(dir, "work");
+  const log = join(dir, "log");
+  mkdirSync(work, { recursive: true });
+  return new Promise((resolve) => {
+    const child = spawn("/bin/bash", ["-c", BUILTINS + text], { cwd: work, env: { PATH: bin, HOME: "/nonexistent", LOG: log }, stdio: "ignore", timeout: 2_000 });
+    child.on("close", () => {
+      const raw = existsSync(log) ? readFileSync(log, "latin1") : "";
+      const ran = raw.split("\x1e").filter((r) => r !== "").map((r) => r.replace(/\0$/, "").split("\0"));
+      resolve({ text, ran, wrote: readdirSync(work) });
+    });
+  });
+}
+
+describe("parser against bash", () => {
+  it("bash runs exactly the simple commands the parser reported, and writes nothing, for commands the gate calls safe", async () => {
+    const root = await makeTempDir();
+    const bin = join(root, "bin");
+    mkdirSync(bin);
+    for (const program of PROGRAMS) {
+      writeFileSync(join(bin, program), `#!/bin/bash\n{ printf '%s\\0' "\${0##*/}" "$@"; printf '\\036'; } >> "$LOG"\n`);
+      chmodSync(join(bin, program), 0o755);
+    }
+    const safe: string[] = [];
+    for (const text of new Set(fc.sample(command, { seed: SAMPLE_SEED, numRuns: 3_000 }))) {
+      if (safe.length < MAX_CHECKED && (await checkCommandSafety(text)) === "safe") safe.push(text);
+    }
+    expect(safe.length).toBe(MAX_CHECKED);
+    const outcomes: Outcome[] = [];
+    for (let i = 0; i < safe.length; i += PARALLEL) {
+      const batch = safe.slice(i, i + PARALLEL);
+      outcomes.push(...(await Promise.all(batch.map((text, j) => runInBash(text, bin, join(root, `run-${i + j}`))))));
+    }
+    for (const { text, ran, wrote } of outcomes) {
+      expect(wrote, text).toEqual([]);
+      const parsed = await parseShell(text);
+      // Pipelines run concurrently (their log lines interleave) and wildcards expand: compare the rest exactly.
+      if (text.includes("|") || parsed.commands.some((c) => c.argv.some((w) => w.glob || w.value.startsWith("~")))) continue;
+      const seen = parsed.commands.map((c) => c.argv.map((w) => w.value));
+      for (const argv of ran) expect(seen, text).toContainEqual(argv);
+    }
+  });
+});
