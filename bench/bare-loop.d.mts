@@ -1,0 +1,12 @@
+// Types of bench/bare-loop.mjs, so the TypeScript bench modules can call it.
+
+/** What `runBareLoop` takes: the server, and the most requests of the turn (default 20). */
+export interface BareLoopOptions {
+  baseURL: string;
+  apiKey?: string;
+  rounds?: number;
+  prompt?: string;
+}
+
+/** One turn of at most `rounds` requests; resolves to the final text. */
+export function runBareLoop(options: BareLoopOptions): Promise<string>;

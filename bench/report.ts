@@ -1,0 +1,76 @@
+// The rows of the table from the measurements, each with its target from issue 7.
+import type { CacheBench } from "./cache.js";
+import type { CliBench } from "./cli.js";
+import type { GateBench } from "./gate.js";
+import type { HarnessBench } from "./harness.js";
+import type { MemorySearchBench } from "./memory-search.js";
+import type { ParallelToolsBench } from "./parallel-tools.js";
+import type { SessionsBench } from "./sessions.js";
+import { ratio, verdict, type Row } from "./table.js";
+
+/** Everything one run measured. */
+export interface Measurements {
+  harness: HarnessBench;
+  cli: CliBench;
+  cache: CacheBench;
+  parallelTools: ParallelToolsBench;
+  sessions: SessionsBench;
+  memorySearch: MemorySearchBench[];
+  gate: GateBench;
+}
+
+const ms = (value: number, digits = 1): string => `${value.toFixed(digits)} ms`;
+const none = { baseline: "", ratio: "", target: "", verdict: "" };
+
+function against(measurement: string, value: number, base: number, unit: (v: number) => string, name: string, limit: number): Row {
+  const r = value / base;
+  return { measurement, miniclaw: unit(value), baseline: `${unit(base)} ${name}`, ratio: ratio(value, base), target: `≤ ${limit}×`, verdict: verdict(r <= limit) };
+}
+
+function loopRows(m: Measurements): Row[] {
+  const { harness, cli } = m;
+  const mb = (v: number): string => `${v.toFixed(1)} MB`;
+  return [
+    against(`Time per model round, ${harness.rounds}-request tool loop (runAgentTurn)`, harness.miniclawMsPerRound, harness.bareMsPerRound, (v) => ms(v, 2), "bare loop", 1.3),
+    against("Start to first request (miniclaw run hi)", cli.miniclawStartMs, cli.bareStartMs, (v) => ms(v, 0), "bare loop", 1.3),
+    against(`Peak RSS, ${harness.rounds}-request turn (miniclaw run)`, cli.miniclawMaxRssMb, cli.bareMaxRssMb, mb, "bare loop", 1.2),
+  ];
+}
+
+function storeRows(m: Measurements): Row[] {
+  const { sessions } = m;
+  const search = (n: number): number => m.memorySearch.find((s) => s.notes === n)?.medianMs ?? Number.NaN;
+  return [
+    { measurement: "Session load, 1 MB", miniclaw: ms(sessions.loadMs["1MB"]), ...none },
+    { measurement: "Session load, 8 MB", miniclaw: ms(sessions.loadMs["8MB"]), ...none, target: "< 200 ms", verdict: verdict(sessions.loadMs["8MB"] < 200) },
+    { measurement: "Session load, 32 MB", miniclaw: ms(sessions.loadMs["32MB"]), ...none },
+    { measurement: "Session load, 32 MB compacted near its end", miniclaw: ms(sessions.loadCompacted32MBMs), ...none },
+    { measurement: "Session append, one record", miniclaw: ms(sessions.appendMs, 2), ...none },
+    { measurement: "Memory search, 1,000 notes", miniclaw: ms(search(1_000), 2), ...none },
+    { measurement: "Memory search, 10,000 notes", miniclaw: ms(search(10_000), 2), ...none, target: "< 50 ms", verdict: verdict(search(10_000) < 50) },
+    { measurement: `Gate, ${m.gate.corpusSize}-command corpus`, miniclaw: `${m.gate.classificationsPerSecond.toLocaleString("en-US")} /s`, ...none },
+  ];
+}
+
+/** The table's rows, in the order of issue 7. */
+export function buildRows(m: Measurements): Row[] {
+  const { cache, parallelTools: p } = m;
+  const [loop, start, rss] = loopRows(m);
+  const cacheRow: Row = {
+    measurement: `Prompt cache read share, ${cache.turns}-turn session with tools`,
+    miniclaw: `${cache.readSharePct.toFixed(1)} %`,
+    baseline: `${cache.ceilingPct.toFixed(1)} % ceiling`,
+    ratio: "",
+    target: "≥ 90 %",
+    verdict: verdict(cache.readSharePct >= 90),
+  };
+  const parallelRow: Row = {
+    measurement: `${p.calls} read-only tool calls of ${p.callMs / 1000} s in one response`,
+    miniclaw: `${(p.parallelMs / 1000).toFixed(2)} s parallel`,
+    baseline: `${(p.serialMs / 1000).toFixed(2)} s serial`,
+    ratio: ratio(p.parallelMs, p.serialMs),
+    target: `≈ ${p.callMs / 1000} s`,
+    verdict: verdict(p.parallelMs < 1.5 * p.callMs),
+  };
+  return [loop!, start!, rss!, cacheRow, ...storeRows(m), parallelRow];
+}

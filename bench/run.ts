@@ -1,0 +1,47 @@
+// `npm run bench`: every measurement of issue 7 against the scripted model, printed as one table and saved to bench/results.json.
+import { writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
+import { loadBuiltLibrary } from "./built-library.js";
+import { benchCache } from "./cache.js";
+import { benchCli } from "./cli.js";
+import { benchGate } from "./gate.js";
+import { benchHarness } from "./harness.js";
+import { benchMemorySearch } from "./memory-search.js";
+import { benchParallelTools } from "./parallel-tools.js";
+import { buildRows, type Measurements } from "./report.js";
+import { benchSessions } from "./sessions.js";
+import { describeMachine, formatTable, machineLine } from "./table.js";
+
+const RESULTS = fileURLToPath(new URL("./results.json", import.meta.url));
+
+/** Runs one section, saying on stderr how long it took (stdout carries only the table). */
+async function section<T>(name: string, run: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  process.stderr.write(`bench: ${name}...`);
+  const result = await run();
+  process.stderr.write(` ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  return result;
+}
+
+async function main(): Promise<void> {
+  const machine = describeMachine();
+  const started = performance.now();
+  const lib = await loadBuiltLibrary();
+  // Timing-sensitive sections first, while this process is small and the machine is as quiet as it will be.
+  const harness = await section("harness overhead (20-request turns, miniclaw and the bare loop)", () => benchHarness(lib));
+  const cli = await section("CLI start and peak RSS (child processes)", () => benchCli(lib));
+  const cache = await section("prompt cache (30-turn session)", () => benchCache(lib));
+  const parallelTools = await section("parallel tools (five 1 s calls)", () => benchParallelTools(lib));
+  const sessions = await section("sessions (1, 8, 32 MB)", benchSessions);
+  const memorySearch = await section("memory search (1,000 and 10,000 notes)", benchMemorySearch);
+  const gate = await section("the gate", benchGate);
+  const measurements: Measurements = { harness, cli, cache, parallelTools, sessions, memorySearch, gate };
+  const rows = buildRows(measurements);
+  const durationS = Math.round((performance.now() - started) / 100) / 10;
+  process.stdout.write(`${machineLine(machine)}\n\n${formatTable(rows)}\n`);
+  await writeFile(RESULTS, `${JSON.stringify({ date: new Date().toISOString(), machine, durationS, rows, ...measurements }, null, 2)}\n`);
+  process.stderr.write(`bench: done in ${durationS} s; raw figures in ${RESULTS}\n`);
+}
+
+await main();
