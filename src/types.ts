@@ -67,6 +67,8 @@ export interface TurnResult {
   sessionKey: string;
   /** One-line description when `stopReason` is `error` (or a brake explains itself). */
   error?: string;
+  /** The HTTP status of the API error that ended the turn (401 means bad credentials), when there was one. */
+  errorStatus?: number;
 }
 
 /**

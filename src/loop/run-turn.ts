@@ -57,10 +57,10 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
   let text = "";
   let maxTokens = rt.maxTokens;
   const breaker = new RepeatBreaker();
-  const finish = (stopReason: StopReason, error?: string): TurnResult => {
+  const finish = (stopReason: StopReason, error?: string, errorStatus?: number): TurnResult => {
     const end = { stopReason, usage, costUsd, iterations, ...(error !== undefined && { error }) };
     rt.emit({ type: "turn_end", ...end });
-    return { text, agentId: agent.id, sessionKey: key, ...end };
+    return { text, agentId: agent.id, sessionKey: key, ...end, ...(errorStatus !== undefined && { errorStatus }) };
   };
 
   rt.emit({ type: "turn_start", sessionKey: key, agentId: agent.id });
@@ -106,7 +106,7 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
         if (unfitAfter) return finish("model_context_window_exceeded", unfitAfter);
         continue;
       }
-      return finish("error", describeError(error));
+      return finish("error", describeError(error), error instanceof Anthropic.APIError ? error.status : undefined);
     }
     const responseUsage = fromApiUsage(message.usage);
     usage = addUsage(usage, responseUsage);

@@ -88,7 +88,7 @@ export function outcomeOf(job: CronJob, result: TurnResult): RunOutcome {
 /** Why a turn's failure should pause its job, or undefined when the next tick may well succeed. */
 export function pauseReason(result: TurnResult): string | undefined {
   if (result.stopReason === "budget_exceeded") return `${result.error ?? "over budget"}; raise maxBudgetUsd in cron.json to let it run`;
-  if (result.stopReason === "error" && /^API error 40[13]\b/.test(result.error ?? "")) {
+  if (result.stopReason === "error" && (result.errorStatus === 401 || result.errorStatus === 403)) {
     return `${result.error}; check the credentials the API was given`;
   }
   return undefined;
