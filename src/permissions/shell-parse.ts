@@ -84,13 +84,15 @@ export function parseShellSync(command: string): ParsedShell | undefined {
 const HEREDOC_DELIMITER = /^(?:[A-Za-z_][A-Za-z0-9_]*|'[A-Za-z_][A-Za-z0-9_]*'|"[A-Za-z_][A-Za-z0-9_]*")$/;
 
 const PROGRAM_TOKENS = new Set([";", "\n"]);
-const STRUCTURE_TOKENS: Readonly<Record<string, ReadonlySet<string>>> = {
-  list: new Set(["&&", "||"]),
-  pipeline: new Set(["|", "|&"]),
-  subshell: new Set(["(", ")", ";", "\n"]),
-  compound_statement: new Set(["{", "}", ";", "\n"]),
-  negated_command: new Set(["!"]),
-};
+/** Structures whose children are statements, with the operator tokens each may hold. */
+const STRUCTURE_TOKENS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ["list", new Set(["&&", "||"])],
+  ["pipeline", new Set(["|", "|&"])],
+  ["subshell", new Set(["(", ")", ";", "\n"])],
+  ["compound_statement", new Set(["{", "}", ";", "\n"])],
+  ["negated_command", new Set(["!"])],
+]);
+const SUBSTITUTION_TOKENS = new Set(["$(", ")", "`", "<(", ">("]);
 const REDIRECT_TYPES = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"]);
 const HEREDOC_PARTS = new Set(["<<", "<<-", "heredoc_start", "heredoc_body", "heredoc_end"]);
 
@@ -102,8 +104,7 @@ class Walker implements WordSink {
 
   walkNested(node: SyntaxNode): void {
     this.nestedDepth++;
-    const inner = new Set(["$(", ")", "`", "<(", ">("]);
-    this.walkChildren(node, [], inner);
+    this.walkChildren(node, [], SUBSTITUTION_TOKENS);
     this.nestedDepth--;
   }
 
@@ -117,7 +118,7 @@ class Walker implements WordSink {
   }
 
   private walkStatement(node: SyntaxNode, inherited: ShellRedirect[]): void {
-    const tokens = STRUCTURE_TOKENS[node.type];
+    const tokens = STRUCTURE_TOKENS.get(node.type);
     if (tokens !== undefined) return this.walkChildren(node, inherited, tokens);
     switch (node.type) {
       case "command":
@@ -138,9 +139,13 @@ class Walker implements WordSink {
   private walkCommand(node: SyntaxNode, inherited: ShellRedirect[]): void {
     const command: Omit<SimpleCommand, "nested"> = { argv: [], assignments: [], redirects: [...inherited] };
     let lastWordEnd = -1;
+    let lastRedirectEnd = -1;
     node.children.forEach((child, index) => {
       if (child === null) return;
       const field = node.fieldNameForChild(index);
+      if ((field === "name" || field === "argument") && child.startIndex === lastRedirectEnd) {
+        this.problems.push("a word run together with a redirection before it");
+      }
       if (field === "name" || field === "argument") {
         const word = decodeWord(field === "name" ? (child.firstChild ?? child) : child, this);
         const previous = command.argv[command.argv.length - 1];
@@ -153,6 +158,7 @@ class Walker implements WordSink {
       } else if (field === "redirect" || REDIRECT_TYPES.has(child.type)) {
         const redirect = this.parseRedirect(child);
         if (redirect !== null) command.redirects.push(redirect);
+        lastRedirectEnd = child.endIndex;
       } else if (child.type === "variable_assignment") {
         this.checkAssignment(child);
         command.assignments.push(child.text);
