@@ -1,7 +1,6 @@
 // THE loop: one user message in, model requests and tool rounds until the model is done or a brake stops it.
 import Anthropic from "@anthropic-ai/sdk";
-import { sessionContextSize } from "../sessions/tokens.js";
-import { compactSession } from "./compact.js";
+import { ContextKeeper } from "./context-keeper.js";
 import { estimateCostUsd, fromApiUsage, addUsage, ZERO_USAGE } from "../model/usage.js";
 import { AbortedError, describeError, streamMessage } from "../model/stream.js";
 import { runToolUses, resultText } from "../tools/dispatch.js";
@@ -42,13 +41,15 @@ export async function runAgentTurn(
 async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: AgentConfig): Promise<TurnResult> {
   const session = await rt.store.load(key);
   for (const warning of session.warnings) rt.emit({ type: "warning", message: warning });
-  let history: MessageParam[] = [...session.messages];
-  let lastUsage = session.lastUsage;
+  const context = new ContextKeeper(rt, key, session);
+  let needsHeader = !session.exists;
+  /** Appends one message to the file first, then to the history: what the model sees is always on disk. */
   const persist = async (message: MessageParam, extra: Partial<MessageRecord> = {}): Promise<void> => {
     const record: SessionRecord = { type: "message", id: newId(), ts: rt.clock.now(), message, ...extra };
-    const header: SessionRecord[] = session.exists || history.length > 0 ? [] : [{ type: "session", version: 1, key, agentId: agent.id, ts: rt.clock.now() }];
+    const header: SessionRecord[] = needsHeader ? [{ type: "session", version: 1, key, agentId: agent.id, ts: rt.clock.now() }] : [];
     await rt.store.append(key, [...header, record]);
-    history.push(message);
+    needsHeader = false;
+    context.push(message, extra.usage);
   };
 
   let usage: Usage = ZERO_USAGE;
@@ -67,33 +68,15 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
   await persist(userMessage(userText, rt.includeTime ? rt.clock.now() : undefined));
 
   const tools = [...rt.tools.values()];
-  /** Compacts when forced or when the next request passes the threshold; false when it could not and it must. */
-  const fitContext = async (reason: string | undefined): Promise<string | undefined> => {
-    const size = sessionContextSize({ messages: history, lastUsage }, { system: rt.systemPrompt, tools: tools.map((t) => t.inputSchema) });
-    if (reason === undefined && size <= rt.compactAt) return undefined;
-    const outcome = await compactSession({
-      client: rt.client, model: rt.model, store: rt.store, key, session: await rt.store.load(key),
-      tokensBefore: size, reason: reason ?? `the context reached ${size} tokens (threshold ${rt.compactAt})`,
-      signal: rt.signal, emit: rt.emit, now: () => rt.clock.now(),
-    });
-    if (outcome.compacted) {
-      history = [...outcome.session.messages];
-      lastUsage = undefined;
-      return undefined;
-    }
-    const fits = reason === undefined && size < rt.contextWindow;
-    rt.emit({ type: "warning", message: `compaction skipped: ${outcome.reason}${fits ? "; going on uncompacted" : ""}` });
-    return fits ? undefined : `the conversation no longer fits the model's context window and compaction failed: ${outcome.reason}`;
-  };
   let compactedForOverflow = false;
 
   for (;;) {
     if (rt.signal.aborted) return finish("aborted");
     if (iterations >= rt.maxIterations) return finish("max_iterations", `stopped after ${rt.maxIterations} model requests`);
-    const unfit = await fitContext(undefined);
+    const unfit = await context.fit();
     if (unfit) return finish("model_context_window_exceeded", unfit);
     iterations++;
-    const { params } = buildRequest({ model: rt.model, maxTokens, system: rt.systemPrompt, tools, messages: history });
+    const { params } = buildRequest({ model: rt.model, maxTokens, system: rt.systemPrompt, tools, messages: context.toSend() });
     rt.emit({ type: "request_start", iteration: iterations, model: rt.model });
     let message: ApiMessage;
     try {
@@ -102,7 +85,7 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
       if (error instanceof AbortedError) return finish("aborted");
       if (isPromptTooLong(error) && !compactedForOverflow) {
         compactedForOverflow = true;
-        const unfitAfter = await fitContext("the API said the prompt is too long");
+        const unfitAfter = await context.fit("the API said the prompt is too long");
         if (unfitAfter) return finish("model_context_window_exceeded", unfitAfter);
         continue;
       }
@@ -123,7 +106,6 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
     const responseText = textOf(content);
     if (responseText) text = responseText;
     if (content.length > 0) {
-      lastUsage = { usage: responseUsage, index: history.length };
       const stored = await persistOrFail(() =>
         persist({ role: "assistant", content }, { usage: responseUsage, model: message.model, ...(message.stop_reason && { stopReason: message.stop_reason }) }),
       );
@@ -135,7 +117,7 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
     if (stop === "model_context_window_exceeded") {
       if (compactedForOverflow) return finish(stop, "the conversation no longer fits the model's context window, even after compaction");
       compactedForOverflow = true;
-      const unfitAfter = await fitContext("the model's context window was exceeded");
+      const unfitAfter = await context.fit("the model's context window was exceeded");
       if (unfitAfter) return finish(stop, unfitAfter);
       continue;
     }

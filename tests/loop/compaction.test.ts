@@ -1,7 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
+import { defineTool } from "../../src/tools/define.js";
 import { SessionStore } from "../../src/sessions/store.js";
 import { startScriptedModel, validateRequest, type Rule, type ScriptedModel } from "../../src/testing/index.js";
 import type { AgentEvent } from "../../src/types.js";
@@ -58,6 +60,32 @@ describe("compaction", () => {
     await askMany(model, ws, 6, events, 2_000);
     expect(events.some((e) => e.type === "warning" && /compaction skipped: the summary request failed/.test(e.message))).toBe(true);
     expect(events.some((e) => e.type === "compaction")).toBe(false);
+    expect(model.requests.filter((r) => isSummaryRequest(r.body)).length).toBeLessThanOrEqual(6);
+  });
+
+  it("trims old oversized tool results in what is sent when compaction fails, never in the file", async () => {
+    let n = 0;
+    const big = defineTool({ name: "dump", description: "Big output.", input: z.object({ part: z.number() }), readOnly: true, run: () => `${n++}:` + "z".repeat(5_000) });
+    let part = 0;
+    const next = () => ({ toolUses: [{ name: "dump", input: { part: part++ } }] });
+    model = await startScriptedModel([
+      { match: { system: /summarise an assistant/ }, fault: { status: 400, message: "no summaries today" } },
+      { match: { toolResult: { name: "dump" } }, times: 9, reply: next },
+      { match: "go", reply: next },
+      { reply: "done" },
+    ]);
+    const ws = await tempWorkspace();
+    const events: AgentEvent[] = [];
+    await runAgentTurn("k", "warm up", TEST_AGENT, turnOptions(model, ws, events, { tools: [big], compactAt: 1_000_000 }));
+    const result = await runAgentTurn("k", "go", TEST_AGENT, turnOptions(model, ws, events, { tools: [big], compactAt: 5_000 }));
+    expect({ stop: result.stopReason, error: result.error }).toEqual({ stop: "end_turn", error: undefined });
+    expect(result.text).toBe("done");
+    expect(model.requests.filter((r) => isSummaryRequest(r.body))).toHaveLength(1);
+    const last = JSON.stringify(model.requests.at(-1)!.body.messages);
+    expect(last).toMatch(/characters of this old tool result trimmed from the request/);
+    const file = await readFile(join(ws, "sessions", "k.jsonl"), "utf8");
+    expect(file).not.toMatch(/trimmed from the request/);
+    expect(file.match(/z{5000}/g)).toHaveLength(10);
   });
 
   it("compacts and retries once after model_context_window_exceeded", async () => {
