@@ -26,6 +26,8 @@ Commands:
   cron                      run the jobs of workspace/cron.json until stopped
   cron run JOB | cron list  run one job now | list jobs and their next run
   sessions [show KEY]       list sessions | print one (--all: compacted parts too)
+  sessions new KEY          create an empty session
+  sessions fork FROM NEW [ID]  copy a session (up to message ID) under a new key
   demo                      the REPL against the built-in scripted model (no key needed)
 
 Options:

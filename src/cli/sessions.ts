@@ -21,7 +21,23 @@ export async function sessionsCommand(args: CliArgs, io: CliIo): Promise<number>
     if (!key) throw new ConfigError("usage: miniclaw sessions show KEY [--all]");
     return showOne(store, key, args.all, io);
   }
-  throw new ConfigError(`unknown sessions command "${sub}" (use: miniclaw sessions, miniclaw sessions show KEY [--all])`);
+  if (sub === "new") {
+    if (!key) throw new ConfigError("usage: miniclaw sessions new KEY");
+    if (await store.exists(key)) throw new ConfigError(`session "${key}" already exists`);
+    await store.create(key);
+    io.stdout.write(`Created session ${key}. Use it with --session ${key}.\n`);
+    return 0;
+  }
+  if (sub === "fork") {
+    const [, from, to, at] = args.words;
+    if (!from || !to) throw new ConfigError("usage: miniclaw sessions fork FROM_KEY NEW_KEY [MESSAGE_ID]");
+    if (!(await store.exists(from))) throw new ConfigError(`no session "${from}" (miniclaw sessions lists them)`);
+    if (await store.exists(to)) throw new ConfigError(`session "${to}" already exists`);
+    const forked = await store.fork(from, to, at ? { upToMessageId: at } : {});
+    io.stdout.write(`Forked ${from} into ${to} (${forked.messages.length} messages). Use it with --session ${to}.\n`);
+    return 0;
+  }
+  throw new ConfigError(`unknown sessions command "${sub}" (use: sessions, sessions show KEY [--all], sessions new KEY, sessions fork FROM NEW [MESSAGE_ID])`);
 }
 
 async function listAll(store: SessionStore, io: CliIo): Promise<number> {
@@ -66,7 +82,7 @@ function renderRecord(record: SessionRecord, paint: (style: Parameters<typeof st
     return paint("dim", `[${block.type}]`);
   });
   const who = role === "user" ? paint("green", "user") : paint("blue", "assistant");
-  return `${who}${record.synthetic ? paint("dim", " (written by miniclaw)") : ""}: ${lines.join("\n")}`;
+  return `${paint("dim", `[${record.id}]`)} ${who}${record.synthetic ? paint("dim", " (written by miniclaw)") : ""}: ${lines.join("\n")}`;
 }
 
 function formatTime(ms: number): string {
