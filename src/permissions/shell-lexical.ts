@@ -9,6 +9,7 @@ import type { Node as SyntaxNode, Tree } from "web-tree-sitter";
 const LEXICAL_TRAPS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\S\\\r?\n\S/, "a line continuation inside a word"],
   [/\\\r?\n[ \t]*[0-9]/, "a line continuation before a number (tree-sitter misreads `3<&0` there)"],
+  [/(^|\n)[ \t]*\\\r?\n|\\\r?\n[ \t]*(\r?\n|$)/, "a line continuation next to an empty line (tree-sitter joins the lines around it)"],
   [/(^|\s)\\[ \t]/, "an escaped space or tab at the start of a word"],
   [/[\x00-\x08\x0b-\x1f\x7f]/, "control characters"],
 ];

@@ -69,7 +69,7 @@ export function parseShellSync(command: string): ParsedShell | undefined {
   const tree = parser.parse(command);
   if (tree === null) return { commands: [], problems: ["the shell parser gave no result"] };
   try {
-    const walker = new Walker();
+    const walker = new Walker(command);
     walker.problems.push(...lexicalProblems(command, tree));
     if (tree.rootNode.hasError) walker.problems.push("the command does not parse as bash");
     walker.walkChildren(tree.rootNode, [], PROGRAM_TOKENS);
@@ -101,6 +101,8 @@ class Walker implements WordSink {
   readonly commands: SimpleCommand[] = [];
   readonly problems: string[] = [];
   private nestedDepth = 0;
+
+  constructor(private readonly source: string) {}
 
   walkNested(node: SyntaxNode): void {
     this.nestedDepth++;
@@ -204,6 +206,10 @@ class Walker implements WordSink {
     const closes = op.endsWith("-");
     if (destinations > (closes ? 0 : 1)) this.problems.push("words after a redirection (write redirections at the end)");
     if (fd !== null && !/^[0-9]+$/.test(fd)) this.problems.push(`a redirection whose descriptor is written ${fd}`);
+    // tree-sitter reads `0<x` as the word 0 and `<x`; bash reads a descriptor.
+    if (fd === null && /(^|[\s;&|()])[0-9]+$/.test(this.source.slice(0, node.startIndex))) {
+      this.problems.push("a number run together with a redirection");
+    }
     return { op, fd, target };
   }
 
