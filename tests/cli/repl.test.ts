@@ -81,7 +81,24 @@ describe("the REPL in a terminal", () => {
 
     term.type("/exit\r");
     expect(await term.exited).toBe(0);
+    const history = await readFile(join(workspace, ".history"), "utf8");
+    expect(history.split("\n")).toEqual(expect.arrayContaining(["hello", "please run the tests", "/research what is new?"]));
   }, 40_000);
+
+  it("offers the inputs of earlier runs with the up arrow", async () => {
+    const { dir, workspace, env } = await open();
+    term = startTerminal(["--workspace", workspace], { env, cwd: dir });
+    await term.waitFor(/Jarvis› /);
+    term.type("remember this line\r");
+    await term.waitFor(/I heard: remember this line/);
+    term.type("/exit\r");
+    await term.exited;
+    term = startTerminal(["--workspace", workspace], { env, cwd: dir });
+    await term.waitFor(/Jarvis› /);
+    const mark = term.output().length;
+    term.type("\x1b[A\x1b[A");
+    await term.waitFor(/remember this line/, { from: mark });
+  });
 
   it("exits on Ctrl-D and on two Ctrl-C at an empty prompt", async () => {
     const { dir, workspace, env } = await open();
