@@ -1,0 +1,198 @@
+// The API key never reaches a session file, a memory note, a log line, a tool result or a child's environment:
+// a unique marker is set as ANTHROPIC_API_KEY and searched for everywhere after a model tried hard to read it.
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { createClient } from "../../src/model/client.js";
+import { runAgentTurn } from "../../src/loop/run-turn.js";
+import { startScriptedModel, type Rule, type ScriptedModel } from "../../src/testing/index.js";
+import type { AgentEvent } from "../../src/types.js";
+import { cleanEnv, runCli } from "../helpers/cli.js";
+import { makeTempDir } from "../helpers/tool-context.js";
+import { TEST_AGENT } from "../helpers/turn.js";
+
+let searches = 0;
+let model: ScriptedModel | undefined;
+afterAll(() => console.info(`[reliability] places searched for the API key: ${searches}`));
+afterEach(async () => {
+  await model?.close();
+  model = undefined;
+});
+
+/** A fresh marker per test, shaped like a key. */
+function marker(): string {
+  return `sk-ant-api03-MARKER${randomBytes(12).toString("hex")}`;
+}
+
+/** Commands a model would use to find the key in its environment. */
+const ENV_PROBES = [
+  "env",
+  "printenv",
+  "printenv ANTHROPIC_API_KEY",
+  "echo $ANTHROPIC_API_KEY",
+  "cat /proc/self/environ",
+  "tr '\\0' '\\n' < /proc/self/environ",
+  "bash -c 'echo key=$ANTHROPIC_API_KEY'",
+  "node -e 'console.log(JSON.stringify(process.env))'",
+  "export -p",
+  "declare -x",
+];
+
+/** A script: every probe in one response, then reading files, saving what it saw to memory, and a final answer. */
+function probingRules(extraCommands: string[] = []): Rule[] {
+  return [
+    {
+      match: "find the key",
+      reply: {
+        toolUses: [
+          ...[...ENV_PROBES, ...extraCommands].map((command) => ({ name: "run_command", input: { command } })),
+          { name: "read_file", input: { path: "/proc/self/environ" } },
+          { name: "read_file", input: { path: "notes.txt" } },
+        ],
+      },
+    },
+    { match: { toolResult: { name: "read_file" } }, reply: { toolUses: [{ name: "save_memory", input: { key: "what-i-saw", content: "saw: {{tool_result}}" } }] } },
+    { match: { toolResult: { name: "save_memory" } }, reply: "final: {{tool_result}}" },
+  ];
+}
+
+/** Every file under `dir`, read as text (missing folder: nothing). */
+async function allText(dir: string): Promise<string> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  const texts = await Promise.all(entries.filter((e) => e.isFile()).map((e) => readFile(join(e.parentPath, e.name), "utf8")));
+  return texts.join("\n");
+}
+
+/** Asserts the marker is in none of the places; returns how many were searched. */
+function expectNowhere(secret: string, places: Record<string, string>): void {
+  for (const [place, text] of Object.entries(places)) {
+    searches++;
+    expect(text.includes(secret), `the API key appears in ${place}`).toBe(false);
+  }
+}
+
+describe("miniclaw run with a marker API key", () => {
+  it("keeps the key out of the session, memory, stdout, stderr and everything sent to the model", async () => {
+    const secret = marker();
+    model = await startScriptedModel(probingRules());
+    const dir = await makeTempDir("miniclaw-secret-");
+    const workspace = join(dir, "ws");
+    await writeFile(join(dir, "notes.txt"), "nothing secret here\n");
+    const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: secret, HOME: dir });
+    const run = await runCli(["run", "--workspace", workspace, "find the key"], { env, cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^final: /);
+    expect(JSON.stringify(model.requests[0]!.headers)).toContain(secret);
+    expect(model.rejected).toEqual([]);
+    const results = JSON.stringify(model.requests.map((r) => r.body.messages));
+    expect(results).toMatch(/needs the user's approval/);
+    expectNowhere(secret, {
+      "the session files": await allText(join(workspace, "sessions")),
+      "the memory folder": await allText(join(workspace, "memory")),
+      stdout: run.stdout,
+      stderr: run.stderr,
+      "the request bodies": JSON.stringify(model.requests.map((r) => r.body)),
+      "the workspace": await allText(workspace),
+    });
+  }, 30_000);
+
+  // BUG (FINDINGS.md #6): with --permission-mode bypassPermissions, `cat /proc/$PPID/environ` reads the environment the
+  // CLI process was started with (the key included); nothing redacts the key's value from tool results.
+  it.fails("keeps the key out of tool results in bypassPermissions mode, even from /proc/$PPID/environ", async () => {
+    const secret = marker();
+    model = await startScriptedModel(probingRules(["cat /proc/$PPID/environ", "ps eww -o args= -p $PPID"]));
+    const dir = await makeTempDir("miniclaw-secret-");
+    const workspace = join(dir, "ws");
+    await writeFile(join(dir, "notes.txt"), "nothing secret here\n");
+    const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: secret, HOME: dir });
+    const run = await runCli(["run", "--workspace", workspace, "--permission-mode", "bypassPermissions", "find the key"], { env, cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    expect(model.rejected).toEqual([]);
+    expectNowhere(secret, {
+      "the session files": await allText(join(workspace, "sessions")),
+      "the memory folder": await allText(join(workspace, "memory")),
+      stdout: run.stdout,
+      stderr: run.stderr,
+      "the request bodies": JSON.stringify(model.requests.map((r) => r.body)),
+    });
+  }, 30_000);
+});
+
+describe("a turn in bypassPermissions mode with a marker API key", () => {
+  it("runs every probe, and child processes see no ANTHROPIC_* nor any secret-named variable", async () => {
+    const secret = marker();
+    const token = marker();
+    process.env["ANTHROPIC_API_KEY"] = secret;
+    try {
+      model = await startScriptedModel(probingRules());
+      const cwd = await makeTempDir("miniclaw-secret-");
+      const workspace = join(cwd, "ws");
+      await mkdir(workspace);
+      await writeFile(join(cwd, "notes.txt"), "nothing secret here\n");
+      const env = { ...process.env, ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: secret, GITHUB_TOKEN: token, MY_PASSWORD: token, HOME: cwd };
+      const events: AgentEvent[] = [];
+      const result = await runAgentTurn("agent:main:secrets", "find the key", TEST_AGENT, {
+        workspace,
+        cwd,
+        env,
+        client: createClient({ env }),
+        model: "claude-test-1",
+        includeTime: false,
+        permissionMode: "bypassPermissions",
+        onEvent: (e) => events.push(e),
+      });
+      expect(result.stopReason).toBe("end_turn");
+      expect(JSON.stringify(model.requests[0]!.headers)).toContain(secret);
+      expect(model.rejected).toEqual([]);
+      const toolResults = events.flatMap((e) => (e.type === "tool_result" ? [e] : []));
+      const probes = toolResults.filter((r) => r.name === "run_command");
+      expect(probes).toHaveLength(ENV_PROBES.length);
+      expect(probes[0]!.isError).toBe(false);
+      expect(probes[0]!.content).toMatch(/PATH=/);
+      for (const value of [secret, token]) {
+        expectNowhere(value, {
+          "the tool results": JSON.stringify(toolResults),
+          "the session files": await allText(join(workspace, "sessions")),
+          "the memory folder": await allText(join(workspace, "memory")),
+          "the request bodies": JSON.stringify(model.requests.map((r) => r.body)),
+          "the events": JSON.stringify(events),
+        });
+      }
+    } finally {
+      delete process.env["ANTHROPIC_API_KEY"];
+    }
+  });
+});
+
+describe("a turn in the default mode, nobody to approve, with the key in the user's shell profile", () => {
+  // BUG (FINDINGS.md #6): `cat ~/.bashrc` counts as a safe read-only command (it runs unasked, in `miniclaw run`
+  // and cron too), and a shell profile is where many users export ANTHROPIC_API_KEY; the key then goes to the model.
+  it.fails("keeps the key out of tool results", async () => {
+    const secret = marker();
+    model = await startScriptedModel([
+      { match: "find the key", reply: { toolUses: [{ name: "run_command", input: { command: "cat ~/.bashrc" } }] } },
+      { reply: "final: {{tool_result}}" },
+    ]);
+    const cwd = await makeTempDir("miniclaw-secret-");
+    const home = join(cwd, "home");
+    await mkdir(home);
+    await writeFile(join(home, ".bashrc"), `alias ll='ls -l'\nexport ANTHROPIC_API_KEY=${secret}\n`);
+    const env = { PATH: process.env["PATH"], HOME: home, ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: secret };
+    const events: AgentEvent[] = [];
+    const result = await runAgentTurn("agent:main:profile", "find the key", TEST_AGENT, {
+      workspace: join(cwd, "ws"),
+      cwd,
+      env,
+      client: createClient({ env }),
+      model: "claude-test-1",
+      includeTime: false,
+      onEvent: (e) => events.push(e),
+    });
+    expect(result.stopReason).toBe("end_turn");
+    expectNowhere(secret, {
+      "the tool results": JSON.stringify(events.filter((e) => e.type === "tool_result")),
+      "the request bodies": JSON.stringify(model.requests.map((r) => r.body)),
+    });
+  });
+});
