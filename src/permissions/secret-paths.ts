@@ -1,8 +1,10 @@
-// Which paths hold secrets or never end when read: `.env`, `~/.ssh`, credential files, `/proc/*/environ`, devices.
+// Which paths hold secrets or never end when read: `.env`, `~/.ssh`, shell profiles, credential files, `/proc/*/environ`, devices.
 import type { ShellWord } from "./shell-words.js";
 
 /** Folders whose whole content is secret, matched as a path segment. */
-const SECRET_DIRS = new Set([".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", "gcloud", "gh"]);
+const SECRET_DIRS = new Set([
+  ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", "gcloud", "gh", ".m2", ".gradle", "anthropic", ".anthropic",
+]);
 
 /** Secret file names, matched against the last path segment (case-insensitive). */
 const SECRET_FILES: readonly RegExp[] = [
@@ -14,8 +16,14 @@ const SECRET_FILES: readonly RegExp[] = [
   /^(auth|secrets?|token|service-account)\.json$/,
   /^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/,
   /^environ$/,
+  /^\.(bashrc|bash_profile|bash_login|bash_logout|profile|login|zshrc|zshenv|zprofile|zlogin|kshrc|cshrc|tcshrc|mkshrc)$/,
+  /^\.(.*_)?history$|^\.histfile$|^\.lesshst$/,
+  /^(\.claude\.json|config\.fish|fish_variables)$/,
   /\.(pem|key|p12|pfx|jks|keystore|kdbx)$/,
 ];
+
+/** Dotfiles and dot-folders directly in a home folder: shell profiles, tool configs and credential stores. */
+const HOME_DOTFILE = /^(~[^/]*|\/root|\/home\/[^/]+|\/users\/[^/]+)\/\.[^/]/;
 
 /** Templates that look like secrets by name but by convention hold none. */
 const NOT_SECRET = /^\.env\.(example|sample|template|dist|defaults)$/;
@@ -23,7 +31,10 @@ const NOT_SECRET = /^\.env\.(example|sample|template|dist|defaults)$/;
 const SECRET_SYSTEM_PATHS = new Set(["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/master.passwd"]);
 
 /** Names a wildcard is tested against: if it could match one of these, it could reach a secret. */
-const SECRET_SAMPLES = [".env", ".env.local", ".ssh", ".aws", ".netrc", ".npmrc", ".git-credentials", "credentials", "credentials.json", "id_rsa", "id_ed25519", "server.pem", "private.key", "secrets.json", "environ"];
+const SECRET_SAMPLES = [
+  ".env", ".env.local", ".ssh", ".aws", ".netrc", ".npmrc", ".git-credentials", "credentials", "credentials.json", "id_rsa", "id_ed25519",
+  "server.pem", "private.key", "secrets.json", "environ", ".bashrc", ".zshrc", ".profile", ".bash_history", ".claude.json",
+];
 
 /**
  * Why reading this word (or a path inside it after `=` or `:`, as in
@@ -44,6 +55,7 @@ export function pathReason(path: string): string | null {
   if ((lower.startsWith("/dev/") || lower === "/dev") && lower !== "/dev/null") return `reads the device ${path} (may never end)`;
   if (/^\/proc\/[^/]+\/(environ|mem)$/.test(lower)) return `reads ${path}, a process's environment or memory`;
   if (SECRET_SYSTEM_PATHS.has(lower)) return `reads ${path}, a system secret`;
+  if (HOME_DOTFILE.test(lower)) return `reads ${path}, a file of a home folder's configuration (keys are often kept there)`;
   const segments = lower.split("/").filter((s) => s !== "");
   const dir = segments.slice(0, -1).find((s) => SECRET_DIRS.has(s));
   if (dir !== undefined) return `reads inside ${dir}/, which holds secrets`;
