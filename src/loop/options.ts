@@ -178,14 +178,24 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
   };
 }
 
-/** The tools every agent has unless its SOUL.md narrows them. */
+const builtinCache = new WeakMap<MemoryStore, { skills: SkillLoader; timeoutMs: number | undefined; tools: AnyTool[] }>();
+
+/**
+ * The tools every agent has unless its SOUL.md narrows them. Built once per memory
+ * store and skill loader (a REPL or cron process reuses them: their schemas are
+ * derived once, and the definitions stay byte-identical for the prompt cache).
+ */
 function builtinTools(memory: MemoryStore, skills: SkillLoader, timeoutMs: number | undefined): AnyTool[] {
-  return [
+  const cached = builtinCache.get(memory);
+  if (cached && cached.skills === skills && cached.timeoutMs === timeoutMs) return cached.tools;
+  const tools = [
     createRunCommandTool(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...createFileTools(),
     ...createMemoryTools(memory),
     createLoadSkillTool(skills),
   ];
+  builtinCache.set(memory, { skills, timeoutMs, tools });
+  return tools;
 }
 
 async function loadSkills(workspace: string): Promise<SkillLoader> {

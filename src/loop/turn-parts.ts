@@ -13,10 +13,12 @@ export function userMessage(text: string, now: number | undefined): MessageParam
   return { role: "user", content: blocks };
 }
 
+const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+
+/** `Sunday 2026-11-29 15:40 UTC`, without Intl (its first use costs ~15 ms at start-up). */
 function formatTime(ms: number): string {
   const d = new Date(ms);
-  const day = d.toLocaleDateString("en-US", { weekday: "long", timeZone: "UTC" });
-  return `${day} ${d.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+  return `${WEEKDAYS[d.getUTCDay()]} ${d.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
 /** The context of one tool call: every effect the runtime injects. */

@@ -2,6 +2,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { Clock } from "../deps.js";
 import type { ApiMessage, EventSink } from "../types.js";
+import { MessageAccumulator } from "./accumulate.js";
 
 export type MessageParams = Anthropic.MessageCreateParamsNonStreaming;
 
@@ -51,18 +52,14 @@ type Outcome = { ok: true; message: ApiMessage } | { ok: false; started: boolean
 async function streamOnce(client: Anthropic, params: MessageParams, opts: StreamOptions): Promise<Outcome> {
   let started = false;
   try {
-    const stream = client.messages.stream(params, { signal: opts.signal });
-    stream.on("connect", () => {
-      started = true;
-    });
-    stream.on("text", (text) => {
-      if (text) opts.emit({ type: "text_delta", text });
-    });
-    const message = await stream.finalMessage();
+    const stream = await client.messages.create({ ...params, stream: true }, { signal: opts.signal });
+    started = true;
+    const message = new MessageAccumulator((text) => opts.emit({ type: "text_delta", text }));
+    for await (const event of stream) message.add(event);
     if (opts.signal.aborted) throw new AbortedError();
-    return { ok: true, message };
+    return { ok: true, message: message.result() };
   } catch (error) {
-    if (opts.signal.aborted || error instanceof Anthropic.APIUserAbortError) throw new AbortedError();
+    if (opts.signal.aborted || error instanceof Anthropic.APIUserAbortError || error instanceof AbortedError) throw new AbortedError();
     return { ok: false, started, error };
   }
 }

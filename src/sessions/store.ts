@@ -1,5 +1,5 @@
 // The session store: one append-only JSONL file per key, repaired on load, one turn at a time per session.
-import { mkdir, open, readFile, stat, writeFile, type FileHandle } from "node:fs/promises";
+import { appendFile, mkdir, open, readFile, stat, writeFile, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { systemClock, type Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
@@ -76,6 +76,9 @@ export class SessionStore implements SessionStorage {
   private readonly lockTimeoutMs: number;
   private readonly onWarning: (message: string) => void;
   private readonly fsync: boolean;
+  /** Files this store appended to whole: their tail is known to end a line, so later appends skip the check. */
+  private readonly knownWhole = new Set<string>();
+  private dirReady = false;
 
   constructor(dir: string, options: SessionStoreOptions = {}) {
     this.dir = dir;
@@ -128,22 +131,37 @@ export class SessionStore implements SessionStorage {
     if (records.length === 0) return;
     const file = this.fileFor(key);
     const body = records.map((record) => serialize(record, file)).join("");
-    await mkdir(this.dir, { recursive: true });
+    if (!this.dirReady) {
+      await mkdir(this.dir, { recursive: true });
+      this.dirReady = true;
+    }
     try {
-      const handle = await open(file, "a+");
-      try {
-        const { size } = await handle.stat();
-        let prefix = "";
-        if (size === 0 && records[0]?.type !== "session") prefix = serialize(headerRecordFor(key, agentIdFromKey(key), this.clock.now()), file);
-        else if (size > 0 && !(await endsWithNewline(handle, size))) prefix = "\n";
-        await handle.writeFile(prefix + body);
-        if (this.fsync) await handle.datasync();
-        noteWrite(lockPathOf(file));
-      } finally {
-        await handle.close();
+      if (this.knownWhole.has(file) && !this.fsync) {
+        // Our own last append ended a line and turns are serialized by the lock: one plain append suffices.
+        await appendFile(file, body);
+      } else {
+        await this.appendChecked(key, file, records, body);
       }
+      this.knownWhole.add(file);
+      noteWrite(lockPathOf(file));
     } catch (error) {
+      this.knownWhole.delete(file);
       throw new SessionError(`cannot append to session ${file}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  /** The careful append: a header for a new file, a newline after a torn tail, then the records, in one write. */
+  private async appendChecked(key: string, file: string, records: SessionRecord[], body: string): Promise<void> {
+    const handle = await open(file, "a+");
+    try {
+      const { size } = await handle.stat();
+      let prefix = "";
+      if (size === 0 && records[0]?.type !== "session") prefix = serialize(headerRecordFor(key, agentIdFromKey(key), this.clock.now()), file);
+      else if (size > 0 && !(await endsWithNewline(handle, size))) prefix = "\n";
+      await handle.writeFile(prefix + body);
+      if (this.fsync) await handle.datasync();
+    } finally {
+      await handle.close();
     }
   }
 
@@ -156,6 +174,8 @@ export class SessionStore implements SessionStorage {
   async lock(key: string): Promise<() => Promise<void>> {
     const file = this.fileFor(key);
     await mkdir(this.dir, { recursive: true });
+    // Another process may have written (or died mid-line) since our last turn: check the tail again once.
+    this.knownWhole.delete(file);
     // Other processes live in real time: waiting for them is measured on the system clock, whatever clock
     // the store was given for its records (a test's frozen or instant clock must not spin or expire the wait).
     return acquireSessionLock(lockPathOf(file), { key, timeoutMs: this.lockTimeoutMs, clock: systemClock });
