@@ -15,7 +15,7 @@ import { completeRecords, nextRequestError } from "./session-audit.js";
 import { nextRequestProblems } from "../helpers/session-validity.js";
 
 const KEY = "agent:main:hammered";
-const ROUNDS = 5;
+const ROUNDS = 3;
 const FILLER = "x".repeat(20_000);
 const PROCESSES = ["proc1", "proc2"];
 const CALLERS = ["call1", "call2"];
