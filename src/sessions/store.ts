@@ -78,6 +78,8 @@ export class SessionStore implements SessionStorage {
   private readonly fsync: boolean;
   /** Files this store appended to whole: their tail is known to end a line, so later appends skip the check. */
   private readonly knownWhole = new Set<string>();
+  /** Append handles kept open while this store holds a session's lock (closed on release). */
+  private readonly handles = new Map<string, Promise<FileHandle>>();
   private dirReady = false;
 
   constructor(dir: string, options: SessionStoreOptions = {}) {
@@ -138,7 +140,7 @@ export class SessionStore implements SessionStorage {
     try {
       if (this.knownWhole.has(file) && !this.fsync) {
         // Our own last append ended a line and turns are serialized by the lock: one plain append suffices.
-        await appendFile(file, body);
+        await this.appendPlain(file, body);
       } else {
         await this.appendChecked(key, file, records, body);
       }
@@ -148,6 +150,20 @@ export class SessionStore implements SessionStorage {
       this.knownWhole.delete(file);
       throw new SessionError(`cannot append to session ${file}: ${(error as Error).message}`, { cause: error });
     }
+  }
+
+  /** One O_APPEND write, through the handle held for the turn when this store holds the lock. */
+  private async appendPlain(file: string, body: string): Promise<void> {
+    const held = this.handles.get(file);
+    if (held) {
+      await (await held).write(body);
+      return;
+    }
+    if (!isLockHeld(lockPathOf(file))) return appendFile(file, body);
+    const opening = open(file, "a");
+    this.handles.set(file, opening);
+    opening.catch(() => this.handles.delete(file));
+    await (await opening).write(body);
   }
 
   /** The careful append: a header for a new file, a newline after a torn tail, then the records, in one write. */
@@ -178,7 +194,13 @@ export class SessionStore implements SessionStorage {
     this.knownWhole.delete(file);
     // Other processes live in real time: waiting for them is measured on the system clock, whatever clock
     // the store was given for its records (a test's frozen or instant clock must not spin or expire the wait).
-    return acquireSessionLock(lockPathOf(file), { key, timeoutMs: this.lockTimeoutMs, clock: systemClock });
+    const release = await acquireSessionLock(lockPathOf(file), { key, timeoutMs: this.lockTimeoutMs, clock: systemClock });
+    return async () => {
+      const handle = this.handles.get(file);
+      this.handles.delete(file);
+      await handle?.then((h) => h.close()).catch(() => undefined);
+      await release();
+    };
   }
 
   /** Creates an empty session (its header only). Throws SessionError when it exists already. */
