@@ -166,9 +166,9 @@ describe("a turn in bypassPermissions mode with a marker API key", () => {
 });
 
 describe("a turn in the default mode, nobody to approve, with the key in the user's shell profile", () => {
-  // BUG (FINDINGS.md #6): `cat ~/.bashrc` counts as a safe read-only command (it runs unasked, in `miniclaw run`
-  // and cron too), and a shell profile is where many users export ANTHROPIC_API_KEY; the key then goes to the model.
-  it.fails("keeps the key out of tool results", async () => {
+  // FINDINGS.md #6, input A (fixed in dc692ac): `cat ~/.bashrc` used to count as a safe read-only command, and a
+  // shell profile is where many users export ANTHROPIC_API_KEY.
+  it("keeps the key out of tool results", async () => {
     const secret = marker();
     model = await startScriptedModel([
       { match: "find the key", reply: { toolUses: [{ name: "run_command", input: { command: "cat ~/.bashrc" } }] } },
