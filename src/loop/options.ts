@@ -14,7 +14,7 @@ import { SkillLoader } from "../skills/loader.js";
 import { createPermissionContext } from "../permissions/gate.js";
 import { createFileTools } from "../tools/files.js";
 import { createLoadSkillTool } from "../tools/load-skill.js";
-import { createRunCommandTool, scrubEnv } from "../tools/run-command.js";
+import { createRunCommandTool, scrubEnv, secretValues } from "../tools/run-command.js";
 import { createMemoryTools } from "../tools/memory.js";
 import type { AnyTool } from "../tools/define.js";
 import type { ToolHooks } from "../tools/dispatch.js";
@@ -80,6 +80,8 @@ export interface TurnOptions {
   compactAt?: number;
   /** Base delay of the loop's own retry of a broken stream. */
   streamRetryBaseMs?: number;
+  /** Silence after which a started stream counts as broken (default: the client's timeout, at most 120 s). */
+  streamIdleTimeoutMs?: number;
 }
 
 /** The resolved runtime of one turn. */
@@ -89,6 +91,8 @@ export interface TurnRuntime {
   env: Env;
   /** Environment of child processes: `env` without secrets. */
   childEnv: Env;
+  /** Secret values of `env`, redacted from every tool result. */
+  secrets: string[];
   client: Anthropic;
   model: string;
   maxTokens: number;
@@ -110,6 +114,7 @@ export interface TurnRuntime {
   maxOutputTokens: number;
   includeTime: boolean;
   streamRetryBaseMs: number | undefined;
+  streamIdleTimeoutMs: number | undefined;
   compactAt: number;
   contextWindow: number;
 }
@@ -137,6 +142,7 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
     cwd,
     env,
     childEnv: scrubEnv(env),
+    secrets: secretValues(env),
     client,
     model,
     maxTokens: options.maxTokens ?? agent.maxTokens ?? DEFAULT_MAX_TOKENS,
@@ -173,6 +179,7 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
     maxOutputTokens: options.maxOutputTokens ?? Infinity,
     includeTime: options.includeTime ?? true,
     streamRetryBaseMs: options.streamRetryBaseMs,
+    streamIdleTimeoutMs: options.streamIdleTimeoutMs,
     contextWindow: contextWindowFor(model),
     compactAt: options.compactAt ?? compactAtFromEnv(env) ?? Math.floor(contextWindowFor(model) * COMPACT_AT_SHARE),
   };

@@ -12,7 +12,10 @@ export const MISSING_RESULT_TEXT = "No result was recorded for this tool call (t
  */
 export function repairMessages(messages: readonly MessageParam[]): { messages: MessageParam[]; repairs: string[] } {
   const repairs: string[] = [];
-  const cleaned = mergeUsers(messages.map((m) => ({ role: m.role, content: dropEmptyText(toBlocks(m.content), repairs) })));
+  const seenIds = new Set<string>();
+  const cleaned = mergeUsers(
+    messages.map((m) => ({ role: m.role, content: fixToolUses(dropEmptyText(toBlocks(m.content), repairs), seenIds, repairs) })),
+  );
   const out: MessageParam[] = [];
   for (let i = 0; i < cleaned.length; i++) {
     const message = cleaned[i]!;
@@ -94,6 +97,21 @@ function dropEmptyText(blocks: ContentBlockParam[], repairs: string[]): ContentB
       return [{ ...block, content: "(no output)" }];
     }
     return [block];
+  });
+}
+
+/** Drops a tool_use whose id was used before, and stores a non-object input as `{}` (the API rejects both). */
+function fixToolUses(blocks: ContentBlockParam[], seen: Set<string>, repairs: string[]): ContentBlockParam[] {
+  return blocks.flatMap((block): ContentBlockParam[] => {
+    if (block.type !== "tool_use") return [block];
+    if (seen.has(block.id)) {
+      repairs.push(`dropped a second tool_use with id ${block.id}`);
+      return [];
+    }
+    seen.add(block.id);
+    if (block.input !== null && typeof block.input === "object" && !Array.isArray(block.input)) return [block];
+    repairs.push(`replaced the non-object input of tool_use ${block.id}`);
+    return [{ ...block, input: {} }];
   });
 }
 

@@ -5,11 +5,11 @@ import { estimateCostUsd, fromApiUsage, addUsage, ZERO_USAGE } from "../model/us
 import { AbortedError, describeError, streamMessage } from "../model/stream.js";
 import { runToolUses, resultText } from "../tools/dispatch.js";
 import type { MessageRecord, SessionRecord } from "../sessions/records.js";
-import type { AgentConfig, ApiMessage, ContentBlockParam, MessageParam, StopReason, ToolUseBlock, TurnResult, Usage } from "../types.js";
+import type { AgentConfig, ApiMessage, ContentBlockParam, MessageParam, StopReason, TurnResult, Usage } from "../types.js";
 import { budgetExceeded, RepeatBreaker } from "./brakes.js";
 import { resolveTurnOptions, MAX_TOKENS_CEILING, type TurnOptions, type TurnRuntime } from "./options.js";
 import { buildRequest } from "./request.js";
-import { toolContext, userMessage } from "./turn-parts.js";
+import { normalizeToolUses, toolContext, userMessage } from "./turn-parts.js";
 
 /**
  * Runs one turn of `agent` in session `sessionKey` to its end and resolves to its
@@ -68,6 +68,13 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
   await persist(userMessage(userText, rt.includeTime ? rt.clock.now() : undefined));
 
   const tools = [...rt.tools.values()];
+  const streamOptions = {
+    signal: rt.signal,
+    emit: rt.emit,
+    clock: rt.clock,
+    ...(rt.streamRetryBaseMs !== undefined && { retryBaseMs: rt.streamRetryBaseMs }),
+    ...(rt.streamIdleTimeoutMs !== undefined && { idleTimeoutMs: rt.streamIdleTimeoutMs }),
+  };
   let compactedForOverflow = false;
 
   for (;;) {
@@ -80,7 +87,7 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
     rt.emit({ type: "request_start", iteration: iterations, model: rt.model });
     let message: ApiMessage;
     try {
-      message = await streamMessage(rt.client, params, { signal: rt.signal, emit: rt.emit, clock: rt.clock, ...(rt.streamRetryBaseMs !== undefined && { retryBaseMs: rt.streamRetryBaseMs }) });
+      message = await streamMessage(rt.client, params, streamOptions);
     } catch (error) {
       if (error instanceof AbortedError) return finish("aborted");
       if (isPromptTooLong(error) && !compactedForOverflow) {
@@ -102,7 +109,7 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
       rt.emit({ type: "retry", attempt: 1, reason: "a tool call was cut off by max_tokens", delayMs: 0 });
       continue;
     }
-    const content = keptContent(message, cutToolUse);
+    const { content, calls } = normalizeToolUses(keptContent(message, cutToolUse));
     const responseText = textOf(content);
     if (responseText) text = responseText;
     if (content.length > 0) {
@@ -121,15 +128,15 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
       if (unfitAfter) return finish(stop, unfitAfter);
       continue;
     }
-    if (stop !== "tool_use" || cutToolUse) return finish(stop === null || stop === "tool_use" ? "end_turn" : stop);
+    if (stop !== "tool_use" || cutToolUse || calls.length === 0) return finish(stop === null || stop === "tool_use" ? "end_turn" : stop);
 
-    const calls = content.filter((b): b is ToolUseBlock => b.type === "tool_use");
     const overBudget = budgetExceeded(usage, costUsd, rt);
     const results = await runToolUses(calls, {
       tools: rt.tools,
       context: (id) => toolContext(rt, id),
       signal: rt.signal,
       hooks: rt.hooks,
+      secrets: rt.secrets,
       refuse: (call) => (overBudget ? `Not run: ${overBudget}. The turn has ended.` : breaker.check(call)),
       onStart: (call) => rt.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input }),
       onResult: (call, answer) =>

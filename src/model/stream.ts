@@ -9,6 +9,8 @@ export type MessageParams = Anthropic.MessageCreateParamsNonStreaming;
 /** Retries of a stream that broke after it started (the SDK retries only before the first byte). */
 export const MAX_STREAM_RETRIES = 3;
 export const STREAM_RETRY_BASE_MS = 500;
+/** A started stream silent this long is treated as broken (the API sends ping events far more often). */
+export const STREAM_IDLE_TIMEOUT_MS = 120_000;
 
 export interface StreamOptions {
   signal: AbortSignal;
@@ -16,6 +18,8 @@ export interface StreamOptions {
   clock: Clock;
   maxStreamRetries?: number;
   retryBaseMs?: number;
+  /** Silence after which a started stream is abandoned and retried; default the client's timeout, at most 120 s. */
+  idleTimeoutMs?: number;
 }
 
 /** Thrown when the user aborted; the loop turns it into stop reason `aborted`. */
@@ -50,17 +54,42 @@ export async function streamMessage(client: Anthropic, params: MessageParams, op
 type Outcome = { ok: true; message: ApiMessage } | { ok: false; started: boolean; error: unknown };
 
 async function streamOnce(client: Anthropic, params: MessageParams, opts: StreamOptions): Promise<Outcome> {
+  if (opts.signal.aborted) throw new AbortedError();
   let started = false;
+  // The SDK's timeout covers the wait for headers only; a stream that goes quiet after that is cut here.
+  const attempt = new AbortController();
+  const onAbort = (): void => attempt.abort();
+  opts.signal.addEventListener("abort", onAbort, { once: true });
+  const idleMs = opts.idleTimeoutMs ?? Math.min(client.timeout, STREAM_IDLE_TIMEOUT_MS);
+  let idle: NodeJS.Timeout | undefined;
+  let stalled = false;
+  const resetIdle = (): void => {
+    clearTimeout(idle);
+    idle = setTimeout(() => {
+      stalled = true;
+      attempt.abort();
+    }, idleMs);
+  };
   try {
-    const stream = await client.messages.create({ ...params, stream: true }, { signal: opts.signal });
+    const stream = await client.messages.create({ ...params, stream: true }, { signal: attempt.signal });
     started = true;
+    resetIdle();
     const message = new MessageAccumulator((text) => opts.emit({ type: "text_delta", text }));
-    for await (const event of stream) message.add(event);
+    for await (const event of stream) {
+      resetIdle();
+      message.add(event);
+    }
     if (opts.signal.aborted) throw new AbortedError();
+    if (stalled) throw new Error(`the response stream sent nothing for ${Math.round(idleMs / 1000)} s`);
     return { ok: true, message: message.result() };
   } catch (error) {
-    if (opts.signal.aborted || error instanceof Anthropic.APIUserAbortError || error instanceof AbortedError) throw new AbortedError();
+    if (opts.signal.aborted) throw new AbortedError();
+    if (stalled) return { ok: false, started: true, error: new Error(`the response stream sent nothing for ${Math.round(idleMs / 1000)} s`) };
+    if (error instanceof Anthropic.APIUserAbortError || error instanceof AbortedError) throw new AbortedError();
     return { ok: false, started, error };
+  } finally {
+    clearTimeout(idle);
+    opts.signal.removeEventListener("abort", onAbort);
   }
 }
 

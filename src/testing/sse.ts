@@ -66,7 +66,9 @@ export function messageEvents(message: ScriptedMessage): SseEvent[] {
     { event: "message_start", data: { type: "message_start", message: started } },
     { event: "ping", data: { type: "ping" } },
   ];
-  message.content.forEach((block, index) => events.push(...blockEvents(record(block), index)));
+  message.content.forEach((block, index) => {
+    for (const event of blockEvents(record(block), index)) events.push(event);
+  });
   events.push(
     {
       event: "message_delta",

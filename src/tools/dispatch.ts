@@ -32,6 +32,8 @@ export interface DispatchOptions {
   /** Answers a call without running it (the repeated-call breaker, a budget stop). */
   refuse?: (call: ToolUseBlock) => string | undefined;
   maxResultChars?: number;
+  /** Values that must never reach the model (the API key...): replaced in every result. */
+  secrets?: readonly string[];
   /** Called as each call starts (after any wait for the calls before it). */
   onStart?: (call: ToolUseBlock) => void;
   /** Called with each final result, in the order the calls finish. */
@@ -97,8 +99,8 @@ async function answerCall(call: ToolUseBlock, opts: DispatchOptions): Promise<To
     return result(call.id, `Invalid input for ${call.name}: ${describeIssues(parsed.error.issues)}. Fix the input and call it again.`, true);
   }
   let answer = await runTool(tool, parsed.data, opts.context(call.id), opts.signal);
-  answer = capResult(answer, opts.maxResultChars ?? MAX_TOOL_RESULT_CHARS);
-  return runAfterHook(opts.hooks, { ...hookCall, input: parsed.data }, answer);
+  answer = capResult(redact(answer, opts.secrets ?? []), opts.maxResultChars ?? MAX_TOOL_RESULT_CHARS);
+  return redact(await runAfterHook(opts.hooks, { ...hookCall, input: parsed.data }, answer), opts.secrets ?? []);
 }
 
 async function runTool(tool: AnyTool, input: unknown, context: ToolContext, signal: AbortSignal): Promise<ToolResultBlockParam> {
@@ -158,6 +160,15 @@ export function result(id: string, text: string, isError: boolean): ToolResultBl
     content: [{ type: "text", text: text.trim() ? text : "(no output)" }],
     ...(isError && { is_error: true }),
   };
+}
+
+/** Replaces each secret value in the text of a result with a marker. */
+export function redact(answer: ToolResultBlockParam, secrets: readonly string[]): ToolResultBlockParam {
+  if (secrets.length === 0) return answer;
+  const clean = (text: string): string => secrets.reduce((t, secret) => t.split(secret).join("[redacted secret]"), text);
+  if (typeof answer.content === "string") return { ...answer, content: clean(answer.content) };
+  if (!answer.content) return answer;
+  return { ...answer, content: answer.content.map((b) => (b.type === "text" ? { ...b, text: clean(b.text) } : b)) };
 }
 
 /** Cuts text content longer than `max` characters, keeping head and tail and saying how much was cut. */

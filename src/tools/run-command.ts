@@ -27,7 +27,22 @@ const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
  * what child processes of the agent may see.
  */
 export function scrubEnv(env: Record<string, string | undefined>): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith("ANTHROPIC_") && !SECRET_NAME.test(name)));
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !isSecretName(name)));
+}
+
+/** Whether an environment variable is one `scrubEnv` removes. */
+export function isSecretName(name: string): boolean {
+  return name.startsWith("ANTHROPIC_") || SECRET_NAME.test(name);
+}
+
+/**
+ * The values of the secret variables of `env` (not the base URL) long enough to redact
+ * safely (8+ characters): tool results must never carry them to the model or the session.
+ */
+export function secretValues(env: Record<string, string | undefined>): string[] {
+  return Object.entries(env).flatMap(([name, value]) =>
+    value && value.length >= 8 && name !== "ANTHROPIC_BASE_URL" && isSecretName(name) ? [value] : [],
+  );
 }
 
 /**
