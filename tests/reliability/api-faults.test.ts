@@ -145,7 +145,7 @@ describe("a stream that stalls after it started", () => {
   // BUG (FINDINGS.md #1): the SDK's `timeout` covers only the wait for the response headers, and
   // streamMessage (src/model/stream.ts) has no idle timeout of its own, so a stream that stops
   // sending events after it started never ends: the turn hangs, holding the session lock.
-  it.fails("ends (does not hang) when the client's timeout passes, and the next turn works", async () => {
+  it("ends (does not hang) when the client's timeout passes, and the next turn works", async () => {
     let broken = true;
     const c: Case = { name: "stall mid-stream", fault: { delayMs: 60_000, afterEvents: 3 }, client: { timeout: 300, maxRetries: 1 } };
     model = await startScriptedModel([

@@ -99,7 +99,7 @@ describe("miniclaw run with a marker API key", () => {
 
   // BUG (FINDINGS.md #6): with --permission-mode bypassPermissions, `cat /proc/$PPID/environ` reads the environment the
   // CLI process was started with (the key included); nothing redacts the key's value from tool results.
-  it.fails("keeps the key out of tool results in bypassPermissions mode, even from /proc/$PPID/environ", async () => {
+  it("keeps the key out of tool results in bypassPermissions mode, even from /proc/$PPID/environ", async () => {
     const secret = marker();
     model = await startScriptedModel(probingRules(["cat /proc/$PPID/environ", "ps eww -o args= -p $PPID"]));
     const dir = await makeTempDir("miniclaw-secret-");
