@@ -97,8 +97,8 @@ describe("miniclaw run with a marker API key", () => {
     });
   }, 30_000);
 
-  // BUG (FINDINGS.md #6): with --permission-mode bypassPermissions, `cat /proc/$PPID/environ` reads the environment the
-  // CLI process was started with (the key included); nothing redacts the key's value from tool results.
+  // FINDINGS.md #6, input B (fixed in 266979b by redacting secret values from tool results): with
+  // --permission-mode bypassPermissions, `cat /proc/$PPID/environ` reads the environment the CLI was started with.
   it("keeps the key out of tool results in bypassPermissions mode, even from /proc/$PPID/environ", async () => {
     const secret = marker();
     model = await startScriptedModel(probingRules(["cat /proc/$PPID/environ", "ps eww -o args= -p $PPID"]));
@@ -115,6 +115,29 @@ describe("miniclaw run with a marker API key", () => {
       stdout: run.stdout,
       stderr: run.stderr,
       "the request bodies": JSON.stringify(model.requests.map((r) => r.body)),
+    });
+  }, 30_000);
+
+  // BUG (FINDINGS.md #7): the redaction of #6 matches the key's exact text; a model that encodes what it reads
+  // (base64, reversed, hex) still gets the key from /proc/$PPID/environ in bypassPermissions mode.
+  it.fails("keeps the key out of tool results in bypassPermissions mode even when the model encodes it", async () => {
+    const secret = marker();
+    const commands = ["base64 -w0 /proc/$PPID/environ", "rev /proc/$PPID/environ", "od -An -v -tx1 /proc/$PPID/environ | tr -d ' \\n'"];
+    model = await startScriptedModel([
+      { match: "find the key", reply: { toolUses: commands.map((command) => ({ name: "run_command", input: { command } })) } },
+      { reply: "done" },
+    ]);
+    const dir = await makeTempDir("miniclaw-secret-");
+    const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: secret, HOME: dir });
+    const run = await runCli(["run", "--workspace", join(dir, "ws"), "--permission-mode", "bypassPermissions", "find the key"], { env, cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    const results = (model.requests[1]!.body.messages!.at(-1)!.content as Array<{ content: Array<{ text: string }> }>).map((r) => r.content[0]!.text);
+    expect(results).toHaveLength(commands.length);
+    const longest = (text: string, pattern: RegExp): string => (text.match(pattern) ?? []).sort((a, b) => b.length - a.length)[0] ?? "";
+    expectNowhere(secret, {
+      "the base64 output, decoded": Buffer.from(longest(results[0]!, /[A-Za-z0-9+/=]{40,}/g), "base64").toString("latin1"),
+      "the reversed output, reversed back": [...results[1]!].reverse().join(""),
+      "the hex output, decoded": Buffer.from(longest(results[2]!, /[0-9a-f]{40,}/g), "hex").toString("latin1"),
     });
   }, 30_000);
 });
