@@ -36,12 +36,12 @@ export function isSecretName(name: string): boolean {
 }
 
 /**
- * The values of the secret variables of `env` (not the base URL) long enough to redact
+ * The values of the secret variables of `env` (not URLs such as the base URL) long enough to redact
  * safely (8+ characters): tool results must never carry them to the model or the session.
  */
 export function secretValues(env: Record<string, string | undefined>): string[] {
   return Object.entries(env).flatMap(([name, value]) =>
-    value && value.length >= 8 && name !== "ANTHROPIC_BASE_URL" && isSecretName(name) ? [value] : [],
+    value && value.length >= 8 && !name.endsWith("_URL") && isSecretName(name) ? [value] : [],
   );
 }
 
