@@ -1,0 +1,32 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  exports: Record<string, { types: string; default: string }>;
+  bin: Record<string, string>;
+  engines: { node: string };
+};
+
+describe("the package", () => {
+  it("maps . and ./testing to built JavaScript with types", () => {
+    for (const entry of [".", "./testing"]) {
+      expect(existsSync(join(ROOT, pkg.exports[entry]!.default))).toBe(true);
+      expect(existsSync(join(ROOT, pkg.exports[entry]!.types))).toBe(true);
+    }
+    expect(pkg.bin["miniclaw"]).toBe("bin/miniclaw.js");
+  });
+
+  it("imports on plain Node, without a TypeScript loader, by its package name", () => {
+    const script = `
+      const lib = await import("miniclaw");
+      const testing = await import("miniclaw/testing");
+      const names = ["runAgentTurn", "defineTool", "loadAgents", "checkCommandSafety", "resolveAgent", "SkillLoader", "MemoryStore", "SessionStore"];
+      console.log(JSON.stringify([...names.map((n) => typeof lib[n]), typeof testing.startScriptedModel]));`;
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: ROOT, encoding: "utf8" });
+    expect(JSON.parse(out)).toEqual([...Array(8).fill("function"), "function"]);
+  });
+});
