@@ -1,7 +1,7 @@
 // Corrupt and hostile files in the workspace: exec-approvals.json, cron.json, SOUL.md, SKILL.md and session lines give
 // clear errors naming the file, never crash, never run code and are never overwritten.
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
@@ -199,7 +199,7 @@ describe("corrupt and hostile SKILL.md files", () => {
       await writeFile(join(dir, "skills", name, "SKILL.md"), text);
     }
     await mkdir(join(dir, "skills", "loop"), { recursive: true });
-    await import("node:fs/promises").then((fs) => fs.symlink(join(dir, "skills"), join(dir, "skills", "loop", "again")));
+    await symlink(join(dir, "skills"), join(dir, "skills", "loop", "again"));
     const warnings: string[] = [];
     const loader = new SkillLoader({ dirs: [join(dir, "skills")], onWarning: (w) => warnings.push(w) });
     await loader.load();
