@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The miniclaw command: runs the built CLI (npm install builds dist/ through the prepare script).
+// The miniclaw command: runs the bundled CLI (npm install builds dist/ through the prepare script).
 let cli;
 try {
-  cli = await import("../dist/cli/main.js");
+  cli = await import("../dist/cli-bundle/main.js");
 } catch (error) {
   if (error?.code === "ERR_MODULE_NOT_FOUND" && String(error.message).includes("dist")) {
     process.stderr.write("miniclaw is not built: run `npm install` in its folder (it builds dist/ from src/).\n");

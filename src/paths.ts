@@ -1,9 +1,21 @@
 // Where the package's own files are: the workspace templates and the bundled skills.
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { join } from "node:path";
 
-/** The package root, from both `src/` (tests) and `dist/` (the built CLI and library). */
-export const PACKAGE_ROOT = fileURLToPath(new URL("..", import.meta.url));
+/**
+ * The package root: the nearest folder above this module holding `skills/` and
+ * `workspace/`. Found by walking up, so it is right from `src/` (tests), `dist/`
+ * (the library) and `dist/cli/` (the bundled command line) alike.
+ */
+function findPackageRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "skills"))) return dir;
+    if (dirname(dir) === dir) return dirname(from);
+  }
+}
+
+export const PACKAGE_ROOT = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
 /** Templates a new workspace is created from. */
 export const TEMPLATE_WORKSPACE = join(PACKAGE_ROOT, "workspace");
 /** Skills shipped with miniclaw; `workspace/skills/` adds the user's own and wins on a name clash. */

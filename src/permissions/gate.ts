@@ -7,6 +7,7 @@ import type { WarningSink } from "./approvals-file.js";
 import type { GateAnswer, PathAnswer, PermissionContext, PermissionMode } from "./context.js";
 import { isInside, resolveRealPath, sensitivePathReason } from "./path-check.js";
 import { assessCommand } from "./safety.js";
+import { isProcessSecretPath, processSecretsReason } from "./process-secrets.js";
 import { refusals } from "./refusals.js";
 
 /** What `createPermissionContext` needs; everything is injected. */
@@ -81,6 +82,8 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
   }
 
   async function checkCommand(command: string, toolUseId: string): Promise<GateAnswer> {
+    const never = processSecretsReason(command);
+    if (never) return refuse(toolUseId, command, refusals.never(command, never));
     const approvals = await readApprovals(approvalsPath, warn);
     const { verdict, reasons } = await assessCommand(command, approvals);
     const why = reasons.join("; ");
@@ -99,6 +102,7 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
   async function checkPath(path: string, access: "read" | "write", toolUseId: string): Promise<PathAnswer> {
     const real = await resolveRealPath(resolve(cwd, path));
     const label = `${access} ${real}`;
+    if (isProcessSecretPath(real)) return refuse(toolUseId, label, refusals.never(label, "/proc holds process environments, API key included"));
     if (mode === "plan" && access === "write") return refuse(toolUseId, label, refusals.planWrite(real));
     const inside = (await roots).some((root) => isInside(real, root));
     const sensitive = sensitivePathReason(real, access, await protectedPaths);

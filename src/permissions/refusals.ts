@@ -6,6 +6,10 @@ export const refusals = {
   deniedList: (command: string): string =>
     `The user denied this command: \`${command}\` is on the denied list of exec-approvals.json. Do not run it again or work around it; choose another approach or ask the user.`,
 
+  /** Refused in every mode (process environments hold the API key). */
+  never: (command: string, why: string): string =>
+    `Refused in every mode: \`${command}\` is never allowed because ${why}. Do not retry it or a variation of it.`,
+
   /** The approver answered deny once or deny always. */
   userDenied: (command: string): string =>
     `The user denied this command (\`${command}\`). Do not retry it; choose another approach or ask the user what they want.`,

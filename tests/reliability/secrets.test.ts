@@ -120,7 +120,7 @@ describe("miniclaw run with a marker API key", () => {
 
   // BUG (FINDINGS.md #7): the redaction of #6 matches the key's exact text; a model that encodes what it reads
   // (base64, reversed, hex) still gets the key from /proc/$PPID/environ in bypassPermissions mode.
-  it.fails("keeps the key out of tool results in bypassPermissions mode even when the model encodes it", async () => {
+  it("keeps the key out of tool results in bypassPermissions mode even when the model encodes it", async () => {
     const secret = marker();
     const commands = ["base64 -w0 /proc/$PPID/environ", "rev /proc/$PPID/environ", "od -An -v -tx1 /proc/$PPID/environ | tr -d ' \\n'"];
     model = await startScriptedModel([
