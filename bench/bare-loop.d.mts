@@ -6,6 +6,8 @@ export interface BareLoopOptions {
   apiKey?: string;
   rounds?: number;
   prompt?: string;
+  /** Stream each request with `messages.stream(...).finalMessage()` instead of `messages.create`. */
+  stream?: boolean;
 }
 
 /** One turn of at most `rounds` requests; resolves to the final text. */

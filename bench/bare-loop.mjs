@@ -11,12 +11,13 @@ const TOOLS = [
   },
 ];
 
-/** One turn of at most `rounds` requests: the model's tool calls are answered until it answers with text. */
-export async function runBareLoop({ baseURL, apiKey = "x", rounds = 20, prompt = "hi" }) {
+/** One turn of at most `rounds` requests (streamed with `stream`): tool calls answered until the model answers with text. */
+export async function runBareLoop({ baseURL, apiKey = "x", rounds = 20, prompt = "hi", stream = false }) {
   const client = new Anthropic({ baseURL, apiKey });
   const messages = [{ role: "user", content: prompt }];
   for (let round = 1; round <= rounds; round++) {
-    const message = await client.messages.create({ model: MODEL, max_tokens: 1024, tools: TOOLS, messages });
+    const params = { model: MODEL, max_tokens: 1024, tools: TOOLS, messages };
+    const message = stream ? await client.messages.stream(params).finalMessage() : await client.messages.create(params);
     messages.push({ role: "assistant", content: message.content });
     const calls = message.content.filter((block) => block.type === "tool_use");
     if (message.stop_reason !== "tool_use") {

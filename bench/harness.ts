@@ -21,6 +21,8 @@ export interface HarnessBench {
   /** Median wall time of a turn divided by its rounds, in milliseconds. */
   miniclawMsPerRound: number;
   bareMsPerRound: number;
+  /** The same bare loop, streaming each request as miniclaw does (`messages.stream(...).finalMessage()`). */
+  bareStreamMsPerRound: number;
   /** Tools miniclaw offered the model (the built-ins plus the bench's echo). */
   miniclawTools: number;
   /** Wall time of every timed turn, in milliseconds. */
@@ -62,13 +64,17 @@ export async function benchHarness(lib: MiniclawLibrary): Promise<HarnessBench> 
       await runBareLoop({ baseURL: server.baseURL, rounds: LOOP_ROUNDS });
       if (server.requests.length - before !== LOOP_ROUNDS) throw new Error(`bare loop made ${server.requests.length - before} requests`);
     };
-    const times = await timeInterleaved({ miniclaw, bare }, { warmup: WARMUP_TURNS, runs: TIMED_TURNS });
+    const bareStream = async (): Promise<void> => {
+      await runBareLoop({ baseURL: server.baseURL, rounds: LOOP_ROUNDS, stream: true });
+    };
+    const times = await timeInterleaved({ miniclaw, bare, bareStream }, { warmup: WARMUP_TURNS, runs: TIMED_TURNS });
     if (server.rejected.length > 0) throw new Error(`the scripted model rejected a request: ${server.rejected[0]?.error ?? ""}`);
     return {
       rounds: LOOP_ROUNDS,
       turns: TIMED_TURNS,
       miniclawMsPerRound: round(median(times.miniclaw) / LOOP_ROUNDS, 3),
       bareMsPerRound: round(median(times.bare) / LOOP_ROUNDS, 3),
+      bareStreamMsPerRound: round(median(times.bareStream) / LOOP_ROUNDS, 3),
       miniclawTools: toolsOffered,
       miniclawTurnsMs: times.miniclaw.map((t) => round(t)),
       bareTurnsMs: times.bare.map((t) => round(t)),

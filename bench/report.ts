@@ -32,6 +32,7 @@ function loopRows(m: Measurements): Row[] {
   const mb = (v: number): string => `${v.toFixed(1)} MB`;
   return [
     against(`Time per model round, ${harness.rounds}-request tool loop (runAgentTurn)`, harness.miniclawMsPerRound, harness.bareMsPerRound, (v) => ms(v, 2), "bare loop", 1.3),
+    against("Time per model round, both streaming", harness.miniclawMsPerRound, harness.bareStreamMsPerRound, (v) => ms(v, 2), "bare streaming loop", 1.3),
     against("Start to first request (miniclaw run hi)", cli.miniclawStartMs, cli.bareStartMs, (v) => ms(v, 0), "bare loop", 1.3),
     against(`Peak RSS, ${harness.rounds}-request turn (miniclaw run)`, cli.miniclawMaxRssMb, cli.bareMaxRssMb, mb, "bare loop", 1.2),
   ];
@@ -55,7 +56,7 @@ function storeRows(m: Measurements): Row[] {
 /** The table's rows, in the order of issue 7. */
 export function buildRows(m: Measurements): Row[] {
   const { cache, parallelTools: p } = m;
-  const [loop, start, rss] = loopRows(m);
+  const [loop, loopStreaming, start, rss] = loopRows(m);
   const cacheRow: Row = {
     measurement: `Prompt cache read share, ${cache.turns}-turn session with tools`,
     miniclaw: `${cache.readSharePct.toFixed(1)} %`,
@@ -72,5 +73,5 @@ export function buildRows(m: Measurements): Row[] {
     target: `≈ ${p.callMs / 1000} s`,
     verdict: verdict(p.parallelMs < 1.5 * p.callMs),
   };
-  return [loop!, start!, rss!, cacheRow, ...storeRows(m), parallelRow];
+  return [loop!, loopStreaming!, start!, rss!, cacheRow, ...storeRows(m), parallelRow];
 }
