@@ -3,10 +3,11 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
+import { afterEach, expect } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../src/tools/define.js";
 import type { TurnOptions } from "../../src/loop/options.js";
-import type { ScriptedModel } from "../../src/testing/index.js";
+import { startScriptedModel, type Rule, type ScriptedModel } from "../../src/testing/index.js";
 import type { AgentConfig, AgentEvent } from "../../src/types.js";
 
 export const TEST_AGENT: AgentConfig = { id: "main", name: "Tester", prompt: "You are a test agent." };
@@ -57,4 +58,18 @@ export function eventTypes(events: AgentEvent[]): string[] {
   const out: string[] = [];
   for (const e of events) if (!(e.type === "text_delta" && out[out.length - 1] === "text_delta")) out.push(e.type);
   return out;
+}
+
+/**
+ * One scripted model per test: returns the function that starts it, and after each test
+ * asserts that it rejected no request (every request the loop sent was valid) and closes it.
+ */
+export function scriptedModelPerTest(): (rules: Rule[]) => Promise<ScriptedModel> {
+  let model: ScriptedModel | undefined;
+  afterEach(async () => {
+    expect(model?.rejected ?? []).toEqual([]);
+    await model?.close();
+    model = undefined;
+  });
+  return async (rules) => (model = await startScriptedModel(rules));
 }

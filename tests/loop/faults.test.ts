@@ -1,22 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { defineTool } from "../../src/tools/define.js";
-import { startScriptedModel, type ScriptedModel, type Rule } from "../../src/testing/index.js";
 import type { AgentEvent } from "../../src/types.js";
-import { sessionLines, TEST_AGENT, tempWorkspace, turnOptions } from "../helpers/turn.js";
+import { sessionLines, TEST_AGENT, tempWorkspace, turnOptions, scriptedModelPerTest } from "../helpers/turn.js";
 
-let model: ScriptedModel | undefined;
-afterEach(async () => {
-  expect(model?.rejected ?? []).toEqual([]);
-  await model?.close();
-  model = undefined;
-});
-
-async function scripted(rules: Rule[]): Promise<ScriptedModel> {
-  model = await startScriptedModel(rules);
-  return model;
-}
+const scripted = scriptedModelPerTest();
 
 const userMessages = (lines: Array<Record<string, unknown>>): unknown[] =>
   lines.filter((l) => l["type"] === "message" && (l["message"] as { role: string }).role === "user");

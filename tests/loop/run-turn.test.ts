@@ -1,20 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
-import { startScriptedModel, type ScriptedModel, type Rule } from "../../src/testing/index.js";
 import type { AgentEvent } from "../../src/types.js";
-import { eventTypes, TEST_AGENT, tempWorkspace, turnOptions, upperTool } from "../helpers/turn.js";
+import { eventTypes, TEST_AGENT, tempWorkspace, turnOptions, upperTool, scriptedModelPerTest } from "../helpers/turn.js";
 
-let model: ScriptedModel | undefined;
-afterEach(async () => {
-  expect(model?.rejected ?? []).toEqual([]);
-  await model?.close();
-  model = undefined;
-});
-
-async function scripted(rules: Rule[]): Promise<ScriptedModel> {
-  model = await startScriptedModel(rules);
-  return model;
-}
+const scripted = scriptedModelPerTest();
 
 describe("runAgentTurn", () => {
   it("runs a three-round tool loop and answers with the tool's output", async () => {

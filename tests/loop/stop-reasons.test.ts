@@ -1,21 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { SessionStore } from "../../src/sessions/store.js";
-import { startScriptedModel, validateRequest, type ScriptedModel, type Rule } from "../../src/testing/index.js";
+import { validateRequest } from "../../src/testing/index.js";
 import { buildRequest } from "../../src/loop/request.js";
-import { TEST_AGENT, tempWorkspace, turnOptions, upperTool } from "../helpers/turn.js";
+import { TEST_AGENT, tempWorkspace, turnOptions, upperTool, scriptedModelPerTest } from "../helpers/turn.js";
 
-let model: ScriptedModel | undefined;
-afterEach(async () => {
-  expect(model?.rejected ?? []).toEqual([]);
-  await model?.close();
-  model = undefined;
-});
-
-async function scripted(rules: Rule[]): Promise<ScriptedModel> {
-  model = await startScriptedModel(rules);
-  return model;
-}
+const scripted = scriptedModelPerTest();
 
 /** The request the loop would send next for this session must pass the API's rules. */
 async function expectNextRequestValid(workspace: string, key: string): Promise<void> {
