@@ -4,6 +4,7 @@ import { ContextKeeper } from "./context-keeper.js";
 import { estimateCostUsd, fromApiUsage, addUsage, ZERO_USAGE } from "../model/usage.js";
 import { AbortedError, describeError, streamMessage } from "../model/stream.js";
 import { runToolUses, resultText } from "../tools/dispatch.js";
+import { headerRecordFor, newRecordId } from "../sessions/record-builders.js";
 import type { MessageRecord, SessionRecord } from "../sessions/records.js";
 import type { AgentConfig, ApiMessage, ContentBlockParam, MessageParam, StopReason, TurnResult, Usage } from "../types.js";
 import { budgetExceeded, RepeatBreaker } from "./brakes.js";
@@ -45,8 +46,8 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
   let needsHeader = !session.exists;
   /** Appends one message to the file first, then to the history: what the model sees is always on disk. */
   const persist = async (message: MessageParam, extra: Partial<MessageRecord> = {}): Promise<void> => {
-    const record: SessionRecord = { type: "message", id: newId(), ts: rt.clock.now(), message, ...extra };
-    const header: SessionRecord[] = needsHeader ? [{ type: "session", version: 1, key, agentId: agent.id, ts: rt.clock.now() }] : [];
+    const record: SessionRecord = { type: "message", id: newRecordId(), ts: rt.clock.now(), message, ...extra };
+    const header: SessionRecord[] = needsHeader ? [headerRecordFor(key, agent.id, rt.clock.now())] : [];
     await rt.store.append(key, [...header, record]);
     needsHeader = false;
     context.push(message, extra.usage);
@@ -176,8 +177,4 @@ async function persistOrFail(write: () => Promise<void>): Promise<string | undef
 /** A 400 saying the prompt does not fit: compact and retry once. */
 function isPromptTooLong(error: unknown): boolean {
   return error instanceof Anthropic.BadRequestError && /prompt is too long|context window|too many tokens/i.test(error.message);
-}
-
-function newId(): string {
-  return `m_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
 }
