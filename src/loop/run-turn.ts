@@ -59,7 +59,12 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
   let text = "";
   let maxTokens = rt.maxTokens;
   const breaker = new RepeatBreaker();
-  const finish = (stopReason: StopReason, error?: string, errorStatus?: number): TurnResult => {
+  const finish = async (stopReason: StopReason, error?: string, errorStatus?: number): Promise<TurnResult> => {
+    if (NOTED_STOPS.has(stopReason) && context.history.at(-1)?.role === "user") {
+      // Say in the transcript why the user's message (or the tool results) got no reply, so the file reads true.
+      const note = `(miniclaw stopped this turn: ${error ?? stopReason.replace(/_/g, " ")})`;
+      await persistOrFail(() => persist({ role: "assistant", content: [{ type: "text", text: note }] }, { synthetic: true }));
+    }
     const end = { stopReason, usage, costUsd, iterations, ...(error !== undefined && { error }) };
     rt.emit({ type: "turn_end", ...end });
     return { text, agentId: agent.id, sessionKey: key, ...end, ...(errorStatus !== undefined && { errorStatus }) };
@@ -79,7 +84,7 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
   let compactedForOverflow = false;
 
   for (;;) {
-    if (rt.signal.aborted) return finish("aborted");
+    if (rt.signal.aborted) return finish("aborted", "interrupted by the user");
     if (iterations >= rt.maxIterations) return finish("max_iterations", `stopped after ${rt.maxIterations} model requests`);
     const unfit = await context.fit();
     if (unfit) return finish("model_context_window_exceeded", unfit);
@@ -90,7 +95,7 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
     try {
       message = await streamMessage(rt.client, params, streamOptions);
     } catch (error) {
-      if (error instanceof AbortedError) return finish("aborted");
+      if (error instanceof AbortedError) return finish("aborted", "interrupted by the user");
       if (isPromptTooLong(error) && !compactedForOverflow) {
         compactedForOverflow = true;
         const unfitAfter = await context.fit("the API said the prompt is too long");
@@ -145,11 +150,14 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
     });
     const failed = await persistOrFail(() => persist({ role: "user", content: results }));
     if (failed) return finish("error", failed);
-    if (rt.signal.aborted) return finish("aborted");
+    if (rt.signal.aborted) return finish("aborted", "interrupted by the user");
     if (overBudget) return finish("budget_exceeded", overBudget);
     if (breaker.tripped) return finish("repeated_tool_call", "the same tool call was repeated with the same input");
   }
 }
+
+/** Stops after which the turn's last message may be unanswered; a note from miniclaw answers it. */
+const NOTED_STOPS: ReadonlySet<StopReason> = new Set(["aborted", "error", "max_iterations", "budget_exceeded", "repeated_tool_call", "model_context_window_exceeded"]);
 
 /** The blocks worth keeping: no empty text, and no tool_use cut off by max_tokens. */
 function keptContent(message: ApiMessage, dropToolUse: boolean): ContentBlockParam[] {
