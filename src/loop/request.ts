@@ -58,7 +58,7 @@ function withBreakpoint(message: MessageParam, mark: boolean): MessageParam {
   const blocks: ContentBlockParam[] =
     typeof message.content === "string"
       ? [{ type: "text", text: message.content }]
-      : message.content.map((b) => ("cache_control" in b && b.cache_control ? stripCacheControl(b) : b));
+      : message.content.map((b) => (hasCacheControl(b) ? stripCacheControl(b) : b));
   if (!mark) return { role: message.role, content: blocks };
   const index = findLastCacheable(blocks);
   if (index < 0) return message;
@@ -68,7 +68,16 @@ function withBreakpoint(message: MessageParam, mark: boolean): MessageParam {
 
 function stripCacheControl(block: ContentBlockParam): ContentBlockParam {
   const { cache_control: _dropped, ...rest } = block as ContentBlockParam & { cache_control?: unknown };
+  if (rest.type === "tool_result" && Array.isArray(rest.content)) {
+    return { ...rest, content: rest.content.map((inner) => stripCacheControl(inner as ContentBlockParam)) } as ContentBlockParam;
+  }
   return rest as ContentBlockParam;
+}
+
+/** Whether a block, or a block inside a tool result, carries cache_control. */
+function hasCacheControl(block: ContentBlockParam): boolean {
+  if ("cache_control" in block && block.cache_control) return true;
+  return block.type === "tool_result" && Array.isArray(block.content) && block.content.some((inner) => hasCacheControl(inner as ContentBlockParam));
 }
 
 /** Thinking blocks cannot carry cache_control; every other block type here can. */

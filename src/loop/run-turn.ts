@@ -40,16 +40,21 @@ export async function runAgentTurn(
 }
 
 async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: AgentConfig): Promise<TurnResult> {
+  rt.emit({ type: "turn_start", sessionKey: key, agentId: agent.id });
   const session = await rt.store.load(key);
   for (const warning of session.warnings) rt.emit({ type: "warning", message: warning });
   const context = new ContextKeeper(rt, key, session);
   let needsHeader = !session.exists;
   /** Appends one message to the file first, then to the history: what the model sees is always on disk. */
+  /** Usage of responses not stored yet; it rides on the next assistant record, so the file sums the whole cost. */
+  let discarded: Usage | undefined;
   const persist = async (message: MessageParam, extra: Partial<MessageRecord> = {}): Promise<void> => {
-    const record: SessionRecord = { type: "message", id: newRecordId(), ts: rt.clock.now(), message, ...extra };
+    const carried = message.role === "assistant" && discarded ? { discardedUsage: discarded } : {};
+    const record: SessionRecord = { type: "message", id: newRecordId(), ts: rt.clock.now(), message, ...extra, ...carried };
     const header: SessionRecord[] = needsHeader ? [headerRecordFor(key, agent.id, rt.clock.now())] : [];
     await rt.store.append(key, [...header, record]);
     needsHeader = false;
+    if (message.role === "assistant") discarded = undefined;
     context.push(message, extra.usage);
   };
 
@@ -60,9 +65,10 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
   let maxTokens = rt.maxTokens;
   const breaker = new RepeatBreaker();
   const finish = async (stopReason: StopReason, error?: string, errorStatus?: number): Promise<TurnResult> => {
-    if (NOTED_STOPS.has(stopReason) && context.history.at(-1)?.role === "user") {
+    if (context.history.at(-1)?.role === "user") {
       // Say in the transcript why the user's message (or the tool results) got no reply, so the file reads true.
-      const note = `(miniclaw stopped this turn: ${error ?? stopReason.replace(/_/g, " ")})`;
+      const why = error ?? (NOTED_STOPS.has(stopReason) ? stopReason.replace(/_/g, " ") : "the model gave no reply");
+      const note = `(miniclaw stopped this turn: ${why})`;
       await persistOrFail(() => persist({ role: "assistant", content: [{ type: "text", text: note }] }, { synthetic: true }));
     }
     const end = { stopReason, usage, costUsd, iterations, ...(error !== undefined && { error }) };
@@ -70,7 +76,6 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
     return { text, agentId: agent.id, sessionKey: key, ...end, ...(errorStatus !== undefined && { errorStatus }) };
   };
 
-  rt.emit({ type: "turn_start", sessionKey: key, agentId: agent.id });
   await persist(userMessage(userText, rt.includeTime ? rt.clock.now() : undefined));
 
   const tools = [...rt.tools.values()];
@@ -111,13 +116,15 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
 
     const cutToolUse = message.stop_reason === "max_tokens" && message.content.some((b) => b.type === "tool_use");
     if (cutToolUse && maxTokens < MAX_TOKENS_CEILING) {
+      discarded = addUsage(discarded ?? ZERO_USAGE, responseUsage);
       maxTokens = Math.min(maxTokens * 2, MAX_TOKENS_CEILING);
       rt.emit({ type: "retry", attempt: 1, reason: "a tool call was cut off by max_tokens", delayMs: 0 });
       continue;
     }
-    const { content, calls } = normalizeToolUses(keptContent(message, cutToolUse));
+    const { content, calls } = normalizeToolUses(keptContent(message, cutToolUse), context.history);
     const responseText = textOf(content);
     if (responseText) text = responseText;
+    if (content.length === 0) discarded = addUsage(discarded ?? ZERO_USAGE, responseUsage);
     if (content.length > 0) {
       const stored = await persistOrFail(() =>
         persist({ role: "assistant", content }, { usage: responseUsage, model: message.model, ...(message.stop_reason && { stopReason: message.stop_reason }) }),
@@ -156,7 +163,7 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
   }
 }
 
-/** Stops after which the turn's last message may be unanswered; a note from miniclaw answers it. */
+/** Stops of the harness's own, named in the note that answers a turn left without a reply. */
 const NOTED_STOPS: ReadonlySet<StopReason> = new Set(["aborted", "error", "max_iterations", "budget_exceeded", "repeated_tool_call", "model_context_window_exceeded"]);
 
 /** The blocks worth keeping: no empty text, and no tool_use cut off by max_tokens. */

@@ -38,12 +38,15 @@ export function toolContext(rt: TurnRuntime, toolUseId: string): ToolContext {
 
 /**
  * The tool calls of a response made safe to store and answer: ids made unique within
- * the response, and a non-object input (which the API would reject in every later
+ * the conversation (a compatible server may reuse them), and a non-object input (which the API would reject in every later
  * request) stored as `{}`. `calls` keep the model's original input, so the error
  * result tells it what it sent.
  */
-export function normalizeToolUses(content: ContentBlockParam[]): { content: ContentBlockParam[]; calls: ToolUseBlock[] } {
+export function normalizeToolUses(content: ContentBlockParam[], history: readonly MessageParam[]): { content: ContentBlockParam[]; calls: ToolUseBlock[] } {
   const seen = new Map<string, number>();
+  for (const message of history) {
+    if (typeof message.content !== "string") for (const b of message.content) if (b.type === "tool_use") seen.set(b.id, 1);
+  }
   const calls: ToolUseBlock[] = [];
   const stored = content.map((block): ContentBlockParam => {
     if (block.type !== "tool_use") return block;

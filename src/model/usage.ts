@@ -70,16 +70,20 @@ export interface UsageSummary {
   responses: number;
 }
 
-/** Sums the usage stored with each response (records without usage are skipped). */
-export function summarizeUsage(records: ReadonlyArray<{ usage?: Usage | undefined; model?: string | undefined }>): UsageSummary {
+/** Sums the usage stored with each response, and that of responses not stored (`discardedUsage`). */
+export function summarizeUsage(
+  records: ReadonlyArray<{ usage?: Usage | undefined; discardedUsage?: Usage | undefined; model?: string | undefined }>,
+): UsageSummary {
   let usage = ZERO_USAGE;
   let costUsd = 0;
   let responses = 0;
   for (const record of records) {
-    if (!record.usage) continue;
-    usage = addUsage(usage, record.usage);
-    costUsd += estimateCostUsd(record.model ?? "", record.usage);
-    responses++;
+    for (const part of [record.usage, record.discardedUsage]) {
+      if (!part) continue;
+      usage = addUsage(usage, part);
+      costUsd += estimateCostUsd(record.model ?? "", part);
+    }
+    if (record.usage) responses++;
   }
   return { usage, costUsd, cacheReadShare: cacheReadShare(usage), responses };
 }

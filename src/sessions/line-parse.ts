@@ -54,6 +54,8 @@ export function messageRecordProblem(value: Record<string, unknown>): string | u
   }
   const usage = value["usage"];
   if (usage !== undefined && !isUsage(usage)) return "usage is not {inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens}";
+  const discarded = value["discardedUsage"];
+  if (discarded !== undefined && !isUsage(discarded)) return "discardedUsage is not {inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens}";
   return undefined;
 }
 

@@ -32,6 +32,11 @@ export const messageRecord = z.object({
   ts: z.number(),
   message: messageSchema,
   usage: usageSchema.optional(),
+  /**
+   * Usage of responses of this turn that were not stored (a tool call cut off by
+   * max_tokens and retried, an empty reply), so the file alone still sums the cost.
+   */
+  discardedUsage: usageSchema.optional(),
   model: z.string().optional(),
   stopReason: z.string().optional(),
   /** Set on messages the harness wrote itself (repairs, interrupts), never by the model. */

@@ -119,8 +119,17 @@ function answerToolUses(record: MessageRecord, pending: string[], notes: string[
   return { ...record, message: { role: "user", content } };
 }
 
+/** Stops after which the loop continues with a second assistant message of its own. */
+const CONTINUED_STOPS = new Set(["pause_turn", "model_context_window_exceeded"]);
+/** Stands between an assistant message the loop sent back and the model's continuation. */
+export const CONTINUE_TEXT = "(continue)";
+
 /** The synthetic user message between two assistant messages. */
 function fillGap(previous: MessageRecord, pending: string[], notes: string[]): MessageRecord {
+  if (pending.length === 0 && CONTINUED_STOPS.has(previous.stopReason ?? "")) {
+    // The loop sent the conversation back for the model to go on (pause_turn): not damage, no warning.
+    return synthetic(`${previous.id}:continue`, "user", CONTINUE_TEXT, previous.ts);
+  }
   if (pending.length === 0) {
     notes.push(`a user message was missing after ${previous.id}: added a placeholder`);
     return synthetic(`${previous.id}:lost`, "user", LOST_MESSAGE_TEXT, previous.ts);

@@ -39,8 +39,14 @@ function checkTools(tools: unknown): string | null {
   return null;
 }
 
+/** Blocks with cache_control in a list, counting those nested inside tool_result content too. */
 function breakpointsIn(list: unknown): number {
-  return Array.isArray(list) ? list.filter((b) => isRecord(b) && b.cache_control != null).length : 0;
+  if (!Array.isArray(list)) return 0;
+  return list.reduce<number>((sum, b) => {
+    if (!isRecord(b)) return sum;
+    const own = b.cache_control != null ? 1 : 0;
+    return sum + own + (b.type === "tool_result" ? breakpointsIn(b.content) : 0);
+  }, 0);
 }
 
 /** Breakpoints of a request: tools, system blocks, message blocks, and the top-level automatic one. */

@@ -84,3 +84,15 @@ describe("buildRequest", () => {
     expect(() => defineTool({ name: "bad name!", description: "", input: z.object({}), run: () => "" })).toThrow(/must match/);
   });
 });
+
+describe("cache breakpoints inside tool results", () => {
+  it("strips cache_control a tool put inside its result, so the request keeps at most 4", () => {
+    const tagged: MessageParam = {
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: "a", content: [{ type: "text", text: "doc", cache_control: { type: "ephemeral" } }] }],
+    };
+    const params = build([user("q"), use("a"), tagged, { role: "assistant", content: "b" }, user("c"), { role: "assistant", content: "d" }, user("e")]);
+    expect(countCacheBreakpoints(params as unknown as Record<string, unknown>)).toBe(4);
+    expect(validateRequest(params as unknown as Record<string, unknown>)).toBeNull();
+  });
+});

@@ -3,6 +3,8 @@ import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { SessionStore } from "../../src/sessions/store.js";
 import { validateRequest } from "../../src/testing/index.js";
 import { buildRequest } from "../../src/loop/request.js";
+import type { AgentEvent } from "../../src/types.js";
+import { summarizeUsage } from "../../src/model/usage.js";
 import { TEST_AGENT, tempWorkspace, turnOptions, upperTool, scriptedModelPerTest } from "../helpers/turn.js";
 
 const scripted = scriptedModelPerTest();
@@ -42,6 +44,52 @@ describe("stop reasons", () => {
     expect(result.text).toBe("finished");
     const second = m.requests[1]!.body.messages!;
     expect(second[second.length - 1]!.role).toBe("assistant");
+    await expectNextRequestValid(ws, "k");
+    const events: AgentEvent[] = [];
+    await runAgentTurn("k", "next one", TEST_AGENT, turnOptions(m, ws, events));
+    expect(events.filter((e) => e.type === "warning")).toEqual([]);
+  });
+
+  it("answers a turn the model left without any reply with a note, so the next load warns of nothing", async () => {
+    const m = await scripted([{ match: "silent", reply: { content: [] } }, { reply: "back" }]);
+    const ws = await tempWorkspace();
+    const first = await runAgentTurn("k", "silent please", TEST_AGENT, turnOptions(m, ws));
+    expect(first.stopReason).toBe("end_turn");
+    const events: AgentEvent[] = [];
+    const next = await runAgentTurn("k", "hello", TEST_AGENT, turnOptions(m, ws, events));
+    expect(next.text).toBe("back");
+    expect(events.filter((e) => e.type === "warning")).toEqual([]);
+    expect(JSON.stringify(m.requests[1]!.body.messages)).toMatch(/the model gave no reply/);
+  });
+
+  it("stores the usage of responses it did not keep, so the file alone sums the turn's tokens", async () => {
+    const m = await scripted([
+      { times: 1, reply: { toolUses: [{ name: "upper", input: { text: "cut" } }], stopReason: "max_tokens", outputTokens: 1000 } },
+      { match: "go", reply: { toolUses: [{ name: "upper", input: { text: "x" } }], outputTokens: 40 } },
+      { reply: { content: [], outputTokens: 7 } },
+    ]);
+    const ws = await tempWorkspace();
+    const result = await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, ws, [], { maxTokens: 1000 }));
+    const records = await new SessionStore(`${ws}/sessions`).show("k", { all: true });
+    const fromFile = summarizeUsage(records.filter((r) => r.type === "message"));
+    expect(result.usage.outputTokens).toBe(1047);
+    expect(fromFile.usage).toEqual(result.usage);
+  });
+
+  it("keeps a tool_use id that a server reuses in a later response apart from the first", async () => {
+    const calls: string[] = [];
+    const m = await scripted([
+      { match: "go", reply: { toolUses: [{ name: "upper", input: { text: "a" }, id: "call_0" }] } },
+      { match: { toolResult: { content: "A" } }, reply: { toolUses: [{ name: "upper", input: { text: "b" }, id: "call_0" }] } },
+      { reply: "{{tool_result}}" },
+    ]);
+    const ws = await tempWorkspace();
+    const result = await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, ws, [], { tools: [upperTool(calls)] }));
+    expect(calls).toEqual(["a", "b"]);
+    expect(result.text).toBe("B");
+    const sent = JSON.stringify(m.requests[2]!.body.messages);
+    expect(sent).toMatch(/"tool_use_id":"call_0"/);
+    expect(sent).toMatch(/"tool_use_id":"call_0_2"/);
     await expectNextRequestValid(ws, "k");
   });
 

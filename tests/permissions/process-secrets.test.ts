@@ -8,7 +8,7 @@ describe("process environments are refused in every mode", () => {
     (command) => expect(processSecretsReason(command)).not.toBeNull(),
   );
 
-  it.each(["cat /proc/cpuinfo", "cat /proc/loadavg", "ls /proc", "ps aux", "ps -ef", "git log"])("lets %s through to the normal gate", (command) =>
+  it.each(["cat /proc/cpuinfo", "cat /proc/loadavg", "ps aux", "ps -ef", "git log"])("lets %s through to the normal gate", (command) =>
     expect(processSecretsReason(command)).toBeNull(),
   );
 
@@ -23,4 +23,19 @@ describe("process environments are refused in every mode", () => {
     expect(await context.permissions.checkCommand("base64 /proc/$PPID/environ", "t1")).toMatchObject({ allowed: false, reason: expect.stringMatching(/Refused in every mode/) });
     expect(await context.permissions.checkPath("/proc/self/environ", "read", "t2")).toMatchObject({ allowed: false });
   });
+});
+
+describe("spellings of /proc and searches that reach it", () => {
+  it.each([
+    "grep -raoh --include='*viron' 'sk-ant' /proc",
+    "grep -r x //proc",
+    "grep -r x /./proc",
+    "grep -r x /pro*",
+    "rg -a x /proc",
+    "grep -R x /",
+    "rg x /",
+    "cat /proc/",
+  ])("refuses %s", (command) => expect(processSecretsReason(command)).not.toBeNull());
+
+  it.each(["ls /", "grep -r x .", "cat /etc/hostname", "rg foo src"])("lets %s through", (command) => expect(processSecretsReason(command)).toBeNull());
 });
