@@ -28,7 +28,7 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
   const color = useColor(io.stdout, io.env);
   let turn: AbortController | undefined;
   const approver = input.interactive
-    ? terminalApprover(input, io.stdout, { color, interrupted: () => turn?.signal.aborted ?? false })
+    ? terminalApprover(input, io.stdout, { color, turnSignal: () => turn?.signal })
     : refuseApprover;
   const assistant = await openAssistant({
     workspace,

@@ -22,19 +22,38 @@ export function approvalQuestion(request: ApprovalRequest): string {
 
 /**
  * Asks on the terminal and maps the answer; asks again on anything else. End of input,
- * or an interrupt of the turn (`interrupted()` true), answers "no".
+ * or an interrupt of the turn (Ctrl-C at the question), answers "no" at once.
  */
-export function terminalApprover(input: LineInput, out: { write(text: string): void }, opts: { color: boolean; interrupted: () => boolean }): Approver {
+export function terminalApprover(
+  input: LineInput,
+  out: { write(text: string): void },
+  opts: { color: boolean; turnSignal: () => AbortSignal | undefined },
+): Approver {
   return async (request) => {
     const paint = (text: string): string => (opts.color ? styleText("yellow", text) : text);
+    const signal = opts.turnSignal();
     out.write(`${paint(`${request.tool} needs approval: ${request.reason}`)}\n`);
     for (let tries = 0; tries < 5; tries++) {
-      const answer = (await input.ask(paint(approvalQuestion(request)))).trim().toLowerCase();
-      if (opts.interrupted()) return "deny_once";
+      const answer = (await untilAborted(input.ask(paint(approvalQuestion(request))), signal)).trim().toLowerCase();
+      if (signal?.aborted) return "deny_once";
       const decision = ANSWERS[answer];
       if (decision) return decision;
       out.write("Please answer y, a, n or d.\n");
     }
     return "deny_once";
   };
+}
+
+/** The answer, or "" as soon as the turn is interrupted (Ctrl-C at the question). */
+function untilAborted(answer: Promise<string>, signal: AbortSignal | undefined): Promise<string> {
+  if (!signal) return answer;
+  if (signal.aborted) return Promise.resolve("");
+  return new Promise((resolve) => {
+    const onAbort = (): void => resolve("");
+    signal.addEventListener("abort", onAbort, { once: true });
+    answer.then((text) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(text);
+    });
+  });
 }

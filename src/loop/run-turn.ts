@@ -28,7 +28,12 @@ export async function runAgentTurn(
 ): Promise<TurnResult> {
   const rt = await resolveTurnOptions(agent, options);
   try {
-    const release = await rt.store.lock(sessionKey);
+    const release = await lockUnlessAborted(rt, sessionKey);
+    if (!release) {
+      const end = { stopReason: "aborted" as const, usage: ZERO_USAGE, costUsd: 0, iterations: 0, error: "interrupted before the turn started" };
+      rt.emit({ type: "turn_end", ...end });
+      return { text: "", agentId: agent.id, sessionKey, ...end };
+    }
     try {
       return await runLocked(rt, sessionKey, userText, agent);
     } finally {
@@ -121,7 +126,10 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
       rt.emit({ type: "retry", attempt: 1, reason: "a tool call was cut off by max_tokens", delayMs: 0 });
       continue;
     }
-    const { content, calls } = normalizeToolUses(keptContent(message, cutToolUse), context.history);
+    const stop = message.stop_reason;
+    // A reply cut by the context window is dropped: after compaction the model answers again, from a user message.
+    const overflowed = stop === "model_context_window_exceeded";
+    const { content, calls } = normalizeToolUses(overflowed ? [] : keptContent(message, cutToolUse), context.history);
     const responseText = textOf(content);
     if (responseText) text = responseText;
     if (content.length === 0) discarded = addUsage(discarded ?? ZERO_USAGE, responseUsage);
@@ -132,7 +140,6 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
       if (stored) return finish("error", stored);
     }
 
-    const stop = message.stop_reason;
     if (stop === "pause_turn") continue;
     if (stop === "model_context_window_exceeded") {
       if (compactedForOverflow) return finish(stop, "the conversation no longer fits the model's context window, even after compaction");
@@ -160,6 +167,27 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
     if (rt.signal.aborted) return finish("aborted", "interrupted by the user");
     if (overBudget) return finish("budget_exceeded", overBudget);
     if (breaker.tripped) return finish("repeated_tool_call", "the same tool call was repeated with the same input");
+  }
+}
+
+/**
+ * Waits for the session's lock (another turn of it may be running) unless the turn is
+ * aborted first; resolves undefined then, and a lock won after the abort is released at once.
+ */
+async function lockUnlessAborted(rt: TurnRuntime, key: string): Promise<(() => Promise<void>) | undefined> {
+  if (rt.signal.aborted) return undefined;
+  const locking = rt.store.lock(key);
+  let onAbort = (): void => {};
+  const aborted = new Promise<undefined>((resolve) => {
+    onAbort = () => resolve(undefined);
+    rt.signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    const release = await Promise.race([locking, aborted]);
+    if (!release) locking.then((late) => late(), () => undefined);
+    return release;
+  } finally {
+    rt.signal.removeEventListener("abort", onAbort);
   }
 }
 

@@ -100,6 +100,23 @@ describe("the REPL in a terminal", () => {
     await term.waitFor(/remember this line/, { from: mark });
   });
 
+  it("Ctrl-C at an approval question interrupts the turn, runs nothing, and the next turn works", async () => {
+    const { dir, workspace, env } = await open();
+    term = startTerminal(["--workspace", workspace], { env, cwd: dir });
+    await term.waitFor(/Jarvis› /);
+    let mark = term.output().length;
+    term.type("please run the tests\r");
+    await term.waitFor(/Allow "npm test --version"\?/, { from: mark });
+    term.type("\x03");
+    await term.waitFor(/\(interrupted\)[\s\S]*Jarvis› /, { from: mark });
+    mark = term.output().length;
+    term.type("hello\r");
+    await term.waitFor(/Hello there/, { from: mark });
+    expect(term.output()).not.toMatch(/The command said/);
+    term.type("/exit\r");
+    expect(await term.exited).toBe(0);
+  });
+
   it("exits on Ctrl-D and on two Ctrl-C at an empty prompt", async () => {
     const { dir, workspace, env } = await open();
     term = startTerminal(["--workspace", workspace], { env, cwd: dir });

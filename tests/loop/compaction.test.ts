@@ -97,6 +97,7 @@ describe("compaction", () => {
     await askMany(model, ws, 6, events, 1_000_000);
     expect(events.filter((e) => e.type === "compaction")).toHaveLength(1);
     expect(events.find((e) => e.type === "compaction")).toMatchObject({ reason: "the model's context window was exceeded" });
+    for (const request of model.requests) expect(request.body.messages!.at(-1)!.role).toBe("user");
   });
 
   it("compacts and retries once after a 'prompt is too long' 400", async () => {

@@ -63,6 +63,22 @@ describe("API faults", () => {
 });
 
 describe("abort", () => {
+  it("resolves as aborted while waiting for a session another turn holds, and the holder finishes", async () => {
+    const m = await scripted([{ match: "slow", reply: { text: "took a while", delayMs: 100 } }, { reply: "quick" }]);
+    const ws = await tempWorkspace();
+    const holder = runAgentTurn("k", "slow one", TEST_AGENT, turnOptions(m, ws));
+    await new Promise((r) => setTimeout(r, 30));
+    const controller = new AbortController();
+    const waiting = runAgentTurn("k", "second", TEST_AGENT, { ...turnOptions(m, ws), signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    const second = await waiting;
+    expect(second.stopReason).toBe("aborted");
+    expect(second.iterations).toBe(0);
+    expect((await holder).text).toBe("took a while");
+    const third = await runAgentTurn("k", "third", TEST_AGENT, turnOptions(m, ws));
+    expect(third.text).toBe("quick");
+  });
+
   it("resolves as aborted mid-stream and the next request is valid", async () => {
     const m = await scripted([
       { match: "slow", fault: { delayMs: 60_000, afterEvents: 4 }, reply: "a reply that never finishes" },
