@@ -90,7 +90,7 @@ describe("compaction", () => {
 
   it("compacts and retries once after model_context_window_exceeded", async () => {
     model = await startScriptedModel(
-      chattyRules([SUMMARY_RULE, { match: /question 5/, times: 1, reply: { content: [], stopReason: "model_context_window_exceeded" } }]),
+      chattyRules([SUMMARY_RULE, { match: /question 5/, times: 1, reply: { text: "a partial answer", stopReason: "model_context_window_exceeded" } }]),
     );
     const ws = await tempWorkspace();
     const events: AgentEvent[] = [];
