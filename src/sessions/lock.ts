@@ -140,7 +140,30 @@ async function inspect(lockPath: string): Promise<LockState> {
   }
   if (owner.hostname !== hostname()) return { kind: "alive", owner };
   if (owner.pid === process.pid) return held.get(lockPath)?.token === owner.token ? { kind: "alive", owner } : { kind: "dead", raw };
-  return isAlive(owner.pid) ? { kind: "alive", owner } : { kind: "dead", raw };
+  return isAlive(owner.pid) && !startedAfter(owner.pid, owner.ts) ? { kind: "alive", owner } : { kind: "dead", raw };
+}
+
+/** Linux clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on every mainstream build). */
+const USER_HZ = 100;
+/** Slack between a process's start and the lock it wrote, for clock granularity. */
+const START_SLACK_MS = 2_000;
+
+/**
+ * Whether the process now holding `pid` started after `lockTs`: then the pid was reused
+ * by an unrelated process and the lock's real owner is dead. Linux only (reads /proc);
+ * elsewhere, or when anything cannot be read, answers false (the lock counts as held).
+ */
+function startedAfter(pid: number, lockTs: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const startTicks = Number(fields[19]);
+    const bootSeconds = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
+    if (!Number.isFinite(startTicks) || !Number.isFinite(bootSeconds)) return false;
+    return bootSeconds * 1000 + (startTicks / USER_HZ) * 1000 > lockTs + START_SLACK_MS;
+  } catch {
+    return false;
+  }
 }
 
 /**

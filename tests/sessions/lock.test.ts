@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
@@ -93,6 +94,20 @@ describe("session lock", () => {
       const started = Date.now();
       await (await store.lock(KEY))();
       expect(Date.now() - started).toBeLessThan(500);
+    }
+  });
+
+  it.runIf(process.platform === "linux")("takes over at once a lock whose pid now belongs to a process started after it (a reused pid)", async () => {
+    const store = new SessionStore(dir, { lockTimeoutMs: 5_000 });
+    await (await store.lock(KEY))();
+    const stranger = spawn("sleep", ["5"], { stdio: "ignore" });
+    try {
+      await writeFile(lockFile(), JSON.stringify({ pid: stranger.pid, hostname: hostname(), ts: Date.now() - 60_000, token: "long-dead-owner" }));
+      const started = Date.now();
+      await (await store.lock(KEY))();
+      expect(Date.now() - started).toBeLessThan(500);
+    } finally {
+      stranger.kill("SIGKILL");
     }
   });
 
