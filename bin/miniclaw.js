@@ -1,5 +1,13 @@
 #!/usr/bin/env node
 // The miniclaw command: runs the bundled CLI (npm install builds dist/ through the prepare script).
+// A reader that stops early (`miniclaw sessions show KEY | head`) is not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error) => {
+    if (error.code === "EPIPE") process.exit(0);
+    throw error;
+  });
+}
+
 let cli;
 try {
   cli = await import("../dist/cli-bundle/main.js");

@@ -59,7 +59,9 @@ export function parseCliArgs(argv: string[]): CliArgs {
       },
     });
   } catch (error) {
-    throw new ConfigError(`${error instanceof Error ? error.message : String(error)} (see miniclaw --help)`);
+    const message = error instanceof Error ? error.message : String(error);
+    const option = /^Unknown option '([^']+)'/.exec(message)?.[1];
+    throw new ConfigError(option ? `unknown option ${option} (see miniclaw --help)` : `${message.split(". ")[0]} (see miniclaw --help)`);
   }
   const { values, positionals } = parsed;
   const mode = values["permission-mode"];

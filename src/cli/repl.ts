@@ -64,7 +64,10 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
       if (line === undefined) break;
       if (!line.trim()) continue;
       await input.remember(line);
-      const handled = await handleSlashCommand(line, state);
+      const handled = await handleSlashCommand(line, state).catch((error: unknown) => {
+        io.stdout.write(`${error instanceof Error ? error.message : String(error)}\n`);
+        return "handled" as const;
+      });
       if (handled === "exit") break;
       if (handled === "handled") continue;
       turn = new AbortController();

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { styleText } from "node:util";
 import { ConfigError } from "../errors.js";
 import { formatUsageSummary, summarizeUsage } from "../model/usage.js";
-import { resolveWorkspace } from "../runtime/workspace.js";
-import type { MessageRecord, SessionRecord } from "../sessions/records.js";
+import { checkWorkspace, resolveWorkspace } from "../runtime/workspace.js";
+import type { CompactionRecord, MessageRecord, SessionRecord } from "../sessions/records.js";
 import { SessionStore } from "../sessions/store.js";
 import type { ContentBlockParam } from "../types.js";
 import type { CliArgs } from "./args.js";
@@ -14,6 +14,7 @@ import { useColor } from "./render.js";
 /** Needs no credentials: it only reads files. */
 export async function sessionsCommand(args: CliArgs, io: CliIo): Promise<number> {
   const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
+  await checkWorkspace(workspace);
   const store = new SessionStore(join(workspace, "sessions"), { onWarning: (m) => io.stderr.write(`warning: ${m}\n`) });
   const [sub, key] = args.words;
   if (sub === undefined || sub === "list") return listAll(store, io);
@@ -60,8 +61,8 @@ async function showOne(store: SessionStore, key: string, all: boolean, io: CliIo
   const paint = (style: Parameters<typeof styleText>[0], text: string): string => (color ? styleText(style, text) : text);
   for (const record of records) io.stdout.write(`${renderRecord(record, paint)}\n`);
   const everything = all ? records : await store.show(key, { all: true });
-  const messages = everything.filter((r): r is MessageRecord => r.type === "message");
-  io.stdout.write(`\n${formatUsageSummary(summarizeUsage(messages))}\n`);
+  const responses = everything.filter((r): r is MessageRecord | CompactionRecord => r.type === "message" || r.type === "compaction");
+  io.stdout.write(`\n${formatUsageSummary(summarizeUsage(responses))}\n`);
   return 0;
 }
 

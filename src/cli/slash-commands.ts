@@ -3,7 +3,7 @@ import { styleText } from "node:util";
 import { formatUsageSummary, summarizeUsage } from "../model/usage.js";
 import type { Assistant } from "../runtime/assistant.js";
 import { findAgentByPrefix, parseSlashCommand, resolveAgent } from "../runtime/routing.js";
-import type { MessageRecord } from "../sessions/records.js";
+import type { CompactionRecord, MessageRecord } from "../sessions/records.js";
 
 export interface ReplState {
   assistant: Assistant;
@@ -42,8 +42,8 @@ export async function handleSlashCommand(line: string, state: ReplState): Promis
   const dim = (text: string): string => (state.color ? styleText("dim", text) : text);
   switch (command.name) {
     case "help":
-      say(HELP.map(([name, text]) => `  ${name.padEnd(18)}${dim(text)}`).join("\n"));
-      for (const agent of Object.values(assistant.agents)) if (agent.prefix) say(`  ${`${agent.prefix} <message>`.padEnd(18)}${dim(`ask ${agent.name}`)}`);
+      say(HELP.map(([name, text]) => `  ${name.padEnd(22)}${dim(text)}`).join("\n"));
+      for (const agent of Object.values(assistant.agents)) if (agent.prefix) say(`  ${`${agent.prefix} <message>`.padEnd(22)}${dim(`ask ${agent.name}`)}`);
       return "handled";
     case "exit":
     case "quit":
@@ -96,10 +96,11 @@ async function searchMemory(state: ReplState, query: string, say: (text: string)
 }
 
 async function costOf(state: ReplState): Promise<string> {
+  if (!(await state.assistant.sessions.exists(state.sessionKey))) return "No usage yet in this session.";
   const records = await state.assistant.sessions.show(state.sessionKey, { all: true });
-  const messages = records.filter((r): r is MessageRecord => r.type === "message");
-  if (messages.length === 0) return "No usage yet in this session.";
-  return formatUsageSummary(summarizeUsage(messages));
+  const responses = records.filter((r): r is MessageRecord | CompactionRecord => r.type === "message" || r.type === "compaction");
+  if (!responses.some((r) => r.usage)) return "No usage yet in this session.";
+  return formatUsageSummary(summarizeUsage(responses));
 }
 
 async function compactNow(state: ReplState): Promise<string> {

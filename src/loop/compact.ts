@@ -5,7 +5,8 @@ import { buildSummaryRequestText, compactionRecordFor, planCompaction, SUMMARY_S
 import type { MessageRecord } from "../sessions/records.js";
 import type { LoadedSession, SessionStorage } from "../sessions/store.js";
 import { contextWindowFor } from "../sessions/tokens.js";
-import type { EventSink } from "../types.js";
+import { fromApiUsage } from "../model/usage.js";
+import type { EventSink, Usage } from "../types.js";
 
 /** Output tokens allowed for a summary. */
 export const SUMMARY_MAX_TOKENS = 4096;
@@ -28,7 +29,10 @@ export interface CompactInput {
   keepTokens?: number;
 }
 
-export type CompactOutcome = { compacted: true; session: LoadedSession } | { compacted: false; reason: string };
+/** What happened; `usage` is that of the summary request whenever one was answered. */
+export type CompactOutcome =
+  | { compacted: true; session: LoadedSession; usage: Usage }
+  | { compacted: false; reason: string; usage?: Usage };
 
 /**
  * Summarises the older part of a session and appends a compaction record; the old
@@ -40,6 +44,7 @@ export async function compactSession(input: CompactInput): Promise<CompactOutcom
   const plan = planCompaction(input.session.records, { keepTokens });
   if (!plan) return { compacted: false, reason: "nothing can be summarised without splitting the current turn" };
   let summary: string;
+  let usage: Usage;
   try {
     const response = await input.client.messages.create(
       {
@@ -51,16 +56,17 @@ export async function compactSession(input: CompactInput): Promise<CompactOutcom
       { signal: input.signal },
     );
     summary = response.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n").trim();
+    usage = fromApiUsage(response.usage);
   } catch (error) {
     return { compacted: false, reason: `the summary request failed: ${describeError(error)}` };
   }
-  if (!summary) return { compacted: false, reason: "the model wrote an empty summary" };
+  if (!summary) return { compacted: false, reason: "the model wrote an empty summary", usage };
   const skills = loadedSkills(plan.toSummarize, input.session.compaction?.skills);
   const text = skills.length > 0 ? `${summary}\n\nSkills loaded before this point (load them again with load_skill when needed): ${skills.join(", ")}` : summary;
-  const record = compactionRecordFor(plan, text, { ts: input.now(), tokensBefore: input.tokensBefore, skills });
+  const record = { ...compactionRecordFor(plan, text, { ts: input.now(), tokensBefore: input.tokensBefore, skills }), usage, model: input.model };
   await input.store.append(input.key, [record]);
   input.emit({ type: "compaction", summaryTokens: Math.ceil(text.length / 4), replacedMessages: record.replacedMessages, reason: input.reason });
-  return { compacted: true, session: await input.store.load(input.key) };
+  return { compacted: true, session: await input.store.load(input.key), usage };
 }
 
 /** Names of skills loaded with load_skill in these records, plus those a previous compaction named. */

@@ -26,6 +26,8 @@ export class ContextKeeper {
     private readonly rt: TurnRuntime,
     private readonly key: string,
     session: LoadedSession,
+    /** Receives the usage of each summary request, which the turn counts in its cost. */
+    private readonly onUsage: (usage: Usage) => void,
   ) {
     this.history = [...session.messages];
     this.lastUsage = session.lastUsage;
@@ -69,6 +71,7 @@ export class ContextKeeper {
       emit: this.rt.emit,
       now: () => this.rt.clock.now(),
     });
+    if (outcome.usage) this.onUsage(outcome.usage);
     if (outcome.compacted) {
       this.history = [...outcome.session.messages];
       this.lastUsage = undefined;

@@ -48,7 +48,14 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
   rt.emit({ type: "turn_start", sessionKey: key, agentId: agent.id });
   const session = await rt.store.load(key);
   for (const warning of session.warnings) rt.emit({ type: "warning", message: warning });
-  const context = new ContextKeeper(rt, key, session);
+  let usage: Usage = ZERO_USAGE;
+  let costUsd = 0;
+  const count = (response: Usage): void => {
+    usage = addUsage(usage, response);
+    costUsd += estimateCostUsd(rt.model, response);
+    rt.emit({ type: "usage", usage: response, costUsd: estimateCostUsd(rt.model, response) });
+  };
+  const context = new ContextKeeper(rt, key, session, count);
   let needsHeader = !session.exists;
   /** Appends one message to the file first, then to the history: what the model sees is always on disk. */
   /** Usage of responses not stored yet; it rides on the next assistant record, so the file sums the whole cost. */
@@ -63,8 +70,6 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
     context.push(message, extra.usage);
   };
 
-  let usage: Usage = ZERO_USAGE;
-  let costUsd = 0;
   let iterations = 0;
   let text = "";
   let maxTokens = rt.maxTokens;
@@ -115,9 +120,7 @@ async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: 
       return finish("error", describeError(error), error instanceof Anthropic.APIError ? error.status : undefined);
     }
     const responseUsage = fromApiUsage(message.usage);
-    usage = addUsage(usage, responseUsage);
-    costUsd += estimateCostUsd(rt.model, responseUsage);
-    rt.emit({ type: "usage", usage: responseUsage, costUsd: estimateCostUsd(rt.model, responseUsage) });
+    count(responseUsage);
 
     const cutToolUse = message.stop_reason === "max_tokens" && message.content.some((b) => b.type === "tool_use");
     if (cutToolUse && maxTokens < MAX_TOKENS_CEILING) {

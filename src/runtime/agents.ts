@@ -48,6 +48,7 @@ export interface LoadAgentsOptions {
  * field: a missing or bad frontmatter field, YAML that does not parse, or an empty body.
  */
 export function parseSoul(id: string, text: string, file: string, onWarning?: (message: string) => void): AgentConfig {
+  if (!text.trim()) throw new ConfigError(`${file}: the file is empty: start it with a --- block that gives at least "name", then the prompt`);
   let parsed;
   try {
     parsed = parseFrontmatter(text);

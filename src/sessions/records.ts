@@ -57,6 +57,9 @@ export const compactionRecord = z.object({
   tokensBefore: z.number(),
   /** Skills loaded before the cut, so they are named again after it. */
   skills: z.array(z.string()).optional(),
+  /** Usage and model of the summary request, so the file alone sums a session's cost. */
+  usage: usageSchema.optional(),
+  model: z.string().optional(),
 });
 
 export const sessionRecord = z.discriminatedUnion("type", [headerRecord, messageRecord, compactionRecord]);

@@ -73,6 +73,12 @@ describe("the REPL in a terminal", () => {
     term.type("/cost\r");
     await term.waitFor(/responses · \d+ tokens in \([\d.]+% read from cache\) · \d+ tokens out · ~\$[\d.]+/, { from: mark });
 
+    mark = term.output().length;
+    term.type("/new\r");
+    await term.waitFor(/New session agent:main:/, { from: mark });
+    term.type("/cost\r");
+    await term.waitFor(/No usage yet in this session\.[\s\S]*Jarvis› /, { from: mark });
+
     const before = model!.requests.length;
     mark = term.output().length;
     term.type("/frobnicate\r");

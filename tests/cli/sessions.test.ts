@@ -40,6 +40,10 @@ describe("miniclaw sessions", () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already exists/);
 
+    const notAFolder = await runCli(["sessions", "--workspace", join(dir, "ws", "agents", "main", "SOUL.md")], { env: cleanEnv(), cwd: dir });
+    expect(notAFolder.code).toBe(1);
+    expect(notAFolder.stderr).toMatch(/is not a folder/);
+
     const missing = await runCli(["sessions", "show", "nope", "--workspace", ws], { env: cleanEnv(), cwd: dir });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/no session "nope"/);

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { defineTool } from "../../src/tools/define.js";
+import { summarizeUsage } from "../../src/model/usage.js";
 import { SessionStore } from "../../src/sessions/store.js";
 import { startScriptedModel, validateRequest, type Rule, type ScriptedModel } from "../../src/testing/index.js";
 import type { AgentEvent } from "../../src/types.js";
@@ -51,6 +52,20 @@ describe("compaction", () => {
     expect(file).toMatch(/question 0 /);
     const all = await new SessionStore(join(ws, "sessions")).show("k", { all: true });
     expect(all.filter((r) => r.type === "message").length).toBeGreaterThan((await new SessionStore(join(ws, "sessions")).load("k")).records.length);
+  });
+
+  it("counts the summary request in the turn's cost and in the session file", async () => {
+    model = await startScriptedModel(chattyRules([{ match: { system: /summarise an assistant/ }, reply: { text: "SUMMARY", outputTokens: 777 } }]));
+    const ws = await tempWorkspace();
+    const results = [];
+    for (let i = 0; i < 8; i++) results.push(await runAgentTurn("k", `question ${i} ${"padding ".repeat(40)}`, TEST_AGENT, turnOptions(model, ws, [], { compactAt: 3_000 })));
+    const records = await new SessionStore(join(ws, "sessions")).show("k", { all: true });
+    const compactions = records.filter((r) => r.type === "compaction");
+    expect(compactions.length).toBeGreaterThan(0);
+    for (const c of compactions) expect(c.usage?.outputTokens).toBe(777);
+    const fromFile = summarizeUsage(records.flatMap((r) => (r.type === "message" || r.type === "compaction" ? [r] : [])));
+    const fromTurns = results.reduce((sum, r) => sum + r.usage.outputTokens, 0);
+    expect(fromFile.usage.outputTokens).toBe(fromTurns);
   });
 
   it("goes on uncompacted with a warning when the summary call fails but the request still fits", async () => {
