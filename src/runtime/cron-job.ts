@@ -70,11 +70,16 @@ async function heartbeatPrompt(workspace: string, job: CronJob): Promise<{ text:
 
 /**
  * The status of a finished turn. Authentication failures (401/403) and a spent budget
- * pause the job: retrying them every tick would fail the same way, or keep spending.
+ * (stopped by it, or a run that finished but cost more) pause the job: retrying them
+ * every tick would fail the same way, or keep spending.
  */
 export function outcomeOf(job: CronJob, result: TurnResult): RunOutcome {
   const spent = { usage: result.usage, costUsd: result.costUsd };
-  const pause = pauseReason(result);
+  const overspent =
+    job.maxBudgetUsd !== undefined && result.costUsd > job.maxBudgetUsd
+      ? `the run cost $${result.costUsd.toFixed(4)}, over its budget of $${job.maxBudgetUsd}; raise maxBudgetUsd in cron.json to let it run`
+      : undefined;
+  const pause = pauseReason(result) ?? overspent;
   if (pause) return { status: "paused", ...spent, ...(result.text && { reply: result.text }), detail: pause };
   if (!SUCCESS.has(result.stopReason)) {
     const why = result.stopReason === "error" ? (result.error ?? "the turn failed") : `${result.stopReason}${result.error ? `: ${result.error}` : ""}`;

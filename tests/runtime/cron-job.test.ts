@@ -98,4 +98,10 @@ describe("a cron job run", () => {
     expect(outcome.status).toBe("paused");
     expect(outcome.detail).toMatch(/raise maxBudgetUsd/);
   });
+
+  it("pauses the job when a run finished in one reply but cost more than its budget, keeping the reply", async () => {
+    const t = await setup([{ reply: { text: "all done", outputTokens: 10_000 } }]);
+    const outcome = await t.run(job({ maxBudgetUsd: 0.001 }));
+    expect(outcome).toMatchObject({ status: "paused", reply: "all done", detail: expect.stringMatching(/over its budget of \$0\.001/) });
+  });
 });
