@@ -86,7 +86,13 @@ function firstLine(text: string): string {
   return clip(text.split("\n").find((l) => l.trim()) ?? text);
 }
 
-function clip(text: string, max = 100): string {
+/** `2026-11-29 15:40` (UTC): how the terminal shows a moment. */
+export function formatMinute(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 16).replace("T", " ");
+}
+
+/** One line of at most `max` characters, whitespace collapsed, cut with an ellipsis. */
+export function clip(text: string, max = 100): string {
   const one = text.replace(/\s+/g, " ").trim();
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 }

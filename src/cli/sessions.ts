@@ -9,7 +9,7 @@ import { SessionStore } from "../sessions/store.js";
 import type { ContentBlockParam } from "../types.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
-import { useColor } from "./render.js";
+import { formatMinute, useColor } from "./render.js";
 
 /** Needs no credentials: it only reads files. */
 export async function sessionsCommand(args: CliArgs, io: CliIo): Promise<number> {
@@ -47,7 +47,7 @@ async function listAll(store: SessionStore, io: CliIo): Promise<number> {
     io.stdout.write("No sessions yet.\n");
     return 0;
   }
-  const rows = sessions.map((s) => [s.key, s.agentId, String(s.messages), `~${s.estimatedTokens}`, formatTime(s.lastActivity)]);
+  const rows = sessions.map((s) => [s.key, s.agentId, String(s.messages), `~${s.estimatedTokens}`, formatMinute(s.lastActivity)]);
   const header = ["KEY", "AGENT", "MESSAGES", "TOKENS", "LAST ACTIVITY"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   for (const row of [header, ...rows]) io.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()}\n`);
@@ -67,9 +67,9 @@ async function showOne(store: SessionStore, key: string, all: boolean, io: CliIo
 }
 
 function renderRecord(record: SessionRecord, paint: (style: Parameters<typeof styleText>[0], text: string) => string): string {
-  if (record.type === "session") return paint("dim", `# session ${record.key} (agent ${record.agentId}) started ${formatTime(record.ts)}`);
+  if (record.type === "session") return paint("dim", `# session ${record.key} (agent ${record.agentId}) started ${formatMinute(record.ts)}`);
   if (record.type === "compaction") {
-    return paint("magenta", `--- compaction at ${formatTime(record.ts)}: ${record.replacedMessages} messages replaced by this summary ---\n${record.summary}\n---`);
+    return paint("magenta", `--- compaction at ${formatMinute(record.ts)}: ${record.replacedMessages} messages replaced by this summary ---\n${record.summary}\n---`);
   }
   const { role, content } = record.message;
   const blocks: ContentBlockParam[] = typeof content === "string" ? [{ type: "text", text: content }] : content;
@@ -86,9 +86,6 @@ function renderRecord(record: SessionRecord, paint: (style: Parameters<typeof st
   return `${paint("dim", `[${record.id}]`)} ${who}${record.synthetic ? paint("dim", " (written by miniclaw)") : ""}: ${lines.join("\n")}`;
 }
 
-function formatTime(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 16).replace("T", " ");
-}
 
 function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;

@@ -2,6 +2,7 @@
 import { styleText } from "node:util";
 import { formatUsageSummary, summarizeUsage } from "../model/usage.js";
 import type { Assistant } from "../runtime/assistant.js";
+import { clip, formatMinute } from "./render.js";
 import { findAgentByPrefix, parseSlashCommand, resolveAgent } from "../runtime/routing.js";
 import type { CompactionRecord, MessageRecord } from "../sessions/records.js";
 
@@ -64,7 +65,7 @@ export async function handleSlashCommand(line: string, state: ReplState): Promis
       say(await compactNow(state));
       return "handled";
     case "skills":
-      for (const skill of assistant.skills.list()) say(`  ${skill.name.padEnd(24)} ${dim(oneLine(skill.description, 90))}`);
+      for (const skill of assistant.skills.list()) say(`  ${skill.name.padEnd(24)} ${dim(clip(skill.description, 90))}`);
       if (assistant.skills.list().length === 0) say("No skills found.");
       return "handled";
     case "memory":
@@ -84,7 +85,7 @@ async function listSessions(state: ReplState, say: (text: string) => void): Prom
   if (sessions.length === 0) return say("No sessions yet.");
   for (const s of sessions) {
     const mark = s.key === state.sessionKey ? " ←" : "";
-    say(`  ${s.key.padEnd(28)} ${String(s.messages).padStart(4)} messages  ~${s.estimatedTokens} tokens  ${new Date(s.lastActivity).toISOString().slice(0, 16).replace("T", " ")}${mark}`);
+    say(`  ${s.key.padEnd(28)} ${String(s.messages).padStart(4)} messages  ~${s.estimatedTokens} tokens  ${formatMinute(s.lastActivity)}${mark}`);
   }
 }
 
@@ -92,7 +93,7 @@ async function searchMemory(state: ReplState, query: string, say: (text: string)
   if (!query.trim()) return say("Usage: /memory <query>");
   const hits = await state.assistant.memory.search(query);
   if (hits.length === 0) return say(`No memory matches "${query}".`);
-  for (const hit of hits) say(`  ${hit.key}: ${oneLine(hit.snippet, 110)}`);
+  for (const hit of hits) say(`  ${hit.key}: ${clip(hit.snippet, 110)}`);
 }
 
 async function costOf(state: ReplState): Promise<string> {
@@ -107,7 +108,3 @@ async function compactNow(state: ReplState): Promise<string> {
   return state.assistant.compact(state.sessionKey, state.agentId);
 }
 
-function oneLine(text: string, max: number): string {
-  const one = text.replace(/\s+/g, " ").trim();
-  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
-}

@@ -1,4 +1,6 @@
 // Makes a message list one the API accepts; applied to every request just before it is sent.
+import { toolUseIds } from "../sessions/repair.js";
+import { result } from "../tools/dispatch.js";
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from "../types.js";
 
 export const MISSING_RESULT_TEXT = "No result was recorded for this tool call (the turn was interrupted). Do not assume it ran.";
@@ -62,20 +64,9 @@ function answerToolUses(content: ContentBlockParam[], expected: string[], repair
     const found = results.get(id);
     if (found) return found;
     repairs.push(`answered tool_use ${id} with an error result`);
-    return errorResult(id, MISSING_RESULT_TEXT);
+    return result(id, MISSING_RESULT_TEXT, true);
   });
   return [...answered, ...others];
-}
-
-/** An is_error tool_result with the given text. */
-export function errorResult(toolUseId: string, text: string): ToolResultBlockParam {
-  return { type: "tool_result", tool_use_id: toolUseId, is_error: true, content: [{ type: "text", text }] };
-}
-
-/** The ids of the tool_use blocks of an assistant message, in order. */
-export function toolUseIds(message: MessageParam): string[] {
-  if (typeof message.content === "string") return [];
-  return message.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : []));
 }
 
 function toBlocks(content: MessageParam["content"]): ContentBlockParam[] {

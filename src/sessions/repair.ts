@@ -1,6 +1,7 @@
 // Repair of a loaded message sequence so the next request is valid, whatever a crash left in the file.
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from "../types.js";
 import type { MessageRecord } from "./records.js";
+import { toolResultText } from "./summary-prompt.js";
 
 /** Text of the error result that answers a tool_use whose result never reached the file. */
 export const INTERRUPTED_TOOL_TEXT =
@@ -106,7 +107,7 @@ function answerToolUses(record: MessageRecord, pending: string[], notes: string[
       results.set(block.tool_use_id, block);
     } else if (block.type === "tool_result") {
       notes.push(`turned the result of unknown tool call ${block.tool_use_id} into text (${record.id})`);
-      others.push({ type: "text", text: `[result of an earlier tool call ${block.tool_use_id}] ${resultText(block)}` });
+      others.push({ type: "text", text: `[result of an earlier tool call ${block.tool_use_id}] ${toolResultText(block.content)}` });
     } else {
       others.push(block);
     }
@@ -150,11 +151,6 @@ function syntheticWith(id: string, role: "user" | "assistant", content: ContentB
   return { type: "message", id, ts, message: { role, content }, synthetic: true };
 }
 
-function resultText(block: ToolResultBlockParam): string {
-  if (block.content === undefined) return "";
-  if (typeof block.content === "string") return block.content;
-  return block.content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("\n");
-}
 
 function isEmpty(content: MessageParam["content"]): boolean {
   return typeof content === "string" ? content.length === 0 : content.length === 0;
