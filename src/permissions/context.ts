@@ -3,7 +3,12 @@
 /** `default` asks for what is not provably safe; `plan` is read-only; `bypassPermissions` runs all but the denied. */
 export type PermissionMode = "default" | "plan" | "bypassPermissions";
 
-export type GateAnswer = { allowed: true } | { allowed: false; reason: string };
+/**
+ * `readOnly` is true when the command was judged safe (not approved, not bypassed): it then runs
+ * with the read-only sandbox (sed and awk sandboxed, git without external programs), which is
+ * what makes that verdict hold even where the parser misjudged a script.
+ */
+export type GateAnswer = { allowed: true; readOnly: boolean } | { allowed: false; reason: string };
 export type PathAnswer = { allowed: true; path: string } | { allowed: false; reason: string };
 
 /**

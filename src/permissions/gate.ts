@@ -88,13 +88,13 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
     const { verdict, reasons } = await assessCommand(command, approvals);
     const why = reasons.join("; ");
     if (verdict === "denied") return refuse(toolUseId, command, refusals.deniedList(command));
-    if (verdict === "safe") return { allowed: true };
+    if (verdict === "safe") return { allowed: true, readOnly: true };
     if (mode === "plan") return refuse(toolUseId, command, refusals.planCommand(command, why));
-    if (verdict === "approved" || mode === "bypassPermissions") return { allowed: true };
+    if (verdict === "approved" || mode === "bypassPermissions") return { allowed: true, readOnly: false };
     const decision = await ask("run_command", command, why, toolUseId);
     if (decision === "allow_always") await persist(command, "allowed");
     if (decision === "deny_always") await persist(command, "denied");
-    if (decision === "allow_once" || decision === "allow_always") return { allowed: true };
+    if (decision === "allow_once" || decision === "allow_always") return { allowed: true, readOnly: false };
     if (decision === "unavailable") return { allowed: false, reason: refusals.unavailableCommand(command, why) };
     return { allowed: false, reason: refusals.userDenied(command) };
   }

@@ -4,6 +4,8 @@ import type { ArgSpec, ParsedArgs } from "./arg-spec.js";
 import type { ShellWord } from "./shell-words.js";
 import { checkGit } from "./rules-git.js";
 import { checkFind, checkJqFilter, checkSedScripts } from "./rules-scripts.js";
+import { MORE_RULES } from "./rules-more.js";
+import { sandboxSupport } from "./sandbox-probe.js";
 
 /** How one program is judged. A program absent from the table is never safe. */
 export interface ProgramRule {
@@ -16,6 +18,11 @@ export interface ProgramRule {
    * secret names too (literal secret paths are refused for every program).
    */
   readsContent?: boolean;
+  /**
+   * Its arguments are only printed or compared, never opened or obeyed as options that act
+   * (`echo`, `printf` without -v, `test`): an argument computed by a substitution is harmless here.
+   */
+  printsArgs?: boolean;
 }
 
 /** Any flag passes: audited to have no flag that writes, runs a program or blocks. */
@@ -118,13 +125,20 @@ export const PROGRAM_RULES: ReadonlyMap<string, ProgramRule> = new Map<string, P
   ["grep", { spec: GREP, readsContent: true }],
   ["rg", { spec: RIPGREP, readsContent: true }],
   ["sort", { spec: SORT, readsContent: true }],
-  ["sed", { spec: SED, check: checkSedScripts, readsContent: true }],
+  ["sed", { spec: SED, check: checkSed, readsContent: true }],
   ["jq", { spec: JQ, check: checkJqFilter, readsContent: true }],
   ["find", { check: (_args, words) => checkFind(words) }],
   ["git", { check: (_args, words) => checkGit(words), readsContent: true }],
   ["node", { check: (_args, words) => (isVersionQuery(words) ? null : "node runs code; only `node --version` is read-only") }],
   ["npm", { check: (_args, words) => checkNpm(words) }],
+  ...MORE_RULES,
 ]);
+
+/** sed runs unasked only under `--sandbox` (added when it runs); its script is also parsed, as a second line. */
+function checkSed(args: ParsedArgs): string | null {
+  if (!sandboxSupport().sed) return "sed: this sed has no --sandbox mode, so a script could run programs or write files";
+  return checkSedScripts(args);
+}
 
 /** GNU tail still reads the obsolete `+5f` form, which follows the file forever. */
 function checkTail(args: ParsedArgs): string | null {

@@ -7,6 +7,11 @@ export interface ShellWord {
   value: string;
   /** True when unquoted `* ? [ { }` remain, so the shell may expand the word into other or several words. */
   glob: boolean;
+  /**
+   * True when part of the word is computed when the command runs (a command substitution whose
+   * inner commands are judged on their own): `value` is then not what the program receives.
+   */
+  dynamic?: boolean;
 }
 
 /** Where the walker collects what it did not understand, and what substitutions would run. */

@@ -25,8 +25,8 @@ async function setup(mode: PermissionMode, answers: ApprovalDecision[] = [], app
 describe("checkCommand in default mode", () => {
   it("runs safe and approved commands without asking", async () => {
     const t = await setup("default", [], { allowed: ["npm test"], denied: [] });
-    expect(await t.gate.checkCommand("git status | head", "t1")).toEqual({ allowed: true });
-    expect(await t.gate.checkCommand("npm test", "t2")).toEqual({ allowed: true });
+    expect(await t.gate.checkCommand("git status | head", "t1")).toEqual({ allowed: true, readOnly: true });
+    expect(await t.gate.checkCommand("npm test", "t2")).toEqual({ allowed: true, readOnly: false });
     expect(t.approver).not.toHaveBeenCalled();
     expect(t.events).toEqual([]);
   });
@@ -42,7 +42,7 @@ describe("checkCommand in default mode", () => {
 
   it("asks about the rest and persists allow_always and deny_always", async () => {
     const t = await setup("default", ["allow_always", "deny_always"]);
-    expect(await t.gate.checkCommand("npm run build", "t1")).toEqual({ allowed: true });
+    expect(await t.gate.checkCommand("npm run build", "t1")).toEqual({ allowed: true, readOnly: false });
     expect(t.approver).toHaveBeenCalledWith({
       tool: "run_command",
       command: "npm run build",
@@ -50,7 +50,7 @@ describe("checkCommand in default mode", () => {
     });
     expect((await t.gate.checkCommand("rm -rf dist", "t2")).allowed).toBe(false);
     expect(t.saved()).toEqual({ allowed: ["npm run build"], denied: ["rm -rf dist"] });
-    expect(await t.gate.checkCommand("npm run build", "t3")).toEqual({ allowed: true });
+    expect(await t.gate.checkCommand("npm run build", "t3")).toEqual({ allowed: true, readOnly: false });
     const again = await t.gate.checkCommand("rm -rf dist", "t4");
     expect(!again.allowed && again.reason).toMatch(/^The user denied this command/);
     expect(t.approver).toHaveBeenCalledTimes(2);
@@ -75,8 +75,8 @@ describe("checkCommand in default mode", () => {
   it("with a corrupt approvals file: warns once, approves nothing, and leaves the file as it was", async () => {
     const corrupt = '{"allowed": ["touch x"]';
     const t = await setup("default", ["allow_always", "allow_once"], corrupt);
-    expect(await t.gate.checkCommand("touch x", "t1")).toEqual({ allowed: true });
-    expect(await t.gate.checkCommand("touch x", "t2")).toEqual({ allowed: true });
+    expect(await t.gate.checkCommand("touch x", "t1")).toEqual({ allowed: true, readOnly: false });
+    expect(await t.gate.checkCommand("touch x", "t2")).toEqual({ allowed: true, readOnly: false });
     expect(t.approver).toHaveBeenCalledTimes(2);
     expect(readFileSync(t.approvalsPath, "utf8")).toBe(corrupt);
     expect(t.warnings.map((w) => w.slice(t.approvalsPath.length))).toEqual([
@@ -89,7 +89,7 @@ describe("checkCommand in default mode", () => {
 describe("checkCommand in other modes", () => {
   it("plan runs only safe commands and never asks", async () => {
     const t = await setup("plan", ["allow_once"], { allowed: ["touch x"], denied: [] });
-    expect(await t.gate.checkCommand("ls -la", "t1")).toEqual({ allowed: true });
+    expect(await t.gate.checkCommand("ls -la", "t1")).toEqual({ allowed: true, readOnly: true });
     const refused = await t.gate.checkCommand("touch x", "t2");
     expect(!refused.allowed && refused.reason).toBe(
       "Plan mode is read-only: only commands the gate can prove read-only run, and `touch x` is not (touch writes, moves or deletes files). Describe the change in your plan instead of running it.",
@@ -99,7 +99,7 @@ describe("checkCommand in other modes", () => {
 
   it("bypassPermissions runs everything except the denied", async () => {
     const t = await setup("bypassPermissions", [], { allowed: [], denied: ["git push *"] });
-    expect(await t.gate.checkCommand("rm -rf build && npm publish", "t1")).toEqual({ allowed: true });
+    expect(await t.gate.checkCommand("rm -rf build && npm publish", "t1")).toEqual({ allowed: true, readOnly: false });
     expect((await t.gate.checkCommand("git push --force", "t2")).allowed).toBe(false);
     expect(t.approver).not.toHaveBeenCalled();
   });
