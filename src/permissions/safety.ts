@@ -68,9 +68,8 @@ function assessParsed(command: string, parsed: ParsedShell, approvals: ApprovalL
 /** Every reason the parsed command is not safe, without repeats; empty when it is safe. */
 export function unsafeReasons(parsed: ParsedShell): string[] {
   const reasons = [...parsed.problems];
-  for (const command of parsed.commands) {
-    if (!command.nested) reasons.push(...commandReasons(command));
-  }
+  // Commands inside substitutions run too, so they are judged like the others.
+  for (const command of parsed.commands) reasons.push(...commandReasons(command));
   return [...new Set(reasons)];
 }
 
@@ -78,6 +77,7 @@ function commandReasons(command: SimpleCommand): string[] {
   const reasons = command.redirects.map(redirectReason).filter((r): r is string => r !== null);
   if (command.assignments.length > 0) reasons.push(`sets variables for the command (${command.assignments.join(" ")})`);
   const [name, ...args] = command.argv;
+  if (name?.dynamic === true) return [...reasons, "the program name is computed by a substitution"];
   if (name === undefined) {
     if (reasons.length === 0 && command.redirects.length > 0) reasons.push("a redirection without a command");
     return reasons;
@@ -94,6 +94,10 @@ function judgeProgram(program: string, rule: ProgramRule, args: readonly ShellWo
     const result = parseArgs(program, args, rule.spec);
     if (!result.ok) return result.reason;
     parsed = result.args;
+  }
+  if (!rule.printsArgs) {
+    const computed = args.find((w) => w.dynamic === true);
+    if (computed !== undefined) return `${program}: the argument \`${computed.value}\` is computed by a substitution, so the gate cannot see what it opens`;
   }
   const why = rule.check?.(parsed, args) ?? null;
   if (why !== null) return why;
@@ -114,6 +118,7 @@ export function redirectReason(redirect: ShellRedirect): string | null {
   const { op, target } = redirect;
   if (op === "<<" || op === "<<<" || op === ">&-" || op === "<&-") return null;
   if (target === null) return `a redirection (${op}) it cannot read`;
+  if (target.dynamic === true) return `a redirection (${op}) to a target computed by a substitution`;
   const isFd = !target.glob && FD_TARGET.test(target.value);
   if ((op === ">&" || op === "<&") && isFd) return null;
   if (OUTPUT_OPS.has(op) || op === ">&") {
