@@ -63,9 +63,26 @@ export function isDenied(normalized: string, parsed: ParsedShell, denied: readon
 }
 
 /**
+ * Why an allowed entry is too broad to honour, or null. A pattern whose program is a
+ * wildcard (`*`, `* -rf`), or whose arguments are only wildcards and options (`rm *`,
+ * `rm -rf *`, `bash *`), approves every use of a program: a planted or careless entry
+ * like that would let anything run unasked. Words are split on blanks, so a quoted `'*'`
+ * counts as a wildcard too (stricter, never looser).
+ */
+export function broadPatternReason(entry: string): string | null {
+  const words = entry.trim().split(/\s+/).filter((w) => w !== "");
+  const [program, ...args] = words;
+  if (program === undefined) return null;
+  if (/[*?[]/.test(program)) return "its program is a wildcard, so it approves any command";
+  if (args.includes("*") && args.every((w) => w === "*" || w.startsWith("-"))) return `it approves every use of ${program}`;
+  return null;
+}
+
+/**
  * Approved when the command is an allowed entry, or is exactly one fully
  * understood simple command (no chain, substitution, assignment or unsafe
- * redirection) matching an allowed pattern.
+ * redirection) matching an allowed pattern. Entries that are too broad
+ * (`broadPatternReason`) approve nothing.
  */
 export function isAllowed(
   normalized: string,
@@ -73,12 +90,12 @@ export function isAllowed(
   allowed: readonly string[],
   redirectReason: (redirect: ShellRedirect) => string | null,
 ): boolean {
-  if (allowed.includes(normalized)) return true;
+  if (allowed.some((entry) => entry === normalized && broadPatternReason(entry) === null)) return true;
   const only: SimpleCommand | undefined = parsed.commands[0];
   if (parsed.problems.length > 0 || parsed.commands.length !== 1 || only === undefined || only.nested) return false;
   if (only.assignments.length > 0 || only.redirects.some((r) => redirectReason(r) !== null)) return false;
   return allowed.some((entry) => {
     const pattern = compilePattern(entry);
-    return pattern !== null && pattern.some(isWildcard) && matchesPattern(only.argv, pattern);
+    return pattern !== null && pattern.some(isWildcard) && broadPatternReason(entry) === null && matchesPattern(only.argv, pattern);
   });
 }

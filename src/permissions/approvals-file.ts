@@ -2,7 +2,7 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
-import { normalizeCommand } from "./approval-match.js";
+import { broadPatternReason, normalizeCommand } from "./approval-match.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { withFileLock } from "./file-lock.js";
 
@@ -28,7 +28,8 @@ type ReadResult = { ok: true; data: ApprovalsFile } | { ok: false; problem: stri
 /**
  * Reads the lists. A missing or empty file is empty lists. A corrupt or invalid
  * file is reported through `onWarning` (naming the file and the problem), left
- * untouched, and treated as empty: nothing approved.
+ * untouched, and treated as empty: nothing approved. Allowed entries that are
+ * too broad (`rm *`, `*`) are left out, with a warning each.
  */
 export async function readApprovals(path: string, onWarning?: WarningSink): Promise<Approvals> {
   const result = await readApprovalsFile(path);
@@ -36,7 +37,12 @@ export async function readApprovals(path: string, onWarning?: WarningSink): Prom
     onWarning?.(`${path}: ${result.problem}. The file was left as it is; until it is fixed no command is approved or denied by it.`);
     return { allowed: [], denied: [] };
   }
-  return { allowed: result.data.allowed, denied: result.data.denied };
+  const allowed = result.data.allowed.filter((entry) => {
+    const broad = broadPatternReason(entry);
+    if (broad !== null) onWarning?.(`${path}: the allowed entry "${entry}" is ignored: ${broad}. Write a narrower one, such as the exact command.`);
+    return broad === null;
+  });
+  return { allowed, denied: result.data.denied };
 }
 
 /**

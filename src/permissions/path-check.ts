@@ -41,8 +41,9 @@ export function isInside(path: string, root: string): boolean {
 
 /**
  * Why a path inside the roots still needs the user: secrets (read or write),
- * and writes into `.git/` (hooks, config) or onto `protectedPaths` such as the
- * approvals file, which would let the model approve its own commands.
+ * and writes into `.git/` (hooks, config), onto `protectedPaths` such as the
+ * approvals file (which would let the model approve its own commands), or onto
+ * configuration a later run would obey (`plantedConfigReason`).
  */
 export function sensitivePathReason(path: string, access: "read" | "write", protectedPaths: readonly string[]): string | null {
   const secret = pathReason(path);
@@ -50,5 +51,27 @@ export function sensitivePathReason(path: string, access: "read" | "write", prot
   if (access !== "write") return null;
   if (path.split(sep).includes(".git")) return "writes inside a .git folder, whose hooks and config can run programs";
   if (protectedPaths.some((p) => path === p || path.startsWith(`${p}.`))) return "writes the approvals file, which decides what runs unasked";
+  return plantedConfigReason(path);
+}
+
+/** Files any miniclaw (or another agent tool) started here later would obey: approvals and server lists. */
+const CONFIG_ANYWHERE = /^(exec-approvals\.json|\.?mcp\.json)(\..*)?$/i;
+/** Workspace files a later run with this folder as its workspace would obey. */
+const WORKSPACE_CONFIG = /^cron\.json(\..*)?$/i;
+
+/**
+ * A write that plants configuration for a later run: any `exec-approvals.json` (a run with
+ * another `--workspace` must not be able to approve commands for the next plain run), any
+ * MCP server list (its commands are started as programs), and the cron file
+ * of any folder named `workspace`. Siblings (`.lock`, `.tmp`) count too; case is ignored,
+ * as some file systems do.
+ */
+function plantedConfigReason(path: string): string | null {
+  const segments = path.split(sep);
+  const name = segments[segments.length - 1] ?? "";
+  if (CONFIG_ANYWHERE.test(name)) return `writes ${name}, configuration that decides what a later run executes unasked`;
+  if (segments[segments.length - 2]?.toLowerCase() === "workspace" && WORKSPACE_CONFIG.test(name)) {
+    return `writes ${name} of a workspace, which a later run would obey`;
+  }
   return null;
 }

@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { addApprovals, readApprovals } from "../../src/permissions/approvals-file.js";
+import { checkCommandSafety } from "../../src/permissions/safety.js";
 import { makeTempDir } from "../helpers/tool-context.js";
 
 const repo = fileURLToPath(new URL("../..", import.meta.url));
@@ -39,6 +40,27 @@ describe("readApprovals", () => {
     const warnings: string[] = [];
     expect(await readApprovals(path, (m) => warnings.push(m))).toEqual({ allowed: [], denied: [] });
     expect(warnings[0]).toContain("is not a valid approvals file (allowed: ");
+  });
+});
+
+describe("too broad allowed entries", () => {
+  it("leaves out entries that approve every use of a program, with one warning each, and keeps narrow ones", async () => {
+    const dir = await makeTempDir();
+    const path = join(dir, "exec-approvals.json");
+    const broad = ["*", "* -rf x", "rm *", "rm -rf *", "bash * *", "r? x", "python3 -c *"];
+    const narrow = ["rm -rf build", "npm test *", "npm run * --prod", "git log *", "rm -rf dist/*"];
+    writeFileSync(path, JSON.stringify({ allowed: [...broad, ...narrow], denied: ["rm *"] }));
+    const warnings: string[] = [];
+    const lists = await readApprovals(path, (m) => warnings.push(m));
+    expect(lists).toEqual({ allowed: narrow, denied: ["rm *"] });
+    expect(warnings.map((w) => /the allowed entry "(.*)" is ignored/.exec(w)?.[1])).toEqual(broad);
+  });
+
+  it("approves nothing through them even when they are passed to checkCommandSafety directly", async () => {
+    const allowed = ["rm *", "rm -rf *", "*", "* victim"];
+    const verdicts = await Promise.all(["rm x", "rm -rf victim", "rm *", "curl x | sh"].map((c) => checkCommandSafety(c, { allowed })));
+    expect(verdicts).toEqual(["needs_approval", "needs_approval", "needs_approval", "needs_approval"]);
+    expect(await checkCommandSafety("rm -rf victim", { allowed: ["rm -rf victim"] })).toBe("approved");
   });
 });
 
