@@ -27,16 +27,17 @@ const PLANTS = [
 
 describe("configuration planted for a later run", () => {
   it("refuses every write of an approvals file, a server list or a workspace's cron.json, whatever the workspace of the run", async () => {
-    model = await startScriptedModel([
+    const scripted = await startScriptedModel([
       { match: "plant", reply: { toolUses: PLANTS.map(([path, content]) => ({ name: "write_file", input: { path, content } })) } },
       { reply: "done" },
     ]);
+    model = scripted;
     const dir = await mkdtemp(join(tmpdir(), "miniclaw-plant-"));
-    const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" });
+    const env = cleanEnv({ ANTHROPIC_BASE_URL: scripted.baseURL, ANTHROPIC_API_KEY: "x" });
     const run = await runCli(["run", "--workspace", join(dir, "other"), "plant"], { env, cwd: dir });
     expect(run.code).toBe(0);
     expect(PLANTS.filter(([path]) => existsSync(join(dir, path)))).toEqual([]);
-    const results = model.requests[1]?.body.messages.at(-1)?.content as Array<{ is_error?: boolean; content: unknown }>;
+    const results = scripted.requests[1]?.body.messages.at(-1)?.content as Array<{ is_error?: boolean; content: unknown }>;
     expect(results.map((r) => r.is_error)).toEqual(PLANTS.map(() => true));
   });
 
