@@ -12,6 +12,7 @@ import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { describeEvent } from "./render.js";
 import { openWorkspace } from "./setup.js";
+import { visibleText } from "./visible-text.js";
 
 /** How long running jobs may go on after SIGINT/SIGTERM before they are aborted (a second signal aborts at once). */
 export const CRON_STOP_GRACE_MS = 10_000;
@@ -37,7 +38,7 @@ async function runScheduler(args: CliArgs, io: CliIo): Promise<number> {
   const scheduler = startScheduler({
     jobs: enabled,
     runJob,
-    log: (line) => io.stderr.write(`${line}\n`),
+    log: (line) => io.stderr.write(`${visibleText(line, { keepLineBreaks: true })}\n`),
     onRecord: (record) => recordRun(workspace, record, io),
   });
   for (const job of enabled) io.stderr.write(`cron: ${job.name} scheduled, next run ${describeNext(job)}\n`);
@@ -103,7 +104,7 @@ async function listJobs(args: CliArgs, io: CliIo): Promise<number> {
 async function prepare(args: CliArgs, io: CliIo): Promise<{ workspace: string; jobs: CronJob[]; runJob: RunJob }> {
   const { workspace, client } = await openWorkspace(args, io);
   const jobs = await loadCronJobs(workspace);
-  const warn = (message: string): void => void io.stderr.write(`warning: ${message}\n`);
+  const warn = (message: string): void => void io.stderr.write(`warning: ${visibleText(message, { keepLineBreaks: true })}\n`);
   const agents = await loadAgents(workspace, { onWarning: warn });
   for (const job of jobs) {
     const agent = job.agent ?? args.agent;
@@ -135,9 +136,10 @@ async function recordRun(workspace: string, record: RunRecord, io: CliIo): Promi
   try {
     await appendRunRecord(workspace, record);
   } catch (error) {
-    io.stderr.write(`cron: could not append to runs.jsonl: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(`cron: could not append to runs.jsonl: ${visibleText(error instanceof Error ? error.message : String(error))}\n`);
   }
-  io.stdout.write(`${formatRunLine(record)}\n`);
+  // The line quotes the model's reply: escaped, as everything from the model on a terminal.
+  io.stdout.write(`${visibleText(formatRunLine(record))}\n`);
 }
 
 function describeNext(job: CronJob): string {

@@ -1,6 +1,7 @@
 // Turns loop events into terminal lines: tool calls on one line each, results summarised, colors when allowed.
 import { styleText } from "node:util";
 import type { AgentEvent, EventSink } from "../types.js";
+import { visibleLine, visibleText, type VisibleStyle } from "./visible-text.js";
 
 type Style = Parameters<typeof styleText>[0];
 
@@ -20,9 +21,14 @@ export function useColor(stream: { isTTY?: boolean }, env: Record<string, string
   return stream.isTTY === true && !env["NO_COLOR"] && env["TERM"] !== "dumb";
 }
 
-/** An event sink that renders to `out`. Text deltas (when streamed) go raw; everything else is a line. */
+/**
+ * An event sink that renders to `out`. Everything the model wrote (deltas, tool inputs
+ * and results, quoted commands, errors) goes through `visible-text`: control and
+ * invisible characters are shown escaped, one delta at a time, never interpreted.
+ */
 export function createRenderer(out: RenderTarget, opts: RenderOptions): EventSink & { atLineStart(): boolean } {
   const paint = (style: Style, text: string): string => (opts.color ? styleText(style, text) : text);
+  const mark = (text: string): string => paint("dim", text);
   let midLine = false;
   const line = (text: string): void => {
     out.write((midLine ? "\n" : "") + text + "\n");
@@ -32,7 +38,7 @@ export function createRenderer(out: RenderTarget, opts: RenderOptions): EventSin
     const text = describeEvent(event, paint);
     if (event.type === "text_delta") {
       if (!opts.streamText) return;
-      out.write(event.text);
+      out.write(visibleText(event.text, { keepLineBreaks: true, mark }));
       midLine = !event.text.endsWith("\n");
       return;
     }
@@ -41,58 +47,64 @@ export function createRenderer(out: RenderTarget, opts: RenderOptions): EventSin
   return Object.assign(sink, { atLineStart: () => !midLine });
 }
 
-/** One line for an event, or undefined for events not worth a line. */
+/**
+ * One line for an event, or undefined for events not worth a line. Text from the model
+ * is escaped here, inside our colors: `paint(style, text)` colors a whole line and
+ * `paint("dim", escape)` marks each escaped character.
+ */
 export function describeEvent(event: AgentEvent, paint: (style: Style, text: string) => string): string | undefined {
+  const within = (style: Style): VisibleStyle => ({ mark: (t) => paint("dim", t), plain: (t) => paint(style, t) });
   switch (event.type) {
     case "tool_call":
-      return paint("cyan", `→ ${event.name}: ${summarizeInput(event.input)}`);
+      return paint("cyan", `→ ${visibleLine(event.name, 80)}: `) + summarizeInput(event.input, within("cyan"));
     case "tool_result":
       return event.isError
-        ? paint("red", `  ✗ ${firstLine(event.content)}`)
-        : paint("dim", `  ✓ ${summarizeOutput(event.content)}`);
+        ? paint("red", "  ✗ ") + firstLine(event.content, within("red"))
+        : paint("dim", "  ✓ ") + summarizeOutput(event.content, within("dim"));
     case "approval":
       if (event.decision === "safe") return undefined;
-      return paint("yellow", `  approval: ${event.decision.replace("_", " ")} — ${event.command}${event.reason ? ` (${event.reason})` : ""}`);
+      return paint("yellow", `  approval: ${event.decision.replace("_", " ")} — `) + visibleText(`${event.command}${event.reason ? ` (${event.reason})` : ""}`, within("yellow"));
     case "warning":
-      return paint("yellow", `warning: ${event.message}`);
+      return paint("yellow", "warning: ") + visibleText(event.message, { ...within("yellow"), keepLineBreaks: true });
     case "retry":
-      return paint("yellow", `retrying (${event.attempt}): ${event.reason}`);
+      return paint("yellow", `retrying (${event.attempt}): `) + visibleText(event.reason, within("yellow"));
     case "compaction":
-      return paint("magenta", `[compacted ${event.replacedMessages} messages into a ${event.summaryTokens}-token summary: ${event.reason}]`);
+      return paint("magenta", `[compacted ${event.replacedMessages} messages into a ${event.summaryTokens}-token summary: `) + visibleText(`${event.reason}]`, within("magenta"));
     case "turn_end":
-      return event.stopReason === "error" ? paint("red", `error: ${event.error ?? "the turn failed"}`) : undefined;
+      return event.stopReason === "error" ? paint("red", "error: ") + visibleText(event.error ?? "the turn failed", { ...within("red"), keepLineBreaks: true }) : undefined;
     default:
       return undefined;
   }
 }
 
-/** The one-line view of a tool input: the command, the path, or compact JSON. */
-export function summarizeInput(input: unknown): string {
+/** The one-line view of a tool input, escaped: the command, the path, or compact JSON. */
+export function summarizeInput(input: unknown, style: VisibleStyle = {}): string {
   if (input && typeof input === "object") {
     const record = input as Record<string, unknown>;
     for (const key of ["command", "path", "name", "query", "key"]) {
-      if (typeof record[key] === "string") return clip(record[key] as string);
+      if (typeof record[key] === "string") return visibleLine(record[key] as string, CLIP_COLUMNS, style);
     }
   }
-  return clip(JSON.stringify(input) ?? "");
+  return visibleLine(JSON.stringify(input) ?? "", CLIP_COLUMNS, style);
 }
 
-function summarizeOutput(content: string): string {
+function summarizeOutput(content: string, style: VisibleStyle): string {
   const lines = content.split("\n").filter((l) => l.trim()).length;
-  return lines <= 1 ? clip(content.trim() || "(no output)") : `${lines} lines`;
+  return lines <= 1 ? visibleLine(content.trim() || "(no output)", CLIP_COLUMNS, style) : (style.plain ?? String)(`${lines} lines`);
 }
 
-function firstLine(text: string): string {
-  return clip(text.split("\n").find((l) => l.trim()) ?? text);
+function firstLine(text: string, style: VisibleStyle): string {
+  return visibleLine(text.split("\n").find((l) => l.trim()) ?? text, CLIP_COLUMNS, style);
 }
+
+const CLIP_COLUMNS = 100;
 
 /** `2026-11-29 15:40` (UTC): how the terminal shows a moment. */
 export function formatMinute(ms: number): string {
   return new Date(ms).toISOString().slice(0, 16).replace("T", " ");
 }
 
-/** One line of at most `max` characters, whitespace collapsed, cut with an ellipsis. */
-export function clip(text: string, max = 100): string {
-  const one = text.replace(/\s+/g, " ").trim();
-  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+/** One line of at most `max` columns, whitespace collapsed, control and invisible characters escaped, cut with an ellipsis. */
+export function clip(text: string, max = CLIP_COLUMNS): string {
+  return visibleLine(text, max);
 }

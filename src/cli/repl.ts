@@ -2,6 +2,7 @@
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { refuseApprover } from "../deps.js";
+import { APPROVALS_FILE } from "../loop/options.js";
 import { openAssistant } from "../runtime/assistant.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
@@ -11,6 +12,7 @@ import { openWorkspace } from "./setup.js";
 import { handleSlashCommand, type ReplState } from "./slash-commands.js";
 import { withSpinner } from "./spinner.js";
 import { terminalApprover } from "./terminal-approver.js";
+import { visibleLine, visibleReply, visibleText } from "./visible-text.js";
 
 export interface ReplOptions {
   /** A ready client (the demo passes one pointed at the scripted model). */
@@ -20,6 +22,7 @@ export interface ReplOptions {
 }
 
 const EXIT_WINDOW_MS = 2_000;
+const DEFAULT_COLUMNS = 80;
 
 /** Runs the REPL until /exit, Ctrl-D, two Ctrl-C on an empty prompt, or the end of piped input. */
 export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {}): Promise<number> {
@@ -28,7 +31,12 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
   const color = useColor(io.stdout, io.env);
   let turn: AbortController | undefined;
   const approver = input.interactive
-    ? terminalApprover(input, io.stdout, { color, turnSignal: () => turn?.signal })
+    ? terminalApprover(input, io.stdout, {
+        color,
+        turnSignal: () => turn?.signal,
+        width: () => io.stdout.columns ?? DEFAULT_COLUMNS,
+        approvalsFile: join(workspace, APPROVALS_FILE),
+      })
     : refuseApprover;
   const assistant = await openAssistant({
     workspace,
@@ -36,7 +44,7 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
     env: io.env,
     client,
     approver,
-    onWarning: (message) => io.stderr.write(`warning: ${message}\n`),
+    onWarning: (message) => io.stderr.write(`warning: ${visibleText(message, { keepLineBreaks: true })}\n`),
     ...(args.model !== undefined && { model: args.model }),
     ...(args.agent !== undefined && { defaultAgent: args.agent }),
     ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }),
@@ -55,17 +63,17 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
   if (options.banner) (input.interactive ? io.stdout : io.stderr).write(`${options.banner}\n`);
   if (input.interactive) {
     const agent = assistant.agents[agentId]!;
-    io.stdout.write(`miniclaw · ${agent.name} (${agentId}) · session ${state.sessionKey} · /help for commands, Ctrl-D to exit\n`);
+    io.stdout.write(`miniclaw · ${visibleLine(agent.name, 60)} (${agentId}) · session ${visibleLine(state.sessionKey, 200)} · /help for commands, Ctrl-D to exit\n`);
   }
   try {
     for (;;) {
       const agent = assistant.agents[state.agentId]!;
-      const line = await input.next(`${agent.name}› `);
+      const line = await input.next(`${visibleLine(agent.name, 60)}› `);
       if (line === undefined) break;
       if (!line.trim()) continue;
       await input.remember(line);
       const handled = await handleSlashCommand(line, state).catch((error: unknown) => {
-        io.stdout.write(`${error instanceof Error ? error.message : String(error)}\n`);
+        io.stdout.write(`${visibleText(error instanceof Error ? error.message : String(error), { keepLineBreaks: true })}\n`);
         return "handled" as const;
       });
       if (handled === "exit") break;
@@ -95,11 +103,11 @@ async function sendTurn(line: string, state: ReplState, io: CliIo, signal: Abort
   const sessionKey = agent.id === state.agentId ? state.sessionKey : state.assistant.sessionKeyFor(agent.id);
   try {
     const result = await state.assistant.send(line, { sessionKey, signal, onEvent: sink });
-    if (!interactive && result.text) io.stdout.write(`${result.text}\n`);
+    if (!interactive && result.text) io.stdout.write(`${visibleReply(result.text, io.stdout)}\n`);
     if (!render.atLineStart()) io.stdout.write("\n");
     const notes = interactive ? io.stdout : io.stderr;
     if (result.stopReason === "aborted") notes.write("(interrupted)\n");
-    else if (result.stopReason !== "end_turn" && result.stopReason !== "error") notes.write(`(stopped: ${result.stopReason}${result.error ? ` — ${result.error}` : ""})\n`);
+    else if (result.stopReason !== "end_turn" && result.stopReason !== "error") notes.write(`(stopped: ${result.stopReason}${result.error ? ` — ${visibleText(result.error)}` : ""})\n`);
   } catch (error) {
     sink({ type: "warning", message: error instanceof Error ? error.message : String(error) });
   } finally {

@@ -6,6 +6,7 @@ import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { createRenderer, useColor } from "./render.js";
 import { openWorkspace } from "./setup.js";
+import { visibleReply, visibleText } from "./visible-text.js";
 
 /** Stop reasons after which `run` still succeeds: the model finished (or was cut) on its own. */
 const SUCCESS: ReadonlySet<StopReason> = new Set(["end_turn", "stop_sequence", "max_tokens", "refusal"]);
@@ -35,7 +36,7 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
       onEvent: render,
       ...(args.session !== undefined && { sessionKey: args.session }),
     });
-    if (result.text) io.stdout.write(`${result.text}\n`);
+    if (result.text) io.stdout.write(`${visibleReply(result.text, io.stdout)}\n`);
     if (result.stopReason === "aborted") {
       io.stderr.write("interrupted\n");
       return 130;
@@ -44,7 +45,7 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
       if (result.stopReason !== "end_turn" && result.stopReason !== "stop_sequence") io.stderr.write(`(stopped: ${result.stopReason})\n`);
       return 0;
     }
-    if (result.stopReason !== "error") io.stderr.write(`miniclaw: ${result.stopReason}: ${result.error ?? "the turn stopped"}\n`);
+    if (result.stopReason !== "error") io.stderr.write(`miniclaw: ${result.stopReason}: ${visibleText(result.error ?? "the turn stopped")}\n`);
     return 1;
   } finally {
     off();

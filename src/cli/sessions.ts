@@ -10,6 +10,7 @@ import type { ContentBlockParam } from "../types.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { formatMinute, useColor } from "./render.js";
+import { visibleText } from "./visible-text.js";
 
 /** Needs no credentials: it only reads files. */
 export async function sessionsCommand(args: CliArgs, io: CliIo): Promise<number> {
@@ -47,7 +48,7 @@ async function listAll(store: SessionStore, io: CliIo): Promise<number> {
     io.stdout.write("No sessions yet.\n");
     return 0;
   }
-  const rows = sessions.map((s) => [s.key, s.agentId, String(s.messages), `~${s.estimatedTokens}`, formatMinute(s.lastActivity)]);
+  const rows = sessions.map((s) => [visibleText(s.key), visibleText(s.agentId), String(s.messages), `~${s.estimatedTokens}`, formatMinute(s.lastActivity)]);
   const header = ["KEY", "AGENT", "MESSAGES", "TOKENS", "LAST ACTIVITY"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   for (const row of [header, ...rows]) io.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()}\n`);
@@ -66,24 +67,27 @@ async function showOne(store: SessionStore, key: string, all: boolean, io: CliIo
   return 0;
 }
 
+/** One record for the terminal; everything the model or a file could have written is escaped (`visible-text`). */
 function renderRecord(record: SessionRecord, paint: (style: Parameters<typeof styleText>[0], text: string) => string): string {
-  if (record.type === "session") return paint("dim", `# session ${record.key} (agent ${record.agentId}) started ${formatMinute(record.ts)}`);
+  const shown = (text: string, style?: Parameters<typeof styleText>[0]): string =>
+    visibleText(text, { keepLineBreaks: true, mark: (t) => paint("dim", t), ...(style !== undefined && { plain: (t: string) => paint(style, t) }) });
+  if (record.type === "session") return paint("dim", "# session ") + shown(`${record.key} (agent ${record.agentId})`, "dim") + paint("dim", ` started ${formatMinute(record.ts)}`);
   if (record.type === "compaction") {
-    return paint("magenta", `--- compaction at ${formatMinute(record.ts)}: ${record.replacedMessages} messages replaced by this summary ---\n${record.summary}\n---`);
+    return paint("magenta", `--- compaction at ${formatMinute(record.ts)}: ${record.replacedMessages} messages replaced by this summary ---\n`) + shown(record.summary) + paint("magenta", "\n---");
   }
   const { role, content } = record.message;
   const blocks: ContentBlockParam[] = typeof content === "string" ? [{ type: "text", text: content }] : content;
   const lines = blocks.map((block) => {
-    if (block.type === "text") return block.text;
-    if (block.type === "tool_use") return paint("cyan", `→ ${block.name} ${JSON.stringify(block.input)}`);
+    if (block.type === "text") return shown(block.text);
+    if (block.type === "tool_use") return paint("cyan", "→ ") + shown(`${block.name} ${JSON.stringify(block.input)}`, "cyan");
     if (block.type === "tool_result") {
       const text = typeof block.content === "string" ? block.content : (block.content ?? []).map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
-      return paint(block.is_error ? "red" : "dim", `← ${clip(text, 400)}`);
+      return paint(block.is_error ? "red" : "dim", "← ") + shown(clip(text, 400), block.is_error ? "red" : "dim");
     }
-    return paint("dim", `[${block.type}]`);
+    return paint("dim", "[") + shown(block.type, "dim") + paint("dim", "]");
   });
   const who = role === "user" ? paint("green", "user") : paint("blue", "assistant");
-  return `${paint("dim", `[${record.id}]`)} ${who}${record.synthetic ? paint("dim", " (written by miniclaw)") : ""}: ${lines.join("\n")}`;
+  return `${paint("dim", "[") + shown(record.id, "dim") + paint("dim", "]")} ${who}${record.synthetic ? paint("dim", " (written by miniclaw)") : ""}: ${lines.join("\n")}`;
 }
 
 

@@ -3,6 +3,7 @@ import { styleText } from "node:util";
 import { formatUsageSummary, summarizeUsage } from "../model/usage.js";
 import type { Assistant } from "../runtime/assistant.js";
 import { clip, formatMinute } from "./render.js";
+import { visibleText } from "./visible-text.js";
 import { findAgentByPrefix, parseSlashCommand, resolveAgent } from "../runtime/routing.js";
 import type { CompactionRecord, MessageRecord } from "../sessions/records.js";
 
@@ -44,28 +45,28 @@ export async function handleSlashCommand(line: string, state: ReplState): Promis
   switch (command.name) {
     case "help":
       say(HELP.map(([name, text]) => `  ${name.padEnd(22)}${dim(text)}`).join("\n"));
-      for (const agent of Object.values(assistant.agents)) if (agent.prefix) say(`  ${`${agent.prefix} <message>`.padEnd(22)}${dim(`ask ${agent.name}`)}`);
+      for (const agent of Object.values(assistant.agents)) if (agent.prefix) say(`  ${`${clip(agent.prefix, 40)} <message>`.padEnd(22)}${dim(`ask ${clip(agent.name, 60)}`)}`);
       return "handled";
     case "exit":
     case "quit":
       return "exit";
     case "agents":
       for (const agent of Object.values(assistant.agents)) {
-        say(`  ${agent.id.padEnd(12)} ${agent.name}${agent.prefix ? `  (${agent.prefix} <message>)` : ""}${agent.id === state.agentId ? dim("  ← current") : ""}`);
+        say(`  ${clip(agent.id, 40).padEnd(12)} ${clip(agent.name, 60)}${agent.prefix ? `  (${clip(agent.prefix, 40)} <message>)` : ""}${agent.id === state.agentId ? dim("  ← current") : ""}`);
       }
       return "handled";
     case "new":
       state.sessionKey = `agent:${state.agentId}:${new Date().toISOString().replace(/[-:]/g, "").slice(0, 15)}`;
-      say(`New session ${state.sessionKey}.`);
+      say(`New session ${clip(state.sessionKey, 200)}.`);
       return "handled";
     case "sessions":
       await listSessions(state, say);
       return "handled";
     case "compact":
-      say(await compactNow(state));
+      say(visibleText(await compactNow(state), { keepLineBreaks: true }));
       return "handled";
     case "skills":
-      for (const skill of assistant.skills.list()) say(`  ${skill.name.padEnd(24)} ${dim(clip(skill.description, 90))}`);
+      for (const skill of assistant.skills.list()) say(`  ${clip(skill.name, 60).padEnd(24)} ${dim(clip(skill.description, 90))}`);
       if (assistant.skills.list().length === 0) say("No skills found.");
       return "handled";
     case "memory":
@@ -76,7 +77,7 @@ export async function handleSlashCommand(line: string, state: ReplState): Promis
       return "handled";
   }
   const agent = findAgentByPrefix(command.name, assistant.agents);
-  say(agent ? `Usage: ${agent.prefix} <message> (asks ${agent.name}).` : `Unknown command /${command.name}. Type /help for the list.`);
+  say(agent ? `Usage: ${clip(agent.prefix ?? "", 40)} <message> (asks ${clip(agent.name, 60)}).` : `Unknown command /${clip(command.name, 60)}. Type /help for the list.`);
   return "handled";
 }
 
@@ -85,15 +86,15 @@ async function listSessions(state: ReplState, say: (text: string) => void): Prom
   if (sessions.length === 0) return say("No sessions yet.");
   for (const s of sessions) {
     const mark = s.key === state.sessionKey ? " ←" : "";
-    say(`  ${s.key.padEnd(28)} ${String(s.messages).padStart(4)} messages  ~${s.estimatedTokens} tokens  ${formatMinute(s.lastActivity)}${mark}`);
+    say(`  ${clip(s.key, 200).padEnd(28)} ${String(s.messages).padStart(4)} messages  ~${s.estimatedTokens} tokens  ${formatMinute(s.lastActivity)}${mark}`);
   }
 }
 
 async function searchMemory(state: ReplState, query: string, say: (text: string) => void): Promise<void> {
   if (!query.trim()) return say("Usage: /memory <query>");
   const hits = await state.assistant.memory.search(query);
-  if (hits.length === 0) return say(`No memory matches "${query}".`);
-  for (const hit of hits) say(`  ${hit.key}: ${clip(hit.snippet, 110)}`);
+  if (hits.length === 0) return say(`No memory matches "${clip(query, 200)}".`);
+  for (const hit of hits) say(`  ${clip(hit.key, 80)}: ${clip(hit.snippet, 110)}`);
 }
 
 async function costOf(state: ReplState): Promise<string> {

@@ -1,7 +1,8 @@
 // The approver that asks the person at the terminal: Allow "cmd"? [y]es once / [a]lways / [n]o / [d]eny always.
 import { styleText } from "node:util";
-import type { ApprovalRequest, Approver } from "../deps.js";
+import type { Approver } from "../deps.js";
 import type { ApprovalDecision } from "../types.js";
+import { approvalQuestion } from "./approval-question.js";
 import type { LineInput } from "./line-input.js";
 
 const ANSWERS: Record<string, ApprovalDecision> = {
@@ -15,26 +16,30 @@ const ANSWERS: Record<string, ApprovalDecision> = {
   deny: "deny_always",
 };
 
-/** The question as it is printed. */
-export function approvalQuestion(request: ApprovalRequest): string {
-  return `Allow "${request.command}"? [y]es once / [a]lways / [n]o / [d]eny always `;
+export interface TerminalApproverOptions {
+  color: boolean;
+  turnSignal: () => AbortSignal | undefined;
+  /** Terminal columns at the time of the question (the window may have been resized). */
+  width: () => number;
+  /** The approvals file "always" writes to, named in the question. */
+  approvalsFile: string;
 }
 
 /**
- * Asks on the terminal and maps the answer; asks again on anything else. End of input,
- * or an interrupt of the turn (Ctrl-C at the question), answers "no" at once.
+ * Asks on the terminal and maps the answer; asks again on anything else. The command
+ * and reason come from the model, so they are shown through `approvalQuestion` (escaped,
+ * whole); our own colors are added around them. End of input, or an interrupt of the
+ * turn (Ctrl-C at the question), answers "no" at once.
  */
-export function terminalApprover(
-  input: LineInput,
-  out: { write(text: string): void },
-  opts: { color: boolean; turnSignal: () => AbortSignal | undefined },
-): Approver {
+export function terminalApprover(input: LineInput, out: { write(text: string): void }, opts: TerminalApproverOptions): Approver {
   return async (request) => {
     const paint = (text: string): string => (opts.color ? styleText("yellow", text) : text);
+    const mark = (text: string): string => (opts.color ? styleText("dim", text) : text);
     const signal = opts.turnSignal();
-    out.write(`${paint(`${request.tool} needs approval: ${request.reason}`)}\n`);
+    const question = approvalQuestion(request, { width: opts.width(), approvalsFile: opts.approvalsFile, mark });
+    out.write(`${question.lines.map(paint).join("\n")}\n`);
     for (let tries = 0; tries < 5; tries++) {
-      const answer = (await untilAborted(input.ask(paint(approvalQuestion(request))), signal)).trim().toLowerCase();
+      const answer = (await untilAborted(input.ask(paint(question.prompt)), signal)).trim().toLowerCase();
       if (signal?.aborted) return "deny_once";
       const decision = ANSWERS[answer];
       if (decision) return decision;
