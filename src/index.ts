@@ -8,7 +8,8 @@ export { repairMessages } from "./loop/repair.js";
 export { defineTool, type Tool, type AnyTool, type ToolContext, type ToolOutput, type ToolSpec } from "./tools/define.js";
 export type { ToolHooks, ToolCall, BeforeToolUseResult } from "./tools/dispatch.js";
 export { createMemoryTools } from "./tools/memory.js";
-export { createRunCommandTool, scrubEnv } from "./tools/run-command.js";
+export { createRunCommandTool, type RunCommandOptions } from "./tools/run-command.js";
+export { scrubEnv, isSecretVariable } from "./tools/child-env.js";
 export { createFileTools } from "./tools/files.js";
 export { createLoadSkillTool } from "./tools/load-skill.js";
 
@@ -35,6 +36,7 @@ export { createJobRunner } from "./runtime/cron-job.js";
 export { interpretHeartbeatReply, hasHeartbeatContent } from "./runtime/heartbeat.js";
 
 export { createClient, DEFAULT_MODEL, MISSING_CREDENTIALS_MESSAGE } from "./model/client.js";
+export { hideSecretsFromProcEnviron, type EnvironHiding } from "./model/environ-hiding.js";
 export { estimateCostUsd, summarizeUsage } from "./model/usage.js";
 export { refuseApprover, systemClock, type Approver, type ApprovalRequest, type Clock, type Spawn } from "./deps.js";
 export { MiniclawError, ConfigError, SessionError, ToolError } from "./errors.js";

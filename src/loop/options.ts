@@ -14,7 +14,9 @@ import { SkillLoader } from "../skills/loader.js";
 import { createPermissionContext } from "../permissions/gate.js";
 import { createFileTools } from "../tools/files.js";
 import { createLoadSkillTool } from "../tools/load-skill.js";
-import { createRunCommandTool, scrubEnv, secretValues } from "../tools/run-command.js";
+import { createRunCommandTool } from "../tools/run-command.js";
+import { isSecretVariable, scrubEnv, secretValues } from "../tools/child-env.js";
+import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
 import { createMemoryTools } from "../tools/memory.js";
 import type { AnyTool } from "../tools/define.js";
 import type { ToolHooks } from "../tools/dispatch.js";
@@ -128,7 +130,7 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
   const permissionMode = options.permissionMode ?? "default";
   const approver = oneAtATime(options.approver ?? refuseApprover);
   const model = pickModel(agent.model, options.model, env["MINICLAW_MODEL"]);
-  const client = options.client ?? createClient({ env });
+  const client = options.client ?? createClientFromEnv(env);
   const builtins = options.builtinTools !== false;
   const memory = builtins ? (options.memory ?? MemoryStore.forWorkspace(workspace)) : undefined;
   const skills = builtins ? (options.skills ?? (await loadSkills(workspace))) : undefined;
@@ -219,6 +221,17 @@ function oneAtATime(approver: Approver): Approver {
     queue = answer.catch(() => undefined);
     return answer;
   };
+}
+
+/**
+ * The default client. When it was built from the process's own environment, the secrets are then
+ * blanked in the environment block the process started with, which its commands could otherwise read
+ * as /proc/<our pid>/environ (process.env keeps them).
+ */
+function createClientFromEnv(env: Env): Anthropic {
+  const client = createClient({ env });
+  if (env === process.env) hideSecretsFromProcEnviron(isSecretVariable);
+  return client;
 }
 
 /** MINICLAW_COMPACT_AT in tokens; a bad value is a ConfigError, not a silent default. */

@@ -9,6 +9,8 @@ import { runAgentTurn } from "../loop/run-turn.js";
 import type { TurnOptions } from "../loop/options.js";
 import { MemoryStore } from "../memory/store.js";
 import { createClient, pickModel, type Env } from "../model/client.js";
+import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
+import { isSecretVariable } from "../tools/child-env.js";
 import { BUNDLED_SKILLS } from "../paths.js";
 import type { PermissionMode } from "../permissions/context.js";
 import { SessionStore } from "../sessions/store.js";
@@ -67,6 +69,8 @@ export interface Assistant {
 /** Opens the workspace: loads agents and skills once. Throws ConfigError (no credentials, no agent). */
 export async function openAssistant(opts: AssistantOptions): Promise<Assistant> {
   const client = opts.client ?? createClient({ env: opts.env });
+  // Built from the process's own environment: its commands must not find the key in /proc/<our pid>/environ.
+  if (!opts.client && opts.env === process.env) hideSecretsFromProcEnviron(isSecretVariable);
   const warn = opts.onWarning ?? (() => {});
   const skills = new SkillLoader({ dirs: [BUNDLED_SKILLS, join(opts.workspace, "skills")], onWarning: warn });
   const [agents, userProfile] = await Promise.all([

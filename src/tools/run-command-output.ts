@@ -1,4 +1,4 @@
-// Output capture for run_command: keeps the head and the tail of a stream within a byte budget, and marks the cut.
+// Output of run_command for the model: head and tail of each stream within a byte budget, the cut marked, sizes in words.
 
 /** Holds the first and last `limit` bytes of a stream, whatever its length, plus the total count. */
 export class OutputCapture {
@@ -53,4 +53,12 @@ export function splitBudget(stdoutBytes: number, stderrBytes: number, budget: nu
   if (stdoutBytes + stderrBytes <= budget) return { stdout: stdoutBytes, stderr: stderrBytes };
   const stderr = Math.min(stderrBytes, Math.max(Math.floor(budget / 4), budget - stdoutBytes));
   return { stdout: budget - stderr, stderr };
+}
+
+/** A byte count for a person: whole GiB, MiB or KiB where it divides evenly, else bytes. */
+export function formatBytes(bytes: number): string {
+  for (const [unit, size] of [["GiB", 1024 ** 3], ["MiB", 1024 ** 2], ["KiB", 1024]] as const) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
+  }
+  return `${bytes} bytes`;
 }

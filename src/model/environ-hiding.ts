@@ -1,0 +1,86 @@
+// Keeps secrets out of /proc/<pid>/environ: overwrites them in the process's original environment block (Linux).
+import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
+
+/** What `hideSecretsFromProcEnviron` did: the names it blanked, or why it could do nothing. */
+export type EnvironHiding = { hidden: string[] } | { hidden: []; unavailable: string };
+
+/** Fields 50 and 51 of /proc/<pid>/stat (env_start, env_end), counted from the first field after the command name's ")". */
+const ENV_START_FIELD = 50 - 3;
+const ENV_END_FIELD = 51 - 3;
+
+/**
+ * Called once the API client exists. `/proc/<pid>/environ` shows the environment a process was started
+ * with, whatever `process.env` says later, and any process of the same user (a command the model runs,
+ * whose parent we are) can read it. For each variable of that block for which `isSecret(name, value)`
+ * holds, this sets the variable again in `process.env` (setenv copies the value elsewhere, so the program
+ * still reads it) and then overwrites its value in the block with `*` through /proc/self/mem. Linux only:
+ * where /proc is missing or cannot be written it changes nothing and says why. Never throws.
+ */
+export function hideSecretsFromProcEnviron(isSecret: (name: string, value: string) => boolean): EnvironHiding {
+  let block: { start: number; bytes: Buffer };
+  try {
+    block = readEnvironBlock();
+  } catch (error) {
+    return { hidden: [], unavailable: `cannot read the environment block (${reason(error)})` };
+  }
+  const targets = findSecrets(block.bytes, isSecret);
+  if (targets.length === 0) return { hidden: [] };
+  for (const { name, value } of targets) if (process.env[name] === value) process.env[name] = value;
+  let fd: number;
+  try {
+    fd = openSync("/proc/self/mem", "r+");
+  } catch (error) {
+    return { hidden: [], unavailable: `cannot open /proc/self/mem for writing (${reason(error)})` };
+  }
+  try {
+    for (const { offset, length } of targets) writeSync(fd, Buffer.alloc(length, "*"), 0, length, block.start + offset);
+  } catch (error) {
+    return { hidden: [], unavailable: `cannot write the environment block (${reason(error)})` };
+  } finally {
+    closeSync(fd);
+  }
+  return { hidden: [...new Set(targets.map((t) => t.name))] };
+}
+
+/** The block's address and its bytes as they are now (`/proc/self/environ` reads exactly env_start..env_end). */
+function readEnvironBlock(): { start: number; bytes: Buffer } {
+  const stat = readFileSync("/proc/self/stat", "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const start = Number(fields[ENV_START_FIELD]);
+  const end = Number(fields[ENV_END_FIELD]);
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end <= start) throw new Error("no env_start/env_end in /proc/self/stat");
+  const bytes = readFileSync("/proc/self/environ");
+  if (bytes.length > end - start) throw new Error("/proc/self/environ is larger than the block /proc/self/stat names");
+  return { start, bytes };
+}
+
+interface SecretSpan {
+  name: string;
+  value: string;
+  /** Where the value starts, from the start of the block. */
+  offset: number;
+  length: number;
+}
+
+/** The `NAME=value` entries of a NUL-separated block whose values are secrets and not blanked already. */
+function findSecrets(bytes: Buffer, isSecret: (name: string, value: string) => boolean): SecretSpan[] {
+  const spans: SecretSpan[] = [];
+  let entryStart = 0;
+  while (entryStart < bytes.length) {
+    const nul = bytes.indexOf(0, entryStart);
+    const entryEnd = nul === -1 ? bytes.length : nul;
+    const equals = bytes.indexOf(0x3d, entryStart);
+    if (equals !== -1 && equals < entryEnd) {
+      const name = bytes.toString("utf8", entryStart, equals);
+      const value = bytes.toString("utf8", equals + 1, entryEnd);
+      const length = entryEnd - equals - 1;
+      if (length > 0 && !/^\**$/.test(value) && isSecret(name, value)) spans.push({ name, value, offset: equals + 1, length });
+    }
+    entryStart = entryEnd + 1;
+  }
+  return spans;
+}
+
+function reason(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,118 @@
+// One run_command child: bash in its own process group, under a memory limit, killed whole on timeout, abort or too much output.
+import type { ChildProcess } from "node:child_process";
+import { ToolError } from "../errors.js";
+import type { ToolContext } from "./define.js";
+import { OutputCapture } from "./run-command-output.js";
+
+/** After the shell exits, how long to wait for pipes held open by background children before killing them. */
+const PIPE_GRACE_MS = 250;
+
+/** The bounds of one command. */
+export interface ProcessLimits {
+  timeoutMs: number;
+  /** Head and tail kept of each stream. */
+  captureBytes: number;
+  /** Data memory (heap and private mappings) of each process of the command: `ulimit -d`, in bytes. */
+  memoryBytes: number;
+  /** stdout and stderr together; past it the process group is killed. */
+  outputBytes: number;
+}
+
+export interface ProcessResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: OutputCapture;
+  stderr: OutputCapture;
+  timedOut: boolean;
+  aborted: boolean;
+  /** The output passed `outputBytes` and the group was killed. */
+  outputLimited: boolean;
+  /** Background processes still holding the output pipes after the shell exited were killed. */
+  leftoversKilled: boolean;
+}
+
+/**
+ * The command line bash runs: the memory limit first, on the same line so bash's line numbers in error
+ * messages stay those of the command. The limit is RLIMIT_DATA rather than address space (`ulimit -v`),
+ * which breaks programs that reserve large ranges they never use (node, WebAssembly, JVMs). A hard
+ * limit lower than ours is kept (ulimit then fails quietly).
+ */
+export function limitedCommand(command: string, memoryBytes: number): string {
+  return `ulimit -d ${Math.max(1, Math.floor(memoryBytes / 1024))} 2>/dev/null; ${command}`;
+}
+
+/**
+ * Runs `command` with bash and resolves when it and its pipes are done. Throws a ToolError when the
+ * signal is already aborted or bash cannot start; every other ending (exit, signal, timeout, abort,
+ * output limit) is a result.
+ */
+export function runProcess(command: string, env: ToolContext["env"], context: ToolContext, limits: ProcessLimits): Promise<ProcessResult> {
+  if (context.signal.aborted) throw new ToolError("aborted before the command started");
+  const child = context.spawn("bash", ["-c", limitedCommand(command, limits.memoryBytes)], { cwd: context.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const result: ProcessResult = {
+    exitCode: null, signal: null, stdout: new OutputCapture(limits.captureBytes), stderr: new OutputCapture(limits.captureBytes),
+    timedOut: false, aborted: false, outputLimited: false, leftoversKilled: false,
+  };
+  const capture = (into: OutputCapture) => (chunk: Buffer): void => {
+    into.push(chunk);
+    if (!result.outputLimited && result.stdout.totalBytes + result.stderr.totalBytes > limits.outputBytes) {
+      result.outputLimited = true;
+      killGroup(child);
+    }
+  };
+  child.stdout?.on("data", capture(result.stdout));
+  child.stderr?.on("data", capture(result.stderr));
+  return new Promise((resolve, reject) => watch(child, context.signal, limits.timeoutMs, result, resolve, reject));
+}
+
+/** Timeout, abort, exit and the pipe grace of one child; settles exactly once. */
+function watch(
+  child: ChildProcess, signal: AbortSignal, timeoutMs: number, result: ProcessResult,
+  resolve: (result: ProcessResult) => void, reject: (error: Error) => void,
+): void {
+  let grace: NodeJS.Timeout | undefined;
+  const timer = setTimeout(() => {
+    result.timedOut = true;
+    killGroup(child);
+  }, timeoutMs);
+  const onAbort = (): void => {
+    result.aborted = true;
+    killGroup(child);
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  const cleanUp = (): void => {
+    clearTimeout(timer);
+    clearTimeout(grace);
+    signal.removeEventListener("abort", onAbort);
+  };
+  child.once("error", (error) => {
+    cleanUp();
+    reject(new ToolError(`could not start bash: ${error.message}`));
+  });
+  child.once("exit", (code, exitSignal) => {
+    result.exitCode = code;
+    result.signal = exitSignal;
+    grace = setTimeout(() => {
+      result.leftoversKilled = true;
+      killGroup(child);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      cleanUp();
+      resolve(result);
+    }, PIPE_GRACE_MS);
+  });
+  child.once("close", () => {
+    cleanUp();
+    resolve(result);
+  });
+}
+
+/** SIGKILL to the whole process group (the shell was spawned detached, so it leads one). */
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, "SIGKILL");
+  } catch {
+    // The group is already gone.
+  }
+}
