@@ -9,7 +9,8 @@ import { tempDir } from "./session-builders.js";
 
 const KEY = "agent:main:main";
 const TURNS = 20;
-const KILLS = 30;
+/** Kills per `npm test`; `SOAK_SESSION_KILLS` raises it for a longer run. */
+const KILLS = Number(process.env["SOAK_SESSION_KILLS"] ?? 10);
 
 /** The "<tag> turn <n>" label of the first text in a message. */
 function label(message: MessageParam | undefined): string {
