@@ -5,6 +5,8 @@ import { BIN } from "./cli.js";
 export interface Terminal {
   /** Everything printed so far, with ANSI escapes removed. */
   output(): string;
+  /** Everything printed so far, byte for byte (escapes included). */
+  raw(): string;
   type(text: string): void;
   /** Resolves when `pattern` appears in the output after `from` (default: anywhere); rejects after `timeoutMs`. */
   waitFor(pattern: RegExp, opts?: { from?: number; timeoutMs?: number }): Promise<void>;
@@ -27,6 +29,7 @@ export function startTerminal(args: string[], opts: { env: Record<string, string
   const output = (): string => raw.replace(ANSI, "");
   return {
     output,
+    raw: () => raw,
     type: (text) => pty.write(text),
     waitFor: (pattern, { from = 0, timeoutMs = 8_000 } = {}) =>
       new Promise((resolve, reject) => {
