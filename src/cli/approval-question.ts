@@ -76,8 +76,10 @@ function savedNote(request: ApprovalRequest, layout: QuestionLayout, mark: (t: s
   }
   const file = visibleText(layout.approvalsFile, { mark });
   // The entry as the file will hold it (JSON), when it fits on a line; otherwise the block above is the entry.
-  const entry = visibleText(JSON.stringify(normalizeCommand(request.command)), { mark });
-  const what = columns(entry) + 20 <= layout.width ? `the entry ${entry}` : "the whole command above, exactly as shown, as one entry";
+  const saved = normalizeCommand(request.command);
+  const entry = visibleText(JSON.stringify(saved), { mark });
+  const trimmed = saved === request.command ? "" : " (without its leading and trailing blanks)";
+  const what = columns(entry) + 20 <= layout.width ? `the entry ${entry}` : `the whole command above${trimmed}, exactly as shown, as one entry`;
   return [`  [a]lways adds ${what} to "allowed" in ${file}; [d]eny always adds it to "denied"`];
 }
 

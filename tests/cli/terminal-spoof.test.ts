@@ -42,7 +42,7 @@ async function open() {
 const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false);
 
 describe("escape sequences from the model on the terminal", () => {
-  it("the REPL shows a spoofing command escaped and whole, asks about it, and runs nothing on n", async () => {
+  it("the REPL shows a spoofing command escaped and whole, asks about it, runs nothing on n; sessions show stays escaped", async () => {
     const { dir, cwd, workspace, env } = await open();
     const { NO_COLOR: _off, ...colorEnv } = env;
     term = startTerminal(["--workspace", workspace], { env: colorEnv, cwd });
@@ -69,6 +69,11 @@ describe("escape sequences from the model on the terminal", () => {
     expect(await exists(join(workspace, "exec-approvals.json"))).toBe(false);
     term.type("/exit\r");
     expect(await term.exited).toBe(0);
+
+    const shown = await runCli(["sessions", "show", "agent:main:main", "--workspace", workspace], { env, cwd });
+    expect(shown.stdout).toContain("All done.\\x1b]52;c;");
+    expect(shown.stdout).toContain('"command":"touch ../outside/PWNED #\\u001b[1A');
+    expect(shown.stdout).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e]/);
   });
 
   it("miniclaw run writes tool lines escaped on stderr and runs nothing", async () => {

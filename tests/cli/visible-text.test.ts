@@ -123,6 +123,7 @@ describe("the approval question", () => {
     expect(rows.length).toBeGreaterThan(3);
     expect(rows.slice(1).every((r) => r.startsWith("┆"))).toBe(true);
     expect(rows.map((r) => r.slice(1)).join("")).toBe(visibleText(long));
+    expect(approvalQuestion(request(`${long}\n`), layout).lines.at(-1)).toMatch(/^ {2}\[a\]lways adds the whole command above \(without its leading and trailing blanks\), exactly as shown/);
 
     const multi = approvalQuestion(request("npm test\n\n\n\n\n\nrm -rf ~\ncat <<EOF\nx\u202ey\nEOF"), { ...layout, width: 100 });
     expect(multi.lines.slice(1)).toEqual([
