@@ -1,12 +1,14 @@
-// run_command over real child processes: the gate first, then exit codes, the timeout's group kill, capped output, a clean env.
+// run_command over real child processes: the gate first, then exit codes, the timeout's group kill, capped output, a clean env,
+// the read-only sandbox (sed, awk, git), memory and output limits.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ApprovalDecision } from "../../src/types.js";
 import { ToolError } from "../../src/errors.js";
 import { isReadOnlyCall } from "../../src/tools/define.js";
-import { createRunCommandTool, scrubEnv } from "../../src/tools/run-command.js";
+import { createRunCommandTool } from "../../src/tools/run-command.js";
+import { scrubEnv, secretValues } from "../../src/tools/child-env.js";
 import { checkCommandSafety } from "../../src/permissions/safety.js";
 import { buildToolContext } from "../helpers/tool-context.js";
 import type { TestToolContext } from "../helpers/tool-context.js";
@@ -143,5 +145,142 @@ describe("scrubEnv", () => {
   it("removes ANTHROPIC_* and names with KEY, TOKEN, SECRET, PASSWORD or CREDENTIAL", () => {
     const env = { ANTHROPIC_BASE_URL: "u", AWS_SECRET_ACCESS_KEY: "s", npm_token: "t", MY_CREDENTIALS: "c", PATH: "/bin", HOME: "/h" };
     expect(scrubEnv(env)).toEqual({ PATH: "/bin", HOME: "/h" });
+  });
+
+  it("removes variables whose value looks like a credential, whatever their name, and redacts those values", () => {
+    const env = {
+      DATABASE_URL: "postgres://app:hunter2hunter2@db.internal:5432/prod",
+      REDIS: "redis://:s3cretpassw0rd@cache:6379/0",
+      MINICLAW_DATABASE_URL: "postgresql://u:p@h/db",
+      MY_VAR: "sk-ant-api03-abcdefghijklmnop",
+      GH: "ghp_0123456789abcdefghijklmnopqrstuvwxyz",
+      PLAIN_URL: "https://example.com/path?q=user:x@y",
+      DOCS: "https://user@example.com/",
+      PATH: "/bin",
+    };
+    expect(scrubEnv(env)).toEqual({ PLAIN_URL: env.PLAIN_URL, DOCS: env.DOCS, PATH: "/bin" });
+    expect(secretValues(env).sort()).toEqual(
+      [env.DATABASE_URL, "hunter2hunter2", env.REDIS, "s3cretpassw0rd", env.MINICLAW_DATABASE_URL, env.MY_VAR, env.GH].sort(),
+    );
+    expect(secretValues({ ANTHROPIC_BASE_URL: "http://localhost:4000", API_KEY: "short" })).toEqual([]);
+  });
+});
+
+/** A tool context whose gate allows everything and answers `readOnly` as given: the sandbox alone stands between the command and harm. */
+async function gateAnswering(readOnly: boolean, env?: Record<string, string | undefined>): Promise<TestToolContext & { outside: string }> {
+  const context = await buildToolContext(env ? { env } : {});
+  const outside = join(context.cwd, "..", `${context.cwd.split("/").pop()}-outside`);
+  mkdirSync(outside);
+  const permissions = { ...context.permissions, checkCommand: async () => ({ allowed: true as const, readOnly }) };
+  return { ...context, permissions, outside };
+}
+
+/** A folder the model could write with write_file: a bare repository whose config names a program. */
+function writeBareRepo(dir: string, config: string): void {
+  for (const sub of ["objects", "refs", "w"]) mkdirSync(join(dir, sub), { recursive: true });
+  writeFileSync(join(dir, "HEAD"), "ref: refs/heads/main\n");
+  writeFileSync(join(dir, "config"), config);
+  writeFileSync(join(dir, "objects", "keep"), "");
+  writeFileSync(join(dir, "refs", "keep"), "");
+  writeFileSync(join(dir, "a"), "a\n");
+  writeFileSync(join(dir, "b"), "b\n");
+}
+
+function git(cwd: string, ...args: string[]): void {
+  const result = spawnSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", HOME: cwd } });
+  if (result.status !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr}`);
+}
+
+describe("the read-only sandbox", () => {
+  it("runs sed and awk sandboxed when the gate judged the command read-only: no program runs, no file is written", async () => {
+    const context = await gateAnswering(true);
+    const pwned = "../" + context.outside.split("/").pop() + "/PWNED";
+    const attacks = [
+      `echo a | sed 's/[/x/g;s]]/R/;e id > ${pwned} #]g'`,
+      `echo a | sed -n '1,/[/p;s]]/e id > ${pwned} #]g'`,
+      `echo a | sed 's/[/x/g;s]]/R/w ${pwned} #]g'`,
+      `echo a | \\sed 's/[/x/g;s]]/R/;e id #]g'`,
+      `echo a | 'sed' '1e id'`,
+      `echo "$(echo a | sed 's/a/b/;W ${pwned}')"`,
+      `awk 'BEGIN { system("id > ${pwned}") }'`,
+      `awk 'BEGIN { print "x" > "${pwned}" }'`,
+      `echo | gawk '{ "id" | getline line; print line }'`,
+    ];
+    for (const command of attacks) {
+      const out = await run(context, command);
+      expect(out, command).toMatch(/sandbox/);
+      expect(out, command).not.toMatch(/uid=\d+/);
+    }
+    expect(readdirSync(context.outside)).toEqual([]);
+  });
+
+  it("runs sed as asked when the command was approved rather than judged read-only", async () => {
+    const context = await gateAnswering(false);
+    expect(await run(context, "echo a | sed 's/a/b/w written'")).toBe("exit code: 0\n\nstdout:\nb");
+    expect(readFileSync(join(context.cwd, "written"), "utf8")).toBe("b\n");
+  });
+
+  it("never lets git use a bare repository it only discovered, whatever the verdict (diff.external, core.fsmonitor)", async () => {
+    for (const readOnly of [true, false]) {
+      const context = await gateAnswering(readOnly);
+      const payload = (name: string): string => `touch ${join(context.outside, name)}; false`;
+      writeBareRepo(join(context.cwd, "x"), `[diff]\n\texternal = "${payload("EXTERNAL")}; echo"\n`);
+      const fsmonitor = `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = "w"\n\tfsmonitor = "${payload("FSMONITOR")}"\n`;
+      writeBareRepo(join(context.cwd, "y"), fsmonitor);
+      expect(await run(context, "cd x && git diff --no-index a b")).toContain("+b");
+      expect(await run(context, "cd y && git status")).toContain("cannot use bare repository");
+      for (const command of ["cd y && git diff", "cd y && git ls-files", "cd y && git -P log"]) await run(context, command);
+      expect(readdirSync(context.outside), `readOnly: ${readOnly}`).toEqual([]);
+    }
+  });
+
+  it("keeps the user's own GIT_CONFIG_* pairs and adds its own after them", async () => {
+    const env = { PATH: process.env["PATH"], HOME: process.env["HOME"], GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "user.name", GIT_CONFIG_VALUE_0: "Someone" };
+    const context = await gateAnswering(false, env);
+    expect(await run(context, "git config user.name; git config safe.bareRepository")).toBe("exit code: 0\n\nstdout:\nSomeone\nexplicit");
+  });
+
+  it("turns off external diff, textconv and fsmonitor for read-only git, even from a repository's own config", async () => {
+    const readOnly = await gateAnswering(true);
+    const repo = readOnly.cwd;
+    const payload = (name: string): string => `touch ${join(readOnly.outside, name)}`;
+    git(repo, "init", "-q", "-b", "main");
+    writeFileSync(join(repo, ".gitattributes"), "*.txt diff=conv\n");
+    writeFileSync(join(repo, "a.txt"), "one\n");
+    git(repo, "add", ".");
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one");
+    writeFileSync(join(repo, "a.txt"), "two\n");
+    git(repo, "config", "diff.external", `sh -c '${payload("EXTERNAL")}'`);
+    git(repo, "config", "diff.conv.textconv", `sh -c '${payload("TEXTCONV")}; cat "$0"'`);
+    git(repo, "config", "core.fsmonitor", `sh -c '${payload("FSMONITOR")}'`);
+    for (const command of ["git diff", "git log -p", "git show HEAD", "git --no-pager diff HEAD", "git blame a.txt", "git status --short", "git stash show"]) {
+      await run(readOnly, command);
+    }
+    expect(readdirSync(readOnly.outside)).toEqual([]);
+    expect(await run(readOnly, "git diff --ext-diff")).toMatch(/git --ext-diff is not allowed in a command that runs unasked/);
+    const approved = { ...readOnly, permissions: { ...readOnly.permissions, checkCommand: async () => ({ allowed: true as const, readOnly: false }) } };
+    await run(approved, "git diff");
+    expect(readdirSync(readOnly.outside)).toContain("EXTERNAL");
+  });
+});
+
+describe("limits", () => {
+  it("stops a command that allocates without end at the memory limit, and says so", async () => {
+    const context = await buildToolContext({ mode: "bypassPermissions" });
+    const small = createRunCommandTool({ memoryLimitBytes: 64 * 1024 ** 2 });
+    const out = await run(context, "tail -n1 /dev/zero", small);
+    expect(out).toMatch(/^exit code: 1\n\nstderr:\ntail: memory exhausted/);
+    expect(out).toContain("(the command ran out of memory: each of its processes may use at most 64 MiB of data memory)");
+    const words = await run(context, `echo ${"{a,b}".repeat(26)} | wc -w`, small);
+    expect(Number(/stdout:\n\s*(\d+)/.exec(words)?.[1])).toBeLessThan(2 ** 26);
+  });
+
+  it("kills a command whose output passes the bound, before its timeout, and says so", async () => {
+    const context = await buildToolContext({ mode: "bypassPermissions" });
+    const bounded = createRunCommandTool({ outputLimitBytes: 1024 ** 2, maxOutputBytes: 1_000 });
+    const error = await failure(run(context, "yes; echo never", bounded));
+    expect(error.message.split("\n")[0]).toBe("the output passed 1 MiB; the process group was killed");
+    expect(error.message).toMatch(/bytes cut from the middle/);
+    expect(error.message).not.toContain("never");
   });
 });
