@@ -37,10 +37,11 @@ export function approvalQuestion(request: ApprovalRequest, layout: QuestionLayou
   const mark = layout.mark ?? ((t: string) => t);
   const header = `${visibleLine(request.tool, 40, { mark })} needs approval: ${visibleLine(request.reason, 400, { mark })}`;
   const commandLines = request.command.split("\n").map((line) => spaceRuns(visiblePieces(line)));
-  const escapes = commandLines.flat().filter((p) => p.escaped && !p.text.startsWith("⟨")).length;
+  // Escaped characters start with a backslash; the other marked pieces are our notes on long blank runs.
+  const escapes = commandLines.flat().filter((p) => p.escaped && p.text.startsWith("\\")).length;
   const only = commandLines.length === 1 ? commandLines[0]! : undefined;
   const inline = `Allow "${paintPieces(only ?? [])}"? ${ANSWER_CHOICES}`;
-  if (only && escapes === 0 && !only.some((p) => p.escaped) && columns(inline) <= layout.width) {
+  if (only && !only.some((p) => p.escaped) && columns(inline) <= layout.width) {
     return { lines: [header, ...savedNote(request, layout, mark)], prompt: inline };
   }
   const count = commandLines.length === 1 ? "one line" : `${commandLines.length} lines`;
