@@ -162,3 +162,35 @@ function parseShort(word: ShellWord, next: ShellWord | undefined, spec: ArgSpec,
   }
   return 0;
 }
+
+/**
+ * The values of the options in `names` (`-f F`, `-fF`, `--file F`, `--file=F`, and any
+ * prefix of a long name, as GNU getopt accepts): the files those options make the program
+ * read. Errs towards more words: a letter in a cluster counts wherever it stands.
+ */
+export function optionValues(words: readonly ShellWord[], names: readonly string[]): ShellWord[] {
+  const found: ShellWord[] = [];
+  const longs = names.filter((n) => n.startsWith("--"));
+  const shorts = names.filter((n) => /^-[^-]$/.test(n)).map((n) => n[1] as string);
+  const attached = (word: ShellWord, value: string): ShellWord => ({ ...word, value });
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] as ShellWord;
+    const next = words[i + 1];
+    const v = word.value;
+    if (v === "--") break;
+    if (v.startsWith("--")) {
+      const eq = v.indexOf("=");
+      const name = eq === -1 ? v : v.slice(0, eq);
+      if (name.length < 3 || !longs.some((long) => long.startsWith(name))) continue;
+      if (eq !== -1) found.push(attached(word, v.slice(eq + 1)));
+      else if (next !== undefined) found.push(next);
+    } else if (v.startsWith("-") && v.length > 1) {
+      const at = [...v.slice(1)].findIndex((c) => shorts.includes(c));
+      if (at === -1) continue;
+      const rest = v.slice(at + 2);
+      if (rest !== "") found.push(attached(word, rest));
+      else if (next !== undefined) found.push(next);
+    }
+  }
+  return found;
+}

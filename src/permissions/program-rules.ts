@@ -1,5 +1,4 @@
 // The read-only programs and the arguments each may take: a data table, deny by default.
-import { parseArgs } from "./arg-spec.js";
 import type { ArgSpec, ParsedArgs } from "./arg-spec.js";
 import type { ShellWord } from "./shell-words.js";
 import { checkGit } from "./rules-git.js";
@@ -23,6 +22,16 @@ export interface ProgramRule {
    * (`echo`, `printf` without -v, `test`): an argument computed by a substitution is harmless here.
    */
   printsArgs?: boolean;
+  /**
+   * Options whose value (attached or the next word) names a file the program reads, whose
+   * content can come out (in its output or its error messages: `date -f F`, `wc --files0-from F`).
+   * Those values are judged as content, wildcards included, whatever `readsContent` says.
+   */
+  fileOptions?: readonly string[];
+  /** Options whose value is a wildcard choosing which files a recursive read opens (`grep --include=GLOB`): judged as a wildcard read. */
+  globOptions?: readonly string[];
+  /** Flags that make every argument a file whose content is printed (`tree --fromfile F`). */
+  contentModeFlags?: readonly string[];
 }
 
 /** Any flag passes: audited to have no flag that writes, runs a program or blocks. */
@@ -97,22 +106,22 @@ export const PROGRAM_RULES: ReadonlyMap<string, ProgramRule> = new Map<string, P
   ["cat", { spec: { short: "AbeEnstTuv", long: ["show-all", "number-nonblank", "show-ends", "number", "squeeze-blank", "show-tabs", "show-nonprinting"] }, readsContent: true }],
   ["head", { spec: HEAD_TAIL, readsContent: true }],
   ["tail", { spec: HEAD_TAIL, check: checkTail, readsContent: true }],
-  ["wc", { spec: ANY_FLAGS }],
+  ["wc", { spec: ANY_FLAGS, fileOptions: ["--files0-from"] }],
   ["pwd", { spec: { short: "LP", maxPositionals: 0 } }],
   ["echo", { spec: ANY_FLAGS, printsArgs: true }],
   ["printf", { spec: { anyFlags: true, deny: { "-v": "assigns a shell variable (PATH, for one)" } } }],
-  ["date", { spec: { short: "uR", shortValue: "dfr", shortOptional: "I", long: ["utc", "universal", "rfc-email", "debug", "date=", "file=", "reference=", "iso-8601[=]", "rfc-3339="] }, check: checkDate }],
+  ["date", { spec: { short: "uR", shortValue: "dfr", shortOptional: "I", long: ["utc", "universal", "rfc-email", "debug", "date=", "file=", "reference=", "iso-8601[=]", "rfc-3339="] }, check: checkDate, fileOptions: ["-f", "--file"] }],
   ["whoami", { spec: NO_ARGS }],
   ["uname", { spec: NO_ARGS }],
   ["which", { spec: ANY_FLAGS }],
-  ["file", { spec: { anyFlags: true, deny: { "-C": "compiles a magic file (writes)", "--compile": "compiles a magic file (writes)" } } }],
+  ["file", { spec: { anyFlags: true, deny: { "-C": "compiles a magic file (writes)", "--compile": "compiles a magic file (writes)" } }, fileOptions: ["-f", "--files-from", "-m", "--magic-file"] }],
   ["stat", { spec: ANY_FLAGS }],
-  ["du", { spec: ANY_FLAGS }],
+  ["du", { spec: ANY_FLAGS, fileOptions: ["--files0-from", "-X", "--exclude-from"] }],
   ["df", { spec: ANY_FLAGS }],
   ["cut", { spec: ANY_FLAGS, readsContent: true }],
   ["tr", { spec: ANY_FLAGS }],
   ["uniq", { spec: { short: "cdDiuz", shortValue: "fsw", long: ["count", "repeated", "unique", "ignore-case", "zero-terminated", "all-repeated[=]", "group[=]", "skip-fields=", "skip-chars=", "check-chars="], maxPositionals: 1 }, readsContent: true }],
-  ["tree", { spec: { anyFlags: true, deny: { "-o": "writes its output to a file", "-R": "writes files in every folder" } } }],
+  ["tree", { spec: { anyFlags: true, deny: { "-o": "writes its output to a file", "-R": "writes files in every folder" } }, fileOptions: ["--infofile", "--gitfile"], contentModeFlags: ["--fromfile", "--fromtabfile"] }],
   ["nl", { spec: ANY_FLAGS, readsContent: true }],
   ["tac", { spec: ANY_FLAGS, readsContent: true }],
   ["basename", { spec: ANY_FLAGS }],
@@ -122,15 +131,14 @@ export const PROGRAM_RULES: ReadonlyMap<string, ProgramRule> = new Map<string, P
   ["true", { spec: ANY_FLAGS, printsArgs: true }],
   ["false", { spec: ANY_FLAGS, printsArgs: true }],
   ["cd", { spec: { short: "LPe@", maxPositionals: 1 }, readsContent: true }],
-  ["grep", { spec: GREP, readsContent: true }],
-  ["rg", { spec: RIPGREP, readsContent: true }],
-  ["sort", { spec: SORT, readsContent: true }],
+  ["grep", { spec: GREP, readsContent: true, fileOptions: ["-f", "--file", "--exclude-from"], globOptions: ["--include"] }],
+  ["rg", { spec: RIPGREP, readsContent: true, fileOptions: ["-f", "--file", "--ignore-file"], globOptions: ["-g", "--glob", "--iglob"] }],
+  ["sort", { spec: SORT, readsContent: true, fileOptions: ["--files0-from"] }],
   ["sed", { spec: SED, check: checkSed, readsContent: true }],
   ["jq", { spec: JQ, check: checkJqFilter, readsContent: true }],
   ["find", { check: (_args, words) => checkFind(words) }],
   ["git", { check: (_args, words) => checkGit(words), readsContent: true }],
   ["node", { check: (_args, words) => (isVersionQuery(words) ? null : "node runs code; only `node --version` is read-only") }],
-  ["npm", { check: (_args, words) => checkNpm(words) }],
   ...MORE_RULES,
 ]);
 
@@ -153,16 +161,4 @@ function checkDate(args: ParsedArgs): string | null {
 
 function isVersionQuery(words: readonly ShellWord[]): boolean {
   return words.length === 1 && (words[0]?.value === "--version" || words[0]?.value === "-v");
-}
-
-const NPM_LS: ArgSpec = { short: "alpg", long: ["all", "json", "long", "parseable", "global", "link", "production", "development", "unicode", "depth=", "omit=", "include="] };
-
-function checkNpm(words: readonly ShellWord[]): string | null {
-  if (isVersionQuery(words)) return null;
-  const sub = words[0];
-  if (sub === undefined || sub.glob || !["ls", "list", "ll", "la"].includes(sub.value)) {
-    return `npm ${sub?.value ?? ""} is not read-only (npm can install, run scripts and use the network); only \`npm ls\` and \`npm --version\` are`;
-  }
-  const result = parseArgs("npm ls", words.slice(1), NPM_LS);
-  return result.ok ? null : result.reason;
 }

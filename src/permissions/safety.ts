@@ -4,11 +4,16 @@ import type { ApprovalLists } from "./approval-match.js";
 import { parseArgs } from "./arg-spec.js";
 import type { ParsedArgs } from "./arg-spec.js";
 import { familyReason } from "./command-families.js";
+import { commandReads } from "./command-reads.js";
+import { lineBases } from "./line-cwds.js";
+import type { PathContext } from "./path-resolve.js";
 import { PROGRAM_RULES } from "./program-rules.js";
 import type { ProgramRule } from "./program-rules.js";
-import { secretReason } from "./secret-paths.js";
+import type { ReadPlan } from "./read-plan.js";
 import { loadShellParser, parseShellSync } from "./shell-parse.js";
 import type { ParsedShell, ShellRedirect, ShellWord, SimpleCommand } from "./shell-parse.js";
+import { judgeWord, wordVariants } from "./word-reads.js";
+import type { WordScope } from "./word-reads.js";
 
 export type { ApprovalLists } from "./approval-match.js";
 
@@ -18,10 +23,18 @@ export type { ApprovalLists } from "./approval-match.js";
  */
 export type SafetyVerdict = "safe" | "approved" | "denied" | "needs_approval";
 
+/**
+ * Where the command will run: relative paths, `cd` and `..` are resolved from `cwd`, `~`
+ * from `home`. Without them the gate assumes the worst it can (a `..` may reach `/`).
+ */
+export type SafetyOptions = PathContext;
+
 /** A verdict with the reasons it is not safe (empty when safe), fit to show the user or the model. */
 export interface SafetyAssessment {
   verdict: SafetyVerdict;
   reasons: string[];
+  /** For a safe command: the paths it will read, for the gate's disk-aware pass (absolute paths only). */
+  plan?: ReadPlan;
 }
 
 /**
@@ -30,51 +43,76 @@ export interface SafetyAssessment {
  * `approved` (exact entry, or a single whole simple command matching an allowed
  * pattern); else `needs_approval`. Never throws.
  */
-export async function checkCommandSafety(command: string, approvals?: ApprovalLists): Promise<SafetyVerdict> {
-  return (await assessCommand(command, approvals)).verdict;
+export async function checkCommandSafety(command: string, approvals?: ApprovalLists, options?: SafetyOptions): Promise<SafetyVerdict> {
+  return (await assessCommand(command, approvals, options)).verdict;
 }
 
-/** `checkCommandSafety` with the reasons. Loads the parser on first use. */
-export async function assessCommand(command: string, approvals?: ApprovalLists): Promise<SafetyAssessment> {
+/** `checkCommandSafety` with the reasons (and, when safe, what it reads). Loads the parser on first use. */
+export async function assessCommand(command: string, approvals?: ApprovalLists, options?: SafetyOptions): Promise<SafetyAssessment> {
   try {
     await loadShellParser();
   } catch (error) {
     const problem = `the shell parser could not be loaded (${error instanceof Error ? error.message : String(error)})`;
-    return assessParsed(command, { commands: [], problems: [problem] }, approvals);
+    return assessParsed(command, { commands: [], problems: [problem] }, approvals, options);
   }
-  return assessCommandSync(command, approvals) as SafetyAssessment;
+  return assessCommandSync(command, approvals, options) as SafetyAssessment;
 }
 
 /** The synchronous path, for `readOnly` checks: undefined until the parser has been loaded once. */
-export function assessCommandSync(command: string, approvals?: ApprovalLists): SafetyAssessment | undefined {
+export function assessCommandSync(command: string, approvals?: ApprovalLists, options?: SafetyOptions): SafetyAssessment | undefined {
   const parsed = parseShellSync(command);
-  return parsed === undefined ? undefined : assessParsed(command, parsed, approvals);
+  return parsed === undefined ? undefined : assessParsed(command, parsed, approvals, options);
 }
 
 /** The synchronous verdict, undefined until the parser has been loaded (`loadShellParser`). */
-export function checkCommandSafetySync(command: string, approvals?: ApprovalLists): SafetyVerdict | undefined {
-  return assessCommandSync(command, approvals)?.verdict;
+export function checkCommandSafetySync(command: string, approvals?: ApprovalLists, options?: SafetyOptions): SafetyVerdict | undefined {
+  return assessCommandSync(command, approvals, options)?.verdict;
 }
 
-function assessParsed(command: string, parsed: ParsedShell, approvals: ApprovalLists = {}): SafetyAssessment {
+/**
+ * The verdict of a command the pure pass called safe but a later check (the disk-aware pass)
+ * did not: `approved` when the approvals file allows it, else `needs_approval`, with `reasons`.
+ * Called by the gate after the parser is loaded; never makes a verdict laxer.
+ */
+export function demoteSafe(command: string, approvals: ApprovalLists, reasons: string[], options: SafetyOptions = {}): SafetyAssessment {
+  const parsed = parseShellSync(command) ?? { commands: [], problems: ["the shell parser is not loaded"] };
+  const scope = lineScope(parsed, options);
+  const allowed = isAllowed(normalizeCommand(command), parsed, approvals.allowed ?? [], (r) => redirectReason(r, scope));
+  return { verdict: allowed ? "approved" : "needs_approval", reasons };
+}
+
+function assessParsed(command: string, parsed: ParsedShell, approvals: ApprovalLists = {}, options: SafetyOptions = {}): SafetyAssessment {
   const normalized = normalizeCommand(command);
   if (isDenied(normalized, parsed, approvals.denied ?? [])) return { verdict: "denied", reasons: ["it is in the denied list of the approvals file"] };
-  const reasons = unsafeReasons(parsed);
-  if (reasons.length === 0) return { verdict: "safe", reasons };
-  if (isAllowed(normalized, parsed, approvals.allowed ?? [], redirectReason)) return { verdict: "approved", reasons };
+  const { reasons, plan } = judgeLine(parsed, options);
+  if (reasons.length === 0) return { verdict: "safe", reasons, plan };
+  const scope = lineScope(parsed, options);
+  if (isAllowed(normalized, parsed, approvals.allowed ?? [], (r) => redirectReason(r, scope))) return { verdict: "approved", reasons };
   return { verdict: "needs_approval", reasons };
 }
 
 /** Every reason the parsed command is not safe, without repeats; empty when it is safe. */
-export function unsafeReasons(parsed: ParsedShell): string[] {
-  const reasons = [...parsed.problems];
-  // Commands inside substitutions run too, so they are judged like the others.
-  for (const command of parsed.commands) reasons.push(...commandReasons(command));
-  return [...new Set(reasons)];
+export function unsafeReasons(parsed: ParsedShell, options: SafetyOptions = {}): string[] {
+  return judgeLine(parsed, options).reasons;
 }
 
-function commandReasons(command: SimpleCommand): string[] {
-  const reasons = command.redirects.map(redirectReason).filter((r): r is string => r !== null);
+function lineScope(parsed: ParsedShell, context: SafetyOptions): WordScope {
+  return { bases: lineBases(parsed.commands, context).bases, context };
+}
+
+function judgeLine(parsed: ParsedShell, context: SafetyOptions): { reasons: string[]; plan: ReadPlan } {
+  const reasons = [...parsed.problems];
+  const plan: ReadPlan = { reads: [], gitContentDirs: [] };
+  const { bases, reason } = lineBases(parsed.commands, context);
+  if (reason !== null) reasons.push(reason);
+  const scope: WordScope = { bases, context };
+  // Commands inside substitutions run too, so they are judged like the others.
+  for (const command of parsed.commands) reasons.push(...commandReasons(command, scope, plan));
+  return { reasons: [...new Set(reasons)], plan };
+}
+
+function commandReasons(command: SimpleCommand, scope: WordScope, plan: ReadPlan): string[] {
+  const reasons = command.redirects.map((r) => redirectReason(r, scope, plan)).filter((r): r is string => r !== null);
   if (command.assignments.length > 0) reasons.push(`sets variables for the command (${command.assignments.join(" ")})`);
   const [name, ...args] = command.argv;
   if (name?.dynamic === true) return [...reasons, "the program name is computed by a substitution"];
@@ -84,11 +122,11 @@ function commandReasons(command: SimpleCommand): string[] {
   }
   if (name.glob) return [...reasons, `the program name \`${name.value}\` is a wildcard`];
   const rule = PROGRAM_RULES.get(name.value);
-  const why = rule === undefined ? familyReason(name.value) : judgeProgram(name.value, rule, args);
+  const why = rule === undefined ? familyReason(name.value) : judgeProgram(name.value, rule, args, scope, plan);
   return why === null ? reasons : [...reasons, why];
 }
 
-function judgeProgram(program: string, rule: ProgramRule, args: readonly ShellWord[]): string | null {
+function judgeProgram(program: string, rule: ProgramRule, args: readonly ShellWord[], scope: WordScope, plan: ReadPlan): string | null {
   let parsed: ParsedArgs = { flags: [], positionals: [...args] };
   if (rule.spec !== undefined) {
     const result = parseArgs(program, args, rule.spec);
@@ -101,32 +139,38 @@ function judgeProgram(program: string, rule: ProgramRule, args: readonly ShellWo
   }
   const why = rule.check?.(parsed, args) ?? null;
   if (why !== null) return why;
-  // Literal paths are checked for every program (`du --files0-from=/proc/1/environ` prints what it reads);
-  // wildcards only for programs that print contents, since `ls *` reveals names alone.
-  for (const word of args) {
-    const secret = word.glob && !rule.readsContent ? null : secretReason(word);
-    if (secret !== null) return `${program} ${secret}`;
-  }
+  const reads = commandReads(program, rule, parsed, args, scope);
+  if (reads.reason !== null) return reads.reason;
+  plan.reads.push(...reads.reads);
+  if (reads.gitContent) plan.gitContentDirs.push(...scope.bases.filter((b) => b.startsWith("/")));
   return null;
 }
 
 const OUTPUT_OPS = new Set([">", ">>", ">|", "&>", "&>>"]);
 const FD_TARGET = /^([0-9]+-?|-)$/;
 
-/** Why a redirection is not read-only: output anywhere but /dev/null, or input from a secret or a device. */
-export function redirectReason(redirect: ShellRedirect): string | null {
+/**
+ * Why a redirection is not read-only: output anywhere but /dev/null, or input from a secret
+ * or a device (resolved from `scope`; from an unknown folder without it). Input files are
+ * added to `plan` for the disk-aware pass.
+ */
+export function redirectReason(redirect: ShellRedirect, scope: WordScope = { bases: [""], context: {} }, plan?: ReadPlan): string | null {
   const { op, target } = redirect;
   if (op === "<<" || op === "<<<" || op === ">&-" || op === "<&-") return null;
   if (target === null) return `a redirection (${op}) it cannot read`;
   if (target.dynamic === true) return `a redirection (${op}) to a target computed by a substitution`;
+  const variants = wordVariants(target);
+  if ("reason" in variants) return `a redirection (${op}): ${variants.reason}`;
   const isFd = !target.glob && FD_TARGET.test(target.value);
   if ((op === ">&" || op === "<&") && isFd) return null;
   if (OUTPUT_OPS.has(op) || op === ">&") {
     return target.value === "/dev/null" && !target.glob ? null : `writes to ${target.value} (${op})`;
   }
   if (op === "<") {
-    const secret = secretReason(target);
-    return secret === null ? null : `an input redirection ${secret}`;
+    const judged = judgeWord(target, "content", scope, "<");
+    if (judged.reason !== null) return `an input redirection ${judged.reason}`;
+    plan?.reads.push(...judged.reads);
+    return null;
   }
   return `the redirection ${op} is not on the read-only list`;
 }

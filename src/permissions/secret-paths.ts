@@ -1,5 +1,5 @@
 // Which paths hold secrets or never end when read: `.env`, `~/.ssh`, shell profiles, credential files, `/proc/*/environ`, devices.
-import type { ShellWord } from "./shell-words.js";
+import { isProcessSecretPath } from "./process-secrets.js";
 
 /** Folders whose whole content is secret, matched as a path segment. */
 const SECRET_DIRS = new Set([
@@ -36,26 +36,32 @@ const SECRET_SAMPLES = [
   "server.pem", "private.key", "secrets.json", "environ", ".bashrc", ".zshrc", ".profile", ".bash_history", ".claude.json",
 ];
 
-/**
- * Why reading this word (or a path inside it after `=` or `:`, as in
- * `--file=.env` or `HEAD:.env`) may expose a secret or never end; null when it
- * looks harmless. Wildcards are checked against typical secret names.
- */
-export function secretReason(word: ShellWord): string | null {
-  for (const piece of new Set([word.value, ...word.value.split(/[=:]/)])) {
-    const reason = word.glob ? globReason(piece) : pathReason(piece);
-    if (reason !== null) return reason;
-  }
-  return null;
-}
-
 /** Why reading or writing this literal path touches a secret or a device; null when it does not. */
 export function pathReason(path: string): string | null {
+  return placeReason(path) ?? nameReason(path);
+}
+
+/**
+ * Why this path is secret by where it is, whatever its folders are called: a device, /proc, a
+ * system secret, a home folder's dotfile. Applies to a resolved absolute path as a whole.
+ */
+export function placeReason(path: string): string | null {
   const lower = path.toLowerCase().replace(/\/(\.?\/)+/g, "/");
   if ((lower.startsWith("/dev/") || lower === "/dev") && lower !== "/dev/null") return `reads the device ${path} (may never end)`;
   if (/^\/proc\/[^/]+\/(environ|mem)$/.test(lower)) return `reads ${path}, a process's environment or memory`;
+  if (isProcessSecretPath(lower)) return `reads ${path}: /proc holds process environments (and the API key)`;
   if (SECRET_SYSTEM_PATHS.has(lower)) return `reads ${path}, a system secret`;
   if (HOME_DOTFILE.test(lower)) return `reads ${path}, a file of a home folder's configuration (keys are often kept there)`;
+  return null;
+}
+
+/**
+ * Why this path is secret by its names: a folder such as `.ssh` on the way, or a file name
+ * such as `.env`. For a resolved path, pass the part below the working folder: the folders
+ * above it (a project kept in a folder called `gh`) say nothing about the file.
+ */
+export function nameReason(path: string): string | null {
+  const lower = path.toLowerCase();
   const segments = lower.split("/").filter((s) => s !== "");
   const dir = segments.slice(0, -1).find((s) => SECRET_DIRS.has(s));
   if (dir !== undefined) return `reads inside ${dir}/, which holds secrets`;
@@ -65,7 +71,8 @@ export function pathReason(path: string): string | null {
   return SECRET_FILES.some((re) => re.test(last)) ? `reads ${path}, which may hold secrets` : null;
 }
 
-function globReason(pattern: string): string | null {
+/** Why a wildcard pattern could match a secret (by the typical secret names), or null. */
+export function globReason(pattern: string): string | null {
   const plain = pathReason(pattern.replace(/[*?[\]{}]/g, ""));
   if (plain !== null && /\/dev\/|\/proc\//.test(pattern)) return plain;
   const segments = pattern.split("/").filter((s) => s !== "");
@@ -81,11 +88,19 @@ function globReason(pattern: string): string | null {
   return plain;
 }
 
-/** A shell wildcard segment as a regular expression; a leading dot must be literal, as in bash. */
-function globToRegExp(segment: string): RegExp {
+/**
+ * A shell wildcard segment as a regular expression that matches at least what bash would:
+ * a bracket expression becomes any one character; a leading dot must be literal, as in bash.
+ */
+export function globToRegExp(segment: string): RegExp {
   let source = "";
-  for (const c of segment) {
-    if (c === "*") source += "[^/]*";
+  for (let i = 0; i < segment.length; i++) {
+    const c = segment[i] as string;
+    const close = c === "[" ? segment.indexOf("]", i + 2) : -1;
+    if (close !== -1) {
+      source += "[^/]";
+      i = close;
+    } else if (c === "*") source += "[^/]*";
     else if (c === "?") source += "[^/]";
     else if (c === "[" || c === "]" || c === "{" || c === "}") source += "[^/]*";
     else source += c.replace(/[\\^$.+()|]/g, "\\$&");

@@ -1,0 +1,87 @@
+// What one allowed program reads, judged before it runs: each argument by its role, the folders it walks, the git history it shows.
+import { optionValues } from "./arg-spec.js";
+import type { ParsedArgs } from "./arg-spec.js";
+import { homeReason, resolveWord } from "./path-resolve.js";
+import type { ProgramRule } from "./program-rules.js";
+import type { PlannedRead } from "./read-plan.js";
+import { treeRoots } from "./recursive-reads.js";
+import type { TreeRoot } from "./recursive-reads.js";
+import type { ShellWord } from "./shell-words.js";
+import { judgeWord, literalPathReason, wordVariants } from "./word-reads.js";
+import type { WordScope } from "./word-reads.js";
+
+/** The verdict on one simple command's reads, and what the disk-aware pass must still verify. */
+export interface CommandReads {
+  reason: string | null;
+  reads: PlannedRead[];
+  /** True when it is git showing file contents from history (patches, `git show`). */
+  gitContent: boolean;
+}
+
+/**
+ * Judges the paths `program` (already allowed by `rule`) reads: every argument (content for
+ * programs that print what they read and for values of their file options, names otherwise),
+ * every folder it walks (never `/`, a home folder or a folder holding one for content; never
+ * `/` for listings), each resolved from every folder in `scope`.
+ */
+export function commandReads(program: string, rule: ProgramRule, parsed: ParsedArgs, args: readonly ShellWord[], scope: WordScope): CommandReads {
+  const reads: PlannedRead[] = [];
+  const contentMode = parsed.flags.some((f) => f.name.length >= 3 && (rule.contentModeFlags ?? []).some((flag) => flag.startsWith(f.name)));
+  const fileValues = optionValues(args, rule.fileOptions ?? []);
+  // `--include='.en*'` chooses files by a wildcard, quoted or not: judged as a wildcard read.
+  const globValues = optionValues(args, rule.globOptions ?? []).map((word) => ({ value: word.value.replace(/^!/, ""), glob: true }));
+  const judged = [
+    ...args.map((word) => [word, rule.readsContent === true || contentMode] as const),
+    ...[...fileValues, ...globValues].map((word) => [word, true] as const),
+  ];
+  for (const [word, content] of judged) {
+    const verdict = judgeWord(word, content ? "content" : "name", scope, program);
+    if (verdict.reason !== null) return fail(`${program} ${verdict.reason}`);
+    reads.push(...verdict.reads);
+  }
+  for (const root of treeRoots(program, parsed, args)) {
+    const verdict = judgeRoot(root, scope, program);
+    if (verdict.reason !== null) return fail(verdict.reason);
+    reads.push(...verdict.reads);
+  }
+  return { reason: null, reads, gitContent: program === "git" && gitShowsContent(args) };
+}
+
+function fail(reason: string): CommandReads {
+  return { reason, reads: [], gitContent: false };
+}
+
+/** A walked folder: content readers never of `/`, a home folder or what holds one; listings never of `/`. */
+function judgeRoot(root: TreeRoot, scope: WordScope, program: string): { reason: string | null; reads: PlannedRead[] } {
+  const variants = wordVariants(root.word);
+  if ("reason" in variants) return { reason: `${program} ${variants.reason}`, reads: [] };
+  const reads: PlannedRead[] = [];
+  for (const { value, glob } of variants.values) {
+    // A wildcard root walks every match: judge the folder the wildcard starts in.
+    const fixed = glob ? value.slice(0, Math.max(value.search(/[*?[]/), 0)).replace(/[^/]*$/, "") || "." : value;
+    for (const path of resolveWord(fixed, scope.bases, scope.context.home)) {
+      const why = root.kind === "tree" ? (homeReason(path, scope.context.home) ?? literalPathReason(path, scope.context)) : path === "/" ? "lists the whole file system from /" : null;
+      if (why !== null) return { reason: `${program} ${why}${glob ? ` (through the wildcard \`${value}\`)` : ""}`, reads: [] };
+    }
+    for (const path of resolveWord(value, scope.bases, scope.context.home)) {
+      if (path.startsWith("/")) reads.push({ path, glob, kind: root.kind, program, filters: root.filters });
+    }
+  }
+  return { reason: null, reads };
+}
+
+/** git subcommands that print names, refs or counts only; the others may print file contents. */
+const GIT_NAMES_ONLY = new Set([
+  "status", "branch", "rev-parse", "remote", "ls-files", "tag", "check-ignore", "shortlog", "describe", "rev-list", "for-each-ref",
+  "ls-tree", "count-objects", "merge-base", "name-rev", "show-ref", "symbolic-ref", "var", "version", "help",
+]);
+const GIT_LOG_LIKE = new Set(["log", "reflog", "whatchanged"]);
+const PATCH_FLAG = /^(--patch.*|--unified.*|--word-diff.*|--color-words.*|--function-context|--full-diff|--cc|--diff-merges.*|--remerge-diff|--text|--binary|-[LU].*|-[a-zA-Z0-9]*[puWcm][a-zA-Z0-9]*)$/;
+
+/** Whether this git command may print the content of files, from the work tree or from history. */
+function gitShowsContent(args: readonly ShellWord[]): boolean {
+  const sub = args.find((w) => !w.value.startsWith("-"));
+  if (sub === undefined || GIT_NAMES_ONLY.has(sub.value)) return false;
+  if (!GIT_LOG_LIKE.has(sub.value)) return true;
+  return args.some((w) => PATCH_FLAG.test(w.value));
+}

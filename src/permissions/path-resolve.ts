@@ -1,0 +1,104 @@
+// Where a word of a command points, as bash and the kernel will see it: `~`, `..` and the working folder, without touching the disk.
+
+/**
+ * What the gate knows of the place a command runs in. Without `cwd`, relative paths are
+ * judged by their names and a `..` that climbs out of the unknown folder is assumed to
+ * reach `/`; without `home`, `~` stays a home folder of unknown place.
+ */
+export interface PathContext {
+  cwd?: string;
+  home?: string;
+}
+
+/**
+ * A folder a relative path may start from: an absolute path, or a relative one (from an
+ * unknown folder, "" being that folder itself) when the gate was not told where it runs.
+ */
+export type Base = string;
+
+/**
+ * The paths `value` may name from any of `bases`, normalised (`.`, `..`, repeated slashes).
+ * A path that climbs with `..` above an unknown folder (the unknown working folder, or a
+ * home folder of unknown place) is also returned anchored at `/`: the worst case.
+ * Results are absolute, `~`-prefixed (home unknown) or relative (cwd unknown).
+ */
+export function resolveWord(value: string, bases: readonly Base[], home: string | undefined): string[] {
+  const out = new Set<string>();
+  for (const base of bases) for (const path of resolveFrom(value, base, home)) out.add(path);
+  return [...out];
+}
+
+function resolveFrom(value: string, base: Base, home: string | undefined): string[] {
+  if (value.startsWith("/")) return [normalize("/", value.slice(1))];
+  const tilde = /^~([^/]*)(?:\/(.*))?$/s.exec(value);
+  if (tilde !== null) {
+    const [, user = "", rest = ""] = tilde;
+    if (user === "" && home !== undefined) return [normalize("/", `${home}/${rest}`)];
+    if (user === "+") return resolveFrom(rest === "" ? "." : rest, base, home);
+    if (user === "-") return [normalize("/", rest)];
+    if (user === "root") return [normalize("/", `root/${rest}`)];
+    return opaque(`~${user}`, rest);
+  }
+  if (base.startsWith("/")) return [normalize("/", `${base}/${value}`)];
+  if (base.startsWith("~")) {
+    const slash = base.indexOf("/");
+    return opaque(slash === -1 ? base : base.slice(0, slash), slash === -1 ? value : `${base.slice(slash + 1)}/${value}`);
+  }
+  return opaque("", base === "" ? value : `${base}/${value}`);
+}
+
+/** A path under a head whose place is unknown (`~user`, or "" for the unknown working folder). */
+function opaque(head: string, rest: string): string[] {
+  const { segments, climbed } = collapse(rest.split("/"));
+  if (climbed) return [`/${segments.join("/")}`];
+  const tail = segments.join("/");
+  if (head === "") return [tail === "" ? "." : tail];
+  return [tail === "" ? head : `${head}/${tail}`];
+}
+
+/** Joins and normalises an absolute path; `..` at `/` stays at `/`, as the kernel does. */
+function normalize(root: "/", rest: string): string {
+  return root + collapse(rest.split("/")).segments.join("/");
+}
+
+function collapse(parts: readonly string[]): { segments: string[]; climbed: boolean } {
+  const segments: string[] = [];
+  let climbed = false;
+  for (const part of parts) {
+    if (part === "" || part === ".") continue;
+    if (part !== "..") segments.push(part);
+    else if (segments.length > 0) segments.pop();
+    else climbed = true;
+  }
+  return { segments, climbed };
+}
+
+/** Home folders by their usual places, for when the real one is not known or is another user's. */
+const HOME_LIKE = /^(~[^/]*|\/root|\/home\/[^/]+|\/users\/[^/]+)$/i;
+const HOME_PARENTS = new Set(["/", "/home", "/users"]);
+
+/**
+ * Why a whole-folder read (`grep -r`, `rg`, `git diff --no-index`) of `path` is not safe:
+ * it is `/`, a home folder, or a folder that holds one (the known `home` or usual places).
+ */
+export function homeReason(path: string, home: string | undefined): string | null {
+  const p = path.length > 1 ? path.replace(/\/+$/, "") : path;
+  if (p === "/") return "reads the whole file system from /";
+  if (HOME_LIKE.test(p) || (home !== undefined && p === stripSlash(home))) return `reads the whole home folder ${path}`;
+  if (HOME_PARENTS.has(p.toLowerCase())) return `reads ${path}, which holds home folders`;
+  if (home !== undefined && p.startsWith("/") && stripSlash(home).startsWith(`${p}/`)) return `reads ${path}, which holds the home folder ${home}`;
+  return null;
+}
+
+/** Why `path` is a dotfile directly in the known home folder (profiles, tokens), or null. */
+export function homeDotfileReason(path: string, home: string | undefined): string | null {
+  if (home === undefined || !path.startsWith("/")) return null;
+  const dir = stripSlash(home);
+  const rest = path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : null;
+  if (rest === null || !rest.startsWith(".") || rest === "." || rest === "..") return null;
+  return `reads ${path}, a file of the home folder's configuration (keys are often kept there)`;
+}
+
+function stripSlash(path: string): string {
+  return path.length > 1 ? path.replace(/\/+$/, "") : path;
+}

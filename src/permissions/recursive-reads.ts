@@ -1,0 +1,92 @@
+// Commands that read or list a whole folder tree, and which folders: grep -r, rg, git diff, ls -R, find, du, tree.
+import type { ParsedArgs, ParsedFlag } from "./arg-spec.js";
+import type { TreeFilters } from "./read-plan.js";
+import type { ShellWord } from "./shell-words.js";
+
+/** A folder a command walks: `tree` reads every file's content, `listing` prints every name. */
+export interface TreeRoot {
+  word: ShellWord;
+  kind: "tree" | "listing";
+  filters: TreeFilters;
+}
+
+const DOT: ShellWord = { value: ".", glob: false };
+const NO_FILTERS: TreeFilters = { skipHidden: false, followLinks: false, fileFilters: [], excludeDirs: [], opaqueFilters: false };
+
+/**
+ * The folders this command walks, with how (`parsed` as the program's spec parsed its
+ * arguments; `words` the raw arguments). Empty for commands that read only the paths named.
+ * A walk with no folder named starts at `.`, as grep -r, rg, ls -R, find, du and tree do.
+ */
+export function treeRoots(program: string, parsed: ParsedArgs, words: readonly ShellWord[]): TreeRoot[] {
+  const has = (...names: string[]): boolean => parsed.flags.some((f) => names.includes(f.name));
+  switch (program) {
+    case "grep":
+      return grepRoots(parsed, has);
+    case "rg":
+      return rgRoots(parsed, has);
+    case "git":
+      return gitDiffRoots(words);
+    case "ls":
+      return has("-R", "--recursive") ? listing(parsed.positionals) : [];
+    case "du":
+      return listing(parsed.positionals);
+    case "tree":
+      return has("--fromfile", "--fromtabfile") ? [] : listing(parsed.positionals);
+    case "find":
+      return listing(findStartingPoints(words), words.some((w) => w.value === "-L" || w.value === "-follow"));
+    default:
+      return [];
+  }
+}
+
+function grepRoots(parsed: ParsedArgs, has: (...names: string[]) => boolean): TreeRoot[] {
+  const recurseValue = (f: ParsedFlag): boolean => (f.name === "-d" || f.name === "--directories") && f.value?.value === "recurse";
+  if (!has("-r", "-R", "--recursive", "--dereference-recursive") && !parsed.flags.some(recurseValue)) return [];
+  const files = has("-e", "-f", "--regexp", "--file") ? parsed.positionals : parsed.positionals.slice(1);
+  const filters: TreeFilters = {
+    ...NO_FILTERS,
+    followLinks: has("-R", "--dereference-recursive"),
+    fileFilters: parsed.flags.filter((f) => (f.name === "--include" || f.name === "--exclude") && f.value !== null).map((f) => ({ include: f.name === "--include", glob: f.value?.value ?? "" })),
+    excludeDirs: parsed.flags.filter((f) => f.name === "--exclude-dir" && f.value !== null).map((f) => f.value?.value ?? ""),
+    opaqueFilters: has("--exclude-from"),
+  };
+  return (files.length > 0 ? files : [DOT]).map((word) => ({ word, kind: "tree", filters }));
+}
+
+function rgRoots(parsed: ParsedArgs, has: (...names: string[]) => boolean): TreeRoot[] {
+  if (has("--type-list")) return [];
+  const noPattern = has("-e", "-f", "--regexp", "--file", "--files");
+  const files = noPattern ? parsed.positionals : parsed.positionals.slice(1);
+  // rg skips hidden files (--hidden and -u are refused) and follows links only with -L.
+  const filters: TreeFilters = { ...NO_FILTERS, skipHidden: true, followLinks: has("-L", "--follow") };
+  const kind = has("--files") ? "listing" : "tree";
+  return (files.length > 0 ? files : [DOT]).map((word) => ({ word, kind, filters }));
+}
+
+/** `git diff` compares folders when given two paths (`--no-index`, or outside a repository): each is walked. */
+function gitDiffRoots(words: readonly ShellWord[]): TreeRoot[] {
+  const sub = words.findIndex((w) => !w.value.startsWith("-"));
+  if (words[sub]?.value !== "diff") return [];
+  const rest = words.slice(sub + 1);
+  const dashes = rest.findIndex((w) => w.value === "--");
+  const paths = rest.filter((w, i) => (dashes !== -1 && i > dashes) || (!w.value.startsWith("-") && (dashes === -1 || i < dashes)));
+  return paths.map((word) => ({ word, kind: "tree", filters: NO_FILTERS }));
+}
+
+function listing(positionals: readonly ShellWord[], followLinks = false): TreeRoot[] {
+  return (positionals.length > 0 ? positionals : [DOT]).map((word) => ({ word, kind: "listing", filters: { ...NO_FILTERS, followLinks } }));
+}
+
+/** find's starting points: the words after -H/-L/-P and before the first test or action. */
+function findStartingPoints(words: readonly ShellWord[]): ShellWord[] {
+  let i = 0;
+  while (i < words.length && ["-H", "-L", "-P"].includes((words[i] as ShellWord).value)) i++;
+  const points: ShellWord[] = [];
+  for (; i < words.length; i++) {
+    const word = words[i] as ShellWord;
+    if (word.value.startsWith("-") || ["(", ")", "!", ","].includes(word.value)) break;
+    points.push(word);
+  }
+  return points;
+}
