@@ -4,7 +4,8 @@ import { createRequire } from "node:module";
 import { Language, Parser } from "web-tree-sitter";
 import type { Node as SyntaxNode } from "web-tree-sitter";
 import { lexicalProblems } from "./shell-lexical.js";
-import { decodeWord, flagExpansion } from "./shell-words.js";
+import { testCommandWords } from "./shell-test.js";
+import { appendWord, decodeWord, flagExpansion } from "./shell-words.js";
 import type { ShellWord, WordSink } from "./shell-words.js";
 
 export type { ShellWord } from "./shell-words.js";
@@ -23,7 +24,7 @@ export interface SimpleCommand {
   /** `NAME=value` words before the command, as written. */
   assignments: string[];
   redirects: ShellRedirect[];
-  /** True for commands inside a substitution (which is itself a problem). */
+  /** True for commands inside a substitution (`$( )`, backticks, `<( )`); they run like the others. */
   nested: boolean;
 }
 
@@ -125,6 +126,8 @@ class Walker implements WordSink {
     switch (node.type) {
       case "command":
         return this.walkCommand(node, inherited);
+      case "test_command":
+        return this.walkTest(node, inherited);
       case "redirected_statement":
         return this.walkRedirected(node, inherited);
       case "variable_assignment":
@@ -152,10 +155,8 @@ class Walker implements WordSink {
         const word = decodeWord(field === "name" ? (child.firstChild ?? child) : child, this);
         const previous = command.argv[command.argv.length - 1];
         // Bash reads touching pieces (`"a"\;`) as one word; tree-sitter sometimes splits them.
-        if (word !== null && previous !== undefined && child.startIndex === lastWordEnd) {
-          previous.value += word.value;
-          previous.glob ||= word.glob;
-        } else if (word !== null) command.argv.push(word);
+        if (word !== null && previous !== undefined && child.startIndex === lastWordEnd) appendWord(previous, word);
+        else if (word !== null) command.argv.push(word);
         lastWordEnd = child.endIndex;
       } else if (field === "redirect" || REDIRECT_TYPES.has(child.type)) {
         const redirect = this.parseRedirect(child);
@@ -169,6 +170,12 @@ class Walker implements WordSink {
       }
     });
     this.push(command);
+  }
+
+  /** `[ ... ]` is the program `[` with words; `[[ ... ]]` is bash syntax of its own and not accepted. */
+  private walkTest(node: SyntaxNode, inherited: ShellRedirect[]): void {
+    const argv = testCommandWords(node, this.source, this);
+    if (argv !== null) this.push({ argv, assignments: [], redirects: [...inherited] });
   }
 
   private walkRedirected(node: SyntaxNode, inherited: ShellRedirect[]): void {

@@ -5,11 +5,15 @@ import type { Node as SyntaxNode } from "web-tree-sitter";
 export interface ShellWord {
   /** The value after quote removal (`'a;b'` → `a;b`, `a\ b` → `a b`). A leading `~` is kept as written. */
   value: string;
-  /** True when unquoted `* ? [ { }` remain, so the shell may expand the word into other or several words. */
+  /**
+   * True when unquoted `* ? [ { }` or an unquoted `$( )` remain, so the shell may expand the word
+   * into other or several words.
+   */
   glob: boolean;
   /**
-   * True when part of the word is computed when the command runs (a command substitution whose
-   * inner commands are judged on their own): `value` is then not what the program receives.
+   * True when part of the word is computed when the command runs (a `$( )` or backtick substitution
+   * whose inner commands are judged on their own): `value` shows the substitution as written and
+   * is not what the program receives.
    */
   dynamic?: boolean;
 }
@@ -17,13 +21,12 @@ export interface ShellWord {
 /** Where the walker collects what it did not understand, and what substitutions would run. */
 export interface WordSink {
   problems: string[];
-  /** Called with the statements inside `$( )`, backticks and `<( )`, so deny rules can see them. */
+  /** Called with the statements inside `$( )`, backticks and `<( )`, so the commands inside are judged too. */
   walkNested(node: SyntaxNode): void;
 }
 
+/** Expansions whose value the gate cannot know and does not accept; substitutions are handled apart. */
 const EXPANSION_PROBLEMS: Readonly<Record<string, string>> = {
-  command_substitution: "command substitution $( ) or backticks",
-  process_substitution: "process substitution <( ) or >( )",
   simple_expansion: "variable expansion ($NAME)",
   expansion: "parameter expansion (${...})",
   arithmetic_expansion: "arithmetic expansion $(( ))",
@@ -32,16 +35,21 @@ const EXPANSION_PROBLEMS: Readonly<Record<string, string>> = {
   translated_string: "locale quoting $\"...\"",
 };
 
+/** What bash passes for `<( )`: the path of a pipe the substituted commands write to. */
+export const PROCESS_SUBSTITUTION_PATH = "/dev/fd/63";
+
 const GLOB_CHARS = new Set(["*", "?", "[", "{", "}"]);
 
 /**
- * Decodes a word-like node (word, quoted strings, concatenations, numbers).
- * Returns null, after recording why in `sink.problems`, when any part is an
- * expansion or substitution or a node this module does not know.
+ * Decodes a word-like node (word, quoted strings, concatenations, numbers, substitutions).
+ * Returns null, after recording why in `sink.problems`, when any part is an expansion the
+ * gate does not accept or a node this module does not know. A `$( )` or backtick part makes
+ * the word `dynamic` (and `glob` when unquoted, since bash splits and expands the result).
  */
 export function decodeWord(node: SyntaxNode, sink: WordSink): ShellWord | null {
   switch (node.type) {
     case "word":
+    case "extglob_pattern":
       return decodeUnquoted(node.text, sink);
     case "number":
       return /^[-+]?[0-9A-Za-z#_]+$/.test(node.text) ? { value: node.text, glob: false } : unknown(node, sink);
@@ -51,21 +59,41 @@ export function decodeWord(node: SyntaxNode, sink: WordSink): ShellWord | null {
       return decodeDoubleQuoted(node, sink);
     case "concatenation":
       return decodeConcatenation(node, sink);
+    case "command_substitution":
+    case "process_substitution":
+      return decodeSubstitution(node, sink, false);
     default:
       return flagExpansion(node, sink) ? null : unknown(node, sink);
   }
 }
 
 /**
- * Records the problem of an expansion node (and walks the commands inside a
- * substitution). Returns false when the node is not an expansion at all.
+ * Records the problem of an expansion node (and walks the commands inside a substitution).
+ * Returns false when the node is not an expansion at all. Used where no substitution is
+ * accepted (here-documents), so `$( )` and `<( )` are problems here.
  */
 export function flagExpansion(node: SyntaxNode, sink: WordSink): boolean {
+  if (node.type === "command_substitution" || node.type === "process_substitution") {
+    sink.problems.push(node.type === "command_substitution" ? "command substitution $( ) or backticks" : "process substitution <( ) or >( )");
+    sink.walkNested(node);
+    return true;
+  }
   const problem = EXPANSION_PROBLEMS[node.type];
   if (problem === undefined) return false;
   sink.problems.push(problem);
-  if (node.type === "command_substitution" || node.type === "process_substitution") sink.walkNested(node);
   return true;
+}
+
+/**
+ * `$( )` and backticks: the inner commands are walked (and judged like any other), the word's
+ * value is unknown. `<( )` is a readable pipe path; `>( )` stays a problem (it writes).
+ */
+function decodeSubstitution(node: SyntaxNode, sink: WordSink, quoted: boolean): ShellWord | null {
+  sink.walkNested(node);
+  if (node.type === "command_substitution") return { value: node.text, glob: !quoted, dynamic: true };
+  if (node.firstChild?.type === "<(" && !quoted) return { value: PROCESS_SUBSTITUTION_PATH, glob: false };
+  sink.problems.push(quoted ? "process substitution inside double quotes" : "process substitution >( ) (it writes)");
+  return null;
 }
 
 function unknown(node: SyntaxNode, sink: WordSink): null {
@@ -74,30 +102,56 @@ function unknown(node: SyntaxNode, sink: WordSink): null {
 }
 
 function decodeConcatenation(node: SyntaxNode, sink: WordSink): ShellWord | null {
-  let value = "";
-  let glob = false;
+  const word: ShellWord = { value: "", glob: false };
   for (const child of node.children) {
     if (child === null) continue;
     const part = decodeWord(child, sink);
     if (part === null) return null;
-    value += part.value;
-    glob ||= part.glob;
+    appendWord(word, part);
   }
-  return { value, glob };
+  return word;
 }
 
-/** The value comes from the raw text between the quotes: tree-sitter leaves blank-only content out of its children. */
+/** Joins `part` onto `word` (touching pieces that bash reads as one word). */
+export function appendWord(word: ShellWord, part: ShellWord): void {
+  word.value += part.value;
+  word.glob ||= part.glob;
+  if (part.dynamic === true) word.dynamic = true;
+}
+
+/**
+ * The literal parts come from the raw text between the children (tree-sitter leaves blank-only
+ * content out of its children); `$( )` and backtick children make the word dynamic, any other
+ * child (`$NAME`, `${...}`, `$(( ))`) is a problem.
+ */
 function decodeDoubleQuoted(node: SyntaxNode, sink: WordSink): ShellWord | null {
+  const raw = node.text;
+  if (raw.length < 2 || !raw.startsWith('"') || !raw.endsWith('"')) return quotedProblem(sink);
+  const word: ShellWord = { value: "", glob: false };
+  let at = node.startIndex + 1;
   for (const child of node.namedChildren) {
-    if (child !== null && child.type !== "string_content") {
+    if (child === null || child.type === "string_content") continue;
+    if (child.type !== "command_substitution") {
       if (!flagExpansion(child, sink)) unknown(child, sink);
       return null;
     }
+    const text = unescapeDoubleQuoted(raw.slice(at - node.startIndex, child.startIndex - node.startIndex));
+    if (text === null) return quotedProblem(sink);
+    appendWord(word, { value: text, glob: false });
+    const part = decodeSubstitution(child, sink, true);
+    if (part === null) return null;
+    appendWord(word, part);
+    at = child.endIndex;
   }
-  const raw = node.text;
-  const value = raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? unescapeDoubleQuoted(raw.slice(1, -1)) : null;
-  if (value === null) sink.problems.push("a `$`, backtick or stray quote inside double quotes");
-  return value === null ? null : { value, glob: false };
+  const tail = unescapeDoubleQuoted(raw.slice(at - node.startIndex, -1));
+  if (tail === null) return quotedProblem(sink);
+  appendWord(word, { value: tail, glob: false });
+  return word;
+}
+
+function quotedProblem(sink: WordSink): null {
+  sink.problems.push("a `$`, backtick or stray quote inside double quotes");
+  return null;
 }
 
 /** Inside double quotes a backslash escapes only `$ \` " \` and newline; a bare `$` or backtick is refused. */

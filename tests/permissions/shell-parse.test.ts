@@ -46,12 +46,12 @@ describe("parseShell", () => {
     ]);
   });
 
-  it("reports every construct it does not fully understand, and keeps substituted commands as nested", async () => {
+  it("reports every construct it does not fully understand", async () => {
     const cases: Array<[string, string]> = [
-      ["echo $(rm x)", "command substitution $( ) or backticks"],
-      ["cat <(ls)", "process substitution <( ) or >( )"],
+      ["cat >(tee x)", "process substitution >( ) (it writes)"],
       ["echo $HOME", "variable expansion ($NAME)"],
       ["echo ${X:-y}", "parameter expansion (${...})"],
+      ["echo \"$X $(date)\"", "variable expansion ($NAME)"],
       ["echo $((1))", "arithmetic expansion $(( ))"],
       ["echo $'a'", "ANSI-C quoting $'...'"],
       ["ls &", "background job (&)"],
@@ -59,10 +59,37 @@ describe("parseShell", () => {
       ["for a in b; do ls; done", "unsupported shell syntax: for_statement"],
       ["echo 'open", "the command does not parse as bash"],
       ["cat <<EOF\n$x\nEOF", "variable expansion ($NAME)"],
+      ["cat <<EOF\n$(date)\nEOF", "command substitution $( ) or backticks"],
+      ["[[ -f x ]]", "unsupported shell syntax: test_command"],
+      ["[ a > b ]", "`>` inside `[ ]` (bash reads it as an operator of the shell, not a word)"],
+      ["[ a && b ]", "`&&` inside `[ ]` (bash reads it as an operator of the shell, not a word)"],
+      ["[ -f x]", "a `[ ]` test whose words are not separated by blanks"],
     ];
     for (const [command, problem] of cases) expect((await parseShell(command)).problems, command).toContain(problem);
-    const nested = await parseShell("echo `git push`");
-    expect(nested.commands.map((c) => [c.argv[0]?.value, c.nested])).toEqual([["git", true], ["echo", false]]);
+  });
+
+  it("keeps the commands of substitutions as nested commands and marks the outer word as computed", async () => {
+    const cases: Array<[string, Array<[string[], boolean]>, Array<[string, boolean, boolean]>]> = [
+      ["echo `git push`", [[["git", "push"], true], [["echo", "`git push`"], false]], [["`git push`", true, true]]],
+      ['echo "Today is $(date) ok"', [[["date"], true], [["echo", "Today is $(date) ok"], false]], [["Today is $(date) ok", false, true]]],
+      ['echo "x`date`y"', [[["date"], true], [["echo", "x`date`y"], false]], [["x`date`y", false, true]]],
+      ["wc -l $(ls)", [[["ls"], true], [["wc", "-l", "$(ls)"], false]], [["-l", false, false], ["$(ls)", true, true]]],
+      ["diff <(sort a) b<(sort c)", [[["sort", "a"], true], [["sort", "c"], true], [["diff", "/dev/fd/63", "b/dev/fd/63"], false]], [["/dev/fd/63", false, false], ["b/dev/fd/63", false, false]]],
+      ["x=$(rm a) ls", [[["rm", "a"], true], [["ls"], false]], []],
+    ];
+    for (const [command, commands, words] of cases) {
+      const parsed = await parseShell(command);
+      expect(parsed.problems, command).toEqual([]);
+      expect(parsed.commands.map((c) => [c.argv.map((w) => w.value), c.nested]), command).toEqual(commands);
+      const outer = parsed.commands[parsed.commands.length - 1];
+      expect(outer?.argv.slice(1).map((w) => [w.value, w.glob, w.dynamic === true]), command).toEqual(words);
+    }
+  });
+
+  it("reads `[ ... ]` as the program `[` with one argument per word", async () => {
+    const parsed = await parseShell("[ ! -f x -a \"$(git status --porcelain)\" != '' ] && echo dirty");
+    expect(parsed.problems).toEqual([]);
+    expect(argvOf(parsed)).toEqual([["git", "status", "--porcelain"], ["[", "!", "-f", "x", "-a", "$(git status --porcelain)", "!=", "", "]"], ["echo", "dirty"]]);
   });
 
   it("accepts a here-document with a quoted delimiter as plain input", async () => {
