@@ -1,4 +1,5 @@
 // createPermissionContext: the gate the tools call — permission modes, the approver, the approvals file, the allowed roots.
+import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { Approver } from "../deps.js";
 import type { AgentEvent, ApprovalDecision, EventSink } from "../types.js";
@@ -6,7 +7,9 @@ import { addApprovals, readApprovals } from "./approvals-file.js";
 import type { WarningSink } from "./approvals-file.js";
 import type { GateAnswer, PathAnswer, PermissionContext, PermissionMode } from "./context.js";
 import { isInside, resolveRealPath, sensitivePathReason } from "./path-check.js";
-import { assessCommand } from "./safety.js";
+import { diskReasons } from "./disk-check.js";
+import { assessCommand, demoteSafe } from "./safety.js";
+import type { SafetyAssessment } from "./safety.js";
 import { isProcessSecretPath, processSecretsReason } from "./process-secrets.js";
 import { refusals } from "./refusals.js";
 
@@ -21,6 +24,8 @@ export interface PermissionContextOptions {
   roots: readonly string[];
   /** Relative paths are resolved from here. */
   cwd: string;
+  /** The user's home folder: where `~` points and whose dotfiles are secrets. Defaults to the process's (`os.homedir()`). */
+  home?: string;
   /** Receives an `approval` event for every decision the approver made and every refusal. */
   emit: EventSink;
   /** Warnings for the user (a corrupt approvals file...); defaults to `warning` events on `emit`. Each distinct warning is sent once. */
@@ -53,6 +58,8 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
     }
   };
   const roots = Promise.all(options.roots.map((root) => resolveRealPath(resolve(cwd, root))));
+  const where = { cwd: resolve(cwd), home: resolve(options.home ?? homedir()) };
+  const realCwd = resolveRealPath(where.cwd);
   const protectedPaths = resolveRealPath(resolve(cwd, approvalsPath)).then((p) => [p]);
   const pathGrants = new Set<string>();
 
@@ -81,11 +88,24 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
     return { allowed: false, reason };
   }
 
-  async function checkCommand(command: string, toolUseId: string): Promise<GateAnswer> {
-    const never = processSecretsReason(command);
-    if (never) return refuse(toolUseId, command, refusals.never(command, never));
+  /** The pure verdict, then, for a safe one, the disk-aware pass, which can only make it stricter. */
+  async function judgeCommand(command: string): Promise<SafetyAssessment> {
     const approvals = await readApprovals(approvalsPath, warn);
-    const { verdict, reasons } = await assessCommand(command, approvals);
+    const assessment = await assessCommand(command, approvals, where);
+    if (assessment.verdict !== "safe" || assessment.plan === undefined) return assessment;
+    let disk: string[];
+    try {
+      disk = await diskReasons(assessment.plan, { cwd: await realCwd, home: where.home });
+    } catch (error) {
+      disk = [`the gate could not check the files it reads (${error instanceof Error ? error.message : String(error)})`];
+    }
+    return disk.length === 0 ? assessment : demoteSafe(command, approvals, disk, where);
+  }
+
+  async function checkCommand(command: string, toolUseId: string): Promise<GateAnswer> {
+    const never = processSecretsReason(command, where);
+    if (never) return refuse(toolUseId, command, refusals.never(command, never));
+    const { verdict, reasons } = await judgeCommand(command);
     const why = reasons.join("; ");
     if (verdict === "denied") return refuse(toolUseId, command, refusals.deniedList(command));
     if (verdict === "safe") return { allowed: true, readOnly: true };
