@@ -1,5 +1,6 @@
 // The API key never reaches a session file, a memory note, a log line, a tool result or a child's environment:
 // a unique marker is set as ANTHROPIC_API_KEY and searched for everywhere after a model tried hard to read it.
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -118,27 +119,95 @@ describe("miniclaw run with a marker API key", () => {
     });
   }, 30_000);
 
-  // BUG (FINDINGS.md #7): the redaction of #6 matches the key's exact text; a model that encodes what it reads
-  // (base64, reversed, hex) still gets the key from /proc/$PPID/environ in bypassPermissions mode.
-  it("keeps the key out of tool results in bypassPermissions mode even when the model encodes it", async () => {
+  // FINDINGS.md #7 (issue 11, point 3): redaction matches the key's exact text, and the guard on /proc reads the command
+  // text only; a program that computes the path and encodes what it reads got the key from /proc/$PPID/environ. Now
+  // the CLI blanks the key in its original environment block once the client exists, so there is nothing to find.
+  it("leaves no key in /proc/$PPID/environ for a child that finds the file by other means and encodes it", async () => {
     const secret = marker();
-    const commands = ["base64 -w0 /proc/$PPID/environ", "rev /proc/$PPID/environ", "od -An -v -tx1 /proc/$PPID/environ | tr -d ' \\n'"];
+    const password = `pw${randomBytes(8).toString("hex")}`;
     model = await startScriptedModel([
-      { match: "find the key", reply: { toolUses: commands.map((command) => ({ name: "run_command", input: { command } })) } },
+      { match: "find the key", reply: { toolUses: ENVIRON_PROBES.map((command) => ({ name: "run_command", input: { command } })) } },
       { reply: "done" },
     ]);
     const dir = await makeTempDir("miniclaw-secret-");
-    const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: secret, HOME: dir });
-    const run = await runCli(["run", "--workspace", join(dir, "ws"), "--permission-mode", "bypassPermissions", "find the key"], { env, cwd: dir });
+    const extra = { ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: secret, DATABASE_URL: `postgres://app:${password}@db/prod`, HOME: dir };
+    const run = await runCli(["run", "--workspace", join(dir, "ws"), "--permission-mode", "bypassPermissions", "find the key"], { env: cleanEnv(extra), cwd: dir });
     expect(run.code, run.stderr).toBe(0);
-    const results = (model.requests[1]!.body.messages!.at(-1)!.content as Array<{ content: Array<{ text: string }> }>).map((r) => r.content[0]!.text);
-    expect(results).toHaveLength(commands.length);
-    const longest = (text: string, pattern: RegExp): string => (text.match(pattern) ?? []).sort((a, b) => b.length - a.length)[0] ?? "";
-    expectNowhere(secret, {
-      "the base64 output, decoded": Buffer.from(longest(results[0]!, /[A-Za-z0-9+/=]{40,}/g), "base64").toString("latin1"),
-      "the reversed output, reversed back": [...results[1]!].reverse().join(""),
-      "the hex output, decoded": Buffer.from(longest(results[2]!, /[0-9a-f]{40,}/g), "hex").toString("latin1"),
+    expect(JSON.stringify(model.requests[0]!.headers)).toContain(secret);
+    expectEnvironBlanked(lastToolResults(model), [secret, password]);
+  }, 30_000);
+});
+
+/**
+ * Read the parent's environment block without naming /proc in the command text (which the gate refuses in every mode):
+ * the path is computed by an interpreter. Each prints the block encoded, so redaction of the exact text cannot help.
+ */
+const READ_PARENT_ENVIRON = "const b = require('fs').readFileSync(String.fromCharCode(47, 112, 114, 111, 99) + '/' + process.argv[1] + '/environ');";
+const ENVIRON_PROBES = [
+  `node -e "${READ_PARENT_ENVIRON} console.log(b.toString('base64'))" $PPID`,
+  `node -e "${READ_PARENT_ENVIRON} console.log(b.toString('hex'))" $PPID`,
+  `node -e "${READ_PARENT_ENVIRON} console.log([...b.toString('latin1')].reverse().join(''))" $PPID`,
+];
+
+/** The texts of the tool results in the last request, in call order. */
+function lastToolResults(scripted: ScriptedModel): string[] {
+  const content = scripted.requests.at(-1)!.body.messages!.at(-1)!.content as Array<{ content: Array<{ text: string }> }>;
+  return content.map((r) => r.content[0]!.text);
+}
+
+/** Decodes the three probes' output; the block was read (the key's name is there, its value all `*`) and holds no secret. */
+function expectEnvironBlanked(results: string[], secrets: string[]): void {
+  expect(results).toHaveLength(ENVIRON_PROBES.length);
+  const longest = (text: string, pattern: RegExp): string => (text.match(pattern) ?? []).sort((a, b) => b.length - a.length)[0] ?? "";
+  const decoded = {
+    "the base64 output, decoded": Buffer.from(longest(results[0]!, /[A-Za-z0-9+/=]{40,}/g), "base64").toString("latin1"),
+    "the hex output, decoded": Buffer.from(longest(results[1]!, /[0-9a-f]{40,}/g), "hex").toString("latin1"),
+    "the reversed output, reversed back": [...results[2]!].reverse().join(""),
+  };
+  for (const [place, text] of Object.entries(decoded)) expect(text, place).toMatch(/ANTHROPIC_API_KEY=\*{20,}\0/);
+  for (const secret of secrets) expectNowhere(secret, decoded);
+}
+
+/** Runs node with `args` (asynchronously: the scripted model answers from this process) and collects its output. */
+function runNode(args: string[], env: Record<string, string>, cwd: string): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    child.on("error", reject);
+    child.on("close", () => {
+      clearTimeout(timer);
+      resolve({ stdout, stderr });
     });
+  });
+}
+
+describe("the library building its own client from process.env", () => {
+  it("leaves no key in /proc/$PPID/environ for the commands of a bypassPermissions turn", async () => {
+    const secret = marker();
+    model = await startScriptedModel([
+      { match: "find the key", reply: { toolUses: ENVIRON_PROBES.map((command) => ({ name: "run_command", input: { command } })) } },
+      { reply: "done" },
+    ]);
+    const dir = await makeTempDir("miniclaw-secret-");
+    await mkdir(join(dir, "ws"));
+    // A host program on plain Node: no client and no env given, so miniclaw reads process.env itself.
+    const host = [
+      "const { runAgentTurn } = await import(process.argv[1]);",
+      "const agent = { id: 'main', name: 'Host', prompt: 'test' };",
+      "const options = { workspace: process.argv[2] + '/ws', cwd: process.argv[2], model: 'claude-test-1', includeTime: false, permissionMode: 'bypassPermissions' };",
+      "const result = await runAgentTurn('agent:main:host', 'find the key', agent, options);",
+      "process.stdout.write(result.stopReason + ' ' + (process.env.ANTHROPIC_API_KEY === process.argv[3]), () => process.exit(0));",
+    ].join("\n");
+    const library = new URL("../../dist/index.js", import.meta.url).href;
+    const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: secret, HOME: dir });
+    const child = await runNode(["--input-type=module", "-e", host, library, dir, secret], env, dir);
+    expect(child.stdout, child.stderr).toBe("end_turn true");
+    expect(JSON.stringify(model.requests[0]!.headers)).toContain(secret);
+    expectEnvironBlanked(lastToolResults(model), [secret]);
   }, 30_000);
 });
 
@@ -153,7 +222,10 @@ describe("a turn in bypassPermissions mode with a marker API key", () => {
       const workspace = join(cwd, "ws");
       await mkdir(workspace);
       await writeFile(join(cwd, "notes.txt"), "nothing secret here\n");
-      const env = { ...process.env, ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: secret, GITHUB_TOKEN: token, MY_PASSWORD: token, HOME: cwd };
+      const env = {
+        ...process.env, ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: secret, GITHUB_TOKEN: token, MY_PASSWORD: token,
+        DATABASE_URL: `postgres://app:${token}@db/prod`, HOME: cwd,
+      };
       const events: AgentEvent[] = [];
       const result = await runAgentTurn("agent:main:secrets", "find the key", TEST_AGENT, {
         workspace,
