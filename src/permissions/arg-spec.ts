@@ -165,12 +165,15 @@ function parseShort(word: ShellWord, next: ShellWord | undefined, spec: ArgSpec,
 
 /**
  * The values of the options in `names` (`-f F`, `-fF`, `--file F`, `--file=F`, and any
- * prefix of a long name, as GNU getopt accepts): the files those options make the program
- * read. Errs towards more words: a letter in a cluster counts wherever it stands.
+ * prefix of a long name that is not itself an option of `spec`, as GNU getopt accepts): the
+ * files those options make the program read. Errs towards more words: a letter in a cluster
+ * counts wherever it stands.
  */
-export function optionValues(words: readonly ShellWord[], names: readonly string[]): ShellWord[] {
+export function optionValues(words: readonly ShellWord[], names: readonly string[], spec?: ArgSpec): ShellWord[] {
   const found: ShellWord[] = [];
   const longs = names.filter((n) => n.startsWith("--"));
+  // An exact option name of the program is never an abbreviation of another (`--exclude` is not `--exclude-from`).
+  const exact = new Set((spec?.long ?? []).map((l) => `--${l.replace(/\[?=\]?$/, "")}`).filter((l) => !longs.includes(l)));
   const shorts = names.filter((n) => /^-[^-]$/.test(n)).map((n) => n[1] as string);
   const attached = (word: ShellWord, value: string): ShellWord => ({ ...word, value });
   for (let i = 0; i < words.length; i++) {
@@ -181,7 +184,7 @@ export function optionValues(words: readonly ShellWord[], names: readonly string
     if (v.startsWith("--")) {
       const eq = v.indexOf("=");
       const name = eq === -1 ? v : v.slice(0, eq);
-      if (name.length < 3 || !longs.some((long) => long.startsWith(name))) continue;
+      if (name.length < 3 || exact.has(name) || !longs.some((long) => long.startsWith(name))) continue;
       if (eq !== -1) found.push(attached(word, v.slice(eq + 1)));
       else if (next !== undefined) found.push(next);
     } else if (v.startsWith("-") && v.length > 1) {

@@ -27,9 +27,9 @@ export interface CommandReads {
 export function commandReads(program: string, rule: ProgramRule, parsed: ParsedArgs, args: readonly ShellWord[], scope: WordScope): CommandReads {
   const reads: PlannedRead[] = [];
   const contentMode = parsed.flags.some((f) => f.name.length >= 3 && (rule.contentModeFlags ?? []).some((flag) => flag.startsWith(f.name)));
-  const fileValues = optionValues(args, rule.fileOptions ?? []);
+  const fileValues = optionValues(args, rule.fileOptions ?? [], rule.spec);
   // `--include='.en*'` chooses files by a wildcard, quoted or not: judged as a wildcard read.
-  const globValues = optionValues(args, rule.globOptions ?? []).map((word) => ({ value: word.value.replace(/^!/, ""), glob: true }));
+  const globValues = optionValues(args, rule.globOptions ?? [], rule.spec).map((word) => ({ value: word.value.replace(/^!/, ""), glob: true }));
   const judged = [
     ...args.map((word) => [word, rule.readsContent === true || contentMode] as const),
     ...[...fileValues, ...globValues].map((word) => [word, true] as const),

@@ -1,5 +1,5 @@
 // Bounded looks at the disk for the gate: wildcards expanded as bash would (or wider), and folder trees walked for secrets.
-import { readdir, realpath } from "node:fs/promises";
+import { readdir, realpath, stat } from "node:fs/promises";
 import type { Dirent } from "node:fs";
 import { join } from "node:path";
 import type { TreeFilters } from "./read-plan.js";
@@ -78,9 +78,10 @@ async function visit(entry: Dirent, path: string, filters: TreeFilters, judge: W
   if (entry.isSymbolicLink()) {
     if (skipsFile(entry.name, filters) && skipsDir(entry.name, filters)) return null;
     const real = await realpath(path).catch(() => null);
-    if (real === null) return null;
+    const isDir = real === null ? false : await stat(real).then((s) => s.isDirectory(), () => false);
+    if (real === null || (isDir ? skipsDir(entry.name, filters) : skipsFile(entry.name, filters))) return null;
     const why = judge(path, real);
-    if (why === null && filters.followLinks) descend(real);
+    if (why === null && isDir && filters.followLinks) descend(real);
     return why;
   }
   if (skipsFile(entry.name, filters)) return null;

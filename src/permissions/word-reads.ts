@@ -41,7 +41,8 @@ export function judgeWord(word: ShellWord, role: WordRole, scope: WordScope, pro
   if ("reason" in variants) return { reason: variants.reason, reads: [] };
   const reads: PlannedRead[] = [];
   for (const { value, glob } of variants.values) {
-    const planned = value.startsWith("-") ? value.slice(value.indexOf("=") + 1 || value.length) : value;
+    // Option words are judged by name only; the files options read arrive as words of their own (`fileOptions`).
+    const planned = value.startsWith("-") ? null : value;
     for (const piece of new Set([value, ...value.split(/[=:]/)])) {
       if (piece === "") continue;
       for (const path of resolveWord(piece, scope.bases, scope.context.home)) {
