@@ -8,7 +8,7 @@ import type { PermissionMode } from "../../src/permissions/context.js";
 import type { AgentEvent, ApprovalDecision } from "../../src/types.js";
 import { makeTempDir } from "../helpers/tool-context.js";
 
-async function setup(mode: PermissionMode, answers: ApprovalDecision[] = [], approvals?: object | string) {
+async function setup(mode: PermissionMode, answers: ApprovalDecision[] = [], approvals?: object | string, home?: string) {
   const cwd = await makeTempDir();
   const workspace = join(cwd, "workspace");
   mkdirSync(workspace);
@@ -17,7 +17,7 @@ async function setup(mode: PermissionMode, answers: ApprovalDecision[] = [], app
   const events: AgentEvent[] = [];
   const warnings: string[] = [];
   const approver = vi.fn<Approver>(async () => answers.shift() ?? "unavailable");
-  const gate = createPermissionContext({ mode, approver, approvalsPath, roots: [cwd, workspace], cwd, emit: (e) => events.push(e), onWarning: (m) => warnings.push(m) });
+  const gate = createPermissionContext({ mode, approver, approvalsPath, roots: [cwd, workspace], cwd, ...(home ? { home } : {}), emit: (e) => events.push(e), onWarning: (m) => warnings.push(m) });
   const saved = (): unknown => JSON.parse(readFileSync(approvalsPath, "utf8"));
   return { cwd, workspace, approvalsPath, events, warnings, approver, gate, saved };
 }
@@ -102,6 +102,44 @@ describe("checkCommand in other modes", () => {
     expect(await t.gate.checkCommand("rm -rf build && npm publish", "t1")).toEqual({ allowed: true, readOnly: false });
     expect((await t.gate.checkCommand("git push --force", "t2")).allowed).toBe(false);
     expect(t.approver).not.toHaveBeenCalled();
+  });
+});
+
+describe("checkCommand looks at the disk after a safe verdict", () => {
+  /** A home folder with a key, and a project whose notes.txt is a link to it. */
+  async function withLinkedKey(mode: PermissionMode, approvals?: object) {
+    const home = await makeTempDir();
+    mkdirSync(join(home, ".ssh"));
+    writeFileSync(join(home, ".ssh", "id_rsa"), "KEY");
+    writeFileSync(join(home, ".bash_aliases"), "alias x=y\n");
+    const t = await setup(mode, ["deny_once"], approvals, home);
+    symlinkSync(join(home, ".ssh", "id_rsa"), join(t.cwd, "notes.txt"));
+    writeFileSync(join(t.cwd, "plain.txt"), "hello\n");
+    return { ...t, home };
+  }
+
+  it("asks about a read whose real path is a secret, saying which, and runs the same read of a plain file unasked", async () => {
+    const t = await withLinkedKey("default");
+    expect(await t.gate.checkCommand("cat plain.txt", "t1")).toEqual({ allowed: true, readOnly: true });
+    expect((await t.gate.checkCommand("cat notes.txt", "t2")).allowed).toBe(false);
+    expect(t.approver.mock.calls.map(([request]) => request.reason)).toEqual([
+      `cat reads ${join(t.cwd, "notes.txt")} (really ${join(t.home, ".ssh", "id_rsa")}), and reads inside .ssh/, which holds secrets`,
+    ]);
+  });
+
+  it("keeps the approvals list: an allowed entry then runs, but not as a read-only command; plan mode refuses", async () => {
+    const allowed = await withLinkedKey("default", { allowed: ["cat notes.txt"], denied: [] });
+    expect(await allowed.gate.checkCommand("cat notes.txt", "t1")).toEqual({ allowed: true, readOnly: false });
+    expect(allowed.approver).not.toHaveBeenCalled();
+    const plan = await withLinkedKey("plan");
+    expect((await plan.gate.checkCommand("cat ./*.txt", "t1")).allowed).toBe(false);
+    expect(await plan.gate.checkCommand("cat ./p*.txt", "t2")).toEqual({ allowed: true, readOnly: true });
+  });
+
+  it("resolves ~ and cd against the home it was given", async () => {
+    const t = await withLinkedKey("plan");
+    for (const command of ["cd ~ && cat .bash_aliases", "cat ~/.bash_aliases", "grep -r alias ~"]) expect((await t.gate.checkCommand(command, "t")).allowed).toBe(false);
+    expect(await t.gate.checkCommand("ls ~", "t")).toEqual({ allowed: true, readOnly: true });
   });
 });
 
