@@ -1,6 +1,8 @@
 // git: the read-only subcommands and the options each may take; global options before the subcommand are checked too.
 import { parseArgs } from "./arg-spec.js";
-import type { ArgSpec, ParsedArgs } from "./arg-spec.js";
+import type { ArgSpec } from "./arg-spec.js";
+import { actionSubcommands, checkFormats, checkGitAction, moreSubcommands } from "./rules-git-more.js";
+import type { GitSubcommand } from "./rules-git-more.js";
 import type { ShellWord } from "./shell-words.js";
 
 /** Global options that change nothing but output. `-C`, `-c`, `--git-dir`... are refused: they point git at other config. */
@@ -52,9 +54,10 @@ const LOG_LONG = [
 ];
 
 const LOG: ArgSpec = { short: "puwbRzigE#", shortValue: "nSGL", shortOptional: "MCBU", long: [...DIFF_LONG, ...LOG_LONG], deny: DIFF_OUTPUT_DENY };
+const DIFF: ArgSpec = { short: "puwbRz", shortOptional: "MCBU", long: [...DIFF_LONG, "cached", "staged", "no-index"], deny: DIFF_OUTPUT_DENY };
 
 /** The read-only subcommands. Anything else (commit, reset, checkout, clean, push, config...) is refused. */
-const SUBCOMMANDS: Readonly<Record<string, { spec: ArgSpec; check?: (args: ParsedArgs) => string | null }>> = {
+const SUBCOMMANDS: Readonly<Record<string, GitSubcommand>> = {
   status: {
     spec: {
       short: "sbvz",
@@ -64,7 +67,7 @@ const SUBCOMMANDS: Readonly<Record<string, { spec: ArgSpec; check?: (args: Parse
   },
   log: { spec: LOG },
   show: { spec: LOG },
-  diff: { spec: { short: "puwbRz", shortOptional: "MCBU", long: [...DIFF_LONG, "cached", "staged", "no-index"], deny: DIFF_OUTPUT_DENY } },
+  diff: { spec: DIFF },
   branch: {
     spec: {
       short: "arlv",
@@ -97,7 +100,9 @@ const SUBCOMMANDS: Readonly<Record<string, { spec: ArgSpec; check?: (args: Parse
     },
   },
   remote: { spec: { short: "v", long: ["verbose"], maxPositionals: 0 } },
+  ...moreSubcommands(LOG),
 };
+const ACTION_SUBCOMMANDS = actionSubcommands(LOG, DIFF);
 
 /** Why this `git ...` (words after `git`) is not read-only, or null when it is. */
 export function checkGit(words: readonly ShellWord[]): string | null {
@@ -113,12 +118,15 @@ export function checkGit(words: readonly ShellWord[]): string | null {
   }
   const sub = words[i];
   if (sub === undefined) return "git without a subcommand";
+  const rest = words.slice(i + 1);
+  const actions = !sub.glob && Object.hasOwn(ACTION_SUBCOMMANDS, sub.value) ? ACTION_SUBCOMMANDS[sub.value] : undefined;
+  if (actions !== undefined) return checkGitAction(sub.value, actions, rest);
   const rule = !sub.glob && Object.hasOwn(SUBCOMMANDS, sub.value) ? SUBCOMMANDS[sub.value] : undefined;
   if (rule === undefined) {
     const why = Object.hasOwn(SUBCOMMAND_REFUSALS, sub.value) ? SUBCOMMAND_REFUSALS[sub.value] : undefined;
-    return `git ${sub.value} ${why ?? "is not a read-only git command (status, log, diff, show, branch, rev-parse, blame, ls-files, remote -v are)"}`;
+    return `git ${sub.value} ${why ?? "is not a read-only git command (status, log, diff, show, branch, tag, rev-parse, blame, ls-files, remote -v and other listings are)"}`;
   }
-  const parsed = parseArgs(`git ${sub.value}`, words.slice(i + 1), rule.spec);
+  const parsed = parseArgs(`git ${sub.value}`, rest, rule.spec);
   if (!parsed.ok) return parsed.reason;
-  return rule.check?.(parsed.args) ?? null;
+  return checkFormats(parsed.args) ?? rule.check?.(parsed.args, rest) ?? null;
 }

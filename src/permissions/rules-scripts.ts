@@ -51,14 +51,36 @@ function isFindExpressionStart(word: ShellWord): boolean {
   return word.value.startsWith("-") || ["(", ")", "!", ","].includes(word.value);
 }
 
-/** jq builtins that reach outside the input: the environment and modules. */
-const JQ_REFUSED = /\$ENV\b|\benv\b|\bimport\b|\binclude\b|\bmodulemeta\b|\bget_search_list\b/;
+/**
+ * jq names that reach outside the input: the environment (`env`, `$ENV`, however spaced or commented
+ * between `$` and the name), where the program and its inputs live, and modules. Matched as whole
+ * words anywhere in the filter, strings and comments included: jq has no other spelling of a name,
+ * and a false match only means asking.
+ */
+const JQ_REFUSED = /\b(env|ENV|__loc__|input_filename|get_search_list|get_prog_origin|get_jq_origin|import|include|modulemeta)\b/i;
 
-/** Why the jq filter is not read-only: it may not read the environment (`env`, `$ENV`) or load modules. */
+/** Why the jq filter is not read-only: it may not read the environment or load modules. */
 export function checkJqFilter(args: ParsedArgs): string | null {
   const filter = args.positionals[0];
   if (filter === undefined) return null;
-  if (filter.glob) return "jq: the filter is an unquoted wildcard";
+  if (filter.glob || filter.dynamic === true) return "jq: the filter is an unquoted wildcard or computed";
   const hit = JQ_REFUSED.exec(filter.value);
-  return hit === null ? null : `jq: the filter uses \`${hit[0]}\`, which can print the environment or load modules`;
+  return hit === null ? null : `jq: the filter uses \`${hit[0]}\`, which can print the environment, file locations or load modules`;
+}
+
+/**
+ * The files a jq command reads: the FILE of each `--rawfile NAME FILE` / `--slurpfile NAME FILE`
+ * (a pair option yields two flags of the same name, NAME then FILE) and the inputs after the
+ * filter (with `--args` / `--jsonargs` some of those are plain strings; they are listed anyway, so a
+ * path check sees every word that may be opened).
+ */
+export function jqReadPaths(args: ParsedArgs): ShellWord[] {
+  const files: ShellWord[] = [];
+  let pairStart = true;
+  for (const flag of args.flags) {
+    const isPair = flag.name === "--rawfile" || flag.name === "--slurpfile";
+    if (isPair && !pairStart && flag.value !== null) files.push(flag.value);
+    pairStart = isPair ? !pairStart : true;
+  }
+  return [...files, ...args.positionals.slice(1)];
 }
