@@ -1,14 +1,15 @@
 // The gate's second pass: what a command judged safe will read, checked against the disk (symlinks, wildcards, folders, git history).
 import { realpath } from "node:fs/promises";
+import { basename } from "node:path";
 import { expandGlob, MAX_WALK_ENTRIES, walkTree } from "./disk-walk.js";
 import type { Budget } from "./disk-walk.js";
 import { gitHistoryReason } from "./git-history.js";
-import { homeReason } from "./path-resolve.js";
+import { homeDotfileReason, homeReason } from "./path-resolve.js";
 import type { PathContext } from "./path-resolve.js";
 import { isProcessSecretPath } from "./process-secrets.js";
 import type { PlannedRead, ReadPlan } from "./read-plan.js";
-import { placeReason } from "./secret-paths.js";
-import { literalPathReason } from "./word-reads.js";
+import { placeReason, walkNameReason } from "./secret-paths.js";
+import { literalPathReason, namesPart } from "./word-reads.js";
 
 /** The real working folder (symlinks resolved) and the home folder the gate judges from. */
 export interface DiskContext {
@@ -73,11 +74,17 @@ async function realPathReason(read: PlannedRead, path: string, fromGlob: boolean
       const why = homeReason(real, context.home) ?? literalPathReason(real, judged);
       if (why !== null) return say(why);
       const filters = read.filters ?? { skipHidden: false, followLinks: false, fileFilters: [], excludeDirs: [], opaqueFilters: false };
-      const found = await walkTree(real, filters, budget, (entry, target) => {
-        const reason = literalPathReason(target, judged) ?? (target === entry ? null : homeReason(target, context.home));
+      const found = await walkTree(real, filters, budget, (entry, target, isDir) => {
+        // The folders above an entry were judged on the way down: its own name is what is new, unless a link leads elsewhere.
+        const reason = target === entry ? walkNameReason(basename(entry), isDir) : (metReason(target, isDir, judged) ?? homeReason(target, context.home));
         return reason === null ? null : `${entry}${target === entry ? "" : ` (a link to ${target})`}: ${reason}`;
       });
       return found === null ? null : `${read.program} reads every file under ${shown}, and ${found}`;
     }
   }
+}
+
+/** A file or folder a walk met, judged by place and by the names below the working folder. */
+function metReason(path: string, isDir: boolean, context: PathContext): string | null {
+  return placeReason(path) ?? walkNameReason(namesPart(path, context.cwd), isDir) ?? homeDotfileReason(path, context.home);
 }

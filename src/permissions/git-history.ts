@@ -2,7 +2,7 @@
 import { execFile } from "node:child_process";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import { nameReason } from "./secret-paths.js";
+import { walkNameReason } from "./secret-paths.js";
 
 const TIMEOUT_MS = 5_000;
 const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
@@ -49,7 +49,7 @@ async function scanHistory(dir: string, env: NodeJS.ProcessEnv): Promise<string 
     const history = await runGit(dir, ["log", "--all", "--reflog", "-m", "--no-renames", "--no-ext-diff", "--no-textconv", "--diff-filter=A", "--name-only", "--format=", "-z"], env);
     const index = await runGit(dir, ["ls-files", "-z"], env);
     for (const path of `${history}\0${index}`.split(/[\0\n]/)) {
-      const why = path === "" ? null : nameReason(path);
+      const why = path === "" ? null : walkNameReason(path, false);
       if (why !== null) return `the repository's history holds ${path}, which its patches would print (${why})`;
     }
     return null;

@@ -71,6 +71,24 @@ export function nameReason(path: string): string | null {
   return SECRET_FILES.some((re) => re.test(last)) ? `reads ${path}, which may hold secrets` : null;
 }
 
+/** Source, build output and docs named after credentials (`credentials.ts`, `credentials.d.mts.map`): code, not a credential store. */
+const CREDENTIALS_CODE = /credentials.*\.([mc]?[jt]sx?|map|py|pyc|go|rs|rb|java|kt|class|c|h|cc|cpp|hpp|cs|php|swift|md|rst|html)$/i;
+
+/**
+ * `nameReason` for what a walk meets rather than what a command names: a folder counts only
+ * by the secret folder names (`.ssh`), and code named after credentials is not a secret.
+ * Used where nothing was judged before (the files under a folder `grep -r` reads, the paths
+ * of a git history), so it narrows no earlier verdict.
+ */
+export function walkNameReason(path: string, isDir: boolean): string | null {
+  const last = path.slice(path.lastIndexOf("/") + 1);
+  if (isDir) {
+    const dir = path.toLowerCase().split("/").find((s) => SECRET_DIRS.has(s));
+    return dir === undefined ? null : `reads inside ${dir}/, which holds secrets`;
+  }
+  return CREDENTIALS_CODE.test(last) ? null : nameReason(path);
+}
+
 /** Why a wildcard pattern could match a secret (by the typical secret names), or null. */
 export function globReason(pattern: string): string | null {
   const plain = pathReason(pattern.replace(/[*?[\]{}]/g, ""));
