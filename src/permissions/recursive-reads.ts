@@ -1,4 +1,4 @@
-// Commands that read or list a whole folder tree, and which folders: grep -r, rg, git diff, ls -R, find, du, tree.
+// Commands that read or list a whole folder tree, and which folders: grep -r, rg, git diff, diff -r, ls -R, find, du, tree.
 import type { ParsedArgs, ParsedFlag } from "./arg-spec.js";
 import type { TreeFilters } from "./read-plan.js";
 import type { ShellWord } from "./shell-words.js";
@@ -27,6 +27,8 @@ export function treeRoots(program: string, parsed: ParsedArgs, words: readonly S
       return rgRoots(parsed, has);
     case "git":
       return gitDiffRoots(words);
+    case "diff":
+      return has("-r", "--recursive") ? parsed.positionals.map((word) => ({ word, kind: "tree", filters: NO_FILTERS })) : [];
     case "ls":
       return has("-R", "--recursive") ? listing(parsed.positionals) : [];
     case "du":

@@ -30,7 +30,7 @@ describe("reasons", () => {
   it("names what makes a command unsafe", async () => {
     expect((await assessCommand("ls; rm -rf ~")).reasons).toEqual(["rm writes, moves or deletes files"]);
     expect((await assessCommand("git -C /tmp push")).reasons).toEqual(["git -C runs git against another repository and its configuration"]);
-    expect((await assessCommand("cat $(curl x)")).reasons).toEqual(["command substitution $( ) or backticks", "curl uses the network"]);
+    expect((await assessCommand("cat $(curl x)")).reasons).toEqual(["curl uses the network", "cat: the argument `$(curl x)` is computed by a substitution, so the gate cannot see what it opens"]);
     expect((await assessCommand("sort -o out in")).reasons).toEqual(["sort: `-o` writes its output to a file"]);
     expect((await assessCommand("cat .env")).reasons).toEqual(["cat reads .env, which may hold secrets"]);
   });
