@@ -16,7 +16,7 @@ const TAR: ArgSpec = {
   deny: {
     "--to-command": "runs a program for every member", "--use-compress-program": "runs a program", "-I": "runs a program",
     "--checkpoint-action": "can run a program", "--info-script": "runs a program", "--new-volume-script": "runs a program", "-F": "runs a program",
-    "--rsh-command": "runs a program", "--rmt-command": "runs a program", "-T": "reads names from a file", "--files-from": "reads names from a file",
+    "--rsh-command": "runs a program", "--rmt-command": "runs a program", "-T": "reads names from a file",
   },
 };
 

@@ -63,7 +63,10 @@ export function checkGitAction(sub: string, rule: GitActions, words: readonly Sh
   const explicit = first !== undefined && !first.value.startsWith("-");
   const action = explicit ? first.value : rule.implicit;
   const spec = action !== undefined && !first?.glob && Object.hasOwn(rule.actions, action) ? rule.actions[action] : undefined;
-  if (spec === undefined) return `git ${sub} ${explicit ? first.value : ""} is not read-only; only ${Object.keys(rule.actions).map((a) => `\`git ${sub} ${a}\``).join(", ")} are`;
+  if (spec === undefined) {
+    const forms = Object.keys(rule.actions).map((a) => `\`git ${sub} ${a}\``).join(", ");
+    return `${explicit ? `git ${sub} ${first.value}` : `git ${sub} without an action`} is not read-only (read-only: ${forms})`;
+  }
   const parsed = parseArgs(`git ${sub} ${action}`, explicit ? words.slice(1) : words, spec);
   return parsed.ok ? checkFormats(parsed.args) : parsed.reason;
 }
