@@ -30,12 +30,14 @@ export function commandReads(program: string, rule: ProgramRule, parsed: ParsedA
   const fileValues = optionValues(args, rule.fileOptions ?? [], rule.spec);
   // `--include='.en*'` chooses files by a wildcard, quoted or not: judged as a wildcard read.
   const globValues = optionValues(args, rule.globOptions ?? [], rule.spec).map((word) => ({ value: word.value.replace(/^!/, ""), glob: true }));
+  const operands = new Set(parsed.positionals);
   const judged = [
-    ...args.map((word) => [word, rule.readsContent === true || contentMode] as const),
-    ...[...fileValues, ...globValues].map((word) => [word, true] as const),
+    ...args.map((word) => [word, rule.readsContent === true || contentMode, operands.has(word)] as const),
+    ...fileValues.map((word) => [word, true, true] as const),
+    ...globValues.map((word) => [word, true, false] as const),
   ];
-  for (const [word, content] of judged) {
-    const verdict = judgeWord(word, content ? "content" : "name", scope, program);
+  for (const [word, content, opened] of judged) {
+    const verdict = judgeWord(word, content ? "content" : "name", scope, program, opened);
     if (verdict.reason !== null) return fail(`${program} ${verdict.reason}`);
     reads.push(...verdict.reads);
   }

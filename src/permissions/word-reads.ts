@@ -31,18 +31,18 @@ export function wordVariants(word: ShellWord): { values: Array<{ value: string; 
 
 /**
  * Why reading `word` may expose a secret, read /proc or a device, or blow up; with the
- * absolute paths it names. Literal paths are judged for every role (`du --files0-from=/proc/1/environ`
+ * absolute paths it names when `opened` (an operand or a file option's value, not an option). Literal paths are judged for every role (`du --files0-from=/proc/1/environ`
  * prints what it reads); wildcards only for content, since `ls *` shows names alone. A piece
  * after `=` or `:` counts as a path too (`--file=.env`, `HEAD:.env`).
  */
-export function judgeWord(word: ShellWord, role: WordRole, scope: WordScope, program: string): WordJudgement {
+export function judgeWord(word: ShellWord, role: WordRole, scope: WordScope, program: string, opened = true): WordJudgement {
   if (word.dynamic === true) return { reason: null, reads: [] };
   const variants = wordVariants(word);
   if ("reason" in variants) return { reason: variants.reason, reads: [] };
   const reads: PlannedRead[] = [];
   for (const { value, glob } of variants.values) {
-    // Option words are judged by name only; the files options read arrive as words of their own (`fileOptions`).
-    const planned = value.startsWith("-") ? null : value;
+    // Options are judged by name only; the files options read arrive as words of their own (`fileOptions`).
+    const planned = opened ? value : null;
     for (const piece of new Set([value, ...value.split(/[=:]/)])) {
       if (piece === "") continue;
       for (const path of resolveWord(piece, scope.bases, scope.context.home)) {

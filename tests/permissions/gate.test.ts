@@ -132,7 +132,8 @@ describe("checkCommand looks at the disk after a safe verdict", () => {
     expect(await allowed.gate.checkCommand("cat notes.txt", "t1")).toEqual({ allowed: true, readOnly: false });
     expect(allowed.approver).not.toHaveBeenCalled();
     const plan = await withLinkedKey("plan");
-    expect((await plan.gate.checkCommand("cat ./*.txt", "t1")).allowed).toBe(false);
+    symlinkSync(join(plan.home, ".ssh", "id_rsa"), join(plan.cwd, "-n"));
+    for (const command of ["cat ./*.txt", "cat -- -n", "cat < notes.txt", "cd .. && cat */notes.txt"]) expect((await plan.gate.checkCommand(command, "t1")).allowed).toBe(false);
     expect(await plan.gate.checkCommand("cat ./p*.txt", "t2")).toEqual({ allowed: true, readOnly: true });
   });
 
