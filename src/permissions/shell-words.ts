@@ -90,6 +90,12 @@ export function flagExpansion(node: SyntaxNode, sink: WordSink): boolean {
  */
 function decodeSubstitution(node: SyntaxNode, sink: WordSink, quoted: boolean): ShellWord | null {
   sink.walkNested(node);
+  // Inside backticks bash ends at the first unescaped backtick (quotes do not hide it) and turns \` into a
+  // nested substitution, where tree-sitter sees a quoted or escaped character: only plain bodies agree.
+  if (node.firstChild?.type === "`" && /[\\`]/.test(node.text.slice(1, -1))) {
+    sink.problems.push("a backtick substitution with a backslash or another backtick inside (write it with $( ))");
+    return null;
+  }
   if (node.type === "command_substitution") return { value: node.text, glob: !quoted, dynamic: true };
   if (node.firstChild?.type === "<(" && !quoted) return { value: PROCESS_SUBSTITUTION_PATH, glob: false };
   sink.problems.push(quoted ? "process substitution inside double quotes" : "process substitution >( ) (it writes)");

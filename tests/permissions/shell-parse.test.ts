@@ -64,6 +64,8 @@ describe("parseShell", () => {
       ["[ a > b ]", "`>` inside `[ ]` (bash reads it as an operator of the shell, not a word)"],
       ["[ a && b ]", "`&&` inside `[ ]` (bash reads it as an operator of the shell, not a word)"],
       ["[ -f x]", "a `[ ]` test whose words are not separated by blanks"],
+      ["echo `echo \\`touch x\\``", "a backtick substitution with a backslash or another backtick inside (write it with $( ))"],
+      ["echo `echo 'a`'`", "a backtick substitution with a backslash or another backtick inside (write it with $( ))"],
     ];
     for (const [command, problem] of cases) expect((await parseShell(command)).problems, command).toContain(problem);
   });
