@@ -33,6 +33,8 @@ export function processSecretsReason(command: string, context: PathContext = {})
     const why = recursiveFromRootReason(words, bases, context.home);
     if (why !== null) return why;
   }
+  // The check as it was before paths were resolved (a reader first on the line, `/` anywhere): nothing it refused is let through.
+  if (RECURSIVE_READERS.test(loose[0] ?? "") && loose.slice(1).some((w) => normalize(w) === "/")) return "a recursive search from / reads /proc, where process environments live";
   if (/(^|[\s;|&(`])ps\s+(?:[^\s-]*e|[^|;&]*\s[^\s-]*e)/.test(command)) return "`ps e` prints the environment of processes";
   return null;
 }
@@ -60,7 +62,8 @@ function recursiveFromRootReason(words: readonly string[], bases: readonly Base[
 
 /** Every path a word may name: each piece after `=` or `:`, each brace alternative, from each base. */
 function wordPaths(word: string, bases: readonly Base[], home: string | undefined): string[] {
-  const paths: string[] = [];
+  // The word as written too, `..` kept: `/proc/../etc` was refused before paths were resolved, and still is.
+  const paths: string[] = word.startsWith("/") ? [normalize(word)] : [];
   for (const piece of new Set([word, ...word.split(/[=:]/)])) {
     if (piece === "") continue;
     // Too many alternatives to list: each brace group may stand for anything, like a wildcard.

@@ -3,7 +3,7 @@ import { MAX_BRACE_WORDS, braceWordCount, expandBraces } from "./brace-expand.js
 import { homeDotfileReason, resolveWord } from "./path-resolve.js";
 import type { Base, PathContext } from "./path-resolve.js";
 import type { PlannedRead } from "./read-plan.js";
-import { globReason, nameReason, placeReason } from "./secret-paths.js";
+import { globReason, nameReason, pathReason, placeReason } from "./secret-paths.js";
 import type { ShellWord } from "./shell-words.js";
 
 /** Where the words of one simple command are resolved from: every folder the line may have `cd`-ed into. */
@@ -37,6 +37,8 @@ export function wordVariants(word: ShellWord): { values: Array<{ value: string; 
  */
 export function judgeWord(word: ShellWord, role: WordRole, scope: WordScope, program: string, opened = true): WordJudgement {
   if (word.dynamic === true) return { reason: null, reads: [] };
+  const asWritten = writtenReason(word, role);
+  if (asWritten !== null) return { reason: asWritten, reads: [] };
   const variants = wordVariants(word);
   if ("reason" in variants) return { reason: variants.reason, reads: [] };
   const reads: PlannedRead[] = [];
@@ -53,6 +55,15 @@ export function judgeWord(word: ShellWord, role: WordRole, scope: WordScope, pro
     }
   }
   return { reason: null, reads };
+}
+
+/** The word judged as written, before any resolution (`.ssh/../x` names `.ssh`): what the gate refused before it resolved paths stays refused. */
+function writtenReason(word: ShellWord, role: WordRole): string | null {
+  for (const piece of new Set([word.value, ...word.value.split(/[=:]/)])) {
+    const reason = word.glob ? (role === "content" ? globReason(piece) : null) : pathReason(piece);
+    if (reason !== null) return reason;
+  }
+  return null;
 }
 
 /** Why a resolved literal path is secret: by its place (devices, /proc, home dotfiles) or by the names below the working folder. */
