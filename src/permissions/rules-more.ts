@@ -22,7 +22,13 @@ const PRINTF: ProgramRule = {
   },
 };
 
-/** Merged into PROGRAM_RULES; a name here replaces the same name there (here: `printf`). */
+/**
+ * `basename` and `dirname` only cut strings (no option opens a file), so a computed argument
+ * (`basename "$(pwd)"`) is harmless. Replace the table's rules, which refused it.
+ */
+const STRING_ONLY: ProgramRule = { spec: { anyFlags: true }, printsArgs: true };
+
+/** Merged into PROGRAM_RULES; a name here replaces the same name there (here: `printf`, `basename`, `dirname`). */
 export const MORE_RULES: ReadonlyArray<readonly [string, ProgramRule]> = [
   ...ARCHIVE_RULES,
   ...AWK_RULES,
@@ -32,4 +38,6 @@ export const MORE_RULES: ReadonlyArray<readonly [string, ProgramRule]> = [
   ["test", testRule("test")],
   ["[", testRule("[")],
   ["printf", PRINTF],
+  ["basename", STRING_ONLY],
+  ["dirname", STRING_ONLY],
 ];
