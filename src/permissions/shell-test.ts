@@ -1,12 +1,16 @@
 // `[ ... ]` as bash runs it: the program `[` with one argument per blank-separated word, whatever tree-sitter's expression tree says.
 import type { Node as SyntaxNode } from "web-tree-sitter";
-import { decodeWord } from "./shell-words.js";
+import { appendWord, decodeWord } from "./shell-words.js";
 import type { ShellWord, WordSink } from "./shell-words.js";
 
 /** Nodes tree-sitter builds inside `[ ]` that only group words; their leaves are the words. */
 const GROUPS = new Set(["unary_expression", "binary_expression"]);
-/** Operator tokens that are plain words to bash inside `[ ]`. `<`, `>`, `&&`, `(`... are not: bash reads them as redirections or control operators. */
-const WORD_TOKENS = new Set(["!", "=", "==", "!="]);
+/**
+ * Operator tokens that are plain words (or parts of words) to bash inside `[ ]`: tree-sitter reads `~/x`
+ * as the operator `~` and the word `/x`. `<`, `>`, `&&`, `(`... are not: bash reads them as
+ * redirections or control operators.
+ */
+const WORD_TOKENS = new Set(["!", "=", "==", "!=", "~"]);
 
 interface Atom {
   word: ShellWord;
@@ -26,19 +30,36 @@ export function testCommandWords(node: SyntaxNode, source: string, sink: WordSin
     sink.problems.push("unsupported shell syntax: test_command");
     return null;
   }
-  const atoms: Atom[] = [{ word: { value: "[", glob: false }, start: open.startIndex, end: open.endIndex }];
+  const inner: Atom[] = [];
   for (const child of node.children.slice(1, -1)) {
-    if (child !== null && !collectAtoms(child, sink, atoms)) return null;
+    if (child !== null && !collectAtoms(child, sink, inner)) return null;
   }
-  atoms.push({ word: { value: "]", glob: false }, start: close.startIndex, end: close.endIndex });
-  for (let i = 1; i < atoms.length; i++) {
-    const gap = source.slice((atoms[i - 1] as Atom).end, (atoms[i] as Atom).start);
-    if (!/^[ \t]+$/.test(gap)) {
-      sink.problems.push("a `[ ]` test whose words are not separated by blanks");
-      return null;
-    }
+  const words = joinTouching(inner, source);
+  const first = inner[0];
+  const last = inner[inner.length - 1];
+  const separated = first === undefined || (blanks(source, open.endIndex, first.start) && blanks(source, (last as Atom).end, close.startIndex));
+  if (words === null || !separated) {
+    sink.problems.push("a `[ ]` test whose words are not separated by blanks");
+    return null;
   }
-  return atoms.map((a) => a.word);
+  return [{ value: "[", glob: false }, ...words, { value: "]", glob: false }];
+}
+
+/** Pieces with nothing between them are one word to bash (`~` `/x` is `~/x`); pieces must otherwise be blank-separated. */
+function joinTouching(atoms: readonly Atom[], source: string): ShellWord[] | null {
+  const words: ShellWord[] = [];
+  for (let i = 0; i < atoms.length; i++) {
+    const atom = atoms[i] as Atom;
+    const previous = atoms[i - 1];
+    if (previous !== undefined && previous.end === atom.start) appendWord(words[words.length - 1] as ShellWord, atom.word);
+    else if (previous === undefined || blanks(source, previous.end, atom.start)) words.push({ ...atom.word });
+    else return null;
+  }
+  return words;
+}
+
+function blanks(source: string, from: number, to: number): boolean {
+  return /^[ \t]+$/.test(source.slice(from, to));
 }
 
 function collectAtoms(node: SyntaxNode, sink: WordSink, atoms: Atom[]): boolean {
