@@ -92,6 +92,7 @@ describe("parseShell", () => {
     const parsed = await parseShell("[ ! -f x -a \"$(git status --porcelain)\" != '' ] && echo dirty");
     expect(parsed.problems).toEqual([]);
     expect(argvOf(parsed)).toEqual([["git", "status", "--porcelain"], ["[", "!", "-f", "x", "-a", "$(git status --porcelain)", "!=", "", "]"], ["echo", "dirty"]]);
+    expect(argvOf(await parseShell("[ -f ~/x -a x\"y\"z = xyz ]"))).toEqual([["[", "-f", "~/x", "-a", "xyz", "=", "xyz", "]"]]);
   });
 
   it("accepts a here-document with a quoted delimiter as plain input", async () => {
