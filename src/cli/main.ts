@@ -2,6 +2,7 @@
 import { MiniclawError } from "../errors.js";
 import { parseCliArgs, USAGE } from "./args.js";
 import { nodeIo, type CliIo } from "./io.js";
+import { visibleText } from "./visible-text.js";
 
 /**
  * Runs the CLI and resolves to the exit code. Never throws: an error a person must
@@ -31,12 +32,13 @@ export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number
     }
   } catch (error) {
     if (error instanceof MiniclawError) {
-      io.stderr.write(`${error.message}\n`);
+      // A configuration error can quote a file the model wrote (a SOUL.md, cron.json): shown, never interpreted.
+      io.stderr.write(`${visibleText(error.message, { keepLineBreaks: true })}\n`);
       return 1;
     }
     const message = error instanceof Error ? error.message : String(error);
-    io.stderr.write(`miniclaw: unexpected error: ${message}\n`);
-    if (io.env["MINICLAW_DEBUG"] && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+    io.stderr.write(`miniclaw: unexpected error: ${visibleText(message, { keepLineBreaks: true })}\n`);
+    if (io.env["MINICLAW_DEBUG"] && error instanceof Error && error.stack) io.stderr.write(`${visibleText(error.stack, { keepLineBreaks: true })}\n`);
     return 1;
   }
 }

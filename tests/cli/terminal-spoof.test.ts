@@ -1,4 +1,4 @@
-import { access, mkdir, mkdtemp } from "node:fs/promises";
+import { access, mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -84,5 +84,15 @@ describe("escape sequences from the model on the terminal", () => {
     expect(run.stderr).toMatch(/approval: unavailable — touch \.\.\/outside\/PWNED #\\x1b\[1A.*\\r\\nAllow "npm test"\?/);
     expect(run.stderr).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e]/);
     expect(await exists(join(dir, "outside", "PWNED"))).toBe(false);
+  });
+
+  it("an error that quotes a file's content (a cron job name) is printed escaped", async () => {
+    const cwd = await mkdtemp(join(tmpdir(), "miniclaw-spoof-"));
+    await mkdir(join(cwd, "workspace"));
+    await writeFile(join(cwd, "workspace", "cron.json"), JSON.stringify({ jobs: [{ name: "a\u001b[2J\u202eb", schedule: "nope", prompt: "x" }] }));
+    const run = await runCli(["cron"], { env: cleanEnv({ ANTHROPIC_API_KEY: "x" }), cwd });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('job "a\\x1b[2J\\u202eb"');
+    expect(run.stderr).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e]/);
   });
 });
