@@ -107,8 +107,8 @@ export function globReason(pattern: string): string | null {
 }
 
 /**
- * A shell wildcard segment as a regular expression that matches at least what bash would:
- * a bracket expression becomes any one character; a leading dot must be literal, as in bash.
+ * A shell wildcard segment as a regular expression that matches at least what bash would
+ * (a bracket expression matches any one character); a leading dot must be literal, as in bash.
  */
 export function globToRegExp(segment: string): RegExp {
   let source = "";
@@ -116,13 +116,18 @@ export function globToRegExp(segment: string): RegExp {
     const c = segment[i] as string;
     const close = c === "[" ? segment.indexOf("]", i + 2) : -1;
     if (close !== -1) {
-      source += "[^/]";
+      // Any one character, as bash matches; or, as this check read brackets before, the text inside anywhere.
+      source += `(?:[^/]|[^/]*${[...segment.slice(i + 1, close)].map(charSource).join("")}[^/]*)`;
       i = close;
-    } else if (c === "*") source += "[^/]*";
-    else if (c === "?") source += "[^/]";
-    else if (c === "[" || c === "]" || c === "{" || c === "}") source += "[^/]*";
-    else source += c.replace(/[\\^$.+()|]/g, "\\$&");
+    } else source += charSource(c);
   }
   const dotRule = segment.startsWith(".") ? "" : "(?!\\.)";
   return new RegExp(`^${dotRule}${source}$`, "i");
+}
+
+function charSource(c: string): string {
+  if (c === "*") return "[^/]*";
+  if (c === "?") return "[^/]";
+  if (c === "[" || c === "]" || c === "{" || c === "}") return "[^/]*";
+  return c.replace(/[\\^$.+()|]/g, "\\$&");
 }
