@@ -11,13 +11,14 @@ const MAX_CACHED = 64;
 /**
  * Config for every git the gate runs: nothing the repository's own config names is run
  * (no fsmonitor, no signature program, no pager, no bare repository found by accident),
- * and nothing is fetched.
+ * and nothing is fetched (no transport at all, so no ssh command either).
  */
 const SAFE_CONFIG: ReadonlyArray<readonly [string, string]> = [
   ["safe.bareRepository", "explicit"],
   ["core.fsmonitor", "false"],
   ["log.showSignature", "false"],
   ["core.pager", "cat"],
+  ["protocol.allow", "never"],
 ];
 
 const cache = new Map<string, Promise<string | null>>();

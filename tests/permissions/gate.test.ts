@@ -1,5 +1,6 @@
 // The permission context: modes, the approver and its "always" answers, the approvals file, roots, symlinks and sensitive paths.
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import type { Approver } from "../../src/deps.js";
@@ -135,6 +136,22 @@ describe("checkCommand looks at the disk after a safe verdict", () => {
     symlinkSync(join(plan.home, ".ssh", "id_rsa"), join(plan.cwd, "-n"));
     for (const command of ["cat ./*.txt", "cat -- -n", "cat < notes.txt", "cd .. && cat */notes.txt"]) expect((await plan.gate.checkCommand(command, "t1")).allowed).toBe(false);
     expect(await plan.gate.checkCommand("cat ./p*.txt", "t2")).toEqual({ allowed: true, readOnly: true });
+  });
+
+  it("checks a repository's history for secrets without running what its config names", async () => {
+    const t = await withLinkedKey("plan");
+    const git = (...args: string[]): void => void execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", ...args], { cwd: t.cwd, stdio: "ignore" });
+    git("init", "-q");
+    git("add", "plain.txt");
+    git("commit", "-q", "-m", "plain");
+    git("config", "core.fsmonitor", `touch ${join(t.cwd, "PWNED")}; false`);
+    expect(await t.gate.checkCommand("git show HEAD", "t1")).toEqual({ allowed: true, readOnly: true });
+    git("config", "--unset", "core.fsmonitor");
+    writeFileSync(join(t.cwd, ".env"), "K=1\n");
+    git("add", ".env");
+    git("config", "core.fsmonitor", `touch ${join(t.cwd, "PWNED")}; false`);
+    expect((await t.gate.checkCommand("git diff --cached", "t2")).allowed).toBe(false);
+    expect(existsSync(join(t.cwd, "PWNED"))).toBe(false);
   });
 
   it("resolves ~ and cd against the home it was given", async () => {
