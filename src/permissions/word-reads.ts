@@ -15,6 +15,7 @@ export interface WordScope {
 /** `content`: what is read may be printed. `name`: only names, sizes or counts come out. */
 export type WordRole = "content" | "name";
 
+/** Why the word is not safe (null when it is), and what the disk-aware pass must still look at. */
 export interface WordJudgement {
   reason: string | null;
   /** The absolute paths the word may name, for the disk-aware pass. */
@@ -31,9 +32,10 @@ export function wordVariants(word: ShellWord): { values: Array<{ value: string; 
 
 /**
  * Why reading `word` may expose a secret, read /proc or a device, or blow up; with the
- * absolute paths it names when `opened` (an operand or a file option's value, not an option). Literal paths are judged for every role (`du --files0-from=/proc/1/environ`
- * prints what it reads); wildcards only for content, since `ls *` shows names alone. A piece
- * after `=` or `:` counts as a path too (`--file=.env`, `HEAD:.env`).
+ * absolute paths it names when `opened` (an operand or a file option's value, not an option).
+ * Literal paths are judged for every role (`du --files0-from=/proc/1/environ` prints what it
+ * reads); wildcards only for content, since `ls *` shows names alone. A piece after `=` or `:`
+ * counts as a path too (`--file=.env`, `HEAD:.env`). Called for every argument of an allowed program.
  */
 export function judgeWord(word: ShellWord, role: WordRole, scope: WordScope, program: string, opened = true): WordJudgement {
   if (word.dynamic === true) return { reason: null, reads: [] };
