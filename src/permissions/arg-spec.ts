@@ -171,9 +171,10 @@ function parseShort(word: ShellWord, next: ShellWord | undefined, spec: ArgSpec,
  */
 export function optionValues(words: readonly ShellWord[], names: readonly string[], spec?: ArgSpec): ShellWord[] {
   const found: ShellWord[] = [];
+  if (names.length === 0) return found;
   const longs = names.filter((n) => n.startsWith("--"));
   // An exact option name of the program is never an abbreviation of another (`--exclude` is not `--exclude-from`).
-  const exact = new Set((spec?.long ?? []).map((l) => `--${l.replace(/\[?=\]?$/, "")}`).filter((l) => !longs.includes(l)));
+  const exact = longNames(spec);
   const shorts = names.filter((n) => /^-[^-]$/.test(n)).map((n) => n[1] as string);
   const attached = (word: ShellWord, value: string): ShellWord => ({ ...word, value });
   for (let i = 0; i < words.length; i++) {
@@ -184,7 +185,7 @@ export function optionValues(words: readonly ShellWord[], names: readonly string
     if (v.startsWith("--")) {
       const eq = v.indexOf("=");
       const name = eq === -1 ? v : v.slice(0, eq);
-      if (name.length < 3 || exact.has(name) || !longs.some((long) => long.startsWith(name))) continue;
+      if (name.length < 3 || (exact.has(name) && !longs.includes(name)) || !longs.some((long) => long.startsWith(name))) continue;
       if (eq !== -1) found.push(attached(word, v.slice(eq + 1)));
       else if (next !== undefined) found.push(next);
     } else if (v.startsWith("-") && v.length > 1) {
@@ -196,4 +197,17 @@ export function optionValues(words: readonly ShellWord[], names: readonly string
     }
   }
   return found;
+}
+
+const LONG_NAMES = new WeakMap<ArgSpec, ReadonlySet<string>>();
+
+/** The long options a spec lists, as written on the command line (`--lines`), computed once per spec. */
+function longNames(spec: ArgSpec | undefined): ReadonlySet<string> {
+  if (spec === undefined) return new Set();
+  let names = LONG_NAMES.get(spec);
+  if (names === undefined) {
+    names = new Set((spec.long ?? []).map((l) => `--${l.replace(/\[?=\]?$/, "")}`));
+    LONG_NAMES.set(spec, names);
+  }
+  return names;
 }

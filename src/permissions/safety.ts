@@ -84,9 +84,8 @@ export function demoteSafe(command: string, approvals: ApprovalLists, reasons: s
 function assessParsed(command: string, parsed: ParsedShell, approvals: ApprovalLists = {}, options: SafetyOptions = {}): SafetyAssessment {
   const normalized = normalizeCommand(command);
   if (isDenied(normalized, parsed, approvals.denied ?? [])) return { verdict: "denied", reasons: ["it is in the denied list of the approvals file"] };
-  const { reasons, plan } = judgeLine(parsed, options);
+  const { reasons, plan, scope } = judgeLine(parsed, options);
   if (reasons.length === 0) return { verdict: "safe", reasons, plan };
-  const scope = lineScope(parsed, options);
   if (isAllowed(normalized, parsed, approvals.allowed ?? [], (r) => redirectReason(r, scope))) return { verdict: "approved", reasons };
   return { verdict: "needs_approval", reasons };
 }
@@ -100,7 +99,7 @@ function lineScope(parsed: ParsedShell, context: SafetyOptions): WordScope {
   return { bases: lineBases(parsed.commands, context).bases, context };
 }
 
-function judgeLine(parsed: ParsedShell, context: SafetyOptions): { reasons: string[]; plan: ReadPlan } {
+function judgeLine(parsed: ParsedShell, context: SafetyOptions): { reasons: string[]; plan: ReadPlan; scope: WordScope } {
   const reasons = [...parsed.problems];
   const plan: ReadPlan = { reads: [], gitContentDirs: [] };
   const { bases, reason } = lineBases(parsed.commands, context);
@@ -108,7 +107,7 @@ function judgeLine(parsed: ParsedShell, context: SafetyOptions): { reasons: stri
   const scope: WordScope = { bases, context };
   // Commands inside substitutions run too, so they are judged like the others.
   for (const command of parsed.commands) reasons.push(...commandReasons(command, scope, plan));
-  return { reasons: [...new Set(reasons)], plan };
+  return { reasons: [...new Set(reasons)], plan, scope };
 }
 
 function commandReasons(command: SimpleCommand, scope: WordScope, plan: ReadPlan): string[] {
