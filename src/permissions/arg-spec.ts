@@ -113,8 +113,10 @@ function parseLong(word: ShellWord, next: ShellWord | undefined, after: ShellWor
 
 /** GNU getopt accepts any unambiguous prefix, so `--comp` must be refused like `--compile`. */
 function deniedLong(name: string, spec: ArgSpec): string | undefined {
+  // getopt_long takes an exact match over an abbreviation: `--file` is `--file`, not `--files-from`.
+  const exact = !spec.anyFlags && longKind(name.slice(2), spec) !== undefined;
   for (const [flag, why] of Object.entries(spec.deny ?? {})) {
-    if (flag === name || (flag.startsWith("--") && name.length > 3 && flag.startsWith(name))) return `\`${flag}\` ${why}`;
+    if (flag === name || (!exact && flag.startsWith("--") && name.length > 3 && flag.startsWith(name))) return `\`${flag}\` ${why}`;
   }
   return undefined;
 }

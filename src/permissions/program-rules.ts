@@ -113,7 +113,7 @@ export const PROGRAM_RULES: ReadonlyMap<string, ProgramRule> = new Map<string, P
   ["date", { spec: { short: "uR", shortValue: "dfr", shortOptional: "I", long: ["utc", "universal", "rfc-email", "debug", "date=", "file=", "reference=", "iso-8601[=]", "rfc-3339="] }, check: checkDate, fileOptions: ["-f", "--file"] }],
   ["whoami", { spec: NO_ARGS }],
   ["uname", { spec: NO_ARGS }],
-  ["which", { spec: ANY_FLAGS }],
+  ["which", { spec: ANY_FLAGS, printsArgs: true }],
   ["file", { spec: { anyFlags: true, deny: { "-C": "compiles a magic file (writes)", "--compile": "compiles a magic file (writes)" } }, fileOptions: ["-f", "--files-from", "-m", "--magic-file"] }],
   ["stat", { spec: ANY_FLAGS }],
   ["du", { spec: ANY_FLAGS, fileOptions: ["--files0-from", "-X", "--exclude-from"] }],

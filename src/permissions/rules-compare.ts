@@ -5,8 +5,8 @@ import type { ShellWord } from "./shell-words.js";
 
 /**
  * GNU diff has no option that writes a file or runs a program except `-l` (pipes through `pr`);
- * `-X`/`--exclude-from` read a pattern file and are left out (a deny entry for the long one would
- * also refuse `--exclude`, its prefix). `-r` makes it a recursive reader.
+ * `-X`/`--exclude-from` read a pattern file and are refused. `--from-file`/`--to-file` name a file
+ * it compares, judged like its operands. `-r` makes it a recursive reader.
  */
 const DIFF: ArgSpec = {
   short: "qsceunytpTrNiEZbwBadv",
@@ -20,7 +20,10 @@ const DIFF: ArgSpec = {
     "old-line-format=", "new-line-format=", "unchanged-line-format=", "old-group-format=", "new-group-format=", "unchanged-group-format=",
     "changed-group-format=", "minimal", "horizon-lines=", "speed-large-files", "color[=]", "palette=", "version",
   ],
-  deny: { "-l": "pipes its output through the pr program", "--paginate": "pipes its output through the pr program", "-X": "reads patterns from a file" },
+  deny: {
+    "-l": "pipes its output through the pr program", "--paginate": "pipes its output through the pr program",
+    "-X": "reads patterns from a file", "--exclude-from": "reads patterns from a file",
+  },
 };
 
 const CMP: ArgSpec = { short: "blsv", shortValue: "in", long: ["print-bytes", "ignore-initial=", "verbose", "bytes=", "quiet", "silent", "version"], maxPositionals: 4 };
@@ -76,7 +79,7 @@ export function checkXxd(words: readonly ShellWord[]): string | null {
 
 /** The comparison and layout rules; merged into the table by rules-more.ts. */
 export const COMPARE_RULES: ReadonlyArray<readonly [string, ProgramRule]> = [
-  ["diff", { spec: DIFF, readsContent: true }],
+  ["diff", { spec: DIFF, readsContent: true, fileOptions: ["--from-file", "--to-file"] }],
   ["cmp", { spec: CMP, readsContent: true }],
   ["comm", { spec: COMM, readsContent: true }],
   ["column", { spec: COLUMN, readsContent: true }],

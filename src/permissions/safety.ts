@@ -126,6 +126,8 @@ function commandReasons(command: SimpleCommand, scope: WordScope, plan: ReadPlan
 }
 
 function judgeProgram(program: string, rule: ProgramRule, args: readonly ShellWord[], scope: WordScope, plan: ReadPlan): string | null {
+  // Every program of the table answers a lone `--version` with its version or a usage error, and does nothing else.
+  if (args.length === 1 && args[0]?.value === "--version" && !args[0].glob && args[0].dynamic !== true) return null;
   let parsed: ParsedArgs = { flags: [], positionals: [...args] };
   if (rule.spec !== undefined) {
     const result = parseArgs(program, args, rule.spec);

@@ -4,6 +4,7 @@ import { homeDotfileReason, resolveWord } from "./path-resolve.js";
 import type { Base, PathContext } from "./path-resolve.js";
 import type { PlannedRead } from "./read-plan.js";
 import { globReason, nameReason, pathReason, placeReason } from "./secret-paths.js";
+import { PROCESS_SUBSTITUTION_PATH } from "./shell-words.js";
 import type { ShellWord } from "./shell-words.js";
 
 /** Where the words of one simple command are resolved from: every folder the line may have `cd`-ed into. */
@@ -39,6 +40,9 @@ export function wordVariants(word: ShellWord): { values: Array<{ value: string; 
  */
 export function judgeWord(word: ShellWord, role: WordRole, scope: WordScope, program: string, opened = true): WordJudgement {
   if (word.dynamic === true) return { reason: null, reads: [] };
+  // The pipe of a `<( )` whose commands were judged on their own. Written by hand it names a descriptor
+  // no child has open (run_command passes none beyond stdin, stdout and stderr), so it reads nothing either way.
+  if (!word.glob && word.value === PROCESS_SUBSTITUTION_PATH) return { reason: null, reads: [] };
   const asWritten = writtenReason(word, role);
   if (asWritten !== null) return { reason: asWritten, reads: [] };
   const variants = wordVariants(word);

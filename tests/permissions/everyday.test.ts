@@ -4,12 +4,8 @@ import { assessCommand } from "../../src/permissions/safety.js";
 import { sandboxSupport } from "../../src/permissions/sandbox-probe.js";
 import { EVERYDAY_CASES } from "./fixtures/everyday.js";
 
-/**
- * The false-ask rate this corpus reaches today, as a ceiling against regressions. Issue 11's goal is
- * 10%; the rest waits on `/dev/fd/N` (what `<( )` passes) being a readable path for the secret-path
- * check and on `--version` for jq, rg and sed.
- */
-const MAX_FALSE_ASK_RATE = 0.12;
+/** The goal for harmless commands still asked (9.6% today); also a ceiling against regressions. */
+const MAX_FALSE_ASK_RATE = 0.1;
 
 describe("everyday commands", () => {
   it("judges no harmful command safe and asks about few harmless ones", async () => {
