@@ -35,6 +35,11 @@ export interface ApprovalRequest {
   command: string;
   /** Why it needs approval, in a few words. */
   reason: string;
+  /**
+   * The exact entry an "always" answer adds to the approvals file; absent when "always" saves
+   * nothing and lasts until the process exits (file actions, and commands too broad to be an entry).
+   */
+  alwaysSaves?: string;
 }
 
 /**

@@ -1,6 +1,5 @@
 // The approval question as printed: the whole command (escaped, wrapped, every line marked) and what "always" would save.
 import type { ApprovalRequest } from "../deps.js";
-import { normalizeCommand } from "../permissions/approval-match.js";
 import { columns, paintPieces, visibleLine, visiblePieces, visibleText, wrapPieces, type VisiblePiece } from "./visible-text.js";
 
 export const ANSWER_CHOICES = "[y]es once / [a]lways / [n]o / [d]eny always ";
@@ -72,12 +71,13 @@ function numberedRows(lines: VisiblePiece[][], width: number, mark: (t: string) 
 
 /** What the two "always" answers record: for commands, the exact entry of the approvals file. */
 function savedNote(request: ApprovalRequest, layout: QuestionLayout, mark: (t: string) => string): string[] {
-  if (request.tool !== "run_command") {
-    return [`  [a]lways allows this ${request.tool === "write_file" ? "write" : "read"} until miniclaw exits; nothing is saved`];
+  const saved = request.alwaysSaves;
+  if (saved === undefined) {
+    const what = request.tool === "run_command" ? "command (too broad to save)" : request.tool === "write_file" ? "write" : "read";
+    return [`  [a]lways allows this ${what} until miniclaw exits; nothing is saved`];
   }
   const file = visibleText(layout.approvalsFile, { mark });
   // The entry as the file will hold it (JSON), when it fits on a line; otherwise the block above is the entry.
-  const saved = normalizeCommand(request.command);
   const entry = visibleText(JSON.stringify(saved), { mark });
   const trimmed = saved === request.command ? "" : " (without its leading and trailing blanks)";
   const what = columns(entry) + 20 <= layout.width ? `the entry ${entry}` : `the whole command above${trimmed}, exactly as shown, as one entry`;

@@ -158,6 +158,7 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
         approvalsPath: join(workspace, APPROVALS_FILE),
         roots: [cwd, workspace],
         cwd,
+        ...(env["HOME"] ? { home: env["HOME"] } : {}),
         emit,
       }),
     tools,

@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { Approver } from "../deps.js";
 import type { AgentEvent, ApprovalDecision, EventSink } from "../types.js";
+import { broadPatternReason, normalizeCommand } from "./approval-match.js";
 import { addApprovals, readApprovals } from "./approvals-file.js";
 import type { WarningSink } from "./approvals-file.js";
 import type { GateAnswer, PathAnswer, PermissionContext, PermissionMode } from "./context.js";
@@ -62,11 +63,12 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
   const realCwd = resolveRealPath(where.cwd);
   const protectedPaths = resolveRealPath(resolve(cwd, approvalsPath)).then((p) => [p]);
   const pathGrants = new Set<string>();
+  const commandGrants = new Set<string>();
 
-  async function ask(tool: string, command: string, reason: string, id: string): Promise<ApprovalDecision> {
+  async function ask(tool: string, command: string, reason: string, id: string, alwaysSaves?: string): Promise<ApprovalDecision> {
     let decision: ApprovalDecision;
     try {
-      decision = await approver({ tool, command, reason });
+      decision = await approver({ tool, command, reason, ...(alwaysSaves !== undefined && { alwaysSaves }) });
     } catch (error) {
       warn(`the approver failed (${error instanceof Error ? error.message : String(error)}); treating it as unavailable`);
       decision = "unavailable";
@@ -111,8 +113,13 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
     if (verdict === "safe") return { allowed: true, readOnly: true };
     if (mode === "plan") return refuse(toolUseId, command, refusals.planCommand(command, why));
     if (verdict === "approved" || mode === "bypassPermissions") return { allowed: true, readOnly: false };
-    const decision = await ask("run_command", command, why, toolUseId);
-    if (decision === "allow_always") await persist(command, "allowed");
+    const entry = normalizeCommand(command);
+    if (commandGrants.has(entry)) return { allowed: true, readOnly: false };
+    // An entry too broad for the file would be ignored when read back: "always" then lasts for this process only.
+    const savable = broadPatternReason(entry) === null;
+    const decision = await ask("run_command", command, why, toolUseId, savable ? entry : undefined);
+    if (decision === "allow_always" && savable) await persist(command, "allowed");
+    if (decision === "allow_always" && !savable) commandGrants.add(entry);
     if (decision === "deny_always") await persist(command, "denied");
     if (decision === "allow_once" || decision === "allow_always") return { allowed: true, readOnly: false };
     if (decision === "unavailable") return { allowed: false, reason: refusals.unavailableCommand(command, why) };

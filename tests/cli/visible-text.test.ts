@@ -85,7 +85,7 @@ describe("visible text", () => {
 
 describe("the approval question", () => {
   const layout = { width: 60, approvalsFile: "/ws/exec-approvals.json" };
-  const request = (command: string) => ({ tool: "run_command", command, reason: "touch changes files" });
+  const request = (command: string) => ({ tool: "run_command", command, reason: "touch changes files", alwaysSaves: command.trim() });
   /** The command as shown, gutters and continuation marks removed. */
   const body = (lines: string[]): string[] => lines.filter((l) => /^ {2}[ \d]+ [│┆] /.test(l)).map((l) => l.replace(/^ {2}[ \d]+ ([│┆]) /, "$1"));
 

@@ -48,6 +48,7 @@ describe("checkCommand in default mode", () => {
       tool: "run_command",
       command: "npm run build",
       reason: "npm runs code (an interpreter or build tool)",
+      alwaysSaves: "npm run build",
     });
     expect((await t.gate.checkCommand("rm -rf dist", "t2")).allowed).toBe(false);
     expect(t.saved()).toEqual({ allowed: ["npm run build"], denied: ["rm -rf dist"] });
@@ -60,6 +61,15 @@ describe("checkCommand in default mode", () => {
       ["t2", "deny_always"],
       ["t4", "denied"],
     ]);
+  });
+
+  it("says what always saves; a command too broad for the file is allowed for the session and not saved", async () => {
+    const t = await setup("default", ["allow_always"]);
+    expect(await t.gate.checkCommand("  rm -rf *  ", "t1")).toEqual({ allowed: true, readOnly: false });
+    expect(t.approver).toHaveBeenCalledWith(expect.not.objectContaining({ alwaysSaves: expect.anything() }));
+    expect(await t.gate.checkCommand("rm -rf *", "t2")).toEqual({ allowed: true, readOnly: false });
+    expect(t.approver).toHaveBeenCalledTimes(1);
+    expect(existsSync(t.approvalsPath)).toBe(false);
   });
 
   it("refuses once on deny_once, and when nobody can answer says not to retry", async () => {
