@@ -16,9 +16,13 @@ export interface Terminal {
 
 const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\r/g;
 
-/** Starts `node bin/miniclaw.js ...args` in a pseudo-terminal of 120×40. */
+/**
+ * Starts `node bin/miniclaw.js ...args` in a pseudo-terminal of 120×40, as a person's terminal: TERM set and
+ * no `CI` variable (with it, Node judges the terminal colourless whatever the program decides).
+ */
 export function startTerminal(args: string[], opts: { env: Record<string, string>; cwd: string }): Terminal {
-  const pty: IPty = spawn(process.execPath, [BIN, ...args], { cols: 120, rows: 40, cwd: opts.cwd, env: { ...opts.env, TERM: "xterm-256color" } });
+  const { CI: _ci, ...env } = opts.env;
+  const pty: IPty = spawn(process.execPath, [BIN, ...args], { cols: 120, rows: 40, cwd: opts.cwd, env: { ...env, TERM: "xterm-256color" } });
   let raw = "";
   const watchers = new Set<() => void>();
   pty.onData((data) => {
