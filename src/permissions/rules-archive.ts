@@ -1,4 +1,4 @@
-// Archives read without extracting: `tar -t`, `unzip -l/-p`, `zipinfo`, and decompressors that write to stdout (`zcat`, `gzip -dc`, `xzcat`, `bzcat`).
+// Archives read without extracting: `tar -t`, `unzip -l/-p`, `zipinfo`, and compressors that write to stdout (`zcat`, `gzip -dc`, `xzcat`, `bzcat`) or only list or test.
 import { parseArgs } from "./arg-spec.js";
 import type { ArgSpec, ParsedArgs } from "./arg-spec.js";
 import type { ProgramRule } from "./program-rules.js";
@@ -57,42 +57,77 @@ function checkArgs(program: string, words: readonly ShellWord[], spec: ArgSpec):
   return parsed.ok ? null : parsed.reason;
 }
 
-/** A decompressor's options: `cat` says it always writes to stdout (zcat, xzcat, bzcat); otherwise it needs -c, -l or -t. */
-interface Decompressor {
+/**
+ * A compressor family (gzip, xz, bzip2): its options, and which of them write to stdout or only list
+ * or test. -r (it walks folders, and with -f follows links into them) and -S (it names the files
+ * written) are refused whatever the mode.
+ */
+interface Compressor {
   spec: ArgSpec;
   toStdout: readonly string[];
+  listOrTest: readonly string[];
+  /** Options that set a compress or decompress mode: xz and bzip2 obey the last mode given, so -t then -z compresses. */
+  modes: readonly string[];
 }
 
-const GZIP: Decompressor = {
-  spec: {
-    short: "cdfklnNqrtv123456789",
-    shortValue: "S",
-    long: ["stdout", "to-stdout", "decompress", "uncompress", "force", "keep", "list", "no-name", "name", "quiet", "recursive", "test", "verbose", "fast", "best", "suffix=", "rsyncable", "synchronous", "version"],
-  },
-  toStdout: ["-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test"],
+const COMPRESSOR_DENY: Readonly<Record<string, string>> = {
+  "-r": "walks folders recursively (and with -f follows links), reading everything under them",
+  "--recursive": "walks folders recursively (and with -f follows links), reading everything under them",
+  "-S": "names the files it writes or deletes (--suffix)",
+  "--suffix": "names the files it writes or deletes",
 };
-const XZ: Decompressor = {
+const STDOUT = ["-c", "--stdout", "--to-stdout"];
+const LIST_TEST = ["-l", "--list", "-t", "--test"];
+const MODES = ["-z", "--compress", "-d", "--decompress", "--uncompress"];
+
+const GZIP: Compressor = {
+  spec: {
+    short: "cdfklnNqtv123456789",
+    long: ["stdout", "to-stdout", "decompress", "uncompress", "force", "keep", "list", "no-name", "name", "quiet", "test", "verbose", "fast", "best", "rsyncable", "synchronous", "version"],
+    deny: COMPRESSOR_DENY,
+  },
+  toStdout: STDOUT,
+  listOrTest: LIST_TEST,
+  modes: MODES,
+};
+const XZ: Compressor = {
   spec: {
     short: "zdtlkfcqvVe0123456789",
-    shortValue: "TFCSM",
-    long: ["compress", "decompress", "uncompress", "test", "list", "keep", "force", "stdout", "to-stdout", "quiet", "verbose", "threads=", "format=", "check=", "single-stream", "no-sparse", "suffix=", "memlimit=", "memory=", "robot", "extreme", "fast", "best", "ignore-check", "version", "info-memory"],
+    shortValue: "TFCM",
+    long: ["compress", "decompress", "uncompress", "test", "list", "keep", "force", "stdout", "to-stdout", "quiet", "verbose", "threads=", "format=", "check=", "single-stream", "no-sparse", "memlimit=", "memory=", "robot", "extreme", "fast", "best", "ignore-check", "version", "info-memory"],
+    deny: COMPRESSOR_DENY,
   },
-  toStdout: ["-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test"],
+  toStdout: STDOUT,
+  listOrTest: LIST_TEST,
+  modes: MODES,
 };
-const BZIP2: Decompressor = {
-  spec: { short: "dzkftcqvsV123456789", long: ["decompress", "compress", "keep", "force", "test", "stdout", "quiet", "verbose", "small", "fast", "best", "version"] },
-  toStdout: ["-c", "--stdout", "-t", "--test"],
+const BZIP2: Compressor = {
+  spec: { short: "dzkftcqvsV123456789", long: ["decompress", "compress", "keep", "force", "test", "stdout", "quiet", "verbose", "small", "fast", "best", "version"], deny: COMPRESSOR_DENY },
+  toStdout: ["-c", "--stdout"],
+  listOrTest: ["-t", "--test"],
+  modes: ["-z", "--compress", "-d", "--decompress"],
 };
 
-function decompressorRule(program: string, kind: Decompressor, alwaysStdout: boolean): ProgramRule {
-  return {
-    spec: kind.spec,
-    readsContent: true,
-    check: (args: ParsedArgs) => {
-      if (alwaysStdout || args.flags.some((f) => kind.toStdout.includes(f.name))) return null;
-      return `${program} without -c (or -l, -t) writes files next to its input`;
-    },
+/**
+ * Read-only when it writes to stdout (a *cat program, or -c), or when it only lists or tests: -l/-t
+ * with no mode option anywhere (the last mode wins) and not a program whose name implies one
+ * (unxz, gunzip, bunzip2 decompress), and without -f.
+ */
+function compressorCheck(program: string, kind: Compressor, alwaysStdout: boolean, impliesMode: boolean): (args: ParsedArgs) => string | null {
+  return (args) => {
+    const names = args.flags.map((f) => f.name);
+    if (alwaysStdout || names.some((n) => kind.toStdout.includes(n))) return null;
+    if (!names.some((n) => kind.listOrTest.includes(n))) return `${program} without -c (or -l, -t) writes files next to its input`;
+    const mode = names.find((n) => kind.modes.includes(n));
+    if (mode !== undefined) return `${program}: \`${mode}\` with -l or -t: the last mode given wins, so it may compress or decompress into files`;
+    if (impliesMode) return `${program} decompresses into files unless -c is given (its -l or -t is not judged apart from its implied -d)`;
+    if (names.includes("-f") || names.includes("--force")) return `${program}: -f without -c may write or overwrite files`;
+    return null;
   };
+}
+
+function compressorRule(program: string, kind: Compressor, alwaysStdout: boolean, impliesMode = false): ProgramRule {
+  return { spec: kind.spec, readsContent: true, check: compressorCheck(program, kind, alwaysStdout, impliesMode) };
 }
 
 /** The archive and decompression rules; merged into the table by rules-more.ts. */
@@ -100,13 +135,13 @@ export const ARCHIVE_RULES: ReadonlyArray<readonly [string, ProgramRule]> = [
   ["tar", { check: (_args, words) => checkTar(words) }],
   ["unzip", { check: (_args, words) => checkUnzip(words), readsContent: true }],
   ["zipinfo", { spec: ZIPINFO }],
-  ["gzip", decompressorRule("gzip", GZIP, false)],
-  ["gunzip", decompressorRule("gunzip", GZIP, false)],
-  ["zcat", decompressorRule("zcat", GZIP, true)],
-  ["xz", decompressorRule("xz", XZ, false)],
-  ["unxz", decompressorRule("unxz", XZ, false)],
-  ["xzcat", decompressorRule("xzcat", XZ, true)],
-  ["bzip2", decompressorRule("bzip2", BZIP2, false)],
-  ["bunzip2", decompressorRule("bunzip2", BZIP2, false)],
-  ["bzcat", decompressorRule("bzcat", BZIP2, true)],
+  ["gzip", compressorRule("gzip", GZIP, false)],
+  ["gunzip", compressorRule("gunzip", GZIP, false, true)],
+  ["zcat", compressorRule("zcat", GZIP, true)],
+  ["xz", compressorRule("xz", XZ, false)],
+  ["unxz", compressorRule("unxz", XZ, false, true)],
+  ["xzcat", compressorRule("xzcat", XZ, true)],
+  ["bzip2", compressorRule("bzip2", BZIP2, false)],
+  ["bunzip2", compressorRule("bunzip2", BZIP2, false, true)],
+  ["bzcat", compressorRule("bzcat", BZIP2, true)],
 ];

@@ -20,7 +20,8 @@ const SAFE: Record<string, string[]> = {
 };
 
 const REFUSED: Record<string, string[]> = {
-  archives: ["tar -tf a.tar --to-command=sh", "tar -tf a.tar -I sh", "tar -xf a.tar", "tar -t", "tar -tf h:a.tar", "tar ctf a.tar", "unzip a.zip", "unzip -l a.zip -d x", "gzip a", "gzip -d a.gz", "xz --files=list -dc", "bzip2 -d a.bz2", "zcat a.gz > b"],
+  archives: ["tar -tf a.tar --to-command=sh", "tar -tf a.tar -I sh", "tar -xf a.tar", "tar -t", "tar -tf h:a.tar", "tar ctf a.tar", "unzip a.zip", "unzip -l a.zip -d x", "gzip a", "gzip -d a.gz", "xz --files=list -dc", "bzip2 -d a.bz2", "zcat a.gz > b",
+    "gzip -rc .", "zcat -rf .", "xz -t -z f", "bzip2 -t -d a.bz2", "unxz -t a.xz", "xz -l -S .x f", "gzip -t -f a.gz"],
   system: ["hostname new", "hostname -F f", "command ls", "command -p ls", "seq 1e12", "seq 1 0 5", "test -v 'a[$(id)]'", "[ $(date) ]", "[ \"$(a)\" \"$(b)\" \"$(c)\" \"$(d)\" ]", "free -s 1", "sha256sum .env"],
   compare: ["diff -l a b", "diff --exclude-from=x a b", "xxd -r a", "xxd a b", "xxd -l 1 a b", "strings @f a", "hexdump -f fmt a", "diff a .env"],
   awk: ["awk '{ print > \"x\" }' f", "awk '{ print $1 | \"sort\" }' f", "awk 'BEGIN { getline l < \"/etc/shadow\" }'", "awk 'BEGIN { print ENVIRON[\"HOME\"] }'", "awk -f p.awk", "awk -o out '{}'", "awk -d '{}'", "awk 'BEGIN { @f() }'", "awk '{ print }' /inet6/tcp/0/h/80", "awk 'unterminated \"str' f"],
@@ -41,6 +42,28 @@ describe("read-only rules for everyday commands", () => {
     const commands = Object.values(REFUSED).flat();
     const verdicts = await Promise.all(commands.map(async (c) => [c, await checkCommandSafety(c)]));
     expect(verdicts).toEqual(commands.map((c) => [c, "needs_approval"]));
+  });
+});
+
+/** Compressor commands in every mode the rules weigh; `writes` marks those seen to write or delete a file (checked below). */
+const COMPRESSOR_PROBES: ReadonlyArray<readonly [string, boolean]> = [
+  ["gzip -l a.gz", false], ["gzip -t a.gz", false], ["gzip -t -d a.gz", false], ["gzip -dc a.gz", false], ["zcat -f a.gz f", false], ["xz -l a.xz", false],
+  ["xz -t a.xz", false], ["xz -dc a.xz", false], ["xzcat -z f", false], ["bzip2 -t a.bz2", false], ["bzip2 -dc a.bz2", false], ["bzcat -z f", false],
+  ["xz -l -z f", true], ["xz --test --compress f", true], ["xz -t -d a.xz", true], ["unxz -lz f", true], ["bzip2 -t -z f", true], ["bzip2 -t -d a.bz2", true],
+  ["xz -tzk -S .json f", true], ["gzip -c -r d > /dev/null", false],
+];
+
+describe("compressors against the real programs", () => {
+  it("refuses every form seen writing in a real folder (the others are in the safe and refused lists above)", async () => {
+    const dir = makeTempDir();
+    const loop = 'for c in "${@:2}"; do rm -rf "$1/w"; mkdir -p "$1/w/d" && cd "$1/w" && printf a > a && gzip -k a && xz -k a && bzip2 a && printf f > f && printf s > d/s; ' +
+      'b=$(ls -R); eval "$c" >/dev/null 2>&1; [ "$b" = "$(ls -R)" ] && echo same || echo changed; done';
+    const run = spawnSync("bash", ["-c", loop, "bash", dir, ...COMPRESSOR_PROBES.map(([c]) => c)], { encoding: "utf8" });
+    const seen = run.stdout.trim().split("\n").map((mark) => mark === "changed");
+    expect(seen).toEqual(COMPRESSOR_PROBES.map(([, writes]) => writes));
+    const writers = COMPRESSOR_PROBES.filter(([, writes]) => writes).map(([c]) => c);
+    const verdicts = await Promise.all(writers.map(async (c) => [c, await checkCommandSafety(c)]));
+    expect(verdicts).toEqual(writers.map((c) => [c, "needs_approval"]));
   });
 });
 
