@@ -55,7 +55,7 @@ const COMPRESSOR_PROBES: ReadonlyArray<readonly [string, boolean]> = [
 
 describe("compressors against the real programs", () => {
   it("refuses every form seen writing in a real folder (the others are in the safe and refused lists above)", async () => {
-    const dir = makeTempDir();
+    const dir = await makeTempDir();
     const loop = 'for c in "${@:2}"; do rm -rf "$1/w"; mkdir -p "$1/w/d" && cd "$1/w" && printf a > a && gzip -k a && xz -k a && bzip2 a && printf f > f && printf s > d/s; ' +
       'b=$(ls -R); eval "$c" >/dev/null 2>&1; [ "$b" = "$(ls -R)" ] && echo same || echo changed; done';
     const run = spawnSync("bash", ["-c", loop, "bash", dir, ...COMPRESSOR_PROBES.map(([c]) => c)], { encoding: "utf8" });
