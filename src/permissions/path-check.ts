@@ -49,7 +49,8 @@ export function sensitivePathReason(path: string, access: "read" | "write", prot
   const secret = pathReason(path);
   if (secret !== null) return secret.replace(/^reads /, access === "read" ? "reads " : "writes ");
   if (access !== "write") return null;
-  if (path.split(sep).includes(".git")) return "writes inside a .git folder, whose hooks and config can run programs";
+  // Any case: on a case-insensitive file system `.GIT/config` is the repository's config.
+  if (path.split(sep).some((s) => s.toLowerCase() === ".git")) return "writes inside a .git folder, whose hooks and config can run programs";
   if (protectedPaths.some((p) => path === p || path.startsWith(`${p}.`))) return "writes the approvals file, which decides what runs unasked";
   return plantedConfigReason(path);
 }

@@ -1,6 +1,8 @@
 // Which environment variables are secrets: by name or by value. Children never see them; tool results never show them.
 
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|(^|_)PASS(_|$)|(^|_)PWD$|DSN|WEBHOOK/i;
+/** Shell variables that the pattern above would catch but that hold a folder, not a secret. */
+const NOT_SECRET_NAMES = new Set(["PWD", "OLDPWD"]);
 
 /** A URL carrying a password (`scheme://user:pass@host`, `redis://:pass@host`): the password is in the text. */
 const CREDENTIAL_URL = /^[a-z][a-z0-9+.-]*:\/\/([^/?#@\s:]*):([^/?#@\s]+)@/i;
@@ -9,20 +11,27 @@ const CREDENTIAL_URL = /^[a-z][a-z0-9+.-]*:\/\/([^/?#@\s:]*):([^/?#@\s]+)@/i;
  * Prefixes that only issued keys and tokens have (Anthropic, OpenAI project keys, GitHub, GitLab, Slack,
  * AWS access key ids), and a PEM private key: a value so shaped is a secret whatever its variable is called.
  */
-const CREDENTIAL_SHAPE = /^(sk-ant-|sk-proj-|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|AKIA[0-9A-Z]{16}$|-----BEGIN [A-Z ]*PRIVATE KEY)/;
+const CREDENTIAL_SHAPE =
+  /^(sk-ant-|sk-proj-|[sr]k_(live|test)_|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|npm_[A-Za-z0-9]{30,}|hf_[A-Za-z0-9]{30,}|AIza[0-9A-Za-z_-]{30,}|AKIA[0-9A-Z]{16}$|eyJ[\w-]+\.eyJ[\w-]+\.|-----BEGIN [A-Z ]*PRIVATE KEY|https:\/\/hooks\.slack\.com\/)/;
+
+/** A connection string or URL that carries a secret as a parameter (`jdbc:...?password=`, `...&token=`). */
+const CREDENTIAL_PARAMETER = /[?&;](password|passwd|pwd|token|secret|api[_-]?key|access[_-]?token)=[^&;\s]+/i;
 
 /** Shorter values are not redacted: replacing every "pw" or "1234" in a tool result would garble it. */
 const MIN_REDACTED_LENGTH = 8;
 
-/** Whether a variable's name marks it as a secret: `ANTHROPIC_*`, or KEY, TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL in it. */
+/**
+ * Whether a variable's name marks it as a secret: `ANTHROPIC_*`, or KEY, TOKEN, SECRET, PASSWORD, PASSWD,
+ * CREDENTIAL, DSN, WEBHOOK in it, or a PASS or PWD word (`DB_PASS`, `MYSQL_PWD`; not `PWD` itself).
+ */
 export function isSecretName(name: string): boolean {
-  return name.startsWith("ANTHROPIC_") || SECRET_NAME.test(name);
+  return name.startsWith("ANTHROPIC_") || (SECRET_NAME.test(name) && !NOT_SECRET_NAMES.has(name));
 }
 
 /** Whether a value looks like a credential whatever its name: a URL with a password, or a known key or token shape. */
 export function isSecretValue(value: string): boolean {
   const trimmed = value.trim();
-  return CREDENTIAL_URL.test(trimmed) || CREDENTIAL_SHAPE.test(trimmed);
+  return CREDENTIAL_URL.test(trimmed) || CREDENTIAL_SHAPE.test(trimmed) || CREDENTIAL_PARAMETER.test(trimmed);
 }
 
 /** Whether a variable is a secret by its name or by its value: what `scrubEnv` removes. */

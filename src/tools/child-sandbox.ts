@@ -21,7 +21,14 @@ const READ_ONLY_GIT_CONFIG: ReadonlyArray<[string, string]> = [
   ["core.fsmonitor", "false"],
   ["core.pager", "cat"],
   ["core.hooksPath", "/dev/null"],
+  ["log.showSignature", "false"],
 ];
+
+/**
+ * Variables that move where `cd` goes without the command saying so (`cd -` and `~-` read OLDPWD,
+ * `cd name` searches CDPATH): the gate resolves paths from what the command says, so no child has them.
+ */
+const HIDDEN_FOLDERS = ["OLDPWD", "CDPATH"];
 
 /**
  * The environment a child runs with, built from the scrubbed `env` for one call. Called for every
@@ -33,9 +40,12 @@ const READ_ONLY_GIT_CONFIG: ReadonlyArray<[string, string]> = [
  * the gate runs unasked.
  */
 export function sandboxEnv(env: Env, readOnly: boolean, support: SandboxSupport = sandboxSupport()): Env {
-  if (!readOnly) return withGitConfig(env, EVERY_CHILD_GIT_CONFIG);
-  const out = withGitConfig(env, [...EVERY_CHILD_GIT_CONFIG, ...READ_ONLY_GIT_CONFIG]);
+  const out = withGitConfig(env, readOnly ? [...EVERY_CHILD_GIT_CONFIG, ...READ_ONLY_GIT_CONFIG] : EVERY_CHILD_GIT_CONFIG);
+  for (const name of HIDDEN_FOLDERS) delete out[name];
+  if (!readOnly) return out;
   out["GIT_OPTIONAL_LOCKS"] = "0";
+  // A partial clone fetches missing objects on demand: a read would use the network (and ssh's config).
+  out["GIT_NO_LAZY_FETCH"] = "1";
   // GIT_PAGER outranks pager.<command> in any config; a pager only starts on a terminal, never here, but say so anyway.
   out["GIT_PAGER"] = "cat";
   out["PAGER"] = "cat";

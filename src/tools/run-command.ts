@@ -1,4 +1,7 @@
 // run_command: a shell command behind the gate, sandboxed when judged read-only, with a timeout, memory and output limits, closed stdin and capped output.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
 import { ToolError } from "../errors.js";
 import { loadShellParser } from "../permissions/shell-parse.js";
@@ -6,7 +9,7 @@ import { checkCommandSafetySync } from "../permissions/safety.js";
 import { sandboxEnv } from "./child-sandbox.js";
 import { runProcess, type ProcessLimits, type ProcessResult } from "./command-process.js";
 import { defineTool } from "./define.js";
-import type { Tool } from "./define.js";
+import type { Tool, ToolContext } from "./define.js";
 import { formatBytes, splitBudget } from "./run-command-output.js";
 
 export { isSecretName, isSecretValue, isSecretVariable, scrubEnv, secretValues } from "./child-env.js";
@@ -57,7 +60,7 @@ export function createRunCommandTool(options: RunCommandOptions = {}): Tool<{ co
     async run(input, context) {
       const gate = await context.permissions.checkCommand(input.command, context.toolUseId);
       if (!gate.allowed) throw new ToolError(gate.reason);
-      const result = await runProcess(input.command, sandboxEnv(context.env, gate.readOnly), context, limits);
+      const result = await runSandboxed(input.command, gate.readOnly, context, limits);
       const text = formatResult(result, limits);
       if (result.timedOut) throw new ToolError(`timed out after ${formatSeconds(limits.timeoutMs)}; the process group was killed\n${text}`);
       if (result.aborted) throw new ToolError(`aborted; the process group was killed\n${text}`);
@@ -65,6 +68,22 @@ export function createRunCommandTool(options: RunCommandOptions = {}): Tool<{ co
       return text;
     },
   });
+}
+
+/**
+ * Runs the command in its sandbox. A read-only command gets a temporary folder of its own as TMPDIR,
+ * removed when it ends: `sort` and others spill there, and a command killed at its timeout would
+ * otherwise leave its spill files behind, one run after another, until the disk is full.
+ */
+async function runSandboxed(command: string, readOnly: boolean, context: ToolContext, limits: ProcessLimits): Promise<ProcessResult> {
+  const env = sandboxEnv(context.env, readOnly);
+  if (!readOnly) return runProcess(command, env, context, limits);
+  const scratch = await mkdtemp(join(env["TMPDIR"] || tmpdir(), "miniclaw-cmd-"));
+  try {
+    return await runProcess(command, { ...env, TMPDIR: scratch }, context, limits);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 }
 
 function formatResult(result: ProcessResult, limits: ProcessLimits): string {

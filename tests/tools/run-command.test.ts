@@ -1,7 +1,8 @@
 // run_command over real child processes: the gate first, then exit codes, the timeout's group kill, capped output, a clean env,
 // the read-only sandbox (sed, awk, git), memory and output limits.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ApprovalDecision } from "../../src/types.js";
@@ -164,6 +165,19 @@ describe("scrubEnv", () => {
     );
     expect(secretValues({ ANTHROPIC_BASE_URL: "http://localhost:4000", API_KEY: "short" })).toEqual([]);
   });
+
+  it("removes passwords and tokens under other names and shapes, and the folders cd could be sent to", async () => {
+    const secrets = {
+      DB_PASS: "p", MYSQL_PWD: "p", SMTP_PASS: "p", SENTRY_DSN: "https://k@o.ingest.example/1", SLACK_WEBHOOK_URL: "https://x",
+      JDBC: "jdbc:postgresql://db/app?user=a&password=hunter22", PG: "postgres://db/app?password=hunter22", STRIPE: "sk_live_0123456789abcdef",
+      GOOGLE: "AIzaSyA0123456789abcdefghijklmnopqrstuv", NPM: "npm_0123456789abcdefghijklmnopqrstuvwxyz", HF: "hf_0123456789abcdefghijklmnopqrstuvwx",
+      SESSION: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln", HOOK: "https://hooks.slack.com/services/T0/B0/x",
+    };
+    const kept = { PWD: "/w", PATH: "/bin", PASSAGE: "x", COMPASS: "y", LANG: "C" };
+    expect(scrubEnv({ ...secrets, ...kept })).toEqual(kept);
+    const context = await gateAnswering(false, { ...process.env, OLDPWD: "/root", CDPATH: "/etc" });
+    expect(await run(context, 'echo "[$OLDPWD][$CDPATH]"; cd - 2>&1 | head -c 40')).toMatch(/stdout:\n\[\]\[\]\n.*OLDPWD not set/);
+  });
 });
 
 /** A tool context whose gate allows everything and answers `readOnly` as given: the sandbox alone stands between the command and harm. */
@@ -273,6 +287,17 @@ describe("limits", () => {
     expect(out).toContain("(the command ran out of memory: each of its processes may use at most 64 MiB of data memory)");
     const words = await run(context, `echo ${"{a,b}".repeat(26)} | wc -w`, small);
     expect(Number(/stdout:\n\s*(\d+)/.exec(words)?.[1])).toBeLessThan(2 ** 26);
+  });
+
+  it("gives a read-only command a temporary folder of its own, removed when it ends, even when it is killed", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "miniclaw-tmp-"));
+    const context = await gateAnswering(true, { ...process.env, TMPDIR: parent });
+    const short = createRunCommandTool({ timeoutMs: 1_500 });
+    const error = await failure(run(context, "seq 1 100000000 | sort -S 64K >/dev/null", short));
+    expect(error.message).toMatch(/^timed out/);
+    const seen = await run(context, 'echo "$TMPDIR"; ls "$TMPDIR" | wc -l');
+    expect(seen).toMatch(new RegExp(`stdout:\n${parent}/miniclaw-cmd-[A-Za-z0-9]+\n0$`));
+    expect(readdirSync(parent)).toEqual([]);
   });
 
   it("kills a command whose output passes the bound, before its timeout, and says so", async () => {
