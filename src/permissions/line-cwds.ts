@@ -1,5 +1,5 @@
 // The folders the commands of one line may run in: the working folder and every `cd` target, followed as bash would.
-import { resolveWord } from "./path-resolve.js";
+import { PREVIOUS_FOLDER, resolveWord } from "./path-resolve.js";
 import type { Base, PathContext } from "./path-resolve.js";
 import type { SimpleCommand } from "./shell-parse.js";
 import type { ShellWord } from "./shell-words.js";
@@ -12,7 +12,8 @@ const MAX_BASES = 16;
  * Every folder a command of the line may run in. A `cd` may fail, may sit in a subshell
  * or a pipeline whose change ends with it, so each target is added to the working folder
  * rather than replacing it, and every command of the line is judged from all of them:
- * more folders to check, never fewer. `cd` alone goes home; `cd -` may go anywhere (`/`).
+ * more folders to check, never fewer. `cd` alone goes home; `cd -` goes to $OLDPWD, which
+ * may be any folder: both `/` and a folder of unknown place (`~-`, judged like a home folder).
  */
 export function lineBases(commands: readonly SimpleCommand[], context: PathContext): { bases: Base[]; reason: string | null } {
   const bases = new Set<Base>([context.cwd ?? ""]);
@@ -21,7 +22,7 @@ export function lineBases(commands: readonly SimpleCommand[], context: PathConte
     if (name?.value !== "cd" || name.glob || name.dynamic === true) continue;
     const target = cdTarget(args);
     if (target === "-") {
-      bases.add("/");
+      bases.add("/").add(PREVIOUS_FOLDER);
       continue;
     }
     const variants = wordVariants(target);

@@ -35,7 +35,8 @@ function resolveFrom(value: string, base: Base, home: string | undefined): strin
     const [, user = "", rest = ""] = tilde;
     if (user === "" && home !== undefined) return [normalize("/", `${home}/${rest}`)];
     if (user === "+") return resolveFrom(rest === "" ? "." : rest, base, home);
-    if (user === "-") return [normalize("/", rest)];
+    // `~-` is $OLDPWD, which may be any folder (often the user's home): a folder of unknown place, and `/` at worst.
+    if (user === "-") return [normalize("/", rest), ...opaque(PREVIOUS_FOLDER, rest)];
     if (user === "root") return [normalize("/", `root/${rest}`)];
     return opaque(`~${user}`, rest);
   }
@@ -47,9 +48,16 @@ function resolveFrom(value: string, base: Base, home: string | undefined): strin
   return opaque("", base === "" ? value : `${base}/${value}`);
 }
 
-/** A path under a head whose place is unknown (`~user`, or "" for the unknown working folder). */
+/**
+ * The folder `cd -` and `~-` lead to ($OLDPWD): unknown, judged like a home folder of unknown
+ * place; its parent is as unknown as itself.
+ */
+export const PREVIOUS_FOLDER = "~-";
+
+/** A path under a head whose place is unknown (`~user`, `~-`, or "" for the unknown working folder). */
 function opaque(head: string, rest: string): string[] {
   const { segments, climbed } = collapse(rest.split("/"));
+  if (climbed && head === PREVIOUS_FOLDER) return [`/${segments.join("/")}`, segments.length === 0 ? head : `${head}/${segments.join("/")}`];
   if (climbed) return [`/${segments.join("/")}`];
   const tail = segments.join("/");
   if (head === "") return [tail === "" ? "." : tail];

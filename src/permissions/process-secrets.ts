@@ -6,8 +6,8 @@ import { rawCommands } from "./raw-words.js";
 
 /** Files under /proc that hold nothing secret; every other /proc path is refused. */
 const HARMLESS_PROC = new Set(["cpuinfo", "meminfo", "loadavg", "uptime", "version", "stat", "mounts", "filesystems", "swaps"]);
-/** Programs that read file contents recursively when given a folder. */
-const RECURSIVE_READERS = /^(grep|egrep|fgrep|zgrep|rg|ag|ack|git)$/;
+/** Programs that read file contents recursively when given a folder (gzip and its kin with -r). */
+const RECURSIVE_READERS = /^(grep|egrep|fgrep|zgrep|rg|ag|ack|git|gzip|gunzip|zcat|xz|unxz|xzcat|bzip2|bunzip2|bzcat)$/;
 /** Folders a line may `cd` into before the guard stops following and assumes it may be anywhere. */
 const MAX_BASES = 16;
 

@@ -1,4 +1,4 @@
-// Commands that read or list a whole folder tree, and which folders: grep -r, rg, git diff, diff -r, ls -R, find, du, tree.
+// Commands that read or list a whole folder tree, and which folders: grep -r, rg, git diff, diff, gzip -r, ls -R, find, du, tree.
 import type { ParsedArgs, ParsedFlag } from "./arg-spec.js";
 import type { TreeFilters } from "./read-plan.js";
 import type { ShellWord } from "./shell-words.js";
@@ -28,7 +28,7 @@ export function treeRoots(program: string, parsed: ParsedArgs, words: readonly S
     case "git":
       return gitDiffRoots(words);
     case "diff":
-      return has("-r", "--recursive") ? parsed.positionals.map((word) => ({ word, kind: "tree", filters: NO_FILTERS })) : [];
+      return diffRoots(parsed);
     case "ls":
       return has("-R", "--recursive") ? listing(parsed.positionals) : [];
     case "du":
@@ -38,8 +38,22 @@ export function treeRoots(program: string, parsed: ParsedArgs, words: readonly S
     case "find":
       return listing(findStartingPoints(words), words.some((w) => w.value === "-L" || w.value === "-follow"));
     default:
-      return [];
+      return DECOMPRESSORS.has(program) && has("-r", "--recursive") ? parsed.positionals.map((word) => ({ word, kind: "tree", filters: FOLLOWING })) : [];
   }
+}
+
+/** gzip and its kin with -r decompress (or, with -f, copy) every file under a folder to stdout; -f follows links. */
+const DECOMPRESSORS = new Set(["gzip", "gunzip", "zcat", "xz", "unxz", "xzcat", "bzip2", "bunzip2", "bzcat"]);
+const FOLLOWING: TreeFilters = { ...NO_FILTERS, followLinks: true };
+
+/**
+ * diff reads a folder operand even without -r: files of the same name are compared and, with
+ * -N, a file on one side only is printed whole. Any operand may be a folder, so each is a walked
+ * root (with -r it is the whole tree; without, the top level, which the walk covers too).
+ */
+function diffRoots(parsed: ParsedArgs): TreeRoot[] {
+  const named = parsed.flags.filter((f) => (f.name === "--from-file" || f.name === "--to-file") && f.value !== null).map((f) => f.value as ShellWord);
+  return [...parsed.positionals, ...named].filter((word) => word.value !== "-").map((word) => ({ word, kind: "tree", filters: NO_FILTERS }));
 }
 
 function grepRoots(parsed: ParsedArgs, has: (...names: string[]) => boolean): TreeRoot[] {

@@ -4,7 +4,7 @@ import { familyReason } from "./command-families.js";
 import type { ProgramRule } from "./program-rules.js";
 import type { ShellWord } from "./shell-words.js";
 
-/** Checksum programs: audited to have no option that writes, runs a program or waits (`-c` reads a list of files and prints OK/FAILED). */
+/** Checksum programs: audited to have no option that writes, runs a program or waits; `-c` is refused by `checkChecksum`. */
 const CHECKSUM: ArgSpec = { anyFlags: true };
 
 /** A `seq` longer than this would run for seconds to minutes and flood the output: asked instead. */
@@ -27,13 +27,34 @@ export const SYSTEM_RULES: ReadonlyArray<readonly [string, ProgramRule]> = [
   ["lscpu", { spec: { short: "abBcJxyV", shortOptional: "Cep", long: ["all", "online", "bytes", "caches[=]", "offline", "json", "extended[=]", "parse[=]", "hex", "physical", "output-all", "version"], maxPositionals: 0 } }],
   ["type", { spec: { short: "aftpP" }, printsArgs: true }],
   ["command", { check: (_args, words) => checkCommandLookup(words), printsArgs: true }],
-  ...["sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "md5sum", "b2sum"].map((p) => [p, { spec: CHECKSUM, readsContent: true }] as const),
-  ["cksum", { spec: CHECKSUM, readsContent: true }],
-  ["sum", { spec: CHECKSUM, readsContent: true }],
+  ...["sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "md5sum", "b2sum"].map((p) => [p, checksumRule(p)] as const),
+  ["cksum", checksumRule("cksum")],
+  ["sum", checksumRule("sum")],
   ["seq", { check: (_args, words) => checkSeq(words) }],
 ];
 
 /** `command -v NAME` / `command -V NAME` only look names up; any other form runs NAME. */
+function checksumRule(program: string): ProgramRule {
+  return { spec: CHECKSUM, check: (_args, words) => checkChecksum(program, words), readsContent: true };
+}
+
+/**
+ * `-c`/`--check` opens the files listed inside its input, which the gate never sees (and a
+ * list naming /dev/zero never ends): refused in every spelling (`-bc`, `--ch`), and so is a
+ * wildcard that could expand to an option, since the flags are not parsed.
+ */
+export function checkChecksum(program: string, words: readonly ShellWord[]): string | null {
+  for (const word of words) {
+    const v = word.value;
+    if (v === "--") break;
+    const check = /^-[^-]*c/.test(v) || (v.length >= 3 && "--check".startsWith(v.split("=")[0] ?? v));
+    if (check || word.dynamic === true || (word.glob && /^[*?[{-]/.test(v))) {
+      return `${program}: \`${v}\` may be -c/--check, which reads the files listed in its input without the gate seeing them`;
+    }
+  }
+  return null;
+}
+
 function checkCommandLookup(words: readonly ShellWord[]): string | null {
   const first = words[0];
   const lookup = first !== undefined && first.dynamic !== true && !first.glob && /^-p?[vV]p?$/.test(first.value);

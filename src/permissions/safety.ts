@@ -143,7 +143,12 @@ function judgeProgram(program: string, rule: ProgramRule, args: readonly ShellWo
   const reads = commandReads(program, rule, parsed, args, scope);
   if (reads.reason !== null) return reads.reason;
   plan.reads.push(...reads.reads);
-  if (reads.gitContent) plan.gitContentDirs.push(...scope.bases.filter((b) => b.startsWith("/")));
+  if (reads.gitContent) {
+    // After `cd -` or `cd ~user` git runs in a repository the gate cannot find, so its history cannot be checked.
+    const unknown = scope.bases.find((b) => b.startsWith("~"));
+    if (unknown !== undefined) return `${program} may print file contents from the history of a repository in \`${unknown}\`, a folder the gate cannot know`;
+    plan.gitContentDirs.push(...scope.bases.filter((b) => b.startsWith("/")));
+  }
   return null;
 }
 

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createPermissionContext } from "../../src/permissions/gate.js";
 import type { PermissionContext, PermissionMode } from "../../src/permissions/context.js";
 import { processSecretsReason } from "../../src/permissions/process-secrets.js";
+import { treeRoots } from "../../src/permissions/recursive-reads.js";
 import { assessCommand } from "../../src/permissions/safety.js";
 import { makeTempDir } from "../helpers/tool-context.js";
 import { layOutAttackFolders, PATH_ATTACKS } from "./fixtures/attacks-paths.js";
@@ -53,5 +54,13 @@ describe("path attacks, from a project with a fake home", () => {
     const refused = PATH_ATTACKS.filter((c) => c.verdict === "refused");
     const verdicts = await Promise.all(refused.map(async (c) => (await assessCommand(c.command, {}, { cwd: folders.project, home: folders.home })).verdict));
     expect(verdicts.filter((v) => v === "safe")).toEqual([]);
+  });
+
+  it("counts gzip and its kin with -r as recursive readers of their operands, whatever their own rules say", () => {
+    const programs = ["gzip", "gunzip", "zcat", "xz", "unxz", "xzcat", "bzip2", "bunzip2", "bzcat"];
+    for (const name of ["-r", "--recursive"]) {
+      const roots = programs.map((p) => treeRoots(p, { flags: [{ name, value: null }], positionals: [{ value: "d", glob: false }] }, []).map((r) => [p, r.word.value, r.kind]));
+      expect(roots).toEqual(programs.map((p) => [[p, "d", "tree"]]));
+    }
   });
 });
