@@ -80,6 +80,27 @@ const GIT_NAMES_ONLY = new Set([
 const GIT_LOG_LIKE = new Set(["log", "reflog", "whatchanged"]);
 const PATCH_FLAG = /^(--patch.*|--unified.*|--word-diff.*|--color-words.*|--function-context|--full-diff|--cc|--diff-merges.*|--remerge-diff|--text|--binary|-[LU].*|-[a-zA-Z0-9]*[puWcm][a-zA-Z0-9]*)$/;
 
+/**
+ * The revisions and objects a git command names: its words after the subcommand that are not
+ * options, before `--`; `X:path` stands for X, a range for both ends, `^X` and `X^@` for X.
+ * Values of options come along too (`-n 5`): harmless, a name that is no object is skipped.
+ * Called when git may print contents, so the history check starts from these as well.
+ */
+export function gitObjectNames(args: readonly ShellWord[]): string[] {
+  const sub = args.findIndex((w) => !w.value.startsWith("-"));
+  const names: string[] = [];
+  for (const word of args.slice(sub + 1)) {
+    if (word.value === "--") break;
+    if (word.value.startsWith("-") || word.dynamic === true) continue;
+    const revision = word.value.split(":")[0] ?? "";
+    for (const end of revision.split(/\.{2,3}/)) {
+      const name = end.replace(/^\^+/, "").replace(/\^(@|!|-[0-9]*)$/, "");
+      if (name !== "") names.push(name);
+    }
+  }
+  return names;
+}
+
 /** Whether this git command may print the content of files, from the work tree or from history. */
 function gitShowsContent(args: readonly ShellWord[]): boolean {
   const sub = args.find((w) => !w.value.startsWith("-"));

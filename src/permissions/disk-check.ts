@@ -37,7 +37,7 @@ export async function diskReasons(plan: ReadPlan, context: DiskContext): Promise
     if (why !== null) reasons.push(why);
   }
   for (const dir of new Set(plan.gitContentDirs)) {
-    const why = await gitHistoryReason(dir, context.home);
+    const why = await gitHistoryReason(dir, context.home, [...new Set(plan.gitObjects)]);
     if (why !== null) reasons.push(`git ${why}`);
   }
   return reasons;

@@ -34,9 +34,12 @@ export interface PlannedRead {
 
 /**
  * Everything the disk-aware pass checks. `gitContentDirs`: folders where a git command
- * shows file contents from history (`git log -p`, `git show`, `git diff`).
+ * shows file contents from history (`git log -p`, `git show`, `git diff`). `gitObjects`: the
+ * revisions and object names those commands name (`3a4d202`, `HEAD~1`), which may lie
+ * outside every ref (a dangling commit, a blob by id).
  */
 export interface ReadPlan {
   reads: PlannedRead[];
   gitContentDirs: string[];
+  gitObjects: string[];
 }

@@ -4,7 +4,7 @@ import type { ApprovalLists } from "./approval-match.js";
 import { parseArgs } from "./arg-spec.js";
 import type { ParsedArgs } from "./arg-spec.js";
 import { familyReason } from "./command-families.js";
-import { commandReads } from "./command-reads.js";
+import { commandReads, gitObjectNames } from "./command-reads.js";
 import { lineBases } from "./line-cwds.js";
 import type { PathContext } from "./path-resolve.js";
 import { PROGRAM_RULES } from "./program-rules.js";
@@ -101,7 +101,7 @@ function lineScope(parsed: ParsedShell, context: SafetyOptions): WordScope {
 
 function judgeLine(parsed: ParsedShell, context: SafetyOptions): { reasons: string[]; plan: ReadPlan; scope: WordScope } {
   const reasons = [...parsed.problems];
-  const plan: ReadPlan = { reads: [], gitContentDirs: [] };
+  const plan: ReadPlan = { reads: [], gitContentDirs: [], gitObjects: [] };
   const { bases, reason } = lineBases(parsed.commands, context);
   if (reason !== null) reasons.push(reason);
   const scope: WordScope = { bases, context };
@@ -148,6 +148,7 @@ function judgeProgram(program: string, rule: ProgramRule, args: readonly ShellWo
     const unknown = scope.bases.find((b) => b.startsWith("~"));
     if (unknown !== undefined) return `${program} may print file contents from the history of a repository in \`${unknown}\`, a folder the gate cannot know`;
     plan.gitContentDirs.push(...scope.bases.filter((b) => b.startsWith("/")));
+    plan.gitObjects.push(...gitObjectNames(args));
   }
   return null;
 }

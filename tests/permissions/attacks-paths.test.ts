@@ -7,7 +7,7 @@ import { processSecretsReason } from "../../src/permissions/process-secrets.js";
 import { treeRoots } from "../../src/permissions/recursive-reads.js";
 import { assessCommand } from "../../src/permissions/safety.js";
 import { makeTempDir } from "../helpers/tool-context.js";
-import { layOutAttackFolders, PATH_ATTACKS } from "./fixtures/attacks-paths.js";
+import { GIT_OBJECT_ATTACKS, layOutAttackFolders, layOutDanglingObjects, PATH_ATTACKS } from "./fixtures/attacks-paths.js";
 import type { AttackFolders, PathVerdict } from "./fixtures/attacks-paths.js";
 
 let folders: AttackFolders;
@@ -62,5 +62,24 @@ describe("path attacks, from a project with a fake home", () => {
       const roots = programs.map((p) => treeRoots(p, { flags: [{ name, value: null }], positionals: [{ value: "d", glob: false }] }, []).map((r) => [p, r.word.value, r.kind]));
       expect(roots).toEqual(programs.map((p) => [[p, "d", "tree"]]));
     }
+  });
+
+  it("checks git objects named by id (a dangling commit, a loose blob) and a ref added after a first check", async () => {
+    const { repo, ids, addRef } = layOutDanglingObjects(folders.root);
+    const where = { cwd: repo, home: folders.home };
+    const gate = createPermissionContext({ mode: "plan", approver: async () => "unavailable", approvalsPath: join(repo, "approvals.json"), roots: [repo], cwd: repo, home: folders.home, emit: () => {} });
+    const verdict = async (command: string): Promise<PathVerdict> => {
+      const answer = await gate.checkCommand(command, "t");
+      return answer.allowed && answer.readOnly ? "safe" : "needs_approval";
+    };
+    const cases = GIT_OBJECT_ATTACKS.map((c) => ({ ...c, command: c.command.replace(/BLOB|TREE|COMMIT/g, (id) => ids[id as keyof typeof ids]) }));
+    const pure = await Promise.all(cases.map(async (c) => [c.command, (await assessCommand(c.command, {}, where)).verdict]));
+    expect(pure).toEqual(cases.map((c) => [c.command, "safe"]));
+    const judged: Array<[string, PathVerdict]> = [];
+    for (const c of cases) judged.push([c.command, await verdict(c.command)]);
+    expect(judged).toEqual(cases.map((c) => [c.command, c.verdict]));
+    expect(await verdict("git log -p --all")).toBe("safe");
+    addRef();
+    expect(await verdict("git log -p --all")).toBe("needs_approval");
   });
 });
