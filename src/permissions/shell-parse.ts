@@ -5,7 +5,7 @@ import { Language, Parser } from "web-tree-sitter";
 import type { Node as SyntaxNode } from "web-tree-sitter";
 import { lexicalProblems } from "./shell-lexical.js";
 import { testCommandWords } from "./shell-test.js";
-import { appendWord, decodeWord, flagExpansion } from "./shell-words.js";
+import { QUOTED_BRACES_PROBLEM, appendWord, decodeWord, flagExpansion, mayMisreadBraces, quotesBraceSyntax } from "./shell-words.js";
 import type { ShellWord, WordSink } from "./shell-words.js";
 
 export type { ShellWord } from "./shell-words.js";
@@ -145,6 +145,8 @@ class Walker implements WordSink {
     const command: Omit<SimpleCommand, "nested"> = { argv: [], assignments: [], redirects: [...inherited] };
     let lastWordEnd = -1;
     let lastRedirectEnd = -1;
+    // Per argv word: whether any of its pieces quotes brace syntax, judged once the pieces are joined.
+    const quotedBraces: boolean[] = [];
     node.children.forEach((child, index) => {
       if (child === null) return;
       const field = node.fieldNameForChild(index);
@@ -152,11 +154,18 @@ class Walker implements WordSink {
         this.problems.push("a word run together with a redirection before it");
       }
       if (field === "name" || field === "argument") {
-        const word = decodeWord(field === "name" ? (child.firstChild ?? child) : child, this);
+        const piece = field === "name" ? (child.firstChild ?? child) : child;
+        const word = decodeWord(piece, this);
         const previous = command.argv[command.argv.length - 1];
         // Bash reads touching pieces (`"a"\;`) as one word; tree-sitter sometimes splits them.
-        if (word !== null && previous !== undefined && child.startIndex === lastWordEnd) appendWord(previous, word);
-        else if (word !== null) command.argv.push(word);
+        const quoted = quotesBraceSyntax(piece);
+        if (word !== null && previous !== undefined && child.startIndex === lastWordEnd) {
+          appendWord(previous, word);
+          quotedBraces[quotedBraces.length - 1] ||= quoted;
+        } else if (word !== null) {
+          command.argv.push(word);
+          quotedBraces.push(quoted);
+        }
         lastWordEnd = child.endIndex;
       } else if (field === "redirect" || REDIRECT_TYPES.has(child.type)) {
         const redirect = this.parseRedirect(child);
@@ -169,6 +178,7 @@ class Walker implements WordSink {
         this.problems.push(`unsupported shell syntax in a command: ${child.type}`);
       }
     });
+    if (command.argv.some((word, i) => mayMisreadBraces(word, quotedBraces[i] === true))) this.problems.push(QUOTED_BRACES_PROBLEM);
     this.push(command);
   }
 

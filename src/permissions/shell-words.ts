@@ -47,6 +47,20 @@ const GLOB_CHARS = new Set(["*", "?", "[", "{", "}"]);
  * the word `dynamic` (and `glob` when unquoted, since bash splits and expands the result).
  */
 export function decodeWord(node: SyntaxNode, sink: WordSink): ShellWord | null {
+  const word = decodeParts(node, sink);
+  if (word === null || !mayMisreadBraces(word, quotesBraceSyntax(node))) return word;
+  sink.problems.push(QUOTED_BRACES_PROBLEM);
+  return null;
+}
+
+export const QUOTED_BRACES_PROBLEM = "a word with wildcards or braces and a quoted or escaped `{`, `}` or `,` (bash keeps those literal, the gate could not)";
+
+/** True when the gate would expand braces in `word`'s value although some brace syntax in it was quoted (`quoted`). */
+export function mayMisreadBraces(word: ShellWord, quoted: boolean): boolean {
+  return quoted && word.glob && word.dynamic !== true;
+}
+
+function decodeParts(node: SyntaxNode, sink: WordSink): ShellWord | null {
   switch (node.type) {
     case "word":
     case "extglob_pattern":
@@ -100,6 +114,29 @@ function decodeSubstitution(node: SyntaxNode, sink: WordSink, quoted: boolean): 
   if (node.firstChild?.type === "<(" && !quoted) return { value: PROCESS_SUBSTITUTION_PATH, glob: false };
   sink.problems.push(quoted ? "process substitution inside double quotes" : "process substitution >( ) (it writes)");
   return null;
+}
+
+/**
+ * True when part of a word is a quoted or escaped `{`, `}` or `,`. Bash's brace expansion skips
+ * those, but ShellWord.value is after quote removal: brace expansion of the value would close the
+ * brace of `.e{n,'}'}v` early (`.en}v`, `.e}v`) where bash gives `.env` and `.e}v`, and would expand
+ * `'{'a,b'}'*` where bash globs a literal name. So decodeWord refuses such a word when it may expand;
+ * a parser joining pieces that tree-sitter split checks the joined word with mayMisreadBraces.
+ */
+export function quotesBraceSyntax(node: SyntaxNode): boolean {
+  switch (node.type) {
+    case "word":
+    case "extglob_pattern":
+      return /\\[{},]/.test(node.text.replace(/\\\\/g, ""));
+    case "raw_string":
+    case "string":
+      // Conservative: a `{`, `}` or `,` anywhere inside the quotes (even inside a `$( )` there) counts.
+      return /[{},]/.test(node.text);
+    case "concatenation":
+      return node.children.some((child) => child !== null && quotesBraceSyntax(child));
+    default:
+      return false;
+  }
 }
 
 function unknown(node: SyntaxNode, sink: WordSink): null {

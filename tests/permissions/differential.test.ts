@@ -1,5 +1,5 @@
 // Differential check of the parser against bash itself: for random commands the gate calls safe, bash must run exactly the commands the parser saw, substitutions included.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { checkCommandSafety } from "../../src/permissions/safety.js";
 import { parseShell } from "../../src/permissions/shell-parse.js";
 import type { ShellWord } from "../../src/permissions/shell-parse.js";
+import { wordVariants } from "../../src/permissions/word-reads.js";
 import { makeTempDir } from "../helpers/tool-context.js";
 
 const PROGRAMS = ["ls", "cat", "git", "sort", "sed", "tail", "echo", "grep", "find", "head", "printf", "wc", "jq", "uniq", "date", "pwd", "true", "tree", "test", "["];
@@ -118,5 +119,31 @@ describe("parser against bash", () => {
       const seen = parsed.commands.map((c) => c.argv);
       for (const argv of ran) expect(seen.some((words) => matchesArgv(words, argv)), `${text}: ran ${JSON.stringify(argv)}`).toBe(true);
     }
+  });
+});
+
+/** Pieces of one word: brace syntax bare, quoted and escaped, so quoting decides what bash expands. */
+const BRACE_PIECES = ["a", "b", ".e", "v", ",", "{", "}", "'}'", "'{'", "','", "\\}", "\\{", "\\,", '"}"', '"a,b"', "1..3", "{x,y}", "''"];
+const braceWord = fc.array(fc.constantFrom(...BRACE_PIECES), { minLength: 1, maxLength: 7 }).map((pieces) => pieces.join(""));
+
+describe("brace expansion against bash", () => {
+  it("every word the parser accepts becomes, in the gate, the words bash makes of it", async () => {
+    const words = [...new Set(fc.sample(braceWord, { seed: SAMPLE_SEED, numRuns: 400 }))];
+    const accepted: Array<{ text: string; word: ShellWord }> = [];
+    for (const text of words) {
+      const parsed = await parseShell(`printf '%s\\0' ${text}`);
+      const argv = parsed.commands[0]?.argv;
+      if (parsed.problems.length === 0 && parsed.commands.length === 1 && argv?.length === 3) accepted.push({ text, word: argv[2] as ShellWord });
+    }
+    // One bash for all words; globbing off so only brace expansion and quote removal apply.
+    const script = `set -f; ${accepted.map((w) => `printf '%s\\0' ${w.text}; printf '\\036'`).join("\n")}`;
+    const out = spawnSync("/bin/bash", ["-c", script], { encoding: "latin1" }).stdout;
+    const bash = out.split("\x1e").slice(0, -1).map((r) => r.split("\0").slice(0, -1));
+    expect(accepted.length).toBeGreaterThan(100);
+    const variants = (word: ShellWord): unknown => {
+      const found = wordVariants(word);
+      return "values" in found ? found.values.map((v) => v.value) : found.reason;
+    };
+    expect(accepted.map((w) => [w.text, variants(w.word)])).toEqual(accepted.map((w, i) => [w.text, bash[i]]));
   });
 });
