@@ -35,7 +35,7 @@ export function moreSubcommands(log: ArgSpec): Record<string, GitSubcommand> {
     "check-ignore": { spec: { short: "qvzn", long: ["quiet", "verbose", "non-matching", "no-index"] } },
     // --dirty and --broken refresh the index (a write): left out.
     describe: { spec: { long: ["contains", "debug", "all", "tags", "long", "first-parent", "abbrev[=]", "exact-match", "candidates=", "match=", "exclude=", "always"] } },
-    "rev-list": { spec: { ...log, long: [...(log.long ?? []), "count", "objects", "objects-edge", "no-object-names", "timestamp"] } },
+    "rev-list": { spec: { ...log, long: [...(log.long ?? []), "count", "objects", "objects-edge", "no-object-names", "timestamp"] }, check: checkUnwrappedPatches },
     "cat-file": { spec: { short: "tspe", long: ["allow-unknown-type", "use-mailmap", "mailmap"] }, check: checkCatFile },
     "ls-tree": { spec: { short: "drtzl", long: ["long", "name-only", "name-status", "object-only", "full-name", "full-tree", "format=", "abbrev[=]"] } },
     "merge-base": { spec: { short: "a", long: ["all", "octopus", "independent", "is-ancestor", "fork-point"] } },
@@ -68,7 +68,31 @@ export function checkGitAction(sub: string, rule: GitActions, words: readonly Sh
     return `${explicit ? `git ${sub} ${first.value}` : `git ${sub} without an action`} is not read-only (read-only: ${forms})`;
   }
   const parsed = parseArgs(`git ${sub} ${action}`, explicit ? words.slice(1) : words, spec);
-  return parsed.ok ? checkFormats(parsed.args) : parsed.reason;
+  if (!parsed.ok) return parsed.reason;
+  return checkFormats(parsed.args) ?? (UNWRAPPED_LISTINGS.has(`${sub} ${action}`) ? checkUnwrappedPatches(parsed.args) : null);
+}
+
+/** Listings that take log's options but to which run_command's git function does not add `--no-ext-diff --no-textconv`. */
+const UNWRAPPED_LISTINGS = new Set(["reflog show", "stash list"]);
+
+/** Options that make a log-like listing compute diffs of file contents (patches, stats, pickaxe, line history). */
+const CONTENT_DIFF_OPTIONS = new Set([
+  "-p", "-u", "-U", "-W", "-S", "-G", "-L", "--patch", "--stat", "--numstat", "--shortstat", "--dirstat", "--word-diff", "--color-words",
+  "--unified", "--check", "--function-context", "--binary", "--patch-with-stat", "--patch-with-raw", "--compact-summary",
+]);
+
+/**
+ * Why a log-like listing that git is not told `--no-ext-diff --no-textconv` for (`git reflog -p`,
+ * `git stash list -p`, `git rev-list -S`) may run a program: diffs of contents run the
+ * `diff.<driver>.textconv` and `diff.external` programs of the configuration. Fine when the
+ * command says both itself.
+ */
+function checkUnwrappedPatches(args: ParsedArgs): string | null {
+  const diff = args.flags.find((f) => CONTENT_DIFF_OPTIONS.has(f.name));
+  if (diff === undefined) return null;
+  const names = new Set(args.flags.map((f) => f.name));
+  if (names.has("--no-textconv") && names.has("--no-ext-diff")) return null;
+  return `git: \`${diff.name}\` here diffs file contents, which runs the textconv and external diff programs of the configuration (add --no-ext-diff --no-textconv)`;
 }
 
 /** Without a revision, `git shortlog` reads a log from stdin instead of the repository. */
@@ -87,16 +111,20 @@ function checkCatFile(args: ParsedArgs): string | null {
 
 const BUILTIN_PRETTY = new Set(["oneline", "short", "medium", "full", "fuller", "reference", "email", "mboxrd", "raw"]);
 
+/** Options whose value is, or may hold (`shortlog --group=format:...`), a pretty format. */
+const FORMAT_OPTIONS = new Set(["--format", "--pretty", "--group"]);
+
 /**
- * Why a `--format` / `--pretty` value could make git run a program: `%G` placeholders and
- * `%(signature)` atoms verify signatures with the gpg program named in the configuration, and a
+ * Why a `--format` / `--pretty` / `--group` value could make git run a program: `%G` placeholders
+ * and `%(signature)` atoms verify signatures with the gpg program named in the configuration, and a
  * `--pretty` name that is not built in is looked up in the configuration (`pretty.<name>`).
  */
 export function checkFormats(args: ParsedArgs): string | null {
   for (const flag of args.flags) {
-    if (flag.name !== "--format" && flag.name !== "--pretty") continue;
+    if (!FORMAT_OPTIONS.has(flag.name)) continue;
     const value = flag.value?.value ?? "";
     if (/%G|%\(signature/.test(value)) return `git: the format \`${value}\` verifies signatures, which runs the gpg program of the configuration`;
+    if (flag.name === "--group") continue;
     const named = value !== "" && !value.includes("%") && !/^t?format:/.test(value);
     if (named && !BUILTIN_PRETTY.has(value)) return `git: \`${flag.name}=${value}\` may name a format from the configuration`;
   }

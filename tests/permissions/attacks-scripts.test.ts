@@ -24,7 +24,7 @@ describe("attacks through script languages and substitutions", () => {
       expect(SCRIPT_ATTACKS.filter((a) => a.family === family && a.origin === "variant").length, family).toBeGreaterThanOrEqual(2);
     }
     const reviewed = new Set(SCRIPT_ATTACKS.filter((a) => a.origin === "review").map((a) => a.family));
-    expect([...reviewed]).toEqual(["sed brackets", "jq environment", "compressor recursion", "compressor modes"]);
+    expect([...reviewed]).toEqual(["sed brackets", "jq environment", "compressor recursion", "compressor modes", "quoted braces", "git listing patches", "git signature formats"]);
   });
 
   it("refuses the sed attacks in the script reader itself, so they stay refused without --sandbox", async () => {

@@ -15,7 +15,8 @@ const SAFE: Record<string, string[]> = {
   compare: ["diff -ru a b", "cmp -l a b", "comm -3 a b", "column -t -s: /etc/group", "xxd -l 16 a", "xxd -c 8 -g 1 a", "od -An -tx1 a", "hexdump -C a", "strings -n 8 a"],
   awk: ["awk '{ print $1 }' f", "awk -F: -v OFS=, '$3 >= 1000 { print $1, $3 }' /etc/passwd", "awk '/a|b/ { n++ } END { print n }' f", "awk '{ print ($1 > 2) }' f", "awk 'BEGIN { x = 4 / 2; print x }'", "awk '$0 ~ /[/]/' f"],
   versions: ["python3 --version", "java -version", "gcc --version", "make --version", "perl -v", "bash --version", "awk --version"],
-  git: ["git tag", "git tag -l 'v1.*' --sort=-version:refname", "git stash list --oneline", "git stash show -p stash@{1}", "git shortlog -s HEAD~10..", "git describe --tags --abbrev=0", "git rev-list --count main..HEAD", "git cat-file -s HEAD", "git ls-tree HEAD src", "git merge-base --is-ancestor a b", "git for-each-ref refs/tags", "git show-ref --heads", "git name-rev --name-only HEAD", "git reflog show --date=iso", "git count-objects -v", "git log --pretty=fuller -1"],
+  git: ["git tag", "git tag -l 'v1.*' --sort=-version:refname", "git stash list --oneline", "git stash show -p stash@{1}", "git shortlog -s HEAD~10..", "git describe --tags --abbrev=0", "git rev-list --count main..HEAD", "git cat-file -s HEAD", "git ls-tree HEAD src", "git merge-base --is-ancestor a b", "git for-each-ref refs/tags", "git show-ref --heads", "git name-rev --name-only HEAD", "git reflog show --date=iso", "git count-objects -v", "git log --pretty=fuller -1",
+    "git reflog -p --no-ext-diff --no-textconv -1", "git shortlog -s --group=author HEAD", "git stash list --name-only"],
   substitutions: ["echo \"$(date +%F)\"", "echo $(git rev-parse HEAD)", "printf '%s\\n' \"$(pwd)\" `whoami`", "type $(echo ls)", "echo \"a`date`b\"", "basename \"$(pwd)\"", "dirname $(git rev-parse --show-toplevel)"],
 };
 
@@ -26,7 +27,8 @@ const REFUSED: Record<string, string[]> = {
   compare: ["diff -l a b", "diff --exclude-from=x a b", "xxd -r a", "xxd a b", "xxd -l 1 a b", "strings @f a", "hexdump -f fmt a", "diff a .env"],
   awk: ["awk '{ print > \"x\" }' f", "awk '{ print $1 | \"sort\" }' f", "awk 'BEGIN { getline l < \"/etc/shadow\" }'", "awk 'BEGIN { print ENVIRON[\"HOME\"] }'", "awk -f p.awk", "awk -o out '{}'", "awk -d '{}'", "awk 'BEGIN { @f() }'", "awk '{ print }' /inet6/tcp/0/h/80", "awk 'unterminated \"str' f"],
   versions: ["python3 -c 1", "python3 --version script.py", "java -jar a.jar", "perl -e 1", "bash -c ls", "make", "go version", "rustc --version"],
-  git: ["git tag v2", "git tag -d v1", "git tag -v v1", "git tag -s v2 -m x", "git stash", "git stash pop", "git stash show --ext-diff", "git shortlog -s", "git describe --dirty", "git cat-file --filters HEAD:a", "git cat-file -p", "git reflog expire --all", "git reflog delete HEAD@{1}", "git worktree remove x", "git log --format=%GG", "git log --pretty=custom", "git for-each-ref --format='%(signature:key)'", "git name-rev --annotate-stdin"],
+  git: ["git tag v2", "git tag -d v1", "git tag -v v1", "git tag -s v2 -m x", "git stash", "git stash pop", "git stash show --ext-diff", "git shortlog -s", "git describe --dirty", "git cat-file --filters HEAD:a", "git cat-file -p", "git reflog expire --all", "git reflog delete HEAD@{1}", "git worktree remove x", "git log --format=%GG", "git log --pretty=custom", "git for-each-ref --format='%(signature:key)'", "git name-rev --annotate-stdin",
+    "git reflog -p", "git stash list --patch", "git shortlog --group=format:%G? HEAD"],
   substitutions: ["cat $(ls)", "ls `pwd`", "echo > \"$(date)\"", "printf \"$(cat f)\" x", "$(which ls)", "echo $(rm x)", "cat <(curl x)", "echo \"$HOME $(date)\""],
 };
 
