@@ -1,7 +1,7 @@
 // What one allowed program reads, judged before it runs: each argument by its role, the folders it walks, the git history it shows.
 import { optionValues } from "./arg-spec.js";
 import type { ParsedArgs } from "./arg-spec.js";
-import { homeReason, resolveWord } from "./path-resolve.js";
+import { homeReason, physicalWords, resolveWord } from "./path-resolve.js";
 import type { ProgramRule } from "./program-rules.js";
 import type { PlannedRead } from "./read-plan.js";
 import { treeRoots } from "./recursive-reads.js";
@@ -65,8 +65,9 @@ function judgeRoot(root: TreeRoot, scope: WordScope, program: string): { reason:
       const why = root.kind === "tree" ? (homeReason(path, scope.context.home) ?? literalPathReason(path, scope.context)) : path === "/" ? "lists the whole file system from /" : null;
       if (why !== null) return { reason: `${program} ${why}${glob ? ` (through the wildcard \`${value}\`)` : ""}`, reads: [] };
     }
+    const physical = glob ? [] : physicalWords(value, scope.bases, scope.context.home);
     for (const path of resolveWord(value, scope.bases, scope.context.home)) {
-      if (path.startsWith("/")) reads.push({ path, glob, kind: root.kind, program, filters: root.filters });
+      if (path.startsWith("/")) reads.push({ path, glob, kind: root.kind, program, filters: root.filters, ...(physical.length > 0 ? { physical } : {}) });
     }
   }
   return { reason: null, reads };

@@ -44,7 +44,14 @@ export async function diskReasons(plan: ReadPlan, context: DiskContext): Promise
 }
 
 async function readReason(read: PlannedRead, context: DiskContext, budget: Budget): Promise<string | null> {
-  if (!read.glob) return realPathReason(read, read.path, false, context, budget);
+  if (!read.glob) {
+    // The path as the kernel opens it (`..` after links) first, then the normalised one the pure pass judged.
+    for (const physical of read.physical ?? []) {
+      const why = await realPathReason(read, physical, false, context, budget);
+      if (why !== null) return why;
+    }
+    return realPathReason(read, read.path, false, context, budget);
+  }
   const matches = await expandGlob(read.path, budget);
   if (matches === null) return `${read.program}: the wildcard ${read.path} matches more files than the gate can check`;
   for (const match of matches) {

@@ -1,5 +1,5 @@
 // The folders the commands of one line may run in: the working folder and every `cd` target, followed as bash would.
-import { PREVIOUS_FOLDER, resolveWord } from "./path-resolve.js";
+import { physicalWords, PREVIOUS_FOLDER, resolveWord } from "./path-resolve.js";
 import type { Base, PathContext } from "./path-resolve.js";
 import type { SimpleCommand } from "./shell-parse.js";
 import type { ShellWord } from "./shell-words.js";
@@ -29,7 +29,11 @@ export function lineBases(commands: readonly SimpleCommand[], context: PathConte
     if ("reason" in variants) return { bases: [...bases], reason: `cd ${variants.reason}` };
     if (variants.values.some((v) => v.glob) || target.dynamic === true) return { bases: [...bases], reason: `cd into \`${target.value}\`, a folder the gate cannot know in advance` };
     const from = [...bases];
-    for (const { value } of variants.values) for (const path of resolveWord(value, from, context.home)) bases.add(path);
+    for (const { value } of variants.values) {
+      for (const path of resolveWord(value, from, context.home)) bases.add(path);
+      // Where the kernel's `cd` really lands when `..` follows a link; commands after it are resolved from there too.
+      for (const path of physicalWords(value, from, context.home)) bases.add(path);
+    }
     if (bases.size > MAX_BASES) return { bases: [...bases], reason: "the line changes folder too many times for the gate to follow" };
   }
   return { bases: [...bases], reason: null };

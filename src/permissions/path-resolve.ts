@@ -54,6 +54,37 @@ function resolveFrom(value: string, base: Base, home: string | undefined): strin
  */
 export const PREVIOUS_FOLDER = "~-";
 
+/** Whether a path climbs with `..` anywhere, where the kernel may leave the folder the name suggests (after a link). */
+export function climbs(path: string): boolean {
+  return /(^|\/)\.\.(\/|$)/.test(path);
+}
+
+/**
+ * The absolute paths `value` names from `bases` exactly as the kernel will open them, not
+ * normalised, when `..` appears: the kernel applies each `..` after resolving the links before
+ * it, so `link/..` is the parent of the link's target, not the folder holding the link. Only
+ * the strings that climb; the disk pass resolves them with the file system's realpath.
+ */
+export function physicalWords(value: string, bases: readonly Base[], home: string | undefined): string[] {
+  const out = new Set<string>();
+  for (const base of bases) {
+    const raw = rawJoin(value, base, home);
+    if (raw !== null && climbs(raw)) out.add(raw);
+  }
+  return [...out];
+}
+
+function rawJoin(value: string, base: Base, home: string | undefined): string | null {
+  if (value.startsWith("/")) return value;
+  const tilde = /^~([^/]*)(?:\/(.*))?$/s.exec(value);
+  if (tilde !== null) {
+    const [, user = "", rest = ""] = tilde;
+    if (user === "" && home !== undefined) return `${home}/${rest}`;
+    return user === "+" ? rawJoin(rest === "" ? "." : rest, base, home) : null;
+  }
+  return base.startsWith("/") ? `${base}/${value}` : null;
+}
+
 /** A path under a head whose place is unknown (`~user`, `~-`, or "" for the unknown working folder). */
 function opaque(head: string, rest: string): string[] {
   const { segments, climbed } = collapse(rest.split("/"));

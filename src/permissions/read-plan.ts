@@ -29,6 +29,8 @@ export interface PlannedRead {
   kind: ReadKind;
   /** The program, for the reason shown to the user. */
   program: string;
+  /** The same path unnormalised, as the kernel opens it, when it climbs with `..` (see `physicalWords`). */
+  physical?: string[];
   filters?: TreeFilters;
 }
 

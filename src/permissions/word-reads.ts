@@ -1,6 +1,6 @@
 // One argument of a command as the paths it may open: braces expanded, `~` and `..` resolved, judged by place and by name.
 import { MAX_BRACE_WORDS, braceWordCount, expandBraces } from "./brace-expand.js";
-import { homeDotfileReason, resolveWord } from "./path-resolve.js";
+import { homeDotfileReason, physicalWords, resolveWord } from "./path-resolve.js";
 import type { Base, PathContext } from "./path-resolve.js";
 import type { PlannedRead } from "./read-plan.js";
 import { globReason, nameReason, pathReason, placeReason } from "./secret-paths.js";
@@ -53,10 +53,11 @@ export function judgeWord(word: ShellWord, role: WordRole, scope: WordScope, pro
     const planned = opened ? value : null;
     for (const piece of new Set([value, ...value.split(/[=:]/)])) {
       if (piece === "") continue;
+      const physical = glob || piece !== planned ? [] : physicalWords(piece, scope.bases, scope.context.home);
       for (const path of resolveWord(piece, scope.bases, scope.context.home)) {
         const reason = glob ? globPathReason(path, role, scope.context) : literalPathReason(path, scope.context);
         if (reason !== null) return { reason, reads: [] };
-        if (piece === planned && path.startsWith("/")) reads.push({ path, glob, kind: role, program });
+        if (piece === planned && path.startsWith("/")) reads.push({ path, glob, kind: role, program, ...(physical.length > 0 ? { physical } : {}) });
       }
     }
   }
