@@ -11,7 +11,7 @@ import { makeTempDir } from "../helpers/tool-context.js";
 
 const SAFE: Record<string, string[]> = {
   archives: ["tar -tzf a.tgz", "tar tvf a.tar", "tar --list --file=a.tar", "tar -tf host:a.tar --force-local", "unzip -l a.zip", "unzip -Z -1 a.zip", "zcat a.gz", "gzip -dc a.gz", "gunzip -c a.gz", "gzip -l a.gz", "xz -dc a.xz", "bzcat a.bz2"],
-  system: ["hostname", "hostname -s", "nproc --all", "id -u", "type -t ls", "command -v git", "command -V git", "sha256sum -c SUMS", "cksum a", "seq 5", "seq 10 -2 0", "seq -s, 1 100", "test -d src", "[ -n \"$(git status --porcelain)\" ]", "[ \"$(date +%u)\" -gt 5 ]", "[ ! \"$(ls)\" ]"],
+  system: ["hostname", "hostname -s", "nproc --all", "id -u", "type -t ls", "command -v git", "command -V git", "cksum a", "seq 5", "seq 10 -2 0", "seq -s, 1 100", "test -d src", "[ -n \"$(git status --porcelain)\" ]", "[ \"$(date +%u)\" -gt 5 ]", "[ ! \"$(ls)\" ]"],
   compare: ["diff -ru a b", "cmp -l a b", "comm -3 a b", "column -t -s: /etc/group", "xxd -l 16 a", "xxd -c 8 -g 1 a", "od -An -tx1 a", "hexdump -C a", "strings -n 8 a"],
   awk: ["awk '{ print $1 }' f", "awk -F: -v OFS=, '$3 >= 1000 { print $1, $3 }' /etc/passwd", "awk '/a|b/ { n++ } END { print n }' f", "awk '{ print ($1 > 2) }' f", "awk 'BEGIN { x = 4 / 2; print x }'", "awk '$0 ~ /[/]/' f"],
   versions: ["python3 --version", "java -version", "gcc --version", "make --version", "perl -v", "bash --version", "awk --version"],
@@ -23,7 +23,7 @@ const SAFE: Record<string, string[]> = {
 const REFUSED: Record<string, string[]> = {
   archives: ["tar -tf a.tar --to-command=sh", "tar -tf a.tar -I sh", "tar -xf a.tar", "tar -t", "tar -tf h:a.tar", "tar ctf a.tar", "unzip a.zip", "unzip -l a.zip -d x", "gzip a", "gzip -d a.gz", "xz --files=list -dc", "bzip2 -d a.bz2", "zcat a.gz > b",
     "gzip -rc .", "zcat -rf .", "xz -t -z f", "bzip2 -t -d a.bz2", "unxz -t a.xz", "xz -l -S .x f", "gzip -t -f a.gz"],
-  system: ["hostname new", "hostname -F f", "command ls", "command -p ls", "seq 1e12", "seq 1 0 5", "test -v 'a[$(id)]'", "[ $(date) ]", "[ \"$(a)\" \"$(b)\" \"$(c)\" \"$(d)\" ]", "free -s 1", "sha256sum .env"],
+  system: ["hostname new", "hostname -F f", "command ls", "command -p ls", "seq 1e12", "seq 1 0 5", "test -v 'a[$(id)]'", "[ $(date) ]", "[ \"$(a)\" \"$(b)\" \"$(c)\" \"$(d)\" ]", "free -s 1", "sha256sum .env", "sha256sum -c SUMS"],
   compare: ["diff -l a b", "diff --exclude-from=x a b", "xxd -r a", "xxd a b", "xxd -l 1 a b", "strings @f a", "hexdump -f fmt a", "diff a .env"],
   awk: ["awk '{ print > \"x\" }' f", "awk '{ print $1 | \"sort\" }' f", "awk 'BEGIN { getline l < \"/etc/shadow\" }'", "awk 'BEGIN { print ENVIRON[\"HOME\"] }'", "awk -f p.awk", "awk -o out '{}'", "awk -d '{}'", "awk 'BEGIN { @f() }'", "awk '{ print }' /inet6/tcp/0/h/80", "awk 'unterminated \"str' f"],
   versions: ["python3 -c 1", "python3 --version script.py", "java -jar a.jar", "perl -e 1", "bash -c ls", "make", "go version", "rustc --version"],
