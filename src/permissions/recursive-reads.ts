@@ -1,6 +1,7 @@
 // Commands that read or list a whole folder tree, and which folders: grep -r, rg, git diff, diff, gzip -r, ls -R, find, du, tree.
 import type { ParsedArgs, ParsedFlag } from "./arg-spec.js";
 import type { TreeFilters } from "./read-plan.js";
+import { PROCESS_SUBSTITUTION_PATH } from "./shell-words.js";
 import type { ShellWord } from "./shell-words.js";
 
 /** A folder a command walks: `tree` reads every file's content, `listing` prints every name. */
@@ -53,7 +54,9 @@ const FOLLOWING: TreeFilters = { ...NO_FILTERS, followLinks: true };
  */
 function diffRoots(parsed: ParsedArgs): TreeRoot[] {
   const named = parsed.flags.filter((f) => (f.name === "--from-file" || f.name === "--to-file") && f.value !== null).map((f) => f.value as ShellWord);
-  return [...parsed.positionals, ...named].filter((word) => word.value !== "-").map((word) => ({ word, kind: "tree", filters: NO_FILTERS }));
+  // `-` is stdin; the pipe of a `<( )` is no folder (and its commands were judged on their own).
+  const operands = [...parsed.positionals, ...named].filter((word) => word.value !== "-" && (word.glob || word.value !== PROCESS_SUBSTITUTION_PATH));
+  return operands.map((word) => ({ word, kind: "tree", filters: NO_FILTERS }));
 }
 
 function grepRoots(parsed: ParsedArgs, has: (...names: string[]) => boolean): TreeRoot[] {

@@ -41,19 +41,27 @@ function checksumRule(program: string): ProgramRule {
 /**
  * `-c`/`--check` opens the files listed inside its input, which the gate never sees (and a
  * list naming /dev/zero never ends): refused in every spelling (`-bc`, `--ch`), and so is a
- * wildcard that could expand to an option, since the flags are not parsed.
+ * wildcard that could expand to a bare option (`*`, `{-c,x}`); `*.txt` cannot, since a `.` is
+ * no option letter and getopt stops at it with an error before any file is read.
  */
 export function checkChecksum(program: string, words: readonly ShellWord[]): string | null {
   for (const word of words) {
     const v = word.value;
     if (v === "--") break;
     const check = /^-[^-]*c/.test(v) || (v.length >= 3 && "--check".startsWith(v.split("=")[0] ?? v));
-    if (check || word.dynamic === true || (word.glob && /^[*?[{-]/.test(v))) {
+    if (check || word.dynamic === true || mayBeOptionsOnly(word)) {
       return `${program}: \`${v}\` may be -c/--check, which reads the files listed in its input without the gate seeing them`;
     }
   }
   return null;
 }
+
+function mayBeOptionsOnly(word: ShellWord): boolean {
+  if (!word.glob) return false;
+  if (word.value.includes("{")) return /^[{*?[-]/.test(word.value);
+  return /^[*?[-]/.test(word.value) && !/[./=]/.test(word.value.replace(/\[[^\]]*\]/g, ""));
+}
+
 
 function checkCommandLookup(words: readonly ShellWord[]): string | null {
   const first = words[0];
