@@ -31,8 +31,15 @@ export function commandReads(program: string, rule: ProgramRule, parsed: ParsedA
   // `--include='.en*'` chooses files by a wildcard, quoted or not: judged as a wildcard read.
   const globValues = optionValues(args, rule.globOptions ?? [], rule.spec).map((word) => ({ value: word.value.replace(/^!/, ""), glob: true }));
   const operands = new Set(parsed.positionals);
+  // A program that only prints or compares its arguments (`echo .env`, `[ -f .env ]`) opens none of them;
+  // bash still expands their braces, so the bound on that holds for them too.
+  const opened = rule.printsArgs === true ? [] : args;
+  for (const word of rule.printsArgs === true ? args : []) {
+    const variants = wordVariants(word);
+    if ("reason" in variants) return fail(`${program} ${variants.reason}`);
+  }
   const judged = [
-    ...args.map((word) => [word, rule.readsContent === true || contentMode, operands.has(word)] as const),
+    ...opened.map((word) => [word, rule.readsContent === true || contentMode, operands.has(word)] as const),
     ...fileValues.map((word) => [word, true, true] as const),
     ...globValues.map((word) => [word, true, false] as const),
   ];

@@ -19,7 +19,8 @@ export interface ProgramRule {
   readsContent?: boolean;
   /**
    * Its arguments are only printed or compared, never opened or obeyed as options that act
-   * (`echo`, `printf` without -v, `test`): an argument computed by a substitution is harmless here.
+   * (`echo`, `printf` without -v, `test`): an argument computed by a substitution is harmless here,
+   * and no argument is judged as a path it reads (`test -f .env` only asks whether the file exists).
    */
   printsArgs?: boolean;
   /**
