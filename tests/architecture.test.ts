@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const SRC = fileURLToPath(new URL("../src", import.meta.url));
-const BASE = ["types", "errors", "deps", "paths"];
+const BASE = ["types", "errors", "deps", "paths", "content"];
 const CORE = [...BASE, "model", "tools", "sessions", "permissions", "skills", "memory"];
 
 /** Which layers each layer may import (its own always allowed). Imports point down only. */
@@ -13,6 +13,7 @@ const ALLOWED: Record<string, string[]> = {
   errors: [],
   deps: ["types"],
   paths: [],
+  content: [],
   index: ["*"],
   model: BASE,
   permissions: BASE,

@@ -1,6 +1,7 @@
 // The system prompt, assembled the same way every turn so its bytes (and the prompt cache) stay stable.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { cutMiddle } from "../content.js";
 import type { AgentConfig } from "../types.js";
 
 /** Largest part taken from one file (SOUL body, USER.md), in characters; longer ones keep head and tail. */
@@ -24,11 +25,7 @@ export interface SystemPromptInput {
  * saying how much of which file was left out. Deterministic: equal input, equal output.
  */
 export function capText(text: string, maxChars: number, label: string): string {
-  if (text.length <= maxChars) return text;
-  const head = Math.floor(maxChars * 0.7);
-  const tail = maxChars - head;
-  const cut = text.length - head - tail;
-  return `${text.slice(0, head)}\n\n[… ${cut} characters of ${label} cut here …]\n\n${text.slice(text.length - tail)}`;
+  return cutMiddle(text, maxChars, (cut) => `\n\n[… ${cut} characters of ${label} cut here …]\n\n`);
 }
 
 const SKILLS_INTRO =

@@ -1,6 +1,10 @@
 // The summarisation prompt of a compaction: the old messages as a compact transcript plus the sections to fill.
+import { cutMiddle, toolResultText } from "../content.js";
 import type { ContentBlockParam, MessageParam } from "../types.js";
 import type { MessageRecord } from "./records.js";
+
+/** The one helper of content.ts, re-exported until sessions/repair.ts imports it from there. */
+export { toolResultText };
 
 /** Longest tool result quoted in the transcript sent for summarising, in characters. */
 export const SUMMARY_TOOL_RESULT_CHARS = 400;
@@ -73,13 +77,6 @@ function renderBlock(who: string, block: ContentBlockParam): string {
   }
 }
 
-/** The text of a tool result's content; non-text parts are named, not quoted. */
-export function toolResultText(content: string | Array<{ type: string; text?: string }> | undefined): string {
-  if (content === undefined) return "";
-  if (typeof content === "string") return content;
-  return content.map((part) => (part.type === "text" && typeof part.text === "string" ? part.text : `[${part.type}]`)).join("\n");
-}
-
 function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
+  return cutMiddle(text, max, (more) => `… [${more} more characters]`, 1);
 }

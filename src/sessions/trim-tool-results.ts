@@ -1,4 +1,5 @@
 // Trimming oversized old tool results in what is sent to the model; the session file keeps them whole.
+import { cutMiddle, toolResultText } from "../content.js";
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from "../types.js";
 
 /** Options of `trimOldToolResults`. */
@@ -47,16 +48,10 @@ export function trimOldToolResults(messages: MessageParam[], options: TrimOption
 }
 
 function trimResult(block: ToolResultBlockParam, maxChars: number): ToolResultBlockParam {
-  const text = textOf(block.content);
+  const text = toolResultText(block.content, "skip");
   if (text.length <= maxChars) return block;
-  const marker = `\n[… ${text.length - maxChars} characters of this old tool result trimmed from the request; the session file keeps it whole]`;
-  const kept: ContentBlockParam = { type: "text", text: text.slice(0, maxChars) + marker };
+  const marker = (cut: number): string => `\n[… ${cut} characters of this old tool result trimmed from the request; the session file keeps it whole]`;
+  const kept: ContentBlockParam = { type: "text", text: cutMiddle(text, maxChars, marker, 1) };
   const others = typeof block.content === "string" || block.content === undefined ? [] : block.content.filter((part) => part.type !== "text");
   return { ...block, content: [kept as { type: "text"; text: string }, ...others] };
-}
-
-function textOf(content: ToolResultBlockParam["content"]): string {
-  if (content === undefined) return "";
-  if (typeof content === "string") return content;
-  return content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
 }

@@ -84,5 +84,4 @@ export function isReadOnlyCall<I>(tool: Tool<I>, input: I): boolean {
 }
 
 /** A tool of any input type, as collections hold them. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyTool = Tool<any>;

@@ -1,4 +1,5 @@
 // Answers every tool_use of a response: validate, gate through hooks, run (read-only calls together), cap, never throw.
+import { cutMiddle, toolResultText } from "../content.js";
 import type { ToolResultBlockParam, ToolUseBlock } from "../types.js";
 import { isReadOnlyCall, type AnyTool, type ToolContext, type ToolOutput } from "./define.js";
 
@@ -176,11 +177,8 @@ export function capResult(answer: ToolResultBlockParam, max: number): ToolResult
   if (!Array.isArray(answer.content)) return answer;
   const content = answer.content.map((block) => {
     if (block.type !== "text" || block.text.length <= max) return block;
-    const head = Math.floor(max * 0.7);
-    const tail = max - head;
-    const cut = block.text.length - head - tail;
-    const marker = `\n\n[... ${cut} characters cut: the result was ${block.text.length} characters, the limit is ${max} ...]\n\n`;
-    return { ...block, text: block.text.slice(0, head) + marker + block.text.slice(-tail) };
+    const marker = (cut: number): string => `\n\n[... ${cut} characters cut: the result was ${block.text.length} characters, the limit is ${max} ...]\n\n`;
+    return { ...block, text: cutMiddle(block.text, max, marker) };
   });
   return { ...answer, content };
 }
@@ -194,6 +192,5 @@ function describeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: st
 
 /** The text of a tool_result, for events and logs. */
 export function resultText(answer: ToolResultBlockParam): string {
-  if (typeof answer.content === "string") return answer.content;
-  return (answer.content ?? []).map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
+  return toolResultText(answer.content);
 }
