@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const SRC = fileURLToPath(new URL("../src", import.meta.url));
-const BASE = ["types", "errors", "deps", "paths", "content"];
+const BASE = ["types", "errors", "deps", "paths", "content", "fs"];
 const CORE = [...BASE, "model", "tools", "sessions", "permissions", "skills", "memory"];
 
 /** Which layers each layer may import (its own always allowed). Imports point down only. */
@@ -14,6 +14,7 @@ const ALLOWED: Record<string, string[]> = {
   deps: ["types"],
   paths: [],
   content: [],
+  fs: ["types", "errors", "deps"],
   index: ["*"],
   model: BASE,
   permissions: BASE,

@@ -3,8 +3,10 @@ import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
 import { broadPatternReason, normalizeCommand } from "./approval-match.js";
-import { writeFileAtomic } from "./atomic-write.js";
-import { withFileLock } from "./file-lock.js";
+import { systemClock } from "../deps.js";
+import { MiniclawError } from "../errors.js";
+import { writeFileAtomic } from "../fs/atomic-write.js";
+import { withFileLock } from "../fs/file-lock.js";
 
 /** The file's schema. Unknown fields are kept, so later versions can add patterns, timestamps... */
 export const approvalsFileSchema = z.looseObject({
@@ -45,11 +47,16 @@ export async function readApprovals(path: string, onWarning?: WarningSink): Prom
   return { allowed, denied: result.data.denied };
 }
 
+/** Longest wait for another process's save: each holds the lock for one read-merge-write, milliseconds. */
+const APPROVALS_LOCK_TIMEOUT_MS = 5_000;
+
 /**
- * Adds commands to the lists. Under a lock file beside it, re-reads the file,
- * takes the union, and replaces it atomically, so concurrent savers lose
- * nothing. Resolves false (after a warning) without writing when the file on
- * disk is corrupt or invalid; rejects on I/O errors or a lock held too long.
+ * Adds commands to the lists. Under a lock file beside it (`<file>.lock`, the same
+ * lock as sessions: a crashed saver's lock is taken over at once), re-reads the
+ * file, takes the union, and replaces it atomically (fsynced), so concurrent savers
+ * lose nothing. Resolves false (after a warning) without writing when the file on
+ * disk is corrupt or invalid; rejects with a MiniclawError on I/O errors or a lock
+ * held by a live process for more than five seconds.
  */
 export async function addApprovals(
   path: string,
@@ -57,7 +64,14 @@ export async function addApprovals(
   onWarning?: WarningSink,
 ): Promise<boolean> {
   await mkdir(dirname(path), { recursive: true });
-  return withFileLock(`${path}.lock`, async () => {
+  const lock = {
+    timeoutMs: APPROVALS_LOCK_TIMEOUT_MS,
+    clock: systemClock,
+    label: "approvals file",
+    subject: path,
+    makeError: (message: string, cause?: unknown) => new MiniclawError(message, cause === undefined ? undefined : { cause }),
+  };
+  return withFileLock(`${path}.lock`, lock, async () => {
     const current = await readApprovalsFile(path);
     if (!current.ok) {
       onWarning?.(`${path}: ${current.problem}. The decision was not saved and the file was left as it is.`);

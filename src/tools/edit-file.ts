@@ -1,7 +1,7 @@
 // edit_file: replaces one exact, unique occurrence of a string in a text file, atomically, and says where.
 import { z } from "zod";
 import { ToolError } from "../errors.js";
-import { writeFileAtomic } from "../permissions/atomic-write.js";
+import { writeFileAtomic } from "../fs/atomic-write.js";
 import { defineTool } from "./define.js";
 import type { Tool } from "./define.js";
 import { allowedPath, countLines, readTextForEdit } from "./file-access.js";

@@ -2,7 +2,7 @@
 import { stat } from "node:fs/promises";
 import { z } from "zod";
 import { ToolError } from "../errors.js";
-import { writeFileAtomic } from "../permissions/atomic-write.js";
+import { writeFileAtomic } from "../fs/atomic-write.js";
 import { defineTool } from "./define.js";
 import type { Tool } from "./define.js";
 import { allowedPath, countLines } from "./file-access.js";

@@ -1,9 +1,9 @@
 // The approvals file: reading (missing, valid, corrupt, invalid) and saving (merged, atomic, safe across processes).
 import { spawn } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { addApprovals, readApprovals } from "../../src/permissions/approvals-file.js";
 import { checkCommandSafety } from "../../src/permissions/safety.js";
@@ -78,32 +78,41 @@ describe("addApprovals", () => {
   it("loses nothing when two processes approve 20 commands each at the same time", async () => {
     const dir = await makeTempDir();
     const path = join(dir, "workspace", "exec-approvals.json");
-    const entry = await transpileForChildren(dir);
     const script = [
       "const [entry, path, name] = process.argv.slice(1);",
       "const { addApprovals } = await import(entry);",
       "for (let i = 0; i < 20; i++) await addApprovals(path, { allowed: [`echo ${name} ${i}`] });",
     ].join("\n");
-    await Promise.all(["a", "b"].map((name) => runChild(["--input-type=module", "-e", script, entry, path, name])));
+    await Promise.all(["a", "b"].map((name) => runChild(["--input-type=module", "-e", script, BUILT_MODULE, path, name])));
     const saved = JSON.parse(readFileSync(path, "utf8")) as { allowed: string[] };
     expect(saved.allowed.slice().sort()).toEqual(["a", "b"].flatMap((n) => Array.from({ length: 20 }, (_, i) => `echo ${n} ${i}`)).sort());
     expect(readdirSync(dirname(path))).toEqual(["exec-approvals.json"]);
   });
+
+  it("takes over at once the fresh lock of a saver that died, without waiting for it to age", async () => {
+    const dir = await makeTempDir();
+    const path = join(dir, "exec-approvals.json");
+    const deadPid = await exitedPid();
+    // Just written (fresh mtime) by a process that is gone: an mtime rule would wait seconds, then time out.
+    writeFileSync(`${path}.lock`, JSON.stringify({ pid: deadPid, hostname: hostname(), ts: Date.now(), token: "crashed" }));
+    const started = Date.now();
+    expect(await addApprovals(path, { allowed: ["ls"] })).toBe(true);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ allowed: ["ls"], denied: [] });
+    expect(readdirSync(dir)).toEqual(["exec-approvals.json"]);
+  });
 });
 
-/** Compiles src/ to plain JavaScript in `dir` (child processes have no TypeScript loader); returns the approvals module's URL. */
-async function transpileForChildren(dir: string): Promise<string> {
-  const out = join(dir, "js");
-  const files = ["deps.ts", "errors.ts", "types.ts", ...readdirSync(join(repo, "src/permissions")).map((f) => `permissions/${f}`)];
-  for (const file of files) {
-    const source = readFileSync(join(repo, "src", file), "utf8");
-    const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true } });
-    mkdirSync(dirname(join(out, file)), { recursive: true });
-    writeFileSync(join(out, file.replace(/\.ts$/, ".js")), outputText);
-  }
-  writeFileSync(join(out, "package.json"), '{"type":"module"}');
-  symlinkSync(join(repo, "node_modules"), join(dir, "node_modules"));
-  return pathToFileURL(join(out, "permissions", "approvals-file.js")).href;
+/** The approvals module as built by the global setup (child processes have no TypeScript loader). */
+const BUILT_MODULE = pathToFileURL(join(repo, "dist", "permissions", "approvals-file.js")).href;
+
+/** The pid of a child process that has exited (so no process holds it, barring an unlikely reuse). */
+function exitedPid(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+    child.on("error", reject);
+    child.on("exit", () => resolve(child.pid ?? -1));
+  });
 }
 
 function runChild(args: string[]): Promise<void> {

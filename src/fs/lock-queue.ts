@@ -1,4 +1,4 @@
-// The in-process half of the session lock: a promise chain per lock path, waited on with a deadline.
+// The in-process half of a file lock: a promise chain per lock path, waited on with a deadline.
 import type { Clock } from "../deps.js";
 
 /** Tail of each lock path's chain; a waiter resolves its link when it leaves. */
