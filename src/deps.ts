@@ -27,11 +27,11 @@ export const systemClock: Clock = {
 export type Spawn = typeof nodeSpawn;
 export const nodeSpawnDefault: Spawn = nodeSpawn;
 
-/** What the approver is asked: one command (or file action) the gate could not clear. */
+/** What the approver is asked: one command, file action or tool call the gate could not clear. */
 export interface ApprovalRequest {
-  /** `run_command` for commands; the file tool's name for writes outside the allowed roots. */
+  /** `run_command` for commands; the file tool's name for file actions; otherwise the tool called. */
   tool: string;
-  /** The command line, or a short description such as `write /etc/hosts`. */
+  /** The command line, a short description such as `write /etc/hosts`, or the call as `name {input as JSON}` (cut when long). */
   command: string;
   /** Why it needs approval, in a few words. */
   reason: string;
@@ -40,6 +40,8 @@ export interface ApprovalRequest {
    * nothing and lasts until the process exits (file actions, and commands too broad to be an entry).
    */
   alwaysSaves?: string;
+  /** For a tool that is neither a command nor a file tool: its parsed input (`command` shows it). */
+  input?: unknown;
 }
 
 /**

@@ -99,3 +99,28 @@ export function isAllowed(
     return pattern !== null && pattern.some(isWildcard) && broadPatternReason(entry) === null && matchesPattern(only.argv, pattern);
   });
 }
+
+/** An entry that names tools rather than a command: the characters of tool names, with `*` and `?` as wildcards. */
+const TOOL_ENTRY = /^[A-Za-z0-9_*?-]+$/;
+
+/**
+ * Whether an allowed entry can approve tools: a tool name, or a glob of them that starts with
+ * a literal character (`mcp__github__*`). A glob that starts with a wildcard (`*`, `*_file`)
+ * would approve tools of any name, so it approves none.
+ */
+export function isToolEntry(entry: string): boolean {
+  return TOOL_ENTRY.test(entry) && !/^[*?]/.test(entry);
+}
+
+/**
+ * True when one of the entries names the tool: exactly, or as a glob (`*` any characters, `?`
+ * one). Allowed lists pass `narrowOnly`, so entries that start with a wildcard match nothing;
+ * a denied `*` denies every tool, as it denies every command.
+ */
+export function matchesToolName(name: string, entries: readonly string[], narrowOnly: boolean): boolean {
+  return entries.some((entry) => {
+    if (!TOOL_ENTRY.test(entry) || (narrowOnly && !isToolEntry(entry))) return false;
+    const source = entry.replace(/[*?]/g, (w) => (w === "*" ? ".*" : "."));
+    return new RegExp(`^${source}$`).test(name);
+  });
+}

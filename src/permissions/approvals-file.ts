@@ -2,7 +2,7 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
-import { broadPatternReason, normalizeCommand } from "./approval-match.js";
+import { broadPatternReason, isToolEntry, normalizeCommand } from "./approval-match.js";
 import { systemClock } from "../deps.js";
 import { MiniclawError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
@@ -31,7 +31,8 @@ type ReadResult = { ok: true; data: ApprovalsFile } | { ok: false; problem: stri
  * Reads the lists. A missing or empty file is empty lists. A corrupt or invalid
  * file is reported through `onWarning` (naming the file and the problem), left
  * untouched, and treated as empty: nothing approved. Allowed entries that are
- * too broad (`rm *`, `*`) are left out, with a warning each.
+ * too broad (`rm *`, `*`) are left out, with a warning each; tool names and
+ * globs (`mcp__github__*`) are kept for the tools that are not commands.
  */
 export async function readApprovals(path: string, onWarning?: WarningSink): Promise<Approvals> {
   const result = await readApprovalsFile(path);
@@ -41,8 +42,10 @@ export async function readApprovals(path: string, onWarning?: WarningSink): Prom
   }
   const allowed = result.data.allowed.filter((entry) => {
     const broad = broadPatternReason(entry);
-    if (broad !== null) onWarning?.(`${path}: the allowed entry "${entry}" is ignored: ${broad}. Write a narrower one, such as the exact command.`);
-    return broad === null;
+    // A tool glob such as `mcp__github__*` is broad as a command; the command gate re-checks every entry and ignores it.
+    if (broad === null || isToolEntry(entry)) return true;
+    onWarning?.(`${path}: the allowed entry "${entry}" is ignored: ${broad}. Write a narrower one, such as the exact command.`);
+    return false;
   });
   return { allowed, denied: result.data.denied };
 }

@@ -1,4 +1,4 @@
-// The gate as the tools see it: one object answering "may this command run / may this path be touched".
+// The gate as the dispatcher sees it: one object answering "may this command run / this path be touched / this tool be called".
 
 /** `default` asks for what is not provably safe; `plan` is read-only; `bypassPermissions` runs all but the denied. */
 export type PermissionMode = "default" | "plan" | "bypassPermissions";
@@ -10,6 +10,19 @@ export type PermissionMode = "default" | "plan" | "bypassPermissions";
  */
 export type GateAnswer = { allowed: true; readOnly: boolean } | { allowed: false; reason: string };
 export type PathAnswer = { allowed: true; path: string } | { allowed: false; reason: string };
+export type ToolAnswer = { allowed: true } | { allowed: false; reason: string };
+
+/** A call of a tool that neither runs commands nor touches paths, as its definition declares it. */
+export interface ToolCallCheck {
+  /** The tool's name: what exec-approvals.json lists (a name, or a glob such as `mcp__github__*`). */
+  tool: string;
+  /** The parsed input, shown to the approver. */
+  input: unknown;
+  /** Read-only for this input: it may run in plan mode. */
+  readOnly: boolean;
+  /** Declared to need the user's approval (`needsApproval`). */
+  needsApproval: boolean;
+}
 
 /**
  * The permission context handed to tools. Implementations ask the approver when
@@ -22,4 +35,6 @@ export interface PermissionContext {
   checkCommand(command: string, toolUseId: string): Promise<GateAnswer>;
   /** Resolves a path (`..`, symlinks) from `cwd` and decides whether it may be read or written. */
   checkPath(path: string, access: "read" | "write", toolUseId: string): Promise<PathAnswer>;
+  /** Decides whether a call of any other tool may run now: denied names, plan mode, approvals by tool name. */
+  checkTool(call: ToolCallCheck, toolUseId: string): Promise<ToolAnswer>;
 }

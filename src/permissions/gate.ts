@@ -1,18 +1,22 @@
-// createPermissionContext: the gate the tools call — permission modes, the approver, the approvals file, the allowed roots.
+// createPermissionContext: the gate the dispatcher asks before each call — permission modes, the approver, the approvals file, the allowed roots.
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import type { Approver } from "../deps.js";
+import { cutMiddle } from "../content.js";
+import type { ApprovalRequest, Approver } from "../deps.js";
 import type { AgentEvent, ApprovalDecision, EventSink } from "../types.js";
-import { broadPatternReason, normalizeCommand } from "./approval-match.js";
+import { broadPatternReason, matchesToolName, normalizeCommand } from "./approval-match.js";
 import { addApprovals, readApprovals } from "./approvals-file.js";
 import type { WarningSink } from "./approvals-file.js";
-import type { GateAnswer, PathAnswer, PermissionContext, PermissionMode } from "./context.js";
+import type { GateAnswer, PathAnswer, PermissionContext, PermissionMode, ToolAnswer, ToolCallCheck } from "./context.js";
 import { isInside, resolveRealPath, sensitivePathReason } from "./path-check.js";
 import { diskReasons } from "./disk-check.js";
 import { assessCommand, demoteSafe } from "./safety.js";
 import type { SafetyAssessment } from "./safety.js";
 import { isProcessSecretPath, processSecretsReason } from "./process-secrets.js";
 import { refusals } from "./refusals.js";
+
+/** Longest input of a tool call shown to the approver and in events, in characters (JSON); the middle is cut. */
+const MAX_SHOWN_INPUT_CHARS = 300;
 
 /** What `createPermissionContext` needs; everything is injected. */
 export interface PermissionContextOptions {
@@ -40,7 +44,10 @@ export interface PermissionContextOptions {
  * "always" answers. `checkPath`: inside the roots (after resolving `..` and
  * symlinks) allowed, except secrets and writes to `.git/` or the approvals file;
  * otherwise `default` asks, `plan` refuses writes (all writes, in fact) and asks
- * for reads, `bypassPermissions` allows. Never throws for a refusal.
+ * for reads, `bypassPermissions` allows. `checkTool` (any other tool): a denied name
+ * is refused; `plan` refuses what is not read-only; a call that needs approval runs
+ * when its name is allowed (globs too) or in `bypassPermissions`, otherwise the
+ * approver is asked and "always" saves the name. Never throws for a refusal.
  */
 export function createPermissionContext(options: PermissionContextOptions): PermissionContext {
   const { mode, approver, approvalsPath, cwd } = options;
@@ -65,10 +72,11 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
   const pathGrants = new Set<string>();
   const commandGrants = new Set<string>();
 
-  async function ask(tool: string, command: string, reason: string, id: string, alwaysSaves?: string): Promise<ApprovalDecision> {
+  async function ask(request: ApprovalRequest, id: string): Promise<ApprovalDecision> {
+    const { command, reason } = request;
     let decision: ApprovalDecision;
     try {
-      decision = await approver({ tool, command, reason, ...(alwaysSaves !== undefined && { alwaysSaves }) });
+      decision = await approver(request);
     } catch (error) {
       warn(`the approver failed (${error instanceof Error ? error.message : String(error)}); treating it as unavailable`);
       decision = "unavailable";
@@ -117,7 +125,7 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
     if (commandGrants.has(entry)) return { allowed: true, readOnly: false };
     // An entry too broad for the file would be ignored when read back: "always" then lasts for this process only.
     const savable = broadPatternReason(entry) === null;
-    const decision = await ask("run_command", command, why, toolUseId, savable ? entry : undefined);
+    const decision = await ask({ tool: "run_command", command, reason: why, ...(savable && { alwaysSaves: entry }) }, toolUseId);
     if (decision === "allow_always" && savable) await persist(command, "allowed");
     if (decision === "allow_always" && !savable) commandGrants.add(entry);
     if (decision === "deny_always") await persist(command, "denied");
@@ -136,12 +144,39 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
     if (inside && sensitive === null) return { allowed: true, path: real };
     if (mode === "bypassPermissions" || pathGrants.has(label)) return { allowed: true, path: real };
     const why = sensitive ?? `it is outside the allowed folders (${(await roots).join(", ")})`;
-    const decision = await ask(access === "write" ? "write_file" : "read_file", label, why, toolUseId);
+    const decision = await ask({ tool: access === "write" ? "write_file" : "read_file", command: label, reason: why }, toolUseId);
     if (decision === "allow_always") pathGrants.add(label);
     if (decision === "allow_once" || decision === "allow_always") return { allowed: true, path: real };
     if (decision === "unavailable") return { allowed: false, reason: refusals.unavailablePath(access, real, why) };
     return { allowed: false, reason: refusals.userDeniedPath(access, real) };
   }
 
-  return { mode, checkCommand, checkPath };
+  async function checkTool(call: ToolCallCheck, toolUseId: string): Promise<ToolAnswer> {
+    const { tool } = call;
+    const shown = describeCall(tool, call.input);
+    const approvals = await readApprovals(approvalsPath, warn);
+    if (matchesToolName(tool, approvals.denied, false)) return refuse(toolUseId, shown, refusals.deniedTool(tool));
+    if (mode === "plan" && !call.readOnly) return refuse(toolUseId, shown, refusals.planTool(tool));
+    if (!call.needsApproval || mode === "bypassPermissions" || matchesToolName(tool, approvals.allowed, true)) return { allowed: true };
+    const reason = "the tool is declared to need approval";
+    const decision = await ask({ tool, command: shown, reason, alwaysSaves: tool, input: call.input }, toolUseId);
+    if (decision === "allow_always") await persist(tool, "allowed");
+    if (decision === "deny_always") await persist(tool, "denied");
+    if (decision === "allow_once" || decision === "allow_always") return { allowed: true };
+    if (decision === "unavailable") return { allowed: false, reason: refusals.unavailableTool(tool) };
+    return { allowed: false, reason: refusals.userDeniedTool(tool) };
+  }
+
+  return { mode, checkCommand, checkPath, checkTool };
+}
+
+/** A call as the approver and the events show it: the tool's name and its input as JSON, cut when long. */
+function describeCall(tool: string, input: unknown): string {
+  let json: string;
+  try {
+    json = JSON.stringify(input) ?? String(input);
+  } catch {
+    json = String(input);
+  }
+  return `${tool} ${cutMiddle(json, MAX_SHOWN_INPUT_CHARS, (cut) => ` … ${cut} characters … `)}`;
 }

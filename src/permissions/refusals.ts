@@ -35,4 +35,21 @@ export const refusals = {
   unavailablePath: (access: "read" | "write", path: string, why: string): string =>
     `Not allowed: ${access === "read" ? "reading" : "writing"} ${path} needs the user's approval (${why}), and nobody is here to give it in this non-interactive run. ` +
     "Do not retry it; say in your reply which file you needed and why.",
+
+  /** The tool's name (or a glob matching it) is on the denied list. */
+  deniedTool: (tool: string): string =>
+    `The user denied the tool ${tool}: it is on the denied list of exec-approvals.json. Do not call it again; choose another approach or ask the user.`,
+
+  /** Plan mode: a tool that is not read-only. */
+  planTool: (tool: string): string =>
+    `Plan mode is read-only: ${tool} is not a read-only tool, so it is not called. Describe what you would do with it in your plan instead.`,
+
+  /** The approver refused a call of a tool that needs approval. */
+  userDeniedTool: (tool: string): string =>
+    `The user denied this call of ${tool}. Do not retry it; choose another approach or ask the user what they want.`,
+
+  /** Nobody can answer (`miniclaw run`, cron): the tool needs approval and did not run. */
+  unavailableTool: (tool: string): string =>
+    `Not run: ${tool} needs the user's approval, and nobody is here to give it in this non-interactive run. ` +
+    "Do not retry it. Finish without it and say in your reply which call you wanted to make and why, so the user can approve it.",
 } as const;

@@ -25,7 +25,26 @@ export interface ToolContext {
   toolUseId: string;
   /** The gate: command safety, approvals and allowed roots. */
   permissions: PermissionContext;
+  /**
+   * What the gate granted this call; the dispatcher asks the gate before `run` and sets it.
+   * Absent when `run` is called directly: a tool with a `permission` rule then refuses to run.
+   */
+  grant?: Grant;
 }
+
+/** Which of the gate's own rules judges a call: the command gate, or the path rule (roots, protected files). */
+export type PermissionRule = { command: string } | { path: string; access: "read" | "write" };
+
+/** What the gate granted one call. */
+export interface Grant {
+  /** True when the call was judged read-only: a command judged safe runs in the read-only sandbox. */
+  readOnly: boolean;
+  /** Under the path rule: the real path judged (symlinks and `..` resolved), to be used instead of the input's. */
+  path?: string;
+}
+
+/** Whether a call needs the user's approval: fixed, or decided from the parsed input. */
+export type NeedsApproval<I> = boolean | ((input: I, context: ToolContext) => boolean | Promise<boolean>);
 
 /** A tool as the loop holds it. Data, not a class. */
 export interface Tool<I = unknown> {
@@ -40,7 +59,15 @@ export interface Tool<I = unknown> {
    * other read-only calls. A function decides per input (a safe command is read-only).
    */
   readOnly: boolean | ((input: I) => boolean);
-  /** Runs the tool. A throw becomes an is_error result carrying its message. */
+  /**
+   * True when a call must be approved before it runs: the approver is asked (an "always" answer
+   * saves the tool's name in exec-approvals.json), `run` and cron refuse it. Plan mode refuses
+   * every call that is not read-only, whatever this says.
+   */
+  needsApproval: NeedsApproval<I>;
+  /** For tools that run commands or touch paths: the gate's rule that judges each call, instead of `needsApproval`. */
+  permission?: ((input: I) => PermissionRule) | undefined;
+  /** Runs the tool, after the gate allowed the call. A throw becomes an is_error result carrying its message. */
   run(input: I, context: ToolContext): Promise<ToolOutput> | ToolOutput;
 }
 
@@ -50,14 +77,18 @@ export interface ToolSpec<S extends z.ZodObject> {
   description: string;
   input: S;
   readOnly?: boolean | ((input: z.infer<S>) => boolean);
+  needsApproval?: NeedsApproval<z.infer<S>>;
+  permission?: (input: z.infer<S>) => PermissionRule;
   run(input: z.infer<S>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
- * Defines a tool from a zod object schema. Throws at definition time (not at call
- * time) when the name is not one the API accepts or the schema is not an object.
+ * Defines a tool from a zod object schema. Approval is declared here, never asked from `run`:
+ * `readOnly` (may run alongside other read-only calls, and in plan mode), `needsApproval`, or a
+ * `permission` rule. Throws at definition time (not at call time) when the name is not one the
+ * API accepts or the schema is not an object.
  */
 export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool<z.infer<S>> {
   if (!TOOL_NAME.test(spec.name)) {
@@ -74,6 +105,8 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool<z.inf
     input: spec.input as unknown as z.ZodType<z.infer<S>>,
     inputSchema: { ...json, type: "object" } as Anthropic.Tool.InputSchema,
     readOnly: spec.readOnly ?? false,
+    needsApproval: spec.needsApproval ?? false,
+    permission: spec.permission,
     run: spec.run,
   };
 }

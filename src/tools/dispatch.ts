@@ -1,6 +1,7 @@
-// Answers every tool_use of a response: validate, gate through hooks, run (read-only calls together), cap, never throw.
+// Answers every tool_use of a response: hooks, validate once, ask the gate once, run (read-only calls together), cap, never throw.
 import { cutMiddle, toolResultText } from "../content.js";
 import type { ToolResultBlockParam, ToolUseBlock } from "../types.js";
+import { approveCall } from "./approve.js";
 import { isReadOnlyCall, type AnyTool, type ToolContext, type ToolOutput } from "./define.js";
 
 /** Largest tool result sent to the model, in characters; the rest is cut with a marker. */
@@ -43,68 +44,80 @@ export interface DispatchOptions {
 
 /**
  * Runs the calls and resolves to one tool_result per tool_use, in the order of the
- * calls. Consecutive read-only calls run concurrently; any other call runs alone.
- * Unknown tools, invalid input, hook denials, throws and interrupts become is_error
- * results whose text tells the model what happened. Never rejects.
+ * calls. Each call's input is parsed once and its read-only declaration read once;
+ * the gate is asked once, before `run`, for every tool (`approveCall`). Consecutive
+ * read-only calls run concurrently; any other call runs alone. Unknown tools, invalid
+ * input, hook denials, refusals, throws and interrupts become is_error results whose
+ * text tells the model what happened. Never rejects.
  */
 export async function runToolUses(calls: readonly ToolUseBlock[], opts: DispatchOptions): Promise<ToolResultBlockParam[]> {
   const results: ToolResultBlockParam[] = [];
-  let batch: ToolUseBlock[] = [];
+  let batch: Prepared[] = [];
   const flush = async (): Promise<void> => {
-    results.push(...(await Promise.all(batch.map((call) => runOne(call, opts)))));
+    results.push(...(await Promise.all(batch.map((prepared) => runOne(prepared, opts)))));
     batch = [];
   };
   for (const call of calls) {
-    const tool = opts.tools.get(call.name);
-    if (tool && isReadOnlySafe(tool, call.input)) {
-      batch.push(call);
+    // Prepared in order, after every earlier call that is not read-only has finished: its hook sees their effects.
+    const prepared = await prepare(call, opts);
+    if ("answer" in prepared || prepared.readOnly) {
+      batch.push(prepared);
       continue;
     }
     await flush();
-    results.push(await runOne(call, opts));
+    results.push(await runOne(prepared, opts));
   }
   await flush();
   return results;
 }
 
-function isReadOnlySafe(tool: AnyTool, input: unknown): boolean {
-  const parsed = tool.input.safeParse(input);
+/** A call ready to run (its tool, its input parsed, whether that input is read-only), or already answered. */
+type Prepared = { call: ToolUseBlock; answer: ToolResultBlockParam } | { call: ToolUseBlock; tool: AnyTool; input: unknown; readOnly: boolean };
+
+async function prepare(call: ToolUseBlock, opts: DispatchOptions): Promise<Prepared> {
+  const answered = (text: string): Prepared => ({ call, answer: result(call.id, text, true) });
+  if (opts.signal.aborted) return answered(INTERRUPTED_TEXT);
+  const refusal = opts.refuse?.(call);
+  if (refusal) return answered(refusal);
+  const tool = opts.tools.get(call.name);
+  if (!tool) {
+    const names = [...opts.tools.keys()].sort().join(", ");
+    return answered(`Unknown tool "${call.name}". Available tools: ${names || "none"}.`);
+  }
+  const before = await runBeforeHook(opts.hooks, { id: call.id, name: call.name, input: call.input });
+  if (before.deny !== undefined) return answered(`Denied: ${before.deny}`);
+  const parsed = tool.input.safeParse(before.input);
+  if (!parsed.success) return answered(`Invalid input for ${call.name}: ${describeIssues(parsed.error.issues)}. Fix the input and call it again.`);
+  return { call, tool, input: parsed.data, readOnly: readOnlyFor(tool, parsed.data) };
+}
+
+/** The tool's declaration for this input; a throwing declaration counts as not read-only. */
+function readOnlyFor(tool: AnyTool, input: unknown): boolean {
   try {
-    return parsed.success && isReadOnlyCall(tool, parsed.data);
+    return isReadOnlyCall(tool, input);
   } catch {
     return false;
   }
 }
 
-async function runOne(call: ToolUseBlock, opts: DispatchOptions): Promise<ToolResultBlockParam> {
-  opts.onStart?.(call);
-  const answer = await answerCall(call, opts);
-  opts.onResult?.(call, answer);
+async function runOne(prepared: Prepared, opts: DispatchOptions): Promise<ToolResultBlockParam> {
+  opts.onStart?.(prepared.call);
+  const answer = "answer" in prepared ? prepared.answer : await answerCall(prepared, opts);
+  opts.onResult?.(prepared.call, answer);
   return answer;
 }
 
-async function answerCall(call: ToolUseBlock, opts: DispatchOptions): Promise<ToolResultBlockParam> {
+async function answerCall(prepared: Exclude<Prepared, { answer: ToolResultBlockParam }>, opts: DispatchOptions): Promise<ToolResultBlockParam> {
+  const { call, tool, input } = prepared;
   if (opts.signal.aborted) return result(call.id, INTERRUPTED_TEXT, true);
-  const refusal = opts.refuse?.(call);
-  if (refusal) return result(call.id, refusal, true);
-  const tool = opts.tools.get(call.name);
-  if (!tool) {
-    const names = [...opts.tools.keys()].sort().join(", ");
-    return result(call.id, `Unknown tool "${call.name}". Available tools: ${names || "none"}.`, true);
-  }
-  const hookCall: ToolCall = { id: call.id, name: call.name, input: call.input };
-  const before = await runBeforeHook(opts.hooks, hookCall);
-  if (before.deny !== undefined) return result(call.id, `Denied: ${before.deny}`, true);
-  const parsed = tool.input.safeParse(before.input);
-  if (!parsed.success) {
-    return result(call.id, `Invalid input for ${call.name}: ${describeIssues(parsed.error.issues)}. Fix the input and call it again.`, true);
-  }
-  let answer = await runTool(tool, parsed.data, opts.context(call.id), opts.signal);
+  let answer = await approveAndRun(prepared, opts.context(call.id), opts.signal);
   answer = capResult(redact(answer, opts.secrets ?? []), opts.maxResultChars ?? MAX_TOOL_RESULT_CHARS);
-  return redact(await runAfterHook(opts.hooks, { ...hookCall, input: parsed.data }, answer), opts.secrets ?? []);
+  return redact(await runAfterHook(opts.hooks, { id: call.id, name: call.name, input }, answer), opts.secrets ?? []);
 }
 
-async function runTool(tool: AnyTool, input: unknown, context: ToolContext, signal: AbortSignal): Promise<ToolResultBlockParam> {
+/** Asks the gate, then runs the tool with what it granted; an interrupt answers at once, even while the approver is asked. */
+async function approveAndRun(prepared: { tool: AnyTool; input: unknown; readOnly: boolean }, context: ToolContext, signal: AbortSignal): Promise<ToolResultBlockParam> {
+  const { tool, input, readOnly } = prepared;
   const id = context.toolUseId;
   let onAbort = (): void => {};
   const interrupted = new Promise<ToolResultBlockParam>((resolve) => {
@@ -113,7 +126,9 @@ async function runTool(tool: AnyTool, input: unknown, context: ToolContext, sign
   });
   const ran = (async (): Promise<ToolResultBlockParam> => {
     try {
-      return outputResult(id, await tool.run(input, context));
+      const approval = await approveCall(tool, input, readOnly, context);
+      if (!approval.allowed) return result(id, `Error: ${approval.reason}`, true);
+      return outputResult(id, await tool.run(input, { ...context, grant: approval.grant }));
     } catch (error) {
       if (signal.aborted) return result(id, INTERRUPTED_TEXT, true);
       return result(id, `Error: ${error instanceof Error ? error.message : String(error)}`, true);

@@ -1,20 +1,24 @@
-// What the three file tools share: asking the gate for a path, reading text safely, and clear messages for missing files.
+// What the three file tools share: their path rule and the path the gate granted, reading text safely, and clear messages for missing files.
 import { readFile, stat } from "node:fs/promises";
 import { ToolError } from "../errors.js";
-import type { ToolContext } from "./define.js";
+import type { PermissionRule, ToolContext } from "./define.js";
 
 /** Files larger than this are not loaded whole for editing. */
 export const MAX_EDIT_BYTES = 10 * 1024 * 1024;
 
+/** The path rule of a file tool: the gate judges `path` (relative to the working directory) for `access`. */
+export function pathRule(access: "read" | "write"): (input: { path: string }) => PermissionRule {
+  return (input) => ({ path: input.path, access });
+}
+
 /**
- * Asks the gate whether `path` may be read or written; resolves to the real
- * path to use (symlinks and `..` resolved). A refusal throws a ToolError
- * carrying the gate's sentence for the model.
+ * The real path the gate granted this call (symlinks and `..` resolved), which the tool must
+ * use instead of the input's. Without the gate's answer (run called directly) nothing is touched.
  */
-export async function allowedPath(context: ToolContext, path: string, access: "read" | "write"): Promise<string> {
-  const answer = await context.permissions.checkPath(path, access, context.toolUseId);
-  if (!answer.allowed) throw new ToolError(answer.reason);
-  return answer.path;
+export function grantedPath(context: ToolContext): string {
+  const path = context.grant?.path;
+  if (path === undefined) throw new ToolError("file tools run only after the gate has judged the path (through runToolUses)");
+  return path;
 }
 
 /** The message for a path that does not exist, saying where relative paths start. */

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { ToolError } from "../errors.js";
 import { defineTool } from "./define.js";
 import type { Tool } from "./define.js";
-import { allowedPath, describeMissing } from "./file-access.js";
+import { grantedPath, pathRule, describeMissing } from "./file-access.js";
 
 export const MAX_READ_BYTES = 256 * 1024;
 export const MAX_READ_LINES = 2_000;
@@ -28,9 +28,10 @@ export function createReadFileTool(): Tool<z.infer<typeof readFileInput>> {
       `Read a text file. Returns numbered lines (at most ${MAX_READ_LINES} lines or ${MAX_READ_BYTES / 1024} KB per call); ` +
       "when the file continues, the result says which offset to read from next.",
     input: readFileInput,
+    permission: pathRule("read"),
     readOnly: true,
     async run(input, context) {
-      const path = await allowedPath(context, input.path, "read");
+      const path = grantedPath(context);
       const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
         throw new ToolError(error.code === "ENOENT" ? describeMissing(input.path, context.cwd) : `cannot read ${input.path}: ${error.message}`);
       });

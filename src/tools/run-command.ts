@@ -1,4 +1,4 @@
-// run_command: a shell command behind the gate, sandboxed when judged read-only, with a timeout, memory and output limits, closed stdin and capped output.
+// run_command: a shell command judged by the command gate, sandboxed when judged read-only, with a timeout, memory and output limits, closed stdin and capped output.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -36,10 +36,11 @@ export interface RunCommandOptions {
 const OUT_OF_MEMORY = /memory exhausted|cannot allocate|out of memory|MemoryError|bad_alloc|allocation failed/i;
 
 /**
- * The run_command tool. Each call asks `context.permissions.checkCommand` first; a refusal throws a
- * ToolError carrying the gate's sentence for the model. A command the gate judged read-only runs in the
- * read-only sandbox (`sandboxEnv`). `readOnly` is true for commands the gate classifies as safe (false
- * until the shell parser has loaded, which creating the tool starts).
+ * The run_command tool. Its `permission` rule is the command gate, which the dispatcher asks before
+ * `run` (a refusal never reaches `run`); a command the gate judged read-only (`context.grant.readOnly`)
+ * runs in the read-only sandbox (`sandboxEnv`). `readOnly`, which lets calls run together, is true for
+ * commands the pure check classifies as safe (false until the shell parser has loaded, which creating
+ * the tool starts).
  */
 export function createRunCommandTool(options: RunCommandOptions = {}): Tool<{ command: string }> {
   const limits: ProcessLimits = {
@@ -57,10 +58,11 @@ export function createRunCommandTool(options: RunCommandOptions = {}): Tool<{ co
       "Read-only commands run at once; others may need the user's approval.",
     input: z.object({ command: z.string().min(1).describe("The command line, run with bash -c") }),
     readOnly: (input) => checkCommandSafetySync(input.command) === "safe",
+    permission: (input) => ({ command: input.command }),
     async run(input, context) {
-      const gate = await context.permissions.checkCommand(input.command, context.toolUseId);
-      if (!gate.allowed) throw new ToolError(gate.reason);
-      const result = await runSandboxed(input.command, gate.readOnly, context, limits);
+      // Only the gate's answer decides the sandbox; without one (run called directly) nothing runs.
+      if (!context.grant) throw new ToolError("run_command runs only after the gate has judged the command (through runToolUses)");
+      const result = await runSandboxed(input.command, context.grant.readOnly, context, limits);
       const text = formatResult(result, limits);
       if (result.timedOut) throw new ToolError(`timed out after ${formatSeconds(limits.timeoutMs)}; the process group was killed\n${text}`);
       if (result.aborted) throw new ToolError(`aborted; the process group was killed\n${text}`);

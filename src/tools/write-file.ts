@@ -5,7 +5,7 @@ import { ToolError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { defineTool } from "./define.js";
 import type { Tool } from "./define.js";
-import { allowedPath, countLines } from "./file-access.js";
+import { grantedPath, pathRule, countLines } from "./file-access.js";
 
 const writeFileInput = z.object({
   path: z.string().min(1).describe("File to write; relative paths start at the working directory"),
@@ -18,8 +18,9 @@ export function createWriteFileTool(): Tool<z.infer<typeof writeFileInput>> {
     name: "write_file",
     description: "Write a whole file (created with its folders if missing, replaced if present). To change part of a file, prefer edit_file.",
     input: writeFileInput,
+    permission: pathRule("write"),
     async run(input, context) {
-      const path = await allowedPath(context, input.path, "write");
+      const path = grantedPath(context);
       const existing = await stat(path).catch(() => null);
       if (existing?.isDirectory()) throw new ToolError(`${input.path} is a directory; give a file path`);
       try {

@@ -12,12 +12,13 @@ import { createRunCommandTool } from "../../src/tools/run-command.js";
 import { scrubEnv, secretValues } from "../../src/tools/child-env.js";
 import { checkCommandSafety } from "../../src/permissions/safety.js";
 import { buildToolContext } from "../helpers/tool-context.js";
+import { gatedRun } from "./gated-run.js";
 import type { TestToolContext } from "../helpers/tool-context.js";
 
 const tool = createRunCommandTool();
 
 async function run(context: TestToolContext, command: string, runTool = tool): Promise<string> {
-  return (await runTool.run({ command }, context)) as string;
+  return (await gatedRun(runTool, { command }, context)) as string;
 }
 
 async function failure(promise: Promise<unknown>): Promise<ToolError> {
