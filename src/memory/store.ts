@@ -1,10 +1,10 @@
 // MemoryStore: long-term notes as `<dir>/<key>.md`, shared by all agents, with ranked full-text search.
-import { randomBytes } from "node:crypto";
-import { mkdir, readFile, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { readFile, readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { MiniclawError } from "../errors.js";
+import { writeFileAtomic } from "../fs/atomic-write.js";
 import { forEachLimited, FolderTracker, type FolderTrackerOptions } from "./folder-tracker.js";
-import { fileNameToKey, keyToFileName, normalizeKey, NOTE_EXTENSION } from "./keys.js";
+import { fileNameToKey, hasOtherSpellings, keyToFileName, normalizeKey, NOTE_EXTENSION } from "./keys.js";
 import { NoteIndex } from "./search-index.js";
 import { makeSnippet } from "./terms.js";
 
@@ -46,7 +46,7 @@ const isNoteFile = (fileName: string): boolean =>
   fileName.endsWith(NOTE_EXTENSION) && !fileName.startsWith(".") && fileName.length > NOTE_EXTENSION.length;
 
 /**
- * The memory folder. Writes are atomic (temporary file, then rename). Search keeps an
+ * The memory folder. Writes are atomic and durable (`writeFileAtomic`). Search keeps an
  * index in memory, built on the first search and brought up to date on each later one from
  * what changed on disk, so notes edited, added or removed by hand are found. Holds a folder
  * watcher once searched: call `close()` when done (it never keeps the process alive).
@@ -91,16 +91,16 @@ export class MemoryStore {
     }
   }
 
-  /** Writes a note atomically, replacing any note of the same key. Throws `MiniclawError` for a bad key. */
+  /**
+   * Writes a note atomically and durably, replacing any note of the same key (under
+   * whatever spelling it has on disk). Throws `MiniclawError` for a bad key or a
+   * failed write, which leaves the previous note whole.
+   */
   async save(key: string, content: string): Promise<MemoryEntry & { replaced: boolean }> {
     const file = await this.fileOf(key);
-    await mkdir(this.dir, { recursive: true });
-    const temp = join(this.dir, `.${randomBytes(6).toString("hex")}.tmp`);
     try {
-      await writeFile(temp, content, "utf8");
-      await rename(temp, file.path);
+      await writeFileAtomic(file.path, content);
     } catch (error) {
-      await unlink(temp).catch(() => undefined);
       throw new MiniclawError(`cannot save memory "${file.key}": ${(error as Error).message}`, { cause: error });
     }
     this.tracker.touch(file.name);
@@ -168,8 +168,10 @@ export class MemoryStore {
   }
 
   /**
-   * Where a key lives: its canonical file name, unless only a file dropped in by hand under
-   * another spelling holds that key (for example `100%.md`), which is then used instead.
+   * Where a key lives: its canonical file name, unless only another spelling of that key
+   * exists, which is then used in place: a file dropped in by hand (`100%.md`) or written
+   * under the earlier encoding (`Project Alpha.md`). Such notes are not renamed: a person
+   * may have named the file, and the loose reading of names finds them as they are.
    */
   private async fileOf(key: string): Promise<{ key: string; name: string; path: string; exists: boolean }> {
     const name = keyToFileName(key);
@@ -178,8 +180,7 @@ export class MemoryStore {
       (info) => info.isFile(),
       () => false,
     );
-    // Only a name with escapes can differ from a hand-written spelling of the same key.
-    if (!exists && name.includes("%")) {
+    if (!exists && hasOtherSpellings(name)) {
       const names = await readdir(this.dir).catch(() => [] as string[]);
       const alias = names.find((other) => other !== name && fileNameToKey(other) === normalized);
       if (alias) return { key: normalized, name: alias, path: join(this.dir, alias), exists: true };

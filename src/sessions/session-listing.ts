@@ -3,7 +3,7 @@ import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
-import { decodeKey, SESSION_FILE_SUFFIX } from "./key-encoding.js";
+import { decodeKey, SESSION_FILE_SUFFIX } from "./session-path.js";
 import { agentIdFromKey, newRecordId } from "./record-builders.js";
 import type { SessionRecord } from "./records.js";
 import { parseAllRecords, readLoadRegion } from "./session-file.js";

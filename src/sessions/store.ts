@@ -3,7 +3,7 @@ import { appendFile, mkdir, open, readFile, stat, writeFile, type FileHandle } f
 import { join } from "node:path";
 import { systemClock, type Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
-import { sessionFileName } from "./key-encoding.js";
+import { resolveSessionFileName } from "./session-path.js";
 import { checkRecordValue } from "./line-parse.js";
 import { acquireSessionLock, hasWrittenUnderLock, isLockHeld, noteWrite } from "./lock.js";
 import { agentIdFromKey, headerRecordFor, newRecordId } from "./record-builders.js";
@@ -92,7 +92,7 @@ export class SessionStore implements SessionStorage {
 
   /** The file of a key's session. Throws SessionError for an invalid (empty) key. */
   fileFor(key: string): string {
-    return join(this.dir, sessionFileName(key));
+    return join(this.dir, resolveSessionFileName(this.dir, key));
   }
 
   /** True when the session's file exists. */
