@@ -1,4 +1,4 @@
-// The approval question as printed: the whole command (escaped, wrapped, every line marked) and what "always" would save.
+// The approval question as printed: the whole command or tool call (escaped, wrapped, every line marked) and what "always" would save.
 import type { ApprovalRequest } from "../deps.js";
 import { columns, paintPieces, visibleLine, visiblePieces, visibleText, wrapPieces, type VisiblePiece } from "./visible-text.js";
 
@@ -30,7 +30,9 @@ const MIN_SPACE_RUN = 16;
  * fits is asked inline (`Allow "npm test"? ...`); anything else (several lines, control
  * or invisible characters, too long) is shown whole above the prompt, one marked row per
  * line and wrapped rows marked as continuations, with a note counting the escaped
- * characters. Always says what [a]lways and [d]eny always would record.
+ * characters. A call of another tool (`request.input` set) is asked the same way, as
+ * `name {input as JSON}`, and "always" records the tool's name. Always says what
+ * [a]lways and [d]eny always would record.
  */
 export function approvalQuestion(request: ApprovalRequest, layout: QuestionLayout): ApprovalQuestion {
   const mark = layout.mark ?? ((t: string) => t);
@@ -39,15 +41,18 @@ export function approvalQuestion(request: ApprovalRequest, layout: QuestionLayou
   // Escaped characters start with a backslash; the other marked pieces are our notes on long blank runs.
   const escapes = commandLines.flat().filter((p) => p.escaped && p.text.startsWith("\\")).length;
   const only = commandLines.length === 1 ? commandLines[0]! : undefined;
-  const inline = `Allow "${paintPieces(only ?? [])}"? ${ANSWER_CHOICES}`;
+  // A tool call is shown as `name {input as JSON}`: its own quotes would make quoting it again unreadable.
+  const call = request.input !== undefined;
+  const inline = call ? `Allow ${paintPieces(only ?? [])}? ${ANSWER_CHOICES}` : `Allow "${paintPieces(only ?? [])}"? ${ANSWER_CHOICES}`;
   if (only && !only.some((p) => p.escaped) && columns(inline) <= layout.width) {
     return { lines: [header, ...savedNote(request, layout, mark)], prompt: inline };
   }
+  const what = call ? "the call" : "the command";
   const count = commandLines.length === 1 ? "one line" : `${commandLines.length} lines`;
   const warning = escapes > 0 ? `; ${escapes} control or invisible character${escapes === 1 ? " is" : "s are"} shown as \\x.. or \\u.. escapes` : "";
   return {
-    lines: [header, `  the command (${count}, ${[...request.command].length} characters${warning}):`, ...numberedRows(commandLines, layout.width, mark), ...savedNote(request, layout, mark)],
-    prompt: `Allow the command above? ${ANSWER_CHOICES}`,
+    lines: [header, `  ${what} (${count}, ${[...request.command].length} characters${warning}):`, ...numberedRows(commandLines, layout.width, mark), ...savedNote(request, layout, mark)],
+    prompt: `Allow ${what} above? ${ANSWER_CHOICES}`,
   };
 }
 
@@ -77,6 +82,9 @@ function savedNote(request: ApprovalRequest, layout: QuestionLayout, mark: (t: s
     return [`  [a]lways allows this ${what} until miniclaw exits; nothing is saved`];
   }
   const file = visibleText(layout.approvalsFile, { mark });
+  if (request.input !== undefined) {
+    return [`  [a]lways adds the tool name ${visibleText(JSON.stringify(saved), { mark })} to "allowed" in ${file}; [d]eny always adds it to "denied"`];
+  }
   // The entry as the file will hold it (JSON), when it fits on a line; otherwise the block above is the entry.
   const entry = visibleText(JSON.stringify(saved), { mark });
   const trimmed = saved === request.command ? "" : " (without its leading and trailing blanks)";
