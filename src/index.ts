@@ -3,7 +3,6 @@ export { runAgentTurn } from "./loop/run-turn.js";
 export type { TurnOptions } from "./loop/options.js";
 export { compactSession, type CompactOutcome } from "./loop/compact.js";
 export { buildRequest } from "./loop/request.js";
-export { repairMessages } from "./loop/repair.js";
 
 export { defineTool, type Tool, type AnyTool, type ToolContext, type ToolOutput, type ToolSpec } from "./tools/define.js";
 export type { ToolHooks, ToolCall, BeforeToolUseResult } from "./tools/dispatch.js";

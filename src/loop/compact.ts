@@ -1,24 +1,21 @@
 // Compaction as the loop does it: the pure plan from sessions/, the summary written by the model, one record appended.
 import type Anthropic from "@anthropic-ai/sdk";
 import { describeError } from "../model/stream.js";
-import { buildSummaryRequestText, compactionRecordFor, planCompaction, SUMMARY_SYSTEM_PROMPT } from "../sessions/compaction.js";
+import { buildSummaryRequestText, compactionRecordFor, KEEP_SHARE_OF_WINDOW, planCompaction, SUMMARY_SYSTEM_PROMPT } from "../sessions/compaction.js";
 import type { MessageRecord } from "../sessions/records.js";
-import type { LoadedSession, SessionStorage } from "../sessions/store.js";
+import type { SessionHandle } from "../sessions/session-handle.js";
 import { contextWindowFor } from "../sessions/tokens.js";
 import { fromApiUsage } from "../model/usage.js";
 import type { EventSink, Usage } from "../types.js";
 
 /** Output tokens allowed for a summary. */
 export const SUMMARY_MAX_TOKENS = 4096;
-/** Share of the context window kept verbatim after the summary. */
-export const KEEP_SHARE = 0.25;
 
 export interface CompactInput {
   client: Anthropic;
   model: string;
-  store: SessionStorage;
-  key: string;
-  session: LoadedSession;
+  /** The open session; its view is replaced when the compaction is written. */
+  session: SessionHandle;
   /** The context size that triggered it, for the record. */
   tokensBefore: number;
   reason: string;
@@ -31,17 +28,19 @@ export interface CompactInput {
 
 /** What happened; `usage` is that of the summary request whenever one was answered. */
 export type CompactOutcome =
-  | { compacted: true; session: LoadedSession; usage: Usage }
+  | { compacted: true; usage: Usage }
   | { compacted: false; reason: string; usage?: Usage };
 
 /**
  * Summarises the older part of a session and appends a compaction record; the old
- * lines stay in the file. Never throws: a session with nothing to cut, or a failing
- * summary call, resolves `{ compacted: false, reason }` and the session is unchanged.
+ * lines stay in the file. Never throws: a session with nothing to cut, a failing
+ * summary call or a failing write resolves `{ compacted: false, reason }` and the
+ * session's view is unchanged.
  */
 export async function compactSession(input: CompactInput): Promise<CompactOutcome> {
-  const keepTokens = input.keepTokens ?? Math.floor(contextWindowFor(input.model) * KEEP_SHARE);
-  const plan = planCompaction(input.session.records, { keepTokens });
+  const keepTokens = input.keepTokens ?? Math.floor(contextWindowFor(input.model) * KEEP_SHARE_OF_WINDOW);
+  const { session } = input.session;
+  const plan = planCompaction(session.records, { keepTokens });
   if (!plan) return { compacted: false, reason: "nothing can be summarised without splitting the current turn" };
   let summary: string;
   let usage: Usage;
@@ -51,7 +50,7 @@ export async function compactSession(input: CompactInput): Promise<CompactOutcom
         model: input.model,
         max_tokens: SUMMARY_MAX_TOKENS,
         system: SUMMARY_SYSTEM_PROMPT,
-        messages: [{ role: "user", content: buildSummaryRequestText(plan.toSummarize, input.session.compaction?.summary) }],
+        messages: [{ role: "user", content: buildSummaryRequestText(plan.toSummarize, session.compaction?.summary) }],
       },
       { signal: input.signal },
     );
@@ -61,12 +60,16 @@ export async function compactSession(input: CompactInput): Promise<CompactOutcom
     return { compacted: false, reason: `the summary request failed: ${describeError(error)}` };
   }
   if (!summary) return { compacted: false, reason: "the model wrote an empty summary", usage };
-  const skills = loadedSkills(plan.toSummarize, input.session.compaction?.skills);
+  const skills = loadedSkills(plan.toSummarize, session.compaction?.skills);
   const text = skills.length > 0 ? `${summary}\n\nSkills loaded before this point (load them again with load_skill when needed): ${skills.join(", ")}` : summary;
   const record = { ...compactionRecordFor(plan, text, { ts: input.now(), tokensBefore: input.tokensBefore, skills }), usage, model: input.model };
-  await input.store.append(input.key, [record]);
+  try {
+    await input.session.compact(record);
+  } catch (error) {
+    return { compacted: false, reason: `the compaction could not be written: ${describeError(error)}`, usage };
+  }
   input.emit({ type: "compaction", summaryTokens: Math.ceil(text.length / 4), replacedMessages: record.replacedMessages, reason: input.reason });
-  return { compacted: true, session: await input.store.load(input.key), usage };
+  return { compacted: true, usage };
 }
 
 /** Names of skills loaded with load_skill in these records, plus those a previous compaction named. */

@@ -1,6 +1,6 @@
 // Keeps a turn's history within the context window: compaction when it grows, trimming old tool results as a fallback.
 import { trimOldToolResults } from "../sessions/compaction.js";
-import type { LoadedSession } from "../sessions/store.js";
+import type { SessionHandle } from "../sessions/session-handle.js";
 import { estimateTokens, sessionContextSize } from "../sessions/tokens.js";
 import type { MessageParam, Usage } from "../types.js";
 import { compactSession } from "./compact.js";
@@ -10,44 +10,34 @@ import type { TurnRuntime } from "./options.js";
 const TRIM = { keepRecent: 6, maxChars: 2_000 };
 
 /**
- * The history of one turn and what is known of its size. `fit()` runs before each
- * request: past the threshold it compacts (once per turn if the summary fails); when
- * compaction is impossible or failed, old tool results are trimmed in what is sent
- * (never in the file), and only a request that still cannot fit is refused.
+ * Keeps the requests of one turn within the context window. `fit()` runs before
+ * each request: past the threshold it compacts (once per turn if the summary
+ * fails); when compaction is impossible or failed, old tool results are trimmed in
+ * what is sent (never in the file), and only a request that still cannot fit is refused.
  */
 export class ContextKeeper {
-  history: MessageParam[];
-  private lastUsage: { usage: Usage; index: number } | undefined;
   private trimmed = false;
   private compactionFailed = false;
   private readonly fixedPart: unknown;
 
   constructor(
     private readonly rt: TurnRuntime,
-    private readonly key: string,
-    session: LoadedSession,
+    private readonly handle: SessionHandle,
     /** Receives the usage of each summary request, which the turn counts in its cost. */
     private readonly onUsage: (usage: Usage) => void,
   ) {
-    this.history = [...session.messages];
-    this.lastUsage = session.lastUsage;
     this.fixedPart = { system: rt.systemPrompt, tools: [...rt.tools.values()].map((t) => t.inputSchema) };
   }
 
-  /** Appends a message that was just written to the session, with its response's usage. */
-  push(message: MessageParam, usage?: Usage): void {
-    if (usage) this.lastUsage = { usage, index: this.history.length };
-    this.history.push(message);
-  }
-
-  /** The messages to send: the history, with old tool results trimmed once that became necessary. */
+  /** The messages to send: the history as it is, with old tool results trimmed once that became necessary. */
   toSend(): MessageParam[] {
-    return this.trimmed ? trimOldToolResults(this.history, TRIM) : this.history;
+    const { messages } = this.handle.session;
+    return this.trimmed ? trimOldToolResults(messages, TRIM) : messages;
   }
 
   /** Estimated size of the next request, in tokens. */
   size(): number {
-    const exact = sessionContextSize({ messages: this.history, lastUsage: this.lastUsage }, this.fixedPart);
+    const exact = sessionContextSize(this.handle.session, this.fixedPart);
     return this.trimmed ? Math.min(exact, estimateTokens(this.toSend()) + estimateTokens(this.fixedPart)) : exact;
   }
 
@@ -62,9 +52,7 @@ export class ContextKeeper {
     const outcome = await compactSession({
       client: this.rt.client,
       model: this.rt.model,
-      store: this.rt.store,
-      key: this.key,
-      session: await this.rt.store.load(this.key),
+      session: this.handle,
       tokensBefore: size,
       reason: reason ?? `the context reached ${size} tokens (threshold ${this.rt.compactAt})`,
       signal: this.rt.signal,
@@ -73,8 +61,6 @@ export class ContextKeeper {
     });
     if (outcome.usage) this.onUsage(outcome.usage);
     if (outcome.compacted) {
-      this.history = [...outcome.session.messages];
-      this.lastUsage = undefined;
       this.trimmed = false;
       return undefined;
     }

@@ -5,6 +5,7 @@ import { nodeSpawnDefault, refuseApprover, systemClock, type Approver, type Cloc
 import { createClient, pickModel, type Env } from "../model/client.js";
 import type { PermissionContext, PermissionMode } from "../permissions/context.js";
 import { SessionStore, type SessionStorage } from "../sessions/store.js";
+import { COMPACT_AT_SHARE_OF_WINDOW } from "../sessions/compaction.js";
 import { contextWindowFor } from "../sessions/tokens.js";
 import { ConfigError } from "../errors.js";
 import { MemoryStore } from "../memory/store.js";
@@ -28,8 +29,6 @@ export const APPROVALS_FILE = "exec-approvals.json";
 export const DEFAULT_MAX_TOKENS = 8192;
 /** Ceiling for the one retry after a tool_use was cut off by max_tokens. */
 export const MAX_TOKENS_CEILING = 32_000;
-/** Compaction starts when the next request passes this share of the context window. */
-export const COMPACT_AT_SHARE = 0.8;
 
 /** What a caller may pass to `runAgentTurn`; every field has a default. */
 export interface TurnOptions {
@@ -184,7 +183,7 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
     streamRetryBaseMs: options.streamRetryBaseMs,
     streamIdleTimeoutMs: options.streamIdleTimeoutMs,
     contextWindow: contextWindowFor(model),
-    compactAt: options.compactAt ?? compactAtFromEnv(env) ?? Math.floor(contextWindowFor(model) * COMPACT_AT_SHARE),
+    compactAt: options.compactAt ?? compactAtFromEnv(env) ?? Math.floor(contextWindowFor(model) * COMPACT_AT_SHARE_OF_WINDOW),
   };
 }
 

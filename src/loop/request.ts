@@ -1,9 +1,8 @@
-// Builds the parameters of one request: repaired messages, tool schemas and cache breakpoints. Pure.
+// Builds the parameters of one request from the history as it is: tool schemas and cache breakpoints. Pure.
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageParams } from "../model/stream.js";
 import type { AnyTool } from "../tools/define.js";
 import type { ContentBlockParam, MessageParam } from "../types.js";
-import { repairMessages } from "./repair.js";
 
 export interface RequestInput {
   model: string;
@@ -16,13 +15,13 @@ export interface RequestInput {
 const EPHEMERAL = { type: "ephemeral" } as const;
 
 /**
- * The request for the current history. Breakpoints (4 at most): the last tool, the
+ * The request for the current history, which is valid already (sessions/repair.ts
+ * keeps it so as messages enter it). Breakpoints (4 at most): the last tool, the
  * system prompt, the newest message, and the newest message of the previous request
  * (the last user message before the newest one), so each request reads the one before
  * it from the cache. No temperature, top_p or top_k: API version 2026-10-21 rejects them.
  */
-export function buildRequest(input: RequestInput): { params: MessageParams; repairs: string[] } {
-  const { messages, repairs } = repairMessages(input.messages);
+export function buildRequest(input: RequestInput): MessageParams {
   const tools: Anthropic.Tool[] = input.tools.map((tool, i) => ({
     name: tool.name,
     description: tool.description,
@@ -32,15 +31,15 @@ export function buildRequest(input: RequestInput): { params: MessageParams; repa
   const params: MessageParams = {
     model: input.model,
     max_tokens: input.maxTokens,
-    messages: markCacheBreakpoints(messages),
+    messages: markCacheBreakpoints(input.messages),
     ...(input.system.trim() && { system: [{ type: "text", text: input.system, cache_control: EPHEMERAL }] }),
     ...(tools.length > 0 && { tools }),
   };
-  return { params, repairs };
+  return params;
 }
 
 /** Copies the messages, with a cache breakpoint on the newest message and on the previous request's newest. */
-function markCacheBreakpoints(messages: MessageParam[]): Anthropic.MessageParam[] {
+function markCacheBreakpoints(messages: readonly MessageParam[]): Anthropic.MessageParam[] {
   const last = messages.length - 1;
   let previous = -1;
   for (let i = last - 1; i >= 0; i--) {

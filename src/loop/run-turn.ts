@@ -1,24 +1,28 @@
 // THE loop: one user message in, model requests and tool rounds until the model is done or a brake stops it.
 import Anthropic from "@anthropic-ai/sdk";
-import { ContextKeeper } from "./context-keeper.js";
-import { estimateCostUsd, fromApiUsage, addUsage, ZERO_USAGE } from "../model/usage.js";
-import { AbortedError, describeError, streamMessage } from "../model/stream.js";
+import { describeError, streamMessage, type StreamOptions } from "../model/stream.js";
+import { fromApiUsage } from "../model/usage.js";
+import { cleanResponse } from "../sessions/repair.js";
+import { openSession, type SessionHandle } from "../sessions/session-handle.js";
 import { runToolUses, resultText } from "../tools/dispatch.js";
-import { headerRecordFor, newRecordId } from "../sessions/record-builders.js";
-import type { MessageRecord, SessionRecord } from "../sessions/records.js";
-import type { AgentConfig, ApiMessage, ContentBlockParam, MessageParam, StopReason, TurnResult, Usage } from "../types.js";
-import { budgetExceeded, RepeatBreaker } from "./brakes.js";
+import type { AgentConfig, ApiMessage, StopReason, ToolUseBlock, TurnResult } from "../types.js";
+import { budgetExceeded } from "./brakes.js";
+import { ContextKeeper } from "./context-keeper.js";
 import { resolveTurnOptions, MAX_TOKENS_CEILING, type TurnOptions, type TurnRuntime } from "./options.js";
 import { buildRequest } from "./request.js";
-import { normalizeToolUses, toolContext, userMessage } from "./turn-parts.js";
+import { toolContext, userMessage } from "./turn-parts.js";
+import { TurnState } from "./turn-state.js";
+
+const INTERRUPTED = "interrupted by the user";
 
 /**
  * Runs one turn of `agent` in session `sessionKey` to its end and resolves to its
- * result. Failures of the model or the network end the turn with stop reason `error`
- * (and a one-line `error`); an abort through `options.signal` ends it with `aborted`.
- * Either way the session is left valid for the next request. Throws only what a
- * person must fix before any request is made: ConfigError (no credentials) and
- * SessionError (session busy or unwritable).
+ * result. Once the session is locked it never rejects: a failure of the model, the
+ * network, the session file or anything else ends the turn with stop reason `error`
+ * (and a one-line `error`), an abort through `options.signal` with `aborted`; either
+ * way `turn_end` is emitted and the session is left valid for the next request.
+ * Throws only what a person must fix before the turn starts: ConfigError (no
+ * credentials, a bad setting) and SessionError (the session stayed busy).
  */
 export async function runAgentTurn(
   sessionKey: string,
@@ -28,196 +32,153 @@ export async function runAgentTurn(
 ): Promise<TurnResult> {
   const rt = await resolveTurnOptions(agent, options);
   try {
-    const release = await lockUnlessAborted(rt, sessionKey);
-    if (!release) {
-      const end = { stopReason: "aborted" as const, usage: ZERO_USAGE, costUsd: 0, iterations: 0, error: "interrupted before the turn started" };
-      rt.emit({ type: "turn_end", ...end });
-      return { text: "", agentId: agent.id, sessionKey, ...end };
-    }
+    const turn = new TurnState(rt, { sessionKey, agentId: agent.id });
+    const opened = await openSession(rt.store, sessionKey, { agentId: agent.id, clock: rt.clock, signal: rt.signal });
+    if (opened.status === "aborted") return turn.end("aborted", "interrupted before the turn started");
+    rt.emit({ type: "turn_start", sessionKey, agentId: agent.id });
+    if (opened.status === "unreadable") return turn.end("error", `could not read the session: ${opened.error}`);
+    const session = opened.handle;
     try {
-      return await runLocked(rt, sessionKey, userText, agent);
+      return await runRounds(rt, session, turn, userText);
+    } catch (error) {
+      return await finish(session, turn, "error", `unexpected failure: ${describeError(error)}`);
     } finally {
-      await release();
+      await session.release();
     }
   } finally {
     rt.ownedMemory?.close();
   }
 }
 
-async function runLocked(rt: TurnRuntime, key: string, userText: string, agent: AgentConfig): Promise<TurnResult> {
-  rt.emit({ type: "turn_start", sessionKey: key, agentId: agent.id });
-  const session = await rt.store.load(key);
-  for (const warning of session.warnings) rt.emit({ type: "warning", message: warning });
-  let usage: Usage = ZERO_USAGE;
-  let costUsd = 0;
-  const count = (response: Usage): void => {
-    usage = addUsage(usage, response);
-    costUsd += estimateCostUsd(rt.model, response);
-    rt.emit({ type: "usage", usage: response, costUsd: estimateCostUsd(rt.model, response) });
-  };
-  const context = new ContextKeeper(rt, key, session, count);
-  let needsHeader = !session.exists;
-  /** Appends one message to the file first, then to the history: what the model sees is always on disk. */
-  /** Usage of responses not stored yet; it rides on the next assistant record, so the file sums the whole cost. */
-  let discarded: Usage | undefined;
-  const persist = async (message: MessageParam, extra: Partial<MessageRecord> = {}): Promise<void> => {
-    const carried = message.role === "assistant" && discarded ? { discardedUsage: discarded } : {};
-    const record: SessionRecord = { type: "message", id: newRecordId(), ts: rt.clock.now(), message, ...extra, ...carried };
-    const header: SessionRecord[] = needsHeader ? [headerRecordFor(key, agent.id, rt.clock.now())] : [];
-    await rt.store.append(key, [...header, record]);
-    needsHeader = false;
-    if (message.role === "assistant") discarded = undefined;
-    context.push(message, extra.usage);
-  };
-
-  let iterations = 0;
-  let text = "";
-  let maxTokens = rt.maxTokens;
-  const breaker = new RepeatBreaker();
-  const finish = async (stopReason: StopReason, error?: string, errorStatus?: number): Promise<TurnResult> => {
-    if (context.history.at(-1)?.role === "user") {
-      // Say in the transcript why the user's message (or the tool results) got no reply, so the file reads true.
-      const why = error ?? (NOTED_STOPS.has(stopReason) ? stopReason.replace(/_/g, " ") : "the model gave no reply");
-      const note = `(miniclaw stopped this turn: ${why})`;
-      await persistOrFail(() => persist({ role: "assistant", content: [{ type: "text", text: note }] }, { synthetic: true }));
-    }
-    const end = { stopReason, usage, costUsd, iterations, ...(error !== undefined && { error }) };
-    rt.emit({ type: "turn_end", ...end });
-    return { text, agentId: agent.id, sessionKey: key, ...end, ...(errorStatus !== undefined && { errorStatus }) };
-  };
-
-  await persist(userMessage(userText, rt.includeTime ? rt.clock.now() : undefined));
-
-  const tools = [...rt.tools.values()];
-  const streamOptions = {
-    signal: rt.signal,
-    emit: rt.emit,
-    clock: rt.clock,
-    ...(rt.streamRetryBaseMs !== undefined && { retryBaseMs: rt.streamRetryBaseMs }),
-    ...(rt.streamIdleTimeoutMs !== undefined && { idleTimeoutMs: rt.streamIdleTimeoutMs }),
-  };
-  let compactedForOverflow = false;
-
+/** The rounds of a turn: request, store the response, run its tools, store their results, until a stop. */
+async function runRounds(rt: TurnRuntime, session: SessionHandle, turn: TurnState, userText: string): Promise<TurnResult> {
+  for (const warning of session.session.warnings) rt.emit({ type: "warning", message: warning });
+  const context = new ContextKeeper(rt, session, (usage) => turn.count(usage));
+  const unwritten = await appendOrFail(() => session.append(userMessage(userText, rt.includeTime ? rt.clock.now() : undefined)));
+  if (unwritten) return finish(session, turn, "error", unwritten);
   for (;;) {
-    if (rt.signal.aborted) return finish("aborted", "interrupted by the user");
-    if (iterations >= rt.maxIterations) return finish("max_iterations", `stopped after ${rt.maxIterations} model requests`);
+    if (rt.signal.aborted) return finish(session, turn, "aborted", INTERRUPTED);
+    if (turn.iterations >= rt.maxIterations) return finish(session, turn, "max_iterations", `stopped after ${rt.maxIterations} model requests`);
     const unfit = await context.fit();
-    if (unfit) return finish("model_context_window_exceeded", unfit);
-    iterations++;
-    const { params } = buildRequest({ model: rt.model, maxTokens, system: rt.systemPrompt, tools, messages: context.toSend() });
-    rt.emit({ type: "request_start", iteration: iterations, model: rt.model });
-    let message: ApiMessage;
-    try {
-      message = await streamMessage(rt.client, params, streamOptions);
-    } catch (error) {
-      if (error instanceof AbortedError) return finish("aborted", "interrupted by the user");
-      if (isPromptTooLong(error) && !compactedForOverflow) {
-        compactedForOverflow = true;
-        const unfitAfter = await context.fit("the API said the prompt is too long");
-        if (unfitAfter) return finish("model_context_window_exceeded", unfitAfter);
-        continue;
+    if (unfit) return finish(session, turn, "model_context_window_exceeded", unfit);
+    turn.iterations++;
+    rt.emit({ type: "request_start", iteration: turn.iterations, model: rt.model });
+    const params = buildRequest({ model: rt.model, maxTokens: turn.maxTokens, system: rt.systemPrompt, tools: [...rt.tools.values()], messages: context.toSend() });
+    const streamed = await streamMessage(rt.client, params, streamOptions(rt));
+    if (streamed.outcome === "aborted") return finish(session, turn, "aborted", INTERRUPTED);
+    if (streamed.outcome === "failed") {
+      if (!isPromptTooLong(streamed.error) || turn.overflowCompacted) {
+        const status = streamed.error instanceof Anthropic.APIError ? streamed.error.status : undefined;
+        return finish(session, turn, "error", describeError(streamed.error), status);
       }
-      return finish("error", describeError(error), error instanceof Anthropic.APIError ? error.status : undefined);
-    }
-    const responseUsage = fromApiUsage(message.usage);
-    count(responseUsage);
-
-    const cutToolUse = message.stop_reason === "max_tokens" && message.content.some((b) => b.type === "tool_use");
-    if (cutToolUse && maxTokens < MAX_TOKENS_CEILING) {
-      discarded = addUsage(discarded ?? ZERO_USAGE, responseUsage);
-      maxTokens = Math.min(maxTokens * 2, MAX_TOKENS_CEILING);
-      rt.emit({ type: "retry", attempt: 1, reason: "a tool call was cut off by max_tokens", delayMs: 0 });
+      turn.overflowCompacted = true;
+      const unfitAfter = await context.fit("the API said the prompt is too long");
+      if (unfitAfter) return finish(session, turn, "model_context_window_exceeded", unfitAfter);
       continue;
     }
-    const stop = message.stop_reason;
-    // A reply cut by the context window is dropped: after compaction the model answers again, from a user message.
-    const overflowed = stop === "model_context_window_exceeded";
-    const { content, calls } = normalizeToolUses(overflowed ? [] : keptContent(message, cutToolUse), context.history);
-    const responseText = textOf(content);
-    if (responseText) text = responseText;
-    if (content.length === 0) discarded = addUsage(discarded ?? ZERO_USAGE, responseUsage);
-    if (content.length > 0) {
-      const stored = await persistOrFail(() =>
-        persist({ role: "assistant", content }, { usage: responseUsage, model: message.model, ...(message.stop_reason && { stopReason: message.stop_reason }) }),
-      );
-      if (stored) return finish("error", stored);
+    const next = await takeResponse(rt, session, turn, context, streamed.message);
+    if ("end" in next) return next.end;
+    if ("calls" in next) {
+      const end = await runTools(rt, session, turn, next.calls);
+      if (end) return end;
     }
-
-    if (stop === "pause_turn") continue;
-    if (stop === "model_context_window_exceeded") {
-      if (compactedForOverflow) return finish(stop, "the conversation no longer fits the model's context window, even after compaction");
-      compactedForOverflow = true;
-      const unfitAfter = await context.fit("the model's context window was exceeded");
-      if (unfitAfter) return finish(stop, unfitAfter);
-      continue;
-    }
-    if (stop !== "tool_use" || cutToolUse || calls.length === 0) return finish(stop === null || stop === "tool_use" ? "end_turn" : stop);
-
-    const overBudget = budgetExceeded(usage, costUsd, rt);
-    const results = await runToolUses(calls, {
-      tools: rt.tools,
-      context: (id) => toolContext(rt, id),
-      signal: rt.signal,
-      hooks: rt.hooks,
-      secrets: rt.secrets,
-      refuse: (call) => (overBudget ? `Not run: ${overBudget}. The turn has ended.` : breaker.check(call)),
-      onStart: (call) => rt.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input }),
-      onResult: (call, answer) =>
-        rt.emit({ type: "tool_result", id: call.id, name: call.name, isError: answer.is_error === true, content: resultText(answer) }),
-    });
-    const failed = await persistOrFail(() => persist({ role: "user", content: results }));
-    if (failed) return finish("error", failed);
-    if (rt.signal.aborted) return finish("aborted", "interrupted by the user");
-    if (overBudget) return finish("budget_exceeded", overBudget);
-    if (breaker.tripped) return finish("repeated_tool_call", "the same tool call was repeated with the same input");
   }
 }
 
-/**
- * Waits for the session's lock (another turn of it may be running) unless the turn is
- * aborted first; resolves undefined then, and a lock won after the abort is released at once.
- */
-async function lockUnlessAborted(rt: TurnRuntime, key: string): Promise<(() => Promise<void>) | undefined> {
-  if (rt.signal.aborted) return undefined;
-  const locking = rt.store.lock(key);
-  let onAbort = (): void => {};
-  const aborted = new Promise<undefined>((resolve) => {
-    onAbort = () => resolve(undefined);
-    rt.signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    const release = await Promise.race([locking, aborted]);
-    if (!release) locking.then((late) => late(), () => undefined);
-    return release;
-  } finally {
-    rt.signal.removeEventListener("abort", onAbort);
+/** What a response leads to: the end of the turn, another request, or tool calls to run. */
+type Next = { end: TurnResult } | { again: true } | { calls: ToolUseBlock[] };
+
+/** Counts a response, stores what is worth keeping, and decides what comes next. */
+async function takeResponse(rt: TurnRuntime, session: SessionHandle, turn: TurnState, context: ContextKeeper, message: ApiMessage): Promise<Next> {
+  const usage = fromApiUsage(message.usage);
+  turn.count(usage);
+  const stop = message.stop_reason;
+  const cutToolUse = stop === "max_tokens" && message.content.some((b) => b.type === "tool_use");
+  if (cutToolUse && turn.maxTokens < MAX_TOKENS_CEILING) {
+    turn.setAside(usage);
+    turn.maxTokens = Math.min(turn.maxTokens * 2, MAX_TOKENS_CEILING);
+    rt.emit({ type: "retry", attempt: 1, reason: "a tool call was cut off by max_tokens", delayMs: 0 });
+    return { again: true };
   }
+  // A reply cut by the context window is dropped: after compaction the model answers again, from a user message.
+  const overflowed = stop === "model_context_window_exceeded";
+  const { content, calls } = cleanResponse(overflowed ? [] : message.content, session.toolUseIds, cutToolUse);
+  const text = content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
+  if (text) turn.text = text;
+  if (content.length === 0) turn.setAside(usage);
+  else {
+    const extra = { usage, model: message.model, ...(stop && { stopReason: stop }), ...turn.setAsideUsage() };
+    const unwritten = await appendOrFail(() => session.append({ role: "assistant", content }, extra));
+    if (unwritten) return { end: await finish(session, turn, "error", unwritten) };
+    turn.clearSetAside();
+  }
+  if (stop === "pause_turn") return { again: true };
+  if (overflowed) {
+    if (turn.overflowCompacted) return { end: await finish(session, turn, stop, "the conversation no longer fits the model's context window, even after compaction") };
+    turn.overflowCompacted = true;
+    const unfit = await context.fit("the model's context window was exceeded");
+    return unfit ? { end: await finish(session, turn, stop, unfit) } : { again: true };
+  }
+  if (stop !== "tool_use" || cutToolUse || calls.length === 0) return { end: await finish(session, turn, stop === null || stop === "tool_use" ? "end_turn" : stop) };
+  return { calls };
+}
+
+/** Runs the calls of a response and stores their results; resolves to the turn's end when a brake stops it. */
+async function runTools(rt: TurnRuntime, session: SessionHandle, turn: TurnState, calls: ToolUseBlock[]): Promise<TurnResult | undefined> {
+  const overBudget = budgetExceeded(turn.usage, turn.costUsd, rt);
+  const results = await runToolUses(calls, {
+    tools: rt.tools,
+    context: (id) => toolContext(rt, id),
+    signal: rt.signal,
+    hooks: rt.hooks,
+    secrets: rt.secrets,
+    refuse: (call) => (overBudget ? `Not run: ${overBudget}. The turn has ended.` : turn.breaker.check(call)),
+    onStart: (call) => rt.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input }),
+    onResult: (call, answer) => rt.emit({ type: "tool_result", id: call.id, name: call.name, isError: answer.is_error === true, content: resultText(answer) }),
+  });
+  const unwritten = await appendOrFail(() => session.append({ role: "user", content: results }));
+  if (unwritten) return finish(session, turn, "error", unwritten);
+  if (rt.signal.aborted) return finish(session, turn, "aborted", INTERRUPTED);
+  if (overBudget) return finish(session, turn, "budget_exceeded", overBudget);
+  if (turn.breaker.tripped) return finish(session, turn, "repeated_tool_call", "the same tool call was repeated with the same input");
+  return undefined;
 }
 
 /** Stops of the harness's own, named in the note that answers a turn left without a reply. */
 const NOTED_STOPS: ReadonlySet<StopReason> = new Set(["aborted", "error", "max_iterations", "budget_exceeded", "repeated_tool_call", "model_context_window_exceeded"]);
 
-/** The blocks worth keeping: no empty text, and no tool_use cut off by max_tokens. */
-function keptContent(message: ApiMessage, dropToolUse: boolean): ContentBlockParam[] {
-  return (message.content as ContentBlockParam[]).filter((b) => {
-    if (b.type === "text") return b.text.trim() !== "";
-    if (b.type === "tool_use") return !dropToolUse;
-    return true;
-  });
-}
-
-function textOf(content: ContentBlockParam[]): string {
-  return content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
+/**
+ * Ends the turn. When the history ends with a user message (the user's, or tool
+ * results) the transcript says why it got no reply, so the file reads true; if even
+ * that cannot be written, the next load closes the turn instead.
+ */
+async function finish(session: SessionHandle, turn: TurnState, stopReason: StopReason, error?: string, errorStatus?: number): Promise<TurnResult> {
+  if (session.session.messages.at(-1)?.role === "user") {
+    const why = error ?? (NOTED_STOPS.has(stopReason) ? stopReason.replace(/_/g, " ") : "the model gave no reply");
+    const note = `(miniclaw stopped this turn: ${why})`;
+    await appendOrFail(() => session.append({ role: "assistant", content: [{ type: "text", text: note }] }, { synthetic: true, ...turn.setAsideUsage() }));
+  }
+  return turn.end(stopReason, error, errorStatus);
 }
 
 /** Runs an append; a failure (disk full, permissions) becomes a one-line error instead of a throw. */
-async function persistOrFail(write: () => Promise<void>): Promise<string | undefined> {
+async function appendOrFail(write: () => Promise<void>): Promise<string | undefined> {
   try {
     await write();
     return undefined;
   } catch (error) {
     return `could not write the session: ${error instanceof Error ? error.message : String(error)}`;
   }
+}
+
+function streamOptions(rt: TurnRuntime): StreamOptions {
+  return {
+    signal: rt.signal,
+    emit: rt.emit,
+    clock: rt.clock,
+    ...(rt.streamRetryBaseMs !== undefined && { retryBaseMs: rt.streamRetryBaseMs }),
+    ...(rt.streamIdleTimeoutMs !== undefined && { idleTimeoutMs: rt.streamIdleTimeoutMs }),
+  };
 }
 
 /** A 400 saying the prompt does not fit: compact and retry once. */

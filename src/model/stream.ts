@@ -22,45 +22,42 @@ export interface StreamOptions {
   idleTimeoutMs?: number;
 }
 
-/** Thrown when the user aborted; the loop turns it into stop reason `aborted`. */
-export class AbortedError extends Error {
-  constructor() {
-    super("aborted by the user");
-    this.name = "AbortedError";
-  }
-}
+/** How one request ended: a complete message, an abort by the user, or an error (already retried where it could be). */
+export type StreamOutcome = { outcome: "message"; message: ApiMessage } | { outcome: "aborted" } | { outcome: "failed"; error: unknown };
 
 /**
- * Streams one request and resolves to the complete message. Text deltas are emitted
- * as they arrive. A stream that broke after the response started (connection dropped,
- * SSE `error` event such as overloaded_error) is retried from scratch, discarding the
- * partial message, up to `maxStreamRetries` times with exponential backoff. Errors
- * before the stream started are the SDK's (already retried) and are rethrown as they are.
+ * Streams one request and resolves to how it ended; never rejects. Text deltas are
+ * emitted as they arrive. A stream that broke after the response started (connection
+ * dropped, SSE `error` event such as overloaded_error, silence) is retried from
+ * scratch, discarding the partial message, up to `maxStreamRetries` times with
+ * exponential backoff. Errors before the stream started are the SDK's (already
+ * retried) and are returned as they are. An abort is an outcome, not an error.
  */
-export async function streamMessage(client: Anthropic, params: MessageParams, opts: StreamOptions): Promise<ApiMessage> {
+export async function streamMessage(client: Anthropic, params: MessageParams, opts: StreamOptions): Promise<StreamOutcome> {
   const maxRetries = opts.maxStreamRetries ?? MAX_STREAM_RETRIES;
   for (let attempt = 0; ; attempt++) {
-    const outcome = await streamOnce(client, params, opts);
-    if (outcome.ok) return outcome.message;
-    if (opts.signal.aborted) throw new AbortedError();
-    if (!outcome.started || attempt >= maxRetries) throw outcome.error;
+    const result = await streamOnce(client, params, opts);
+    if (opts.signal.aborted) return { outcome: "aborted" };
+    if (result.ok) return { outcome: "message", message: result.message };
+    if (!result.started || attempt >= maxRetries) return { outcome: "failed", error: result.error };
     const delayMs = (opts.retryBaseMs ?? STREAM_RETRY_BASE_MS) * 2 ** attempt;
-    opts.emit({ type: "retry", attempt: attempt + 1, reason: describeError(outcome.error), delayMs });
+    opts.emit({ type: "retry", attempt: attempt + 1, reason: describeError(result.error), delayMs });
     await opts.clock.sleep(delayMs, opts.signal);
-    if (opts.signal.aborted) throw new AbortedError();
+    if (opts.signal.aborted) return { outcome: "aborted" };
   }
 }
 
-type Outcome = { ok: true; message: ApiMessage } | { ok: false; started: boolean; error: unknown };
+type Attempt = { ok: true; message: ApiMessage } | { ok: false; started: boolean; error: unknown };
 
-async function streamOnce(client: Anthropic, params: MessageParams, opts: StreamOptions): Promise<Outcome> {
-  if (opts.signal.aborted) throw new AbortedError();
+async function streamOnce(client: Anthropic, params: MessageParams, opts: StreamOptions): Promise<Attempt> {
+  if (opts.signal.aborted) return { ok: false, started: false, error: new Error("aborted") };
   let started = false;
   // The SDK's timeout covers the wait for headers only; a stream that goes quiet after that is cut here.
   const attempt = new AbortController();
   const onAbort = (): void => attempt.abort();
   opts.signal.addEventListener("abort", onAbort, { once: true });
   const idleMs = opts.idleTimeoutMs ?? Math.min(client.timeout, STREAM_IDLE_TIMEOUT_MS);
+  const stall = new Error(`the response stream sent nothing for ${Math.round(idleMs / 1000)} s`);
   let idle: NodeJS.Timeout | undefined;
   let stalled = false;
   const resetIdle = (): void => {
@@ -79,14 +76,11 @@ async function streamOnce(client: Anthropic, params: MessageParams, opts: Stream
       resetIdle();
       message.add(event);
     }
-    if (opts.signal.aborted) throw new AbortedError();
-    if (stalled) throw new Error(`the response stream sent nothing for ${Math.round(idleMs / 1000)} s`);
+    if (stalled) return { ok: false, started: true, error: stall };
     return { ok: true, message: message.result() };
   } catch (error) {
-    if (opts.signal.aborted) throw new AbortedError();
-    if (stalled) return { ok: false, started: true, error: new Error(`the response stream sent nothing for ${Math.round(idleMs / 1000)} s`) };
-    if (error instanceof Anthropic.APIUserAbortError || error instanceof AbortedError) throw new AbortedError();
-    return { ok: false, started, error };
+    // After an abort by the user the caller looks at its signal; the error itself says nothing more.
+    return { ok: false, started, error: stalled ? stall : error };
   } finally {
     clearTimeout(idle);
     opts.signal.removeEventListener("abort", onAbort);

@@ -13,6 +13,7 @@ import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
 import { isSecretVariable } from "../tools/child-env.js";
 import { BUNDLED_SKILLS } from "../paths.js";
 import type { PermissionMode } from "../permissions/context.js";
+import { openSession } from "../sessions/session-handle.js";
 import { SessionStore } from "../sessions/store.js";
 import { SkillLoader } from "../skills/loader.js";
 import type { AgentConfig, EventSink, TurnResult } from "../types.js";
@@ -120,27 +121,27 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
     },
     async compact(sessionKey, agentId, onEvent) {
       const agent = agents[agentId] ?? agents[defaultAgent]!;
-      const release = await sessions.lock(sessionKey);
+      const clock = opts.clock ?? systemClock;
+      const opened = await openSession(sessions, sessionKey, { agentId: agent.id, clock });
+      if (opened.status !== "open") return `Not compacted: ${opened.status === "unreadable" ? opened.error : "interrupted"}.`;
+      const session = opened.handle;
       try {
-        const session = await sessions.load(sessionKey);
-        if (session.records.length === 0) return "Nothing to compact yet.";
+        if (session.session.records.length === 0) return "Nothing to compact yet.";
         const outcome = await compactSession({
           client,
           model: pickModel(agent.model, opts.model, opts.env["MINICLAW_MODEL"]),
-          store: sessions,
-          key: sessionKey,
           session,
-          tokensBefore: sessionContextSize(session),
+          tokensBefore: sessionContextSize(session.session),
           reason: "requested",
           signal: new AbortController().signal,
           emit: onEvent ?? (() => {}),
-          now: () => (opts.clock ?? systemClock).now(),
+          now: () => clock.now(),
           keepTokens: 0,
         });
         if (!outcome.compacted) return `Not compacted: ${outcome.reason}.`;
-        return `Compacted ${sessionKey}: the model now sees ${outcome.session.messages.length} messages, the summary first.`;
+        return `Compacted ${sessionKey}: the model now sees ${session.session.messages.length} messages, the summary first.`;
       } finally {
-        await release();
+        await session.release();
       }
     },
     close() {

@@ -1,6 +1,5 @@
 // Compaction planning (pure): where to cut a session so the kept tail is whole, and the record that says so.
-import type { CompactionRecord, MessageRecord } from "./records.js";
-import { newRecordId } from "./record-builders.js";
+import { newRecordId, type CompactionRecord, type MessageRecord } from "./records.js";
 import { isPlainUserMessage } from "./repair.js";
 import { estimateTokens } from "./tokens.js";
 

@@ -1,4 +1,5 @@
-// The records of a session file (one JSON object per line), validated with zod on load.
+// The records of a session file (one JSON object per line): zod schemas checked on load, and their builders.
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { MessageParam } from "../types.js";
 
@@ -68,3 +69,19 @@ export type HeaderRecord = z.infer<typeof headerRecord>;
 export type MessageRecord = Omit<z.infer<typeof messageRecord>, "message"> & { message: MessageParam };
 export type CompactionRecord = z.infer<typeof compactionRecord>;
 export type SessionRecord = HeaderRecord | MessageRecord | CompactionRecord;
+
+/** A fresh record id (random UUID); ids are unique within a file and stable forever. */
+export function newRecordId(): string {
+  return randomUUID();
+}
+
+/** The agent a key belongs to: `<id>` for `agent:<id>:...` keys, else `main`. */
+export function agentIdFromKey(key: string): string {
+  const match = /^agent:([^:]+):/.exec(key);
+  return match?.[1] ?? "main";
+}
+
+/** The header record opening a session file. */
+export function headerRecordFor(key: string, agentId: string, ts: number, forkedFrom?: string): HeaderRecord {
+  return { type: "session", version: 1, key, agentId, ts, ...(forkedFrom !== undefined && { forkedFrom }) };
+}

@@ -1,5 +1,5 @@
-// Repair of a loaded message sequence so the next request is valid, whatever a crash left in the file.
-import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from "../types.js";
+// The one definition of a valid history: repairs applied where messages enter it (a file loaded, a response arriving).
+import type { ContentBlockParam, MessageParam, ToolResultBlockParam, ToolUseBlock } from "../types.js";
 import type { MessageRecord } from "./records.js";
 import { toolResultText } from "./summary-prompt.js";
 
@@ -12,6 +12,143 @@ export const NO_REPLY_TEXT = "(no reply: the previous turn was interrupted)";
 export const LOST_START_TEXT = "(the start of this conversation could not be read)";
 /** Text standing in for a user message lost between two assistant messages. */
 export const LOST_MESSAGE_TEXT = "(a message of this conversation could not be read)";
+/** Stands between an assistant message the loop sent back and the model's continuation. */
+export const CONTINUE_TEXT = "(continue)";
+
+/** Stops after which the loop continues with a second assistant message of its own. */
+const CONTINUED_STOPS = new Set(["pause_turn", "model_context_window_exceeded"]);
+
+/**
+ * What to do at the end of a loaded sequence: "close" answers a trailing tool_use
+ * with error results and a trailing user message with a synthetic assistant note
+ * (between turns); "answer" only answers the tool_use (a read-only view); "none"
+ * leaves the end as written (a turn under way).
+ */
+export type TailMode = "close" | "answer" | "none";
+
+/**
+ * Keeps a message sequence valid for the API as records are added one by one: it
+ * starts with a user message (unless it follows a summary), roles alternate, every
+ * tool_use is answered first thing in the next message (missing results become
+ * `is_error` results), no tool_result lacks its tool_use (orphans become text), no
+ * tool_use id is used twice, inputs are objects, no text block is blank, empty
+ * messages are dropped. Loading a file and a running turn feed the same instance
+ * type, so a history built in memory equals the one a reload of its file builds.
+ * Repairs in the middle exist only in memory (the file is append-only) and are
+ * recomputed identically on every load. Never mutates its input.
+ */
+export class HistoryRepair {
+  /** One line per repair made, for the caller's warnings. */
+  readonly notes: string[] = [];
+  /** Every tool_use id of the sequence so far. */
+  readonly toolUseIds = new Set<string>();
+  private last: MessageRecord | undefined;
+  private pending: string[] = [];
+
+  constructor(private readonly afterSummary: boolean) {}
+
+  /** Adds one record; resolves to what the sequence gains: synthetic fillers, then the record (its content cleaned). */
+  add(source: MessageRecord): MessageRecord[] {
+    const record = this.clean(source);
+    if (record.message.content.length === 0) {
+      this.notes.push(`dropped an empty ${record.message.role} message (${record.id})`);
+      return [];
+    }
+    const out: MessageRecord[] = [];
+    const last = this.last;
+    if (record.message.role === "user") {
+      if (last?.message.role === "user") out.push(synthetic(`${last.id}:no-reply`, "assistant", NO_REPLY_TEXT, last.ts));
+      out.push(this.answerPending(record));
+      this.pending = [];
+    } else {
+      if (last === undefined && !this.afterSummary) out.push(synthetic(`${record.id}:lost-start`, "user", LOST_START_TEXT, record.ts));
+      if (last?.message.role === "assistant") out.push(this.fillGap(last));
+      out.push(record);
+      this.pending = idsOfToolUses(record.message);
+    }
+    this.last = record;
+    return out;
+  }
+
+  /** The synthetic records that end the sequence as `mode` says; the store appends them when it holds the lock. */
+  close(mode: TailMode, ts: number, newId: () => string): MessageRecord[] {
+    const tail: MessageRecord[] = [];
+    if (mode === "none") return tail;
+    if (this.pending.length > 0) {
+      this.notes.push(`answered ${this.pending.length} interrupted tool call(s) (${this.pending.join(", ")}) with an error result`);
+      tail.push(syntheticWith(newId(), "user", this.pending.map(interruptedResult), ts));
+    }
+    const lastRole = tail.at(-1)?.message.role ?? this.last?.message.role;
+    if (mode === "close" && lastRole === "user") {
+      this.notes.push("the last user message had no reply: added a note that the turn was interrupted");
+      tail.push(synthetic(newId(), "assistant", NO_REPLY_TEXT, ts));
+    }
+    for (const record of tail) this.add(record);
+    return tail;
+  }
+
+  /** Drops blank text and repeated tool_use ids, stores a non-object tool input as `{}`. */
+  private clean(record: MessageRecord): MessageRecord {
+    const content = record.message.content;
+    if (typeof content === "string") return isBlank(content) && content !== "" ? { ...record, message: { role: record.message.role, content: "" } } : record;
+    const cleaned = content.flatMap((block) => this.cleanBlock(block, record.id));
+    if (cleaned.length === content.length && cleaned.every((b, i) => b === content[i])) return record;
+    return { ...record, message: { role: record.message.role, content: cleaned } };
+  }
+
+  private cleanBlock(block: ContentBlockParam, recordId: string): ContentBlockParam[] {
+    if (block.type === "text") return isBlank(block.text) ? [] : [block];
+    if (block.type === "tool_result") return [withVisibleResult(block)];
+    if (block.type !== "tool_use") return [block];
+    if (this.toolUseIds.has(block.id)) {
+      this.notes.push(`dropped a second tool_use with id ${block.id} (${recordId})`);
+      return [];
+    }
+    this.toolUseIds.add(block.id);
+    if (isObject(block.input)) return [block];
+    this.notes.push(`replaced the non-object input of tool_use ${block.id} (${recordId})`);
+    return [{ ...block, input: {} }];
+  }
+
+  /** Answers the pending tool_uses in a user message: results first, missing ones synthesised, orphans turned to text. */
+  private answerPending(record: MessageRecord): MessageRecord {
+    const content = record.message.content;
+    if (typeof content === "string" && this.pending.length === 0) return record;
+    const blocks: ContentBlockParam[] = typeof content === "string" ? [{ type: "text", text: content }] : content;
+    const results = new Map<string, ToolResultBlockParam>();
+    const others: ContentBlockParam[] = [];
+    for (const block of blocks) {
+      if (block.type === "tool_result" && this.pending.includes(block.tool_use_id) && !results.has(block.tool_use_id)) {
+        results.set(block.tool_use_id, block);
+      } else if (block.type === "tool_result") {
+        this.notes.push(`turned the result of unknown tool call ${block.tool_use_id} into text (${record.id})`);
+        others.push({ type: "text", text: `[result of an earlier tool call ${block.tool_use_id}] ${toolResultText(block.content)}` });
+      } else {
+        others.push(block);
+      }
+    }
+    const missing = this.pending.filter((id) => !results.has(id));
+    if (missing.length > 0) this.notes.push(`answered ${missing.length} tool call(s) with no result (${missing.join(", ")}) with an error result`);
+    const answered = [...this.pending.map((id) => results.get(id) ?? interruptedResult(id)), ...others];
+    if (answered.length === blocks.length && answered.every((block, i) => block === blocks[i])) return record;
+    return { ...record, message: { role: "user", content: answered } };
+  }
+
+  /** The synthetic user message between two assistant messages. */
+  private fillGap(previous: MessageRecord): MessageRecord {
+    const pending = this.pending;
+    if (pending.length === 0 && CONTINUED_STOPS.has(previous.stopReason ?? "")) {
+      // The loop sent the conversation back for the model to go on (pause_turn): not damage, no warning.
+      return synthetic(`${previous.id}:continue`, "user", CONTINUE_TEXT, previous.ts);
+    }
+    if (pending.length === 0) {
+      this.notes.push(`a user message was missing after ${previous.id}: added a placeholder`);
+      return synthetic(`${previous.id}:lost`, "user", LOST_MESSAGE_TEXT, previous.ts);
+    }
+    this.notes.push(`answered ${pending.length} tool call(s) with no result (${pending.join(", ")}) with an error result`);
+    return syntheticWith(`${previous.id}:results`, "user", pending.map(interruptedResult), previous.ts);
+  }
+}
 
 /** What `repairMessages` returns. */
 export interface RepairResult {
@@ -19,73 +156,49 @@ export interface RepairResult {
   records: MessageRecord[];
   /** The synthetic records at the very end; the store appends them when it holds the lock. */
   tail: MessageRecord[];
-  /** One line per repair, for the caller's warnings. */
   notes: string[];
 }
 
-/** Options of `repairMessages`. */
-export interface RepairOptions {
-  /** A summary message will precede the sequence, so it may start with an assistant message. */
-  afterSummary: boolean;
-  /**
-   * What to do at the end: "close" answers a trailing tool_use with error results
-   * and a trailing user message with a synthetic assistant note (between turns);
-   * "answer" only answers the tool_use (a read-only view); "none" leaves the end as
-   * written (a turn under way: its tool calls are running, its request in flight).
-   */
-  tail: "close" | "answer" | "none";
-  /** Timestamp and id source for the synthetic tail records. */
-  ts: number;
-  newId: () => string;
+/** Repairs a whole loaded sequence (see HistoryRepair); `ts` and `newId` stamp the tail records. Pure. */
+export function repairMessages(
+  input: readonly MessageRecord[],
+  options: { afterSummary: boolean; tail: TailMode; ts: number; newId: () => string },
+): RepairResult & { repair: HistoryRepair } {
+  const repair = new HistoryRepair(options.afterSummary);
+  const records = input.flatMap((record) => repair.add(record));
+  const tail = repair.close(options.tail, options.ts, options.newId);
+  return { records: [...records, ...tail], tail, notes: repair.notes, repair };
 }
 
 /**
- * Makes a message sequence valid for the API: it starts with a user message
- * (unless `afterSummary`), roles alternate, every tool_use is answered first
- * thing in the next message (missing results become `is_error` results), no
- * tool_result lacks its tool_use (orphans become text), empty messages are
- * dropped. The end is treated as `tail` says. Repairs in the middle exist only
- * in memory (the file is append-only) and are recomputed identically on every
- * load; repairs at the end are returned in `tail` for the store to persist.
- * Pure: the input is not mutated.
+ * A response's content made safe to store and answer, as it arrives: no blank text,
+ * no tool_use cut off by max_tokens (`dropToolUse`), tool_use ids unique within the
+ * conversation (`seen`; a compatible server may reuse them: the repeat gets a suffix),
+ * and a non-object input stored as `{}`. `calls` keep the model's original input, so
+ * the error result tells the model what it sent.
  */
-export function repairMessages(input: MessageRecord[], options: RepairOptions): RepairResult {
-  const out: MessageRecord[] = [];
-  const notes: string[] = [];
-  let pending: string[] = [];
-  for (const source of input) {
-    const record = withoutEmptyText(source);
-    if (isEmpty(record.message.content)) {
-      notes.push(`dropped an empty ${record.message.role} message (${record.id})`);
-      continue;
-    }
-    const last = out.at(-1);
-    if (record.message.role === "user") {
-      if (last?.message.role === "user") out.push(synthetic(`${last.id}:no-reply`, "assistant", NO_REPLY_TEXT, last.ts));
-      out.push(answerToolUses(record, pending, notes));
-      pending = [];
-      continue;
-    }
-    if (last === undefined && !options.afterSummary) out.push(synthetic(`${record.id}:lost-start`, "user", LOST_START_TEXT, record.ts));
-    if (last?.message.role === "assistant") out.push(fillGap(last, pending, notes));
-    out.push(record);
-    pending = toolUseIds(record.message);
-  }
-  const tail: MessageRecord[] = [];
-  if (options.tail === "none") return { records: out, tail, notes };
-  if (pending.length > 0) {
-    notes.push(`answered ${pending.length} interrupted tool call(s) (${pending.join(", ")}) with an error result`);
-    tail.push(syntheticWith(options.newId(), "user", pending.map(interruptedResult), options.ts));
-  }
-  if (options.tail === "close" && (tail.at(-1) ?? out.at(-1))?.message.role === "user") {
-    notes.push("the last user message had no reply: added a note that the turn was interrupted");
-    tail.push(synthetic(options.newId(), "assistant", NO_REPLY_TEXT, options.ts));
-  }
-  return { records: [...out, ...tail], tail, notes };
+export function cleanResponse(
+  content: readonly ContentBlockParam[],
+  seen: ReadonlySet<string>,
+  dropToolUse: boolean,
+): { content: ContentBlockParam[]; calls: ToolUseBlock[] } {
+  const used = new Set(seen);
+  const calls: ToolUseBlock[] = [];
+  const stored = content.flatMap((block): ContentBlockParam[] => {
+    if (block.type === "text") return isBlank(block.text) ? [] : [block];
+    if (block.type !== "tool_use") return [block];
+    if (dropToolUse) return [];
+    let id = block.id;
+    for (let n = 2; used.has(id); n++) id = `${block.id}_${n}`;
+    used.add(id);
+    calls.push({ ...(block as ToolUseBlock), id });
+    return [{ ...block, id, input: isObject(block.input) ? block.input : {} }];
+  });
+  return { content: stored, calls };
 }
 
 /** The ids of the tool_use blocks of an assistant message, in order. */
-export function toolUseIds(message: MessageParam): string[] {
+export function idsOfToolUses(message: MessageParam): string[] {
   if (message.role !== "assistant" || typeof message.content === "string") return [];
   return message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : []));
 }
@@ -96,47 +209,12 @@ export function isPlainUserMessage(message: MessageParam): boolean {
   return typeof message.content === "string" || message.content.every((block) => block.type !== "tool_result");
 }
 
-/** Answers the pending tool_uses in a user message: results first, missing ones synthesised, orphans turned to text. */
-function answerToolUses(record: MessageRecord, pending: string[], notes: string[]): MessageRecord {
-  const blocks: ContentBlockParam[] =
-    typeof record.message.content === "string" ? [{ type: "text", text: record.message.content }] : record.message.content;
-  const results = new Map<string, ToolResultBlockParam>();
-  const others: ContentBlockParam[] = [];
-  for (const block of blocks) {
-    if (block.type === "tool_result" && pending.includes(block.tool_use_id) && !results.has(block.tool_use_id)) {
-      results.set(block.tool_use_id, block);
-    } else if (block.type === "tool_result") {
-      notes.push(`turned the result of unknown tool call ${block.tool_use_id} into text (${record.id})`);
-      others.push({ type: "text", text: `[result of an earlier tool call ${block.tool_use_id}] ${toolResultText(block.content)}` });
-    } else {
-      others.push(block);
-    }
-  }
-  const missing = pending.filter((id) => !results.has(id));
-  if (missing.length > 0) notes.push(`answered ${missing.length} tool call(s) with no result (${missing.join(", ")}) with an error result`);
-  const ordered = pending.map((id) => results.get(id) ?? interruptedResult(id));
-  const content = [...ordered, ...others];
-  if (content.length === blocks.length && content.every((block, i) => block === blocks[i])) return record;
-  return { ...record, message: { role: "user", content } };
-}
-
-/** Stops after which the loop continues with a second assistant message of its own. */
-const CONTINUED_STOPS = new Set(["pause_turn", "model_context_window_exceeded"]);
-/** Stands between an assistant message the loop sent back and the model's continuation. */
-export const CONTINUE_TEXT = "(continue)";
-
-/** The synthetic user message between two assistant messages. */
-function fillGap(previous: MessageRecord, pending: string[], notes: string[]): MessageRecord {
-  if (pending.length === 0 && CONTINUED_STOPS.has(previous.stopReason ?? "")) {
-    // The loop sent the conversation back for the model to go on (pause_turn): not damage, no warning.
-    return synthetic(`${previous.id}:continue`, "user", CONTINUE_TEXT, previous.ts);
-  }
-  if (pending.length === 0) {
-    notes.push(`a user message was missing after ${previous.id}: added a placeholder`);
-    return synthetic(`${previous.id}:lost`, "user", LOST_MESSAGE_TEXT, previous.ts);
-  }
-  notes.push(`answered ${pending.length} tool call(s) with no result (${pending.join(", ")}) with an error result`);
-  return syntheticWith(`${previous.id}:results`, "user", pending.map(interruptedResult), previous.ts);
+/** The API rejects a tool_result whose text is empty: it says "(no output)" instead. */
+function withVisibleResult(block: ToolResultBlockParam): ToolResultBlockParam {
+  if (typeof block.content === "string") return isBlank(block.content) ? { ...block, content: "(no output)" } : block;
+  if (!Array.isArray(block.content) || !block.content.some((c) => c.type === "text" && isBlank(c.text))) return block;
+  const inner = block.content.filter((c) => c.type !== "text" || !isBlank(c.text));
+  return { ...block, content: inner.length > 0 ? inner : [{ type: "text", text: "(no output)" }] };
 }
 
 function interruptedResult(id: string): ToolResultBlockParam {
@@ -151,14 +229,10 @@ function syntheticWith(id: string, role: "user" | "assistant", content: ContentB
   return { type: "message", id, ts, message: { role, content }, synthetic: true };
 }
 
-
-function isEmpty(content: MessageParam["content"]): boolean {
-  return typeof content === "string" ? content.length === 0 : content.length === 0;
+function isBlank(text: string): boolean {
+  return text.trim() === "";
 }
 
-/** The API rejects empty text blocks; an interrupted stream can leave one. */
-function withoutEmptyText(record: MessageRecord): MessageRecord {
-  const content = record.message.content;
-  if (typeof content === "string" || !content.some((b) => b.type === "text" && b.text === "")) return record;
-  return { ...record, message: { ...record.message, content: content.filter((b) => !(b.type === "text" && b.text === "")) } };
+function isObject(value: unknown): boolean {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
 import { decodeKey, SESSION_FILE_SUFFIX } from "./session-path.js";
-import { agentIdFromKey, newRecordId } from "./record-builders.js";
+import { agentIdFromKey, newRecordId } from "./records.js";
 import type { SessionRecord } from "./records.js";
 import { parseAllRecords, readLoadRegion } from "./session-file.js";
 import { readLoadRegionFromFile } from "./session-tail.js";

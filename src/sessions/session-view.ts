@@ -1,7 +1,7 @@
 // The API view of a session: repaired messages, the compaction summary in front, and the last known usage.
 import type { ContentBlockParam, MessageParam, Usage } from "../types.js";
 import type { CompactionRecord, MessageRecord } from "./records.js";
-import { isPlainUserMessage, repairMessages, type RepairOptions } from "./repair.js";
+import { isPlainUserMessage, repairMessages, type HistoryRepair, type TailMode } from "./repair.js";
 import type { LoadRegion } from "./session-file.js";
 
 /** A session as the loop needs it: the API view from the last compaction on. */
@@ -46,12 +46,13 @@ export const SUMMARY_SUFFIX = "\n</summary>";
 
 /**
  * Builds the loaded view of a region (pure) and returns the synthetic tail
- * records the store should append so the file itself ends validly.
+ * records the store should append so the file itself ends validly, and the
+ * repair that built it, to which later records of the session can be added.
  */
 export function buildSessionView(
-  region: LoadRegion,
-  base: { key: string; file: string; ts: number; newId: () => string; tail: RepairOptions["tail"] },
-): { session: LoadedSession; tail: MessageRecord[] } {
+  region: Pick<LoadRegion, "header" | "compaction" | "records" | "afterCompaction" | "warnings">,
+  base: { key: string; file: string; ts: number; newId: () => string; tail: TailMode },
+): { session: LoadedSession; tail: MessageRecord[]; repair: HistoryRepair } {
   const { compaction } = region;
   const repaired = repairMessages(region.records, {
     afterSummary: compaction !== undefined,
@@ -86,7 +87,7 @@ export function buildSessionView(
     ...(lastUsage && { lastUsage }),
     warnings,
   };
-  return { session, tail: repaired.tail };
+  return { session, tail: repaired.tail, repair: repaired.repair };
 }
 
 function findLastUsage(records: MessageRecord[], after: Set<string>, offset: 0 | 1): LoadedSession["lastUsage"] {

@@ -12,7 +12,7 @@ const scripted = scriptedModelPerTest();
 /** The request the loop would send next for this session must pass the API's rules. */
 async function expectNextRequestValid(workspace: string, key: string): Promise<void> {
   const loaded = await new SessionStore(`${workspace}/sessions`).load(key);
-  const { params } = buildRequest({
+  const params = buildRequest({
     model: "m",
     maxTokens: 100,
     system: "s",

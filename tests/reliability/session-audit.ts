@@ -52,7 +52,7 @@ export function expectedLoadedIds(records: SessionRecord[]): string[] {
 
 /** The next request the loop would send for `messages` plus one user message, as the library builds it. */
 export function nextRequestError(messages: readonly MessageParam[], tools: readonly AnyTool[] = []): string | null {
-  const { params } = buildRequest({
+  const params = buildRequest({
     model: "claude-test-1",
     maxTokens: 1024,
     system: "audit",

@@ -1,0 +1,63 @@
+// The state of one turn: what it has counted so far, and the result it ends with.
+import { addUsage, estimateCostUsd, ZERO_USAGE } from "../model/usage.js";
+import type { StopReason, TurnResult, Usage } from "../types.js";
+import { RepeatBreaker } from "./brakes.js";
+import type { TurnRuntime } from "./options.js";
+
+/** Everything a turn counts and decides as it goes; `run-turn.ts` reads and updates it between requests. */
+export class TurnState {
+  usage: Usage = ZERO_USAGE;
+  costUsd = 0;
+  /** Model requests made so far. */
+  iterations = 0;
+  /** The text of the latest response that had any: the turn's answer. */
+  text = "";
+  /** Output tokens of the next request: doubled once when a tool call was cut off by max_tokens. */
+  maxTokens: number;
+  /** Set once the turn compacted because the context overflowed; a second overflow ends it. */
+  overflowCompacted = false;
+  readonly breaker = new RepeatBreaker();
+  /**
+   * Usage of responses that were not stored (a tool call cut off and asked again, an
+   * empty reply). It rides on the next assistant record as `discardedUsage`, so the
+   * session file alone still sums the whole cost.
+   */
+  private unstored: Usage | undefined;
+
+  constructor(
+    private readonly rt: TurnRuntime,
+    private readonly identity: { sessionKey: string; agentId: string },
+  ) {
+    this.maxTokens = rt.maxTokens;
+  }
+
+  /** Counts the usage of one response (or summary request) and reports it. */
+  count(response: Usage): void {
+    const costUsd = estimateCostUsd(this.rt.model, response);
+    this.usage = addUsage(this.usage, response);
+    this.costUsd += costUsd;
+    this.rt.emit({ type: "usage", usage: response, costUsd });
+  }
+
+  /** Remembers the usage of a response that will not be stored. */
+  setAside(response: Usage): void {
+    this.unstored = addUsage(this.unstored ?? ZERO_USAGE, response);
+  }
+
+  /** The usage set aside so far, as the next assistant record carries it. */
+  setAsideUsage(): { discardedUsage?: Usage } {
+    return this.unstored ? { discardedUsage: this.unstored } : {};
+  }
+
+  /** Forgets the usage set aside, once a record carrying it was written. */
+  clearSetAside(): void {
+    this.unstored = undefined;
+  }
+
+  /** Ends the turn: emits `turn_end` and returns the result. */
+  end(stopReason: StopReason, error?: string, errorStatus?: number): TurnResult {
+    const end = { stopReason, usage: this.usage, costUsd: this.costUsd, iterations: this.iterations, ...(error !== undefined && { error }) };
+    this.rt.emit({ type: "turn_end", ...end });
+    return { text: this.text, ...this.identity, ...end, ...(errorStatus !== undefined && { errorStatus }) };
+  }
+}

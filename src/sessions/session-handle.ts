@@ -1,0 +1,134 @@
+// An open session: locked and loaded once for a turn; its methods append, compact and release, so the key stays here.
+import type { Clock } from "../deps.js";
+import type { MessageParam } from "../types.js";
+import { headerRecordFor, newRecordId, type CompactionRecord, type MessageRecord, type SessionRecord } from "./records.js";
+import type { HistoryRepair } from "./repair.js";
+import { buildSessionView, type LoadedSession } from "./session-view.js";
+import type { SessionStorage } from "./store.js";
+
+/**
+ * A session held for one turn. Its `session` is the API view, kept current in
+ * memory as messages are appended and compactions made, built by the same repair
+ * a load uses: it equals what a reload of the file would give, so requests are
+ * byte-identical whether a conversation runs in one process or across restarts.
+ */
+export interface SessionHandle {
+  readonly key: string;
+  /** The view: messages to send, their records, the last compaction and usage. Replaced by `compact`. */
+  readonly session: LoadedSession;
+  /** Every tool_use id of the history, so a new response's ids can be made unique. */
+  readonly toolUseIds: ReadonlySet<string>;
+  /**
+   * Writes one message to the file (the header first when the session is new),
+   * then adds it to the view: what the model sees is always on disk. Throws
+   * SessionError when the write fails; the view is then unchanged.
+   */
+  append(message: MessageParam, extra?: Partial<Omit<MessageRecord, "type" | "message">>): Promise<void>;
+  /** Appends a compaction record and rebuilds the view from its first kept message, in memory. Throws SessionError. */
+  compact(record: CompactionRecord): Promise<void>;
+  /** Releases the lock; never throws. */
+  release(): Promise<void>;
+}
+
+/** What `openSession` resolves to. */
+export type OpenResult =
+  | { status: "open"; handle: SessionHandle }
+  /** The signal was aborted before the lock was won; nothing was read or written. */
+  | { status: "aborted" }
+  /** The lock was won but the file could not be read; the lock is released again. */
+  | { status: "unreadable"; error: string };
+
+/**
+ * Locks the session (waiting for a turn of it that runs elsewhere, unless `signal`
+ * aborts first) and loads it, closing a crashed turn's end in the file. Throws
+ * SessionError only when the session stays busy past the store's wait.
+ */
+export async function openSession(
+  store: SessionStorage,
+  key: string,
+  options: { agentId: string; clock: Clock; signal?: AbortSignal },
+): Promise<OpenResult> {
+  const release = await lockUnlessAborted(store, key, options.signal);
+  if (!release) return { status: "aborted" };
+  let session: LoadedSession;
+  try {
+    session = await store.load(key, { mode: "turn-start" });
+  } catch (error) {
+    await release().catch(() => undefined);
+    return { status: "unreadable", error: error instanceof Error ? error.message : String(error) };
+  }
+  return { status: "open", handle: new OpenSession(store, key, options.agentId, options.clock, session, release) };
+}
+
+class OpenSession implements SessionHandle {
+  private repair: HistoryRepair;
+  private exists: boolean;
+
+  constructor(
+    private readonly store: SessionStorage,
+    readonly key: string,
+    private readonly agentId: string,
+    private readonly clock: Clock,
+    public session: LoadedSession,
+    private readonly unlock: () => Promise<void>,
+  ) {
+    this.exists = session.exists;
+    this.repair = this.rebuild(session.records, session.compaction).repair;
+  }
+
+  get toolUseIds(): ReadonlySet<string> {
+    return this.repair.toolUseIds;
+  }
+
+  async append(message: MessageParam, extra: Partial<Omit<MessageRecord, "type" | "message">> = {}): Promise<void> {
+    const ts = this.clock.now();
+    const record: MessageRecord = { type: "message", id: newRecordId(), ts, ...extra, message };
+    const header: SessionRecord[] = this.exists ? [] : [headerRecordFor(this.key, this.agentId, ts)];
+    await this.store.append(this.key, [...header, record]);
+    this.exists = true;
+    for (const added of this.repair.add(record)) {
+      this.session.records.push(added);
+      this.session.messages.push(added.message);
+      if (added.usage && added.message.role === "assistant") this.session.lastUsage = { usage: added.usage, index: this.session.messages.length - 1 };
+    }
+  }
+
+  async compact(record: CompactionRecord): Promise<void> {
+    await this.store.append(this.key, [record]);
+    const first = this.session.records.findIndex((r) => r.id === record.firstKeptId);
+    const built = this.rebuild(this.session.records.slice(Math.max(0, first)), record);
+    this.session = { ...built.session, warnings: [] };
+    this.repair = built.repair;
+  }
+
+  async release(): Promise<void> {
+    await this.unlock().catch(() => undefined);
+  }
+
+  /** The view of `records` after `compaction`, as a load of the file would build it. */
+  private rebuild(records: MessageRecord[], compaction: CompactionRecord | undefined): { session: LoadedSession; repair: HistoryRepair } {
+    const region = { records, afterCompaction: new Set<string>(), warnings: [], ...(compaction && { compaction }) };
+    const base = { key: this.key, file: this.session.file, ts: this.clock.now(), newId: newRecordId, tail: "none" as const };
+    const built = buildSessionView(region, base);
+    return { session: { ...built.session, exists: this.session.exists, ...(this.session.agentId && { agentId: this.session.agentId }) }, repair: built.repair };
+  }
+}
+
+/** Waits for the lock unless `signal` aborts first; a lock won after the abort is released at once. */
+async function lockUnlessAborted(store: SessionStorage, key: string, signal: AbortSignal | undefined): Promise<(() => Promise<void>) | undefined> {
+  if (signal?.aborted) return undefined;
+  const locking = store.lock(key);
+  if (!signal) return locking;
+  let onAbort = (): void => {};
+  const aborted = new Promise<undefined>((resolve) => {
+    onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    const release = await Promise.race([locking, aborted]);
+    if (!release) locking.then((late) => late(), () => undefined);
+    return release;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
