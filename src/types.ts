@@ -51,6 +51,16 @@ export type StopReason =
   | "repeated_tool_call"
   | "error";
 
+const SUCCESSFUL_STOPS: ReadonlySet<StopReason> = new Set(["end_turn", "stop_sequence", "max_tokens", "refusal"]);
+
+/**
+ * Whether a turn that stopped for `stop` succeeded: the model finished, or was cut, on its own
+ * (`miniclaw run` exits 0, a cron run is no error). Every other reason is a failure or an interruption.
+ */
+export function isSuccessfulStop(stop: StopReason): boolean {
+  return SUCCESSFUL_STOPS.has(stop);
+}
+
 /** What `runAgentTurn` resolves to. */
 export interface TurnResult {
   /** The final assistant text of the turn (text blocks of the last response). */

@@ -1,15 +1,12 @@
 // `miniclaw run MESSAGE`: one turn, the final text on stdout, activity on stderr, exit 0 or 1 with one line.
 import { ConfigError } from "../errors.js";
 import { refuseApprover } from "../deps.js";
-import type { StopReason } from "../types.js";
+import { isSuccessfulStop } from "../types.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { createRenderer, useColor } from "./render.js";
 import { openWorkspace } from "./setup.js";
 import { visibleReply, visibleText } from "./visible-text.js";
-
-/** Stop reasons after which `run` still succeeds: the model finished (or was cut) on its own. */
-const SUCCESS: ReadonlySet<StopReason> = new Set(["end_turn", "stop_sequence", "max_tokens", "refusal"]);
 
 export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   const text = args.words.join(" ").trim();
@@ -41,7 +38,7 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
       io.stderr.write("interrupted\n");
       return 130;
     }
-    if (SUCCESS.has(result.stopReason)) {
+    if (isSuccessfulStop(result.stopReason)) {
       if (result.stopReason !== "end_turn" && result.stopReason !== "stop_sequence") io.stderr.write(`(stopped: ${result.stopReason})\n`);
       return 0;
     }

@@ -2,14 +2,11 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { refuseApprover, systemClock, type Clock } from "../deps.js";
-import type { AgentEvent, StopReason, TurnResult } from "../types.js";
+import { isSuccessfulStop, type AgentEvent, type TurnResult } from "../types.js";
 import { openAssistant, type AssistantOptions } from "./assistant.js";
 import type { CronJob } from "./cron-config.js";
 import type { RunJob, RunOutcome } from "./cron-runs.js";
 import { buildHeartbeatPrompt, hasHeartbeatContent, HEARTBEAT_FILE, interpretHeartbeatReply, isWithinActiveHours } from "./heartbeat.js";
-
-/** Stop reasons after which a run succeeded: the model finished (or was cut) on its own. */
-const SUCCESS: ReadonlySet<StopReason> = new Set(["end_turn", "stop_sequence", "max_tokens", "refusal"]);
 
 export interface JobRunnerOptions {
   /** How to open the assistant (workspace, env, client, model...); each run opens its own, so edited SOUL.md files apply. */
@@ -81,7 +78,7 @@ export function outcomeOf(job: CronJob, result: TurnResult): RunOutcome {
       : undefined;
   const pause = pauseReason(result) ?? overspent;
   if (pause) return { status: "paused", ...spent, ...(result.text && { reply: result.text }), detail: pause };
-  if (!SUCCESS.has(result.stopReason)) {
+  if (!isSuccessfulStop(result.stopReason)) {
     const why = result.stopReason === "error" ? (result.error ?? "the turn failed") : `${result.stopReason}${result.error ? `: ${result.error}` : ""}`;
     return { status: "error", ...spent, ...(result.text && { reply: result.text }), detail: why };
   }

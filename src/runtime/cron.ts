@@ -1,5 +1,5 @@
 // The scheduler: cron jobs on node-schedule timers, one run per job at a time, pause on hopeless failures, bounded stop. The only home of node-schedule.
-import { createRequire } from "node:module";
+import cronParser from "cron-parser";
 import nodeSchedule from "node-schedule";
 import { systemClock, type Clock } from "../deps.js";
 import type { CronJob } from "./cron-config.js";
@@ -7,13 +7,6 @@ import { executeRun, skippedRecord, type RunJob, type RunRecord } from "./cron-r
 
 /** After the grace period, aborted runs get this long to settle before `stop` resolves anyway. */
 export const ABORT_SETTLE_MS = 1_000;
-
-/** The cron parser node-schedule itself uses, loaded from beside it so both read expressions alike. */
-interface CronParser {
-  parseExpression(expression: string, options?: { tz?: string; currentDate?: Date }): { next(): { toDate(): Date } };
-}
-const require = createRequire(import.meta.url);
-const cronParser = createRequire(require.resolve("node-schedule"))("cron-parser") as CronParser;
 
 /**
  * Checks a cron expression (5 fields, or 6 with seconds first, or an alias such as
@@ -41,13 +34,31 @@ export function nextRunTime(expression: string, tz: string | undefined, from: Da
   }
 }
 
+/** A job's timer, as the scheduler holds it. */
+export interface JobTimer {
+  /** No further ticks. */
+  cancel(): void;
+}
+
+/**
+ * Starts the timer of one job: calls `tick` at each time its schedule names, until cancelled.
+ * Returns null when the schedule never fires. The scheduler's default is `nodeScheduleTimer`;
+ * tests pass their own to tick at chosen moments instead of waiting on the wall clock.
+ */
+export type StartTimer = (job: CronJob, tick: () => void) => JobTimer | null;
+
+/** node-schedule's timers, which tick on the wall clock in the job's time zone. */
+export const nodeScheduleTimer: StartTimer = (job, tick) => nodeSchedule.scheduleJob({ rule: job.schedule, ...(job.tz && { tz: job.tz }) }, tick);
+
 export interface SchedulerOptions {
   /** The jobs to schedule; disabled ones are left out. */
   jobs: readonly CronJob[];
   /** Runs one job; given a signal that aborts at shutdown. Its throws are recorded, never propagated. */
   runJob: RunJob;
-  /** Timestamps of records and the grace wait; default the system clock. Timers are node-schedule's. */
+  /** Timestamps of records and the grace wait; default the system clock. */
   clock?: Clock;
+  /** Starts each job's timer; default `nodeScheduleTimer`. */
+  startTimer?: StartTimer;
   /** Notices: a job paused, shutdown progress. Must not throw. */
   log: (line: string) => void;
   /** Every finished run and every skipped tick, in order of completion. Awaited; a throw is logged. */
@@ -64,7 +75,7 @@ export interface Scheduler {
 
 interface Entry {
   job: CronJob;
-  timer: nodeSchedule.Job | null;
+  timer: JobTimer | null;
   running?: { controller: AbortController; done: Promise<void> } | undefined;
   paused: boolean;
 }
@@ -76,6 +87,7 @@ interface Entry {
  */
 export function startScheduler(opts: SchedulerOptions): Scheduler {
   const clock = opts.clock ?? systemClock;
+  const startTimer = opts.startTimer ?? nodeScheduleTimer;
   let stopping: Promise<void> | undefined;
   const report = async (record: RunRecord): Promise<void> => {
     try {
@@ -111,7 +123,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     .filter((job) => job.enabled)
     .map((job) => {
       const entry: Entry = { job, timer: null, paused: false };
-      entry.timer = nodeSchedule.scheduleJob({ rule: job.schedule, ...(job.tz && { tz: job.tz }) }, () => tick(entry));
+      entry.timer = startTimer(job, () => tick(entry));
       if (!entry.timer) opts.log(`cron: ${job.name} has no future run time for "${job.schedule}"; not scheduled`);
       return entry;
     });

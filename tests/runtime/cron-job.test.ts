@@ -5,10 +5,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/deps.js";
 import { createClient } from "../../src/model/client.js";
 import type { CronJob } from "../../src/runtime/cron-config.js";
-import { createJobRunner } from "../../src/runtime/cron-job.js";
+import { createJobRunner, outcomeOf } from "../../src/runtime/cron-job.js";
 import { ensureWorkspace } from "../../src/runtime/workspace.js";
 import { startScriptedModel, type Rule, type ScriptedModel } from "../../src/testing/index.js";
-import type { AgentEvent } from "../../src/types.js";
+import type { AgentEvent, StopReason, TurnResult } from "../../src/types.js";
 
 let model: ScriptedModel | undefined;
 afterEach(async () => {
@@ -103,5 +103,25 @@ describe("a cron job run", () => {
     const t = await setup([{ reply: { text: "all done", outputTokens: 10_000 } }]);
     const outcome = await t.run(job({ maxBudgetUsd: 0.001 }));
     expect(outcome).toMatchObject({ status: "paused", reply: "all done", detail: expect.stringMatching(/over its budget of \$0\.001/) });
+  });
+});
+
+describe("the status of a finished cron turn", () => {
+  const turn = (stopReason: StopReason): TurnResult => ({
+    text: "the reply so far",
+    stopReason,
+    usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    costUsd: 0,
+    iterations: 1,
+    agentId: "main",
+    sessionKey: "cron:check",
+  });
+
+  it.each<StopReason>(["end_turn", "stop_sequence", "max_tokens", "refusal"])("is ok when the model stopped on its own (%s)", (stop) => {
+    expect(outcomeOf(job(), turn(stop))).toMatchObject({ status: "ok", reply: "the reply so far" });
+  });
+
+  it.each<StopReason>(["aborted", "max_iterations", "repeated_tool_call", "model_context_window_exceeded"])("is an error when the harness stopped the turn (%s)", (stop) => {
+    expect(outcomeOf(job(), turn(stop))).toMatchObject({ status: "error", detail: stop });
   });
 });

@@ -1,13 +1,35 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "vitest";
 import type { CronJob } from "../../src/runtime/cron-config.js";
-import { ABORT_SETTLE_MS, startScheduler, type Scheduler } from "../../src/runtime/cron.js";
+import { ABORT_SETTLE_MS, startScheduler, type StartTimer } from "../../src/runtime/cron.js";
 import type { RunJob, RunOutcome, RunRecord } from "../../src/runtime/cron-runs.js";
+import { manualClock, until } from "../helpers/manual-clock.js";
 
 const EVERY_SECOND = "*/1 * * * * *";
 const job = (name: string, extra: Partial<CronJob> = {}): CronJob => ({ name, schedule: EVERY_SECOND, session: `cron:${name}`, heartbeat: false, enabled: true, prompt: "go", ...extra });
 
-/** Starts a scheduler whose records and log lines are collected; `byJob` counts calls per job. */
+/** Timers that tick when the test says so; `tick` calls the scheduler's callback even after a cancel, as a late timer could. */
+function manualTimers() {
+  const timers = new Map<string, { tick: () => void; cancelled: boolean }>();
+  const startTimer: StartTimer = (j, tick) => {
+    const timer = { tick, cancelled: false };
+    timers.set(j.name, timer);
+    return { cancel: () => void (timer.cancelled = true) };
+  };
+  return { startTimer, timers, tick: (name: string) => timers.get(name)!.tick(), cancelled: (name: string) => timers.get(name)?.cancelled };
+}
+
+/** A run that lasts until the test ends it, or until it is aborted (then it reports so). */
+function heldRun() {
+  let finish = (): void => {};
+  const run = (signal: AbortSignal): Promise<RunOutcome> =>
+    new Promise((resolve) => {
+      finish = () => resolve({ status: "ok", reply: "slow done" });
+      signal.addEventListener("abort", () => resolve({ status: "error", detail: "aborted" }), { once: true });
+    });
+  return { run, finish: () => finish() };
+}
+
+/** Starts a scheduler on manual timers and a manual clock; records, log lines and calls per job are collected. */
 function start(jobs: CronJob[], behaviour: Record<string, (signal: AbortSignal) => Promise<RunOutcome>>) {
   const records: RunRecord[] = [];
   const logs: string[] = [];
@@ -16,43 +38,46 @@ function start(jobs: CronJob[], behaviour: Record<string, (signal: AbortSignal) 
     calls[j.name] = (calls[j.name] ?? 0) + 1;
     return behaviour[j.name]!(signal);
   };
-  const scheduler: Scheduler = startScheduler({ jobs, runJob, log: (line) => logs.push(line), onRecord: (r) => void records.push(r) });
+  const timers = manualTimers();
+  const clock = manualClock();
+  const scheduler = startScheduler({ jobs, runJob, clock, startTimer: timers.startTimer, log: (line) => logs.push(line), onRecord: (r) => void records.push(r) });
   const of = (name: string, status?: string): RunRecord[] => records.filter((r) => r.job === name && (!status || r.status === status));
-  return { scheduler, records, logs, calls, of };
+  return { scheduler, records, logs, calls, of, clock, ...timers };
 }
 
-/** Resolves when the run is aborted (the job then reports it), or after `ms`. */
-const slow = (ms: number) => async (signal: AbortSignal): Promise<RunOutcome> => {
-  await sleep(ms, undefined, { signal }).catch(() => {});
-  return signal.aborted ? { status: "error", detail: "aborted" } : { status: "ok", reply: "slow done" };
-};
-
 describe.concurrent("the cron scheduler", () => {
-  it("runs a job due every second, each run isolated from a job that throws", async ({ expect }) => {
+  it("runs a job at each tick, each run isolated from a job that throws", async ({ expect }) => {
     const s = start([job("fast"), job("broken")], {
       fast: async () => ({ status: "ok", reply: "fine" }),
       broken: async () => {
         throw new Error("disk on fire");
       },
     });
-    await sleep(2_300);
+    for (const round of [1, 2]) {
+      s.tick("broken");
+      s.tick("fast");
+      await until(() => s.records.length === 2 * round);
+    }
     await s.scheduler.stop(100);
-    expect(s.of("fast", "ok").length).toBeGreaterThanOrEqual(2);
-    expect(s.of("broken").length).toBeGreaterThanOrEqual(2);
+    expect(s.of("fast", "ok")).toHaveLength(2);
+    expect(s.of("broken")).toHaveLength(2);
     expect(s.of("broken").every((r) => r.status === "error" && r.detail === "disk on fire")).toBe(true);
-    const firstFailure = Date.parse(s.of("broken")[0]!.start);
-    expect(s.of("fast").some((r) => Date.parse(r.start) > firstFailure)).toBe(true);
+    expect(s.records.findLastIndex((r) => r.job === "fast")).toBeGreaterThan(s.records.findIndex((r) => r.job === "broken"));
     expect(s.of("fast")[0]).toMatchObject({ job: "fast", status: "ok", reply: "fine" });
   });
 
   it("never overlaps a slow run: the ticks while it runs are skipped and recorded", async ({ expect }) => {
-    const s = start([job("slow")], { slow: slow(2_400) });
-    await sleep(2_300);
+    const held = heldRun();
+    const s = start([job("slow")], { slow: held.run });
+    s.tick("slow");
+    s.tick("slow");
+    s.tick("slow");
+    await until(() => s.of("slow", "skipped").length === 2);
     expect(s.calls["slow"]).toBe(1);
-    expect(s.of("slow", "skipped").length).toBeGreaterThanOrEqual(1);
-    expect(s.of("slow", "skipped")[0]!.detail).toBe("the previous run is still going");
-    // The run started at the first tick (up to a second in) and lasts 2.4 s: give it all the grace it needs.
-    await s.scheduler.stop(5_000);
+    expect(s.of("slow", "skipped").map((r) => r.detail)).toEqual(["the previous run is still going", "the previous run is still going"]);
+    const stopped = s.scheduler.stop(5_000);
+    held.finish();
+    await stopped;
     expect(s.of("slow", "ok")).toHaveLength(1);
   });
 
@@ -61,62 +86,91 @@ describe.concurrent("the cron scheduler", () => {
       auth: async () => ({ status: "paused", detail: "API error 401 (authentication_error) invalid x-api-key" }),
       fast: async () => ({ status: "ok" }),
     });
-    await sleep(2_300);
+    s.tick("auth");
+    s.tick("fast");
+    await until(() => s.records.length === 2);
+    expect(s.cancelled("auth")).toBe(true);
+    s.tick("auth");
+    s.tick("fast");
+    await until(() => s.of("fast").length === 2);
     await s.scheduler.stop(100);
     expect(s.calls["auth"]).toBe(1);
     expect(s.of("auth").map((r) => r.status)).toEqual(["paused"]);
     expect(s.logs).toContain("cron: auth is paused: no further runs until miniclaw cron restarts");
-    expect(s.of("fast").length).toBeGreaterThanOrEqual(2);
+    expect(s.cancelled("fast")).toBe(true);
   });
 
   it("leaves disabled jobs out", async ({ expect }) => {
-    const s = start([job("off", { enabled: false })], { off: async () => ({ status: "ok" }) });
-    await sleep(1_200);
+    const s = start([job("off", { enabled: false }), job("on")], { off: async () => ({ status: "ok" }), on: async () => ({ status: "ok" }) });
+    expect([...s.timers.keys()]).toEqual(["on"]);
     await s.scheduler.stop(100);
     expect(s.calls).toEqual({});
   });
 
   it("stop() lets a running job finish within the grace period, then starts nothing new", async ({ expect }) => {
-    const s = start([job("slow")], { slow: slow(500) });
-    while (s.calls["slow"] === undefined) await sleep(20);
-    const began = Date.now();
-    await s.scheduler.stop(5_000);
-    expect(Date.now() - began).toBeLessThan(1_000);
+    const held = heldRun();
+    const s = start([job("slow")], { slow: held.run });
+    s.tick("slow");
+    await until(() => s.calls["slow"] === 1);
+    const stopped = s.scheduler.stop(5_000);
+    expect((await s.clock.nextSleep()).ms).toBe(5_000);
+    held.finish();
+    await stopped;
     expect(s.of("slow", "ok")).toHaveLength(1);
-    await sleep(1_100);
+    expect(s.cancelled("slow")).toBe(true);
+    s.tick("slow");
     expect(s.calls["slow"]).toBe(1);
+    expect(s.logs).toEqual(["cron: waiting up to 5.0s for slow to finish"]);
   });
 
   it("stop() aborts a run still going after the grace period", async ({ expect }) => {
-    const s = start([job("slow")], { slow: slow(10_000) });
-    while (s.calls["slow"] === undefined) await sleep(20);
-    const began = Date.now();
-    await s.scheduler.stop(200);
-    expect(Date.now() - began).toBeLessThan(800);
+    const s = start([job("slow")], { slow: heldRun().run });
+    s.tick("slow");
+    await until(() => s.calls["slow"] === 1);
+    const stopped = s.scheduler.stop(200);
+    const grace = await s.clock.nextSleep();
+    expect(grace.ms).toBe(200);
+    grace.wake();
+    await stopped;
     expect(s.of("slow").map((r) => [r.status, r.detail])).toEqual([["error", "aborted"]]);
     expect(s.logs).toEqual(["cron: waiting up to 0.2s for slow to finish", "cron: aborting slow"]);
   });
 
-  it("stop() resolves even when a run ignores the abort", async ({ expect }) => {
-    const s = start([job("stuck")], { stuck: () => sleep(4_000).then(() => ({ status: "ok" as const })) });
-    while (s.calls["stuck"] === undefined) await sleep(20);
-    const began = Date.now();
-    await s.scheduler.stop(100);
-    const took = Date.now() - began;
-    expect(took).toBeGreaterThanOrEqual(100 + ABORT_SETTLE_MS - 50);
-    expect(took).toBeLessThan(100 + ABORT_SETTLE_MS + 500);
+  it("stop() resolves even when a run ignores the abort, ABORT_SETTLE_MS after the grace period", async ({ expect }) => {
+    const s = start([job("stuck")], { stuck: () => new Promise<RunOutcome>(() => {}) });
+    s.tick("stuck");
+    await until(() => s.calls["stuck"] === 1);
+    const stopped = s.scheduler.stop(100);
+    (await s.clock.nextSleep()).wake();
+    const settle = await s.clock.nextSleep();
+    expect(s.logs.at(-1)).toBe("cron: aborting stuck");
+    settle.wake();
+    await stopped;
+    expect(s.clock.sleeps).toEqual([100, ABORT_SETTLE_MS]);
     expect(s.logs.at(-1)).toBe("cron: gave up waiting for stuck");
   });
 
   it("a second stop() aborts running jobs at once", async ({ expect }) => {
-    const s = start([job("slow")], { slow: slow(10_000) });
-    while (s.calls["slow"] === undefined) await sleep(20);
-    const began = Date.now();
+    const s = start([job("slow")], { slow: heldRun().run });
+    s.tick("slow");
+    await until(() => s.calls["slow"] === 1);
     const first = s.scheduler.stop(10_000);
-    await sleep(50);
+    await s.clock.nextSleep();
     await s.scheduler.stop(10_000);
     await first;
-    expect(Date.now() - began).toBeLessThan(500);
+    expect(s.clock.sleeps).toEqual([10_000]);
     expect(s.of("slow", "error")).toHaveLength(1);
+  });
+});
+
+describe("the cron scheduler on node-schedule's timers", () => {
+  it("runs a job due every second within about a second of starting", async ({ expect }) => {
+    const records: RunRecord[] = [];
+    const began = Date.now();
+    const scheduler = startScheduler({ jobs: [job("often")], runJob: async () => ({ status: "ok" }), log: () => {}, onRecord: (r) => void records.push(r) });
+    await until(() => records.length > 0, 3_000);
+    await scheduler.stop(100);
+    expect(Date.now() - began).toBeLessThan(2_000);
+    expect(records[0]).toMatchObject({ job: "often", status: "ok" });
   });
 });
