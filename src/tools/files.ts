@@ -1,4 +1,4 @@
-// The file tools as one set: read_file, write_file and edit_file, each behind the gate's path check.
+// The file tools as one set: read_file, write_file and edit_file, each judged by the gate's path rule.
 import type { AnyTool } from "./define.js";
 import { createEditFileTool } from "./edit-file.js";
 import { createReadFileTool } from "./read-file.js";
@@ -9,9 +9,10 @@ export { createReadFileTool, MAX_READ_BYTES, MAX_READ_LINES } from "./read-file.
 export { createWriteFileTool } from "./write-file.js";
 
 /**
- * `[read_file, write_file, edit_file]`. Each asks `context.permissions.checkPath`
- * before touching a path (relative paths start at `context.cwd`); refusals and
- * file errors throw ToolErrors, which the loop turns into is_error results.
+ * `[read_file, write_file, edit_file]`. Each declares the path rule, so the dispatcher
+ * asks `context.permissions.checkPath` before `run` (relative paths start at
+ * `context.cwd`) and the tool touches only the real path granted; refusals and file
+ * errors become is_error results.
  */
 export function createFileTools(): AnyTool[] {
   return [createReadFileTool(), createWriteFileTool(), createEditFileTool()];
