@@ -1,13 +1,12 @@
 // The miniclaw command: parses arguments, dispatches to a command, turns errors into one clear line and an exit code.
-import { MiniclawError } from "../errors.js";
+import { ConfigError, SessionError } from "../errors.js";
 import { parseCliArgs, USAGE } from "./args.js";
 import { nodeIo, type CliIo } from "./io.js";
 import { visibleText } from "./visible-text.js";
 
 /**
- * Runs the CLI and resolves to the exit code. Never throws: an error a person must
- * fix prints its message alone; anything unexpected prints one line (the stack only
- * with MINICLAW_DEBUG=1). Commands are loaded on demand so `run` does not pay for the REPL.
+ * Runs the CLI and resolves to the exit code. Never throws: a failure becomes the lines of
+ * `describeFailure` on stderr and exit 1. Commands are loaded on demand so `run` does not pay for the REPL.
  */
 export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number> {
   try {
@@ -31,16 +30,23 @@ export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number
         return await (await import("./repl.js")).runRepl(args, io);
     }
   } catch (error) {
-    if (error instanceof MiniclawError) {
-      // A configuration error can quote a file the model wrote (a SOUL.md, cron.json): shown, never interpreted.
-      io.stderr.write(`${visibleText(error.message, { keepLineBreaks: true })}\n`);
-      return 1;
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    io.stderr.write(`miniclaw: unexpected error: ${visibleText(message, { keepLineBreaks: true })}\n`);
-    if (io.env["MINICLAW_DEBUG"] && error instanceof Error && error.stack) io.stderr.write(`${visibleText(error.stack, { keepLineBreaks: true })}\n`);
+    io.stderr.write(describeFailure(error, Boolean(io.env["MINICLAW_DEBUG"])));
     return 1;
   }
+}
+
+/**
+ * What the CLI prints for an error that ended a command. What a person must fix (a ConfigError,
+ * a SessionError) prints its message alone; anything else, a ToolError that escaped the loop
+ * included, is a bug: one "unexpected error" line, and the stack when `debug` (MINICLAW_DEBUG=1).
+ * Everything is escaped: a message can quote a file the model wrote (a SOUL.md, cron.json).
+ */
+export function describeFailure(error: unknown, debug: boolean): string {
+  const shown = (text: string): string => visibleText(text, { keepLineBreaks: true });
+  if (error instanceof ConfigError || error instanceof SessionError) return `${shown(error.message)}\n`;
+  const message = error instanceof Error ? error.message : String(error);
+  const stack = debug && error instanceof Error && error.stack ? `${shown(error.stack)}\n` : "";
+  return `miniclaw: unexpected error: ${shown(message)}\n${stack}`;
 }
 
 async function readVersion(): Promise<string> {

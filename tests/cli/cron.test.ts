@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, it, type TestContext } from "vitest";
 import { ensureWorkspace } from "../../src/runtime/workspace.js";
 import { startScriptedModel, type Rule, type ScriptedModel } from "../../src/testing/index.js";
-import { BIN, cleanEnv, runCli } from "../helpers/cli.js";
+import { BIN, cleanEnv, runMain } from "../helpers/cli.js";
 
 const LINE = /^\[\d{4}-\d\d-\d\d \d\d:\d\d\] /;
 const JOBS = [
@@ -26,117 +26,120 @@ async function setup(ctx: TestContext, rules: Rule[], jobs: unknown = JOBS, chec
   await writeFile(join(workspace, "cron.json"), typeof jobs === "string" ? jobs : JSON.stringify({ jobs }));
   await writeFile(join(workspace, "HEARTBEAT.md"), checklist);
   const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" });
-  const cli = (...args: string[]) => runCli(["cron", ...args, "--workspace", workspace], { env, cwd: dir });
+  const cli = (...args: string[]) => runMain(["cron", ...args, "--workspace", workspace], { env, cwd: dir });
   const runs = async () => (await readFile(join(workspace, "cron", "runs.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
   return { dir, workspace, env, cli, runs, model };
 }
 
-describe.concurrent("miniclaw cron run JOB", () => {
-  it("runs the job now, prints its one line, appends it to runs.jsonl and exits 0", async (ctx) => {
-    const t = await setup(ctx, [{ match: "morning check", reply: "Good morning: two new issues." }]);
-    const run = await t.cli("run", "morning");
-    ctx.expect(run.code).toBe(0);
-    ctx.expect(run.stdout).toMatch(new RegExp(`${LINE.source}morning ok \\d+\\.\\ds "Good morning: two new issues\\."\\n$`));
-    const [record] = await t.runs();
-    ctx.expect(record).toMatchObject({ job: "morning", status: "ok", reply: "Good morning: two new issues." });
-    ctx.expect(Object.keys(record!).sort()).toEqual(["costUsd", "end", "job", "reply", "start", "status", "usage"]);
-  });
-
-  it("logs a HEARTBEAT_OK reply as ok and never prints the token", async (ctx) => {
-    const t = await setup(ctx, [{ match: /check the disk/, reply: "HEARTBEAT_OK" }]);
-    const run = await t.cli("run", "pulse");
-    ctx.expect(run.code).toBe(0);
-    ctx.expect(run.stdout).toMatch(new RegExp(`${LINE.source}pulse ok \\d+\\.\\ds\\n$`));
-    ctx.expect(run.stdout + run.stderr).not.toMatch(/HEARTBEAT_OK/);
-    const [record] = await t.runs();
-    ctx.expect(record).toMatchObject({ job: "pulse", status: "ok" });
-    ctx.expect(JSON.stringify(record)).not.toMatch(/HEARTBEAT_OK/);
-  });
-
-  it("skips a heartbeat with an empty checklist without calling the model", async (ctx) => {
-    const t = await setup(ctx, [{ reply: "never" }], JOBS, "# Heartbeat\n<!-- - check the disk -->\n");
-    const run = await t.cli("run", "pulse");
-    ctx.expect(run.code).toBe(0);
-    ctx.expect(run.stdout).toMatch(/pulse skipped \d+\.\ds \(HEARTBEAT\.md has no items to check\)\n$/);
-    ctx.expect(t.model.requests).toHaveLength(0);
-  });
-
-  it("exits 1 with a paused line when the API refuses the credentials", async (ctx) => {
-    const t = await setup(ctx, [{ fault: { status: 401 } }]);
-    const run = await t.cli("run", "morning");
-    ctx.expect(run.code).toBe(1);
-    ctx.expect(run.stdout).toMatch(/morning paused .*\(API error 401.*check the credentials/);
-    ctx.expect((await t.runs())[0]).toMatchObject({ status: "paused" });
-  });
-
-  it("names the jobs when asked for an unknown one", async (ctx) => {
-    const t = await setup(ctx, []);
-    const run = await t.cli("run", "evening");
-    ctx.expect(run.code).toBe(1);
-    ctx.expect(run.stderr).toMatch(/^no job "evening" in .*cron\.json \(jobs: morning, pulse\)\n$/);
-  });
-
-  it("checks credentials first, as run does", async (ctx) => {
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-cron-cli-"));
-    const run = await runCli(["cron", "run", "morning"], { env: cleanEnv(), cwd: dir });
-    ctx.expect(run.code).toBe(1);
-    ctx.expect(run.stderr).toMatch(/ANTHROPIC_API_KEY/);
-    ctx.expect(run.stderr.trim().split("\n")).toHaveLength(1);
-  });
-});
-
-describe.concurrent("miniclaw cron list", () => {
-  it("lists each job, enabled or not, with its next run, without credentials", async (ctx) => {
-    const t = await setup(ctx, []);
-    const run = await runCli(["cron", "list", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir });
-    ctx.expect(run.code).toBe(0);
-    const lines = run.stdout.trim().split("\n");
-    ctx.expect(lines[0]).toMatch(/^morning\s+enabled\s+next \d{4}-\d\d-\d\d 07:30\s+30 7 \* \* \*$/);
-    ctx.expect(lines[1]).toMatch(/^pulse\s+disabled\s+-\s+\*\/30 \* \* \* \*\s+heartbeat$/);
-  });
-});
-
-describe.concurrent("miniclaw cron", () => {
-  it("runs a job due every second until SIGTERM, then exits 0", async (ctx) => {
-    const t = await setup(ctx, [{ reply: "tick" }], [{ name: "often", schedule: "*/1 * * * * *", prompt: "tick?" }]);
-    const child = spawn(process.execPath, [BIN, "cron", "--workspace", t.workspace], { env: t.env, cwd: t.dir });
-    let stdout = "";
-    let stderr = "";
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-    await new Promise<void>((resolve) => {
-      child.stdout.on("data", (d: Buffer) => {
-        stdout += d.toString();
-        if (/often ok/.test(stdout)) resolve();
-      });
+// All at once (they wait on sockets and child processes). In this process through main(argv, io), except the scheduler's run until SIGTERM: the binary, on node-schedule's timer.
+describe.concurrent("the cron command", () => {
+  describe.concurrent("miniclaw cron run JOB", () => {
+    it("runs the job now, prints its one line, appends it to runs.jsonl and exits 0", async (ctx) => {
+      const t = await setup(ctx, [{ match: "morning check", reply: "Good morning: two new issues." }]);
+      const run = await t.cli("run", "morning");
+      ctx.expect(run.code).toBe(0);
+      ctx.expect(run.stdout).toMatch(new RegExp(`${LINE.source}morning ok \\d+\\.\\ds "Good morning: two new issues\\."\\n$`));
+      const [record] = await t.runs();
+      ctx.expect(record).toMatchObject({ job: "morning", status: "ok", reply: "Good morning: two new issues." });
+      ctx.expect(Object.keys(record!).sort()).toEqual(["costUsd", "end", "job", "reply", "start", "status", "usage"]);
     });
-    const signalled = Date.now();
-    child.kill("SIGTERM");
-    ctx.expect(await exited).toBe(0);
-    ctx.expect(Date.now() - signalled).toBeLessThan(2_000);
-    ctx.expect(stdout).toMatch(new RegExp(`${LINE.source}often ok \\d+\\.\\ds "tick"$`, "m"));
-    ctx.expect(stderr).toMatch(/cron: often scheduled, next run/);
-    ctx.expect(stderr).toMatch(/cron: stopped\n$/);
-    ctx.expect((await t.runs()).some((r) => r["job"] === "often" && r["status"] === "ok")).toBe(true);
+
+    it("logs a HEARTBEAT_OK reply as ok and never prints the token", async (ctx) => {
+      const t = await setup(ctx, [{ match: /check the disk/, reply: "HEARTBEAT_OK" }]);
+      const run = await t.cli("run", "pulse");
+      ctx.expect(run.code).toBe(0);
+      ctx.expect(run.stdout).toMatch(new RegExp(`${LINE.source}pulse ok \\d+\\.\\ds\\n$`));
+      ctx.expect(run.stdout + run.stderr).not.toMatch(/HEARTBEAT_OK/);
+      const [record] = await t.runs();
+      ctx.expect(record).toMatchObject({ job: "pulse", status: "ok" });
+      ctx.expect(JSON.stringify(record)).not.toMatch(/HEARTBEAT_OK/);
+    });
+
+    it("skips a heartbeat with an empty checklist without calling the model", async (ctx) => {
+      const t = await setup(ctx, [{ reply: "never" }], JOBS, "# Heartbeat\n<!-- - check the disk -->\n");
+      const run = await t.cli("run", "pulse");
+      ctx.expect(run.code).toBe(0);
+      ctx.expect(run.stdout).toMatch(/pulse skipped \d+\.\ds \(HEARTBEAT\.md has no items to check\)\n$/);
+      ctx.expect(t.model.requests).toHaveLength(0);
+    });
+
+    it("exits 1 with a paused line when the API refuses the credentials", async (ctx) => {
+      const t = await setup(ctx, [{ fault: { status: 401 } }]);
+      const run = await t.cli("run", "morning");
+      ctx.expect(run.code).toBe(1);
+      ctx.expect(run.stdout).toMatch(/morning paused .*\(API error 401.*check the credentials/);
+      ctx.expect((await t.runs())[0]).toMatchObject({ status: "paused" });
+    });
+
+    it("names the jobs when asked for an unknown one", async (ctx) => {
+      const t = await setup(ctx, []);
+      const run = await t.cli("run", "evening");
+      ctx.expect(run.code).toBe(1);
+      ctx.expect(run.stderr).toMatch(/^no job "evening" in .*cron\.json \(jobs: morning, pulse\)\n$/);
+    });
+
+    it("checks credentials first, as run does", async (ctx) => {
+      const dir = await mkdtemp(join(tmpdir(), "miniclaw-cron-cli-"));
+      const run = await runMain(["cron", "run", "morning"], { env: cleanEnv(), cwd: dir });
+      ctx.expect(run.code).toBe(1);
+      ctx.expect(run.stderr).toMatch(/ANTHROPIC_API_KEY/);
+      ctx.expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    });
   });
 
-  it("refuses to start with no enabled job", async (ctx) => {
-    const t = await setup(ctx, [], [{ name: "off", schedule: "* * * * *", prompt: "x", enabled: false }]);
-    const run = await t.cli();
-    ctx.expect(run.code).toBe(1);
-    ctx.expect(run.stderr).toMatch(/^no enabled job in .*cron\.json/);
+  describe.concurrent("miniclaw cron list", () => {
+    it("lists each job, enabled or not, with its next run, without credentials", async (ctx) => {
+      const t = await setup(ctx, []);
+      const run = await runMain(["cron", "list", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir });
+      ctx.expect(run.code).toBe(0);
+      const lines = run.stdout.trim().split("\n");
+      ctx.expect(lines[0]).toMatch(/^morning\s+enabled\s+next \d{4}-\d\d-\d\d 07:30\s+30 7 \* \* \*$/);
+      ctx.expect(lines[1]).toMatch(/^pulse\s+disabled\s+-\s+\*\/30 \* \* \* \*\s+heartbeat$/);
+    });
   });
 
-  it.for<[string, unknown, RegExp]>([
-    ["a bad schedule", [{ name: "nightly", schedule: "0 25 * * *", prompt: "x" }], /cron\.json: job "nightly": schedule: "0 25 \* \* \*" is not a valid cron expression/],
-    ["a missing name", [{ schedule: "* * * * *", prompt: "x" }], /cron\.json: jobs\[0\]: name: is required/],
-    ["bad JSON", '{"jobs": [', /cron\.json: not valid JSON/],
-    ["an unknown agent", [{ name: "r", schedule: "* * * * *", prompt: "x", agent: "nobody" }], /cron\.json: job "r": agent: no agent "nobody" \(available: main, researcher\)/],
-  ])("exits 1 with one line for %s", async ([, jobs, pattern], ctx) => {
-    const t = await setup(ctx, [], jobs);
-    const run = await t.cli();
-    ctx.expect(run.code).toBe(1);
-    ctx.expect(run.stderr).toMatch(pattern);
-    ctx.expect(run.stderr.trim().split("\n")).toHaveLength(1);
+  describe.concurrent("miniclaw cron", () => {
+    it("runs a job due every second until SIGTERM, then exits 0 (the binary)", async (ctx) => {
+      const t = await setup(ctx, [{ reply: "tick" }], [{ name: "often", schedule: "*/1 * * * * *", prompt: "tick?" }]);
+      const child = spawn(process.execPath, [BIN, "cron", "--workspace", t.workspace], { env: t.env, cwd: t.dir });
+      let stdout = "";
+      let stderr = "";
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+      await new Promise<void>((resolve) => {
+        child.stdout.on("data", (d: Buffer) => {
+          stdout += d.toString();
+          if (/often ok/.test(stdout)) resolve();
+        });
+      });
+      const signalled = Date.now();
+      child.kill("SIGTERM");
+      ctx.expect(await exited).toBe(0);
+      ctx.expect(Date.now() - signalled).toBeLessThan(2_000);
+      ctx.expect(stdout).toMatch(new RegExp(`${LINE.source}often ok \\d+\\.\\ds "tick"$`, "m"));
+      ctx.expect(stderr).toMatch(/cron: often scheduled, next run/);
+      ctx.expect(stderr).toMatch(/cron: stopped\n$/);
+      ctx.expect((await t.runs()).some((r) => r["job"] === "often" && r["status"] === "ok")).toBe(true);
+    });
+
+    it("refuses to start with no enabled job", async (ctx) => {
+      const t = await setup(ctx, [], [{ name: "off", schedule: "* * * * *", prompt: "x", enabled: false }]);
+      const run = await t.cli();
+      ctx.expect(run.code).toBe(1);
+      ctx.expect(run.stderr).toMatch(/^no enabled job in .*cron\.json/);
+    });
+
+    it.for<[string, unknown, RegExp]>([
+      ["a bad schedule", [{ name: "nightly", schedule: "0 25 * * *", prompt: "x" }], /cron\.json: job "nightly": schedule: "0 25 \* \* \*" is not a valid cron expression/],
+      ["a missing name", [{ schedule: "* * * * *", prompt: "x" }], /cron\.json: jobs\[0\]: name: is required/],
+      ["bad JSON", '{"jobs": [', /cron\.json: not valid JSON/],
+      ["an unknown agent", [{ name: "r", schedule: "* * * * *", prompt: "x", agent: "nobody" }], /cron\.json: job "r": agent: no agent "nobody" \(available: main, researcher\)/],
+    ])("exits 1 with one line for %s", async ([, jobs, pattern], ctx) => {
+      const t = await setup(ctx, [], jobs);
+      const run = await t.cli();
+      ctx.expect(run.code).toBe(1);
+      ctx.expect(run.stderr).toMatch(pattern);
+      ctx.expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    });
   });
 });

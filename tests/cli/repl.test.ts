@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startScriptedModel, validateRequest, type Rule, type ScriptedModel } from "../../src/testing/index.js";
-import { cleanEnv, runCli } from "../helpers/cli.js";
+import { cleanEnv, runCli, runMain } from "../helpers/cli.js";
 import { startTerminal, type Terminal } from "../helpers/pty.js";
 
 let model: ScriptedModel | undefined;
@@ -147,7 +147,7 @@ describe("the REPL in a terminal", () => {
 });
 
 describe("the REPL in line mode", () => {
-  it("reads one message per line from a pipe and writes replies on stdout", async () => {
+  it("reads one message per line from a pipe and writes replies on stdout (the binary)", async () => {
     const { dir, workspace, env } = await open();
     const run = await runCli(["--workspace", workspace], { env, cwd: dir, input: "hello\nsecond line\n" });
     expect(run.code).toBe(0);
@@ -158,7 +158,7 @@ describe("the REPL in line mode", () => {
 
   it("refuses commands that need approval, since nobody can answer on a pipe", async () => {
     const { dir, workspace, env } = await open();
-    const run = await runCli(["--workspace", workspace], { env, cwd: dir, input: "run the tests\n" });
+    const run = await runMain(["--workspace", workspace], { env, cwd: dir, input: "run the tests\n" });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/The command said: .*approval/);
   });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startScriptedModel, type Rule, type ScriptedModel } from "../../src/testing/index.js";
-import { cleanEnv, runCli } from "../helpers/cli.js";
+import { cleanEnv, runMain } from "../helpers/cli.js";
 import { startTerminal, type Terminal } from "../helpers/pty.js";
 
 let model: ScriptedModel | undefined;
@@ -70,7 +70,7 @@ describe("escape sequences from the model on the terminal", () => {
     term.type("/exit\r");
     expect(await term.exited).toBe(0);
 
-    const shown = await runCli(["sessions", "show", "agent:main:main", "--workspace", workspace], { env, cwd });
+    const shown = await runMain(["sessions", "show", "agent:main:main", "--workspace", workspace], { env, cwd });
     expect(shown.stdout).toContain("All done.\\x1b]52;c;");
     expect(shown.stdout).toContain('"command":"touch ../outside/PWNED #\\u001b[1A');
     expect(shown.stdout).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e]/);
@@ -78,7 +78,7 @@ describe("escape sequences from the model on the terminal", () => {
 
   it("miniclaw run writes tool lines escaped on stderr and runs nothing", async () => {
     const { dir, cwd, workspace, env } = await open();
-    const run = await runCli(["run", "--workspace", workspace, "spoof the approval please"], { env, cwd });
+    const run = await runMain(["run", "--workspace", workspace, "spoof the approval please"], { env, cwd });
     expect(run.code).toBe(0);
     expect(run.stderr).toContain("→ run_command: touch ../outside/PWNED #\\x1b[1A\\x1b[2K\\x1b[1A\\x1b[2K\\x1b[3A run_command needs approval: npm test Al…");
     expect(run.stderr).toMatch(/approval: unavailable — touch \.\.\/outside\/PWNED #\\x1b\[1A.*\\r\\nAllow "npm test"\?/);
@@ -90,7 +90,7 @@ describe("escape sequences from the model on the terminal", () => {
     const cwd = await mkdtemp(join(tmpdir(), "miniclaw-spoof-"));
     await mkdir(join(cwd, "workspace"));
     await writeFile(join(cwd, "workspace", "cron.json"), JSON.stringify({ jobs: [{ name: "a\u001b[2J\u202eb", schedule: "nope", prompt: "x" }] }));
-    const run = await runCli(["cron"], { env: cleanEnv({ ANTHROPIC_API_KEY: "x" }), cwd });
+    const run = await runMain(["cron"], { env: cleanEnv({ ANTHROPIC_API_KEY: "x" }), cwd });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('job "a\\x1b[2J\\u202eb"');
     expect(run.stderr).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e]/);

@@ -1,6 +1,9 @@
-// Runs the real CLI (`node bin/miniclaw.js`) as a child process and collects what it printed.
+// Runs the CLI two ways: in this process through `main(argv, io)` with an io of its own, or as the real binary (`node bin/miniclaw.js`).
 import { spawn } from "node:child_process";
+import { PassThrough, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import type { CliIo } from "../../src/cli/io.js";
+import { main } from "../../src/cli/main.js";
 
 export const BIN = fileURLToPath(new URL("../../bin/miniclaw.js", import.meta.url));
 
@@ -10,6 +13,14 @@ export interface CliRun {
   stderr: string;
 }
 
+export interface CliOptions {
+  env?: Record<string, string>;
+  /** Text on stdin, then its end (default: empty). */
+  input?: string;
+  /** The working folder the command sees (default: this process's). */
+  cwd?: string;
+}
+
 /** Environment without any ANTHROPIC_* or MINICLAW_* variable of the machine running the tests. */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
@@ -17,8 +28,64 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
   return { ...env, NO_COLOR: "1", ...extra };
 }
 
-/** Runs the CLI with `args`, optional stdin text, and resolves when it exits (killed after `timeoutMs`). */
-export function runCli(args: string[], opts: { env?: Record<string, string>; input?: string; cwd?: string; timeoutMs?: number } = {}): Promise<CliRun> {
+/** A CLI run in this process: its output so far, a signal to send it, and its result once `main` resolves. */
+export interface MainRun {
+  stdout(): string;
+  stderr(): string;
+  /** Calls the handlers this run subscribed for `name` (nothing is sent to the test process). */
+  signal(name: "SIGINT" | "SIGTERM"): void;
+  done: Promise<CliRun>;
+}
+
+/**
+ * Starts `main(args, io)` in this process with an io of its own: a copy of `env` (never
+ * `process.env`), `cwd`, a stdin holding `input`, and captured stdout and stderr. Nothing is
+ * shared with the test process or with other runs, so runs may go concurrently.
+ */
+export function startMain(args: string[], opts: CliOptions = {}): MainRun {
+  let stdout = "";
+  let stderr = "";
+  const sink = (append: (text: string) => void): Writable =>
+    new Writable({
+      write(chunk: Buffer | string, _encoding, done) {
+        append(chunk.toString());
+        done();
+      },
+    });
+  const stdin = new PassThrough();
+  stdin.end(opts.input ?? "");
+  const handlers = { SIGINT: new Set<() => void>(), SIGTERM: new Set<() => void>() };
+  const io: CliIo = {
+    stdin,
+    stdout: sink((text) => (stdout += text)),
+    stderr: sink((text) => (stderr += text)),
+    env: { ...(opts.env ?? cleanEnv()) },
+    cwd: opts.cwd ?? process.cwd(),
+    onSignal(name, handler) {
+      handlers[name].add(handler);
+      return () => handlers[name].delete(handler);
+    },
+  };
+  return {
+    stdout: () => stdout,
+    stderr: () => stderr,
+    signal: (name) => {
+      for (const handler of [...handlers[name]]) handler();
+    },
+    done: main(args, io).then((code) => ({ code, stdout, stderr })),
+  };
+}
+
+/** Runs `main(args, io)` in this process (see `startMain`) and resolves when it returns. */
+export function runMain(args: string[], opts: CliOptions = {}): Promise<CliRun> {
+  return startMain(args, opts).done;
+}
+
+/**
+ * Runs the real binary with `args` and resolves when it exits (killed after `timeoutMs`). For what
+ * only a process shows: exit codes, a real stdin pipe, signals; everything else goes through `runMain`.
+ */
+export function runCli(args: string[], opts: CliOptions & { timeoutMs?: number } = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: opts.env ?? cleanEnv(), cwd: opts.cwd, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
