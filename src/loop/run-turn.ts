@@ -4,7 +4,8 @@ import { describeError, streamMessage, type StreamOptions } from "../model/strea
 import { fromApiUsage } from "../model/usage.js";
 import { cleanResponse } from "../sessions/repair.js";
 import { openSession, type SessionHandle } from "../sessions/session-handle.js";
-import { runToolUses, resultText } from "../tools/dispatch.js";
+import { toolResultText } from "../content.js";
+import { runToolUses } from "../tools/dispatch.js";
 import type { AgentConfig, ApiMessage, StopReason, ToolUseBlock, TurnResult } from "../types.js";
 import { budgetExceeded } from "./brakes.js";
 import { ContextKeeper } from "./context-keeper.js";
@@ -134,7 +135,7 @@ async function runTools(rt: TurnRuntime, session: SessionHandle, turn: TurnState
     secrets: rt.secrets,
     refuse: (call) => (overBudget ? `Not run: ${overBudget}. The turn has ended.` : turn.breaker.check(call)),
     onStart: (call) => rt.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input }),
-    onResult: (call, answer) => rt.emit({ type: "tool_result", id: call.id, name: call.name, isError: answer.is_error === true, content: resultText(answer) }),
+    onResult: (call, answer) => rt.emit({ type: "tool_result", id: call.id, name: call.name, isError: answer.is_error === true, content: toolResultText(answer.content) }),
   });
   const unwritten = await appendOrFail(() => session.append({ role: "user", content: results }));
   if (unwritten) return finish(session, turn, "error", unwritten);

@@ -1,7 +1,7 @@
 // The one definition of a valid history: repairs applied where messages enter it (a file loaded, a response arriving).
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam, ToolUseBlock } from "../types.js";
 import type { MessageRecord } from "./records.js";
-import { toolResultText } from "./summary-prompt.js";
+import { toolResultText } from "../content.js";
 
 /** Text of the error result that answers a tool_use whose result never reached the file. */
 export const INTERRUPTED_TOOL_TEXT =

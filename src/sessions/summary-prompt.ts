@@ -4,7 +4,6 @@ import type { ContentBlockParam, MessageParam } from "../types.js";
 import type { MessageRecord } from "./records.js";
 
 /** The one helper of content.ts, re-exported until sessions/repair.ts imports it from there. */
-export { toolResultText };
 
 /** Longest tool result quoted in the transcript sent for summarising, in characters. */
 export const SUMMARY_TOOL_RESULT_CHARS = 400;

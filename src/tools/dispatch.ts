@@ -205,7 +205,3 @@ function describeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: st
     .join("; ");
 }
 
-/** The text of a tool_result, for events and logs. */
-export function resultText(answer: ToolResultBlockParam): string {
-  return toolResultText(answer.content);
-}
