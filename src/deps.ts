@@ -1,6 +1,6 @@
-// Side effects the core takes as parameters: the clock, process spawning, and the approver.
+// Side effects the core takes as parameters: the clock, process spawning, the approver, and the event sink.
 import { spawn as nodeSpawn } from "node:child_process";
-import type { ApprovalDecision } from "./types.js";
+import type { ApprovalDecision, EventSink } from "./types.js";
 
 /** Wall clock, injectable so tests can drive time. */
 export interface Clock {
@@ -52,3 +52,19 @@ export type Approver = (request: ApprovalRequest) => Promise<ApprovalDecision>;
 
 /** The approver of `run` and `cron`: nobody can answer, so it refuses. */
 export const refuseApprover: Approver = async () => "unavailable";
+
+/**
+ * The caller's event sink made safe to call: a sink must not throw, and if it does
+ * the throw is contained, so a broken listener never breaks a turn, a decision or a
+ * transcript. A missing sink drops events.
+ */
+export function safeSink(sink: EventSink | undefined): EventSink {
+  if (!sink) return () => {};
+  return (event) => {
+    try {
+      sink(event);
+    } catch {
+      // Contained on purpose: see above.
+    }
+  };
+}

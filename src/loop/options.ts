@@ -1,7 +1,7 @@
 // Every default of a turn in one place: the runtime a turn runs with, resolved from its options.
 import { join, resolve } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
-import { nodeSpawnDefault, refuseApprover, systemClock, type Approver, type Clock, type Spawn } from "../deps.js";
+import { nodeSpawnDefault, refuseApprover, safeSink, systemClock, type Approver, type Clock, type Spawn } from "../deps.js";
 import { createClient, pickModel, type Env } from "../model/client.js";
 import type { PermissionContext, PermissionMode } from "../permissions/context.js";
 import { SessionStore, type SessionStorage } from "../sessions/store.js";
@@ -242,16 +242,3 @@ function compactAtFromEnv(env: Env): number | undefined {
   if (!Number.isInteger(value) || value <= 0) throw new ConfigError(`MINICLAW_COMPACT_AT must be a positive whole number of tokens, got "${raw}"`);
   return value;
 }
-
-/** Event sinks must not throw; a throwing one is contained so the turn and the transcript stay intact. */
-function safeSink(sink: EventSink | undefined): EventSink {
-  if (!sink) return () => {};
-  return (event) => {
-    try {
-      sink(event);
-    } catch {
-      // A broken listener must not break the turn.
-    }
-  };
-}
-

@@ -2,8 +2,8 @@
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { cutMiddle } from "../content.js";
-import type { ApprovalRequest, Approver } from "../deps.js";
-import type { AgentEvent, ApprovalDecision, EventSink } from "../types.js";
+import { safeSink, type ApprovalRequest, type Approver } from "../deps.js";
+import type { ApprovalDecision, EventSink } from "../types.js";
 import { broadPatternReason, matchesToolName, normalizeCommand } from "./approval-match.js";
 import { addApprovals, readApprovals } from "./approvals-file.js";
 import type { WarningSink } from "./approvals-file.js";
@@ -58,13 +58,7 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
     if (options.onWarning) options.onWarning(message);
     else emitSafely({ type: "warning", message });
   };
-  const emitSafely = (event: AgentEvent): void => {
-    try {
-      options.emit(event);
-    } catch {
-      // The sink must not throw; if it does, the decision stands regardless.
-    }
-  };
+  const emitSafely = safeSink(options.emit);
   const roots = Promise.all(options.roots.map((root) => resolveRealPath(resolve(cwd, root))));
   const where = { cwd: resolve(cwd), home: resolve(options.home ?? homedir()) };
   const realCwd = resolveRealPath(where.cwd);
