@@ -56,7 +56,7 @@ export async function handleSlashCommand(line: string, state: ReplState): Promis
       }
       return "handled";
     case "new":
-      state.sessionKey = `agent:${state.agentId}:${new Date().toISOString().replace(/[-:]/g, "").slice(0, 15)}`;
+      state.sessionKey = `agent:${state.agentId}:${new Date().toISOString().replace(/[-:]/g, "").slice(0, 15).replace("T", "-")}`;
       say(`New session ${clip(state.sessionKey, 200)}.`);
       return "handled";
     case "sessions":
