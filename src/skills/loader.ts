@@ -1,7 +1,7 @@
 // SkillLoader: finds SKILL.md files under the skill folders, checks them, and serves layers 1 and 2.
 import { readFile } from "node:fs/promises";
 import { basename, dirname } from "node:path";
-import { MiniclawError } from "../errors.js";
+import { ToolError } from "../errors.js";
 import { parseFrontmatter, parseLooseFrontmatter, type ParsedFrontmatter } from "./frontmatter.js";
 import { DEFAULT_LISTING_BUDGET_CHARS, formatSkillBody, formatSkillListing } from "./prompt.js";
 import { checkSkillFrontmatter, type SkillFields } from "./rules.js";
@@ -25,8 +25,8 @@ export interface SkillLoaderOptions {
   onWarning?: (message: string) => void;
 }
 
-/** Thrown by `SkillLoader.body` for a name no loaded skill has; the message lists the available ones. */
-export class UnknownSkillError extends MiniclawError {
+/** Thrown by `SkillLoader.body` for a name no loaded skill has: the model's to fix, so the message lists the available ones. */
+export class UnknownSkillError extends ToolError {
   constructor(
     readonly skillName: string,
     readonly available: string[],

@@ -24,7 +24,7 @@ export function createLoadSkillTool(loader: SkillLoader): Tool<z.infer<typeof in
       try {
         return await loader.body(name.trim());
       } catch (error) {
-        if (error instanceof UnknownSkillError) throw new ToolError(error.message);
+        if (error instanceof UnknownSkillError) throw error;
         throw new ToolError(`Cannot load skill "${name}": ${(error as Error).message}`, { cause: error });
       }
     },
