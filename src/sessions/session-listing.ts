@@ -6,7 +6,7 @@ import { SessionError } from "../errors.js";
 import { decodeKey, SESSION_FILE_SUFFIX } from "./session-path.js";
 import { agentIdFromKey, newRecordId } from "./records.js";
 import type { SessionRecord } from "./records.js";
-import { parseAllRecords, readLoadRegion } from "./session-file.js";
+import { parseAllRecords } from "./session-file.js";
 import { readLoadRegionFromFile } from "./session-tail.js";
 import { buildSessionView } from "./session-view.js";
 import { sessionContextSize } from "./tokens.js";
@@ -69,20 +69,11 @@ async function listOne(file: string, stem: string, deps: { onWarning: (message: 
   };
 }
 
-/**
- * The records `show` returns: with `all`, every readable line in file order;
- * otherwise the header, the last compaction, then the messages it keeps and
- * those after it (what loading reads). Damaged lines go to `onWarning`.
- */
-export function readShownRecords(text: string, file: string, all: boolean, onWarning: (message: string) => void): SessionRecord[] {
-  if (all) {
-    const { records, warnings } = parseAllRecords(text, file);
-    warnings.forEach((warning) => onWarning(warning));
-    return records;
-  }
-  const region = readLoadRegion(text, file);
-  region.warnings.forEach((warning) => onWarning(warning));
-  return [...(region.header ? [region.header] : []), ...(region.compaction ? [region.compaction] : []), ...region.records];
+/** Every readable record of a file's text, in file order; damaged lines go to `onWarning`. */
+export function readAllRecords(text: string, file: string, onWarning: (message: string) => void): SessionRecord[] {
+  const { records, warnings } = parseAllRecords(text, file);
+  warnings.forEach((warning) => onWarning(warning));
+  return records;
 }
 
 /**

@@ -8,7 +8,7 @@ import { checkRecordValue } from "./line-parse.js";
 import { acquireSessionLock, hasWrittenUnderLock, isLockHeld, noteWrite } from "./lock.js";
 import { agentIdFromKey, headerRecordFor, newRecordId, type HeaderRecord, type SessionRecord } from "./records.js";
 import { readLoadRegionFromFile } from "./session-tail.js";
-import { forkRecords, listSessions, readShownRecords, type SessionListing } from "./session-listing.js";
+import { forkRecords, listSessions, readAllRecords, type SessionListing } from "./session-listing.js";
 import { buildSessionView, type LoadedSession } from "./session-view.js";
 
 export type { LoadedSession } from "./session-view.js";
@@ -229,9 +229,18 @@ export class SessionStore implements SessionStorage {
    */
   async show(key: string, options: { all?: boolean } = {}): Promise<SessionRecord[]> {
     const file = this.fileFor(key);
-    const text = await readText(file);
-    if (text === undefined) throw new SessionError(`no session ${key} (${file})`);
-    return readShownRecords(text, file, options.all === true, this.onWarning);
+    const missing = (): SessionError => new SessionError(`no session ${key} (${file})`);
+    if (options.all === true) {
+      const text = await readText(file);
+      if (text === undefined) throw missing();
+      return readAllRecords(text, file, this.onWarning);
+    }
+    const region = await readLoadRegionFromFile(file).catch((error: Error) => {
+      throw new SessionError(`cannot read session ${file}: ${error.message}`, { cause: error });
+    });
+    if (region === undefined) throw missing();
+    region.warnings.forEach((warning) => this.onWarning(warning));
+    return [...(region.header ? [region.header] : []), ...(region.compaction ? [region.compaction] : []), ...region.records];
   }
 
   /**

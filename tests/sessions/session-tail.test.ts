@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { readLoadRegion } from "../../src/sessions/session-file.js";
+import { readLoadRegion } from "./whole-text-region.js";
 import { readLoadRegionFromFile } from "../../src/sessions/session-tail.js";
 import type { SessionRecord } from "../../src/sessions/records.js";
 import { tempDir } from "./session-builders.js";
