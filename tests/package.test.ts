@@ -29,4 +29,14 @@ describe("the package", () => {
     const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: ROOT, encoding: "utf8" });
     expect(JSON.parse(out)).toEqual([...Array(8).fill("function"), "function"]);
   });
+
+  it("exports what a library user builds with, and no internals", () => {
+    const script = `const lib = await import("miniclaw"); console.log(JSON.stringify(Object.keys(lib).sort()));`;
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: ROOT, encoding: "utf8" });
+    expect(JSON.parse(out)).toEqual([
+      "ConfigError", "DEFAULT_MODEL", "MemoryStore", "MiniclawError", "SessionError", "SessionStore", "SkillLoader", "ToolError",
+      "checkCommandSafety", "createClient", "defineTool", "ensureWorkspace", "estimateCostUsd", "loadAgents", "loadCronJobs",
+      "openAssistant", "resolveAgent", "runAgentTurn", "startScheduler", "summarizeUsage",
+    ]);
+  });
 });
