@@ -1,9 +1,9 @@
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, type TestContext } from "vitest";
 import { startScriptedModel, validateRequest, type Rule, type ScriptedModel } from "../../src/testing/index.js";
-import { cleanEnv, runCli, runMain } from "../helpers/cli.js";
+import { cleanEnv, runCli, runMain, startMain } from "../helpers/cli.js";
 import { startTerminal, type Terminal } from "../helpers/pty.js";
 
 let model: ScriptedModel | undefined;
@@ -90,59 +90,78 @@ describe("the REPL in a terminal", () => {
     const history = await readFile(join(workspace, ".history"), "utf8");
     expect(history.split("\n")).toEqual(expect.arrayContaining(["hello", "please run the tests", "/research what is new?"]));
   }, 40_000);
+});
 
-  it("offers the inputs of earlier runs with the up arrow", async () => {
-    const { dir, workspace, env } = await open();
-    term = startTerminal(["--workspace", workspace], { env, cwd: dir });
-    await term.waitFor(/Jarvis› /);
-    term.type("remember this line\r");
-    await term.waitFor(/I heard: remember this line/);
-    term.type("/exit\r");
-    await term.exited;
-    term = startTerminal(["--workspace", workspace], { env, cwd: dir });
-    await term.waitFor(/Jarvis› /);
-    const mark = term.output().length;
-    term.type("\x1b[A\x1b[A");
-    await term.waitFor(/remember this line/, { from: mark });
-  });
-
-  it("Ctrl-C at an approval question interrupts the turn, runs nothing, and the next turn works", async () => {
-    const { dir, workspace, env } = await open();
-    term = startTerminal(["--workspace", workspace], { env, cwd: dir });
-    await term.waitFor(/Jarvis› /);
-    let mark = term.output().length;
-    term.type("please run the tests\r");
-    await term.waitFor(/Allow "npm test --version"\?/, { from: mark });
-    term.type("\x03");
-    await term.waitFor(/\(interrupted\)[\s\S]*Jarvis› /, { from: mark });
-    mark = term.output().length;
-    term.type("hello\r");
-    await term.waitFor(/Hello there/, { from: mark });
-    expect(term.output()).not.toMatch(/The command said/);
-    term.type("/exit\r");
-    expect(await term.exited).toBe(0);
-  });
-
-  it("exits on Ctrl-D and on two Ctrl-C at an empty prompt", async () => {
-    const { dir, workspace, env } = await open();
-    term = startTerminal(["--workspace", workspace], { env, cwd: dir });
-    await term.waitFor(/Jarvis› /);
-    term.type("\x04");
-    expect(await term.exited).toBe(0);
-
-    term = startTerminal(["--workspace", workspace], { env, cwd: dir });
-    await term.waitFor(/Jarvis› /);
-    term.type("\x03");
-    await term.waitFor(/press Ctrl-C again or Ctrl-D to exit/);
-    term.type("\x03");
-    expect(await term.exited).toBe(0);
-  });
-
-  it("without credentials prints the guidance with the demo pointer and exits 1", async () => {
+// The same REPL in this process on a stand-in terminal (readline's terminal mode over streams): what is
+// judged here is the REPL's own handling of keys, history and exits, not the kernel's terminal.
+describe.concurrent("the REPL on a terminal, in process", () => {
+  /** A scripted model checked and closed after the test, and a folder for the workspace. */
+  async function openIn(ctx: TestContext) {
+    const scripted = await startScriptedModel(RULES);
+    ctx.onTestFinished(async () => {
+      ctx.expect(scripted.rejected).toEqual([]);
+      await scripted.close();
+    });
     const dir = await mkdtemp(join(tmpdir(), "miniclaw-repl-"));
-    term = startTerminal([], { env: cleanEnv(), cwd: dir });
-    expect(await term.exited).toBe(1);
-    expect(term.output()).toMatch(/ANTHROPIC_API_KEY[\s\S]*npm run demo/);
+    const env = cleanEnv({ ANTHROPIC_BASE_URL: scripted.baseURL, ANTHROPIC_API_KEY: "x" });
+    const start = () => startMain(["--workspace", join(dir, "ws")], { env, cwd: dir, terminal: true });
+    return { start };
+  }
+
+  it("offers the inputs of earlier runs with the up arrow", async (ctx) => {
+    const { start } = await openIn(ctx);
+    let repl = start();
+    await repl.screen.waitFor(/Jarvis› /);
+    repl.type("remember this line\r");
+    await repl.screen.waitFor(/I heard: remember this line/);
+    repl.type("/exit\r");
+    ctx.expect((await repl.done).code).toBe(0);
+    repl = start();
+    await repl.screen.waitFor(/Jarvis› /);
+    const mark = repl.screen.output().length;
+    repl.type("\x1b[A\x1b[A");
+    await repl.screen.waitFor(/remember this line/, { from: mark });
+    repl.type("\x03\x03");
+    ctx.expect((await repl.done).code).toBe(0);
+  });
+
+  it("Ctrl-C at an approval question interrupts the turn, runs nothing, and the next turn works", async (ctx) => {
+    const { start } = await openIn(ctx);
+    const repl = start();
+    await repl.screen.waitFor(/Jarvis› /);
+    let mark = repl.screen.output().length;
+    repl.type("please run the tests\r");
+    await repl.screen.waitFor(/Allow "npm test --version"\?/, { from: mark });
+    repl.type("\x03");
+    await repl.screen.waitFor(/\(interrupted\)[\s\S]*Jarvis› /, { from: mark });
+    mark = repl.screen.output().length;
+    repl.type("hello\r");
+    await repl.screen.waitFor(/Hello there/, { from: mark });
+    ctx.expect(repl.screen.output()).not.toMatch(/The command said/);
+    repl.type("/exit\r");
+    ctx.expect((await repl.done).code).toBe(0);
+  });
+
+  it("exits on Ctrl-D and on two Ctrl-C at an empty prompt", async (ctx) => {
+    const { start } = await openIn(ctx);
+    let repl = start();
+    await repl.screen.waitFor(/Jarvis› /);
+    repl.type("\x04");
+    ctx.expect((await repl.done).code).toBe(0);
+
+    repl = start();
+    await repl.screen.waitFor(/Jarvis› /);
+    repl.type("\x03");
+    await repl.screen.waitFor(/press Ctrl-C again or Ctrl-D to exit/);
+    repl.type("\x03");
+    ctx.expect((await repl.done).code).toBe(0);
+  });
+
+  it("without credentials prints the guidance with the demo pointer and exits 1", async ({ expect }) => {
+    const dir = await mkdtemp(join(tmpdir(), "miniclaw-repl-"));
+    const repl = startMain([], { env: cleanEnv(), cwd: dir, terminal: true });
+    expect((await repl.done).code).toBe(1);
+    expect(repl.screen.output()).toMatch(/ANTHROPIC_API_KEY[\s\S]*npm run demo/);
   });
 });
 

@@ -4,6 +4,7 @@ import { PassThrough, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { CliIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
+import { createScreen, type Screen } from "./screen.js";
 
 export const BIN = fileURLToPath(new URL("../../bin/miniclaw.js", import.meta.url));
 
@@ -21,6 +22,11 @@ export interface CliOptions {
   cwd?: string;
 }
 
+/** Runs in process only: stdin, stdout and stderr claim to be a terminal of 120 columns, and stdin stays open for `type`. */
+export interface MainOptions extends CliOptions {
+  terminal?: boolean;
+}
+
 /** Environment without any ANTHROPIC_* or MINICLAW_* variable of the machine running the tests. */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
@@ -28,10 +34,14 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
   return { ...env, NO_COLOR: "1", ...extra };
 }
 
-/** A CLI run in this process: its output so far, a signal to send it, and its result once `main` resolves. */
+/** A CLI run in this process: its output so far, keys and signals to send it, and its result once `main` resolves. */
 export interface MainRun {
   stdout(): string;
   stderr(): string;
+  /** stdout and stderr together, as a terminal shows them. */
+  screen: Screen;
+  /** Types on stdin (a terminal run only). */
+  type(text: string): void;
   /** Calls the handlers this run subscribed for `name` (nothing is sent to the test process). */
   signal(name: "SIGINT" | "SIGTERM"): void;
   done: Promise<CliRun>;
@@ -40,25 +50,26 @@ export interface MainRun {
 /**
  * Starts `main(args, io)` in this process with an io of its own: a copy of `env` (never
  * `process.env`), `cwd`, a stdin holding `input`, and captured stdout and stderr. Nothing is
- * shared with the test process or with other runs, so runs may go concurrently.
+ * shared with the test process or with other runs, so runs may go concurrently. A `terminal`
+ * run is readline's terminal mode without a kernel terminal: keys are typed, raw mode is a no-op.
  */
-export function startMain(args: string[], opts: CliOptions = {}): MainRun {
-  let stdout = "";
-  let stderr = "";
-  const sink = (append: (text: string) => void): Writable =>
-    new Writable({
-      write(chunk: Buffer | string, _encoding, done) {
-        append(chunk.toString());
-        done();
-      },
-    });
-  const stdin = new PassThrough();
-  stdin.end(opts.input ?? "");
+export function startMain(args: string[], opts: MainOptions = {}): MainRun {
+  const screen = createScreen();
+  const out = { stdout: "", stderr: "" };
+  const stdin = Object.assign(new PassThrough(), opts.terminal ? { isTTY: true, setRawMode: () => stdin } : {});
+  if (!opts.terminal) stdin.end(opts.input ?? "");
+  else if (opts.input) stdin.write(opts.input);
   const handlers = { SIGINT: new Set<() => void>(), SIGTERM: new Set<() => void>() };
   const io: CliIo = {
     stdin,
-    stdout: sink((text) => (stdout += text)),
-    stderr: sink((text) => (stderr += text)),
+    stdout: capture(opts.terminal, (text) => {
+      out.stdout += text;
+      screen.append(text);
+    }),
+    stderr: capture(opts.terminal, (text) => {
+      out.stderr += text;
+      screen.append(text);
+    }),
     env: { ...(opts.env ?? cleanEnv()) },
     cwd: opts.cwd ?? process.cwd(),
     onSignal(name, handler) {
@@ -67,17 +78,30 @@ export function startMain(args: string[], opts: CliOptions = {}): MainRun {
     },
   };
   return {
-    stdout: () => stdout,
-    stderr: () => stderr,
+    stdout: () => out.stdout,
+    stderr: () => out.stderr,
+    screen,
+    type: (text) => void stdin.write(text),
     signal: (name) => {
       for (const handler of [...handlers[name]]) handler();
     },
-    done: main(args, io).then((code) => ({ code, stdout, stderr })),
+    done: main(args, io).then((code) => ({ code, ...out })),
   };
 }
 
+/** A stream that hands each write to `append`; a terminal one says it is a TTY of 120×40. */
+function capture(terminal: boolean | undefined, append: (text: string) => void): Writable {
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      append(chunk.toString());
+      done();
+    },
+  });
+  return terminal ? Object.assign(stream, { isTTY: true, columns: 120, rows: 40 }) : stream;
+}
+
 /** Runs `main(args, io)` in this process (see `startMain`) and resolves when it returns. */
-export function runMain(args: string[], opts: CliOptions = {}): Promise<CliRun> {
+export function runMain(args: string[], opts: MainOptions = {}): Promise<CliRun> {
   return startMain(args, opts).done;
 }
 
