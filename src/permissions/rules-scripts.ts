@@ -67,20 +67,3 @@ export function checkJqFilter(args: ParsedArgs): string | null {
   const hit = JQ_REFUSED.exec(filter.value);
   return hit === null ? null : `jq: the filter uses \`${hit[0]}\`, which can print the environment, file locations or load modules`;
 }
-
-/**
- * The files a jq command reads: the FILE of each `--rawfile NAME FILE` / `--slurpfile NAME FILE`
- * (a pair option yields two flags of the same name, NAME then FILE) and the inputs after the
- * filter (with `--args` / `--jsonargs` some of those are plain strings; they are listed anyway, so a
- * path check sees every word that may be opened).
- */
-export function jqReadPaths(args: ParsedArgs): ShellWord[] {
-  const files: ShellWord[] = [];
-  let pairStart = true;
-  for (const flag of args.flags) {
-    const isPair = flag.name === "--rawfile" || flag.name === "--slurpfile";
-    if (isPair && !pairStart && flag.value !== null) files.push(flag.value);
-    pairStart = isPair ? !pairStart : true;
-  }
-  return [...files, ...args.positionals.slice(1)];
-}

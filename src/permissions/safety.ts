@@ -90,11 +90,6 @@ function assessParsed(command: string, parsed: ParsedShell, approvals: ApprovalL
   return { verdict: "needs_approval", reasons };
 }
 
-/** Every reason the parsed command is not safe, without repeats; empty when it is safe. */
-export function unsafeReasons(parsed: ParsedShell, options: SafetyOptions = {}): string[] {
-  return judgeLine(parsed, options).reasons;
-}
-
 function lineScope(parsed: ParsedShell, context: SafetyOptions): WordScope {
   return { bases: lineBases(parsed.commands, context).bases, context };
 }

@@ -1,5 +1,5 @@
 // Answers every tool_use of a response: hooks, validate once, ask the gate once, run (read-only calls together), cap, never throw.
-import { cutMiddle, toolResultText } from "../content.js";
+import { cutMiddle } from "../content.js";
 import type { ToolResultBlockParam, ToolUseBlock } from "../types.js";
 import { approveCall } from "./approve.js";
 import { isReadOnlyCall, type AnyTool, type ToolContext, type ToolOutput } from "./define.js";
@@ -108,7 +108,7 @@ async function runOne(prepared: Prepared, opts: DispatchOptions): Promise<ToolRe
 }
 
 async function answerCall(prepared: Exclude<Prepared, { answer: ToolResultBlockParam }>, opts: DispatchOptions): Promise<ToolResultBlockParam> {
-  const { call, tool, input } = prepared;
+  const { call, input } = prepared;
   if (opts.signal.aborted) return result(call.id, INTERRUPTED_TEXT, true);
   let answer = await approveAndRun(prepared, opts.context(call.id), opts.signal);
   answer = capResult(redact(answer, opts.secrets ?? []), opts.maxResultChars ?? MAX_TOOL_RESULT_CHARS);
