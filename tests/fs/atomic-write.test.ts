@@ -1,6 +1,8 @@
 // writeFileAtomic: the new content whole, or the old content whole when the write fails; nothing left behind.
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { writeFileAtomic } from "../../src/fs/atomic-write.js";
 import { makeTempDir } from "../helpers/tool-context.js";
@@ -28,13 +30,13 @@ describe("writeFileAtomic", () => {
     expect(await readdir(dir)).toEqual(["target"]);
   });
 
-  it.skipIf(process.getuid?.() === 0)("leaves the old file whole when its folder is read-only", async () => {
+  it("leaves the old file whole when its folder is read-only", async () => {
     const dir = await makeTempDir();
     const path = join(dir, "note.txt");
     await writeFile(path, "old content");
     await chmod(dir, 0o555);
     try {
-      await expect(writeFileAtomic(path, "new content")).rejects.toThrow(/EACCES|EPERM/);
+      await expect(writeAsUnprivileged(path, "new content")).rejects.toThrow(/EACCES|EPERM/);
       expect(await readFile(path, "utf8")).toBe("old content");
       expect(await readdir(dir)).toEqual(["note.txt"]);
     } finally {
@@ -63,3 +65,17 @@ describe("writeFileAtomic", () => {
     expect(await readdir(dir)).toEqual(["big.txt"]);
   });
 });
+
+/**
+ * writeFileAtomic run by a user the folder's mode applies to: this process itself, or, when it runs as
+ * root (whom modes do not stop, as in CI containers), a child that drops to the unprivileged `nobody` first.
+ */
+async function writeAsUnprivileged(path: string, content: string): Promise<void> {
+  if (process.getuid?.() !== 0) return writeFileAtomic(path, content);
+  const module = fileURLToPath(new URL("../../dist/fs/atomic-write.js", import.meta.url));
+  const script = `process.setgid(65534); process.setuid(65534);
+    const { writeFileAtomic } = await import(${JSON.stringify(module)});
+    await writeFileAtomic(${JSON.stringify(path)}, ${JSON.stringify(content)}).catch((e) => { console.error(e.message); process.exit(3); });`;
+  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  if (child.status !== 0) throw new Error(child.stderr.trim() || `writer exited ${child.status}`);
+}
