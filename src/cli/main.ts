@@ -1,5 +1,5 @@
 // The miniclaw command: parses arguments, dispatches to a command, turns errors into one clear line and an exit code.
-import { ConfigError, SessionError } from "../errors.js";
+import { MiniclawError } from "../errors.js";
 import { parseCliArgs, USAGE } from "./args.js";
 import { nodeIo, type CliIo } from "./io.js";
 import { visibleText } from "./visible-text.js";
@@ -36,14 +36,14 @@ export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number
 }
 
 /**
- * What the CLI prints for an error that ended a command. What a person must fix (a ConfigError,
- * a SessionError) prints its message alone; anything else, a ToolError that escaped the loop
- * included, is a bug: one "unexpected error" line, and the stack when `debug` (MINICLAW_DEBUG=1).
+ * What the CLI prints for an error that ended a command. What a person must fix (a miniclaw error
+ * whose `fixedBy` is "person": a ConfigError, a SessionError, a memory note that cannot be saved)
+ * prints its message alone; anything else, a ToolError that escaped the loop included, is a bug: one "unexpected error" line, and the stack when `debug` (MINICLAW_DEBUG=1).
  * Everything is escaped: a message can quote a file the model wrote (a SOUL.md, cron.json).
  */
 export function describeFailure(error: unknown, debug: boolean): string {
   const shown = (text: string): string => visibleText(text, { keepLineBreaks: true });
-  if (error instanceof ConfigError || error instanceof SessionError) return `${shown(error.message)}\n`;
+  if (error instanceof MiniclawError && error.fixedBy === "person") return `${shown(error.message)}\n`;
   const message = error instanceof Error ? error.message : String(error);
   const stack = debug && error instanceof Error && error.stack ? `${shown(error.stack)}\n` : "";
   return `miniclaw: unexpected error: ${shown(message)}\n${stack}`;

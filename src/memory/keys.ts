@@ -7,7 +7,7 @@
 //   file name alone (a session keeps its key in a header record);
 // - names are read loosely: a note dropped in by hand (`100%.md`, `Groceries list.md`) or written
 //   under the earlier encoding (`Project Alpha.md`) is still found under its key.
-import { MiniclawError } from "../errors.js";
+import { ToolError } from "../errors.js";
 import { decodeFileStemLoosely, encodeFileStem } from "../fs/file-names.js";
 
 /** Extension of a note file. */
@@ -23,20 +23,20 @@ export function normalizeKey(key: string): string {
 /**
  * The file name of a key: the shared encoding of its normalized form, then `.md`
  * (`user-preferences.md`, `^project ^alpha.md`, `a%2Fb.md`). So `..`, `a/b` and `.` all
- * land inside the folder as ordinary files. Throws a `MiniclawError` for an empty key,
+ * land inside the folder as ordinary files. Throws a `ToolError` (the model named the note) for an empty key,
  * one that is not well-formed Unicode, or one whose file name would be too long.
  */
 export function keyToFileName(key: string): string {
   const normalized = normalizeKey(key);
-  if (normalized === "") throw new MiniclawError('memory key is empty: give the note a short name such as "user-preferences"');
+  if (normalized === "") throw new ToolError('memory key is empty: give the note a short name such as "user-preferences"');
   let fileName: string;
   try {
     fileName = encodeFileStem(normalized) + NOTE_EXTENSION;
   } catch (error) {
-    throw new MiniclawError(`memory ${(error as Error).message}`, { cause: error });
+    throw new ToolError(`memory ${(error as Error).message}`, { cause: error });
   }
   if (Buffer.byteLength(fileName, "utf8") > MAX_NOTE_FILE_NAME_BYTES) {
-    throw new MiniclawError(`memory key is too long (${normalized.length} characters): use a shorter name`);
+    throw new ToolError(`memory key is too long (${normalized.length} characters): use a shorter name`);
   }
   return fileName;
 }

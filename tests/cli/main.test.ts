@@ -6,6 +6,7 @@ describe("what the CLI prints for an error that ended a command", () => {
   it.each([
     ["a ConfigError", new ConfigError("cron.json: job \"x\": schedule: is required")],
     ["a SessionError", new SessionError("cannot append to sessions/agent:main:main.jsonl: disk full")],
+    ["any miniclaw error a person must fix", new MiniclawError('cannot save memory "notes": EACCES: permission denied')],
   ])("prints %s alone: a person fixes it from the message", (_what, error) => {
     expect(describeFailure(error, false)).toBe(`${error.message}\n`);
     expect(describeFailure(error, true)).toBe(`${error.message}\n`);
@@ -13,7 +14,6 @@ describe("what the CLI prints for an error that ended a command", () => {
 
   it.each([
     ["a ToolError that escaped the loop", new ToolError("no such file: notes.txt")],
-    ["a MiniclawError of no person's kind", new MiniclawError("something odd")],
     ["a TypeError", new TypeError("cannot read properties of undefined")],
   ])("prints %s as an unexpected error, the stack only when debugging", (_what, error) => {
     expect(describeFailure(error, false)).toBe(`miniclaw: unexpected error: ${error.message}\n`);
