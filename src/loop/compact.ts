@@ -1,11 +1,11 @@
 // Compaction as the loop does it: the pure plan from sessions/, the summary written by the model, one record appended.
 import type Anthropic from "@anthropic-ai/sdk";
 import { describeError } from "../model/stream.js";
-import { buildSummaryRequestText, compactionRecordFor, KEEP_SHARE_OF_WINDOW, planCompaction, SUMMARY_SYSTEM_PROMPT } from "../sessions/compaction.js";
+import { buildSummaryRequestText, compactionRecordFor, KEEP_SHARE_OF_WINDOW, planCompaction, splitForSummary, SUMMARY_SYSTEM_PROMPT } from "../sessions/compaction.js";
 import type { MessageRecord } from "../sessions/records.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
-import { contextWindowFor } from "../sessions/tokens.js";
-import { fromApiUsage } from "../model/usage.js";
+import { CHARS_PER_TOKEN, contextWindowFor } from "../sessions/tokens.js";
+import { addUsage, fromApiUsage, ZERO_USAGE } from "../model/usage.js";
 import type { EventSink, Usage } from "../types.js";
 
 /** Output tokens allowed for a summary. */
@@ -42,24 +42,9 @@ export async function compactSession(input: CompactInput): Promise<CompactOutcom
   const { session } = input.session;
   const plan = planCompaction(session.records, { keepTokens });
   if (!plan) return { compacted: false, reason: "nothing can be summarised without splitting the current turn" };
-  let summary: string;
-  let usage: Usage;
-  try {
-    const response = await input.client.messages.create(
-      {
-        model: input.model,
-        max_tokens: SUMMARY_MAX_TOKENS,
-        system: SUMMARY_SYSTEM_PROMPT,
-        messages: [{ role: "user", content: buildSummaryRequestText(plan.toSummarize, session.compaction?.summary) }],
-      },
-      { signal: input.signal },
-    );
-    summary = response.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n").trim();
-    usage = fromApiUsage(response.usage);
-  } catch (error) {
-    return { compacted: false, reason: `the summary request failed: ${describeError(error)}` };
-  }
-  if (!summary) return { compacted: false, reason: "the model wrote an empty summary", usage };
+  const written = await summarise(input, plan.toSummarize, session.compaction?.summary);
+  if ("failed" in written) return { compacted: false, reason: written.failed, ...(written.usage && { usage: written.usage }) };
+  const { summary, usage } = written;
   const skills = loadedSkills(plan.toSummarize, session.compaction?.skills);
   const text = skills.length > 0 ? `${summary}\n\nSkills loaded before this point (load them again with load_skill when needed): ${skills.join(", ")}` : summary;
   const record = { ...compactionRecordFor(plan, text, { ts: input.now(), tokensBefore: input.tokensBefore, skills }), usage, model: input.model };
@@ -70,6 +55,44 @@ export async function compactSession(input: CompactInput): Promise<CompactOutcom
   }
   input.emit({ type: "compaction", summaryTokens: Math.ceil(text.length / 4), replacedMessages: record.replacedMessages, reason: input.reason });
   return { compacted: true, usage };
+}
+
+/**
+ * The model's summary of `records`, updating `previous`. A transcript too long for one
+ * request is summarised in groups that each fit the window, in order, each updating
+ * the summary so far. Resolves to the summary and the usage of every request made.
+ */
+async function summarise(input: CompactInput, records: MessageRecord[], previous: string | undefined): Promise<{ summary: string; usage: Usage } | { failed: string; usage?: Usage }> {
+  let summary = previous;
+  let usage: Usage | undefined;
+  for (const group of splitForSummary(records, summaryRequestChars(input.model))) {
+    try {
+      const response = await input.client.messages.create(
+        {
+          model: input.model,
+          max_tokens: SUMMARY_MAX_TOKENS,
+          system: SUMMARY_SYSTEM_PROMPT,
+          messages: [{ role: "user", content: buildSummaryRequestText(group, summary) }],
+        },
+        { signal: input.signal },
+      );
+      usage = addUsage(usage ?? ZERO_USAGE, fromApiUsage(response.usage));
+      summary = response.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n").trim();
+    } catch (error) {
+      return { failed: `the summary request failed: ${describeError(error)}`, ...(usage && { usage }) };
+    }
+    if (!summary) return { failed: "the model wrote an empty summary", ...(usage && { usage }) };
+  }
+  return summary && usage ? { summary, usage } : { failed: "there was nothing to summarise" };
+}
+
+/**
+ * The most transcript one summary request carries, in characters: half of what the
+ * window leaves beside the summary's own output, since the estimate of four characters
+ * a token is rough (code and other scripts take more tokens).
+ */
+function summaryRequestChars(model: string): number {
+  return Math.floor(((contextWindowFor(model) - SUMMARY_MAX_TOKENS) / 2) * CHARS_PER_TOKEN);
 }
 
 /** Names of skills loaded with load_skill in these records, plus those a previous compaction named. */

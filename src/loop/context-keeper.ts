@@ -3,7 +3,7 @@ import { trimOldToolResults } from "../sessions/compaction.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
 import { estimateTokens, sessionContextSize } from "../sessions/tokens.js";
 import type { MessageParam, Usage } from "../types.js";
-import { compactSession } from "./compact.js";
+import { compactSession, SUMMARY_MAX_TOKENS } from "./compact.js";
 import type { TurnRuntime } from "./options.js";
 
 /** When trimming is the fallback: the newest results kept whole, older ones cut to this size. */
@@ -27,6 +27,24 @@ export class ContextKeeper {
     private readonly onUsage: (usage: Usage) => void,
   ) {
     this.fixedPart = { system: rt.systemPrompt, tools: [...rt.tools.values()].map((t) => t.inputSchema) };
+  }
+
+  /**
+   * Why a new user message can never be sent, or undefined when it can: with the
+   * system prompt, the tools, room for a compaction summary and for the reply, it
+   * would pass the model's window, so no compaction could ever make it fit. Checked
+   * before the message is stored, so such a message never enters the session.
+   */
+  oversized(message: MessageParam): string | undefined {
+    const tokens = estimateTokens(message);
+    const room = this.rt.contextWindow - estimateTokens(this.fixedPart) - this.rt.maxTokens - SUMMARY_MAX_TOKENS;
+    if (tokens <= room) return undefined;
+    const chars = typeof message.content === "string" ? message.content.length : message.content.reduce((n, b) => n + (b.type === "text" ? b.text.length : 0), 0);
+    return (
+      `the message is too large: about ${tokens} tokens (${chars} characters), and at most about ${Math.max(0, room)} tokens ` +
+      `fit the model's ${this.rt.contextWindow}-token window beside the system prompt, tools and reply; ` +
+      "send a shorter message, or save the text to a file and ask about the file"
+    );
   }
 
   /** The messages to send: the history as it is, with old tool results trimmed once that became necessary. */

@@ -55,7 +55,10 @@ export async function runAgentTurn(
 async function runRounds(rt: TurnRuntime, session: SessionHandle, turn: TurnState, userText: string): Promise<TurnResult> {
   for (const warning of session.session.warnings) rt.emit({ type: "warning", message: warning });
   const context = new ContextKeeper(rt, session, (usage) => turn.count(usage));
-  const unwritten = await appendOrFail(() => session.append(userMessage(userText, rt.includeTime ? rt.clock.now() : undefined)));
+  const message = userMessage(userText, rt.includeTime ? rt.clock.now() : undefined);
+  const oversized = context.oversized(message);
+  if (oversized) return turn.end("error", oversized);
+  const unwritten = await appendOrFail(() => session.append(message));
   if (unwritten) return finish(session, turn, "error", unwritten);
   for (;;) {
     if (rt.signal.aborted) return finish(session, turn, "aborted", INTERRUPTED);

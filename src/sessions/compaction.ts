@@ -3,7 +3,7 @@ import { newRecordId, type CompactionRecord, type MessageRecord } from "./record
 import { isPlainUserMessage } from "./repair.js";
 import { estimateTokens } from "./tokens.js";
 
-export { buildSummaryRequestText, SUMMARY_SYSTEM_PROMPT } from "./summary-prompt.js";
+export { buildSummaryRequestText, splitForSummary, SUMMARY_SYSTEM_PROMPT } from "./summary-prompt.js";
 export { trimOldToolResults } from "./trim-tool-results.js";
 
 /** The share of the context window kept verbatim after a compaction, by default. */
@@ -28,9 +28,9 @@ export interface CompactionPlan {
  * Plans a compaction of `records` (a loaded session's `records`). The kept tail
  * holds about `keepTokens` and starts at a plain user text message (a user message
  * without tool_result), so no tool_use/tool_result pair is split and the first
- * kept message can carry the summary. The cut is the first such message at or
- * after the point where the tail reaches `keepTokens` (keeping a little less), or
- * failing that the last one before it (keeping more). Synthetic records are never
+ * kept message can carry the summary. The cut is the first such message after the
+ * point where the tail reaches `keepTokens` (keeping a little less), or failing that
+ * the last one at or before it (keeping more). Synthetic records are never
  * cut points (some exist only in memory). Returns null when no cut point exists
  * after the first record, e.g. one long turn of tool calls: nothing can be
  * summarized without splitting it. Pure.
@@ -47,9 +47,11 @@ export function planCompaction(records: MessageRecord[], options: { keepTokens: 
     const record = records[i];
     return record !== undefined && record.synthetic !== true && isPlainUserMessage(record.message);
   };
+  // The tail from budgetIndex on holds keepTokens already (one huge message may hold far more): cut after it
+  // to keep a little less, or failing that at it or before it, keeping more.
   let cutIndex = -1;
-  for (let i = Math.max(1, budgetIndex); i < records.length && cutIndex < 0; i++) if (isCut(i)) cutIndex = i;
-  for (let i = Math.min(budgetIndex, records.length) - 1; i >= 1 && cutIndex < 0; i--) if (isCut(i)) cutIndex = i;
+  for (let i = Math.max(1, budgetIndex + 1); i < records.length && cutIndex < 0; i++) if (isCut(i)) cutIndex = i;
+  for (let i = Math.min(budgetIndex, records.length - 1); i >= 1 && cutIndex < 0; i--) if (isCut(i)) cutIndex = i;
   const first = records[cutIndex];
   if (cutIndex < 1 || first === undefined) return null;
   const sum = (from: number, to: number): number => tokens.slice(from, to).reduce((a, b) => a + b, 0);

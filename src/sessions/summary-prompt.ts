@@ -3,12 +3,12 @@ import { cutMiddle, toolResultText } from "../content.js";
 import type { ContentBlockParam, MessageParam } from "../types.js";
 import type { MessageRecord } from "./records.js";
 
-/** The one helper of content.ts, re-exported until sessions/repair.ts imports it from there. */
-
 /** Longest tool result quoted in the transcript sent for summarising, in characters. */
 export const SUMMARY_TOOL_RESULT_CHARS = 400;
 /** Longest tool input quoted in the transcript, in characters. */
 export const SUMMARY_TOOL_INPUT_CHARS = 300;
+/** Longest text block quoted in the transcript, in characters: a huge message is summarised from its head and tail. */
+export const SUMMARY_TEXT_CHARS = 40_000;
 
 /** A system prompt for the summary request (stable text, so it caches). */
 export const SUMMARY_SYSTEM_PROMPT =
@@ -52,16 +52,41 @@ export function buildSummaryRequestText(toSummarize: MessageRecord[], previousSu
   ].join("\n\n");
 }
 
+/**
+ * Splits the records to summarise into consecutive groups whose transcript holds at
+ * most `maxChars` characters each (a single record always fits: its texts are cut to
+ * SUMMARY_TEXT_CHARS), so every summary request fits the model's window however long
+ * the session grew. The groups are summarised in order, each updating the summary of
+ * the ones before. Pure.
+ */
+export function splitForSummary(records: MessageRecord[], maxChars: number): MessageRecord[][] {
+  const groups: MessageRecord[][] = [];
+  let group: MessageRecord[] = [];
+  let size = 0;
+  for (const record of records) {
+    const chars = renderMessage(record.message).length + 2;
+    if (group.length > 0 && size + chars > maxChars) {
+      groups.push(group);
+      group = [];
+      size = 0;
+    }
+    group.push(record);
+    size += chars;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
+
 function renderMessage(message: MessageParam): string {
   const who = message.role === "user" ? "User" : "Assistant";
-  if (typeof message.content === "string") return `[${who}]\n${message.content}`;
+  if (typeof message.content === "string") return `[${who}]\n${cutText(message.content)}`;
   return message.content.map((block) => renderBlock(who, block)).join("\n");
 }
 
 function renderBlock(who: string, block: ContentBlockParam): string {
   switch (block.type) {
     case "text":
-      return `[${who}]\n${block.text}`;
+      return `[${who}]\n${cutText(block.text)}`;
     case "tool_use":
       return `[Tool call ${block.name} ${block.id}] ${cut(JSON.stringify(block.input), SUMMARY_TOOL_INPUT_CHARS)}`;
     case "tool_result": {
@@ -74,6 +99,10 @@ function renderBlock(who: string, block: ContentBlockParam): string {
     default:
       return `[${who} ${block.type}]`;
   }
+}
+
+function cutText(text: string): string {
+  return cutMiddle(text, SUMMARY_TEXT_CHARS, (more) => `\n… [${more} characters of this message left out] …\n`, 0.5);
 }
 
 function cut(text: string, max: number): string {

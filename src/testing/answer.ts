@@ -12,6 +12,8 @@ export interface AnswerContext {
   book: RuleBook;
   cache: PromptCache;
   model: string | undefined;
+  /** Prompts longer than this many tokens are refused (see ScriptedModelOptions). */
+  contextWindow: number | undefined;
   unmatched: RecordedRequest[];
 }
 

@@ -42,12 +42,19 @@ function headersOf(req: IncomingMessage): Record<string, string> {
   return headers;
 }
 
-async function record(req: IncomingMessage, path: string): Promise<RecordedRequest> {
+async function record(req: IncomingMessage, path: string, contextWindow: number | undefined): Promise<RecordedRequest> {
   const parsed = parseBody(await readBody(req));
   const recorded: RecordedRequest = { path, headers: headersOf(req), body: parsed.body, stream: parsed.body.stream === true };
-  const error = parsed.error ?? validateRequest(parsed.body, { countTokens: path.endsWith("/count_tokens") });
+  const error = parsed.error ?? validateRequest(parsed.body, { countTokens: path.endsWith("/count_tokens") }) ?? promptTooLong(parsed.body, contextWindow);
   if (error !== null) recorded.error = error;
   return recorded;
+}
+
+/** The API's refusal of a prompt longer than the model's window (only when the server was given one). */
+function promptTooLong(body: RequestBody, contextWindow: number | undefined): string | null {
+  if (contextWindow === undefined) return null;
+  const tokens = countInputTokens(body);
+  return tokens > contextWindow ? `prompt is too long: ${tokens} tokens > ${contextWindow} maximum` : null;
 }
 
 async function route(req: IncomingMessage, res: ServerResponse, ctx: AnswerContext, records: Records, signal: AbortSignal): Promise<void> {
@@ -56,7 +63,7 @@ async function route(req: IncomingMessage, res: ServerResponse, ctx: AnswerConte
     req.resume();
     return sendApiError(res, 404, `scripted model: no route for ${req.method ?? "?"} ${path}`);
   }
-  const recorded = await record(req, path);
+  const recorded = await record(req, path, ctx.contextWindow);
   if (path === "/v1/messages/count_tokens") {
     records.tokenCounts.push(recorded);
     if (recorded.error !== undefined) return sendApiError(res, 400, recorded.error);
@@ -77,6 +84,7 @@ export async function startServer(rules: readonly Rule[], options: ScriptedModel
     book: new RuleBook(rules),
     cache: new PromptCache(options.cacheMinTokens ?? 0),
     model: options.model,
+    contextWindow: options.contextWindow,
     unmatched: records.unmatched,
   };
   const closing = new AbortController();

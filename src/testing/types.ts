@@ -107,6 +107,12 @@ export interface ScriptedModelOptions {
   cacheMinTokens?: number;
   /** Model id reported in responses; by default the request's `model` is echoed. */
   model?: string;
+  /**
+   * The model's context window in tokens (the real API: 200,000). When set, a request whose
+   * prompt counts more tokens is refused with the API's 400 "prompt is too long: N tokens > M
+   * maximum", and recorded in `rejected`. Default: no limit.
+   */
+  contextWindow?: number;
 }
 
 /** A running scripted model. Arrays fill as requests arrive; read them after the client is done. */
