@@ -5,12 +5,22 @@ import { z } from "zod";
 import { ConfigError } from "../errors.js";
 import { parseFrontmatter } from "../skills/frontmatter.js";
 import type { AgentConfig } from "../types.js";
+import { checkWorkspace, ensureWorkspace } from "./workspace.js";
 
 /** The file that defines an agent, inside `agents/<id>/`. */
 export const SOUL_FILE = "SOUL.md";
 
 const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const KNOWN_FIELDS = new Set(["name", "model", "prefix", "tools", "max_tokens"]);
+
+/**
+ * The tools every agent has unless its SOUL.md narrows them (a test checks this list against
+ * the tools a turn is given). Names from MCP servers (`mcp__*`) are only known once the servers
+ * connect, so they are not checked at load.
+ */
+export const BUILTIN_TOOL_NAMES: readonly string[] = [
+  "run_command", "read_file", "write_file", "edit_file", "save_memory", "memory_search", "load_skill",
+];
 
 const toolList = z.preprocess(
   (value) => (typeof value === "string" ? value.split(/[\s,]+/).filter(Boolean) : value),
@@ -39,8 +49,12 @@ const soulSchema = z.object({
 
 /** Options of `loadAgents`. */
 export interface LoadAgentsOptions {
-  /** Receives one line per agent that failed to load or per ignored field; must not throw. */
+  /** Receives one line per agent that failed to load, per ignored field or per unknown tool name; must not throw. */
   onWarning?: (message: string) => void;
+  /** Names of your own tools (`defineTool`) that a SOUL.md `tools:` may list besides the built-in ones. */
+  knownTools?: readonly string[];
+  /** Create a missing or empty workspace from the templates first (default true). */
+  create?: boolean;
 }
 
 /**
@@ -81,6 +95,24 @@ export function parseSoul(id: string, text: string, file: string, onWarning?: (m
   };
 }
 
+/** Warns once per tool name in `tools:` that no built-in or known tool has: a typo there silently removes the tool. */
+function warnUnknownTools(agent: AgentConfig, file: string, knownTools: readonly string[], warn: (message: string) => void): void {
+  const known = [...BUILTIN_TOOL_NAMES, ...knownTools];
+  for (const name of new Set(agent.tools ?? [])) {
+    if (known.includes(name) || name.startsWith("mcp__")) continue;
+    warn(`${file}: tools: no tool named "${name}" (known tools: ${known.join(", ")})`);
+  }
+}
+
+/** The paragraph a person reads when a workspace has no agent at all: how to add one. */
+function noAgentsMessage(workspaceDir: string, agentsDir: string): string {
+  return (
+    `The workspace ${workspaceDir} has no agent: each agent is a folder agents/<id>/ holding ${SOUL_FILE}, and ${agentsDir} has none. ` +
+    `To add one, create ${join(agentsDir, "main", SOUL_FILE)} starting with a frontmatter block ("---", a line "name: Assistant", "---") ` +
+    `followed by the agent's instructions; or run \`miniclaw init ${workspaceDir}\` to add the default agents (it keeps every file that exists).`
+  );
+}
+
 async function agentIds(agentsDir: string): Promise<string[]> {
   try {
     const entries = await readdir(agentsDir, { withFileTypes: true });
@@ -95,11 +127,16 @@ async function agentIds(agentsDir: string): Promise<string[]> {
 
 /**
  * Loads every agent of `<workspaceDir>/agents/<id>/SOUL.md`, keyed by folder name, in id order.
+ * A workspace that does not exist yet or is an empty folder is first created from the templates
+ * (the default agents `main` and `researcher`), unless `create` is false.
  * A bad agent is reported through `onWarning` (file and field named) and skipped; the others
- * still load. A prefix already taken by an earlier agent is dropped with a warning.
- * Throws `ConfigError` when no agent loads at all, carrying every reason.
+ * still load. A prefix already taken by an earlier agent is dropped with a warning; a `tools:`
+ * name that is neither built in nor in `knownTools` is kept, with a warning naming the known tools.
+ * Throws `ConfigError` when no agent loads at all: carrying every reason, or saying how to add an agent.
  */
 export async function loadAgents(workspaceDir: string, options: LoadAgentsOptions = {}): Promise<Record<string, AgentConfig>> {
+  if (options.create !== false) await ensureWorkspace(workspaceDir);
+  else await checkWorkspace(workspaceDir);
   const agentsDir = join(workspaceDir, "agents");
   const warn = (message: string): void => {
     try {
@@ -124,6 +161,7 @@ export async function loadAgents(workspaceDir: string, options: LoadAgentsOption
         delete agent.prefix;
       }
       if (agent.prefix !== undefined) prefixes.set(agent.prefix, id);
+      warnUnknownTools(agent, file, options.knownTools ?? [], warn);
       agents[id] = agent;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -132,8 +170,8 @@ export async function loadAgents(workspaceDir: string, options: LoadAgentsOption
     }
   }
   if (Object.keys(agents).length === 0) {
-    const reasons = problems.length > 0 ? `: ${problems.join("; ")}` : "";
-    throw new ConfigError(`No agent could be loaded from ${agentsDir} (each needs ${SOUL_FILE} in agents/<id>/)${reasons}`);
+    if (problems.length === 0) throw new ConfigError(noAgentsMessage(workspaceDir, agentsDir));
+    throw new ConfigError(`No agent could be loaded from ${agentsDir} (each needs ${SOUL_FILE} in agents/<id>/): ${problems.join("; ")}`);
   }
   return agents;
 }

@@ -1,18 +1,17 @@
-// Loading agents from SOUL.md: the shipped ones, field errors named, one bad agent not stopping the rest.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+// Loading agents from SOUL.md: the shipped ones, field errors named, one bad agent not stopping the rest, a workspace without agents.
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
+import { TEMPLATE_WORKSPACE } from "../../src/paths.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
-import { loadAgents } from "../../src/runtime/agents.js";
+import { BUILTIN_TOOL_NAMES, loadAgents } from "../../src/runtime/agents.js";
 import { resolveAgent } from "../../src/runtime/routing.js";
 import { buildSystemPrompt } from "../../src/loop/system-prompt.js";
 import { startScriptedModel } from "../../src/testing/index.js";
 import { clientFor } from "../helpers/scripted.js";
-
-const REPO_WORKSPACE = fileURLToPath(new URL("../../workspace", import.meta.url));
 
 let workspace: string;
 beforeEach(async () => {
@@ -38,7 +37,7 @@ async function load(): Promise<{ agents: Awaited<ReturnType<typeof loadAgents>>;
 describe("loadAgents", () => {
   it("loads the shipped agents: Jarvis as main and Scout behind /research", async () => {
     const warnings: string[] = [];
-    const agents = await loadAgents(REPO_WORKSPACE, { onWarning: (message) => warnings.push(message) });
+    const agents = await loadAgents(TEMPLATE_WORKSPACE, { onWarning: (message) => warnings.push(message) });
     expect(warnings).toEqual([]);
     expect(Object.keys(agents)).toEqual(["main", "researcher"]);
     expect(agents["main"]).toMatchObject({ id: "main", name: "Jarvis" });
@@ -50,7 +49,7 @@ describe("loadAgents", () => {
   });
 
   it("sends a /research message to Scout, with Scout's SOUL as the system prompt and the prefix removed", async () => {
-    const agents = await loadAgents(REPO_WORKSPACE);
+    const agents = await loadAgents(TEMPLATE_WORKSPACE);
     const [agentId, text] = resolveAgent("/research what changed in Rust async?", agents);
     const agent = agents[agentId];
     if (!agent) throw new Error(`no agent ${agentId}`);
@@ -127,8 +126,58 @@ describe("loadAgents", () => {
     const error = await loadAgents(workspace).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(/No agent could be loaded.*field "name" must not be empty/);
-    await rm(join(workspace, "agents"), { recursive: true });
-    await expect(loadAgents(workspace)).rejects.toThrow(/No agent could be loaded/);
+    await rm(join(workspace, "agents", "main"), { recursive: true });
+    await expect(loadAgents(workspace)).rejects.toThrow(/has no agent: .*agents\/main\/SOUL\.md.*miniclaw init/);
+  });
+
+  it("creates the default agents in a workspace that does not exist or is an empty folder", async () => {
+    for (const dir of [workspace, join(workspace, "new", "ws")]) {
+      const agents = await loadAgents(dir);
+      expect(Object.keys(agents)).toEqual(["main", "researcher"]);
+      expect(await readFile(join(dir, "agents", "main", "SOUL.md"), "utf8")).toBe(await readFile(join(TEMPLATE_WORKSPACE, "agents", "main", "SOUL.md"), "utf8"));
+      expect(existsSync(join(dir, "cron.json"))).toBe(true);
+    }
+  });
+
+  it("creates nothing when asked not to", async () => {
+    await expect(loadAgents(workspace, { create: false })).rejects.toThrow(ConfigError);
+    expect(await readdir(workspace)).toEqual([]);
+  });
+
+  it("explains in one paragraph how to add an agent when a folder with files has no agents/", async () => {
+    await writeFile(join(workspace, "notes.txt"), "mine\n");
+    const error = await loadAgents(workspace).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message).not.toContain("\n");
+    expect(message).toContain(`The workspace ${workspace} has no agent`);
+    expect(message).toContain(`create ${join(workspace, "agents", "main", "SOUL.md")}`);
+    expect(message).toContain(`miniclaw init ${workspace}`);
+    expect(await readdir(workspace)).toEqual(["notes.txt"]);
+  });
+
+  it("warns at load about a tools: name no tool has, naming the known tools, and keeps the agent", async () => {
+    await soul("main", "---\nname: M\ntools: [read_fil, memory_search, weather, mcp__github__list_issues]\n---\nbody\n");
+    const warnings: string[] = [];
+    const agents = await loadAgents(workspace, { knownTools: ["weather"], onWarning: (w) => warnings.push(w) });
+    expect(agents["main"]?.tools).toEqual(["read_fil", "memory_search", "weather", "mcp__github__list_issues"]);
+    expect(warnings).toEqual([
+      `${join(workspace, "agents", "main", "SOUL.md")}: tools: no tool named "read_fil" (known tools: ${[...BUILTIN_TOOL_NAMES, "weather"].join(", ")})`,
+    ]);
+    expect(warnings[0]).toContain("read_file");
+  });
+
+  it("knows the built-in tools a turn is given", async () => {
+    const model = await startScriptedModel([{ reply: "ok" }]);
+    try {
+      const agent = { id: "main", name: "M", prompt: "p" };
+      const result = await runAgentTurn("agent:main:main", "hi", agent, { workspace, client: clientFor(model) });
+      expect(result.stopReason).toBe("end_turn");
+      const sent = (model.requests[0]?.body?.tools ?? []).map((tool) => (tool as { name: string }).name);
+      expect([...sent].sort()).toEqual([...BUILTIN_TOOL_NAMES].sort());
+    } finally {
+      await model.close();
+    }
   });
 
   it("does not share parsed data between equal files (no gray-matter cache leak)", async () => {

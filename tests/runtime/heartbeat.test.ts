@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { TEMPLATE_WORKSPACE } from "../../src/paths.js";
 import { buildHeartbeatPrompt, hasHeartbeatContent, interpretHeartbeatReply, isWithinActiveHours } from "../../src/runtime/heartbeat.js";
 
 describe("hasHeartbeatContent", () => {
@@ -23,8 +25,8 @@ describe("hasHeartbeatContent", () => {
     expect(hasHeartbeatContent(text)).toBe(true);
   });
 
-  it("is false for the shipped HEARTBEAT.md, so a fresh install makes no calls", () => {
-    const shipped = readFileSync(new URL("../../workspace/HEARTBEAT.md", import.meta.url), "utf8");
+  it("is false for the shipped HEARTBEAT.md template, so a fresh workspace makes no calls", () => {
+    const shipped = readFileSync(join(TEMPLATE_WORKSPACE, "HEARTBEAT.md"), "utf8");
     expect(hasHeartbeatContent(shipped)).toBe(false);
   });
 });
