@@ -10,6 +10,8 @@ export interface CliArgs {
   model?: string;
   agent?: string;
   session?: string;
+  /** `run --continue`: go on in the session of the last `run` instead of a new one. */
+  continueLast: boolean;
   /** `sessions show --all`: the whole file, compacted parts too. */
   all: boolean;
   permissionMode?: "default" | "plan" | "bypassPermissions";
@@ -34,7 +36,8 @@ Options:
   --workspace DIR           workspace folder (env MINICLAW_WORKSPACE, default ./workspace)
   --model ID                model (env MINICLAW_MODEL)
   --agent ID                agent to talk to (default main)
-  --session KEY             session key (default agent:<agent>:main)
+  --session KEY             session key (default agent:<agent>:main; run: a new session each time)
+  -c, --continue            run: go on in the session of the last run
   --permission-mode MODE    default | plan | bypassPermissions
   -h, --help                this text
   -v, --version             the version`;
@@ -52,6 +55,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
         model: { type: "string" },
         agent: { type: "string" },
         session: { type: "string" },
+        continue: { type: "boolean", short: "c", default: false },
         "permission-mode": { type: "string" },
         all: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
@@ -73,10 +77,13 @@ export function parseCliArgs(argv: string[]): CliArgs {
   if (command === "repl" && first !== undefined) {
     throw new ConfigError(`unknown command "${first}" (see miniclaw --help; to send a message use: miniclaw run "${first} ...")`);
   }
+  if (values.continue && command !== "run") throw new ConfigError("--continue goes with miniclaw run (the REPL takes --session KEY)");
+  if (values.continue && values.session !== undefined) throw new ConfigError("give --session KEY or --continue, not both");
   return {
     command: command as CliArgs["command"],
     words: command === "repl" || command === "help" || command === "version" ? [] : positionals.slice(1),
     all: values.all === true,
+    continueLast: values.continue === true,
     ...(values.workspace !== undefined && { workspace: values.workspace }),
     ...(values.model !== undefined && { model: values.model }),
     ...(values.agent !== undefined && { agent: values.agent }),

@@ -1,13 +1,20 @@
-// `miniclaw run MESSAGE`: one turn, the final text on stdout, activity on stderr, exit 0 or 1 with one line.
+// `miniclaw run MESSAGE`: one turn in a new session (or --session, --continue), the final text on stdout, activity on stderr, exit 0 or 1 with one line.
 import { ConfigError } from "../errors.js";
-import { refuseApprover } from "../deps.js";
-import { isSuccessfulStop } from "../types.js";
+import { refuseApprover, systemClock } from "../deps.js";
+import { isSuccessfulStop, type TurnResult } from "../types.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { createRenderer, useColor } from "./render.js";
+import { chooseRunSession, writeLastRunKey } from "./run-session.js";
 import { openWorkspace } from "./setup.js";
-import { visibleReply, visibleText } from "./visible-text.js";
+import { visibleLine, visibleReply, visibleText } from "./visible-text.js";
 
+/**
+ * Runs one turn and resolves to the exit code: 0 when the model finished (or was cut) on its
+ * own, 130 when interrupted, 1 with one line on stderr for any other stop. The session is new
+ * unless `--session` or `--continue` names one; its key goes to stderr first, and is stored as
+ * the last run's before the turn, so even an interrupted run can be continued.
+ */
 export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   const text = args.words.join(" ").trim();
   if (!text) throw new ConfigError('miniclaw run needs a message, e.g. miniclaw run "what is in this folder?"');
@@ -28,24 +35,35 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   const controller = new AbortController();
   const off = io.onSignal("SIGINT", () => controller.abort());
   try {
+    const sessionKey = await chooseRunSession(args, workspace, assistant.route(text).agent.id, systemClock.now());
+    await writeLastRunKey(workspace, sessionKey);
+    io.stderr.write(`session: ${visibleLine(sessionKey, 200)} (miniclaw run --continue MESSAGE goes on with it)\n`);
     const result = await assistant.send(text, {
       signal: controller.signal,
-      onEvent: render,
-      ...(args.session !== undefined && { sessionKey: args.session }),
+      // The turn's error is printed once, as the run's last line, by `report`.
+      onEvent: (event) => event.type !== "turn_end" && render(event),
+      sessionKey,
     });
-    if (result.text) io.stdout.write(`${visibleReply(result.text, io.stdout)}\n`);
-    if (result.stopReason === "aborted") {
-      io.stderr.write("interrupted\n");
-      return 130;
-    }
-    if (isSuccessfulStop(result.stopReason)) {
-      if (result.stopReason !== "end_turn" && result.stopReason !== "stop_sequence") io.stderr.write(`(stopped: ${result.stopReason})\n`);
-      return 0;
-    }
-    if (result.stopReason !== "error") io.stderr.write(`miniclaw: ${result.stopReason}: ${visibleText(result.error ?? "the turn stopped")}\n`);
-    return 1;
+    return report(result, io);
   } finally {
     off();
     assistant.close();
   }
+}
+
+/** Prints the reply and how the turn ended; resolves to the exit code. */
+function report(result: TurnResult, io: CliIo): number {
+  if (result.text) io.stdout.write(`${visibleReply(result.text, io.stdout)}\n`);
+  if (result.stopReason === "aborted") {
+    io.stderr.write("interrupted\n");
+    return 130;
+  }
+  if (isSuccessfulStop(result.stopReason)) {
+    if (result.stopReason !== "end_turn" && result.stopReason !== "stop_sequence") io.stderr.write(`(stopped: ${result.stopReason})\n`);
+    return 0;
+  }
+  // One line whatever the error holds (an API error can carry a multi-line body): a script reads the last line of stderr.
+  const why = (result.error ?? (result.stopReason === "error" ? "the turn failed" : "the turn stopped")).replace(/\s+/g, " ").trim();
+  io.stderr.write(`miniclaw: ${result.stopReason}: ${visibleText(why)}\n`);
+  return 1;
 }

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "vitest";
@@ -86,5 +86,97 @@ describe.concurrent("miniclaw run", () => {
     ctx.expect(sent[0]).toMatchObject({ type: "tool_result", is_error: true });
     ctx.expect(JSON.stringify(sent[0]!.content)).toMatch(/approval/i);
     ctx.expect(run.stdout).toMatch(/^I could not:/);
+  });
+});
+
+/** The session key a run printed on stderr. */
+function printedKey(stderr: string): string {
+  return /^session: (\S+) /m.exec(stderr)?.[1] ?? "(no session line)";
+}
+
+/** The texts of the user messages of a recorded request (the time block a turn adds is left out). */
+function userTexts(body: { messages?: Array<{ role: string; content: unknown }> }): string[] {
+  return (body.messages ?? [])
+    .filter((m) => m.role === "user")
+    .map((m) => (typeof m.content === "string" ? m.content : ((m.content as Array<{ type: string; text?: string }>).find((b) => b.type === "text")?.text ?? "")));
+}
+
+describe.concurrent("miniclaw run: one-shot sessions", () => {
+  it("starts a new session each time, prints its key on stderr, and names the file after it", async (ctx) => {
+    const { model, dir, workspace, env } = await setup(ctx, [{ reply: "answer to {{user_text}}" }]);
+    const first = await runMain(["run", "--workspace", workspace, "first question"], { env, cwd: dir });
+    const second = await runMain(["run", "--workspace", workspace, "second question"], { env, cwd: dir });
+    ctx.expect([first.code, second.code]).toEqual([0, 0]);
+    ctx.expect(second.stdout).toMatch(/^answer to second question\n/);
+    const keys = [printedKey(first.stderr), printedKey(second.stderr)];
+    for (const key of keys) ctx.expect(key).toMatch(/^agent:main:run-\d{8}-\d{6}-[0-9a-f]{4}$/);
+    ctx.expect(keys[0]).not.toBe(keys[1]);
+    // The second request carries only its own question: no context from the first run.
+    ctx.expect(userTexts(model.requests[1]!.body)).toEqual(["second question"]);
+    const files = (await readdir(join(workspace, "sessions"))).filter((name) => name.endsWith(".jsonl")).sort();
+    ctx.expect(files).toHaveLength(2);
+    for (const file of files) ctx.expect(file).toMatch(/^agent[^A-Z]*run-\d{8}-\d{6}-[0-9a-f]{4}\.jsonl$/);
+  });
+
+  it("--continue goes on in the last run's session, and -c does too", async (ctx) => {
+    const { model, dir, workspace, env } = await setup(ctx, [{ reply: "answer to {{user_text}}" }]);
+    const first = await runMain(["run", "--workspace", workspace, "my name is Ada"], { env, cwd: dir });
+    const second = await runMain(["run", "--workspace", workspace, "--continue", "what is my name?"], { env, cwd: dir });
+    const third = await runMain(["run", "-c", "--workspace", workspace, "and again?"], { env, cwd: dir });
+    ctx.expect([first.code, second.code, third.code]).toEqual([0, 0, 0]);
+    ctx.expect(printedKey(second.stderr)).toBe(printedKey(first.stderr));
+    ctx.expect(printedKey(third.stderr)).toBe(printedKey(first.stderr));
+    ctx.expect(userTexts(model.requests[2]!.body)).toEqual(["my name is Ada", "what is my name?", "and again?"]);
+    ctx.expect((await readFile(join(workspace, "sessions", ".last-run"), "utf8")).trim()).toBe(printedKey(first.stderr));
+  });
+
+  it("--session KEY runs in that session, and --continue then goes on there", async (ctx) => {
+    const { model, dir, workspace, env } = await setup(ctx, [{ reply: "ok" }]);
+    const named = await runMain(["run", "--workspace", workspace, "--session", "agent:main:notes", "one"], { env, cwd: dir });
+    const again = await runMain(["run", "--workspace", workspace, "--continue", "two"], { env, cwd: dir });
+    ctx.expect([named.code, again.code]).toEqual([0, 0]);
+    ctx.expect(printedKey(named.stderr)).toBe("agent:main:notes");
+    ctx.expect(printedKey(again.stderr)).toBe("agent:main:notes");
+    ctx.expect(userTexts(model.requests[1]!.body)).toEqual(["one", "two"]);
+  });
+
+  it("routes /research to a new researcher session, never the REPL's agent:researcher:main", async (ctx) => {
+    const { dir, workspace, env } = await setup(ctx, [{ reply: "research done" }]);
+    const run = await runMain(["run", "--workspace", workspace, "/research what changed?"], { env, cwd: dir });
+    ctx.expect(run.code).toBe(0);
+    ctx.expect(printedKey(run.stderr)).toMatch(/^agent:researcher:run-\d{8}-\d{6}-[0-9a-f]{4}$/);
+    ctx.expect(await readdir(join(workspace, "sessions"))).not.toContain("agent%3Aresearcher%3Amain.jsonl");
+  });
+
+  it("--continue with no earlier run, or with --session, exits 1 with one line and sends nothing", async (ctx) => {
+    const { model, dir, workspace, env } = await setup(ctx, [{ reply: "ok" }]);
+    const none = await runMain(["run", "--workspace", workspace, "--continue", "hi"], { env, cwd: dir });
+    ctx.expect(none.code).toBe(1);
+    ctx.expect(none.stderr).toMatch(/no earlier miniclaw run in .* to continue: run without --continue/);
+    const both = await runMain(["run", "--workspace", workspace, "--continue", "--session", "agent:main:x", "hi"], { env, cwd: dir });
+    ctx.expect(both.code).toBe(1);
+    ctx.expect(both.stderr).toBe("give --session KEY or --continue, not both\n");
+    const repl = await runMain(["sessions", "--continue"], { env, cwd: dir });
+    ctx.expect(repl.stderr).toMatch(/--continue goes with miniclaw run/);
+    ctx.expect(model.requests).toHaveLength(0);
+  });
+});
+
+describe.concurrent("miniclaw run: a turn that ends in an error", () => {
+  it("exits 1 with the error on one line of stderr, even when the API's message has several (the binary)", async (ctx) => {
+    const { dir, workspace, env } = await setup(ctx, [{ fault: { status: 400, errorType: "invalid_request_error", message: "tools.0.name: the name\nmust be shorter" } }]);
+    const run = await runCli(["run", "--workspace", workspace, "hi"], { env, cwd: dir });
+    ctx.expect(run.code).toBe(1);
+    ctx.expect(run.stdout).toBe("");
+    const lines = run.stderr.trimEnd().split("\n");
+    ctx.expect(lines.at(-1)).toMatch(/^miniclaw: error: .*400.*tools\.0\.name: the name must be shorter/);
+    ctx.expect(lines.filter((line) => /400/.test(line))).toHaveLength(1);
+  });
+
+  it("exits 1 with one line when the model's context window is exceeded", async (ctx) => {
+    const { dir, workspace, env } = await setup(ctx, [{ reply: { text: "partial", stopReason: "model_context_window_exceeded" } }]);
+    const run = await runMain(["run", "--workspace", workspace, "hi"], { env, cwd: dir });
+    ctx.expect(run.code).toBe(1);
+    ctx.expect(run.stderr.trimEnd().split("\n").at(-1)).toMatch(/^miniclaw: model_context_window_exceeded: /);
   });
 });

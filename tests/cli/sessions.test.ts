@@ -18,7 +18,8 @@ describe("miniclaw sessions", () => {
     const ws = join(dir, "ws");
     const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" });
     const cli = (...args: string[]) => runMain([...args, "--workspace", ws], { env: cleanEnv(), cwd: dir });
-    for (const text of ["first question", "second question"]) expect((await runMain(["run", "--workspace", ws, text], { env, cwd: dir })).code).toBe(0);
+    expect((await runMain(["run", "--workspace", ws, "--session", "agent:main:main", "first question"], { env, cwd: dir })).code).toBe(0);
+    expect((await runMain(["run", "--workspace", ws, "--continue", "second question"], { env, cwd: dir })).code).toBe(0);
 
     const list = await cli("sessions");
     expect(list.code).toBe(0);
