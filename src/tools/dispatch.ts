@@ -52,23 +52,63 @@ export interface DispatchOptions {
  */
 export async function runToolUses(calls: readonly ToolUseBlock[], opts: DispatchOptions): Promise<ToolResultBlockParam[]> {
   const results: ToolResultBlockParam[] = [];
+  const signals = callSignals(opts.signal);
   let batch: Prepared[] = [];
   const flush = async (): Promise<void> => {
-    results.push(...(await Promise.all(batch.map((prepared) => runOne(prepared, opts)))));
+    results.push(...(await Promise.all(batch.map((prepared) => runOne(prepared, opts, signals)))));
     batch = [];
   };
-  for (const call of calls) {
-    // Prepared in order, after every earlier call that is not read-only has finished: its hook sees their effects.
-    const prepared = await prepare(call, opts);
-    if ("answer" in prepared || prepared.readOnly) {
-      batch.push(prepared);
-      continue;
+  try {
+    for (const call of calls) {
+      // Prepared in order, after every earlier call that is not read-only has finished: its hook sees their effects.
+      const prepared = await prepare(call, opts);
+      if ("answer" in prepared || prepared.readOnly) {
+        batch.push(prepared);
+        continue;
+      }
+      await flush();
+      results.push(await runOne(prepared, opts, signals));
     }
     await flush();
-    results.push(await runOne(prepared, opts));
+    return results;
+  } finally {
+    signals.dispose();
   }
-  await flush();
-  return results;
+}
+
+/** The abort signals of the calls of one response, all fed by a single listener on the turn's signal. */
+interface CallSignals {
+  /** A signal of its own for one call (already aborted when the turn is); `close` when the call is answered. */
+  open(): { signal: AbortSignal; close(): void };
+  /** Removes the listener from the turn's signal. */
+  dispose(): void;
+}
+
+/**
+ * Each running call listens for an abort twice (the interrupt race here, the command's
+ * process in `command-process`): on the turn's own signal, twelve parallel calls would add
+ * twenty-four listeners to one signal, and Node warns past ten (MaxListenersExceededWarning,
+ * printed to the user). So each call gets a signal of its own, and the turn's signal gets
+ * one listener, which aborts every open call signal.
+ */
+function callSignals(turn: AbortSignal): CallSignals {
+  const open = new Set<AbortController>();
+  const onAbort = (): void => {
+    for (const controller of open) controller.abort(turn.reason);
+  };
+  turn.addEventListener("abort", onAbort, { once: true });
+  return {
+    open() {
+      const controller = new AbortController();
+      if (turn.aborted) controller.abort(turn.reason);
+      open.add(controller);
+      return { signal: controller.signal, close: () => void open.delete(controller) };
+    },
+    dispose() {
+      turn.removeEventListener("abort", onAbort);
+      open.clear();
+    },
+  };
 }
 
 /** A call ready to run (its tool, its input parsed, whether that input is read-only), or already answered. */
@@ -100,17 +140,23 @@ function readOnlyFor(tool: AnyTool, input: unknown): boolean {
   }
 }
 
-async function runOne(prepared: Prepared, opts: DispatchOptions): Promise<ToolResultBlockParam> {
+async function runOne(prepared: Prepared, opts: DispatchOptions, signals: CallSignals): Promise<ToolResultBlockParam> {
   opts.onStart?.(prepared.call);
-  const answer = "answer" in prepared ? prepared.answer : await answerCall(prepared, opts);
+  const answer = "answer" in prepared ? prepared.answer : await answerCall(prepared, opts, signals);
   opts.onResult?.(prepared.call, answer);
   return answer;
 }
 
-async function answerCall(prepared: Exclude<Prepared, { answer: ToolResultBlockParam }>, opts: DispatchOptions): Promise<ToolResultBlockParam> {
+async function answerCall(prepared: Exclude<Prepared, { answer: ToolResultBlockParam }>, opts: DispatchOptions, signals: CallSignals): Promise<ToolResultBlockParam> {
   const { call, input } = prepared;
   if (opts.signal.aborted) return result(call.id, INTERRUPTED_TEXT, true);
-  let answer = await approveAndRun(prepared, opts.context(call.id), opts.signal);
+  const own = signals.open();
+  let answer: ToolResultBlockParam;
+  try {
+    answer = await approveAndRun(prepared, { ...opts.context(call.id), signal: own.signal }, own.signal);
+  } finally {
+    own.close();
+  }
   answer = capResult(redact(answer, opts.secrets ?? []), opts.maxResultChars ?? MAX_TOOL_RESULT_CHARS);
   return redact(await runAfterHook(opts.hooks, { id: call.id, name: call.name, input }, answer), opts.secrets ?? []);
 }

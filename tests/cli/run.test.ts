@@ -180,3 +180,29 @@ describe.concurrent("miniclaw run: a turn that ends in an error", () => {
     ctx.expect(run.stderr.trimEnd().split("\n").at(-1)).toMatch(/^miniclaw: model_context_window_exceeded: /);
   });
 });
+
+describe("miniclaw run: many parallel tool calls", () => {
+  it("twelve parallel read-only run_command calls emit no Node warning (in process, and the binary's stderr)", async (ctx) => {
+    const calls = Array.from({ length: 12 }, (_, i) => ({ name: "run_command", input: { command: `echo call-${i}` } }));
+    const rules: Rule[] = [{ match: "twelve", reply: { toolUses: calls } }, { match: { toolResult: { name: "run_command" } }, reply: "all twelve done" }];
+    const { model, dir, workspace, env } = await setup(ctx, rules);
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      const run = await runMain(["run", "--workspace", workspace, "twelve calls"], { env, cwd: dir });
+      ctx.expect(run.code).toBe(0);
+      ctx.expect(run.stdout).toBe("all twelve done\n");
+      // Warnings are emitted on a later tick: give them one.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    ctx.expect(warnings).toEqual([]);
+    const results = model.requests[1]!.body.messages!.at(-1)!.content as Array<{ type: string; is_error?: boolean }>;
+    ctx.expect(results.map((block) => [block.type, block.is_error ?? false])).toEqual(calls.map(() => ["tool_result", false]));
+    const binary = await runCli(["run", "--workspace", workspace, "twelve calls"], { env, cwd: dir });
+    ctx.expect(binary.code).toBe(0);
+    ctx.expect(binary.stderr).not.toMatch(/Warning/);
+  });
+});
