@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { ConfigError } from "../errors.js";
 
 export interface CliArgs {
-  command: "repl" | "run" | "cron" | "sessions" | "demo" | "help" | "version";
+  command: "repl" | "run" | "cron" | "sessions" | "demo" | "init" | "help" | "version";
   /** Words after the command (`run MESSAGE...`, `sessions show KEY`, `cron run JOB`). */
   words: string[];
   workspace?: string;
@@ -17,7 +17,7 @@ export interface CliArgs {
   permissionMode?: "default" | "plan" | "bypassPermissions";
 }
 
-const COMMANDS = new Set(["run", "cron", "sessions", "demo", "help"]);
+const COMMANDS = new Set(["run", "cron", "sessions", "demo", "init", "help"]);
 const MODES = new Set(["default", "plan", "bypassPermissions"]);
 
 export const USAGE = `Usage: miniclaw [command] [options]
@@ -31,6 +31,7 @@ Commands:
   sessions new KEY          create an empty session
   sessions fork FROM NEW [ID]  copy a session (up to message ID) under a new key
   demo                      the REPL against the built-in scripted model (no key needed)
+  init [DIR]                create a workspace from the templates (default ./workspace); keeps existing files
 
 Options:
   --workspace DIR           workspace folder (env MINICLAW_WORKSPACE, default ./workspace)

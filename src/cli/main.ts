@@ -1,5 +1,6 @@
 // The miniclaw command: parses arguments, dispatches to a command, turns errors into one clear line and an exit code.
 import { MiniclawError } from "../errors.js";
+import { CLI_CREDENTIALS_HINT, MissingCredentialsError } from "../model/credentials.js";
 import { parseCliArgs, USAGE } from "./args.js";
 import { nodeIo, type CliIo } from "./io.js";
 import { visibleText } from "./visible-text.js";
@@ -26,6 +27,8 @@ export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number
         return await (await import("./cron.js")).cronCommand(args, io);
       case "demo":
         return await (await import("./demo.js")).runDemo(args, io);
+      case "init":
+        return await (await import("./init.js")).initCommand(args, io);
       case "repl":
         return await (await import("./repl.js")).runRepl(args, io);
     }
@@ -38,11 +41,12 @@ export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number
 /**
  * What the CLI prints for an error that ended a command. What a person must fix (a miniclaw error
  * whose `fixedBy` is "person": a ConfigError, a SessionError, a memory note that cannot be saved)
- * prints its message alone; anything else, a ToolError that escaped the loop included, is a bug: one "unexpected error" line, and the stack when `debug` (MINICLAW_DEBUG=1).
+ * prints its message alone (missing credentials add how to try the demo); anything else, a ToolError that escaped the loop included, is a bug: one "unexpected error" line, and the stack when `debug` (MINICLAW_DEBUG=1).
  * Everything is escaped: a message can quote a file the model wrote (a SOUL.md, cron.json).
  */
 export function describeFailure(error: unknown, debug: boolean): string {
   const shown = (text: string): string => visibleText(text, { keepLineBreaks: true });
+  if (error instanceof MissingCredentialsError) return `${error.message} ${CLI_CREDENTIALS_HINT}\n`;
   if (error instanceof MiniclawError && error.fixedBy === "person") return `${shown(error.message)}\n`;
   const message = error instanceof Error ? error.message : String(error);
   const stack = debug && error instanceof Error && error.stack ? `${shown(error.stack)}\n` : "";

@@ -1,11 +1,23 @@
 // Reading ANTHROPIC_* credentials from an env object, without loading the SDK (so a missing key fails fast).
 import { ConfigError } from "../errors.js";
 
-/** Printed alone by the CLI when no credentials are set. */
+/**
+ * The message of the error thrown when no credentials are set. It names only what holds for
+ * every program using miniclaw; the command line adds `CLI_CREDENTIALS_HINT` to it.
+ */
 export const MISSING_CREDENTIALS_MESSAGE =
   "miniclaw needs credentials for the Anthropic API. Set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) " +
-  "to your key, or set ANTHROPIC_BASE_URL to a server that speaks the Messages API. " +
-  "To try miniclaw without a key, run `npm run demo`, which uses the built-in scripted model.";
+  "to your key, or set ANTHROPIC_BASE_URL to a server that speaks the Messages API.";
+
+/** What the command line adds after `MISSING_CREDENTIALS_MESSAGE`: its own demo, which a library user's program does not have. */
+export const CLI_CREDENTIALS_HINT = "To try miniclaw without a key, run `npm run demo`, which uses the built-in scripted model.";
+
+/** No credentials at all: a ConfigError of its own kind, so the command line can add its hint. */
+export class MissingCredentialsError extends ConfigError {
+  constructor() {
+    super(MISSING_CREDENTIALS_MESSAGE);
+  }
+}
 
 export type Env = Record<string, string | undefined>;
 
@@ -15,12 +27,12 @@ export interface Credentials {
   baseURL?: string;
 }
 
-/** The credentials in `env`, read as the SDK reads them. Throws ConfigError when there is none at all. */
+/** The credentials in `env`, read as the SDK reads them. Throws MissingCredentialsError (a ConfigError) when there is none at all. */
 export function readCredentials(env: Env): Credentials {
   const apiKey = nonEmpty(env["ANTHROPIC_API_KEY"]);
   const authToken = nonEmpty(env["ANTHROPIC_AUTH_TOKEN"]);
   const baseURL = nonEmpty(env["ANTHROPIC_BASE_URL"]);
-  if (!apiKey && !authToken && !baseURL) throw new ConfigError(MISSING_CREDENTIALS_MESSAGE);
+  if (!apiKey && !authToken && !baseURL) throw new MissingCredentialsError();
   return { ...(apiKey && { apiKey }), ...(authToken && { authToken }), ...(baseURL && { baseURL }) };
 }
 
