@@ -14,11 +14,12 @@ describe("missing credentials", () => {
   it("tell a library user what to set, and not to run miniclaw's own npm script", async () => {
     const workspace = await mkdtemp(join(tmpdir(), "miniclaw-creds-"));
     const agent = { id: "main", name: "M", prompt: "p" };
-    for (const attempt of [
+    const attempts: Array<() => unknown> = [
       () => readCredentials({ ANTHROPIC_API_KEY: " " }),
       () => createClient({ env: {} }),
       () => runAgentTurn("agent:main:main", "hi", agent, { workspace, env: {} }),
-    ]) {
+    ];
+    for (const attempt of attempts) {
       const error = await Promise.resolve().then(attempt).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ConfigError);
       expect((error as Error).message).toMatch(/ANTHROPIC_API_KEY.*ANTHROPIC_BASE_URL/);
