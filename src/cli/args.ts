@@ -14,6 +14,8 @@ export interface CliArgs {
   continueLast: boolean;
   /** `sessions show --all`: the whole file, compacted parts too. */
   all: boolean;
+  /** `cron run JOB --force`: run a paused job anyway. */
+  force: boolean;
   permissionMode?: "default" | "plan" | "bypassPermissions";
 }
 
@@ -26,7 +28,7 @@ Commands:
   (none)                    the REPL assistant (line mode when stdin is not a terminal)
   run MESSAGE               one turn; the final reply on stdout
   cron                      run the jobs of workspace/cron.json until stopped
-  cron run JOB | cron list  run one job now | list jobs and their next run
+  cron run JOB | cron list  run one job now (--force: even when paused) | list jobs and their next run
   sessions [show KEY]       list sessions | print one (--all: compacted parts too)
   sessions new KEY          create an empty session
   sessions fork FROM NEW [ID]  copy a session (up to message ID) under a new key
@@ -59,6 +61,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
         continue: { type: "boolean", short: "c", default: false },
         "permission-mode": { type: "string" },
         all: { type: "boolean", default: false },
+        force: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", short: "v", default: false },
       },
@@ -85,6 +88,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     words: command === "repl" || command === "help" || command === "version" ? [] : positionals.slice(1),
     all: values.all === true,
     continueLast: values.continue === true,
+    force: values.force === true,
     ...(values.workspace !== undefined && { workspace: values.workspace }),
     ...(values.model !== undefined && { model: values.model }),
     ...(values.agent !== undefined && { agent: values.agent }),

@@ -6,6 +6,8 @@ import { loadAgents } from "../runtime/agents.js";
 import { nextRunTime, startScheduler } from "../runtime/cron.js";
 import { CRON_FILE, loadCronJobs, type CronJob } from "../runtime/cron-config.js";
 import { createJobRunner } from "../runtime/cron-job.js";
+import { readPausedJobs, setJobPause, type JobPause } from "../runtime/cron-state.js";
+import type { AgentConfig } from "../types.js";
 import { appendRunRecord, executeRun, formatRunLine, formatTime, type RunJob, type RunRecord } from "../runtime/cron-runs.js";
 import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import type { CliArgs } from "./args.js";
@@ -16,7 +18,7 @@ import { visibleText } from "./visible-text.js";
 
 /** How long running jobs may go on after SIGINT/SIGTERM before they are aborted (a second signal aborts at once). */
 export const CRON_STOP_GRACE_MS = 10_000;
-const USAGE_LINE = "usage: miniclaw cron | miniclaw cron run JOB | miniclaw cron list";
+const USAGE_LINE = "usage: miniclaw cron | miniclaw cron run JOB [--force] | miniclaw cron list";
 /** Statuses after which `cron run` exits 0. */
 const SUCCESS = new Set(["ok", "alert", "skipped"]);
 
@@ -31,17 +33,24 @@ export async function cronCommand(args: CliArgs, io: CliIo): Promise<number> {
 
 async function runScheduler(args: CliArgs, io: CliIo): Promise<number> {
   const { workspace, runJob, jobs } = await prepare(args, io);
+  const paused = await readPausedJobs(workspace);
   const enabled = jobs.filter((job) => job.enabled);
   if (enabled.length === 0) {
     throw new ConfigError(`no enabled job in ${join(workspace, CRON_FILE)}: set "enabled": true on a job (see miniclaw cron list)`);
   }
+  const active = enabled.filter((job) => !paused[job.name]);
+  if (active.length === 0) {
+    const names = enabled.map((job) => job.name).join(", ");
+    throw new ConfigError(`every enabled job is paused (${names}): miniclaw cron list says why; miniclaw cron run JOB --force runs one and, when it succeeds, resumes it`);
+  }
+  for (const job of enabled) if (paused[job.name]) io.stderr.write(`cron: ${visibleText(job.name)} ${describePause(paused[job.name]!)}; not scheduled (miniclaw cron run ${visibleText(job.name)} --force runs it)\n`);
   const scheduler = startScheduler({
-    jobs: enabled,
+    jobs: active,
     runJob,
     log: (line) => io.stderr.write(`${visibleText(line, { keepLineBreaks: true })}\n`),
     onRecord: (record) => recordRun(workspace, record, io),
   });
-  for (const job of enabled) io.stderr.write(`cron: ${job.name} scheduled, next run ${describeNext(job)}\n`);
+  for (const job of active) io.stderr.write(`cron: ${job.name} scheduled, next run ${describeNext(job)}\n`);
   io.stderr.write("cron: running; Ctrl-C to stop\n");
   let signalled = 0;
   let wake = (): void => {};
@@ -70,48 +79,79 @@ async function runOneJob(args: CliArgs, io: CliIo, name: string): Promise<number
     const names = jobs.map((j) => j.name).join(", ") || "none";
     throw new ConfigError(`no job "${name}" in ${join(workspace, CRON_FILE)} (jobs: ${names})`);
   }
+  const pause = (await readPausedJobs(workspace))[name];
+  if (pause && !args.force) {
+    io.stderr.write(`${visibleText(name)} ${describePause(pause)}: miniclaw cron run ${visibleText(name)} --force runs it anyway\n`);
+    return 1;
+  }
   const controller = new AbortController();
   const off = io.onSignal("SIGINT", () => controller.abort());
   try {
     const record = await executeRun(job, runJob, { clock: systemClock, signal: controller.signal });
     await recordRun(workspace, record, io);
+    if (pause && (record.status === "ok" || record.status === "alert")) {
+      await setJobPause(workspace, name, undefined);
+      io.stderr.write(`cron: ${visibleText(name)} is resumed: the scheduler runs it again from its next start\n`);
+    }
     return SUCCESS.has(record.status) ? 0 : 1;
   } finally {
     off();
   }
 }
 
+/** The jobs, one row each (paused ones with a line saying why), after checking their agents exist. */
 async function listJobs(args: CliArgs, io: CliIo): Promise<number> {
   const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
   if (await ensureWorkspace(workspace)) io.stderr.write(`Created a new workspace at ${workspace} from the templates.\n`);
   const jobs = await loadCronJobs(workspace);
+  checkJobAgents(workspace, jobs, await loadAgents(workspace, { onWarning: warner(io) }), args.agent);
   if (jobs.length === 0) {
     io.stdout.write(`No jobs in ${join(workspace, CRON_FILE)}.\n`);
     return 0;
   }
+  const paused = await readPausedJobs(workspace);
+  const state = (job: CronJob): string => (!job.enabled ? "disabled" : paused[job.name] ? "paused" : "enabled");
   const rows = jobs.map((job) => [
     job.name,
-    job.enabled ? "enabled" : "disabled",
-    job.enabled ? `next ${describeNext(job)}` : "-",
+    state(job),
+    state(job) === "enabled" ? `next ${describeNext(job)}` : "-",
     `${job.schedule}${job.tz ? ` (${job.tz})` : ""}${job.heartbeat ? "  heartbeat" : ""}${job.activeHours ? ` ${job.activeHours.start}–${job.activeHours.end}` : ""}`,
   ]);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  for (const row of rows) io.stdout.write(`${row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell)).join("  ")}\n`);
+  rows.forEach((row, index) => {
+    io.stdout.write(`${visibleText(row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell)).join("  "))}\n`);
+    const job = jobs[index]!;
+    if (state(job) === "paused") io.stdout.write(`  ${visibleText(describePause(paused[job.name]!))}; miniclaw cron run ${visibleText(job.name)} --force runs it and, when it succeeds, resumes it\n`);
+  });
   return 0;
+}
+
+/** `is paused since <time> (<reason>)`. */
+function describePause(pause: JobPause): string {
+  const since = Date.parse(pause.since);
+  return `is paused since ${Number.isNaN(since) ? pause.since : formatTime(since)} (${pause.reason.replace(/\s+/g, " ").trim()})`;
+}
+
+/** Throws ConfigError naming the job and the file when a job's agent (or `--agent`) is not in the workspace. */
+function checkJobAgents(workspace: string, jobs: readonly CronJob[], agents: Record<string, AgentConfig>, defaultAgent: string | undefined): void {
+  for (const job of jobs) {
+    const agent = job.agent ?? defaultAgent;
+    if (agent !== undefined && !agents[agent]) {
+      throw new ConfigError(`${join(workspace, CRON_FILE)}: job "${job.name}": agent: no agent "${agent}" (available: ${Object.keys(agents).join(", ")})`);
+    }
+  }
+}
+
+function warner(io: CliIo): (message: string) => void {
+  return (message) => void io.stderr.write(`warning: ${visibleText(message, { keepLineBreaks: true })}\n`);
 }
 
 /** Credentials first (as `run`), then the jobs, their agents, and the runner every run goes through. */
 async function prepare(args: CliArgs, io: CliIo): Promise<{ workspace: string; jobs: CronJob[]; runJob: RunJob }> {
   const { workspace, client } = await openWorkspace(args, io);
   const jobs = await loadCronJobs(workspace);
-  const warn = (message: string): void => void io.stderr.write(`warning: ${visibleText(message, { keepLineBreaks: true })}\n`);
-  const agents = await loadAgents(workspace, { onWarning: warn });
-  for (const job of jobs) {
-    const agent = job.agent ?? args.agent;
-    if (agent !== undefined && !agents[agent]) {
-      throw new ConfigError(`${join(workspace, CRON_FILE)}: job "${job.name}": agent: no agent "${agent}" (available: ${Object.keys(agents).join(", ")})`);
-    }
-  }
+  const warn = warner(io);
+  checkJobAgents(workspace, jobs, await loadAgents(workspace, { onWarning: warn }), args.agent);
   const runJob = createJobRunner({
     assistant: {
       workspace,
@@ -131,12 +171,21 @@ async function prepare(args: CliArgs, io: CliIo): Promise<{ workspace: string; j
   return { workspace, jobs, runJob: withDefaultAgent };
 }
 
-/** Appends the run to runs.jsonl and prints its line on stdout (even when the append fails, which is reported). */
+/**
+ * Appends the run to runs.jsonl and prints its line on stdout (even when the append fails,
+ * which is reported); a paused run is stored as the job's pause, so it outlives this process.
+ */
 async function recordRun(workspace: string, record: RunRecord, io: CliIo): Promise<void> {
-  try {
-    await appendRunRecord(workspace, record);
-  } catch (error) {
-    io.stderr.write(`cron: could not append to runs.jsonl: ${visibleText(error instanceof Error ? error.message : String(error))}\n`);
+  const attempt = async (what: string, write: () => Promise<void>): Promise<void> => {
+    try {
+      await write();
+    } catch (error) {
+      io.stderr.write(`cron: could not ${what}: ${visibleText(error instanceof Error ? error.message : String(error))}\n`);
+    }
+  };
+  await attempt("append to runs.jsonl", () => appendRunRecord(workspace, record));
+  if (record.status === "paused") {
+    await attempt("store the pause", () => setJobPause(workspace, record.job, { since: record.end, reason: record.detail ?? "paused" }));
   }
   // The line quotes the model's reply: escaped, as everything from the model on a terminal.
   io.stdout.write(`${visibleText(formatRunLine(record))}\n`);

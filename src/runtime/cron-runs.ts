@@ -7,7 +7,7 @@ import type { CronJob } from "./cron-config.js";
 
 /** Where every run is appended, inside the workspace. */
 export const RUNS_FILE = join("cron", "runs.jsonl");
-/** Characters of the reply shown in a run's line; the record keeps all of it. */
+/** Characters of the reply shown in a run's line (an alert's is shown whole: it is the message); the record keeps all of it. */
 export const LINE_REPLY_CHARS = 100;
 
 /**
@@ -62,14 +62,16 @@ export function skippedRecord(job: CronJob, at: number, detail: string): RunReco
 
 /**
  * The one line printed per run: `[2026-11-29 07:30] morning-check ok 2.1s "reply…"`, with
- * `(detail)` for skips and failures. Start time in `timeZone` (default the machine's).
+ * `(detail)` for skips and failures. Start time in `timeZone` (default the machine's). An alert's
+ * reply is the point of the line, so it is never cut; other replies are cut at LINE_REPLY_CHARS.
  */
 export function formatRunLine(record: RunRecord, timeZone?: string): string {
   const start = Date.parse(record.start);
   const seconds = (Date.parse(record.end) - start) / 1000;
   const parts = [`[${formatTime(start, timeZone)}]`, record.job, record.status, `${seconds.toFixed(1)}s`];
   const reply = oneLine(record.reply ?? "");
-  if (reply) parts.push(`"${reply.length > LINE_REPLY_CHARS ? `${reply.slice(0, LINE_REPLY_CHARS - 1)}…` : reply}"`);
+  const cut = record.status !== "alert" && reply.length > LINE_REPLY_CHARS;
+  if (reply) parts.push(`"${cut ? `${reply.slice(0, LINE_REPLY_CHARS - 1)}…` : reply}"`);
   if (record.detail) parts.push(`(${oneLine(record.detail)})`);
   return parts.join(" ");
 }

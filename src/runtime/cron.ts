@@ -83,7 +83,8 @@ interface Entry {
 /**
  * Schedules the enabled jobs and returns at once. Each tick runs its job unless a run of
  * it is still going (then a `skipped` record); runs are isolated, so a throwing job never
- * stops the others. A run whose status is `paused` cancels its job's timer until restart.
+ * stops the others. A run whose status is `paused` cancels its job's timer; the caller stores
+ * the pause (its record says so) and leaves the job out of the next scheduler it starts.
  */
 export function startScheduler(opts: SchedulerOptions): Scheduler {
   const clock = opts.clock ?? systemClock;
@@ -112,7 +113,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
         entry.timer?.cancel();
       }
       await report(record);
-      if (pause) opts.log(`cron: ${entry.job.name} is paused: no further runs until miniclaw cron restarts`);
+      if (pause) opts.log(`cron: ${entry.job.name} is paused: no further runs; miniclaw cron run ${entry.job.name} --force runs it and, when it succeeds, resumes it`);
     })().finally(() => {
       entry.running = undefined;
     });

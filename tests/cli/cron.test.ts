@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "vitest";
 import { ensureWorkspace } from "../../src/runtime/workspace.js";
 import { startScriptedModel, type Rule, type ScriptedModel } from "../../src/testing/index.js";
-import { BIN, cleanEnv, runMain } from "../helpers/cli.js";
+import { BIN, cleanEnv, runMain, startMain } from "../helpers/cli.js";
+import { until } from "../helpers/manual-clock.js";
 
 const LINE = /^\[\d{4}-\d\d-\d\d \d\d:\d\d\] /;
 const JOBS = [
@@ -71,6 +72,15 @@ describe.concurrent("the cron command", () => {
       ctx.expect((await t.runs())[0]).toMatchObject({ status: "paused" });
     });
 
+    it("prints an alert whole on its line, however long", async (ctx) => {
+      const alert = `The disk is 97% full: ${"the logs folder grew by 40 GB overnight, ".repeat(4)}clean it up.`;
+      const t = await setup(ctx, [{ match: /check the disk/, reply: alert }]);
+      const run = await t.cli("run", "pulse");
+      ctx.expect(run.code).toBe(0);
+      ctx.expect(alert.length).toBeGreaterThan(150);
+      ctx.expect(run.stdout).toMatch(new RegExp(`${LINE.source}pulse alert \\d+\\.\\ds "${alert.replace(/[.$]/g, "\\$&")}"\\n$`));
+    });
+
     it("names the jobs when asked for an unknown one", async (ctx) => {
       const t = await setup(ctx, []);
       const run = await t.cli("run", "evening");
@@ -87,7 +97,73 @@ describe.concurrent("the cron command", () => {
     });
   });
 
+  describe.concurrent("a paused job", () => {
+    it("stays paused across processes: cron list shows it, cron run refuses it, --force runs it and a success resumes it", async (ctx) => {
+      const refused = await startScriptedModel([{ fault: { status: 401 } }]);
+      ctx.onTestFinished(() => refused.close());
+      const t = await setup(ctx, [{ match: "morning check", reply: "Good morning." }]);
+      const env401 = cleanEnv({ ANTHROPIC_BASE_URL: refused.baseURL, ANTHROPIC_API_KEY: "x" });
+      const first = await runMain(["cron", "run", "morning", "--workspace", t.workspace], { env: env401, cwd: t.dir });
+      ctx.expect(first.code).toBe(1);
+      ctx.expect(first.stdout).toMatch(/morning paused /);
+      const state = JSON.parse(await readFile(join(t.workspace, "cron", "state.json"), "utf8")) as { paused: Record<string, { reason: string }> };
+      ctx.expect(Object.keys(state.paused)).toEqual(["morning"]);
+      ctx.expect(state.paused["morning"]!.reason).toMatch(/401.*check the credentials/);
+
+      const list = await runMain(["cron", "list", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir });
+      ctx.expect(list.code).toBe(0);
+      const lines = list.stdout.trim().split("\n");
+      ctx.expect(lines[0]).toMatch(/^morning\s+paused\s+-\s+30 7 \* \* \*$/);
+      ctx.expect(lines[1]).toMatch(/^  is paused since \d{4}-\d\d-\d\d \d\d:\d\d \(.*401.*\); miniclaw cron run morning --force runs it/);
+      ctx.expect(lines[2]).toMatch(/^pulse\s+disabled/);
+
+      const again = await t.cli("run", "morning");
+      ctx.expect(again.code).toBe(1);
+      ctx.expect(again.stdout).toBe("");
+      ctx.expect(again.stderr).toMatch(/^morning is paused since .*: miniclaw cron run morning --force runs it anyway\n$/);
+      ctx.expect(t.model.requests).toHaveLength(0);
+
+      const forced = await t.cli("run", "morning", "--force");
+      ctx.expect(forced.code).toBe(0);
+      ctx.expect(forced.stdout).toMatch(/morning ok \d+\.\ds "Good morning\."/);
+      ctx.expect(forced.stderr).toMatch(/cron: morning is resumed/);
+      const after = await runMain(["cron", "list", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir });
+      ctx.expect(after.stdout.split("\n")[0]).toMatch(/^morning\s+enabled\s+next /);
+    });
+
+    it("is left out by the scheduler, which says so; with every job paused it does not start", async (ctx) => {
+      const t = await setup(ctx, [{ reply: "tick" }], [
+        { name: "stuck", schedule: "*/1 * * * * *", prompt: "stuck?" },
+        { name: "often", schedule: "*/1 * * * * *", prompt: "often?" },
+      ]);
+      await mkdir(join(t.workspace, "cron"), { recursive: true });
+      const state = { paused: { stuck: { since: "2026-12-01T09:00:00.000Z", reason: "the run cost $0.0200, over its budget of $0.01" } } };
+      await writeFile(join(t.workspace, "cron", "state.json"), JSON.stringify(state));
+      const run = startMain(["cron", "--workspace", t.workspace], { env: t.env, cwd: t.dir });
+      await until(() => /often ok/.test(run.stdout()), 10_000);
+      run.signal("SIGTERM");
+      ctx.expect((await run.done).code).toBe(0);
+      ctx.expect(run.stderr()).toMatch(/^cron: stuck is paused since \d{4}-\d\d-\d\d \d\d:\d\d \(the run cost \$0\.0200, over its budget of \$0\.01\); not scheduled/m);
+      ctx.expect(run.stdout()).not.toMatch(/stuck/);
+      ctx.expect(t.model.requests.map((r) => JSON.stringify(r.body.messages))).not.toContainEqual(ctx.expect.stringMatching(/stuck\?/));
+
+      const allPaused = { paused: { ...state.paused, often: state.paused.stuck } };
+      await writeFile(join(t.workspace, "cron", "state.json"), JSON.stringify(allPaused));
+      const none = await t.cli();
+      ctx.expect(none.code).toBe(1);
+      ctx.expect(none.stderr).toMatch(/^every enabled job is paused \(stuck, often\): miniclaw cron list says why/);
+    });
+  });
+
   describe.concurrent("miniclaw cron list", () => {
+    it("fails with the job's name when a job names an unknown agent", async (ctx) => {
+      const t = await setup(ctx, [], [{ name: "digest", schedule: "0 9 * * *", prompt: "x", agent: "nobody" }]);
+      const run = await runMain(["cron", "list", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir });
+      ctx.expect(run.code).toBe(1);
+      ctx.expect(run.stdout).toBe("");
+      ctx.expect(run.stderr).toMatch(/^.*cron\.json: job "digest": agent: no agent "nobody" \(available: main, researcher\)\n$/);
+    });
+
     it("lists each job, enabled or not, with its next run, without credentials", async (ctx) => {
       const t = await setup(ctx, []);
       const run = await runMain(["cron", "list", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir });

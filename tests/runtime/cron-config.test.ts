@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
+import { TEMPLATE_WORKSPACE } from "../../src/paths.js";
 import { loadCronJobs, parseCronJobs } from "../../src/runtime/cron-config.js";
 import { checkSchedule, nextRunTime } from "../../src/runtime/cron.js";
 
@@ -31,7 +32,7 @@ describe("cron.json", () => {
   });
 
   it("loads the shipped example: a morning check and a heartbeat, both disabled", async () => {
-    const jobs = await loadCronJobs(join(import.meta.dirname, "../../workspace"));
+    const jobs = await loadCronJobs(TEMPLATE_WORKSPACE);
     expect(jobs.map((j) => [j.name, j.schedule, j.heartbeat, j.enabled])).toEqual([
       ["morning-check", "30 7 * * *", false, false],
       ["heartbeat", "*/30 * * * *", true, false],

@@ -96,7 +96,7 @@ describe.concurrent("the cron scheduler", () => {
     await s.scheduler.stop(100);
     expect(s.calls["auth"]).toBe(1);
     expect(s.of("auth").map((r) => r.status)).toEqual(["paused"]);
-    expect(s.logs).toContain("cron: auth is paused: no further runs until miniclaw cron restarts");
+    expect(s.logs).toContain("cron: auth is paused: no further runs; miniclaw cron run auth --force runs it and, when it succeeds, resumes it");
     expect(s.cancelled("fast")).toBe(true);
   });
 
