@@ -1,5 +1,9 @@
-// `miniclaw demo`: the REPL against the built-in scripted model, so a newcomer sees the loop without any key.
+// `miniclaw demo`: the REPL against the built-in scripted model in a temporary workspace, so a newcomer sees the loop without any key or any change to their files.
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createClient } from "../model/client.js";
+import { ensureWorkspace } from "../runtime/workspace.js";
 import { startScriptedModel, type Rule } from "../testing/index.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
@@ -31,13 +35,25 @@ function firstUserText(messages: unknown): string {
   return block?.text ?? "";
 }
 
+/**
+ * Runs the REPL against the scripted model in a new workspace under the system's temporary
+ * folder, made from the templates: what the demo saves (a memory note, sessions, approvals)
+ * must not reach the person's own workspace, where a later real session would carry it.
+ * `--workspace` and MINICLAW_WORKSPACE are ignored for that reason. The folder is kept
+ * afterwards, so its session files can be read; the banner says where it is.
+ */
 export async function runDemo(args: CliArgs, io: CliIo): Promise<number> {
+  const workspace = join(await mkdtemp(join(tmpdir(), "miniclaw-demo-")), "workspace");
+  await ensureWorkspace(workspace);
   const model = await startScriptedModel(DEMO_RULES, { model: "scripted-demo" });
   try {
     const client = createClient({ env: { ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "demo" }, maxRetries: 0 });
-    return await runRepl({ ...args, session: args.session ?? "agent:main:demo" }, io, {
+    return await runRepl({ ...args, workspace, session: args.session ?? "agent:main:demo" }, io, {
       client,
-      banner: `miniclaw demo: the scripted model at ${model.baseURL} answers instead of Claude; no key is used. Session files go to the workspace as usual.`,
+      banner: [
+        `miniclaw demo: the scripted model at ${model.baseURL} answers instead of Claude; no key is used.`,
+        `It runs in a temporary workspace, ${workspace}: your own workspace is not touched.`,
+      ].join("\n"),
     });
   } finally {
     await model.close();

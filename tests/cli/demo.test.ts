@@ -1,0 +1,50 @@
+import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ensureWorkspace } from "../../src/runtime/workspace.js";
+import { cleanEnv, runMain } from "../helpers/cli.js";
+
+/** Every file under `dir` with its content, by relative path (folders as "(folder)"). */
+async function snapshot(dir: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  const walk = async (folder: string): Promise<void> => {
+    for (const entry of await readdir(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) {
+        files[relative(dir, path)] = "(folder)";
+        await walk(path);
+      } else files[relative(dir, path)] = await readFile(path, "utf8");
+    }
+  };
+  await walk(dir);
+  return files;
+}
+
+describe("miniclaw demo", () => {
+  it("runs in a temporary workspace it names, and leaves the user's workspace as it was", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "miniclaw-demo-test-"));
+    const own = join(dir, "workspace");
+    await ensureWorkspace(own);
+    await mkdir(join(own, "memory"), { recursive: true });
+    await writeFile(join(own, "memory", "preferences.md"), "I like coffee.\n");
+    const before = await snapshot(own);
+
+    const input = ["hello", "remember that I like green tea", "/research anything new?", "what files are here?", ""].join("\n");
+    // The default ./workspace and MINICLAW_WORKSPACE both name the user's workspace: the demo uses neither.
+    const run = await runMain(["demo"], { env: cleanEnv({ MINICLAW_WORKSPACE: own }), cwd: dir, input });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Hello! I am the scripted demo model/);
+    expect(run.stdout).toMatch(/Noted: /);
+
+    const named = /It runs in a temporary workspace, (\S+): your own workspace is not touched\./.exec(run.stderr)?.[1];
+    expect(named).toBeDefined();
+    expect(relative(dir, named!).startsWith("..")).toBe(true);
+    expect(await snapshot(own)).toEqual(before);
+    // The demo did write: its note and the researcher's session are in its own workspace.
+    const notes = await snapshot(join(named!, "memory"));
+    expect(Object.values(notes).some((text) => /green tea/.test(text))).toBe(true);
+    expect((await readdir(join(named!, "sessions"))).some((name) => /researcher/.test(name))).toBe(true);
+    expect((await stat(join(named!, "agents", "main", "SOUL.md"))).isFile()).toBe(true);
+  });
+});
