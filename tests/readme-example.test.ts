@@ -1,0 +1,102 @@
+// The README's library example, run as a new user runs it: miniclaw packed, installed in a fresh `npm init -y` folder, the code pasted.
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+
+/** This machine's environment without credentials, miniclaw settings, or the npm_* of a surrounding `npm test`. */
+function userEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(ANTHROPIC_|MINICLAW_|npm_)/i.test(k)) env[k] = v;
+  return { ...env, NO_COLOR: "1", ...extra };
+}
+
+/** The first ```js block of the README's "As a library" section, as a person would copy it. */
+async function readmeExample(): Promise<string> {
+  const readme = await readFile(join(ROOT, "README.md"), "utf8");
+  const section = readme.split(/^## As a library$/m)[1]?.split(/^## /m)[0] ?? "";
+  const code = /^```js\n([\s\S]*?)^```$/m.exec(section)?.[1];
+  if (!code) throw new Error("no ```js block in the README's As a library section");
+  return code;
+}
+
+let dir: string;
+let app: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "miniclaw-readme-"));
+  app = join(dir, "app");
+  await mkdir(app);
+  const env = userEnv();
+  // dist/ is current (the global setup built it); packing must not build again beside other tests.
+  const packed = await run("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", dir], { cwd: ROOT, env });
+  const tarball = join(dir, packed.stdout.trim().split("\n").at(-1) ?? "");
+  await run("npm", ["init", "-y"], { cwd: app, env });
+  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, "zod"], { cwd: app, env });
+  await writeFile(join(app, "agent.mjs"), await readmeExample());
+}, 120_000);
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("the README's library example, in a fresh npm folder", () => {
+  it("runs as written (agent.mjs in a commonjs package) against the scripted model of the installed miniclaw/testing", async () => {
+    expect(JSON.parse(await readFile(join(app, "package.json"), "utf8")).type).toBe("commonjs");
+    const testing = (await import(pathToFileURL(join(app, "node_modules", "miniclaw", "dist", "testing", "index.js")).href)) as typeof import("../src/testing/index.js");
+    const model = await testing.startScriptedModel([
+      { match: { toolResult: { name: "weather" } }, reply: "Take an umbrella: {{tool_result}}." },
+      { match: "umbrella", reply: { toolUses: [{ name: "weather", input: { city: "Lyon" } }] } },
+    ]);
+    try {
+      const out = await run(process.execPath, ["agent.mjs"], { cwd: app, env: userEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" }) });
+      expect(model.rejected).toEqual([]);
+      expect(out.stderr).toBe("");
+      const lines = out.stdout.split("\n");
+      expect(lines.slice(0, 2)).toEqual(["→ weather", "Take an umbrella: Sunny and 21°C in Lyon."]);
+      expect(lines[2]).toMatch(/^end_turn \{/);
+      expect(model.requests).toHaveLength(2);
+      expect(existsSync(join(app, "workspace", "agents", "main", "SOUL.md"))).toBe(true);
+      expect(existsSync(join(app, "workspace", "sessions", "agent#main#main.jsonl"))).toBe(true);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("type-checks as agent.mts under the defaults of tsc --init", async () => {
+    const ts = join(dir, "ts");
+    await mkdir(ts);
+    await run(process.execPath, [TSC, "--init"], { cwd: ts });
+    await copyFile(join(app, "agent.mjs"), join(ts, "agent.mts"));
+    await writeFile(join(ts, "package.json"), JSON.stringify({ name: "ts", type: "commonjs" }));
+    // The app's node_modules, as if the file were saved beside agent.mjs.
+    await run("ln", ["-s", join(app, "node_modules"), join(ts, "node_modules")]);
+    const checked = await run(process.execPath, [TSC, "--noEmit", "-p", ts], { cwd: ts }).catch((error: { stdout: string }) => error);
+    expect(checked.stdout).toBe("");
+  }, 60_000);
+
+  it("without credentials fails with what to set, not with a script of miniclaw's own repository", async () => {
+    const failed = await run(process.execPath, ["agent.mjs"], { cwd: app, env: userEnv() }).catch((error: { code: number; stderr: string }) => error);
+    expect("code" in failed && failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/MissingCredentialsError: miniclaw needs credentials .*ANTHROPIC_API_KEY/);
+    expect(failed.stderr).toContain("fixedBy: 'person'");
+    expect(failed.stderr).not.toMatch(/npm run demo/);
+  });
+
+  it("ships the licence and the workspace templates, and no live workspace", async () => {
+    const pkg = join(app, "node_modules", "miniclaw");
+    const license = await readFile(join(pkg, "LICENSE"), "utf8");
+    expect(license).toMatch(/^MIT License\n\nCopyright \(c\) 2026 the miniclaw authors\n/);
+    expect(JSON.parse(await readFile(join(pkg, "package.json"), "utf8")).license).toBe("MIT");
+    for (const file of ["agents/main/SOUL.md", "agents/researcher/SOUL.md", "cron.json", "HEARTBEAT.md"]) {
+      expect(await readFile(join(pkg, "templates", "workspace", file), "utf8")).toBe(await readFile(join(ROOT, "templates", "workspace", file), "utf8"));
+    }
+    expect(existsSync(join(pkg, "workspace"))).toBe(false);
+  });
+});
