@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -204,5 +205,33 @@ describe("miniclaw run: many parallel tool calls", () => {
     const binary = await runCli(["run", "--workspace", workspace, "twelve calls"], { env, cwd: dir });
     ctx.expect(binary.code).toBe(0);
     ctx.expect(binary.stderr).not.toMatch(/Warning/);
+  });
+});
+
+describe.concurrent("miniclaw run from a script: stdout holds the reply alone", () => {
+  const ROOT = join(import.meta.dirname, "../..");
+
+  /** Runs `command args` from the repository's folder, as a person scripting it would; resolves with its output. */
+  function spawnIn(cwd: string, command: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+
+  it.for([
+    ["npm start --silent -- run", "npm", ["start", "--silent", "--", "run"]],
+    ["node bin/miniclaw.js run", process.execPath, ["bin/miniclaw.js", "run"]],
+  ] as const)("%s", async ([, command, args], ctx) => {
+    const { workspace, env } = await setup(ctx, [{ match: "hello", reply: "Hello from the scripted model" }]);
+    const run = await spawnIn(ROOT, command, [...args, "--workspace", workspace, "hello"], env);
+    ctx.expect(run.code).toBe(0);
+    ctx.expect(run.stdout).toBe("Hello from the scripted model\n");
+    ctx.expect(run.stderr).toMatch(/^session: agent:main:run-/m);
   });
 });
