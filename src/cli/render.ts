@@ -1,6 +1,7 @@
 // Turns loop events into terminal lines: tool calls on one line each, results summarised, colors when allowed.
 import { styleText } from "node:util";
 import type { AgentEvent, EventSink } from "../types.js";
+import { createMarkdownStream } from "./markdown-stream.js";
 import { visibleLine, visibleText, type VisibleStyle } from "./visible-text.js";
 
 type Style = Parameters<typeof styleText>[0];
@@ -14,6 +15,8 @@ export interface RenderOptions {
   color: boolean;
   /** Write text deltas as they arrive (the REPL); `run` prints the final text itself. */
   streamText: boolean;
+  /** Streamed text is rendered as Markdown wrapped to this many columns (the REPL on a terminal). */
+  markdownWidth?: number;
 }
 
 /** Whether to color output written to a stream: a TTY and NO_COLOR unset. */
@@ -29,8 +32,10 @@ export function useColor(stream: { isTTY?: boolean }, env: Record<string, string
 export function createRenderer(out: RenderTarget, opts: RenderOptions): EventSink & { atLineStart(): boolean } {
   const paint = (style: Style, text: string): string => (opts.color ? styleText(style, text) : text);
   const mark = (text: string): string => paint("dim", text);
+  const markdown = opts.markdownWidth === undefined ? undefined : createMarkdownStream((text) => out.write(text), { color: opts.color, width: opts.markdownWidth });
   let midLine = false;
   const line = (text: string): void => {
+    markdown?.end();
     out.write((midLine ? "\n" : "") + text + "\n");
     midLine = false;
   };
@@ -38,13 +43,15 @@ export function createRenderer(out: RenderTarget, opts: RenderOptions): EventSin
     const text = describeEvent(event, paint);
     if (event.type === "text_delta") {
       if (!opts.streamText) return;
+      if (markdown) return markdown.push(event.text);
       out.write(visibleText(event.text, { keepLineBreaks: true, mark }));
       midLine = !event.text.endsWith("\n");
       return;
     }
+    if (event.type === "turn_end") markdown?.end();
     if (text !== undefined) line(text);
   };
-  return Object.assign(sink, { atLineStart: () => !midLine });
+  return Object.assign(sink, { atLineStart: () => !midLine && (markdown?.idle() ?? true) });
 }
 
 /**
@@ -67,7 +74,7 @@ export function describeEvent(event: AgentEvent, paint: (style: Style, text: str
     case "warning":
       return paint("yellow", "warning: ") + visibleText(event.message, { ...within("yellow"), keepLineBreaks: true });
     case "retry":
-      return paint("yellow", `retrying (${event.attempt}): `) + visibleText(event.reason, within("yellow"));
+      return paint("dim", `retrying (${event.attempt}): `) + visibleText(event.reason, within("dim"));
     case "compaction":
       return paint("magenta", `[compacted ${event.replacedMessages} messages into a ${event.summaryTokens}-token summary: `) + visibleText(`${event.reason}]`, within("magenta"));
     case "turn_end":

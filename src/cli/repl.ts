@@ -1,13 +1,17 @@
-// The REPL assistant: a prompt naming the agent, streamed replies, inline approvals, Ctrl-C to interrupt, slash commands.
+// The REPL assistant: a banner naming agent, model and server, streamed Markdown replies, single-key approvals, Ctrl-C or Esc to interrupt, type-ahead, slash commands.
 import { join } from "node:path";
+import { styleText } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";
 import { refuseApprover } from "../deps.js";
 import { APPROVALS_FILE } from "../loop/options.js";
-import { openAssistant } from "../runtime/assistant.js";
+import { pickModel } from "../model/client.js";
+import { openAssistant, type Assistant } from "../runtime/assistant.js";
+import { isSuccessfulStop, type EventSink } from "../types.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { HISTORY_FILE, openLineInput } from "./line-input.js";
 import { createRenderer, useColor } from "./render.js";
+import { reportRetries } from "./retry-notes.js";
 import { openWorkspace } from "./setup.js";
 import { handleSlashCommand, type ReplState } from "./slash-commands.js";
 import { withSpinner } from "./spinner.js";
@@ -23,17 +27,23 @@ export interface ReplOptions {
 
 const EXIT_WINDOW_MS = 2_000;
 const DEFAULT_COLUMNS = 80;
+const DEFAULT_BASE_URL = "https://api.anthropic.com";
 
-/** Runs the REPL until /exit, Ctrl-D, two Ctrl-C on an empty prompt, or the end of piped input. */
+/**
+ * Runs the REPL until /exit, Ctrl-D, two Ctrl-C on an empty prompt, or the end of piped input.
+ * Resolves to 0, or in line mode (stdin not a terminal) to 1 when a turn ended in an error.
+ */
 export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {}): Promise<number> {
-  const { workspace, client } = await openWorkspace(args, io, options.client);
+  const opened = await openWorkspace(args, io, options.client);
+  const { workspace } = opened;
   const input = await openLineInput(io, join(workspace, HISTORY_FILE));
   const color = useColor(io.stdout, io.env);
-  let turn: AbortController | undefined;
+  let turn: { controller: AbortController; sink: EventSink } | undefined;
+  const client = reportRetries(opened.client, () => turn?.sink, (message) => io.stderr.write(`warning: ${visibleText(message)}\n`));
   const approver = input.interactive
     ? terminalApprover(input, io.stdout, {
         color,
-        turnSignal: () => turn?.signal,
+        turnSignal: () => turn?.controller.signal,
         width: () => io.stdout.columns ?? DEFAULT_COLUMNS,
         approvalsFile: join(workspace, APPROVALS_FILE),
       })
@@ -54,17 +64,19 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
 
   let lastInterrupt = 0;
   input.onInterrupt(() => {
-    if (turn && !turn.signal.aborted) return turn.abort();
+    if (turn && !turn.controller.signal.aborted) return turn.controller.abort();
     const now = Date.now();
     if (now - lastInterrupt < EXIT_WINDOW_MS) return input.close();
     lastInterrupt = now;
     io.stdout.write("\n(press Ctrl-C again or Ctrl-D to exit)\n");
   });
+  input.onQueued((line) => {
+    const note = `queued: ${visibleLine(line, (io.stdout.columns ?? DEFAULT_COLUMNS) - 10)}`;
+    io.stdout.write(`\r\x1b[K${color ? styleText("dim", note) : note}\n`);
+  });
   if (options.banner) (input.interactive ? io.stdout : io.stderr).write(`${options.banner}\n`);
-  if (input.interactive) {
-    const agent = assistant.agents[agentId]!;
-    io.stdout.write(`miniclaw · ${visibleLine(agent.name, 60)} (${agentId}) · session ${visibleLine(state.sessionKey, 200)} · /help for commands, Ctrl-D to exit\n`);
-  }
+  if (input.interactive) io.stdout.write(`${banner(state, args, io, opened.client.baseURL)}\n`);
+  let failed = false;
   try {
     for (;;) {
       const agent = assistant.agents[state.agentId]!;
@@ -78,8 +90,11 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
       });
       if (handled === "exit") break;
       if (handled === "handled") continue;
-      turn = new AbortController();
-      await sendTurn(line, state, io, turn.signal, input.interactive);
+      const sink = turnSink(state, io, input.interactive);
+      turn = { controller: new AbortController(), sink };
+      input.setBusy(true);
+      if (!(await sendTurn(line, state, io, turn.controller.signal, sink))) failed = true;
+      input.setBusy(false);
       turn = undefined;
     }
   } finally {
@@ -87,30 +102,53 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
     assistant.close();
   }
   if (input.interactive) io.stdout.write("\n");
-  return 0;
+  return failed && !input.interactive ? 1 : 0;
+}
+
+/** `miniclaw · Jarvis (main) · model claude-… · server http://… · session … · /help …`; the server only when it is not Anthropic's. */
+function banner(state: ReplState, args: CliArgs, io: CliIo, baseURL: string): string {
+  const agent = state.assistant.agents[state.agentId]!;
+  const model = pickModel(agent.model, args.model, io.env["MINICLAW_MODEL"]);
+  const server = baseURL.replace(/\/+$/, "") === DEFAULT_BASE_URL ? "" : ` · server ${visibleLine(baseURL, 200)}`;
+  return `miniclaw · ${visibleLine(agent.name, 60)} (${state.agentId}) · model ${visibleLine(model, 80)}${server} · session ${visibleLine(state.sessionKey, 200)} · /help for commands, Ctrl-D to exit`;
+}
+
+type TurnSink = ReturnType<typeof createRenderer> & { stop(): void };
+
+/** On a terminal the reply streams as Markdown with activity lines and a spinner; in line mode activity goes to stderr. */
+function turnSink(state: ReplState, io: CliIo, interactive: boolean): TurnSink {
+  const render = interactive
+    ? createRenderer(io.stdout, { color: state.color, streamText: true, markdownWidth: io.stdout.columns ?? DEFAULT_COLUMNS })
+    : createRenderer(io.stderr, { color: useColor(io.stderr, io.env), streamText: false });
+  if (interactive && state.color) return Object.assign(withSpinner(render, io.stdout), { atLineStart: render.atLineStart });
+  return Object.assign(render, { stop: () => {} });
 }
 
 /**
- * One turn. On a terminal the reply streams and activity lines go with it; in line mode
- * stdout gets only the final reply (scriptable) and activity goes to stderr.
+ * One turn; resolves to whether it ended without an error. In line mode stdout gets only
+ * the final reply (scriptable).
  */
-async function sendTurn(line: string, state: ReplState, io: CliIo, signal: AbortSignal, interactive: boolean): Promise<void> {
-  const render = interactive
-    ? createRenderer(io.stdout, { color: state.color, streamText: true })
-    : createRenderer(io.stderr, { color: useColor(io.stderr, io.env), streamText: false });
-  const sink = interactive && state.color ? withSpinner(render, io.stdout) : Object.assign(render, { stop: () => {} });
-  const { agent } = state.assistant.route(line);
-  const sessionKey = agent.id === state.agentId ? state.sessionKey : state.assistant.sessionKeyFor(agent.id);
+async function sendTurn(line: string, state: ReplState, io: CliIo, signal: AbortSignal, sink: TurnSink): Promise<boolean> {
+  const interactive = io.stdin.isTTY === true;
+  const sessionKey = sessionFor(line, state, state.assistant);
   try {
     const result = await state.assistant.send(line, { sessionKey, signal, onEvent: sink });
     if (!interactive && result.text) io.stdout.write(`${visibleReply(result.text, io.stdout)}\n`);
-    if (!render.atLineStart()) io.stdout.write("\n");
+    if (!sink.atLineStart()) io.stdout.write("\n");
     const notes = interactive ? io.stdout : io.stderr;
     if (result.stopReason === "aborted") notes.write("(interrupted)\n");
     else if (result.stopReason !== "end_turn" && result.stopReason !== "error") notes.write(`(stopped: ${result.stopReason}${result.error ? ` — ${visibleText(result.error)}` : ""})\n`);
+    return result.stopReason === "aborted" || isSuccessfulStop(result.stopReason);
   } catch (error) {
     sink({ type: "warning", message: error instanceof Error ? error.message : String(error) });
+    return false;
   } finally {
     sink.stop();
   }
+}
+
+/** The session a message goes to: the REPL's own for its agent, the agent's default for a prefixed message to another. */
+function sessionFor(line: string, state: ReplState, assistant: Assistant): string {
+  const { agent } = assistant.route(line);
+  return agent.id === state.agentId ? state.sessionKey : assistant.sessionKeyFor(agent.id);
 }

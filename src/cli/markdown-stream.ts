@@ -1,0 +1,138 @@
+// The model's reply rendered as Markdown for the terminal while it streams: each block is printed once, when it is complete.
+import { styleText } from "node:util";
+import { Marked, type Tokens } from "marked";
+import { markedTerminal } from "marked-terminal";
+import { visibleText } from "./visible-text.js";
+
+/** Where rendered text goes and how it looks. */
+export interface MarkdownOptions {
+  /** Colors and bold on (a terminal and no NO_COLOR); off, the Markdown marks are dropped and nothing is styled. */
+  color: boolean;
+  /** Terminal columns: paragraphs and list items wrap at word boundaries to this. */
+  width: number;
+}
+
+/** Text streamed in; rendered blocks written out. */
+export interface MarkdownStream {
+  push(text: string): void;
+  /** Renders what is held back (the open line, an unclosed fence or list). */
+  end(): void;
+  /** Whether nothing is held back. */
+  idle(): boolean;
+}
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const LIST_ITEM = /^\s*([-*+]|\d{1,9}[.)])\s+/;
+const TABLE_ROW = /^\s*\|/;
+
+/**
+ * Renders a reply as it arrives without reprinting anything: a complete line of plain text
+ * is printed at once; a fenced code block when its fence closes; a list or table when the
+ * next line is not part of it. Only the open line and an unfinished block are held back.
+ * The text is made visible first (`visibleText`: control and invisible characters shown as
+ * escapes), so the Markdown renderer never sees a character a terminal would act on.
+ */
+export function createMarkdownStream(write: (text: string) => void, opts: MarkdownOptions): MarkdownStream {
+  const marked = createMarked(opts);
+  let open = "";
+  let block: string[] = [];
+  let kind: "fence" | "list" | "table" | undefined;
+  let fence = "";
+  let blankInList = 0;
+
+  const render = (lines: string[]): void => {
+    const source = visibleText(lines.join("\n"), { keepLineBreaks: true });
+    const rendered = (marked.parse(source) as string).replace(/\s+$/, "");
+    if (rendered) write(`${rendered}\n`);
+  };
+  const flush = (): void => {
+    if (block.length > 0) render(block);
+    for (; blankInList > 0; blankInList--) write("\n");
+    block = [];
+    kind = undefined;
+  };
+  const addLine = (line: string): void => {
+    if (kind === "fence") {
+      block.push(line);
+      if (line.trim().startsWith(fence) && line.trim().replace(/[`~]/g, "") === "") flush();
+      return;
+    }
+    const blank = line.trim() === "";
+    if (kind === "list" && (blank || LIST_ITEM.test(line) || /^\s+\S/.test(line))) {
+      if (blank) blankInList++;
+      else (block.push(...Array<string>(blankInList).fill("")), (blankInList = 0), block.push(line));
+      return;
+    }
+    if (kind === "table" && TABLE_ROW.test(line)) return void block.push(line);
+    flush();
+    const opener = FENCE.exec(line);
+    if (opener) [kind, fence, block] = ["fence", opener[1]!, [line]];
+    else if (LIST_ITEM.test(line)) [kind, block] = ["list", [line]];
+    else if (TABLE_ROW.test(line)) [kind, block] = ["table", [line]];
+    else if (blank) write("\n");
+    else render([line]);
+  };
+  return {
+    push(text) {
+      open += text;
+      for (let nl = open.indexOf("\n"); nl >= 0; nl = open.indexOf("\n")) {
+        addLine(open.slice(0, nl));
+        open = open.slice(nl + 1);
+      }
+    },
+    end() {
+      if (open) addLine(open);
+      open = "";
+      flush();
+    },
+    idle: () => open === "" && block.length === 0,
+  };
+}
+
+type Paint = (text: string) => string;
+
+/** A Marked instance rendering for the terminal: our own styles (none without color), no links a terminal would follow, no emoji shortcodes. */
+function createMarked(opts: MarkdownOptions): Marked {
+  const style = (...formats: Array<Parameters<typeof styleText>[0]>): Paint =>
+    opts.color ? (text) => formats.reduce((acc, f) => styleText(f, acc), text) : (text) => text;
+  const plain: Paint = (text) => text;
+  const code = style("yellow");
+  const marked = new Marked(
+    markedTerminal({
+      width: opts.width,
+      reflowText: true,
+      tab: 2,
+      emoji: false,
+      showSectionPrefix: !opts.color,
+      code,
+      blockquote: style("gray", "italic"),
+      html: style("gray"),
+      heading: style("bold"),
+      firstHeading: style("bold", "underline"),
+      hr: plain,
+      listitem: plain,
+      table: plain,
+      paragraph: plain,
+      strong: style("bold"),
+      em: style("italic"),
+      codespan: code,
+      del: style("strikethrough"),
+      link: plain,
+      href: style("underline"),
+      text: plain,
+      tableOptions: { style: { head: [], border: [] } },
+    }),
+  );
+  // Code is indented and colored as a whole (no highlighter reading the process's color support); a
+  // link is its text and its address, never an OSC 8 hyperlink the terminal would act on.
+  marked.use({
+    renderer: {
+      code: (token: Tokens.Code) => `${token.text.split("\n").map((line) => `  ${code(line)}`).join("\n")}\n\n`,
+      link(token: Tokens.Link) {
+        const text = this.parser.parseInline(token.tokens);
+        return text === token.href ? style("underline")(token.href) : `${text} (${style("underline")(token.href)})`;
+      },
+    },
+  });
+  return marked;
+}
