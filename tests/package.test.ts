@@ -9,6 +9,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   exports: Record<string, { types: string; default: string }>;
   bin: Record<string, string>;
   engines: { node: string };
+  files: string[];
 };
 
 describe("the package", () => {
@@ -28,6 +29,18 @@ describe("the package", () => {
       console.log(JSON.stringify([...names.map((n) => typeof lib[n]), typeof testing.startScriptedModel]));`;
     const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: ROOT, encoding: "utf8" });
     expect(JSON.parse(out)).toEqual([...Array(8).fill("function"), "function"]);
+  });
+
+  it("tracks the workspace templates and not the live workspace, which git ignores", () => {
+    const git = (...args: string[]): string => execFileSync("git", args, { cwd: ROOT, encoding: "utf8" });
+    expect(git("ls-files", "--", "workspace").trim()).toBe("");
+    expect(git("ls-files", "--", "templates").trim().split("\n").sort()).toEqual(
+      ["HEARTBEAT.md", "agents/main/SOUL.md", "agents/researcher/SOUL.md", "cron.json"].map((file) => `templates/workspace/${file}`),
+    );
+    expect(git("check-ignore", "workspace/cron.json", "workspace/HEARTBEAT.md", "workspace/agents/main/SOUL.md").trim().split("\n")).toHaveLength(3);
+    expect(() => git("check-ignore", "templates/workspace/cron.json")).toThrow();
+    expect(pkg.files).toContain("templates");
+    expect(pkg.files.filter((entry) => entry.startsWith("workspace"))).toEqual([]);
   });
 
   it("exports what a library user builds with, and no internals", () => {
