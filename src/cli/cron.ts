@@ -33,17 +33,7 @@ export async function cronCommand(args: CliArgs, io: CliIo): Promise<number> {
 
 async function runScheduler(args: CliArgs, io: CliIo): Promise<number> {
   const { workspace, runJob, jobs } = await prepare(args, io);
-  const paused = await readPausedJobs(workspace);
-  const enabled = jobs.filter((job) => job.enabled);
-  if (enabled.length === 0) {
-    throw new ConfigError(`no enabled job in ${join(workspace, CRON_FILE)}: set "enabled": true on a job (see miniclaw cron list)`);
-  }
-  const active = enabled.filter((job) => !paused[job.name]);
-  if (active.length === 0) {
-    const names = enabled.map((job) => job.name).join(", ");
-    throw new ConfigError(`every enabled job is paused (${names}): miniclaw cron list says why; miniclaw cron run JOB --force runs one and, when it succeeds, resumes it`);
-  }
-  for (const job of enabled) if (paused[job.name]) io.stderr.write(`cron: ${visibleText(job.name)} ${describePause(paused[job.name]!)}; not scheduled (miniclaw cron run ${visibleText(job.name)} --force runs it)\n`);
+  const active = await schedulableJobs(workspace, jobs, io);
   const scheduler = startScheduler({
     jobs: active,
     runJob,
@@ -72,6 +62,28 @@ async function runScheduler(args: CliArgs, io: CliIo): Promise<number> {
   }
 }
 
+/**
+ * The jobs the scheduler takes: enabled and not paused (a stored pause outlives a restart;
+ * each one left out gets a line). Throws ConfigError when that leaves none.
+ */
+async function schedulableJobs(workspace: string, jobs: readonly CronJob[], io: CliIo): Promise<CronJob[]> {
+  const enabled = jobs.filter((job) => job.enabled);
+  if (enabled.length === 0) {
+    throw new ConfigError(`no enabled job in ${join(workspace, CRON_FILE)}: set "enabled": true on a job (see miniclaw cron list)`);
+  }
+  const paused = await readPausedJobs(workspace);
+  const active = enabled.filter((job) => !paused[job.name]);
+  if (active.length === 0) {
+    const names = enabled.map((job) => job.name).join(", ");
+    throw new ConfigError(`every enabled job is paused (${names}): miniclaw cron list says why; miniclaw cron run JOB --force runs one and, when it succeeds, resumes it`);
+  }
+  for (const job of enabled) {
+    const pause = paused[job.name];
+    if (pause) io.stderr.write(`${visibleText(`cron: ${job.name} ${describePause(pause)}; not scheduled (miniclaw cron run ${job.name} --force runs it)`)}\n`);
+  }
+  return active;
+}
+
 async function runOneJob(args: CliArgs, io: CliIo, name: string): Promise<number> {
   const { workspace, runJob, jobs } = await prepare(args, io);
   const job = jobs.find((j) => j.name === name);
@@ -81,7 +93,7 @@ async function runOneJob(args: CliArgs, io: CliIo, name: string): Promise<number
   }
   const pause = (await readPausedJobs(workspace))[name];
   if (pause && !args.force) {
-    io.stderr.write(`${visibleText(name)} ${describePause(pause)}: miniclaw cron run ${visibleText(name)} --force runs it anyway\n`);
+    io.stderr.write(`${visibleText(`${name} ${describePause(pause)}: miniclaw cron run ${name} --force runs it anyway`)}\n`);
     return 1;
   }
   const controller = new AbortController();
@@ -126,7 +138,7 @@ async function listJobs(args: CliArgs, io: CliIo): Promise<number> {
   return 0;
 }
 
-/** `is paused since <time> (<reason>)`. */
+/** `is paused since <time> (<reason>)`; the reason can quote the API, so callers print it through visibleText. */
 function describePause(pause: JobPause): string {
   const since = Date.parse(pause.since);
   return `is paused since ${Number.isNaN(since) ? pause.since : formatTime(since)} (${pause.reason.replace(/\s+/g, " ").trim()})`;

@@ -131,6 +131,19 @@ describe.concurrent("the cron command", () => {
       ctx.expect(after.stdout.split("\n")[0]).toMatch(/^morning\s+enabled\s+next /);
     });
 
+    it("paused while the scheduler runs is stored, so the next scheduler leaves it out", async (ctx) => {
+      const t = await setup(ctx, [{ fault: { status: 401 } }], [{ name: "often", schedule: "*/1 * * * * *", prompt: "often?" }]);
+      const first = startMain(["cron", "--workspace", t.workspace], { env: t.env, cwd: t.dir });
+      await until(() => /often paused/.test(first.stdout()), 10_000);
+      first.signal("SIGTERM");
+      ctx.expect((await first.done).code).toBe(0);
+      ctx.expect(first.stderr()).toMatch(/cron: often is paused: no further runs; miniclaw cron run often --force runs it/);
+      const restarted = await t.cli();
+      ctx.expect(restarted.code).toBe(1);
+      ctx.expect(restarted.stderr).toMatch(/^every enabled job is paused \(often\)/);
+      ctx.expect(t.model.requests).toHaveLength(1);
+    });
+
     it("is left out by the scheduler, which says so; with every job paused it does not start", async (ctx) => {
       const t = await setup(ctx, [{ reply: "tick" }], [
         { name: "stuck", schedule: "*/1 * * * * *", prompt: "stuck?" },
