@@ -91,6 +91,19 @@ describe.concurrent("a workspace given to a command", () => {
     }
   });
 
+  it("a SOUL.md naming a tool that does not exist gets a warning naming it and the known tools, and the run goes on", async (ctx) => {
+    const env = await modelEnv(ctx);
+    const dir = await folder();
+    await mkdir(join(dir, "workspace", "agents", "main"), { recursive: true });
+    await writeFile(join(dir, "workspace", "agents", "main", "SOUL.md"), "---\nname: Typo\ntools: [read_fil, memory_search]\n---\nBe brief.\n");
+    const run = await runMain(["run", "hi"], { cwd: dir, env });
+    ctx.expect(run.code).toBe(0);
+    ctx.expect(run.stdout).toBe("Hello.\n");
+    const warnings = run.stderr.split("\n").filter((line) => line.includes("read_fil"));
+    ctx.expect(warnings).toHaveLength(1);
+    ctx.expect(warnings[0]).toContain(`${join(dir, "workspace", "agents", "main", "SOUL.md")}: tools: no tool named "read_fil" (known tools: run_command, read_file, `);
+  });
+
   it("a folder with files but no agents/ gets one paragraph saying how to add an agent or run miniclaw init", async (ctx) => {
     const env = await modelEnv(ctx);
     const dir = await folder();
