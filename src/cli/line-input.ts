@@ -23,7 +23,7 @@ export interface LineInput {
   onInterrupt(handler: (key: "ctrl-c" | "esc") => void): void;
   /** Called when a line typed while a turn runs is queued (terminal only). */
   onQueued(handler: (line: string) => void): void;
-  /** A turn runs (true) or ended (false): meanwhile keys are typed ahead, and Enter queues the line. */
+  /** A turn runs (true) or ended (false): meanwhile keys are typed ahead, and Enter queues the line. Busy from each message read until the next prompt. */
   setBusy(busy: boolean): void;
   /** Appends a message to the history file. */
   remember(line: string): Promise<void>;
@@ -70,6 +70,10 @@ export async function openLineInput(io: CliIo, historyPath: string): Promise<Lin
   const typedAhead: string[] = [];
   let busy = false;
   let prompt = "";
+  const setBusy = (on: boolean): void => {
+    busy = on;
+    keys?.setMode(on ? "busy" : "prompt");
+  };
 
   /** Ctrl-C at the prompt: empties the line (and the message being composed); false when there was nothing to clear. */
   const clearLine = (): boolean => {
@@ -88,7 +92,8 @@ export async function openLineInput(io: CliIo, historyPath: string): Promise<Lin
   editor.on("line", (line) => {
     if (!interactive) return lines.push(line);
     const message = composer.add(line);
-    if (message !== undefined) return lines.push(message);
+    // Keys typed from here until the next prompt are typed ahead, not edited on a line nobody sees.
+    if (message !== undefined) return (setBusy(true), lines.push(message));
     editor.setPrompt(CONTINUATION_PROMPT);
     editor.prompt();
   });
@@ -107,6 +112,7 @@ export async function openLineInput(io: CliIo, historyPath: string): Promise<Lin
         return queued;
       }
       if (interactive && !lines.ready()) {
+        setBusy(false);
         editor.setPrompt(nextPrompt);
         editor.prompt();
         const leftover = keys?.takeTypeAhead();
@@ -131,10 +137,7 @@ export async function openLineInput(io: CliIo, historyPath: string): Promise<Lin
     onQueued: (handler) => {
       state.queuedHandler = handler;
     },
-    setBusy: (on) => {
-      busy = on;
-      keys?.setMode(on ? "busy" : "prompt");
-    },
+    setBusy,
     remember: async (line) => {
       if (interactive && line.trim()) await appendFile(historyPath, `${line.replace(/\n/g, " ")}\n`).catch(() => {});
     },

@@ -17,6 +17,8 @@ export interface RenderOptions {
   streamText: boolean;
   /** Streamed text is rendered as Markdown wrapped to this many columns (the REPL on a terminal). */
   markdownWidth?: number;
+  /** The API's base URL, named in a connection error (the SDK's error does not say where it tried). */
+  server?: string;
 }
 
 /** Whether to color output written to a stream: a TTY and NO_COLOR unset. */
@@ -40,7 +42,7 @@ export function createRenderer(out: RenderTarget, opts: RenderOptions): EventSin
     midLine = false;
   };
   const sink = (event: AgentEvent): void => {
-    const text = describeEvent(event, paint);
+    const text = describeEvent(withServer(event, opts.server), paint);
     if (event.type === "text_delta") {
       if (!opts.streamText) return;
       if (markdown) return markdown.push(event.text);
@@ -52,6 +54,12 @@ export function createRenderer(out: RenderTarget, opts: RenderOptions): EventSin
     if (text !== undefined) line(text);
   };
   return Object.assign(sink, { atLineStart: () => !midLine && (markdown?.idle() ?? true) });
+}
+
+/** A turn that ended on a failed connection, its error naming the URL that was tried. */
+function withServer(event: AgentEvent, server: string | undefined): AgentEvent {
+  if (event.type !== "turn_end" || !server || !event.error?.startsWith("Connection error")) return event;
+  return { ...event, error: event.error.replace(/^Connection error/, `Connection error (${server}/v1/messages)`) };
 }
 
 /**

@@ -90,7 +90,7 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
       });
       if (handled === "exit") break;
       if (handled === "handled") continue;
-      const sink = turnSink(state, io, input.interactive);
+      const sink = turnSink(state, io, input.interactive, opened.client.baseURL.replace(/\/+$/, ""));
       turn = { controller: new AbortController(), sink };
       input.setBusy(true);
       if (!(await sendTurn(line, state, io, turn.controller.signal, sink))) failed = true;
@@ -116,10 +116,10 @@ function banner(state: ReplState, args: CliArgs, io: CliIo, baseURL: string): st
 type TurnSink = ReturnType<typeof createRenderer> & { stop(): void };
 
 /** On a terminal the reply streams as Markdown with activity lines and a spinner; in line mode activity goes to stderr. */
-function turnSink(state: ReplState, io: CliIo, interactive: boolean): TurnSink {
+function turnSink(state: ReplState, io: CliIo, interactive: boolean, server: string): TurnSink {
   const render = interactive
-    ? createRenderer(io.stdout, { color: state.color, streamText: true, markdownWidth: io.stdout.columns ?? DEFAULT_COLUMNS })
-    : createRenderer(io.stderr, { color: useColor(io.stderr, io.env), streamText: false });
+    ? createRenderer(io.stdout, { color: state.color, streamText: true, markdownWidth: io.stdout.columns ?? DEFAULT_COLUMNS, server })
+    : createRenderer(io.stderr, { color: useColor(io.stderr, io.env), streamText: false, server });
   if (interactive && state.color) return Object.assign(withSpinner(render, io.stdout), { atLineStart: render.atLineStart });
   return Object.assign(render, { stop: () => {} });
 }

@@ -19,7 +19,7 @@ export function reportRetries(client: Anthropic, sink: () => EventSink | undefin
     const connection = CONNECTION_RETRY.exec(message);
     if (!response && !connection) return;
     const reason = response
-      ? `API error ${response[3]} from ${response[1]} ${response[2]} (${response[4]} left)`
+      ? `API error ${response[3]} from ${response[1]!.toUpperCase()} ${response[2]} (${response[4]} left)`
       : `connection ${connection![1]} to ${client.baseURL} (${connection![2]} left)`;
     const target = sink();
     if (target !== counted) [counted, attempt] = [target, 0];

@@ -1,4 +1,4 @@
-// The REPL's own commands (/help, /agents, /new, /sessions, /compact, /skills, /memory, /cost, /exit).
+// The REPL's own commands (/help, /agents, /new or /clear, /sessions, /compact, /skills, /memory, /cost, /exit).
 import { styleText } from "node:util";
 import { formatUsageSummary, summarizeUsage } from "../model/usage.js";
 import type { Assistant } from "../runtime/assistant.js";
@@ -20,7 +20,7 @@ type Outcome = "handled" | "exit" | "message";
 const HELP: Array<[string, string]> = [
   ["/help", "this list"],
   ["/agents", "the agents and their prefixes"],
-  ["/new", "start a fresh session"],
+  ["/new, /clear", "start a fresh session"],
   ["/sessions", "list sessions"],
   ["/compact", "compact this session now"],
   ["/skills", "the skills the agents can load"],
@@ -56,6 +56,7 @@ export async function handleSlashCommand(line: string, state: ReplState): Promis
       }
       return "handled";
     case "new":
+    case "clear":
       state.sessionKey = `agent:${state.agentId}:${new Date().toISOString().replace(/[-:]/g, "").slice(0, 15).replace("T", "-")}`;
       say(`New session ${clip(state.sessionKey, 200)}.`);
       return "handled";
@@ -83,7 +84,8 @@ export async function handleSlashCommand(line: string, state: ReplState): Promis
 
 async function listSessions(state: ReplState, say: (text: string) => void): Promise<void> {
   const sessions = await state.assistant.sessions.list();
-  if (sessions.length === 0) return say("No sessions yet.");
+  // A session made by /new has no file until its first message; it is listed all the same, as the current one.
+  if (!sessions.some((s) => s.key === state.sessionKey)) say(`  ${clip(state.sessionKey, 200).padEnd(28)}    0 messages  (new) ←`);
   for (const s of sessions) {
     const mark = s.key === state.sessionKey ? " ←" : "";
     say(`  ${clip(s.key, 200).padEnd(28)} ${String(s.messages).padStart(4)} messages  ~${s.estimatedTokens} tokens  ${formatMinute(s.lastActivity)}${mark}`);

@@ -78,7 +78,13 @@ export function readTerminalKeys(
   };
   const onPromptKeys = (chunk: string): void => {
     if (chunk === ESC) return;
-    if (SOFT_ENTER.includes(chunk)) return handlers.softEnter();
+    const soft = firstSoftEnter(chunk);
+    if (soft) {
+      if (soft.index > 0) onPromptKeys(chunk.slice(0, soft.index));
+      handlers.softEnter();
+      const rest = chunk.slice(soft.index + soft.length);
+      return rest ? route(rest) : undefined;
+    }
     const lineBreak = chunk.search(/[\r\n]/);
     if (lineBreak >= 0 && chunk.slice(lineBreak).replace(/^(\r\n|\r|\n)/, "").length > 0) return deliverPaste(chunk);
     const interrupt = chunk.indexOf(CTRL_C);
@@ -138,6 +144,16 @@ export function readTerminalKeys(
       editorInput.end();
     },
   };
+}
+
+/** Where the first Shift-Enter sequence of a chunk starts, and its length. */
+function firstSoftEnter(chunk: string): { index: number; length: number } | undefined {
+  let first: { index: number; length: number } | undefined;
+  for (const sequence of SOFT_ENTER) {
+    const index = chunk.indexOf(sequence);
+    if (index >= 0 && (!first || index < first.index)) first = { index, length: sequence.length };
+  }
+  return first;
 }
 
 export { CTRL_C, CTRL_D };

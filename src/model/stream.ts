@@ -87,8 +87,17 @@ async function streamOnce(client: Anthropic, params: MessageParams, opts: Stream
   }
 }
 
-/** One line describing an API or network error, fit for a log or the CLI. */
+/**
+ * One line describing an API or network error, fit for a log or the CLI. A failed connection
+ * names what it tried (the address from the error's causes, e.g. `connect ECONNREFUSED 127.0.0.1:9`).
+ */
 export function describeError(error: unknown): string {
+  if (error instanceof Anthropic.APIConnectionError) {
+    const causes: string[] = [];
+    for (let cause = error.cause; cause instanceof Error && causes.length < 4; cause = cause.cause) causes.push(cause.message);
+    const tried = causes.filter((c) => c !== "fetch failed").join(": ");
+    return oneLine(`${error.message.replace(/\.$/, "")}${tried ? `: ${tried}` : ""}`);
+  }
   if (error instanceof Anthropic.APIError) {
     const body = error.error as { error?: { type?: string; message?: string } } | undefined;
     const type = body?.error?.type ?? error.type;
