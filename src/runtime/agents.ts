@@ -135,8 +135,7 @@ async function agentIds(agentsDir: string): Promise<string[]> {
  * Throws `ConfigError` when no agent loads at all: carrying every reason, or saying how to add an agent.
  */
 export async function loadAgents(workspaceDir: string, options: LoadAgentsOptions = {}): Promise<Record<string, AgentConfig>> {
-  if (options.create !== false) await ensureWorkspace(workspaceDir);
-  else await checkWorkspace(workspaceDir);
+  await (options.create === false ? checkWorkspace(workspaceDir) : ensureWorkspace(workspaceDir));
   const agentsDir = join(workspaceDir, "agents");
   const warn = (message: string): void => {
     try {
