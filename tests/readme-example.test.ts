@@ -1,7 +1,7 @@
 // The README's library example, run as a new user runs it: miniclaw packed, installed in a fresh `npm init -y` folder, the code pasted.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -76,7 +76,7 @@ describe("the README's library example, in a fresh npm folder", () => {
     await copyFile(join(app, "agent.mjs"), join(ts, "agent.mts"));
     await writeFile(join(ts, "package.json"), JSON.stringify({ name: "ts", type: "commonjs" }));
     // The app's node_modules, as if the file were saved beside agent.mjs.
-    await run("ln", ["-s", join(app, "node_modules"), join(ts, "node_modules")]);
+    await symlink(join(app, "node_modules"), join(ts, "node_modules"), "dir");
     const checked = await run(process.execPath, [TSC, "--noEmit", "-p", ts], { cwd: ts }).catch((error: { stdout: string }) => error);
     expect(checked.stdout).toBe("");
   }, 60_000);
