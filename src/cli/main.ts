@@ -46,7 +46,7 @@ export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number
  */
 export function describeFailure(error: unknown, debug: boolean): string {
   const shown = (text: string): string => visibleText(text, { keepLineBreaks: true });
-  if (error instanceof MissingCredentialsError) return `${error.message} ${CLI_CREDENTIALS_HINT}\n`;
+  if (error instanceof MissingCredentialsError) return `${shown(error.message)} ${CLI_CREDENTIALS_HINT}\n`;
   if (error instanceof MiniclawError && error.fixedBy === "person") return `${shown(error.message)}\n`;
   const message = error instanceof Error ? error.message : String(error);
   const stack = debug && error instanceof Error && error.stack ? `${shown(error.stack)}\n` : "";
