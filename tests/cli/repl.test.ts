@@ -92,6 +92,43 @@ describe("the REPL in a terminal", () => {
   }, 40_000);
 });
 
+describe("the REPL's keys in a real terminal", () => {
+  it("takes a bracketed paste as one message, an approval as one key, Esc as an interrupt, and renders Markdown (the bundle)", async () => {
+    const { dir, workspace, env } = await open([{ match: /^bold/, reply: "Some **bold** words." }, ...RULES]);
+    term = startTerminal(["--workspace", workspace], { env, cwd: dir });
+    await term.waitFor(/Jarvis› /);
+    expect(term.raw()).toContain("\x1b[?2004h");
+
+    let mark = term.output().length;
+    term.type("\x1b[200~line one\rline two\x1b[201~");
+    await term.waitFor(/\[Pasted text #1 \+2 lines\]/, { from: mark });
+    term.type("\r");
+    await term.waitFor(/I heard: line one\nline two/, { from: mark });
+    await term.waitFor(/Jarvis› /, { from: term.output().length - 10 });
+
+    mark = term.output().length;
+    term.type("please run the tests\r");
+    await term.waitFor(/Allow "npm test --version"\?/, { from: mark });
+    term.type("y");
+    await term.waitFor(/\[d\]eny always yes\n[\s\S]*The command said: exit code: 0/, { from: mark });
+    await term.waitFor(/Jarvis› /, { from: term.output().length - 10 });
+
+    mark = term.output().length;
+    term.type("tell me a slow story\r");
+    await term.waitFor(/Once/, { from: mark });
+    term.type("\x1b");
+    await term.waitFor(/\(interrupted\)[\s\S]*Jarvis› /, { from: mark });
+
+    mark = term.output().length;
+    term.type("bold please\r");
+    await term.waitFor(/Some bold words\.\nJarvis› /, { from: mark });
+    expect(term.output().slice(mark)).not.toContain("**");
+    term.type("\x04");
+    expect(await term.exited).toBe(0);
+    expect(term.raw()).toContain("\x1b[?2004l");
+  }, 30_000);
+});
+
 // The same REPL in this process on a stand-in terminal (readline's terminal mode over streams): what is
 // judged here is the REPL's own handling of keys, history and exits, not the kernel's terminal.
 describe.concurrent("the REPL on a terminal, in process", () => {
