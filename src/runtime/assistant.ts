@@ -75,7 +75,7 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
   const warn = opts.onWarning ?? (() => {});
   const skills = new SkillLoader({ dirs: [BUNDLED_SKILLS, join(opts.workspace, "skills")], onWarning: warn });
   const [agents, userProfile] = await Promise.all([
-    loadAgents(opts.workspace, { onWarning: warn }),
+    loadAgents(opts.workspace, { onWarning: warn, knownTools: (opts.turn?.tools ?? []).map((tool) => tool.name) }),
     readUserProfile(opts.workspace),
     skills.load(),
   ]);
