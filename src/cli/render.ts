@@ -58,8 +58,14 @@ export function createRenderer(out: RenderTarget, opts: RenderOptions): EventSin
 
 /** A turn that ended on a failed connection, its error naming the URL that was tried. */
 function withServer(event: AgentEvent, server: string | undefined): AgentEvent {
-  if (event.type !== "turn_end" || !server || !event.error?.startsWith("Connection error")) return event;
-  return { ...event, error: event.error.replace(/^Connection error/, `Connection error (${server}/v1/messages)`) };
+  if (event.type !== "turn_end" || event.error === undefined) return event;
+  return { ...event, error: namingServer(event.error, server) };
+}
+
+/** A connection error names the URL it tried (the SDK's own message does not); other errors are returned as they are. */
+export function namingServer(error: string, server: string | undefined): string {
+  if (!server || !error.startsWith("Connection error")) return error;
+  return error.replace(/^Connection error/, `Connection error (${server}/v1/messages)`);
 }
 
 /**

@@ -4,7 +4,8 @@ import { refuseApprover, systemClock } from "../deps.js";
 import { isSuccessfulStop, type TurnResult } from "../types.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
-import { createRenderer, useColor } from "./render.js";
+import { createRenderer, namingServer, useColor } from "./render.js";
+import { reportRetries } from "./retry-notes.js";
 import { chooseRunSession, writeLastRunKey } from "./run-session.js";
 import { openWorkspace } from "./setup.js";
 import { visibleLine, visibleReply, visibleText } from "./visible-text.js";
@@ -18,9 +19,13 @@ import { visibleLine, visibleReply, visibleText } from "./visible-text.js";
 export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   const text = args.words.join(" ").trim();
   if (!text) throw new ConfigError('miniclaw run needs a message, e.g. miniclaw run "what is in this folder?"');
-  const { workspace, client } = await openWorkspace(args, io);
+  const opened = await openWorkspace(args, io);
+  const { workspace } = opened;
   const { openAssistant } = await import("../runtime/assistant.js");
-  const render = createRenderer(io.stderr, { color: useColor(io.stderr, io.env), streamText: false });
+  const server = opened.client.baseURL;
+  const render = createRenderer(io.stderr, { color: useColor(io.stderr, io.env), streamText: false, server });
+  // The SDK's retries (429, 529, a failed connection) show as one line each on stderr.
+  const client = reportRetries(opened.client, () => render, (message) => io.stderr.write(`warning: ${visibleText(message)}\n`));
   const assistant = await openAssistant({
     workspace,
     cwd: io.cwd,
@@ -44,7 +49,7 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
       onEvent: (event) => event.type !== "turn_end" && render(event),
       sessionKey,
     });
-    return report(result, io);
+    return report(result, io, server);
   } finally {
     off();
     assistant.close();
@@ -52,7 +57,7 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
 }
 
 /** Prints the reply and how the turn ended; resolves to the exit code. */
-function report(result: TurnResult, io: CliIo): number {
+function report(result: TurnResult, io: CliIo, server: string): number {
   if (result.text) io.stdout.write(`${visibleReply(result.text, io.stdout)}\n`);
   if (result.stopReason === "aborted") {
     io.stderr.write("interrupted\n");
@@ -63,7 +68,7 @@ function report(result: TurnResult, io: CliIo): number {
     return 0;
   }
   // One line whatever the error holds (an API error can carry a multi-line body): a script reads the last line of stderr.
-  const why = (result.error ?? (result.stopReason === "error" ? "the turn failed" : "the turn stopped")).replace(/\s+/g, " ").trim();
+  const why = namingServer(result.error ?? (result.stopReason === "error" ? "the turn failed" : "the turn stopped"), server).replace(/\s+/g, " ").trim();
   io.stderr.write(`miniclaw: ${result.stopReason}: ${visibleText(why)}\n`);
   return 1;
 }

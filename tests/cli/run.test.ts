@@ -1,10 +1,20 @@
 import { spawn } from "node:child_process";
+import { createServer, type AddressInfo } from "node:net";
 import { mkdir, mkdtemp, readdir, readFile, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "vitest";
 import { startScriptedModel, type Rule } from "../../src/testing/index.js";
 import { cleanEnv, runCli, runMain } from "../helpers/cli.js";
+
+/** A port on 127.0.0.1 that nothing listens on: one just freed. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 /** A scripted model (checked and closed after the test) and a fresh folder with a workspace path in it. */
 async function setup(ctx: TestContext, rules: Rule[]) {
@@ -55,7 +65,20 @@ describe.concurrent("miniclaw run", () => {
     ctx.expect(run.code).toBe(1);
     ctx.expect(run.stdout).toBe("");
     ctx.expect(run.stderr).toMatch(/error: API error 500/);
+    // The SDK retried on its own: each retry is one line naming the status and the URL.
+    ctx.expect(run.stderr).toContain(`retrying (1): API error 500 from POST ${env["ANTHROPIC_BASE_URL"]}/v1/messages`);
   });
+
+  it("names the URL it tried when the connection fails, on the one error line", async (ctx) => {
+    const dir = await mkdtemp(join(tmpdir(), "miniclaw-cli-"));
+    const closed = `http://127.0.0.1:${await closedPort()}`;
+    const env = cleanEnv({ ANTHROPIC_BASE_URL: closed, ANTHROPIC_API_KEY: "x" });
+    const run = await runMain(["run", "--workspace", join(dir, "ws"), "hi"], { env, cwd: dir });
+    ctx.expect(run.code).toBe(1);
+    ctx.expect(run.stderr.trimEnd().split("\n").at(-1)).toMatch(/^miniclaw: error: Connection error \(http:\/\/127\.0\.0\.1:\d+\/v1\/messages\).*ECONNREFUSED/);
+    ctx.expect(run.stderr.trimEnd().split("\n").at(-1)).toContain(`(${closed}/v1/messages)`);
+    ctx.expect(run.stderr).toContain(`retrying (1): connection failed to ${closed}`);
+  }, 30_000);
 
   it("rejects an unknown option with one line and exit 1", async ({ expect }) => {
     const run = await runMain(["run", "--frobnicate", "hi"]);
