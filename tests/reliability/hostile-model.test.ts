@@ -76,7 +76,7 @@ interface InputCase {
   says: RegExp;
 }
 
-/** 1.5 MiB: the most the scripted model can stream in one block (FINDINGS.md #5). */
+/** 1.5 MiB: megabytes of input, more than the model's context window holds (a measure tool input of more is streamed below). */
 const BIG = 1.5 * 1024 * 1024;
 const INPUT_CASES: InputCase[] = [
   { tool: "read_file", input: { path: 42 }, error: true, says: /Invalid input for read_file: path/ },
@@ -106,7 +106,6 @@ const INPUT_CASES: InputCase[] = [
   { tool: "memory_search", input: { query: null }, error: true, says: /query/ },
   { tool: "memory_search", input: { query: "\uD800 lone surrogate" }, error: false, says: /No memory notes matched/ },
   { tool: "load_skill", input: { name: "../../../etc/passwd" }, error: true, says: /Unknown skill/ },
-  { tool: "measure", input: { text: "z".repeat(BIG) }, error: false, says: new RegExp(`got ${BIG} characters`) },
   { tool: "measure", input: { text: "\u0000".repeat(1000) + "\uFEFF\uFFFF\u{10FFFF}" }, error: false, says: /got 1004 characters/ },
   { tool: "rm_rf_everything", input: { path: "/" }, error: true, says: /Unknown tool "rm_rf_everything". Available tools: .*read_file/ },
   { tool: "💣\u0000", input: {}, error: true, says: /Unknown tool/ },
@@ -198,11 +197,14 @@ describe("hostile responses from the model", () => {
   });
 
   // BUG (FINDINGS.md #5, in the scripted model): src/testing/sse.ts builds the events with
-  // `events.push(...blockEvents(...))`, which overflows the stack past ~100k deltas (about 1.6 MB of text).
-  it("the scripted model can stream a 3 MiB tool input", async () => {
+  // `events.push(...blockEvents(...))`, which overflows the stack past ~100k deltas (about 1.6 MB of text; on Node 20
+  // a spread of more than about 128k arguments throws). 2.5 MiB is 164k deltas of 16 characters: past that limit
+  // with a margin, and at the same time the hostile input case of megabytes given to an extension tool.
+  it("the scripted model can stream a 2.5 MiB tool input, given whole to the tool", async () => {
     inputsTried++;
-    const { results } = await runHostile({ toolUses: [{ name: "measure", input: { text: "q".repeat(3 * 1024 * 1024) } }] });
-    expect(results.map((r) => r.content)).toEqual([`got ${3 * 1024 * 1024} characters`]);
+    const size = 2.5 * 1024 * 1024;
+    const { results } = await runHostile({ toolUses: [{ name: "measure", input: { text: "q".repeat(size) } }] });
+    expect(results.map((r) => [r.isError, r.content])).toEqual([[false, `got ${size} characters`]]);
   });
 
   it("handles a reply whose text is megabytes with NUL bytes and odd unicode", async () => {
