@@ -100,16 +100,22 @@ describe("miniclaw run with a marker API key", () => {
 
   // FINDINGS.md #6, input B (fixed in 266979b by redacting secret values from tool results): with
   // --permission-mode bypassPermissions, `cat /proc/$PPID/environ` reads the environment the CLI was started with.
-  it("keeps the key out of tool results in bypassPermissions mode, even from /proc/$PPID/environ", async () => {
+  // FINDINGS.md #7 (issue 11, point 3): redaction matches the key's exact text, and the guard on /proc reads the command
+  // text only; a program that computes the path and encodes what it reads got the key from /proc/$PPID/environ. Now
+  // the CLI blanks the key in its original environment block once the client exists, so there is nothing to find.
+  // Both are probed in one run of the binary: the same mode, the same environment.
+  it("keeps the key out of tool results in bypassPermissions mode, even from /proc/$PPID/environ, and leaves none there for a child that finds the file by other means and encodes it", async () => {
     const secret = marker();
-    model = await startScriptedModel(probingRules(["cat /proc/$PPID/environ", "ps eww -o args= -p $PPID"]));
+    const password = `pw${randomBytes(8).toString("hex")}`;
+    model = await startScriptedModel(probingRules(["cat /proc/$PPID/environ", "ps eww -o args= -p $PPID", ...ENVIRON_PROBES]));
     const dir = await makeTempDir("miniclaw-secret-");
     const workspace = join(dir, "ws");
     await writeFile(join(dir, "notes.txt"), "nothing secret here\n");
-    const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: secret, HOME: dir });
-    const run = await runCli(["run", "--workspace", workspace, "--permission-mode", "bypassPermissions", "find the key"], { env, cwd: dir });
+    const extra = { ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: secret, DATABASE_URL: `postgres://app:${password}@db/prod`, HOME: dir };
+    const run = await runCli(["run", "--workspace", workspace, "--permission-mode", "bypassPermissions", "find the key"], { env: cleanEnv(extra), cwd: dir });
     expect(run.code, run.stderr).toBe(0);
     expect(model.rejected).toEqual([]);
+    expect(JSON.stringify(model.requests[0]!.headers)).toContain(secret);
     expectNowhere(secret, {
       "the session files": await allText(join(workspace, "sessions")),
       "the memory folder": await allText(join(workspace, "memory")),
@@ -117,24 +123,9 @@ describe("miniclaw run with a marker API key", () => {
       stderr: run.stderr,
       "the request bodies": JSON.stringify(model.requests.map((r) => r.body)),
     });
-  }, 30_000);
-
-  // FINDINGS.md #7 (issue 11, point 3): redaction matches the key's exact text, and the guard on /proc reads the command
-  // text only; a program that computes the path and encodes what it reads got the key from /proc/$PPID/environ. Now
-  // the CLI blanks the key in its original environment block once the client exists, so there is nothing to find.
-  it("leaves no key in /proc/$PPID/environ for a child that finds the file by other means and encodes it", async () => {
-    const secret = marker();
-    const password = `pw${randomBytes(8).toString("hex")}`;
-    model = await startScriptedModel([
-      { match: "find the key", reply: { toolUses: ENVIRON_PROBES.map((command) => ({ name: "run_command", input: { command } })) } },
-      { reply: "done" },
-    ]);
-    const dir = await makeTempDir("miniclaw-secret-");
-    const extra = { ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: secret, DATABASE_URL: `postgres://app:${password}@db/prod`, HOME: dir };
-    const run = await runCli(["run", "--workspace", join(dir, "ws"), "--permission-mode", "bypassPermissions", "find the key"], { env: cleanEnv(extra), cwd: dir });
-    expect(run.code, run.stderr).toBe(0);
-    expect(JSON.stringify(model.requests[0]!.headers)).toContain(secret);
-    expectEnvironBlanked(lastToolResults(model), [secret, password]);
+    // The results of the first response's calls, in call order: the environ probes come after the 12 other commands.
+    const environ = toolResultTexts(model.requests[1]!).slice(ENV_PROBES.length + 2, ENV_PROBES.length + 2 + ENVIRON_PROBES.length);
+    expectEnvironBlanked(environ, [secret, password]);
   }, 30_000);
 });
 
@@ -149,9 +140,9 @@ const ENVIRON_PROBES = [
   `node -e "${READ_PARENT_ENVIRON} console.log([...b.toString('latin1')].reverse().join(''))" $PPID`,
 ];
 
-/** The texts of the tool results in the last request, in call order. */
-function lastToolResults(scripted: ScriptedModel): string[] {
-  const content = scripted.requests.at(-1)!.body.messages!.at(-1)!.content as Array<{ content: Array<{ text: string }> }>;
+/** The texts of the tool results a request carries in its last message, in call order. */
+function toolResultTexts(request: ScriptedModel["requests"][number]): string[] {
+  const content = request.body.messages!.at(-1)!.content as Array<{ content: Array<{ text: string }> }>;
   return content.map((r) => r.content[0]!.text);
 }
 
@@ -207,7 +198,7 @@ describe("the library building its own client from process.env", () => {
     const child = await runNode(["--input-type=module", "-e", host, library, dir, secret], env, dir);
     expect(child.stdout, child.stderr).toBe("end_turn true");
     expect(JSON.stringify(model.requests[0]!.headers)).toContain(secret);
-    expectEnvironBlanked(lastToolResults(model), [secret]);
+    expectEnvironBlanked(toolResultTexts(model.requests.at(-1)!), [secret]);
   }, 30_000);
 });
 
