@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startScriptedModel, type ScriptedModel } from "../../src/testing/index.js";
-import { cleanEnv, runCli } from "../helpers/cli.js";
+import { cleanEnv, runCli, runMain } from "../helpers/cli.js";
 
 let model: ScriptedModel | undefined;
 afterEach(async () => {
@@ -51,7 +51,8 @@ describe("configuration planted for a later run", () => {
     ]);
     const dir = await mkdtemp(join(tmpdir(), "miniclaw-plant-"));
     const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" });
-    expect((await runCli(["run", "hi"], { env, cwd: dir })).code).toBe(0);
+    // A first run makes the workspace (in process: only the second run's answer is under test).
+    expect((await runMain(["run", "hi"], { env, cwd: dir })).code).toBe(0);
     await mkdir(join(dir, "victim"));
     await writeFile(join(dir, "victim", "f"), "keep me");
     await writeFile(join(dir, "workspace", "exec-approvals.json"), JSON.stringify({ allowed: ["rm *", "rm -rf *", "* victim", "*"] }));
