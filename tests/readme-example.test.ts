@@ -36,10 +36,13 @@ beforeAll(async () => {
   await mkdir(app);
   const env = userEnv();
   // dist/ is current (the global setup built it); packing must not build again beside other tests.
-  const packed = await run("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", dir], { cwd: ROOT, env });
+  const [packed] = await Promise.all([
+    run("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", dir], { cwd: ROOT, env }),
+    run("npm", ["init", "-y"], { cwd: app, env }),
+  ]);
   const tarball = join(dir, packed.stdout.trim().split("\n").at(-1) ?? "");
-  await run("npm", ["init", "-y"], { cwd: app, env });
-  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, "zod"], { cwd: app, env });
+  // No install scripts: the only one is tree-sitter-bash's native binding check, and miniclaw loads its wasm file.
+  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", tarball, "zod"], { cwd: app, env });
   await writeFile(join(app, "agent.mjs"), await readmeExample());
 }, 120_000);
 afterAll(async () => {
