@@ -1,7 +1,7 @@
 // Faults of the Messages API through the scripted model: transient ones are survived, persistent ones end the turn
 // with one line, and in every case the session stays valid, the user's message is stored once and the next turn works.
 import Anthropic from "@anthropic-ai/sdk";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { startScriptedModel, type Fault, type RecordedRequest, type ScriptedModel } from "../../src/testing/index.js";
 import type { TurnOptions } from "../../src/loop/options.js";
@@ -11,21 +11,27 @@ import { join } from "node:path";
 
 const KEY = "agent:main:faults";
 let injected = 0;
-let model: ScriptedModel | undefined;
-
-afterEach(async () => {
-  expect(model?.rejected ?? []).toEqual([]);
-  await model?.close();
-  model = undefined;
-});
 afterAll(() => console.info(`[reliability] API faults injected: ${injected}`));
+
+/**
+ * Starts a scripted model for the running test, checked (no rejected request) and closed when it ends. One per
+ * test, so the cases run at the same time: most of their time is spent waiting on backoffs and timeouts.
+ */
+async function modelForTest(rules: Parameters<typeof startScriptedModel>[0]): Promise<ScriptedModel> {
+  const scripted = await startScriptedModel(rules);
+  onTestFinished(async () => {
+    expect(scripted.rejected).toEqual([]);
+    await scripted.close();
+  });
+  return scripted;
+}
 
 /**
  * A scripted model that answers with `fault` while `broken()` says so (counting each
  * fault), and otherwise with a text naming the request's user text.
  */
 async function faultyModel(fault: Fault, broken: (req: RecordedRequest) => boolean): Promise<ScriptedModel> {
-  model = await startScriptedModel([
+  return modelForTest([
     {
       match: (req) => {
         if (!broken(req)) return false;
@@ -36,7 +42,6 @@ async function faultyModel(fault: Fault, broken: (req: RecordedRequest) => boole
     },
     { reply: "answer to {{user_text}}" },
   ]);
-  return model;
 }
 
 /** A fault for the first `n` requests, then none. */
@@ -86,7 +91,7 @@ async function expectSoundAfter(m: ScriptedModel, workspace: string, messages: s
   expect(m.rejected).toEqual([]);
 }
 
-describe("a transient API fault", () => {
+describe.concurrent("a transient API fault", () => {
   it.each(CASES)("is survived: $name", async (c) => {
     const m = await faultyModel(c.fault, firstRequests(1));
     const workspace = await tempWorkspace();
@@ -98,7 +103,7 @@ describe("a transient API fault", () => {
   });
 });
 
-describe("a persistent API fault", () => {
+describe.concurrent("a persistent API fault", () => {
   it.each(CASES)("ends the turn with stop reason error and one line: $name", async (c) => {
     let broken = true;
     const m = await faultyModel(c.fault, () => broken);
@@ -113,10 +118,10 @@ describe("a persistent API fault", () => {
   });
 });
 
-describe("faults in the middle of a tool round", () => {
+describe.concurrent("faults in the middle of a tool round", () => {
   it.each(CASES)("leave the tool round answered and the session valid: $name", async (c) => {
     let broken = false;
-    model = await startScriptedModel([
+    const m = await modelForTest([
       { match: "use the tool", reply: { toolUses: [{ name: "upper", input: { text: "abc" } }] } },
       {
         match: () => {
@@ -129,7 +134,6 @@ describe("faults in the middle of a tool round", () => {
       { match: { toolResult: { name: "upper" } }, reply: "upper said {{tool_result}}" },
       { reply: "answer to {{user_text}}" },
     ]);
-    const m = model;
     const workspace = await tempWorkspace();
     broken = true;
     const options = { ...optionsFor(m, workspace, c), onEvent: (e: { type: string }) => void (e.type === "tool_result" && (broken = true)) };
@@ -148,7 +152,7 @@ describe("a stream that stalls after it started", () => {
   it("ends (does not hang) when the client's timeout passes, and the next turn works", async () => {
     let broken = true;
     const c: Case = { name: "stall mid-stream", fault: { delayMs: 60_000, afterEvents: 3 }, client: { timeout: 300, maxRetries: 1 } };
-    model = await startScriptedModel([
+    const m = await modelForTest([
       {
         match: () => {
           if (!broken) return false;
@@ -160,7 +164,6 @@ describe("a stream that stalls after it started", () => {
       },
       { reply: "answer to {{user_text}}" },
     ]);
-    const m = model;
     const workspace = await tempWorkspace();
     const outcome = await Promise.race([
       runAgentTurn(KEY, "hello", TEST_AGENT, optionsFor(m, workspace, c)),
