@@ -293,7 +293,8 @@ describe("limits", () => {
   it("gives a read-only command a temporary folder of its own, removed when it ends, even when it is killed", async () => {
     const parent = mkdtempSync(join(tmpdir(), "miniclaw-tmp-"));
     const context = await gateAnswering(true, { ...process.env, TMPDIR: parent });
-    const short = createRunCommandTool({ timeoutMs: 1_500 });
+    // sort -S 64K spills to temporary files within milliseconds; the timeout only has to find it still running.
+    const short = createRunCommandTool({ timeoutMs: 600 });
     const error = await failure(run(context, "seq 1 100000000 | sort -S 64K >/dev/null", short));
     expect(error.message).toMatch(/^timed out/);
     const seen = await run(context, 'echo "$TMPDIR"; ls "$TMPDIR" | wc -l');
