@@ -174,6 +174,8 @@ async function approveAndRun(prepared: { tool: AnyTool; input: unknown; readOnly
     try {
       const approval = await approveCall(tool, input, readOnly, context);
       if (!approval.allowed) return result(id, `Error: ${approval.reason}`, true);
+      // An approval that came after the interrupt must not start the tool: the model was told it did not run.
+      if (signal.aborted) return result(id, INTERRUPTED_TEXT, true);
       return outputResult(id, await tool.run(input, { ...context, grant: approval.grant }));
     } catch (error) {
       if (signal.aborted) return result(id, INTERRUPTED_TEXT, true);

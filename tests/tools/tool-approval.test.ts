@@ -180,3 +180,54 @@ describe("one gate question per call", () => {
     expect([parses, readOnlyReads]).toEqual([3, 3]);
   });
 });
+
+describe("a tool with its own permission rule and needsApproval", () => {
+  /** A tool that reads a file inside the roots (its rule allows that unasked) and also declares it needs approval. */
+  const reader = (runs: string[]) =>
+    defineTool({
+      name: "publish",
+      description: "Publishes a file.",
+      input: z.object({ env: z.string() }),
+      needsApproval: true,
+      permission: () => ({ path: "notes.txt", access: "read" }),
+      run: ({ env }) => {
+        runs.push(env);
+        return `published to ${env}`;
+      },
+    });
+
+  it("is still refused where nobody can answer, when its name is denied, and in plan mode: the rule does not bypass the declarations", async () => {
+    const m = await callingModel("publish", { env: "prod" });
+    const runs: string[] = [];
+    const refused = await tempWorkspace();
+    await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, refused, [], { tools: [reader(runs)] }));
+    const denied = await tempWorkspace();
+    await writeFile(join(denied, "exec-approvals.json"), JSON.stringify({ allowed: [], denied: ["publish"] }));
+    await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, denied, [], { tools: [reader(runs)], approver: async () => "allow_once" }));
+    await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, await tempWorkspace(), [], { tools: [reader(runs)], approver: async () => "allow_once", permissionMode: "plan" }));
+    expect(runs).toEqual([]);
+    const asked = vi.fn<Approver>(async () => "allow_once");
+    await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, await tempWorkspace(), [], { tools: [reader(runs)], approver: asked }));
+    expect(asked).toHaveBeenCalledTimes(1);
+    expect(runs).toEqual(["prod"]);
+  });
+});
+
+describe("an approval that arrives after the user interrupted", () => {
+  it("never starts the tool: the model was told it did not run", async () => {
+    const m = await callingModel("deploy", { env: "prod" });
+    const runs: string[] = [];
+    const controller = new AbortController();
+    const approver: Approver = async () => {
+      controller.abort();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return "allow_once";
+    };
+    const events: AgentEvent[] = [];
+    const result = await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, await tempWorkspace(), events, { tools: [deployTool(runs, { needsApproval: true })], approver, signal: controller.signal }));
+    expect(result.stopReason).toBe("aborted");
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(runs).toEqual([]);
+    expect(results(events)).toEqual([[true, "Interrupted: the user stopped this turn before the tool finished."]]);
+  });
+});
