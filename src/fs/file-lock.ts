@@ -53,6 +53,12 @@ const POLL_MAX_MS = 100;
 
 /** Lock files held by this process, by path: the token written into each. */
 const held = new Map<string, string>();
+/**
+ * Every token this process has written or is about to write, whatever the spelling of the path
+ * it went to: a lock file of this pid whose token is here is alive, so a second spelling of the
+ * same file (relative and absolute, through a symlink) waits instead of taking it over.
+ */
+const ownTokens = new Set<string>();
 let exitHookInstalled = false;
 
 /** True while this process holds the lock file at `lockPath`. */
@@ -75,10 +81,12 @@ export async function acquireFileLock(lockPath: string, options: FileLockOptions
   const deadline = clock.now() + timeoutMs;
   const inProcess = `is held by ${options.inProcessHolder ?? "another caller"} in this process`;
   const leaveQueue = await enterQueue(lockPath, deadline, clock, () => busy(options, inProcess));
-  let token: string;
+  const token = randomUUID();
+  ownTokens.add(token);
   try {
-    token = await acquireFile(lockPath, deadline, options);
+    await acquireFile(lockPath, token, deadline, options);
   } catch (error) {
+    ownTokens.delete(token);
     leaveQueue();
     throw error;
   }
@@ -92,6 +100,7 @@ export async function acquireFileLock(lockPath: string, options: FileLockOptions
     try {
       await removeIfOurs(lockPath, token, options);
     } finally {
+      ownTokens.delete(token);
       leaveQueue();
     }
   };
@@ -107,11 +116,11 @@ export async function withFileLock<T>(lockPath: string, options: FileLockOptions
   }
 }
 
-async function acquireFile(lockPath: string, deadline: number, options: FileLockOptions): Promise<string> {
-  const owner: LockOwner = { pid: process.pid, hostname: hostname(), ts: options.clock.now(), token: randomUUID() };
+async function acquireFile(lockPath: string, token: string, deadline: number, options: FileLockOptions): Promise<void> {
+  const owner: LockOwner = { pid: process.pid, hostname: hostname(), ts: options.clock.now(), token };
   const content = JSON.stringify(owner);
   for (let delay = POLL_MIN_MS; ; delay = Math.min(delay * 2, POLL_MAX_MS)) {
-    if (await tryCreate(lockPath, content, options)) return owner.token;
+    if (await tryCreate(lockPath, content, options)) return;
     const state = await inspect(lockPath, options);
     if (state.kind === "gone") continue;
     if (state.kind === "dead" && takeOver(lockPath, state.raw)) continue;
@@ -148,7 +157,7 @@ async function inspect(lockPath: string, options: FileLockOptions): Promise<Lock
     return age > UNREADABLE_GRACE_MS ? { kind: "dead", raw } : { kind: "unreadable" };
   }
   if (owner.hostname !== hostname()) return { kind: "alive", owner };
-  if (owner.pid === process.pid) return held.get(lockPath) === owner.token ? { kind: "alive", owner } : { kind: "dead", raw };
+  if (owner.pid === process.pid) return ownTokens.has(owner.token) ? { kind: "alive", owner } : { kind: "dead", raw };
   return isAlive(owner.pid) && !startedAfter(owner.pid, owner.ts) ? { kind: "alive", owner } : { kind: "dead", raw };
 }
 

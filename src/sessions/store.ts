@@ -1,6 +1,6 @@
 // The session store: one append-only JSONL file per key, repaired on load, one turn at a time per session.
 import { appendFile, mkdir, open, readFile, stat, writeFile, type FileHandle } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { systemClock, type Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
 import { resolveSessionFileName } from "./session-path.js";
@@ -82,7 +82,7 @@ export class SessionStore implements SessionStorage {
   private dirReady = false;
 
   constructor(dir: string, options: SessionStoreOptions = {}) {
-    this.dir = dir;
+    this.dir = resolve(dir);
     this.clock = options.clock ?? systemClock;
     this.lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
     this.onWarning = options.onWarning ?? (() => {});

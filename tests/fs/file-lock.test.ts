@@ -2,7 +2,8 @@
 import { spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { symlink } from "node:fs/promises";
+import { join, relative as relativePath } from "node:path";
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../../src/deps.js";
 import { ConfigError } from "../../src/errors.js";
@@ -55,5 +56,18 @@ describe("file lock", () => {
     expect(Date.now() - started).toBeLessThan(500);
     await release();
     expect(existsSync(lockPath)).toBe(false);
+  });
+
+  it("is not taken over by the same process naming the file another way (relative, through a symlink): the second waits", async () => {
+    const dir = await makeTempDir();
+    const link = `${dir}-link`;
+    await symlink(dir, link);
+    const release = await acquireFileLock(join(dir, "x.lock"), options(2_000));
+    await expect(acquireFileLock(join(link, "x.lock"), options(150))).rejects.toThrow(/thing busy: t1/);
+    const relative = join(relativePath(process.cwd(), dir), "x.lock");
+    await expect(acquireFileLock(relative, options(150))).rejects.toThrow(/thing busy: t1/);
+    await release();
+    const again = await acquireFileLock(join(link, "x.lock"), options(2_000));
+    await again();
   });
 });
