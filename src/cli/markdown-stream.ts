@@ -2,7 +2,7 @@
 import { styleText } from "node:util";
 import { Marked, type Tokens } from "marked";
 import { markedTerminal } from "marked-terminal";
-import { visibleText } from "./visible-text.js";
+import { escapeDecodedCharacters, visibleText } from "./visible-text.js";
 
 /** Where rendered text goes and how it looks. */
 export interface MarkdownOptions {
@@ -30,7 +30,8 @@ const TABLE_ROW = /^\s*\|/;
  * is printed at once; a fenced code block when its fence closes; a list or table when the
  * next line is not part of it. Only the open line and an unfinished block are held back.
  * The text is made visible first (`visibleText`: control and invisible characters shown as
- * escapes), so the Markdown renderer never sees a character a terminal would act on.
+ * escapes), so the Markdown renderer never sees a character a terminal would act on, and
+ * what it decodes from character references is escaped again in its output.
  */
 export function createMarkdownStream(write: (text: string) => void, opts: MarkdownOptions): MarkdownStream {
   const marked = createMarked(opts);
@@ -42,7 +43,7 @@ export function createMarkdownStream(write: (text: string) => void, opts: Markdo
 
   const render = (lines: string[]): void => {
     const source = visibleText(lines.join("\n"), { keepLineBreaks: true });
-    const rendered = (marked.parse(source) as string).replace(/\s+$/, "");
+    const rendered = escapeDecodedCharacters((marked.parse(source) as string).replace(/\s+$/, ""));
     if (rendered) write(`${rendered}\n`);
   };
   const flush = (): void => {
@@ -54,7 +55,9 @@ export function createMarkdownStream(write: (text: string) => void, opts: Markdo
   const addLine = (line: string): void => {
     if (kind === "fence") {
       block.push(line);
-      if (line.trim().startsWith(fence) && line.trim().replace(/[`~]/g, "") === "") flush();
+      // CommonMark: the closing fence is indented at most 3 spaces, of the opener's character, at least as long.
+      const closer = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line)?.[1];
+      if (closer !== undefined && closer[0] === fence[0] && closer.length >= fence.length) flush();
       return;
     }
     const blank = line.trim() === "";

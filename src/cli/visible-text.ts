@@ -11,6 +11,16 @@
 const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\u115f\u1160\u3164\uffa0]/gu;
 const NAMED: Record<string, string> = { "\t": "\\t", "\n": "\\n", "\r": "\\r" };
 
+/**
+ * Escapes what a renderer's output may hold that its input did not: a character reference
+ * (`&#x202e;`) that Markdown decoded into a bidi override or an invisible character. ESC,
+ * newline and tab are kept: in rendered output they are the renderer's own styling and
+ * layout (the input was made visible first, so no ESC of the model's is left in it).
+ */
+export function escapeDecodedCharacters(text: string): string {
+  return text.replace(UNSAFE, (char) => (char === "\x1b" || char === "\n" || char === "\t" ? char : escapeChar(char)));
+}
+
 /** A run of text as shown: plain, or one escaped character (never split when clipping or wrapping). */
 export interface VisiblePiece {
   text: string;

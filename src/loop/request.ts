@@ -60,7 +60,7 @@ function withBreakpoint(message: MessageParam, mark: boolean): MessageParam {
       : message.content.map((b) => (hasCacheControl(b) ? stripCacheControl(b) : b));
   if (!mark) return { role: message.role, content: blocks };
   const index = findLastCacheable(blocks);
-  if (index < 0) return message;
+  if (index < 0) return { role: message.role, content: blocks };
   blocks[index] = { ...blocks[index]!, cache_control: EPHEMERAL } as ContentBlockParam;
   return { role: message.role, content: blocks };
 }
@@ -79,11 +79,13 @@ function hasCacheControl(block: ContentBlockParam): boolean {
   return block.type === "tool_result" && Array.isArray(block.content) && block.content.some((inner) => hasCacheControl(inner as ContentBlockParam));
 }
 
-/** Thinking blocks cannot carry cache_control; every other block type here can. */
+/** Thinking blocks and blank text cannot carry cache_control (the API refuses both); every other block here can. */
 function findLastCacheable(blocks: ContentBlockParam[]): number {
   for (let i = blocks.length - 1; i >= 0; i--) {
-    const type = blocks[i]!.type;
-    if (type !== "thinking" && type !== "redacted_thinking") return i;
+    const block = blocks[i]!;
+    if (block.type === "thinking" || block.type === "redacted_thinking") continue;
+    if (block.type === "text" && block.text.trim() === "") continue;
+    return i;
   }
   return -1;
 }

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { buildRequest } from "../../src/loop/request.js";
 import { defineTool } from "../../src/tools/define.js";
 import { countCacheBreakpoints, validateRequest } from "../../src/testing/index.js";
-import type { MessageParam } from "../../src/types.js";
+import type { ContentBlockParam, MessageParam } from "../../src/types.js";
 
 const tool = defineTool({ name: "t", description: "d", input: z.object({ a: z.string() }), run: () => "" });
 const use = (id: string): MessageParam => ({ role: "assistant", content: [{ type: "tool_use", id, name: "t", input: { a: "x" } }] });
@@ -25,6 +25,14 @@ describe("buildRequest", () => {
     expect(params.tools!.at(-1)).toHaveProperty("cache_control");
     const marked = params.messages.flatMap((m, i) => (typeof m.content !== "string" && m.content.some((b) => "cache_control" in b && b.cache_control) ? [i] : []));
     expect(marked).toEqual([params.messages.length - 3, params.messages.length - 1]);
+  });
+
+  it("never puts cache_control on blank text or a thinking block, and strips one a thinking block carried", () => {
+    const blankLast = build([user("q"), { role: "assistant", content: "a" }, { role: "user", content: [{ type: "text", text: "real" }, { type: "text", text: "  " }] }]);
+    expect(blankLast.messages.at(-1)!.content).toEqual([{ type: "text", text: "real", cache_control: { type: "ephemeral" } }, { type: "text", text: "  " }]);
+    const thinking = { type: "thinking", thinking: "t", signature: "s", cache_control: { type: "ephemeral" } } as unknown as ContentBlockParam;
+    const params = build([user("q"), { role: "assistant", content: [thinking] }]);
+    expect(JSON.stringify(params.messages.at(-1))).not.toContain("cache_control");
   });
 
   it("strips cache_control that history blocks carried, so the count stays at 4", () => {
