@@ -24,6 +24,7 @@ export interface MarkdownStream {
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const LIST_ITEM = /^\s*([-*+]|\d{1,9}[.)])\s+/;
 const TABLE_ROW = /^\s*\|/;
+const REFERENCE_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S/;
 
 /**
  * Renders a reply as it arrives without reprinting anything: a complete line of plain text
@@ -73,6 +74,8 @@ export function createMarkdownStream(write: (text: string) => void, opts: Markdo
     else if (LIST_ITEM.test(line)) [kind, block] = ["list", [line]];
     else if (TABLE_ROW.test(line)) [kind, block] = ["table", [line]];
     else if (blank) write("\n");
+    // A reference definition renders as nothing when its line is rendered alone: shown as written, its URL stays visible.
+    else if (REFERENCE_DEFINITION.test(line)) write(`${visibleText(line, { keepLineBreaks: true })}\n`);
     else render([line]);
   };
   return {

@@ -25,4 +25,8 @@ describe("Markdown streamed to the terminal", () => {
     expect(out).toMatch(/After bold text/);
     expect(out).not.toContain("**bold**");
   });
+
+  it("shows a reference definition as written, so its URL is not lost", () => {
+    expect(rendered(["see [docs]\n\n[docs]: https://example.com/docs\n"], false)).toContain("[docs]: https://example.com/docs");
+  });
 });
