@@ -1,6 +1,7 @@
 // writeFileAtomic: the new content whole, or the old content whole when the write fails; nothing left behind.
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -72,7 +73,9 @@ describe("writeFileAtomic", () => {
  */
 async function writeAsUnprivileged(path: string, content: string): Promise<void> {
   if (process.getuid?.() !== 0) return writeFileAtomic(path, content);
-  const module = fileURLToPath(new URL("../../dist/fs/atomic-write.js", import.meta.url));
+  // The module goes in as a data: URL (it imports only node: builtins): `nobody` may not read this checkout.
+  const source = readFileSync(fileURLToPath(new URL("../../dist/fs/atomic-write.js", import.meta.url)), "utf8");
+  const module = `data:text/javascript;base64,${Buffer.from(source).toString("base64")}`;
   const script = `process.setgid(65534); process.setuid(65534);
     const { writeFileAtomic } = await import(${JSON.stringify(module)});
     await writeFileAtomic(${JSON.stringify(path)}, ${JSON.stringify(content)}).catch((e) => { console.error(e.message); process.exit(3); });`;
