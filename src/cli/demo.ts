@@ -9,13 +9,13 @@ import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { runRepl } from "./repl.js";
 
-const HINT = 'Try: "hello", "what files are here?", "how long has this machine been up?" (asks for approval), "remember that I like green tea".';
+const HINT = 'Try: "hello", "what files are here?", "what is running on this machine?" (asks for approval), "remember that I like green tea".';
 
 /** The demo's script: a greeting, a safe tool call, a command that needs approval, a memory note. */
 export const DEMO_RULES: Rule[] = [
   { match: /\b(hello|hi|hey)\b/i, reply: { text: `Hello! I am the scripted demo model standing in for Claude. ${HINT}` } },
   { match: /files|folder|directory|\bls\b/i, reply: { text: "Let me look.", toolUses: [{ name: "run_command", input: { command: "ls -la" } }] } },
-  { match: /\bup\b|uptime/i, reply: { text: "I will ask to run uptime (not on the safe list, so you decide).", toolUses: [{ name: "run_command", input: { command: "uptime" } }] } },
+  { match: /running|processes/i, reply: { text: "I will ask to run ps (it lists other programs, so you decide).", toolUses: [{ name: "run_command", input: { command: "ps -e" } }] } },
   {
     match: /remember/i,
     reply: (req) => ({ toolUses: [{ name: "save_memory", input: { key: "preferences", content: firstUserText(req.body.messages) } }] }),

@@ -47,4 +47,11 @@ describe("miniclaw demo", () => {
     expect((await readdir(join(named!, "sessions"))).some((name) => /researcher/.test(name))).toBe(true);
     expect((await stat(join(named!, "agents", "main", "SOUL.md"))).isFile()).toBe(true);
   });
+
+  it("asks before the command its hint says asks for approval (line mode has nobody to ask, so it is refused)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "miniclaw-demo-test-"));
+    const run = await runMain(["demo"], { env: cleanEnv(), cwd: dir, input: "what is running on this machine?\n" });
+    expect(run.stderr + run.stdout).toMatch(/needs the user's approval/);
+    expect(run.stdout).not.toMatch(/PID/);
+  });
 });
