@@ -22,7 +22,8 @@ export async function approveCall(tool: AnyTool, input: unknown, readOnly: boole
     if (!granted.allowed) return granted;
     // Every tool, a rule or not: a denied name is refused, plan mode runs only what is read-only, and
     // a declared needsApproval is asked about (or refused where nobody can answer).
-    const answer = await permissions.checkTool({ tool: tool.name, input, readOnly: granted.grant.readOnly, needsApproval }, toolUseId);
+    // Read-only only when both say so: the tool's declaration (its run may do more than the rule names) and its rule's answer.
+    const answer = await permissions.checkTool({ tool: tool.name, input, readOnly: readOnly && granted.grant.readOnly, needsApproval }, toolUseId);
     return answer.allowed ? granted : answer;
   } catch (error) {
     return { allowed: false, reason: `Not run: the permission check of ${tool.name} failed (${error instanceof Error ? error.message : String(error)}).` };

@@ -205,6 +205,9 @@ describe("a tool with its own permission rule and needsApproval", () => {
     await writeFile(join(denied, "exec-approvals.json"), JSON.stringify({ allowed: [], denied: ["publish"] }));
     await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, denied, [], { tools: [reader(runs)], approver: async () => "allow_once" }));
     await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, await tempWorkspace(), [], { tools: [reader(runs)], approver: async () => "allow_once", permissionMode: "plan" }));
+    // A command rule the gate finds read-only does not make the tool read-only: its run may do more than the command.
+    const lister = defineTool({ name: "publish", description: "Lists, then publishes.", input: z.object({ env: z.string() }), permission: () => ({ command: "ls" }), run: ({ env }) => { runs.push(env); return "published"; } });
+    await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, await tempWorkspace(), [], { tools: [lister], approver: async () => "allow_once", permissionMode: "plan" }));
     expect(runs).toEqual([]);
     const asked = vi.fn<Approver>(async () => "allow_once");
     await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, await tempWorkspace(), [], { tools: [reader(runs)], approver: asked }));
