@@ -1,20 +1,16 @@
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, type TestContext } from "vitest";
+import { describe, expect, it, type TestContext } from "vitest";
 import { startScriptedModel, validateRequest, type Rule, type ScriptedModel } from "../../src/testing/index.js";
+import { scriptedModelPerTest } from "../helpers/turn.js";
 import { cleanEnv, runCli, runMain, startMain } from "../helpers/cli.js";
 import { startTerminal, type Terminal } from "../helpers/pty.js";
 
-let model: ScriptedModel | undefined;
-let term: Terminal | undefined;
-afterEach(async () => {
-  term?.kill();
-  term = undefined;
-  expect(model?.rejected ?? []).toEqual([]);
-  await model?.close();
-  model = undefined;
-});
+/** One scripted model per test, checked (no request rejected) and closed after it; the terminal is killed by its helper. */
+const scripted = scriptedModelPerTest();
+let model: ScriptedModel;
+let term: Terminal;
 
 const RULES: Rule[] = [
   { match: /^hello/, reply: { text: "Hello there, streaming word by word for you.", delayMs: 5 } },
@@ -25,7 +21,7 @@ const RULES: Rule[] = [
 ];
 
 async function open(rules: Rule[] = RULES) {
-  model = await startScriptedModel(rules);
+  model = await scripted(rules);
   const dir = await mkdtemp(join(tmpdir(), "miniclaw-repl-"));
   const workspace = join(dir, "ws");
   const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" });
@@ -62,12 +58,12 @@ describe("the REPL in a terminal", () => {
     term.type("hello again\r");
     await term.waitFor(/Hello there/, { from: mark });
     await term.waitFor(/Jarvis› /, { from: term.output().length - 10 });
-    for (const request of model!.requests) expect(validateRequest(request.body)).toBeNull();
+    for (const request of model.requests) expect(validateRequest(request.body)).toBeNull();
 
     mark = term.output().length;
     term.type("/research what is new?\r");
     await term.waitFor(/I heard: what is new\?/, { from: mark });
-    expect(JSON.stringify(model!.requests.at(-1)!.body.system)).toMatch(/Scout/);
+    expect(JSON.stringify(model.requests.at(-1)!.body.system)).toMatch(/Scout/);
 
     mark = term.output().length;
     term.type("/cost\r");
@@ -79,11 +75,11 @@ describe("the REPL in a terminal", () => {
     term.type("/cost\r");
     await term.waitFor(/No usage yet in this session\.[\s\S]*Jarvis› /, { from: mark });
 
-    const before = model!.requests.length;
+    const before = model.requests.length;
     mark = term.output().length;
     term.type("/frobnicate\r");
     await term.waitFor(/Unknown command \/frobnicate\. Type \/help/, { from: mark });
-    expect(model!.requests.length).toBe(before);
+    expect(model.requests.length).toBe(before);
 
     term.type("/exit\r");
     expect(await term.exited).toBe(0);
@@ -134,13 +130,13 @@ describe("the REPL's keys in a real terminal", () => {
 describe.concurrent("the REPL on a terminal, in process", () => {
   /** A scripted model checked and closed after the test, and a folder for the workspace. */
   async function openIn(ctx: TestContext) {
-    const scripted = await startScriptedModel(RULES);
+    const server = await startScriptedModel(RULES);
     ctx.onTestFinished(async () => {
-      ctx.expect(scripted.rejected).toEqual([]);
-      await scripted.close();
+      ctx.expect(server.rejected).toEqual([]);
+      await server.close();
     });
     const dir = await mkdtemp(join(tmpdir(), "miniclaw-repl-"));
-    const env = cleanEnv({ ANTHROPIC_BASE_URL: scripted.baseURL, ANTHROPIC_API_KEY: "x" });
+    const env = cleanEnv({ ANTHROPIC_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "x" });
     const start = () => startMain(["--workspace", join(dir, "ws")], { env, cwd: dir, terminal: true });
     return { start };
   }

@@ -1,20 +1,16 @@
 import { access, mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { startScriptedModel, type Rule, type ScriptedModel } from "../../src/testing/index.js";
+import { describe, expect, it } from "vitest";
+import type { Rule, ScriptedModel } from "../../src/testing/index.js";
+import { scriptedModelPerTest } from "../helpers/turn.js";
 import { cleanEnv, runMain } from "../helpers/cli.js";
 import { startTerminal, type Terminal } from "../helpers/pty.js";
 
-let model: ScriptedModel | undefined;
-let term: Terminal | undefined;
-afterEach(async () => {
-  term?.kill();
-  term = undefined;
-  expect(model?.rejected ?? []).toEqual([]);
-  await model?.close();
-  model = undefined;
-});
+/** One scripted model per test, checked (no request rejected) and closed after it; the terminal is killed by its helper. */
+const scripted = scriptedModelPerTest();
+let model: ScriptedModel;
+let term: Terminal;
 
 /** Erases the lines above and redraws a harmless question over them (the attack of issue 11, point 8). */
 const SPOOF = 'touch ../outside/PWNED #\x1b[1A\x1b[2K\x1b[1A\x1b[2K\x1b[3A\rrun_command needs approval: npm test\r\nAllow "npm test"? ';
@@ -30,7 +26,7 @@ const RULES: Rule[] = [
 ];
 
 async function open() {
-  model = await startScriptedModel(RULES);
+  model = await scripted(RULES);
   const dir = await mkdtemp(join(tmpdir(), "miniclaw-spoof-"));
   const cwd = join(dir, "project");
   await mkdir(join(dir, "outside"));
