@@ -28,6 +28,28 @@ export interface AgentConfig {
   tools?: string[];
   /** Output token cap per request. */
   maxTokens?: number;
+  /** Extended thinking: `adaptive` (the model decides), `off`, or a budget in tokens (at least 1,024). Absent: the API's default. */
+  thinking?: ThinkingSetting;
+  /** How hard the model works (`output_config.effort`). Absent: the API's default. */
+  effort?: Effort;
+  /** The API's server tools `web_search` and `web_fetch`, run at the provider. */
+  web?: WebSettings;
+  /** Tool choice of the first request of each turn (later requests are `auto`, or the turn could never end). */
+  toolChoice?: ToolChoiceSetting;
+}
+
+/** `adaptive`, `off`, or a thinking budget in tokens. */
+export type ThinkingSetting = "adaptive" | "off" | number;
+export type Effort = "low" | "medium" | "high" | "xhigh" | "max";
+/** The accepted effort levels, in increasing order. */
+export const EFFORTS: readonly Effort[] = ["low", "medium", "high", "xhigh", "max"];
+/** `auto`, `any` (some tool), `none`, or `{ tool: name }` (that tool). */
+export type ToolChoiceSetting = "auto" | "any" | "none" | { tool: string };
+
+/** Settings of the web server tools; a tool that is absent is not offered. */
+export interface WebSettings {
+  search?: { maxUses?: number; allowedDomains?: string[]; blockedDomains?: string[] };
+  fetch?: { maxUses?: number; maxContentTokens?: number; allowedDomains?: string[]; blockedDomains?: string[] };
 }
 
 /** Token counts of one response or a sum of several, in our own spelling. */
@@ -36,6 +58,11 @@ export interface Usage {
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  /** Output tokens spent thinking (part of `outputTokens`), where the API reports them. */
+  thinkingTokens?: number;
+  /** Server tool requests, priced apart (web search per 1,000 searches). */
+  webSearchRequests?: number;
+  webFetchRequests?: number;
 }
 
 /** Why a turn ended: the API's stop reasons plus the harness's own. */
@@ -49,6 +76,7 @@ export type StopReason =
   | "max_iterations"
   | "budget_exceeded"
   | "repeated_tool_call"
+  | "output_invalid"
   | "error";
 
 const SUCCESSFUL_STOPS: ReadonlySet<StopReason> = new Set(["end_turn", "stop_sequence", "max_tokens", "refusal"]);
@@ -61,8 +89,8 @@ export function isSuccessfulStop(stop: StopReason): boolean {
   return SUCCESSFUL_STOPS.has(stop);
 }
 
-/** What `runAgentTurn` resolves to. */
-export interface TurnResult {
+/** What `runAgentTurn` resolves to; `T` is the type of `output` when an output schema was given. */
+export interface TurnResult<T = unknown> {
   /** The final assistant text of the turn (text blocks of the last response). */
   text: string;
   stopReason: StopReason;
@@ -79,6 +107,8 @@ export interface TurnResult {
   error?: string;
   /** The HTTP status of the API error that ended the turn (401 means bad credentials), when there was one. */
   errorStatus?: number;
+  /** With the `output` option: the final answer parsed and validated against the schema (absent unless it was valid). */
+  output?: T;
 }
 
 /**
@@ -95,9 +125,11 @@ export type AgentEvent =
   | { type: "turn_start"; sessionKey: string; agentId: string }
   | { type: "request_start"; iteration: number; model: string }
   | { type: "text_delta"; text: string }
-  | { type: "tool_call"; id: string; name: string; input: unknown }
+  | { type: "thinking_delta"; text: string }
+  /** `server`: a server tool (`web_search`, `web_fetch`) the provider ran; it is never gated here. */
+  | { type: "tool_call"; id: string; name: string; input: unknown; server?: true }
   | { type: "approval"; id: string; command: string; decision: ApprovalDecision | "safe" | "approved" | "denied"; reason?: string }
-  | { type: "tool_result"; id: string; name: string; isError: boolean; content: string }
+  | { type: "tool_result"; id: string; name: string; isError: boolean; content: string; server?: true }
   | { type: "usage"; usage: Usage; costUsd: number }
   | { type: "retry"; attempt: number; reason: string; delayMs: number }
   | { type: "compaction"; summaryTokens: number; replacedMessages: number; reason: string }

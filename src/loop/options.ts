@@ -21,7 +21,8 @@ import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
 import { createMemoryTools } from "../tools/memory.js";
 import type { AnyTool } from "../tools/define.js";
 import type { ToolHooks } from "../tools/dispatch.js";
-import type { AgentConfig, EventSink } from "../types.js";
+import type { ZodType } from "zod";
+import type { AgentConfig, Effort, EventSink, ThinkingSetting, ToolChoiceSetting } from "../types.js";
 
 export const DEFAULT_MAX_ITERATIONS = 20;
 /** The approvals file inside the workspace. */
@@ -30,8 +31,11 @@ export const DEFAULT_MAX_TOKENS = 8192;
 /** Ceiling for the one retry after a tool_use was cut off by max_tokens. */
 export const MAX_TOKENS_CEILING = 32_000;
 
-/** What a caller may pass to `runAgentTurn`; every field has a default. */
-export interface TurnOptions {
+/** A JSON Schema object (its root `type` must be `"object"`). */
+export type JsonSchema = Record<string, unknown>;
+
+/** What a caller may pass to `runAgentTurn`; every field has a default. `T` is the type of `output`. */
+export interface TurnOptions<T = unknown> {
   /** Workspace folder (agents, sessions, memory, approvals). Default `./workspace`. */
   workspace?: string;
   /** Working directory of commands and relative paths. Default `process.cwd()`. */
@@ -42,8 +46,22 @@ export interface TurnOptions {
   client?: Anthropic;
   /** Model when the agent names none; default `MINICLAW_MODEL` or the newest Sonnet. */
   model?: string;
-  /** Output tokens per request; default the agent's `max_tokens`, else 8192. */
+  /** Output tokens per request; default the agent's `max_tokens`, else 8192 (plus the thinking budget when one is set). */
   maxTokens?: number;
+  /** Overrides the agent's `thinking`: `adaptive`, `off`, or a budget in tokens. */
+  thinking?: ThinkingSetting;
+  /** Overrides the agent's `effort`. */
+  effort?: Effort;
+  /** Overrides the agent's `tool_choice` (first request of the turn only). */
+  toolChoice?: ToolChoiceSetting;
+  /**
+   * Asks for a structured final answer: a zod schema (the result's `output` is typed from it)
+   * or a JSON Schema object. The answer is validated; an invalid one is sent back to the model
+   * with what was wrong, up to `outputRetries` times, then the turn ends with `output_invalid`.
+   */
+  output?: ZodType<T> | JsonSchema;
+  /** Corrections asked for after an invalid structured answer (default 2). */
+  outputRetries?: number;
   /** Who answers approval requests; default refuses (nobody is there to ask). */
   approver?: Approver;
   permissionMode?: PermissionMode;

@@ -25,13 +25,13 @@ const INTERRUPTED = "interrupted by the user";
  * Throws only what a person must fix before the turn starts: ConfigError (no
  * credentials, a bad setting) and SessionError (the session stayed busy).
  */
-export async function runAgentTurn(
+export async function runAgentTurn<T = unknown>(
   sessionKey: string,
   userText: string,
   agent: AgentConfig,
-  options: TurnOptions = {},
-): Promise<TurnResult> {
-  const rt = await resolveTurnOptions(agent, options);
+  options: TurnOptions<T> = {},
+): Promise<TurnResult<T>> {
+  const rt = await resolveTurnOptions(agent, options as TurnOptions);
   try {
     const turn = new TurnState(rt, { sessionKey, agentId: agent.id });
     const opened = await openSession(rt.store, sessionKey, { agentId: agent.id, clock: rt.clock, signal: rt.signal });
@@ -40,7 +40,7 @@ export async function runAgentTurn(
     if (opened.status === "unreadable") return turn.end("error", `could not read the session: ${opened.error}`);
     const session = opened.handle;
     try {
-      return await runRounds(rt, session, turn, userText);
+      return (await runRounds(rt, session, turn, userText)) as TurnResult<T>;
     } catch (error) {
       return await finish(session, turn, "error", `unexpected failure: ${describeError(error)}`);
     } finally {
