@@ -31,7 +31,12 @@ export async function runAgentTurn<T = unknown>(
   agent: AgentConfig,
   options: TurnOptions<T> = {},
 ): Promise<TurnResult<T>> {
-  const rt = await resolveTurnOptions(agent, options as TurnOptions);
+  // The output, when there is one, was validated against options.output: it is a T.
+  return (await runTurn(sessionKey, userText, agent, options as TurnOptions)) as TurnResult<T>;
+}
+
+async function runTurn(sessionKey: string, userText: string, agent: AgentConfig, options: TurnOptions): Promise<TurnResult> {
+  const rt = await resolveTurnOptions(agent, options);
   try {
     const turn = new TurnState(rt, { sessionKey, agentId: agent.id });
     const opened = await openSession(rt.store, sessionKey, { agentId: agent.id, clock: rt.clock, signal: rt.signal });
@@ -40,7 +45,7 @@ export async function runAgentTurn<T = unknown>(
     if (opened.status === "unreadable") return turn.end("error", `could not read the session: ${opened.error}`);
     const session = opened.handle;
     try {
-      return (await runRounds(rt, session, turn, userText)) as TurnResult<T>;
+      return await runRounds(rt, session, turn, userText);
     } catch (error) {
       return await finish(session, turn, "error", `unexpected failure: ${describeError(error)}`);
     } finally {
