@@ -28,3 +28,39 @@ export function cutMiddle(text: string, max: number, marker: (cut: number) => st
   const tail = max - head;
   return text.slice(0, head) + marker(text.length - max) + text.slice(text.length - tail);
 }
+
+/** A server tool's call or result block, loosely typed: these blocks come back from the provider as they are. */
+type ServerBlock = { type: string; name?: unknown; input?: unknown; content?: unknown };
+
+/** A server tool's call in a few words: `"query"` for a search, the URL for a fetch. */
+export function serverCallText(block: ServerBlock): string {
+  const input = (block.input ?? {}) as { query?: unknown; url?: unknown };
+  if (typeof input.query === "string") return JSON.stringify(input.query);
+  if (typeof input.url === "string") return input.url;
+  return JSON.stringify(block.input ?? {});
+}
+
+/**
+ * A server tool's result as text: the first line says what came back (`8 results`, `fetched <title>`,
+ * or the error code), the next lines list titles and URLs. Never the encrypted or full page content:
+ * this is what a person reads in the terminal and what a compaction summarises.
+ */
+export function serverResultText(block: ServerBlock): { isError: boolean; text: string } {
+  const content = block.content as Record<string, unknown> | Array<Record<string, unknown>> | undefined;
+  if (Array.isArray(content)) {
+    const lines = content.map((r, i) => `${i + 1}. ${String(r["title"] ?? "(untitled)")} — ${String(r["url"] ?? "")}`);
+    return { isError: false, text: [`${content.length} result${content.length === 1 ? "" : "s"}`, ...lines].join("\n") };
+  }
+  if (content && typeof content["error_code"] === "string") return { isError: true, text: `error: ${content["error_code"]}` };
+  if (content && content["type"] === "web_fetch_result") {
+    const document = (content["content"] ?? {}) as { title?: unknown };
+    const title = typeof document.title === "string" && document.title.trim() ? document.title : String(content["url"] ?? "");
+    return { isError: false, text: `fetched ${title}\n${String(content["url"] ?? "")}` };
+  }
+  return { isError: false, text: `(${block.type})` };
+}
+
+/** Whether a content block is a server tool's result (`web_search_tool_result`, `web_fetch_tool_result`, …). */
+export function isServerResult(block: { type: string }): boolean {
+  return block.type.endsWith("_tool_result") && block.type !== "tool_result";
+}

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { styleText } from "node:util";
 import { ConfigError } from "../errors.js";
 import { formatUsageSummary, summarizeUsage } from "../model/usage.js";
+import { isServerResult, serverCallText, serverResultText } from "../content.js";
 import { checkWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import type { CompactionRecord, MessageRecord, SessionRecord } from "../sessions/records.js";
 import { SessionStore } from "../sessions/store.js";
@@ -75,6 +76,7 @@ function renderRecord(record: SessionRecord, paint: (style: Parameters<typeof st
   if (record.type === "compaction") {
     return paint("magenta", `--- compaction at ${formatMinute(record.ts)}: ${record.replacedMessages} messages replaced by this summary ---\n`) + shown(record.summary) + paint("magenta", "\n---");
   }
+  if (record.type === "output") return paint("green", "output: ") + shown(JSON.stringify(record.output));
   const { role, content } = record.message;
   const blocks: ContentBlockParam[] = typeof content === "string" ? [{ type: "text", text: content }] : content;
   const lines = blocks.map((block) => {
@@ -84,6 +86,12 @@ function renderRecord(record: SessionRecord, paint: (style: Parameters<typeof st
       const text = typeof block.content === "string" ? block.content : (block.content ?? []).map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
       return paint(block.is_error ? "red" : "dim", "← ") + shown(clip(text, 400), block.is_error ? "red" : "dim");
     }
+    if (block.type === "server_tool_use") return paint("cyan", "→ ") + shown(`${block.name}: ${serverCallText(block)}`, "cyan");
+    if (isServerResult(block)) {
+      const { isError, text } = serverResultText(block);
+      return paint(isError ? "red" : "dim", "← ") + shown(clip(text, 400), isError ? "red" : "dim");
+    }
+    if (block.type === "thinking") return paint("dim", "[thinking] ") + shown(clip(block.thinking, 200), "dim");
     return paint("dim", "[") + shown(block.type, "dim") + paint("dim", "]");
   });
   const who = role === "user" ? paint("green", "user") : paint("blue", "assistant");

@@ -21,10 +21,14 @@ import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
 import { createMemoryTools } from "../tools/memory.js";
 import type { AnyTool } from "../tools/define.js";
 import type { ToolHooks } from "../tools/dispatch.js";
+import { checkSettings } from "../model/settings.js";
+import { createOutputFormat, type OutputFormat } from "./output.js";
 import type { ZodType } from "zod";
-import type { AgentConfig, Effort, EventSink, ThinkingSetting, ToolChoiceSetting } from "../types.js";
+import type { AgentConfig, Effort, EventSink, ThinkingSetting, ToolChoiceSetting, WebSettings } from "../types.js";
 
 export const DEFAULT_MAX_ITERATIONS = 20;
+/** Corrections asked for after an invalid structured answer. */
+export const DEFAULT_OUTPUT_RETRIES = 2;
 /** The approvals file inside the workspace. */
 export const APPROVALS_FILE = "exec-approvals.json";
 export const DEFAULT_MAX_TOKENS = 8192;
@@ -105,6 +109,7 @@ export interface TurnOptions<T = unknown> {
 
 /** The resolved runtime of one turn. */
 export interface TurnRuntime {
+  agentId: string;
   workspace: string;
   cwd: string;
   env: Env;
@@ -115,6 +120,13 @@ export interface TurnRuntime {
   client: Anthropic;
   model: string;
   maxTokens: number;
+  thinking: ThinkingSetting | undefined;
+  effort: Effort | undefined;
+  toolChoice: ToolChoiceSetting | undefined;
+  /** The web server tools offered, after the agent's tool list and the denied list. */
+  web: WebSettings | undefined;
+  output: OutputFormat | undefined;
+  outputRetries: number;
   approver: Approver;
   permissionMode: PermissionMode;
   permissions: PermissionContext;
@@ -156,7 +168,24 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
   for (const tool of options.tools ?? []) tools.set(tool.name, tool);
   const allowed = agent.tools;
   if (allowed) for (const name of [...tools.keys()]) if (!allowed.includes(name)) tools.delete(name);
+  const settings = modelSettings(agent, options);
+  const permissions =
+    options.permissions ??
+    createPermissionContext({
+      mode: permissionMode,
+      approver,
+      approvalsPath: join(workspace, APPROVALS_FILE),
+      roots: [cwd, workspace],
+      cwd,
+      ...(env["HOME"] ? { home: env["HOME"] } : {}),
+      emit,
+    });
   return {
+    agentId: agent.id,
+    ...settings,
+    web: await offeredWeb(agent, permissions),
+    output: options.output === undefined ? undefined : createOutputFormat(options.output),
+    outputRetries: options.outputRetries ?? DEFAULT_OUTPUT_RETRIES,
     workspace,
     cwd,
     env,
@@ -164,20 +193,9 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
     secrets: secretValues(env),
     client,
     model,
-    maxTokens: options.maxTokens ?? agent.maxTokens ?? DEFAULT_MAX_TOKENS,
     approver,
     permissionMode,
-    permissions:
-      options.permissions ??
-      createPermissionContext({
-        mode: permissionMode,
-        approver,
-        approvalsPath: join(workspace, APPROVALS_FILE),
-        roots: [cwd, workspace],
-        cwd,
-        ...(env["HOME"] ? { home: env["HOME"] } : {}),
-        emit,
-      }),
+    permissions,
     tools,
     hooks: options.hooks,
     signal: options.signal ?? new AbortController().signal,
@@ -203,6 +221,35 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
     contextWindow: contextWindowFor(model),
     compactAt: options.compactAt ?? compactAtFromEnv(env) ?? Math.floor(contextWindowFor(model) * COMPACT_AT_SHARE_OF_WINDOW),
   };
+}
+
+/**
+ * Thinking, effort, tool choice and max_tokens, options over the agent's frontmatter. Without a
+ * max_tokens of its own, a thinking budget is added to the default, so the answer keeps its room.
+ * Throws ConfigError naming the agent and the field when the combination would be refused.
+ */
+function modelSettings(agent: AgentConfig, options: TurnOptions): Pick<TurnRuntime, "thinking" | "effort" | "toolChoice" | "maxTokens"> {
+  const thinking = options.thinking ?? agent.thinking;
+  const toolChoice = options.toolChoice ?? agent.toolChoice;
+  const budget = typeof thinking === "number" ? thinking : 0;
+  const maxTokens = options.maxTokens ?? agent.maxTokens ?? DEFAULT_MAX_TOKENS + budget;
+  const clash = checkSettings({ maxTokens, ...(thinking !== undefined && { thinking }), ...(toolChoice !== undefined && { toolChoice }) });
+  if (clash) throw new ConfigError(`agent "${agent.id}": "${clash[0]}" ${clash[1]}`);
+  return { thinking, effort: options.effort ?? agent.effort, toolChoice, maxTokens };
+}
+
+/**
+ * The agent's web server tools that its `tools:` list names (when it has one) and the approvals
+ * file does not deny: they run at the provider, so leaving them out is the only gate there is.
+ */
+async function offeredWeb(agent: AgentConfig, permissions: PermissionContext): Promise<WebSettings | undefined> {
+  const web: WebSettings = { ...agent.web };
+  for (const [key, name] of [["search", "web_search"], ["fetch", "web_fetch"]] as const) {
+    if (!web[key]) continue;
+    const listed = agent.tools === undefined || agent.tools.includes(name);
+    if (!listed || (await permissions.deniesTool?.(name))) delete web[key];
+  }
+  return web.search || web.fetch ? web : undefined;
 }
 
 const builtinCache = new WeakMap<MemoryStore, { skills: SkillLoader; timeoutMs: number | undefined; tools: AnyTool[] }>();

@@ -2,7 +2,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageParams } from "../model/stream.js";
 import type { AnyTool } from "../tools/define.js";
-import type { ContentBlockParam, MessageParam } from "../types.js";
+import type { ContentBlockParam, Effort, MessageParam, ThinkingSetting, ToolChoiceSetting, WebSettings } from "../types.js";
 
 export interface RequestInput {
   model: string;
@@ -10,7 +10,20 @@ export interface RequestInput {
   system: string;
   tools: readonly AnyTool[];
   messages: readonly MessageParam[];
+  /** Absent: the API's default. */
+  thinking?: ThinkingSetting | undefined;
+  effort?: Effort | undefined;
+  /** The web server tools to offer, after the agent's tool list and the denied list. */
+  web?: WebSettings | undefined;
+  /** Only on the request that opens a turn. */
+  toolChoice?: ToolChoiceSetting | undefined;
+  /** The JSON Schema the final answer must follow (`output_config.format`). */
+  format?: Record<string, unknown> | undefined;
 }
+
+/** The newest versions of the web server tools that the SDK types. */
+export const WEB_SEARCH_TOOL_TYPE = "web_search_20260318";
+export const WEB_FETCH_TOOL_TYPE = "web_fetch_20260318";
 
 const EPHEMERAL = { type: "ephemeral" } as const;
 
@@ -22,20 +35,59 @@ const EPHEMERAL = { type: "ephemeral" } as const;
  * it from the cache. No temperature, top_p or top_k: API version 2026-10-21 rejects them.
  */
 export function buildRequest(input: RequestInput): MessageParams {
-  const tools: Anthropic.Tool[] = input.tools.map((tool, i) => ({
-    name: tool.name,
-    description: tool.description,
-    input_schema: tool.inputSchema,
-    ...(i === input.tools.length - 1 && { cache_control: EPHEMERAL }),
-  }));
+  const defined: Anthropic.ToolUnion[] = [
+    ...input.tools.map((tool): Anthropic.Tool => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema })),
+    ...webTools(input.web),
+  ];
+  const tools = defined.map((tool, i) => (i === defined.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool));
+  const outputConfig = { ...(input.effort && { effort: input.effort }), ...(input.format && { format: { type: "json_schema" as const, schema: input.format } }) };
   const params: MessageParams = {
     model: input.model,
     max_tokens: input.maxTokens,
     messages: markCacheBreakpoints(input.messages),
     ...(input.system.trim() && { system: [{ type: "text", text: input.system, cache_control: EPHEMERAL }] }),
     ...(tools.length > 0 && { tools }),
+    ...(input.thinking !== undefined && { thinking: thinkingParam(input.thinking) }),
+    ...(Object.keys(outputConfig).length > 0 && { output_config: outputConfig }),
+    ...(input.toolChoice !== undefined && tools.length > 0 && { tool_choice: toolChoiceParam(input.toolChoice) }),
   };
   return params;
+}
+
+function thinkingParam(thinking: ThinkingSetting): Anthropic.ThinkingConfigParam {
+  if (thinking === "adaptive") return { type: "adaptive" };
+  if (thinking === "off") return { type: "disabled" };
+  return { type: "enabled", budget_tokens: thinking };
+}
+
+function toolChoiceParam(choice: ToolChoiceSetting): Anthropic.ToolChoice {
+  return typeof choice === "object" ? { type: "tool", name: choice.tool } : { type: choice };
+}
+
+/** The server tool definitions of `web`, search first; the provider runs them, so they carry no schema. */
+function webTools(web: WebSettings | undefined): Anthropic.ToolUnion[] {
+  const tools: Anthropic.ToolUnion[] = [];
+  const { search, fetch } = web ?? {};
+  if (search) {
+    tools.push({
+      type: WEB_SEARCH_TOOL_TYPE,
+      name: "web_search",
+      ...(search.maxUses !== undefined && { max_uses: search.maxUses }),
+      ...(search.allowedDomains && { allowed_domains: search.allowedDomains }),
+      ...(search.blockedDomains && { blocked_domains: search.blockedDomains }),
+    });
+  }
+  if (fetch) {
+    tools.push({
+      type: WEB_FETCH_TOOL_TYPE,
+      name: "web_fetch",
+      ...(fetch.maxUses !== undefined && { max_uses: fetch.maxUses }),
+      ...(fetch.maxContentTokens !== undefined && { max_content_tokens: fetch.maxContentTokens }),
+      ...(fetch.allowedDomains && { allowed_domains: fetch.allowedDomains }),
+      ...(fetch.blockedDomains && { blocked_domains: fetch.blockedDomains }),
+    });
+  }
+  return tools;
 }
 
 /** Copies the messages, with a cache breakpoint on the newest message and on the previous request's newest. */

@@ -4,17 +4,25 @@ import type { ApiMessage } from "../types.js";
 
 type Block = ApiMessage["content"][number];
 
+/** What an accumulator reports as the stream goes: text and thinking deltas, and each block once it is complete. */
+export interface StreamSink {
+  text(text: string): void;
+  thinking(text: string): void;
+  block(block: Block): void;
+}
+
 /**
  * Folds raw SSE events into a message. Tool input JSON is parsed once, when its block
- * stops (the SDK's MessageStream re-parses partial JSON on every delta). `onText`
- * receives text deltas as they arrive. `result()` throws when the stream ended early.
+ * stops (the SDK's MessageStream re-parses partial JSON on every delta). The sink
+ * receives deltas as they arrive and each finished block. `result()` throws when the
+ * stream ended early.
  */
 export class MessageAccumulator {
   private message: ApiMessage | undefined;
   private readonly json = new Map<number, string>();
   private stopped = false;
 
-  constructor(private readonly onText: (text: string) => void) {}
+  constructor(private readonly sink: StreamSink) {}
 
   add(event: Anthropic.RawMessageStreamEvent): void {
     switch (event.type) {
@@ -60,11 +68,12 @@ export class MessageAccumulator {
     if (!block) throw new Error(`the response stream sent a delta for unknown block ${index}`);
     if (delta.type === "text_delta") {
       block["text"] = `${(block["text"] as string | undefined) ?? ""}${delta.text}`;
-      if (delta.text) this.onText(delta.text);
+      if (delta.text) this.sink.text(delta.text);
     } else if (delta.type === "input_json_delta") {
       this.json.set(index, (this.json.get(index) ?? "") + delta.partial_json);
     } else if (delta.type === "thinking_delta") {
       block["thinking"] = `${(block["thinking"] as string | undefined) ?? ""}${delta.thinking}`;
+      if (delta.thinking) this.sink.thinking(delta.thinking);
     } else if (delta.type === "signature_delta") {
       block["signature"] = delta.signature;
     } else if (delta.type === "citations_delta") {
@@ -73,13 +82,16 @@ export class MessageAccumulator {
   }
 
   private finishBlock(index: number): void {
+    const block = this.current().content[index];
+    if (!block) throw new Error(`the response stream ended unknown block ${index}`);
     const raw = this.json.get(index);
-    if (raw === undefined) return;
-    const block = this.current().content[index] as { input: unknown };
-    try {
-      block.input = raw.trim() ? JSON.parse(raw) : {};
-    } catch {
-      throw new Error(`the response stream sent tool input that is not valid JSON (${raw.length} characters)`);
+    if (raw !== undefined) {
+      try {
+        (block as { input: unknown }).input = raw.trim() ? JSON.parse(raw) : {};
+      } catch {
+        throw new Error(`the response stream sent tool input that is not valid JSON (${raw.length} characters)`);
+      }
     }
+    this.sink.block(block);
   }
 }

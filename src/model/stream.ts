@@ -2,7 +2,8 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { Clock } from "../deps.js";
 import type { ApiMessage, EventSink } from "../types.js";
-import { MessageAccumulator } from "./accumulate.js";
+import { isServerResult, serverResultText } from "../content.js";
+import { MessageAccumulator, type StreamSink } from "./accumulate.js";
 
 export type MessageParams = Anthropic.MessageCreateParamsNonStreaming;
 
@@ -71,7 +72,7 @@ async function streamOnce(client: Anthropic, params: MessageParams, opts: Stream
     const stream = await client.messages.create({ ...params, stream: true }, { signal: attempt.signal });
     started = true;
     resetIdle();
-    const message = new MessageAccumulator((text) => opts.emit({ type: "text_delta", text }));
+    const message = new MessageAccumulator(eventSink(opts.emit));
     for await (const event of stream) {
       resetIdle();
       message.add(event);
@@ -85,6 +86,29 @@ async function streamOnce(client: Anthropic, params: MessageParams, opts: Stream
     clearTimeout(idle);
     opts.signal.removeEventListener("abort", onAbort);
   }
+}
+
+/**
+ * Stream progress as events: text and thinking deltas, and the server tools the provider runs
+ * (a `tool_call` when the call is complete, a `tool_result` when its result arrives), so a
+ * search shows as it happens. Custom tool calls are announced by the dispatcher, which runs them.
+ */
+function eventSink(emit: EventSink): StreamSink {
+  const names = new Map<string, string>();
+  return {
+    text: (text) => emit({ type: "text_delta", text }),
+    thinking: (text) => emit({ type: "thinking_delta", text }),
+    block(block) {
+      if (block.type === "server_tool_use") {
+        names.set(block.id, block.name);
+        emit({ type: "tool_call", id: block.id, name: block.name, input: block.input, server: true });
+      } else if (isServerResult(block) && "tool_use_id" in block) {
+        const { isError, text } = serverResultText(block);
+        const name = names.get(block.tool_use_id) ?? block.type.replace(/_tool_result$/, "");
+        emit({ type: "tool_result", id: block.tool_use_id, name, isError, content: text, server: true });
+      }
+    },
+  };
 }
 
 /**

@@ -5,21 +5,44 @@ export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0
 
 /** Converts the API's usage object (fields may be null or missing on compatible servers). */
 export function fromApiUsage(usage: Partial<ApiUsage> | null | undefined): Usage {
-  return {
-    inputTokens: usage?.input_tokens ?? 0,
-    outputTokens: usage?.output_tokens ?? 0,
-    cacheReadTokens: usage?.cache_read_input_tokens ?? 0,
-    cacheWriteTokens: usage?.cache_creation_input_tokens ?? 0,
-  };
+  return withCounts(
+    {
+      inputTokens: usage?.input_tokens ?? 0,
+      outputTokens: usage?.output_tokens ?? 0,
+      cacheReadTokens: usage?.cache_read_input_tokens ?? 0,
+      cacheWriteTokens: usage?.cache_creation_input_tokens ?? 0,
+    },
+    {
+      thinkingTokens: usage?.output_tokens_details?.thinking_tokens ?? 0,
+      webSearchRequests: usage?.server_tool_use?.web_search_requests ?? 0,
+      webFetchRequests: usage?.server_tool_use?.web_fetch_requests ?? 0,
+    },
+  );
 }
 
 export function addUsage(a: Usage, b: Usage): Usage {
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
-  };
+  return withCounts(
+    {
+      inputTokens: a.inputTokens + b.inputTokens,
+      outputTokens: a.outputTokens + b.outputTokens,
+      cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+      cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+    },
+    {
+      thinkingTokens: (a.thinkingTokens ?? 0) + (b.thinkingTokens ?? 0),
+      webSearchRequests: (a.webSearchRequests ?? 0) + (b.webSearchRequests ?? 0),
+      webFetchRequests: (a.webFetchRequests ?? 0) + (b.webFetchRequests ?? 0),
+    },
+  );
+}
+
+type Counts = Required<Pick<Usage, "thinkingTokens" | "webSearchRequests" | "webFetchRequests">>;
+
+/** The optional counts are written only when not zero, so a session without thinking or search reads as before. */
+function withCounts(tokens: Usage, counts: Counts): Usage {
+  const usage = { ...tokens };
+  for (const [key, value] of Object.entries(counts) as Array<[keyof Counts, number]>) if (value > 0) usage[key] = value;
+  return usage;
 }
 
 /** All input tokens of a request, cached or not. */
@@ -32,6 +55,9 @@ export function cacheReadShare(u: Usage): number {
   const total = totalInput(u);
   return total === 0 ? 0 : u.cacheReadTokens / total;
 }
+
+/** US dollars per web search (the API charges $10 per 1,000); fetches cost only the tokens they add. */
+export const WEB_SEARCH_USD = 10 / 1000;
 
 /** US dollars per million tokens; cache writes cost 1.25× input, cache reads 0.1×. */
 interface Price {
@@ -58,7 +84,8 @@ export function estimateCostUsd(model: string, u: Usage): number {
     u.inputTokens * perToken(price.input) +
     u.cacheWriteTokens * perToken(price.input * 1.25) +
     u.cacheReadTokens * perToken(price.input * 0.1) +
-    u.outputTokens * perToken(price.output)
+    u.outputTokens * perToken(price.output) +
+    (u.webSearchRequests ?? 0) * WEB_SEARCH_USD
   );
 }
 
@@ -88,8 +115,10 @@ export function summarizeUsage(
   return { usage, costUsd, cacheReadShare: cacheReadShare(usage), responses };
 }
 
-/** One line: tokens in and out, cache read share, cost. */
+/** One line: tokens in and out (thinking among them), cache read share, web searches, cost. */
 export function formatUsageSummary(s: UsageSummary): string {
   const input = totalInput(s.usage);
-  return `${s.responses} responses · ${input} tokens in (${(s.cacheReadShare * 100).toFixed(1)}% read from cache) · ${s.usage.outputTokens} tokens out · ~$${s.costUsd.toFixed(4)}`;
+  const thinking = s.usage.thinkingTokens ? ` (${s.usage.thinkingTokens} thinking)` : "";
+  const searches = s.usage.webSearchRequests ? ` · ${s.usage.webSearchRequests} web search${s.usage.webSearchRequests === 1 ? "" : "es"} ($${(s.usage.webSearchRequests * WEB_SEARCH_USD).toFixed(2)})` : "";
+  return `${s.responses} responses · ${input} tokens in (${(s.cacheReadShare * 100).toFixed(1)}% read from cache) · ${s.usage.outputTokens} tokens out${thinking}${searches} · ~$${s.costUsd.toFixed(4)}`;
 }

@@ -37,4 +37,6 @@ export interface PermissionContext {
   checkPath(path: string, access: "read" | "write", toolUseId: string): Promise<PathAnswer>;
   /** Decides whether a call of any other tool may run now: denied names, plan mode, approvals by tool name. */
   checkTool(call: ToolCallCheck, toolUseId: string): Promise<ToolAnswer>;
+  /** Whether the approvals file denies this tool name: a tool the provider runs (web_search) is then not offered at all. */
+  deniesTool?(tool: string): Promise<boolean>;
 }

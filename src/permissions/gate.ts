@@ -161,7 +161,11 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
     return { allowed: false, reason: refusals.userDeniedTool(tool) };
   }
 
-  return { mode, checkCommand, checkPath, checkTool };
+  async function deniesTool(tool: string): Promise<boolean> {
+    return matchesToolName(tool, (await readApprovals(approvalsPath, warn)).denied, false);
+  }
+
+  return { mode, checkCommand, checkPath, checkTool, deniesTool };
 }
 
 /** A call as the approver and the events show it: the tool's name and its input as JSON, cut when long. */

@@ -1,5 +1,5 @@
 // Parsing one line of a session file: a fast structural check for messages, zod for the rare records.
-import { compactionRecord, headerRecord } from "./records.js";
+import { compactionRecord, headerRecord, outputRecord } from "./records.js";
 import type { SessionRecord } from "./records.js";
 
 /** A parsed line, or why it was rejected (one short phrase fit for a warning). */
@@ -31,6 +31,8 @@ export function checkRecordValue(value: unknown): ParsedLine {
       return fromZod(headerRecord.safeParse(value));
     case "compaction":
       return fromZod(compactionRecord.safeParse(value));
+    case "output":
+      return fromZod(outputRecord.safeParse(value));
     default:
       return { ok: false, reason: `unknown record type ${JSON.stringify(value["type"])}` };
   }

@@ -8,6 +8,9 @@ const usageSchema = z.object({
   outputTokens: z.number(),
   cacheReadTokens: z.number(),
   cacheWriteTokens: z.number(),
+  thinkingTokens: z.number().exactOptional(),
+  webSearchRequests: z.number().exactOptional(),
+  webFetchRequests: z.number().exactOptional(),
 });
 
 const messageSchema = z.object({
@@ -63,12 +66,23 @@ export const compactionRecord = z.object({
   model: z.string().optional(),
 });
 
-export const sessionRecord = z.discriminatedUnion("type", [headerRecord, messageRecord, compactionRecord]);
+/** A structured answer of a turn (the `output` option), validated, after the assistant message it was read from. */
+export const outputRecord = z.object({
+  type: z.literal("output"),
+  id: z.string(),
+  ts: z.number(),
+  /** The assistant message whose text held it. */
+  messageId: z.string(),
+  output: z.unknown(),
+});
+
+export const sessionRecord = z.discriminatedUnion("type", [headerRecord, messageRecord, compactionRecord, outputRecord]);
 
 export type HeaderRecord = z.infer<typeof headerRecord>;
 export type MessageRecord = Omit<z.infer<typeof messageRecord>, "message"> & { message: MessageParam };
 export type CompactionRecord = z.infer<typeof compactionRecord>;
-export type SessionRecord = HeaderRecord | MessageRecord | CompactionRecord;
+export type OutputRecord = z.infer<typeof outputRecord>;
+export type SessionRecord = HeaderRecord | MessageRecord | CompactionRecord | OutputRecord;
 
 /** A fresh record id (random UUID); ids are unique within a file and stable forever. */
 export function newRecordId(): string {

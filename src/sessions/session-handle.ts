@@ -1,7 +1,7 @@
 // An open session: locked and loaded once for a turn; its methods append, compact and release, so the key stays here.
 import type { Clock } from "../deps.js";
 import type { MessageParam } from "../types.js";
-import { headerRecordFor, newRecordId, type CompactionRecord, type MessageRecord, type SessionRecord } from "./records.js";
+import { headerRecordFor, newRecordId, type CompactionRecord, type MessageRecord, type OutputRecord, type SessionRecord } from "./records.js";
 import type { HistoryRepair } from "./repair.js";
 import { buildSessionView, type LoadedSession } from "./session-view.js";
 import type { SessionStorage } from "./store.js";
@@ -24,6 +24,8 @@ export interface SessionHandle {
    * SessionError when the write fails; the view is then unchanged.
    */
   append(message: MessageParam, extra?: Partial<Omit<MessageRecord, "type" | "message">>): Promise<void>;
+  /** Appends the structured answer read from the last assistant message; the view is unchanged. Throws SessionError. */
+  appendOutput(output: unknown): Promise<void>;
   /** Appends a compaction record and rebuilds the view from its first kept message, in memory. Throws SessionError. */
   compact(record: CompactionRecord): Promise<void>;
   /** Releases the lock; never throws. */
@@ -91,6 +93,12 @@ class OpenSession implements SessionHandle {
       this.session.messages.push(added.message);
       if (added.usage && added.message.role === "assistant") this.session.lastUsage = { usage: added.usage, index: this.session.messages.length - 1 };
     }
+  }
+
+  async appendOutput(output: unknown): Promise<void> {
+    const messageId = this.session.records.at(-1)?.id ?? "";
+    const record: OutputRecord = { type: "output", id: newRecordId(), ts: this.clock.now(), messageId, output };
+    await this.store.append(this.key, [record]);
   }
 
   async compact(record: CompactionRecord): Promise<void> {

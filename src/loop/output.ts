@@ -1,0 +1,75 @@
+// Structured output: the schema a turn's final answer must follow, as the API takes it and as it is checked here.
+import { transformJSONSchema } from "@anthropic-ai/sdk/lib/transform-json-schema";
+import { z, type ZodType } from "zod";
+import { ConfigError } from "../errors.js";
+
+/** Validation issues shown to the model, at most this many. */
+const MAX_ISSUES_SHOWN = 8;
+
+/** The answer checked: the parsed value, or what was wrong with it in a few lines the model can act on. */
+export type OutputCheck = { ok: true; value: unknown } | { ok: false; problem: string };
+
+/** A schema ready for a turn. */
+export interface OutputFormat {
+  /** The JSON Schema sent as `output_config.format.schema`: the API's subset (objects closed, unsupported constraints moved into descriptions). */
+  schema: Record<string, unknown>;
+  /** Parses the answer's text as JSON and validates it against the schema as given, constraints included. */
+  check(text: string): OutputCheck;
+}
+
+/**
+ * Prepares a zod schema or a JSON Schema object. Throws ConfigError when it cannot
+ * be used: not an object schema, or a JSON Schema that cannot be read.
+ */
+export function createOutputFormat(output: ZodType | Record<string, unknown>): OutputFormat {
+  const validator = output instanceof z.ZodType ? output : fromJsonSchema(output);
+  let jsonSchema: Record<string, unknown>;
+  try {
+    jsonSchema = output instanceof z.ZodType ? (z.toJSONSchema(output, { reused: "ref" }) as Record<string, unknown>) : output;
+  } catch (error) {
+    throw new ConfigError(`the output schema cannot be written as JSON Schema: ${(error as Error).message}`);
+  }
+  if (jsonSchema["type"] !== "object") throw new ConfigError(`the output schema must describe an object (its "type" must be "object"), got ${JSON.stringify(jsonSchema["type"] ?? null)}`);
+  let schema: Record<string, unknown>;
+  try {
+    schema = transformJSONSchema(jsonSchema) as Record<string, unknown>;
+  } catch (error) {
+    throw new ConfigError(`the output schema cannot be used: ${(error as Error).message}`);
+  }
+  return { schema, check: (text) => checkAnswer(validator, text) };
+}
+
+function fromJsonSchema(schema: Record<string, unknown>): ZodType {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) throw new ConfigError("the output schema must be a zod schema or a JSON Schema object");
+  try {
+    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch (error) {
+    throw new ConfigError(`the output schema is not a JSON Schema this library can check: ${(error as Error).message}`);
+  }
+}
+
+function checkAnswer(validator: ZodType, text: string): OutputCheck {
+  let value: unknown;
+  try {
+    value = JSON.parse(stripFence(text));
+  } catch (error) {
+    const shown = text.trim() === "" ? "the answer was empty" : `the answer is not JSON (${(error as Error).message})`;
+    return { ok: false, problem: shown };
+  }
+  const result = validator.safeParse(value);
+  if (result.success) return { ok: true, value: result.data };
+  const issues = result.error.issues.slice(0, MAX_ISSUES_SHOWN).map((issue) => `${issue.path.map(String).join(".") || "(the object)"}: ${issue.message}`);
+  const more = result.error.issues.length - issues.length;
+  return { ok: false, problem: [...issues, ...(more > 0 ? [`and ${more} more`] : [])].join("; ") };
+}
+
+/** A compatible server without constrained output may wrap the JSON in a Markdown fence; the fence is not the answer. */
+function stripFence(text: string): string {
+  const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text);
+  return fenced?.[1] ?? text;
+}
+
+/** The user message that asks the model to answer again after an invalid structured answer. */
+export function correctionText(problem: string): string {
+  return `Your final answer did not match the required JSON schema: ${problem}. Answer again with only the corrected JSON object.`;
+}
