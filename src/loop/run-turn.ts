@@ -10,6 +10,7 @@ import type { AgentConfig, ApiMessage, StopReason, ToolUseBlock, TurnResult } fr
 import { budgetExceeded } from "./brakes.js";
 import { ContextKeeper } from "./context-keeper.js";
 import { resolveTurnOptions, MAX_TOKENS_CEILING, type TurnOptions, type TurnRuntime } from "./options.js";
+import { correctionText } from "./output.js";
 import { buildRequest } from "./request.js";
 import { toolContext, userMessage } from "./turn-parts.js";
 import { TurnState } from "./turn-state.js";
@@ -72,13 +73,24 @@ async function runRounds(rt: TurnRuntime, session: SessionHandle, turn: TurnStat
     if (unfit) return finish(session, turn, "model_context_window_exceeded", unfit);
     turn.iterations++;
     rt.emit({ type: "request_start", iteration: turn.iterations, model: rt.model });
-    const params = buildRequest({ model: rt.model, maxTokens: turn.maxTokens, system: rt.systemPrompt, tools: [...rt.tools.values()], messages: context.toSend() });
+    const params = buildRequest({
+      model: rt.model,
+      maxTokens: turn.maxTokens,
+      system: rt.systemPrompt,
+      tools: [...rt.tools.values()],
+      messages: turn.withPaused(context.toSend()),
+      thinking: rt.thinking,
+      effort: rt.effort,
+      web: rt.web,
+      toolChoice: turn.iterations === 1 ? rt.toolChoice : undefined,
+      format: rt.output?.schema,
+    });
     const streamed = await streamMessage(rt.client, params, streamOptions(rt));
     if (streamed.outcome === "aborted") return finish(session, turn, "aborted", INTERRUPTED);
     if (streamed.outcome === "failed") {
       if (!isPromptTooLong(streamed.error) || turn.overflowCompacted) {
         const status = streamed.error instanceof Anthropic.APIError ? streamed.error.status : undefined;
-        return finish(session, turn, "error", describeError(streamed.error), status);
+        return finish(session, turn, "error", webRefused(rt, streamed.error) ?? describeError(streamed.error), status);
       }
       turn.overflowCompacted = true;
       const unfitAfter = await context.fit("the API said the prompt is too long");
@@ -111,9 +123,16 @@ async function takeResponse(rt: TurnRuntime, session: SessionHandle, turn: TurnS
   }
   // A reply cut by the context window is dropped: after compaction the model answers again, from a user message.
   const overflowed = stop === "model_context_window_exceeded";
-  const { content, calls } = cleanResponse(overflowed ? [] : message.content, session.toolUseIds, cutToolUse);
+  const cleaned = cleanResponse(overflowed ? [] : message.content, session.toolUseIds, cutToolUse);
+  const { calls } = cleaned;
+  const content = turn.takePaused(cleaned.content);
   const text = content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
   if (text) turn.text = text;
+  if (stop === "pause_turn") {
+    // The API continues a paused message when it is sent back last; it is stored once whole, as one message.
+    turn.pause(content, usage);
+    return { again: true };
+  }
   if (content.length === 0) turn.setAside(usage);
   else {
     const extra = { usage, model: message.model, ...(stop && { stopReason: stop }), ...turn.setAsideUsage() };
@@ -121,15 +140,42 @@ async function takeResponse(rt: TurnRuntime, session: SessionHandle, turn: TurnS
     if (unwritten) return { end: await finish(session, turn, "error", unwritten) };
     turn.clearSetAside();
   }
-  if (stop === "pause_turn") return { again: true };
   if (overflowed) {
     if (turn.overflowCompacted) return { end: await finish(session, turn, stop, "the conversation no longer fits the model's context window, even after compaction") };
     turn.overflowCompacted = true;
     const unfit = await context.fit("the model's context window was exceeded");
     return unfit ? { end: await finish(session, turn, stop, unfit) } : { again: true };
   }
-  if (stop !== "tool_use" || cutToolUse || calls.length === 0) return { end: await finish(session, turn, stop === null || stop === "tool_use" ? "end_turn" : stop) };
+  if (stop !== "tool_use" || cutToolUse || calls.length === 0) {
+    const ended = stop === null || stop === "tool_use" ? "end_turn" : stop;
+    if (rt.output && ended !== "refusal") return settleOutput(rt, session, turn, ended, text);
+    return { end: await finish(session, turn, ended) };
+  }
   return { calls };
+}
+
+/**
+ * Checks the structured answer of a turn that asked for one. Valid: stored as an output record
+ * and the turn ends. Invalid: the model is told what was wrong and answers again, up to
+ * `outputRetries` times; then the turn ends `output_invalid`. Never returned as a success.
+ */
+async function settleOutput(rt: TurnRuntime, session: SessionHandle, turn: TurnState, stop: StopReason, answer: string): Promise<Next> {
+  const checked = rt.output!.check(answer);
+  if (checked.ok) {
+    const unwritten = await appendOrFail(() => session.appendOutput(checked.value));
+    if (unwritten) return { end: await finish(session, turn, "error", unwritten) };
+    turn.output = checked.value;
+    return { end: await finish(session, turn, stop) };
+  }
+  if (turn.outputRetries >= rt.outputRetries) {
+    const tries = rt.outputRetries + 1;
+    return { end: await finish(session, turn, "output_invalid", `the answer did not match the output schema (${tries} answer${tries === 1 ? "" : "s"} checked): ${checked.problem}`) };
+  }
+  turn.outputRetries++;
+  turn.text = "";
+  const unwritten = await appendOrFail(() => session.append({ role: "user", content: [{ type: "text", text: correctionText(checked.problem) }] }));
+  if (unwritten) return { end: await finish(session, turn, "error", unwritten) };
+  return { again: true };
 }
 
 /** Runs the calls of a response and stores their results; resolves to the turn's end when a brake stops it. */
@@ -188,6 +234,18 @@ function streamOptions(rt: TurnRuntime): StreamOptions {
     ...(rt.streamRetryBaseMs !== undefined && { retryBaseMs: rt.streamRetryBaseMs }),
     ...(rt.streamIdleTimeoutMs !== undefined && { idleTimeoutMs: rt.streamIdleTimeoutMs }),
   };
+}
+
+/**
+ * A request refused for the web server tools (a compatible provider without them answers 400):
+ * one line naming the agent and how to turn `web` off, instead of the provider's wording alone.
+ */
+function webRefused(rt: TurnRuntime, error: unknown): string | undefined {
+  if (!rt.web || !(error instanceof Anthropic.BadRequestError) || !/web_(search|fetch)|server tool/i.test(error.message)) return undefined;
+  return (
+    `agent "${rt.agentId}" offers the web server tools (web_search, web_fetch), which the server at ${rt.client.baseURL} refused ` +
+    `(${describeError(error)}); set "web: false" in agents/${rt.agentId}/SOUL.md, or leave web_search and web_fetch out of its tools: list`
+  );
 }
 
 /** A 400 saying the prompt does not fit: compact and retry once. */

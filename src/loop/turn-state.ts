@@ -1,6 +1,6 @@
 // The state of one turn: what it has counted so far, and the result it ends with.
 import { addUsage, estimateCostUsd, ZERO_USAGE } from "../model/usage.js";
-import type { StopReason, TurnResult, Usage } from "../types.js";
+import type { ContentBlockParam, MessageParam, StopReason, TurnResult, Usage } from "../types.js";
 import { RepeatBreaker } from "./brakes.js";
 import type { TurnRuntime } from "./options.js";
 
@@ -17,6 +17,12 @@ export class TurnState {
   /** Set once the turn compacted because the context overflowed; a second overflow ends it. */
   overflowCompacted = false;
   readonly breaker = new RepeatBreaker();
+  /** Corrections asked for after an invalid structured answer. */
+  outputRetries = 0;
+  /** The validated structured answer, once there is one. */
+  output: unknown;
+  /** The content of a response paused by the API (`pause_turn`), sent back last until the message is whole. */
+  private paused: ContentBlockParam[] = [];
   /**
    * Usage of responses that were not stored (a tool call cut off and asked again, an
    * empty reply). It rides on the next assistant record as `discardedUsage`, so the
@@ -54,10 +60,28 @@ export class TurnState {
     this.unstored = undefined;
   }
 
+  /** Holds a paused response's content (and sets its usage aside) until its continuation arrives. */
+  pause(content: ContentBlockParam[], usage: Usage): void {
+    this.paused = content;
+    this.setAside(usage);
+  }
+
+  /** The messages to send: with a paused response, that response last, for the model to continue. */
+  withPaused(messages: MessageParam[]): MessageParam[] {
+    return this.paused.length === 0 ? messages : [...messages, { role: "assistant", content: this.paused }];
+  }
+
+  /** A continuation joined to the paused content before it: one message, as the API sees it. */
+  takePaused(content: ContentBlockParam[]): ContentBlockParam[] {
+    const whole = this.paused.length === 0 ? content : [...this.paused, ...content];
+    this.paused = [];
+    return whole;
+  }
+
   /** Ends the turn: emits `turn_end` and returns the result. */
   end(stopReason: StopReason, error?: string, errorStatus?: number): TurnResult {
     const end = { stopReason, usage: this.usage, costUsd: this.costUsd, iterations: this.iterations, ...(error !== undefined && { error }) };
     this.rt.emit({ type: "turn_end", ...end });
-    return { text: this.text, ...this.identity, ...end, ...(errorStatus !== undefined && { errorStatus }) };
+    return { text: this.text, ...this.identity, ...end, ...(errorStatus !== undefined && { errorStatus }), ...(this.output !== undefined && { output: this.output }) };
   }
 }

@@ -5,6 +5,7 @@ import { buildRequest } from "../../src/loop/request.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { SessionStore } from "../../src/sessions/store.js";
 import type { RecordedRequest, Rule } from "../../src/testing/index.js";
+import type { MessageParam } from "../../src/types.js";
 import { TEST_AGENT, tempWorkspace, turnOptions, scriptedModelPerTest } from "../helpers/turn.js";
 
 const scripted = scriptedModelPerTest();
@@ -24,7 +25,10 @@ function comparingRules(workspace: string, rules: Rule[], mismatches: string[], 
     reply: async (req: RecordedRequest) => {
       if (!isSummaryRequest(req.body)) {
         const loaded = await store.load(KEY, { mode: "in-turn" });
-        const fromFile = buildRequest({ model: "m", maxTokens: 1, system: "", tools: [], messages: loaded.messages }).messages;
+        // A continuation after pause_turn ends with the paused response, which is stored only once whole.
+        const last = req.body.messages?.at(-1);
+        const paused = last?.role === "assistant" && Array.isArray(last.content) ? [{ role: "assistant" as const, content: last.content.map(({ cache_control: _c, ...block }) => block) }] : [];
+        const fromFile = buildRequest({ model: "m", maxTokens: 1, system: "", tools: [], messages: [...loaded.messages, ...(paused as MessageParam[])] }).messages;
         compared.count++;
         if (JSON.stringify(req.body.messages) !== JSON.stringify(fromFile)) {
           mismatches.push(`request ${compared.count}:\n sent ${JSON.stringify(req.body.messages)}\n file ${JSON.stringify(fromFile)}`);

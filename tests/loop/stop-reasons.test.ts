@@ -33,17 +33,21 @@ describe("stop reasons", () => {
     await expectNextRequestValid(ws, "k");
   });
 
-  it("continues after pause_turn by sending the conversation back", async () => {
+  it("continues after pause_turn by sending the paused message back last, and stores the message once, whole", async () => {
     const m = await scripted([
-      { times: 1, reply: { text: "working on it", stopReason: "pause_turn" } },
+      { times: 1, reply: { text: "working on it. ", stopReason: "pause_turn" } },
       { reply: { text: "finished" } },
     ]);
     const ws = await tempWorkspace();
     const result = await runAgentTurn("k", "long job", TEST_AGENT, turnOptions(m, ws));
     expect(result.stopReason).toBe("end_turn");
-    expect(result.text).toBe("finished");
+    expect(result.text).toBe("working on it. finished");
     const second = m.requests[1]!.body.messages!;
-    expect(second[second.length - 1]!.role).toBe("assistant");
+    expect(second.at(-1)).toEqual({ role: "assistant", content: [{ type: "text", text: "working on it. ", cache_control: { type: "ephemeral" } }] });
+    const stored = (await new SessionStore(`${ws}/sessions`).show("k", { all: true })).filter((r) => r.type === "message" && r.message.role === "assistant");
+    expect(stored.map((r) => (r.type === "message" ? r.message.content : undefined))).toEqual([
+      [{ type: "text", text: "working on it. " }, { type: "text", text: "finished" }],
+    ]);
     await expectNextRequestValid(ws, "k");
     const events: AgentEvent[] = [];
     await runAgentTurn("k", "next one", TEST_AGENT, turnOptions(m, ws, events));

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
 import { TEMPLATE_WORKSPACE } from "../../src/paths.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
-import { BUILTIN_TOOL_NAMES, loadAgents } from "../../src/runtime/agents.js";
+import { BUILTIN_TOOL_NAMES, loadAgents, SERVER_TOOL_NAMES } from "../../src/runtime/agents.js";
 import { resolveAgent } from "../../src/runtime/routing.js";
 import { buildSystemPrompt } from "../../src/loop/system-prompt.js";
 import { startScriptedModel } from "../../src/testing/index.js";
@@ -162,7 +162,7 @@ describe("loadAgents", () => {
     const agents = await loadAgents(workspace, { knownTools: ["weather"], onWarning: (w) => warnings.push(w) });
     expect(agents["main"]?.tools).toEqual(["read_fil", "memory_search", "weather", "mcp__github__list_issues"]);
     expect(warnings).toEqual([
-      `${join(workspace, "agents", "main", "SOUL.md")}: tools: no tool named "read_fil" (known tools: ${[...BUILTIN_TOOL_NAMES, "weather"].join(", ")})`,
+      `${join(workspace, "agents", "main", "SOUL.md")}: tools: no tool named "read_fil" (known tools: ${[...BUILTIN_TOOL_NAMES, ...SERVER_TOOL_NAMES, "weather"].join(", ")})`,
     ]);
     expect(warnings[0]).toContain("read_file");
   });
