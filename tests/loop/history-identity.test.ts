@@ -27,7 +27,7 @@ function comparingRules(workspace: string, rules: Rule[], mismatches: string[], 
         const loaded = await store.load(KEY, { mode: "in-turn" });
         // A continuation after pause_turn ends with the paused response, which is stored only once whole.
         const last = req.body.messages?.at(-1);
-        const paused = last?.role === "assistant" && Array.isArray(last.content) ? [{ role: "assistant" as const, content: last.content.map(({ cache_control: _c, ...block }) => block) }] : [];
+        const paused = last?.role === "assistant" && Array.isArray(last.content) ? [{ role: "assistant" as const, content: last.content.map((block) => ({ ...block, cache_control: undefined })) }] : [];
         const fromFile = buildRequest({ model: "m", maxTokens: 1, system: "", tools: [], messages: [...loaded.messages, ...(paused as MessageParam[])] }).messages;
         compared.count++;
         if (JSON.stringify(req.body.messages) !== JSON.stringify(fromFile)) {
