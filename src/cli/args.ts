@@ -1,6 +1,8 @@
 // Command-line arguments: the command, its words, and the options every command shares.
 import { parseArgs } from "node:util";
 import { ConfigError } from "../errors.js";
+import { parseEffort, parseThinking, type Parsed } from "../model/settings.js";
+import type { Effort, ThinkingSetting } from "../types.js";
 
 export interface CliArgs {
   command: "repl" | "run" | "cron" | "sessions" | "demo" | "init" | "help" | "version";
@@ -17,18 +19,30 @@ export interface CliArgs {
   /** `cron run JOB --force`: run a paused job anyway. */
   force: boolean;
   permissionMode?: "default" | "plan" | "bypassPermissions";
+  /** `--thinking`: overrides every agent's `thinking` (the REPL, run, cron). */
+  thinking?: ThinkingSetting;
+  /** `--effort`: overrides every agent's `effort` (the REPL, run, cron). */
+  effort?: Effort;
+  /** `run --output-schema FILE`: the JSON Schema file of the structured answer, as given. */
+  outputSchema?: string;
 }
 
 const COMMANDS = new Set(["run", "cron", "sessions", "demo", "init", "help"]);
 const MODES = new Set(["default", "plan", "bypassPermissions"]);
+/** The commands that run turns, and so take `--thinking` and `--effort`. */
+const TURN_COMMANDS = new Set(["repl", "run", "cron", "demo"]);
 
 export const USAGE = `Usage: miniclaw [command] [options]
 
 Commands:
   (none)                    the REPL assistant (line mode when stdin is not a terminal)
   run MESSAGE               one turn; the final reply on stdout
+  run --output-schema FILE MESSAGE
+                            one turn whose answer is a JSON object checked against the
+                            JSON Schema in FILE; the object alone on stdout
   cron                      run the jobs of workspace/cron.json until stopped
   cron run JOB | cron list  run one job now (--force: even when paused) | list jobs and their next run
+  cron runs [JOB]           the latest runs, of every job or of JOB
   sessions [show KEY]       list sessions | print one (--all: compacted parts too)
   sessions new KEY          create an empty session
   sessions fork FROM NEW [ID]  copy a session (up to message ID) under a new key
@@ -42,36 +56,34 @@ Options:
   --session KEY             session key (default agent:<agent>:main; run: a new session each time)
   -c, --continue            run: go on in the session of the last run
   --permission-mode MODE    default | plan | bypassPermissions
+  --thinking MODE           adaptive | off | a budget in tokens (at least 1024); overrides
+                            every agent's SOUL.md (REPL, run, cron)
+  --effort LEVEL            low | medium | high | xhigh | max; overrides every agent's
+                            SOUL.md (REPL, run, cron; the REPL's /effort changes it)
   -h, --help                this text
   -v, --version             the version`;
 
+const OPTIONS = {
+  workspace: { type: "string" },
+  model: { type: "string" },
+  agent: { type: "string" },
+  session: { type: "string" },
+  continue: { type: "boolean", short: "c", default: false },
+  "permission-mode": { type: "string" },
+  thinking: { type: "string" },
+  effort: { type: "string" },
+  "output-schema": { type: "string" },
+  all: { type: "boolean", default: false },
+  force: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+  version: { type: "boolean", short: "v", default: false },
+} as const;
+
+type Values = ReturnType<typeof readArgv>["values"];
+
 /** Parses argv (without node and the script). Throws ConfigError with a one-line message on bad input. */
 export function parseCliArgs(argv: string[]): CliArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        workspace: { type: "string" },
-        model: { type: "string" },
-        agent: { type: "string" },
-        session: { type: "string" },
-        continue: { type: "boolean", short: "c", default: false },
-        "permission-mode": { type: "string" },
-        all: { type: "boolean", default: false },
-        force: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-        version: { type: "boolean", short: "v", default: false },
-      },
-    });
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const option = /^Unknown option '([^']+)'/.exec(message)?.[1];
-    throw new ConfigError(option ? `unknown option ${option} (see miniclaw --help)` : `${message.split(". ")[0]} (see miniclaw --help)`);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = readArgv(argv);
   const mode = values["permission-mode"];
   if (mode !== undefined && !MODES.has(mode)) {
     throw new ConfigError(`--permission-mode must be one of: ${[...MODES].join(", ")}`);
@@ -81,8 +93,9 @@ export function parseCliArgs(argv: string[]): CliArgs {
   if (command === "repl" && first !== undefined) {
     throw new ConfigError(`unknown command "${first}" (see miniclaw --help; to send a message use: miniclaw run "${first} ...")`);
   }
-  if (values.continue && command !== "run") throw new ConfigError("--continue goes with miniclaw run (the REPL takes --session KEY)");
-  if (values.continue && values.session !== undefined) throw new ConfigError("give --session KEY or --continue, not both");
+  checkCombinations(command, values);
+  const thinking = values.thinking === undefined ? undefined : checked("--thinking", parseThinking(values.thinking));
+  const effort = values.effort === undefined ? undefined : checked("--effort", parseEffort(values.effort));
   return {
     command: command as CliArgs["command"],
     words: command === "repl" || command === "help" || command === "version" ? [] : positionals.slice(1),
@@ -94,5 +107,43 @@ export function parseCliArgs(argv: string[]): CliArgs {
     ...(values.agent !== undefined && { agent: values.agent }),
     ...(values.session !== undefined && { session: values.session }),
     ...(mode !== undefined && { permissionMode: mode as CliArgs["permissionMode"] & string }),
+    ...(thinking !== undefined && { thinking }),
+    ...(effort !== undefined && { effort }),
+    ...(values["output-schema"] !== undefined && { outputSchema: values["output-schema"] }),
   };
+}
+
+/** node:util's parse, its errors turned into one line pointing at --help. */
+function readArgv(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const option = /^Unknown option '([^']+)'/.exec(message)?.[1];
+    throw new ConfigError(option ? `unknown option ${option} (see miniclaw --help)` : `${message.split(". ")[0]} (see miniclaw --help)`);
+  }
+}
+
+/** Options that make no sense with `command`, or together: a ConfigError saying where they go. */
+function checkCombinations(command: string, values: Values): void {
+  if (command === "help" || command === "version") return;
+  if (values.continue && command !== "run") throw new ConfigError("--continue goes with miniclaw run (the REPL takes --session KEY)");
+  if (values.continue && values.session !== undefined) throw new ConfigError("give --session KEY or --continue, not both");
+  for (const flag of ["thinking", "effort"] as const) {
+    if (values[flag] !== undefined && !TURN_COMMANDS.has(command)) throw new ConfigError(`--${flag} goes with the REPL, miniclaw run and miniclaw cron`);
+  }
+  if (values["output-schema"] !== undefined && command !== "run") {
+    throw new ConfigError("--output-schema goes with miniclaw run (a cron job names its outputSchema in cron.json)");
+  }
+}
+
+/** What `--thinking` and `--effort` set for every turn, over each agent's SOUL.md. */
+export function turnFlags(args: CliArgs): { thinking?: ThinkingSetting; effort?: Effort } {
+  return { ...(args.thinking !== undefined && { thinking: args.thinking }), ...(args.effort !== undefined && { effort: args.effort }) };
+}
+
+/** The value of a flag, or a ConfigError naming the flag and what is wrong with it. */
+function checked<T>(flag: string, parsed: Parsed<T>): T {
+  if (!parsed.ok) throw new ConfigError(`${flag} ${parsed.problem}`);
+  return parsed.value;
 }

@@ -8,9 +8,9 @@ import { CRON_FILE, loadCronJobs, type CronJob } from "../runtime/cron-config.js
 import { createJobRunner } from "../runtime/cron-job.js";
 import { readPausedJobs, setJobPause, type JobPause } from "../runtime/cron-state.js";
 import type { AgentConfig } from "../types.js";
-import { appendRunRecord, executeRun, formatRunLine, formatTime, type RunJob, type RunRecord } from "../runtime/cron-runs.js";
+import { appendRunRecord, executeRun, formatRunLine, formatTime, readRunRecords, RUNS_FILE, type RunJob, type RunRecord } from "../runtime/cron-runs.js";
 import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
-import type { CliArgs } from "./args.js";
+import { turnFlags, type CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { describeEvent } from "./render.js";
 import { openWorkspace } from "./setup.js";
@@ -18,16 +18,19 @@ import { visibleText } from "./visible-text.js";
 
 /** How long running jobs may go on after SIGINT/SIGTERM before they are aborted (a second signal aborts at once). */
 export const CRON_STOP_GRACE_MS = 10_000;
-const USAGE_LINE = "usage: miniclaw cron | miniclaw cron run JOB [--force] | miniclaw cron list";
+const USAGE_LINE = "usage: miniclaw cron | miniclaw cron run JOB [--force] | miniclaw cron list | miniclaw cron runs [JOB]";
+/** How many of the latest runs `cron runs` prints. */
+const RUNS_SHOWN = 20;
 /** Statuses after which `cron run` exits 0. */
 const SUCCESS = new Set(["ok", "alert", "skipped"]);
 
-/** Dispatches `cron`, `cron run JOB` and `cron list`; resolves to the exit code. Throws ConfigError for a person to fix. */
+/** Dispatches `cron`, `cron run JOB`, `cron list` and `cron runs`; resolves to the exit code. Throws ConfigError for a person to fix. */
 export async function cronCommand(args: CliArgs, io: CliIo): Promise<number> {
   const [sub, ...rest] = args.words;
   if (sub === undefined) return runScheduler(args, io);
   if (sub === "run" && rest.length === 1) return runOneJob(args, io, rest[0]!);
   if (sub === "list" && rest.length === 0) return listJobs(args, io);
+  if (sub === "runs" && rest.length <= 1) return listRuns(args, io, rest[0]);
   throw new ConfigError(USAGE_LINE);
 }
 
@@ -138,6 +141,18 @@ async function listJobs(args: CliArgs, io: CliIo): Promise<number> {
   return 0;
 }
 
+/** The latest runs (of `job`, or of every job), one line each as the scheduler printed them; needs no credentials. */
+async function listRuns(args: CliArgs, io: CliIo, job: string | undefined): Promise<number> {
+  const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
+  const records = (await readRunRecords(workspace)).filter((record) => job === undefined || record.job === job);
+  if (records.length === 0) {
+    io.stdout.write(`No runs${job === undefined ? "" : ` of ${visibleText(job)}`} in ${join(workspace, RUNS_FILE)}.\n`);
+    return 0;
+  }
+  for (const record of records.slice(-RUNS_SHOWN)) io.stdout.write(`${visibleText(formatRunLine(record))}\n`);
+  return 0;
+}
+
 /** `is paused since <time> (<reason>)`; the reason can quote the API, so callers print it through visibleText. */
 function describePause(pause: JobPause): string {
   const since = Date.parse(pause.since);
@@ -171,6 +186,7 @@ async function prepare(args: CliArgs, io: CliIo): Promise<{ workspace: string; j
       env: io.env,
       client,
       onWarning: warn,
+      turn: turnFlags(args),
       ...(args.model !== undefined && { model: args.model }),
       ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }),
     },

@@ -2,6 +2,7 @@
 import { styleText } from "node:util";
 import type { AgentEvent, EventSink } from "../types.js";
 import { createMarkdownStream } from "./markdown-stream.js";
+import { createThinkingLine } from "./thinking-line.js";
 import { visibleLine, visibleText, type VisibleStyle } from "./visible-text.js";
 
 type Style = Parameters<typeof styleText>[0];
@@ -19,6 +20,10 @@ export interface RenderOptions {
   markdownWidth?: number;
   /** The API's base URL, named in a connection error (the SDK's error does not say where it tried). */
   server?: string;
+  /** With `streamText`: stream the thinking text dim instead of one "thinking…" line (the REPL's `/thinking show`). */
+  showThinking?: boolean;
+  /** Milliseconds, for how long the model thought; default `Date.now`. */
+  now?: () => number;
 }
 
 /** Whether to color output written to a stream: a TTY and NO_COLOR unset. */
@@ -35,13 +40,24 @@ export function createRenderer(out: RenderTarget, opts: RenderOptions): EventSin
   const paint = (style: Style, text: string): string => (opts.color ? styleText(style, text) : text);
   const mark = (text: string): string => paint("dim", text);
   const markdown = opts.markdownWidth === undefined ? undefined : createMarkdownStream((text) => out.write(text), { color: opts.color, width: opts.markdownWidth });
+  // Thinking is shown only where the reply streams: `run` and line mode print the final text alone.
+  const thinking = opts.streamText ? createThinkingLine((text) => out.write(text), { show: opts.showThinking === true, dim: mark, now: opts.now ?? Date.now }) : undefined;
   let midLine = false;
-  const line = (text: string): void => {
+  const endLine = (): void => {
     markdown?.end();
-    out.write((midLine ? "\n" : "") + text + "\n");
+    if (midLine) out.write("\n");
     midLine = false;
   };
+  const line = (text: string): void => {
+    endLine();
+    out.write(text + "\n");
+  };
   const sink = (event: AgentEvent): void => {
+    if (event.type === "thinking_delta") {
+      if (thinking && !thinking.active()) endLine();
+      return thinking?.push(event.text);
+    }
+    if (event.type !== "usage") thinking?.finish();
     const text = describeEvent(withServer(event, opts.server), paint);
     if (event.type === "text_delta") {
       if (!opts.streamText) return;
@@ -53,7 +69,7 @@ export function createRenderer(out: RenderTarget, opts: RenderOptions): EventSin
     if (event.type === "turn_end") markdown?.end();
     if (text !== undefined) line(text);
   };
-  return Object.assign(sink, { atLineStart: () => !midLine && (markdown?.idle() ?? true) });
+  return Object.assign(sink, { atLineStart: () => !midLine && !thinking?.active() && (markdown?.idle() ?? true) });
 }
 
 /** A turn that ended on a failed connection, its error naming the URL that was tried. */
@@ -77,11 +93,11 @@ export function describeEvent(event: AgentEvent, paint: (style: Style, text: str
   const within = (style: Style): VisibleStyle => ({ mark: (t) => paint("dim", t), plain: (t) => paint(style, t) });
   switch (event.type) {
     case "tool_call":
-      return paint("cyan", `→ ${visibleLine(event.name, 80)}: `) + summarizeInput(event.input, within("cyan"));
+      return paint("cyan", `→ ${visibleLine(event.name, 80)}: `) + (event.server ? summarizeServerInput(event.input, within("cyan")) : summarizeInput(event.input, within("cyan")));
     case "tool_result":
-      return event.isError
-        ? paint("red", "  ✗ ") + firstLine(event.content, within("red"))
-        : paint("dim", "  ✓ ") + summarizeOutput(event.content, within("dim"));
+      if (event.isError) return paint("red", "  ✗ ") + firstLine(event.content, within("red"));
+      // A server tool's result starts with its own summary ("8 results", "fetched <title>").
+      return paint("dim", "  ✓ ") + (event.server ? firstLine(event.content, within("dim")) : summarizeOutput(event.content, within("dim")));
     case "approval":
       if (event.decision === "safe") return undefined;
       return paint("yellow", `  approval: ${event.decision.replace("_", " ")} — `) + visibleText(`${event.command}${event.reason ? ` (${event.reason})` : ""}`, within("yellow"));
@@ -107,6 +123,14 @@ export function summarizeInput(input: unknown, style: VisibleStyle = {}): string
     }
   }
   return visibleLine(JSON.stringify(input) ?? "", CLIP_COLUMNS, style);
+}
+
+/** A web search as its query in quotes, a fetch as its URL; anything else as other tool inputs. */
+function summarizeServerInput(input: unknown, style: VisibleStyle): string {
+  const record = input && typeof input === "object" ? (input as Record<string, unknown>) : {};
+  if (typeof record["query"] === "string") return (style.plain ?? String)('"') + visibleLine(record["query"], CLIP_COLUMNS - 2, style) + (style.plain ?? String)('"');
+  if (typeof record["url"] === "string") return visibleLine(record["url"], CLIP_COLUMNS, style);
+  return summarizeInput(input, style);
 }
 
 function summarizeOutput(content: string, style: VisibleStyle): string {

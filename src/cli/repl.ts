@@ -55,12 +55,22 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
     client,
     approver,
     onWarning: (message) => io.stderr.write(`warning: ${visibleText(message, { keepLineBreaks: true })}\n`),
+    // --effort lives in the REPL's state (/effort changes it); --thinking holds for every turn.
+    ...(args.thinking !== undefined && { turn: { thinking: args.thinking } }),
     ...(args.model !== undefined && { model: args.model }),
     ...(args.agent !== undefined && { defaultAgent: args.agent }),
     ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }),
   });
   const agentId = args.agent ?? "main";
-  const state: ReplState = { assistant, agentId, sessionKey: args.session ?? assistant.sessionKeyFor(agentId), out: io.stdout, color };
+  const state: ReplState = {
+    assistant,
+    agentId,
+    sessionKey: args.session ?? assistant.sessionKeyFor(agentId),
+    out: io.stdout,
+    color,
+    effort: args.effort === undefined ? undefined : { level: args.effort, source: "--effort" },
+    showThinking: false,
+  };
 
   let lastInterrupt = 0;
   input.onInterrupt(() => {
@@ -118,7 +128,7 @@ type TurnSink = ReturnType<typeof createRenderer> & { stop(): void };
 /** On a terminal the reply streams as Markdown with activity lines and a spinner; in line mode activity goes to stderr. */
 function turnSink(state: ReplState, io: CliIo, interactive: boolean, server: string): TurnSink {
   const render = interactive
-    ? createRenderer(io.stdout, { color: state.color, streamText: true, markdownWidth: io.stdout.columns ?? DEFAULT_COLUMNS, server })
+    ? createRenderer(io.stdout, { color: state.color, streamText: true, markdownWidth: io.stdout.columns ?? DEFAULT_COLUMNS, server, showThinking: state.showThinking })
     : createRenderer(io.stderr, { color: useColor(io.stderr, io.env), streamText: false, server });
   if (interactive && state.color) return Object.assign(withSpinner(render, io.stdout), { atLineStart: render.atLineStart });
   return Object.assign(render, { stop: () => {} });
@@ -132,7 +142,8 @@ async function sendTurn(line: string, state: ReplState, io: CliIo, signal: Abort
   const interactive = io.stdin.isTTY === true;
   const sessionKey = sessionFor(line, state, state.assistant);
   try {
-    const result = await state.assistant.send(line, { sessionKey, signal, onEvent: sink });
+    const turn = state.effort === undefined ? {} : { turn: { effort: state.effort.level } };
+    const result = await state.assistant.send(line, { sessionKey, signal, onEvent: sink, ...turn });
     if (!interactive && result.text) io.stdout.write(`${visibleReply(result.text, io.stdout)}\n`);
     if (!sink.atLineStart()) io.stdout.write("\n");
     const notes = interactive ? io.stdout : io.stderr;

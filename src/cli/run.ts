@@ -1,27 +1,32 @@
 // `miniclaw run MESSAGE`: one turn in a new session (or --session, --continue), the final text on stdout, activity on stderr, exit 0 or 1 with one line.
+import { resolve } from "node:path";
 import { ConfigError } from "../errors.js";
 import { refuseApprover, systemClock } from "../deps.js";
 import { isSuccessfulStop, type TurnResult } from "../types.js";
-import type { CliArgs } from "./args.js";
+import type { JsonSchema } from "../loop/options.js";
+import { turnFlags, type CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { createRenderer, namingServer, useColor } from "./render.js";
 import { reportRetries } from "./retry-notes.js";
 import { chooseRunSession, writeLastRunKey } from "./run-session.js";
 import { openWorkspace } from "./setup.js";
-import { visibleLine, visibleReply, visibleText } from "./visible-text.js";
+import { visibleJson, visibleLine, visibleReply, visibleText } from "./visible-text.js";
 
 /**
  * Runs one turn and resolves to the exit code: 0 when the model finished (or was cut) on its
  * own, 130 when interrupted, 1 with one line on stderr for any other stop. The session is new
  * unless `--session` or `--continue` names one; its key goes to stderr first, and is stored as
- * the last run's before the turn, so even an interrupted run can be continued.
+ * the last run's before the turn, so even an interrupted run can be continued. With
+ * `--output-schema FILE` (read before anything else happens), stdout gets the checked JSON object
+ * alone, and a turn that ends without one exits 1.
  */
 export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   const text = args.words.join(" ").trim();
   if (!text) throw new ConfigError('miniclaw run needs a message, e.g. miniclaw run "what is in this folder?"');
+  const { openAssistant, readOutputSchema } = await import("../runtime/assistant.js");
+  const output = args.outputSchema === undefined ? undefined : await readOutputSchema(resolve(io.cwd, args.outputSchema), args.outputSchema);
   const opened = await openWorkspace(args, io);
   const { workspace } = opened;
-  const { openAssistant } = await import("../runtime/assistant.js");
   const server = opened.client.baseURL;
   const render = createRenderer(io.stderr, { color: useColor(io.stderr, io.env), streamText: false, server });
   // The SDK's retries (429, 529, a failed connection) show as one line each on stderr.
@@ -33,6 +38,7 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
     client,
     approver: refuseApprover,
     onWarning: (message) => render({ type: "warning", message }),
+    turn: turnFlags(args),
     ...(args.model !== undefined && { model: args.model }),
     ...(args.agent !== undefined && { defaultAgent: args.agent }),
     ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }),
@@ -48,20 +54,26 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
       // The turn's error is printed once, as the run's last line, by `report`.
       onEvent: (event) => event.type !== "turn_end" && render(event),
       sessionKey,
+      ...(output !== undefined && { turn: { output } }),
     });
-    return report(result, io, server);
+    return report(result, io, server, output);
   } finally {
     off();
     assistant.close();
   }
 }
 
-/** Prints the reply and how the turn ended; resolves to the exit code. */
-function report(result: TurnResult, io: CliIo, server: string): number {
-  if (result.text) io.stdout.write(`${visibleReply(result.text, io.stdout)}\n`);
+/** Prints the reply (or the structured answer) and how the turn ended; resolves to the exit code. */
+function report(result: TurnResult, io: CliIo, server: string, output: JsonSchema | undefined): number {
+  if (output === undefined && result.text) io.stdout.write(`${visibleReply(result.text, io.stdout)}\n`);
   if (result.stopReason === "aborted") {
     io.stderr.write("interrupted\n");
     return 130;
+  }
+  if (output !== undefined && isSuccessfulStop(result.stopReason)) {
+    if (result.output !== undefined) io.stdout.write(`${visibleJson(result.output)}\n`);
+    else io.stderr.write(`miniclaw: ${result.stopReason}: the turn ended without a structured answer\n`);
+    return result.output !== undefined ? 0 : 1;
   }
   if (isSuccessfulStop(result.stopReason)) {
     if (result.stopReason !== "end_turn" && result.stopReason !== "stop_sequence") io.stderr.write(`(stopped: ${result.stopReason})\n`);

@@ -1,13 +1,15 @@
-// The REPL's own commands (/help, /agents, /new or /clear, /sessions, /compact, /skills, /memory, /cost, /exit).
+// The REPL's own commands (/help, /agents, /new or /clear, /sessions, /compact, /skills, /memory, /cost, /effort, /thinking, /exit).
 import { styleText } from "node:util";
 import { formatUsageSummary, summarizeUsage } from "../model/usage.js";
 import type { Assistant } from "../runtime/assistant.js";
 import { clip, formatMinute } from "./render.js";
+import { effortCommand, thinkingCommand, type SettingState } from "./setting-commands.js";
 import { visibleText } from "./visible-text.js";
 import { findAgentByPrefix, parseSlashCommand, resolveAgent } from "../runtime/routing.js";
 import type { CompactionRecord, MessageRecord } from "../sessions/records.js";
 
-export interface ReplState {
+/** The REPL's session state; /effort and /thinking change their part of it (SettingState). */
+export interface ReplState extends SettingState {
   assistant: Assistant;
   agentId: string;
   sessionKey: string;
@@ -26,6 +28,8 @@ const HELP: Array<[string, string]> = [
   ["/skills", "the skills the agents can load"],
   ["/memory <query>", "search long-term memory"],
   ["/cost", "tokens, cache read share and estimated cost of this session"],
+  ["/effort [LEVEL]", "low, medium, high, xhigh, max for every agent; default: each agent's own"],
+  ["/thinking show|hide", "stream the model's thinking, or one line (the default)"],
   ["/exit", "leave (also Ctrl-D)"],
 ];
 
@@ -75,6 +79,12 @@ export async function handleSlashCommand(line: string, state: ReplState): Promis
       return "handled";
     case "cost":
       say(await costOf(state));
+      return "handled";
+    case "effort":
+      say(effortCommand(command.args, state, assistant.agents));
+      return "handled";
+    case "thinking":
+      say(thinkingCommand(command.args, state));
       return "handled";
   }
   const agent = findAgentByPrefix(command.name, assistant.agents);

@@ -169,3 +169,13 @@ function mergePlain(line: VisiblePiece[]): VisiblePiece[] {
 export function visibleReply(text: string, stream: { isTTY?: boolean }): string {
   return stream.isTTY === true ? visibleText(text, { keepLineBreaks: true }) : text;
 }
+
+/**
+ * A value as one line of JSON, safe on a terminal and exact in a pipe: every character
+ * visible-text would escape (all of them sit inside strings) is written as a JSON `\uXXXX`
+ * escape, which any JSON reader turns back into the same character.
+ */
+export function visibleJson(value: unknown): string {
+  const json = JSON.stringify(value) ?? "null";
+  return json.replace(UNSAFE, (char) => [...Array(char.length).keys()].map((i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""));
+}

@@ -1,8 +1,10 @@
 // workspace/cron.json: the job schema (zod), its defaults, and one-line errors naming the file, the job and the field.
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors.js";
+import type { JsonSchema } from "../loop/options.js";
+import { readOutputSchema } from "./assistant.js";
 import { checkSchedule } from "./cron.js";
 import type { ActiveHours } from "./heartbeat.js";
 
@@ -30,6 +32,10 @@ export interface CronJob {
   activeHours?: ActiveHours;
   /** Stops a run once its estimated cost passes this many dollars; the job is then paused. */
   maxBudgetUsd?: number;
+  /** A JSON Schema file, relative to the workspace: the run's answer is an object checked against it, stored in its record. */
+  outputSchema?: string;
+  /** The schema of `outputSchema`, read when cron.json loads (`loadCronJobs`). */
+  output?: JsonSchema;
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
@@ -53,6 +59,7 @@ const jobSchema = z.strictObject({
     .refine((h) => h.start !== h.end, "start and end must differ")
     .optional(),
   maxBudgetUsd: z.number({ error: "must be a number of dollars" }).positive("must be greater than 0").optional(),
+  outputSchema: text("a JSON Schema file, relative to the workspace").optional(),
 });
 
 const fileSchema = z.strictObject(
@@ -61,9 +68,10 @@ const fileSchema = z.strictObject(
 );
 
 /**
- * Reads and checks `<workspace>/cron.json`. Throws ConfigError with one line naming the
- * file, the job and the field: a missing file, bad JSON, a bad field, a schedule that does
- * not parse (in its time zone), a job with neither prompt nor heartbeat, a duplicate name.
+ * Reads and checks `<workspace>/cron.json`, and the output schema files its jobs name. Throws
+ * ConfigError with one line naming the file, the job and the field: a missing file, bad JSON, a
+ * bad field, a schedule that does not parse (in its time zone), a job with neither prompt nor
+ * heartbeat, a duplicate name, an output schema file that is missing or not an object's schema.
  */
 export async function loadCronJobs(workspace: string): Promise<CronJob[]> {
   const file = join(workspace, CRON_FILE);
@@ -71,7 +79,14 @@ export async function loadCronJobs(workspace: string): Promise<CronJob[]> {
     if (error.code === "ENOENT") throw new ConfigError(`${file} not found: create it with {"jobs": [...]} (see the example shipped with miniclaw)`);
     throw new ConfigError(`${file}: cannot be read: ${error.message}`);
   });
-  return parseCronJobs(raw, file);
+  const jobs = parseCronJobs(raw, file);
+  return Promise.all(
+    jobs.map(async (job) => {
+      if (job.outputSchema === undefined) return job;
+      const schemaFile = resolve(workspace, job.outputSchema);
+      return { ...job, output: await readOutputSchema(schemaFile, `${file}: job "${job.name}": outputSchema: ${schemaFile}`) };
+    }),
+  );
 }
 
 /** Parses the text of a cron.json (`file` names it in errors). Throws ConfigError as `loadCronJobs` does. */
@@ -105,6 +120,7 @@ function parseJob(entry: unknown, index: number, file: string): CronJob {
   const problem = checkSchedule(job.schedule, job.tz);
   if (problem) fail(`schedule: "${job.schedule}" ${problem}`);
   if (job.prompt === undefined && job.heartbeat !== true) fail('needs a "prompt", or "heartbeat": true to work through HEARTBEAT.md');
+  if (job.outputSchema !== undefined && job.heartbeat === true) fail("outputSchema: does not go with a heartbeat, whose answer is HEARTBEAT_OK or an alert");
   return {
     name: job.name,
     schedule: job.schedule,
@@ -116,6 +132,7 @@ function parseJob(entry: unknown, index: number, file: string): CronJob {
     ...(job.prompt !== undefined && { prompt: job.prompt }),
     ...(job.activeHours !== undefined && { activeHours: job.activeHours }),
     ...(job.maxBudgetUsd !== undefined && { maxBudgetUsd: job.maxBudgetUsd }),
+    ...(job.outputSchema !== undefined && { outputSchema: job.outputSchema }),
   };
 }
 

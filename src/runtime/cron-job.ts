@@ -49,6 +49,7 @@ export function createJobRunner(opts: JobRunnerOptions): RunJob {
         approver: refuseApprover,
         signal,
         ...(onEvent && { onEvent: (event) => onEvent(job, event) }),
+        ...(job.output !== undefined && { turn: { output: job.output } }),
       });
       return outcomeOf(job, result);
     } finally {
@@ -82,6 +83,8 @@ export function outcomeOf(job: CronJob, result: TurnResult): RunOutcome {
     const why = result.stopReason === "error" ? (result.error ?? "the turn failed") : `${result.stopReason}${result.error ? `: ${result.error}` : ""}`;
     return { status: "error", ...spent, ...(result.text && { reply: result.text }), detail: why };
   }
+  // A structured answer is the run's result; its text is the same object as JSON, so it is not kept twice.
+  if (result.output !== undefined) return { status: "ok", ...spent, output: result.output };
   if (!job.heartbeat) return { status: "ok", ...spent, reply: result.text };
   const { ok, text } = interpretHeartbeatReply(result.text);
   return { status: ok ? "ok" : "alert", ...spent, ...(text && { reply: text }) };

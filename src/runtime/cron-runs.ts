@@ -1,5 +1,5 @@
 // One cron run as a record: running a job safely, the line printed for it, and the append to cron/runs.jsonl.
-import { appendFile, mkdir } from "node:fs/promises";
+import { appendFile, mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../deps.js";
 import type { Usage } from "../types.js";
@@ -23,6 +23,8 @@ export interface RunOutcome {
   status: RunStatus;
   /** The reply, HEARTBEAT_OK already stripped. */
   reply?: string;
+  /** The checked object of a job with an `outputSchema` (then there is no `reply`). */
+  output?: unknown;
   usage?: Usage;
   costUsd?: number;
   /** Why it was skipped, failed or paused, in one line. */
@@ -63,15 +65,16 @@ export function skippedRecord(job: CronJob, at: number, detail: string): RunReco
 /**
  * The one line printed per run: `[2026-11-29 07:30] morning-check ok 2.1s "reply…"`, with
  * `(detail)` for skips and failures. Start time in `timeZone` (default the machine's). An alert's
- * reply is the point of the line, so it is never cut; other replies are cut at LINE_REPLY_CHARS.
+ * reply is the point of the line, so it is never cut; other replies, and a structured answer
+ * (as JSON, unquoted), are cut at LINE_REPLY_CHARS.
  */
 export function formatRunLine(record: RunRecord, timeZone?: string): string {
   const start = Date.parse(record.start);
   const seconds = (Date.parse(record.end) - start) / 1000;
   const parts = [`[${formatTime(start, timeZone)}]`, record.job, record.status, `${seconds.toFixed(1)}s`];
   const reply = oneLine(record.reply ?? "");
-  const cut = record.status !== "alert" && reply.length > LINE_REPLY_CHARS;
-  if (reply) parts.push(`"${cut ? `${reply.slice(0, LINE_REPLY_CHARS - 1)}…` : reply}"`);
+  if (reply) parts.push(`"${record.status === "alert" ? reply : cutAt(reply, LINE_REPLY_CHARS)}"`);
+  if (record.output !== undefined) parts.push(cutAt(JSON.stringify(record.output), LINE_REPLY_CHARS));
   if (record.detail) parts.push(`(${oneLine(record.detail)})`);
   return parts.join(" ");
 }
@@ -96,6 +99,29 @@ export async function appendRunRecord(workspace: string, record: RunRecord): Pro
   const file = join(workspace, RUNS_FILE);
   await mkdir(join(file, ".."), { recursive: true });
   await appendFile(file, `${JSON.stringify(record)}\n`, "utf8");
+}
+
+/**
+ * The records of runs.jsonl, oldest first; none when no run was recorded. A line that is not a
+ * record (a torn append, a hand edit) is skipped: the history is for reading, not for deciding.
+ */
+export async function readRunRecords(workspace: string): Promise<RunRecord[]> {
+  const text = await readFile(join(workspace, RUNS_FILE), "utf8").catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return "";
+    throw error;
+  });
+  return text.split("\n").flatMap((line) => {
+    try {
+      const record = JSON.parse(line) as Partial<RunRecord> | null;
+      return record && typeof record.job === "string" && typeof record.start === "string" && typeof record.end === "string" ? [record as RunRecord] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+function cutAt(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 function oneLine(text: string): string {
