@@ -62,7 +62,7 @@ describe("web server tools", () => {
     const m = await scripted([{ reply: "ok" }]);
     const ws = await tempWorkspace();
     await runAgentTurn("k", "hi", WEB_AGENT, turnOptions(m, ws));
-    const tools = m.requests[0]!.body.tools!;
+    const tools = m.requests[0]!.body.tools! as Array<{ name: string }>;
     expect(tools.map((t) => t.name)).toEqual(["upper", "web_search", "web_fetch"]);
     expect(tools[1]).toEqual({ type: "web_search_20260318", name: "web_search", max_uses: 3 });
     expect(tools[2]).toEqual({ type: "web_fetch_20260318", name: "web_fetch", max_uses: 2, max_content_tokens: 5000, cache_control: { type: "ephemeral" } });
@@ -77,7 +77,7 @@ describe("web server tools", () => {
     await runAgentTurn("c", "hi", { ...WEB_AGENT, tools: ["upper"] }, turnOptions(m, ws));
     await writeFile(join(ws, "exec-approvals.json"), JSON.stringify({ allowed: [], denied: [] }));
     await runAgentTurn("d", "hi", WEB_AGENT, turnOptions(m, ws, [], { permissionMode: "plan" }));
-    const names = m.requests.map((r) => (r.body.tools ?? []).map((t) => t.name));
+    const names = m.requests.map((r) => (r.body.tools ?? []).map((t) => (t as { name: string }).name));
     expect(names).toEqual([["upper", "web_search"], ["upper", "web_fetch"], ["upper"], ["upper", "web_search", "web_fetch"]]);
   });
 

@@ -28,7 +28,7 @@ describe("structured output", () => {
       { reply: { toolUses: [{ name: "upper", input: { text: "paris" } }] } },
     ]);
     const ws = await tempWorkspace();
-    const result = await runAgentTurn("k", "weather in Paris?", TEST_AGENT, turnOptions(m, ws, [], { output: Weather }));
+    const result = await runAgentTurn("k", "weather in Paris?", TEST_AGENT, { ...turnOptions(m, ws), output: Weather });
     expect(result.stopReason).toBe("end_turn");
     expect(result.output).toEqual({ city: "Paris", celsius: 18, sources: ["meteo"] });
     // Typed from the schema: this line only compiles because output is z.infer<typeof Weather> | undefined.
@@ -88,7 +88,7 @@ describe("structured output", () => {
     const ws = await tempWorkspace();
     const result = await runAgentTurn("k", "rate it", TEST_AGENT, turnOptions(m, ws, [], { output: schema }));
     expect(result.output).toEqual({ score: 4, reason: "solid" });
-    const sent = m.requests[0]!.body.output_config as { format: { schema: { properties: { score: Record<string, unknown> } } } };
+    const sent = m.requests[0]!.body.output_config as unknown as { format: { schema: { properties: { score: Record<string, unknown> } } } };
     expect(sent.format.schema.properties.score).toEqual({ type: "integer", description: "{minimum: 1, maximum: 5}" });
     expect(lastUserText(m.requests[1]!)).toMatch(/score/);
   });
