@@ -1,5 +1,5 @@
 // The summarisation prompt of a compaction: the old messages as a compact transcript plus the sections to fill.
-import { cutMiddle, toolResultText } from "../content.js";
+import { cutMiddle, isServerResult, serverCallText, serverResultText, toolResultText } from "../content.js";
 import type { ContentBlockParam, MessageParam } from "../types.js";
 import type { MessageRecord } from "./records.js";
 
@@ -80,7 +80,7 @@ export function splitForSummary(records: MessageRecord[], maxChars: number): Mes
 function renderMessage(message: MessageParam): string {
   const who = message.role === "user" ? "User" : "Assistant";
   if (typeof message.content === "string") return `[${who}]\n${cutText(message.content)}`;
-  return message.content.map((block) => renderBlock(who, block)).join("\n");
+  return message.content.map((block) => renderBlock(who, block)).filter((line) => line !== "").join("\n");
 }
 
 function renderBlock(who: string, block: ContentBlockParam): string {
@@ -96,8 +96,15 @@ function renderBlock(who: string, block: ContentBlockParam): string {
     case "thinking":
     case "redacted_thinking":
       return "";
-    default:
-      return `[${who} ${block.type}]`;
+    case "server_tool_use":
+      return `[Server tool call ${block.name} ${block.id}] ${cut(serverCallText(block), SUMMARY_TOOL_INPUT_CHARS)}`;
+    default: {
+      if (!isServerResult(block)) return `[${who} ${block.type}]`;
+      // Titles and URLs, never the encrypted or full page content.
+      const { isError, text } = serverResultText(block);
+      const id = "tool_use_id" in block ? ` ${String(block.tool_use_id)}` : "";
+      return `[Server tool result${id}${isError ? " (error)" : ""}] ${cut(text, SUMMARY_TOOL_RESULT_CHARS * 2)}`;
+    }
   }
 }
 

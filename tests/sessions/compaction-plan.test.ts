@@ -3,9 +3,9 @@ import fc from "fast-check";
 import { buildSummaryRequestText, planCompaction, trimOldToolResults } from "../../src/sessions/compaction.js";
 import { isPlainUserMessage, repairMessages } from "../../src/sessions/repair.js";
 import type { MessageRecord } from "../../src/sessions/records.js";
-import type { MessageParam } from "../../src/types.js";
+import type { ContentBlockParam, MessageParam } from "../../src/types.js";
 import { messageProblems } from "../helpers/session-validity.js";
-import { assistantText, assistantToolUse, toolResults, turn, user } from "./session-builders.js";
+import { assistantText, assistantToolUse, record, toolResults, turn, user } from "./session-builders.js";
 
 /** A long session: turns of 1 to 4 tool calls with results of varied size. */
 function longSession(turns: number): MessageRecord[] {
@@ -85,6 +85,27 @@ describe("buildSummaryRequestText", () => {
     const text = buildSummaryRequestText(longSession(1), "## Goal\nship it");
     expect(text).toContain("<previous-summary>\n## Goal\nship it\n</previous-summary>");
     expect(text).toMatch(/Update that summary/);
+  });
+  it("renders web searches and fetches by query, title and URL, never their encrypted or page content, and leaves thinking out", () => {
+    const records = [
+      user("what changed in node 22?"),
+      record("assistant", [
+            { type: "thinking", thinking: "SECRET-THOUGHT", signature: "sig" },
+            { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "node 22 changes" } },
+            { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [{ type: "web_search_result", url: "https://nodejs.org/blog/22", title: "Node 22 is out", encrypted_content: "ENCRYPTED-BLOB", page_age: null }] },
+            { type: "server_tool_use", id: "srvtoolu_2", name: "web_fetch", input: { url: "https://nodejs.org/blog/22" } },
+            { type: "web_fetch_tool_result", tool_use_id: "srvtoolu_2", content: { type: "web_fetch_result", url: "https://nodejs.org/blog/22", retrieved_at: null, content: { type: "document", title: "Node 22 release notes", source: { type: "text", media_type: "text/plain", data: "PAGE-BODY" } } } },
+            { type: "server_tool_use", id: "srvtoolu_3", name: "web_fetch", input: { url: "https://gone.example" } },
+            { type: "web_fetch_tool_result", tool_use_id: "srvtoolu_3", content: { type: "web_fetch_tool_result_error", error_code: "url_not_accessible" } },
+            { type: "text", text: "Node 22 adds require(esm)." },
+      ] as ContentBlockParam[]),
+    ];
+    const text = buildSummaryRequestText(records);
+    expect(text).toContain('[Server tool call web_search srvtoolu_1] "node 22 changes"');
+    expect(text).toContain("[Server tool result srvtoolu_1] 1 result\n1. Node 22 is out — https://nodejs.org/blog/22");
+    expect(text).toContain("[Server tool result srvtoolu_2] fetched Node 22 release notes");
+    expect(text).toContain("[Server tool result srvtoolu_3 (error)] error: url_not_accessible");
+    for (const hidden of ["ENCRYPTED-BLOB", "PAGE-BODY", "SECRET-THOUGHT"]) expect(text).not.toContain(hidden);
   });
 });
 
