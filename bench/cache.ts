@@ -1,4 +1,4 @@
-// Prompt cache: the share of input tokens read from the cache over a 30-turn session with tool calls, next to its ceiling.
+// Prompt cache: the share of input tokens read from the cache over a 30-turn session with tool calls, next to its ceiling; with thinking off and on.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +15,8 @@ const LOOKUP_RESULT = Array.from({ length: 30 }, (_, i) => `${i + 1}\tline ${i +
 
 /** What `benchCache` measures. */
 export interface CacheBench {
+  /** The thinking setting of every turn: a budget (the scripted model then thinks in every response), or none. */
+  thinking: number | "none";
   turns: number;
   requests: number;
   /** Input tokens of all requests (uncached + read + written), as the scripted model counted them. */
@@ -46,7 +48,7 @@ function alreadySentTokens(requests: readonly RecordedRequest[]): { total: numbe
  * workspace) against the scripted model's prompt cache with `cacheMinTokens: 0`. Each
  * turn: a user message, one tool round (odd turns) or two (even turns), a text answer.
  */
-export async function benchCache(lib: MiniclawLibrary): Promise<CacheBench> {
+export async function benchCache(lib: MiniclawLibrary, options: { thinkingBudget?: number } = {}): Promise<CacheBench> {
   const root = await mkdtemp(join(tmpdir(), "miniclaw-bench-cache-"));
   const rule = toolLoopRule(
     (req) => 2 + (turnNumber(req) % 2),
@@ -67,7 +69,8 @@ export async function benchCache(lib: MiniclawLibrary): Promise<CacheBench> {
     const env = { ANTHROPIC_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "x" };
     const usage = { input: 0, read: 0, write: 0 };
     for (let turn = 1; turn <= TURNS; turn++) {
-      const result = await lib.runAgentTurn("agent:main:cache", `question ${turn}: what does the record say?`, agent, { workspace, cwd: root, env, tools: [lookup] });
+      const thinking = options.thinkingBudget === undefined ? {} : { thinking: options.thinkingBudget };
+      const result = await lib.runAgentTurn("agent:main:cache", `question ${turn}: what does the record say?`, agent, { workspace, cwd: root, env, tools: [lookup], ...thinking });
       if (result.stopReason !== "end_turn") throw new Error(`cache turn ${turn} ended ${result.stopReason}: ${result.error ?? ""}`);
       usage.input += result.usage.inputTokens;
       usage.read += result.usage.cacheReadTokens;
@@ -77,6 +80,7 @@ export async function benchCache(lib: MiniclawLibrary): Promise<CacheBench> {
     const inputTokens = usage.input + usage.read + usage.write;
     const ceiling = alreadySentTokens(server.requests);
     return {
+      thinking: options.thinkingBudget ?? "none",
       turns: TURNS,
       requests: server.requests.length,
       inputTokens,

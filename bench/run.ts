@@ -32,11 +32,12 @@ async function main(): Promise<void> {
   const harness = await section("harness overhead (20-request turns, miniclaw and the bare loop)", () => benchHarness(lib));
   const cli = await section("CLI start and peak RSS (child processes)", () => benchCli(lib));
   const cache = await section("prompt cache (30-turn session)", () => benchCache(lib));
+  const cacheThinking = await section("prompt cache with thinking (30-turn session)", () => benchCache(lib, { thinkingBudget: 2048 }));
   const parallelTools = await section("parallel tools (five 1 s calls)", () => benchParallelTools(lib));
   const sessions = await section("sessions (1, 8, 32 MB)", benchSessions);
   const memorySearch = await section("memory search (1,000 and 10,000 notes)", benchMemorySearch);
   const gate = await section("the gate", benchGate);
-  const measurements: Measurements = { harness, cli, cache, parallelTools, sessions, memorySearch, gate };
+  const measurements: Measurements = { harness, cli, cache, cacheThinking, parallelTools, sessions, memorySearch, gate };
   const rows = buildRows(measurements);
   const durationS = Math.round((performance.now() - started) / 100) / 10;
   process.stdout.write(`${machineLine(machine)}\n\n${formatTable(rows)}\n`);
