@@ -168,6 +168,59 @@ describe.concurrent("the cron command", () => {
     });
   });
 
+  describe.concurrent("structured answers, thinking and effort", () => {
+    const ISSUES = [{ name: "issues", schedule: "0 8 * * *", prompt: "count the open issues", outputSchema: "issues.schema.json" }];
+    const SCHEMA = { type: "object", properties: { open: { type: "integer" } }, required: ["open"] };
+
+    it("runs a job with an outputSchema: its line shows the object, runs.jsonl keeps it, cron runs lists it", async (ctx) => {
+      const t = await setup(ctx, [{ match: "count the open issues", reply: '{"open": 4}' }], ISSUES);
+      await writeFile(join(t.workspace, "issues.schema.json"), JSON.stringify(SCHEMA));
+      const run = await t.cli("run", "issues");
+      ctx.expect(run.code).toBe(0);
+      ctx.expect(run.stdout).toMatch(new RegExp(`${LINE.source}issues ok \\d+\\.\\ds \\{"open":4\\}\\n$`));
+      const [record] = await t.runs();
+      ctx.expect(record).toMatchObject({ job: "issues", status: "ok", output: { open: 4 } });
+      ctx.expect(Object.keys(record!).sort()).toEqual(["costUsd", "end", "job", "output", "start", "status", "usage"]);
+      const runs = await runMain(["cron", "runs", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir });
+      ctx.expect(runs.code).toBe(0);
+      ctx.expect(runs.stdout).toBe(run.stdout);
+    });
+
+    it("exits 1 with the invalid answer and the validation problem on its line when the answer never fits the schema", async (ctx) => {
+      const t = await setup(ctx, [{ reply: '{"open": "many"}' }], ISSUES);
+      await writeFile(join(t.workspace, "issues.schema.json"), JSON.stringify(SCHEMA));
+      const run = await t.cli("run", "issues");
+      ctx.expect(run.code).toBe(1);
+      ctx.expect(run.stdout).toMatch(new RegExp(`${LINE.source}issues error \\d+\\.\\ds "\\{"open": "many"\\}" \\(output_invalid: .*open.*\\)\\n$`));
+    });
+
+    it("refuses to start, naming the job and the file, when the schema file is missing", async (ctx) => {
+      const t = await setup(ctx, [], ISSUES);
+      const run = await t.cli("run", "issues");
+      ctx.expect(run.code).toBe(1);
+      ctx.expect(run.stderr).toBe(`${join(t.workspace, "cron.json")}: job "issues": outputSchema: ${join(t.workspace, "issues.schema.json")}: no such file\n`);
+      ctx.expect(t.model.requests).toEqual([]);
+    });
+
+    it("--thinking and --effort reach every job's requests", async (ctx) => {
+      const t = await setup(ctx, [{ reply: "Good morning." }]);
+      const run = await t.cli("run", "morning", "--thinking", "adaptive", "--effort", "medium");
+      ctx.expect(run.code).toBe(0);
+      ctx.expect(t.model.requests[0]!.body.thinking).toEqual({ type: "adaptive" });
+      ctx.expect(t.model.requests[0]!.body.output_config).toEqual({ effort: "medium" });
+    });
+
+    it("cron runs JOB lists that job's runs alone, and says when there are none", async (ctx) => {
+      const t = await setup(ctx, [{ reply: "Good morning." }]);
+      const none = await runMain(["cron", "runs", "morning", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir });
+      ctx.expect(none.stdout).toBe(`No runs of morning in ${join(t.workspace, "cron", "runs.jsonl")}.\n`);
+      await t.cli("run", "morning");
+      await t.cli("run", "pulse");
+      const runs = await runMain(["cron", "runs", "morning", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir });
+      ctx.expect(runs.stdout).toMatch(new RegExp(`^${LINE.source}morning ok \\d+\\.\\ds "Good morning\\."\\n$`));
+    });
+  });
+
   describe.concurrent("miniclaw cron list", () => {
     it("fails with the job's name when a job names an unknown agent", async (ctx) => {
       const t = await setup(ctx, [], [{ name: "digest", schedule: "0 9 * * *", prompt: "x", agent: "nobody" }]);
