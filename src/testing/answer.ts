@@ -1,10 +1,13 @@
 // Answering one valid Messages request: pick the rule, apply its fault, build and send the reply.
 import type { ServerResponse } from "node:http";
 import type { PromptCache } from "./cache.js";
-import { buildMessage, unmatchedReply } from "./reply.js";
+import type { IssuedLedger } from "./issued.js";
+import { buildMessage, unmatchedReply, type ScriptedMessage } from "./reply.js";
 import { sendApiError, sendJson, sendMalformed, sendStream, sleep, statusFor, type StreamPlan } from "./respond.js";
 import type { RuleBook } from "./rules.js";
+import { unofferedServerTool } from "./server-tools.js";
 import { messageEvents } from "./sse.js";
+import { turnOpeningThinking } from "./thinking.js";
 import type { Fault, RecordedRequest, Reply, Rule } from "./types.js";
 
 /** What answering needs from the server: its script, cache, model override and records. */
@@ -14,6 +17,10 @@ export interface AnswerContext {
   model: string | undefined;
   /** Prompts longer than this many tokens are refused (see ScriptedModelOptions). */
   contextWindow: number | undefined;
+  /** False when the server plays a provider without server tools (see ScriptedModelOptions). */
+  serverTools: boolean;
+  /** The thinking of each tool call sent, for validating the requests that continue it. */
+  issued: IssuedLedger;
   unmatched: RecordedRequest[];
 }
 
@@ -31,9 +38,21 @@ async function resolveReply(source: RuleReply, req: RecordedRequest): Promise<Re
   return typeof value === "string" ? { text: value } : value;
 }
 
-function sendReply(ctx: AnswerContext, ex: Exchange, r: Reply, plan: Omit<StreamPlan, "eventDelayMs">): Promise<void> {
-  const model = ctx.model ?? String(ex.req.body.model);
-  const message = buildMessage(r, ex.req, ctx.cache.account(ex.req.body), model);
+/** The message for a reply; a reply the script got wrong throws, naming its rule (answered 500). */
+function scriptedMessage(ctx: AnswerContext, ex: Exchange, r: Reply, rule: string): ScriptedMessage {
+  try {
+    const message = buildMessage(r, ex.req, ctx.cache.account(ex.req.body), ctx.model ?? String(ex.req.body.model));
+    const unoffered = unofferedServerTool(message.content, ex.req.body);
+    if (unoffered !== null) throw new Error(unoffered);
+    return message;
+  } catch (error) {
+    throw new Error(`${rule}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function sendReply(ctx: AnswerContext, ex: Exchange, r: Reply, plan: Omit<StreamPlan, "eventDelayMs">, rule: string): Promise<void> {
+  const message = scriptedMessage(ctx, ex, r, rule);
+  ctx.issued.remember(message.content, turnOpeningThinking(ex.req.body, message.content));
   if (ex.req.stream) return sendStream(ex.res, messageEvents(message), { ...plan, eventDelayMs: r.delayMs ?? 0 }, ex.signal);
   return sleep(r.delayMs ?? 0, ex.signal).then(() => sendJson(ex.res, 200, message));
 }
@@ -87,7 +106,7 @@ export async function answerRequest(
   const rule = ctx.book.rule(index);
   if (!rule) {
     ctx.unmatched.push(ex.req);
-    return sendReply(ctx, ex, unmatchedReply(ex.req), { pauses });
+    return sendReply(ctx, ex, unmatchedReply(ex.req), { pauses }, "the fallback reply");
   }
   const fault = rule.fault;
   if (fault && "delayMs" in fault) {
@@ -100,5 +119,5 @@ export async function answerRequest(
   }
   const r = rule.reply === undefined ? { text: `scripted model: stream cut by rule ${index}` } : await resolveReply(rule.reply, ex.req);
   const cut = fault ? cutOf(fault) : undefined;
-  return sendReply(ctx, ex, r, cut ? { pauses, cut } : { pauses });
+  return sendReply(ctx, ex, r, cut ? { pauses, cut } : { pauses }, `rule ${index}`);
 }

@@ -82,3 +82,31 @@ export function lastToolResultText(body: RequestBody): string {
   }
   return "";
 }
+
+/** True for a thinking or redacted_thinking block. */
+export function isThinkingBlock(block: LooseBlock): boolean {
+  return block.type === "thinking" || block.type === "redacted_thinking";
+}
+
+/** The thinking and redacted_thinking blocks a content list starts with. */
+export function leadingThinking(blocks: readonly LooseBlock[]): LooseBlock[] {
+  const end = blocks.findIndex((b) => !isThinkingBlock(b));
+  return blocks.slice(0, end === -1 ? blocks.length : end);
+}
+
+/**
+ * The assistant messages that end at `end` (exclusive), as the API reads them: one
+ * turn, their blocks joined (it merges consecutive messages of one role). `start` is
+ * the index of the first of them; null when messages[end - 1] is not an assistant message.
+ */
+export function assistantTurnBefore(messages: readonly LooseMessage[], end: number): { start: number; blocks: LooseBlock[] } | null {
+  let start = end;
+  while (start > 0 && messages[start - 1]?.role === "assistant") start--;
+  if (start === end) return null;
+  return { start, blocks: messages.slice(start, end).flatMap((m) => m.blocks) };
+}
+
+/** True when the request ends with an assistant message the model is to continue (a `pause_turn` continuation). */
+export function isContinuation(body: RequestBody): boolean {
+  return looseMessages(body).at(-1)?.role === "assistant";
+}

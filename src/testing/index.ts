@@ -13,6 +13,9 @@ import type { Rule, ScriptedModel, ScriptedModelOptions } from "./types.js";
  * by the first rule that matches and still has `times` left, or, when none does,
  * with the text `scripted model: no rule matched "<last user text>"`, recorded in
  * `unmatched`. Usage comes from a simulated prompt cache (`cacheMinTokens`).
+ * Thinking blocks are signed, and a request that sends them back altered, or
+ * drops them where the API requires them, is refused (see `Reply`); server tools
+ * (web_search, web_fetch) answer from `Reply.serverTools` unless `serverTools: false`.
  * A script function (match or reply) that throws is answered 500 with its
  * message and `x-should-retry: false`.
  *
@@ -26,6 +29,13 @@ export function startScriptedModel(rules: readonly Rule[], options: ScriptedMode
 export { reply } from "./reply.js";
 export type { ScriptedMessage, ScriptedUsage } from "./reply.js";
 export { validateRequest, countCacheBreakpoints, MAX_CACHE_BREAKPOINTS } from "./validate.js";
+export type { ValidateOptions } from "./validate.js";
+export type { IssuedThinking } from "./issued.js";
+export type { ServerToolUsage } from "./server-tools.js";
+export { signThinking, redactedThinkingData } from "./signature.js";
+export { MIN_THINKING_BUDGET_TOKENS } from "./validate-thinking.js";
+export { EFFORTS } from "./validate-output.js";
+export { WEB_SEARCH_TYPES, WEB_FETCH_TYPES } from "./validate-tools.js";
 export { estimateTokens, countInputTokens } from "./cache.js";
 export type {
   Fault,
@@ -36,6 +46,10 @@ export type {
   RequestBody,
   Rule,
   ScriptedModel,
+  ScriptedFetch,
   ScriptedModelOptions,
+  ScriptedSearch,
+  ScriptedSearchResult,
+  ScriptedServerTool,
   ScriptedStopReason,
 } from "./types.js";

@@ -1,15 +1,19 @@
 // Replies: builders for scripts, placeholder filling, and the API Message a reply becomes.
-import { randomBytes } from "node:crypto";
 import { estimateTokens, type InputAccount } from "./cache.js";
-import { lastToolResultText, lastUserText } from "./conversation.js";
-import type { RecordedRequest, Reply, ScriptedStopReason } from "./types.js";
-
-const ID_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+import { isThinkingBlock, lastToolResultText, lastUserText, type LooseBlock } from "./conversation.js";
+import { randomId } from "./ids.js";
+import { citeFirstResult, serverToolBlocks, serverToolUsage, type ServerToolUsage } from "./server-tools.js";
+import { applyThinking, scriptedThinking } from "./thinking.js";
+import type { RecordedRequest, Reply, ScriptedFetch, ScriptedSearchResult, ScriptedStopReason } from "./types.js";
 
 /** The usage object of a scripted response, as the API spells it. */
 export interface ScriptedUsage extends InputAccount {
   cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
   output_tokens: number;
+  /** Present when the response carried thinking; its tokens are part of `output_tokens`. */
+  output_tokens_details?: { thinking_tokens: number };
+  /** Present when the response used server tools. */
+  server_tool_use?: ServerToolUsage;
   service_tier: "standard";
 }
 
@@ -26,12 +30,11 @@ export interface ScriptedMessage {
   usage: ScriptedUsage;
 }
 
-/** An id like the API's: the prefix and 24 random base62 characters. */
-export function randomId(prefix: string): string {
-  return prefix + Array.from(randomBytes(24), (byte) => ID_ALPHABET[byte % ID_ALPHABET.length]).join("");
-}
-
-/** Tiny builders for rules: `reply.text("hi")`, `reply.tool("read_file", { path: "a.txt" })`. */
+/**
+ * Tiny builders for rules: `reply.text("hi")`, `reply.tool("read_file", { path: "a.txt" })`,
+ * `reply.thinking("Plan: read it.", reply.tool("read_file", { path: "a.txt" }))`,
+ * `reply.search("node 20 release", [{ url, title }], { text: "Found it.", citations: true })`.
+ */
 export const reply = {
   /** A text answer ending the turn. */
   text(text: string, options: Omit<Reply, "text" | "toolUses" | "content"> = {}): Reply {
@@ -46,7 +49,25 @@ export const reply = {
   tools(calls: Array<{ name: string; input: unknown; id?: string }>, text?: string): Reply {
     return text === undefined ? { toolUses: calls } : { text, toolUses: calls };
   },
+  /** `then` (a reply, or a string as its text) opened by one or more thinking blocks. */
+  thinking(thinking: string | string[], then: Reply | string): Reply {
+    return { ...asReply(then), thinking };
+  },
+  /** A web_search for `query` returning `results`, before what `then` holds (nothing else by default). */
+  search(query: string, results: ScriptedSearchResult[], then: Reply | string = {}): Reply {
+    const rest = asReply(then);
+    return { ...rest, serverTools: [{ search: query, results }, ...(rest.serverTools ?? [])] };
+  },
+  /** A web_fetch of `url` returning a page (`{title, text}`) or an error code (`{error}`), before what `then` holds. */
+  fetch(url: string, page: Omit<ScriptedFetch, "fetch">, then: Reply | string = {}): Reply {
+    const rest = asReply(then);
+    return { ...rest, serverTools: [{ ...page, fetch: url }, ...(rest.serverTools ?? [])] };
+  },
 };
+
+function asReply(value: Reply | string): Reply {
+  return typeof value === "string" ? { text: value } : value;
+}
 
 /** The fallback reply when no rule matches. */
 export function unmatchedReply(req: RecordedRequest): Reply {
@@ -68,8 +89,12 @@ function fill(value: unknown, req: RecordedRequest): unknown {
 
 function contentOf(r: Reply, req: RecordedRequest): unknown[] {
   if (r.content !== undefined) return r.content;
-  const content: unknown[] = [];
-  if (r.text !== undefined && r.text !== "") content.push({ type: "text", text: fill(r.text, req) });
+  const fillText = (text: string): string => fill(text, req) as string;
+  const content: LooseBlock[] = [...scriptedThinking(r, fillText), ...serverToolBlocks(r.serverTools ?? [])];
+  if (r.text !== undefined && r.text !== "") {
+    const text = fillText(r.text);
+    content.push(r.citations === true ? { type: "text", text, citations: [citeFirstResult(content)] } : { type: "text", text });
+  }
   for (const call of r.toolUses ?? []) {
     content.push({ type: "tool_use", id: call.id ?? randomId("toolu_"), name: call.name, input: fill(call.input, req) });
   }
@@ -80,15 +105,35 @@ function hasToolUse(content: unknown[]): boolean {
   return content.some((b) => typeof b === "object" && b !== null && (b as { type?: unknown }).type === "tool_use");
 }
 
+function usageOf(content: readonly unknown[], r: Reply, input: InputAccount): ScriptedUsage {
+  const estimate = content.reduce<number>((sum, b) => sum + estimateTokens(b), 0);
+  const outputTokens = r.outputTokens ?? estimate;
+  const usage: ScriptedUsage = {
+    ...input,
+    cache_creation: { ephemeral_5m_input_tokens: input.cache_creation_input_tokens, ephemeral_1h_input_tokens: 0 },
+    output_tokens: outputTokens,
+    service_tier: "standard",
+  };
+  const thinking = content.filter((b): b is LooseBlock => typeof b === "object" && b !== null && isThinkingBlock(b as LooseBlock));
+  if (thinking.length > 0) {
+    const thinkingTokens = thinking.reduce<number>((sum, b) => sum + estimateTokens(b.type === "thinking" ? b.thinking : b.data), 0);
+    usage.output_tokens_details = { thinking_tokens: Math.min(thinkingTokens, outputTokens) };
+  }
+  const servers = serverToolUsage(content);
+  if (servers) usage.server_tool_use = servers;
+  return usage;
+}
+
 /**
  * The Message answering `req` with `r`. A request with `max_tokens: 0` (cache
- * pre-warming) gets no content and stop reason `max_tokens`.
+ * pre-warming) gets no content and stop reason `max_tokens`. Throws, naming the
+ * problem, when the reply cannot be built (see `Reply.citations`).
  */
 export function buildMessage(r: Reply, req: RecordedRequest, input: InputAccount, model: string): ScriptedMessage {
   const prewarm = req.body.max_tokens === 0;
-  const content = prewarm ? [] : contentOf(r, req);
+  const content = prewarm ? [] : applyThinking(contentOf(r, req), req.body);
   const stopReason = prewarm ? "max_tokens" : (r.stopReason ?? (hasToolUse(content) ? "tool_use" : "end_turn"));
-  const outputTokens = prewarm ? 0 : (r.outputTokens ?? content.reduce<number>((sum, b) => sum + estimateTokens(b), 0));
+  const usage = usageOf(content, prewarm ? { ...r, outputTokens: 0 } : r, input);
   return {
     id: randomId("msg_"),
     type: "message",
@@ -98,11 +143,6 @@ export function buildMessage(r: Reply, req: RecordedRequest, input: InputAccount
     stop_reason: stopReason,
     stop_sequence: stopReason === "stop_sequence" ? (r.stopSequence ?? null) : null,
     stop_details: null,
-    usage: {
-      ...input,
-      cache_creation: { ephemeral_5m_input_tokens: input.cache_creation_input_tokens, ephemeral_1h_input_tokens: 0 },
-      output_tokens: outputTokens,
-      service_tier: "standard",
-    },
+    usage,
   };
 }

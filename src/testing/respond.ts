@@ -1,6 +1,6 @@
 // Writing responses: JSON bodies, the API's error shape, and SSE streams with pauses, cuts and error events.
 import type { ServerResponse } from "node:http";
-import { randomId } from "./reply.js";
+import { randomId } from "./ids.js";
 import { formatSse, type SseEvent } from "./sse.js";
 
 /** The error type the API uses for each HTTP status. */

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { Socket } from "node:net";
 import { answerRequest, type AnswerContext } from "./answer.js";
 import { countInputTokens, PromptCache } from "./cache.js";
+import { IssuedLedger } from "./issued.js";
 import { sendApiError, sendJson } from "./respond.js";
 import { RuleBook } from "./rules.js";
 import type { RecordedRequest, RequestBody, Rule, ScriptedModel, ScriptedModelOptions } from "./types.js";
@@ -42,10 +43,11 @@ function headersOf(req: IncomingMessage): Record<string, string> {
   return headers;
 }
 
-async function record(req: IncomingMessage, path: string, contextWindow: number | undefined): Promise<RecordedRequest> {
+async function record(req: IncomingMessage, path: string, ctx: AnswerContext): Promise<RecordedRequest> {
   const parsed = parseBody(await readBody(req));
   const recorded: RecordedRequest = { path, headers: headersOf(req), body: parsed.body, stream: parsed.body.stream === true };
-  const error = parsed.error ?? validateRequest(parsed.body, { countTokens: path.endsWith("/count_tokens") }) ?? promptTooLong(parsed.body, contextWindow);
+  const options = { countTokens: path.endsWith("/count_tokens"), issuedThinking: ctx.issued.lookup, serverTools: ctx.serverTools };
+  const error = parsed.error ?? validateRequest(parsed.body, options) ?? promptTooLong(parsed.body, ctx.contextWindow);
   if (error !== null) recorded.error = error;
   return recorded;
 }
@@ -63,7 +65,7 @@ async function route(req: IncomingMessage, res: ServerResponse, ctx: AnswerConte
     req.resume();
     return sendApiError(res, 404, `scripted model: no route for ${req.method ?? "?"} ${path}`);
   }
-  const recorded = await record(req, path, ctx.contextWindow);
+  const recorded = await record(req, path, ctx);
   if (path === "/v1/messages/count_tokens") {
     records.tokenCounts.push(recorded);
     if (recorded.error !== undefined) return sendApiError(res, 400, recorded.error);
@@ -85,6 +87,8 @@ export async function startServer(rules: readonly Rule[], options: ScriptedModel
     cache: new PromptCache(options.cacheMinTokens ?? 0),
     model: options.model,
     contextWindow: options.contextWindow,
+    serverTools: options.serverTools ?? true,
+    issued: new IssuedLedger(),
     unmatched: records.unmatched,
   };
   const closing = new AbortController();

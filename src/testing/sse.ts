@@ -36,8 +36,13 @@ function blockEvents(block: Record<string, unknown>, index: number): SseEvent[] 
   let start: Record<string, unknown> = block;
   let deltas: SseEvent[] = [];
   if (block.type === "text" && typeof block.text === "string") {
-    start = { ...block, text: "" };
-    deltas = chunkText(block.text).map((text) => delta({ type: "text_delta", text }));
+    // Citations come first, one citations_delta each, before the text they cite.
+    const citations = Array.isArray(block.citations) ? (block.citations as unknown[]) : [];
+    start = Array.isArray(block.citations) ? { ...block, text: "", citations: [] } : { ...block, text: "" };
+    deltas = [
+      ...citations.map((citation) => delta({ type: "citations_delta", citation })),
+      ...chunkText(block.text).map((text) => delta({ type: "text_delta", text })),
+    ];
   } else if ((block.type === "tool_use" || block.type === "server_tool_use") && block.input !== undefined) {
     start = { ...block, input: {} };
     deltas = chunkText(JSON.stringify(block.input)).map((partial_json) => delta({ type: "input_json_delta", partial_json }));
@@ -53,15 +58,32 @@ function blockEvents(block: Record<string, unknown>, index: number): SseEvent[] 
   ];
 }
 
+/** The usage `message_delta` carries: the final counts, with the thinking and server tool details when present. */
+function finalUsage(usage: ScriptedMessage["usage"]): Record<string, unknown> {
+  const final: Record<string, unknown> = {
+    input_tokens: usage.input_tokens,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens,
+    cache_read_input_tokens: usage.cache_read_input_tokens,
+    output_tokens: usage.output_tokens,
+  };
+  if (usage.output_tokens_details) final.output_tokens_details = usage.output_tokens_details;
+  if (usage.server_tool_use) final.server_tool_use = usage.server_tool_use;
+  return final;
+}
+
 /**
  * The events the API streams for `message`: `message_start` (empty content, the
  * input usage), one `ping`, then per block `content_block_start`, its deltas and
  * `content_block_stop`, then `message_delta` (stop reason, final usage) and
- * `message_stop`. The SDK's MessageStream accumulates them back into `message`.
+ * `message_stop`. Thinking streams as thinking_deltas and one signature_delta;
+ * tool inputs (server tools' too) as input_json_deltas; citations as
+ * citations_deltas before the text; other blocks (redacted thinking, server tool
+ * results) whole in `content_block_start`. The SDK's MessageStream accumulates
+ * them back into `message`.
  */
 export function messageEvents(message: ScriptedMessage): SseEvent[] {
-  const { usage } = message;
-  const started = { ...message, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: Math.min(1, usage.output_tokens) } };
+  const { output_tokens_details: _thinking, server_tool_use: _servers, ...startUsage } = message.usage;
+  const started = { ...message, content: [], stop_reason: null, stop_sequence: null, usage: { ...startUsage, output_tokens: Math.min(1, startUsage.output_tokens) } };
   const events: SseEvent[] = [
     { event: "message_start", data: { type: "message_start", message: started } },
     { event: "ping", data: { type: "ping" } },
@@ -75,12 +97,7 @@ export function messageEvents(message: ScriptedMessage): SseEvent[] {
       data: {
         type: "message_delta",
         delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence, stop_details: null },
-        usage: {
-          input_tokens: usage.input_tokens,
-          cache_creation_input_tokens: usage.cache_creation_input_tokens,
-          cache_read_input_tokens: usage.cache_read_input_tokens,
-          output_tokens: usage.output_tokens,
-        },
+        usage: finalUsage(message.usage),
       },
     },
     { event: "message_stop", data: { type: "message_stop" } },

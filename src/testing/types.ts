@@ -31,22 +31,85 @@ export type ScriptedStopReason =
   | "refusal"
   | "model_context_window_exceeded";
 
+/** One result of a scripted web_search. */
+export interface ScriptedSearchResult {
+  url: string;
+  title: string;
+  /** Sent as `page_age` (e.g. "2 days ago"); null when absent. */
+  pageAge?: string;
+}
+
 /**
- * What the model answers. `text` and `toolUses` build the content (text first);
- * `content` gives raw blocks instead. In `text` and in string values of tool
- * inputs, `{{tool_result}}` becomes the text of the request's last tool_result and
- * `{{user_text}}` the text of its last user message.
+ * A web_search the model runs at the provider: a `server_tool_use` (name `web_search`,
+ * input `{query}`) followed by its `web_search_tool_result` listing `results`.
+ */
+export interface ScriptedSearch {
+  search: string;
+  results: ScriptedSearchResult[];
+}
+
+/**
+ * A web_fetch the model runs at the provider: a `server_tool_use` (name `web_fetch`,
+ * input `{url}`) followed by its `web_fetch_tool_result`: a `web_fetch_result` whose
+ * plain-text document holds `text` under `title`, or, with `error` (an API error
+ * code such as `url_not_accessible`), a `web_fetch_tool_result_error`.
+ */
+export interface ScriptedFetch {
+  fetch: string;
+  title?: string;
+  text?: string;
+  error?: string;
+}
+
+/** One server tool call of a reply. */
+export type ScriptedServerTool = ScriptedSearch | ScriptedFetch;
+
+/**
+ * What the model answers. The content is built in the API's order: `thinking`
+ * blocks, `redactedThinking` blocks, the `serverTools` calls with their results,
+ * the `text`, then the `toolUses`; `content` gives raw blocks instead. In `text`,
+ * in `thinking` and in string values of tool inputs, `{{tool_result}}` becomes the
+ * text of the request's last tool_result and `{{user_text}}` the text of its last
+ * user message.
+ *
+ * Thinking follows the request, as the model does: with `thinking` absent or
+ * disabled, thinking and redacted_thinking blocks (scripted or raw) are left out;
+ * with `adaptive` they are sent as given; with `enabled` too, and a reply that has
+ * none gets one short thinking block of the server's own (except when the request
+ * continues a paused assistant message). The server signs every thinking block it
+ * sends and gives every redacted_thinking block fresh `data`; under `display:
+ * "omitted"` the thinking text is sent empty, signed as such.
+ *
+ * A reply whose content uses a server tool the request does not offer (no tool of
+ * type `web_search_*` / `web_fetch_*`) is a script error: answered 500 with
+ * `x-should-retry: false`.
  */
 export interface Reply {
   text?: string;
   toolUses?: Array<{ name: string; input: unknown; id?: string }>;
-  /** Raw content blocks, sent as given; overrides `text` and `toolUses`. */
+  /** One or more thinking blocks, first in the content. */
+  thinking?: string | string[];
+  /** How many redacted_thinking blocks follow the thinking blocks. */
+  redactedThinking?: number;
+  /** Server tool calls and their results, after the thinking and before the text. */
+  serverTools?: ScriptedServerTool[];
+  /**
+   * The text block cites the reply's first search result: `citations` holds one
+   * `web_search_result_location` (its url, title, `encrypted_index`, and the title as
+   * `cited_text`). A script error when no search in `serverTools` has a result.
+   */
+  citations?: boolean;
+  /** Raw content blocks, sent as given (thinking signed as above); overrides every field that builds content. */
   content?: unknown[];
   /** Defaults to `tool_use` when the content holds a tool_use block, else `end_turn`. */
   stopReason?: ScriptedStopReason;
   /** Reported as `stop_sequence` (with `stopReason: "stop_sequence"`). */
   stopSequence?: string;
-  /** Reported output tokens; defaults to an estimate of the content. */
+  /**
+   * Reported output tokens; defaults to an estimate of the content. Usage also reports
+   * `output_tokens_details.thinking_tokens` when thinking was sent, and
+   * `server_tool_use` (search and fetch requests) when server tools were used.
+   */
   outputTokens?: number;
   /** Non-streaming: wait before answering. Streaming: wait before each event after the first. */
   delayMs?: number;
@@ -113,6 +176,14 @@ export interface ScriptedModelOptions {
    * maximum", and recorded in `rejected`. Default: no limit.
    */
   contextWindow?: number;
+  /**
+   * Whether the server offers the API's server tools (web_search, web_fetch). Default
+   * true. When false it behaves like a compatible provider without them: a request
+   * whose `tools` holds any typed tool is answered 400 `tools.N: Input tag '<type>'
+   * found using 'type' does not match any of the expected tags: 'custom'`, and
+   * recorded in `rejected`.
+   */
+  serverTools?: boolean;
 }
 
 /** A running scripted model. Arrays fill as requests arrive; read them after the client is done. */

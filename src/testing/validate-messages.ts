@@ -1,4 +1,6 @@
 // Validation of the `messages` array: roles, empty content, text blocks, tool_use / tool_result pairing.
+import { checkModelBlock, checkServerResults, isModelBlock } from "./validate-blocks.js";
+
 type Block = Record<string, unknown>;
 
 const EMPTY_TEXT = "text content blocks must be non-empty";
@@ -44,6 +46,7 @@ function checkBlock(block: unknown, role: string, path: string): string | null {
       if (typeof block.tool_use_id !== "string") return `${path}.tool_use_id: Field required`;
       return checkToolResultContent(block.content, `${path}.content`);
     default:
+      if (isModelBlock(block.type)) return checkModelBlock(block, role, path);
       return typeof block.type === "string" ? null : `${path}.type: Field required`;
   }
 }
@@ -64,7 +67,7 @@ function checkMessageShape(message: unknown, i: number): string | null {
     const error = checkBlock(block, role, `messages.${i}.content.${j}`);
     if (error) return error;
   }
-  return null;
+  return role === "assistant" ? checkServerResults(content.filter(isRecord), i) : null;
 }
 
 function blocksOf(message: unknown): Block[] {

@@ -1,5 +1,9 @@
 // validateRequest: the checks the real Messages API makes before answering, as one pure function.
+import type { IssuedThinking } from "./issued.js";
 import { checkText, validateMessages } from "./validate-messages.js";
+import { checkOutputConfig } from "./validate-output.js";
+import { checkThinkingConfig, checkThinkingPlacement } from "./validate-thinking.js";
+import { checkTools } from "./validate-tools.js";
 
 /** The most `cache_control` breakpoints one request may carry. */
 export const MAX_CACHE_BREAKPOINTS = 4;
@@ -18,23 +22,6 @@ function checkSystem(system: unknown): string | null {
     if (!isRecord(block) || block.type !== "text") return `system.${j}.type: Input should be 'text'`;
     const error = checkText(block.text, `system.${j}.text`);
     if (error) return error;
-  }
-  return null;
-}
-
-function checkTools(tools: unknown): string | null {
-  if (tools === undefined) return null;
-  if (!Array.isArray(tools)) return "tools: Input should be a valid list";
-  const names = new Set<unknown>();
-  for (const [i, tool] of tools.entries()) {
-    if (!isRecord(tool)) return `tools.${i}: Input should be a valid dictionary`;
-    if (typeof tool.name !== "string" || tool.name === "") return `tools.${i}.name: Field required`;
-    if (names.has(tool.name)) return `tools: Tool names must be unique. "${tool.name}" appears more than once`;
-    names.add(tool.name);
-    const serverTool = typeof tool.type === "string" && tool.type !== "custom";
-    if (serverTool) continue;
-    if (!isRecord(tool.input_schema)) return `tools.${i}.custom.input_schema: Field required`;
-    if (tool.input_schema.type !== "object") return `tools.${i}.custom.input_schema.type: Input should be 'object'`;
   }
   return null;
 }
@@ -72,23 +59,47 @@ function checkTopLevel(body: Record<string, unknown>, countTokens: boolean): str
   return null;
 }
 
+/** How `validateRequest` reads a request. */
+export interface ValidateOptions {
+  /** A `count_tokens` body: no `max_tokens` needed. */
+  countTokens?: boolean;
+  /**
+   * The thinking the server sent with each call it issued. Without it (or for ids
+   * it does not know) only manual thinking's "starts with a thinking block" rule
+   * applies to a tool loop.
+   */
+  issuedThinking?: IssuedThinking;
+  /** False: every typed (server) tool is refused, as by a provider without them. Default true. */
+  serverTools?: boolean;
+}
+
 /**
  * The 400 message the scripted model answers for `body`, or null when the
  * request is valid. Pure. Checks the top level (model, max_tokens unless
- * `countTokens`, no temperature/top_p/top_k), the system blocks, the tools
- * (unique names, object schemas), at most four cache breakpoints, and the
- * messages (first from the user, no empty content or blank text block, every
- * tool_use answered first thing in the next user message, no stray or duplicate
- * tool_result). Stricter than the API on one point: a blank tool_result string is refused.
+ * `countTokens`, no temperature/top_p/top_k), `thinking` (type, keys, a budget of
+ * at least 1024 below max_tokens, no forced tool_choice), `output_config` (effort,
+ * a closed JSON Schema format), the system blocks, the tools (unique names, object
+ * schemas, known web_search / web_fetch versions), at most four cache breakpoints,
+ * and the messages (first from the user, no empty content or blank text block,
+ * every tool_use answered first thing in the next user message, no stray or
+ * duplicate tool_result; thinking signed by the scripted model, without
+ * cache_control, and with thinking on, sent back first and unchanged in the turn
+ * that continues a tool loop or a paused turn; server tool blocks only from the
+ * assistant, each result after its call). Stricter than the API on one point: a
+ * blank tool_result string is refused.
  */
-export function validateRequest(body: unknown, options: { countTokens?: boolean } = {}): string | null {
+export function validateRequest(body: unknown, options: ValidateOptions = {}): string | null {
   if (!isRecord(body)) return "request body must be a JSON object";
+  const countTokens = options.countTokens === true;
   const breakpoints = countCacheBreakpoints(body);
   return (
-    checkTopLevel(body, options.countTokens === true) ??
+    checkTopLevel(body, countTokens) ??
+    checkThinkingConfig(body, countTokens) ??
+    checkOutputConfig(body.output_config) ??
     checkSystem(body.system) ??
-    checkTools(body.tools) ??
+    checkTools(body.tools, options.serverTools ?? true) ??
     validateMessages(body.messages) ??
+    checkThinkingPlacement(body, options.issuedThinking) ??
     (breakpoints > MAX_CACHE_BREAKPOINTS
       ? `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints}.`
       : null)

@@ -1,7 +1,7 @@
 // The scripted model's replies through the real SDK client: JSON, SSE, tool calls, placeholders, rule order.
 import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { reply, startScriptedModel, type Rule, type ScriptedModel } from "../../src/testing/index.js";
+import { reply, signThinking, startScriptedModel, type Rule, type ScriptedModel } from "../../src/testing/index.js";
 import { afterToolCall, ask, clientFor, TEST_MODEL } from "../helpers/scripted.js";
 
 let model: ScriptedModel | undefined;
@@ -122,14 +122,17 @@ describe("startScriptedModel replies", () => {
     expect(server.requests).toHaveLength(3);
   });
 
-  it("streams raw content blocks, thinking included, back unchanged", async () => {
+  it("streams raw content blocks back, its thinking signed by the server", async () => {
     const content = [
-      { type: "thinking", thinking: "Let me think about this.", signature: "sig123" },
+      { type: "thinking", thinking: "Let me think about this." },
       { type: "text", text: "Done." },
     ];
     const { client } = await start([{ reply: { content, stopReason: "pause_turn" } }]);
-    const final = await client.messages.stream(ask("think")).finalMessage();
-    expect(final.content).toEqual(content);
+    const final = await client.messages.stream(ask("think", { thinking: { type: "adaptive" } })).finalMessage();
+    expect(final.content).toEqual([
+      { type: "thinking", thinking: "Let me think about this.", signature: signThinking("Let me think about this.") },
+      { type: "text", text: "Done." },
+    ]);
     expect(final.stop_reason).toBe("pause_turn");
   });
 

@@ -1,7 +1,7 @@
 // Request validation: every malformed request the real API refuses is answered 400 and recorded in `rejected`.
 import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedModel, validateRequest, type ScriptedModel } from "../../src/testing/index.js";
+import { signThinking, startScriptedModel, validateRequest, type ScriptedModel } from "../../src/testing/index.js";
 import { afterToolCall, ask, clientFor, TEST_MODEL } from "../helpers/scripted.js";
 
 type Body = Record<string, unknown>;
@@ -14,6 +14,13 @@ const toolUse = (id: string) => ({ type: "tool_use", id, name: "read_file", inpu
 const toolResult = (id: string, content: unknown = "ok") => ({ type: "tool_result", tool_use_id: id, content });
 const text = (t: string, cached = false) => (cached ? { type: "text", text: t, cache_control: { type: "ephemeral" } } : { type: "text", text: t });
 const tool = (name: string, schema: unknown = { type: "object" }) => ({ name, description: "d", input_schema: schema });
+const thinking = (config: unknown, extra: Body = {}): Body => ({ ...base(), max_tokens: 4096, thinking: config, ...extra });
+const outputConfig = (config: unknown): Body => ({ ...base(), output_config: config });
+const schema = (root: Body): Body => outputConfig({ format: { type: "json_schema", schema: root } });
+const closed = (properties: Body): Body => ({ type: "object", properties, additionalProperties: false });
+const webTool = (type: string, extra: Body = {}): Body => ({ type, name: type.startsWith("web_search") ? "web_search" : "web_fetch", ...extra });
+const serverCall = (id: string) => ({ type: "server_tool_use", id, name: "web_search", input: { query: "q" } });
+const searchResult = (id: string) => ({ type: "web_search_tool_result", tool_use_id: id, content: [] });
 
 const invalid: Array<[string, Body, string]> = [
   ["a missing model", without("model"), "model: Field required"],
@@ -46,6 +53,35 @@ const invalid: Array<[string, Body, string]> = [
   ["four breakpoints plus automatic caching", { ...withMessages(user([1, 2, 3, 4].map((n) => text(`p${n}`, true)))), cache_control: { type: "ephemeral" } }, "Found 5."],
   ["duplicate tool names", { ...base(), tools: [tool("read_file"), tool("read_file")] }, 'Tool names must be unique. "read_file"'],
   ["a non-object input_schema", { ...base(), tools: [tool("ls", { type: "string" })] }, "tools.0.custom.input_schema.type: Input should be 'object'"],
+  ["an unknown thinking type", thinking({ type: "sometimes" }), "thinking: Input tag 'sometimes' found using 'type' does not match any of the expected tags: 'adaptive', 'disabled', 'enabled'"],
+  ["manual thinking without a budget", thinking({ type: "enabled" }), "thinking.enabled.budget_tokens: Field required"],
+  ["a fractional thinking budget", thinking({ type: "enabled", budget_tokens: 1500.5 }), "thinking.enabled.budget_tokens: Input should be a valid integer"],
+  ["a thinking budget under 1024", thinking({ type: "enabled", budget_tokens: 1023 }), "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"],
+  ["a thinking budget not below max_tokens", thinking({ type: "enabled", budget_tokens: 2048 }, { max_tokens: 2048 }), "`max_tokens` must be greater than `thinking.budget_tokens`"],
+  ["a budget on adaptive thinking", thinking({ type: "adaptive", budget_tokens: 2000 }), "thinking.adaptive.budget_tokens: Extra inputs are not permitted"],
+  ["an unknown thinking display", thinking({ type: "adaptive", display: "full" }), "thinking.adaptive.display: Input should be 'summarized' or 'omitted'"],
+  ["manual thinking with tool_choice any", thinking({ type: "enabled", budget_tokens: 1024 }, { tools: [tool("ls")], tool_choice: { type: "any" } }), "Thinking may not be enabled when tool_choice forces tool use."],
+  ["adaptive thinking with a named tool_choice", thinking({ type: "adaptive" }, { tools: [tool("ls")], tool_choice: { type: "tool", name: "ls" } }), "Thinking may not be enabled when tool_choice forces tool use."],
+  ["an unknown effort", outputConfig({ effort: "extreme" }), "output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'"],
+  ["an unknown output_config key", outputConfig({ effort: "low", verbosity: "high" }), "output_config.verbosity: Extra inputs are not permitted"],
+  ["a format that is not json_schema", outputConfig({ format: { type: "json", schema: closed({}) } }), "output_config.format.type: Input should be 'json_schema'"],
+  ["an unknown format key", outputConfig({ format: { type: "json_schema", name: "answer", schema: closed({}) } }), "output_config.format.name: Extra inputs are not permitted"],
+  ["a format without a schema", outputConfig({ format: { type: "json_schema" } }), "output_config.format.schema: Field required"],
+  ["a schema whose root is an array", schema({ type: "array", items: closed({}) }), "output_config.format.schema.type: The root schema must have type 'object'"],
+  ["an open root schema", schema({ type: "object", properties: { a: { type: "string" } } }), "output_config.format.schema: For 'object' type, 'additionalProperties' must be explicitly set to false"],
+  ["an open nested object", schema(closed({ address: { type: "object", properties: { city: { type: "string" } } } })), "output_config.format.schema.properties.address: For 'object' type"],
+  ["an open object in array items", schema(closed({ tags: { type: "array", items: { type: "object", additionalProperties: true } } })), "output_config.format.schema.properties.tags.items: For 'object' type"],
+  ["an open object in $defs via anyOf", schema({ ...closed({ p: { anyOf: [{ $ref: "#/$defs/point" }, { type: "null" }] } }), $defs: { point: { type: ["object", "null"] } } }), "output_config.format.schema.$defs.point: For 'object' type"],
+  ["a web_search tool with another name", { ...base(), tools: [{ type: "web_search_20260318", name: "search" }] }, "tools.0.web_search_20260318.name: Input should be 'web_search'"],
+  ["an unknown web_fetch version", { ...base(), tools: [webTool("web_fetch_20990101")] }, "tools.0: Input tag 'web_fetch_20990101' found using 'type' does not match any of the expected tags"],
+  ["a web tool with max_uses 0", { ...base(), tools: [webTool("web_fetch_20260318", { max_uses: 0 })] }, "tools.0.web_fetch_20260318.max_uses: Input should be greater than or equal to 1"],
+  ["a web tool with a fractional max_uses", { ...base(), tools: [webTool("web_search_20250305", { max_uses: 1.5 })] }, "tools.0.web_search_20250305.max_uses: Input should be a valid integer"],
+  ["a web search with both domain lists", { ...base(), tools: [webTool("web_search_20260209", { allowed_domains: ["a.com"], blocked_domains: ["b.com"] })] }, "tools.0.web_search_20260209: Only one of allowed_domains or blocked_domains"],
+  ["a server_tool_use in a user message", withMessages(user([serverCall("srvtoolu_1")])), "messages.0.content.0: server_tool_use blocks may only appear in assistant messages"],
+  ["a web_search_tool_result in a user message", withMessages(user("go"), assistant([serverCall("srvtoolu_1")]), user([searchResult("srvtoolu_1")])), "messages.2.content.0: web_search_tool_result blocks may only appear in assistant messages"],
+  ["a server tool result before its call", withMessages(user("go"), assistant([searchResult("srvtoolu_1"), serverCall("srvtoolu_1")])), "messages.1.content.0: web_search_tool_result block(s) provided when no corresponding server_tool_use block with id srvtoolu_1"],
+  ["a server tool result for another call", withMessages(user("go"), assistant([serverCall("srvtoolu_1"), searchResult("srvtoolu_2")])), "with id srvtoolu_2"],
+  ["a redacted_thinking block in a user message", withMessages(user([{ type: "redacted_thinking", data: "abc" }, text("hi")])), "messages.0.content.0: redacted_thinking blocks may only appear in assistant messages"],
 ];
 
 describe("validateRequest through the server", () => {
@@ -87,6 +123,35 @@ describe("validateRequest", () => {
       ],
     };
     expect(validateRequest(body)).toBeNull();
+  });
+
+  it("accepts thinking, effort, a closed schema, web tools and a paused turn of server blocks", () => {
+    const body = {
+      model: TEST_MODEL,
+      max_tokens: 8192,
+      thinking: { type: "enabled", budget_tokens: 4096, display: "summarized" },
+      tool_choice: { type: "auto" },
+      output_config: { effort: "xhigh", format: { type: "json_schema", schema: { ...closed({ items: { type: "array", items: closed({ n: { type: "integer" } }) } }), required: ["items"] } } },
+      tools: [webTool("web_search_20260318", { max_uses: 5, allowed_domains: ["nodejs.org"] }), webTool("web_fetch_20250910", { max_uses: null, blocked_domains: ["x.com"] })],
+      messages: [user("search"), assistant([serverCall("srvtoolu_1"), searchResult("srvtoolu_1"), text("Found it.")])],
+    };
+    expect(validateRequest(body)).toBeNull();
+    expect(validateRequest({ ...body, output_config: { effort: null, format: null } })).toBeNull();
+  });
+
+  it("refuses typed tools only when told the provider has no server tools", () => {
+    const body = { ...base(), tools: [tool("ls"), webTool("web_fetch_20260309")] };
+    expect(validateRequest(body)).toBeNull();
+    expect(validateRequest(body, { serverTools: false })).toBe("tools.1: Input tag 'web_fetch_20260309' found using 'type' does not match any of the expected tags: 'custom'");
+  });
+
+  it("checks a tool loop's thinking against what the lookup says was sent", () => {
+    const sent = [{ type: "thinking", thinking: "plan", signature: signThinking("plan") }];
+    const loop = (content: unknown[]) => ({ ...thinking({ type: "adaptive" }), messages: [user("go"), assistant(content), user([toolResult("toolu_a")])] });
+    const issuedThinking = (id: string) => (id === "toolu_a" ? sent : undefined);
+    expect(validateRequest(loop([...sent, toolUse("toolu_a")]), { issuedThinking })).toBeNull();
+    expect(validateRequest(loop([toolUse("toolu_a")]), { issuedThinking })).toContain("messages.1.content.0.type: Expected `thinking`, but found `tool_use`");
+    expect(validateRequest(loop([toolUse("toolu_a")]))).toBeNull();
   });
 
   it("refuses an empty tool_result string, stricter than the API", () => {
