@@ -1,4 +1,4 @@
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -49,5 +49,26 @@ describe("miniclaw sessions", () => {
     const missing = await cli("sessions", "show", "nope");
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/no session "nope"/);
+  });
+
+  it("shows thinking, web searches and a structured answer, and sums thinking tokens and searches with their price", async () => {
+    model = await startScriptedModel([
+      { match: "node 20", reply: { thinking: "Search the release notes.", serverTools: [{ search: "node 20 release", results: [{ url: "https://nodejs.org/v20", title: "Node v20" }] }], text: "April 2023." } },
+      { reply: '{"year": 2023}' },
+    ]);
+    const dir = await mkdtemp(join(tmpdir(), "miniclaw-sessions-"));
+    const ws = join(dir, "ws");
+    const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" });
+    await writeFile(join(dir, "year.json"), JSON.stringify({ type: "object", properties: { year: { type: "integer" } }, required: ["year"] }));
+    expect((await runMain(["run", "--workspace", ws, "--session", "agent:researcher:r", "/research when was node 20 released?"], { env, cwd: dir })).code).toBe(0);
+    expect((await runMain(["run", "--workspace", ws, "--continue", "--output-schema", "year.json", "/research which year?"], { env, cwd: dir })).stdout).toBe('{"year":2023}\n');
+
+    const show = await runMain(["sessions", "show", "agent:researcher:r", "--workspace", ws], { env: cleanEnv(), cwd: dir });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/assistant: \[thinking\] Search the release notes\.\n→ web_search: "node 20 release"\n← 1 result\n1\. Node v20 — https:\/\/nodejs\.org\/v20\nApril 2023\./);
+    const all = await runMain(["sessions", "show", "agent:researcher:r", "--all", "--workspace", ws], { env: cleanEnv(), cwd: dir });
+    expect(all.stdout).toMatch(/\{"year": 2023\}\noutput: \{"year":2023\}\n/);
+    expect(show.stdout).toMatch(/2 responses · \d+ tokens in \([\d.]+% read from cache\) · \d+ tokens out \(\d+ thinking\) · 1 web search \(\$0\.01\) · ~\$[\d.]+\n$/);
+    expect(model.rejected).toEqual([]);
   });
 });
