@@ -130,7 +130,7 @@ async function listJobs(args: CliArgs, io: CliIo): Promise<number> {
     job.name,
     state(job),
     state(job) === "enabled" ? `next ${describeNext(job)}` : "-",
-    `${job.schedule}${job.tz ? ` (${job.tz})` : ""}${job.heartbeat ? "  heartbeat" : ""}${job.activeHours ? ` ${job.activeHours.start}–${job.activeHours.end}` : ""}`,
+    `${job.schedule}${job.tz ? ` (${job.tz})` : ""}${job.heartbeat ? "  heartbeat" : ""}${job.activeHours ? ` ${job.activeHours.start}–${job.activeHours.end}` : ""}${job.outputSchema ? `  output ${job.outputSchema}` : ""}`,
   ]);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
   rows.forEach((row, index) => {

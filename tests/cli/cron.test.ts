@@ -184,6 +184,8 @@ describe.concurrent("the cron command", () => {
       const runs = await runMain(["cron", "runs", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir });
       ctx.expect(runs.code).toBe(0);
       ctx.expect(runs.stdout).toBe(run.stdout);
+      const list = await runMain(["cron", "list", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir });
+      ctx.expect(list.stdout).toMatch(/^issues\s+enabled\s+next .*0 8 \* \* \*  output issues\.schema\.json\n$/);
     });
 
     it("exits 1 with the invalid answer and the validation problem on its line when the answer never fits the schema", async (ctx) => {
