@@ -19,14 +19,16 @@ function userEnv(extra: Record<string, string> = {}): Record<string, string> {
   return { ...env, NO_COLOR: "1", ...extra };
 }
 
-/** The first ```js block of the README's "As a library" section, as a person would copy it. */
-async function readmeExample(): Promise<string> {
+/** The first ```js block of a section of the README, as a person would copy it. */
+async function readmeExample(heading: string): Promise<string> {
   const readme = await readFile(join(ROOT, "README.md"), "utf8");
-  const section = readme.split(/^## As a library$/m)[1]?.split(/^## /m)[0] ?? "";
+  const section = readme.split(new RegExp(`^## ${heading}$`, "m"))[1]?.split(/^## /m)[0] ?? "";
   const code = /^```js\n([\s\S]*?)^```$/m.exec(section)?.[1];
-  if (!code) throw new Error("no ```js block in the README's As a library section");
+  if (!code) throw new Error(`no \`\`\`js block in the README's ${heading} section`);
   return code;
 }
+
+const STRUCTURED = "Thinking, effort, web research and structured output";
 
 let dir: string;
 let app: string;
@@ -43,7 +45,8 @@ beforeAll(async () => {
   const tarball = join(dir, packed.stdout.trim().split("\n").at(-1) ?? "");
   // No install scripts: the only one is tree-sitter-bash's native binding check, and miniclaw loads its wasm file.
   await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", tarball, "zod"], { cwd: app, env });
-  await writeFile(join(app, "agent.mjs"), await readmeExample());
+  await writeFile(join(app, "agent.mjs"), await readmeExample("As a library"));
+  await writeFile(join(app, "forecast.mjs"), await readmeExample(STRUCTURED));
 }, 120_000);
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -72,11 +75,27 @@ describe("the README's library example, in a fresh npm folder", () => {
     }
   });
 
+  it("runs the structured-output example as written, printing the typed answer", async () => {
+    const testing = (await import(pathToFileURL(join(app, "node_modules", "miniclaw", "dist", "testing", "index.js")).href)) as typeof import("../src/testing/index.js");
+    const model = await testing.startScriptedModel([{ match: "umbrella", reply: '{"umbrella":true,"reason":"rain from 3 pm"}' }]);
+    try {
+      const out = await run(process.execPath, ["forecast.mjs"], { cwd: app, env: userEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" }) });
+      expect(model.rejected).toEqual([]);
+      expect(out.stderr).toBe("");
+      expect(out.stdout).toBe("take it: rain from 3 pm\n");
+      expect(model.requests[0]!.body.output_config).toMatchObject({ format: { type: "json_schema" } });
+    } finally {
+      await model.close();
+    }
+  });
+
   it("type-checks as agent.mts under the defaults of tsc --init", async () => {
     const ts = join(dir, "ts");
     await mkdir(ts);
     await run(process.execPath, [TSC, "--init"], { cwd: ts });
     await copyFile(join(app, "agent.mjs"), join(ts, "agent.mts"));
+    // The structured example too, whose result.output must be typed from the schema.
+    await writeFile(join(ts, "forecast.mts"), `${await readFile(join(app, "forecast.mjs"), "utf8")}\nconst typed: boolean | undefined = result.output?.umbrella;\nvoid typed;\n`);
     await writeFile(join(ts, "package.json"), JSON.stringify({ name: "ts", type: "commonjs" }));
     // The app's node_modules, as if the file were saved beside agent.mjs.
     await symlink(join(app, "node_modules"), join(ts, "node_modules"), "dir");
