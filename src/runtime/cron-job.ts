@@ -85,6 +85,7 @@ export function outcomeOf(job: CronJob, result: TurnResult): RunOutcome {
   }
   // A structured answer is the run's result; its text is the same object as JSON, so it is not kept twice.
   if (result.output !== undefined) return { status: "ok", ...spent, output: result.output };
+  if (job.output !== undefined) return { status: "error", ...spent, ...(result.text && { reply: result.text }), detail: `${result.stopReason}: the turn ended without a structured answer` };
   if (!job.heartbeat) return { status: "ok", ...spent, reply: result.text };
   const { ok, text } = interpretHeartbeatReply(result.text);
   return { status: ok ? "ok" : "alert", ...spent, ...(text && { reply: text }) };

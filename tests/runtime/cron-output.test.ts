@@ -103,6 +103,12 @@ describe("a run record with an output", () => {
     expect(outcomeOf(job, result({ open: 4 }))).toEqual({ status: "ok", usage: result().usage, costUsd: 0.001, output: { open: 4 } });
   });
 
+  it("is an error when the job has a schema and the turn ended on its own without an object (cut at max_tokens)", () => {
+    const job: CronJob = { name: "issues", schedule: "0 8 * * *", session: "cron:issues", heartbeat: false, enabled: true, prompt: "x", outputSchema: "s.json", output: SCHEMA };
+    const cut = { ...result(), text: '{"open": ', stopReason: "max_tokens" as const };
+    expect(outcomeOf(job, cut)).toEqual({ status: "error", usage: cut.usage, costUsd: 0.001, reply: '{"open": ', detail: "max_tokens: the turn ended without a structured answer" });
+  });
+
   it("shows it in brief on the run's line: its JSON, cut at 100 characters", () => {
     const record = (output: unknown): RunRecord => ({ job: "issues", start: "2026-11-29T07:30:00.000Z", end: "2026-11-29T07:30:02.000Z", status: "ok", output });
     expect(formatRunLine(record({ open: 4, oldest: "#12" }), "UTC")).toBe('[2026-11-29 07:30] issues ok 2.0s {"open":4,"oldest":"#12"}');
