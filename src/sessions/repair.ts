@@ -98,6 +98,10 @@ export class HistoryRepair {
 
   private cleanBlock(block: ContentBlockParam, recordId: string): ContentBlockParam[] {
     if (block.type === "text") return isBlank(block.text) ? [] : [block];
+    if (isUnsigned(block)) {
+      this.notes.push(`dropped a thinking block without a signature (${recordId})`);
+      return [];
+    }
     if (block.type === "tool_result") return [withVisibleResult(block)];
     if (block.type !== "tool_use") return [block];
     if (this.toolUseIds.has(block.id)) {
@@ -171,7 +175,15 @@ export function repairMessages(
 }
 
 /**
- * A response's content made safe to store and answer, as it arrives: no blank text,
+ * A thinking block cut off before its signature arrived (a stream ended by max_tokens): the
+ * API refuses it back, and its text is no evidence of anything, so it is not kept.
+ */
+function isUnsigned(block: ContentBlockParam): boolean {
+  return block.type === "thinking" && (typeof block.signature !== "string" || block.signature === "");
+}
+
+/**
+ * A response's content made safe to store and answer, as it arrives: no blank text, no unsigned thinking,
  * no tool_use cut off by max_tokens (`dropToolUse`), tool_use ids unique within the
  * conversation (`seen`; a compatible server may reuse them: the repeat gets a suffix),
  * and a non-object input stored as `{}`. `calls` keep the model's original input, so
@@ -186,6 +198,7 @@ export function cleanResponse(
   const calls: ToolUseBlock[] = [];
   const stored = content.flatMap((block): ContentBlockParam[] => {
     if (block.type === "text") return isBlank(block.text) ? [] : [block];
+    if (isUnsigned(block)) return [];
     if (block.type !== "tool_use") return [block];
     if (dropToolUse) return [];
     let id = block.id;

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { SessionStore } from "../../src/sessions/store.js";
 import { ConfigError } from "../../src/errors.js";
+import { startScriptedModel } from "../../src/testing/index.js";
 import type { AgentConfig, AgentEvent } from "../../src/types.js";
 import { TEST_AGENT, tempWorkspace, turnOptions, scriptedModelPerTest } from "../helpers/turn.js";
 
@@ -109,15 +110,15 @@ describe("web server tools", () => {
   });
 
   it("names the agent and how to turn web off when the provider refuses the server tools, after one request", async () => {
-    const refusal = "tools.1: Input tag 'web_search_20260318' found using 'type' does not match any of the expected tags: 'custom'";
-    const m = await scripted([{ fault: { status: 400, message: refusal } }]);
+    const m = await startScriptedModel([{ reply: "unused" }], { serverTools: false });
     const ws = await tempWorkspace();
-    const result = await runAgentTurn("k", "search something", WEB_AGENT, turnOptions(m, ws));
+    const result = await runAgentTurn("k", "search something", WEB_AGENT, turnOptions(m, ws)).finally(() => m.close());
     expect(result.stopReason).toBe("error");
     expect(result.error).toContain('agent "researcher" offers the web server tools');
     expect(result.error).toContain('set "web: false" in agents/researcher/SOUL.md');
     expect(result.error).toContain("web_search_20260318");
     expect(m.requests).toHaveLength(1);
+    expect(m.rejected).toHaveLength(1);
     const records = await new SessionStore(`${ws}/sessions`).show("k", { all: true });
     expect(records.at(-1)).toMatchObject({ type: "message", synthetic: true });
   });

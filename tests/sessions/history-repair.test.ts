@@ -91,4 +91,22 @@ describe("a response as it arrives", () => {
     expect(content).toEqual([{ type: "text", text: "let me" }]);
     expect(calls).toEqual([]);
   });
+
+  it("keeps signed thinking as received (an omitted display's empty text too) and drops thinking cut off before its signature, as a load does", () => {
+    const signed = { type: "thinking", thinking: "weigh it", signature: "c2lnbmVk" } as const;
+    const omitted = { type: "thinking", thinking: "", signature: "b21pdHRlZA" } as const;
+    const cut = { type: "thinking", thinking: "half a thou", signature: "" } as const;
+    const redacted = { type: "redacted_thinking", data: "ZGF0YQ" } as const;
+    const arriving = cleanResponse([signed, omitted, redacted, cut, { type: "text", text: "ok" }], new Set(), false);
+    expect(arriving.content).toEqual([signed, omitted, redacted, { type: "text", text: "ok" }]);
+    const loaded = repairMessages(
+      [
+        { type: "message", id: "u", ts: 1, message: { role: "user", content: "hi" } },
+        { type: "message", id: "a", ts: 2, message: { role: "assistant", content: [signed, cut, { type: "text", text: "ok" }] } },
+      ],
+      { afterSummary: false, tail: "close", ts: 3, newId: () => "n" },
+    );
+    expect(loaded.records[1]!.message.content).toEqual([signed, { type: "text", text: "ok" }]);
+    expect(loaded.notes).toEqual(["dropped a thinking block without a signature (a)"]);
+  });
 });
