@@ -41,12 +41,11 @@ function sign(block: LooseBlock, omitted: boolean): LooseBlock {
  */
 export function applyThinking(content: readonly unknown[], body: RequestBody): unknown[] {
   const mode = thinkingMode(body);
-  const blocks = content.filter((b) => !(isRecord(b) && isThinkingBlock(b)) || mode !== "off");
-  if (mode === "enabled" && !isContinuation(body) && !blocks.some((b) => isRecord(b) && isThinkingBlock(b))) {
-    blocks.unshift({ type: "thinking", thinking: AUTO_THINKING });
-  }
+  const thought = (b: unknown): b is LooseBlock => isRecord(b) && isThinkingBlock(b);
+  const blocks = mode === "off" ? content.filter((b) => !thought(b)) : [...content];
+  if (mode === "enabled" && !isContinuation(body) && !blocks.some(thought)) blocks.unshift({ type: "thinking", thinking: AUTO_THINKING });
   const omitted = isRecord(body.thinking) && body.thinking.display === "omitted";
-  return blocks.map((b) => (isRecord(b) && isThinkingBlock(b) ? sign(b, omitted) : b));
+  return blocks.map((b) => (thought(b) ? sign(b, omitted) : b));
 }
 
 /**

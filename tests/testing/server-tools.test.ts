@@ -120,23 +120,54 @@ describe("server tool replies", () => {
     expect(error.message).toContain("rule 1: the reply uses the server tool web_search, but the request offers no web_search tool");
     expect(server.requests).toHaveLength(1);
   });
+
+  it("answers 500, naming the rule, when a reply asks for citations with no search result to cite", async () => {
+    const { client } = await start([{ reply: reply.search("q", [], { text: "Nothing found.", citations: true }) }]);
+    const error = await failure(client.messages.create(research));
+    expect(error).toBeInstanceOf(Anthropic.InternalServerError);
+    expect(error.message).toContain("rule 0: the reply asks for citations, but none of its serverTools searches has a result to cite");
+  });
 });
 
 describe("pause_turn with server tools", () => {
+  const resumedTurn = (req: { body: Params | Record<string, unknown> }): boolean => (req.body.messages as Anthropic.MessageParam[] | undefined)?.at(-1)?.role === "assistant";
   const rules: Rule[] = [
-    { match: (req) => req.body.messages?.at(-1)?.role === "assistant", reply: "Node 20 came out in April 2023." },
+    { match: { toolResult: { name: "read_file" } }, reply: "Read: {{tool_result}}" },
+    { match: (req) => resumedTurn(req) && /notes/.test(JSON.stringify(req.body.messages?.[0])), reply: reply.tool("read_file", { path: "notes.md" }) },
+    { match: resumedTurn, reply: "Node 20 came out in April 2023." },
     { reply: reply.thinking("Search first.", reply.search("node 20 release", RESULTS, { stopReason: "pause_turn" })) },
   ];
+  const THINKING: Array<[string, NonNullable<Params["thinking"]>]> = [["adaptive", { type: "adaptive" }], ["enabled", { type: "enabled", budget_tokens: 1024 }]];
+  const modes = THINKING.flatMap(([name, thinking]) => [false, true].map((streaming) => [name, thinking, streaming] as const));
+  const withAssistant = (params: Params, ...contents: Anthropic.ContentBlock[][]): Params => ({
+    ...params,
+    messages: [...params.messages, ...contents.map((content) => ({ role: "assistant" as const, content: content as Anthropic.ContentBlockParam[] }))],
+  });
 
-  it.each([false, true])("accepts the paused blocks sent back verbatim as the last message (streaming %s)", async (streaming) => {
+  it.each(modes)("accepts the paused blocks sent back verbatim as the last message (%s thinking, streaming %s)", async (_name, thinking, streaming) => {
     const { server, client } = await start(rules);
-    const first: Params = { ...research, thinking: { type: "adaptive" } };
+    const first: Params = { ...research, max_tokens: 4096, thinking };
     const paused = await send(client, first, streaming);
     expect(paused.stop_reason).toBe("pause_turn");
     expect(paused.content.map((b) => b.type)).toEqual(["thinking", "server_tool_use", "web_search_tool_result"]);
-    const resumed = await send(client, { ...first, messages: [...first.messages, { role: "assistant", content: paused.content as Anthropic.ContentBlockParam[] }] }, streaming);
+    const resumed = await send(client, withAssistant(first, paused.content), streaming);
     expect(textOf(resumed)).toBe("Node 20 came out in April 2023.");
     expect(resumed.content.map((b) => b.type)).toEqual(["text"]);
+    expect(server.rejected).toEqual([]);
+  });
+
+  it.each(THINKING)("continues a resumed turn into a tool loop, its messages merged or not (%s thinking)", async (_name, thinking) => {
+    const { server, client } = await start(rules);
+    const first: Params = { ...research, max_tokens: 4096, thinking, tools: [...WEB, { name: "read_file", input_schema: { type: "object" } }], messages: [{ role: "user", content: "check my notes" }] };
+    const paused = await client.messages.create(first);
+    const resumed = await client.messages.create(withAssistant(first, paused.content));
+    expect(resumed.content.map((b) => b.type)).toEqual(["tool_use"]);
+    const call = resumed.content[0]?.type === "tool_use" ? resumed.content[0].id : "?";
+    const result: Anthropic.MessageParam = { role: "user", content: [{ type: "tool_result", tool_use_id: call, content: "buy milk" }] };
+    const answer = (...contents: Anthropic.ContentBlock[][]) => client.messages.create({ ...first, messages: [...withAssistant(first, ...contents).messages, result] });
+    const merged = await answer([...paused.content, ...resumed.content]);
+    const separate = await answer(paused.content, resumed.content);
+    expect([textOf(merged), textOf(separate)]).toEqual(["Read: buy milk", "Read: buy milk"]);
     expect(server.rejected).toEqual([]);
   });
 
@@ -144,8 +175,8 @@ describe("pause_turn with server tools", () => {
     const { server, client } = await start(rules);
     const first: Params = { ...research, thinking: { type: "adaptive" } };
     const paused = await client.messages.create(first);
-    const blocks = paused.content as Anthropic.ContentBlockParam[];
-    const continueWith = (content: Anthropic.ContentBlockParam[]) => client.messages.create({ ...first, messages: [...first.messages, { role: "assistant", content }] });
+    const blocks = paused.content;
+    const continueWith = (content: Anthropic.ContentBlock[]) => client.messages.create(withAssistant(first, content));
     expect((await failure(continueWith(blocks.slice(1)))).apiMessage).toContain("messages.1.content.0.type: Expected `thinking`, but found `server_tool_use`");
     expect((await failure(continueWith([blocks[0]!, blocks[2]!]))).apiMessage).toContain("web_search_tool_result block(s) provided when no corresponding server_tool_use block");
     expect(server.rejected).toHaveLength(2);
