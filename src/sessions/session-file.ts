@@ -1,6 +1,6 @@
 // Reading a session file's text into records: every line, or only the region loading needs.
 import { parseRecordLine } from "./line-parse.js";
-import type { CompactionRecord, HeaderRecord, MessageRecord, SessionRecord } from "./records.js";
+import type { CompactionRecord, HeaderRecord, MessageRecord, OutputRecord, SessionRecord } from "./records.js";
 
 /** The part of a file that loading needs. */
 export interface LoadRegion {
@@ -11,6 +11,8 @@ export interface LoadRegion {
   records: MessageRecord[];
   /** Ids of the records written after the compaction line (all of them when there is none). */
   afterCompaction: Set<string>;
+  /** Structured answers of the region's turns (`output` records), in file order. */
+  outputs?: OutputRecord[];
   /** Latest `ts` seen in the region, for "last activity". */
   lastTs?: number;
   /** Damaged lines, as `<file>:<line>: ...`. */
@@ -48,11 +50,13 @@ export function parseRegion(text: string, context: { header?: HeaderRecord | und
   const { header, compaction } = context;
   const { records: all, warnings } = parseLines(text);
   const records: MessageRecord[] = [];
+  const outputs: OutputRecord[] = [];
   const afterCompaction = new Set<string>();
   let passed = compaction === undefined;
   let lastTs = compaction?.ts ?? header?.ts;
   for (const record of all) {
     if (record.type === "compaction" && record.id === compaction?.id) passed = true;
+    if (record.type === "output") outputs.push(record);
     if (record.type !== "message") continue;
     records.push(record);
     if (passed) afterCompaction.add(record.id);
@@ -63,6 +67,7 @@ export function parseRegion(text: string, context: { header?: HeaderRecord | und
     ...(compaction && { compaction }),
     records,
     afterCompaction,
+    ...(outputs.length > 0 && { outputs }),
     ...(lastTs !== undefined && { lastTs }),
     warnings,
   };

@@ -224,7 +224,7 @@ export class SessionStore implements SessionStorage {
 
   /**
    * The records of a session, for display: header, last compaction, and the
-   * messages it keeps and after it; with `all`, every readable line of the file in
+   * messages it keeps and after it, each structured answer after its message; with `all`, every readable line of the file in
    * order. Throws SessionError when the session does not exist.
    */
   async show(key: string, options: { all?: boolean } = {}): Promise<SessionRecord[]> {
@@ -240,7 +240,9 @@ export class SessionStore implements SessionStorage {
     });
     if (region === undefined) throw missing();
     region.warnings.forEach((warning) => this.onWarning(warning));
-    return [...(region.header ? [region.header] : []), ...(region.compaction ? [region.compaction] : []), ...region.records];
+    const outputs = region.outputs ?? [];
+    const messages = region.records.flatMap((record): SessionRecord[] => [record, ...outputs.filter((o) => o.messageId === record.id)]);
+    return [...(region.header ? [region.header] : []), ...(region.compaction ? [region.compaction] : []), ...messages];
   }
 
   /**

@@ -66,6 +66,7 @@ describe("miniclaw sessions", () => {
     const show = await runMain(["sessions", "show", "agent:researcher:r", "--workspace", ws], { env: cleanEnv(), cwd: dir });
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/assistant: \[thinking\] Search the release notes\.\n→ web_search: "node 20 release"\n← 1 result\n1\. Node v20 — https:\/\/nodejs\.org\/v20\nApril 2023\./);
+    expect(show.stdout).toMatch(/\{"year": 2023\}\noutput: \{"year":2023\}\n/);
     const all = await runMain(["sessions", "show", "agent:researcher:r", "--all", "--workspace", ws], { env: cleanEnv(), cwd: dir });
     expect(all.stdout).toMatch(/\{"year": 2023\}\noutput: \{"year":2023\}\n/);
     expect(show.stdout).toMatch(/2 responses · \d+ tokens in \([\d.]+% read from cache\) · \d+ tokens out \(\d+ thinking\) · 1 web search \(\$0\.01\) · ~\$[\d.]+\n$/);
