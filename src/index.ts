@@ -3,7 +3,7 @@
 
 // The turn and its tools.
 export { runAgentTurn } from "./loop/run-turn.js";
-export type { TurnOptions } from "./loop/options.js";
+export type { TurnOptions, JsonSchema } from "./loop/options.js";
 export { defineTool, type Tool, type AnyTool, type ToolContext, type ToolOutput, type ToolSpec, type NeedsApproval, type PermissionRule, type Grant } from "./tools/define.js";
 export type { ToolHooks, ToolCall, BeforeToolUseResult } from "./tools/dispatch.js";
 
@@ -13,7 +13,7 @@ export type { PermissionContext, PermissionMode, GateAnswer, PathAnswer, ToolAns
 
 // What a user constructs: stores, loaders, the workspace.
 export { SessionStore, type SessionStorage, type LoadedSession, type LoadOptions, type SessionListing } from "./sessions/store.js";
-export type { SessionRecord, MessageRecord, CompactionRecord, HeaderRecord } from "./sessions/records.js";
+export type { SessionRecord, MessageRecord, CompactionRecord, HeaderRecord, OutputRecord } from "./sessions/records.js";
 export { SkillLoader } from "./skills/loader.js";
 export { MemoryStore } from "./memory/store.js";
 export { ensureWorkspace } from "./runtime/workspace.js";
@@ -32,4 +32,4 @@ export { estimateCostUsd, summarizeUsage } from "./model/usage.js";
 // Injected effects and errors.
 export type { Approver, ApprovalRequest, Clock, Spawn } from "./deps.js";
 export { MiniclawError, ConfigError, SessionError, ToolError, type FixedBy } from "./errors.js";
-export type { AgentConfig, AgentEvent, ApprovalDecision, EventSink, MessageParam, StopReason, TurnResult, Usage } from "./types.js";
+export type { AgentConfig, AgentEvent, ApprovalDecision, Effort, EventSink, MessageParam, StopReason, ThinkingSetting, ToolChoiceSetting, TurnResult, Usage, WebSettings } from "./types.js";
