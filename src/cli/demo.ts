@@ -9,10 +9,27 @@ import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { runRepl } from "./repl.js";
 
-const HINT = 'Try: "hello", "what files are here?", "what is running on this machine?" (asks for approval), "remember that I like green tea".';
+const HINT = 'Try: "hello", "what files are here?", "what is running on this machine?" (asks for approval), "remember that I like green tea", "/research when does Node 20 reach end of life?".';
 
-/** The demo's script: a greeting, a safe tool call, a command that needs approval, a memory note. */
+/** The demo's script: a greeting, a safe tool call, a command that needs approval, a memory note, a web search by Scout. */
 export const DEMO_RULES: Rule[] = [
+  {
+    match: { system: /You are Scout/ },
+    reply: {
+      thinking: "The question is about a release schedule: search for the official end-of-life date, then answer with the source.",
+      serverTools: [
+        {
+          search: "Node.js 20 end of life date",
+          results: [
+            { url: "https://nodejs.org/en/about/previous-releases", title: "Node.js — Node.js Releases" },
+            { url: "https://endoflife.date/nodejs", title: "Node.js | endoflife.date" },
+          ],
+        },
+      ],
+      citations: true,
+      text: "Node.js 20 reached its end of life on 30 April 2026 (source: nodejs.org, Node.js Releases). This answer and its search are scripted: the demo model stands in for the API's web_search.",
+    },
+  },
   { match: /\b(hello|hi|hey)\b/i, reply: { text: `Hello! I am the scripted demo model standing in for Claude. ${HINT}` } },
   { match: /files|folder|directory|\bls\b/i, reply: { text: "Let me look.", toolUses: [{ name: "run_command", input: { command: "ls -la" } }] } },
   { match: /running|processes/i, reply: { text: "I will ask to run ps (it lists other programs, so you decide).", toolUses: [{ name: "run_command", input: { command: "ps -e" } }] } },

@@ -36,6 +36,9 @@ describe("miniclaw demo", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Hello! I am the scripted demo model/);
     expect(run.stdout).toMatch(/Noted: /);
+    // Scout thinks and searches the web through the scripted stand-in for the API's server tools.
+    expect(run.stdout).toMatch(/Node\.js 20 reached its end of life/);
+    expect(run.stderr + run.stdout).toMatch(/→ web_search: "Node\.js 20 end of life date"\n\s*✓ 2 results/);
 
     const named = /It runs in a temporary workspace, (\S+): your own workspace is not touched\./.exec(run.stderr)?.[1];
     expect(named).toBeDefined();
