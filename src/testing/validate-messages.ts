@@ -1,4 +1,4 @@
-// Validation of the `messages` array: roles, empty content, text blocks, tool_use / tool_result pairing.
+// Validation of the `messages` array: roles, empty content, text blocks, tool_use / tool_result pairing; the model's own blocks go to validate-blocks.
 import { checkModelBlock, checkServerResults, isModelBlock } from "./validate-blocks.js";
 
 type Block = Record<string, unknown>;
