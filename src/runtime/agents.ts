@@ -5,14 +5,14 @@ import { z } from "zod";
 import { ConfigError } from "../errors.js";
 import { parseFrontmatter } from "../skills/frontmatter.js";
 import { checkSettings, parseEffort, parseThinking, parseToolChoice, type Parsed } from "../model/settings.js";
-import type { AgentConfig, WebSettings } from "../types.js";
+import type { AgentConfig } from "../types.js";
+import { webField } from "./soul-web.js";
 import { checkWorkspace, ensureWorkspace } from "./workspace.js";
 
 /** The file that defines an agent, inside `agents/<id>/`. */
 export const SOUL_FILE = "SOUL.md";
 
 const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
-const WEB_SHAPE = "must be true, false or { search: {...}, fetch: {...} }";
 const KNOWN_FIELDS = new Set(["name", "model", "prefix", "tools", "max_tokens", "thinking", "effort", "web", "tool_choice"]);
 
 /** The API's server tools, offered to agents whose SOUL.md sets `web` (and kept by a `tools:` list only when named). */
@@ -53,7 +53,7 @@ const soulSchema = z.object({
   thinking: setting(parseThinking).optional(),
   effort: setting(parseEffort).optional(),
   tool_choice: setting(parseToolChoice).optional(),
-  web: webSchema().optional(),
+  web: webField.optional(),
 });
 
 /** A field checked by one of the parsers that flags and options share, so each value means one thing everywhere. */
@@ -66,37 +66,6 @@ function setting<T>(parse: (raw: unknown) => Parsed<T>) {
   });
 }
 
-/** `web: true | false`, or `{ search: {...}, fetch: {...} }` naming the server tools to offer (either may be `true`). */
-function webSchema() {
-  const count = (what: string) => z.number({ error: `must be a whole number of ${what}` }).int(`must be a whole number of ${what}`).positive("must be greater than 0");
-  const domains = z.array(z.string().trim().min(1), { error: "must be a list of domains, such as [docs.python.org]" });
-  const search = z.strictObject({ max_uses: count("searches").optional(), allowed_domains: domains.optional(), blocked_domains: domains.optional() }, { error: "must be true, false or { max_uses, allowed_domains, blocked_domains }" });
-  const fetch = z.strictObject({ max_uses: count("fetches").optional(), max_content_tokens: count("tokens").optional(), allowed_domains: domains.optional(), blocked_domains: domains.optional() }, { error: "must be true, false or { max_uses, max_content_tokens, allowed_domains, blocked_domains }" });
-  const onOff = <T extends z.ZodType>(tool: T) => z.union([z.boolean(), z.null(), tool]);
-  return z
-    .union([z.boolean(), z.strictObject({ search: onOff(search).optional(), fetch: onOff(fetch).optional() }, { error: WEB_SHAPE })], { error: WEB_SHAPE })
-    .transform((web, ctx): WebSettings => {
-      if (web === false) return {};
-      if (web === true) return { ...DEFAULT_WEB };
-      const settings: WebSettings = {};
-      const s = web.search === true ? {} : web.search;
-      const f = web.fetch === true ? {} : web.fetch;
-      if (s && s.allowed_domains && s.blocked_domains) ctx.addIssue({ code: "custom", path: ["search"], message: "may give allowed_domains or blocked_domains, not both" });
-      if (s) settings.search = { ...DEFAULT_WEB.search, ...omitUndefined({ maxUses: s.max_uses, allowedDomains: s.allowed_domains, blockedDomains: s.blocked_domains }) };
-      if (f) settings.fetch = { ...DEFAULT_WEB.fetch, ...omitUndefined({ maxUses: f.max_uses, maxContentTokens: f.max_content_tokens, allowedDomains: f.allowed_domains, blockedDomains: f.blocked_domains }) };
-      return settings;
-    });
-}
-
-/** What `web: true` offers: a few searches and fetches per request, each page cut to a size that leaves room to work. */
-export const DEFAULT_WEB: Required<Pick<WebSettings, "search" | "fetch">> = {
-  search: { maxUses: 5 },
-  fetch: { maxUses: 5, maxContentTokens: 20_000 },
-};
-
-function omitUndefined<T extends Record<string, unknown>>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
-}
 
 /** Options of `loadAgents`. */
 export interface LoadAgentsOptions {
