@@ -180,10 +180,12 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
       ...(env["HOME"] ? { home: env["HOME"] } : {}),
       emit,
     });
+  const web = await offeredWeb(agent, permissions);
+  checkToolNames(agent, tools, web, settings.toolChoice);
   return {
     agentId: agent.id,
     ...settings,
-    web: await offeredWeb(agent, permissions),
+    web,
     output: options.output === undefined ? undefined : createOutputFormat(options.output),
     outputRetries: options.outputRetries ?? DEFAULT_OUTPUT_RETRIES,
     workspace,
@@ -234,8 +236,26 @@ function modelSettings(agent: AgentConfig, options: TurnOptions): Pick<TurnRunti
   const budget = typeof thinking === "number" ? thinking : 0;
   const maxTokens = options.maxTokens ?? agent.maxTokens ?? DEFAULT_MAX_TOKENS + budget;
   const clash = checkSettings({ maxTokens, ...(thinking !== undefined && { thinking }), ...(toolChoice !== undefined && { toolChoice }) });
-  if (clash) throw new ConfigError(`agent "${agent.id}": "${clash[0]}" ${clash[1]}`);
+  if (clash) {
+    const [field, problem] = clash;
+    const given = field === "thinking" ? options.thinking !== undefined : options.toolChoice !== undefined;
+    const where = given ? `the turn's ${field} setting (an option or flag)` : `"${field}" (SOUL.md)`;
+    throw new ConfigError(`agent "${agent.id}": ${where} ${problem}`);
+  }
   return { thinking, effort: options.effort ?? agent.effort, toolChoice, maxTokens };
+}
+
+/**
+ * Refuses, before any request, what every request of the turn would be refused for: a tool
+ * choice naming a tool the turn does not offer, or a tool of the turn named like a web server tool it offers.
+ */
+function checkToolNames(agent: AgentConfig, tools: ReadonlyMap<string, AnyTool>, web: WebSettings | undefined, toolChoice: ToolChoiceSetting | undefined): void {
+  const serverTools = [...(web?.search ? ["web_search"] : []), ...(web?.fetch ? ["web_fetch"] : [])];
+  const twice = serverTools.find((name) => tools.has(name));
+  if (twice) throw new ConfigError(`agent "${agent.id}": a tool named "${twice}" is given while its SOUL.md "web" offers the server tool of that name: rename the tool, or turn that part of web off`);
+  if (typeof toolChoice !== "object" || tools.has(toolChoice.tool) || serverTools.includes(toolChoice.tool)) return;
+  const offered = [...tools.keys(), ...serverTools].join(", ") || "none";
+  throw new ConfigError(`agent "${agent.id}": "tool_choice" names the tool "${toolChoice.tool}", which this turn does not offer (offered: ${offered})`);
 }
 
 /**

@@ -6,10 +6,10 @@ import { cleanResponse } from "../sessions/repair.js";
 import { openSession, type SessionHandle } from "../sessions/session-handle.js";
 import { toolResultText } from "../content.js";
 import { runToolUses } from "../tools/dispatch.js";
-import type { AgentConfig, ApiMessage, StopReason, ToolUseBlock, TurnResult } from "../types.js";
+import type { AgentConfig, ApiMessage, ContentBlockParam, StopReason, ToolUseBlock, TurnResult, Usage } from "../types.js";
 import { budgetExceeded } from "./brakes.js";
 import { ContextKeeper } from "./context-keeper.js";
-import { resolveTurnOptions, MAX_TOKENS_CEILING, type TurnOptions, type TurnRuntime } from "./options.js";
+import { resolveTurnOptions, type TurnOptions, type TurnRuntime } from "./options.js";
 import { correctionText } from "./output.js";
 import { buildRequest } from "./request.js";
 import { toolContext, userMessage } from "./turn-parts.js";
@@ -82,7 +82,7 @@ async function runRounds(rt: TurnRuntime, session: SessionHandle, turn: TurnStat
       thinking: rt.thinking,
       effort: rt.effort,
       web: rt.web,
-      toolChoice: turn.iterations === 1 ? rt.toolChoice : undefined,
+      toolChoice: turn.answered ? undefined : rt.toolChoice,
       format: rt.output?.schema,
     });
     const streamed = await streamMessage(rt.client, params, streamOptions(rt));
@@ -115,24 +115,21 @@ async function takeResponse(rt: TurnRuntime, session: SessionHandle, turn: TurnS
   turn.count(usage);
   const stop = message.stop_reason;
   const cutToolUse = stop === "max_tokens" && message.content.some((b) => b.type === "tool_use");
-  if (cutToolUse && turn.maxTokens < MAX_TOKENS_CEILING) {
+  if (cutToolUse && turn.maxTokens < turn.maxTokensCeiling) {
     turn.setAside(usage);
-    turn.maxTokens = Math.min(turn.maxTokens * 2, MAX_TOKENS_CEILING);
+    turn.maxTokens = Math.min(turn.maxTokens * 2, turn.maxTokensCeiling);
     rt.emit({ type: "retry", attempt: 1, reason: "a tool call was cut off by max_tokens", delayMs: 0 });
     return { again: true };
   }
-  // A reply cut by the context window is dropped: after compaction the model answers again, from a user message.
-  const overflowed = stop === "model_context_window_exceeded";
-  const cleaned = cleanResponse(overflowed ? [] : message.content, session.toolUseIds, cutToolUse);
-  const { calls } = cleaned;
-  const content = turn.takePaused(cleaned.content);
-  const text = content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
-  if (text) turn.text = text;
+  if (stop === "model_context_window_exceeded") return overflow(session, turn, context, usage);
+  turn.answered = true;
+  const { content: received, calls } = cleanResponse(message.content, session.toolUseIds, cutToolUse);
   if (stop === "pause_turn") {
     // The API continues a paused message when it is sent back last; it is stored once whole, as one message.
-    turn.pause(content, usage);
+    turn.pause(received, usage);
     return { again: true };
   }
+  const content = turn.takePaused(received);
   if (content.length === 0) turn.setAside(usage);
   else {
     const extra = { usage, model: message.model, ...(stop && { stopReason: stop }), ...turn.setAsideUsage() };
@@ -140,18 +137,33 @@ async function takeResponse(rt: TurnRuntime, session: SessionHandle, turn: TurnS
     if (unwritten) return { end: await finish(session, turn, "error", unwritten) };
     turn.clearSetAside();
   }
-  if (overflowed) {
-    if (turn.overflowCompacted) return { end: await finish(session, turn, stop, "the conversation no longer fits the model's context window, even after compaction") };
-    turn.overflowCompacted = true;
-    const unfit = await context.fit("the model's context window was exceeded");
-    return unfit ? { end: await finish(session, turn, stop, unfit) } : { again: true };
-  }
-  if (stop !== "tool_use" || cutToolUse || calls.length === 0) {
-    const ended = stop === null || stop === "tool_use" ? "end_turn" : stop;
-    if (rt.output && ended !== "refusal") return settleOutput(rt, session, turn, ended, text);
-    return { end: await finish(session, turn, ended) };
-  }
-  return { calls };
+  const text = content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
+  if (text) turn.text = text;
+  if (stop === "tool_use" && !cutToolUse && calls.length > 0) return { calls };
+  const ended = stop === null || stop === "tool_use" ? "end_turn" : stop;
+  if (rt.output && ended !== "refusal") return settleOutput(rt, session, turn, ended, finalText(content));
+  return { end: await finish(session, turn, ended) };
+}
+
+/**
+ * A reply cut by the context window is dropped, with any paused part before it: after
+ * compaction the model answers again from the user's message. A second overflow ends the turn.
+ */
+async function overflow(session: SessionHandle, turn: TurnState, context: ContextKeeper, usage: Usage): Promise<Next> {
+  const stop = "model_context_window_exceeded";
+  turn.setAside(usage);
+  turn.dropPaused();
+  if (turn.overflowCompacted) return { end: await finish(session, turn, stop, "the conversation no longer fits the model's context window, even after compaction") };
+  turn.overflowCompacted = true;
+  const unfit = await context.fit("the model's context window was exceeded");
+  return unfit ? { end: await finish(session, turn, stop, unfit) } : { again: true };
+}
+
+/** The answer of a response: its last run of text blocks (what came before a search or a tool call is not the answer). */
+function finalText(content: readonly ContentBlockParam[]): string {
+  let first = content.length;
+  while (first > 0 && content[first - 1]!.type === "text") first--;
+  return content.slice(first).flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
 }
 
 /**
@@ -161,21 +173,22 @@ async function takeResponse(rt: TurnRuntime, session: SessionHandle, turn: TurnS
  */
 async function settleOutput(rt: TurnRuntime, session: SessionHandle, turn: TurnState, stop: StopReason, answer: string): Promise<Next> {
   const checked = rt.output!.check(answer);
-  if (checked.ok) {
-    const unwritten = await appendOrFail(() => session.appendOutput(checked.value));
-    if (unwritten) return { end: await finish(session, turn, "error", unwritten) };
-    turn.output = checked.value;
-    return { end: await finish(session, turn, stop) };
-  }
-  if (turn.outputRetries >= rt.outputRetries) {
+  if (!checked.ok && turn.outputRetries >= rt.outputRetries) {
     const tries = rt.outputRetries + 1;
-    return { end: await finish(session, turn, "output_invalid", `the answer did not match the output schema (${tries} answer${tries === 1 ? "" : "s"} checked): ${checked.problem}`) };
+    const why = `the answer did not match the output schema (${tries} answer${tries === 1 ? "" : "s"} checked): ${checked.problem}`;
+    return { end: await finish(session, turn, "output_invalid", why) };
   }
-  turn.outputRetries++;
-  turn.text = "";
-  const unwritten = await appendOrFail(() => session.append({ role: "user", content: [{ type: "text", text: correctionText(checked.problem) }] }));
+  const unwritten = await appendOrFail(() =>
+    checked.ok ? session.appendOutput(checked.value) : session.append({ role: "user", content: [{ type: "text", text: correctionText(checked.problem) }] }),
+  );
   if (unwritten) return { end: await finish(session, turn, "error", unwritten) };
-  return { again: true };
+  if (!checked.ok) {
+    turn.outputRetries++;
+    turn.text = "";
+    return { again: true };
+  }
+  turn.output = checked.value;
+  return { end: await finish(session, turn, stop) };
 }
 
 /** Runs the calls of a response and stores their results; resolves to the turn's end when a brake stops it. */

@@ -2,7 +2,7 @@
 import { addUsage, estimateCostUsd, ZERO_USAGE } from "../model/usage.js";
 import type { ContentBlockParam, MessageParam, StopReason, TurnResult, Usage } from "../types.js";
 import { RepeatBreaker } from "./brakes.js";
-import type { TurnRuntime } from "./options.js";
+import { MAX_TOKENS_CEILING, type TurnRuntime } from "./options.js";
 
 /** Everything a turn counts and decides as it goes; `run-turn.ts` reads and updates it between requests. */
 export class TurnState {
@@ -14,6 +14,10 @@ export class TurnState {
   text = "";
   /** Output tokens of the next request: doubled once when a tool call was cut off by max_tokens. */
   maxTokens: number;
+  /** The most `maxTokens` may grow to: the ceiling plus the thinking budget, which counts toward max_tokens. */
+  readonly maxTokensCeiling: number;
+  /** Set once a response was taken (not retried or dropped): the forced tool choice was for that first one only. */
+  answered = false;
   /** Set once the turn compacted because the context overflowed; a second overflow ends it. */
   overflowCompacted = false;
   readonly breaker = new RepeatBreaker();
@@ -35,6 +39,7 @@ export class TurnState {
     private readonly identity: { sessionKey: string; agentId: string },
   ) {
     this.maxTokens = rt.maxTokens;
+    this.maxTokensCeiling = MAX_TOKENS_CEILING + (typeof rt.thinking === "number" ? rt.thinking : 0);
   }
 
   /** Counts the usage of one response (or summary request) and reports it. */
@@ -60,10 +65,15 @@ export class TurnState {
     this.unstored = undefined;
   }
 
-  /** Holds a paused response's content (and sets its usage aside) until its continuation arrives. */
+  /** Holds a paused response's content (and sets its usage aside) until its continuation arrives; pauses add up. */
   pause(content: ContentBlockParam[], usage: Usage): void {
-    this.paused = content;
+    this.paused = [...this.paused, ...content];
     this.setAside(usage);
+  }
+
+  /** Forgets a paused response that will not be continued (its usage stays set aside). */
+  dropPaused(): void {
+    this.paused = [];
   }
 
   /** The messages to send: with a paused response, that response last, for the model to continue. */

@@ -6,7 +6,7 @@ import { SessionStore } from "../../src/sessions/store.js";
 import { ConfigError } from "../../src/errors.js";
 import { startScriptedModel } from "../../src/testing/index.js";
 import type { AgentConfig, AgentEvent } from "../../src/types.js";
-import { TEST_AGENT, tempWorkspace, turnOptions, scriptedModelPerTest } from "../helpers/turn.js";
+import { TEST_AGENT, tempWorkspace, turnOptions, scriptedModelPerTest, upperTool } from "../helpers/turn.js";
 
 const scripted = scriptedModelPerTest();
 const WEB_AGENT: AgentConfig = { ...TEST_AGENT, id: "researcher", web: { search: { maxUses: 3 }, fetch: { maxUses: 2, maxContentTokens: 5000 } } };
@@ -38,14 +38,20 @@ describe("model settings in requests", () => {
     expect(Object.keys(m.requests[3]!.body).filter((k) => k === "thinking" || k === "output_config")).toEqual([]);
   });
 
-  it("refuses, before any request, a budget not below max_tokens and thinking with a forced tool choice, naming the agent and the field", async () => {
+  it("refuses, before any request, a budget not below max_tokens, thinking with a forced tool choice, a choice of a tool not offered, and a tool named like a web tool, naming the agent and the setting", async () => {
     const m = await scripted([{ reply: "unused" }]);
     const ws = await tempWorkspace();
     const tooBig = runAgentTurn("k", "hi", { ...TEST_AGENT, thinking: 9000 }, turnOptions(m, ws, [], { maxTokens: 4096 }));
     await expect(tooBig).rejects.toThrow(ConfigError);
-    await expect(tooBig).rejects.toThrow(/agent "main": "thinking" budget 9000 must be below max_tokens \(4096\)/);
+    await expect(tooBig).rejects.toThrow(/agent "main": "thinking" \(SOUL\.md\) budget 9000 must be below max_tokens \(4096\)/);
+    const flagged = runAgentTurn("k", "hi", TEST_AGENT, turnOptions(m, ws, [], { thinking: 9000, maxTokens: 4096 }));
+    await expect(flagged).rejects.toThrow(/agent "main": the turn's thinking setting \(an option or flag\) budget 9000 must be below/);
     const forced = runAgentTurn("k", "hi", { ...TEST_AGENT, toolChoice: "any" }, turnOptions(m, ws, [], { thinking: "adaptive" }));
-    await expect(forced).rejects.toThrow(/agent "main": "tool_choice" forces a tool call/);
+    await expect(forced).rejects.toThrow(/agent "main": "tool_choice" \(SOUL\.md\) forces a tool call/);
+    const unknown = runAgentTurn("k", "hi", { ...TEST_AGENT, toolChoice: { tool: "uper" } }, turnOptions(m, ws));
+    await expect(unknown).rejects.toThrow(/"tool_choice" names the tool "uper", which this turn does not offer \(offered: upper\)/);
+    const clashing = runAgentTurn("k", "hi", WEB_AGENT, turnOptions(m, ws, [], { tools: [{ ...upperTool(), name: "web_search" }] }));
+    await expect(clashing).rejects.toThrow(/agent "researcher": a tool named "web_search" is given while its SOUL\.md "web" offers the server tool/);
     expect(m.requests).toHaveLength(0);
   });
 
@@ -55,6 +61,30 @@ describe("model settings in requests", () => {
     const result = await runAgentTurn("k", "go", { ...TEST_AGENT, toolChoice: { tool: "upper" } }, turnOptions(m, ws));
     expect(result.text).toBe("done");
     expect(m.requests.map((r) => r.body.tool_choice)).toEqual([{ type: "tool", name: "upper" }, undefined]);
+  });
+});
+
+describe("retries within a turn", () => {
+  it("keeps the forced tool choice and the thinking budget's room when a tool call cut off by max_tokens is asked again", async () => {
+    const m = await scripted([
+      { match: { toolResult: { content: "X" } }, reply: "done" },
+      // Each turn's first request (at its initial max_tokens) is cut off in the middle of its tool call.
+      { match: (req) => req.body.max_tokens === 38_192 || req.body.max_tokens === 8192, reply: { toolUses: [{ name: "upper", input: { text: "x" } }], stopReason: "max_tokens" } },
+      { reply: { toolUses: [{ name: "upper", input: { text: "x" } }] } },
+    ]);
+    const ws = await tempWorkspace();
+    const agent: AgentConfig = { ...TEST_AGENT, toolChoice: { tool: "upper" }, thinking: "off" };
+    const result = await runAgentTurn("k", "go", { ...agent, thinking: 30_000, toolChoice: "auto" }, turnOptions(m, ws));
+    expect(result.text).toBe("done");
+    // The budget counts toward max_tokens: the retry may grow past the plain ceiling of 32,000 by that much.
+    expect(m.requests.map((r) => r.body.max_tokens)).toEqual([38_192, 62_000, 62_000]);
+    const forced = await runAgentTurn("f", "go", agent, turnOptions(m, ws));
+    expect(forced.text).toBe("done");
+    expect(m.requests.slice(3).map((r) => [r.body.max_tokens, r.body.tool_choice])).toEqual([
+      [8192, { type: "tool", name: "upper" }],
+      [16_384, { type: "tool", name: "upper" }],
+      [16_384, undefined],
+    ]);
   });
 });
 
@@ -107,6 +137,27 @@ describe("web server tools", () => {
     const sentBack = m.requests[1]!.body.messages![1]!;
     expect(sentBack.role).toBe("assistant");
     expect(sentBack.content).toEqual([...searchBlocks, { type: "text", text: "Node 20 ends in April 2026." }]);
+  });
+
+  it("drops a paused search when the continuation overflows the context window, and answers again from the user's message", async () => {
+    const m = await scripted([
+      { match: { system: /summarise an assistant/ }, reply: "SUMMARY: a greeting." },
+      { match: "hello", reply: "hi" },
+      { match: (req) => req.body.messages?.at(-1)?.role === "assistant", times: 1, reply: { text: "", stopReason: "model_context_window_exceeded" } },
+      { match: "long topic", times: 1, reply: { serverTools: [{ search: "long topic", results: [{ url: "https://a.example", title: "A" }] }], stopReason: "pause_turn" } },
+      { reply: "short answer" },
+    ]);
+    const ws = await tempWorkspace();
+    await runAgentTurn("k", "hello", WEB_AGENT, turnOptions(m, ws));
+    const result = await runAgentTurn("k", "research a long topic", WEB_AGENT, turnOptions(m, ws));
+    expect(result.stopReason).toBe("end_turn");
+    expect(result.text).toBe("short answer");
+    const turnRequests = m.requests.slice(1).filter((r) => !/summarise an assistant/.test(JSON.stringify(r.body.system)));
+    expect(turnRequests.map((r) => r.body.messages!.at(-1)!.role)).toEqual(["user", "assistant", "user"]);
+    const stored = (await new SessionStore(`${ws}/sessions`).show("k")).filter((r) => r.type === "message" && r.message.role === "assistant");
+    expect(stored.map((r) => (r.type === "message" ? r.message.content : undefined))).toEqual([[{ type: "text", text: "short answer" }]]);
+    const next = await runAgentTurn("k", "thanks", WEB_AGENT, turnOptions(m, ws));
+    expect(next.stopReason).toBe("end_turn");
   });
 
   it("names the agent and how to turn web off when the provider refuses the server tools, after one request", async () => {

@@ -93,6 +93,28 @@ describe("structured output", () => {
     expect(lastUserText(m.requests[1]!)).toMatch(/score/);
   });
 
+  it("reads the answer from the text after a web search, not from what the model said before searching", async () => {
+    const m = await scripted([
+      {
+        reply: {
+          content: [
+            { type: "text", text: "Let me look that up." },
+            { type: "server_tool_use", id: "srvtoolu_w", name: "web_search", input: { query: "paris weather" } },
+            { type: "web_search_tool_result", tool_use_id: "srvtoolu_w", content: [{ type: "web_search_result", url: "https://meteo.example/paris", title: "Paris", encrypted_content: "x", page_age: null }] },
+            { type: "text", text: '{"city":"Paris",' },
+            { type: "text", text: '"celsius":21,"sources":["https://meteo.example/paris"]}' },
+          ],
+        },
+      },
+    ]);
+    const ws = await tempWorkspace();
+    const agent = { ...TEST_AGENT, web: { search: { maxUses: 2 } } };
+    const result = await runAgentTurn("k", "weather in Paris?", agent, { ...turnOptions(m, ws), output: Weather });
+    expect(result.stopReason).toBe("end_turn");
+    expect(result.output).toEqual({ city: "Paris", celsius: 21, sources: ["https://meteo.example/paris"] });
+    expect(m.requests).toHaveLength(1);
+  });
+
   it("refuses a schema that does not describe an object before any request", async () => {
     const m = await scripted([{ reply: "unused" }]);
     const ws = await tempWorkspace();
