@@ -95,6 +95,8 @@ export function forkRecords(
   if (upToMessageId !== undefined) {
     end = records.findIndex((record) => record.type === "message" && record.id === upToMessageId) + 1;
     if (end === 0) throw new SessionError(`no message ${upToMessageId} in session ${fromKey} (${file})`);
+    // The structured answer read from that message belongs to it.
+    while (records[end]?.type === "output") end++;
   }
   return {
     agentId: header?.type === "session" ? header.agentId : agentIdFromKey(fromKey),

@@ -1,6 +1,6 @@
 // The API view of a session: repaired messages, the compaction summary in front, and the last known usage.
 import type { ContentBlockParam, MessageParam, Usage } from "../types.js";
-import type { CompactionRecord, MessageRecord } from "./records.js";
+import type { CompactionRecord, MessageRecord, OutputRecord } from "./records.js";
 import { isPlainUserMessage, repairMessages, type HistoryRepair, type TailMode } from "./repair.js";
 import type { LoadRegion } from "./session-file.js";
 
@@ -35,6 +35,8 @@ export interface LoadedSession {
    * index in `messages` of that assistant message: what `contextSize` needs.
    */
   lastUsage?: { usage: Usage; index: number };
+  /** The structured answers (`output` option) of the loaded part, in order: the last is the latest turn's. */
+  outputs?: OutputRecord[];
   /** Problems met while reading and repairs made (file and line named); the caller shows them. */
   warnings: string[];
 }
@@ -50,7 +52,7 @@ export const SUMMARY_SUFFIX = "\n</summary>";
  * repair that built it, to which later records of the session can be added.
  */
 export function buildSessionView(
-  region: Pick<LoadRegion, "header" | "compaction" | "records" | "afterCompaction" | "warnings">,
+  region: Pick<LoadRegion, "header" | "compaction" | "records" | "afterCompaction" | "warnings" | "outputs">,
   base: { key: string; file: string; ts: number; newId: () => string; tail: TailMode },
 ): { session: LoadedSession; tail: MessageRecord[]; repair: HistoryRepair } {
   const { compaction } = region;
@@ -85,6 +87,7 @@ export function buildSessionView(
     messageOffset,
     ...(compaction && { compaction }),
     ...(lastUsage && { lastUsage }),
+    ...(region.outputs && { outputs: region.outputs }),
     warnings,
   };
   return { session, tail: repaired.tail, repair: repaired.repair };

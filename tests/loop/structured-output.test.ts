@@ -42,6 +42,12 @@ describe("structured output", () => {
     const last = records.at(-1)!;
     const answer = records.at(-2)!;
     expect(last).toMatchObject({ type: "output", output: { city: "Paris", celsius: 18, sources: ["meteo"] }, messageId: answer.type === "message" ? answer.id : "?" });
+    // A reload sees it, and a fork up to the answer keeps it.
+    const store = new SessionStore(`${ws}/sessions`);
+    const answerId = answer.type === "message" ? answer.id : "?";
+    expect((await store.load("k")).outputs?.map((o) => o.output)).toEqual([{ city: "Paris", celsius: 18, sources: ["meteo"] }]);
+    await store.fork("k", "copy", { upToMessageId: answerId });
+    expect((await store.load("copy")).outputs?.map((o) => o.messageId)).toEqual([answerId]);
   });
 
   it("tells the model what was wrong with an invalid answer and resolves with the corrected one", async () => {
