@@ -97,5 +97,9 @@ export function pauseReason(result: TurnResult): string | undefined {
   if (result.stopReason === "error" && (result.errorStatus === 401 || result.errorStatus === 403)) {
     return `${result.error}; check the credentials the API was given`;
   }
+  // The request itself was refused (a web tool the server lacks, a model it does not know): every tick would be refused the same way.
+  if (result.stopReason === "error" && (result.errorStatus === 400 || result.errorStatus === 404)) {
+    return `${result.error}; fix the agent or cron.json, then \`cron run JOB --force\``;
+  }
   return undefined;
 }

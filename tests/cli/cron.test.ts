@@ -72,6 +72,14 @@ describe.concurrent("the cron command", () => {
       ctx.expect((await t.runs())[0]).toMatchObject({ status: "paused" });
     });
 
+    it("pauses a job whose request the server refuses as invalid, such as web tools it does not offer, instead of failing every tick", async (ctx) => {
+      const t = await setup(ctx, [{ fault: { status: 400, message: "tools.7: Input tag 'web_search_20260318' found using 'type' does not match any of the expected tags: 'custom'" } }]);
+      const run = await t.cli("run", "morning");
+      ctx.expect(run.code).toBe(1);
+      ctx.expect(run.stdout).toMatch(/morning paused .*API error 400.*fix the agent or cron\.json, then `cron run JOB --force`/);
+      ctx.expect((await t.runs())[0]).toMatchObject({ status: "paused" });
+    });
+
     it("prints an alert whole on its line, however long", async (ctx) => {
       const alert = `The disk is 97% full: ${"the logs folder grew by 40 GB overnight, ".repeat(4)}clean it up.`;
       const t = await setup(ctx, [{ match: /check the disk/, reply: alert }]);
