@@ -23,7 +23,7 @@ import { visibleJson, visibleLine, visibleReply, visibleText } from "./visible-t
 export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   const text = args.words.join(" ").trim();
   if (!text) throw new ConfigError('miniclaw run needs a message, e.g. miniclaw run "what is in this folder?"');
-  const { openAssistant, readOutputSchema } = await import("../runtime/assistant.js");
+  const [{ openAssistant }, { readOutputSchema }] = await Promise.all([import("../runtime/assistant.js"), import("../runtime/output-schema-file.js")]);
   const output = args.outputSchema === undefined ? undefined : await readOutputSchema(resolve(io.cwd, args.outputSchema), args.outputSchema);
   const opened = await openWorkspace(args, io);
   const { workspace } = opened;

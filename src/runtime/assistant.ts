@@ -1,5 +1,4 @@
 // The assistant as the CLI and cron use it: agents, skills, memory and sessions opened once, one turn per message.
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { systemClock, type Approver, type Clock } from "../deps.js";
@@ -7,7 +6,7 @@ import { compactSession } from "../loop/compact.js";
 import { sessionContextSize } from "../sessions/tokens.js";
 import { ConfigError } from "../errors.js";
 import { runAgentTurn } from "../loop/run-turn.js";
-import type { JsonSchema, TurnOptions } from "../loop/options.js";
+import type { TurnOptions } from "../loop/options.js";
 import { MemoryStore } from "../memory/store.js";
 import { createClient, pickModel, type Env } from "../model/client.js";
 import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
@@ -155,27 +154,4 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
       memory.close();
     },
   };
-}
-
-/**
- * Reads the JSON Schema of a structured answer from `file` (`run --output-schema`, a cron job's
- * `outputSchema`). Throws ConfigError, its message starting with `label` (default the file's path):
- * the file is missing or unreadable, is not JSON, or its root is not `{"type": "object", ...}`.
- */
-export async function readOutputSchema(file: string, label = file): Promise<JsonSchema> {
-  const raw = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
-    throw new ConfigError(error.code === "ENOENT" ? `${label}: no such file` : `${label}: cannot be read: ${error.message}`);
-  });
-  let schema: unknown;
-  try {
-    schema = JSON.parse(raw);
-  } catch (error) {
-    throw new ConfigError(`${label}: not valid JSON: ${(error as Error).message}`);
-  }
-  const root = schema !== null && typeof schema === "object" && !Array.isArray(schema) ? (schema as JsonSchema) : undefined;
-  if (root?.["type"] !== "object") {
-    const found = root ? `"type": ${JSON.stringify(root["type"] ?? null)}` : JSON.stringify(schema).slice(0, 40);
-    throw new ConfigError(`${label}: must be the JSON Schema of an object, {"type": "object", "properties": {...}}; found ${found}`);
-  }
-  return root;
 }

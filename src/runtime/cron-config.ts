@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors.js";
 import type { JsonSchema } from "../loop/options.js";
-import { readOutputSchema } from "./assistant.js";
+import { readOutputSchema } from "./output-schema-file.js";
 import { checkSchedule } from "./cron.js";
 import type { ActiveHours } from "./heartbeat.js";
 

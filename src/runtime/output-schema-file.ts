@@ -1,0 +1,34 @@
+// The JSON Schema file of a structured answer (`run --output-schema`, a cron job's `outputSchema`), read and checked before any request.
+import { readFile } from "node:fs/promises";
+import { ConfigError } from "../errors.js";
+import { createOutputFormat } from "../loop/output.js";
+import type { JsonSchema } from "../loop/options.js";
+
+/**
+ * Reads the JSON Schema of a structured answer from `file` (`run --output-schema`, a cron job's
+ * `outputSchema`). Throws ConfigError, its message starting with `label` (default the file's path):
+ * the file is missing or unreadable, is not JSON, its root is not `{"type": "object", ...}`, or
+ * it is a schema the library cannot check answers against.
+ */
+export async function readOutputSchema(file: string, label = file): Promise<JsonSchema> {
+  const raw = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+    throw new ConfigError(error.code === "ENOENT" ? `${label}: no such file` : `${label}: cannot be read: ${error.message}`);
+  });
+  let schema: unknown;
+  try {
+    schema = JSON.parse(raw);
+  } catch (error) {
+    throw new ConfigError(`${label}: not valid JSON: ${(error as Error).message}`);
+  }
+  const root = schema !== null && typeof schema === "object" && !Array.isArray(schema) ? (schema as JsonSchema) : undefined;
+  if (root?.["type"] !== "object") {
+    const found = root ? `"type": ${JSON.stringify(root["type"] ?? null)}` : JSON.stringify(schema).slice(0, 40);
+    throw new ConfigError(`${label}: must be the JSON Schema of an object, {"type": "object", "properties": {...}}; found ${found}`);
+  }
+  try {
+    createOutputFormat(root);
+  } catch (error) {
+    throw new ConfigError(`${label}: ${(error as Error).message}`);
+  }
+  return root;
+}
