@@ -97,9 +97,10 @@ export function pauseReason(result: TurnResult): string | undefined {
   if (result.stopReason === "error" && (result.errorStatus === 401 || result.errorStatus === 403)) {
     return `${result.error}; check the credentials the API was given`;
   }
-  // The request itself was refused (a web tool the server lacks, a model it does not know): every tick would be refused the same way.
-  if (result.stopReason === "error" && (result.errorStatus === 400 || result.errorStatus === 404)) {
-    return `${result.error}; fix the agent or cron.json, then \`cron run JOB --force\``;
+  // A server without the agent's web tools, or one that does not know its model, would refuse every tick the same way.
+  const webRefused = result.errorStatus === 400 && /offers the web server tools/.test(result.error ?? "");
+  if (result.stopReason === "error" && (webRefused || result.errorStatus === 404)) {
+    return `${result.error}; then \`cron run JOB --force\``;
   }
   return undefined;
 }
