@@ -17,7 +17,8 @@ export interface FoundToolResult {
   text: string;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** A plain object as found on the wire (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

@@ -1,5 +1,5 @@
 // Thinking in replies: whether a request lets the model think, and the signed thinking blocks a response carries.
-import { assistantTurnBefore, isContinuation, isThinkingBlock, leadingThinking, looseMessages, type LooseBlock } from "./conversation.js";
+import { assistantTurnBefore, isContinuation, isRecord, isThinkingBlock, leadingThinking, type LooseBlock, looseMessages } from "./conversation.js";
 import { redactedThinkingData, signThinking } from "./signature.js";
 import type { Reply, RequestBody } from "./types.js";
 
@@ -9,9 +9,6 @@ export type ThinkingMode = "off" | "adaptive" | "enabled";
 /** The thinking the server adds when manual thinking was asked for and the reply scripted none. */
 const AUTO_THINKING = "The request asks me to think first: what is asked, and what is the shortest correct answer?";
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** The thinking mode of a (validated) request; anything but adaptive or enabled is off. */
 export function thinkingMode(body: RequestBody): ThinkingMode {

@@ -1,4 +1,5 @@
 // Validation of the `messages` array: roles, empty content, text blocks, tool_use / tool_result pairing; the model's own blocks go to validate-blocks.
+import { isRecord } from "./conversation.js";
 import { checkModelBlock, checkServerResults, isModelBlock } from "./validate-blocks.js";
 
 type Block = Record<string, unknown>;
@@ -6,9 +7,6 @@ type Block = Record<string, unknown>;
 const EMPTY_TEXT = "text content blocks must be non-empty";
 const BLANK_TEXT = "text content blocks must contain non-whitespace text";
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** The error for a text value that is empty or only whitespace, else null. */
 export function checkText(text: unknown, path: string): string | null {

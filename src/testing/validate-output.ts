@@ -1,4 +1,5 @@
 // Validation of `output_config`: the effort level and a structured output format's JSON Schema.
+import { isRecord } from "./conversation.js";
 
 /** The effort levels the API accepts. */
 export const EFFORTS = ["low", "medium", "high", "xhigh", "max"] as const;
@@ -8,9 +9,6 @@ const SINGLE = ["items", "not", "contains", "additionalItems", "if", "then", "el
 const LISTS = ["anyOf", "allOf", "oneOf", "prefixItems", "items"] as const;
 const MAPS = ["properties", "$defs", "definitions", "patternProperties", "dependentSchemas"] as const;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function extraKey(value: Record<string, unknown>, allowed: readonly string[], path: string): string | null {
   const extra = Object.keys(value).find((key) => !allowed.includes(key));

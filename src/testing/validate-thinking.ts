@@ -1,5 +1,5 @@
 // Validation of thinking: the `thinking` setting, and the thinking a tool loop or a continuation must send back unchanged.
-import { assistantTurnBefore, isThinkingBlock, leadingThinking, looseMessages, type LooseBlock } from "./conversation.js";
+import { assistantTurnBefore, isRecord, isThinkingBlock, leadingThinking, type LooseBlock, looseMessages } from "./conversation.js";
 import type { IssuedThinking } from "./issued.js";
 
 /** The smallest `budget_tokens` manual thinking accepts. */
@@ -15,9 +15,6 @@ const KEYS_OF: Record<string, string[]> = {
 const MANUAL_NEEDS_THINKING =
   "When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking";
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function checkBudget(thinking: Record<string, unknown>, maxTokens: unknown, countTokens: boolean): string | null {
   const budget = thinking.budget_tokens;

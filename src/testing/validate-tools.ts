@@ -1,4 +1,5 @@
 // Validation of `tools`: unique names, custom tool schemas, and the server tools web_search and web_fetch.
+import { isRecord } from "./conversation.js";
 
 /** The web_search tool versions the API knows. */
 export const WEB_SEARCH_TYPES = ["web_search_20250305", "web_search_20260209", "web_search_20260318"] as const;
@@ -6,9 +7,6 @@ export const WEB_SEARCH_TYPES = ["web_search_20250305", "web_search_20260209", "
 /** The web_fetch tool versions the API knows. */
 export const WEB_FETCH_TYPES = ["web_fetch_20250910", "web_fetch_20260209", "web_fetch_20260309", "web_fetch_20260318"] as const;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function unknownTag(path: string, type: string, tags: readonly string[]): string {
   return `${path}: Input tag '${type}' found using 'type' does not match any of the expected tags: ${tags.map((t) => `'${t}'`).join(", ")}`;

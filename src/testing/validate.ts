@@ -1,4 +1,5 @@
 // validateRequest: the checks the real Messages API makes before answering, as one pure function.
+import { isRecord } from "./conversation.js";
 import type { IssuedThinking } from "./issued.js";
 import { checkText, validateMessages } from "./validate-messages.js";
 import { checkOutputConfig } from "./validate-output.js";
@@ -11,9 +12,6 @@ export const MAX_CACHE_BREAKPOINTS = 4;
 /** Sampling parameters this API version refuses. */
 const REMOVED_PARAMS = ["temperature", "top_p", "top_k"] as const;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function checkSystem(system: unknown): string | null {
   if (system === undefined || typeof system === "string") return null;
