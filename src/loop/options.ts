@@ -252,7 +252,10 @@ function modelSettings(agent: AgentConfig, options: TurnOptions): Pick<TurnRunti
 function checkToolNames(agent: AgentConfig, tools: ReadonlyMap<string, AnyTool>, web: WebSettings | undefined, toolChoice: ToolChoiceSetting | undefined): void {
   const serverTools = [...(web?.search ? ["web_search"] : []), ...(web?.fetch ? ["web_fetch"] : [])];
   const twice = serverTools.find((name) => tools.has(name));
-  if (twice) throw new ConfigError(`agent "${agent.id}": a tool named "${twice}" is given while its SOUL.md "web" offers the server tool of that name: rename the tool, or turn that part of web off`);
+  if (twice) {
+    const why = `a tool named "${twice}" is given while its SOUL.md "web" offers the server tool of that name`;
+    throw new ConfigError(`agent "${agent.id}": ${why}: rename the tool, or turn that part of web off`);
+  }
   if (typeof toolChoice !== "object" || tools.has(toolChoice.tool) || serverTools.includes(toolChoice.tool)) return;
   const offered = [...tools.keys(), ...serverTools].join(", ") || "none";
   throw new ConfigError(`agent "${agent.id}": "tool_choice" names the tool "${toolChoice.tool}", which this turn does not offer (offered: ${offered})`);

@@ -29,7 +29,9 @@ export function createOutputFormat(output: ZodType | Record<string, unknown>): O
   } catch (error) {
     throw new ConfigError(`the output schema cannot be written as JSON Schema: ${(error as Error).message}`);
   }
-  if (jsonSchema["type"] !== "object") throw new ConfigError(`the output schema must describe an object (its "type" must be "object"), got ${JSON.stringify(jsonSchema["type"] ?? null)}`);
+  if (jsonSchema["type"] !== "object") {
+    throw new ConfigError(`the output schema must describe an object (its "type" must be "object"), got ${JSON.stringify(jsonSchema["type"] ?? null)}`);
+  }
   let schema: Record<string, unknown>;
   try {
     schema = transformJSONSchema(jsonSchema) as Record<string, unknown>;

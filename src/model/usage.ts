@@ -119,6 +119,8 @@ export function summarizeUsage(
 export function formatUsageSummary(s: UsageSummary): string {
   const input = totalInput(s.usage);
   const thinking = s.usage.thinkingTokens ? ` (${s.usage.thinkingTokens} thinking)` : "";
-  const searches = s.usage.webSearchRequests ? ` · ${s.usage.webSearchRequests} web search${s.usage.webSearchRequests === 1 ? "" : "es"} ($${(s.usage.webSearchRequests * WEB_SEARCH_USD).toFixed(2)})` : "";
-  return `${s.responses} responses · ${input} tokens in (${(s.cacheReadShare * 100).toFixed(1)}% read from cache) · ${s.usage.outputTokens} tokens out${thinking}${searches} · ~$${s.costUsd.toFixed(4)}`;
+  const count = s.usage.webSearchRequests ?? 0;
+  const searches = count > 0 ? ` · ${count} web search${count === 1 ? "" : "es"} ($${(count * WEB_SEARCH_USD).toFixed(2)})` : "";
+  const cached = `${(s.cacheReadShare * 100).toFixed(1)}% read from cache`;
+  return `${s.responses} responses · ${input} tokens in (${cached}) · ${s.usage.outputTokens} tokens out${thinking}${searches} · ~$${s.costUsd.toFixed(4)}`;
 }
