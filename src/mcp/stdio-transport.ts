@@ -1,0 +1,226 @@
+// The MCP client transport over a server's stdin and stdout that leaves no process behind: the server leads its own process group, killed whole.
+import type { ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { ReadBuffer, SdkError, SdkErrorCode, serializeMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
+import { nodeSpawnDefault, type Spawn } from "../deps.js";
+import { MiniclawError } from "../errors.js";
+import { registerGroup, unregisterGroup } from "./reaper.js";
+
+/** How long `close()` waits after SIGTERM before it sends SIGKILL to the group. */
+export const KILL_GRACE_MS = 2_000;
+/** How much of the end of the server's stderr is kept, for the warning when it fails to start. */
+export const STDERR_TAIL_BYTES = 4_096;
+/** After the server exits, how long to wait for its pipes to drain and close before giving up on them. */
+const PIPE_GRACE_MS = 250;
+
+/** What to run: the `command` form of an `mcp.json` entry, with the environment already decided. */
+export interface StdioServerParams {
+  command: string;
+  args?: readonly string[];
+  /** The server's whole environment, used as given: nothing of miniclaw's own is added. */
+  env: Readonly<Record<string, string | undefined>>;
+  cwd?: string;
+  /** Process spawning; `node:child_process.spawn` by default. */
+  spawn?: Spawn;
+}
+
+/** How the server process ended: an exit code, or the signal that killed it. */
+export interface ServerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/**
+ * A client `Transport` to an MCP server run as a child process, newline-delimited JSON-RPC on its stdio.
+ * Unlike the SDK's stdio transport, the server runs in a process group of its own, which is listed with
+ * the reaper while it lives (so nothing survives miniclaw, however miniclaw ends) and killed whole: on
+ * `close()`, and when the server exits on its own (its leftover children with it). Its stderr is kept
+ * (the tail, see `stderrTail`) and never printed.
+ *
+ * `onclose` fires once, when the process is gone: after `close()`, or when it exited on its own (then
+ * `exit` says how). `start()` may be called once.
+ */
+export class StdioTransport implements Transport {
+  onclose: Transport["onclose"];
+  onerror: Transport["onerror"];
+  onmessage: Transport["onmessage"];
+
+  private child: ChildProcess | undefined;
+  private readonly buffer = new ReadBuffer();
+  private tail = Buffer.alloc(0);
+  private exitStatus: ServerExit | undefined;
+  private phase: "new" | "starting" | "running" | "failed" | "gone" = "new";
+  private readonly gone: Promise<void>;
+  private markGone!: () => void;
+
+  constructor(private readonly params: StdioServerParams) {
+    this.gone = new Promise((resolve) => {
+      this.markGone = resolve;
+    });
+  }
+
+  /** The server's pid (and process group id) once started. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** How the server ended; undefined while it runs or before it started. */
+  get exit(): ServerExit | undefined {
+    return this.exitStatus;
+  }
+
+  /** The last `STDERR_TAIL_BYTES` the server wrote to stderr, for a warning saying why it failed. */
+  get stderrTail(): string {
+    return this.tail.toString("utf8");
+  }
+
+  /**
+   * Spawns the server; resolves once the process runs. Rejects with a one-line MiniclawError naming
+   * the command when it cannot be started (not found, not executable, a missing working directory).
+   */
+  start(): Promise<void> {
+    if (this.phase !== "new") return Promise.reject(new Error(`StdioTransport for "${this.params.command}" was already started`));
+    this.phase = "starting";
+    const { command, args = [], cwd } = this.params;
+    const spawn = this.params.spawn ?? nodeSpawnDefault;
+    const child = spawn(command, [...args], {
+      ...(cwd === undefined ? {} : { cwd }),
+      env: definedOnly(this.params.env),
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+      shell: false,
+    });
+    this.child = child;
+    this.listen(child);
+    return new Promise((resolve, reject) => {
+      child.once("spawn", () => {
+        this.phase = "running";
+        if (child.pid !== undefined) registerGroup(child.pid);
+        resolve();
+      });
+      child.once("error", (error) => {
+        if (this.phase !== "starting") return;
+        this.phase = "failed";
+        this.markGone();
+        reject(spawnError(this.params, error));
+      });
+    });
+  }
+
+  /** Writes one message to the server's stdin; resolves once it is handed to the pipe. */
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (this.phase !== "running" || !stdin?.writable) return Promise.reject(new SdkError(SdkErrorCode.NotConnected, "Not connected"));
+    return new Promise((resolve, reject) => {
+      stdin.write(serializeMessage(message), (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  /**
+   * Ends the server's stdin and sends SIGTERM to its group, then SIGKILL after `KILL_GRACE_MS`;
+   * resolves when the server has exited and `onclose` has fired. Safe to call more than once, and
+   * before `start()` or after a failed one (it resolves at once).
+   */
+  async close(): Promise<void> {
+    const pid = this.child?.pid;
+    if (pid === undefined || this.phase === "failed" || this.phase === "new") return;
+    if (this.exitStatus === undefined) {
+      this.child?.stdin?.end();
+      signalGroup(pid, "SIGTERM");
+    }
+    const escalate = setTimeout(() => signalGroup(pid, "SIGKILL"), KILL_GRACE_MS);
+    await this.gone;
+    clearTimeout(escalate);
+  }
+
+  /** Wires the child's pipes and its end; pipe errors after the start are reported, never thrown. */
+  private listen(child: ChildProcess): void {
+    child.stdout?.on("data", (chunk: Buffer) => this.receive(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => this.keepStderr(chunk));
+    for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.on("error", (error) => this.onerror?.(error));
+    child.on("error", (error) => {
+      if (this.phase === "running") this.onerror?.(error);
+    });
+    child.once("exit", (code, signal) => this.exited(child, { code, signal }));
+    child.once("close", () => this.finish());
+  }
+
+  private receive(chunk: Buffer): void {
+    try {
+      this.buffer.append(chunk);
+    } catch (error) {
+      // A message larger than the buffer allows: the stream cannot be resynchronised.
+      this.onerror?.(asError(error));
+      void this.close();
+      return;
+    }
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.buffer.readMessage();
+      } catch (error) {
+        // A line that is JSON but not JSON-RPC: reported and skipped, like the SDK's own transport.
+        this.onerror?.(asError(error));
+        continue;
+      }
+      if (message === null) return;
+      this.onmessage?.(message);
+    }
+  }
+
+  private keepStderr(chunk: Buffer): void {
+    const all = Buffer.concat([this.tail, chunk]);
+    this.tail = all.length > STDERR_TAIL_BYTES ? Buffer.from(all.subarray(all.length - STDERR_TAIL_BYTES)) : all;
+  }
+
+  /**
+   * The server exited: what is left of its group (children it started) is killed, since nothing else
+   * would; the group leaves the reaper. Its pipes get a short grace to deliver its last words, as a
+   * child that escaped the group could hold them open for ever.
+   */
+  private exited(child: ChildProcess, status: ServerExit): void {
+    this.exitStatus = status;
+    if (child.pid === undefined) return;
+    signalGroup(child.pid, "SIGKILL");
+    unregisterGroup(child.pid);
+    setTimeout(() => this.finish(), PIPE_GRACE_MS).unref();
+  }
+
+  /** Once the process is gone and its pipes are closed (or given up on): `onclose`, once. */
+  private finish(): void {
+    if (this.phase !== "running" || this.exitStatus === undefined) return;
+    this.phase = "gone";
+    for (const stream of [this.child?.stdin, this.child?.stdout, this.child?.stderr]) stream?.destroy();
+    this.buffer.clear();
+    this.markGone();
+    this.onclose?.();
+  }
+}
+
+/** Sends `signal` to a whole process group; a group already gone is not an error. */
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // Gone already.
+  }
+}
+
+/** The environment without unset entries (spawn would skip them too; this keeps the contract visible). */
+function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+/** One line naming the command and why it could not start. */
+function spawnError(params: StdioServerParams, error: NodeJS.ErrnoException): MiniclawError {
+  const why =
+    error.code === "ENOENT" && params.cwd !== undefined && !existsSync(params.cwd) ? `working directory ${params.cwd} does not exist`
+    : error.code === "ENOENT" ? "command not found"
+    : error.code === "EACCES" ? "permission denied"
+    : error.message;
+  return new MiniclawError(`could not start MCP server command "${params.command}": ${why}${error.code ? ` (${error.code})` : ""}`, { cause: error });
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
