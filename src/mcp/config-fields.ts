@@ -1,0 +1,209 @@
+// One entry of the MCP server settings: its kind, each field checked and ${VAR}-expanded, one-line errors that name the field.
+import { ConfigError } from "../errors.js";
+import type { McpHttpConfig, McpSdkConfig, McpServerCommon, McpServerConfig, McpStdioConfig } from "./config.js";
+
+/** Where an entry comes from, for errors and expansion: the file (or option) name, the server, the variables, and whether it is a file. */
+export interface FieldScope {
+  source: string;
+  server: string;
+  env: Record<string, string | undefined>;
+  fromFile: boolean;
+}
+
+type Kind = "stdio" | "http" | "sdk";
+type Entry = Record<string, unknown>;
+
+const COMMON_FIELDS = ["enabled", "tools", "readOnly", "timeoutMs", "connectTimeoutMs"];
+const KIND_FIELDS: Record<Kind, string[]> = {
+  stdio: ["type", "command", "args", "env", "cwd", ...COMMON_FIELDS],
+  http: ["type", "url", "headers", ...COMMON_FIELDS],
+  sdk: ["type", "server", ...COMMON_FIELDS],
+};
+const KIND_LABELS: Record<Kind, string> = { stdio: "a stdio server", http: "an http server", sdk: "an sdk server" };
+/** Fields other tools' configurations use, and what to write here instead. */
+const FIELD_HINTS = new Map([
+  ["disabled", 'use "enabled": false'],
+  ["serverUrl", 'use "url"'],
+  ["httpUrl", 'use "type": "http" with "url"'],
+  ["timeout", 'use "timeoutMs"'],
+  ["transport", 'use "type"'],
+]);
+/** Beyond this, Node's timers fire at once instead of late. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+const REFERENCE = /\$\{([^}]*)\}/g;
+const VARIABLE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const ENV_NAME = /^[^=\0]+$/;
+
+/** Reads one server's entry: throws a one-line ConfigError naming the source, the server and the field at fault. */
+export function readEntryFields(entry: unknown, scope: FieldScope): McpServerConfig {
+  if (!isPlainObject(entry)) {
+    throw new ConfigError(`${scope.source}: server "${scope.server}" must be an object such as {"command": "..."} or {"type": "http", "url": "..."}`);
+  }
+  const kind = kindOf(entry, scope);
+  checkKnownFields(entry, kind, scope);
+  const common = readCommon(entry, scope);
+  if (kind === "stdio") return { ...common, ...readStdio(entry, scope) };
+  if (kind === "http") return { ...common, ...readHttp(entry, scope) };
+  return { ...common, type: "sdk", server: readServerObject(entry, scope) };
+}
+
+/** An object written as `{...}`: not null, not a list. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function fail(scope: FieldScope, field: string, problem: string): never {
+  throw new ConfigError(`${scope.source}: server "${scope.server}": field "${field}" ${problem}`);
+}
+
+function kindOf(entry: Entry, scope: FieldScope): Kind {
+  const type = entry["type"];
+  if (type === undefined) {
+    if ("command" in entry && "url" in entry) fail(scope, "url", 'cannot go with "command": give "command" for a stdio server, or "type": "http" with "url"');
+    if ("url" in entry) return "http";
+    if ("command" in entry) return "stdio";
+    fail(scope, "command", 'is required: the program to start, or "type": "http" with "url" for a remote server');
+  }
+  if (type === "stdio") return "stdio";
+  if (type === "http" || type === "streamable-http") return "http";
+  if (type === "sse") fail(scope, "type", 'is "sse", which is not supported: only stdio and Streamable HTTP ("type": "http"); most servers that offer SSE also serve Streamable HTTP, often at /mcp');
+  if (type === "sdk" && !scope.fromFile) return "sdk";
+  if (type === "sdk") fail(scope, "type", 'is "sdk", which is for the library only (a file cannot hold a server object): use "command", or "type": "http" with "url"');
+  const allowed = scope.fromFile ? '"stdio" or "http"' : '"stdio", "http" or "sdk"';
+  return fail(scope, "type", `must be ${allowed} (got ${typeof type === "string" ? JSON.stringify(type) : kindOfValue(type)})`);
+}
+
+function checkKnownFields(entry: Entry, kind: Kind, scope: FieldScope): void {
+  const known = KIND_FIELDS[kind];
+  const unknown = Object.keys(entry).filter((key) => !known.includes(key));
+  if (unknown.length === 0) return;
+  const hints = unknown.flatMap((key) => FIELD_HINTS.get(key) ?? []);
+  const names = `${unknown.length > 1 ? "fields" : "field"} ${unknown.map((key) => JSON.stringify(key)).join(", ")}`;
+  const hint = hints.length > 0 ? ` (${hints.join("; ")})` : "";
+  throw new ConfigError(`${scope.source}: server "${scope.server}": unknown ${names}${hint}; ${KIND_LABELS[kind]} takes ${known.join(", ")}`);
+}
+
+function readCommon(entry: Entry, scope: FieldScope): McpServerCommon {
+  const enabled = entry["enabled"];
+  if (enabled !== undefined && typeof enabled !== "boolean") fail(scope, "enabled", `must be true or false (got ${kindOfValue(enabled)})`);
+  const tools = readToolFilter(entry["tools"], scope);
+  const readOnly = readGlobs(entry["readOnly"], "readOnly", scope);
+  const timeoutMs = readMilliseconds(entry["timeoutMs"], "timeoutMs", scope);
+  const connectTimeoutMs = readMilliseconds(entry["connectTimeoutMs"], "connectTimeoutMs", scope);
+  return {
+    ...(enabled !== undefined && { enabled }),
+    ...(tools !== undefined && { tools }),
+    ...(readOnly !== undefined && { readOnly }),
+    ...(timeoutMs !== undefined && { timeoutMs }),
+    ...(connectTimeoutMs !== undefined && { connectTimeoutMs }),
+  };
+}
+
+function readStdio(entry: Entry, scope: FieldScope): McpStdioConfig {
+  const command = readText(entry["command"], "command", scope);
+  if (command === undefined) fail(scope, "command", "is required for a stdio server: the program to start");
+  const args = readTextList(entry["args"], "args", scope);
+  const env = readTextMap(entry["env"], "env", ENV_NAME, scope);
+  const cwd = readText(entry["cwd"], "cwd", scope);
+  return { type: "stdio", command, ...(args !== undefined && { args }), ...(env !== undefined && { env }), ...(cwd !== undefined && { cwd }) };
+}
+
+function readHttp(entry: Entry, scope: FieldScope): McpHttpConfig {
+  const url = readText(entry["url"], "url", scope);
+  if (url === undefined) fail(scope, "url", 'is required for an http server: its address, such as "https://example.com/mcp"');
+  const protocol = URL.canParse(url) ? new URL(url).protocol : undefined;
+  // The address is not shown: once expanded it may carry a token.
+  if (protocol !== "http:" && protocol !== "https:") fail(scope, "url", 'must be an http:// or https:// address, such as "https://example.com/mcp"');
+  const headers = readTextMap(entry["headers"], "headers", HEADER_NAME, scope);
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (/[\r\n\0]/.test(value)) fail(scope, `headers.${name}`, "must be one line (it holds a line break or a NUL once expanded)");
+  }
+  return { type: "http", url, ...(headers !== undefined && { headers }) };
+}
+
+function readServerObject(entry: Entry, scope: FieldScope): McpSdkConfig["server"] {
+  const server = entry["server"];
+  if (isPlainObject(server) && typeof server["connect"] === "function") return server as McpSdkConfig["server"];
+  const problem = server === undefined ? "is required" : `must be an MCP server object (got ${kindOfValue(server)})`;
+  return fail(scope, "server", `${problem}: an object with connect(transport), such as an McpServer of @modelcontextprotocol/server`);
+}
+
+function readToolFilter(value: unknown, scope: FieldScope): McpServerCommon["tools"] {
+  if (value === undefined) return undefined;
+  if (!isPlainObject(value)) fail(scope, "tools", `must be an object such as {"include": ["get_*"], "exclude": ["delete_*"]} (got ${kindOfValue(value)})`);
+  const extra = Object.keys(value).find((key) => key !== "include" && key !== "exclude");
+  if (extra !== undefined) fail(scope, `tools.${extra}`, 'is not a setting: "tools" takes "include" and "exclude"');
+  const include = readGlobs(value["include"], "tools.include", scope);
+  const exclude = readGlobs(value["exclude"], "tools.exclude", scope);
+  return { ...(include !== undefined && { include }), ...(exclude !== undefined && { exclude }) };
+}
+
+function readGlobs(value: unknown, field: string, scope: FieldScope): string[] | undefined {
+  if (value === undefined) return undefined;
+  const ok = Array.isArray(value) && value.every((glob) => typeof glob === "string" && glob !== "");
+  if (!ok) fail(scope, field, 'must be a list of tool names or globs, such as ["get_*", "list_?"]');
+  return [...(value as string[])];
+}
+
+function readMilliseconds(value: unknown, field: string, scope: FieldScope): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= MAX_TIMEOUT_MS) return value;
+  const got = typeof value === "number" ? String(value) : kindOfValue(value);
+  return fail(scope, field, `must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS} (got ${got})`);
+}
+
+function readText(value: unknown, field: string, scope: FieldScope): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string") fail(scope, field, `must be a string (got ${kindOfValue(value)})`);
+  const text = expandVariables(value, field, scope);
+  if (text.trim() === "") fail(scope, field, "must not be empty");
+  return text;
+}
+
+function readTextList(value: unknown, field: string, scope: FieldScope): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) fail(scope, field, `must be a list of strings (got ${kindOfValue(value)})`);
+  const bad = value.findIndex((item) => typeof item !== "string");
+  if (bad >= 0) fail(scope, field, `must be a list of strings (item ${bad + 1} is ${kindOfValue(value[bad])})`);
+  return (value as string[]).map((item, index) => expandVariables(item, `${field}[${index}]`, scope));
+}
+
+function readTextMap(value: unknown, field: string, keyPattern: RegExp, scope: FieldScope): Record<string, string> | undefined {
+  if (value === undefined) return undefined;
+  if (!isPlainObject(value)) fail(scope, field, `must be an object of strings, such as {"NAME": "value"} (got ${kindOfValue(value)})`);
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => {
+      if (!keyPattern.test(key)) fail(scope, field, `has ${JSON.stringify(key)}, which is not a valid name`);
+      if (typeof item !== "string") fail(scope, `${field}.${key}`, `must be a string (got ${kindOfValue(item)})`);
+      return [key, expandVariables(item, `${field}.${key}`, scope)];
+    }),
+  );
+}
+
+/**
+ * `${NAME}` and `${NAME:-default}` from the scope's variables; `:-` also replaces an empty value, as in the
+ * shell. One pass: a value that itself holds `${...}` is kept as it is. `$NAME` without braces is left alone.
+ */
+function expandVariables(text: string, field: string, scope: FieldScope): string {
+  return text.replace(REFERENCE, (whole, body: string) => {
+    const match = VARIABLE.exec(body);
+    if (match === null) return fail(scope, field, `holds ${whole}, which is not a variable: write \${NAME} or \${NAME:-default}`);
+    const name = match[1] as string;
+    const fallback = match[2];
+    const value = Object.hasOwn(scope.env, name) ? scope.env[name] : undefined;
+    if (fallback !== undefined && (value === undefined || value === "")) return fallback;
+    if (value === undefined) fail(scope, field, `uses \${${name}}, which is not set: set ${name} in the environment, or write \${${name}:-default}`);
+    return value;
+  });
+}
+
+/** What a JSON value is, for messages: never the value itself, which may be a secret. */
+function kindOfValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "string") return "a string";
+  if (typeof value === "boolean") return value ? "true" : "false";
+  if (typeof value === "object") return "an object";
+  return `a ${typeof value}`;
+}

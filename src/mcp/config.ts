@@ -1,0 +1,119 @@
+// MCP server settings: workspace/mcp.json and the library's mcpServers option, checked field by field, ${VAR} expanded.
+import { readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { ConfigError } from "../errors.js";
+import { isPlainObject, readEntryFields } from "./config-fields.js";
+import type { FieldScope } from "./config-fields.js";
+
+/** The settings every kind of server takes. */
+export interface McpServerCommon {
+  /** Default true; false leaves the server out without removing its entry. */
+  enabled?: boolean;
+  /** Globs (`*`, `?`) on the server's own tool names: only included tools are offered, excluded ones never. */
+  tools?: { include?: string[]; exclude?: string[] };
+  /** Globs on the server's own tool names: the tools the user declares read-only (the server's own hints never count). */
+  readOnly?: string[];
+  /** Per call; default `DEFAULT_MCP_TIMEOUT_MS`. */
+  timeoutMs?: number;
+  /** Starting and initializing the server; default `DEFAULT_MCP_CONNECT_TIMEOUT_MS`. */
+  connectTimeoutMs?: number;
+}
+
+/** A server started as a child process speaking MCP on its stdin and stdout. Parsed entries always carry `type` and an absolute `cwd`. */
+export type McpStdioConfig = McpServerCommon & { type?: "stdio"; command: string; args?: string[]; env?: Record<string, string>; cwd?: string };
+
+/** A server reached over Streamable HTTP (`"type": "streamable-http"` in a file is read as this). */
+export type McpHttpConfig = McpServerCommon & { type: "http"; url: string; headers?: Record<string, string> };
+
+/** An in-process server: any object with connect(transport) (an McpServer of @modelcontextprotocol/server). */
+// `any`: the transport's type belongs to the MCP SDK, which the settings do not import.
+export type McpSdkConfig = McpServerCommon & { type: "sdk"; server: { connect(transport: any): Promise<void> } };
+
+/** One server's entry, of any kind. */
+export type McpServerConfig = McpStdioConfig | McpHttpConfig | McpSdkConfig;
+
+/** Server entries by name; a name matches `^[a-zA-Z0-9_-]+$` and becomes part of its tools' names. */
+export type McpServersConfig = Record<string, McpServerConfig>;
+
+/** The servers file, inside the workspace. */
+export const MCP_CONFIG_FILE = "mcp.json";
+/** How long one tool call may take unless the entry says otherwise. */
+export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
+/** How long a server may take to start and answer `initialize` unless the entry says otherwise. */
+export const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 10_000;
+
+const SERVER_NAME = /^[a-zA-Z0-9_-]+$/;
+/** Long enough for any real name, short enough that `mcp__<server>__` survives the 64-character cut of tool names. */
+const MAX_SERVER_NAME_CHARS = 40;
+const SERVERS_SHAPE = '{"NAME": {"command": "..."} or {"type": "http", "url": "..."}}';
+const FILE_SHAPE = `{"mcpServers": ${SERVERS_SHAPE}}`;
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Parses `{"mcpServers": {...}}` (a file's JSON value) or, from the library, the servers object itself.
+ * `workspace` is given when the value was read from that workspace's mcp.json: the wrapper is then required,
+ * a relative `cwd` is taken from the workspace, and `"type": "sdk"` is refused (a file cannot hold a server
+ * object); without it a relative `cwd` is taken from the process's working directory. `${VAR}` and
+ * `${VAR:-default}` in `command`, `args`, `env` values, `cwd`, `url` and `headers` values are read from
+ * `env` (`:-` also replaces an empty value, as in the shell). The result has only the fields given (no
+ * defaults filled in), with `type` always set. Throws a one-line ConfigError naming `source`, the server
+ * and the field, and saying what was expected.
+ */
+export function parseMcpConfig(value: unknown, source: string, env: Env, workspace?: string): McpServersConfig {
+  const servers = unwrapServers(value, source, workspace !== undefined);
+  return Object.fromEntries(
+    Object.entries(servers).map(([name, entry]) => {
+      checkServerName(name, source);
+      const scope: FieldScope = { source, server: name, env, fromFile: workspace !== undefined };
+      const config = readEntryFields(entry, scope);
+      if ("command" in config && config.cwd !== undefined) config.cwd = resolve(workspace ?? process.cwd(), config.cwd);
+      return [name, config];
+    }),
+  );
+}
+
+/**
+ * Reads `<workspace>/mcp.json`; undefined when the file does not exist. Throws a one-line ConfigError
+ * naming the file when it cannot be read, is not JSON, or holds a bad entry (see `parseMcpConfig`).
+ */
+export async function readMcpConfig(workspace: string, env: Env): Promise<McpServersConfig | undefined> {
+  const file = join(workspace, MCP_CONFIG_FILE);
+  let raw: string;
+  try {
+    raw = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new ConfigError(`${file}: cannot be read: ${(error as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch (error) {
+    throw new ConfigError(`${file}: not valid JSON: ${(error as Error).message}`);
+  }
+  return parseMcpConfig(data, file, env, resolve(workspace));
+}
+
+function unwrapServers(value: unknown, source: string, fromFile: boolean): Record<string, unknown> {
+  if (!isPlainObject(value)) throw new ConfigError(`${source}: must be an object such as ${fromFile ? FILE_SHAPE : SERVERS_SHAPE}`);
+  if (!fromFile && !("mcpServers" in value)) return value;
+  const extra = Object.keys(value).filter((key) => key !== "mcpServers");
+  if (extra.length > 0) {
+    const hint = extra.includes("servers") ? ' (the "servers" of other tools is called "mcpServers" here)' : "";
+    throw new ConfigError(`${source}: unknown field ${extra.map((k) => `"${k}"`).join(", ")}${hint}: expected ${FILE_SHAPE}`);
+  }
+  const servers = value["mcpServers"];
+  if (!isPlainObject(servers)) throw new ConfigError(`${source}: field "mcpServers" must be an object of servers by name: expected ${FILE_SHAPE}`);
+  return servers;
+}
+
+function checkServerName(name: string, source: string): void {
+  const fail = (problem: string): never => {
+    throw new ConfigError(`${source}: server "${name}": its name ${problem}`);
+  };
+  if (name === "") fail("is empty: give each server a name of letters, digits, \"_\" and \"-\"");
+  if (!SERVER_NAME.test(name)) fail('may hold only letters, digits, "_" and "-" (it becomes part of tool names)');
+  if (name.includes("__") || name.endsWith("_")) fail('must not contain "__" or end with "_": "__" separates the server from the tool in mcp__<server>__<tool>');
+  if (name.length > MAX_SERVER_NAME_CHARS) fail(`is longer than ${MAX_SERVER_NAME_CHARS} characters (it becomes part of tool names, which the API caps at 64)`);
+}
