@@ -8,6 +8,8 @@ export interface FieldScope {
   server: string;
   env: Record<string, string | undefined>;
   fromFile: boolean;
+  /** Set for a disabled server: it never starts, so a variable it names need not be set (the reference stays as written). */
+  lenient?: boolean;
 }
 
 type Kind = "stdio" | "http" | "sdk";
@@ -43,8 +45,9 @@ export function readEntryFields(entry: unknown, scope: FieldScope): McpServerCon
   const kind = kindOf(entry, scope);
   checkKnownFields(entry, kind, scope);
   const common = readCommon(entry, scope);
-  if (kind === "stdio") return { ...common, ...readStdio(entry, scope) };
-  if (kind === "http") return { ...common, ...readHttp(entry, scope) };
+  const fieldScope = { ...scope, lenient: common.enabled === false };
+  if (kind === "stdio") return { ...common, ...readStdio(entry, fieldScope) };
+  if (kind === "http") return { ...common, ...readHttp(entry, fieldScope) };
   return { ...common, type: "sdk", server: readServerObject(entry, scope) };
 }
 
@@ -113,8 +116,9 @@ function readHttp(entry: Entry, scope: FieldScope): McpHttpConfig {
   const url = readText(entry["url"], "url", scope);
   if (url === undefined) fail(scope, "url", 'is required for an http server: its address, such as "https://example.com/mcp"');
   const protocol = URL.canParse(url) ? new URL(url).protocol : undefined;
+  const unexpanded = scope.lenient === true && url.includes("${");
   // The address is not shown: once expanded it may carry a token.
-  if (protocol !== "http:" && protocol !== "https:") fail(scope, "url", 'must be an http:// or https:// address, such as "https://example.com/mcp"');
+  if (!unexpanded && protocol !== "http:" && protocol !== "https:") fail(scope, "url", 'must be an http:// or https:// address, such as "https://example.com/mcp"');
   const headers = readTextMap(entry["headers"], "headers", HEADER_NAME, scope);
   for (const [name, value] of Object.entries(headers ?? {})) {
     if (/[\r\n\0]/.test(value)) fail(scope, `headers.${name}`, "must be one line (it holds a line break or a NUL once expanded)");
@@ -184,6 +188,7 @@ function readTextMap(value: unknown, field: string, keyPattern: RegExp, scope: F
 /**
  * `${NAME}` and `${NAME:-default}` from the scope's variables; `:-` also replaces an empty value, as in the
  * shell. One pass: a value that itself holds `${...}` is kept as it is. `$NAME` without braces is left alone.
+ * An unset variable is an error, except in a disabled server, where the reference is kept as written.
  */
 function expandVariables(text: string, field: string, scope: FieldScope): string {
   return text.replace(REFERENCE, (whole, body: string) => {
@@ -193,6 +198,7 @@ function expandVariables(text: string, field: string, scope: FieldScope): string
     const fallback = match[2];
     const value = Object.hasOwn(scope.env, name) ? scope.env[name] : undefined;
     if (fallback !== undefined && (value === undefined || value === "")) return fallback;
+    if (value === undefined && scope.lenient === true) return whole;
     if (value === undefined) fail(scope, field, `uses \${${name}}, which is not set: set ${name} in the environment, or write \${${name}:-default}`);
     return value;
   });

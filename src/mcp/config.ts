@@ -56,9 +56,10 @@ type Env = Record<string, string | undefined>;
  * a relative `cwd` is taken from the workspace, and `"type": "sdk"` is refused (a file cannot hold a server
  * object); without it a relative `cwd` is taken from the process's working directory. `${VAR}` and
  * `${VAR:-default}` in `command`, `args`, `env` values, `cwd`, `url` and `headers` values are read from
- * `env` (`:-` also replaces an empty value, as in the shell). The result has only the fields given (no
- * defaults filled in), with `type` always set. Throws a one-line ConfigError naming `source`, the server
- * and the field, and saying what was expected.
+ * `env` (`:-` also replaces an empty value, as in the shell); in a disabled server an unset one is kept as
+ * written, since that server never starts. The result has only the fields given (no defaults filled in),
+ * with `type` always set (`"streamable-http"`, or a `url` without a type, becomes `"http"`) and `cwd` made
+ * absolute. Throws a one-line ConfigError naming `source`, the server and the field, saying what was expected.
  */
 export function parseMcpConfig(value: unknown, source: string, env: Env, workspace?: string): McpServersConfig {
   const servers = unwrapServers(value, source, workspace !== undefined);

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { McpServer } from "@modelcontextprotocol/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
 import { DEFAULT_MCP_CONNECT_TIMEOUT_MS, DEFAULT_MCP_TIMEOUT_MS, MCP_CONFIG_FILE, parseMcpConfig, readMcpConfig } from "../../src/mcp/config.js";
@@ -110,6 +111,18 @@ describe("mcp.json", () => {
     expect(parseFile({ mcpServers: servers })).toEqual({ s: { type: "stdio", command: "node", env: { A: "fallback", B: "fallback", C: "", D: "$HOME and /home/ada" } } });
   });
 
+  it("keeps the variables of a disabled server as written when they are unset, so it needs none of its secrets", () => {
+    const servers = {
+      off: { enabled: false, type: "http", url: "https://${HOST}/mcp", headers: { Authorization: "Bearer ${NO_TOKEN}", X: "${HOME}" } },
+      offLocal: { enabled: false, command: "srv", env: { KEY: "${NO_KEY}" } },
+    };
+    expect(parseFile({ mcpServers: servers })).toEqual({
+      off: { enabled: false, type: "http", url: "https://${HOST}/mcp", headers: { Authorization: "Bearer ${NO_TOKEN}", X: "/home/ada" } },
+      offLocal: { enabled: false, type: "stdio", command: "srv", env: { KEY: "${NO_KEY}" } },
+    });
+    expect(fileError({ off: { enabled: false, command: 3 } })).toBe('workspace/mcp.json: server "off": field "command" must be a string (got a number)');
+  });
+
   it("reads variables from the env given, not from the process, and expands a value only once", () => {
     expect(process.env["MINICLAW_TEST_ONLY_IN_ENV"]).toBeUndefined();
     const env = { MINICLAW_TEST_ONLY_IN_ENV: "${HOME}" };
@@ -171,6 +184,8 @@ describe("mcp.json refusals", () => {
       'workspace/mcp.json: server "my__server": its name must not contain "__" or end with "_": "__" separates the server from the tool in mcp__<server>__<tool>'],
     ["a name ending with an underscore", { my_: { command: "x" } },
       'workspace/mcp.json: server "my_": its name must not contain "__" or end with "_": "__" separates the server from the tool in mcp__<server>__<tool>'],
+    ["a __proto__ name", JSON.parse('{"__proto__": {"command": "x"}}'),
+      'workspace/mcp.json: server "__proto__": its name must not contain "__" or end with "_": "__" separates the server from the tool in mcp__<server>__<tool>'],
     ["a name too long for tool names", { ["s".repeat(41)]: { command: "x" } },
       `workspace/mcp.json: server "${"s".repeat(41)}": its name is longer than 40 characters (it becomes part of tool names, which the API caps at 64)`],
   ])("refuses %s with one line naming the file, the server and the field", (_what, servers, message) => {
@@ -204,6 +219,12 @@ describe("the library's mcpServers option", () => {
     expect(parsed).toEqual({ notes: { type: "sdk", server, readOnly: ["list_*"] } });
     expect(parsed["notes"]?.type === "sdk" && parsed["notes"].server).toBe(server);
     expect(parseMcpConfig({ mcpServers: { s: { command: "x" } } }, "options.mcpServers", {})).toEqual({ s: { type: "stdio", command: "x" } });
+  });
+
+  it("takes an McpServer of the official server SDK as an in-process server", () => {
+    const mcp = new McpServer({ name: "inproc", version: "1.0.0" });
+    const parsed = parseMcpConfig({ inproc: { type: "sdk", server: mcp } }, "options.mcpServers", {});
+    expect(parsed["inproc"]?.type === "sdk" && parsed["inproc"].server).toBe(mcp);
   });
 
   it("takes a relative cwd from the process's working directory", () => {
