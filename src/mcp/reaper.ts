@@ -1,7 +1,7 @@
 // Kills the process groups of stdio MCP servers when miniclaw ends without closing them: an exit hook, and a watchdog for SIGKILL.
 //
-// Two mechanisms because no single one covers every death. The exit hook runs on a normal exit, on
-// process.exit from the CLI's own SIGINT/SIGTERM handlers, and after an uncaught exception; it cannot
+// Two mechanisms because no single one covers every death. The exit hook runs on a normal exit, when
+// the CLI's own SIGINT/SIGTERM handlers end the process, and after an uncaught exception; it cannot
 // run when miniclaw is killed by a signal it does not handle (SIGKILL above all). The watchdog covers
 // that: a tiny shell holding the read end of a pipe only miniclaw writes to. However miniclaw dies,
 // the kernel closes its end, the shell reads EOF and kills every group still listed.
