@@ -21,6 +21,8 @@ import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
 import { createMemoryTools } from "../tools/memory.js";
 import type { AnyTool } from "../tools/define.js";
 import type { ToolHooks } from "../tools/dispatch.js";
+import { McpHub } from "../mcp/hub.js";
+import { parseMcpConfig, type McpServersConfig } from "../mcp/config.js";
 import { checkSettings } from "../model/settings.js";
 import { createOutputFormat, type OutputFormat } from "./output.js";
 import type { ZodType } from "zod";
@@ -73,6 +75,12 @@ export interface TurnOptions<T = unknown> {
   permissions?: PermissionContext;
   /** Extra tools, added to the built-ins (a same-named tool replaces the built-in). */
   tools?: AnyTool[];
+  /**
+   * MCP servers whose tools join the turn's (as `mcp__<server>__<tool>`): the `mcpServers` object of
+   * an mcp.json (connected for this turn and stopped at its end), or a hub made with
+   * `connectMcpServers`, which stays connected across turns.
+   */
+  mcpServers?: McpServersConfig | McpHub;
   /** Timeout of run_command, in milliseconds (default 30 s). */
   commandTimeoutMs?: number;
   /** Set false to offer only `tools`. */
@@ -140,6 +148,11 @@ export interface TurnRuntime {
   systemPrompt: string;
   /** Set when this turn opened the memory store itself (closed at the end of the turn). */
   ownedMemory: MemoryStore | undefined;
+  /** The MCP servers of the turn, and whether the turn started them itself (then it stops them at its end). */
+  mcp: McpHub | undefined;
+  ownedMcp: boolean;
+  /** The agent's `tools:` list, which MCP tools are filtered through again when a server's list changes. */
+  allowedTools: readonly string[] | undefined;
   maxIterations: number;
   maxBudgetUsd: number;
   maxOutputTokens: number;
@@ -160,15 +173,19 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
   const approver = oneAtATime(options.approver ?? refuseApprover);
   const model = pickModel(agent.model, options.model, env["MINICLAW_MODEL"]);
   const client = options.client ?? createClientFromEnv(env);
+  // Settings a person must fix are refused before anything is opened or started.
+  const settings = modelSettings(agent, options);
+  const output = options.output === undefined ? undefined : createOutputFormat(options.output);
   const builtins = options.builtinTools !== false;
   const memory = builtins ? (options.memory ?? MemoryStore.forWorkspace(workspace)) : undefined;
   const skills = builtins ? (options.skills ?? (await loadSkills(workspace))) : undefined;
   const tools = new Map<string, AnyTool>();
   if (memory && skills) for (const tool of builtinTools(memory, skills, options.commandTimeoutMs)) tools.set(tool.name, tool);
+  const mcp = await openMcp(options.mcpServers, env, emit);
+  for (const tool of mcp?.tools() ?? []) tools.set(tool.name, tool);
   for (const tool of options.tools ?? []) tools.set(tool.name, tool);
   const allowed = agent.tools;
-  if (allowed) for (const name of [...tools.keys()]) if (!allowed.includes(name)) tools.delete(name);
-  const settings = modelSettings(agent, options);
+  if (allowed) for (const name of [...tools.keys()]) if (!isAllowedTool(name, allowed)) tools.delete(name);
   const permissions =
     options.permissions ??
     createPermissionContext({
@@ -181,12 +198,18 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
       emit,
     });
   const web = await offeredWeb(agent, permissions);
-  checkToolNames(agent, tools, web, settings.toolChoice);
+  try {
+    checkToolNames(agent, tools, web, settings.toolChoice);
+  } catch (error) {
+    if (options.memory === undefined) memory?.close();
+    if (!(options.mcpServers instanceof McpHub)) await mcp?.close();
+    throw error;
+  }
   return {
     agentId: agent.id,
     ...settings,
     web,
-    output: options.output === undefined ? undefined : createOutputFormat(options.output),
+    output,
     outputRetries: options.outputRetries ?? DEFAULT_OUTPUT_RETRIES,
     workspace,
     cwd,
@@ -214,6 +237,9 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
         toolNames: [...tools.keys()],
       }),
     ownedMemory: options.memory === undefined ? memory : undefined,
+    mcp,
+    ownedMcp: mcp !== undefined && !(options.mcpServers instanceof McpHub),
+    allowedTools: allowed,
     maxIterations: options.maxIterations ?? DEFAULT_MAX_ITERATIONS,
     maxBudgetUsd: options.maxBudgetUsd ?? Infinity,
     maxOutputTokens: options.maxOutputTokens ?? Infinity,
@@ -269,10 +295,41 @@ async function offeredWeb(agent: AgentConfig, permissions: PermissionContext): P
   const web: WebSettings = { ...agent.web };
   for (const [key, name] of [["search", "web_search"], ["fetch", "web_fetch"]] as const) {
     if (!web[key]) continue;
-    const listed = agent.tools === undefined || agent.tools.includes(name);
+    const listed = agent.tools === undefined || isAllowedTool(name, agent.tools);
     if (!listed || (await permissions.deniesTool?.(name))) delete web[key];
   }
   return web.search || web.fetch ? web : undefined;
+}
+
+/** A server config given for one turn is connected now (its failures are the turn's warnings); a hub is connected once. */
+async function openMcp(servers: TurnOptions["mcpServers"], env: Env, emit: EventSink): Promise<McpHub | undefined> {
+  if (servers === undefined) return undefined;
+  const hub =
+    servers instanceof McpHub
+      ? servers
+      : new McpHub(parseMcpConfig(servers, "the mcpServers option", env), { childEnv: scrubEnv(env), onWarning: (message) => emit({ type: "warning", message }) });
+  await hub.connect();
+  return hub;
+}
+
+/** Whether a `tools:` list names the tool: exactly, or by a glob such as `mcp__github__*`. */
+export function isAllowedTool(name: string, allowed: readonly string[]): boolean {
+  return allowed.some((entry) => entry === name || (/[*?]/.test(entry) && globMatches(entry, name)));
+}
+
+function globMatches(glob: string, name: string): boolean {
+  const source = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/[*?]/g, (w) => (w === "*" ? ".*" : "."));
+  return new RegExp(`^${source}$`).test(name);
+}
+
+/**
+ * Takes in, between two requests, the tool lists MCP servers announced as changed
+ * (`tools/list_changed`): their tools are replaced, through the agent's `tools:` list again.
+ */
+export function refreshMcpTools(rt: TurnRuntime): void {
+  if (!rt.mcp?.refresh()) return;
+  for (const name of [...rt.tools.keys()]) if (name.startsWith("mcp__")) rt.tools.delete(name);
+  for (const tool of rt.mcp.tools()) if (!rt.allowedTools || isAllowedTool(tool.name, rt.allowedTools)) rt.tools.set(tool.name, tool);
 }
 
 const builtinCache = new WeakMap<MemoryStore, { skills: SkillLoader; timeoutMs: number | undefined; tools: AnyTool[] }>();

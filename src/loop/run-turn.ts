@@ -9,7 +9,7 @@ import { runToolUses } from "../tools/dispatch.js";
 import type { AgentConfig, ApiMessage, ContentBlockParam, StopReason, ToolUseBlock, TurnResult, Usage } from "../types.js";
 import { budgetExceeded } from "./brakes.js";
 import { ContextKeeper } from "./context-keeper.js";
-import { resolveTurnOptions, type TurnOptions, type TurnRuntime } from "./options.js";
+import { refreshMcpTools, resolveTurnOptions, type TurnOptions, type TurnRuntime } from "./options.js";
 import { correctionText } from "./output.js";
 import { buildRequest } from "./request.js";
 import { toolContext, userMessage } from "./turn-parts.js";
@@ -54,6 +54,7 @@ async function runTurn(sessionKey: string, userText: string, agent: AgentConfig,
     }
   } finally {
     rt.ownedMemory?.close();
+    if (rt.ownedMcp) await rt.mcp?.close();
   }
 }
 
@@ -72,6 +73,7 @@ async function runRounds(rt: TurnRuntime, session: SessionHandle, turn: TurnStat
     const unfit = await context.fit();
     if (unfit) return finish(session, turn, "model_context_window_exceeded", unfit);
     turn.iterations++;
+    refreshMcpTools(rt);
     rt.emit({ type: "request_start", iteration: turn.iterations, model: rt.model });
     const params = buildRequest({
       model: rt.model,

@@ -1,0 +1,185 @@
+// One MCP server as miniclaw holds it: connected with a timeout, its tool list, calls with a timeout, one restart after a death.
+import { Client, InMemoryTransport, StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client";
+import { DEFAULT_MCP_CONNECT_TIMEOUT_MS, DEFAULT_MCP_TIMEOUT_MS, type McpServerConfig } from "./config.js";
+import { StdioTransport } from "./stdio-transport.js";
+import type { McpCallResult } from "./mcp-result.js";
+
+/** A tool as the server lists it (the parts miniclaw uses). */
+export interface McpToolInfo {
+  name: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  inputSchema: Record<string, unknown>;
+}
+
+/** Where a server stands: `failed` and `stopped` say why in `error`. */
+export type McpState = "disabled" | "idle" | "connecting" | "connected" | "failed" | "stopped";
+
+/** What a connection needs from its process: the environment of children (already scrubbed) and the folder for relative paths. */
+export interface ConnectionDeps {
+  childEnv: Record<string, string | undefined>;
+  /** Receives the server's new tool list after a `tools/list_changed`; the hub applies it between requests. */
+  onToolsChanged: () => void;
+}
+
+const CLIENT_INFO = { name: "miniclaw", version: "0.1.0" };
+
+/**
+ * One configured server. `connect()` never throws: a server that cannot start or answer in
+ * time ends `failed` with the reason. A server that dies is restarted once, before the next
+ * call; after a second death it stays `stopped`, and calls are answered with that reason.
+ */
+export class McpConnection {
+  state: McpState;
+  error: string | undefined;
+  tools: McpToolInfo[] = [];
+  /** A tool list announced by the server and not yet applied. */
+  pending: McpToolInfo[] | undefined;
+  private client: Client | undefined;
+  private closing = false;
+  private restarts = 0;
+  private connecting: Promise<void> | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly config: McpServerConfig,
+    private readonly deps: ConnectionDeps,
+  ) {
+    this.state = config.enabled === false ? "disabled" : "idle";
+  }
+
+  /** Connects and lists the tools, once; later calls wait for the same attempt. */
+  connect(): Promise<void> {
+    if (this.state === "disabled") return Promise.resolve();
+    this.connecting ??= this.open();
+    return this.connecting;
+  }
+
+  /** Calls a tool with the server's timeout; `signal` cancels it (the server is told). Rejects with a one-line reason. */
+  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
+    if (this.state === "stopped" && this.restarts === 0) await this.restart();
+    const client = this.client;
+    if (this.state !== "connected" || !client) throw new Error(`the MCP server "${this.name}" is not running: ${this.error ?? this.state}`);
+    const timeout = this.config.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS;
+    try {
+      return (await client.callTool({ name: tool, arguments: args }, { signal, timeout })) as McpCallResult;
+    } catch (error) {
+      if (signal.aborted) throw new Error(`cancelled: the call to ${this.name}/${tool} was interrupted`);
+      const message = error instanceof Error ? error.message : String(error);
+      if (/timed? ?out/i.test(message)) throw new Error(`the MCP server "${this.name}" did not answer ${tool} within ${seconds(timeout)}; the call was cancelled`);
+      throw new Error(`the MCP server "${this.name}" failed during ${tool}: ${oneLine(message)}`);
+    }
+  }
+
+  /** Stops the server (kills a stdio server's process group); never throws. */
+  async close(): Promise<void> {
+    this.closing = true;
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => undefined);
+    if (this.state !== "disabled") this.state = "stopped";
+  }
+
+  private async open(): Promise<void> {
+    this.state = "connecting";
+    const client = new Client(CLIENT_INFO, {
+      listChanged: {
+        tools: {
+          debounceMs: 50,
+          onChanged: (error, tools) => {
+            if (error || !tools) return;
+            this.pending = tools.map(toolInfo);
+            this.deps.onToolsChanged();
+          },
+        },
+      },
+    });
+    const { transport, serverSide } = this.transport();
+    const limit = this.config.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS;
+    try {
+      await withTimeout(
+        (async () => {
+          // An in-process server listens on the other end of the linked pair before the client speaks.
+          if (serverSide && this.config.type === "sdk") await this.config.server.connect(serverSide);
+          await client.connect(transport);
+          this.tools = (await client.listTools()).tools.map(toolInfo);
+        })(),
+        limit,
+        `did not connect within ${seconds(limit)}`,
+      );
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      this.state = "failed";
+      this.error = failureOf(error, transport);
+      return;
+    }
+    client.onclose = () => this.died(client, transport);
+    this.client = client;
+    this.state = "connected";
+    this.error = undefined;
+  }
+
+  /** A server that went away on its own: stopped, to be restarted once before the next call. */
+  private died(client: Client, transport: Transport): void {
+    if (this.closing || this.client !== client) return;
+    this.client = undefined;
+    this.state = "stopped";
+    this.error = `the server stopped${transport instanceof StdioTransport ? exitText(transport) : ""}`;
+  }
+
+  private async restart(): Promise<void> {
+    this.restarts++;
+    this.connecting = undefined;
+    await this.connect();
+  }
+
+  private transport(): { transport: Transport; serverSide?: Transport } {
+    const config = this.config;
+    if (config.type === "http") return { transport: new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } }) };
+    if (config.type === "sdk") {
+      const [transport, serverSide] = InMemoryTransport.createLinkedPair();
+      return { transport, serverSide };
+    }
+    const env = { ...definedOnly(this.deps.childEnv), ...config.env };
+    return { transport: new StdioTransport({ command: config.command, args: config.args ?? [], env, ...(config.cwd !== undefined && { cwd: config.cwd }) }) };
+  }
+}
+
+function toolInfo(tool: { name: string; title?: string | undefined; description?: string | undefined; inputSchema: unknown }): McpToolInfo {
+  const schema = typeof tool.inputSchema === "object" && tool.inputSchema !== null ? (tool.inputSchema as Record<string, unknown>) : {};
+  return { name: tool.name, title: tool.title, description: tool.description, inputSchema: schema };
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Why a server failed to connect, in one line, with what a stdio server wrote on stderr. */
+function failureOf(error: unknown, transport: Transport): string {
+  const message = oneLine(error instanceof Error ? error.message : String(error));
+  const stderr = transport instanceof StdioTransport ? oneLine(transport.stderrTail) : "";
+  return stderr ? `${message} (stderr: ${stderr.slice(-300)})` : message;
+}
+
+/** How a stdio server ended, as ` (exit code 1)` or ` (killed by SIGKILL)`. */
+function exitText(transport: StdioTransport): string {
+  const exit = transport.exit;
+  if (!exit) return "";
+  return exit.signal ? ` (killed by ${exit.signal})` : ` (exit code ${String(exit.code)})`;
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}

@@ -1,0 +1,155 @@
+// The MCP servers of one process: connected once, in parallel; their tools as miniclaw tools, in a stable order, gated like any other.
+import type Anthropic from "@anthropic-ai/sdk";
+import { z } from "zod";
+import type { AnyTool, Tool } from "../tools/define.js";
+import type { McpServersConfig } from "./config.js";
+import { McpConnection, type McpState, type McpToolInfo } from "./connection.js";
+import { toToolOutput } from "./mcp-result.js";
+import { matchesToolGlob, mcpToolNames } from "./names.js";
+
+/** One server as `miniclaw mcp` and `/mcp` show it. */
+export interface McpServerStatus {
+  name: string;
+  transport: "stdio" | "http" | "sdk";
+  state: McpState;
+  error?: string;
+  /** The miniclaw names of its tools that are offered (after include and exclude). */
+  tools: string[];
+  /** Those the user declared read-only (`readOnly` in mcp.json): they run unasked. */
+  readOnly: string[];
+}
+
+/** What a hub takes from its process. */
+export interface McpHubOptions {
+  /** Environment of stdio servers: already without secrets (an entry's own `env` adds to it). */
+  childEnv: Record<string, string | undefined>;
+  /** One line per server left out or tool not offered, and why; must not throw. */
+  onWarning?: (message: string) => void;
+}
+
+/** Any JSON object: MCP servers check their own input, so the dispatcher only insists on an object. */
+const ANY_OBJECT = z.record(z.string(), z.unknown());
+
+/**
+ * The MCP servers of a process (the REPL, `run`, cron, or a library caller). `connect()`
+ * starts every enabled server at once, each within its connect timeout; one that fails is
+ * left out with one warning and the others go on. A server's `tools/list_changed` takes
+ * effect at the next `refresh()`, which the loop calls between requests, never during one.
+ */
+export class McpHub {
+  private readonly connections: McpConnection[];
+  private connected: Promise<void> | undefined;
+  private changed = false;
+  private current: AnyTool[] = [];
+  private readonly warned = new Set<string>();
+
+  constructor(config: McpServersConfig, private readonly options: McpHubOptions) {
+    const onToolsChanged = (): void => {
+      this.changed = true;
+    };
+    this.connections = Object.keys(config)
+      .sort()
+      .map((name) => new McpConnection(name, config[name]!, { childEnv: options.childEnv, onToolsChanged }));
+  }
+
+  /** Connects every enabled server, in parallel, once; never throws (failures are warnings). */
+  connect(): Promise<void> {
+    this.connected ??= (async () => {
+      await Promise.all(this.connections.map((c) => c.connect()));
+      for (const c of this.connections) if (c.state === "failed") this.warn(`MCP server "${c.name}" left out: ${c.error ?? "it failed"}`);
+      this.current = this.build();
+    })();
+    return this.connected;
+  }
+
+  /** The tools of every connected server, by server name then tool name (stable, for the prompt cache). */
+  tools(): AnyTool[] {
+    return this.current;
+  }
+
+  /** Applies tool lists changed since the last call; true when the tools changed. */
+  refresh(): boolean {
+    if (!this.changed) return false;
+    this.changed = false;
+    for (const c of this.connections) {
+      if (c.pending) c.tools = c.pending;
+      c.pending = undefined;
+    }
+    const before = this.current.map((t) => t.name).join("\n");
+    this.current = this.build();
+    return this.current.map((t) => t.name).join("\n") !== before;
+  }
+
+  status(): McpServerStatus[] {
+    return this.connections.map((c) => {
+      const offered = this.offered(c);
+      return {
+        name: c.name,
+        transport: c.config.type === "http" || c.config.type === "sdk" ? c.config.type : "stdio",
+        state: c.state,
+        ...(c.error !== undefined && { error: c.error }),
+        tools: offered.map((t) => t.name),
+        readOnly: offered.filter((t) => t.readOnly === true).map((t) => t.name),
+      };
+    });
+  }
+
+  /** Stops every server (stdio servers' process groups are killed); never throws. */
+  async close(): Promise<void> {
+    await Promise.all(this.connections.map((c) => c.close()));
+  }
+
+  private build(): AnyTool[] {
+    return this.connections.flatMap((c) => (c.state === "connected" || c.state === "stopped" ? this.offered(c) : []));
+  }
+
+  /** One server's tools after include and exclude; tools whose names clash are left out, with a warning naming both. */
+  private offered(c: McpConnection): AnyTool[] {
+    const { include, exclude } = c.config.tools ?? {};
+    const { names, clashes } = mcpToolNames(c.name, c.tools.map((t) => t.name));
+    const clashing = new Set(clashes.flatMap(([a, b]) => [a, b]));
+    for (const [a, b, name] of clashes) this.warn(`MCP server "${c.name}": tools "${a}" and "${b}" both become ${name}; neither is offered`);
+    return c.tools
+      .filter((t) => !clashing.has(t.name))
+      .filter((t) => {
+        const name = names.get(t.name)!;
+        return (include === undefined || matchesToolGlob(t.name, name, include)) && !matchesToolGlob(t.name, name, exclude ?? []);
+      })
+      .sort((a, b) => (names.get(a.name)! < names.get(b.name)! ? -1 : 1))
+      .map((t) => mcpTool(c, t, names.get(t.name)!));
+  }
+
+  private warn(message: string): void {
+    if (this.warned.has(message)) return;
+    this.warned.add(message);
+    try {
+      this.options.onWarning?.(message);
+    } catch {
+      // A throwing sink must not stop the servers.
+    }
+  }
+}
+
+/**
+ * One MCP tool as a miniclaw tool. Read-only only when the user says so in `readOnly`: a
+ * server's own annotations come from a program the user may not control. Every other call
+ * needs approval, so the gate asks, refuses where nobody can answer, or runs it by the mode.
+ */
+function mcpTool(c: McpConnection, info: McpToolInfo, name: string): Tool<Record<string, unknown>> {
+  const readOnly = matchesToolGlob(info.name, name, c.config.readOnly ?? []);
+  return {
+    name,
+    description: info.description ?? info.title ?? `${info.name}, a tool of the MCP server ${c.name}`,
+    input: ANY_OBJECT,
+    inputSchema: { ...withoutDialect(info.inputSchema), type: "object" } as Anthropic.Tool.InputSchema,
+    readOnly,
+    needsApproval: !readOnly,
+    run: async (input, context) => toToolOutput(await c.call(info.name, input, context.signal)),
+  };
+}
+
+/** The schema without its `$schema` dialect line, which says nothing the API needs. */
+function withoutDialect(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
+}
