@@ -146,10 +146,15 @@ interface OwnerPids {
   watchdog: number;
 }
 
+interface OwnerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 /** Starts stdio-owner.mjs in `mode`; resolves with the pids it prints, and its exit to come. */
-async function startOwner(mode: string): Promise<{ pids: OwnerPids; kill: (signal: NodeJS.Signals) => void; exited: Promise<ServerExitSeen> }> {
+async function startOwner(mode: string): Promise<{ pids: OwnerPids; kill: (signal: NodeJS.Signals) => void; exited: Promise<OwnerExit> }> {
   const child = spawn(process.execPath, [OWNER, mode], { env: PATH_ONLY, stdio: ["ignore", "pipe", "pipe"] });
-  const exited = new Promise<ServerExitSeen>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<OwnerExit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
   let out = "";
   let err = "";
   child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
@@ -161,11 +166,6 @@ async function startOwner(mode: string): Promise<{ pids: OwnerPids; kill: (signa
     void exited.then(() => reject(new Error(`stdio-owner exited before it was ready: ${err}`)));
   });
   return { pids, kill: (signal) => child.kill(signal), exited };
-}
-
-interface ServerExitSeen {
-  code: number | null;
-  signal: NodeJS.Signals | null;
 }
 
 async function waitUntilDead(pid: number): Promise<boolean> {
