@@ -326,8 +326,8 @@ function globMatches(glob: string, name: string): boolean {
  * Takes in, between two requests, the tool lists MCP servers announced as changed
  * (`tools/list_changed`): their tools are replaced, through the agent's `tools:` list again.
  */
-export function refreshMcpTools(rt: TurnRuntime): void {
-  if (!rt.mcp?.refresh()) return;
+export async function refreshMcpTools(rt: TurnRuntime): Promise<void> {
+  if (!rt.mcp || !(await rt.mcp.refresh())) return;
   for (const name of [...rt.tools.keys()]) if (name.startsWith("mcp__")) rt.tools.delete(name);
   for (const tool of rt.mcp.tools()) if (!rt.allowedTools || isAllowedTool(tool.name, rt.allowedTools)) rt.tools.set(tool.name, tool);
 }

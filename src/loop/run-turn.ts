@@ -73,7 +73,7 @@ async function runRounds(rt: TurnRuntime, session: SessionHandle, turn: TurnStat
     const unfit = await context.fit();
     if (unfit) return finish(session, turn, "model_context_window_exceeded", unfit);
     turn.iterations++;
-    refreshMcpTools(rt);
+    await refreshMcpTools(rt);
     rt.emit({ type: "request_start", iteration: turn.iterations, model: rt.model });
     const params = buildRequest({
       model: rt.model,

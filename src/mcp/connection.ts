@@ -33,8 +33,8 @@ export class McpConnection {
   state: McpState;
   error: string | undefined;
   tools: McpToolInfo[] = [];
-  /** A tool list announced by the server and not yet applied. */
-  pending: McpToolInfo[] | undefined;
+  /** Set when the server announced a changed tool list that `relist()` has not fetched yet. */
+  stale = false;
   private client: Client | undefined;
   private closing = false;
   private restarts = 0;
@@ -71,6 +71,17 @@ export class McpConnection {
     }
   }
 
+  /** Fetches the tool list again after the server announced a change; a failure keeps the old list. */
+  async relist(): Promise<void> {
+    if (!this.stale) return;
+    this.stale = false;
+    try {
+      if (this.client) this.tools = (await this.client.listTools()).tools.map(toolInfo);
+    } catch {
+      // The old list stays; a call of a tool that is gone is answered by the server.
+    }
+  }
+
   /** Stops the server (kills a stdio server's process group); never throws. */
   async close(): Promise<void> {
     this.closing = true;
@@ -82,17 +93,12 @@ export class McpConnection {
 
   private async open(): Promise<void> {
     this.state = "connecting";
-    const client = new Client(CLIENT_INFO, {
-      listChanged: {
-        tools: {
-          debounceMs: 50,
-          onChanged: (error, tools) => {
-            if (error || !tools) return;
-            this.pending = tools.map(toolInfo);
-            this.deps.onToolsChanged();
-          },
-        },
-      },
+    const client = new Client(CLIENT_INFO);
+    // Marked at once: a server announces the change during the call that made it, before that call's result,
+    // so the list is fetched again before the next request (the SDK's own refresh would come later, debounced).
+    client.setNotificationHandler("notifications/tools/list_changed", () => {
+      this.stale = true;
+      this.deps.onToolsChanged();
     });
     const { transport, serverSide } = this.transport();
     const limit = this.config.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS;

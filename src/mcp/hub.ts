@@ -67,14 +67,11 @@ export class McpHub {
     return this.current;
   }
 
-  /** Applies tool lists changed since the last call; true when the tools changed. */
-  refresh(): boolean {
+  /** Fetches the tool lists servers announced as changed since the last call; true when the tools changed. */
+  async refresh(): Promise<boolean> {
     if (!this.changed) return false;
     this.changed = false;
-    for (const c of this.connections) {
-      if (c.pending) c.tools = c.pending;
-      c.pending = undefined;
-    }
+    await Promise.all(this.connections.map((c) => c.relist()));
     const before = this.current.map((t) => t.name).join("\n");
     this.current = this.build();
     return this.current.map((t) => t.name).join("\n") !== before;
