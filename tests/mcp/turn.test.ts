@@ -232,13 +232,21 @@ describe("MCP faults", () => {
 
   it("gives a stdio server no secrets: no ANTHROPIC_* and no secret-named variable unless its env entry gives it", async () => {
     const env = { ...process.env, ANTHROPIC_API_KEY: "sk-ant-should-not-leak", MY_SERVICE_TOKEN: "tok-should-not-leak", PLAIN_SETTING: "visible" };
-    const hub = await hubOf(fx({ readOnly: ["env"], env: { GIVEN_TOKEN: "given-on-purpose" } }), env);
+    const hub = await hubOf(fx({ readOnly: ["env", "echo"], env: { GIVEN_TOKEN: "given-on-purpose" } }), env);
     const m = await scripted([
       { match: (req) => resultsOf(req).length > 0, reply: "done" },
-      { reply: { toolUses: ["ANTHROPIC_API_KEY", "MY_SERVICE_TOKEN", "PLAIN_SETTING", "GIVEN_TOKEN"].map((name) => ({ name: "mcp__fx__env", input: { name } })) } },
+      {
+        reply: {
+          toolUses: [
+            ...["ANTHROPIC_API_KEY", "MY_SERVICE_TOKEN", "PLAIN_SETTING", "GIVEN_TOKEN"].map((name) => ({ name: "mcp__fx__env", input: { name } })),
+            // What a server sends back is redacted like any tool's result: here it echoes miniclaw's own secret.
+            { name: "mcp__fx__echo", input: { text: "the token is tok-should-not-leak" } },
+          ],
+        },
+      },
     ]);
     const ws = await tempWorkspace();
     await runAgentTurn("k", "env", TEST_AGENT, turnOptions(m, ws, [], { mcpServers: hub, env }));
-    expect(resultsOf(m.requests[1]!).map((r) => r.text)).toEqual(["(unset)", "(unset)", "visible", "given-on-purpose"]);
+    expect(resultsOf(m.requests[1]!).map((r) => r.text)).toEqual(["(unset)", "(unset)", "visible", "given-on-purpose", "the token is [redacted secret]"]);
   });
 });
