@@ -7,6 +7,10 @@ export type { TurnOptions, JsonSchema } from "./loop/options.js";
 export { defineTool, type Tool, type AnyTool, type ToolContext, type ToolOutput, type ToolSpec, type NeedsApproval, type PermissionRule, type Grant } from "./tools/define.js";
 export type { ToolHooks, ToolCall, BeforeToolUseResult } from "./tools/dispatch.js";
 
+// MCP servers: their tools join a turn's through the mcpServers option, or a hub shared by many turns.
+export { McpHub, connectMcpServers, type ConnectMcpOptions, type McpHubOptions, type McpServerStatus } from "./mcp/hub.js";
+export type { McpServersConfig, McpServerConfig, McpStdioConfig, McpHttpConfig, McpSdkConfig, McpServerCommon } from "./mcp/config.js";
+
 // The gate.
 export { checkCommandSafety } from "./permissions/safety.js";
 export type { PermissionContext, PermissionMode, GateAnswer, PathAnswer, ToolAnswer, ToolCallCheck } from "./permissions/context.js";

@@ -5,7 +5,7 @@ import { parseEffort, parseThinking, type Parsed } from "../model/settings.js";
 import type { Effort, ThinkingSetting } from "../types.js";
 
 export interface CliArgs {
-  command: "repl" | "run" | "cron" | "sessions" | "demo" | "init" | "help" | "version";
+  command: "repl" | "run" | "cron" | "sessions" | "mcp" | "demo" | "init" | "help" | "version";
   /** Words after the command (`run MESSAGE...`, `sessions show KEY`, `cron run JOB`). */
   words: string[];
   workspace?: string;
@@ -27,7 +27,7 @@ export interface CliArgs {
   outputSchema?: string;
 }
 
-const COMMANDS = new Set(["run", "cron", "sessions", "demo", "init", "help"]);
+const COMMANDS = new Set(["run", "cron", "sessions", "mcp", "demo", "init", "help"]);
 const MODES = new Set(["default", "plan", "bypassPermissions"]);
 /** The commands that run turns, and so take `--thinking` and `--effort`. */
 const TURN_COMMANDS = new Set(["repl", "run", "cron", "demo"]);
@@ -46,6 +46,8 @@ Commands:
   sessions [show KEY]       list sessions | print one (--all: compacted parts too)
   sessions new KEY          create an empty session
   sessions fork FROM NEW [ID]  copy a session (up to message ID) under a new key
+  mcp                       the MCP servers of workspace/mcp.json: connects them, lists
+                            their state and tools, stops them
   demo                      the REPL against the built-in scripted model (no key needed)
   init [DIR]                create a workspace from the templates (default ./workspace); keeps existing files
 

@@ -2,7 +2,9 @@
 import { join } from "node:path";
 import { systemClock } from "../deps.js";
 import { ConfigError } from "../errors.js";
+import type { McpHub } from "../mcp/hub.js";
 import { loadAgents } from "../runtime/agents.js";
+import { openMcpHub } from "../runtime/assistant.js";
 import { nextRunTime, startScheduler } from "../runtime/cron.js";
 import { CRON_FILE, loadCronJobs, type CronJob } from "../runtime/cron-config.js";
 import { createJobRunner } from "../runtime/cron-job.js";
@@ -27,15 +29,33 @@ const SUCCESS = new Set(["ok", "alert", "skipped"]);
 /** Dispatches `cron`, `cron run JOB`, `cron list` and `cron runs`; resolves to the exit code. Throws ConfigError for a person to fix. */
 export async function cronCommand(args: CliArgs, io: CliIo): Promise<number> {
   const [sub, ...rest] = args.words;
-  if (sub === undefined) return runScheduler(args, io);
-  if (sub === "run" && rest.length === 1) return runOneJob(args, io, rest[0]!);
+  if (sub === undefined) return withPrepared(args, io, (prepared) => runScheduler(prepared, io));
+  if (sub === "run" && rest.length === 1) return withPrepared(args, io, (prepared) => runOneJob(prepared, io, rest[0]!, args.force));
   if (sub === "list" && rest.length === 0) return listJobs(args, io);
   if (sub === "runs" && rest.length <= 1) return listRuns(args, io, rest[0]);
   throw new ConfigError(USAGE_LINE);
 }
 
-async function runScheduler(args: CliArgs, io: CliIo): Promise<number> {
-  const { workspace, runJob, jobs } = await prepare(args, io);
+/** What the scheduler and `cron run` share: the jobs, the runner, and the MCP servers of the process. */
+interface Prepared {
+  workspace: string;
+  jobs: CronJob[];
+  runJob: RunJob;
+  /** The servers of mcp.json, connected by the first run that needs them and shared by every run after it. */
+  mcp: McpHub | undefined;
+}
+
+/** Runs a command over the prepared jobs, then stops the MCP servers, however the command ended. */
+async function withPrepared(args: CliArgs, io: CliIo, command: (prepared: Prepared) => Promise<number>): Promise<number> {
+  const prepared = await prepare(args, io);
+  try {
+    return await command(prepared);
+  } finally {
+    await prepared.mcp?.close();
+  }
+}
+
+async function runScheduler({ workspace, runJob, jobs }: Prepared, io: CliIo): Promise<number> {
   const active = await schedulableJobs(workspace, jobs, io);
   const scheduler = startScheduler({
     jobs: active,
@@ -87,15 +107,14 @@ async function schedulableJobs(workspace: string, jobs: readonly CronJob[], io: 
   return active;
 }
 
-async function runOneJob(args: CliArgs, io: CliIo, name: string): Promise<number> {
-  const { workspace, runJob, jobs } = await prepare(args, io);
+async function runOneJob({ workspace, runJob, jobs }: Prepared, io: CliIo, name: string, force: boolean): Promise<number> {
   const job = jobs.find((j) => j.name === name);
   if (!job) {
     const names = jobs.map((j) => j.name).join(", ") || "none";
     throw new ConfigError(`no job "${name}" in ${join(workspace, CRON_FILE)} (jobs: ${names})`);
   }
   const pause = (await readPausedJobs(workspace))[name];
-  if (pause && !args.force) {
+  if (pause && !force) {
     io.stderr.write(`${visibleText(`${name} ${describePause(pause)}: miniclaw cron run ${name} --force runs it anyway`)}\n`);
     return 1;
   }
@@ -173,12 +192,17 @@ function warner(io: CliIo): (message: string) => void {
   return (message) => void io.stderr.write(`warning: ${visibleText(message, { keepLineBreaks: true })}\n`);
 }
 
-/** Credentials first (as `run`), then the jobs, their agents, and the runner every run goes through. */
-async function prepare(args: CliArgs, io: CliIo): Promise<{ workspace: string; jobs: CronJob[]; runJob: RunJob }> {
+/**
+ * Credentials first (as `run`), then the jobs, their agents, mcp.json, and the runner every run goes
+ * through. Each run opens its own assistant (edited SOUL.md files apply), but the MCP servers are the
+ * process's: started once, by the first run that needs them.
+ */
+async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
   const { workspace, client } = await openWorkspace(args, io);
   const jobs = await loadCronJobs(workspace);
   const warn = warner(io);
   checkJobAgents(workspace, jobs, await loadAgents(workspace, { onWarning: warn }), args.agent);
+  const mcp = await openMcpHub(workspace, io.env, warn);
   const runJob = createJobRunner({
     assistant: {
       workspace,
@@ -186,7 +210,7 @@ async function prepare(args: CliArgs, io: CliIo): Promise<{ workspace: string; j
       env: io.env,
       client,
       onWarning: warn,
-      turn: turnFlags(args),
+      turn: { ...turnFlags(args), ...(mcp !== undefined && { mcpServers: mcp }) },
       ...(args.model !== undefined && { model: args.model }),
       ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }),
     },
@@ -196,7 +220,7 @@ async function prepare(args: CliArgs, io: CliIo): Promise<{ workspace: string; j
     },
   });
   const withDefaultAgent: RunJob = (job, signal) => runJob(args.agent !== undefined && job.agent === undefined ? { ...job, agent: args.agent } : job, signal);
-  return { workspace, jobs, runJob: withDefaultAgent };
+  return { workspace, jobs, runJob: withDefaultAgent, mcp };
 }
 
 /**

@@ -27,6 +27,12 @@ export interface LineInput {
   setBusy(busy: boolean): void;
   /** Appends a message to the history file. */
   remember(line: string): Promise<void>;
+  /**
+   * Prints a line that arrived on its own (a warning from a server that connects in the background):
+   * while a terminal shows the prompt, above it, with the prompt and what was typed drawn again;
+   * otherwise on stderr as it is.
+   */
+  notice(text: string): void;
   close(): void;
 }
 
@@ -138,6 +144,11 @@ export async function openLineInput(io: CliIo, historyPath: string): Promise<Lin
       state.queuedHandler = handler;
     },
     setBusy,
+    notice: (text) => {
+      if (!interactive || busy || prompt === "" || lines.closed()) return void io.stderr.write(`${text}\n`);
+      io.stdout.write(`\r\x1b[K${text}\n`);
+      editor.prompt(true);
+    },
     remember: async (line) => {
       if (interactive && line.trim()) await appendFile(historyPath, `${line.replace(/\n/g, " ")}\n`).catch(() => {});
     },

@@ -25,6 +25,8 @@ export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number
         return await (await import("./sessions.js")).sessionsCommand(args, io);
       case "cron":
         return await (await import("./cron.js")).cronCommand(args, io);
+      case "mcp":
+        return await (await import("./mcp.js")).mcpCommand(args, io);
       case "demo":
         return await (await import("./demo.js")).runDemo(args, io);
       case "init":

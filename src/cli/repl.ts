@@ -30,8 +30,11 @@ const DEFAULT_COLUMNS = 80;
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
 
 /**
- * Runs the REPL until /exit, Ctrl-D, two Ctrl-C on an empty prompt, or the end of piped input.
- * Resolves to 0, or in line mode (stdin not a terminal) to 1 when a turn ended in an error.
+ * Runs the REPL until /exit, Ctrl-D, two Ctrl-C on an empty prompt, the end of piped input, or
+ * SIGTERM (and SIGINT in line mode, where no terminal turns Ctrl-C into a key): a signal
+ * interrupts the running turn and ends the REPL. Resolves to 0, 143 after SIGTERM, 130 after
+ * SIGINT, or in line mode to 1 when a turn ended in an error. However it ends, the assistant is
+ * closed first, so the MCP servers it started are stopped.
  */
 export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {}): Promise<number> {
   const opened = await openWorkspace(args, io, options.client);
@@ -48,18 +51,26 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
         approvalsFile: join(workspace, APPROVALS_FILE),
       })
     : refuseApprover;
+  // A warning during a turn is one of its lines; between turns (a server connecting in the background) it goes above the prompt.
+  const onWarning = (message: string): void => {
+    if (turn) return turn.sink({ type: "warning", message });
+    input.notice(`warning: ${visibleText(message, { keepLineBreaks: true })}`);
+  };
   const assistant = await openAssistant({
     workspace,
     cwd: io.cwd,
     env: io.env,
     client,
     approver,
-    onWarning: (message) => io.stderr.write(`warning: ${visibleText(message, { keepLineBreaks: true })}\n`),
+    onWarning,
     // --effort lives in the REPL's state (/effort changes it); --thinking holds for every turn.
     ...(args.thinking !== undefined && { turn: { thinking: args.thinking } }),
     ...(args.model !== undefined && { model: args.model }),
     ...(args.agent !== undefined && { defaultAgent: args.agent }),
     ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }),
+  }).catch((error: unknown) => {
+    input.close();
+    throw error;
   });
   const agentId = args.agent ?? "main";
   const state: ReplState = {
@@ -86,6 +97,12 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
   });
   if (options.banner) (input.interactive ? io.stdout : io.stderr).write(`${options.banner}\n`);
   if (input.interactive) io.stdout.write(`${banner(state, args, io, opened.client.baseURL)}\n`);
+  // Started now so the first message waits less; a person takes seconds to type it. Piped lines arrive at once: the turn connects them.
+  if (input.interactive) void assistant.mcp?.connect();
+  const signalled = stopOnSignals(io, input.interactive, () => {
+    turn?.controller.abort();
+    input.close();
+  });
   let failed = false;
   try {
     for (;;) {
@@ -109,10 +126,28 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
     }
   } finally {
     input.close();
-    assistant.close();
+    await assistant.close();
+    signalled.off();
   }
   if (input.interactive) io.stdout.write("\n");
+  if (signalled.code !== undefined) return signalled.code;
   return failed && !input.interactive ? 1 : 0;
+}
+
+/**
+ * SIGTERM, and in line mode SIGINT, call `stop` once and set the exit code (143, 130). On a
+ * terminal, Ctrl-C is a key the line editor takes, never a signal. `off` unsubscribes.
+ */
+function stopOnSignals(io: CliIo, interactive: boolean, stop: () => void): { code: number | undefined; off(): void } {
+  const state: { code: number | undefined; off(): void } = { code: undefined, off: () => {} };
+  const on = (code: number) => (): void => {
+    if (state.code !== undefined) return;
+    state.code = code;
+    stop();
+  };
+  const offs = [io.onSignal("SIGTERM", on(143)), ...(interactive ? [] : [io.onSignal("SIGINT", on(130))])];
+  state.off = () => offs.forEach((off) => off());
+  return state;
 }
 
 /** `miniclaw · Jarvis (main) · model claude-… · server http://… · session … · /help …`; the server only when it is not Anthropic's. */

@@ -14,7 +14,8 @@ import { visibleJson, visibleLine, visibleReply, visibleText } from "./visible-t
 
 /**
  * Runs one turn and resolves to the exit code: 0 when the model finished (or was cut) on its
- * own, 130 when interrupted, 1 with one line on stderr for any other stop. The session is new
+ * own, 130 when interrupted (SIGINT), 143 when terminated (SIGTERM), 1 with one line on stderr for any
+ * other stop. Whatever the ending, the assistant is closed before it resolves, so its MCP servers are stopped. The session is new
  * unless `--session` or `--continue` names one; its key goes to stderr first, and is stored as
  * the last run's before the turn, so even an interrupted run can be continued. With
  * `--output-schema FILE` (read before anything else happens), stdout gets the checked JSON object
@@ -44,7 +45,12 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
     ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }),
   });
   const controller = new AbortController();
-  const off = io.onSignal("SIGINT", () => controller.abort());
+  let signalled: "SIGINT" | "SIGTERM" | undefined;
+  const stopOn = (signal: "SIGINT" | "SIGTERM") => (): void => {
+    signalled ??= signal;
+    controller.abort();
+  };
+  const offs = [io.onSignal("SIGINT", stopOn("SIGINT")), io.onSignal("SIGTERM", stopOn("SIGTERM"))];
   try {
     const sessionKey = await chooseRunSession(args, workspace, assistant.route(text).agent.id, systemClock.now());
     await writeLastRunKey(workspace, sessionKey);
@@ -56,19 +62,20 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
       sessionKey,
       ...(output !== undefined && { turn: { output } }),
     });
-    return report(result, io, server, output);
+    return report(result, io, server, output, signalled);
   } finally {
-    off();
-    assistant.close();
+    // The handlers stay until the servers are stopped: a signal now must not kill the process mid-close.
+    await assistant.close();
+    for (const off of offs) off();
   }
 }
 
 /** Prints the reply (or the structured answer) and how the turn ended; resolves to the exit code. */
-function report(result: TurnResult, io: CliIo, server: string, output: JsonSchema | undefined): number {
+function report(result: TurnResult, io: CliIo, server: string, output: JsonSchema | undefined, signalled: "SIGINT" | "SIGTERM" | undefined): number {
   if (output === undefined && result.text) io.stdout.write(`${visibleReply(result.text, io.stdout)}\n`);
   if (result.stopReason === "aborted") {
-    io.stderr.write("interrupted\n");
-    return 130;
+    io.stderr.write(signalled === "SIGTERM" ? "terminated\n" : "interrupted\n");
+    return signalled === "SIGTERM" ? 143 : 130;
   }
   if (output !== undefined && isSuccessfulStop(result.stopReason)) {
     if (result.output !== undefined) io.stdout.write(`${visibleJson(result.output)}\n`);

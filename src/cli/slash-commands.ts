@@ -1,7 +1,10 @@
-// The REPL's own commands (/help, /agents, /new or /clear, /sessions, /compact, /skills, /memory, /cost, /effort, /thinking, /exit).
+// The REPL's own commands (/help, /agents, /new or /clear, /sessions, /compact, /skills, /memory, /cost, /effort, /thinking, /mcp, /exit).
+import { join } from "node:path";
 import { styleText } from "node:util";
 import { formatUsageSummary, summarizeUsage } from "../model/usage.js";
 import type { Assistant } from "../runtime/assistant.js";
+import { MCP_CONFIG_FILE } from "../mcp/config.js";
+import { listMcpServers, noMcpServers } from "./mcp.js";
 import { clip, formatMinute } from "./render.js";
 import { effortCommand, thinkingCommand, type SettingState } from "./setting-commands.js";
 import { visibleText } from "./visible-text.js";
@@ -30,6 +33,7 @@ const HELP: Array<[string, string]> = [
   ["/cost", "tokens, cache read share and estimated cost of this session"],
   ["/effort [LEVEL]", "low, medium, high, xhigh, max for every agent; default: each agent's own"],
   ["/thinking show|hide", "stream the model's thinking, or one line (the default)"],
+  ["/mcp", "the MCP servers of mcp.json, their state and tools"],
   ["/exit", "leave (also Ctrl-D)"],
 ];
 
@@ -86,6 +90,9 @@ export async function handleSlashCommand(line: string, state: ReplState): Promis
     case "thinking":
       say(thinkingCommand(command.args, state));
       return "handled";
+    case "mcp":
+      say(await mcpListing(state));
+      return "handled";
   }
   const agent = findAgentByPrefix(command.name, assistant.agents);
   say(agent ? `Usage: ${clip(agent.prefix ?? "", 40)} <message> (asks ${clip(agent.name, 60)}).` : `Unknown command /${clip(command.name, 60)}. Type /help for the list.`);
@@ -115,6 +122,14 @@ async function costOf(state: ReplState): Promise<string> {
   const responses = records.filter((r): r is MessageRecord | CompactionRecord => r.type === "message" || r.type === "compaction");
   if (!responses.some((r) => r.usage)) return "No usage yet in this session.";
   return formatUsageSummary(summarizeUsage(responses));
+}
+
+/** The servers of this process, connected first if no turn has needed them yet; mcp.json is read once, when the REPL starts. */
+async function mcpListing(state: ReplState): Promise<string> {
+  const { mcp, workspace } = state.assistant;
+  if (!mcp) return `${noMcpServers(workspace)}\nmcp.json is read when miniclaw starts: restart the REPL after writing it.`;
+  await mcp.connect();
+  return listMcpServers(mcp, join(workspace, MCP_CONFIG_FILE));
 }
 
 async function compactNow(state: ReplState): Promise<string> {

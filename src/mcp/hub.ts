@@ -1,8 +1,9 @@
 // The MCP servers of one process: connected once, in parallel; their tools as miniclaw tools, in a stable order, gated like any other.
 import type Anthropic from "@anthropic-ai/sdk";
 import { z } from "zod";
+import { scrubEnv } from "../tools/child-env.js";
 import type { AnyTool, Tool } from "../tools/define.js";
-import type { McpServersConfig } from "./config.js";
+import { parseMcpConfig, type McpServersConfig } from "./config.js";
 import { McpConnection, type McpState, type McpToolInfo } from "./connection.js";
 import { toToolOutput } from "./mcp-result.js";
 import { matchesToolGlob, mcpToolNames } from "./names.js";
@@ -25,6 +26,30 @@ export interface McpHubOptions {
   childEnv: Record<string, string | undefined>;
   /** One line per server left out or tool not offered, and why; must not throw. */
   onWarning?: (message: string) => void;
+}
+
+/** What `connectMcpServers` takes besides the servers. */
+export interface ConnectMcpOptions {
+  /** Where `${VAR}` is read and what stdio servers inherit, scrubbed of secrets; default the process's environment. */
+  env?: Record<string, string | undefined>;
+  /** One line per server left out, and why; must not throw. Default: nothing is said. */
+  onWarning?: (message: string) => void;
+}
+
+/**
+ * Checks the servers (the `mcpServers` shape of mcp.json, in-process `{ type: "sdk", server }` too)
+ * and connects them, for a library caller whose turns share them: pass the hub as the
+ * `mcpServers` option of each turn, and `close()` it when done (stdio servers run until then).
+ * Throws a one-line ConfigError for a bad entry; a server that fails to connect is a warning, not an error.
+ */
+export async function connectMcpServers(servers: McpServersConfig, options: ConnectMcpOptions = {}): Promise<McpHub> {
+  const env = options.env ?? process.env;
+  const hub = new McpHub(parseMcpConfig(servers, "the mcpServers option", env), {
+    childEnv: scrubEnv(env),
+    ...(options.onWarning !== undefined && { onWarning: options.onWarning }),
+  });
+  await hub.connect();
+  return hub;
 }
 
 /** Any JSON object: MCP servers check their own input, so the dispatcher only insists on an object. */

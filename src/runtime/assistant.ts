@@ -10,7 +10,9 @@ import type { TurnOptions } from "../loop/options.js";
 import { MemoryStore } from "../memory/store.js";
 import { createClient, pickModel, type Env } from "../model/client.js";
 import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
-import { isSecretVariable } from "../tools/child-env.js";
+import { readMcpConfig, parseMcpConfig, type McpServersConfig } from "../mcp/config.js";
+import { McpHub } from "../mcp/hub.js";
+import { isSecretVariable, scrubEnv } from "../tools/child-env.js";
 import { BUNDLED_SKILLS } from "../paths.js";
 import type { PermissionMode } from "../permissions/context.js";
 import { openSession } from "../sessions/session-handle.js";
@@ -36,7 +38,11 @@ export interface AssistantOptions {
   clock?: Clock;
   /** Warnings met while loading (bad SOUL.md, skill rule breaks); must not throw. */
   onWarning?: (message: string) => void;
-  /** Anything else a turn takes (budgets, hooks, extra tools). */
+  /**
+   * Anything else a turn takes (budgets, hooks, extra tools). Its `mcpServers` wins over the
+   * workspace's mcp.json: a hub is used as is (and left running by `close()`); a servers object
+   * becomes the assistant's own hub, like mcp.json's.
+   */
   turn?: TurnOptions;
 }
 
@@ -68,20 +74,29 @@ export interface Assistant {
   send(text: string, options?: SendOptions): Promise<TurnResult>;
   /** Compacts a session now (keeping its last turn); resolves to one line saying what happened. */
   compact(sessionKey: string, agentId: string, onEvent?: EventSink): Promise<string>;
-  /** Releases watchers and handles. */
-  close(): void;
+  /**
+   * The MCP servers every turn of this assistant shares (mcp.json's, or the `turn.mcpServers` option's),
+   * undefined when there are none. They connect at the first turn that needs them, or at `connect()`.
+   */
+  mcp: McpHub | undefined;
+  /** Releases watchers and handles, and stops the MCP servers the assistant started; never rejects. */
+  close(): Promise<void>;
 }
 
-/** Opens the workspace: loads agents and skills once. Throws ConfigError (no credentials, no agent). */
+/**
+ * Opens the workspace: loads agents and skills once, and reads mcp.json (its servers start only when
+ * a turn or `assistant.mcp.connect()` needs them). Throws ConfigError (no credentials, no agent, a bad mcp.json).
+ */
 export async function openAssistant(opts: AssistantOptions): Promise<Assistant> {
   const client = opts.client ?? createClient({ env: opts.env });
   // Built from the process's own environment: its commands must not find the key in /proc/<our pid>/environ.
   if (!opts.client && opts.env === process.env) hideSecretsFromProcEnviron(isSecretVariable);
   const warn = opts.onWarning ?? (() => {});
   const skills = new SkillLoader({ dirs: [BUNDLED_SKILLS, join(opts.workspace, "skills")], onWarning: warn });
-  const [agents, userProfile] = await Promise.all([
+  const [agents, userProfile, mcp] = await Promise.all([
     loadAgents(opts.workspace, { onWarning: warn, knownTools: (opts.turn?.tools ?? []).map((tool) => tool.name) }),
     readUserProfile(opts.workspace),
+    assistantMcp(opts, warn),
     skills.load(),
   ]);
   const defaultAgent = opts.defaultAgent ?? DEFAULT_AGENT_ID;
@@ -101,6 +116,7 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
     skills,
     memory,
     sessions,
+    mcp: mcp.hub,
     route,
     sessionKeyFor,
     async send(text, send = {}) {
@@ -108,6 +124,7 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
       const turn: TurnOptions = {
         ...opts.turn,
         ...send.turn,
+        ...(mcp.hub !== undefined && { mcpServers: mcp.hub }),
         workspace: opts.workspace,
         cwd: opts.cwd,
         env: opts.env,
@@ -150,8 +167,32 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
         await session.release();
       }
     },
-    close() {
+    async close() {
       memory.close();
+      if (mcp.owned) await mcp.hub?.close();
     },
   };
+}
+
+/**
+ * The MCP servers of `<workspace>/mcp.json` as a hub for one process, undefined when the file does not
+ * exist or lists no server. Nothing starts until `connect()`; stdio servers get the environment without
+ * its secrets (an entry's own `env` adds to it), and `${VAR}` is read from `env`. Throws a one-line
+ * ConfigError naming the file, the server and the field when the file is bad.
+ */
+export async function openMcpHub(workspace: string, env: Env, onWarning: (message: string) => void): Promise<McpHub | undefined> {
+  return hubOf(await readMcpConfig(workspace, env), env, onWarning);
+}
+
+/** The assistant's servers: the option's hub (not its to stop), the option's servers, or mcp.json's. */
+async function assistantMcp(opts: AssistantOptions, warn: (message: string) => void): Promise<{ hub: McpHub | undefined; owned: boolean }> {
+  const given = opts.turn?.mcpServers;
+  if (given instanceof McpHub) return { hub: given, owned: false };
+  if (given !== undefined) return { hub: hubOf(parseMcpConfig(given, "the mcpServers option", opts.env), opts.env, warn), owned: true };
+  return { hub: await openMcpHub(opts.workspace, opts.env, warn), owned: true };
+}
+
+function hubOf(config: McpServersConfig | undefined, env: Env, onWarning: (message: string) => void): McpHub | undefined {
+  if (config === undefined || Object.keys(config).length === 0) return undefined;
+  return new McpHub(config, { childEnv: scrubEnv(env), onWarning });
 }

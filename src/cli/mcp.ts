@@ -1,0 +1,89 @@
+// `miniclaw mcp` and the REPL's `/mcp`: the MCP servers of mcp.json, their state and their tools, one listing for both.
+import { join } from "node:path";
+import { ConfigError } from "../errors.js";
+import { MCP_CONFIG_FILE } from "../mcp/config.js";
+import type { McpHub, McpServerStatus } from "../mcp/hub.js";
+import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
+import { openMcpHub } from "../runtime/assistant.js";
+import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
+import { isSecretVariable } from "../tools/child-env.js";
+import type { CliArgs } from "./args.js";
+import type { CliIo } from "./io.js";
+import { visibleLine, visibleText } from "./visible-text.js";
+
+/** What one server's reason may take on its line: a server's stderr can be long. */
+const REASON_COLUMNS = 300;
+
+/**
+ * Connects the servers of the workspace's mcp.json, prints their listing (`describeMcpServers`)
+ * on stdout, stops them, and resolves to 0; without servers, says how to add one. A bad mcp.json
+ * is the ConfigError `main` prints as one line (exit 1). SIGINT or SIGTERM while the servers
+ * connect stops them and resolves to 130 or 143. Needs no credentials: no model is called.
+ */
+export async function mcpCommand(args: CliArgs, io: CliIo): Promise<number> {
+  if (args.words.length > 0) throw new ConfigError("miniclaw mcp takes no words: it lists the servers of the workspace's mcp.json, their state and tools");
+  const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
+  if (await ensureWorkspace(workspace)) io.stderr.write(`Created a new workspace at ${workspace} from the templates.\n`);
+  const hub = await openMcpHub(workspace, io.env, (message) => io.stderr.write(`warning: ${visibleText(message, { keepLineBreaks: true })}\n`));
+  if (!hub) {
+    io.stdout.write(`${noMcpServers(workspace)}\n`);
+    return 0;
+  }
+  // The servers are our children: they must not find secrets in /proc/<our pid>/environ either.
+  if (io.env === process.env) hideSecretsFromProcEnviron(isSecretVariable);
+  let signalled: (code: number) => void = () => {};
+  const stopped = new Promise<number>((resolve) => (signalled = resolve));
+  const offs = [io.onSignal("SIGINT", () => signalled(130)), io.onSignal("SIGTERM", () => signalled(143))];
+  try {
+    const code = await Promise.race([hub.connect().then(() => 0), stopped]);
+    if (code === 0) io.stdout.write(`${listMcpServers(hub, join(workspace, MCP_CONFIG_FILE))}\n`);
+    return code;
+  } finally {
+    await hub.close();
+    for (const off of offs) off();
+  }
+}
+
+/** The listing under a header naming where the servers come from. */
+export function listMcpServers(hub: McpHub, source: string): string {
+  return [`MCP servers of ${visibleLine(source, 200)}:`, ...describeMcpServers(hub.status()).map((line) => `  ${line}`)].join("\n");
+}
+
+/**
+ * One line per server (name, transport, state: `connected` or `stopped` with the count of tools
+ * offered, `failed: reason`, `disabled`), each followed by its tools, indented, the read-only ones
+ * marked (they run unasked). Reasons are escaped: they can quote a server's stderr.
+ */
+export function describeMcpServers(servers: readonly McpServerStatus[]): string[] {
+  const nameWidth = Math.max(...servers.map((s) => s.name.length));
+  const transportWidth = Math.max(...servers.map((s) => s.transport.length));
+  return servers.flatMap((server) => {
+    const head = `${server.name.padEnd(nameWidth)}  ${server.transport.padEnd(transportWidth)}  ${stateOf(server)}`;
+    const readOnly = new Set(server.readOnly);
+    const tools = server.state === "connected" || server.state === "stopped" ? server.tools : [];
+    return [head, ...tools.map((tool) => `  ${tool}${readOnly.has(tool) ? "  (read-only)" : ""}`)];
+  });
+}
+
+/**
+ * What to say when the workspace has no server: where the file goes and a two-line example
+ * (a stdio server and an http one) that can be pasted as it is.
+ */
+export function noMcpServers(workspace: string): string {
+  const file = visibleLine(join(workspace, MCP_CONFIG_FILE), 200);
+  return [
+    `No MCP servers: ${file} lists none. Write it as, for example:`,
+    `  {"mcpServers": {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."]},`,
+    `                  "docs": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer \${DOCS_TOKEN}"}}}}`,
+    "then run miniclaw mcp to see them connect and list their tools (the README's \"MCP servers\" section has every field).",
+  ].join("\n");
+}
+
+function stateOf(server: McpServerStatus): string {
+  const count = `${server.tools.length} tool${server.tools.length === 1 ? "" : "s"}`;
+  const reason = server.error === undefined ? "" : `: ${visibleLine(server.error, REASON_COLUMNS)}`;
+  if (server.state === "connected") return `connected  ${count}`;
+  if (server.state === "stopped") return `stopped${reason}  ${count}`;
+  if (server.state === "failed") return `failed${reason}`;
+  return server.state;
+}
