@@ -1,0 +1,63 @@
+// The set-up of the CLI's MCP tests: a temp workspace whose mcp.json names the stdio fixture under a unique name, and that fixture's processes found by it.
+import { randomBytes } from "node:crypto";
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stdioFixture } from "../helpers/mcp.js";
+
+/** A temp folder holding `ws/`, a workspace filled from the templates by the first command. */
+export interface McpWorkspace {
+  dir: string;
+  workspace: string;
+}
+
+/** A temp folder with `ws/mcp.json` holding `servers` (nothing else yet: the first command fills ws/ from the templates). */
+export async function mcpWorkspace(servers: Record<string, unknown> | undefined): Promise<McpWorkspace> {
+  const dir = await mkdtemp(join(tmpdir(), "miniclaw-mcp-cli-"));
+  const workspace = join(dir, "ws");
+  if (servers !== undefined) {
+    await mkdir(workspace);
+    await writeFile(join(workspace, "mcp.json"), JSON.stringify({ mcpServers: servers }, null, 2));
+  }
+  return { dir, workspace };
+}
+
+/** A name no other test's server has, so its processes can be told apart in a listing of the whole machine. */
+export function uniqueServerName(): string {
+  return `fx${randomBytes(4).toString("hex")}`;
+}
+
+/** An mcp.json entry starting the stdio fixture as `name` (its `--name`), with `flags` and any other fields. */
+export function fixtureEntry(name: string, extra: Record<string, unknown> = {}, ...flags: string[]): Record<string, unknown> {
+  const { command, args } = stdioFixture("--name", name, ...flags);
+  return { command, args, ...extra };
+}
+
+/** A live process of a fixture server. */
+export interface FixtureProcess {
+  pid: number;
+  pgid: number;
+  ppid: number;
+}
+
+/** The live (not zombie) fixture servers started as `name`. */
+export function fixtureProcesses(name: string): FixtureProcess[] {
+  const out = execFileSync("ps", ["-eo", "pid=,pgid=,ppid=,stat=,args="], { encoding: "utf8" });
+  return out.split("\n").flatMap((line) => {
+    const match = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line);
+    if (!match || match[4]!.startsWith("Z") || !match[5]!.includes(`--name ${name}`)) return [];
+    return [{ pid: Number(match[1]), pgid: Number(match[2]), ppid: Number(match[3]) }];
+  });
+}
+
+/** Polls until a fixture server named `name` runs; resolves to it. */
+export async function waitForFixture(name: string, timeoutMs = 10_000): Promise<FixtureProcess> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = fixtureProcesses(name)[0];
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error(`no fixture server "${name}" started within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
