@@ -1,4 +1,4 @@
-import { readFile, writeFile, mkdir } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "vitest";
 import { parseMcpConfig } from "../../src/mcp/config.js";
@@ -65,7 +65,6 @@ describe.concurrent("miniclaw mcp", () => {
 
   it("stops at a bad mcp.json with one line naming the file, the server and the field, and exit 1 (the binary)", async ({ expect }) => {
     const { dir, workspace } = await mcpWorkspace(undefined);
-    await mkdir(workspace);
     const file = join(workspace, "mcp.json");
     await writeFile(file, JSON.stringify({ mcpServers: { github: { command: "gh-mcp", args: "serve" } } }));
     const run = await runCli(["mcp", "--workspace", workspace], { env: cleanEnv(), cwd: dir });

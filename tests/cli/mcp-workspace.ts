@@ -1,25 +1,24 @@
 // The set-up of the CLI's MCP tests: a temp workspace whose mcp.json names the stdio fixture under a unique name, and that fixture's processes found by it.
 import { randomBytes } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ensureWorkspace } from "../../src/runtime/workspace.js";
 import { stdioFixture } from "../helpers/mcp.js";
 
-/** A temp folder holding `ws/`, a workspace filled from the templates by the first command. */
+/** A temp folder holding `ws/`, a workspace. */
 export interface McpWorkspace {
   dir: string;
   workspace: string;
 }
 
-/** A temp folder with `ws/mcp.json` holding `servers` (nothing else yet: the first command fills ws/ from the templates). */
+/** A temp folder with `ws/`, a workspace from the templates, whose mcp.json holds `servers` (no mcp.json when undefined). */
 export async function mcpWorkspace(servers: Record<string, unknown> | undefined): Promise<McpWorkspace> {
   const dir = await mkdtemp(join(tmpdir(), "miniclaw-mcp-cli-"));
   const workspace = join(dir, "ws");
-  if (servers !== undefined) {
-    await mkdir(workspace);
-    await writeFile(join(workspace, "mcp.json"), JSON.stringify({ mcpServers: servers }, null, 2));
-  }
+  await ensureWorkspace(workspace);
+  if (servers !== undefined) await writeFile(join(workspace, "mcp.json"), JSON.stringify({ mcpServers: servers }, null, 2));
   return { dir, workspace };
 }
 
