@@ -4,6 +4,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { McpServerCommon, McpStdioConfig } from "../../src/mcp/config.js";
 import { ensureWorkspace } from "../../src/runtime/workspace.js";
 import { stdioFixture } from "../helpers/mcp.js";
 
@@ -28,7 +29,7 @@ export function uniqueServerName(): string {
 }
 
 /** An mcp.json entry starting the stdio fixture as `name` (its `--name`), with `flags` and any other fields. */
-export function fixtureEntry(name: string, extra: Record<string, unknown> = {}, ...flags: string[]): Record<string, unknown> {
+export function fixtureEntry(name: string, extra: McpServerCommon = {}, ...flags: string[]): McpStdioConfig {
   const { command, args } = stdioFixture("--name", name, ...flags);
   return { command, args, ...extra };
 }
