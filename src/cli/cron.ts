@@ -119,7 +119,8 @@ async function runOneJob({ workspace, runJob, jobs }: Prepared, io: CliIo, name:
     return 1;
   }
   const controller = new AbortController();
-  const off = io.onSignal("SIGINT", () => controller.abort());
+  // SIGTERM too: the run ends as interrupted and the MCP servers are stopped rather than left to the reaper.
+  const offs = [io.onSignal("SIGINT", () => controller.abort()), io.onSignal("SIGTERM", () => controller.abort())];
   try {
     const record = await executeRun(job, runJob, { clock: systemClock, signal: controller.signal });
     await recordRun(workspace, record, io);
@@ -129,7 +130,7 @@ async function runOneJob({ workspace, runJob, jobs }: Prepared, io: CliIo, name:
     }
     return SUCCESS.has(record.status) ? 0 : 1;
   } finally {
-    off();
+    for (const off of offs) off();
   }
 }
 

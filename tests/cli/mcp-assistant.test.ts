@@ -1,15 +1,17 @@
 // The MCP servers of the assistant the CLI is built on (mcp.json read once, one hub for every turn, stopped by close), and of cron.
+import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { ConfigError } from "../../src/errors.js";
 import { connectMcpServers } from "../../src/mcp/hub.js";
 import { openAssistant } from "../../src/runtime/assistant.js";
 import { validateRequest, type Rule, type ScriptedModel } from "../../src/testing/index.js";
-import { cleanEnv, runMain } from "../helpers/cli.js";
+import { BIN, cleanEnv, runMain } from "../helpers/cli.js";
+import { waitForGroupsGone } from "../helpers/mcp.js";
 import { clientFor } from "../helpers/scripted.js";
 import { scriptedModelPerTest } from "../helpers/turn.js";
-import { fixtureEntry, fixtureProcesses, mcpWorkspace, uniqueServerName } from "./mcp-workspace.js";
+import { fixtureEntry, fixtureProcesses, mcpWorkspace, uniqueServerName, waitForFixture } from "./mcp-workspace.js";
 
 const scripted = scriptedModelPerTest();
 
@@ -83,5 +85,25 @@ describe("cron's MCP servers", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/adder ok .*got: 3/);
     expect(fixtureProcesses(name)).toEqual([]);
+  });
+
+  it("cron run JOB stopped by SIGTERM in the middle of a call leaves no server behind", async () => {
+    const name = uniqueServerName();
+    const model = await scripted([{ reply: { toolUses: [{ name: `mcp__${name}__slow`, input: { ms: 60_000 } }] } }]);
+    const { dir, workspace } = await mcpWorkspace({ [name]: fixtureEntry(name) });
+    await writeFile(join(workspace, "cron.json"), JSON.stringify({ jobs: [{ name: "waiter", schedule: "0 * * * *", prompt: "wait", enabled: true }] }));
+    await writeFile(join(workspace, "exec-approvals.json"), JSON.stringify({ allowed: [`mcp__${name}__slow`], denied: [] }));
+    const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" });
+    const cli = spawn(process.execPath, [BIN, "cron", "run", "waiter", "--workspace", workspace], { env, cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    onTestFinished(() => void cli.kill("SIGKILL"));
+    let stderr = "";
+    cli.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => cli.on("close", (code, signal) => resolve({ code, signal })));
+    const server = await waitForFixture(name);
+    await expect.poll(() => stderr, { timeout: 10_000 }).toContain(`→ mcp__${name}__slow`);
+    cli.kill("SIGTERM");
+    // Ended by miniclaw itself (the run recorded as interrupted), not by the signal.
+    expect(await exited).toEqual({ code: 1, signal: null });
+    expect(await waitForGroupsGone([server.pgid])).toEqual([]);
   });
 });
