@@ -14,10 +14,11 @@ import { visibleJson, visibleLine, visibleReply, visibleText } from "./visible-t
 
 /**
  * Runs one turn and resolves to the exit code: 0 when the model finished (or was cut) on its
- * own, 130 when interrupted (SIGINT), 143 when terminated (SIGTERM), 1 with one line on stderr for any
- * other stop. Whatever the ending, the assistant is closed before it resolves, so its MCP servers are stopped. The session is new
- * unless `--session` or `--continue` names one; its key goes to stderr first, and is stored as
- * the last run's before the turn, so even an interrupted run can be continued. With
+ * own, 130 when interrupted (SIGINT), 143 when terminated (SIGTERM), 1 with one line on stderr
+ * for any other stop; however it ends, the assistant is closed first, so its MCP servers are
+ * stopped. The session is new unless `--session` or `--continue` names one; its key goes to
+ * stderr first, and is stored as the last run's before the turn, so even an interrupted run can
+ * be continued. With
  * `--output-schema FILE` (read before anything else happens), stdout gets the checked JSON object
  * alone, and a turn that ends without one exits 1.
  */
