@@ -36,6 +36,8 @@ export interface AgentConfig {
   web?: WebSettings;
   /** Tool choice of the first request of each turn (later requests are `auto`, or the turn could never end). */
   toolChoice?: ToolChoiceSetting;
+  /** Agent ids this agent may hand a task to with the `delegate` tool (no list, no tool). */
+  delegates?: string[];
 }
 
 /** `adaptive`, `off`, or a thinking budget in tokens. */
@@ -121,7 +123,7 @@ export type ApprovalDecision = "allow_once" | "allow_always" | "deny_once" | "de
  * Events emitted during a turn. Contract: `onEvent` is called synchronously, in
  * order, with plain JSON-safe objects; it must not throw (a throw is caught and ignored).
  */
-export type AgentEvent =
+export type AgentEvent = (
   | { type: "turn_start"; sessionKey: string; agentId: string }
   | { type: "request_start"; iteration: number; model: string }
   | { type: "text_delta"; text: string }
@@ -134,6 +136,20 @@ export type AgentEvent =
   | { type: "retry"; attempt: number; reason: string; delayMs: number }
   | { type: "compaction"; summaryTokens: number; replacedMessages: number; reason: string }
   | { type: "warning"; message: string }
-  | { type: "turn_end"; stopReason: StopReason; usage: Usage; costUsd: number; iterations: number; error?: string };
+  | { type: "turn_end"; stopReason: StopReason; usage: Usage; costUsd: number; iterations: number; error?: string }
+  /** A delegate call started a subagent; its own events follow, tagged with `parentToolUseId`. */
+  | { type: "subagent_start"; toolUseId: string; agentId: string; sessionKey: string; task: string }
+  | { type: "subagent_end"; toolUseId: string; agentId: string; stopReason: StopReason; usage: Usage; costUsd: number }
+  /** A steering message joined the next request. */
+  | { type: "steer"; text: string }
+  /** The permission mode changed (from the next tool call on). */
+  | { type: "mode"; mode: PermissionModeName; previous: PermissionModeName; by: "user" | "exit_plan_mode" }
+) & {
+  /** Set on the events of a subagent: the id of the parent's delegate call. */
+  parentToolUseId?: string;
+};
+
+/** The permission modes (documented with PermissionMode in permissions/context.ts). */
+export type PermissionModeName = "default" | "acceptEdits" | "plan" | "dontAsk" | "bypassPermissions";
 
 export type EventSink = (event: AgentEvent) => void;

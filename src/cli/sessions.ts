@@ -77,6 +77,7 @@ function renderRecord(record: SessionRecord, paint: (style: Parameters<typeof st
     return paint("magenta", `--- compaction at ${formatMinute(record.ts)}: ${record.replacedMessages} messages replaced by this summary ---\n`) + shown(record.summary) + paint("magenta", "\n---");
   }
   if (record.type === "output") return paint("green", "output: ") + shown(JSON.stringify(record.output));
+  if (record.type === "mode") return paint("magenta", `--- permission mode ${record.mode} (${record.by === "user" ? "set by the user" : "after exit_plan_mode"}) ---`);
   const { role, content } = record.message;
   const blocks: ContentBlockParam[] = typeof content === "string" ? [{ type: "text", text: content }] : content;
   const lines = blocks.map((block) => {

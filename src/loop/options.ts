@@ -13,16 +13,13 @@ import { BUNDLED_SKILLS } from "../paths.js";
 import { buildSystemPrompt, readUserProfile } from "./system-prompt.js";
 import { SkillLoader } from "../skills/loader.js";
 import { createPermissionContext } from "../permissions/gate.js";
-import { createFileTools } from "../tools/files.js";
-import { createLoadSkillTool } from "../tools/load-skill.js";
-import { createRunCommandTool } from "../tools/run-command.js";
 import { isSecretVariable, scrubEnv, secretValues } from "../tools/child-env.js";
 import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
-import { createMemoryTools } from "../tools/memory.js";
 import type { AnyTool } from "../tools/define.js";
-import type { ToolHooks } from "../tools/dispatch.js";
+import type { TurnHooks } from "./hooks.js";
 import { McpHub } from "../mcp/hub.js";
-import { parseMcpConfig, type McpServersConfig } from "../mcp/config.js";
+import type { McpServersConfig } from "../mcp/config.js";
+import { builtinTools, checkToolNames, isAllowedTool, offeredWeb, openMcp } from "./turn-tools.js";
 import { checkSettings } from "../model/settings.js";
 import { createOutputFormat, type OutputFormat } from "./output.js";
 import type { ZodType } from "zod";
@@ -36,6 +33,23 @@ export const APPROVALS_FILE = "exec-approvals.json";
 export const DEFAULT_MAX_TOKENS = 8192;
 /** Ceiling for the one retry after a tool_use was cut off by max_tokens. */
 export const MAX_TOKENS_CEILING = 32_000;
+
+/** One steering message; `id` is set by a durable inbox, and recorded so it is delivered once. */
+export interface SteerMessage {
+  id?: string;
+  text: string;
+}
+
+/** Where steering messages wait: `take` hands over what arrived since; `delivered` is told once they are stored. */
+export interface Inbox {
+  take(): SteerMessage[] | Promise<SteerMessage[]>;
+  delivered?(ids: string[]): void | Promise<void>;
+}
+
+/** A permission mode that can change while a turn runs: the gate reads `mode` at each call. */
+export interface ModeHolder {
+  mode: PermissionMode;
+}
 
 /** A JSON Schema object (its root `type` must be `"object"`). */
 export type JsonSchema = Record<string, unknown>;
@@ -70,7 +84,8 @@ export interface TurnOptions<T = unknown> {
   outputRetries?: number;
   /** Who answers approval requests; default refuses (nobody is there to ask). */
   approver?: Approver;
-  permissionMode?: PermissionMode;
+  /** The mode, or a holder whose mode may change during the turn (the REPL's /mode, exit_plan_mode). */
+  permissionMode?: PermissionMode | ModeHolder;
   /** A ready permission context; default built from mode, approver and workspace. */
   permissions?: PermissionContext;
   /** Extra tools, added to the built-ins (a same-named tool replaces the built-in). */
@@ -85,7 +100,18 @@ export interface TurnOptions<T = unknown> {
   commandTimeoutMs?: number;
   /** Set false to offer only `tools`. */
   builtinTools?: boolean;
-  hooks?: ToolHooks;
+  /** Tool hooks and lifecycle hooks (see TurnHooks). */
+  hooks?: TurnHooks;
+  /**
+   * Steering: messages the user adds while the turn runs. Drained before each model request;
+   * each joins the next request after that round's tool results ("The user added: …").
+   * A message still waiting when the model has answered starts a follow-up in the same turn.
+   */
+  inbox?: Inbox;
+  /** The other agents of the workspace, for the `delegate` tool of an agent with `delegates`. */
+  agents?: Readonly<Record<string, AgentConfig>>;
+  /** Delegate calls of one response run together, at most this many at a time (default 4). */
+  maxConcurrentDelegates?: number;
   signal?: AbortSignal;
   /** Receives events synchronously, in order; must not throw. */
   onEvent?: EventSink;
@@ -136,10 +162,11 @@ export interface TurnRuntime {
   output: OutputFormat | undefined;
   outputRetries: number;
   approver: Approver;
-  permissionMode: PermissionMode;
+  /** The permission mode, read at each tool call: a REPL's /mode or exit_plan_mode changes it mid-turn. */
+  modes: ModeHolder;
   permissions: PermissionContext;
   tools: Map<string, AnyTool>;
-  hooks: ToolHooks | undefined;
+  hooks: TurnHooks | undefined;
   signal: AbortSignal;
   emit: EventSink;
   clock: Clock;
@@ -169,7 +196,8 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
   const workspace = resolve(options.workspace ?? "workspace");
   const cwd = resolve(options.cwd ?? process.cwd());
   const emit = safeSink(options.onEvent);
-  const permissionMode = options.permissionMode ?? "default";
+  const given = options.permissionMode ?? "default";
+  const modes: ModeHolder = typeof given === "object" ? given : { mode: given };
   const approver = oneAtATime(options.approver ?? refuseApprover);
   const model = pickModel(agent.model, options.model, env["MINICLAW_MODEL"]);
   const client = options.client ?? createClientFromEnv(env);
@@ -189,7 +217,7 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
   const permissions =
     options.permissions ??
     createPermissionContext({
-      mode: permissionMode,
+      mode: modes,
       approver,
       approvalsPath: join(workspace, APPROVALS_FILE),
       roots: [cwd, workspace],
@@ -219,7 +247,7 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
     client,
     model,
     approver,
-    permissionMode,
+    modes,
     permissions,
     tools,
     hooks: options.hooks,
@@ -269,87 +297,6 @@ function modelSettings(agent: AgentConfig, options: TurnOptions): Pick<TurnRunti
     throw new ConfigError(`agent "${agent.id}": ${where} ${problem}`);
   }
   return { thinking, effort: options.effort ?? agent.effort, toolChoice, maxTokens };
-}
-
-/**
- * Refuses, before any request, what every request of the turn would be refused for: a tool
- * choice naming a tool the turn does not offer, or a tool of the turn named like a web server tool it offers.
- */
-function checkToolNames(agent: AgentConfig, tools: ReadonlyMap<string, AnyTool>, web: WebSettings | undefined, toolChoice: ToolChoiceSetting | undefined): void {
-  const serverTools = [...(web?.search ? ["web_search"] : []), ...(web?.fetch ? ["web_fetch"] : [])];
-  const twice = serverTools.find((name) => tools.has(name));
-  if (twice) {
-    const why = `a tool named "${twice}" is given while its SOUL.md "web" offers the server tool of that name`;
-    throw new ConfigError(`agent "${agent.id}": ${why}: rename the tool, or turn that part of web off`);
-  }
-  if (typeof toolChoice !== "object" || tools.has(toolChoice.tool) || serverTools.includes(toolChoice.tool)) return;
-  const offered = [...tools.keys(), ...serverTools].join(", ") || "none";
-  throw new ConfigError(`agent "${agent.id}": "tool_choice" names the tool "${toolChoice.tool}", which this turn does not offer (offered: ${offered})`);
-}
-
-/**
- * The agent's web server tools that its `tools:` list names (when it has one) and the approvals
- * file does not deny: they run at the provider, so leaving them out is the only gate there is.
- */
-async function offeredWeb(agent: AgentConfig, permissions: PermissionContext): Promise<WebSettings | undefined> {
-  const web: WebSettings = { ...agent.web };
-  for (const [key, name] of [["search", "web_search"], ["fetch", "web_fetch"]] as const) {
-    if (!web[key]) continue;
-    const listed = agent.tools === undefined || isAllowedTool(name, agent.tools);
-    if (!listed || (await permissions.deniesTool?.(name))) delete web[key];
-  }
-  return web.search || web.fetch ? web : undefined;
-}
-
-/** A server config given for one turn is connected now (its failures are the turn's warnings); a hub is connected once. */
-async function openMcp(servers: TurnOptions["mcpServers"], env: Env, emit: EventSink): Promise<McpHub | undefined> {
-  if (servers === undefined) return undefined;
-  const hub =
-    servers instanceof McpHub
-      ? servers
-      : new McpHub(parseMcpConfig(servers, "the mcpServers option", env), { childEnv: scrubEnv(env), onWarning: (message) => emit({ type: "warning", message }) });
-  await hub.connect();
-  return hub;
-}
-
-/** Whether a `tools:` list names the tool: exactly, or by a glob such as `mcp__github__*`. */
-export function isAllowedTool(name: string, allowed: readonly string[]): boolean {
-  return allowed.some((entry) => entry === name || (/[*?]/.test(entry) && globMatches(entry, name)));
-}
-
-function globMatches(glob: string, name: string): boolean {
-  const source = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/[*?]/g, (w) => (w === "*" ? ".*" : "."));
-  return new RegExp(`^${source}$`).test(name);
-}
-
-/**
- * Takes in, between two requests, the tool lists MCP servers announced as changed
- * (`tools/list_changed`): their tools are replaced, through the agent's `tools:` list again.
- */
-export async function refreshMcpTools(rt: TurnRuntime): Promise<void> {
-  if (!rt.mcp || !(await rt.mcp.refresh())) return;
-  for (const name of [...rt.tools.keys()]) if (name.startsWith("mcp__")) rt.tools.delete(name);
-  for (const tool of rt.mcp.tools()) if (!rt.allowedTools || isAllowedTool(tool.name, rt.allowedTools)) rt.tools.set(tool.name, tool);
-}
-
-const builtinCache = new WeakMap<MemoryStore, { skills: SkillLoader; timeoutMs: number | undefined; tools: AnyTool[] }>();
-
-/**
- * The tools every agent has unless its SOUL.md narrows them. Built once per memory
- * store and skill loader (a REPL or cron process reuses them: their schemas are
- * derived once, and the definitions stay byte-identical for the prompt cache).
- */
-function builtinTools(memory: MemoryStore, skills: SkillLoader, timeoutMs: number | undefined): AnyTool[] {
-  const cached = builtinCache.get(memory);
-  if (cached && cached.skills === skills && cached.timeoutMs === timeoutMs) return cached.tools;
-  const tools = [
-    createRunCommandTool(timeoutMs !== undefined ? { timeoutMs } : {}),
-    ...createFileTools(),
-    ...createMemoryTools(memory),
-    createLoadSkillTool(skills),
-  ];
-  builtinCache.set(memory, { skills, timeoutMs, tools });
-  return tools;
 }
 
 async function loadSkills(workspace: string): Promise<SkillLoader> {

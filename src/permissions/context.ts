@@ -1,7 +1,15 @@
 // The gate as the dispatcher sees it: one object answering "may this command run / this path be touched / this tool be called".
 
-/** `default` asks for what is not provably safe; `plan` is read-only; `bypassPermissions` runs all but the denied. */
-export type PermissionMode = "default" | "plan" | "bypassPermissions";
+/**
+ * `default` asks for what is not provably safe; `acceptEdits` also writes and edits files inside
+ * the working folder and workspace unasked (commands stay gated); `plan` runs only what is
+ * read-only; `dontAsk` refuses what `default` would ask about (as `run` and cron do);
+ * `bypassPermissions` runs all but the denied, and only the user can enter it.
+ */
+export type PermissionMode = "default" | "acceptEdits" | "plan" | "dontAsk" | "bypassPermissions";
+
+/** Every mode, in order of how much runs unasked. */
+export const PERMISSION_MODES: readonly PermissionMode[] = ["plan", "dontAsk", "default", "acceptEdits", "bypassPermissions"];
 
 /**
  * `readOnly` is true when the command was judged safe (not approved, not bypassed): it then runs
@@ -30,7 +38,8 @@ export interface ToolCallCheck {
  * for a refusal: they answer `{ allowed: false, reason }`, a sentence the model reads.
  */
 export interface PermissionContext {
-  mode: PermissionMode;
+  /** The mode now: read at each check, so a change applies from the next tool call. */
+  readonly mode: PermissionMode;
   /** Decides whether a shell command may run now. */
   checkCommand(command: string, toolUseId: string): Promise<GateAnswer>;
   /** Resolves a path (`..`, symlinks) from `cwd` and decides whether it may be read or written. */

@@ -20,7 +20,8 @@ const MAX_SHOWN_INPUT_CHARS = 300;
 
 /** What `createPermissionContext` needs; everything is injected. */
 export interface PermissionContextOptions {
-  mode: PermissionMode;
+  /** The mode, or a holder whose mode may change: it is read at each check. */
+  mode: PermissionMode | { mode: PermissionMode };
   /** Asked only when a command or path is neither cleared nor refused by the rules. */
   approver: Approver;
   /** `workspace/exec-approvals.json`: read on every check, "always" decisions added to it. */
@@ -50,7 +51,8 @@ export interface PermissionContextOptions {
  * approver is asked and "always" saves the name. Never throws for a refusal.
  */
 export function createPermissionContext(options: PermissionContextOptions): PermissionContext {
-  const { mode, approver, approvalsPath, cwd } = options;
+  const { approver, approvalsPath, cwd } = options;
+  const holder: { mode: PermissionMode } = typeof options.mode === "string" ? { mode: options.mode } : options.mode;
   const warned = new Set<string>();
   const warn = (message: string): void => {
     if (warned.has(message)) return;
@@ -113,8 +115,8 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
     const why = reasons.join("; ");
     if (verdict === "denied") return refuse(toolUseId, command, refusals.deniedList(command));
     if (verdict === "safe") return { allowed: true, readOnly: true };
-    if (mode === "plan") return refuse(toolUseId, command, refusals.planCommand(command, why));
-    if (verdict === "approved" || mode === "bypassPermissions") return { allowed: true, readOnly: false };
+    if (holder.mode === "plan") return refuse(toolUseId, command, refusals.planCommand(command, why));
+    if (verdict === "approved" || holder.mode === "bypassPermissions") return { allowed: true, readOnly: false };
     const entry = normalizeCommand(command);
     if (commandGrants.has(entry)) return { allowed: true, readOnly: false };
     // An entry too broad for the file would be ignored when read back: "always" then lasts for this process only.
@@ -132,11 +134,11 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
     const real = await resolveRealPath(resolve(cwd, path));
     const label = `${access} ${real}`;
     if (isProcessSecretPath(real)) return refuse(toolUseId, label, refusals.never(label, "/proc holds process environments, API key included"));
-    if (mode === "plan" && access === "write") return refuse(toolUseId, label, refusals.planWrite(real));
+    if (holder.mode === "plan" && access === "write") return refuse(toolUseId, label, refusals.planWrite(real));
     const inside = (await roots).some((root) => isInside(real, root));
     const sensitive = sensitivePathReason(real, access, await protectedPaths);
     if (inside && sensitive === null) return { allowed: true, path: real };
-    if (mode === "bypassPermissions" || pathGrants.has(label)) return { allowed: true, path: real };
+    if (holder.mode === "bypassPermissions" || pathGrants.has(label)) return { allowed: true, path: real };
     const why = sensitive ?? `it is outside the allowed folders (${(await roots).join(", ")})`;
     const decision = await ask({ tool: access === "write" ? "write_file" : "read_file", command: label, reason: why }, toolUseId);
     if (decision === "allow_always") pathGrants.add(label);
@@ -150,8 +152,8 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
     const shown = describeCall(tool, call.input);
     const approvals = await readApprovals(approvalsPath, warn);
     if (matchesToolName(tool, approvals.denied, false)) return refuse(toolUseId, shown, refusals.deniedTool(tool));
-    if (mode === "plan" && !call.readOnly) return refuse(toolUseId, shown, refusals.planTool(tool));
-    if (!call.needsApproval || mode === "bypassPermissions" || matchesToolName(tool, approvals.allowed, true)) return { allowed: true };
+    if (holder.mode === "plan" && !call.readOnly) return refuse(toolUseId, shown, refusals.planTool(tool));
+    if (!call.needsApproval || holder.mode === "bypassPermissions" || matchesToolName(tool, approvals.allowed, true)) return { allowed: true };
     const reason = "the tool is declared to need approval";
     const decision = await ask({ tool, command: shown, reason, alwaysSaves: tool, input: call.input }, toolUseId);
     if (decision === "allow_always") await persist(tool, "allowed");
@@ -165,7 +167,15 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
     return matchesToolName(tool, (await readApprovals(approvalsPath, warn)).denied, false);
   }
 
-  return { mode, checkCommand, checkPath, checkTool, deniesTool };
+  return {
+    get mode() {
+      return holder.mode;
+    },
+    checkCommand,
+    checkPath,
+    checkTool,
+    deniesTool,
+  };
 }
 
 /** A call as the approver and the events show it: the tool's name and its input as JSON, cut when long. */

@@ -1,5 +1,5 @@
 // Parsing one line of a session file: a fast structural check for messages, zod for the rare records.
-import { compactionRecord, headerRecord, outputRecord } from "./records.js";
+import { compactionRecord, headerRecord, modeRecord, outputRecord } from "./records.js";
 import type { SessionRecord } from "./records.js";
 
 /** A parsed line, or why it was rejected (one short phrase fit for a warning). */
@@ -33,6 +33,8 @@ export function checkRecordValue(value: unknown): ParsedLine {
       return fromZod(compactionRecord.safeParse(value));
     case "output":
       return fromZod(outputRecord.safeParse(value));
+    case "mode":
+      return fromZod(modeRecord.safeParse(value));
     default:
       return { ok: false, reason: `unknown record type ${JSON.stringify(value["type"])}` };
   }

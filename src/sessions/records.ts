@@ -27,6 +27,8 @@ export const headerRecord = z.object({
   ts: z.number(),
   /** Set on a fork: the key it was copied from. */
   forkedFrom: z.string().optional(),
+  /** Set on a subagent's session: the session and the delegate call that started it. */
+  parent: z.object({ sessionKey: z.string(), toolUseId: z.string() }).optional(),
 });
 
 /** One API message. Assistant messages carry the usage, model and stop reason of their response. */
@@ -45,6 +47,8 @@ export const messageRecord = z.object({
   stopReason: z.string().optional(),
   /** Set on messages the harness wrote itself (repairs, interrupts), never by the model. */
   synthetic: z.boolean().optional(),
+  /** Ids of the durable-inbox steering messages this user message carries: each is delivered once. */
+  steerIds: z.array(z.string()).optional(),
 });
 
 /**
@@ -76,13 +80,23 @@ export const outputRecord = z.object({
   output: z.unknown(),
 });
 
-export const sessionRecord = z.discriminatedUnion("type", [headerRecord, messageRecord, compactionRecord, outputRecord]);
+/** A change of permission mode, from the next tool call on; a reload takes the last one. */
+export const modeRecord = z.object({
+  type: z.literal("mode"),
+  id: z.string(),
+  ts: z.number(),
+  mode: z.enum(["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]),
+  by: z.enum(["user", "exit_plan_mode"]),
+});
+
+export const sessionRecord = z.discriminatedUnion("type", [headerRecord, messageRecord, compactionRecord, outputRecord, modeRecord]);
 
 export type HeaderRecord = z.infer<typeof headerRecord>;
 export type MessageRecord = Omit<z.infer<typeof messageRecord>, "message"> & { message: MessageParam };
 export type CompactionRecord = z.infer<typeof compactionRecord>;
 export type OutputRecord = z.infer<typeof outputRecord>;
-export type SessionRecord = HeaderRecord | MessageRecord | CompactionRecord | OutputRecord;
+export type ModeRecord = z.infer<typeof modeRecord>;
+export type SessionRecord = HeaderRecord | MessageRecord | CompactionRecord | OutputRecord | ModeRecord;
 
 /** A fresh record id (random UUID); ids are unique within a file and stable forever. */
 export function newRecordId(): string {
