@@ -53,7 +53,7 @@ export function createJobRunner(opts: JobRunnerOptions): RunJob {
       });
       return outcomeOf(job, result);
     } finally {
-      assistant.close();
+      await assistant.close();
     }
   };
 }
