@@ -66,6 +66,8 @@ function kindOf(entry: Entry, scope: FieldScope): Kind {
     if ("command" in entry && "url" in entry) fail(scope, "url", 'cannot go with "command": give "command" for a stdio server, or "type": "http" with "url"');
     if ("url" in entry) return "http";
     if ("command" in entry) return "stdio";
+    // A misspelt field (`comand`) is named: it is the likelier mistake than a missing one.
+    checkKnownFields(entry, "stdio", scope);
     fail(scope, "command", 'is required: the program to start, or "type": "http" with "url" for a remote server');
   }
   if (type === "stdio") return "stdio";

@@ -242,3 +242,11 @@ describe("the library's mcpServers option", () => {
     expect(errorOf(() => parseMcpConfig(value, "options.mcpServers", {}))).toBe(message);
   });
 });
+
+describe("a misspelt field", () => {
+  it("is named, rather than the field it was meant to be reported missing", () => {
+    expect(() => parseMcpConfig({ mcpServers: { bad: { comand: "x" } } }, "mcp.json", {})).toThrow(
+      'mcp.json: server "bad": unknown field "comand"; a stdio server takes type, command, args',
+    );
+  });
+});
