@@ -4,6 +4,7 @@ import type { SessionHandle } from "../sessions/session-handle.js";
 import { estimateTokens, sessionContextSize } from "../sessions/tokens.js";
 import type { MessageParam, Usage } from "../types.js";
 import { compactSession, SUMMARY_MAX_TOKENS } from "./compact.js";
+import { runHook } from "./hooks.js";
 import type { TurnRuntime } from "./options.js";
 
 /** When trimming is the fallback: the newest results kept whole, older ones cut to this size. */
@@ -67,12 +68,15 @@ export class ContextKeeper {
     const size = this.size();
     const due = reason !== undefined || (size > this.rt.compactAt && !this.compactionFailed);
     if (!due) return undefined;
+    const why = reason ?? `the context reached ${size} tokens (threshold ${this.rt.compactAt})`;
+    const hooks = this.rt.hooks;
+    await runHook("onBeforeCompact", hooks?.onBeforeCompact && (() => hooks.onBeforeCompact!({ sessionKey: this.handle.key, agentId: this.rt.agentId, tokensBefore: size, reason: why })), this.rt.emit);
     const outcome = await compactSession({
       client: this.rt.client,
       model: this.rt.model,
       session: this.handle,
       tokensBefore: size,
-      reason: reason ?? `the context reached ${size} tokens (threshold ${this.rt.compactAt})`,
+      reason: why,
       signal: this.rt.signal,
       emit: this.rt.emit,
       now: () => this.rt.clock.now(),

@@ -167,6 +167,7 @@ export interface TurnRuntime {
   permissions: PermissionContext;
   tools: Map<string, AnyTool>;
   hooks: TurnHooks | undefined;
+  inbox: Inbox | undefined;
   signal: AbortSignal;
   emit: EventSink;
   clock: Clock;
@@ -251,6 +252,7 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
     permissions,
     tools,
     hooks: options.hooks,
+    inbox: options.inbox,
     signal: options.signal ?? new AbortController().signal,
     emit,
     clock: options.clock ?? systemClock,

@@ -6,12 +6,14 @@ import { cleanResponse } from "../sessions/repair.js";
 import { openSession, type SessionHandle } from "../sessions/session-handle.js";
 import { toolResultText } from "../content.js";
 import { runToolUses } from "../tools/dispatch.js";
-import type { AgentConfig, ApiMessage, ContentBlockParam, StopReason, ToolUseBlock, TurnResult, Usage } from "../types.js";
+import type { AgentConfig, ApiMessage, ContentBlockParam, MessageParam, StopReason, ToolUseBlock, TurnResult, Usage } from "../types.js";
 import { budgetExceeded } from "./brakes.js";
 import { ContextKeeper } from "./context-keeper.js";
 import { resolveTurnOptions, type TurnOptions, type TurnRuntime } from "./options.js";
 import { refreshMcpTools } from "./turn-tools.js";
+import { runHook } from "./hooks.js";
 import { correctionText } from "./output.js";
+import { PLAN_MODE_NOTICE, recordMode, takeSteering } from "./steering.js";
 import { buildRequest } from "./request.js";
 import { toolContext, userMessage } from "./turn-parts.js";
 import { TurnState } from "./turn-state.js";
@@ -46,13 +48,16 @@ async function runTurn(sessionKey: string, userText: string, agent: AgentConfig,
     rt.emit({ type: "turn_start", sessionKey, agentId: agent.id });
     if (opened.status === "unreadable") return turn.end("error", `could not read the session: ${opened.error}`);
     const session = opened.handle;
+    let result: TurnResult;
     try {
-      return await runRounds(rt, session, turn, userText);
+      result = await runRounds(rt, session, turn, userText);
     } catch (error) {
-      return await finish(session, turn, "error", `unexpected failure: ${describeError(error)}`);
+      result = await finish(session, turn, "error", `unexpected failure: ${describeError(error)}`);
     } finally {
       await session.release();
     }
+    await runHook("onTurnEnd", rt.hooks?.onTurnEnd && (() => rt.hooks!.onTurnEnd!(result)), rt.emit);
+    return result;
   } finally {
     rt.ownedMemory?.close();
     if (rt.ownedMcp) await rt.mcp?.close();
@@ -63,10 +68,16 @@ async function runTurn(sessionKey: string, userText: string, agent: AgentConfig,
 async function runRounds(rt: TurnRuntime, session: SessionHandle, turn: TurnState, userText: string): Promise<TurnResult> {
   for (const warning of session.session.warnings) rt.emit({ type: "warning", message: warning });
   const context = new ContextKeeper(rt, session, (usage) => turn.count(usage));
-  const message = userMessage(userText, rt.includeTime ? rt.clock.now() : undefined);
+  const start = await runHook("onTurnStart", rt.hooks?.onTurnStart && (() => rt.hooks!.onTurnStart!({ sessionKey: session.key, agentId: rt.agentId, text: userText })), rt.emit);
+  const added: ContentBlockParam[] = [
+    ...(rt.modes.mode === "plan" ? [{ type: "text" as const, text: PLAN_MODE_NOTICE }] : []),
+    ...(start?.context?.trim() ? [{ type: "text" as const, text: `<context>${start.context}</context>` }] : []),
+  ];
+  const message = userMessage(userText, rt.includeTime ? rt.clock.now() : undefined, added);
   const oversized = context.oversized(message);
   if (oversized) return turn.end("error", oversized);
-  const unwritten = await appendOrFail(() => session.append(message));
+  await recordMode(rt.modes.mode, session, rt.emit, "user");
+  const unwritten = await appendSteered(session, rt, message);
   if (unwritten) return finish(session, turn, "error", unwritten);
   for (;;) {
     if (rt.signal.aborted) return finish(session, turn, "aborted", INTERRUPTED);
@@ -143,6 +154,9 @@ async function takeResponse(rt: TurnRuntime, session: SessionHandle, turn: TurnS
   const text = content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
   if (text) turn.text = text;
   if (stop === "tool_use" && !cutToolUse && calls.length > 0) return { calls };
+  // A steering message that came after the model's last reply starts a follow-up, in this turn.
+  const followUp = await appendSteered(session, rt);
+  if (followUp !== false) return followUp === undefined ? { again: true } : { end: await finish(session, turn, "error", followUp) };
   const ended = stop === null || stop === "tool_use" ? "end_turn" : stop;
   if (rt.output && ended !== "refusal") return settleOutput(rt, session, turn, ended, finalText(content));
   return { end: await finish(session, turn, ended) };
@@ -207,8 +221,9 @@ async function runTools(rt: TurnRuntime, session: SessionHandle, turn: TurnState
     onStart: (call) => rt.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input }),
     onResult: (call, answer) => rt.emit({ type: "tool_result", id: call.id, name: call.name, isError: answer.is_error === true, content: toolResultText(answer.content) }),
   });
-  const unwritten = await appendOrFail(() => session.append({ role: "user", content: results }));
+  const unwritten = await appendSteered(session, rt, { role: "user", content: results });
   if (unwritten) return finish(session, turn, "error", unwritten);
+  await recordMode(rt.modes.mode, session, rt.emit, turn.modeChangedBy);
   if (rt.signal.aborted) return finish(session, turn, "aborted", INTERRUPTED);
   if (overBudget) return finish(session, turn, "budget_exceeded", overBudget);
   if (turn.breaker.tripped) return finish(session, turn, "repeated_tool_call", "the same tool call was repeated with the same input");
@@ -230,6 +245,21 @@ async function finish(session: SessionHandle, turn: TurnState, stopReason: StopR
     await appendOrFail(() => session.append({ role: "assistant", content: [{ type: "text", text: note }] }, { synthetic: true, ...turn.setAsideUsage() }));
   }
   return turn.end(stopReason, error, errorStatus);
+}
+
+/**
+ * Appends a user message with the steering messages waiting in the inbox after its content
+ * (one record, carrying their ids, so each is delivered once). Without `message`, appends the
+ * steering alone when there is any, and resolves `false` when there was none.
+ */
+async function appendSteered(session: SessionHandle, rt: TurnRuntime, message?: MessageParam): Promise<string | undefined | false> {
+  const steering = await takeSteering(rt.inbox, session, rt.emit);
+  if (!message && !steering) return false;
+  const base = message ? (typeof message.content === "string" ? [{ type: "text" as const, text: message.content }] : message.content) : [];
+  const content = [...base, ...(steering?.blocks ?? [])];
+  const unwritten = await appendOrFail(() => session.append({ role: "user", content }, steering ? { steerIds: steering.ids } : {}));
+  if (!unwritten) await steering?.delivered();
+  return unwritten;
 }
 
 /** Runs an append; a failure (disk full, permissions) becomes a one-line error instead of a throw. */

@@ -1,16 +1,17 @@
 // Small builders the loop uses: the user message of a turn and the context of one tool call.
 import type { ToolContext } from "../tools/define.js";
-import type { MessageParam } from "../types.js";
+import type { ContentBlockParam, MessageParam } from "../types.js";
 import type { TurnRuntime } from "./options.js";
 
 /**
- * The user message of a turn. The current time travels here, in a block of its own,
- * never in the system prompt, so the prompt prefix stays byte-identical and cached.
+ * The user message of a turn. The current time travels here, in a block of its own, and
+ * `extra` blocks (the plan-mode notice, a start hook's context, steering) after it: never in
+ * the system prompt, so the prompt prefix stays byte-identical and cached.
  */
-export function userMessage(text: string, now: number | undefined): MessageParam {
-  const blocks: MessageParam["content"] = [{ type: "text", text: text.trim() ? text : "(empty message)" }];
+export function userMessage(text: string, now: number | undefined, extra: readonly ContentBlockParam[] = []): MessageParam {
+  const blocks: ContentBlockParam[] = [{ type: "text", text: text.trim() ? text : "(empty message)" }];
   if (now !== undefined) blocks.push({ type: "text", text: `<context>Current time: ${formatTime(now)}</context>` });
-  return { role: "user", content: blocks };
+  return { role: "user", content: [...blocks, ...extra] };
 }
 
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];

@@ -21,6 +21,8 @@ export class TurnState {
   /** Set once the turn compacted because the context overflowed; a second overflow ends it. */
   overflowCompacted = false;
   readonly breaker = new RepeatBreaker();
+  /** Who changed the permission mode during this turn's tools: exit_plan_mode sets it; otherwise the user did. */
+  modeChangedBy: "user" | "exit_plan_mode" = "user";
   /** Corrections asked for after an invalid structured answer. */
   outputRetries = 0;
   /** The validated structured answer, once there is one. */

@@ -1,6 +1,6 @@
 // Reading a session file's text into records: every line, or only the region loading needs.
 import { parseRecordLine } from "./line-parse.js";
-import type { CompactionRecord, HeaderRecord, MessageRecord, OutputRecord, SessionRecord } from "./records.js";
+import type { CompactionRecord, HeaderRecord, MessageRecord, ModeRecord, OutputRecord, SessionRecord } from "./records.js";
 
 /** The part of a file that loading needs. */
 export interface LoadRegion {
@@ -13,6 +13,8 @@ export interface LoadRegion {
   afterCompaction: Set<string>;
   /** Structured answers of the region's turns (`output` records), in file order. */
   outputs?: OutputRecord[];
+  /** The last permission mode recorded in the region, if any. */
+  mode?: ModeRecord["mode"];
   /** Latest `ts` seen in the region, for "last activity". */
   lastTs?: number;
   /** Damaged lines, as `<file>:<line>: ...`. */
@@ -51,12 +53,14 @@ export function parseRegion(text: string, context: { header?: HeaderRecord | und
   const { records: all, warnings } = parseLines(text);
   const records: MessageRecord[] = [];
   const outputs: OutputRecord[] = [];
+  let mode: ModeRecord["mode"] | undefined;
   const afterCompaction = new Set<string>();
   let passed = compaction === undefined;
   let lastTs = compaction?.ts ?? header?.ts;
   for (const record of all) {
     if (record.type === "compaction" && record.id === compaction?.id) passed = true;
     if (record.type === "output") outputs.push(record);
+    if (record.type === "mode") mode = record.mode;
     if (record.type !== "message") continue;
     records.push(record);
     if (passed) afterCompaction.add(record.id);
@@ -68,6 +72,7 @@ export function parseRegion(text: string, context: { header?: HeaderRecord | und
     records,
     afterCompaction,
     ...(outputs.length > 0 && { outputs }),
+    ...(mode !== undefined && { mode }),
     ...(lastTs !== undefined && { lastTs }),
     warnings,
   };

@@ -1,7 +1,7 @@
 // An open session: locked and loaded once for a turn; its methods append, compact and release, so the key stays here.
 import type { Clock } from "../deps.js";
 import type { MessageParam } from "../types.js";
-import { headerRecordFor, newRecordId, type CompactionRecord, type MessageRecord, type OutputRecord, type SessionRecord } from "./records.js";
+import { headerRecordFor, newRecordId, type CompactionRecord, type MessageRecord, type ModeRecord, type OutputRecord, type SessionRecord } from "./records.js";
 import type { HistoryRepair } from "./repair.js";
 import { buildSessionView, type LoadedSession } from "./session-view.js";
 import type { SessionStorage } from "./store.js";
@@ -26,6 +26,8 @@ export interface SessionHandle {
   append(message: MessageParam, extra?: Partial<Omit<MessageRecord, "type" | "message">>): Promise<void>;
   /** Appends the structured answer read from the last assistant message; the view is unchanged. Throws SessionError. */
   appendOutput(output: unknown): Promise<void>;
+  /** Records a change of permission mode (the view's `mode` follows); the header first when the session is new. Throws SessionError. */
+  appendMode(mode: ModeRecord["mode"], by: ModeRecord["by"]): Promise<void>;
   /** Appends a compaction record and rebuilds the view from its first kept message, in memory. Throws SessionError. */
   compact(record: CompactionRecord): Promise<void>;
   /** Releases the lock; never throws. */
@@ -48,7 +50,7 @@ export type OpenResult =
 export async function openSession(
   store: SessionStorage,
   key: string,
-  options: { agentId: string; clock: Clock; signal?: AbortSignal },
+  options: { agentId: string; clock: Clock; signal?: AbortSignal; parent?: { sessionKey: string; toolUseId: string } },
 ): Promise<OpenResult> {
   const release = await lockUnlessAborted(store, key, options.signal);
   if (!release) return { status: "aborted" };
@@ -59,7 +61,7 @@ export async function openSession(
     await release().catch(() => undefined);
     return { status: "unreadable", error: error instanceof Error ? error.message : String(error) };
   }
-  return { status: "open", handle: new OpenSession(store, key, options.agentId, options.clock, session, release) };
+  return { status: "open", handle: new OpenSession(store, key, options.agentId, options.clock, session, release, options.parent) };
 }
 
 class OpenSession implements SessionHandle {
@@ -73,6 +75,8 @@ class OpenSession implements SessionHandle {
     private readonly clock: Clock,
     public session: LoadedSession,
     private readonly unlock: () => Promise<void>,
+    /** A subagent's session names, in its header, the session and the delegate call that started it. */
+    private readonly parent?: { sessionKey: string; toolUseId: string },
   ) {
     this.exists = session.exists;
     this.repair = this.rebuild(session.records, session.compaction).repair;
@@ -85,7 +89,7 @@ class OpenSession implements SessionHandle {
   async append(message: MessageParam, extra: Partial<Omit<MessageRecord, "type" | "message">> = {}): Promise<void> {
     const ts = this.clock.now();
     const record: MessageRecord = { type: "message", id: newRecordId(), ts, ...extra, message };
-    const header: SessionRecord[] = this.exists ? [] : [headerRecordFor(this.key, this.agentId, ts)];
+    const header: SessionRecord[] = this.exists ? [] : [this.header(ts)];
     await this.store.append(this.key, [...header, record]);
     this.exists = true;
     for (const added of this.repair.add(record)) {
@@ -101,16 +105,28 @@ class OpenSession implements SessionHandle {
     await this.store.append(this.key, [record]);
   }
 
+  async appendMode(mode: ModeRecord["mode"], by: ModeRecord["by"]): Promise<void> {
+    const ts = this.clock.now();
+    const header: SessionRecord[] = this.exists ? [] : [this.header(ts)];
+    await this.store.append(this.key, [...header, { type: "mode", id: newRecordId(), ts, mode, by }]);
+    this.exists = true;
+    this.session.mode = mode;
+  }
+
   async compact(record: CompactionRecord): Promise<void> {
     await this.store.append(this.key, [record]);
     const first = this.session.records.findIndex((r) => r.id === record.firstKeptId);
     const built = this.rebuild(this.session.records.slice(Math.max(0, first)), record);
-    this.session = { ...built.session, warnings: [] };
+    this.session = { ...built.session, warnings: [], ...(this.session.mode && { mode: this.session.mode }) };
     this.repair = built.repair;
   }
 
   async release(): Promise<void> {
     await this.unlock().catch(() => undefined);
+  }
+
+  private header(ts: number): SessionRecord {
+    return { ...headerRecordFor(this.key, this.agentId, ts), ...(this.parent && { parent: this.parent }) };
   }
 
   /** The view of `records` after `compaction`, as a load of the file would build it. */

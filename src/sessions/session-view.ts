@@ -1,5 +1,5 @@
 // The API view of a session: repaired messages, the compaction summary in front, and the last known usage.
-import type { ContentBlockParam, MessageParam, Usage } from "../types.js";
+import type { ContentBlockParam, MessageParam, PermissionModeName, Usage } from "../types.js";
 import type { CompactionRecord, MessageRecord, OutputRecord } from "./records.js";
 import { isPlainUserMessage, repairMessages, type HistoryRepair, type TailMode } from "./repair.js";
 import type { LoadRegion } from "./session-file.js";
@@ -37,6 +37,8 @@ export interface LoadedSession {
   lastUsage?: { usage: Usage; index: number };
   /** The structured answers (`output` option) of the loaded part, in order: the last is the latest turn's. */
   outputs?: OutputRecord[];
+  /** The permission mode last recorded in the loaded part (a `/mode` or exit_plan_mode change). */
+  mode?: PermissionModeName;
   /** Problems met while reading and repairs made (file and line named); the caller shows them. */
   warnings: string[];
 }
@@ -52,7 +54,7 @@ export const SUMMARY_SUFFIX = "\n</summary>";
  * repair that built it, to which later records of the session can be added.
  */
 export function buildSessionView(
-  region: Pick<LoadRegion, "header" | "compaction" | "records" | "afterCompaction" | "warnings" | "outputs">,
+  region: Pick<LoadRegion, "header" | "compaction" | "records" | "afterCompaction" | "warnings" | "outputs" | "mode">,
   base: { key: string; file: string; ts: number; newId: () => string; tail: TailMode },
 ): { session: LoadedSession; tail: MessageRecord[]; repair: HistoryRepair } {
   const { compaction } = region;
@@ -88,6 +90,7 @@ export function buildSessionView(
     ...(compaction && { compaction }),
     ...(lastUsage && { lastUsage }),
     ...(region.outputs && { outputs: region.outputs }),
+    ...(region.mode && { mode: region.mode }),
     warnings,
   };
   return { session, tail: repaired.tail, repair: repaired.repair };
