@@ -2,6 +2,7 @@
 import { styleText } from "node:util";
 import type { AgentEvent, EventSink } from "../types.js";
 import { createMarkdownStream } from "./markdown-stream.js";
+import { createSubagentLines, type SubagentPaint } from "./subagent-lines.js";
 import { createThinkingLine } from "./thinking-line.js";
 import { visibleLine, visibleText, type VisibleStyle } from "./visible-text.js";
 
@@ -35,6 +36,7 @@ export function useColor(stream: { isTTY?: boolean }, env: Record<string, string
  * An event sink that renders to `out`. Everything the model wrote (deltas, tool inputs
  * and results, quoted commands, errors) goes through `visible-text`: control and
  * invisible characters are shown escaped, one delta at a time, never interpreted.
+ * A subagent's events (`parentToolUseId`) are indented under its delegate line, its text not streamed.
  */
 export function createRenderer(out: RenderTarget, opts: RenderOptions): EventSink & { atLineStart(): boolean } {
   const paint = (style: Style, text: string): string => (opts.color ? styleText(style, text) : text);
@@ -52,7 +54,21 @@ export function createRenderer(out: RenderTarget, opts: RenderOptions): EventSin
     endLine();
     out.write(text + "\n");
   };
+  const subagents = createSubagentLines();
+  const subPaint: SubagentPaint = { line: paint, within: (style) => ({ mark, plain: (t) => paint(style, t) }) };
   const sink = (event: AgentEvent): void => {
+    if (event.parentToolUseId !== undefined) {
+      const prefix = subagents.childPrefix({ ...event, parentToolUseId: event.parentToolUseId }, subPaint);
+      const text = prefix === undefined ? undefined : describeEvent(event, paint);
+      if (text !== undefined) line(text.split("\n").map((row) => prefix + row).join("\n"));
+      return;
+    }
+    const delegation = subagents.describe(event, subPaint);
+    if (delegation !== null) {
+      thinking?.finish();
+      if (delegation !== undefined) line(delegation);
+      return;
+    }
     if (event.type === "thinking_delta") {
       if (thinking && !thinking.active()) endLine();
       return thinking?.push(event.text);
@@ -107,6 +123,11 @@ export function describeEvent(event: AgentEvent, paint: (style: Style, text: str
       return paint("dim", `retrying (${event.attempt}): `) + visibleText(event.reason, within("dim"));
     case "compaction":
       return paint("magenta", `[compacted ${event.replacedMessages} messages into a ${event.summaryTokens}-token summary: `) + visibleText(`${event.reason}]`, within("magenta"));
+    case "steer":
+      return paint("dim", "(steer) ") + visibleLine(event.text, CLIP_COLUMNS, within("dim"));
+    case "mode":
+      // A change the user made was confirmed when they made it; one the model asked for is news.
+      return event.by === "user" ? undefined : paint("magenta", `mode: ${event.previous} → ${event.mode} (plan accepted)`);
     case "turn_end":
       return event.stopReason === "error" ? paint("red", "error: ") + visibleText(event.error ?? "the turn failed", { ...within("red"), keepLineBreaks: true }) : undefined;
     default:
