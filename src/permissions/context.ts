@@ -1,10 +1,15 @@
 // The gate as the dispatcher sees it: one object answering "may this command run / this path be touched / this tool be called".
 
 /**
- * `default` asks for what is not provably safe; `acceptEdits` also writes and edits files inside
- * the working folder and workspace unasked (commands stay gated); `plan` runs only what is
+ * `default` asks for what is not provably safe; `acceptEdits` writes and edits files inside the
+ * working folder and workspace unasked, commands staying gated; `plan` runs only what is
  * read-only; `dontAsk` refuses what `default` would ask about (as `run` and cron do);
- * `bypassPermissions` runs all but the denied, and only the user can enter it.
+ * `bypassPermissions` runs all but the denied, and only the user can enter it. Denied entries
+ * are refused in every mode.
+ * `default` already writes and edits inside the roots unasked, so for the built-in file tools
+ * `acceptEdits` differs only in name: what both still ask about inside the roots is protected
+ * (`.git/`, the approvals file, configuration a later run obeys, secrets), and a mode for edits
+ * must not let the model rewrite what decides what runs unasked.
  */
 export type PermissionMode = "default" | "acceptEdits" | "plan" | "dontAsk" | "bypassPermissions";
 
@@ -19,6 +24,15 @@ export const PERMISSION_MODES: readonly PermissionMode[] = ["plan", "dontAsk", "
 export type GateAnswer = { allowed: true; readOnly: boolean } | { allowed: false; reason: string };
 export type PathAnswer = { allowed: true; path: string } | { allowed: false; reason: string };
 export type ToolAnswer = { allowed: true } | { allowed: false; reason: string };
+
+/**
+ * The user's answer to a plan: `answered` with the mode to continue in (`undefined`: stay in plan
+ * mode), or not answered (nobody can answer, as in `run` and cron) with the refusal the model reads.
+ * Never `bypassPermissions`: only the user enters it, by choosing the mode themselves.
+ */
+export type LeavePlanAnswer =
+  | { answered: true; mode: Exclude<PermissionMode, "bypassPermissions"> | undefined }
+  | { answered: false; reason: string };
 
 /** A call of a tool that neither runs commands nor touches paths, as its definition declares it. */
 export interface ToolCallCheck {
@@ -46,6 +60,12 @@ export interface PermissionContext {
   checkPath(path: string, access: "read" | "write", toolUseId: string): Promise<PathAnswer>;
   /** Decides whether a call of any other tool may run now: denied names, plan mode, approvals by tool name. */
   checkTool(call: ToolCallCheck, toolUseId: string): Promise<ToolAnswer>;
+  /**
+   * Shows the approver a plan and asks whether to leave plan mode: "allow once" continues in
+   * `default`, "allow always" in `acceptEdits`, any other answer stays in plan mode. Does not
+   * change the mode itself (the caller holds it). Never throws for a refusal.
+   */
+  askLeavePlan?(plan: string, toolUseId: string): Promise<LeavePlanAnswer>;
   /** Whether the approvals file denies this tool name: a tool the provider runs (web_search) is then not offered at all. */
   deniesTool?(tool: string): Promise<boolean>;
 }

@@ -7,7 +7,7 @@ import type { ApprovalDecision, EventSink } from "../types.js";
 import { broadPatternReason, matchesToolName, normalizeCommand } from "./approval-match.js";
 import { addApprovals, readApprovals } from "./approvals-file.js";
 import type { WarningSink } from "./approvals-file.js";
-import type { GateAnswer, PathAnswer, PermissionContext, PermissionMode, ToolAnswer, ToolCallCheck } from "./context.js";
+import type { GateAnswer, LeavePlanAnswer, PathAnswer, PermissionContext, PermissionMode, ToolAnswer, ToolCallCheck } from "./context.js";
 import { isInside, resolveRealPath, sensitivePathReason } from "./path-check.js";
 import { diskReasons } from "./disk-check.js";
 import { assessCommand, demoteSafe } from "./safety.js";
@@ -17,6 +17,9 @@ import { refusals } from "./refusals.js";
 
 /** Longest input of a tool call shown to the approver and in events, in characters (JSON); the middle is cut. */
 const MAX_SHOWN_INPUT_CHARS = 300;
+
+/** What the approver is told a plan's question is about. */
+const LEAVE_PLAN_REASON = "leave plan mode and carry out this plan";
 
 /** What `createPermissionContext` needs; everything is injected. */
 export interface PermissionContextOptions {
@@ -39,16 +42,18 @@ export interface PermissionContextOptions {
 }
 
 /**
- * Builds the gate. `checkCommand`: in every mode a denied command is refused; `plan`
- * runs only safe commands; `bypassPermissions` runs the rest; `default` runs safe
- * and approved commands and asks the approver about the others, persisting
- * "always" answers. `checkPath`: inside the roots (after resolving `..` and
- * symlinks) allowed, except secrets and writes to `.git/` or the approvals file;
- * otherwise `default` asks, `plan` refuses writes (all writes, in fact) and asks
- * for reads, `bypassPermissions` allows. `checkTool` (any other tool): a denied name
- * is refused; `plan` refuses what is not read-only; a call that needs approval runs
- * when its name is allowed (globs too) or in `bypassPermissions`, otherwise the
- * approver is asked and "always" saves the name. Never throws for a refusal.
+ * Builds the gate. The mode is read once at the start of each check. `checkCommand`: in every
+ * mode a denied command is refused; `plan` runs only safe commands; `bypassPermissions` runs
+ * the rest; `default` and `acceptEdits` run safe and approved commands and ask the approver
+ * about the others, persisting "always" answers. `checkPath`: inside the roots (after resolving
+ * `..` and symlinks) allowed, except secrets and writes to `.git/`, the approvals file and
+ * other configuration; otherwise `default` and `acceptEdits` ask, `plan` refuses writes (all
+ * writes, in fact) and asks for reads, `bypassPermissions` allows. `checkTool` (any other tool):
+ * a denied name is refused; `plan` refuses what is not read-only; a call that needs approval
+ * runs when its name is allowed (globs too) or in `bypassPermissions`, otherwise the approver
+ * is asked and "always" saves the name. In every check, `dontAsk` refuses what `default` would
+ * ask about, without asking, and says how the user can allow it. `askLeavePlan` shows the
+ * approver a plan and maps the answer to a mode. Never throws for a refusal.
  */
 export function createPermissionContext(options: PermissionContextOptions): PermissionContext {
   const { approver, approvalsPath, cwd } = options;
@@ -109,16 +114,18 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
   }
 
   async function checkCommand(command: string, toolUseId: string): Promise<GateAnswer> {
+    const mode = holder.mode;
     const never = processSecretsReason(command, where);
     if (never) return refuse(toolUseId, command, refusals.never(command, never));
     const { verdict, reasons } = await judgeCommand(command);
     const why = reasons.join("; ");
     if (verdict === "denied") return refuse(toolUseId, command, refusals.deniedList(command));
     if (verdict === "safe") return { allowed: true, readOnly: true };
-    if (holder.mode === "plan") return refuse(toolUseId, command, refusals.planCommand(command, why));
-    if (verdict === "approved" || holder.mode === "bypassPermissions") return { allowed: true, readOnly: false };
+    if (mode === "plan") return refuse(toolUseId, command, refusals.planCommand(command, why));
+    if (verdict === "approved" || mode === "bypassPermissions") return { allowed: true, readOnly: false };
     const entry = normalizeCommand(command);
     if (commandGrants.has(entry)) return { allowed: true, readOnly: false };
+    if (mode === "dontAsk") return refuse(toolUseId, command, refusals.dontAskCommand(command, why));
     // An entry too broad for the file would be ignored when read back: "always" then lasts for this process only.
     const savable = broadPatternReason(entry) === null;
     const decision = await ask({ tool: "run_command", command, reason: why, ...(savable && { alwaysSaves: entry }) }, toolUseId);
@@ -131,15 +138,17 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
   }
 
   async function checkPath(path: string, access: "read" | "write", toolUseId: string): Promise<PathAnswer> {
+    const mode = holder.mode;
     const real = await resolveRealPath(resolve(cwd, path));
     const label = `${access} ${real}`;
     if (isProcessSecretPath(real)) return refuse(toolUseId, label, refusals.never(label, "/proc holds process environments, API key included"));
-    if (holder.mode === "plan" && access === "write") return refuse(toolUseId, label, refusals.planWrite(real));
+    if (mode === "plan" && access === "write") return refuse(toolUseId, label, refusals.planWrite(real));
     const inside = (await roots).some((root) => isInside(real, root));
     const sensitive = sensitivePathReason(real, access, await protectedPaths);
     if (inside && sensitive === null) return { allowed: true, path: real };
-    if (holder.mode === "bypassPermissions" || pathGrants.has(label)) return { allowed: true, path: real };
+    if (mode === "bypassPermissions" || pathGrants.has(label)) return { allowed: true, path: real };
     const why = sensitive ?? `it is outside the allowed folders (${(await roots).join(", ")})`;
+    if (mode === "dontAsk") return refuse(toolUseId, label, refusals.dontAskPath(access, real, why));
     const decision = await ask({ tool: access === "write" ? "write_file" : "read_file", command: label, reason: why }, toolUseId);
     if (decision === "allow_always") pathGrants.add(label);
     if (decision === "allow_once" || decision === "allow_always") return { allowed: true, path: real };
@@ -149,11 +158,13 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
 
   async function checkTool(call: ToolCallCheck, toolUseId: string): Promise<ToolAnswer> {
     const { tool } = call;
+    const mode = holder.mode;
     const shown = describeCall(tool, call.input);
     const approvals = await readApprovals(approvalsPath, warn);
     if (matchesToolName(tool, approvals.denied, false)) return refuse(toolUseId, shown, refusals.deniedTool(tool));
-    if (holder.mode === "plan" && !call.readOnly) return refuse(toolUseId, shown, refusals.planTool(tool));
-    if (!call.needsApproval || holder.mode === "bypassPermissions" || matchesToolName(tool, approvals.allowed, true)) return { allowed: true };
+    if (mode === "plan" && !call.readOnly) return refuse(toolUseId, shown, refusals.planTool(tool));
+    if (!call.needsApproval || mode === "bypassPermissions" || matchesToolName(tool, approvals.allowed, true)) return { allowed: true };
+    if (mode === "dontAsk") return refuse(toolUseId, shown, refusals.dontAskTool(tool));
     const reason = "the tool is declared to need approval";
     const decision = await ask({ tool, command: shown, reason, alwaysSaves: tool, input: call.input }, toolUseId);
     if (decision === "allow_always") await persist(tool, "allowed");
@@ -161,6 +172,13 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
     if (decision === "allow_once" || decision === "allow_always") return { allowed: true };
     if (decision === "unavailable") return { allowed: false, reason: refusals.unavailableTool(tool) };
     return { allowed: false, reason: refusals.userDeniedTool(tool) };
+  }
+
+  async function askLeavePlan(plan: string, toolUseId: string): Promise<LeavePlanAnswer> {
+    const decision = await ask({ tool: "exit_plan_mode", command: plan, reason: LEAVE_PLAN_REASON, input: { plan } }, toolUseId);
+    if (decision === "unavailable") return { answered: false, reason: refusals.leavePlanUnavailable() };
+    // "Always" is the wider of the two grants the user can give here; bypassPermissions is never one of them.
+    return { answered: true, mode: decision === "allow_once" ? "default" : decision === "allow_always" ? "acceptEdits" : undefined };
   }
 
   async function deniesTool(tool: string): Promise<boolean> {
@@ -174,6 +192,7 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
     checkCommand,
     checkPath,
     checkTool,
+    askLeavePlan,
     deniesTool,
   };
 }

@@ -1,5 +1,8 @@
 // The sentences the model reads when the gate refuses: what happened, and what to do instead of retrying.
 
+/** How the user leaves dontAsk, in the words of the REPL and the command line. */
+const SWITCH_TO_DEFAULT = "/mode default in the REPL, --permission-mode default on the command line";
+
 /** Refusal texts, one per way the gate can say no. Each is a complete instruction to the model. */
 export const refusals = {
   /** The command is in the denied list (or matches a denied pattern) of the approvals file. */
@@ -52,4 +55,24 @@ export const refusals = {
   unavailableTool: (tool: string): string =>
     `Not run: ${tool} needs the user's approval, and nobody is here to give it in this non-interactive run. ` +
     "Do not retry it. Finish without it and say in your reply which call you wanted to make and why, so the user can approve it.",
+
+  /** `dontAsk`: the command would need the user's approval, and this mode never asks. */
+  dontAskCommand: (command: string, why: string): string =>
+    `Not run: \`${command}\` needs the user's approval (${why}), and the permission mode dontAsk refuses without asking whatever would need it. ` +
+    `Do not retry it or try variations of it. Finish without it and say in your reply which command you wanted to run and why: the user can allow it by adding it to the allowed list of exec-approvals.json, or by switching to the default mode (${SWITCH_TO_DEFAULT}) to be asked.`,
+
+  /** `dontAsk`: a file access outside the roots or to a protected path would need the user's approval. */
+  dontAskPath: (access: "read" | "write", path: string, why: string): string =>
+    `Not allowed: ${access === "read" ? "reading" : "writing"} ${path} needs the user's approval (${why}), and the permission mode dontAsk refuses without asking whatever would need it. ` +
+    `Do not retry it. Say in your reply which file you needed and why: the user can allow it by switching to the default mode (${SWITCH_TO_DEFAULT}) to be asked.`,
+
+  /** `dontAsk`: a tool declared to need approval, not on the allowed list. */
+  dontAskTool: (tool: string): string =>
+    `Not run: ${tool} needs the user's approval, and the permission mode dontAsk refuses without asking whatever would need it. ` +
+    `Do not retry it. Finish without it and say in your reply which call you wanted to make and why: the user can allow it by adding ${tool} to the allowed list of exec-approvals.json, or by switching to the default mode (${SWITCH_TO_DEFAULT}) to be asked.`,
+
+  /** exit_plan_mode where nobody can answer (`miniclaw run`, cron): only the user leaves plan mode. */
+  leavePlanUnavailable: (): string =>
+    "Still in plan mode: plan mode can only be left by the user, and nobody is here to approve the plan in this non-interactive run. " +
+    "Do not call exit_plan_mode again or try to carry out the plan. Finish with the plan as your reply, so the user can approve it and run it in another mode.",
 } as const;
