@@ -42,6 +42,8 @@ export interface ApprovalRequest {
   alwaysSaves?: string;
   /** For a tool that is neither a command nor a file tool: its parsed input (`command` shows it). */
   input?: unknown;
+  /** Set when a subagent asks: its agent id, so the question can name it. */
+  agent?: string;
 }
 
 /**

@@ -112,6 +112,8 @@ export interface TurnOptions<T = unknown> {
   agents?: Readonly<Record<string, AgentConfig>>;
   /** Delegate calls of one response run together, at most this many at a time (default 4). */
   maxConcurrentDelegates?: number;
+  /** Set by the delegate tool on a subagent's turn: the parent session and call, named in the child session's header. */
+  parent?: { sessionKey: string; toolUseId: string };
   signal?: AbortSignal;
   /** Receives events synchronously, in order; must not throw. */
   onEvent?: EventSink;

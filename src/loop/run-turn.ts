@@ -11,6 +11,7 @@ import { budgetExceeded } from "./brakes.js";
 import { ContextKeeper } from "./context-keeper.js";
 import { resolveTurnOptions, type TurnOptions, type TurnRuntime } from "./options.js";
 import { refreshMcpTools } from "./turn-tools.js";
+import { createDelegateTool } from "./delegate.js";
 import { runHook } from "./hooks.js";
 import { correctionText } from "./output.js";
 import { PLAN_MODE_NOTICE, recordMode, takeSteering } from "./steering.js";
@@ -43,7 +44,10 @@ async function runTurn(sessionKey: string, userText: string, agent: AgentConfig,
   const rt = await resolveTurnOptions(agent, options);
   try {
     const turn = new TurnState(rt, { sessionKey, agentId: agent.id });
-    const opened = await openSession(rt.store, sessionKey, { agentId: agent.id, clock: rt.clock, signal: rt.signal });
+    const delegate = options.agents && createDelegateTool({ parent: agent, agents: options.agents, rt, turn, sessionKey, options, run: runAgentTurn });
+    if (delegate) rt.tools.set(delegate.name, delegate);
+    const parent = options.parent;
+    const opened = await openSession(rt.store, sessionKey, { agentId: agent.id, clock: rt.clock, signal: rt.signal, ...(parent && { parent }) });
     if (opened.status === "aborted") return turn.end("aborted", "interrupted before the turn started");
     rt.emit({ type: "turn_start", sessionKey, agentId: agent.id });
     if (opened.status === "unreadable") return turn.end("error", `could not read the session: ${opened.error}`);

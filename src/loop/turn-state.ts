@@ -52,6 +52,16 @@ export class TurnState {
     this.rt.emit({ type: "usage", usage: response, costUsd });
   }
 
+  /**
+   * Takes in a subagent's turn: its usage and cost join this turn's (reported by the child's own
+   * events, so not again), and its requests count against this turn's iteration brake.
+   */
+  absorb(child: TurnResult): void {
+    this.usage = addUsage(this.usage, child.usage);
+    this.costUsd += child.costUsd;
+    this.iterations += child.iterations;
+  }
+
   /** Remembers the usage of a response that will not be stored. */
   setAside(response: Usage): void {
     this.unstored = addUsage(this.unstored ?? ZERO_USAGE, response);

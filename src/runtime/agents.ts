@@ -13,7 +13,7 @@ import { checkWorkspace, ensureWorkspace } from "./workspace.js";
 export const SOUL_FILE = "SOUL.md";
 
 const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
-const KNOWN_FIELDS = new Set(["name", "model", "prefix", "tools", "max_tokens", "thinking", "effort", "web", "tool_choice"]);
+const KNOWN_FIELDS = new Set(["name", "model", "prefix", "tools", "max_tokens", "thinking", "effort", "web", "tool_choice", "delegates"]);
 
 /** The API's server tools, offered to agents whose SOUL.md sets `web` (and kept by a `tools:` list only when named). */
 export const SERVER_TOOL_NAMES: readonly string[] = ["web_search", "web_fetch"];
@@ -54,6 +54,12 @@ const soulSchema = z.object({
   effort: setting(parseEffort).optional(),
   tool_choice: setting(parseToolChoice).optional(),
   web: webField.optional(),
+  delegates: z
+    .preprocess(
+      (value) => (typeof value === "string" ? value.split(/[\s,]+/).filter(Boolean) : value),
+      z.array(z.string().regex(AGENT_ID, "must be agent ids (folder names under agents/)"), { error: "must be a list of agent ids, such as [researcher]" }),
+    )
+    .optional(),
 });
 
 /** A field checked by one of the parsers that flags and options share, so each value means one thing everywhere. */
@@ -122,6 +128,7 @@ export function parseSoul(id: string, text: string, file: string, onWarning?: (m
     ...(soul.effort !== undefined && { effort: soul.effort }),
     ...(soul.tool_choice !== undefined && { toolChoice: soul.tool_choice }),
     ...(soul.web !== undefined && (soul.web.search || soul.web.fetch) && { web: soul.web }),
+    ...(soul.delegates !== undefined && soul.delegates.length > 0 && { delegates: soul.delegates }),
   };
 }
 
@@ -196,6 +203,11 @@ export async function loadAgents(workspaceDir: string, options: LoadAgentsOption
       const message = error instanceof Error ? error.message : String(error);
       problems.push(message);
       warn(`agent "${id}" not loaded: ${message}`);
+    }
+  }
+  for (const agent of Object.values(agents)) {
+    for (const id of agent.delegates ?? []) {
+      if (agents[id] === undefined || id === agent.id) warn(`${join(agentsDir, agent.id, SOUL_FILE)}: delegates: no agent "${id}" to hand tasks to${id === agent.id ? " (an agent cannot delegate to itself)" : ` (agents: ${Object.keys(agents).join(", ")})`}`);
     }
   }
   if (Object.keys(agents).length === 0) {

@@ -1,0 +1,107 @@
+// The delegate tool: a task handed to another agent, run as its own turn in a fresh session that links back to the parent.
+import { z } from "zod";
+import { defineTool, type AnyTool } from "../tools/define.js";
+import { isSuccessfulStop, type AgentConfig, type TurnResult } from "../types.js";
+import { runHook } from "./hooks.js";
+import type { TurnOptions, TurnRuntime } from "./options.js";
+import type { TurnState } from "./turn-state.js";
+import { isAllowedTool } from "./turn-tools.js";
+
+/** Delegate calls of one response running at once, by default. */
+export const DEFAULT_MAX_CONCURRENT_DELEGATES = 4;
+
+/** How a child turn is run: `runAgentTurn`, passed in so this module does not import the loop that imports it. */
+export type RunChild = (sessionKey: string, task: string, agent: AgentConfig, options: TurnOptions) => Promise<TurnResult>;
+
+/** What the tool needs from the parent turn. */
+export interface DelegateSpec {
+  parent: AgentConfig;
+  agents: Readonly<Record<string, AgentConfig>>;
+  rt: TurnRuntime;
+  turn: TurnState;
+  sessionKey: string;
+  /** The options the parent turn was given: the child shares their client, store, workspace and effects. */
+  options: TurnOptions;
+  run: RunChild;
+}
+
+/**
+ * `delegate { agent, task }` for an agent whose SOUL.md lists `delegates`, or undefined when
+ * none of them exists. The child turn gets its own SOUL.md prompt and a fresh session
+ * (`agent:<child>:sub-<tool_use id>`, whose header names the parent session and call), the
+ * tools both it and the parent have (never `delegate`: depth 1), the parent's mode as it is at
+ * each call (never looser), the parent's approver (requests name the subagent), the parent's
+ * abort signal, and what is left of the parent's budget and iterations, which its own use then
+ * counts against. Its events reach the parent's sink tagged with `parentToolUseId`. The result
+ * is the child's final text; an error or a brake is an `is_error` result.
+ */
+export function createDelegateTool(spec: DelegateSpec): AnyTool | undefined {
+  const ids = (spec.parent.delegates ?? []).filter((id) => id !== spec.parent.id && spec.agents[id] !== undefined);
+  const [first, ...rest] = ids;
+  if (first === undefined) return undefined;
+  const limit = limiter(spec.options.maxConcurrentDelegates ?? DEFAULT_MAX_CONCURRENT_DELEGATES);
+  const described = ids.map((id) => `${id} (${spec.agents[id]!.name})`).join(", ");
+  return defineTool({
+    name: "delegate",
+    description:
+      `Hands a task to another agent, which works on it in a fresh context and returns its final answer: ${described}. ` +
+      "It sees none of this conversation: put everything it needs in the task. Several delegate calls in one response run at the same time.",
+    input: z.object({ agent: z.enum([first, ...rest]), task: z.string().trim().min(1, "must say what to do") }),
+    // Read-only as the gate sees it: the call itself changes nothing, and each of the child's calls is gated
+    // under the parent's mode. So delegate calls of one response run together, in plan mode too.
+    readOnly: true,
+    run: ({ agent, task }, context) => limit(() => runChild(spec, spec.agents[agent]!, task, context.toolUseId)),
+  });
+}
+
+async function runChild(spec: DelegateSpec, child: AgentConfig, task: string, toolUseId: string): Promise<string> {
+  const { rt, turn } = spec;
+  const sessionKey = `agent:${child.id}:sub-${toolUseId}`;
+  const hooks = rt.hooks;
+  rt.emit({ type: "subagent_start", toolUseId, agentId: child.id, sessionKey, task });
+  await runHook("onSubagentStart", hooks?.onSubagentStart && (() => hooks.onSubagentStart!({ toolUseId, agentId: child.id, sessionKey, task })), rt.emit);
+  const parentTools = [
+    ...[...rt.tools.keys()].filter((name) => name !== "delegate" && name !== "exit_plan_mode"),
+    ...(rt.web?.search ? ["web_search"] : []),
+    ...(rt.web?.fetch ? ["web_fetch"] : []),
+  ];
+  const tools = parentTools.filter((name) => child.tools === undefined || isAllowedTool(name, child.tools));
+  // Not inherited: a ready permission context (the child builds its own over the parent's mode), the output schema, the inbox.
+  const { permissions: _context, output: _output, inbox: _inbox, ...shared } = spec.options;
+  const options: TurnOptions = {
+    ...shared,
+    agents: {},
+    // The child sees the parent's mode as it is at each of its calls, and cannot change it.
+    permissionMode: { get mode() { return rt.modes.mode; }, set mode(_ignored) {} },
+    approver: (request) => rt.approver({ ...request, agent: child.id }),
+    signal: rt.signal,
+    onEvent: (event) => rt.emit({ ...event, parentToolUseId: toolUseId }),
+    hooks: { ...(hooks?.beforeToolUse && { beforeToolUse: hooks.beforeToolUse }), ...(hooks?.afterToolUse && { afterToolUse: hooks.afterToolUse }) },
+    maxBudgetUsd: Math.max(0, rt.maxBudgetUsd - turn.costUsd),
+    maxIterations: Math.max(1, rt.maxIterations - turn.iterations),
+    ...(rt.mcp && { mcpServers: rt.mcp }),
+    parent: { sessionKey: spec.sessionKey, toolUseId },
+  };
+  const result = await spec.run(sessionKey, task, { ...child, tools, delegates: [] }, options);
+  turn.absorb(result);
+  rt.emit({ type: "subagent_end", toolUseId, agentId: child.id, stopReason: result.stopReason, usage: result.usage, costUsd: result.costUsd });
+  await runHook("onSubagentEnd", hooks?.onSubagentEnd && (() => hooks.onSubagentEnd!({ toolUseId, agentId: child.id, result })), rt.emit);
+  if (isSuccessfulStop(result.stopReason)) return result.text || "(the subagent finished without a text answer)";
+  throw new Error(`the subagent ${child.id} stopped (${result.stopReason}${result.error ? `: ${result.error}` : ""})${result.text ? `; its last answer: ${result.text}` : ""}`);
+}
+
+/** Runs at most `max` of the given jobs at once, the rest in order as others finish. */
+function limiter(max: number): <T>(job: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async (job) => {
+    if (running >= max) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await job();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+}
