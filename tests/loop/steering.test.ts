@@ -1,0 +1,170 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { runAgentTurn } from "../../src/loop/run-turn.js";
+import type { Inbox, ModeHolder, SteerMessage } from "../../src/loop/options.js";
+import { SessionStore } from "../../src/sessions/store.js";
+import { defineTool } from "../../src/tools/define.js";
+import type { RecordedRequest } from "../../src/testing/index.js";
+import type { AgentEvent } from "../../src/types.js";
+import { TEST_AGENT, tempWorkspace, turnOptions, scriptedModelPerTest, upperTool } from "../helpers/turn.js";
+
+const scripted = scriptedModelPerTest();
+
+/** An inbox in memory: `add` what the user types; `taken` and `deliveredIds` record what the loop did. */
+function memoryInbox(): Inbox & { add(text: string, id?: string): void; deliveredIds: string[] } {
+  let waiting: SteerMessage[] = [];
+  const deliveredIds: string[] = [];
+  return {
+    deliveredIds,
+    add(text, id) {
+      waiting.push(id === undefined ? { text } : { id, text });
+    },
+    take() {
+      const out = waiting;
+      waiting = [];
+      return out;
+    },
+    delivered(ids) {
+      deliveredIds.push(...ids);
+    },
+  };
+}
+
+const lastUserTexts = (req: RecordedRequest): string[] => {
+  const last = req.body.messages?.at(-1);
+  if (!last || last.role !== "user" || typeof last.content === "string") return [];
+  return last.content.flatMap((b) => (b.type === "text" ? [b.text] : []));
+};
+
+describe("steering a running turn", () => {
+  it("puts a message sent while a tool runs after that round's tool results, never stopping the tool", async () => {
+    const inbox = memoryInbox();
+    let finished = false;
+    const slow = defineTool({
+      name: "slow",
+      description: "Takes a moment.",
+      input: z.object({}),
+      readOnly: true,
+      run: async () => {
+        inbox.add("also check the weekend", "s1");
+        await new Promise((r) => setTimeout(r, 100));
+        finished = true;
+        return "slow done";
+      },
+    });
+    const m = await scripted([
+      { match: (req) => lastUserTexts(req).some((t) => t.includes("weekend")), reply: "noted the weekend" },
+      { reply: { toolUses: [{ name: "slow", input: {} }] } },
+    ]);
+    const ws = await tempWorkspace();
+    const events: AgentEvent[] = [];
+    const result = await runAgentTurn("k", "plan my week", TEST_AGENT, turnOptions(m, ws, events, { tools: [slow], inbox }));
+    expect(finished).toBe(true);
+    expect(result.text).toBe("noted the weekend");
+    const last = m.requests[1]!.body.messages!.at(-1)!;
+    expect(Array.isArray(last.content) && last.content.map((b) => b.type)).toEqual(["tool_result", "text"]);
+    expect(lastUserTexts(m.requests[1]!)).toEqual(["The user added: also check the weekend"]);
+    expect(events.filter((e) => e.type === "steer")).toEqual([{ type: "steer", text: "also check the weekend" }]);
+    expect(inbox.deliveredIds).toEqual(["s1"]);
+    const records = await new SessionStore(`${ws}/sessions`).show("k", { all: true });
+    expect(records.some((r) => r.type === "message" && r.steerIds?.includes("s1"))).toBe(true);
+  });
+
+  it("starts a follow-up when a message arrives after the model's last reply, and takes a waiting one with the user's message", async () => {
+    const inbox = memoryInbox();
+    inbox.add("in metric units please");
+    const m = await scripted([
+      { match: (req) => lastUserTexts(req).some((t) => t.includes("shorter")), reply: "short answer" },
+      { reply: { text: "a long answer" } },
+    ]);
+    const ws = await tempWorkspace();
+    const events: AgentEvent[] = [];
+    let typed = false;
+    const onEvent = (e: AgentEvent): void => {
+      events.push(e);
+      // The user types while the first answer streams in.
+      if (e.type === "text_delta" && !typed) {
+        typed = true;
+        inbox.add("shorter, please");
+      }
+    };
+    const result = await runAgentTurn("k", "how far is the moon?", TEST_AGENT, turnOptions(m, ws, [], { inbox, onEvent }));
+    expect(lastUserTexts(m.requests[0]!)).toEqual(["how far is the moon?", "The user added: in metric units please"]);
+    expect(result.text).toBe("short answer");
+    expect(m.requests).toHaveLength(2);
+    expect(lastUserTexts(m.requests[1]!)).toEqual(["The user added: shorter, please"]);
+  });
+
+  it("delivers a message once across a crash between writing it and the inbox hearing so", async () => {
+    const again: SteerMessage = { id: "crash-1", text: "use the blue theme" };
+    let takes = 0;
+    const inbox: Inbox = {
+      take: () => (takes++ < 2 ? [again] : []),
+      delivered: () => {
+        throw new Error("the process died here");
+      },
+    };
+    const m = await scripted([{ reply: "ok" }]);
+    const ws = await tempWorkspace();
+    await runAgentTurn("k", "first", TEST_AGENT, turnOptions(m, ws, [], { inbox }));
+    await runAgentTurn("k", "second", TEST_AGENT, turnOptions(m, ws, [], { inbox }));
+    const sent = m.requests.flatMap((r) => JSON.stringify(r.body.messages).match(/use the blue theme/g) ?? []);
+    // The first request carries it; the second turn's request carries the history once, and no second copy.
+    expect(sent).toHaveLength(2);
+    expect(m.requests.at(-1)!.body.messages!.filter((msg) => JSON.stringify(msg).includes("blue theme"))).toHaveLength(1);
+  });
+});
+
+describe("permission modes during a turn", () => {
+  it("applies a change from the next tool call, records it in the session, reports it, and a reload sees it", async () => {
+    const modes: ModeHolder = { mode: "default" };
+    const m = await scripted([
+      { match: (req) => JSON.stringify(req.body.messages).includes("second call"), reply: "done" },
+      { match: { toolResult: { name: "upper" } }, reply: { toolUses: [{ name: "write_note", input: { text: "second call" } }] } },
+      { reply: { toolUses: [{ name: "upper", input: { text: "first call" } }] } },
+    ]);
+    const ws = await tempWorkspace();
+    const writes: string[] = [];
+    const writeNote = defineTool({ name: "write_note", description: "Writes a note.", input: z.object({ text: z.string() }), run: ({ text }) => (writes.push(text), "written") });
+    const switching = defineTool({ ...upperTool(), run: ({ text }: { text: string }) => ((modes.mode = "plan"), text.toUpperCase()) });
+    const events: AgentEvent[] = [];
+    await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, ws, events, { tools: [switching, writeNote], permissionMode: modes }));
+    expect(writes).toEqual([]);
+    expect(events.filter((e) => e.type === "mode")).toEqual([{ type: "mode", mode: "plan", previous: "default", by: "user" }]);
+    const loaded = await new SessionStore(`${ws}/sessions`).load("k");
+    expect(loaded.mode).toBe("plan");
+    const next = await runAgentTurn("k", "and now?", TEST_AGENT, turnOptions(m, ws, [], { tools: [switching, writeNote], permissionMode: modes }));
+    expect(next.stopReason).toBe("end_turn");
+    expect(lastUserTexts(m.requests.at(-1)!).some((t) => t.startsWith("<context>Plan mode is on"))).toBe(true);
+  });
+});
+
+describe("lifecycle hooks", () => {
+  it("lets onTurnStart add context, shows onTurnEnd the result, calls onBeforeCompact, and reports a throwing hook without breaking the turn", async () => {
+    const m = await scripted([
+      { match: { system: /summarise an assistant/ }, reply: "SUMMARY" },
+      { reply: "fine" },
+    ]);
+    const ws = await tempWorkspace();
+    const seen: string[] = [];
+    const events: AgentEvent[] = [];
+    const hooks = {
+      onTurnStart: () => ({ context: "The user is on holiday until Monday." }),
+      onTurnEnd: (result: { stopReason: string }) => {
+        seen.push(`end ${result.stopReason}`);
+      },
+      onBeforeCompact: (info: { reason: string }) => {
+        seen.push(`compact ${info.reason.slice(0, 15)}`);
+        throw new Error("hook broke");
+      },
+    };
+    await runAgentTurn("k", "hello " + "pad ".repeat(300), TEST_AGENT, turnOptions(m, ws, events, { hooks }));
+    const result = await runAgentTurn("k", "again " + "pad ".repeat(300), TEST_AGENT, turnOptions(m, ws, events, { hooks, compactAt: 300 }));
+    expect(result.stopReason).toBe("end_turn");
+    expect(lastUserTexts(m.requests[0]!)).toContain("<context>The user is on holiday until Monday.</context>");
+    expect(seen).toEqual(["end end_turn", "compact the context rea", "end end_turn"]);
+    expect(events.filter((e) => e.type === "warning").map((e) => (e.type === "warning" ? e.message : ""))).toContain(
+      "the onBeforeCompact hook failed (hook broke); the turn goes on without it",
+    );
+  });
+});
