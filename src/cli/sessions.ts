@@ -6,12 +6,16 @@ import { formatUsageSummary, summarizeUsage } from "../model/usage.js";
 import { isServerResult, serverCallText, serverResultText } from "../content.js";
 import { checkWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import type { CompactionRecord, MessageRecord, SessionRecord } from "../sessions/records.js";
+import { nestUnderParents } from "../sessions/session-listing.js";
 import { SessionStore } from "../sessions/store.js";
 import type { ContentBlockParam } from "../types.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { formatMinute, useColor } from "./render.js";
 import { visibleText } from "./visible-text.js";
+
+/** What a subagent's session key is indented with, under its parent's. */
+export const SUBAGENT_MARK = "  └ ";
 
 /** Needs no credentials: it only reads files. */
 export async function sessionsCommand(args: CliArgs, io: CliIo): Promise<number> {
@@ -49,7 +53,14 @@ async function listAll(store: SessionStore, io: CliIo): Promise<number> {
     io.stdout.write("No sessions yet.\n");
     return 0;
   }
-  const rows = sessions.map((s) => [visibleText(s.key), visibleText(s.agentId), String(s.messages), `~${s.estimatedTokens}`, formatMinute(s.lastActivity)]);
+  // A subagent's session sits under the session whose delegate call started it.
+  const rows = nestUnderParents(sessions).map((s) => [
+    `${s.depth === 1 ? SUBAGENT_MARK : ""}${visibleText(s.key)}`,
+    visibleText(s.agentId),
+    String(s.messages),
+    `~${s.estimatedTokens}`,
+    formatMinute(s.lastActivity),
+  ]);
   const header = ["KEY", "AGENT", "MESSAGES", "TOKENS", "LAST ACTIVITY"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   for (const row of [header, ...rows]) io.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()}\n`);
@@ -72,7 +83,10 @@ async function showOne(store: SessionStore, key: string, all: boolean, io: CliIo
 function renderRecord(record: SessionRecord, paint: (style: Parameters<typeof styleText>[0], text: string) => string): string {
   const shown = (text: string, style?: Parameters<typeof styleText>[0]): string =>
     visibleText(text, { keepLineBreaks: true, mark: (t) => paint("dim", t), ...(style !== undefined && { plain: (t: string) => paint(style, t) }) });
-  if (record.type === "session") return paint("dim", "# session ") + shown(`${record.key} (agent ${record.agentId})`, "dim") + paint("dim", ` started ${formatMinute(record.ts)}`);
+  if (record.type === "session") {
+    const parent = record.parent ? paint("dim", " · subagent of ") + shown(`${record.parent.sessionKey} (delegate call ${record.parent.toolUseId})`, "dim") : "";
+    return paint("dim", "# session ") + shown(`${record.key} (agent ${record.agentId})`, "dim") + paint("dim", ` started ${formatMinute(record.ts)}`) + parent;
+  }
   if (record.type === "compaction") {
     return paint("magenta", `--- compaction at ${formatMinute(record.ts)}: ${record.replacedMessages} messages replaced by this summary ---\n`) + shown(record.summary) + paint("magenta", "\n---");
   }

@@ -10,6 +10,8 @@ import { effortCommand, thinkingCommand, type SettingState } from "./setting-com
 import { visibleText } from "./visible-text.js";
 import { findAgentByPrefix, parseSlashCommand, resolveAgent } from "../runtime/routing.js";
 import type { CompactionRecord, MessageRecord } from "../sessions/records.js";
+import { nestUnderParents } from "../sessions/session-listing.js";
+import { SUBAGENT_MARK } from "./sessions.js";
 
 /** The REPL's session state; /effort and /thinking change their part of it (SettingState). */
 export interface ReplState extends SettingState {
@@ -103,9 +105,10 @@ async function listSessions(state: ReplState, say: (text: string) => void): Prom
   const sessions = await state.assistant.sessions.list();
   // A session made by /new has no file until its first message; it is listed all the same, as the current one.
   if (!sessions.some((s) => s.key === state.sessionKey)) say(`  ${clip(state.sessionKey, 200).padEnd(28)}    0 messages  (new) ←`);
-  for (const s of sessions) {
+  for (const s of nestUnderParents(sessions)) {
     const mark = s.key === state.sessionKey ? " ←" : "";
-    say(`  ${clip(s.key, 200).padEnd(28)} ${String(s.messages).padStart(4)} messages  ~${s.estimatedTokens} tokens  ${formatMinute(s.lastActivity)}${mark}`);
+    const key = `${s.depth === 1 ? SUBAGENT_MARK : ""}${clip(s.key, 200)}`;
+    say(`  ${key.padEnd(28)} ${String(s.messages).padStart(4)} messages  ~${s.estimatedTokens} tokens  ${formatMinute(s.lastActivity)}${mark}`);
   }
 }
 

@@ -22,6 +22,37 @@ export interface SessionListing {
   /** Newest record time, or the file's mtime when no record has one (ms since the epoch). */
   lastActivity: number;
   file: string;
+  /** A subagent's session: the session and the delegate call that started it (from its header). */
+  parent?: { sessionKey: string; toolUseId: string };
+}
+
+/** A listing in display order: `depth` 1 for a subagent's session shown under its parent. */
+export type NestedListing = SessionListing & { depth: 0 | 1 };
+
+/**
+ * Puts each subagent's session right after its parent's, oldest child first (the order the
+ * delegate calls ran); parents keep their order. A child whose parent is not listed (its file
+ * removed) stays where it was, at depth 0, so nothing disappears from the list. Pure.
+ */
+export function nestUnderParents(listings: readonly SessionListing[]): NestedListing[] {
+  const byKey = new Map(listings.map((listing) => [listing.key, listing]));
+  // Subagents cannot delegate, so a parent is never a child itself; a file that says otherwise is listed flat.
+  const isChild = (listing: SessionListing | undefined): boolean => {
+    const parent = listing?.parent?.sessionKey;
+    return parent !== undefined && parent !== listing!.key && byKey.has(parent) && byKey.get(parent)!.parent === undefined;
+  };
+  const children = new Map<string, SessionListing[]>();
+  for (const listing of listings) {
+    const parent = listing.parent?.sessionKey;
+    if (parent === undefined || !isChild(listing)) continue;
+    children.set(parent, [...(children.get(parent) ?? []), listing]);
+  }
+  const nested = new Set([...children.values()].flat().map((listing) => listing.key));
+  return listings.flatMap((listing): NestedListing[] => {
+    if (nested.has(listing.key)) return [];
+    const under = [...(children.get(listing.key) ?? [])].sort((a, b) => a.lastActivity - b.lastActivity || a.key.localeCompare(b.key));
+    return [{ ...listing, depth: 0 }, ...under.map((child) => ({ ...child, depth: 1 as const }))];
+  });
 }
 
 /**
@@ -66,6 +97,7 @@ async function listOne(file: string, stem: string, deps: { onWarning: (message: 
     estimatedTokens: sessionContextSize(session),
     lastActivity,
     file,
+    ...(region.header?.parent && { parent: region.header.parent }),
   };
 }
 
