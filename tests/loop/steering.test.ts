@@ -126,7 +126,7 @@ describe("permission modes during a turn", () => {
     const ws = await tempWorkspace();
     const writes: string[] = [];
     const writeNote = defineTool({ name: "write_note", description: "Writes a note.", input: z.object({ text: z.string() }), run: ({ text }) => (writes.push(text), "written") });
-    const switching = defineTool({ ...upperTool(), run: ({ text }: { text: string }) => ((modes.mode = "plan"), text.toUpperCase()) });
+    const switching = { ...upperTool(), run: ({ text }: { text: string }) => ((modes.mode = "plan"), text.toUpperCase()) };
     const events: AgentEvent[] = [];
     await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, ws, events, { tools: [switching, writeNote], permissionMode: modes }));
     expect(writes).toEqual([]);
