@@ -32,11 +32,13 @@ const MIN_SPACE_RUN = 16;
  * line and wrapped rows marked as continuations, with a note counting the escaped
  * characters. A call of another tool (`request.input` set) is asked the same way, as
  * `name {input as JSON}`, and "always" records the tool's name. Always says what
- * [a]lways and [d]eny always would record.
+ * [a]lways and [d]eny always would record. A subagent's request (`request.agent`) is named in the header.
  */
 export function approvalQuestion(request: ApprovalRequest, layout: QuestionLayout): ApprovalQuestion {
   const mark = layout.mark ?? ((t: string) => t);
-  const header = `${visibleLine(request.tool, 40, { mark })} needs approval: ${visibleLine(request.reason, 400, { mark })}`;
+  // A subagent's question says whose it is: the person is answering for a child they did not start themselves.
+  const asker = request.agent === undefined ? "" : `Subagent ${visibleLine(request.agent, 40, { mark })}: `;
+  const header = `${asker}${visibleLine(request.tool, 40, { mark })} needs approval: ${visibleLine(request.reason, 400, { mark })}`;
   const commandLines = request.command.split("\n").map((line) => spaceRuns(visiblePieces(line)));
   // Escaped characters start with a backslash; the other marked pieces are our notes on long blank runs.
   const escapes = commandLines.flat().filter((p) => p.escaped && p.text.startsWith("\\")).length;
