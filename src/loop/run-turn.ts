@@ -10,7 +10,8 @@ import type { AgentConfig, ApiMessage, ContentBlockParam, MessageParam, StopReas
 import { budgetExceeded } from "./brakes.js";
 import { ContextKeeper } from "./context-keeper.js";
 import { resolveTurnOptions, type TurnOptions, type TurnRuntime } from "./options.js";
-import { refreshMcpTools } from "./turn-tools.js";
+import { offerPlanTool, refreshMcpTools } from "./turn-tools.js";
+import { createExitPlanModeTool } from "../tools/exit-plan-mode.js";
 import { createDelegateTool } from "./delegate.js";
 import { runHook } from "./hooks.js";
 import { correctionText } from "./output.js";
@@ -46,6 +47,8 @@ async function runTurn(sessionKey: string, userText: string, agent: AgentConfig,
     const turn = new TurnState(rt, { sessionKey, agentId: agent.id });
     const delegate = options.agents && createDelegateTool({ parent: agent, agents: options.agents, rt, turn, sessionKey, options, run: runAgentTurn });
     if (delegate) rt.tools.set(delegate.name, delegate);
+    // Offered while the mode is plan (a subagent cannot change its parent's mode, so it never has it).
+    if (!options.parent) turn.planTool = createExitPlanModeTool(rt.modes, () => (turn.modeChangedBy = "exit_plan_mode"));
     const parent = options.parent;
     const opened = await openSession(rt.store, sessionKey, { agentId: agent.id, clock: rt.clock, signal: rt.signal, ...(parent && { parent }) });
     if (opened.status === "aborted") return turn.end("aborted", "interrupted before the turn started");
@@ -90,6 +93,7 @@ async function runRounds(rt: TurnRuntime, session: SessionHandle, turn: TurnStat
     if (unfit) return finish(session, turn, "model_context_window_exceeded", unfit);
     turn.iterations++;
     await refreshMcpTools(rt);
+    offerPlanTool(rt, turn.planTool);
     rt.emit({ type: "request_start", iteration: turn.iterations, model: rt.model });
     const params = buildRequest({
       model: rt.model,

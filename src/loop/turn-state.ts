@@ -3,6 +3,7 @@ import { addUsage, estimateCostUsd, ZERO_USAGE } from "../model/usage.js";
 import type { ContentBlockParam, MessageParam, StopReason, TurnResult, Usage } from "../types.js";
 import { RepeatBreaker } from "./brakes.js";
 import { MAX_TOKENS_CEILING, type TurnRuntime } from "./options.js";
+import type { AnyTool } from "../tools/define.js";
 
 /** Everything a turn counts and decides as it goes; `run-turn.ts` reads and updates it between requests. */
 export class TurnState {
@@ -21,6 +22,8 @@ export class TurnState {
   /** Set once the turn compacted because the context overflowed; a second overflow ends it. */
   overflowCompacted = false;
   readonly breaker = new RepeatBreaker();
+  /** The exit_plan_mode tool of this turn, offered while the mode is plan. */
+  planTool: AnyTool | undefined;
   /** Who changed the permission mode during this turn's tools: exit_plan_mode sets it; otherwise the user did. */
   modeChangedBy: "user" | "exit_plan_mode" = "user";
   /** Corrections asked for after an invalid structured answer. */

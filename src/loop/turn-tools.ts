@@ -95,3 +95,10 @@ export async function refreshMcpTools(rt: TurnRuntime): Promise<void> {
   for (const name of [...rt.tools.keys()]) if (name.startsWith("mcp__")) rt.tools.delete(name);
   for (const tool of rt.mcp.tools()) if (!rt.allowedTools || isAllowedTool(tool.name, rt.allowedTools)) rt.tools.set(tool.name, tool);
 }
+
+/** Offers exit_plan_mode while the mode is plan, and only then (the mode may change between requests). */
+export function offerPlanTool(rt: TurnRuntime, planTool: AnyTool | undefined): void {
+  if (!planTool) return;
+  if (rt.modes.mode === "plan") rt.tools.set(planTool.name, planTool);
+  else rt.tools.delete(planTool.name);
+}

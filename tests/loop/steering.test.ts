@@ -139,6 +139,57 @@ describe("permission modes during a turn", () => {
   });
 });
 
+describe("exit_plan_mode", () => {
+  /** A turn in plan mode: the model tries to write, proposes its plan, then writes again. */
+  async function planThenWrite(decision: "allow_once" | "allow_always" | "unavailable") {
+    const modes: ModeHolder = { mode: "plan" };
+    const writes: string[] = [];
+    const writeNote = defineTool({ name: "write_note", description: "Writes a note.", input: z.object({ text: z.string() }), run: ({ text }) => (writes.push(text), "written") });
+    const refusedPlan = (req: RecordedRequest): boolean => {
+      const last = req.body.messages?.at(-1);
+      return Array.isArray(last?.content) && last.content.some((b) => b.type === "tool_result" && b.is_error === true) && JSON.stringify(req.body.messages?.at(-2)).includes("exit_plan_mode");
+    };
+    const m = await scripted([
+      { match: refusedPlan, reply: "I will wait for you to leave plan mode." },
+      { match: { toolResult: { name: "write_note", content: /^written/ } }, reply: "all done" },
+      { match: { toolResult: { name: "exit_plan_mode" } }, reply: { toolUses: [{ name: "write_note", input: { text: "after the plan" } }] } },
+      { match: { toolResult: { name: "write_note" } }, reply: { toolUses: [{ name: "exit_plan_mode", input: { plan: "1. write the note" } }] } },
+      { reply: { toolUses: [{ name: "write_note", input: { text: "too early" } }] } },
+    ]);
+    const ws = await tempWorkspace();
+    const events: AgentEvent[] = [];
+    const asked: string[] = [];
+    const approver = async (request: { tool: string; command: string }) => {
+      asked.push(`${request.tool}: ${request.command}`);
+      return decision;
+    };
+    const result = await runAgentTurn("k", "write a note", TEST_AGENT, turnOptions(m, ws, events, { tools: [writeNote], permissionMode: modes, approver }));
+    const offered = m.requests.map((r) => (r.body.tools as Array<{ name: string }>).some((t) => t.name === "exit_plan_mode"));
+    return { result, writes, modes, events, asked, offered, m, ws };
+  }
+
+  it("shows the approver the plan and carries it out in the mode chosen, recorded as exit_plan_mode's doing", async () => {
+    const run = await planThenWrite("allow_once");
+    expect(run.writes).toEqual(["after the plan"]);
+    expect(run.asked).toEqual(["exit_plan_mode: 1. write the note"]);
+    expect(run.modes.mode).toBe("default");
+    expect(run.offered).toEqual([true, true, false, false]);
+    expect(run.events.filter((e) => e.type === "mode")).toEqual([
+      { type: "mode", mode: "plan", previous: "default", by: "user" },
+      { type: "mode", mode: "default", previous: "plan", by: "exit_plan_mode" },
+    ]);
+    expect((await new SessionStore(`${run.ws}/sessions`).load("k")).mode).toBe("default");
+    expect((await planThenWrite("allow_always")).modes.mode).toBe("acceptEdits");
+  });
+
+  it("is refused where nobody can answer (run, cron): the mode stays plan and nothing is written", async () => {
+    const run = await planThenWrite("unavailable");
+    expect(run.writes).toEqual([]);
+    expect(run.modes.mode).toBe("plan");
+    expect(run.result.text).toBe("I will wait for you to leave plan mode.");
+  });
+});
+
 describe("lifecycle hooks", () => {
   it("lets onTurnStart add context, shows onTurnEnd the result, calls onBeforeCompact, and reports a throwing hook without breaking the turn", async () => {
     const m = await scripted([
