@@ -6,7 +6,7 @@ import { compactSession } from "../loop/compact.js";
 import { sessionContextSize } from "../sessions/tokens.js";
 import { ConfigError } from "../errors.js";
 import { runAgentTurn } from "../loop/run-turn.js";
-import type { TurnOptions } from "../loop/options.js";
+import type { ModeHolder, TurnOptions } from "../loop/options.js";
 import { MemoryStore } from "../memory/store.js";
 import { createClient, pickModel, type Env } from "../model/client.js";
 import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
@@ -15,6 +15,7 @@ import { McpHub } from "../mcp/hub.js";
 import { isSecretVariable, scrubEnv } from "../tools/child-env.js";
 import { BUNDLED_SKILLS } from "../paths.js";
 import type { PermissionMode } from "../permissions/context.js";
+import { addSteer, SessionInbox } from "../sessions/inbox.js";
 import { openSession } from "../sessions/session-handle.js";
 import { SessionStore } from "../sessions/store.js";
 import { SkillLoader } from "../skills/loader.js";
@@ -34,6 +35,7 @@ export interface AssistantOptions {
   /** `--agent`: the agent of messages that carry no prefix. */
   defaultAgent?: string;
   approver?: Approver;
+  /** The mode the process starts in (default `default`); `setPermissionMode` changes it. */
   permissionMode?: PermissionMode;
   clock?: Clock;
   /** Warnings met while loading (bad SOUL.md, skill rule breaks); must not throw. */
@@ -41,7 +43,8 @@ export interface AssistantOptions {
   /**
    * Anything else a turn takes (budgets, hooks, extra tools). Its `mcpServers` wins over the
    * workspace's mcp.json: a hub is used as is (and left running by `close()`); a servers object
-   * becomes the assistant's own hub, like mcp.json's.
+   * becomes the assistant's own hub, like mcp.json's. Its `inbox` replaces each session's durable
+   * one; its `permissionMode` (a mode, or a holder used as is) is the start mode when `permissionMode` is not given.
    */
   turn?: TurnOptions;
 }
@@ -70,8 +73,26 @@ export interface Assistant {
   route(text: string): { agent: AgentConfig; text: string };
   /** The default session key of an agent. */
   sessionKeyFor(agentId: string): string;
-  /** Routes the message and runs one turn. */
+  /**
+   * Routes the message and runs one turn, with the workspace's agents (for `delegate`), the
+   * process's permission mode, and the session's durable inbox (steering from `steer`, from
+   * `miniclaw steer` in another process, or left from an earlier turn).
+   */
   send(text: string, options?: SendOptions): Promise<TurnResult>;
+  /** The permission mode now: what `setPermissionMode` set, or what exit_plan_mode chose since. */
+  readonly permissionMode: PermissionMode;
+  /**
+   * Sets the permission mode of every turn of this process, a running one included, from its next
+   * tool call. Only the user calls it (the REPL's /mode), so any mode goes, `bypassPermissions`
+   * included. It records nothing itself: the turn records the change in its session and reports it.
+   */
+  setPermissionMode(mode: PermissionMode): void;
+  /**
+   * Adds a steering message to the durable inbox of `sessionKey` and resolves to its id once it is
+   * on disk: the turn running in that session (in any process) takes it before its next request,
+   * or the session's next turn does; it is delivered once. Throws SessionError for empty text or an invalid key.
+   */
+  steer(sessionKey: string, text: string): Promise<string>;
   /** Compacts a session now (keeping its last turn); resolves to one line saying what happened. */
   compact(sessionKey: string, agentId: string, onEvent?: EventSink): Promise<string>;
   /**
@@ -104,7 +125,10 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
     throw new ConfigError(`no agent "${defaultAgent}" in ${join(opts.workspace, "agents")} (available: ${Object.keys(agents).join(", ")})`);
   }
   const memory = MemoryStore.forWorkspace(opts.workspace);
-  const sessions = new SessionStore(join(opts.workspace, "sessions"), { onWarning: warn, ...(opts.clock && { clock: opts.clock }) });
+  const sessionsDir = join(opts.workspace, "sessions");
+  const sessions = new SessionStore(sessionsDir, { onWarning: warn, ...(opts.clock && { clock: opts.clock }) });
+  // One holder for the process: every turn's gate reads it at each call, so a change reaches a running turn.
+  const modes = modeHolder(opts);
   const route = (text: string): { agent: AgentConfig; text: string } => {
     const [id, rest] = resolveAgent(text, agents, defaultAgent);
     return { agent: agents[id]!, text: rest };
@@ -119,8 +143,16 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
     mcp: mcp.hub,
     route,
     sessionKeyFor,
+    get permissionMode() {
+      return modes.mode;
+    },
+    setPermissionMode(mode) {
+      modes.mode = mode;
+    },
+    steer: (sessionKey, text) => addSteer(sessionsDir, sessionKey, text, opts.clock),
     async send(text, send = {}) {
       const { agent, text: message } = route(text);
+      const sessionKey = send.sessionKey ?? sessionKeyFor(agent.id);
       const turn: TurnOptions = {
         ...opts.turn,
         ...send.turn,
@@ -135,12 +167,14 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
         userProfile: userProfile ?? "",
         ...(opts.model !== undefined && { model: opts.model }),
         ...(opts.clock !== undefined && { clock: opts.clock }),
-        ...(opts.permissionMode !== undefined && { permissionMode: opts.permissionMode }),
+        agents,
+        permissionMode: modes,
+        inbox: opts.turn?.inbox ?? new SessionInbox(sessionsDir, sessionKey, { onWarning: warn }),
         ...((send.approver ?? opts.approver) !== undefined && { approver: (send.approver ?? opts.approver)! }),
         ...(send.signal !== undefined && { signal: send.signal }),
         ...(send.onEvent !== undefined && { onEvent: send.onEvent }),
       };
-      return runAgentTurn(send.sessionKey ?? sessionKeyFor(agent.id), message, agent, turn);
+      return runAgentTurn(sessionKey, message, agent, turn);
     },
     async compact(sessionKey, agentId, onEvent) {
       const agent = agents[agentId] ?? agents[defaultAgent]!;
@@ -182,6 +216,12 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
  */
 export async function openMcpHub(workspace: string, env: Env, onWarning: (message: string) => void): Promise<McpHub | undefined> {
   return hubOf(await readMcpConfig(workspace, env), env, onWarning);
+}
+
+/** The process's mode: the option's holder as given, or a new one from the mode option (default `default`). */
+function modeHolder(opts: AssistantOptions): ModeHolder {
+  const given = opts.permissionMode ?? opts.turn?.permissionMode ?? "default";
+  return typeof given === "object" ? given : { mode: given };
 }
 
 /** The assistant's servers: the option's hub (not its to stop), the option's servers, or mcp.json's. */
