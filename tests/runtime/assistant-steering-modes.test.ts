@@ -35,7 +35,8 @@ async function open(rules: Rule[], approver?: Approver): Promise<{ assistant: As
 /** The text blocks of a request's last user message. */
 const lastUserTexts = (req: RecordedRequest | undefined): string[] => {
   const last = req?.body.messages?.at(-1);
-  if (!last || typeof last.content === "string") return last ? [last.content] : [];
+  if (!last) return [];
+  if (typeof last.content === "string") return [last.content];
   return last.content.flatMap((b) => (b.type === "text" ? [b.text] : []));
 };
 
