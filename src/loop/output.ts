@@ -2,6 +2,7 @@
 import { transformJSONSchema } from "@anthropic-ai/sdk/lib/transform-json-schema";
 import { z, type ZodType } from "zod";
 import { ConfigError } from "../errors.js";
+import type { ContentBlockParam } from "../types.js";
 
 /** Validation issues shown to the model, at most this many. */
 const MAX_ISSUES_SHOWN = 8;
@@ -74,4 +75,11 @@ function stripFence(text: string): string {
 /** The user message that asks the model to answer again after an invalid structured answer. */
 export function correctionText(problem: string): string {
   return `Your final answer did not match the required JSON schema: ${problem}. Answer again with only the corrected JSON object.`;
+}
+
+/** The answer of a response: its last run of text blocks (what came before a search or a tool call is not the answer). */
+export function answerText(content: readonly ContentBlockParam[]): string {
+  let first = content.length;
+  while (first > 0 && content[first - 1]!.type === "text") first--;
+  return content.slice(first).flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
 }

@@ -1,6 +1,6 @@
 // THE loop: one user message in, model requests and tool rounds until the model is done or a brake stops it.
 import Anthropic from "@anthropic-ai/sdk";
-import { describeError, streamMessage, type StreamOptions } from "../model/stream.js";
+import { describeError, streamMessage } from "../model/stream.js";
 import { fromApiUsage } from "../model/usage.js";
 import { cleanResponse } from "../sessions/repair.js";
 import { openSession, type SessionHandle } from "../sessions/session-handle.js";
@@ -14,10 +14,11 @@ import { offerPlanTool, refreshMcpTools } from "./turn-tools.js";
 import { createExitPlanModeTool } from "../tools/exit-plan-mode.js";
 import { createDelegateTool } from "./delegate.js";
 import { runHook } from "./hooks.js";
-import { correctionText } from "./output.js";
+import { answerText, correctionText } from "./output.js";
+import { isPromptTooLong, webRefused } from "./api-refusals.js";
 import { PLAN_MODE_NOTICE, recordMode, takeSteering } from "./steering.js";
 import { buildRequest } from "./request.js";
-import { toolContext, userMessage } from "./turn-parts.js";
+import { streamOptions, toolContext, userMessage } from "./turn-parts.js";
 import { TurnState } from "./turn-state.js";
 
 const INTERRUPTED = "interrupted by the user";
@@ -166,7 +167,7 @@ async function takeResponse(rt: TurnRuntime, session: SessionHandle, turn: TurnS
   const followUp = await appendSteered(session, rt);
   if (followUp !== false) return followUp === undefined ? { again: true } : { end: await finish(session, turn, "error", followUp) };
   const ended = stop === null || stop === "tool_use" ? "end_turn" : stop;
-  if (rt.output && ended !== "refusal") return settleOutput(rt, session, turn, ended, finalText(content));
+  if (rt.output && ended !== "refusal") return settleOutput(rt, session, turn, ended, answerText(content));
   return { end: await finish(session, turn, ended) };
 }
 
@@ -184,12 +185,6 @@ async function overflow(session: SessionHandle, turn: TurnState, context: Contex
   return unfit ? { end: await finish(session, turn, stop, unfit) } : { again: true };
 }
 
-/** The answer of a response: its last run of text blocks (what came before a search or a tool call is not the answer). */
-function finalText(content: readonly ContentBlockParam[]): string {
-  let first = content.length;
-  while (first > 0 && content[first - 1]!.type === "text") first--;
-  return content.slice(first).flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
-}
 
 /**
  * Checks the structured answer of a turn that asked for one. Valid: stored as an output record
@@ -278,31 +273,4 @@ async function appendOrFail(write: () => Promise<void>): Promise<string | undefi
   } catch (error) {
     return `could not write the session: ${error instanceof Error ? error.message : String(error)}`;
   }
-}
-
-function streamOptions(rt: TurnRuntime): StreamOptions {
-  return {
-    signal: rt.signal,
-    emit: rt.emit,
-    clock: rt.clock,
-    ...(rt.streamRetryBaseMs !== undefined && { retryBaseMs: rt.streamRetryBaseMs }),
-    ...(rt.streamIdleTimeoutMs !== undefined && { idleTimeoutMs: rt.streamIdleTimeoutMs }),
-  };
-}
-
-/**
- * A request refused for the web server tools (a compatible provider without them answers 400):
- * one line naming the agent and how to turn `web` off, instead of the provider's wording alone.
- */
-function webRefused(rt: TurnRuntime, error: unknown): string | undefined {
-  if (!rt.web || !(error instanceof Anthropic.BadRequestError) || !/web_(search|fetch)|server tool/i.test(error.message)) return undefined;
-  return (
-    `agent "${rt.agentId}" offers the web server tools (web_search, web_fetch), which the server at ${rt.client.baseURL} refused ` +
-    `(${describeError(error)}); set "web: false" in agents/${rt.agentId}/SOUL.md, or leave web_search and web_fetch out of its tools: list`
-  );
-}
-
-/** A 400 saying the prompt does not fit: compact and retry once. */
-function isPromptTooLong(error: unknown): boolean {
-  return error instanceof Anthropic.BadRequestError && /prompt is too long|context window|too many tokens/i.test(error.message);
 }

@@ -1,6 +1,7 @@
 // Small builders the loop uses: the user message of a turn and the context of one tool call.
 import type { ToolContext } from "../tools/define.js";
 import type { ContentBlockParam, MessageParam } from "../types.js";
+import type { StreamOptions } from "../model/stream.js";
 import type { TurnRuntime } from "./options.js";
 
 /**
@@ -34,5 +35,16 @@ export function toolContext(rt: TurnRuntime, toolUseId: string): ToolContext {
     emit: rt.emit,
     toolUseId,
     permissions: rt.permissions,
+  };
+}
+
+/** The stream settings of the turn's requests. */
+export function streamOptions(rt: TurnRuntime): StreamOptions {
+  return {
+    signal: rt.signal,
+    emit: rt.emit,
+    clock: rt.clock,
+    ...(rt.streamRetryBaseMs !== undefined && { retryBaseMs: rt.streamRetryBaseMs }),
+    ...(rt.streamIdleTimeoutMs !== undefined && { idleTimeoutMs: rt.streamIdleTimeoutMs }),
   };
 }
