@@ -2,11 +2,12 @@
 import { parseArgs } from "node:util";
 import { ConfigError } from "../errors.js";
 import { parseEffort, parseThinking, type Parsed } from "../model/settings.js";
+import { PERMISSION_MODES, type PermissionMode } from "../permissions/context.js";
 import type { Effort, ThinkingSetting } from "../types.js";
 
 export interface CliArgs {
-  command: "repl" | "run" | "cron" | "sessions" | "mcp" | "demo" | "init" | "help" | "version";
-  /** Words after the command (`run MESSAGE...`, `sessions show KEY`, `cron run JOB`). */
+  command: "repl" | "run" | "cron" | "sessions" | "mcp" | "steer" | "demo" | "init" | "help" | "version";
+  /** Words after the command (`run MESSAGE...`, `sessions show KEY`, `cron run JOB`, `steer KEY TEXT...`). */
   words: string[];
   workspace?: string;
   model?: string;
@@ -18,7 +19,9 @@ export interface CliArgs {
   all: boolean;
   /** `cron run JOB --force`: run a paused job anyway. */
   force: boolean;
-  permissionMode?: "default" | "plan" | "bypassPermissions";
+  permissionMode?: PermissionMode;
+  /** `--help` after a command that has its own help (`steer --help`): that command's, not the general one. */
+  helpFor?: "steer";
   /** `--thinking`: overrides every agent's `thinking` (the REPL, run, cron). */
   thinking?: ThinkingSetting;
   /** `--effort`: overrides every agent's `effort` (the REPL, run, cron). */
@@ -27,8 +30,9 @@ export interface CliArgs {
   outputSchema?: string;
 }
 
-const COMMANDS = new Set(["run", "cron", "sessions", "mcp", "demo", "init", "help"]);
-const MODES = new Set(["default", "plan", "bypassPermissions"]);
+const COMMANDS = new Set(["run", "cron", "sessions", "mcp", "steer", "demo", "init", "help"]);
+/** The modes in the order a person meets them: the default first, the one that asks nothing last. */
+const MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"];
 /** The commands that run turns, and so take `--thinking` and `--effort`. */
 const TURN_COMMANDS = new Set(["repl", "run", "cron", "demo"]);
 
@@ -48,6 +52,8 @@ Commands:
   sessions fork FROM NEW [ID]  copy a session (up to message ID) under a new key
   mcp                       the MCP servers of workspace/mcp.json: connects them, lists
                             their state and tools, stops them
+  steer KEY TEXT            add a message to session KEY's running turn, or its next one
+                            (from another terminal; see miniclaw steer --help)
   demo                      the REPL against the built-in scripted model (no key needed)
   init [DIR]                create a workspace from the templates (default ./workspace); keeps existing files
 
@@ -57,7 +63,8 @@ Options:
   --agent ID                agent to talk to (default main)
   --session KEY             session key (default agent:<agent>:main; run: a new session each time)
   -c, --continue            run: go on in the session of the last run
-  --permission-mode MODE    default | plan | bypassPermissions
+  --permission-mode MODE    default | acceptEdits | plan | dontAsk | bypassPermissions
+                            (the REPL's /mode changes it)
   --thinking MODE           adaptive | off | a budget in tokens (at least 1024); overrides
                             every agent's SOUL.md (REPL, run, cron)
   --effort LEVEL            low | medium | high | xhigh | max; overrides every agent's
@@ -87,10 +94,11 @@ type Values = ReturnType<typeof readArgv>["values"];
 export function parseCliArgs(argv: string[]): CliArgs {
   const { values, positionals } = readArgv(argv);
   const mode = values["permission-mode"];
-  if (mode !== undefined && !MODES.has(mode)) {
-    throw new ConfigError(`--permission-mode must be one of: ${[...MODES].join(", ")}`);
+  if (mode !== undefined && !isPermissionMode(mode)) {
+    throw new ConfigError(`--permission-mode must be one of: ${MODES.join(", ")}`);
   }
   const first = positionals[0];
+  if (values.help && first === "steer") return { command: "help", helpFor: "steer", words: [], all: false, continueLast: false, force: false };
   const command = values.help ? "help" : values.version ? "version" : first && COMMANDS.has(first) ? first : "repl";
   if (command === "repl" && first !== undefined) {
     throw new ConfigError(`unknown command "${first}" (see miniclaw --help; to send a message use: miniclaw run "${first} ...")`);
@@ -108,11 +116,16 @@ export function parseCliArgs(argv: string[]): CliArgs {
     ...(values.model !== undefined && { model: values.model }),
     ...(values.agent !== undefined && { agent: values.agent }),
     ...(values.session !== undefined && { session: values.session }),
-    ...(mode !== undefined && { permissionMode: mode as CliArgs["permissionMode"] & string }),
+    ...(mode !== undefined && isPermissionMode(mode) && { permissionMode: mode }),
     ...(thinking !== undefined && { thinking }),
     ...(effort !== undefined && { effort }),
     ...(values["output-schema"] !== undefined && { outputSchema: values["output-schema"] }),
   };
+}
+
+/** Whether `word` names a permission mode (spelt exactly, as the API and the session file spell it). */
+export function isPermissionMode(word: string): word is PermissionMode {
+  return (PERMISSION_MODES as readonly string[]).includes(word);
 }
 
 /** node:util's parse, its errors turned into one line pointing at --help. */

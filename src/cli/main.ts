@@ -14,7 +14,7 @@ export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number
     const args = parseCliArgs(argv);
     switch (args.command) {
       case "help":
-        io.stdout.write(`${USAGE}\n`);
+        io.stdout.write(`${args.helpFor === "steer" ? (await import("./steer.js")).STEER_USAGE : USAGE}\n`);
         return 0;
       case "version":
         io.stdout.write(`${await readVersion()}\n`);
@@ -27,6 +27,8 @@ export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number
         return await (await import("./cron.js")).cronCommand(args, io);
       case "mcp":
         return await (await import("./mcp.js")).mcpCommand(args, io);
+      case "steer":
+        return await (await import("./steer.js")).steerCommand(args, io);
       case "demo":
         return await (await import("./demo.js")).runDemo(args, io);
       case "init":
