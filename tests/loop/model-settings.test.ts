@@ -109,7 +109,7 @@ describe("web server tools", () => {
     await writeFile(join(ws, "exec-approvals.json"), JSON.stringify({ allowed: [], denied: [] }));
     await runAgentTurn("d", "hi", WEB_AGENT, turnOptions(m, ws, [], { permissionMode: "plan" }));
     const names = m.requests.map((r) => (r.body.tools ?? []).map((t) => (t as { name: string }).name));
-    expect(names).toEqual([["upper", "web_search"], ["upper", "web_fetch"], ["upper"], ["upper", "web_search", "web_fetch"]]);
+    expect(names).toEqual([["upper", "web_search"], ["upper", "web_fetch"], ["upper"], ["upper", "exit_plan_mode", "web_search", "web_fetch"]]);
   });
 
   it("shows a search as a tool line and its results, stores the blocks as received and sends them back unchanged", async () => {
