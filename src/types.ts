@@ -153,3 +153,15 @@ export type AgentEvent = (
 export type PermissionModeName = "default" | "acceptEdits" | "plan" | "dontAsk" | "bypassPermissions";
 
 export type EventSink = (event: AgentEvent) => void;
+
+/** One steering message; `id` is set by a durable inbox, and recorded so it is delivered once. */
+export interface SteerMessage {
+  id?: string;
+  text: string;
+}
+
+/** Where steering messages wait: `take` hands over what arrived since; `delivered` is told once they are stored. */
+export interface Inbox {
+  take(): SteerMessage[] | Promise<SteerMessage[]>;
+  delivered?(ids: string[]): void | Promise<void>;
+}

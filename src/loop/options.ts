@@ -23,7 +23,7 @@ import { builtinTools, checkToolNames, isAllowedTool, offeredWeb, openMcp } from
 import { checkSettings } from "../model/settings.js";
 import { createOutputFormat, type OutputFormat } from "./output.js";
 import type { ZodType } from "zod";
-import type { AgentConfig, Effort, EventSink, ThinkingSetting, ToolChoiceSetting, WebSettings } from "../types.js";
+import type { AgentConfig, Effort, EventSink, Inbox, ThinkingSetting, ToolChoiceSetting, WebSettings } from "../types.js";
 
 export const DEFAULT_MAX_ITERATIONS = 20;
 /** Corrections asked for after an invalid structured answer. */
@@ -34,17 +34,7 @@ export const DEFAULT_MAX_TOKENS = 8192;
 /** Ceiling for the one retry after a tool_use was cut off by max_tokens. */
 export const MAX_TOKENS_CEILING = 32_000;
 
-/** One steering message; `id` is set by a durable inbox, and recorded so it is delivered once. */
-export interface SteerMessage {
-  id?: string;
-  text: string;
-}
-
-/** Where steering messages wait: `take` hands over what arrived since; `delivered` is told once they are stored. */
-export interface Inbox {
-  take(): SteerMessage[] | Promise<SteerMessage[]>;
-  delivered?(ids: string[]): void | Promise<void>;
-}
+export type { Inbox, SteerMessage } from "../types.js";
 
 /** A permission mode that can change while a turn runs: the gate reads `mode` at each call. */
 export interface ModeHolder {
