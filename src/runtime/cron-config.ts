@@ -36,10 +36,23 @@ export interface CronJob {
   outputSchema?: string;
   /** The schema of `outputSchema`, read when cron.json loads (`loadCronJobs`). */
   output?: JsonSchema;
+  /**
+   * An ISO date-time with its offset. The first run at or after it is the final one (`hasEnded`):
+   * it sends `finalPrompt`, then the job is paused for good.
+   */
+  until?: string;
+  /** The message of the final run; default DEFAULT_FINAL_PROMPT. Only with `until`. */
+  finalPrompt?: string;
 }
+
+/** The message of a job's final run when cron.json gives no `finalPrompt`. */
+export const DEFAULT_FINAL_PROMPT =
+  "This is the last scheduled run of this job: its end time has passed and it will not run again. Freeze your results: save the final version of what you have kept, marked as final, and reply with a short summary of it.";
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 const CLOCK_TIME = /^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$/;
+// An offset is required: without one, the same cron.json would end at different moments on different machines.
+const DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d)$/;
 
 const text = (what: string) =>
   z.string({ error: (issue) => (issue.input === undefined ? `is required: ${what}` : `must be text: ${what}`) }).trim().min(1, `must not be empty: ${what}`);
@@ -60,6 +73,10 @@ const jobSchema = z.strictObject({
     .optional(),
   maxBudgetUsd: z.number({ error: "must be a number of dollars" }).positive("must be greater than 0").optional(),
   outputSchema: text("a JSON Schema file, relative to the workspace").optional(),
+  until: text('an ISO date-time such as "2026-06-14T18:00:00+02:00"')
+    .refine((value) => DATE_TIME.test(value) && !Number.isNaN(Date.parse(value)), 'must be an ISO date-time with its offset, such as "2026-06-14T18:00:00+02:00" or "2026-06-14T16:00:00Z"')
+    .optional(),
+  finalPrompt: text("the message of the final run").optional(),
 });
 
 const fileSchema = z.strictObject(
@@ -121,6 +138,7 @@ function parseJob(entry: unknown, index: number, file: string): CronJob {
   if (problem) fail(`schedule: "${job.schedule}" ${problem}`);
   if (job.prompt === undefined && job.heartbeat !== true) fail('needs a "prompt", or "heartbeat": true to work through HEARTBEAT.md');
   if (job.outputSchema !== undefined && job.heartbeat === true) fail("outputSchema: does not go with a heartbeat, whose answer is HEARTBEAT_OK or an alert");
+  if (job.finalPrompt !== undefined && job.until === undefined) fail('finalPrompt: is sent by the final run, after "until": set "until" too');
   return {
     name: job.name,
     schedule: job.schedule,
@@ -133,6 +151,8 @@ function parseJob(entry: unknown, index: number, file: string): CronJob {
     ...(job.activeHours !== undefined && { activeHours: job.activeHours }),
     ...(job.maxBudgetUsd !== undefined && { maxBudgetUsd: job.maxBudgetUsd }),
     ...(job.outputSchema !== undefined && { outputSchema: job.outputSchema }),
+    ...(job.until !== undefined && { until: job.until }),
+    ...(job.finalPrompt !== undefined && { finalPrompt: job.finalPrompt }),
   };
 }
 

@@ -1,10 +1,11 @@
-// One cron job run through the assistant: active hours, the heartbeat checklist, a non-interactive turn, its status.
+// One cron job run through the assistant: active hours, the heartbeat checklist, the final run after `until`, a non-interactive turn, its status.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { refuseApprover, systemClock, type Clock } from "../deps.js";
 import { isSuccessfulStop, type AgentEvent, type TurnResult } from "../types.js";
-import { openAssistant, type AssistantOptions } from "./assistant.js";
-import type { CronJob } from "./cron-config.js";
+import { openAssistant, type Assistant, type AssistantOptions } from "./assistant.js";
+import { DEFAULT_FINAL_PROMPT, type CronJob } from "./cron-config.js";
+import { hasEnded } from "./cron.js";
 import type { RunJob, RunOutcome } from "./cron-runs.js";
 import { buildHeartbeatPrompt, hasHeartbeatContent, HEARTBEAT_FILE, interpretHeartbeatReply, isWithinActiveHours } from "./heartbeat.js";
 
@@ -21,27 +22,23 @@ export interface JobRunnerOptions {
  * The `runJob` callback of the scheduler and of `cron run`: skips outside active hours,
  * skips a heartbeat whose checklist has no content (no model call), otherwise sends one
  * message with the refusing approver (nothing waits for a human) and maps the turn to a
- * status. Throws only what opening the assistant throws (ConfigError: no such agent).
+ * status. A run at or after the job's `until` sends its final prompt instead, and ends the
+ * job (`finalOutcome`). The session's durable inbox comes with the assistant's `send`, so
+ * steering left for the job's session joins the run's message. Every time is read from the
+ * runner's clock. Throws only what opening the assistant throws (ConfigError: no such agent).
  */
 export function createJobRunner(opts: JobRunnerOptions): RunJob {
   const clock = opts.clock ?? systemClock;
   const workspace = opts.assistant.workspace;
   return async (job, signal) => {
-    if (job.activeHours && !isWithinActiveHours(clock.now(), job.activeHours, job.tz)) {
+    const now = clock.now();
+    if (job.activeHours && !isWithinActiveHours(now, job.activeHours, job.tz)) {
       return { status: "skipped", detail: `outside active hours ${job.activeHours.start}–${job.activeHours.end}${job.tz ? ` ${job.tz}` : ""}` };
     }
-    const prompt = job.heartbeat ? await heartbeatPrompt(workspace, job) : { text: job.prompt ?? "" };
+    const final = hasEnded(job, now);
+    const prompt = final ? { text: job.finalPrompt ?? DEFAULT_FINAL_PROMPT } : job.heartbeat ? await heartbeatPrompt(workspace, job) : { text: job.prompt ?? "" };
     if (prompt.skip) return { status: "skipped", detail: prompt.skip };
-    const assistant = await openAssistant({
-      ...opts.assistant,
-      clock,
-      turn: {
-        ...opts.assistant.turn,
-        includeTime: true,
-        ...(job.maxBudgetUsd !== undefined && { maxBudgetUsd: job.maxBudgetUsd }),
-      },
-      ...(job.agent !== undefined && { defaultAgent: job.agent }),
-    });
+    const assistant = await openJobAssistant(opts, job, clock);
     try {
       const onEvent = opts.onEvent;
       const result = await assistant.send(prompt.text, {
@@ -51,11 +48,40 @@ export function createJobRunner(opts: JobRunnerOptions): RunJob {
         ...(onEvent && { onEvent: (event) => onEvent(job, event) }),
         ...(job.output !== undefined && { turn: { output: job.output } }),
       });
-      return outcomeOf(job, result);
+      const outcome = outcomeOf(job, result);
+      return final ? finalOutcome(job, outcome) : outcome;
     } finally {
       await assistant.close();
     }
   };
+}
+
+/** The assistant of one run: its own (edited SOUL.md files apply), on the runner's clock, with the job's agent and budget. */
+function openJobAssistant(opts: JobRunnerOptions, job: CronJob, clock: Clock): Promise<Assistant> {
+  return openAssistant({
+    ...opts.assistant,
+    clock,
+    turn: {
+      ...opts.assistant.turn,
+      includeTime: true,
+      ...(job.maxBudgetUsd !== undefined && { maxBudgetUsd: job.maxBudgetUsd }),
+    },
+    ...(job.agent !== undefined && { defaultAgent: job.agent }),
+  });
+}
+
+/**
+ * The outcome of a run at or after the job's `until`. Once the final run has happened the job
+ * ends: a `paused` outcome whose detail says it ended, which the caller stores like any pause
+ * (so no later tick runs it, `cron list` shows it, and `cron run --force` can run it once more).
+ * A final run that failed (`error`: the API down, the turn aborted at shutdown) leaves the job
+ * on, so the next tick makes the final run again; a skipped one made no call at all.
+ */
+export function finalOutcome(job: CronJob, outcome: RunOutcome): RunOutcome {
+  if (outcome.status === "skipped") return outcome;
+  if (outcome.status === "error") return { ...outcome, detail: `${outcome.detail ?? "failed"}; the final run (after until ${job.until}) is tried again at the next tick` };
+  const ended = `ended at its until ${job.until} after its final run`;
+  return { ...outcome, status: "paused", detail: outcome.status === "paused" ? `${ended}; ${outcome.detail}` : ended };
 }
 
 /** The message of a heartbeat run, or why there is none. */

@@ -34,6 +34,14 @@ export function nextRunTime(expression: string, tz: string | undefined, from: Da
   }
 }
 
+/**
+ * True when a run of `job` at `at` (epoch ms) is at or after its `until`: such a run is the
+ * final one, and once it has run the job is paused for good. False for a job without `until`.
+ */
+export function hasEnded(job: CronJob, at: number): boolean {
+  return job.until !== undefined && at >= Date.parse(job.until);
+}
+
 /** A job's timer, as the scheduler holds it. */
 export interface JobTimer {
   /** No further ticks. */
@@ -113,7 +121,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
         entry.timer?.cancel();
       }
       await report(record);
-      if (pause) opts.log(`cron: ${entry.job.name} is paused: no further runs; miniclaw cron run ${entry.job.name} --force runs it and, when it succeeds, resumes it`);
+      if (pause) opts.log(pauseNotice(entry.job, record));
     })().finally(() => {
       entry.running = undefined;
     });
@@ -157,6 +165,12 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       return stopping;
     },
   };
+}
+
+/** The line logged when a run pauses its job: an ended job (past its `until`) is over, any other waits for a person. */
+function pauseNotice(job: CronJob, record: RunRecord): string {
+  if (hasEnded(job, Date.parse(record.start))) return `cron: ${job.name} has ended (its until, ${job.until}, has passed): no further runs; miniclaw cron run ${job.name} --force runs it once more`;
+  return `cron: ${job.name} is paused: no further runs; miniclaw cron run ${job.name} --force runs it and, when it succeeds, resumes it`;
 }
 
 /** Waits until every run settles or `ms` pass, whichever is first, leaving no timer behind. */
