@@ -1,18 +1,23 @@
 // Permission modes through whole turns: every mode against every built-in tool and a custom gated tool, a mode changed mid-turn, and dontAsk's refusals.
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ApprovalRequest, Approver } from "../../src/deps.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import type { ModeHolder } from "../../src/loop/options.js";
 import { PERMISSION_MODES, type PermissionMode } from "../../src/permissions/context.js";
+import { loadShellParser } from "../../src/permissions/shell-parse.js";
 import { defineTool } from "../../src/tools/define.js";
 import type { AgentEvent } from "../../src/types.js";
 import { makeTempDir } from "../helpers/tool-context.js";
 import { TEST_AGENT, scriptedModelPerTest, turnOptions } from "../helpers/turn.js";
 
 const scripted = scriptedModelPerTest();
+
+// run_command declares itself read-only only once the shell parser has loaded (its doc says so);
+// until then plan mode refuses even `ls`. That race is not what these tables are about.
+beforeAll(() => loadShellParser());
 
 /** The approvals file of every workspace here: one denied command and one denied tool name. */
 const APPROVALS = JSON.stringify({ allowed: [], denied: ["touch denied.txt", "wipe"] });

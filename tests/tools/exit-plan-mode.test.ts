@@ -23,8 +23,8 @@ const UNAVAILABLE =
   "Do not call exit_plan_mode again or try to carry out the plan. Finish with the plan as your reply, so the user can approve it and run it in another mode.";
 
 /**
- * A turn in plan mode whose model calls exit_plan_mode with PLAN, then write_file, then ends; the
- * approver answers `decision` and records what it is asked.
+ * A turn in plan mode whose model calls exit_plan_mode (the tool the loop offers in plan mode) with
+ * PLAN, then write_file, then ends; the approver answers `decision` and records what it is asked.
  */
 async function planTurn(decision: ApprovalDecision | undefined) {
   const ws = await makeTempDir();
@@ -34,17 +34,15 @@ async function planTurn(decision: ApprovalDecision | undefined) {
     { reply: "finished" },
   ]);
   const holder: ModeHolder = { mode: "plan" };
-  const onChange = vi.fn<ModeChangeListener>();
   const asked: ApprovalRequest[] = [];
   const approver: Approver = async (request) => (asked.push(request), decision ?? "unavailable");
   const events: AgentEvent[] = [];
-  const tools = [createExitPlanModeTool(holder, onChange)];
-  const options = turnOptions(m, ws, events, { builtinTools: true, tools, permissionMode: holder, ...(decision && { approver }) });
+  const options = turnOptions(m, ws, events, { builtinTools: true, permissionMode: holder, ...(decision && { approver }) });
   const result = await runAgentTurn("agent:main:plan", "go", TEST_AGENT, options);
   expect(result.stopReason).toBe("end_turn");
   const results = events.flatMap((e) => (e.type === "tool_result" ? [[e.name, e.isError, e.content] as const] : []));
   const written = await readFile(join(ws, "plan.txt"), "utf8").catch(() => undefined);
-  return { ws, holder, onChange, asked, events, results, written };
+  return { ws, holder, asked, events, results, written };
 }
 
 describe("exit_plan_mode in a turn in plan mode", () => {
@@ -52,7 +50,6 @@ describe("exit_plan_mode in a turn in plan mode", () => {
     const t = await planTurn("allow_once");
     expect(t.asked).toEqual([REQUEST]);
     expect(t.holder.mode).toBe("default");
-    expect(t.onChange.mock.calls).toEqual([["default", "plan"]]);
     expect(t.results).toEqual([
       [
         "exit_plan_mode",
@@ -70,7 +67,6 @@ describe("exit_plan_mode in a turn in plan mode", () => {
     const t = await planTurn("allow_always");
     expect(t.asked).toEqual([REQUEST]);
     expect(t.holder.mode).toBe("acceptEdits");
-    expect(t.onChange.mock.calls).toEqual([["acceptEdits", "plan"]]);
     expect(t.results[0]).toEqual([
       "exit_plan_mode",
       false,
@@ -84,7 +80,6 @@ describe("exit_plan_mode in a turn in plan mode", () => {
     const t = await planTurn(decision);
     expect(t.asked).toEqual([REQUEST]);
     expect(t.holder.mode).toBe("plan");
-    expect(t.onChange).not.toHaveBeenCalled();
     expect(t.results).toEqual([
       ["exit_plan_mode", false, STILL_IN_PLAN],
       ["write_file", true, `Error: Plan mode is read-only: writing ${join(t.ws, "plan.txt")} is not allowed. Describe the change in your plan instead.`],
@@ -96,7 +91,6 @@ describe("exit_plan_mode in a turn in plan mode", () => {
   it("where nobody can answer (run, cron), is refused with a sentence saying only the user leaves plan mode", async () => {
     const t = await planTurn(undefined);
     expect(t.holder.mode).toBe("plan");
-    expect(t.onChange).not.toHaveBeenCalled();
     expect(t.results).toEqual([
       ["exit_plan_mode", true, UNAVAILABLE],
       ["write_file", true, `Error: Plan mode is read-only: writing ${join(t.ws, "plan.txt")} is not allowed. Describe the change in your plan instead.`],
@@ -106,6 +100,22 @@ describe("exit_plan_mode in a turn in plan mode", () => {
 });
 
 describe("exit_plan_mode and the modes it may set", () => {
+  it("sets the holder's mode and tells onChange the new mode and the previous one, only when the mode changes", async () => {
+    const calls: Array<[string, unknown[]]> = [];
+    for (const decision of ["allow_once", "allow_always", "deny_once", "unavailable"] as const) {
+      const onChange = vi.fn<ModeChangeListener>();
+      const context = await buildToolContext({ mode: "plan", approver: async () => decision });
+      await gatedRun(createExitPlanModeTool({ mode: "plan" }, onChange), { plan: PLAN }, context).catch(() => undefined);
+      calls.push([decision, onChange.mock.calls]);
+    }
+    expect(calls).toEqual([
+      ["allow_once", [["default", "plan"]]],
+      ["allow_always", [["acceptEdits", "plan"]]],
+      ["deny_once", []],
+      ["unavailable", []],
+    ]);
+  });
+
   it("maps every answer of the approver to default, acceptEdits or plan, never to bypassPermissions", async () => {
     const modes: Record<string, PermissionMode> = {};
     for (const decision of ["allow_once", "allow_always", "deny_once", "deny_always", "unavailable"] as const) {
