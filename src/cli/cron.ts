@@ -5,7 +5,7 @@ import { ConfigError } from "../errors.js";
 import type { McpHub } from "../mcp/hub.js";
 import { loadAgents } from "../runtime/agents.js";
 import { openMcpHub } from "../runtime/assistant.js";
-import { nextRunTime, startScheduler } from "../runtime/cron.js";
+import { hasEnded, nextRunTime, startScheduler } from "../runtime/cron.js";
 import { CRON_FILE, loadCronJobs, type CronJob } from "../runtime/cron-config.js";
 import { createJobRunner } from "../runtime/cron-job.js";
 import { readPausedJobs, setJobPause, type JobPause } from "../runtime/cron-state.js";
@@ -128,7 +128,9 @@ async function runOneJob({ workspace, runJob, jobs }: Prepared, io: CliIo, name:
       await setJobPause(workspace, name, undefined);
       io.stderr.write(`cron: ${visibleText(name)} is resumed: the scheduler runs it again from its next start\n`);
     }
-    return SUCCESS.has(record.status) ? 0 : 1;
+    // A final run that went well ends its job (stored as a pause): it succeeded all the same.
+    const finished = record.status === "paused" && job.until !== undefined && hasEnded(job, Date.parse(record.start)) && !/budget/.test(record.detail ?? "");
+    return SUCCESS.has(record.status) || finished ? 0 : 1;
   } finally {
     for (const off of offs) off();
   }
@@ -156,7 +158,10 @@ async function listJobs(args: CliArgs, io: CliIo): Promise<number> {
   rows.forEach((row, index) => {
     io.stdout.write(`${visibleText(row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell)).join("  "))}\n`);
     const job = jobs[index]!;
-    if (state(job) === "paused") io.stdout.write(`  ${visibleText(describePause(paused[job.name]!))}; miniclaw cron run ${visibleText(job.name)} --force runs it and, when it succeeds, resumes it\n`);
+    if (state(job) !== "paused") return;
+    const ended = job.until !== undefined && /ended at its until/.test(paused[job.name]!.reason);
+    const how = ended ? "runs its final wake-up once more; the job stays ended" : "runs it and, when it succeeds, resumes it";
+    io.stdout.write(`  ${visibleText(describePause(paused[job.name]!))}; miniclaw cron run ${visibleText(job.name)} --force ${how}\n`);
   });
   return 0;
 }

@@ -177,16 +177,19 @@ describe.concurrent("miniclaw cron with an ended job", () => {
     const cli = (...args: string[]) => runMain(["cron", ...args, "--workspace", workspace], { env, cwd: dir });
 
     const final = await cli("run", "weekend");
+    // The final run went well: the job ended, and that is no failure.
+    ctx.expect(final.code).toBe(0);
     ctx.expect(final.stdout).toMatch(/weekend paused \d+\.\ds "frozen" \(ended at its until 2020-01-01T00:00:00Z after its final run\)\n$/);
     ctx.expect((await readPausedJobs(workspace))["weekend"]?.reason).toBe("ended at its until 2020-01-01T00:00:00Z after its final run");
     const list = await cli("list");
-    ctx.expect(list.stdout).toMatch(/^weekend +paused +- +0 \* \* \* \*\n {2}is paused since .* \(ended at its until 2020-01-01T00:00:00Z after its final run\)/);
+    ctx.expect(list.stdout).toMatch(/^weekend +paused +- +0 \* \* \* \*\n {2}is paused since .* \(ended at its until 2020-01-01T00:00:00Z after its final run\); miniclaw cron run weekend --force runs its final wake-up once more; the job stays ended\n/);
     const refused = await cli("run", "weekend");
     ctx.expect(refused.code).toBe(1);
     ctx.expect(refused.stderr).toMatch(/weekend is paused since .*ended at its until.*--force runs it anyway/);
     ctx.expect(model.requests).toHaveLength(1);
 
     const forced = await cli("run", "weekend", "--force");
+    ctx.expect(forced.code).toBe(0);
     ctx.expect(forced.stdout).toMatch(/weekend paused .*"frozen" \(ended at its until/);
     ctx.expect(model.requests.map(openingText)).toEqual([expect.stringContaining("freeze it"), expect.stringContaining("freeze it")]);
     ctx.expect((await readPausedJobs(workspace))["weekend"]?.reason).toMatch(/^ended at its until/);
