@@ -21,8 +21,11 @@ export interface LineInput {
   askKey(question: string): Promise<string>;
   /** Called on Ctrl-C at an empty prompt, and on Ctrl-C or Esc while a turn runs (terminal only). */
   onInterrupt(handler: (key: "ctrl-c" | "esc") => void): void;
-  /** Called when a line typed while a turn runs is queued (terminal only). */
-  onQueued(handler: (line: string) => void): void;
+  /**
+   * Called with each line typed while a turn runs (terminal only): true when the handler took it
+   * (a steering message, a command run at once), false to queue it as the next message.
+   */
+  onTypedAhead(handler: (line: string) => boolean): void;
   /** A turn runs (true) or ended (false): meanwhile keys are typed ahead, and Enter queues the line. Busy from each message read until the next prompt. */
   setBusy(busy: boolean): void;
   /** Appends a message to the history file. */
@@ -40,7 +43,7 @@ export interface LineInput {
 export async function openLineInput(io: CliIo, historyPath: string): Promise<LineInput> {
   const interactive = io.stdin.isTTY === true;
   const history = interactive ? await loadHistory(historyPath) : [];
-  const state = { interrupt: (_key: "ctrl-c" | "esc"): void => {}, queuedHandler: (_line: string): void => {} };
+  const state = { interrupt: (_key: "ctrl-c" | "esc"): void => {}, typedHandler: (_line: string): boolean => false };
   const composer = createComposer();
   let answer: ((key: string) => void) | undefined;
   let keys: TerminalKeys | undefined;
@@ -58,8 +61,7 @@ export async function openLineInput(io: CliIo, historyPath: string): Promise<Lin
       },
       paste: (text) => keys!.editorInput.write(composer.pasted(text)),
       queued: (line) => {
-        typedAhead.push(line);
-        state.queuedHandler(line);
+        if (!state.typedHandler(line)) typedAhead.push(line);
       },
       answer: (key) => answer?.(key),
     });
@@ -140,8 +142,8 @@ export async function openLineInput(io: CliIo, historyPath: string): Promise<Lin
     onInterrupt: (handler) => {
       state.interrupt = handler;
     },
-    onQueued: (handler) => {
-      state.queuedHandler = handler;
+    onTypedAhead: (handler) => {
+      state.typedHandler = handler;
     },
     setBusy,
     notice: (text) => {

@@ -55,6 +55,8 @@ export function createRenderer(out: RenderTarget, opts: RenderOptions): EventSin
     out.write(text + "\n");
   };
   const subagents = createSubagentLines();
+  // exit_plan_mode's approval quotes the whole plan, which its call line and the question showed already.
+  const planCalls = new Set<string>();
   const subPaint: SubagentPaint = { line: paint, within: (style) => ({ mark, plain: (t) => paint(style, t) }) };
   const sink = (event: AgentEvent): void => {
     if (event.parentToolUseId !== undefined) {
@@ -74,7 +76,11 @@ export function createRenderer(out: RenderTarget, opts: RenderOptions): EventSin
       return thinking?.push(event.text);
     }
     if (event.type !== "usage") thinking?.finish();
-    const text = describeEvent(withServer(event, opts.server), paint);
+    // Each response's text starts on a line of its own (a follow-up after a steering message has no tool line before it).
+    if (event.type === "request_start") return endLine();
+    if (event.type === "tool_call" && event.name === "exit_plan_mode") planCalls.add(event.id);
+    const shown = event.type === "approval" && planCalls.has(event.id) ? { ...event, command: "the plan" } : withServer(event, opts.server);
+    const text = describeEvent(shown, paint);
     if (event.type === "text_delta") {
       if (!opts.streamText) return;
       if (markdown) return markdown.push(event.text);
@@ -139,7 +145,7 @@ export function describeEvent(event: AgentEvent, paint: (style: Style, text: str
 export function summarizeInput(input: unknown, style: VisibleStyle = {}): string {
   if (input && typeof input === "object") {
     const record = input as Record<string, unknown>;
-    for (const key of ["command", "path", "name", "query", "key"]) {
+    for (const key of ["command", "path", "name", "query", "key", "plan"]) {
       if (typeof record[key] === "string") return visibleLine(record[key] as string, CLIP_COLUMNS, style);
     }
   }

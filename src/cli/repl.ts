@@ -13,7 +13,9 @@ import { HISTORY_FILE, openLineInput } from "./line-input.js";
 import { createRenderer, useColor } from "./render.js";
 import { reportRetries } from "./retry-notes.js";
 import { openWorkspace } from "./setup.js";
-import { handleSlashCommand, type ReplState } from "./slash-commands.js";
+import { handleSlashCommand, replCommandOf, type ReplState } from "./slash-commands.js";
+import { restoredMode } from "./mode-commands.js";
+import { createSteerEcho, takeTypedLine, type RunningTurn } from "./typed-during-turn.js";
 import { withSpinner } from "./spinner.js";
 import { terminalApprover } from "./terminal-approver.js";
 import { visibleLine, visibleReply, visibleText } from "./visible-text.js";
@@ -41,7 +43,7 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
   const { workspace } = opened;
   const input = await openLineInput(io, join(workspace, HISTORY_FILE));
   const color = useColor(io.stdout, io.env);
-  let turn: { controller: AbortController; sink: EventSink } | undefined;
+  let turn: ReplTurn | undefined;
   const client = reportRetries(opened.client, () => turn?.sink, (message) => io.stderr.write(`warning: ${visibleText(message)}\n`));
   const approver = input.interactive
     ? terminalApprover(input, io.stdout, {
@@ -81,7 +83,9 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
     color,
     effort: args.effort === undefined ? undefined : { level: args.effort, source: "--effort" },
     showThinking: false,
+    queue: "steer",
   };
+  const notes = input.interactive ? io.stdout : io.stderr;
 
   let lastInterrupt = 0;
   input.onInterrupt(() => {
@@ -91,12 +95,18 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
     lastInterrupt = now;
     io.stdout.write("\n(press Ctrl-C again or Ctrl-D to exit)\n");
   });
-  input.onQueued((line) => {
-    const note = `queued: ${visibleLine(line, (io.stdout.columns ?? DEFAULT_COLUMNS) - 10)}`;
-    io.stdout.write(`\r\x1b[K${color ? styleText("dim", note) : note}\n`);
-  });
-  if (options.banner) (input.interactive ? io.stdout : io.stderr).write(`${options.banner}\n`);
+  const echo = createSteerEcho();
+  input.onTypedAhead((line) =>
+    takeTypedLine(line, { state, running: () => turn?.running, note: (text) => io.stdout.write(`\r\x1b[K${text}\n`), columns: () => io.stdout.columns ?? DEFAULT_COLUMNS }, echo),
+  );
+  if (options.banner) notes.write(`${options.banner}\n`);
   if (input.interactive) io.stdout.write(`${banner(state, args, io, opened.client.baseURL)}\n`);
+  // A flag chooses the mode outright; otherwise the session goes on in the mode it last recorded.
+  if (args.permissionMode === undefined) {
+    const restored = restoredMode((await assistant.sessions.load(state.sessionKey, { mode: "read" }).catch(() => undefined))?.mode);
+    if (restored.mode) assistant.setPermissionMode(restored.mode);
+    if (restored.note) notes.write(`${restored.note}\n`);
+  }
   // Started now so the first message waits less; a person takes seconds to type it. Piped lines arrive at once: the turn connects them.
   if (input.interactive) void assistant.mcp?.connect();
   const signalled = stopOnSignals(io, input.interactive, () => {
@@ -107,22 +117,28 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
   try {
     for (;;) {
       const agent = assistant.agents[state.agentId]!;
-      const line = await input.next(`${visibleLine(agent.name, 60)}› `);
+      const mode = assistant.permissionMode === "default" ? "" : ` (${assistant.permissionMode})`;
+      const line = await input.next(`${visibleLine(agent.name, 60)}${mode}› `);
       if (line === undefined) break;
       if (!line.trim()) continue;
+      // A message's turn is set up before anything is awaited, so a line typed right after Enter already steers it.
+      const command = replCommandOf(line, assistant.agents);
+      if (command === undefined) turn = newTurn(line, state, io, input.interactive, opened.client.baseURL);
       await input.remember(line);
-      const handled = await handleSlashCommand(line, state).catch((error: unknown) => {
-        io.stdout.write(`${visibleText(error instanceof Error ? error.message : String(error), { keepLineBreaks: true })}\n`);
-        return "handled" as const;
-      });
-      if (handled === "exit") break;
-      if (handled === "handled") continue;
-      const sink = turnSink(state, io, input.interactive, opened.client.baseURL.replace(/\/+$/, ""));
-      turn = { controller: new AbortController(), sink };
+      if (command !== undefined) {
+        const handled = await handleSlashCommand(line, state).catch((error: unknown) => {
+          io.stdout.write(`${visibleText(error instanceof Error ? error.message : String(error), { keepLineBreaks: true })}\n`);
+          return "handled" as const;
+        });
+        if (handled === "exit") break;
+        continue;
+      }
       input.setBusy(true);
-      if (!(await sendTurn(line, state, io, turn.controller.signal, sink))) failed = true;
+      if (!(await sendTurn(line, state, io, turn!, echo.filter(turn!.sink)))) failed = true;
       input.setBusy(false);
       turn = undefined;
+      const late = echo.leftover();
+      if (late.length > 0) notes.write(`${dimmed(`(steer) the turn ended before it took ${late.length === 1 ? "this line" : "these lines"}: ${late.length === 1 ? "it goes" : "they go"} with your next message`, color)}\n`);
     }
   } finally {
     input.close();
@@ -160,6 +176,19 @@ function banner(state: ReplState, args: CliArgs, io: CliIo, baseURL: string): st
 
 type TurnSink = ReturnType<typeof createRenderer> & { stop(): void };
 
+/** The turn of one message: how to interrupt it, where its events are drawn, and what a typed line may steer. */
+interface ReplTurn {
+  controller: AbortController;
+  sink: TurnSink;
+  running: RunningTurn;
+}
+
+function newTurn(line: string, state: ReplState, io: CliIo, interactive: boolean, baseURL: string): ReplTurn {
+  const controller = new AbortController();
+  const sink = turnSink(state, io, interactive, baseURL.replace(/\/+$/, ""));
+  return { controller, sink, running: { sessionKey: sessionFor(line, state, state.assistant), agentId: state.assistant.route(line).agent.id, signal: controller.signal } };
+}
+
 /** On a terminal the reply streams as Markdown with activity lines and a spinner; in line mode activity goes to stderr. */
 function turnSink(state: ReplState, io: CliIo, interactive: boolean, server: string): TurnSink {
   const render = interactive
@@ -173,12 +202,12 @@ function turnSink(state: ReplState, io: CliIo, interactive: boolean, server: str
  * One turn; resolves to whether it ended without an error. In line mode stdout gets only
  * the final reply (scriptable).
  */
-async function sendTurn(line: string, state: ReplState, io: CliIo, signal: AbortSignal, sink: TurnSink): Promise<boolean> {
+async function sendTurn(line: string, state: ReplState, io: CliIo, turn: ReplTurn, onEvent: EventSink): Promise<boolean> {
   const interactive = io.stdin.isTTY === true;
-  const sessionKey = sessionFor(line, state, state.assistant);
+  const { sink } = turn;
   try {
-    const turn = state.effort === undefined ? {} : { turn: { effort: state.effort.level } };
-    const result = await state.assistant.send(line, { sessionKey, signal, onEvent: sink, ...turn });
+    const settings = state.effort === undefined ? {} : { turn: { effort: state.effort.level } };
+    const result = await state.assistant.send(line, { sessionKey: turn.running.sessionKey, signal: turn.controller.signal, onEvent, ...settings });
     if (!interactive && result.text) io.stdout.write(`${visibleReply(result.text, io.stdout)}\n`);
     if (!sink.atLineStart()) io.stdout.write("\n");
     const notes = interactive ? io.stdout : io.stderr;
@@ -191,6 +220,10 @@ async function sendTurn(line: string, state: ReplState, io: CliIo, signal: Abort
   } finally {
     sink.stop();
   }
+}
+
+function dimmed(text: string, color: boolean): string {
+  return color ? styleText("dim", text) : text;
 }
 
 /** The session a message goes to: the REPL's own for its agent, the agent's default for a prefixed message to another. */

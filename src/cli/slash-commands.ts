@@ -1,4 +1,4 @@
-// The REPL's own commands (/help, /agents, /new or /clear, /sessions, /compact, /skills, /memory, /cost, /effort, /thinking, /mcp, /exit).
+// The REPL's own commands (/help, /agents, /new or /clear, /sessions, /compact, /skills, /memory, /cost, /effort, /thinking, /mode, /queue, /mcp, /exit).
 import { join } from "node:path";
 import { styleText } from "node:util";
 import { formatUsageSummary, summarizeUsage } from "../model/usage.js";
@@ -7,14 +7,16 @@ import { MCP_CONFIG_FILE } from "../mcp/config.js";
 import { listMcpServers, noMcpServers } from "./mcp.js";
 import { clip, formatMinute } from "./render.js";
 import { effortCommand, thinkingCommand, type SettingState } from "./setting-commands.js";
+import { modeCommand, queueCommand, type ModeState } from "./mode-commands.js";
 import { visibleText } from "./visible-text.js";
-import { findAgentByPrefix, parseSlashCommand, resolveAgent } from "../runtime/routing.js";
+import { findAgentByPrefix, parseSlashCommand, resolveAgent, type SlashCommand } from "../runtime/routing.js";
+import type { AgentConfig } from "../types.js";
 import type { CompactionRecord, MessageRecord } from "../sessions/records.js";
 import { nestUnderParents } from "../sessions/session-listing.js";
 import { SUBAGENT_MARK } from "./sessions.js";
 
-/** The REPL's session state; /effort and /thinking change their part of it (SettingState). */
-export interface ReplState extends SettingState {
+/** The REPL's session state; /effort and /thinking change their part of it (SettingState), /mode and /queue theirs (ModeState). */
+export interface ReplState extends SettingState, ModeState {
   assistant: Assistant;
   agentId: string;
   sessionKey: string;
@@ -35,6 +37,8 @@ const HELP: Array<[string, string]> = [
   ["/cost", "tokens, cache read share and estimated cost of this session"],
   ["/effort [LEVEL]", "low, medium, high, xhigh, max for every agent; default: each agent's own"],
   ["/thinking show|hide", "stream the model's thinking, or one line (the default)"],
+  ["/mode [MODE]", "the permission mode: default, acceptEdits, plan, dontAsk, bypassPermissions"],
+  ["/queue steer|followup", "a line typed during a turn steers it (the default), or waits for its end"],
   ["/mcp", "the MCP servers of mcp.json, their state and tools"],
   ["/exit", "leave (also Ctrl-D)"],
 ];
@@ -46,9 +50,7 @@ const HELP: Array<[string, string]> = [
  */
 export async function handleSlashCommand(line: string, state: ReplState): Promise<Outcome> {
   const { assistant } = state;
-  const [agentId] = resolveAgent(line, assistant.agents, "\u0000");
-  if (agentId !== "\u0000") return "message";
-  const command = parseSlashCommand(line);
+  const command = replCommandOf(line, assistant.agents);
   if (!command) return "message";
   const say = (text: string): void => state.out.write(`${text}\n`);
   const dim = (text: string): string => (state.color ? styleText("dim", text) : text);
@@ -95,10 +97,25 @@ export async function handleSlashCommand(line: string, state: ReplState): Promis
     case "mcp":
       say(await mcpListing(state));
       return "handled";
+    case "mode":
+      say(modeCommand(command.args, state));
+      return "handled";
+    case "queue":
+      say(queueCommand(command.args, state));
+      return "handled";
   }
   const agent = findAgentByPrefix(command.name, assistant.agents);
   say(agent ? `Usage: ${clip(agent.prefix ?? "", 40)} <message> (asks ${clip(agent.name, 60)}).` : `Unknown command /${clip(command.name, 60)}. Type /help for the list.`);
   return "handled";
+}
+
+/**
+ * The REPL command a line is, or undefined for a message to the model: plain text, and an agent
+ * prefix with a message (`/research <question>`). A prefix alone, or an unknown `/word`, is a command.
+ */
+export function replCommandOf(line: string, agents: Readonly<Record<string, AgentConfig>>): SlashCommand | undefined {
+  const [agentId] = resolveAgent(line, agents, "\u0000");
+  return agentId === "\u0000" ? parseSlashCommand(line) : undefined;
 }
 
 async function listSessions(state: ReplState, say: (text: string) => void): Promise<void> {

@@ -20,7 +20,11 @@ export function withSpinner(sink: EventSink, out: { write(text: string): void })
     timer.unref();
   };
   const wrapped = (event: AgentEvent): void => {
-    if (event.type === "request_start") return start();
+    if (event.type === "request_start") {
+      // The sink first: it may end the line the last response left open, and the spinner then draws on a fresh one.
+      sink(event);
+      return start();
+    }
     if (event.type !== "usage") stop();
     sink(event);
   };
