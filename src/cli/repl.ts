@@ -1,4 +1,4 @@
-// The REPL assistant: a banner naming agent, model and server, streamed Markdown replies, single-key approvals, Ctrl-C or Esc to interrupt, type-ahead, slash commands.
+// The REPL assistant: a banner naming agent, model and server, streamed Markdown replies, single-key approvals, Ctrl-C or Esc to interrupt, steering and type-ahead, slash commands.
 import { join } from "node:path";
 import { styleText } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";
@@ -36,7 +36,8 @@ const DEFAULT_BASE_URL = "https://api.anthropic.com";
  * SIGTERM (and SIGINT in line mode, where no terminal turns Ctrl-C into a key): a signal
  * interrupts the running turn and ends the REPL. Resolves to 0, 143 after SIGTERM, 130 after
  * SIGINT, or in line mode to 1 when a turn ended in an error. However it ends, the assistant is
- * closed first, so the MCP servers it started are stopped.
+ * closed first, so the MCP servers it started are stopped. A line typed while a turn runs steers
+ * it or waits for its end (`/queue`; see typed-during-turn.ts); the prompt names a permission mode other than default.
  */
 export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {}): Promise<number> {
   const opened = await openWorkspace(args, io, options.client);
@@ -101,12 +102,7 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
   );
   if (options.banner) notes.write(`${options.banner}\n`);
   if (input.interactive) io.stdout.write(`${banner(state, args, io, opened.client.baseURL)}\n`);
-  // A flag chooses the mode outright; otherwise the session goes on in the mode it last recorded.
-  if (args.permissionMode === undefined) {
-    const restored = restoredMode((await assistant.sessions.load(state.sessionKey, { mode: "read" }).catch(() => undefined))?.mode);
-    if (restored.mode) assistant.setPermissionMode(restored.mode);
-    if (restored.note) notes.write(`${restored.note}\n`);
-  }
+  if (args.permissionMode === undefined) await resumeSessionMode(assistant, state.sessionKey, notes);
   // Started now so the first message waits less; a person takes seconds to type it. Piped lines arrive at once: the turn connects them.
   if (input.interactive) void assistant.mcp?.connect();
   const signalled = stopOnSignals(io, input.interactive, () => {
@@ -164,6 +160,17 @@ function stopOnSignals(io: CliIo, interactive: boolean, stop: () => void): { cod
   const offs = [io.onSignal("SIGTERM", on(143)), ...(interactive ? [] : [io.onSignal("SIGINT", on(130))])];
   state.off = () => offs.forEach((off) => off());
   return state;
+}
+
+/**
+ * Without --permission-mode, the session goes on in the mode its file last recorded (never
+ * bypassPermissions: see `restoredMode`), saying so. A session that cannot be read starts in the default mode.
+ */
+async function resumeSessionMode(assistant: Assistant, sessionKey: string, notes: { write(text: string): void }): Promise<void> {
+  const loaded = await assistant.sessions.load(sessionKey, { mode: "read" }).catch(() => undefined);
+  const restored = restoredMode(loaded?.mode);
+  if (restored.mode) assistant.setPermissionMode(restored.mode);
+  if (restored.note) notes.write(`${restored.note}\n`);
 }
 
 /** `miniclaw · Jarvis (main) · model claude-… · server http://… · session … · /help …`; the server only when it is not Anthropic's. */
