@@ -100,8 +100,9 @@ describe.concurrent("the REPL's keys on a terminal, in process", () => {
     await exit();
   });
 
-  it("lines typed while a turn runs are shown as queued and run in order after it", async (ctx) => {
+  it("with /queue followup, lines typed while a turn runs are shown as queued and run in order after it", async (ctx) => {
     const { sent, typeAndWait, exit } = await openIn(ctx);
+    await typeAndWait("/queue followup\r", /wait for it to end[\s\S]*Jarvis› /);
     await typeAndWait("wait for me\r", /wait for me\n/);
     await typeAndWait("first queued\r", /queued: first queued\n/);
     await typeAndWait("second queued\r", /queued: second queued\n/);
