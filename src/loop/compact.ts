@@ -47,7 +47,8 @@ export async function compactSession(input: CompactInput): Promise<CompactOutcom
   const { summary, usage } = written;
   const skills = loadedSkills(plan.toSummarize, session.compaction?.skills);
   const text = skills.length > 0 ? `${summary}\n\nSkills loaded before this point (load them again with load_skill when needed): ${skills.join(", ")}` : summary;
-  const record = { ...compactionRecordFor(plan, text, { ts: input.now(), tokensBefore: input.tokensBefore, skills }), usage, model: input.model };
+  const mode = session.mode;
+  const record = { ...compactionRecordFor(plan, text, { ts: input.now(), tokensBefore: input.tokensBefore, skills }), usage, model: input.model, ...(mode && { mode }) };
   try {
     await input.session.compact(record);
   } catch (error) {

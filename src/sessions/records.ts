@@ -68,6 +68,8 @@ export const compactionRecord = z.object({
   /** Usage and model of the summary request, so the file alone sums a session's cost. */
   usage: usageSchema.optional(),
   model: z.string().optional(),
+  /** The permission mode recorded before the cut, so a load from here on still knows it. */
+  mode: z.enum(["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]).optional(),
 });
 
 /** A structured answer of a turn (the `output` option), validated, after the assistant message it was read from. */

@@ -53,7 +53,7 @@ export function parseRegion(text: string, context: { header?: HeaderRecord | und
   const { records: all, warnings } = parseLines(text);
   const records: MessageRecord[] = [];
   const outputs: OutputRecord[] = [];
-  let mode: ModeRecord["mode"] | undefined;
+  let mode: ModeRecord["mode"] | undefined = compaction?.mode;
   const afterCompaction = new Set<string>();
   let passed = compaction === undefined;
   let lastTs = compaction?.ts ?? header?.ts;

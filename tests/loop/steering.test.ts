@@ -119,6 +119,7 @@ describe("permission modes during a turn", () => {
   it("applies a change from the next tool call, records it in the session, reports it, and a reload sees it", async () => {
     const modes: ModeHolder = { mode: "default" };
     const m = await scripted([
+      { match: { system: /summarise an assistant/ }, reply: "SUMMARY: a mode change." },
       { match: (req) => JSON.stringify(req.body.messages).includes("second call"), reply: "done" },
       { match: { toolResult: { name: "upper" } }, reply: { toolUses: [{ name: "write_note", input: { text: "second call" } }] } },
       { reply: { toolUses: [{ name: "upper", input: { text: "first call" } }] } },
@@ -133,6 +134,12 @@ describe("permission modes during a turn", () => {
     expect(events.filter((e) => e.type === "mode")).toEqual([{ type: "mode", mode: "plan", previous: "default", by: "user" }]);
     const loaded = await new SessionStore(`${ws}/sessions`).load("k");
     expect(loaded.mode).toBe("plan");
+    // A compaction carries the mode past its cut, so a load from the compaction on still knows it.
+    const compacting = await runAgentTurn("k", "long " + "pad ".repeat(400), TEST_AGENT, turnOptions(m, ws, [], { tools: [switching, writeNote], permissionMode: modes, compactAt: 200 }));
+    expect(compacting.stopReason).toBe("end_turn");
+    const afterCut = await new SessionStore(`${ws}/sessions`).load("k");
+    expect(afterCut.compaction?.mode).toBe("plan");
+    expect(afterCut.mode).toBe("plan");
     const next = await runAgentTurn("k", "and now?", TEST_AGENT, turnOptions(m, ws, [], { tools: [switching, writeNote], permissionMode: modes }));
     expect(next.stopReason).toBe("end_turn");
     expect(lastUserTexts(m.requests.at(-1)!).some((t) => t.startsWith("<context>Plan mode is on"))).toBe(true);
