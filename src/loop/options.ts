@@ -214,6 +214,7 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
       approver,
       approvalsPath: join(workspace, APPROVALS_FILE),
       roots: [cwd, workspace],
+      protectedDirs: [join(workspace, "sessions")],
       cwd,
       ...(env["HOME"] ? { home: env["HOME"] } : {}),
       emit,

@@ -31,6 +31,8 @@ export interface PermissionContextOptions {
   approvalsPath: string;
   /** Folders the file tools may use without asking: the working directory and the workspace. */
   roots: readonly string[];
+  /** Folders inside the roots never written unasked: the workspace's sessions (transcripts and steering inboxes). */
+  protectedDirs?: readonly string[];
   /** Relative paths are resolved from here. */
   cwd: string;
   /** The user's home folder: where `~` points and whose dotfiles are secrets. Defaults to the process's (`os.homedir()`). */
@@ -70,6 +72,7 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
   const where = { cwd: resolve(cwd), home: resolve(options.home ?? homedir()) };
   const realCwd = resolveRealPath(where.cwd);
   const protectedPaths = resolveRealPath(resolve(cwd, approvalsPath)).then((p) => [p]);
+  const protectedDirs = Promise.all((options.protectedDirs ?? []).map((d) => resolveRealPath(resolve(cwd, d))));
   const pathGrants = new Set<string>();
   const commandGrants = new Set<string>();
 
@@ -144,7 +147,7 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
     if (isProcessSecretPath(real)) return refuse(toolUseId, label, refusals.never(label, "/proc holds process environments, API key included"));
     if (mode === "plan" && access === "write") return refuse(toolUseId, label, refusals.planWrite(real));
     const inside = (await roots).some((root) => isInside(real, root));
-    const sensitive = sensitivePathReason(real, access, await protectedPaths);
+    const sensitive = sensitivePathReason(real, access, await protectedPaths, await protectedDirs);
     if (inside && sensitive === null) return { allowed: true, path: real };
     if (mode === "bypassPermissions" || pathGrants.has(label)) return { allowed: true, path: real };
     const why = sensitive ?? `it is outside the allowed folders (${(await roots).join(", ")})`;

@@ -45,13 +45,15 @@ export function isInside(path: string, root: string): boolean {
  * approvals file (which would let the model approve its own commands), or onto
  * configuration a later run would obey (`plantedConfigReason`).
  */
-export function sensitivePathReason(path: string, access: "read" | "write", protectedPaths: readonly string[]): string | null {
+export function sensitivePathReason(path: string, access: "read" | "write", protectedPaths: readonly string[], protectedDirs: readonly string[] = []): string | null {
   const secret = pathReason(path);
   if (secret !== null) return secret.replace(/^reads /, access === "read" ? "reads " : "writes ");
   if (access !== "write") return null;
   // Any case: on a case-insensitive file system `.GIT/config` is the repository's config.
   if (path.split(sep).some((s) => s.toLowerCase() === ".git")) return "writes inside a .git folder, whose hooks and config can run programs";
   if (protectedPaths.some((p) => path === p || path.startsWith(`${p}.`))) return "writes the approvals file, which decides what runs unasked";
+  // Session files and their inboxes speak for the user: a line written there would be read back as the user's words.
+  if (protectedDirs.some((d) => path === d || path.startsWith(`${d}${sep}`))) return "writes the workspace's session files, which hold what the user said (a planted line would speak for them)";
   return plantedConfigReason(path);
 }
 
