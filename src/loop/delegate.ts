@@ -1,6 +1,7 @@
 // The delegate tool: a task handed to another agent, run as its own turn in a fresh session that links back to the parent.
 import { z } from "zod";
 import { defineTool, type AnyTool } from "../tools/define.js";
+import { ZERO_USAGE } from "../model/usage.js";
 import { isSuccessfulStop, type AgentConfig, type TurnResult } from "../types.js";
 import { runHook } from "./hooks.js";
 import type { TurnOptions, TurnRuntime } from "./options.js";
@@ -56,6 +57,8 @@ export function createDelegateTool(spec: DelegateSpec): AnyTool | undefined {
 
 async function runChild(spec: DelegateSpec, child: AgentConfig, task: string, toolUseId: string): Promise<string> {
   const { rt, turn } = spec;
+  // A call that waited for a free slot while the user interrupted never starts its child.
+  if (rt.signal.aborted) throw new Error(`the subagent ${child.id} was not started: the turn was interrupted`);
   const sessionKey = `agent:${child.id}:sub-${toolUseId}`;
   const hooks = rt.hooks;
   rt.emit({ type: "subagent_start", toolUseId, agentId: child.id, sessionKey, task });
@@ -66,10 +69,8 @@ async function runChild(spec: DelegateSpec, child: AgentConfig, task: string, to
     ...(rt.web?.fetch ? ["web_fetch"] : []),
   ];
   const tools = parentTools.filter((name) => child.tools === undefined || isAllowedTool(name, child.tools));
-  // Not inherited: a ready permission context (the child builds its own over the parent's mode), the output schema, the inbox.
-  const { permissions: _context, output: _output, inbox: _inbox, ...shared } = spec.options;
   const options: TurnOptions = {
-    ...shared,
+    ...sharedEffects(spec.options),
     agents: {},
     // The child sees the parent's mode as it is at each of its calls, and cannot change it.
     permissionMode: { get mode() { return rt.modes.mode; }, set mode(_ignored) {} },
@@ -82,12 +83,34 @@ async function runChild(spec: DelegateSpec, child: AgentConfig, task: string, to
     ...(rt.mcp && { mcpServers: rt.mcp }),
     parent: { sessionKey: spec.sessionKey, toolUseId },
   };
-  const result = await spec.run(sessionKey, task, { ...child, tools, delegates: [] }, options);
+  let result: TurnResult;
+  try {
+    result = await spec.run(sessionKey, task, { ...child, tools, delegates: [] }, options);
+  } catch (error) {
+    // A child that could not start (its session busy, a setting of its own refused) still ends, as an error.
+    const message = error instanceof Error ? error.message : String(error);
+    result = { text: "", stopReason: "error", error: message, usage: ZERO_USAGE, costUsd: 0, iterations: 0, agentId: child.id, sessionKey };
+  }
   turn.absorb(result);
   rt.emit({ type: "subagent_end", toolUseId, agentId: child.id, stopReason: result.stopReason, usage: result.usage, costUsd: result.costUsd });
   await runHook("onSubagentEnd", hooks?.onSubagentEnd && (() => hooks.onSubagentEnd!({ toolUseId, agentId: child.id, result })), rt.emit);
   if (isSuccessfulStop(result.stopReason)) return result.text || "(the subagent finished without a text answer)";
   throw new Error(`the subagent ${child.id} stopped (${result.stopReason}${result.error ? `: ${result.error}` : ""})${result.text ? `; its last answer: ${result.text}` : ""}`);
+}
+
+/**
+ * What a child shares with its parent's options: the effects and stores (client, workspace,
+ * sessions, memory, skills, the caller's extra tools, limits of a process). Never the parent's
+ * model settings, system prompt or tool choice: the child's own SOUL.md decides those.
+ */
+function sharedEffects(options: TurnOptions): TurnOptions {
+  const keys = [
+    "workspace", "cwd", "env", "client", "model", "tools", "builtinTools", "commandTimeoutMs", "clock", "spawn", "store",
+    "skills", "memory", "userProfile", "includeTime", "compactAt", "streamRetryBaseMs", "streamIdleTimeoutMs",
+  ] as const;
+  const shared: Record<string, unknown> = {};
+  for (const key of keys) if (options[key] !== undefined) shared[key] = options[key];
+  return shared as TurnOptions;
 }
 
 /** Runs at most `max` of the given jobs at once, the rest in order as others finish. */

@@ -227,6 +227,7 @@ async function runTools(rt: TurnRuntime, session: SessionHandle, turn: TurnState
   const unwritten = await appendSteered(session, rt, { role: "user", content: results });
   if (unwritten) return finish(session, turn, "error", unwritten);
   await recordMode(rt.modes.mode, session, rt.emit, turn.modeChangedBy);
+  turn.modeChangedBy = "user";
   if (rt.signal.aborted) return finish(session, turn, "aborted", INTERRUPTED);
   if (overBudget) return finish(session, turn, "budget_exceeded", overBudget);
   if (turn.breaker.tripped) return finish(session, turn, "repeated_tool_call", "the same tool call was repeated with the same input");

@@ -32,7 +32,8 @@ export async function takeSteering(inbox: Inbox | undefined, session: SessionHan
   }
   const held = new Set(session.session.records.flatMap((record) => record.steerIds ?? []));
   const fresh = taken.filter((m) => m.text.trim() !== "" && (m.id === undefined || !held.has(m.id)));
-  const repeated = taken.flatMap((m) => (m.id !== undefined && held.has(m.id) ? [m.id] : []));
+  // Already held, or blank: nothing to send, but the inbox is told they are done with.
+  const repeated = taken.flatMap((m) => (m.id !== undefined && (held.has(m.id) || m.text.trim() === "") ? [m.id] : []));
   if (fresh.length === 0) {
     if (repeated.length > 0) await markDelivered(inbox, repeated, emit);
     return undefined;

@@ -96,9 +96,11 @@ export async function refreshMcpTools(rt: TurnRuntime): Promise<void> {
   for (const tool of rt.mcp.tools()) if (!rt.allowedTools || isAllowedTool(tool.name, rt.allowedTools)) rt.tools.set(tool.name, tool);
 }
 
-/** Offers exit_plan_mode while the mode is plan, and only then (the mode may change between requests). */
+/**
+ * Offers exit_plan_mode once the mode is plan. Within a turn it then stays (outside plan mode it
+ * refuses): a tool withdrawn mid-turn could leave a request holding tool_use blocks and no tools,
+ * which the API refuses, and every change of the tools costs the prompt cache.
+ */
 export function offerPlanTool(rt: TurnRuntime, planTool: AnyTool | undefined): void {
-  if (!planTool) return;
-  if (rt.modes.mode === "plan") rt.tools.set(planTool.name, planTool);
-  else rt.tools.delete(planTool.name);
+  if (planTool && rt.modes.mode === "plan") rt.tools.set(planTool.name, planTool);
 }

@@ -81,7 +81,7 @@ describe("the delegate tool", () => {
     expect(resultTexts(m.requests.at(-1)!)[0]).toMatch(/^could not: .*plan mode/i);
   });
 
-  it("answers is_error when the child ends in a brake, and the parent's budget covers the child", async () => {
+  it("answers is_error when the child ends in a brake, its requests counted in the parent's", async () => {
     const m = await scripted([
       { match: isChild("researcher"), reply: { toolUses: [{ name: "upper", input: { text: "again" } }] } },
       { match: (req) => resultTexts(req).length > 0, reply: "parent saw: {{tool_result}}" },
@@ -96,6 +96,56 @@ describe("the delegate tool", () => {
     expect(result.iterations).toBeLessThanOrEqual(7);
   });
 
+  it("gives the child its own prompt and settings, never the parent's, and only tools the parent has", async () => {
+    const m = await scripted([
+      { match: isChild("writer"), reply: "written" },
+      { match: (req) => resultTexts(req).length > 0, reply: "ok" },
+      { reply: { toolUses: [{ name: "delegate", input: { agent: "writer", task: "write" } }] } },
+    ]);
+    const ws = await tempWorkspace();
+    const agents = { ...AGENTS, writer: { ...AGENTS["writer"]!, tools: ["upper", "write_file"], effort: "low" as const } };
+    const parent: AgentConfig = { ...MAIN, thinking: 4000, effort: "max" };
+    await runAgentTurn("k", "go", parent, turnOptions(m, ws, [], { agents, systemPrompt: "PARENT SYSTEM" }));
+    const child = m.requests.find(isChild("writer"))!;
+    expect(systemOf(child)).not.toContain("PARENT SYSTEM");
+    expect(child.body.thinking).toBeUndefined();
+    expect(child.body.output_config).toEqual({ effort: "low" });
+    expect(child.body.tool_choice).toBeUndefined();
+    // The parent has no write_file (builtinTools is off): the child, which lists it, does not get it either.
+    expect((child.body.tools as Array<{ name: string }>).map((t) => t.name)).toEqual(["upper"]);
+  });
+
+  it("runs at most four children at once, and a child that cannot start still ends, as an error", async () => {
+    let running = 0;
+    let most = 0;
+    const m = await scripted([
+      {
+        match: isChild("researcher"),
+        reply: async () => {
+          running++;
+          most = Math.max(most, running);
+          await new Promise((r) => setTimeout(r, 150));
+          running--;
+          return "found";
+        },
+      },
+      { match: (req) => resultTexts(req).length > 0, reply: "ok" },
+      { reply: { toolUses: Array.from({ length: 6 }, (_, i) => ({ name: "delegate", input: { agent: i === 5 ? "writer" : "researcher", task: `part ${i}` } })) } },
+    ]);
+    const ws = await tempWorkspace();
+    const events: AgentEvent[] = [];
+    // The writer's own settings are refused when its turn starts: a budget not below its max_tokens.
+    const agents = { ...AGENTS, writer: { ...AGENTS["writer"]!, thinking: 9000, maxTokens: 4000 } };
+    await runAgentTurn("k", "go", MAIN, turnOptions(m, ws, events, { agents }));
+    expect(most).toBe(4);
+    const results = resultTexts(m.requests.at(-1)!);
+    expect(results.slice(0, 5)).toEqual(Array(5).fill("found"));
+    expect(results[5]).toMatch(/the subagent writer stopped \(error: agent "writer": "thinking" \(SOUL\.md\) budget 9000/);
+    const ends = events.flatMap((e) => (e.type === "subagent_end" ? [[e.agentId, e.stopReason]] : []));
+    expect(ends.filter(([id]) => id === "writer")).toEqual([["writer", "error"]]);
+    expect(ends).toHaveLength(6);
+  });
+
   it("stops the children when the parent is interrupted", async () => {
     const m = await scripted([
       { match: isChild("researcher"), fault: { delayMs: 3_000 }, reply: "this takes a while" },
@@ -103,13 +153,19 @@ describe("the delegate tool", () => {
     ]);
     const ws = await tempWorkspace();
     const controller = new AbortController();
+    const events: AgentEvent[] = [];
     const onEvent = (e: AgentEvent): void => {
+      events.push(e);
       if (e.type === "subagent_start") setTimeout(() => controller.abort(), 100);
     };
     const started = Date.now();
     const result = await runAgentTurn("k", "go", MAIN, turnOptions(m, ws, [], { agents: AGENTS, signal: controller.signal, onEvent }));
     expect(result.stopReason).toBe("aborted");
     expect(Date.now() - started).toBeLessThan(1_500);
+    // The child's own turn ended as interrupted too, and never reached its answer.
+    await new Promise((r) => setTimeout(r, 100));
+    const childEnd = events.find((e) => e.type === "turn_end" && e.parentToolUseId !== undefined);
+    expect(childEnd).toMatchObject({ type: "turn_end", stopReason: "aborted" });
   });
 
   it("offers no delegate tool to an agent without delegates", async () => {

@@ -175,12 +175,13 @@ describe("exit_plan_mode", () => {
     return { result, writes, modes, events, asked, offered, m, ws };
   }
 
-  it("shows the approver the plan and carries it out in the mode chosen, recorded as exit_plan_mode's doing", async () => {
+  it("shows the approver the plan and carries it out in the mode chosen, recorded as exit_plan_mode's doing, the tool kept to the turn's end", async () => {
     const run = await planThenWrite("allow_once");
     expect(run.writes).toEqual(["after the plan"]);
     expect(run.asked).toEqual(["exit_plan_mode: 1. write the note"]);
     expect(run.modes.mode).toBe("default");
-    expect(run.offered).toEqual([true, true, false, false]);
+    // Offered from the start in plan mode, and kept for the rest of the turn (it refuses outside plan mode).
+    expect(run.offered).toEqual([true, true, true, true]);
     expect(run.events.filter((e) => e.type === "mode")).toEqual([
       { type: "mode", mode: "plan", previous: "default", by: "user" },
       { type: "mode", mode: "default", previous: "plan", by: "exit_plan_mode" },
