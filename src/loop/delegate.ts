@@ -32,8 +32,8 @@ export interface DelegateSpec {
  * (`agent:<child>:sub-<tool_use id>`, whose header names the parent session and call), the
  * tools both it and the parent have (never `delegate`: depth 1), the parent's mode as it is at
  * each call (never looser), the parent's approver (requests name the subagent), the parent's
- * abort signal, and what is left of the parent's budget and iterations, which its own use then
- * counts against. Its events reach the parent's sink tagged with `parentToolUseId`. The result
+ * abort signal, and the parent's budget and iteration brakes, which each of its requests and
+ * costs counts against as it happens. Its events reach the parent's sink tagged with `parentToolUseId`. The result
  * is the child's final text; an error or a brake is an `is_error` result.
  */
 export function createDelegateTool(spec: DelegateSpec): AnyTool | undefined {
@@ -78,8 +78,8 @@ async function runChild(spec: DelegateSpec, child: AgentConfig, task: string, to
     signal: rt.signal,
     onEvent: (event) => rt.emit({ ...event, parentToolUseId: toolUseId }),
     hooks: { ...(hooks?.beforeToolUse && { beforeToolUse: hooks.beforeToolUse }), ...(hooks?.afterToolUse && { afterToolUse: hooks.afterToolUse }) },
-    maxBudgetUsd: Math.max(0, rt.maxBudgetUsd - turn.costUsd),
-    maxIterations: Math.max(1, rt.maxIterations - turn.iterations),
+    // Counted against the parent's brakes as they happen, so children running together share what is left.
+    sharedBrakes: turn.shareBrakes(),
     ...(rt.mcp && { mcpServers: rt.mcp }),
     parent: { sessionKey: spec.sessionKey, toolUseId },
   };
@@ -91,7 +91,6 @@ async function runChild(spec: DelegateSpec, child: AgentConfig, task: string, to
     const message = error instanceof Error ? error.message : String(error);
     result = { text: "", stopReason: "error", error: message, usage: ZERO_USAGE, costUsd: 0, iterations: 0, agentId: child.id, sessionKey };
   }
-  turn.absorb(result);
   rt.emit({ type: "subagent_end", toolUseId, agentId: child.id, stopReason: result.stopReason, usage: result.usage, costUsd: result.costUsd });
   await runHook("onSubagentEnd", hooks?.onSubagentEnd && (() => hooks.onSubagentEnd!({ toolUseId, agentId: child.id, result })), rt.emit);
   if (isSuccessfulStop(result.stopReason)) return result.text || "(the subagent finished without a text answer)";

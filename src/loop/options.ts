@@ -23,7 +23,7 @@ import { builtinTools, checkToolNames, isAllowedTool, offeredWeb, openMcp } from
 import { checkSettings } from "../model/settings.js";
 import { createOutputFormat, type OutputFormat } from "./output.js";
 import type { ZodType } from "zod";
-import type { AgentConfig, Effort, EventSink, Inbox, ThinkingSetting, ToolChoiceSetting, WebSettings } from "../types.js";
+import type { AgentConfig, Effort, EventSink, Inbox, ThinkingSetting, ToolChoiceSetting, Usage, WebSettings } from "../types.js";
 
 export const DEFAULT_MAX_ITERATIONS = 20;
 /** Corrections asked for after an invalid structured answer. */
@@ -35,6 +35,14 @@ export const DEFAULT_MAX_TOKENS = 8192;
 export const MAX_TOKENS_CEILING = 32_000;
 
 export type { Inbox, SteerMessage } from "../types.js";
+
+/** A parent turn's brakes as a subagent's turn counts against them (see TurnState.shareBrakes). */
+export interface SharedBrakes {
+  request(): void;
+  cost(usage: Usage, costUsd: number): void;
+  /** Why the parent's limits are reached, or undefined. */
+  spent(): string | undefined;
+}
 
 /** A permission mode that can change while a turn runs: the gate reads `mode` at each call. */
 export interface ModeHolder {
@@ -104,6 +112,8 @@ export interface TurnOptions<T = unknown> {
   maxConcurrentDelegates?: number;
   /** Set by the delegate tool on a subagent's turn: the parent session and call, named in the child session's header. */
   parent?: { sessionKey: string; toolUseId: string };
+  /** Set by the delegate tool: the parent turn's brakes, which the subagent's requests and costs count against. */
+  sharedBrakes?: SharedBrakes;
   signal?: AbortSignal;
   /** Receives events synchronously, in order; must not throw. */
   onEvent?: EventSink;
@@ -160,6 +170,8 @@ export interface TurnRuntime {
   tools: Map<string, AnyTool>;
   hooks: TurnHooks | undefined;
   inbox: Inbox | undefined;
+  /** A subagent's parent brakes (see SharedBrakes). */
+  shared: SharedBrakes | undefined;
   signal: AbortSignal;
   emit: EventSink;
   clock: Clock;
@@ -246,6 +258,7 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
     tools,
     hooks: options.hooks,
     inbox: options.inbox,
+    shared: options.sharedBrakes,
     signal: options.signal ?? new AbortController().signal,
     emit,
     clock: options.clock ?? systemClock,

@@ -89,10 +89,12 @@ async function runRounds(rt: TurnRuntime, session: SessionHandle, turn: TurnStat
   if (unwritten) return finish(session, turn, "error", unwritten);
   for (;;) {
     if (rt.signal.aborted) return finish(session, turn, "aborted", INTERRUPTED);
-    if (turn.iterations >= rt.maxIterations) return finish(session, turn, "max_iterations", `stopped after ${rt.maxIterations} model requests`);
+    const brake = turn.stopBefore();
+    if (brake) return finish(session, turn, ...brake);
+    // Counted at once, with no await since the check: subagents running together share the brake.
+    turn.request();
     const unfit = await context.fit();
     if (unfit) return finish(session, turn, "model_context_window_exceeded", unfit);
-    turn.iterations++;
     await refreshMcpTools(rt);
     offerPlanTool(rt, turn.planTool);
     rt.emit({ type: "request_start", iteration: turn.iterations, model: rt.model });

@@ -1,8 +1,8 @@
 // The state of one turn: what it has counted so far, and the result it ends with.
 import { addUsage, estimateCostUsd, ZERO_USAGE } from "../model/usage.js";
 import type { ContentBlockParam, MessageParam, StopReason, TurnResult, Usage } from "../types.js";
-import { RepeatBreaker } from "./brakes.js";
-import { MAX_TOKENS_CEILING, type TurnRuntime } from "./options.js";
+import { budgetExceeded, RepeatBreaker } from "./brakes.js";
+import { MAX_TOKENS_CEILING, type SharedBrakes, type TurnRuntime } from "./options.js";
 import type { AnyTool } from "../tools/define.js";
 
 /** Everything a turn counts and decides as it goes; `run-turn.ts` reads and updates it between requests. */
@@ -47,22 +47,50 @@ export class TurnState {
     this.maxTokensCeiling = MAX_TOKENS_CEILING + (typeof rt.thinking === "number" ? rt.thinking : 0);
   }
 
-  /** Counts the usage of one response (or summary request) and reports it. */
+  /** Counts the usage of one response (or summary request) and reports it; a subagent's counts reach its parent too. */
   count(response: Usage): void {
     const costUsd = estimateCostUsd(this.rt.model, response);
     this.usage = addUsage(this.usage, response);
     this.costUsd += costUsd;
+    this.rt.shared?.cost(response, costUsd);
     this.rt.emit({ type: "usage", usage: response, costUsd });
   }
 
+  /** Counts one model request, here and, for a subagent, in its parent's brake. */
+  request(): void {
+    this.iterations++;
+    this.rt.shared?.request();
+  }
+
   /**
-   * Takes in a subagent's turn: its usage and cost join this turn's (reported by the child's own
-   * events, so not again), and its requests count against this turn's iteration brake.
+   * Why no further request may be made, as a stop reason and a line: this turn's iteration brake or
+   * budget (spent by its subagents too), or, for a subagent, its parent's limits.
    */
-  absorb(child: TurnResult): void {
-    this.usage = addUsage(this.usage, child.usage);
-    this.costUsd += child.costUsd;
-    this.iterations += child.iterations;
+  stopBefore(): [StopReason, string] | undefined {
+    if (this.iterations >= this.rt.maxIterations) return ["max_iterations", `stopped after ${this.rt.maxIterations} model requests`];
+    const overBudget = budgetExceeded(this.usage, this.costUsd, this.rt);
+    if (overBudget) return ["budget_exceeded", overBudget];
+    const parent = this.rt.shared?.spent();
+    return parent === undefined ? undefined : ["budget_exceeded", `stopped: ${parent}`];
+  }
+
+  /**
+   * The brakes a subagent shares with this turn: each of its requests and costs counts here as it
+   * happens (its events already reported them), so children running together cannot each spend
+   * what is left; `spent` says why this turn's own limits are reached, if they are.
+   */
+  shareBrakes(): SharedBrakes {
+    return {
+      request: () => void this.iterations++,
+      cost: (usage, costUsd) => {
+        this.usage = addUsage(this.usage, usage);
+        this.costUsd += costUsd;
+      },
+      spent: () => {
+        if (this.iterations >= this.rt.maxIterations) return `the parent turn's ${this.rt.maxIterations} model requests are used up`;
+        return budgetExceeded(this.usage, this.costUsd, this.rt);
+      },
+    };
   }
 
   /** Remembers the usage of a response that will not be stored. */

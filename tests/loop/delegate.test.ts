@@ -146,6 +146,20 @@ describe("the delegate tool", () => {
     expect(ends).toHaveLength(6);
   });
 
+  it("shares the parent's iteration brake with children running together: they cannot each spend what is left", async () => {
+    const m = await scripted([
+      { match: isChild("researcher"), reply: (req) => ({ toolUses: [{ name: "upper", input: { text: `step ${req.body.messages?.length ?? 0}` } }] }) },
+      { match: (req) => resultTexts(req).length > 0, reply: "ok" },
+      { reply: { toolUses: Array.from({ length: 4 }, (_, i) => ({ name: "delegate", input: { agent: "researcher", task: `part ${i}` } })) } },
+    ]);
+    const ws = await tempWorkspace();
+    const result = await runAgentTurn("k", "go", MAIN, turnOptions(m, ws, [], { agents: AGENTS, maxIterations: 6 }));
+    // One parent request, then the children's, never more than the six the turn may make.
+    expect(m.requests.length).toBeLessThanOrEqual(6);
+    expect(result.iterations).toBe(6);
+    expect(result.stopReason).toBe("max_iterations");
+  });
+
   it("stops the children when the parent is interrupted", async () => {
     const m = await scripted([
       { match: isChild("researcher"), fault: { delayMs: 3_000 }, reply: "this takes a while" },
