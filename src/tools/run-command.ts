@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { ToolError } from "../errors.js";
-import { loadShellParser } from "../permissions/shell-parse.js";
 import { checkCommandSafetySync } from "../permissions/safety.js";
 import { sandboxEnv } from "./child-sandbox.js";
 import { runProcess, type ProcessLimits, type ProcessResult } from "./command-process.js";
@@ -39,8 +38,8 @@ const OUT_OF_MEMORY = /memory exhausted|cannot allocate|out of memory|MemoryErro
  * The run_command tool. Its `permission` rule is the command gate, which the dispatcher asks before
  * `run` (a refusal never reaches `run`); a command the gate judged read-only (`context.grant.readOnly`)
  * runs in the read-only sandbox (`sandboxEnv`). `readOnly`, which lets calls run together, is true for
- * commands the pure check classifies as safe (false until the shell parser has loaded, which creating
- * the tool starts).
+ * commands the pure check classifies as safe; the dispatcher loads the shell parser before it reads that
+ * declaration for the first command call, so a turn that runs no command never loads it.
  */
 export function createRunCommandTool(options: RunCommandOptions = {}): Tool<{ command: string }> {
   const limits: ProcessLimits = {
@@ -49,7 +48,7 @@ export function createRunCommandTool(options: RunCommandOptions = {}): Tool<{ co
     memoryBytes: options.memoryLimitBytes ?? COMMAND_MEMORY_LIMIT_BYTES,
     outputBytes: options.outputLimitBytes ?? COMMAND_OUTPUT_LIMIT_BYTES,
   };
-  loadShellParser().catch(() => undefined);
+  // The parser is loaded when a command is first judged (the dispatcher waits for it), not here: a turn that runs no command never pays for it.
   return defineTool({
     name: "run_command",
     description:
