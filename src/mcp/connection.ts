@@ -1,7 +1,7 @@
 // One MCP server as miniclaw holds it: connected with a timeout, its tool list, calls with a timeout, one restart after a death.
-import { Client, InMemoryTransport, StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client";
+import type { Client, Transport } from "@modelcontextprotocol/client";
 import { DEFAULT_MCP_CONNECT_TIMEOUT_MS, DEFAULT_MCP_TIMEOUT_MS, type McpServerConfig } from "./config.js";
-import { StdioTransport } from "./stdio-transport.js";
+import type { StdioTransport } from "./stdio-transport.js";
 import type { McpCallResult } from "./mcp-result.js";
 
 /** A tool as the server lists it (the parts miniclaw uses). */
@@ -93,14 +93,16 @@ export class McpConnection {
 
   private async open(): Promise<void> {
     this.state = "connecting";
-    const client = new Client(CLIENT_INFO);
+    // The MCP client (its SDK, validators and schemas: about 130 ms and 28 MB) loads only when a server is configured.
+    const sdk = await import("@modelcontextprotocol/client");
+    const client = new sdk.Client(CLIENT_INFO);
     // Marked at once: a server announces the change during the call that made it, before that call's result,
     // so the list is fetched again before the next request (the SDK's own refresh would come later, debounced).
     client.setNotificationHandler("notifications/tools/list_changed", () => {
       this.stale = true;
       this.deps.onToolsChanged();
     });
-    const { transport, serverSide } = this.transport();
+    const { transport, serverSide } = await this.transport(sdk);
     const limit = this.config.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS;
     try {
       await withTimeout(
@@ -130,7 +132,7 @@ export class McpConnection {
     if (this.closing || this.client !== client) return;
     this.client = undefined;
     this.state = "stopped";
-    this.error = `the server stopped${transport instanceof StdioTransport ? exitText(transport) : ""}`;
+    this.error = `the server stopped${isStdio(transport) ? exitText(transport) : ""}`;
   }
 
   private async restart(): Promise<void> {
@@ -139,13 +141,14 @@ export class McpConnection {
     await this.connect();
   }
 
-  private transport(): { transport: Transport; serverSide?: Transport } {
+  private async transport(sdk: typeof import("@modelcontextprotocol/client")): Promise<{ transport: Transport; serverSide?: Transport }> {
     const config = this.config;
-    if (config.type === "http") return { transport: new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } }) };
+    if (config.type === "http") return { transport: new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } }) };
     if (config.type === "sdk") {
-      const [transport, serverSide] = InMemoryTransport.createLinkedPair();
+      const [transport, serverSide] = sdk.InMemoryTransport.createLinkedPair();
       return { transport, serverSide };
     }
+    const { StdioTransport } = await import("./stdio-transport.js");
     const env = { ...definedOnly(this.deps.childEnv), ...config.env };
     return { transport: new StdioTransport({ command: config.command, args: config.args ?? [], env, ...(config.cwd !== undefined && { cwd: config.cwd }) }) };
   }
@@ -167,8 +170,13 @@ function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<
 /** Why a server failed to connect, in one line, with what a stdio server wrote on stderr. */
 function failureOf(error: unknown, transport: Transport): string {
   const message = oneLine(error instanceof Error ? error.message : String(error));
-  const stderr = transport instanceof StdioTransport ? oneLine(transport.stderrTail) : "";
+  const stderr = isStdio(transport) ? oneLine(transport.stderrTail) : "";
   return stderr ? `${message} (stderr: ${stderr.slice(-300)})` : message;
+}
+
+/** A stdio server's transport: the one that keeps its stderr and exit. */
+function isStdio(transport: Transport): transport is StdioTransport {
+  return "stderrTail" in transport;
 }
 
 /** How a stdio server ended, as ` (exit code 1)` or ` (killed by SIGKILL)`. */
