@@ -1,4 +1,5 @@
 // The miniclaw command: parses arguments, dispatches to a command, turns errors into one clear line and an exit code.
+import { keepShellParserAtBaseline } from "../permissions/shell-parse.js";
 import { MiniclawError } from "../errors.js";
 import { CLI_CREDENTIALS_HINT, MissingCredentialsError } from "../model/credentials.js";
 import { parseCliArgs, USAGE } from "./args.js";
@@ -10,6 +11,7 @@ import { visibleText } from "./visible-text.js";
  * `describeFailure` on stderr and exit 1. Commands are loaded on demand so `run` does not pay for the REPL.
  */
 export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number> {
+  keepShellParserAtBaseline();
   try {
     const args = parseCliArgs(argv);
     switch (args.command) {

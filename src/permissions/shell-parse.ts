@@ -1,6 +1,7 @@
 // Shell command → simple commands (argv, assignments, redirections), via tree-sitter-bash; anything not understood is a problem.
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { setFlagsFromString } from "node:v8";
 import { Language, Parser } from "web-tree-sitter";
 import type { Node as SyntaxNode } from "web-tree-sitter";
 import { lexicalProblems } from "./shell-lexical.js";
@@ -39,6 +40,19 @@ export const MAX_COMMAND_CHARS = 100_000;
 
 let parser: Parser | undefined;
 let loading: Promise<void> | undefined;
+let baselineOnly = false;
+
+/**
+ * For a process that owns its JavaScript engine (the miniclaw command, not a library user's program):
+ * the grammar is compiled by V8's baseline tier only. Its Liftoff code parses a command in well under a
+ * millisecond; tiering the 1.4 MB grammar up to TurboFan costs about a second of CPU on background
+ * threads, which slows the rounds beside it on a small machine and holds the process at exit until done.
+ * The flag is set when the grammar loads, not at start: a V8 flag set before Node's own modules are
+ * compiled makes them miss their code cache.
+ */
+export function keepShellParserAtBaseline(): void {
+  baselineOnly = true;
+}
 
 /**
  * Loads the bash grammar (WebAssembly) once per process; later calls return the
@@ -46,6 +60,7 @@ let loading: Promise<void> | undefined;
  */
 export function loadShellParser(): Promise<void> {
   loading ??= (async () => {
+    if (baselineOnly) setFlagsFromString("--liftoff-only");
     await Parser.init();
     const require = createRequire(import.meta.url);
     const language = await Language.load(await readFile(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm")));
