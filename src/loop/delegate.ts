@@ -42,7 +42,7 @@ export function createDelegateTool(spec: DelegateSpec): AnyTool | undefined {
   if (first === undefined) return undefined;
   const limit = limiter(spec.options.maxConcurrentDelegates ?? DEFAULT_MAX_CONCURRENT_DELEGATES);
   const described = ids.map((id) => `${id} (${spec.agents[id]!.name})`).join(", ");
-  return defineTool({
+  const tool = defineTool({
     name: "delegate",
     description:
       `Hands a task to another agent, which works on it in a fresh context and returns its final answer: ${described}. ` +
@@ -53,6 +53,8 @@ export function createDelegateTool(spec: DelegateSpec): AnyTool | undefined {
     readOnly: true,
     run: ({ agent, task }, context) => limit(() => runChild(spec, spec.agents[agent]!, task, context.toolUseId)),
   });
+  // The child shares the turn's abort signal and stops at once; waiting for it keeps its events before the parent's end.
+  return { ...tool, waitsOnInterrupt: true };
 }
 
 async function runChild(spec: DelegateSpec, child: AgentConfig, task: string, toolUseId: string): Promise<string> {

@@ -65,6 +65,11 @@ export interface Tool<I = unknown> {
    * every call that is not read-only, whatever this says.
    */
   needsApproval: NeedsApproval<I>;
+  /**
+   * True when, on an interrupt, the dispatcher waits for `run` (which stops promptly on the signal) instead
+   * of answering at once: a delegate, whose child turn then ends, with its own events, before the parent's.
+   */
+  waitsOnInterrupt?: boolean;
   /** For tools that run commands or touch paths: the gate's rule that judges each call, instead of `needsApproval`. */
   permission?: ((input: I) => PermissionRule) | undefined;
   /** Runs the tool, after the gate allowed the call. A throw becomes an is_error result carrying its message. */

@@ -196,7 +196,7 @@ async function approveAndRun(prepared: { tool: AnyTool; input: unknown; readOnly
     }
   })();
   try {
-    return await Promise.race([ran, interrupted]);
+    return await (tool.waitsOnInterrupt === true ? ran : Promise.race([ran, interrupted]));
   } finally {
     signal.removeEventListener("abort", onAbort);
   }
