@@ -99,6 +99,8 @@ export async function handleSlashCommand(line: string, state: ReplState): Promis
       return "handled";
     case "mode":
       say(modeCommand(command.args, state));
+      // Between turns nothing else would write it: recorded now, a reload keeps it even if the REPL ends here.
+      await assistant.recordPermissionMode(state.sessionKey, state.agentId);
       return "handled";
     case "queue":
       say(queueCommand(command.args, state));

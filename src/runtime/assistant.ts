@@ -17,6 +17,7 @@ import { BUNDLED_SKILLS } from "../paths.js";
 import type { PermissionMode } from "../permissions/context.js";
 import { addSteer, SessionInbox } from "../sessions/inbox.js";
 import { openSession } from "../sessions/session-handle.js";
+import { recordMode } from "../loop/steering.js";
 import { SessionStore } from "../sessions/store.js";
 import { SkillLoader } from "../skills/loader.js";
 import type { AgentConfig, EventSink, TurnResult } from "../types.js";
@@ -88,6 +89,11 @@ export interface Assistant {
    */
   setPermissionMode(mode: PermissionMode): void;
   /**
+   * Records the mode now in an existing session no turn is running in (a REPL's /mode between turns),
+   * so a reload keeps it even if no turn follows; a running turn records a change itself. Never throws.
+   */
+  recordPermissionMode(sessionKey: string, agentId: string): Promise<void>;
+  /**
    * Adds a steering message to the durable inbox of `sessionKey` and resolves to its id once it is
    * on disk: the turn running in that session (in any process) takes it before its next request,
    * or the session's next turn does; it is delivered once. Throws SessionError for empty text or an invalid key.
@@ -148,6 +154,20 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
     },
     setPermissionMode(mode) {
       modes.mode = mode;
+    },
+    async recordPermissionMode(sessionKey, agentId) {
+      try {
+        if (!(await sessions.exists(sessionKey))) return;
+        const opened = await openSession(sessions, sessionKey, { agentId, clock: opts.clock ?? systemClock });
+        if (opened.status !== "open") return;
+        try {
+          await recordMode(modes.mode, opened.handle, () => {}, "user");
+        } finally {
+          await opened.handle.release();
+        }
+      } catch (error) {
+        warn(`could not record the permission mode in ${sessionKey} (${error instanceof Error ? error.message : String(error)})`);
+      }
     },
     steer: (sessionKey, text) => addSteer(sessionsDir, sessionKey, text, opts.clock),
     async send(text, send = {}) {

@@ -151,4 +151,20 @@ describe("the assistant's agents", () => {
     expect(child?.parent).toEqual({ sessionKey: "agent:main:main", toolUseId: expect.any(String) });
     expect((await readdir(join(opened.workspace, "sessions"))).filter((name) => name.endsWith(".jsonl"))).toHaveLength(2);
   });
+
+  it("records a mode set between turns in the session at once, so a reload keeps it though no turn followed; a session that does not exist is left alone", async () => {
+    const { assistant, workspace } = await open([{ reply: "hello" }]);
+    try {
+      await assistant.send("hi");
+      const key = assistant.sessionKeyFor("main");
+      assistant.setPermissionMode("plan");
+      await assistant.recordPermissionMode(key, "main");
+      const store = new SessionStore(join(workspace, "sessions"));
+      expect((await store.load(key)).mode).toBe("plan");
+      await assistant.recordPermissionMode("agent:main:never-used", "main");
+      expect(await store.exists("agent:main:never-used")).toBe(false);
+    } finally {
+      await assistant.close();
+    }
+  });
 });
