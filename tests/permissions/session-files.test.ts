@@ -16,12 +16,18 @@ const resultsOf = (req: RecordedRequest): Array<{ text: string; isError: boolean
 };
 
 describe("the workspace's session files", () => {
-  it("are never written unasked by a tool, whatever path spelling reaches them: no planted steer or message speaks for the user", async () => {
+  it("are never written unasked by a tool, whatever path spelling or link reaches them: no planted steer or message speaks for the user", async () => {
     const ws = await tempWorkspace();
     await mkdir(join(ws, "sessions"), { recursive: true });
     await writeFile(join(ws, "sessions", "agent#main#main.jsonl"), "{}\n");
     await symlink(join(ws, "sessions"), join(ws, "notes-link"));
+    // A file link to a session file, and a dangling one to an inbox that does not exist yet.
+    await symlink(join(ws, "sessions", "agent#main#main.jsonl"), join(ws, "log.txt"));
+    await symlink(join(ws, "sessions", "later.jsonl.inbox"), join(ws, "todo.txt"));
     const attempts = [
+      { name: "write_file", input: { path: join(ws, "sessions", "abs.jsonl.inbox"), content: PLANTED } },
+      { name: "edit_file", input: { path: "log.txt", old_string: "{}", new_string: PLANTED.trim() } },
+      { name: "write_file", input: { path: "todo.txt", content: PLANTED } },
       { name: "write_file", input: { path: "sessions/agent#main#main.jsonl.inbox", content: PLANTED } },
       { name: "write_file", input: { path: "./notes-link/../sessions/k.jsonl.inbox", content: PLANTED } },
       { name: "write_file", input: { path: "notes-link/agent#main#main.jsonl", content: PLANTED } },
@@ -39,9 +45,9 @@ describe("the workspace's session files", () => {
     };
     await runAgentTurn("k", "tidy up", TEST_AGENT, turnOptions(m, ws, [], { builtinTools: true, tools: [], approver }));
     const results = resultsOf(m.requests[1]!);
-    expect(results.map((r) => r.isError)).toEqual([true, true, true, true, true]);
-    expect(asked).toHaveLength(5);
-    for (const r of results.slice(0, 4)) expect(r.text).toMatch(/session files/);
+    expect(results.map((r) => r.isError)).toEqual(Array(8).fill(true));
+    expect(asked).toHaveLength(8);
+    for (const r of results.slice(0, 7)) expect(r.text).toMatch(/session files/);
     const files = await readdir(join(ws, "sessions"));
     expect(files.filter((f) => f.endsWith(".inbox"))).toEqual([]);
     expect(await readFile(join(ws, "sessions", "agent#main#main.jsonl"), "utf8")).toBe("{}\n");
