@@ -4,6 +4,7 @@ import { defineTool, type AnyTool } from "../tools/define.js";
 import { ZERO_USAGE } from "../model/usage.js";
 import { isSuccessfulStop, type AgentConfig, type TurnResult } from "../types.js";
 import { runHook } from "./hooks.js";
+import { limiter } from "./limiter.js";
 import type { TurnOptions, TurnRuntime } from "./options.js";
 import type { TurnState } from "./turn-state.js";
 import { isAllowedTool } from "./turn-tools.js";
@@ -112,20 +113,4 @@ function sharedEffects(options: TurnOptions): TurnOptions {
   const shared: Record<string, unknown> = {};
   for (const key of keys) if (options[key] !== undefined) shared[key] = options[key];
   return shared as TurnOptions;
-}
-
-/** Runs at most `max` of the given jobs at once, the rest in order as others finish. */
-function limiter(max: number): <T>(job: () => Promise<T>) => Promise<T> {
-  let running = 0;
-  const waiting: Array<() => void> = [];
-  return async (job) => {
-    if (running >= max) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
-    try {
-      return await job();
-    } finally {
-      running--;
-      waiting.shift()?.();
-    }
-  };
 }

@@ -22,8 +22,9 @@ import type { McpServersConfig } from "../mcp/config.js";
 import { builtinTools, checkToolNames, isAllowedTool, offeredWeb, openMcp } from "./turn-tools.js";
 import { checkSettings } from "../model/settings.js";
 import { createOutputFormat, type OutputFormat } from "./output.js";
+import { limiter } from "./limiter.js";
 import type { ZodType } from "zod";
-import type { AgentConfig, Effort, EventSink, Inbox, ThinkingSetting, ToolChoiceSetting, Usage, WebSettings } from "../types.js";
+import type { AgentConfig, Effort, EventSink, Inbox, StopReason, ThinkingSetting, ToolChoiceSetting, Usage, WebSettings } from "../types.js";
 
 export const DEFAULT_MAX_ITERATIONS = 20;
 /** Corrections asked for after an invalid structured answer. */
@@ -40,13 +41,18 @@ export type { Inbox, SteerMessage } from "../types.js";
 export interface SharedBrakes {
   request(): void;
   cost(usage: Usage, costUsd: number): void;
-  /** Why the parent's limits are reached, or undefined. */
-  spent(): string | undefined;
+  /** The parent's limit reached, as a stop reason and a line, or undefined. */
+  spent(): [StopReason, string] | undefined;
 }
 
 /** A permission mode that can change while a turn runs: the gate reads `mode` at each call. */
 export interface ModeHolder {
   mode: PermissionMode;
+}
+
+/** A holder as given, or a new one over the mode given (default `default`). */
+export function modeHolderOf(mode: PermissionMode | ModeHolder | undefined): ModeHolder {
+  return typeof mode === "object" ? mode : { mode: mode ?? "default" };
 }
 
 /** A JSON Schema object (its root `type` must be `"object"`). */
@@ -201,8 +207,7 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
   const workspace = resolve(options.workspace ?? "workspace");
   const cwd = resolve(options.cwd ?? process.cwd());
   const emit = safeSink(options.onEvent);
-  const given = options.permissionMode ?? "default";
-  const modes: ModeHolder = typeof given === "object" ? given : { mode: given };
+  const modes = modeHolderOf(options.permissionMode);
   const approver = oneAtATime(options.approver ?? refuseApprover);
   const model = pickModel(agent.model, options.model, env["MINICLAW_MODEL"]);
   const client = options.client ?? createClientFromEnv(env);
@@ -315,12 +320,8 @@ async function loadSkills(workspace: string): Promise<SkillLoader> {
 
 /** Read-only calls run concurrently, so approval questions are queued: a person answers one at a time. */
 function oneAtATime(approver: Approver): Approver {
-  let queue: Promise<unknown> = Promise.resolve();
-  return (request) => {
-    const answer = queue.then(() => approver(request));
-    queue = answer.catch(() => undefined);
-    return answer;
-  };
+  const one = limiter(1);
+  return (request) => one(() => approver(request));
 }
 
 /**

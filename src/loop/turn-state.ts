@@ -67,11 +67,17 @@ export class TurnState {
    * budget (spent by its subagents too), or, for a subagent, its parent's limits.
    */
   stopBefore(): [StopReason, string] | undefined {
+    const own = this.ownLimit();
+    if (own) return own;
+    const parent = this.rt.shared?.spent();
+    return parent && [parent[0], `the parent turn's limit: ${parent[1]}`];
+  }
+
+  /** This turn's own iteration brake or budget, when reached (its subagents' spending counted). */
+  private ownLimit(): [StopReason, string] | undefined {
     if (this.iterations >= this.rt.maxIterations) return ["max_iterations", `stopped after ${this.rt.maxIterations} model requests`];
     const overBudget = budgetExceeded(this.usage, this.costUsd, this.rt);
-    if (overBudget) return ["budget_exceeded", overBudget];
-    const parent = this.rt.shared?.spent();
-    return parent === undefined ? undefined : ["budget_exceeded", `stopped: ${parent}`];
+    return overBudget ? ["budget_exceeded", overBudget] : undefined;
   }
 
   /**
@@ -86,10 +92,7 @@ export class TurnState {
         this.usage = addUsage(this.usage, usage);
         this.costUsd += costUsd;
       },
-      spent: () => {
-        if (this.iterations >= this.rt.maxIterations) return `the parent turn's ${this.rt.maxIterations} model requests are used up`;
-        return budgetExceeded(this.usage, this.costUsd, this.rt);
-      },
+      spent: () => this.ownLimit(),
     };
   }
 

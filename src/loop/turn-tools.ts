@@ -5,12 +5,12 @@ import type { Env } from "../model/client.js";
 import type { MemoryStore } from "../memory/store.js";
 import type { SkillLoader } from "../skills/loader.js";
 import type { PermissionContext } from "../permissions/context.js";
-import { McpHub } from "../mcp/hub.js";
+import { hubFor, McpHub } from "../mcp/hub.js";
 import { parseMcpConfig } from "../mcp/config.js";
+import { compileGlob } from "../mcp/names.js";
 import { createFileTools } from "../tools/files.js";
 import { createLoadSkillTool } from "../tools/load-skill.js";
 import { createRunCommandTool } from "../tools/run-command.js";
-import { scrubEnv } from "../tools/child-env.js";
 import { createMemoryTools } from "../tools/memory.js";
 import type { AnyTool } from "../tools/define.js";
 import type { TurnOptions, TurnRuntime } from "./options.js";
@@ -68,22 +68,14 @@ export async function offeredWeb(agent: AgentConfig, permissions: PermissionCont
 /** A server config given for one turn is connected now (its failures are the turn's warnings); a hub is connected once. */
 export async function openMcp(servers: TurnOptions["mcpServers"], env: Env, emit: EventSink): Promise<McpHub | undefined> {
   if (servers === undefined) return undefined;
-  const hub =
-    servers instanceof McpHub
-      ? servers
-      : new McpHub(parseMcpConfig(servers, "the mcpServers option", env), { childEnv: scrubEnv(env), onWarning: (message) => emit({ type: "warning", message }) });
+  const hub = servers instanceof McpHub ? servers : hubFor(parseMcpConfig(servers, "the mcpServers option", env), env, (message) => emit({ type: "warning", message }));
   await hub.connect();
   return hub;
 }
 
 /** Whether a `tools:` list names the tool: exactly, or by a glob such as `mcp__github__*`. */
 export function isAllowedTool(name: string, allowed: readonly string[]): boolean {
-  return allowed.some((entry) => entry === name || (/[*?]/.test(entry) && globMatches(entry, name)));
-}
-
-function globMatches(glob: string, name: string): boolean {
-  const source = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/[*?]/g, (w) => (w === "*" ? ".*" : "."));
-  return new RegExp(`^${source}$`).test(name);
+  return allowed.some((entry) => entry === name || (/[*?]/.test(entry) && compileGlob(entry).test(name)));
 }
 
 /**

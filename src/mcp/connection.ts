@@ -149,7 +149,7 @@ export class McpConnection {
       return { transport, serverSide };
     }
     const { StdioTransport } = await import("./stdio-transport.js");
-    const env = { ...definedOnly(this.deps.childEnv), ...config.env };
+    const env = { ...this.deps.childEnv, ...config.env };
     return { transport: new StdioTransport({ command: config.command, args: config.args ?? [], env, ...(config.cwd !== undefined && { cwd: config.cwd }) }) };
   }
 }
@@ -194,6 +194,3 @@ function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
-}

@@ -44,12 +44,14 @@ export interface ConnectMcpOptions {
  */
 export async function connectMcpServers(servers: McpServersConfig, options: ConnectMcpOptions = {}): Promise<McpHub> {
   const env = options.env ?? process.env;
-  const hub = new McpHub(parseMcpConfig(servers, "the mcpServers option", env), {
-    childEnv: scrubEnv(env),
-    ...(options.onWarning !== undefined && { onWarning: options.onWarning }),
-  });
+  const hub = hubFor(parseMcpConfig(servers, "the mcpServers option", env), env, options.onWarning);
   await hub.connect();
   return hub;
+}
+
+/** A hub over checked servers whose stdio children get `env` without its secrets (their own `env` entries add to it). */
+export function hubFor(config: McpServersConfig, env: Record<string, string | undefined>, onWarning?: (message: string) => void): McpHub {
+  return new McpHub(config, { childEnv: scrubEnv(env), ...(onWarning !== undefined && { onWarning }) });
 }
 
 /** Any JSON object: MCP servers check their own input, so the dispatcher only insists on an object. */

@@ -61,7 +61,8 @@ export function matchesToolGlob(tool: string, mcpName: string, globs: readonly s
   });
 }
 
-function compileGlob(glob: string): RegExp {
+/** A tool-name glob as a cached RegExp of the whole name: `*` any characters, `?` one, the rest literal, case kept. */
+export function compileGlob(glob: string): RegExp {
   const cached = globCache.get(glob);
   if (cached !== undefined) return cached;
   const source = [...glob].map((char) => (char === "*" ? ".*" : char === "?" ? "." : char.replace(/[.+^${}()|[\]\\/]/g, "\\$&"))).join("");

@@ -6,13 +6,13 @@ import { compactSession } from "../loop/compact.js";
 import { sessionContextSize } from "../sessions/tokens.js";
 import { ConfigError } from "../errors.js";
 import { runAgentTurn } from "../loop/run-turn.js";
-import type { ModeHolder, TurnOptions } from "../loop/options.js";
+import { modeHolderOf, type ModeHolder, type TurnOptions } from "../loop/options.js";
 import { MemoryStore } from "../memory/store.js";
 import { createClient, pickModel, type Env } from "../model/client.js";
 import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
 import { readMcpConfig, parseMcpConfig, type McpServersConfig } from "../mcp/config.js";
-import { McpHub } from "../mcp/hub.js";
-import { isSecretVariable, scrubEnv } from "../tools/child-env.js";
+import { hubFor, McpHub } from "../mcp/hub.js";
+import { isSecretVariable } from "../tools/child-env.js";
 import { BUNDLED_SKILLS } from "../paths.js";
 import type { PermissionMode } from "../permissions/context.js";
 import { addSteer, SessionInbox } from "../sessions/inbox.js";
@@ -240,8 +240,7 @@ export async function openMcpHub(workspace: string, env: Env, onWarning: (messag
 
 /** The process's mode: the option's holder as given, or a new one from the mode option (default `default`). */
 function modeHolder(opts: AssistantOptions): ModeHolder {
-  const given = opts.permissionMode ?? opts.turn?.permissionMode ?? "default";
-  return typeof given === "object" ? given : { mode: given };
+  return modeHolderOf(opts.permissionMode ?? opts.turn?.permissionMode);
 }
 
 /** The assistant's servers: the option's hub (not its to stop), the option's servers, or mcp.json's. */
@@ -254,5 +253,5 @@ async function assistantMcp(opts: AssistantOptions, warn: (message: string) => v
 
 function hubOf(config: McpServersConfig | undefined, env: Env, onWarning: (message: string) => void): McpHub | undefined {
   if (config === undefined || Object.keys(config).length === 0) return undefined;
-  return new McpHub(config, { childEnv: scrubEnv(env), onWarning });
+  return hubFor(config, env, onWarning);
 }

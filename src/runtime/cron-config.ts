@@ -175,3 +175,11 @@ function isTimeZone(tz: string): boolean {
     return false;
   }
 }
+
+/**
+ * True when a run of `job` at `at` (epoch ms) is at or after its `until`: such a run is the
+ * final one, and once it has run the job is paused for good. False for a job without `until`.
+ */
+export function hasEnded(job: CronJob, at: number): boolean {
+  return job.until !== undefined && at >= Date.parse(job.until);
+}

@@ -5,7 +5,7 @@ import { refuseApprover, systemClock, type Clock } from "../deps.js";
 import { isSuccessfulStop, type AgentEvent, type TurnResult } from "../types.js";
 import { openAssistant, type Assistant, type AssistantOptions } from "./assistant.js";
 import { DEFAULT_FINAL_PROMPT, type CronJob } from "./cron-config.js";
-import { hasEnded } from "./cron.js";
+import { hasEnded } from "./cron-config.js";
 import type { RunJob, RunOutcome } from "./cron-runs.js";
 import { buildHeartbeatPrompt, hasHeartbeatContent, HEARTBEAT_FILE, interpretHeartbeatReply, isWithinActiveHours } from "./heartbeat.js";
 

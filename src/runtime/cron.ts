@@ -2,7 +2,7 @@
 import cronParser from "cron-parser";
 import nodeSchedule from "node-schedule";
 import { systemClock, type Clock } from "../deps.js";
-import type { CronJob } from "./cron-config.js";
+import { hasEnded, type CronJob } from "./cron-config.js";
 import { executeRun, skippedRecord, type RunJob, type RunRecord } from "./cron-runs.js";
 
 /** After the grace period, aborted runs get this long to settle before `stop` resolves anyway. */
@@ -34,13 +34,6 @@ export function nextRunTime(expression: string, tz: string | undefined, from: Da
   }
 }
 
-/**
- * True when a run of `job` at `at` (epoch ms) is at or after its `until`: such a run is the
- * final one, and once it has run the job is paused for good. False for a job without `until`.
- */
-export function hasEnded(job: CronJob, at: number): boolean {
-  return job.until !== undefined && at >= Date.parse(job.until);
-}
 
 /** A job's timer, as the scheduler holds it. */
 export interface JobTimer {
