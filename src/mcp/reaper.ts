@@ -5,6 +5,7 @@
 // run when miniclaw is killed by a signal it does not handle (SIGKILL above all). The watchdog covers
 // that: a tiny shell holding the read end of a pipe only miniclaw writes to. However miniclaw dies,
 // the kernel closes its end, the shell reads EOF and kills every group still listed.
+import { signalGroup } from "../tools/command-process.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
 
@@ -72,13 +73,7 @@ export function registeredGroups(): number[] {
  * SIGKILL rather than SIGTERM because there is no later moment to escalate.
  */
 function killAllGroups(): void {
-  for (const pgid of state.groups) {
-    try {
-      process.kill(-pgid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
+  for (const pgid of state.groups) signalGroup(pgid, "SIGKILL");
 }
 
 /**

@@ -5,6 +5,7 @@ import { ReadBuffer, SdkError, SdkErrorCode, serializeMessage, type JSONRPCMessa
 import { nodeSpawnDefault, type Spawn } from "../deps.js";
 import { MiniclawError } from "../errors.js";
 import { registerGroup, unregisterGroup } from "./reaper.js";
+import { signalGroup } from "../tools/command-process.js";
 
 /** How long `close()` waits after SIGTERM before it sends SIGKILL to the group. */
 export const KILL_GRACE_MS = 2_000;
@@ -198,13 +199,6 @@ export class StdioTransport implements Transport {
 }
 
 /** Sends `signal` to a whole process group; a group already gone is not an error. */
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // Gone already.
-  }
-}
 
 /** The environment without unset entries (spawn would skip them too; this keeps the contract visible). */
 function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {

@@ -109,9 +109,13 @@ function watch(
 
 /** SIGKILL to the whole process group (the shell was spawned detached, so it leads one). */
 function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined) return;
+  if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
+}
+
+/** Sends `signal` to every process of a process group; a group already gone is no error. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
-    process.kill(-child.pid, "SIGKILL");
+    process.kill(-pgid, signal);
   } catch {
     // The group is already gone.
   }
