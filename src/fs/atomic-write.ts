@@ -43,7 +43,8 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
  * systems: EINVAL): the rename has happened, so those are ignored rather than
  * reported as a failed write.
  */
-async function syncFolder(dir: string): Promise<void> {
+/** Makes a name created or removed in `dir` durable; best effort where a folder cannot be synced. */
+export async function syncFolder(dir: string): Promise<void> {
   let handle;
   try {
     handle = await open(dir, "r");

@@ -18,10 +18,10 @@
 // loop drops it because the session's `steerIds` already hold it.
 import { randomUUID } from "node:crypto";
 import { mkdir, open, readFile, unlink } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { systemClock, type Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
-import { writeFileAtomic } from "../fs/atomic-write.js";
+import { syncFolder, writeFileAtomic } from "../fs/atomic-write.js";
 import { withFileLock } from "../fs/file-lock.js";
 import { sessionFileName } from "./session-path.js";
 
@@ -232,21 +232,14 @@ async function appendLine(file: string, line: string): Promise<void> {
   } finally {
     await handle.close();
   }
-  if (created) await syncFolderOf(file);
+  if (created) await syncFolder(dirname(file));
 }
 
 async function removeInbox(file: string): Promise<void> {
   await unlink(file).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== "ENOENT") throw error;
   });
-  await syncFolderOf(file);
-}
-
-/** Makes a created or removed name durable (it lives in the folder); best effort where a folder cannot be synced. */
-async function syncFolderOf(file: string): Promise<void> {
-  const handle = await open(join(file, ".."), "r").catch(() => undefined);
-  await handle?.sync().catch(() => undefined);
-  await handle?.close().catch(() => undefined);
+  await syncFolder(dirname(file));
 }
 
 function asSessionError(error: unknown, what: string): SessionError {
