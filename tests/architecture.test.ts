@@ -15,17 +15,18 @@ const ALLOWED: Record<string, string[]> = {
   paths: [],
   content: [],
   fs: ["types", "errors", "deps"],
+  db: ["types", "errors", "deps"],
   index: ["*"],
   model: BASE,
   permissions: BASE,
-  sessions: BASE,
+  sessions: [...BASE, "db"],
   skills: BASE,
   memory: BASE,
   tools: [...BASE, "permissions", "skills", "memory", "model"],
   mcp: [...BASE, "tools", "permissions"],
   loop: CORE,
-  runtime: [...CORE, "loop"],
-  cli: [...CORE, "loop", "runtime", "testing"],
+  runtime: [...CORE, "loop", "db"],
+  cli: [...CORE, "loop", "runtime", "testing", "db"],
   testing: [],
 };
 
@@ -59,6 +60,8 @@ describe("architecture", () => {
     expect(offenders(/process\.(stdin|stdout|argv|exit)\b/, (p) => p.startsWith("cli/"))).toEqual([]);
     expect(offenders(/from "node-schedule"/, (p) => p === "runtime/cron.ts")).toEqual([]);
     expect(offenders(/from "cron-parser"/, (p) => p === "runtime/cron.ts")).toEqual([]);
+    expect(offenders(/from "pg"|import\("pg"\)/, (p) => p === "db/database.ts")).toEqual([]);
+    expect(offenders(/from "pg-boss"|import\("pg-boss"\)/, (p) => p === "runtime/cron-pg.ts")).toEqual([]);
     expect(offenders(/new Anthropic\(/, (p) => p === "model/client.ts")).toEqual([]);
     expect(offenders(/ANTHROPIC_(API_KEY|AUTH_TOKEN|BASE_URL)/, (p) => p === "model/client.ts" || p === "model/credentials.ts" || p.startsWith("cli/"))).toEqual([]);
   });

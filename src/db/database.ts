@@ -1,0 +1,109 @@
+// One PostgreSQL database per process and config: two pools (short queries, turn-long connections), migrated on first open. The only home of `pg`.
+import { createHash } from "node:crypto";
+import { hostname } from "node:os";
+import type pg from "pg";
+import { ConfigError } from "../errors.js";
+import { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS, redactUrl, type ResolvedDatabaseConfig } from "./config.js";
+import { migrate } from "./migrations.js";
+
+/** A client of either pool; `release(true)` destroys it instead of returning it. */
+export type PoolClient = pg.PoolClient;
+/** Anything that runs a query: a pool or a client. */
+export type Queryable = Pick<pg.Pool, "query">;
+
+/**
+ * A database miniclaw uses: `pool` for short queries, `turns` for connections held for a
+ * turn (a session's advisory lock lives as long as its connection). Shared by every store
+ * and scheduler of the process that names the same URL and schema; `close` ends both pools.
+ */
+export class Database {
+  readonly config: ResolvedDatabaseConfig;
+  readonly pool: pg.Pool;
+  readonly turns: pg.Pool;
+
+  constructor(config: ResolvedDatabaseConfig, pools: { pool: pg.Pool; turns: pg.Pool }) {
+    this.config = config;
+    this.pool = pools.pool;
+    this.turns = pools.turns;
+  }
+
+  get schema(): string {
+    return this.config.schema;
+  }
+
+  /** A table of miniclaw's schema, quoted for SQL (the schema is a checked identifier). */
+  table(name: string): string {
+    return `"${this.config.schema}"."${name}"`;
+  }
+
+  /** A 64-bit advisory lock key for `subject` in this schema, as a decimal string (for `pg_advisory_lock($1::bigint)`). */
+  lockKey(subject: string): string {
+    return createHash("sha256").update(`${this.config.schema}\0${subject}`).digest().readBigInt64BE(0).toString();
+  }
+
+  /** Ends both pools; later queries fail. Never throws. */
+  async close(): Promise<void> {
+    opened.delete(cacheKey(this.config));
+    await Promise.allSettled([this.pool.end(), this.turns.end()]);
+  }
+}
+
+const opened = new Map<string, Promise<Database>>();
+
+/**
+ * The process's database for `config`: connects, runs the migrations once (safe beside other
+ * processes doing the same), and caches it, so every store and scheduler shares two pools.
+ * Throws ConfigError saying why the server cannot be used (unreachable, refused, no such database).
+ */
+export function openDatabase(config: ResolvedDatabaseConfig): Promise<Database> {
+  const key = cacheKey(config);
+  let database = opened.get(key);
+  if (!database) {
+    database = connect(config);
+    opened.set(key, database);
+    database.catch(() => opened.delete(key));
+  }
+  return database;
+}
+
+async function connect(config: ResolvedDatabaseConfig): Promise<Database> {
+  const { default: pgModule } = await import("pg");
+  const common: pg.PoolConfig = {
+    connectionString: config.url,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    allowExitOnIdle: true,
+    keepAlive: true,
+    application_name: `miniclaw pid ${process.pid} on ${hostname()}`,
+    // The server notices a vanished client (a dead host, a cut network) in about 25 s and frees its locks.
+    options: "-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3",
+  };
+  const pool = new pgModule.Pool({ ...common, max: config.poolSize, query_timeout: QUERY_TIMEOUT_MS });
+  const turns = new pgModule.Pool({ ...common, max: config.turnConnections });
+  // An idle client that loses its server emits on the pool; the next query reports it instead of the process dying.
+  pool.on("error", () => {});
+  turns.on("error", () => {});
+  const database = new Database(config, { pool, turns });
+  try {
+    await migrate(database);
+  } catch (error) {
+    await database.close();
+    throw new ConfigError(`cannot use the database ${redactUrl(config.url)}: ${describeDatabaseError(error)}`, { cause: error });
+  }
+  return database;
+}
+
+/** One line for a driver or server error: what went wrong, without a stack. */
+export function describeDatabaseError(error: unknown): string {
+  const e = error as { code?: string; message?: string; errors?: unknown[] };
+  if (e.code === "ECONNREFUSED") return "connection refused (is PostgreSQL running there?)";
+  if (e.code === "ENOTFOUND") return "no such host";
+  if (e.code === "3D000") return e.message ?? "no such database";
+  if (e.code === "28P01" || e.code === "28000") return `authentication failed (${e.message ?? ""})`;
+  if (Array.isArray(e.errors) && e.errors.length > 0) return describeDatabaseError(e.errors[0]);
+  const message = e.message ?? String(error);
+  return /timeout/i.test(message) ? `${message} (the server did not answer in time)` : message;
+}
+
+function cacheKey(config: ResolvedDatabaseConfig): string {
+  return JSON.stringify([config.url, config.schema, config.poolSize, config.turnConnections]);
+}

@@ -1,0 +1,31 @@
+// The cron tables: the run log every worker writes and reads, stored pauses, and the claim of each tick (exactly one worker wins it).
+import type { Migration } from "./migrations.js";
+
+/** `cron_runs.record` holds the run record as runs.jsonl would (the same fields); the columns beside it are for queries. */
+export const CRON_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 2,
+    name: "cron",
+    sql: (s) => `
+      CREATE TABLE ${s}.cron_runs (
+        id bigserial PRIMARY KEY,
+        job text NOT NULL,
+        start_at timestamptz NOT NULL,
+        status text NOT NULL,
+        record json NOT NULL
+      );
+      CREATE INDEX cron_runs_job ON ${s}.cron_runs (job, id);
+      CREATE TABLE ${s}.cron_pauses (
+        job text PRIMARY KEY,
+        since timestamptz NOT NULL,
+        reason text NOT NULL
+      );
+      CREATE TABLE ${s}.cron_ticks (
+        job text NOT NULL,
+        tick timestamptz NOT NULL,
+        claimed_by text NOT NULL,
+        claimed_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (job, tick)
+      );`,
+  },
+];
