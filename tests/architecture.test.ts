@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 
 const SRC = fileURLToPath(new URL("../src", import.meta.url));
 const BASE = ["types", "errors", "deps", "paths", "content", "fs"];
-const CORE = [...BASE, "model", "tools", "sessions", "permissions", "skills", "memory", "mcp"];
+const CORE = [...BASE, "model", "tools", "sessions", "permissions", "skills", "memory", "mcp", "db"];
 
 /** Which layers each layer may import (its own always allowed). Imports point down only. */
 const ALLOWED: Record<string, string[]> = {
@@ -25,8 +25,8 @@ const ALLOWED: Record<string, string[]> = {
   tools: [...BASE, "permissions", "skills", "memory", "model"],
   mcp: [...BASE, "tools", "permissions"],
   loop: CORE,
-  runtime: [...CORE, "loop", "db"],
-  cli: [...CORE, "loop", "runtime", "testing", "db"],
+  runtime: [...CORE, "loop"],
+  cli: [...CORE, "loop", "runtime", "testing"],
   testing: [],
 };
 

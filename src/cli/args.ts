@@ -6,7 +6,7 @@ import { PERMISSION_MODES, type PermissionMode } from "../permissions/context.js
 import type { Effort, ThinkingSetting } from "../types.js";
 
 export interface CliArgs {
-  command: "repl" | "run" | "cron" | "sessions" | "mcp" | "steer" | "demo" | "init" | "help" | "version";
+  command: "repl" | "run" | "cron" | "sessions" | "mcp" | "steer" | "db" | "demo" | "init" | "help" | "version";
   /** Words after the command (`run MESSAGE...`, `sessions show KEY`, `cron run JOB`, `steer KEY TEXT...`). */
   words: string[];
   workspace?: string;
@@ -28,9 +28,11 @@ export interface CliArgs {
   effort?: Effort;
   /** `run --output-schema FILE`: the JSON Schema file of the structured answer, as given. */
   outputSchema?: string;
+  /** `--database-url URL`: sessions and cron on PostgreSQL (over MINICLAW_DATABASE_URL). */
+  databaseUrl?: string;
 }
 
-const COMMANDS = new Set(["run", "cron", "sessions", "mcp", "steer", "demo", "init", "help"]);
+const COMMANDS = new Set(["run", "cron", "sessions", "mcp", "steer", "db", "demo", "init", "help"]);
 /** The modes in the order a person meets them: the default first, the one that asks nothing last. */
 const MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"];
 /** The commands that run turns, and so take `--thinking` and `--effort`. */
@@ -50,6 +52,9 @@ Commands:
   sessions [show KEY]       list sessions | print one (--all: compacted parts too)
   sessions new KEY          create an empty session
   sessions fork FROM NEW [ID]  copy a session (up to message ID) under a new key
+  sessions export KEY       a session as JSONL on stdout (either backend)
+  sessions import FILE      a session from a JSONL file (--session KEY: under another key)
+  db migrate                create or update the tables (PostgreSQL; also done on first use)
   mcp                       the MCP servers of workspace/mcp.json: connects them, lists
                             their state and tools, stops them
   steer KEY TEXT            add a message to session KEY's running turn, or its next one
@@ -69,6 +74,8 @@ Options:
                             every agent's SOUL.md (REPL, run, cron)
   --effort LEVEL            low | medium | high | xhigh | max; overrides every agent's
                             SOUL.md (REPL, run, cron; the REPL's /effort changes it)
+  --database-url URL        sessions and cron on PostgreSQL (env MINICLAW_DATABASE_URL;
+                            schema from MINICLAW_DATABASE_SCHEMA, default miniclaw)
   -h, --help                this text
   -v, --version             the version`;
 
@@ -82,6 +89,7 @@ const OPTIONS = {
   thinking: { type: "string" },
   effort: { type: "string" },
   "output-schema": { type: "string" },
+  "database-url": { type: "string" },
   all: { type: "boolean", default: false },
   force: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false },
@@ -120,6 +128,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     ...(thinking !== undefined && { thinking }),
     ...(effort !== undefined && { effort }),
     ...(values["output-schema"] !== undefined && { outputSchema: values["output-schema"] }),
+    ...(values["database-url"] !== undefined && { databaseUrl: values["database-url"] }),
   };
 }
 

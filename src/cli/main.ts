@@ -31,6 +31,8 @@ export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number
         return await (await import("./mcp.js")).mcpCommand(args, io);
       case "steer":
         return await (await import("./steer.js")).steerCommand(args, io);
+      case "db":
+        return await (await import("./db.js")).dbCommand(args, io);
       case "demo":
         return await (await import("./demo.js")).runDemo(args, io);
       case "init":

@@ -69,6 +69,7 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
     // --effort lives in the REPL's state (/effort changes it); --thinking holds for every turn.
     ...(args.thinking !== undefined && { turn: { thinking: args.thinking } }),
     ...(args.model !== undefined && { model: args.model }),
+    ...(args.databaseUrl !== undefined && { database: args.databaseUrl }),
     ...(args.agent !== undefined && { defaultAgent: args.agent }),
     ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }),
   }).catch((error: unknown) => {

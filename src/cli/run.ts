@@ -42,6 +42,7 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
     onWarning: (message) => render({ type: "warning", message }),
     turn: turnFlags(args),
     ...(args.model !== undefined && { model: args.model }),
+    ...(args.databaseUrl !== undefined && { database: args.databaseUrl }),
     ...(args.agent !== undefined && { defaultAgent: args.agent }),
     ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }),
   });

@@ -1,5 +1,6 @@
 // `miniclaw sessions` and `miniclaw sessions show KEY [--all]`: list sessions, print one with its usage and cost.
-import { join } from "node:path";
+import { readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { styleText } from "node:util";
 import { ConfigError } from "../errors.js";
 import { formatUsageSummary, summarizeUsage } from "../model/usage.js";
@@ -7,7 +8,9 @@ import { isServerResult, serverCallText, serverResultText } from "../content.js"
 import { checkWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import type { CompactionRecord, MessageRecord, SessionRecord } from "../sessions/records.js";
 import { nestUnderParents } from "../sessions/session-listing.js";
-import { SessionStore } from "../sessions/store.js";
+import { openSessionBackend } from "../sessions/backend.js";
+import type { SessionBackend } from "../sessions/store.js";
+import { exportSession, importSession } from "../sessions/transfer.js";
 import type { ContentBlockParam } from "../types.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
@@ -17,11 +20,20 @@ import { visibleText } from "./visible-text.js";
 /** What a subagent's session key is indented with, under its parent's. */
 export const SUBAGENT_MARK = "  └ ";
 
-/** Needs no credentials: it only reads files. */
+/** Needs no credentials: it only reads and writes sessions (files, or the database when one is configured). */
 export async function sessionsCommand(args: CliArgs, io: CliIo): Promise<number> {
   const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
   await checkWorkspace(workspace);
-  const store = new SessionStore(join(workspace, "sessions"), { onWarning: (m) => io.stderr.write(`warning: ${m}\n`) });
+  const onWarning = (m: string): void => void io.stderr.write(`warning: ${visibleText(m)}\n`);
+  const store = await openSessionBackend({ sessionsDir: join(workspace, "sessions"), database: args.databaseUrl, env: io.env, onWarning });
+  try {
+    return await sessionsSubcommand(store, args, io);
+  } finally {
+    await store.close();
+  }
+}
+
+async function sessionsSubcommand(store: SessionBackend, args: CliArgs, io: CliIo): Promise<number> {
   const [sub, key] = args.words;
   if (sub === undefined || sub === "list") return listAll(store, io);
   if (sub === "show") {
@@ -44,10 +56,26 @@ export async function sessionsCommand(args: CliArgs, io: CliIo): Promise<number>
     io.stdout.write(`Forked ${from} into ${to} (${forked.messages.length} messages). Use it with --session ${to}.\n`);
     return 0;
   }
-  throw new ConfigError(`unknown sessions command "${sub}" (use: sessions, sessions show KEY [--all], sessions new KEY, sessions fork FROM NEW [MESSAGE_ID])`);
+  if (sub === "export") {
+    if (!key || args.words.length !== 2) throw new ConfigError("usage: miniclaw sessions export KEY > FILE");
+    if (!(await store.exists(key))) throw new ConfigError(`no session "${key}" (miniclaw sessions lists them)`);
+    io.stdout.write(await exportSession(store, key));
+    return 0;
+  }
+  if (sub === "import") {
+    if (!key || args.words.length !== 2) throw new ConfigError("usage: miniclaw sessions import FILE [--session KEY]");
+    const file = resolve(io.cwd, key);
+    const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+      throw new ConfigError(`cannot read ${file}: ${error.code === "ENOENT" ? "no such file" : error.message}`);
+    });
+    const imported = await importSession(store, text, file, args.session);
+    io.stdout.write(`Imported ${imported.records} records into session ${visibleText(imported.key)} (${visibleText(store.locationOf(imported.key))}).\n`);
+    return 0;
+  }
+  throw new ConfigError(`unknown sessions command "${sub}" (use: sessions, sessions show KEY [--all], sessions new KEY, sessions fork FROM NEW [MESSAGE_ID], sessions export KEY, sessions import FILE)`);
 }
 
-async function listAll(store: SessionStore, io: CliIo): Promise<number> {
+async function listAll(store: SessionBackend, io: CliIo): Promise<number> {
   const sessions = await store.list();
   if (sessions.length === 0) {
     io.stdout.write("No sessions yet.\n");
@@ -67,7 +95,7 @@ async function listAll(store: SessionStore, io: CliIo): Promise<number> {
   return 0;
 }
 
-async function showOne(store: SessionStore, key: string, all: boolean, io: CliIo): Promise<number> {
+async function showOne(store: SessionBackend, key: string, all: boolean, io: CliIo): Promise<number> {
   if (!(await store.exists(key))) throw new ConfigError(`no session "${key}" (miniclaw sessions lists them)`);
   const records = await store.show(key, { all });
   const color = useColor(io.stdout, io.env);

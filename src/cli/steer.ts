@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { ConfigError } from "../errors.js";
 import { checkWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import { addSteer } from "../sessions/inbox.js";
-import { SessionStore } from "../sessions/store.js";
+import { openSessionBackend } from "../sessions/backend.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { visibleLine } from "./visible-text.js";
@@ -32,7 +32,8 @@ export async function steerCommand(args: CliArgs, io: CliIo): Promise<number> {
   if (!(await checkWorkspace(workspace))) throw new ConfigError(`no workspace at ${workspace} (give --workspace DIR, or set MINICLAW_WORKSPACE)`);
   const sessionsDir = join(workspace, "sessions");
   const id = await addSteer(sessionsDir, key, text);
-  const known = await new SessionStore(sessionsDir).exists(key);
+  const store = await openSessionBackend({ sessionsDir, database: args.databaseUrl, env: io.env });
+  const known = await store.exists(key).finally(() => store.close());
   const where = known ? "its running turn takes it before its next request, or its next turn does" : "no such session yet: its first turn will take it";
   io.stderr.write(`steer ${id} queued for ${visibleLine(key, 200)} (${where})\n`);
   return 0;

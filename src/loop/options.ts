@@ -4,7 +4,9 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { nodeSpawnDefault, refuseApprover, safeSink, systemClock, type Approver, type Clock, type Spawn } from "../deps.js";
 import { createClient, pickModel, type Env } from "../model/client.js";
 import type { PermissionContext, PermissionMode } from "../permissions/context.js";
-import { SessionStore, type SessionStorage } from "../sessions/store.js";
+import type { SessionStorage } from "../sessions/store.js";
+import { openSessionBackend } from "../sessions/backend.js";
+import type { DatabaseOption } from "../db/config.js";
 import { COMPACT_AT_SHARE_OF_WINDOW } from "../sessions/compaction.js";
 import { contextWindowFor } from "../sessions/tokens.js";
 import { ConfigError } from "../errors.js";
@@ -125,7 +127,10 @@ export interface TurnOptions<T = unknown> {
   onEvent?: EventSink;
   clock?: Clock;
   spawn?: Spawn;
+  /** Where the session lives; default `openSessionBackend` (PostgreSQL when `database` or MINICLAW_DATABASE_URL names one, else `workspace/sessions/`). */
   store?: SessionStorage;
+  /** Sessions on PostgreSQL: a URL or `{ url, schema?, poolSize?, turnConnections? }` (over MINICLAW_DATABASE_URL of `env`); ignored when `store` is given. */
+  database?: DatabaseOption;
   /** Skills offered through load_skill; default the bundled ones and `workspace/skills/`, loaded now. */
   skills?: SkillLoader;
   /** Long-term memory; default `workspace/memory/`. */
@@ -268,7 +273,7 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
     emit,
     clock: options.clock ?? systemClock,
     spawn: options.spawn ?? nodeSpawnDefault,
-    store: options.store ?? new SessionStore(resolve(workspace, "sessions")),
+    store: options.store ?? (await openSessionBackend({ sessionsDir: resolve(workspace, "sessions"), database: options.database, env, clock: options.clock })),
     systemPrompt:
       options.systemPrompt ??
       buildSystemPrompt({

@@ -18,7 +18,9 @@ import type { PermissionMode } from "../permissions/context.js";
 import { addSteer, SessionInbox } from "../sessions/inbox.js";
 import { openSession } from "../sessions/session-handle.js";
 import { recordMode } from "../loop/steering.js";
-import { SessionStore } from "../sessions/store.js";
+import type { SessionBackend } from "../sessions/store.js";
+import { openSessionBackend } from "../sessions/backend.js";
+import type { DatabaseOption } from "../db/config.js";
 import { SkillLoader } from "../skills/loader.js";
 import type { AgentConfig, EventSink, TurnResult } from "../types.js";
 import { loadAgents } from "./agents.js";
@@ -33,6 +35,8 @@ export interface AssistantOptions {
   client?: Anthropic;
   /** `--model`: used by agents whose SOUL.md names none. */
   model?: string;
+  /** `--database-url`: sessions on PostgreSQL (a URL or a config; over MINICLAW_DATABASE_URL of `env`). Default: files. */
+  database?: DatabaseOption | undefined;
   /** `--agent`: the agent of messages that carry no prefix. */
   defaultAgent?: string;
   approver?: Approver;
@@ -69,7 +73,8 @@ export interface Assistant {
   agents: Record<string, AgentConfig>;
   skills: SkillLoader;
   memory: MemoryStore;
-  sessions: SessionStore;
+  /** The sessions: on PostgreSQL when a database is configured, else the workspace's files. */
+  sessions: SessionBackend;
   /** The agent a message goes to and the message without its prefix. */
   route(text: string): { agent: AgentConfig; text: string };
   /** The default session key of an agent. */
@@ -132,7 +137,7 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
   }
   const memory = MemoryStore.forWorkspace(opts.workspace);
   const sessionsDir = join(opts.workspace, "sessions");
-  const sessions = new SessionStore(sessionsDir, { onWarning: warn, ...(opts.clock && { clock: opts.clock }) });
+  const sessions = await openSessionBackend({ sessionsDir, database: opts.database, env: opts.env, clock: opts.clock, onWarning: warn });
   // One holder for the process: every turn's gate reads it at each call, so a change reaches a running turn.
   const modes = modeHolder(opts);
   const route = (text: string): { agent: AgentConfig; text: string } => {

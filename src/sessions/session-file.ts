@@ -49,8 +49,16 @@ export function parseAllRecords(text: string, file: string): { records: SessionR
  * reported with their line number in the region.
  */
 export function parseRegion(text: string, context: { header?: HeaderRecord | undefined; compaction?: CompactionRecord | undefined }): ParsedRegion {
+  const { records, warnings } = parseLines(text);
+  return { ...regionOfRecords(records, context), warnings };
+}
+
+/**
+ * The region of records already read (from the first kept message on, in order): what
+ * `parseRegion` builds from text, for a store that keeps records rather than lines.
+ */
+export function regionOfRecords(all: readonly SessionRecord[], context: { header?: HeaderRecord | undefined; compaction?: CompactionRecord | undefined }): Omit<LoadRegion, "warnings"> {
   const { header, compaction } = context;
-  const { records: all, warnings } = parseLines(text);
   const records: MessageRecord[] = [];
   const outputs: OutputRecord[] = [];
   let mode: ModeRecord["mode"] | undefined = compaction?.mode;
@@ -74,7 +82,6 @@ export function parseRegion(text: string, context: { header?: HeaderRecord | und
     ...(outputs.length > 0 && { outputs }),
     ...(mode !== undefined && { mode }),
     ...(lastTs !== undefined && { lastTs }),
-    warnings,
   };
 }
 

@@ -6,7 +6,7 @@ import { SessionError } from "../errors.js";
 import { decodeKey, SESSION_FILE_SUFFIX } from "./session-path.js";
 import { agentIdFromKey, newRecordId } from "./records.js";
 import type { SessionRecord } from "./records.js";
-import { parseAllRecords } from "./session-file.js";
+import { parseAllRecords, type LoadRegion } from "./session-file.js";
 import { readLoadRegionFromFile } from "./session-tail.js";
 import { buildSessionView } from "./session-view.js";
 import { sessionContextSize } from "./tokens.js";
@@ -88,14 +88,19 @@ async function listOne(file: string, stem: string, deps: { onWarning: (message: 
     deps.onWarning(`${file}: skipped: no session header and the name is not an encoded key`);
     return undefined;
   }
-  const { session } = buildSessionView(region, { key, file, ts: deps.clock.now(), newId: newRecordId, tail: "answer" });
-  const lastActivity = region.lastTs ?? (await stat(file).then((s) => s.mtimeMs, () => 0));
+  const mtime = region.lastTs === undefined ? await stat(file).then((s) => s.mtimeMs, () => 0) : 0;
+  return listingOf(key, region, file, deps.clock.now(), mtime);
+}
+
+/** The listing of one session from its load region; `fallbackTs` is its last activity when no record has a time. */
+export function listingOf(key: string, region: LoadRegion, file: string, now: number, fallbackTs: number): SessionListing {
+  const { session } = buildSessionView(region, { key, file, ts: now, newId: newRecordId, tail: "answer" });
   return {
     key,
     agentId: region.header?.agentId ?? agentIdFromKey(key),
     messages: session.messages.length,
     estimatedTokens: sessionContextSize(session),
-    lastActivity,
+    lastActivity: region.lastTs ?? fallbackTs,
     file,
     ...(region.header?.parent && { parent: region.header.parent }),
   };
@@ -122,11 +127,21 @@ export function forkRecords(
 ): { agentId: string; records: SessionRecord[] } {
   const { records, warnings } = parseAllRecords(text, file);
   warnings.forEach((warning) => onWarning(warning));
+  return selectForkRecords(records, file, fromKey, upToMessageId);
+}
+
+/** `forkRecords` of records already read (every record of the source, in order). Throws SessionError when the message is not among them. */
+export function selectForkRecords(
+  records: readonly SessionRecord[],
+  where: string,
+  fromKey: string,
+  upToMessageId: string | undefined,
+): { agentId: string; records: SessionRecord[] } {
   const header = records.find((record) => record.type === "session");
   let end = records.length;
   if (upToMessageId !== undefined) {
     end = records.findIndex((record) => record.type === "message" && record.id === upToMessageId) + 1;
-    if (end === 0) throw new SessionError(`no message ${upToMessageId} in session ${fromKey} (${file})`);
+    if (end === 0) throw new SessionError(`no message ${upToMessageId} in session ${fromKey} (${where})`);
     // The structured answer read from that message belongs to it.
     while (records[end]?.type === "output") end++;
   }

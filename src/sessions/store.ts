@@ -52,6 +52,27 @@ export interface SessionStorage {
   lock(key: string): Promise<() => Promise<void>>;
 }
 
+/**
+ * Everything a session backend does: the loop's `SessionStorage`, and what the CLI, the REPL and
+ * cron need besides. `SessionStore` (files) and `PgSessionStore` (PostgreSQL) implement it.
+ */
+export interface SessionBackend extends SessionStorage {
+  /** True when the session has records. */
+  exists(key: string): Promise<boolean>;
+  /** Creates an empty session (its header only). Throws SessionError when it exists already. */
+  create(key: string, agentId?: string): Promise<HeaderRecord>;
+  /** Every session, most recent activity first. */
+  list(): Promise<SessionListing[]>;
+  /** The records to display (header, last compaction, what follows), or with `all` every record. Throws SessionError when missing. */
+  show(key: string, options?: { all?: boolean }): Promise<SessionRecord[]>;
+  /** Copies a session (up to a message) under a new key; resolves to the copy loaded. Throws SessionError. */
+  fork(fromKey: string, toKey: string, options?: { upToMessageId?: string }): Promise<LoadedSession>;
+  /** Where a session lives, for messages: its file, or `postgres:<schema>/<key>`. */
+  locationOf(key: string): string;
+  /** Releases what the backend holds (a database's connections); never throws. */
+  close(): Promise<void>;
+}
+
 /** Options of `SessionStore`. */
 export interface SessionStoreOptions {
   /** Stamps header and repair records (`ts`); waiting for a lock uses real time. */
@@ -69,7 +90,7 @@ export interface SessionStoreOptions {
  * appended and never rewritten. Safe to use from several stores and processes at
  * once: appends are single O_APPEND writes, and `lock` serializes turns.
  */
-export class SessionStore implements SessionStorage {
+export class SessionStore implements SessionBackend {
   readonly dir: string;
   private readonly clock: Clock;
   private readonly lockTimeoutMs: number;
@@ -93,6 +114,13 @@ export class SessionStore implements SessionStorage {
   fileFor(key: string): string {
     return join(this.dir, resolveSessionFileName(this.dir, key));
   }
+
+  locationOf(key: string): string {
+    return this.fileFor(key);
+  }
+
+  /** Nothing to release: files are opened per use. */
+  async close(): Promise<void> {}
 
   /** True when the session's file exists. */
   async exists(key: string): Promise<boolean> {

@@ -21,11 +21,12 @@ const CREDENTIAL_PARAMETER = /[?&;](password|passwd|pwd|token|secret|api[_-]?key
 const MIN_REDACTED_LENGTH = 8;
 
 /**
- * Whether a variable's name marks it as a secret: `ANTHROPIC_*`, or KEY, TOKEN, SECRET, PASSWORD, PASSWD,
+ * Whether a variable's name marks it as a secret: `ANTHROPIC_*`, `MINICLAW_DATABASE_*` (the sessions' database
+ * is the transcript, which tools never write, even with trust authentication and no password in the URL), or KEY, TOKEN, SECRET, PASSWORD, PASSWD,
  * CREDENTIAL, DSN, WEBHOOK in it, or a PASS or PWD word (`DB_PASS`, `MYSQL_PWD`; not `PWD` itself).
  */
 export function isSecretName(name: string): boolean {
-  return name.startsWith("ANTHROPIC_") || (SECRET_NAME.test(name) && !NOT_SECRET_NAMES.has(name));
+  return name.startsWith("ANTHROPIC_") || name.startsWith("MINICLAW_DATABASE_") || (SECRET_NAME.test(name) && !NOT_SECRET_NAMES.has(name));
 }
 
 /** Whether a value looks like a credential whatever its name: a URL with a password, or a known key or token shape. */

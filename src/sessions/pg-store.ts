@@ -1,0 +1,298 @@
+// The PostgreSQL session store: one row per record, a turn held by an advisory lock on its own connection, appends fenced by an epoch.
+import { systemClock, type Clock } from "../deps.js";
+import { SessionError } from "../errors.js";
+import { describeDatabaseError, type Database, type PoolClient, type Queryable } from "../db/database.js";
+import { checkRecordValue, parseRecordLine } from "./line-parse.js";
+import { agentIdFromKey, headerRecordFor, newRecordId, type CompactionRecord, type HeaderRecord, type SessionRecord } from "./records.js";
+import { keptMissing, regionOfRecords, type LoadRegion } from "./session-file.js";
+import { listingOf, selectForkRecords, type SessionListing } from "./session-listing.js";
+import { buildSessionView, type LoadedSession } from "./session-view.js";
+import { DEFAULT_LOCK_TIMEOUT_MS, type LoadOptions, type SessionBackend, type SessionStoreOptions } from "./store.js";
+
+/** A session this store holds for a turn: the connection that holds its lock, the epoch it was given, the next sequence number. */
+interface Held {
+  client: PoolClient;
+  epoch: string;
+  nextSeq: number;
+  written: boolean;
+  /** Why the connection is gone, once it is: every later append fails with it. */
+  lost?: string;
+}
+
+interface Row {
+  seq: string;
+  line: string;
+}
+
+/**
+ * Sessions in `database`: the same contract as the file store (`SessionStore`), for many
+ * processes on many hosts. A turn holds its session through a session-level advisory lock
+ * on a connection of its own, so a process that dies frees it at once; each lock bumps the
+ * session's epoch, and an append writes only while the epoch is still the one its lock was
+ * given, so a process that lost its lock (a cut connection, a long pause) can never write
+ * into a session another process now holds.
+ */
+export class PgSessionStore implements SessionBackend {
+  private readonly clock: Clock;
+  private readonly lockTimeoutMs: number;
+  private readonly onWarning: (message: string) => void;
+  private readonly held = new Map<string, Held>();
+
+  constructor(
+    readonly database: Database,
+    options: Omit<SessionStoreOptions, "fsync"> & { owned?: boolean } = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+    this.onWarning = options.onWarning ?? (() => {});
+    this.owned = options.owned ?? false;
+  }
+
+  private readonly owned: boolean;
+
+  /** Where a session lives, for messages: `postgres:<schema>/<key>`. */
+  locationOf(key: string): string {
+    return `postgres:${this.database.schema}/${key}`;
+  }
+
+  async exists(key: string): Promise<boolean> {
+    const { rows } = await this.run(`check session ${key}`, (db) => db.query<{ n: string }>(`SELECT next_seq AS n FROM ${this.t("sessions")} WHERE key = $1`, [key]));
+    return rows.length > 0 && Number(rows[0]!.n) > 0;
+  }
+
+  async load(key: string, options: LoadOptions = {}): Promise<LoadedSession> {
+    const held = this.held.get(key);
+    const region = await this.readRegion(key, held?.client);
+    const file = this.locationOf(key);
+    if (region === undefined) return { key, file, exists: false, messages: [], records: [], messageOffset: 0, warnings: [] };
+    const mode = options.mode ?? (held ? (held.written ? "in-turn" : "turn-start") : "read");
+    const tailMode = mode === "turn-start" ? "close" : mode === "in-turn" ? "none" : "answer";
+    const { session, tail } = buildSessionView(region, { key, file, ts: this.clock.now(), newId: newRecordId, tail: tailMode });
+    session.agentId ??= agentIdFromKey(key);
+    if (tail.length > 0 && mode === "turn-start") await this.append(key, tail);
+    return session;
+  }
+
+  async append(key: string, records: SessionRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const lines = records.map((record) => serialize(record, this.locationOf(key)));
+    const held = this.held.get(key);
+    if (held) return this.appendHeld(key, held, records, lines);
+    // Never written unheld: the lock is taken for this append alone, so it cannot land inside another process's turn.
+    const release = await this.lock(key);
+    try {
+      await this.appendHeld(key, this.held.get(key)!, records, lines);
+    } finally {
+      await release();
+    }
+  }
+
+  async lock(key: string): Promise<() => Promise<void>> {
+    if (key === "") throw new SessionError("invalid session key: empty");
+    const client = await this.database.turns.connect().catch((error: unknown) => {
+      throw new SessionError(`cannot lock session ${key}: ${describeDatabaseError(error)}`, { cause: error });
+    });
+    const held: Held = { client, epoch: "0", nextSeq: 0, written: false };
+    client.on("error", (error) => (held.lost = describeDatabaseError(error)));
+    try {
+      await this.waitForLock(client, key);
+      const { rows } = await client.query<{ epoch: string; next_seq: string }>(
+        `INSERT INTO ${this.t("sessions")} AS s (key, epoch) VALUES ($1, 1) ON CONFLICT (key) DO UPDATE SET epoch = s.epoch + 1 RETURNING epoch, next_seq`,
+        [key],
+      );
+      held.epoch = rows[0]!.epoch;
+      held.nextSeq = Number(rows[0]!.next_seq);
+    } catch (error) {
+      client.release(true);
+      throw error instanceof SessionError ? error : new SessionError(`cannot lock session ${key}: ${describeDatabaseError(error)}`, { cause: error });
+    }
+    this.held.set(key, held);
+    let released = false;
+    return async () => {
+      if (released) return;
+      released = true;
+      if (this.held.get(key) === held) this.held.delete(key);
+      // A connection that cannot unlock is destroyed instead: the server frees the lock when it closes.
+      const unlocked = await client.query("SELECT pg_advisory_unlock($1::bigint)", [this.lockKey(key)]).then(() => true, () => false);
+      client.release(!unlocked || held.lost !== undefined);
+    };
+  }
+
+  async create(key: string, agentId: string = agentIdFromKey(key)): Promise<HeaderRecord> {
+    const header = headerRecordFor(key, agentId, this.clock.now());
+    const release = await this.lock(key);
+    try {
+      if (this.held.get(key)!.nextSeq > 0) throw new SessionError(`session ${key} already exists (${this.locationOf(key)})`);
+      await this.append(key, [header]);
+      return header;
+    } finally {
+      await release();
+    }
+  }
+
+  async list(): Promise<SessionListing[]> {
+    const { rows } = await this.run("list sessions", (db) =>
+      db.query<{ key: string; updated: Date }>(`SELECT key, updated_at AS updated FROM ${this.t("sessions")} WHERE next_seq > 0 ORDER BY key`),
+    );
+    const listings: SessionListing[] = [];
+    for (const row of rows) {
+      const region = await this.readRegion(row.key);
+      if (!region) continue;
+      region.warnings.forEach((warning) => this.onWarning(warning));
+      listings.push(listingOf(row.key, region, this.locationOf(row.key), this.clock.now(), row.updated.getTime()));
+    }
+    return listings.sort((a, b) => b.lastActivity - a.lastActivity || a.key.localeCompare(b.key));
+  }
+
+  async show(key: string, options: { all?: boolean } = {}): Promise<SessionRecord[]> {
+    const missing = (): SessionError => new SessionError(`no session ${key} (${this.locationOf(key)})`);
+    if (options.all === true) {
+      const { rows } = await this.run(`read session ${key}`, (db) => db.query<Row>(`SELECT seq, record::text AS line FROM ${this.t("session_records")} WHERE session_key = $1 ORDER BY seq`, [key]));
+      if (rows.length === 0) throw missing();
+      const { records, warnings } = this.parseRows(key, rows);
+      warnings.forEach((warning) => this.onWarning(warning));
+      return records;
+    }
+    const region = await this.readRegion(key);
+    if (region === undefined) throw missing();
+    region.warnings.forEach((warning) => this.onWarning(warning));
+    const outputs = region.outputs ?? [];
+    const messages = region.records.flatMap((record): SessionRecord[] => [record, ...outputs.filter((o) => o.messageId === record.id)]);
+    return [...(region.header ? [region.header] : []), ...(region.compaction ? [region.compaction] : []), ...messages];
+  }
+
+  async fork(fromKey: string, toKey: string, options: { upToMessageId?: string } = {}): Promise<LoadedSession> {
+    const source = await this.show(fromKey, { all: true });
+    const { agentId, records } = selectForkRecords(source, this.locationOf(fromKey), fromKey, options.upToMessageId);
+    const release = await this.lock(toKey);
+    try {
+      if (this.held.get(toKey)!.nextSeq > 0) throw new SessionError(`session ${toKey} already exists (${this.locationOf(toKey)})`);
+      await this.append(toKey, [headerRecordFor(toKey, agentId, this.clock.now(), fromKey), ...records]);
+      return await this.load(toKey, { mode: "turn-start" });
+    } finally {
+      await release();
+    }
+  }
+
+  /** Ends the database's pools when this store opened it; a store given a shared database leaves it open. */
+  async close(): Promise<void> {
+    if (this.owned) await this.database.close();
+  }
+
+  /**
+   * One statement, so one transaction: moves `next_seq` on only while the epoch is still ours
+   * (the row lock orders it against a takeover's epoch bump), and inserts the records numbered
+   * from there. No row updated means another process took the session: nothing is written.
+   */
+  private async appendHeld(key: string, held: Held, records: SessionRecord[], lines: string[]): Promise<void> {
+    const where = this.locationOf(key);
+    if (held.lost !== undefined) throw new SessionError(`cannot append to session ${where}: the connection holding its lock was lost (${held.lost}); nothing was written`);
+    if (held.nextSeq === 0 && records[0]?.type !== "session") {
+      const header = headerRecordFor(key, agentIdFromKey(key), this.clock.now());
+      records = [header, ...records];
+      lines = [serialize(header, where), ...lines];
+    }
+    const sql = `WITH s AS (UPDATE ${this.t("sessions")} SET next_seq = next_seq + $3, updated_at = now() WHERE key = $1 AND epoch = $2 RETURNING next_seq - $3 AS first)
+      INSERT INTO ${this.t("session_records")} (session_key, seq, id, type, record)
+      SELECT $1, s.first + r.ord - 1, r.id, r.type, r.record FROM s, unnest($4::text[], $5::text[], $6::json[]) WITH ORDINALITY AS r(id, type, record, ord)`;
+    const ids = records.map((record) => ("id" in record && typeof record.id === "string" ? record.id : null));
+    let inserted: number;
+    try {
+      const result = await held.client.query(sql, [key, held.epoch, records.length, ids, records.map((r) => r.type), lines]);
+      inserted = result.rowCount ?? 0;
+    } catch (error) {
+      held.lost ??= describeDatabaseError(error);
+      throw new SessionError(`cannot append to session ${where}: ${describeDatabaseError(error)}`, { cause: error });
+    }
+    if (inserted === 0) throw new SessionError(`cannot append to session ${where}: another process has taken over its lock since this one took it; nothing was written`);
+    held.nextSeq += records.length;
+    held.written = true;
+  }
+
+  /** Waits for the session's advisory lock at most `lockTimeoutMs`; throws "session busy" naming the holder. */
+  private async waitForLock(client: PoolClient, key: string): Promise<void> {
+    const lockKey = this.lockKey(key);
+    const { rows } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS ok", [lockKey]);
+    if (rows[0]?.ok) return;
+    try {
+      await client.query(`SET lock_timeout = ${Math.max(1, Math.round(this.lockTimeoutMs))}`);
+      await client.query("SELECT pg_advisory_lock($1::bigint)", [lockKey]);
+    } catch (error) {
+      if ((error as { code?: string }).code !== "55P03") throw error;
+      const holder = await this.describeHolder(lockKey);
+      throw new SessionError(`session busy: ${key} is locked by ${holder} (waited ${this.lockTimeoutMs} ms; ${this.locationOf(key)})`);
+    } finally {
+      await client.query("SET lock_timeout = 0").catch(() => undefined);
+    }
+  }
+
+  /** Who holds an advisory lock, from the server's own tables: `miniclaw pid N on HOST` (its application name). */
+  private async describeHolder(lockKey: string): Promise<string> {
+    const value = BigInt.asUintN(64, BigInt(lockKey));
+    const [high, low] = [Number(value >> 32n), Number(value & 0xffffffffn)];
+    const { rows } = await this.database.pool
+      .query<{ name: string; pid: number }>(
+        "SELECT a.application_name AS name, a.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $1 AND l.objid = $2 AND l.objsubid = 1 LIMIT 1",
+        [high, low],
+      )
+      .catch(() => ({ rows: [] as { name: string; pid: number }[] }));
+    const row = rows[0];
+    return row ? `${row.name || "another client"} (server process ${row.pid})` : "another process";
+  }
+
+  /**
+   * The load region in one query: the header, the last compaction, and every record from the
+   * compaction's first kept message on (from the compaction itself when that message is gone).
+   */
+  private async readRegion(key: string, client?: PoolClient): Promise<LoadRegion | undefined> {
+    const r = this.t("session_records");
+    const sql = `WITH c AS (SELECT seq, record->>'firstKeptId' AS kept FROM ${r} WHERE session_key = $1 AND type = 'compaction' ORDER BY seq DESC LIMIT 1),
+      k AS (SELECT min(x.seq) AS seq FROM ${r} x JOIN c ON x.id = c.kept WHERE x.session_key = $1 AND x.seq < c.seq)
+      SELECT seq, record::text AS line, (SELECT seq FROM c) AS compaction_seq, (SELECT seq FROM k) AS kept_seq FROM ${r}
+      WHERE session_key = $1 AND (seq = 0 OR seq >= coalesce((SELECT seq FROM k), (SELECT seq FROM c), 0)) ORDER BY seq`;
+    const { rows } = await this.run(`read session ${key}`, (db) => db.query<Row & { compaction_seq: string | null; kept_seq: string | null }>(sql, [key]), client);
+    if (rows.length === 0) return undefined;
+    const parsed = this.parseRows(key, rows);
+    const header = parsed.records[0]?.type === "session" && rows[0]!.seq === "0" ? parsed.records[0] : undefined;
+    const compaction = parsed.records.findLast((record): record is CompactionRecord => record.type === "compaction");
+    const region = regionOfRecords(header ? parsed.records.slice(1) : parsed.records, { header, compaction });
+    const missingKept = compaction && rows[0]!.kept_seq === null ? [`${this.locationOf(key)}: ${keptMissing(compaction).message}`] : [];
+    const noHeader = header === undefined ? [`${this.locationOf(key)}: no readable session header`] : [];
+    return { ...region, warnings: [...noHeader, ...missingKept, ...parsed.warnings] };
+  }
+
+  /** Parses rows into records; a row that is not a record (edited by hand) is skipped with a warning naming its seq. */
+  private parseRows(key: string, rows: Row[]): { records: SessionRecord[]; warnings: string[] } {
+    const records: SessionRecord[] = [];
+    const warnings: string[] = [];
+    for (const row of rows) {
+      const parsed = parseRecordLine(row.line);
+      if (parsed.ok) records.push(parsed.record);
+      else warnings.push(`${this.locationOf(key)}: record ${row.seq}: skipped a corrupt record: ${parsed.reason}`);
+    }
+    return { records, warnings };
+  }
+
+  /** Runs a query on `client` (a held session's connection) or the pool; a driver error becomes a SessionError saying what was being done. */
+  private async run<T>(what: string, query: (db: Queryable) => Promise<T>, client?: PoolClient): Promise<T> {
+    try {
+      return await query(client ?? this.database.pool);
+    } catch (error) {
+      throw new SessionError(`cannot ${what} (${this.database.schema}): ${describeDatabaseError(error)}`, { cause: error });
+    }
+  }
+
+  private lockKey(key: string): string {
+    return this.database.lockKey(`session:${key}`);
+  }
+
+  private t(name: string): string {
+    return this.database.table(name);
+  }
+}
+
+function serialize(record: SessionRecord, where: string): string {
+  const checked = checkRecordValue(record);
+  if (!checked.ok) throw new SessionError(`refusing to write an invalid ${String(record.type)} record to ${where}: ${checked.reason}`);
+  return JSON.stringify(record);
+}
