@@ -42,11 +42,12 @@ export interface JobTimer {
 }
 
 /**
- * Starts the timer of one job: calls `tick` at each time its schedule names, until cancelled.
- * Returns null when the schedule never fires. The scheduler's default is `nodeScheduleTimer`;
- * tests pass their own to tick at chosen moments instead of waiting on the wall clock.
+ * Starts the timer of one job: calls `tick` at each time its schedule names, until cancelled,
+ * with that scheduled time when the timer knows it (node-schedule does; the database scheduler
+ * names each tick by it). Returns null when the schedule never fires. The scheduler's default is
+ * `nodeScheduleTimer`; tests pass their own to tick at chosen moments instead of waiting on the wall clock.
  */
-export type StartTimer = (job: CronJob, tick: () => void) => JobTimer | null;
+export type StartTimer = (job: CronJob, tick: (scheduledAt?: Date) => void) => JobTimer | null;
 
 /** node-schedule's timers, which tick on the wall clock in the job's time zone. */
 export const nodeScheduleTimer: StartTimer = (job, tick) => nodeSchedule.scheduleJob({ rule: job.schedule, ...(job.tz && { tz: job.tz }) }, tick);
@@ -161,15 +162,19 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
 }
 
 /** The line logged when a run pauses its job: an ended job (past its `until`) is over, any other waits for a person. */
-function pauseNotice(job: CronJob, record: RunRecord): string {
+export function pauseNotice(job: CronJob, record: RunRecord): string {
   if (hasEnded(job, Date.parse(record.start))) return `cron: ${job.name} has ended (its until, ${job.until}, has passed): no further runs; miniclaw cron run ${job.name} --force runs it once more`;
   return `cron: ${job.name} is paused: no further runs; miniclaw cron run ${job.name} --force runs it and, when it succeeds, resumes it`;
 }
 
 /** Waits until every run settles or `ms` pass, whichever is first, leaving no timer behind. */
-async function settleWithin(entries: Entry[], ms: number, clock: Clock): Promise<void> {
+function settleWithin(entries: Entry[], ms: number, clock: Clock): Promise<void> {
+  return settleOrTimeout(entries.map((e) => e.running?.done), ms, clock);
+}
+
+/** Waits until every promise settles or `ms` pass, whichever is first, leaving no timer behind. Never rejects. */
+export async function settleOrTimeout(promises: ReadonlyArray<Promise<unknown> | undefined>, ms: number, clock: Clock): Promise<void> {
   const timeout = new AbortController();
-  const runs = Promise.allSettled(entries.map((e) => e.running?.done));
-  await Promise.race([runs, clock.sleep(ms, timeout.signal)]);
+  await Promise.race([Promise.allSettled(promises), clock.sleep(ms, timeout.signal).catch(() => undefined)]);
   timeout.abort();
 }

@@ -1,0 +1,44 @@
+// Where the run log and the pauses live: the CronStore contract, and its files implementation (runs.jsonl, state.json).
+import { join } from "node:path";
+import { appendRunRecord, readRunRecords, RUNS_FILE, type RunRecord } from "./cron-runs.js";
+import { readPausedJobs, setJobPause, type JobPause } from "./cron-state.js";
+
+/** What a run record is filed under besides its own fields (the database keeps them as columns; files drop them). */
+export interface RunPlace {
+  /** The scheduled time the run belongs to; absent for `cron run`. */
+  tick?: Date;
+  /** 1, or 2 for the retry of a run whose worker died. */
+  attempt?: number;
+}
+
+/**
+ * The run log and the pauses of a workspace's jobs, on files or in the database. Every method
+ * may throw what its medium throws (ConfigError for a state file edited into something else);
+ * callers report it and go on.
+ */
+export interface CronStore {
+  /** Where the run log lives, for messages: `<workspace>/cron/runs.jsonl` or `the cron_runs table of schema S`. */
+  readonly runsPlace: string;
+  /** Appends one record (and, in the database, its tick and attempt). */
+  appendRun(record: RunRecord, place?: RunPlace): Promise<void>;
+  /** The latest `limit` records (of `job`, or of every job), oldest first. */
+  readRuns(job: string | undefined, limit: number): Promise<RunRecord[]>;
+  /** The paused jobs, by name. */
+  readPauses(): Promise<Record<string, JobPause>>;
+  /** Records `job` as paused, or resumed (undefined). */
+  setPause(job: string, pause: JobPause | undefined): Promise<void>;
+}
+
+/** The files store of today: `<workspace>/cron/runs.jsonl` and `<workspace>/cron/state.json`. */
+export function fileCronStore(workspace: string): CronStore {
+  return {
+    runsPlace: join(workspace, RUNS_FILE),
+    appendRun: (record) => appendRunRecord(workspace, record),
+    async readRuns(job, limit) {
+      const records = (await readRunRecords(workspace)).filter((record) => job === undefined || record.job === job);
+      return records.slice(-limit);
+    },
+    readPauses: () => readPausedJobs(workspace),
+    setPause: (job, pause) => setJobPause(workspace, job, pause),
+  };
+}
