@@ -93,7 +93,8 @@ export class PgSessionStore implements SessionBackend {
       throw new SessionError(`cannot lock session ${key}: ${describeDatabaseError(error)}`, { cause: error });
     });
     const held: Held = { client, epoch: "0", nextSeq: 0, written: false };
-    client.on("error", (error) => (held.lost = describeDatabaseError(error)));
+    const onError = (error: Error): void => void (held.lost = describeDatabaseError(error));
+    client.on("error", onError);
     try {
       await this.waitForLock(client, key);
       const { rows } = await client.query<{ epoch: string; next_seq: string }>(
@@ -103,6 +104,7 @@ export class PgSessionStore implements SessionBackend {
       held.epoch = rows[0]!.epoch;
       held.nextSeq = Number(rows[0]!.next_seq);
     } catch (error) {
+      client.off("error", onError);
       client.release(true);
       throw error instanceof SessionError ? error : new SessionError(`cannot lock session ${key}: ${describeDatabaseError(error)}`, { cause: error });
     }
@@ -114,6 +116,7 @@ export class PgSessionStore implements SessionBackend {
       if (this.held.get(key) === held) this.held.delete(key);
       // A connection that cannot unlock is destroyed instead: the server frees the lock when it closes.
       const unlocked = await client.query("SELECT pg_advisory_unlock($1::bigint)", [this.lockKey(key)]).then(() => true, () => false);
+      client.off("error", onError);
       client.release(!unlocked || held.lost !== undefined);
     };
   }

@@ -1,0 +1,136 @@
+// Sessions on PostgreSQL across processes: four writers on one session, a holder killed with SIGKILL, a writer fenced off.
+import { mkdtemp, rm } from "node:fs/promises";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { resolveDatabaseConfig } from "../../src/db/config.js";
+import { openDatabase, type Database } from "../../src/db/database.js";
+import { PgSessionStore } from "../../src/sessions/pg-store.js";
+import { startScriptedModel } from "../../src/testing/index.js";
+import { databaseUnavailable, newTestSchema, withTestClient, type TestSchema } from "../helpers/pg.js";
+import { nextRequestProblems } from "../helpers/session-validity.js";
+import { startChild, type Child } from "./child-process.js";
+import { user } from "./session-builders.js";
+
+const unavailable = await databaseUnavailable();
+const KEY = "agent:main:shared";
+const PROCESSES = 4;
+const TURNS = 25;
+
+/** Resolves once the child's stdout matches `pattern`; rejects if it exits first. */
+async function printed(child: Child, pattern: RegExp): Promise<string> {
+  for (;;) {
+    const match = pattern.exec(child.stdout());
+    if (match) return match[0];
+    const exited = await Promise.race([child.exited.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 20))]);
+    if (exited && !pattern.test(child.stdout())) throw new Error(`child exited before printing ${pattern}: ${(await child.exited).stderr}`);
+  }
+}
+
+/** The "<tag> turn <n>" a message belongs to. */
+function label(message: { content: unknown }): string | undefined {
+  return /(?:work|noted|done) (\w+ turn \d+)/.exec(JSON.stringify(message.content))?.[1];
+}
+
+describe.skipIf(unavailable !== undefined)("sessions on PostgreSQL across processes", () => {
+  let schema: TestSchema;
+  let database: Database;
+  let store: PgSessionStore;
+  beforeEach(async () => {
+    schema = newTestSchema();
+    database = await openDatabase(resolveDatabaseConfig({ url: schema.url, schema: schema.schema }, {})!);
+    store = new PgSessionStore(database);
+  });
+  afterEach(async () => {
+    await database.close();
+    await schema.drop();
+  });
+
+  it(`${PROCESSES} processes × ${TURNS} real turns on one session: whole turns, every tool_use answered, no request rejected`, async () => {
+    const model = await startScriptedModel([
+      { match: { toolResult: { name: "note" } }, reply: (req) => `done ${label(req.body.messages!.at(-2)!) ?? "?"}` },
+      { match: /^work \w+ turn \d+$/, reply: (req) => ({ toolUses: [{ name: "note", input: { text: `noted ${label(req.body.messages!.at(-1)!)}` } }] }) },
+    ]);
+    const workspace = await mkdtemp(join(tmpdir(), "miniclaw-pg-"));
+    try {
+      const tags = Array.from({ length: PROCESSES }, (_, i) => `p${i}`);
+      const children = tags.map((tag) => startChild("pg-turns.mjs", [model.baseURL, schema.url, schema.schema, workspace, tag, String(TURNS)]));
+      const exits = await Promise.all(children.map((child) => child.exited));
+      expect(exits.map((e) => [e.code, e.stderr])).toEqual(tags.map(() => [0, ""]));
+      expect(model.rejected.map((r) => r.error)).toEqual([]);
+      expect(model.requests).toHaveLength(PROCESSES * TURNS * 2);
+      const session = await store.load(KEY, { mode: "read" });
+      expect(session.warnings).toEqual([]);
+      expect(session.records.filter((r) => r.synthetic)).toEqual([]);
+      expect(session.messages).toHaveLength(PROCESSES * TURNS * 4);
+      const turns: string[] = [];
+      for (let i = 0; i < session.messages.length; i += 4) {
+        const group = session.messages.slice(i, i + 4);
+        expect(group.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+        const labels = group.map(label);
+        expect(new Set(labels).size, JSON.stringify(labels)).toBe(1);
+        turns.push(labels[0]!);
+      }
+      expect(turns.sort()).toEqual(tags.flatMap((tag) => Array.from({ length: TURNS }, (_, n) => `${tag} turn ${n}`)).sort());
+      expect(nextRequestProblems(session.messages)).toEqual([]);
+    } finally {
+      await model.close();
+      await rm(workspace, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("takes over at once the session of a holder killed with SIGKILL, and loads it valid", async () => {
+    const holder = startChild("pg-hold.mjs", [schema.url, schema.schema, KEY]);
+    await holder.waitFor("locked");
+    await expect(new PgSessionStore(database, { lockTimeoutMs: 300 }).lock(KEY)).rejects.toThrow(/session busy: agent:main:shared is locked by miniclaw pid \d+ on /);
+    holder.process.kill("SIGKILL");
+    await holder.exited;
+    const started = Date.now();
+    const release = await new PgSessionStore(database, { lockTimeoutMs: 5_000 }).lock(KEY);
+    const waited = Date.now() - started;
+    await release();
+    expect(waited).toBeLessThan(1_000);
+    const locked = await store.lock(KEY);
+    const session = await store.load(KEY);
+    await locked();
+    expect(session.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(nextRequestProblems([...session.messages, { role: "user", content: "next" }])).toEqual([]);
+  }, 20_000);
+
+  it("refuses the append of a process whose lock was taken over, and keeps the new holder's records", async () => {
+    const holder = startChild("pg-hold.mjs", [schema.url, schema.schema, KEY], { stdin: true });
+    try {
+      await holder.waitFor("locked");
+      // The server drops the holder's connection (a cut network, a pause past the keepalive): its lock is gone.
+      await withTestClient((client) => client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [`miniclaw pid ${holder.pid} on ${hostname()}`]));
+      const release = await new PgSessionStore(database, { lockTimeoutMs: 5_000 }).lock(KEY);
+      const taken = new PgSessionStore(database);
+      holder.send("append");
+      expect(await printed(holder, /^(refused|appended).*$/m)).toMatch(/^refused: cannot append to session postgres:t_\w+\/agent:main:shared: .*nothing was written$/);
+      await release();
+      const all = await taken.show(KEY, { all: true });
+      expect(all.some((r) => r.type === "message" && r.id.startsWith("late-"))).toBe(false);
+    } finally {
+      holder.process.kill("SIGKILL");
+      await holder.exited;
+    }
+  }, 20_000);
+
+  it("fences an append whose epoch has moved on, even on a live connection, writing nothing", async () => {
+    const release = await store.lock(KEY);
+    await store.append(KEY, [user("mine")]);
+    await withTestClient((client) => client.query(`UPDATE "${schema.schema}".sessions SET epoch = epoch + 1 WHERE key = $1`, [KEY]));
+    await expect(store.append(KEY, [user("too late")])).rejects.toThrow(/another process has taken over its lock since this one took it; nothing was written/);
+    await release();
+    expect((await store.load(KEY)).messages).toEqual([{ role: "user", content: "mine" }]);
+  });
+
+  it("ends an append with one clear error when the database goes away mid-turn, keeping what was acknowledged", async () => {
+    const release = await store.lock(KEY);
+    await store.append(KEY, [user("acknowledged")]);
+    await withTestClient((client) => client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE $1 AND pid <> pg_backend_pid()", [`miniclaw pid ${process.pid} on %`]));
+    await expect(store.append(KEY, [user("lost with the connection")])).rejects.toThrow(/^cannot append to session postgres:\S+: .*(terminat|connection)/i);
+    await release();
+    expect((await store.load(KEY)).messages).toEqual([{ role: "user", content: "acknowledged" }]);
+  });
+});
