@@ -2,7 +2,6 @@
 import { join } from "node:path";
 import { ConfigError } from "../errors.js";
 import { checkWorkspace, resolveWorkspace } from "../runtime/workspace.js";
-import { addSteer } from "../sessions/inbox.js";
 import { openSessionBackend } from "../sessions/backend.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
@@ -14,7 +13,8 @@ Adds TEXT to the inbox of session KEY, as if the user had typed it there. The tu
 running in that session (a REPL or miniclaw cron, in another terminal) takes it
 before its next model request, after the tool calls under way finish; when no turn
 runs, the session's next turn takes it with its message. Each message is delivered
-once, even if that process crashes.
+once, even if that process crashes. With a database (--database-url, or
+MINICLAW_DATABASE_URL) the inbox is a table: the turn may run on any host.
 
   KEY     a session key, such as agent:main:main or cron:researcher
           (miniclaw sessions lists them)
@@ -23,7 +23,7 @@ once, even if that process crashes.
 Prints the message's id on stderr and exits 0; exits 1 with one line when the text
 is empty or the inbox cannot be written.`;
 
-/** Needs no credentials: it only writes the inbox file. Resolves to 0 once the message is on disk. */
+/** Needs no credentials: it only writes the inbox (a file, or a row when a database is configured). Resolves to 0 once the message is stored. */
 export async function steerCommand(args: CliArgs, io: CliIo): Promise<number> {
   const [key, ...words] = args.words;
   const text = words.join(" ");
@@ -31,9 +31,8 @@ export async function steerCommand(args: CliArgs, io: CliIo): Promise<number> {
   const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
   if (!(await checkWorkspace(workspace))) throw new ConfigError(`no workspace at ${workspace} (give --workspace DIR, or set MINICLAW_WORKSPACE)`);
   const sessionsDir = join(workspace, "sessions");
-  const id = await addSteer(sessionsDir, key, text);
   const store = await openSessionBackend({ sessionsDir, database: args.databaseUrl, env: io.env });
-  const known = await store.exists(key).finally(() => store.close());
+  const { id, known } = await (async () => ({ id: await store.addSteer(key, text), known: await store.exists(key) }))().finally(() => store.close());
   const where = known ? "its running turn takes it before its next request, or its next turn does" : "no such session yet: its first turn will take it";
   io.stderr.write(`steer ${id} queued for ${visibleLine(key, 200)} (${where})\n`);
   return 0;

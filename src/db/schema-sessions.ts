@@ -2,6 +2,7 @@
 import type { Migration } from "./migrations.js";
 
 /**
+ * `session_inbox` holds steering messages not yet delivered (a delivered one is deleted).
  * `sessions.epoch` grows each time a process takes a session's lock; an append names the epoch it
  * was given and writes nothing when it has moved on (the fence). `next_seq` numbers the records.
  * `session_records.record` is `json`, not `jsonb`: the text is kept as written, so a reload sends
@@ -28,6 +29,14 @@ export const SESSION_MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (session_key, seq)
       );
       CREATE INDEX session_records_compactions ON ${s}.session_records (session_key, seq) WHERE type = 'compaction';
-      CREATE INDEX session_records_ids ON ${s}.session_records (session_key, id);`,
+      CREATE INDEX session_records_ids ON ${s}.session_records (session_key, id);
+      CREATE TABLE ${s}.session_inbox (
+        seq bigserial PRIMARY KEY,
+        session_key text NOT NULL,
+        id text NOT NULL UNIQUE,
+        ts bigint NOT NULL,
+        text text NOT NULL
+      );
+      CREATE INDEX session_inbox_key ON ${s}.session_inbox (session_key, seq);`,
   },
 ];

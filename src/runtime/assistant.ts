@@ -15,7 +15,6 @@ import { hubFor, McpHub } from "../mcp/hub.js";
 import { isSecretVariable } from "../tools/child-env.js";
 import { BUNDLED_SKILLS } from "../paths.js";
 import type { PermissionMode } from "../permissions/context.js";
-import { addSteer, SessionInbox } from "../sessions/inbox.js";
 import { openSession } from "../sessions/session-handle.js";
 import { recordMode } from "../loop/steering.js";
 import type { SessionBackend } from "../sessions/store.js";
@@ -174,7 +173,7 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
         warn(`could not record the permission mode in ${sessionKey} (${error instanceof Error ? error.message : String(error)})`);
       }
     },
-    steer: (sessionKey, text) => addSteer(sessionsDir, sessionKey, text, opts.clock),
+    steer: (sessionKey, text) => sessions.addSteer(sessionKey, text),
     async send(text, send = {}) {
       const { agent, text: message } = route(text);
       const sessionKey = send.sessionKey ?? sessionKeyFor(agent.id);
@@ -194,7 +193,7 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
         ...(opts.clock !== undefined && { clock: opts.clock }),
         agents,
         permissionMode: modes,
-        inbox: opts.turn?.inbox ?? new SessionInbox(sessionsDir, sessionKey, { onWarning: warn }),
+        inbox: opts.turn?.inbox ?? sessions.inbox(sessionKey, { onWarning: warn }),
         ...((send.approver ?? opts.approver) !== undefined && { approver: (send.approver ?? opts.approver)! }),
         ...(send.signal !== undefined && { signal: send.signal }),
         ...(send.onEvent !== undefined && { onEvent: send.onEvent }),

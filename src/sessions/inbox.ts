@@ -59,9 +59,7 @@ export function inboxPath(sessionsDir: string, key: string): string {
  */
 export async function addSteer(sessionsDir: string, key: string, text: string, clock: Clock = systemClock): Promise<string> {
   const file = inboxPath(sessionsDir, key);
-  if (typeof text !== "string" || text.trim() === "") throw new SessionError(`cannot steer session ${key}: the text is empty`);
-  const bytes = Buffer.byteLength(text, "utf8");
-  if (bytes > MAX_STEER_BYTES) throw new SessionError(`cannot steer session ${key}: the text is ${bytes} bytes, more than the ${MAX_STEER_BYTES} allowed`);
+  checkSteerText(key, text);
   const id = randomUUID();
   const line = JSON.stringify({ type: "steer", id, ts: clock.now(), text }) + "\n";
   try {
@@ -71,6 +69,13 @@ export async function addSteer(sessionsDir: string, key: string, text: string, c
     throw asSessionError(error, `cannot add to the steering inbox ${file}`);
   }
   return id;
+}
+
+/** Throws SessionError for a steering text that is empty (or blank) or over MAX_STEER_BYTES. */
+export function checkSteerText(key: string, text: string): void {
+  if (typeof text !== "string" || text.trim() === "") throw new SessionError(`cannot steer session ${key}: the text is empty`);
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes > MAX_STEER_BYTES) throw new SessionError(`cannot steer session ${key}: the text is ${bytes} bytes, more than the ${MAX_STEER_BYTES} allowed`);
 }
 
 /**

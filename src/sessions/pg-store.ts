@@ -7,6 +7,8 @@ import { agentIdFromKey, headerRecordFor, newRecordId, type CompactionRecord, ty
 import { keptMissing, regionOfRecords, type LoadRegion } from "./session-file.js";
 import { listingOf, selectForkRecords, type SessionListing } from "./session-listing.js";
 import { buildSessionView, type LoadedSession } from "./session-view.js";
+import { addPgSteer, PgInbox } from "./pg-inbox.js";
+import type { Inbox } from "../types.js";
 import { DEFAULT_LOCK_TIMEOUT_MS, type LoadOptions, type SessionBackend, type SessionStoreOptions } from "./store.js";
 
 /** A session this store holds for a turn: the connection that holds its lock, the epoch it was given, the next sequence number. */
@@ -175,6 +177,14 @@ export class PgSessionStore implements SessionBackend {
     } finally {
       await release();
     }
+  }
+
+  addSteer(key: string, text: string): Promise<string> {
+    return addPgSteer(this.database, key, text, this.clock);
+  }
+
+  inbox(key: string): Inbox {
+    return new PgInbox(this.database, key);
   }
 
   /** Ends the database's pools when this store opened it; a store given a shared database leaves it open. */

@@ -10,6 +10,8 @@ import { agentIdFromKey, headerRecordFor, newRecordId, type HeaderRecord, type S
 import { readLoadRegionFromFile } from "./session-tail.js";
 import { forkRecords, listSessions, readAllRecords, type SessionListing } from "./session-listing.js";
 import { buildSessionView, type LoadedSession } from "./session-view.js";
+import { addSteer, SessionInbox, type SessionInboxOptions } from "./inbox.js";
+import type { Inbox } from "../types.js";
 
 export type { LoadedSession } from "./session-view.js";
 export type { SessionListing } from "./session-listing.js";
@@ -69,6 +71,14 @@ export interface SessionBackend extends SessionStorage {
   fork(fromKey: string, toKey: string, options?: { upToMessageId?: string }): Promise<LoadedSession>;
   /** Where a session lives, for messages: its file, or `postgres:<schema>/<key>`. */
   locationOf(key: string): string;
+  /**
+   * Adds a steering message to the session's durable inbox and resolves to its id once stored: the
+   * turn holding the session (in any process) takes it before its next request, or its next turn does.
+   * Throws SessionError for empty or oversized text or a failed write.
+   */
+  addSteer(key: string, text: string): Promise<string>;
+  /** The session's durable inbox, as a turn's `inbox` option. */
+  inbox(key: string, options?: SessionInboxOptions): Inbox;
   /** Releases what the backend holds (a database's connections); never throws. */
   close(): Promise<void>;
 }
@@ -117,6 +127,14 @@ export class SessionStore implements SessionBackend {
 
   locationOf(key: string): string {
     return this.fileFor(key);
+  }
+
+  addSteer(key: string, text: string): Promise<string> {
+    return addSteer(this.dir, key, text, this.clock);
+  }
+
+  inbox(key: string, options: SessionInboxOptions = {}): Inbox {
+    return new SessionInbox(this.dir, key, options);
   }
 
   /** Nothing to release: files are opened per use. */

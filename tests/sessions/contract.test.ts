@@ -212,6 +212,19 @@ describe.each(backends)("the session contract on %s", (_name, open, skip) => {
     await (await place.store({ lockTimeoutMs: 300 }).lock(KEY))();
   });
 
+  it("keeps steering messages until delivered, handing each once per inbox, in order, to any instance until then", async () => {
+    const first = await store.addSteer(KEY, "also check the tests");
+    const second = await place.store().addSteer(KEY, "and the docs");
+    const inbox = store.inbox(KEY);
+    expect(await inbox.take()).toEqual([{ id: first, text: "also check the tests" }, { id: second, text: "and the docs" }]);
+    expect(await inbox.take()).toEqual([]);
+    await inbox.delivered?.([first]);
+    expect(await place.store().inbox(KEY).take()).toEqual([{ id: second, text: "and the docs" }]);
+    await inbox.delivered?.([second]);
+    expect(await place.store().inbox(KEY).take()).toEqual([]);
+    await expect(store.addSteer(KEY, "  ")).rejects.toThrow(/the text is empty/);
+  });
+
   it("exports every record as JSONL and imports it under a new key, records identical", async () => {
     await store.append(KEY, [...turn(1), compaction("gone", "s"), ...turn(2)]);
     const text = await exportSession(store, KEY);
