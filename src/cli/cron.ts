@@ -5,12 +5,16 @@ import { ConfigError } from "../errors.js";
 import type { McpHub } from "../mcp/hub.js";
 import { loadAgents } from "../runtime/agents.js";
 import { openMcpHub } from "../runtime/assistant.js";
-import { nextRunTime, startScheduler } from "../runtime/cron.js";
+import { nextRunTime, startScheduler, type Scheduler } from "../runtime/cron.js";
+import { openCronBackend, type CronBackend } from "../runtime/cron-backend.js";
 import { CRON_FILE, hasEnded, loadCronJobs, type CronJob } from "../runtime/cron-config.js";
 import { createJobRunner } from "../runtime/cron-job.js";
-import { readPausedJobs, setJobPause, type JobPause } from "../runtime/cron-state.js";
+import { openCronQueue } from "../runtime/cron-pg.js";
+import { startDatabaseScheduler, withRunLock } from "../runtime/cron-pg-scheduler.js";
+import type { JobPause } from "../runtime/cron-state.js";
+import type { CronStore } from "../runtime/cron-store.js";
 import type { AgentConfig } from "../types.js";
-import { appendRunRecord, executeRun, formatRunLine, formatTime, readRunRecords, RUNS_FILE, type RunJob, type RunRecord } from "../runtime/cron-runs.js";
+import { executeRun, formatRunLine, formatTime, type RunJob, type RunRecord } from "../runtime/cron-runs.js";
 import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import { turnFlags, type CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
@@ -31,8 +35,8 @@ export async function cronCommand(args: CliArgs, io: CliIo): Promise<number> {
   const [sub, ...rest] = args.words;
   if (sub === undefined) return withPrepared(args, io, (prepared) => runScheduler(prepared, io));
   if (sub === "run" && rest.length === 1) return withPrepared(args, io, (prepared) => runOneJob(prepared, io, rest[0]!, args.force));
-  if (sub === "list" && rest.length === 0) return listJobs(args, io);
-  if (sub === "runs" && rest.length <= 1) return listRuns(args, io, rest[0]);
+  if (sub === "list" && rest.length === 0) return withBackend(args, io, true, (workspace, backend) => listJobs(args, io, workspace, backend));
+  if (sub === "runs" && rest.length <= 1) return withBackend(args, io, false, (_workspace, backend) => listRuns(io, backend.store, rest[0]));
   throw new ConfigError(USAGE_LINE);
 }
 
@@ -43,26 +47,46 @@ interface Prepared {
   runJob: RunJob;
   /** The servers of mcp.json, connected by the first run that needs them and shared by every run after it. */
   mcp: McpHub | undefined;
+  /** Files, or PostgreSQL when a database is configured. */
+  backend: CronBackend;
 }
 
-/** Runs a command over the prepared jobs, then stops the MCP servers, however the command ended. */
+/** Runs a command over the prepared jobs, then stops the MCP servers and closes the database, however the command ended. */
 async function withPrepared(args: CliArgs, io: CliIo, command: (prepared: Prepared) => Promise<number>): Promise<number> {
   const prepared = await prepare(args, io);
   try {
     return await command(prepared);
   } finally {
     await prepared.mcp?.close();
+    await prepared.backend.close();
   }
 }
 
-async function runScheduler({ workspace, runJob, jobs }: Prepared, io: CliIo): Promise<number> {
-  const active = await schedulableJobs(workspace, jobs, io);
-  const scheduler = startScheduler({
-    jobs: active,
-    runJob,
-    log: (line) => io.stderr.write(`${visibleText(line, { keepLineBreaks: true })}\n`),
-    onRecord: (record) => recordRun(workspace, record, io),
-  });
+/** `cron list` and `cron runs`: the workspace (created if missing, when `ensure`) and its cron backend, closed after. */
+async function withBackend(args: CliArgs, io: CliIo, ensure: boolean, command: (workspace: string, backend: CronBackend) => Promise<number>): Promise<number> {
+  const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
+  if (ensure && (await ensureWorkspace(workspace))) io.stderr.write(`Created a new workspace at ${workspace} from the templates.\n`);
+  const backend = await openCronBackend(workspace, args.databaseUrl, io.env);
+  try {
+    return await command(workspace, backend);
+  } finally {
+    await backend.close();
+  }
+}
+
+async function runScheduler({ workspace, runJob, jobs, backend }: Prepared, io: CliIo): Promise<number> {
+  const { store, database } = backend;
+  const active = await schedulableJobs(workspace, jobs, store, io, database !== undefined);
+  const log = (line: string): void => void io.stderr.write(`${visibleText(line, { keepLineBreaks: true })}\n`);
+  let scheduler: Scheduler;
+  let queue: Awaited<ReturnType<typeof openCronQueue>> | undefined;
+  if (database) {
+    // Every worker ticks every job, paused or not: a pause lifted on any host applies at the next tick.
+    queue = await openCronQueue(database, active.map((job) => job.name), log);
+    scheduler = startDatabaseScheduler({ database, queue, jobs: active, runJob, log, onRecord: (record) => printRun(record, io) });
+  } else {
+    scheduler = startScheduler({ jobs: active, runJob, log, onRecord: (record) => recordRun(store, record, io) });
+  }
   for (const job of active) io.stderr.write(`cron: ${job.name} scheduled, next run ${describeNext(job)}\n`);
   io.stderr.write("cron: running; Ctrl-C to stop\n");
   let signalled = 0;
@@ -78,6 +102,7 @@ async function runScheduler({ workspace, runJob, jobs }: Prepared, io: CliIo): P
   try {
     await stopped;
     await scheduler.stop(CRON_STOP_GRACE_MS);
+    await queue?.stop();
     io.stderr.write("cron: stopped\n");
     return 0;
   } finally {
@@ -87,14 +112,22 @@ async function runScheduler({ workspace, runJob, jobs }: Prepared, io: CliIo): P
 
 /**
  * The jobs the scheduler takes: enabled and not paused (a stored pause outlives a restart;
- * each one left out gets a line). Throws ConfigError when that leaves none.
+ * each one left out gets a line). Throws ConfigError when that leaves none. On a database
+ * (`shared`) paused jobs are taken too, and skipped at each tick while the pause lasts.
  */
-async function schedulableJobs(workspace: string, jobs: readonly CronJob[], io: CliIo): Promise<CronJob[]> {
+async function schedulableJobs(workspace: string, jobs: readonly CronJob[], store: CronStore, io: CliIo, shared: boolean): Promise<CronJob[]> {
   const enabled = jobs.filter((job) => job.enabled);
   if (enabled.length === 0) {
     throw new ConfigError(`no enabled job in ${join(workspace, CRON_FILE)}: set "enabled": true on a job (see miniclaw cron list)`);
   }
-  const paused = await readPausedJobs(workspace);
+  const paused = await store.readPauses();
+  if (shared) {
+    for (const job of enabled) {
+      const pause = paused[job.name];
+      if (pause) io.stderr.write(`${visibleText(`cron: ${job.name} ${describePause(pause)}; its ticks do nothing until miniclaw cron run ${job.name} --force resumes it`)}\n`);
+    }
+    return enabled;
+  }
   const active = enabled.filter((job) => !paused[job.name]);
   if (active.length === 0) {
     const names = enabled.map((job) => job.name).join(", ");
@@ -107,13 +140,14 @@ async function schedulableJobs(workspace: string, jobs: readonly CronJob[], io: 
   return active;
 }
 
-async function runOneJob({ workspace, runJob, jobs }: Prepared, io: CliIo, name: string, force: boolean): Promise<number> {
+async function runOneJob({ workspace, runJob, jobs, backend }: Prepared, io: CliIo, name: string, force: boolean): Promise<number> {
+  const { store, database } = backend;
   const job = jobs.find((j) => j.name === name);
   if (!job) {
     const names = jobs.map((j) => j.name).join(", ") || "none";
     throw new ConfigError(`no job "${name}" in ${join(workspace, CRON_FILE)} (jobs: ${names})`);
   }
-  const pause = (await readPausedJobs(workspace))[name];
+  const pause = (await store.readPauses())[name];
   if (pause && !force) {
     io.stderr.write(`${visibleText(`${name} ${describePause(pause)}: miniclaw cron run ${name} --force runs it anyway`)}\n`);
     return 1;
@@ -122,10 +156,17 @@ async function runOneJob({ workspace, runJob, jobs }: Prepared, io: CliIo, name:
   // SIGTERM too: the run ends as interrupted and the MCP servers are stopped rather than left to the reaper.
   const offs = [io.onSignal("SIGINT", () => controller.abort()), io.onSignal("SIGTERM", () => controller.abort())];
   try {
-    const record = await executeRun(job, runJob, { clock: systemClock, signal: controller.signal });
-    await recordRun(workspace, record, io);
+    const run = (): Promise<RunRecord> => executeRun(job, runJob, { clock: systemClock, signal: controller.signal });
+    // On a database the run takes the job's run lock, as the workers' runs do: never two runs of a job at once.
+    const held = database ? await withRunLock(database, name, run) : { locked: true as const, value: await run() };
+    if (!held.locked) {
+      io.stderr.write(`${visibleText(`${name} is running on a worker now; try again when that run ends (miniclaw cron runs ${name})`)}\n`);
+      return 1;
+    }
+    const record = held.value;
+    await recordRun(store, record, io);
     if (pause && (record.status === "ok" || record.status === "alert")) {
-      await setJobPause(workspace, name, undefined);
+      await store.setPause(name, undefined);
       io.stderr.write(`cron: ${visibleText(name)} is resumed: the scheduler runs it again from its next start\n`);
     }
     // A final run that went well ends its job (stored as a pause): it succeeded all the same.
@@ -136,17 +177,19 @@ async function runOneJob({ workspace, runJob, jobs }: Prepared, io: CliIo, name:
   }
 }
 
-/** The jobs, one row each (paused ones with a line saying why), after checking their agents exist. */
-async function listJobs(args: CliArgs, io: CliIo): Promise<number> {
-  const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
-  if (await ensureWorkspace(workspace)) io.stderr.write(`Created a new workspace at ${workspace} from the templates.\n`);
+/**
+ * The jobs, one row each (paused ones with a line saying why), after checking their agents exist.
+ * On a database each job also gets a line with its last result from cron_runs.
+ */
+async function listJobs(args: CliArgs, io: CliIo, workspace: string, { store, database }: CronBackend): Promise<number> {
   const jobs = await loadCronJobs(workspace);
   checkJobAgents(workspace, jobs, await loadAgents(workspace, { onWarning: warner(io) }), args.agent);
   if (jobs.length === 0) {
     io.stdout.write(`No jobs in ${join(workspace, CRON_FILE)}.\n`);
     return 0;
   }
-  const paused = await readPausedJobs(workspace);
+  const paused = await store.readPauses();
+  const last = database ? await lastRuns(store, jobs) : undefined;
   const state = (job: CronJob): string => (!job.enabled ? "disabled" : paused[job.name] ? "paused" : "enabled");
   const rows = jobs.map((job) => [
     job.name,
@@ -158,6 +201,8 @@ async function listJobs(args: CliArgs, io: CliIo): Promise<number> {
   rows.forEach((row, index) => {
     io.stdout.write(`${visibleText(row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell)).join("  "))}\n`);
     const job = jobs[index]!;
+    const lastRun = last?.get(job.name);
+    if (last) io.stdout.write(`  last: ${lastRun ? visibleText(formatRunLine(lastRun)) : "never run"}\n`);
     if (state(job) !== "paused") return;
     const ended = job.until !== undefined && /ended at its until/.test(paused[job.name]!.reason);
     const how = ended ? "runs its final wake-up once more; the job stays ended" : "runs it and, when it succeeds, resumes it";
@@ -167,15 +212,20 @@ async function listJobs(args: CliArgs, io: CliIo): Promise<number> {
 }
 
 /** The latest runs (of `job`, or of every job), one line each as the scheduler printed them; needs no credentials. */
-async function listRuns(args: CliArgs, io: CliIo, job: string | undefined): Promise<number> {
-  const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
-  const records = (await readRunRecords(workspace)).filter((record) => job === undefined || record.job === job);
+async function listRuns(io: CliIo, store: CronStore, job: string | undefined): Promise<number> {
+  const records = await store.readRuns(job, RUNS_SHOWN);
   if (records.length === 0) {
-    io.stdout.write(`No runs${job === undefined ? "" : ` of ${visibleText(job)}`} in ${join(workspace, RUNS_FILE)}.\n`);
+    io.stdout.write(`No runs${job === undefined ? "" : ` of ${visibleText(job)}`} in ${store.runsPlace}.\n`);
     return 0;
   }
-  for (const record of records.slice(-RUNS_SHOWN)) io.stdout.write(`${visibleText(formatRunLine(record))}\n`);
+  for (const record of records) io.stdout.write(`${visibleText(formatRunLine(record))}\n`);
   return 0;
+}
+
+/** The last record of each job that has one. */
+async function lastRuns(store: CronStore, jobs: readonly CronJob[]): Promise<Map<string, RunRecord>> {
+  const found = await Promise.all(jobs.map(async (job) => [job.name, (await store.readRuns(job.name, 1))[0]] as const));
+  return new Map(found.flatMap(([name, record]) => (record ? [[name, record] as const] : [])));
 }
 
 /** `is paused since <time> (<reason>)`; the reason can quote the API, so callers print it through visibleText. */
@@ -217,6 +267,7 @@ async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
       client,
       onWarning: warn,
       turn: { ...turnFlags(args), ...(mcp !== undefined && { mcpServers: mcp }) },
+      ...(args.databaseUrl !== undefined && { database: args.databaseUrl }),
       ...(args.model !== undefined && { model: args.model }),
       ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }),
     },
@@ -226,14 +277,18 @@ async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
     },
   });
   const withDefaultAgent: RunJob = (job, signal) => runJob(args.agent !== undefined && job.agent === undefined ? { ...job, agent: args.agent } : job, signal);
-  return { workspace, jobs, runJob: withDefaultAgent, mcp };
+  const backend = await openCronBackend(workspace, args.databaseUrl, io.env).catch(async (error: unknown) => {
+    await mcp?.close();
+    throw error;
+  });
+  return { workspace, jobs, runJob: withDefaultAgent, mcp, backend };
 }
 
 /**
- * Appends the run to runs.jsonl and prints its line on stdout (even when the append fails,
+ * Appends the run to the run log and prints its line on stdout (even when the append fails,
  * which is reported); a paused run is stored as the job's pause, so it outlives this process.
  */
-async function recordRun(workspace: string, record: RunRecord, io: CliIo): Promise<void> {
+async function recordRun(store: CronStore, record: RunRecord, io: CliIo): Promise<void> {
   const attempt = async (what: string, write: () => Promise<void>): Promise<void> => {
     try {
       await write();
@@ -241,11 +296,15 @@ async function recordRun(workspace: string, record: RunRecord, io: CliIo): Promi
       io.stderr.write(`cron: could not ${what}: ${visibleText(error instanceof Error ? error.message : String(error))}\n`);
     }
   };
-  await attempt("append to runs.jsonl", () => appendRunRecord(workspace, record));
+  await attempt(`append to ${store.runsName}`, () => store.appendRun(record));
   if (record.status === "paused") {
-    await attempt("store the pause", () => setJobPause(workspace, record.job, { since: record.end, reason: record.detail ?? "paused" }));
+    await attempt("store the pause", () => store.setPause(record.job, { since: record.end, reason: record.detail ?? "paused" }));
   }
-  // The line quotes the model's reply: escaped, as everything from the model on a terminal.
+  printRun(record, io);
+}
+
+/** The run's one line on stdout; it quotes the model's reply: escaped, as everything from the model on a terminal. */
+function printRun(record: RunRecord, io: CliIo): void {
   io.stdout.write(`${visibleText(formatRunLine(record))}\n`);
 }
 

@@ -2,7 +2,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Clock } from "../deps.js";
 import { systemClock } from "../deps.js";
-import type { Database, PoolClient, Queryable } from "../db/database.js";
+import type { Database, Queryable } from "../db/database.js";
 import { ABORT_SETTLE_MS, nodeScheduleTimer, pauseNotice, settleOrTimeout, type JobTimer, type Scheduler, type StartTimer } from "./cron.js";
 import type { CronJob } from "./cron-config.js";
 import type { CronQueue, QueuedRun } from "./cron-pg.js";
@@ -130,30 +130,14 @@ export function startDatabaseScheduler(opts: DatabaseSchedulerOptions): Schedule
   const attempt = async (entry: Entry): Promise<"locked-out" | "busy" | "done"> => {
     if (entry.attempting) return "busy";
     entry.attempting = true;
-    let client: PoolClient | undefined;
-    let broken = false;
-    const lost = new AbortController();
-    const onError = (): void => {
-      broken = true;
-      lost.abort();
-    };
     try {
-      client = await database.turns.connect();
-      client.on("error", onError);
-      const key = database.lockKey(`cron-run:${entry.job.name}`);
-      const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS locked", [key]);
-      if (!rows[0]?.locked) return "locked-out";
-      try {
+      const held = await withRunLock(database, entry.job.name, async (lost) => {
         await reapOrphans(entry.job);
         const run = stopping ? undefined : await queue.fetch(entry.job.name);
-        if (run) await runFetched(entry, run, lost.signal);
-      } finally {
-        await client.query("SELECT pg_advisory_unlock($1::bigint)", [key]).catch(() => (broken = true));
-      }
-      return "done";
+        if (run) await runFetched(entry, run, lost);
+      });
+      return held.locked ? "done" : "locked-out";
     } finally {
-      client?.off("error", onError);
-      client?.release(broken);
       entry.attempting = false;
     }
   };
@@ -240,4 +224,37 @@ export function startDatabaseScheduler(opts: DatabaseSchedulerOptions): Schedule
       return stopping;
     },
   };
+}
+
+/**
+ * Runs `fn` while holding `job`'s run lock: a session advisory lock on a connection of the turn
+ * pool, taken only if free (`{ locked: false }` at once otherwise). Whoever holds it is the only
+ * process that may run the job. `lost` aborts when that connection breaks: the server has then
+ * freed the lock and another worker may take over, so the run should stop. Throws what `fn` throws.
+ */
+export async function withRunLock<T>(database: Database, job: string, fn: (lost: AbortSignal) => Promise<T>): Promise<{ locked: false } | { locked: true; value: T }> {
+  const lost = new AbortController();
+  let broken = false;
+  const onError = (): void => {
+    broken = true;
+    lost.abort();
+  };
+  const client = await database.turns.connect();
+  client.on("error", onError);
+  try {
+    const key = database.lockKey(`cron-run:${job}`);
+    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS locked", [key]);
+    if (!rows[0]?.locked) return { locked: false };
+    try {
+      return { locked: true, value: await fn(lost.signal) };
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1::bigint)", [key]).catch(() => (broken = true));
+    }
+  } catch (error) {
+    broken = true;
+    throw error;
+  } finally {
+    client.off("error", onError);
+    client.release(broken);
+  }
 }

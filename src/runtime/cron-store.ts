@@ -19,6 +19,8 @@ export interface RunPlace {
 export interface CronStore {
   /** Where the run log lives, for messages: `<workspace>/cron/runs.jsonl` or `the cron_runs table of schema S`. */
   readonly runsPlace: string;
+  /** Its short name: `runs.jsonl` or `cron_runs`. */
+  readonly runsName: string;
   /** Appends one record (and, in the database, its tick and attempt). */
   appendRun(record: RunRecord, place?: RunPlace): Promise<void>;
   /** The latest `limit` records (of `job`, or of every job), oldest first. */
@@ -33,6 +35,7 @@ export interface CronStore {
 export function fileCronStore(workspace: string): CronStore {
   return {
     runsPlace: join(workspace, RUNS_FILE),
+    runsName: "runs.jsonl",
     appendRun: (record) => appendRunRecord(workspace, record),
     async readRuns(job, limit) {
       const records = (await readRunRecords(workspace)).filter((record) => job === undefined || record.job === job);

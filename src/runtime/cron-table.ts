@@ -20,6 +20,7 @@ export function databaseCronStore(database: Database, worker = workerName()): Cr
   const pauses = database.table("cron_pauses");
   return {
     runsPlace: `the cron_runs table of schema ${database.schema}`,
+    runsName: "cron_runs",
     appendRun: (record, place = {}) => insertRunRecord(database, database.pool, record, { ...place, worker }),
     async readRuns(job, limit) {
       const { rows } = await database.pool.query<{ record: RunRecord }>(
