@@ -15,6 +15,8 @@ export async function dbCommand(args: CliArgs, io: CliIo): Promise<number> {
   if (!config) throw new ConfigError(`no database: set MINICLAW_DATABASE_URL or pass --database-url (${USAGE_LINE})`);
   const database = await openDatabase(config);
   try {
+    const { migrateCron } = await import("../runtime/cron-pg.js");
+    await migrateCron(database);
     const latest = MIGRATIONS.at(-1)?.version ?? 0;
     io.stdout.write(`schema ${config.schema} is at version ${latest} (pg-boss in ${config.schema}_boss)\n`);
     return 0;

@@ -19,7 +19,7 @@ export async function exportSession(store: SessionBackend, key: string): Promise
  */
 export async function importSession(store: SessionBackend, text: string, source: string, key?: string): Promise<{ key: string; records: number }> {
   const { records, warnings } = parseAllRecords(text, source);
-  if (warnings.length > 0) throw new SessionError(`cannot import ${warnings[0]}; nothing was imported`);
+  if (warnings.length > 0) throw new SessionError(`cannot import ${warnings[0]!.replace(": skipped a ", ": a ")}; nothing was imported`);
   const header = records[0]?.type === "session" ? records[0] : undefined;
   const target = key ?? header?.key;
   if (target === undefined) throw new SessionError(`cannot import ${source}: it does not start with a session header; name the session with --session KEY`);
