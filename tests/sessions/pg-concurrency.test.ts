@@ -6,7 +6,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resolveDatabaseConfig } from "../../src/db/config.js";
 import { openDatabase, type Database } from "../../src/db/database.js";
 import { PgSessionStore } from "../../src/sessions/pg-store.js";
+import Anthropic from "@anthropic-ai/sdk";
+import { z } from "zod";
+import { runAgentTurn } from "../../src/loop/run-turn.js";
+import { defineTool } from "../../src/tools/define.js";
 import { startScriptedModel } from "../../src/testing/index.js";
+import { TEST_AGENT } from "../helpers/turn.js";
 import { databaseUnavailable, newTestSchema, withTestClient, type TestSchema } from "../helpers/pg.js";
 import { nextRequestProblems } from "../helpers/session-validity.js";
 import { startChild, type Child } from "./child-process.js";
@@ -123,6 +128,40 @@ describe.skipIf(unavailable !== undefined)("sessions on PostgreSQL across proces
     await expect(store.append(KEY, [user("too late")])).rejects.toThrow(/another process has taken over its lock since this one took it; nothing was written/);
     await release();
     expect((await store.load(KEY)).messages).toEqual([{ role: "user", content: "mine" }]);
+  });
+
+  it("ends a turn whose database goes away mid-tool with stop reason error and one line; the next turn goes on from what was stored", async () => {
+    const model = await startScriptedModel([
+      { match: { toolResult: { name: "cut" } }, reply: "after the cut" },
+      { match: /^cut the line$/, reply: { toolUses: [{ name: "cut", input: {} }] } },
+      { match: /.*/, reply: "fine" },
+    ]);
+    const cut = defineTool({
+      name: "cut",
+      description: "Drops this process's database connections.",
+      input: z.object({}),
+      readOnly: true,
+      run: async () => {
+        await withTestClient((client) => client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE $1", [`miniclaw pid ${process.pid} on %`]));
+        return "cut";
+      },
+    });
+    const workspace = await mkdtemp(join(tmpdir(), "miniclaw-pg-"));
+    try {
+      const options = { workspace, cwd: workspace, client: new Anthropic({ apiKey: "test", baseURL: model.baseURL, maxRetries: 0 }), model: "claude-test-1", tools: [cut], builtinTools: false, includeTime: false, store };
+      const result = await runAgentTurn(KEY, "cut the line", TEST_AGENT, options);
+      expect(result.stopReason).toBe("error");
+      expect(result.error).toMatch(/^could not write the session: cannot append to session postgres:\S+: [^\n]*$/);
+      const next = await runAgentTurn(KEY, "still there?", TEST_AGENT, options);
+      expect(next.stopReason, next.error).toBe("end_turn");
+      const session = await store.load(KEY);
+      expect(session.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
+      expect(JSON.stringify(session.messages[2])).toMatch(/tool_result.*is_error/);
+      expect(model.rejected).toEqual([]);
+    } finally {
+      await model.close();
+      await rm(workspace, { recursive: true, force: true });
+    }
   });
 
   it("ends an append with one clear error when the database goes away mid-turn, keeping what was acknowledged", async () => {
