@@ -28,6 +28,8 @@ export interface AgentConfig {
   tools?: string[];
   /** Output token cap per request. */
   maxTokens?: number;
+  /** Model requests a turn may make before it stops with `max_iterations` (default 20); the `maxIterations` option and `--max-iterations` win. */
+  maxIterations?: number;
   /** Extended thinking: `adaptive` (the model decides), `off`, or a budget in tokens (at least 1,024). Absent: the API's default. */
   thinking?: ThinkingSetting;
   /** How hard the model works (`output_config.effort`). Absent: the API's default. */

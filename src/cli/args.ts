@@ -1,7 +1,7 @@
 // Command-line arguments: the command, its words, and the options every command shares.
 import { parseArgs } from "node:util";
 import { ConfigError } from "../errors.js";
-import { parseEffort, parseThinking, type Parsed } from "../model/settings.js";
+import { parseEffort, parseMaxIterations, parseThinking, type Parsed } from "../model/settings.js";
 import { PERMISSION_MODES, type PermissionMode } from "../permissions/context.js";
 import type { Effort, ThinkingSetting } from "../types.js";
 
@@ -26,6 +26,8 @@ export interface CliArgs {
   thinking?: ThinkingSetting;
   /** `--effort`: overrides every agent's `effort` (the REPL, run, cron). */
   effort?: Effort;
+  /** `--max-iterations`: model requests per turn, over every agent's `max_iterations` (the REPL, run, cron). */
+  maxIterations?: number;
   /** `run --output-schema FILE`: the JSON Schema file of the structured answer, as given. */
   outputSchema?: string;
   /** `--database-url URL`: sessions and cron on PostgreSQL (over MINICLAW_DATABASE_URL). */
@@ -74,6 +76,8 @@ Options:
                             every agent's SOUL.md (REPL, run, cron)
   --effort LEVEL            low | medium | high | xhigh | max; overrides every agent's
                             SOUL.md (REPL, run, cron; the REPL's /effort changes it)
+  --max-iterations N        model requests per turn before it stops (default 20, or the
+                            agent's max_iterations; REPL, run, cron)
   --database-url URL        sessions and cron on PostgreSQL (env MINICLAW_DATABASE_URL;
                             schema from MINICLAW_DATABASE_SCHEMA, default miniclaw)
   -h, --help                this text
@@ -88,6 +92,7 @@ const OPTIONS = {
   "permission-mode": { type: "string" },
   thinking: { type: "string" },
   effort: { type: "string" },
+  "max-iterations": { type: "string" },
   "output-schema": { type: "string" },
   "database-url": { type: "string" },
   all: { type: "boolean", default: false },
@@ -114,6 +119,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
   checkCombinations(command, values);
   const thinking = values.thinking === undefined ? undefined : checked("--thinking", parseThinking(values.thinking));
   const effort = values.effort === undefined ? undefined : checked("--effort", parseEffort(values.effort));
+  const maxIterations = values["max-iterations"] === undefined ? undefined : checked("--max-iterations", parseMaxIterations(values["max-iterations"]));
   return {
     command: command as CliArgs["command"],
     words: command === "repl" || command === "help" || command === "version" ? [] : positionals.slice(1),
@@ -127,6 +133,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     ...(mode !== undefined && isPermissionMode(mode) && { permissionMode: mode }),
     ...(thinking !== undefined && { thinking }),
     ...(effort !== undefined && { effort }),
+    ...(maxIterations !== undefined && { maxIterations }),
     ...(values["output-schema"] !== undefined && { outputSchema: values["output-schema"] }),
     ...(values["database-url"] !== undefined && { databaseUrl: values["database-url"] }),
   };
@@ -153,7 +160,7 @@ function checkCombinations(command: string, values: Values): void {
   if (command === "help" || command === "version") return;
   if (values.continue && command !== "run") throw new ConfigError("--continue goes with miniclaw run (the REPL takes --session KEY)");
   if (values.continue && values.session !== undefined) throw new ConfigError("give --session KEY or --continue, not both");
-  for (const flag of ["thinking", "effort"] as const) {
+  for (const flag of ["thinking", "effort", "max-iterations"] as const) {
     if (values[flag] !== undefined && !TURN_COMMANDS.has(command)) throw new ConfigError(`--${flag} goes with the REPL, miniclaw run and miniclaw cron`);
   }
   if (values["output-schema"] !== undefined && command !== "run") {
@@ -162,8 +169,12 @@ function checkCombinations(command: string, values: Values): void {
 }
 
 /** What `--thinking` and `--effort` set for every turn, over each agent's SOUL.md. */
-export function turnFlags(args: CliArgs): { thinking?: ThinkingSetting; effort?: Effort } {
-  return { ...(args.thinking !== undefined && { thinking: args.thinking }), ...(args.effort !== undefined && { effort: args.effort }) };
+export function turnFlags(args: CliArgs): { thinking?: ThinkingSetting; effort?: Effort; maxIterations?: number } {
+  return {
+    ...(args.thinking !== undefined && { thinking: args.thinking }),
+    ...(args.effort !== undefined && { effort: args.effort }),
+    ...(args.maxIterations !== undefined && { maxIterations: args.maxIterations }),
+  };
 }
 
 /** The value of a flag, or a ConfigError naming the flag and what is wrong with it. */

@@ -66,8 +66,8 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
     client,
     approver,
     onWarning,
-    // --effort lives in the REPL's state (/effort changes it); --thinking holds for every turn.
-    ...(args.thinking !== undefined && { turn: { thinking: args.thinking } }),
+    // --effort lives in the REPL's state (/effort changes it); --thinking and --max-iterations hold for every turn.
+    turn: { ...(args.thinking !== undefined && { thinking: args.thinking }), ...(args.maxIterations !== undefined && { maxIterations: args.maxIterations }) },
     ...(args.model !== undefined && { model: args.model }),
     ...(args.databaseUrl !== undefined && { database: args.databaseUrl }),
     ...(args.agent !== undefined && { defaultAgent: args.agent }),

@@ -286,7 +286,7 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
     mcp,
     ownedMcp: mcp !== undefined && !(options.mcpServers instanceof McpHub),
     allowedTools: allowed,
-    maxIterations: options.maxIterations ?? DEFAULT_MAX_ITERATIONS,
+    maxIterations: options.maxIterations ?? agent.maxIterations ?? DEFAULT_MAX_ITERATIONS,
     maxBudgetUsd: options.maxBudgetUsd ?? Infinity,
     maxOutputTokens: options.maxOutputTokens ?? Infinity,
     includeTime: options.includeTime ?? true,

@@ -18,6 +18,19 @@ export function parseThinking(raw: unknown): Parsed<ThinkingSetting> {
   return { ok: true, value: budget };
 }
 
+/** The most model requests a turn may be allowed: a typo of an extra zero should not become a runaway bill. */
+export const MAX_ITERATIONS_CEILING = 1000;
+
+/** A whole number of model requests per turn, 1 to MAX_ITERATIONS_CEILING, as text or a number. */
+export function parseMaxIterations(raw: unknown): Parsed<number> {
+  const text = typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw.trim() : "";
+  const value = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_ITERATIONS_CEILING) {
+    return { ok: false, problem: `must be a whole number of model requests per turn from 1 to ${MAX_ITERATIONS_CEILING}, got ${JSON.stringify(raw)}` };
+  }
+  return { ok: true, value };
+}
+
 /** One of `low`, `medium`, `high`, `xhigh`, `max`. */
 export function parseEffort(raw: unknown): Parsed<Effort> {
   const text = typeof raw === "string" ? raw.trim().toLowerCase() : undefined;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors.js";
 import { parseFrontmatter } from "../skills/frontmatter.js";
-import { checkSettings, parseEffort, parseThinking, parseToolChoice, type Parsed } from "../model/settings.js";
+import { checkSettings, parseEffort, parseMaxIterations, parseThinking, parseToolChoice, type Parsed } from "../model/settings.js";
 import type { AgentConfig } from "../types.js";
 import { webField } from "./soul-web.js";
 import { checkWorkspace, ensureWorkspace } from "./workspace.js";
@@ -13,7 +13,7 @@ import { checkWorkspace, ensureWorkspace } from "./workspace.js";
 export const SOUL_FILE = "SOUL.md";
 
 const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
-const KNOWN_FIELDS = new Set(["name", "model", "prefix", "tools", "max_tokens", "thinking", "effort", "web", "tool_choice", "delegates"]);
+const KNOWN_FIELDS = new Set(["name", "model", "prefix", "tools", "max_tokens", "max_iterations", "thinking", "effort", "web", "tool_choice", "delegates"]);
 
 /** The API's server tools, offered to agents whose SOUL.md sets `web` (and kept by a `tools:` list only when named). */
 export const SERVER_TOOL_NAMES: readonly string[] = ["web_search", "web_fetch"];
@@ -50,6 +50,7 @@ const soulSchema = z.object({
     .int("must be a whole number of tokens")
     .positive("must be greater than 0")
     .optional(),
+  max_iterations: setting(parseMaxIterations).optional(),
   thinking: setting(parseThinking).optional(),
   effort: setting(parseEffort).optional(),
   tool_choice: setting(parseToolChoice).optional(),
@@ -124,6 +125,7 @@ export function parseSoul(id: string, text: string, file: string, onWarning?: (m
     ...(soul.prefix !== undefined && { prefix: soul.prefix }),
     ...(soul.tools !== undefined && { tools: soul.tools }),
     ...(soul.max_tokens !== undefined && { maxTokens: soul.max_tokens }),
+    ...(soul.max_iterations !== undefined && { maxIterations: soul.max_iterations }),
     ...(soul.thinking !== undefined && { thinking: soul.thinking }),
     ...(soul.effort !== undefined && { effort: soul.effort }),
     ...(soul.tool_choice !== undefined && { toolChoice: soul.tool_choice }),

@@ -121,3 +121,44 @@ describe.concurrent("miniclaw run --output-schema", () => {
     ctx.expect(t.model.requests).toEqual([]);
   });
 });
+
+describe.concurrent("miniclaw run: the cap on model requests per turn", () => {
+  // A new path each time: the same call over and over would be stopped by the repeated-call brake first.
+  const endless: Rule[] = [{ reply: (req) => ({ toolUses: [{ name: "read_file", input: { path: `nothing-${req.body.messages!.length}.txt` } }] }) }];
+
+  it("--max-iterations raises or lowers the cap of 20, and the turn stops there with max_iterations", async (ctx) => {
+    const t = await setup(ctx, endless);
+    const low = await t.run("--max-iterations", "3", "go");
+    ctx.expect(low.code).toBe(1);
+    ctx.expect(low.stderr).toMatch(/stopped after 3 model requests/);
+    ctx.expect(t.model.requests).toHaveLength(3);
+    await t.run("--max-iterations", "25", "go");
+    ctx.expect(t.model.requests).toHaveLength(3 + 25);
+  });
+
+  it("takes an agent's max_iterations from SOUL.md, under the flag", async (ctx) => {
+    const t = await setup(ctx, endless);
+    await t.run("hi");
+    const soul = join(t.dir, "ws", "agents", "main", "SOUL.md");
+    const { readFile } = await import("node:fs/promises");
+    await writeFile(soul, (await readFile(soul, "utf8")).replace(/^name:/m, "max_iterations: 2\nname:"));
+    const before = t.model.requests.length;
+    await t.run("go");
+    ctx.expect(t.model.requests.length - before).toBe(2);
+    await t.run("--max-iterations", "4", "go");
+    ctx.expect(t.model.requests.length - before).toBe(2 + 4);
+  });
+
+  it("refuses a cap that is not a whole number from 1 to 1000, in the flag and in SOUL.md", async (ctx) => {
+    const t = await setup(ctx, endless);
+    const flag = await t.run("--max-iterations", "0", "go");
+    ctx.expect(flag).toMatchObject({ code: 1, stderr: '--max-iterations must be a whole number of model requests per turn from 1 to 1000, got "0"\n' });
+    await t.run("hi");
+    const soul = join(t.dir, "ws", "agents", "main", "SOUL.md");
+    const { readFile } = await import("node:fs/promises");
+    await writeFile(soul, (await readFile(soul, "utf8")).replace(/^name:/m, "max_iterations: many\nname:"));
+    const run = await t.run("go");
+    ctx.expect(run.code).toBe(1);
+    ctx.expect(run.stderr).toMatch(/SOUL\.md: field "max_iterations" must be a whole number of model requests per turn from 1 to 1000, got "many"/);
+  });
+});
