@@ -6,6 +6,8 @@ import type { HarnessBench } from "./harness.js";
 import type { MemorySearchBench } from "./memory-search.js";
 import type { ParallelToolsBench } from "./parallel-tools.js";
 import type { SessionsBench } from "./sessions.js";
+import { LOAD_RECORDS, TIMED_APPENDS, TIMED_LOADS, type Latency, type SessionsPgBench } from "./sessions-pg.js";
+import { TURN_PROCESSES, TURN_RUNS, TURNS_PER_PROCESS } from "./turns-pg.js";
 import { ratio, verdict, type Row } from "./table.js";
 
 /** Everything one run measured. */
@@ -19,6 +21,8 @@ export interface Measurements {
   sessions: SessionsBench;
   memorySearch: MemorySearchBench[];
   gate: GateBench;
+  /** Sessions on PostgreSQL next to files, or why not measured. */
+  sessionsPg: SessionsPgBench;
 }
 
 const ms = (value: number, digits = 1): string => `${value.toFixed(digits)} ms`;
@@ -55,7 +59,34 @@ function storeRows(m: Measurements): Row[] {
   ];
 }
 
-/** The table's rows, in the order of issue 7. */
+/** Issue 17's rows: PostgreSQL in the miniclaw column, files as the baseline (ratios of times: above 1× is slower). */
+function pgRows(pgBench: SessionsPgBench): Row[] {
+  const measured = "skipped" in pgBench ? undefined : pgBench;
+  const records = (measured?.loadRecords ?? LOAD_RECORDS).toLocaleString("en-US");
+  const file = measured ? ` (${measured.loadFileMb} MB as a file)` : "";
+  const kept = measured ? ` (${measured.compactedKeptRecords} records kept)` : "";
+  const names = [
+    `Session append, one record into a held session: PostgreSQL vs files (median, p95 of ${TIMED_APPENDS})`,
+    "Session append: PostgreSQL vs files fsynced after each append (as the server commits)",
+    `Session load, ${records} records${file}, never compacted: PostgreSQL vs files (median of ${TIMED_LOADS})`,
+    `Session load, the same compacted near its end${kept}: PostgreSQL vs files`,
+    `Turns, ${TURN_PROCESSES} processes × ${TURNS_PER_PROCESS} on ${TURN_PROCESSES} sessions, one tool round each: PostgreSQL vs files (median of ${TURN_RUNS} runs; time with start-up)`,
+  ];
+  if (measured === undefined) return names.map((measurement) => ({ measurement, miniclaw: `skipped: ${"skipped" in pgBench ? pgBench.skipped : ""}`, ...none }));
+  const { appendMs: a, loadMs, loadCompactedMs, turns } = measured;
+  const latency = (l: Latency): string => `${l.medianMs.toFixed(2)} ms (p95 ${l.p95Ms.toFixed(2)})`;
+  const rate = (t: typeof turns.postgres): string => `${t.turnsPerSecond.toFixed(1)} turns/s, ${(t.windowMs / 1000).toFixed(1)} s (${(t.wholeRunMs / 1000).toFixed(1)} s)`;
+  const row = (measurement: string, miniclaw: string, baseline: string, value: number, base: number): Row => ({ measurement, miniclaw, baseline, ratio: ratio(value, base), target: "", verdict: "" });
+  return [
+    row(names[0]!, latency(a.postgres), `${latency(a.files)} files`, a.postgres.medianMs, a.files.medianMs),
+    row(names[1]!, latency(a.postgres), `${latency(a.filesFsync)} files + fsync`, a.postgres.medianMs, a.filesFsync.medianMs),
+    row(names[2]!, ms(loadMs.postgres), `${ms(loadMs.files)} files`, loadMs.postgres, loadMs.files),
+    row(names[3]!, ms(loadCompactedMs.postgres), `${ms(loadCompactedMs.files)} files`, loadCompactedMs.postgres, loadCompactedMs.files),
+    row(names[4]!, rate(turns.postgres), `${rate(turns.files)} files`, turns.postgres.windowMs, turns.files.windowMs),
+  ];
+}
+
+/** The table's rows, in the order of issue 7, then issue 17's. */
 export function buildRows(m: Measurements): Row[] {
   const { cache, cacheThinking, parallelTools: p } = m;
   const [loop, loopStreaming, start, rss] = loopRows(m);
@@ -75,5 +106,5 @@ export function buildRows(m: Measurements): Row[] {
     target: `≈ ${p.callMs / 1000} s`,
     verdict: verdict(p.parallelMs < 1.5 * p.callMs),
   };
-  return [loop!, loopStreaming!, start!, rss!, cacheRow(cache, ""), cacheRow(cacheThinking, `, thinking on (${cacheThinking.thinking}-token budget)`), ...storeRows(m), parallelRow];
+  return [loop!, loopStreaming!, start!, rss!, cacheRow(cache, ""), cacheRow(cacheThinking, `, thinking on (${cacheThinking.thinking}-token budget)`), ...storeRows(m), parallelRow, ...pgRows(m.sessionsPg)];
 }

@@ -1,4 +1,4 @@
-// `npm run bench`: every measurement of issue 7 against the scripted model, printed as one table and saved to bench/results.json.
+// `npm run bench`: every measurement of issues 7 and 17 against the scripted model, printed as one table and saved to bench/results.json.
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
@@ -11,6 +11,7 @@ import { benchMemorySearch } from "./memory-search.js";
 import { benchParallelTools } from "./parallel-tools.js";
 import { buildRows, type Measurements } from "./report.js";
 import { benchSessions } from "./sessions.js";
+import { benchSessionsPg } from "./sessions-pg.js";
 import { describeMachine, formatTable, machineLine } from "./table.js";
 
 const RESULTS = fileURLToPath(new URL("./results.json", import.meta.url));
@@ -37,7 +38,8 @@ async function main(): Promise<void> {
   const sessions = await section("sessions (1, 8, 32 MB)", benchSessions);
   const memorySearch = await section("memory search (1,000 and 10,000 notes)", benchMemorySearch);
   const gate = await section("the gate", benchGate);
-  const measurements: Measurements = { harness, cli, cache, cacheThinking, parallelTools, sessions, memorySearch, gate };
+  const sessionsPg = await section("sessions on PostgreSQL next to files (append, 10,000-record load, turns of 4 processes)", benchSessionsPg);
+  const measurements: Measurements = { harness, cli, cache, cacheThinking, parallelTools, sessions, memorySearch, gate, sessionsPg };
   const rows = buildRows(measurements);
   const durationS = Math.round((performance.now() - started) / 100) / 10;
   process.stdout.write(`${machineLine(machine)}\n\n${formatTable(rows)}\n`);
