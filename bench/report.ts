@@ -1,4 +1,4 @@
-// The rows of the table from the measurements, each with its target from issue 7.
+// The rows of the table from the measurements, each with its target from issue 7; issue 17's PostgreSQL rows after them.
 import type { CacheBench } from "./cache.js";
 import type { CliBench } from "./cli.js";
 import type { GateBench } from "./gate.js";
@@ -6,8 +6,8 @@ import type { HarnessBench } from "./harness.js";
 import type { MemorySearchBench } from "./memory-search.js";
 import type { ParallelToolsBench } from "./parallel-tools.js";
 import type { SessionsBench } from "./sessions.js";
-import { LOAD_RECORDS, TIMED_APPENDS, TIMED_LOADS, type Latency, type SessionsPgBench } from "./sessions-pg.js";
-import { TURN_PROCESSES, TURN_RUNS, TURNS_PER_PROCESS } from "./turns-pg.js";
+import { LOAD_RECORDS, TIMED_APPENDS, TIMED_LOADS, type Latency, type SessionsPgBench, type SessionsPgMeasured } from "./sessions-pg.js";
+import { TURN_PROCESSES, TURN_RUNS, TURNS_PER_PROCESS, type TurnsRate } from "./turns-pg.js";
 import { ratio, verdict, type Row } from "./table.js";
 
 /** Everything one run measured. */
@@ -59,23 +59,27 @@ function storeRows(m: Measurements): Row[] {
   ];
 }
 
-/** Issue 17's rows: PostgreSQL in the miniclaw column, files as the baseline (ratios of times: above 1× is slower). */
-function pgRows(pgBench: SessionsPgBench): Row[] {
-  const measured = "skipped" in pgBench ? undefined : pgBench;
+/** The names of issue 17's rows, with the sizes measured when there are some. */
+function pgRowNames(measured: SessionsPgMeasured | undefined): string[] {
   const records = (measured?.loadRecords ?? LOAD_RECORDS).toLocaleString("en-US");
   const file = measured ? ` (${measured.loadFileMb} MB as a file)` : "";
   const kept = measured ? ` (${measured.compactedKeptRecords} records kept)` : "";
-  const names = [
+  return [
     `Session append, one record into a held session: PostgreSQL vs files (median, p95 of ${TIMED_APPENDS})`,
     "Session append: PostgreSQL vs files fsynced after each append (as the server commits)",
     `Session load, ${records} records${file}, never compacted: PostgreSQL vs files (median of ${TIMED_LOADS})`,
     `Session load, the same compacted near its end${kept}: PostgreSQL vs files`,
-    `Turns, ${TURN_PROCESSES} processes × ${TURNS_PER_PROCESS} on ${TURN_PROCESSES} sessions, one tool round each: PostgreSQL vs files (median of ${TURN_RUNS} runs; time with start-up)`,
+    `Turns, ${TURN_PROCESSES} processes × ${TURNS_PER_PROCESS} on ${TURN_PROCESSES} sessions, one tool round each: PostgreSQL vs files (median of ${TURN_RUNS} runs: turns/s, their time, whole run from spawn)`,
   ];
-  if (measured === undefined) return names.map((measurement) => ({ measurement, miniclaw: `skipped: ${"skipped" in pgBench ? pgBench.skipped : ""}`, ...none }));
-  const { appendMs: a, loadMs, loadCompactedMs, turns } = measured;
+}
+
+/** Issue 17's rows: PostgreSQL in the miniclaw column, files as the baseline (ratios of times: above 1× is slower). */
+function pgRows(pgBench: SessionsPgBench): Row[] {
+  if ("skipped" in pgBench) return pgRowNames(undefined).map((measurement) => ({ measurement, miniclaw: `skipped: ${pgBench.skipped}`, ...none }));
+  const names = pgRowNames(pgBench);
+  const { appendMs: a, loadMs, loadCompactedMs, turns } = pgBench;
   const latency = (l: Latency): string => `${l.medianMs.toFixed(2)} ms (p95 ${l.p95Ms.toFixed(2)})`;
-  const rate = (t: typeof turns.postgres): string => `${t.turnsPerSecond.toFixed(1)} turns/s, ${(t.windowMs / 1000).toFixed(1)} s (${(t.wholeRunMs / 1000).toFixed(1)} s)`;
+  const rate = (t: TurnsRate): string => `${t.turnsPerSecond.toFixed(1)} turns/s, ${(t.windowMs / 1000).toFixed(1)} s (${(t.wholeRunMs / 1000).toFixed(1)} s)`;
   const row = (measurement: string, miniclaw: string, baseline: string, value: number, base: number): Row => ({ measurement, miniclaw, baseline, ratio: ratio(value, base), target: "", verdict: "" });
   return [
     row(names[0]!, latency(a.postgres), `${latency(a.files)} files`, a.postgres.medianMs, a.files.medianMs),
