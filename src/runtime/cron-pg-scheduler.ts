@@ -107,6 +107,8 @@ export function startDatabaseScheduler(opts: DatabaseSchedulerOptions): Schedule
       await client.query("SELECT pg_advisory_xact_lock($1::bigint)", [database.lockKey(`cron-tick:${job.name}`)]);
       const claim = await client.query(`INSERT INTO ${database.table("cron_ticks")} (job, tick, claimed_by) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING tick`, [job.name, at, worker]);
       if (claim.rows.length === 0) return undefined;
+      // A claim only has to outlive the clock skew between workers; a day of them is plenty.
+      await client.query(`DELETE FROM ${database.table("cron_ticks")} WHERE job = $1 AND tick < $2::timestamptz - interval '1 day'`, [job.name, at]);
       const paused = await client.query(`SELECT 1 FROM ${database.table("cron_pauses")} WHERE job = $1`, [job.name]);
       if (paused.rows.length > 0) return undefined;
       if (await queue.hasPending(client, job.name)) {

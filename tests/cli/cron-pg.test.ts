@@ -26,7 +26,7 @@ describe.skipIf(unavailable !== undefined)("miniclaw cron on PostgreSQL", () => 
         const timer = setInterval(() => {
           if (workers.some((w) => / pulse ok /.test(w.stdout))) resolve(clearInterval(timer));
         }, 50);
-        setTimeout(() => reject(new Error(`no run ended: ${workers.map((w) => w.stderr).join("\n")}`)), 20_000);
+        setTimeout(() => reject(new Error(`no run ended: ${workers.map((w) => w.stderr).join("\n")}`)), 40_000);
       });
       for (const w of workers) w.child.kill("SIGTERM");
       await Promise.all(workers.map((w) => w.exited));
