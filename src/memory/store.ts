@@ -3,10 +3,11 @@ import { readFile, readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { MiniclawError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
-import { forEachLimited, FolderTracker, type FolderTrackerOptions } from "./folder-tracker.js";
+import { forEachLimited, FolderTracker, type FileStamp, type FolderTrackerOptions } from "./folder-tracker.js";
+import { readIndexFile, writeIndexFile } from "./index-file.js";
 import { fileNameToKey, hasOtherSpellings, keyToFileName, normalizeKey, NOTE_EXTENSION } from "./keys.js";
-import { NoteIndex } from "./search-index.js";
-import { makeSnippet } from "./terms.js";
+import { MAX_INDEXED_CHARS, NoteIndex, type IndexHit } from "./search-index.js";
+import { keyText, makeSnippet, processTerm, tokenize } from "./terms.js";
 
 /** A note's key and when it was last written. */
 export interface MemoryEntry {
@@ -33,34 +34,67 @@ export interface MemorySearchResult {
 }
 
 /** Options of a `MemoryStore`. */
-export interface MemoryStoreOptions extends Pick<FolderTrackerOptions, "watch" | "fullCheckIntervalMs" | "now"> {}
+export interface MemoryStoreOptions extends Pick<FolderTrackerOptions, "watch" | "fullCheckIntervalMs" | "now"> {
+  /** Keep the search index in a file beside the notes, so the next process starts from it (default true). */
+  persistIndex?: boolean;
+  /** Fewest notes for which the index file is written (default 200): below that, building it anew is as quick. */
+  persistMinNotes?: number;
+}
 
 /** Number of search results when no limit is given. */
 export const DEFAULT_SEARCH_LIMIT = 5;
 /** Largest number of search results one call returns. */
 export const MAX_SEARCH_LIMIT = 50;
 const READ_CONCURRENCY = 32;
+/** Wait after a change before writing the index file, so a burst of saves writes it once. */
+export const PERSIST_DELAY_MS = 200;
+/** Default of `persistMinNotes`. */
+export const PERSIST_MIN_NOTES = 200;
+// A note modified within this long before it was read could change again with the same stamp
+// (coarse file system clocks, 2 s on FAT): its stamp is not persisted as proof of freshness.
+const RACY_MS = 2_000;
+// Stamp given to notes whose persisted stamp cannot be trusted: no file has it, so they are read again.
+const UNTRUSTED: FileStamp = { mtimeMs: -1, size: -1, ino: -1 };
 
 /** Cheap test run on every name of the folder; agrees with `fileNameToKey` being defined. */
 const isNoteFile = (fileName: string): boolean =>
   fileName.endsWith(NOTE_EXTENSION) && !fileName.startsWith(".") && fileName.length > NOTE_EXTENSION.length;
 
+/** True when the note (its key or its indexed text) really holds every one of `terms`. */
+function holdsTerms(key: string, content: string, terms: readonly string[]): boolean {
+  if (terms.length === 0) return false;
+  const words = new Set([...tokenize(keyText(key)), ...tokenize(content.slice(0, MAX_INDEXED_CHARS))].map(processTerm));
+  return terms.every((term) => words.has(term));
+}
+
 /**
  * The memory folder. Writes are atomic and durable (`writeFileAtomic`). Search keeps an
- * index in memory, built on the first search and brought up to date on each later one from
- * what changed on disk, so notes edited, added or removed by hand are found. Holds a folder
- * watcher once searched: call `close()` when done (it never keeps the process alive).
+ * index in memory, brought up to date on each search from what changed on disk, so notes
+ * edited, added or removed by hand are found. The first search of a process starts from the
+ * index file beside the notes (`.search-index`) when there is a usable one: every note's
+ * stamp (mtime, size, inode) is checked against it and only the notes that differ are read
+ * again; the store rewrites that file, atomically, shortly after the index changed.
+ * Holds a folder watcher once searched: call `close()` when done (it never keeps the process
+ * alive; a pending index write still completes).
  */
 export class MemoryStore {
   private readonly tracker: FolderTracker;
-  private readonly index = new NoteIndex();
+  private index = new NoteIndex();
   private syncing: Promise<void> = Promise.resolve();
+  private loaded = false;
+  private persistEnabled: boolean;
+  private readonly persistMinNotes: number;
+  private persistTimer: NodeJS.Timeout | undefined;
+  private persisting: Promise<void> = Promise.resolve();
 
   constructor(
     readonly dir: string,
     options: MemoryStoreOptions = {},
   ) {
-    this.tracker = new FolderTracker(dir, { ...options, accept: isNoteFile });
+    const { persistIndex, persistMinNotes, ...trackerOptions } = options;
+    this.tracker = new FolderTracker(dir, { ...trackerOptions, accept: isNoteFile });
+    this.persistEnabled = persistIndex !== false;
+    this.persistMinNotes = persistMinNotes ?? PERSIST_MIN_NOTES;
   }
 
   /** The store of a workspace: `<workspace>/memory`. */
@@ -128,21 +162,53 @@ export class MemoryStore {
   async search(query: string, limit = DEFAULT_SEARCH_LIMIT): Promise<MemorySearchResult[]> {
     await this.sync();
     const count = Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(limit)));
-    const results: MemorySearchResult[] = [];
-    for (const hit of this.index.search(query, count)) {
-      const path = join(this.dir, hit.fileName);
-      const content = await readFile(path, "utf8").catch(() => undefined);
-      const stamp = this.tracker.stamp(hit.fileName);
-      if (content === undefined || !stamp) continue;
-      const snippet = makeSnippet(content, new Set(hit.terms));
-      results.push({ key: hit.key, score: hit.score, snippet, updated: new Date(stamp.mtimeMs), path });
-    }
-    return results;
+    const first = await this.readHits(this.index.search(query, count));
+    if (first.every((hit) => hit.result)) return first.map((hit) => hit.result as MemorySearchResult);
+    // Some hit did not hold its words on disk (changed within a clock tick, or a forged index file):
+    // those notes are indexed again from what was just read, and the query answered afresh.
+    for (const hit of first) if (!hit.result && hit.content !== undefined) this.reindexRead(hit.fileName, hit.content);
+    const second = await this.readHits(this.index.search(query, count));
+    return second.flatMap((hit) => (hit.result ? [hit.result] : []));
   }
 
-  /** Stops watching the folder. The store stays usable; later searches stat every file. */
+  /**
+   * Resolves once the index is up to date with the last search and written to its file (a
+   * pending write runs now). Never rejects: a folder that cannot be written keeps the index
+   * in memory only.
+   */
+  async flush(): Promise<void> {
+    await this.syncing;
+    if (this.persistTimer) this.persistNow();
+    await this.persisting;
+  }
+
+  /** Stops watching the folder and writes a pending index file now. The store stays usable; later searches stat every file. */
   close(): void {
     this.tracker.close();
+    if (this.persistTimer) this.persistNow();
+  }
+
+  /** Reads each hit's note and checks it holds the matched words; a hit without `result` failed. */
+  private async readHits(hits: IndexHit[]): Promise<Array<{ fileName: string; content?: string; result?: MemorySearchResult }>> {
+    return Promise.all(
+      hits.map(async (hit) => {
+        const path = join(this.dir, hit.fileName);
+        const content = await readFile(path, "utf8").catch(() => undefined);
+        const stamp = this.tracker.stamp(hit.fileName);
+        const key = fileNameToKey(hit.fileName);
+        if (content === undefined || !stamp || key === undefined) return { fileName: hit.fileName };
+        if (!holdsTerms(key, content, hit.terms)) return { fileName: hit.fileName, content };
+        const snippet = makeSnippet(content, new Set(hit.terms));
+        return { fileName: hit.fileName, content, result: { key, score: hit.score, snippet, updated: new Date(stamp.mtimeMs), path } };
+      }),
+    );
+  }
+
+  private reindexRead(fileName: string, content: string): void {
+    const key = fileNameToKey(fileName);
+    if (key !== undefined) this.index.upsert(fileName, key, content);
+    this.tracker.touch(fileName);
+    this.schedulePersist();
   }
 
   /** Brings the index up to date; concurrent callers share one pass at a time, in order. */
@@ -153,18 +219,52 @@ export class MemoryStore {
   }
 
   private async applyChanges(): Promise<void> {
+    if (!this.loaded) await this.loadIndexFile();
     const { changed, removed } = await this.tracker.poll();
     for (const name of removed) this.index.remove(name);
-    await forEachLimited([...changed.keys()], READ_CONCURRENCY, async (name) => {
+    await forEachLimited([...changed], READ_CONCURRENCY, async ([name, stamp]) => {
       const key = fileNameToKey(name);
+      const readAt = Date.now();
       const content = await readFile(join(this.dir, name), "utf8").catch(() => undefined);
       if (key === undefined || content === undefined) {
         this.index.remove(name);
         this.tracker.forget(name);
         return;
       }
-      this.index.upsert(name, key, content);
+      this.index.upsert(name, key, content, stamp.mtimeMs < readAt - RACY_MS ? stamp : undefined);
     });
+    if (changed.size + removed.length > 0) this.schedulePersist();
+  }
+
+  /** Starts from the index file when it is usable: the tracker then reports only notes whose stamp moved. */
+  private async loadIndexFile(): Promise<void> {
+    this.loaded = true;
+    if (!this.persistEnabled) return;
+    const data = await readIndexFile(this.dir, isNoteFile);
+    if (!data) return;
+    this.index = NoteIndex.fromData(data);
+    this.tracker.seed(data.notes.map((note) => [note.fileName, note.stamp ?? UNTRUSTED]));
+  }
+
+  private schedulePersist(): void {
+    if (!this.persistEnabled || this.persistTimer || this.index.size < this.persistMinNotes) return;
+    this.persistTimer = setTimeout(() => this.persistNow(), PERSIST_DELAY_MS);
+  }
+
+  /** Writes the index file after the sync in progress; failures only turn persisting off when the folder refuses writes. */
+  private persistNow(): void {
+    clearTimeout(this.persistTimer);
+    this.persistTimer = undefined;
+    this.persisting = this.persisting
+      .then(() => this.syncing)
+      .then(async () => {
+        const folder = await stat(this.dir).catch(() => undefined);
+        if (!folder?.isDirectory() || !this.persistEnabled) return;
+        await writeIndexFile(this.dir, this.index.exportData());
+      })
+      .catch((error: NodeJS.ErrnoException) => {
+        if (error.code === "EACCES" || error.code === "EPERM" || error.code === "EROFS") this.persistEnabled = false;
+      });
   }
 
   /**
