@@ -11,7 +11,11 @@ beforeEach(async () => {
   workspace = await mkdtemp(join(tmpdir(), "miniclaw-memory-"));
 });
 afterEach(async () => {
-  for (const store of stores) store.close();
+  for (const store of stores) {
+    store.close();
+    // A store writes its index file once it holds enough notes: let that finish before removing the folder.
+    await store.flush();
+  }
   stores = [];
   await rm(workspace, { recursive: true, force: true });
 });
