@@ -17,11 +17,9 @@ export type { PermissionContext, PermissionMode, GateAnswer, PathAnswer, ToolAns
 
 // What a user constructs: stores, loaders, the workspace.
 export { SessionStore, type SessionStorage, type SessionBackend, type LoadedSession, type LoadOptions, type SessionListing } from "./sessions/store.js";
-export { PgSessionStore } from "./sessions/pg-store.js";
 export { openSessionBackend, type BackendOptions } from "./sessions/backend.js";
 export { exportSession, importSession } from "./sessions/transfer.js";
-export { openDatabase, type Database } from "./db/database.js";
-export { resolveDatabaseConfig, type DatabaseConfig, type DatabaseOption } from "./db/config.js";
+export type { DatabaseConfig, DatabaseOption } from "./db/config.js";
 export type { SessionRecord, MessageRecord, CompactionRecord, HeaderRecord, OutputRecord } from "./sessions/records.js";
 export { SkillLoader } from "./skills/loader.js";
 export { MemoryStore } from "./memory/store.js";

@@ -48,8 +48,8 @@ describe("the package", () => {
     const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: ROOT, encoding: "utf8" });
     expect(JSON.parse(out)).toEqual([
       "ConfigError", "DEFAULT_MODEL", "McpHub", "MemoryStore", "MiniclawError", "SessionError", "SessionStore", "SkillLoader", "ToolError",
-      "checkCommandSafety", "connectMcpServers", "createClient", "defineTool", "ensureWorkspace", "estimateCostUsd", "loadAgents", "loadCronJobs",
-      "openAssistant", "resolveAgent", "runAgentTurn", "startScheduler", "summarizeUsage",
+      "checkCommandSafety", "connectMcpServers", "createClient", "defineTool", "ensureWorkspace", "estimateCostUsd", "exportSession", "importSession",
+      "loadAgents", "loadCronJobs", "openAssistant", "openSessionBackend", "resolveAgent", "runAgentTurn", "startScheduler", "summarizeUsage",
     ]);
   });
 });

@@ -14,7 +14,9 @@ export type Queryable = Pick<pg.Pool, "query">;
 /**
  * A database miniclaw uses: `pool` for short queries, `turns` for connections held for a
  * turn (a session's advisory lock lives as long as its connection). Shared by every store
- * and scheduler of the process that names the same URL and schema; `close` ends both pools.
+ * and scheduler of the process that names the same URL and schema: each `openDatabase` counts
+ * one user, each `close` one less, and the last `close` ends both pools. Idle connections close
+ * after 10 s and never keep the process alive, so a program may also leave it open.
  */
 export class Database {
   readonly config: ResolvedDatabaseConfig;
@@ -41,11 +43,19 @@ export class Database {
     return createHash("sha256").update(`${this.config.schema}\0${subject}`).digest().readBigInt64BE(0).toString();
   }
 
-  /** Ends both pools; later queries fail. Never throws. */
+  /** Users of this database (see `openDatabase`). */
+  users = 0;
+
+  /** One user fewer; the last one ends both pools (later queries then fail). Never throws. */
   async close(): Promise<void> {
-    opened.delete(cacheKey(this.config));
+    this.users -= 1;
+    if (this.users > 0) return;
+    if (opened.get(cacheKey(this.config)) === this.opening) opened.delete(cacheKey(this.config));
     await Promise.allSettled([this.pool.end(), this.turns.end()]);
   }
+
+  /** The promise `openDatabase` cached for this database. */
+  opening: Promise<Database> | undefined;
 }
 
 const opened = new Map<string, Promise<Database>>();
@@ -55,14 +65,16 @@ const opened = new Map<string, Promise<Database>>();
  * processes doing the same), and caches it, so every store and scheduler shares two pools.
  * Throws ConfigError saying why the server cannot be used (unreachable, refused, no such database).
  */
-export function openDatabase(config: ResolvedDatabaseConfig): Promise<Database> {
+export async function openDatabase(config: ResolvedDatabaseConfig): Promise<Database> {
   const key = cacheKey(config);
-  let database = opened.get(key);
-  if (!database) {
-    database = connect(config);
-    opened.set(key, database);
-    database.catch(() => opened.delete(key));
+  let opening = opened.get(key);
+  if (!opening) {
+    opening = connect(config);
+    opened.set(key, opening);
+    opening.then((database) => (database.opening = opening), () => opened.delete(key));
   }
+  const database = await opening;
+  database.users += 1;
   return database;
 }
 
@@ -72,12 +84,15 @@ async function connect(config: ResolvedDatabaseConfig): Promise<Database> {
     connectionString: config.url,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     allowExitOnIdle: true,
+    // Both ends probe a silent peer: this process notices a vanished server, and the server a vanished
+    // client (a dead host, a cut network) in about 25 s, freeing its locks.
     keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     application_name: `miniclaw pid ${process.pid} on ${hostname()}`,
-    // The server notices a vanished client (a dead host, a cut network) in about 25 s and frees its locks.
-    options: "-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3",
+    options: `${urlOptions(config.url)} -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3`.trim(),
+    query_timeout: QUERY_TIMEOUT_MS,
   };
-  const pool = new pgModule.Pool({ ...common, max: config.poolSize, query_timeout: QUERY_TIMEOUT_MS });
+  const pool = new pgModule.Pool({ ...common, max: config.poolSize });
   const turns = new pgModule.Pool({ ...common, max: config.turnConnections });
   // An idle client that loses its server emits on the pool; the next query reports it instead of the process dying.
   pool.on("error", () => {});
@@ -102,6 +117,21 @@ export function describeDatabaseError(error: unknown): string {
   if (Array.isArray(e.errors) && e.errors.length > 0) return describeDatabaseError(e.errors[0]);
   const message = e.message ?? String(error);
   return /timeout/i.test(message) ? `${message} (the server did not answer in time)` : message;
+}
+
+/** The `options` parameter of the URL, kept ahead of miniclaw's own (the driver would otherwise replace it). */
+function urlOptions(url: string): string {
+  try {
+    return new URL(url).searchParams.get("options") ?? "";
+  } catch {
+    return "";
+  }
+}
+
+/** Whether an error says the connection itself is gone (no answer, reset, closed), not that the server refused one statement. */
+export function isConnectionError(error: unknown): boolean {
+  const e = error as { severity?: string; code?: string };
+  return e?.severity === undefined || e.code === "57P01" || e.code === "57P02" || e.code === "57P03";
 }
 
 function cacheKey(config: ResolvedDatabaseConfig): string {

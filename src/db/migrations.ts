@@ -21,6 +21,10 @@ export const MIGRATIONS: readonly Migration[] = [...SESSION_MIGRATIONS, ...CRON_
  */
 export async function migrate(database: Database): Promise<number[]> {
   const schema = `"${database.schema}"`;
+  // Up to date already: no DDL at all, so a role without CREATE on the database starts once an admin has migrated.
+  const latest = MIGRATIONS.at(-1)?.version ?? 0;
+  const current = await database.pool.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${schema}.migrations`).then((r) => r.rows[0]?.v ?? 0, () => 0);
+  if (current >= latest) return [];
   const client = await database.pool.connect();
   let failed = false;
   try {

@@ -219,6 +219,8 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
   // Settings a person must fix are refused before anything is opened or started.
   const settings = modelSettings(agent, options);
   const output = options.output === undefined ? undefined : createOutputFormat(options.output);
+  // Before memory and MCP servers are opened: a database that cannot be used leaves nothing running.
+  const store = options.store ?? (await openSessionBackend({ sessionsDir: resolve(workspace, "sessions"), database: options.database, env, clock: options.clock }));
   const builtins = options.builtinTools !== false;
   const memory = builtins ? (options.memory ?? MemoryStore.forWorkspace(workspace)) : undefined;
   const skills = builtins ? (options.skills ?? (await loadSkills(workspace))) : undefined;
@@ -273,7 +275,7 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
     emit,
     clock: options.clock ?? systemClock,
     spawn: options.spawn ?? nodeSpawnDefault,
-    store: options.store ?? (await openSessionBackend({ sessionsDir: resolve(workspace, "sessions"), database: options.database, env, clock: options.clock })),
+    store,
     systemPrompt:
       options.systemPrompt ??
       buildSystemPrompt({

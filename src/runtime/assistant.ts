@@ -110,7 +110,7 @@ export interface Assistant {
    * undefined when there are none. They connect at the first turn that needs them, or at `connect()`.
    */
   mcp: McpHub | undefined;
-  /** Releases watchers and handles, and stops the MCP servers the assistant started; never rejects. */
+  /** Releases watchers and handles (the database's connections when no one else uses them), and stops the MCP servers the assistant started; never rejects. */
   close(): Promise<void>;
 }
 
@@ -228,6 +228,7 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
     async close() {
       memory.close();
       if (mcp.owned) await mcp.hub?.close();
+      await sessions.close();
     },
   };
 }

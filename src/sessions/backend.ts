@@ -25,5 +25,5 @@ export async function openSessionBackend(opts: BackendOptions): Promise<SessionB
   const common = { ...(opts.clock && { clock: opts.clock }), ...(opts.onWarning && { onWarning: opts.onWarning }) };
   const config = resolveDatabaseConfig(opts.database, opts.env);
   if (!config) return new SessionStore(opts.sessionsDir, common);
-  return new PgSessionStore(await openDatabase(config), common);
+  return new PgSessionStore(await openDatabase(config), { ...common, owned: true });
 }

@@ -1,7 +1,9 @@
 // The PostgreSQL session store: one row per record, a turn held by an advisory lock on its own connection, appends fenced by an epoch.
 import { systemClock, type Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
-import { describeDatabaseError, type Database, type PoolClient, type Queryable } from "../db/database.js";
+import { CONNECT_TIMEOUT_MS } from "../db/config.js";
+import { describeDatabaseError, isConnectionError, type Database, type PoolClient, type Queryable } from "../db/database.js";
+import { enterQueue } from "../fs/lock-queue.js";
 import { checkRecordValue, parseRecordLine } from "./line-parse.js";
 import { agentIdFromKey, headerRecordFor, newRecordId, type CompactionRecord, type HeaderRecord, type SessionRecord } from "./records.js";
 import { keptMissing, regionOfRecords, type LoadRegion } from "./session-file.js";
@@ -91,14 +93,21 @@ export class PgSessionStore implements SessionBackend {
 
   async lock(key: string): Promise<() => Promise<void>> {
     if (key === "") throw new SessionError("invalid session key: empty");
-    const client = await this.database.turns.connect().catch((error: unknown) => {
-      throw new SessionError(`cannot lock session ${key}: ${describeDatabaseError(error)}`, { cause: error });
-    });
+    const deadline = Date.now() + this.lockTimeoutMs;
+    // Turns of this process wait in memory, not on a connection each: waiters never use up the turn connections.
+    const leaveQueue = await enterQueue(`pg:${this.locationOf(key)}`, deadline, systemClock, () => this.busy(key, "another turn of this process"));
+    let client: PoolClient;
+    try {
+      client = await this.connectForTurn(key, deadline);
+    } catch (error) {
+      leaveQueue();
+      throw error;
+    }
     const held: Held = { client, epoch: "0", nextSeq: 0, written: false };
     const onError = (error: Error): void => void (held.lost = describeDatabaseError(error));
     client.on("error", onError);
     try {
-      await this.waitForLock(client, key);
+      await this.waitForLock(client, key, deadline);
       const { rows } = await client.query<{ epoch: string; next_seq: string }>(
         `INSERT INTO ${this.t("sessions")} AS s (key, epoch) VALUES ($1, 1) ON CONFLICT (key) DO UPDATE SET epoch = s.epoch + 1 RETURNING epoch, next_seq`,
         [key],
@@ -108,6 +117,7 @@ export class PgSessionStore implements SessionBackend {
     } catch (error) {
       client.off("error", onError);
       client.release(true);
+      leaveQueue();
       throw error instanceof SessionError ? error : new SessionError(`cannot lock session ${key}: ${describeDatabaseError(error)}`, { cause: error });
     }
     this.held.set(key, held);
@@ -117,9 +127,10 @@ export class PgSessionStore implements SessionBackend {
       released = true;
       if (this.held.get(key) === held) this.held.delete(key);
       // A connection that cannot unlock is destroyed instead: the server frees the lock when it closes.
-      const unlocked = await client.query("SELECT pg_advisory_unlock($1::bigint)", [this.lockKey(key)]).then(() => true, () => false);
+      const unlocked = held.lost === undefined && (await client.query("SELECT pg_advisory_unlock($1::bigint)", [this.lockKey(key)]).then(() => true, () => false));
       client.off("error", onError);
-      client.release(!unlocked || held.lost !== undefined);
+      client.release(!unlocked);
+      leaveQueue();
     };
   }
 
@@ -187,9 +198,39 @@ export class PgSessionStore implements SessionBackend {
     return new PgInbox(this.database, key);
   }
 
-  /** Ends the database's pools when this store opened it; a store given a shared database leaves it open. */
+  /** Gives back the database when this store opened it (`owned`); a store given a database leaves it to its giver. Idempotent. */
   async close(): Promise<void> {
-    if (this.owned) await this.database.close();
+    if (!this.owned || this.closed) return;
+    this.closed = true;
+    await this.database.close();
+  }
+
+  private closed = false;
+
+  /**
+   * A connection of the turns pool, waiting at most until `deadline`. All of them in use (this
+   * process runs as many turns as `turnConnections`, subagents included) is said as such.
+   */
+  private async connectForTurn(key: string, deadline: number): Promise<PoolClient> {
+    const turns = this.database.turns;
+    const connecting = turns.connect();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - Date.now()))));
+    try {
+      const client = await Promise.race([connecting, late]);
+      if (client) return client;
+      connecting.then((c) => c.release(), () => undefined);
+      throw new SessionError(`cannot lock session ${key}: all ${this.database.config.turnConnections} turn connections of this process are in use (raise the database option's turnConnections) (waited ${this.lockTimeoutMs} ms)`);
+    } catch (error) {
+      if (error instanceof SessionError) throw error;
+      throw new SessionError(`cannot lock session ${key}: ${describeDatabaseError(error)}`, { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private busy(key: string, holder: string): SessionError {
+    return new SessionError(`session busy: ${key} is locked by ${holder} (waited ${this.lockTimeoutMs} ms; ${this.locationOf(key)})`);
   }
 
   /**
@@ -214,7 +255,7 @@ export class PgSessionStore implements SessionBackend {
       const result = await held.client.query(sql, [key, held.epoch, records.length, ids, records.map((r) => r.type), lines]);
       inserted = result.rowCount ?? 0;
     } catch (error) {
-      held.lost ??= describeDatabaseError(error);
+      if (isConnectionError(error)) held.lost ??= describeDatabaseError(error);
       throw new SessionError(`cannot append to session ${where}: ${describeDatabaseError(error)}`, { cause: error });
     }
     if (inserted === 0) throw new SessionError(`cannot append to session ${where}: another process has taken over its lock since this one took it; nothing was written`);
@@ -222,20 +263,23 @@ export class PgSessionStore implements SessionBackend {
     held.written = true;
   }
 
-  /** Waits for the session's advisory lock at most `lockTimeoutMs`; throws "session busy" naming the holder. */
-  private async waitForLock(client: PoolClient, key: string): Promise<void> {
+  /** Waits for the session's advisory lock until `deadline`; throws "session busy" naming the holder. */
+  private async waitForLock(client: PoolClient, key: string, deadline: number): Promise<void> {
     const lockKey = this.lockKey(key);
     const { rows } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS ok", [lockKey]);
     if (rows[0]?.ok) return;
+    const left = Math.max(1, Math.round(deadline - Date.now()));
     try {
-      await client.query(`SET lock_timeout = ${Math.max(1, Math.round(this.lockTimeoutMs))}`);
-      await client.query("SELECT pg_advisory_lock($1::bigint)", [lockKey]);
+      await client.query(`SET lock_timeout = ${left}`);
+      // The server gives up at lock_timeout; the driver's own limit only guards against a server that never answers.
+      // (`query_timeout` per query is read by the driver but missing from its types.)
+      const wait = { text: "SELECT pg_advisory_lock($1::bigint)", values: [lockKey], query_timeout: left + CONNECT_TIMEOUT_MS };
+      await client.query(wait as { text: string; values: string[] });
     } catch (error) {
       if ((error as { code?: string }).code !== "55P03") throw error;
-      const holder = await this.describeHolder(lockKey);
-      throw new SessionError(`session busy: ${key} is locked by ${holder} (waited ${this.lockTimeoutMs} ms; ${this.locationOf(key)})`);
+      throw this.busy(key, await this.describeHolder(lockKey));
     } finally {
-      await client.query("SET lock_timeout = 0").catch(() => undefined);
+      await client.query("RESET lock_timeout").catch(() => undefined);
     }
   }
 

@@ -10,7 +10,9 @@ import { exportSession, importSession } from "../../src/sessions/transfer.js";
 import { SUMMARY_PREFIX, SUMMARY_SUFFIX } from "../../src/sessions/session-view.js";
 import { databaseUnavailable, newTestSchema, withTestClient, type TestSchema } from "../helpers/pg.js";
 import { nextRequestProblems } from "../helpers/session-validity.js";
-import { assistantText, assistantToolUse, tempDir, turn, usageOf, user } from "./session-builders.js";
+import { assistantText, assistantToolUse, tempDir, toolResults, turn, usageOf, user } from "./session-builders.js";
+import { compactionRecordFor, planCompaction } from "../../src/sessions/compaction.js";
+import { INTERRUPTED_TOOL_TEXT } from "../../src/sessions/repair.js";
 
 const KEY = "agent:main:main";
 const unavailable = await databaseUnavailable();
@@ -165,6 +167,74 @@ describe.each(backends)("the session contract on %s", (_name, open, skip) => {
     const bad = { type: "message", id: "b", ts: 1, message: { role: "robot", content: "x" } } as unknown as SessionRecord;
     await expect(store.append(KEY, [user("two"), bad])).rejects.toThrow(/invalid message record/);
     expect((await store.load(KEY)).messages).toEqual([{ role: "user", content: "one" }]);
+  });
+
+  it("takes lastUsage only from responses written after the compaction", async () => {
+    const [t1, t2] = [turn(1), turn(2)];
+    await store.append(KEY, [...t1, ...t2, compaction(t2[0]!.id, "s")]);
+    expect((await store.load(KEY)).lastUsage).toBeUndefined();
+    const t3 = turn(3);
+    await store.append(KEY, t3);
+    expect((await store.load(KEY)).lastUsage).toEqual({ usage: t3[3]!.usage, index: 7 });
+  });
+
+  it("puts the summary in its own message when the first kept message is not plain user text", async () => {
+    const ask = assistantToolUse(["toolu_z"]);
+    await store.append(KEY, [...turn(1), ask, compaction(ask.id, "s")]);
+    const session = await store.load(KEY);
+    expect(session.messageOffset).toBe(1);
+    expect(session.messages[0]).toEqual({ role: "user", content: [{ type: "text", text: SUMMARY_PREFIX + "s" + SUMMARY_SUFFIX }] });
+    expect(nextRequestProblems(session.messages)).toEqual([]);
+  });
+
+  it("round-trips a planned compaction", async () => {
+    await store.append(KEY, [...turn(1), ...turn(2), ...turn(3), user("latest")]);
+    const plan = planCompaction((await store.load(KEY)).records, { keepTokens: 1 });
+    expect(plan).not.toBeNull();
+    await store.append(KEY, [compactionRecordFor(plan!, "what happened", { ts: 9, tokensBefore: 999 })]);
+    const after = await store.load(KEY);
+    expect(after.records[0]?.id).toBe(plan!.firstKeptId);
+    expect(nextRequestProblems(after.messages)).toEqual([]);
+    expect(JSON.stringify(after.messages[0])).toContain("what happened");
+  });
+
+  it("answers a tool_use in the middle whose result is missing, inside the next user message", async () => {
+    await store.append(KEY, [user("go"), assistantToolUse(["toolu_a", "toolu_b"]), toolResults(["toolu_b"]), assistantText("done"), user("and?"), assistantToolUse(["toolu_c"]), user("never mind"), assistantText("ok")]);
+    const session = await store.load(KEY);
+    expect(nextRequestProblems([...session.messages, { role: "user", content: "next" }])).toEqual([]);
+    expect(session.messages[2]?.content).toEqual([
+      { type: "tool_result", tool_use_id: "toolu_a", is_error: true, content: INTERRUPTED_TOOL_TEXT },
+      { type: "tool_result", tool_use_id: "toolu_b", content: "contents of toolu_b" },
+    ]);
+  });
+
+  it("keeps pairs valid when the record of a tool_use is damaged", async () => {
+    await store.append(KEY, [user("go")]);
+    await place.damage(KEY);
+    await store.append(KEY, [toolResults(["toolu_lost"]), assistantText("done")]);
+    const session = await store.load(KEY);
+    expect(nextRequestProblems(session.messages)).toEqual([]);
+    expect(JSON.stringify(session.messages)).toContain("[result of an earlier tool call toolu_lost]");
+  });
+
+  it("keeps a trailing user message when reading, and obeys an explicit mode", async () => {
+    await store.append(KEY, [...turn(1), user("are you there?")]);
+    expect((await store.load(KEY)).messages.at(-1)).toEqual({ role: "user", content: "are you there?" });
+    expect((await store.load(KEY, { mode: "in-turn" })).messages.at(-1)).toEqual({ role: "user", content: "are you there?" });
+    expect(await store.show(KEY, { all: true })).toHaveLength(6);
+    expect((await store.load(KEY, { mode: "turn-start" })).messages.at(-1)?.role).toBe("assistant");
+    expect(await store.show(KEY, { all: true })).toHaveLength(7);
+  });
+
+  it("forks a whole session with its compaction, and refuses a missing source", async () => {
+    const [t1, t2] = [turn(1), turn(2)];
+    const c = compaction(t2[0]!.id, "s");
+    await store.append("src", [...t1, ...t2, c]);
+    const fork = await store.fork("src", "dst");
+    expect(fork.compaction).toEqual(c);
+    expect(fork.records).toEqual(t2);
+    await expect(store.fork("zzz", "d")).rejects.toThrow(/no session zzz/);
+    await expect(store.show("zzz")).rejects.toThrow(/no session zzz/);
   });
 
   it("lists sessions newest first with agent, messages and tokens", async () => {

@@ -164,6 +164,45 @@ describe.skipIf(unavailable !== undefined)("sessions on PostgreSQL across proces
     }
   });
 
+  it("queues this process's waiters in memory: they hold no turn connection, and a full pool is said as such", async () => {
+    const small = await openDatabase(resolveDatabaseConfig({ url: schema.url, schema: schema.schema, turnConnections: 2 }, {})!);
+    try {
+      const narrow = new PgSessionStore(small, { lockTimeoutMs: 400 });
+      const releaseA = await narrow.lock("a");
+      const waiters = [narrow.lock("a"), narrow.lock("a")].map((p) => p.then((release) => release(), (error: Error) => error.message));
+      const releaseB = await narrow.lock("b");
+      await expect(narrow.lock("c")).rejects.toThrow(/^cannot lock session c: all 2 turn connections of this process are in use \(raise the database option's turnConnections\)/);
+      await releaseB();
+      await releaseA();
+      // The waiters gave up in memory, having never taken one of the two connections (else "b" could not have been locked).
+      expect(await Promise.all(waiters)).toEqual([1, 2].map(() => expect.stringMatching(/^session busy: a is locked by another turn of this process \(waited 400 ms/)));
+      await (await narrow.lock("a"))();
+    } finally {
+      await small.close();
+    }
+  });
+
+  it("starts as a role that may only use the tables once they exist (no CREATE on the database)", async () => {
+    const role = `${schema.schema}_app`;
+    await withTestClient((client) =>
+      client.query(`CREATE ROLE ${role} LOGIN; GRANT USAGE ON SCHEMA "${schema.schema}" TO ${role};
+        GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "${schema.schema}" TO ${role}; GRANT USAGE ON ALL SEQUENCES IN SCHEMA "${schema.schema}" TO ${role}`),
+    );
+    const url = schema.url.replace(/\/\/[^@/]*@/, `//${role}@`);
+    try {
+      const app = await openDatabase(resolveDatabaseConfig({ url, schema: schema.schema }, {})!);
+      try {
+        const appStore = new PgSessionStore(app);
+        await appStore.append(KEY, [user("from the app role")]);
+        expect((await appStore.load(KEY)).messages).toEqual([{ role: "user", content: "from the app role" }]);
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await withTestClient((client) => client.query(`DROP OWNED BY ${role}; DROP ROLE ${role}`));
+    }
+  });
+
   it("ends an append with one clear error when the database goes away mid-turn, keeping what was acknowledged", async () => {
     const release = await store.lock(KEY);
     await store.append(KEY, [user("acknowledged")]);
