@@ -96,9 +96,10 @@ function readNotes(bytes: Buffer, at: ReturnType<typeof layout>, count: number):
   const numbers = view(bytes, at.numbers, NOTE_FIELDS * count, Float64Array);
   if (names.length !== count) return undefined;
   return names.map((fileName, i) => {
-    const [keyLength, textLength, mtimeMs, size, ino] = numbers.subarray(NOTE_FIELDS * i, NOTE_FIELDS * (i + 1));
+    const at = NOTE_FIELDS * i;
+    const [mtimeMs, size, ino] = [numbers[at + 2] as number, numbers[at + 3] as number, numbers[at + 4] as number];
     const trusted = Number.isFinite(mtimeMs) && Number.isFinite(size) && Number.isFinite(ino);
-    return { fileName, keyLength: keyLength as number, textLength: textLength as number, stamp: trusted ? { mtimeMs: mtimeMs as number, size: size as number, ino: ino as number } : undefined };
+    return { fileName, keyLength: numbers[at] as number, textLength: numbers[at + 1] as number, stamp: trusted ? { mtimeMs, size, ino } : undefined };
   });
 }
 

@@ -141,17 +141,8 @@ export class NoteIndex {
     this.positions.set(fileName, at);
     this.keyLengthSum += keyCounts.size;
     this.textLengthSum += textCounts.size;
-    for (const term of new Set([...keyCounts.keys(), ...textCounts.keys()])) {
-      const freq = Math.min(MAX_FREQ, keyCounts.get(term) ?? 0) * 0x10000 + Math.min(MAX_FREQ, textCounts.get(term) ?? 0);
-      let postings = this.terms.get(term);
-      if (!postings) {
-        postings = { start: 0, end: 0, docs: [], freqs: [] };
-        this.terms.set(term, postings);
-        this.unsorted.push(term);
-      }
-      postings.docs.push(at);
-      postings.freqs.push(freq);
-    }
+    for (const [term, count] of textCounts) this.addPosting(term, at, Math.min(MAX_FREQ, keyCounts.get(term) ?? 0) * 0x10000 + Math.min(MAX_FREQ, count));
+    for (const [term, count] of keyCounts) if (!textCounts.has(term)) this.addPosting(term, at, Math.min(MAX_FREQ, count) * 0x10000);
   }
 
   /** Removes a note; unknown names are ignored. */
@@ -249,6 +240,17 @@ export class NoteIndex {
     this.unsorted = [];
     this.baseDocs = data.docs;
     this.baseFreqs = data.freqs;
+  }
+
+  private addPosting(term: string, at: number, freq: number): void {
+    let postings = this.terms.get(term);
+    if (!postings) {
+      postings = { start: 0, end: 0, docs: [], freqs: [] };
+      this.terms.set(term, postings);
+      this.unsorted.push(term);
+    }
+    postings.docs.push(at);
+    postings.freqs.push(freq);
   }
 
   private forEachPosting(term: string, visit: (at: number, freq: number) => void): void {

@@ -108,7 +108,8 @@ describe("the persisted search index", () => {
     await persisted({ "apple.md": "crisp apple", "pear.md": "ripe pear" });
     const good = await readFile(join(dir, INDEX_FILE_NAME));
     const flipped = Buffer.from(good);
-    flipped[Math.floor(flipped.length / 2)] ^= 0xff;
+    const middle = Math.floor(flipped.length / 2);
+    flipped.writeUInt8(flipped.readUInt8(middle) ^ 0xff, middle);
     for (const bad of [flipped, good.subarray(0, good.length - 7), Buffer.from("not an index"), Buffer.alloc(0)]) {
       await writeFile(join(dir, INDEX_FILE_NAME), bad);
       const store = open();
