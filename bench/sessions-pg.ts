@@ -10,7 +10,7 @@ import { openDatabase } from "../src/db/database.js";
 import { PgSessionStore } from "../src/sessions/pg-store.js";
 import type { SessionRecord } from "../src/sessions/records.js";
 import { SessionStore, type SessionBackend } from "../src/sessions/store.js";
-import { benchSession, benchTurn, compactionKeeping, seededRandom, type BenchTurn } from "./records-pg.js";
+import { benchSession, benchTurn, compactionKeeping, seededRandom, type BenchTurn } from "./records.js";
 import { median, round, timeInterleaved } from "./stats.js";
 import { benchTurnsPg, type TurnsPgBench } from "./turns-pg.js";
 
