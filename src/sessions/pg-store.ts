@@ -8,7 +8,7 @@ import { checkRecordValue, parseRecordLine } from "./line-parse.js";
 import { agentIdFromKey, headerRecordFor, newRecordId, type CompactionRecord, type HeaderRecord, type SessionRecord } from "./records.js";
 import { keptMissing, regionOfRecords, type LoadRegion } from "./session-file.js";
 import { listingOf, selectForkRecords, type SessionListing } from "./session-listing.js";
-import { buildSessionView, type LoadedSession } from "./session-view.js";
+import { recordsToShow, viewForLoad, type LoadedSession } from "./session-view.js";
 import { addPgSteer, PgInbox } from "./pg-inbox.js";
 import type { Inbox } from "../types.js";
 import { DEFAULT_LOCK_TIMEOUT_MS, type LoadOptions, type SessionBackend, type SessionStoreOptions } from "./store.js";
@@ -70,10 +70,8 @@ export class PgSessionStore implements SessionBackend {
     const file = this.locationOf(key);
     if (region === undefined) return { key, file, exists: false, messages: [], records: [], messageOffset: 0, warnings: [] };
     const mode = options.mode ?? (held ? (held.written ? "in-turn" : "turn-start") : "read");
-    const tailMode = mode === "turn-start" ? "close" : mode === "in-turn" ? "none" : "answer";
-    const { session, tail } = buildSessionView(region, { key, file, ts: this.clock.now(), newId: newRecordId, tail: tailMode });
-    session.agentId ??= agentIdFromKey(key);
-    if (tail.length > 0 && mode === "turn-start") await this.append(key, tail);
+    const { session, repairs } = viewForLoad(region, { key, file, ts: this.clock.now() }, mode);
+    if (repairs.length > 0) await this.append(key, repairs);
     return session;
   }
 
@@ -172,9 +170,7 @@ export class PgSessionStore implements SessionBackend {
     const region = await this.readRegion(key);
     if (region === undefined) throw missing();
     region.warnings.forEach((warning) => this.onWarning(warning));
-    const outputs = region.outputs ?? [];
-    const messages = region.records.flatMap((record): SessionRecord[] => [record, ...outputs.filter((o) => o.messageId === record.id)]);
-    return [...(region.header ? [region.header] : []), ...(region.compaction ? [region.compaction] : []), ...messages];
+    return recordsToShow(region);
   }
 
   async fork(fromKey: string, toKey: string, options: { upToMessageId?: string } = {}): Promise<LoadedSession> {

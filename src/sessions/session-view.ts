@@ -1,6 +1,6 @@
 // The API view of a session: repaired messages, the compaction summary in front, and the last known usage.
 import type { ContentBlockParam, MessageParam, PermissionModeName, Usage } from "../types.js";
-import type { CompactionRecord, MessageRecord, OutputRecord } from "./records.js";
+import { agentIdFromKey, newRecordId, type CompactionRecord, type MessageRecord, type OutputRecord, type SessionRecord } from "./records.js";
 import { isPlainUserMessage, repairMessages, type HistoryRepair, type TailMode } from "./repair.js";
 import type { LoadRegion } from "./session-file.js";
 
@@ -108,4 +108,33 @@ function findLastUsage(records: MessageRecord[], after: Set<string>, offset: 0 |
 
 function asBlocks(content: MessageParam["content"]): ContentBlockParam[] {
   return typeof content === "string" ? [{ type: "text", text: content }] : content;
+}
+
+/**
+ * How a load treats the end of the session, where a crash leaves its marks.
+ * - `turn-start`: the session is between turns. A trailing tool_use (a crash
+ *   mid-tool) gets `is_error` results and a trailing user message (a turn that
+ *   never got its reply) a synthetic assistant note "(no reply: ...)"; the store
+ *   appends both (`synthetic: true`), so the caller appends the next user
+ *   message as is.
+ * - `in-turn`: a turn is under way; the end is returned as written (its request
+ *   in flight, its tools running), nothing is added.
+ * - `read`: a read-only view; a trailing tool_use is answered in memory only and
+ *   nothing is written, so a reader never writes into another process's turn.
+ */
+export type LoadMode = "turn-start" | "in-turn" | "read";
+
+/** What a store's `load` returns for a region read in `mode`, and the repair records it must append first (turn-start only). */
+export function viewForLoad(region: LoadRegion, base: { key: string; file: string; ts: number }, mode: LoadMode): { session: LoadedSession; repairs: MessageRecord[] } {
+  const tail = mode === "turn-start" ? "close" : mode === "in-turn" ? "none" : "answer";
+  const built = buildSessionView(region, { ...base, newId: newRecordId, tail });
+  built.session.agentId ??= agentIdFromKey(base.key);
+  return { session: built.session, repairs: mode === "turn-start" ? built.tail : [] };
+}
+
+/** The records `show` prints for a region: the header, the last compaction, and each message with its structured answers. */
+export function recordsToShow(region: LoadRegion): SessionRecord[] {
+  const outputs = region.outputs ?? [];
+  const messages = region.records.flatMap((record): SessionRecord[] => [record, ...outputs.filter((o) => o.messageId === record.id)]);
+  return [...(region.header ? [region.header] : []), ...(region.compaction ? [region.compaction] : []), ...messages];
 }

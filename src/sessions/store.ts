@@ -9,7 +9,7 @@ import { acquireSessionLock, hasWrittenUnderLock, isLockHeld, noteWrite } from "
 import { agentIdFromKey, headerRecordFor, newRecordId, type HeaderRecord, type SessionRecord } from "./records.js";
 import { readLoadRegionFromFile } from "./session-tail.js";
 import { forkRecords, listSessions, readAllRecords, type SessionListing } from "./session-listing.js";
-import { buildSessionView, type LoadedSession } from "./session-view.js";
+import { recordsToShow, viewForLoad, type LoadedSession, type LoadMode } from "./session-view.js";
 import { addSteer, SessionInbox, type SessionInboxOptions } from "./inbox.js";
 import type { Inbox } from "../types.js";
 
@@ -19,19 +19,7 @@ export type { SessionListing } from "./session-listing.js";
 /** Waiting for a busy session gives up after this long, by default. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 
-/**
- * How `load` treats the end of the file, where a crash leaves its marks.
- * - `turn-start`: the session is between turns. A trailing tool_use (a crash
- *   mid-tool) gets `is_error` results and a trailing user message (a turn that
- *   never got its reply) a synthetic assistant note "(no reply: ...)"; both are
- *   appended to the file (`synthetic: true`), so the caller appends the next user
- *   message as is.
- * - `in-turn`: a turn is under way; the end is returned as written (its request
- *   in flight, its tools running), nothing is added.
- * - `read`: a read-only view; a trailing tool_use is answered in memory only and
- *   nothing is written, so a reader never writes into another process's turn.
- */
-export type LoadMode = "turn-start" | "in-turn" | "read";
+export type { LoadMode } from "./session-view.js";
 
 /** Options of `SessionStorage.load`. */
 export interface LoadOptions {
@@ -160,10 +148,8 @@ export class SessionStore implements SessionBackend {
     if (region === undefined) return { key, file, exists: false, messages: [], records: [], messageOffset: 0, warnings: [] };
     const lockPath = lockPathOf(file);
     const mode = options.mode ?? (isLockHeld(lockPath) ? (hasWrittenUnderLock(lockPath) ? "in-turn" : "turn-start") : "read");
-    const tailMode = mode === "turn-start" ? "close" : mode === "in-turn" ? "none" : "answer";
-    const { session, tail } = buildSessionView(region, { key, file, ts: this.clock.now(), newId: newRecordId, tail: tailMode });
-    session.agentId ??= agentIdFromKey(key);
-    if (tail.length > 0 && mode === "turn-start") await this.append(key, tail);
+    const { session, repairs } = viewForLoad(region, { key, file, ts: this.clock.now() }, mode);
+    if (repairs.length > 0) await this.append(key, repairs);
     return session;
   }
 
@@ -286,9 +272,7 @@ export class SessionStore implements SessionBackend {
     });
     if (region === undefined) throw missing();
     region.warnings.forEach((warning) => this.onWarning(warning));
-    const outputs = region.outputs ?? [];
-    const messages = region.records.flatMap((record): SessionRecord[] => [record, ...outputs.filter((o) => o.messageId === record.id)]);
-    return [...(region.header ? [region.header] : []), ...(region.compaction ? [region.compaction] : []), ...messages];
+    return recordsToShow(region);
   }
 
   /**
