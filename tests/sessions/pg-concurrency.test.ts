@@ -182,6 +182,22 @@ describe.skipIf(unavailable !== undefined)("sessions on PostgreSQL across proces
     }
   });
 
+  it("migrates a new schema once when several processes start at the same moment", async () => {
+    const fresh = newTestSchema();
+    try {
+      // Different pool sizes make four databases, not one shared: four migrations race on an empty schema.
+      const racing = await Promise.all([1, 2, 3, 4].map((poolSize) => openDatabase(resolveDatabaseConfig({ url: fresh.url, schema: fresh.schema, poolSize }, {})!)));
+      const versions = await withTestClient((client) => client.query(`SELECT version FROM "${fresh.schema}".migrations ORDER BY version`));
+      expect(versions.rows.map((row: { version: number }) => row.version)).toEqual([1, 2]);
+      const appended = new PgSessionStore(racing[3]!);
+      await appended.append(KEY, [user("after the race")]);
+      expect((await new PgSessionStore(racing[0]!).load(KEY)).messages).toEqual([{ role: "user", content: "after the race" }]);
+      await Promise.all(racing.map((database) => database.close()));
+    } finally {
+      await fresh.drop();
+    }
+  });
+
   it("starts as a role that may only use the tables once they exist (no CREATE on the database)", async () => {
     const role = `${schema.schema}_app`;
     await withTestClient((client) =>
