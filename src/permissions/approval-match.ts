@@ -24,8 +24,10 @@ export function compilePattern(entry: string): ShellWord[] | null {
   const cached = patternCache.get(entry);
   if (cached !== undefined) return cached;
   const parsed = parseShellSync(entry);
-  const only = parsed?.commands[0];
-  const clean = parsed !== undefined && parsed.problems.length === 0 && parsed.commands.length === 1 && only !== undefined;
+  // Not parsed yet (the grammar is not loaded): nothing to remember.
+  if (parsed === undefined) return null;
+  const only = parsed.commands[0];
+  const clean = parsed.problems.length === 0 && parsed.commands.length === 1 && only !== undefined;
   const pattern = clean && only.redirects.length === 0 && only.assignments.length === 0 ? only.argv : null;
   if (patternCache.size >= MAX_CACHED_PATTERNS) patternCache.clear();
   patternCache.set(entry, pattern);

@@ -10,7 +10,8 @@ import type { PathContext } from "./path-resolve.js";
 import { PROGRAM_RULES } from "./program-rules.js";
 import type { ProgramRule } from "./program-rules.js";
 import type { ReadPlan } from "./read-plan.js";
-import { loadShellParser, parseShellSync } from "./shell-parse.js";
+import { isShellParserLoaded, loadShellParser, parseShellSync } from "./shell-parse.js";
+import { parsePlainCommand } from "./plain-command.js";
 import type { ParsedShell, ShellRedirect, ShellWord, SimpleCommand } from "./shell-parse.js";
 import { judgeWord, wordVariants } from "./word-reads.js";
 import type { WordScope } from "./word-reads.js";
@@ -47,8 +48,17 @@ export async function checkCommandSafety(command: string, approvals?: ApprovalLi
   return (await assessCommand(command, approvals, options)).verdict;
 }
 
-/** `checkCommandSafety` with the reasons (and, when safe, what it reads). Loads the parser on first use. */
+/**
+ * `checkCommandSafety` with the reasons (and, when safe, what it reads). A plain command whose
+ * verdict is safe or denied is judged without the grammar, when every denied entry is plain too (a
+ * pattern such as `cat *` needs the grammar to match); anything else loads the parser on first use.
+ */
 export async function assessCommand(command: string, approvals?: ApprovalLists, options?: SafetyOptions): Promise<SafetyAssessment> {
+  const plain = isShellParserLoaded() ? undefined : parsePlainCommand(command);
+  if (plain !== undefined && (approvals?.denied ?? []).every((entry) => parsePlainCommand(entry) !== undefined)) {
+    const assessed = assessParsed(command, plain, approvals, options);
+    if (assessed.verdict === "safe" || assessed.verdict === "denied") return assessed;
+  }
   try {
     await loadShellParser();
   } catch (error) {

@@ -5,6 +5,7 @@ import { setFlagsFromString } from "node:v8";
 import { Language, Parser } from "web-tree-sitter";
 import type { Node as SyntaxNode } from "web-tree-sitter";
 import { lexicalProblems } from "./shell-lexical.js";
+import { parsePlainCommand } from "./plain-command.js";
 import { testCommandWords } from "./shell-test.js";
 import { QUOTED_BRACES_PROBLEM, appendWord, decodeWord, flagExpansion, mayMisreadBraces, quotesBraceSyntax } from "./shell-words.js";
 import type { ShellWord, WordSink } from "./shell-words.js";
@@ -78,8 +79,21 @@ export async function parseShell(command: string): Promise<ParsedShell> {
   return parseShellSync(command) as ParsedShell;
 }
 
-/** Parses synchronously; undefined while the grammar is not loaded yet (see `loadShellParser`). */
+/** True once the grammar is loaded (`loadShellParser`): every command can then be parsed synchronously. */
+export function isShellParserLoaded(): boolean {
+  return parser !== undefined;
+}
+
+/**
+ * Parses synchronously: a plain command (`parsePlainCommand`) at once, anything else with the
+ * grammar; undefined for those while the grammar is not loaded yet (see `loadShellParser`).
+ */
 export function parseShellSync(command: string): ParsedShell | undefined {
+  return parsePlainCommand(command) ?? parseWithGrammar(command);
+}
+
+/** Parses with the grammar alone; undefined while it is not loaded. What `parsePlainCommand` must agree with. */
+export function parseWithGrammar(command: string): ParsedShell | undefined {
   if (parser === undefined) return undefined;
   if (command.length > MAX_COMMAND_CHARS) return { commands: [], problems: [`command longer than ${MAX_COMMAND_CHARS} characters`] };
   const tree = parser.parse(command);

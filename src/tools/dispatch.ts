@@ -3,6 +3,7 @@ import { cutMiddle } from "../content.js";
 import type { ToolResultBlockParam, ToolUseBlock } from "../types.js";
 import { approveCall } from "./approve.js";
 import { loadShellParser } from "../permissions/shell-parse.js";
+import { parsePlainCommand } from "../permissions/plain-command.js";
 import { isReadOnlyCall, type AnyTool, type ToolContext, type ToolOutput } from "./define.js";
 
 /** Largest tool result sent to the model, in characters; the rest is cut with a marker. */
@@ -129,18 +130,20 @@ async function prepare(call: ToolUseBlock, opts: DispatchOptions): Promise<Prepa
   if (before.deny !== undefined) return answered(`Denied: ${before.deny}`);
   const parsed = tool.input.safeParse(before.input);
   if (!parsed.success) return answered(`Invalid input for ${call.name}: ${describeIssues(parsed.error.issues)}. Fix the input and call it again.`);
-  // A tool judged by the command gate declares itself read-only from the parsed command: the parser must be there
-  // first, or a safe command reads as not read-only (refused in plan mode, run alone) while it still loads.
-  if (judgedAsCommand(tool, parsed.data)) await loadShellParser().catch(() => undefined);
+  // A tool judged by the command gate declares itself read-only from the parsed command: the grammar must be there
+  // first (unless the command is plain, which needs none), or a safe command reads as not read-only while it loads.
+  const command = commandOf(tool, parsed.data);
+  if (command !== undefined && parsePlainCommand(command) === undefined) await loadShellParser().catch(() => undefined);
   return { call, tool, input: parsed.data, readOnly: readOnlyFor(tool, parsed.data) };
 }
 
-function judgedAsCommand(tool: AnyTool, input: unknown): boolean {
+/** The command line the gate judges for this call, if the tool is judged as a command. */
+function commandOf(tool: AnyTool, input: unknown): string | undefined {
   try {
     const rule = tool.permission?.(input);
-    return rule !== undefined && "command" in rule;
+    return rule !== undefined && "command" in rule ? rule.command : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

@@ -1,0 +1,34 @@
+// Plain commands read without the grammar: words of unremarkable characters between blanks, as bash and the full parser read them.
+import type { ParsedShell } from "./shell-parse.js";
+
+/**
+ * Characters of a plain argument: nothing bash quotes, expands, splits on or treats as an operator
+ * (no quotes, `\`, `$`, `` ` ``, `*?[]{}~`, `;&|<>()`, `#`, `!`, `^`, newline). Such a word is
+ * passed to the program exactly as written, and tree-sitter-bash reads it so too.
+ */
+const PLAIN_WORD = /^[A-Za-z0-9_./:,+=%@-]+$/;
+/**
+ * The program is stricter: no `=` (`NAME=value` first is an assignment), no leading `-`, and none of
+ * `:+,%@`, which tree-sitter-bash misreads in a first word (`a+:a`, `a%a`, `a@a` do not parse there).
+ */
+const PLAIN_PROGRAM = /^[A-Za-z0-9_./][A-Za-z0-9_./-]*$/;
+/** Words bash reads as syntax when they come first (reserved words); the full parser judges those lines. */
+const RESERVED = new Set(["if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do", "done", "in", "function", "time", "coproc"]);
+/** Longer lines go to the full parser, which bounds them itself. */
+const MAX_PLAIN_CHARS = 4_096;
+
+/**
+ * The parse of a command that is one simple command of plain words (`ls -la src`, `git status`,
+ * `echo hi`), exactly as `parseShellSync` with the grammar gives it (a property test holds the two
+ * together); undefined for anything else, which then needs the grammar. Pure and cheap: the common
+ * command is judged without loading the 1.4 MB WebAssembly parser at all.
+ */
+export function parsePlainCommand(command: string): ParsedShell | undefined {
+  if (command.length > MAX_PLAIN_CHARS) return undefined;
+  const words = command.split(/[ \t]+/).filter((word) => word !== "");
+  const [program, ...args] = words;
+  if (program === undefined || !PLAIN_PROGRAM.test(program) || RESERVED.has(program)) return undefined;
+  // A lone `==` is an operator token to tree-sitter-bash (of `[[ ]]`), though a word to bash.
+  if (!args.every((word) => PLAIN_WORD.test(word) && word !== "==")) return undefined;
+  return { commands: [{ argv: words.map((value) => ({ value, glob: false })), assignments: [], redirects: [], nested: false }], problems: [] };
+}
