@@ -1,10 +1,12 @@
-// The rows of the table from the measurements, each with its target from issue 7; issue 17's PostgreSQL rows after them.
+// The rows of the table from the measurements, each with its target from issue 7; issue 17's PostgreSQL rows, then issue 18's, after them.
 import type { CacheBench } from "./cache.js";
 import type { CliBench } from "./cli.js";
 import type { GateBench } from "./gate.js";
 import type { HarnessBench } from "./harness.js";
 import type { MemorySearchBench } from "./memory-search.js";
 import type { ParallelToolsBench } from "./parallel-tools.js";
+import type { ProcessRunsBench } from "./process-runs.js";
+import { gateRows, processRunRows } from "./report-18.js";
 import type { SessionsBench } from "./sessions.js";
 import { LOAD_RECORDS, TIMED_APPENDS, TIMED_LOADS, type Latency, type SessionsPgBench, type SessionsPgMeasured } from "./sessions-pg.js";
 import { TURN_PROCESSES, TURN_RUNS, TURNS_PER_PROCESS, type TurnsRate } from "./turns-pg.js";
@@ -23,6 +25,8 @@ export interface Measurements {
   gate: GateBench;
   /** Sessions on PostgreSQL next to files, or why not measured. */
   sessionsPg: SessionsPgBench;
+  /** Whole processes running run_command: miniclaw run, the library script, the bare shell loop. */
+  processRuns: ProcessRunsBench;
 }
 
 const ms = (value: number, digits = 1): string => `${value.toFixed(digits)} ms`;
@@ -58,7 +62,6 @@ function storeRows(m: Measurements): Row[] {
     { measurement: "Memory search, 10,000 notes", miniclaw: ms(search(10_000), 2), ...none, target: "< 50 ms", verdict: verdict(search(10_000) < 50) },
     { measurement: "First memory search of a new process, 10,000 notes, no index file yet", miniclaw: ms(first(10_000, "firstColdMs"), 0), ...none },
     { measurement: "First memory search of a new process, 10,000 notes, index file left by the last one", miniclaw: ms(first(10_000, "firstWarmMs"), 0), ...none, target: "< 200 ms", verdict: verdict(first(10_000, "firstWarmMs") < 200) },
-    { measurement: `Gate, ${m.gate.corpusSize}-command corpus`, miniclaw: `${m.gate.classificationsPerSecond.toLocaleString("en-US")} /s`, ...none },
   ];
 }
 
@@ -93,7 +96,7 @@ function pgRows(pgBench: SessionsPgBench): Row[] {
   ];
 }
 
-/** The table's rows, in the order of issue 7, then issue 17's. */
+/** The table's rows, in the order of issue 7 (the gate's rows excepted), then issue 17's, then issue 18's (the gate's among them). */
 export function buildRows(m: Measurements): Row[] {
   const { cache, cacheThinking, parallelTools: p } = m;
   const [loop, loopStreaming, start, rss] = loopRows(m);
@@ -113,5 +116,5 @@ export function buildRows(m: Measurements): Row[] {
     target: `≈ ${p.callMs / 1000} s`,
     verdict: verdict(p.parallelMs < 1.5 * p.callMs),
   };
-  return [loop!, loopStreaming!, start!, rss!, cacheRow(cache, ""), cacheRow(cacheThinking, `, thinking on (${cacheThinking.thinking}-token budget)`), ...storeRows(m), parallelRow, ...pgRows(m.sessionsPg)];
+  return [loop!, loopStreaming!, start!, rss!, cacheRow(cache, ""), cacheRow(cacheThinking, `, thinking on (${cacheThinking.thinking}-token budget)`), ...storeRows(m), parallelRow, ...pgRows(m.sessionsPg), ...processRunRows(m.processRuns), ...gateRows(m.gate)];
 }

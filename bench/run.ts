@@ -1,4 +1,4 @@
-// `npm run bench`: every measurement of issues 7 and 17 against the scripted model, printed as one table and saved to bench/results.json.
+// `npm run bench`: every measurement of issues 7, 17 and 18 against the scripted model, printed as one table and saved to bench/results.json.
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
@@ -9,6 +9,7 @@ import { benchGate } from "./gate.js";
 import { benchHarness } from "./harness.js";
 import { benchMemorySearch } from "./memory-search.js";
 import { benchParallelTools } from "./parallel-tools.js";
+import { benchProcessRuns } from "./process-runs.js";
 import { buildRows, type Measurements } from "./report.js";
 import { benchSessions } from "./sessions.js";
 import { benchSessionsPg } from "./sessions-pg.js";
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
   // Timing-sensitive sections first, while this process is small and the machine is as quiet as it will be.
   const harness = await section("harness overhead (20-request turns, miniclaw and the bare loop)", () => benchHarness(lib));
   const cli = await section("CLI start and peak RSS (child processes)", () => benchCli(lib));
+  const processRuns = await section("whole processes with run_command (miniclaw run, the library, the bare shell loop)", () => benchProcessRuns(lib));
   const cache = await section("prompt cache (30-turn session)", () => benchCache(lib));
   const cacheThinking = await section("prompt cache with thinking (30-turn session)", () => benchCache(lib, { thinkingBudget: 2048 }));
   const parallelTools = await section("parallel tools (five 1 s calls)", () => benchParallelTools(lib));
@@ -39,7 +41,7 @@ async function main(): Promise<void> {
   const memorySearch = await section("memory search (1,000 and 10,000 notes)", benchMemorySearch);
   const gate = await section("the gate", benchGate);
   const sessionsPg = await section("sessions on PostgreSQL next to files (append, 10,000-record load, turns of 4 processes)", benchSessionsPg);
-  const measurements: Measurements = { harness, cli, cache, cacheThinking, parallelTools, sessions, memorySearch, gate, sessionsPg };
+  const measurements: Measurements = { harness, cli, cache, cacheThinking, parallelTools, sessions, memorySearch, gate, sessionsPg, processRuns };
   const rows = buildRows(measurements);
   const durationS = Math.round((performance.now() - started) / 100) / 10;
   process.stdout.write(`${machineLine(machine)}\n\n${formatTable(rows)}\n`);

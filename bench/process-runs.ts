@@ -1,0 +1,176 @@
+// Whole processes with run_command: `miniclaw run`, a library script and the bare shell loop, each from spawn to exit, at 1 and 19 rounds of `echo hi`.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
+import type { RecordedRequest } from "../src/testing/index.js";
+import { startScriptedModel } from "../src/testing/index.js";
+import type { MiniclawLibrary } from "./built-library.js";
+import { roundsSoFar } from "./scripts.js";
+import { median, round } from "./stats.js";
+import { runTimedNode, type TimedRun } from "./timed-child.js";
+
+const MINICLAW_BIN = fileURLToPath(new URL("../bin/miniclaw.js", import.meta.url));
+const LIBRARY_RUN = fileURLToPath(new URL("./library-run.mjs", import.meta.url));
+const BARE_SHELL_LOOP = fileURLToPath(new URL("./bare-shell-loop.mjs", import.meta.url));
+const PROMPT = "hi";
+/** Timed runs of each harness at each round count, unless the caller asks for another number. */
+export const PROCESS_RUNS = 7;
+/** Tool rounds of the short and the long turn; the long one is a 20-request turn, miniclaw's default cap. */
+export const SHORT_ROUNDS = 1;
+export const LONG_ROUNDS = 19;
+
+/** The three contenders: `node bin/miniclaw.js run`, `node bench/library-run.mjs`, `node bench/bare-shell-loop.mjs`. */
+export const HARNESSES = ["miniclaw", "library", "bare"] as const;
+export type Harness = (typeof HARNESSES)[number];
+
+/** What one process run measured, in milliseconds and megabytes. */
+export interface RunFigures {
+  /** Spawn → the scripted model receiving the first request. */
+  startMs: number;
+  /** Spawn → exit. */
+  wholeMs: number;
+  /** The scripted model sending its final (text) response → exit. */
+  tailMs: number;
+  /** Peak resident set size. */
+  maxRssMb: number;
+  /** CPU time of all the process's threads at its exit event, user + system. */
+  cpuMs: number;
+}
+
+/** One harness: the medians at both round counts, the per-round figures derived from them, and every run. */
+export interface HarnessRuns {
+  short: RunFigures;
+  long: RunFigures;
+  /** (median whole run at LONG_ROUNDS − at SHORT_ROUNDS) / (LONG_ROUNDS − SHORT_ROUNDS). */
+  perRoundMs: number;
+  /** The same of the CPU time. */
+  cpuPerRoundMs: number;
+  runs: { short: RunFigures[]; long: RunFigures[] };
+}
+
+/** What `benchProcessRuns` measures. */
+export interface ProcessRunsBench {
+  /** Timed runs of each harness at each round count (after one warm-up run each). */
+  runs: number;
+  shortRounds: number;
+  longRounds: number;
+  /** How the bare loop runs a command. */
+  bareShell: string;
+  harnesses: Record<Harness, HarnessRuns>;
+}
+
+/** When the current run's first request and final response happened, on this process's clock. */
+interface Probe {
+  rounds: number;
+  firstRequestAt: number | undefined;
+  finalAt: number | undefined;
+}
+
+/** A content block as the wire has it. */
+interface WireBlock {
+  type?: unknown;
+  content?: unknown;
+  is_error?: unknown;
+}
+
+/** The tool results of a request, as the wire has them. */
+function toolResultsOf(req: RecordedRequest | undefined): WireBlock[] {
+  const messages = (req?.body.messages ?? []) as Array<{ content?: unknown }>;
+  return messages.flatMap((m) => (Array.isArray(m.content) ? (m.content as WireBlock[]).filter((b) => b.type === "tool_result") : []));
+}
+
+/** Throws unless the run made `rounds + 1` requests and every command ran and printed its `hi N`. */
+function checkRun(harness: Harness, rounds: number, run: TimedRun, requests: readonly RecordedRequest[]): void {
+  const results = toolResultsOf(requests.at(-1));
+  const printed = results.every((r, i) => r.is_error !== true && JSON.stringify(r.content).includes(`hi ${i + 1}`));
+  if (requests.length !== rounds + 1 || results.length !== rounds || !printed || !run.stdout.includes(`done after ${rounds} tool rounds`)) {
+    throw new Error(`${harness} made ${requests.length} requests for ${rounds} rounds: ${JSON.stringify(results.at(-1))}\n${run.stdout}\n${run.stderr}`);
+  }
+}
+
+function figuresOf(run: TimedRun, probe: Probe): RunFigures {
+  if (probe.firstRequestAt === undefined || probe.finalAt === undefined) throw new Error("the child made no request");
+  return {
+    startMs: round(probe.firstRequestAt - run.spawnedAt, 1),
+    wholeMs: round(run.exitedAt - run.spawnedAt, 1),
+    tailMs: round(run.exitedAt - probe.finalAt, 1),
+    maxRssMb: round(run.maxRssKb / 1024, 1),
+    cpuMs: round(run.cpuUs / 1000, 1),
+  };
+}
+
+function mediansOf(runs: readonly RunFigures[]): RunFigures {
+  const of = (field: keyof RunFigures): number => round(median(runs.map((r) => r[field])), 1);
+  return { startMs: of("startMs"), wholeMs: of("wholeMs"), tailMs: of("tailMs"), maxRssMb: of("maxRssMb"), cpuMs: of("cpuMs") };
+}
+
+function summarize(runs: { short: RunFigures[]; long: RunFigures[] }): HarnessRuns {
+  const short = mediansOf(runs.short);
+  const long = mediansOf(runs.long);
+  const extra = LONG_ROUNDS - SHORT_ROUNDS;
+  return { short, long, perRoundMs: round((long.wholeMs - short.wholeMs) / extra), cpuPerRoundMs: round((long.cpuMs - short.cpuMs) / extra), runs };
+}
+
+/** `harnesses` turned `by` places, so that no harness always runs first after another's exit. */
+function rotated(by: number): Harness[] {
+  return HARNESSES.map((_, i) => HARNESSES[(i + by) % HARNESSES.length]!);
+}
+
+/**
+ * Spawns each harness as a process against one scripted model that answers at once:
+ * N responses each asking for `run_command` with `echo hi K` (K = 1..N, so no
+ * repeat brake fires), then a text. `miniclaw run` and the library script get a
+ * fresh workspace from the templates each run (made before the spawn, not timed);
+ * the bare loop runs each command with `/bin/bash -c` through `child_process.spawn`.
+ * One warm-up run each at N = SHORT_ROUNDS, then `runs` repetitions of N =
+ * SHORT_ROUNDS and N = LONG_ROUNDS, the three harnesses interleaved in a rotating
+ * order. Every child is started with a preload that reports its peak RSS and CPU.
+ */
+export async function benchProcessRuns(lib: MiniclawLibrary, { runs = PROCESS_RUNS }: { runs?: number } = {}): Promise<ProcessRunsBench> {
+  const root = await mkdtemp(join(tmpdir(), "miniclaw-bench-process-"));
+  const probe: Probe = { rounds: SHORT_ROUNDS, firstRequestAt: undefined, finalAt: undefined };
+  const server = await startScriptedModel([
+    {
+      reply: (req) => {
+        probe.firstRequestAt ??= performance.now();
+        const done = roundsSoFar(req);
+        if (done < probe.rounds) return { toolUses: [{ name: "run_command", input: { command: `echo hi ${done + 1}` } }] };
+        probe.finalAt = performance.now();
+        return { text: `done after ${done} tool rounds` };
+      },
+    },
+  ]);
+  try {
+    const env = { PATH: process.env["PATH"] ?? "", HOME: root, NO_COLOR: "1", ANTHROPIC_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "x" };
+    let workspaces = 0;
+    const argsOf = async (harness: Harness): Promise<string[]> => {
+      if (harness === "bare") return [BARE_SHELL_LOOP, String(LONG_ROUNDS + 1), PROMPT];
+      const workspace = join(root, `workspace-${workspaces++}`);
+      await lib.ensureWorkspace(workspace);
+      return harness === "miniclaw" ? [MINICLAW_BIN, "run", PROMPT, "--workspace", workspace] : [LIBRARY_RUN, workspace, PROMPT];
+    };
+    const runOnce = async (harness: Harness, rounds: number): Promise<RunFigures> => {
+      const args = await argsOf(harness);
+      Object.assign(probe, { rounds, firstRequestAt: undefined, finalAt: undefined });
+      const before = server.requests.length;
+      const run = await runTimedNode(args, { cwd: root, env });
+      checkRun(harness, rounds, run, server.requests.slice(before));
+      return figuresOf(run, probe);
+    };
+
+    const all = Object.fromEntries(HARNESSES.map((h) => [h, { short: [] as RunFigures[], long: [] as RunFigures[] }])) as Record<Harness, HarnessRuns["runs"]>;
+    for (const harness of HARNESSES) await runOnce(harness, SHORT_ROUNDS);
+    for (let i = 0; i < runs; i++) {
+      for (const harness of rotated(i)) all[harness].short.push(await runOnce(harness, SHORT_ROUNDS));
+      for (const harness of rotated(i)) all[harness].long.push(await runOnce(harness, LONG_ROUNDS));
+    }
+    if (server.rejected.length > 0) throw new Error(`the scripted model rejected a request: ${server.rejected[0]?.error ?? ""}`);
+    const harnesses = Object.fromEntries(HARNESSES.map((h) => [h, summarize(all[h])])) as Record<Harness, HarnessRuns>;
+    return { runs, shortRounds: SHORT_ROUNDS, longRounds: LONG_ROUNDS, bareShell: "/bin/bash -c through child_process.spawn", harnesses };
+  } finally {
+    await server.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,98 @@
+// The rows of issue 18: whole processes running run_command (miniclaw run and the library beside the bare shell loop), and the gate's rate and slowest call.
+import type { GateBench } from "./gate.js";
+import type { HarnessRuns, ProcessRunsBench } from "./process-runs.js";
+import { ratio, verdict, type Row } from "./table.js";
+
+const ms = (value: number): string => `${value.toFixed(1)} ms`;
+const mb = (value: number): string => `${value.toFixed(1)} MB`;
+const WHO = { miniclaw: "miniclaw run", library: "library script" } as const;
+
+/** A row of a figure against the bare loop's, with a ratio target. */
+function vsBare(measurement: string, value: number, base: number, unit: (v: number) => string, limit: number | undefined): Row {
+  const target = limit === undefined ? "" : `≤ ${limit.toFixed(Math.max(1, String(limit).split(".")[1]?.length ?? 0))}×`;
+  const holds = limit === undefined ? "" : verdict(value / base <= limit);
+  return { measurement, miniclaw: unit(value), baseline: `${unit(base)} bare loop`, ratio: ratio(value, base), target, verdict: holds };
+}
+
+/** The rows of one figure for miniclaw run and the library script; `how` is said on the first only. */
+function bothRows(p: ProcessRunsBench, name: string, figure: (h: HarnessRuns) => number, unit: (v: number) => string, limits: [number | undefined, number | undefined], how = ""): Row[] {
+  const bare = figure(p.harnesses.bare);
+  return [
+    vsBare(`${name}: ${WHO.miniclaw}${how}`, figure(p.harnesses.miniclaw), bare, unit, limits[0]),
+    vsBare(`${name}: ${WHO.library}`, figure(p.harnesses.library), bare, unit, limits[1]),
+  ];
+}
+
+/** The exit tail's row: a target in milliseconds over the bare loop's, its long-turn figure in brackets. */
+function tailRow(p: ProcessRunsBench, harness: "miniclaw" | "library", limitMs: number | undefined): Row {
+  const own = p.harnesses[harness];
+  const bare = p.harnesses.bare;
+  return {
+    measurement: `Exit tail, ${p.shortRounds} round (${p.longRounds} in brackets), the final response sent → exit: ${WHO[harness]}`,
+    miniclaw: `${ms(own.short.tailMs)} (${ms(own.long.tailMs)})`,
+    baseline: `${ms(bare.short.tailMs)} (${ms(bare.long.tailMs)}) bare loop`,
+    ratio: ratio(own.short.tailMs, bare.short.tailMs),
+    target: limitMs === undefined ? "" : `≤ bare + ${limitMs} ms`,
+    verdict: limitMs === undefined ? "" : verdict(own.short.tailMs - bare.short.tailMs <= limitMs),
+  };
+}
+
+/**
+ * The whole-process rows: `node bin/miniclaw.js run` and `node bench/library-run.mjs`
+ * (runAgentTurn of dist/ with its defaults) against `node bench/bare-shell-loop.mjs`, each
+ * turn N rounds of run_command `echo hi K` then a text, against the scripted model.
+ */
+export function processRunRows(p: ProcessRunsBench): Row[] {
+  const how = ` (median of ${p.runs} runs each, the three interleaved; bare loop: @anthropic-ai/sdk messages.create, ${p.bareShell})`;
+  const extra = p.longRounds - p.shortRounds;
+  const { miniclaw, library } = p.harnesses;
+  return [
+    ...bothRows(p, `Whole process, ${p.shortRounds} round of run_command \`echo hi\`, spawn → exit`, (h) => h.short.wholeMs, ms, [1.1, 1.15], how),
+    ...bothRows(p, `Whole process, ${p.longRounds} rounds of run_command, spawn → exit`, (h) => h.long.wholeMs, ms, [1.1, 1.15]),
+    tailRow(p, "miniclaw", 30),
+    tailRow(p, "library", undefined),
+    ...bothRows(p, `Per round with run_command, (whole ${p.longRounds} − whole ${p.shortRounds}) / ${extra}`, (h) => h.perRoundMs, ms, [1.2, 1.2]),
+    ...bothRows(p, `CPU per round with run_command, user + system of all threads at exit, (${p.longRounds} − ${p.shortRounds}) / ${extra}`, (h) => h.cpuPerRoundMs, ms, [undefined, undefined]),
+    ...bothRows(p, `Peak RSS, ${p.longRounds + 1}-request turn with run_command (maxRSS at exit)`, (h) => h.long.maxRssMb, mb, [1.15, 1.15]),
+    vsBare(`Spawn → first request, the ${p.shortRounds}-round runs: ${WHO.miniclaw}`, miniclaw.short.startMs, p.harnesses.bare.short.startMs, ms, 1.0),
+    {
+      measurement: `Spawn → first request, the ${p.shortRounds}-round runs: ${WHO.library} vs ${WHO.miniclaw}`,
+      miniclaw: ms(library.short.startMs),
+      baseline: `${ms(miniclaw.short.startMs)} miniclaw run`,
+      ratio: ratio(library.short.startMs, miniclaw.short.startMs),
+      target: "≤ 1.1×",
+      verdict: verdict(library.short.startMs / miniclaw.short.startMs <= 1.1),
+    },
+  ];
+}
+
+const perSecond = (value: number): string => `${value.toLocaleString("en-US")} /s`;
+
+/**
+ * The gate's rows: its rate over the test corpus (as before) and over the mixed corpus, and the
+ * slowest classification of the mixed corpus. The target holds on the command slowest by its own
+ * median over the rounds; the slowest single call of any round is shown beside it, as it also
+ * counts the bench process's pauses (garbage collection, another process on the core).
+ */
+export function gateRows(g: GateBench): Row[] {
+  const none = { baseline: "", ratio: "" };
+  const m = g.mixed;
+  const short = (command: string): string => JSON.stringify(command.length > 40 ? `${command.slice(0, 40)}…` : command);
+  return [
+    { measurement: `Gate, ${g.corpusSize}-command test corpus (median of ${g.rounds} rounds)`, miniclaw: perSecond(g.classificationsPerSecond), ...none, target: "", verdict: "" },
+    {
+      measurement: `Gate, ${m.corpusSize}-command mixed corpus: test corpus, everyday commands, agents' commands (median of ${m.rounds} rounds)`,
+      miniclaw: perSecond(m.classificationsPerSecond),
+      ...none,
+      target: "≥ 15,000 /s",
+      verdict: verdict(m.classificationsPerSecond >= 15_000),
+    },
+    {
+      measurement: `Gate, slowest classification of the mixed corpus: the slowest command by its median (slowest single call of all ${m.rounds} rounds; p99)`,
+      miniclaw: `${m.slowestMedianMs.toFixed(3)} ms ${short(m.slowestMedianCommand)} (${m.slowestMs.toFixed(1)} ms; p99 ${m.p99Ms.toFixed(3)} ms)`,
+      ...none,
+      target: "< 1 ms",
+      verdict: verdict(m.slowestMedianMs < 1),
+    },
+  ];
+}
