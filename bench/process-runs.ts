@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
-import type { RecordedRequest } from "../src/testing/index.js";
+import type { RecordedRequest, Rule } from "../src/testing/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
 import type { MiniclawLibrary } from "./built-library.js";
 import { roundsSoFar } from "./scripts.js";
@@ -113,6 +113,19 @@ function summarize(runs: { short: RunFigures[]; long: RunFigures[] }): HarnessRu
   return { short, long, perRoundMs: round((long.wholeMs - short.wholeMs) / extra), cpuPerRoundMs: round((long.cpuMs - short.cpuMs) / extra), runs };
 }
 
+/** `probe.rounds` responses asking for run_command `echo hi K`, then a text; stamps the first request and the final response. */
+function shellRule(probe: Probe): Rule {
+  return {
+    reply: (req) => {
+      probe.firstRequestAt ??= performance.now();
+      const done = roundsSoFar(req);
+      if (done < probe.rounds) return { toolUses: [{ name: "run_command", input: { command: `echo hi ${done + 1}` } }] };
+      probe.finalAt = performance.now();
+      return { text: `done after ${done} tool rounds` };
+    },
+  };
+}
+
 /** `harnesses` turned `by` places, so that no harness always runs first after another's exit. */
 function rotated(by: number): Harness[] {
   return HARNESSES.map((_, i) => HARNESSES[(i + by) % HARNESSES.length]!);
@@ -131,17 +144,7 @@ function rotated(by: number): Harness[] {
 export async function benchProcessRuns(lib: MiniclawLibrary, { runs = PROCESS_RUNS }: { runs?: number } = {}): Promise<ProcessRunsBench> {
   const root = await mkdtemp(join(tmpdir(), "miniclaw-bench-process-"));
   const probe: Probe = { rounds: SHORT_ROUNDS, firstRequestAt: undefined, finalAt: undefined };
-  const server = await startScriptedModel([
-    {
-      reply: (req) => {
-        probe.firstRequestAt ??= performance.now();
-        const done = roundsSoFar(req);
-        if (done < probe.rounds) return { toolUses: [{ name: "run_command", input: { command: `echo hi ${done + 1}` } }] };
-        probe.finalAt = performance.now();
-        return { text: `done after ${done} tool rounds` };
-      },
-    },
-  ]);
+  const server = await startScriptedModel([shellRule(probe)]);
   try {
     const env = { PATH: process.env["PATH"] ?? "", HOME: root, NO_COLOR: "1", ANTHROPIC_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "x" };
     let workspaces = 0;
