@@ -27,6 +27,9 @@ export async function migrate(database: Database): Promise<number[]> {
   if (current >= latest) return [];
   const client = await database.pool.connect();
   let failed = false;
+  // A connection lost while checked out emits on the client: the query in flight fails, the process goes on.
+  const onError = (): void => void (failed = true);
+  client.on("error", onError);
   try {
     await client.query("BEGIN");
     await client.query("SELECT pg_advisory_xact_lock($1::bigint)", [database.lockKey("migrations")]);
@@ -47,6 +50,7 @@ export async function migrate(database: Database): Promise<number[]> {
     await client.query("ROLLBACK").catch(() => undefined);
     throw error;
   } finally {
+    client.off("error", onError);
     client.release(failed);
   }
 }
