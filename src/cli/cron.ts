@@ -10,7 +10,8 @@ import { openCronBackend, type CronBackend } from "../runtime/cron-backend.js";
 import { CRON_FILE, hasEnded, loadCronJobs, type CronJob } from "../runtime/cron-config.js";
 import { createJobRunner } from "../runtime/cron-job.js";
 import { openCronQueue } from "../runtime/cron-pg.js";
-import { startDatabaseScheduler, withRunLock } from "../runtime/cron-pg-scheduler.js";
+import { startDatabaseScheduler } from "../runtime/cron-pg-scheduler.js";
+import { RunLocks } from "../runtime/cron-run-lock.js";
 import type { JobPause } from "../runtime/cron-state.js";
 import type { CronStore } from "../runtime/cron-store.js";
 import type { AgentConfig } from "../types.js";
@@ -156,14 +157,12 @@ async function runOneJob({ workspace, runJob, jobs, backend }: Prepared, io: Cli
   // SIGTERM too: the run ends as interrupted and the MCP servers are stopped rather than left to the reaper.
   const offs = [io.onSignal("SIGINT", () => controller.abort()), io.onSignal("SIGTERM", () => controller.abort())];
   try {
-    const run = (): Promise<RunRecord> => executeRun(job, runJob, { clock: systemClock, signal: controller.signal });
-    // On a database the run takes the job's run lock, as the workers' runs do: never two runs of a job at once.
-    const held = database ? await withRunLock(database, name, run) : { locked: true as const, value: await run() };
-    if (!held.locked) {
+    const run = (signal: AbortSignal): Promise<RunRecord> => executeRun(job, runJob, { clock: systemClock, signal });
+    const record = database ? await runLocked(database, name, (lost) => run(AbortSignal.any([controller.signal, lost])), io) : await run(controller.signal);
+    if (!record) {
       io.stderr.write(`${visibleText(`${name} is running on a worker now; try again when that run ends (miniclaw cron runs ${name})`)}\n`);
       return 1;
     }
-    const record = held.value;
     await recordRun(store, record, io);
     if (pause && (record.status === "ok" || record.status === "alert")) {
       await store.setPause(name, undefined);
@@ -174,6 +173,26 @@ async function runOneJob({ workspace, runJob, jobs, backend }: Prepared, io: Cli
     return SUCCESS.has(record.status) || finished ? 0 : 1;
   } finally {
     for (const off of offs) off();
+  }
+}
+
+/**
+ * Runs `run` holding the job's run lock, as the workers' runs do: never two runs of a job at once, and
+ * a tick that comes meanwhile is skipped (the workers see the lock held). `run` gets the lock's lost
+ * signal: a lock lost mid-run aborts the run. Undefined when the lock is held elsewhere.
+ */
+async function runLocked(database: NonNullable<CronBackend["database"]>, name: string, run: (lost: AbortSignal) => Promise<RunRecord>, io: CliIo): Promise<RunRecord | undefined> {
+  const locks = new RunLocks(database, (line) => void io.stderr.write(`${line}\n`));
+  try {
+    const lock = await locks.tryLock(name);
+    if (!lock) return undefined;
+    try {
+      return await run(lock.lost);
+    } finally {
+      await lock.release();
+    }
+  } finally {
+    await locks.close();
   }
 }
 

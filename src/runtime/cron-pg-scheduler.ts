@@ -2,21 +2,31 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Clock } from "../deps.js";
 import { systemClock } from "../deps.js";
-import type { Database, Queryable } from "../db/database.js";
-import { ABORT_SETTLE_MS, nodeScheduleTimer, pauseNotice, settleOrTimeout, type JobTimer, type Scheduler, type StartTimer } from "./cron.js";
+import { describeDatabaseError, type Database, type Queryable } from "../db/database.js";
+import { inTransaction } from "../db/transaction.js";
+import { gracefulStop, nextRunTime, nodeScheduleTimer, pauseNotice, type RunningEntry, type Scheduler, type StartTimer } from "./cron.js";
 import type { CronJob } from "./cron-config.js";
-import type { CronQueue, QueuedRun } from "./cron-pg.js";
+import { RETRY_LIMIT, type CronQueue, type QueuedRun } from "./cron-pg.js";
+import { isLostConnection, RunLocks, runLockHeldSql, runLockKey, type RunLock } from "./cron-run-lock.js";
 import { executeRun, skippedRecord, type RunJob, type RunRecord } from "./cron-runs.js";
-import { inTransaction, insertRunRecord, upsertPause, workerName } from "./cron-table.js";
+import { hasRunRecord, insertRunRecord, upsertPause, workerName } from "./cron-table.js";
 
-/** How often each worker looks at each job's queue: retries, and runs whose sender died before running them. */
+/** How often each worker asks (one query for all its jobs) which jobs have a run waiting or orphaned. */
 export const POLL_MS = 1_000;
+/**
+ * Runs one worker goes on with at once, by default. Each run's turn holds a turn connection for its
+ * session (and the worker one more for all its run locks), so this stays well under the turn
+ * connections of a process (20 by default); the runs beyond it wait for another worker's poller.
+ */
+export const DEFAULT_MAX_RUNS = 8;
 /** After winning a tick, how many times (and how far apart) the winner tries the run lock a poller may hold for a moment. */
 const EAGER_TRIES = 8;
 const EAGER_GAP_MS = 100;
 /** A run's record and its completion are stored together; a failed store is tried again this many times, this far apart. */
 const STORE_TRIES = 5;
 const STORE_GAP_MS = 1_000;
+/** The detail of a tick's run that no worker started within one interval of its tick (every worker was stopped). */
+export const STALE_DETAIL = "not started within one interval of its tick (no worker was running); skipped rather than run late";
 
 export interface DatabaseSchedulerOptions {
   database: Database;
@@ -28,59 +38,63 @@ export interface DatabaseSchedulerOptions {
   runJob: RunJob;
   clock?: Clock;
   startTimer?: StartTimer;
-  /** Notices: a job paused, a worker found dead, shutdown progress. Must not throw. */
+  /** Notices: a job paused, a worker found dead, the database lost (one line per outage), shutdown progress. Must not throw. */
   log: (line: string) => void;
   /** Each record once it is stored in cron_runs (runs, skipped ticks, runs of dead workers), to print. Must not throw. */
   onRecord: (record: RunRecord) => void;
-  /** This process in cron_ticks and cron_runs; default host and pid. */
+  /** This process in cron_ticks and cron_runs; default its connections' application name. */
   worker?: string;
   /** Default POLL_MS. */
   pollMs?: number;
+  /** Runs going on at once in this worker; default DEFAULT_MAX_RUNS, and never more than the turn connections less one. */
+  maxRuns?: number;
 }
 
-interface Entry {
-  job: CronJob;
-  timer: JobTimer | null;
+interface Entry extends RunningEntry {
   /** This worker is trying the job's run lock, or holds it. */
   attempting: boolean;
-  running?: { controller: AbortController; done: Promise<void> } | undefined;
 }
 
 /**
  * Schedules the enabled jobs on every worker that calls it; returns at once. At each tick
  * (named by its scheduled second), the worker whose insert into cron_ticks wins: does nothing
- * for a paused job, records a `skipped` run when a run of the job is waiting or going anywhere,
- * or else sends the run to the job's pg-boss queue in the same transaction, then tries to run
- * it at once. A run is only ever fetched and run by the holder of the job's advisory run lock,
- * held on a connection of its own: no two runs of one job overlap. The holder first fails any
- * run pg-boss still thinks active (its worker died; the server freed the lock with its
- * connection): retried once, then failed, and recorded either way. `stop` as `startScheduler`'s.
+ * for a paused job, records a `skipped` run when a run of the job is waiting or going anywhere
+ * (its run lock held, by a worker or by `cron run`), or else sends the run to the job's pg-boss
+ * queue in the same transaction, then tries to run it at once. A run is only ever fetched and
+ * run by the holder of the job's advisory run lock (see RunLocks): no two runs of one job overlap.
+ * The holder first fails any run pg-boss still thinks active (its worker died; the server freed
+ * the lock with its connection): retried once, then failed, and recorded either way. A run fetched
+ * later than one interval after its tick is recorded as skipped. `stop` as `startScheduler`'s.
  */
 export function startDatabaseScheduler(opts: DatabaseSchedulerOptions): Scheduler {
   const clock = opts.clock ?? systemClock;
-  const worker = opts.worker ?? workerName();
   const { database, queue } = opts;
+  const worker = opts.worker ?? workerName(database);
+  const maxRuns = Math.max(1, Math.min(opts.maxRuns ?? DEFAULT_MAX_RUNS, database.config.turnConnections - 1));
+  const locks = new RunLocks(database, opts.log);
   const inflight = new Set<Promise<unknown>>();
-  let stopping: Promise<void> | undefined;
   const track = (promise: Promise<unknown>): void => {
     inflight.add(promise);
     void promise.finally(() => inflight.delete(promise));
   };
-  const fail = (what: string) => (error: unknown) => opts.log(`cron: ${what}: ${error instanceof Error ? error.message : String(error)}`);
+  const outage = outageLog(opts.log);
+  let stopping = (): boolean => false;
 
-  /** Stores `record` (and the job's pause, for a paused run) with `also` in one transaction, then hands it on. */
-  const store = async (record: RunRecord, place: { tick?: Date; attempt?: number }, also?: (client: Queryable) => Promise<unknown>): Promise<void> => {
+  /**
+   * Stores `record` (and the job's pause, for a paused run) with `also`, in one transaction through
+   * `lock`'s connection (or the pool's, given `inTransaction`), tried again a few times unless the lock is lost.
+   */
+  const store = async (lock: Pick<RunLock, "transaction" | "lost">, record: RunRecord, place: { tick: Date; attempt: number }, also?: (client: Queryable) => Promise<unknown>): Promise<void> => {
     for (let tries = 1; ; tries++) {
       try {
-        await inTransaction(database, async (client) => {
+        await lock.transaction(async (client) => {
           await also?.(client);
           await insertRunRecord(database, client, record, { ...place, worker });
           if (record.status === "paused") await upsertPause(database, client, record.job, { since: record.end, reason: record.detail ?? "paused" });
         });
         break;
       } catch (error) {
-        // Left unstored, a finished run would look orphaned to the next lock holder and run again.
-        if (tries >= STORE_TRIES) throw error;
+        if (tries >= STORE_TRIES || lock.lost.aborted) throw error;
         await sleep(STORE_GAP_MS);
       }
     }
@@ -88,16 +102,17 @@ export function startDatabaseScheduler(opts: DatabaseSchedulerOptions): Schedule
   };
 
   const tick = (entry: Entry, scheduledAt?: Date): void => {
-    if (stopping) return;
+    if (stopping()) return;
     const at = new Date(Math.round((scheduledAt?.getTime() ?? clock.now()) / 1000) * 1000);
     track(
       claimTick(entry.job, at)
         .then((claim) => {
+          outage.ok();
           if (claim === "sent") return eagerRun(entry);
           if (claim !== undefined) opts.onRecord(claim);
           return undefined;
         })
-        .catch(fail(`the tick of ${entry.job.name} at ${at.toISOString()}`)),
+        .catch(outage.failed(`the tick of ${entry.job.name} at ${at.toISOString()}`)),
     );
   };
 
@@ -111,7 +126,9 @@ export function startDatabaseScheduler(opts: DatabaseSchedulerOptions): Schedule
       await client.query(`DELETE FROM ${database.table("cron_ticks")} WHERE job = $1 AND tick < $2::timestamptz - interval '1 day'`, [job.name, at]);
       const paused = await client.query(`SELECT 1 FROM ${database.table("cron_pauses")} WHERE job = $1`, [job.name]);
       if (paused.rows.length > 0) return undefined;
-      if (await queue.hasPending(client, job.name)) {
+      // The run lock is held without a pending run by `cron run JOB`: its run is going too.
+      const held = await client.query(`SELECT ${runLockHeldSql("$1::bigint")} AS held`, [runLockKey(database, job.name)]);
+      if (held.rows[0]?.held || (await queue.hasPending(client, job.name))) {
         const record = skippedRecord(job, clock.now(), "the previous run is still going");
         await insertRunRecord(database, client, record, { tick: at, worker });
         return record;
@@ -120,65 +137,91 @@ export function startDatabaseScheduler(opts: DatabaseSchedulerOptions): Schedule
       return "sent";
     });
 
+  const full = (): boolean => entries.filter((e) => e.attempting).length >= maxRuns;
+
   /** The winner of a tick runs it now if it can; a poller may hold the run lock for a moment, so a few tries. */
   const eagerRun = async (entry: Entry): Promise<void> => {
-    for (let i = 0; i < EAGER_TRIES && !stopping; i++) {
-      if ((await attempt(entry)) === "done") return;
+    for (let i = 0; i < EAGER_TRIES && !stopping() && !full(); i++) {
+      if ((await attempt(entry)) !== "locked-out") return;
       await sleep(EAGER_GAP_MS);
     }
   };
 
   /** Takes the job's run lock if free, reaps orphans, fetches and runs one waiting run, releases. */
   const attempt = async (entry: Entry): Promise<"locked-out" | "busy" | "done"> => {
-    if (entry.attempting) return "busy";
+    if (entry.attempting || full()) return "busy";
     entry.attempting = true;
     try {
-      const held = await withRunLock(database, entry.job.name, async (lost) => {
-        await reapOrphans(entry.job);
-        const run = stopping ? undefined : await queue.fetch(entry.job.name);
-        if (run) await runFetched(entry, run, lost);
-      });
-      return held.locked ? "done" : "locked-out";
+      const lock = await locks.tryLock(entry.job.name);
+      if (!lock) return "locked-out";
+      try {
+        await reapOrphans(entry.job, lock);
+        const run = stopping() ? undefined : await lock.use((client) => queue.fetch(client, entry.job.name));
+        if (run) await runFetched(entry, run, lock);
+      } finally {
+        await lock.release();
+      }
+      return "done";
     } finally {
       entry.attempting = false;
     }
   };
 
-  /** Fails and records each run pg-boss thinks active: to the lock holder, its worker is gone. */
-  const reapOrphans = async (job: CronJob): Promise<void> => {
+  /** Fails and records each run pg-boss thinks active (to the lock holder, its worker is gone), in a transaction on the lock's connection. */
+  const reapOrphans = async (job: CronJob, lock: RunLock): Promise<void> => {
     for (const run of await queue.active(job.name)) {
+      const place = { tick: run.tick, attempt: run.retryCount + 1 };
+      if (await hasRunRecord(database, database.pool, job.name, place.tick, place.attempt)) {
+        // It finished and was recorded by a worker that lost its lock before completing it: done, not orphaned.
+        await lock.transaction((client) => queue.complete(client, job.name, run.id));
+        continue;
+      }
       const now = clock.now();
-      let fate = "";
-      const retried = "its worker stopped mid-run (killed, or cut off from the database); it runs once more on a worker";
-      const failed = "its worker stopped mid-run again, on its retry; not run again for this tick";
-      const record: RunRecord = { job: job.name, start: new Date(run.startedOn?.getTime() ?? now).toISOString(), end: new Date(now).toISOString(), status: "error", detail: "" };
-      await store(record, { tick: run.tick, attempt: run.retryCount + 1 }, async (client) => {
-        fate = await queue.failOrphan(client, job.name, run, "the worker running it stopped mid-run");
-        record.detail = fate === "retried" ? retried : failed;
-      });
-      opts.log(`cron: ${job.name}: the run for ${run.tick.toISOString()} lost its worker; ${fate === "retried" ? "retrying it once" : "failed for good"}`);
+      const retried = run.retryCount < RETRY_LIMIT;
+      const detail = retried
+        ? "its worker stopped mid-run (killed, or cut off from the database); it runs once more on a worker"
+        : "its worker stopped mid-run again, on its retry; not run again for this tick";
+      const record: RunRecord = { job: job.name, start: new Date(run.startedOn?.getTime() ?? now).toISOString(), end: new Date(now).toISOString(), status: "error", detail };
+      await store(lock, record, place, (client) => queue.failOrphan(client, job.name, run, "the worker running it stopped mid-run"));
+      opts.log(`cron: ${job.name}: the run for ${run.tick.toISOString()} lost its worker; ${retried ? "retrying it once" : "failed for good"}`);
     }
   };
 
-  /** Runs a fetched run to its record; stores the record and completes the pg-boss job together, unless the lock was lost. */
-  const runFetched = async (entry: Entry, run: QueuedRun, lost: AbortSignal): Promise<void> => {
+  /** Runs a fetched run to its record, stored with the run's completion on the lock's connection; a stale run is recorded as skipped. */
+  const runFetched = async (entry: Entry, run: QueuedRun, lock: RunLock): Promise<void> => {
+    const place = { tick: run.tick, attempt: run.retryCount + 1 };
+    const complete = (client: Queryable): Promise<void> => queue.complete(client, entry.job.name, run.id);
+    if (isStale(entry.job, run, clock.now())) return store(lock, skippedRecord(entry.job, clock.now(), STALE_DETAIL), place, complete);
+    // A lock lost while reaping or fetching: the run never starts (the next holder retries it).
+    if (lock.lost.aborted) return;
     const controller = new AbortController();
-    const onLost = (): void => controller.abort();
-    lost.addEventListener("abort", onLost, { once: true });
     const done = (async () => {
-      const record = await executeRun(entry.job, opts.runJob, { clock, signal: controller.signal });
-      if (lost.aborted) {
-        opts.log(`cron: ${entry.job.name}: lost the database connection holding its run lock; the run is left to the next worker to retry`);
+      const record = await executeRun(entry.job, opts.runJob, { clock, signal: AbortSignal.any([controller.signal, lock.lost]) });
+      if (lock.lost.aborted) {
+        opts.log(`cron: ${entry.job.name}: lost its run lock mid-run; the run was aborted and is left to the next worker to retry`);
         return;
       }
-      await store(record, { tick: run.tick, attempt: run.retryCount + 1 }, (client) => queue.complete(client, entry.job.name, run.id));
+      await storeFinished(record, place, lock, complete);
       if (record.status === "paused") opts.log(pauseNotice(entry.job, record));
-    })().finally(() => {
-      lost.removeEventListener("abort", onLost);
-      entry.running = undefined;
-    });
+    })().finally(() => (entry.running = undefined));
     entry.running = { controller, done };
     await done;
+  };
+
+  /**
+   * Stores a finished run with its completion on the lock's connection. When the lock is lost on the
+   * way, the record alone goes through the pool: the next lock holder then finds it recorded and
+   * completes it instead of running it again. When even that fails, it says so.
+   */
+  const storeFinished = async (record: RunRecord, place: { tick: Date; attempt: number }, lock: RunLock, complete: (client: Queryable) => Promise<void>): Promise<void> => {
+    try {
+      await store(lock, record, place, complete);
+    } catch (error) {
+      if (!lock.lost.aborted) throw error;
+      await store({ transaction: (fn) => inTransaction(database, fn), lost: new AbortController().signal }, record, place).catch((again: unknown) => {
+        throw new Error(`its record could not be stored (${describeDatabaseError(again)}): the next worker will find the run orphaned and run it once more`);
+      });
+    }
   };
 
   const entries: Entry[] = opts.jobs
@@ -190,73 +233,55 @@ export function startDatabaseScheduler(opts: DatabaseSchedulerOptions): Schedule
       return entry;
     });
 
+  /** One query for the jobs with work no one holds; an attempt for each, as far as there is room. */
+  const pollOnce = async (): Promise<void> => {
+    const idle = entries.filter((e) => !e.attempting);
+    if (idle.length === 0 || full()) return;
+    const names = new Set(await queue.withWork(idle.map((e) => ({ name: e.job.name, lockKey: runLockKey(database, e.job.name) }))));
+    outage.ok();
+    for (const entry of idle) if (names.has(entry.job.name) && !stopping()) track(attempt(entry).catch(outage.failed(`running ${entry.job.name}`)));
+  };
   const pollMs = opts.pollMs ?? POLL_MS;
   let poller: NodeJS.Timeout | undefined;
   const poll = (): void => {
+    if (stopping()) return;
     poller = setTimeout(() => {
-      for (const entry of entries) if (!stopping) track(attempt(entry).catch(fail(`polling ${entry.job.name}`)));
-      if (!stopping) poll();
+      if (stopping()) return;
+      track(pollOnce().catch(outage.failed("polling")).finally(poll));
     }, pollMs * (0.8 + Math.random() * 0.4));
   };
   poll();
 
+  const stopper = gracefulStop({ entries, pending: () => [...inflight], log: opts.log, clock });
+  stopping = stopper.stopping;
   return {
-    stop(graceMs) {
-      const abortRunning = (): void => {
-        for (const entry of entries) entry.running?.controller.abort();
-      };
-      if (stopping) {
-        abortRunning();
-        return stopping;
-      }
-      for (const entry of entries) entry.timer?.cancel();
+    async stop(graceMs) {
       clearTimeout(poller);
-      stopping = (async () => {
-        // A run fetched just before the stop is among the in-flight attempts: it gets the grace period too.
-        const running = entries.filter((e) => e.running);
-        if (running.length > 0) opts.log(`cron: waiting up to ${(graceMs / 1000).toFixed(1)}s for ${running.map((e) => e.job.name).join(", ")} to finish`);
-        await settleOrTimeout([...inflight], graceMs, clock);
-        const late = entries.filter((e) => e.running);
-        if (late.length > 0) opts.log(`cron: aborting ${late.map((e) => e.job.name).join(", ")}`);
-        abortRunning();
-        await settleOrTimeout([...inflight], ABORT_SETTLE_MS, clock);
-        const stuck = entries.filter((e) => e.running);
-        if (stuck.length > 0) opts.log(`cron: gave up waiting for ${stuck.map((e) => e.job.name).join(", ")}`);
-      })();
-      return stopping;
+      await stopper.stop(graceMs);
+      await locks.close();
     },
   };
 }
 
 /**
- * Runs `fn` while holding `job`'s run lock: a session advisory lock on a connection of the turn
- * pool, taken only if free (`{ locked: false }` at once otherwise). Whoever holds it is the only
- * process that may run the job. `lost` aborts when that connection breaks: the server has then
- * freed the lock and another worker may take over, so the run should stop. Throws what `fn` throws.
+ * Whether a fetched run comes too late to be worth running: later than one interval of its job
+ * after its tick (for a retry: after its dead worker's attempt was failed), as when every worker was stopped.
  */
-export async function withRunLock<T>(database: Database, job: string, fn: (lost: AbortSignal) => Promise<T>): Promise<{ locked: false } | { locked: true; value: T }> {
-  const lost = new AbortController();
-  let broken = false;
-  const onError = (): void => {
-    broken = true;
-    lost.abort();
+export function isStale(job: CronJob, run: QueuedRun, now: number): boolean {
+  const since = run.retryCount === 0 ? run.tick : run.availableSince;
+  const next = nextRunTime(job.schedule, job.tz, run.tick);
+  return next !== undefined && now > since.getTime() + (next.getTime() - run.tick.getTime());
+}
+
+/** Failures of the database logged once per outage (until something succeeds again); other failures each get their line. */
+function outageLog(log: (line: string) => void): { failed: (what: string) => (error: unknown) => void; ok: () => void } {
+  let down = false;
+  return {
+    failed: (what) => (error) => {
+      if (!isLostConnection(error)) return log(`cron: ${what}: ${error instanceof Error ? error.message : String(error)}`);
+      if (!down) log(`cron: lost the database (${describeDatabaseError(error)}); ticks and runs wait until it is back`);
+      down = true;
+    },
+    ok: () => void (down = false),
   };
-  const client = await database.turns.connect();
-  client.on("error", onError);
-  try {
-    const key = database.lockKey(`cron-run:${job}`);
-    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS locked", [key]);
-    if (!rows[0]?.locked) return { locked: false };
-    try {
-      return { locked: true, value: await fn(lost.signal) };
-    } finally {
-      await client.query("SELECT pg_advisory_unlock($1::bigint)", [key]).catch(() => (broken = true));
-    }
-  } catch (error) {
-    broken = true;
-    throw error;
-  } finally {
-    client.off("error", onError);
-    client.release(broken);
-  }
 }

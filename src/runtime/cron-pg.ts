@@ -1,6 +1,8 @@
 // pg-boss for cron on PostgreSQL: its schema (`<schema>_boss`), one queue per job, and the few calls the workers make. The only home of pg-boss.
 import type PgBoss from "pg-boss";
 import type { Database, Queryable } from "../db/database.js";
+import { inTransaction } from "../db/transaction.js";
+import { runLockHeldSql } from "./cron-run-lock.js";
 
 /** Each job of cron.json has the pg-boss queue `miniclaw.cron.<job>`. */
 export const QUEUE_PREFIX = "miniclaw.cron.";
@@ -26,6 +28,8 @@ export interface QueuedRun {
   retryCount: number;
   /** When its last attempt started (by the database's clock); undefined before it ever ran. */
   startedOn: Date | undefined;
+  /** When it could first be fetched: when it was sent, or, for a retry, when its dead worker's attempt was failed. */
+  availableSince: Date;
 }
 
 /** What becomes of a run failed because its worker died. */
@@ -37,10 +41,15 @@ export interface CronQueue {
   send(client: Queryable, job: string, tick: Date): Promise<void>;
   /** True when a run of `job` is waiting, waiting for its retry, or active. Read on `client`, in the caller's transaction. */
   hasPending(client: Queryable, job: string): Promise<boolean>;
+  /**
+   * Of `jobs` (names with their run lock keys), those with a run waiting or active whose run lock no
+   * process holds: the ones a poller should lock. One query for all of them.
+   */
+  withWork(jobs: ReadonlyArray<{ name: string; lockKey: string }>): Promise<string[]>;
   /** The active runs of `job`: only the holder of the job's run lock makes a run active, so to that holder these are orphans. */
   active(job: string): Promise<QueuedRun[]>;
-  /** Takes the next waiting run of `job` (made active), or undefined. */
-  fetch(job: string): Promise<QueuedRun | undefined>;
+  /** Takes the next waiting run of `job` (made active) through `client` (the run lock's connection), or undefined. */
+  fetch(client: Queryable, job: string): Promise<QueuedRun | undefined>;
   /** Marks a run finished (its record says how it went), in the caller's transaction on `client`. */
   complete(client: Queryable, job: string, id: string): Promise<void>;
   /** Fails an orphaned run in the caller's transaction: it comes back for one retry, or, after its retry, is failed for good. */
@@ -85,13 +94,21 @@ export async function openCronQueue(database: Database, jobs: readonly string[],
       const { rows } = await client.query(`SELECT 1 FROM ${jobTable} WHERE name = $1 AND state < 'completed' LIMIT 1`, [queueName(job)]);
       return rows.length > 0;
     },
+    async withWork(jobs) {
+      const { rows } = await database.pool.query<{ name: string }>(
+        `SELECT q.name FROM unnest($1::text[], $2::bigint[], $3::text[]) AS q(queue, key, name)
+          WHERE EXISTS (SELECT 1 FROM ${jobTable} j WHERE j.name = q.queue AND j.state < 'completed' AND j.start_after < now()) AND NOT ${runLockHeldSql("q.key")}`,
+        [jobs.map((job) => queueName(job.name)), jobs.map((job) => job.lockKey), jobs.map((job) => job.name)],
+      );
+      return rows.map((row) => row.name);
+    },
     async active(job) {
-      const { rows } = await database.pool.query<Row>(`SELECT id, data, retry_count, started_on FROM ${jobTable} WHERE name = $1 AND state = 'active'`, [queueName(job)]);
+      const { rows } = await database.pool.query<Row>(`SELECT id, data, retry_count, started_on, start_after FROM ${jobTable} WHERE name = $1 AND state = 'active'`, [queueName(job)]);
       return rows.map(toQueuedRun);
     },
-    async fetch(job) {
-      const [row] = await boss.fetch<{ tick: string }>(queueName(job), { includeMetadata: true, batchSize: 1 });
-      return row && toQueuedRun({ id: row.id, data: row.data, retry_count: row.retryCount, started_on: row.startedOn });
+    async fetch(client, job) {
+      const [row] = await boss.fetch<{ tick: string }>(queueName(job), { includeMetadata: true, batchSize: 1, db: through(client) });
+      return row && toQueuedRun({ id: row.id, data: row.data, retry_count: row.retryCount, started_on: row.startedOn, start_after: row.startAfter });
     },
     async complete(client, job, id) {
       await boss.complete(queueName(job), id, {}, { db: through(client) });
@@ -114,18 +131,20 @@ interface Row {
   data: unknown;
   retry_count: number;
   started_on: Date | null;
+  start_after: Date;
 }
 
 function toQueuedRun(row: Row): QueuedRun {
   const tick = new Date(String((row.data as { tick?: unknown } | null)?.tick));
-  return { id: row.id, tick, retryCount: row.retry_count, startedOn: row.started_on ?? undefined };
+  return { id: row.id, tick, retryCount: row.retry_count, startedOn: row.started_on ?? undefined, availableSince: row.start_after };
 }
 
 /**
  * A started pg-boss on its own small pool, schema `<schema>_boss`, with its cron timekeeper and
  * state monitor off (miniclaw's workers keep the schedules). Its install and the queue creations
  * run under an advisory lock of ours: pg-boss's own install is not safe against a second process
- * doing it at the same moment (the loser's connection is left in a failed transaction).
+ * doing it at the same moment (the loser's connection is left in a failed transaction). The lock is
+ * a transaction's, on a connection whose loss is heard (the start then fails, with pg-boss stopped).
  */
 async function startBoss(database: Database, opts: { supervise: boolean; onError: (error: unknown) => void; queues?: string[] }): Promise<PgBoss> {
   const { default: PgBossClass } = await import("pg-boss");
@@ -140,21 +159,15 @@ async function startBoss(database: Database, opts: { supervise: boolean; onError
     migrate: true,
   });
   boss.on("error", opts.onError);
-  const client = await database.pool.connect();
-  let broken = false;
   try {
-    await client.query("SELECT pg_advisory_lock($1::bigint)", [database.lockKey("pg-boss install")]);
-    try {
+    await inTransaction(database, async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock($1::bigint)", [database.lockKey("pg-boss install")]);
       await boss.start();
       for (const queue of opts.queues ?? []) await boss.createQueue(queue, { name: queue, retryLimit: RETRY_LIMIT, retryDelay: 0, expireInSeconds: EXPIRE_IN_SECONDS });
-    } finally {
-      await client.query("SELECT pg_advisory_unlock($1::bigint)", [database.lockKey("pg-boss install")]).catch(() => (broken = true));
-    }
+    });
   } catch (error) {
     await stopBoss(boss);
     throw error;
-  } finally {
-    client.release(broken);
   }
   return boss;
 }

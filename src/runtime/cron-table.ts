@@ -1,13 +1,12 @@
 // The run log and the pauses in PostgreSQL (cron_runs, cron_pauses): the CronStore every worker of a schema shares.
-import { hostname } from "node:os";
 import type { Database, Queryable } from "../db/database.js";
 import type { RunRecord } from "./cron-runs.js";
 import type { JobPause } from "./cron-state.js";
 import type { CronStore, RunPlace } from "./cron-store.js";
 
-/** How this process names itself in cron_runs.worker and cron_ticks.claimed_by. */
-export function workerName(): string {
-  return `${hostname()} pid ${process.pid}`;
+/** How this process names itself in cron_runs.worker and cron_ticks.claimed_by: its connections' application name, `miniclaw pid N on HOST`. */
+export function workerName(database: Database): string {
+  return database.pool.options.application_name ?? `miniclaw pid ${process.pid}`;
 }
 
 /**
@@ -15,7 +14,7 @@ export function workerName(): string {
  * attempt and worker beside it), pauses in `cron_pauses`, so every worker sees a pause at its next
  * tick and `cron run --force` anywhere resumes the job everywhere. Queries go through the short pool.
  */
-export function databaseCronStore(database: Database, worker = workerName()): CronStore {
+export function databaseCronStore(database: Database, worker = workerName(database)): CronStore {
   const runs = database.table("cron_runs");
   const pauses = database.table("cron_pauses");
   return {
@@ -62,22 +61,8 @@ export async function upsertPause(database: Database, q: Queryable, job: string,
   ]);
 }
 
-/**
- * Runs `fn` in a transaction on a client of the short pool: commits when it resolves, rolls back
- * when it throws (and rethrows). A client whose rollback fails is destroyed, not reused.
- */
-export async function inTransaction<T>(database: Database, fn: (client: Queryable) => Promise<T>): Promise<T> {
-  const client = await database.pool.connect();
-  let broken = false;
-  try {
-    await client.query("BEGIN");
-    const result = await fn(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => (broken = true));
-    throw error;
-  } finally {
-    client.release(broken);
-  }
+/** Whether cron_runs has a record of `job`'s run for `tick`, attempt `attempt` (read through `q`). */
+export async function hasRunRecord(database: Database, q: Queryable, job: string, tick: Date, attempt: number): Promise<boolean> {
+  const { rows } = await q.query(`SELECT 1 FROM ${database.table("cron_runs")} WHERE job = $1 AND tick = $2 AND attempt = $3 LIMIT 1`, [job, tick, attempt]);
+  return rows.length > 0;
 }

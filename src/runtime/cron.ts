@@ -75,10 +75,7 @@ export interface Scheduler {
   stop(graceMs: number): Promise<void>;
 }
 
-interface Entry {
-  job: CronJob;
-  timer: JobTimer | null;
-  running?: { controller: AbortController; done: Promise<void> } | undefined;
+interface Entry extends RunningEntry {
   paused: boolean;
 }
 
@@ -91,7 +88,7 @@ interface Entry {
 export function startScheduler(opts: SchedulerOptions): Scheduler {
   const clock = opts.clock ?? systemClock;
   const startTimer = opts.startTimer ?? nodeScheduleTimer;
-  let stopping: Promise<void> | undefined;
+  let stopping = (): boolean => false;
   const report = async (record: RunRecord): Promise<void> => {
     try {
       await opts.onRecord(record);
@@ -101,7 +98,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   };
 
   const tick = (entry: Entry): void => {
-    if (stopping || entry.paused) return;
+    if (stopping() || entry.paused) return;
     if (entry.running) {
       void report(skippedRecord(entry.job, clock.now(), "the previous run is still going"));
       return;
@@ -131,45 +128,58 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       return entry;
     });
 
-  const runningNow = (): Entry[] => entries.filter((e) => e.running);
-  const abortRunning = (): void => {
-    for (const entry of runningNow()) entry.running?.controller.abort();
-  };
+  const stopper = gracefulStop({ entries, pending: () => entries.map((e) => e.running?.done), log: opts.log, clock });
+  stopping = stopper.stopping;
+  return { stop: stopper.stop };
+}
 
-  return {
-    stop(graceMs) {
-      if (stopping) {
-        abortRunning();
-        return stopping;
-      }
-      for (const entry of entries) entry.timer?.cancel();
-      stopping = (async () => {
-        const running = runningNow();
-        if (running.length === 0) return;
-        opts.log(`cron: waiting up to ${(graceMs / 1000).toFixed(1)}s for ${running.map((e) => e.job.name).join(", ")} to finish`);
-        await settleWithin(running, graceMs, clock);
-        const late = runningNow();
-        if (late.length === 0) return;
-        opts.log(`cron: aborting ${late.map((e) => e.job.name).join(", ")}`);
-        abortRunning();
-        await settleWithin(late, ABORT_SETTLE_MS, clock);
-        const stuck = runningNow();
-        if (stuck.length > 0) opts.log(`cron: gave up waiting for ${stuck.map((e) => e.job.name).join(", ")}`);
-      })();
-      return stopping;
-    },
+/** A job as a scheduler's stop sees it: running while `running` is set. */
+export interface RunningEntry {
+  job: CronJob;
+  timer: JobTimer | null;
+  running?: { controller: AbortController; done: Promise<void> } | undefined;
+}
+
+/**
+ * The `stop` of a scheduler (see Scheduler.stop) over its `entries`: cancels their timers, waits up
+ * to the grace period for `pending()` (the runs, and whatever else the scheduler has in flight),
+ * aborts the runs still going and waits at most ABORT_SETTLE_MS more. A second call aborts at once.
+ * `stopping` is true from the first call on: the scheduler then starts nothing new.
+ */
+export function gracefulStop(opts: { entries: readonly RunningEntry[]; pending: () => ReadonlyArray<Promise<unknown> | undefined>; log: (line: string) => void; clock: Clock }): {
+  stop: Scheduler["stop"];
+  stopping: () => boolean;
+} {
+  const { entries, log, clock } = opts;
+  let stopped: Promise<void> | undefined;
+  const runningNames = (): string => entries.filter((e) => e.running).map((e) => e.job.name).join(", ");
+  const abortRunning = (): void => {
+    for (const entry of entries) entry.running?.controller.abort();
   };
+  const stop = (graceMs: number): Promise<void> => {
+    if (stopped) {
+      abortRunning();
+      return stopped;
+    }
+    for (const entry of entries) entry.timer?.cancel();
+    stopped = (async () => {
+      if (runningNames()) log(`cron: waiting up to ${(graceMs / 1000).toFixed(1)}s for ${runningNames()} to finish`);
+      await settleOrTimeout(opts.pending(), graceMs, clock);
+      if (!runningNames()) return;
+      log(`cron: aborting ${runningNames()}`);
+      abortRunning();
+      await settleOrTimeout(opts.pending(), ABORT_SETTLE_MS, clock);
+      if (runningNames()) log(`cron: gave up waiting for ${runningNames()}`);
+    })();
+    return stopped;
+  };
+  return { stop, stopping: () => stopped !== undefined };
 }
 
 /** The line logged when a run pauses its job: an ended job (past its `until`) is over, any other waits for a person. */
 export function pauseNotice(job: CronJob, record: RunRecord): string {
   if (hasEnded(job, Date.parse(record.start))) return `cron: ${job.name} has ended (its until, ${job.until}, has passed): no further runs; miniclaw cron run ${job.name} --force runs it once more`;
   return `cron: ${job.name} is paused: no further runs; miniclaw cron run ${job.name} --force runs it and, when it succeeds, resumes it`;
-}
-
-/** Waits until every run settles or `ms` pass, whichever is first, leaving no timer behind. */
-function settleWithin(entries: Entry[], ms: number, clock: Clock): Promise<void> {
-  return settleOrTimeout(entries.map((e) => e.running?.done), ms, clock);
 }
 
 /** Waits until every promise settles or `ms` pass, whichever is first, leaving no timer behind. Never rejects. */

@@ -3,16 +3,19 @@ import { resolveDatabaseConfig } from "../../src/db/config.js";
 import { openDatabase, type Database } from "../../src/db/database.js";
 import type { StartTimer } from "../../src/runtime/cron.js";
 import type { CronJob } from "../../src/runtime/cron-config.js";
+import { inTransaction } from "../../src/db/transaction.js";
 import { openCronQueue, type CronQueue } from "../../src/runtime/cron-pg.js";
-import { startDatabaseScheduler } from "../../src/runtime/cron-pg-scheduler.js";
+import { STALE_DETAIL, startDatabaseScheduler } from "../../src/runtime/cron-pg-scheduler.js";
+import { RunLocks, runLockKey } from "../../src/runtime/cron-run-lock.js";
 import type { RunJob, RunOutcome, RunRecord } from "../../src/runtime/cron-runs.js";
-import { databaseCronStore, inTransaction } from "../../src/runtime/cron-table.js";
-import { databaseUnavailable, newTestSchema, type TestSchema } from "../helpers/pg.js";
+import { databaseCronStore, workerName } from "../../src/runtime/cron-table.js";
+import { databaseUnavailable, newTestSchema, withTestClient, type TestSchema } from "../helpers/pg.js";
 
 const unavailable = await databaseUnavailable();
 
-const job = (name: string, extra: Partial<CronJob> = {}): CronJob => ({ name, schedule: "*/1 * * * * *", session: `cron:${name}`, heartbeat: false, enabled: true, prompt: "go", ...extra });
-const T0 = Date.parse("2026-12-01T09:00:00Z");
+// Every minute: the test's ticks (fired by hand, a few seconds apart) are never stale.
+const job = (name: string, extra: Partial<CronJob> = {}): CronJob => ({ name, schedule: "0 * * * * *", session: `cron:${name}`, heartbeat: false, enabled: true, prompt: "go", ...extra });
+const T0 = Math.floor(Date.now() / 1000) * 1000;
 const at = (seconds: number): Date => new Date(T0 + seconds * 1000);
 
 /** Waits until `condition` (sync or not) holds, polling; throws after `timeoutMs`. */
@@ -59,11 +62,12 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
   }
 
   /** One worker (its own pg-boss) on manual timers; `runJob` is shared by the test. */
-  async function startWorker(name: string, jobs: CronJob[], runJob: RunJob, timers = manualTimers()): Promise<Worker & { fire: (when: Date) => void }> {
+  async function startWorker(name: string, jobs: CronJob[], runJob: RunJob, extra: { maxRuns?: number } = {}): Promise<Worker & { fire: (when: Date) => void }> {
+    const timers = manualTimers();
     const logs: string[] = [];
     const records: RunRecord[] = [];
     const queue = await openCronQueue(database, jobs.map((j) => j.name), (line) => logs.push(line));
-    const scheduler = startDatabaseScheduler({ database, queue, jobs, runJob, startTimer: timers.startTimer, log: (l) => logs.push(l), onRecord: (r) => void records.push(r), worker: name, pollMs: 300 });
+    const scheduler = startDatabaseScheduler({ database, queue, jobs, runJob, startTimer: timers.startTimer, log: (l) => logs.push(l), onRecord: (r) => void records.push(r), worker: name, pollMs: 300, ...extra });
     let stopped = false;
     const stop = async (): Promise<void> => {
       if (stopped) return;
@@ -76,6 +80,10 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
   }
 
   const rows = async (sql: string, values: unknown[] = []) => (await database.pool.query(sql, values)).rows as Array<Record<string, unknown>>;
+  /** No run of any job waiting, retrying or active in pg-boss: nothing more will run until a tick sends one. */
+  const queueSettled = async (): Promise<boolean> => (await rows(`SELECT 1 FROM "${database.schema}_boss".job WHERE state < 'completed'`)).length === 0;
+  /** The claims of `n` ticks are committed: whatever they were to send or skip is done. */
+  const ticksClaimed = (n: number) => async (): Promise<boolean> => (await rows(`SELECT 1 FROM ${database.table("cron_ticks")}`)).length === n;
 
   it("runs a tick once though three workers fire it, and records it with its tick", async ({ expect }) => {
     await open();
@@ -84,7 +92,8 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
     const workers = await Promise.all(["a", "b", "c"].map((n) => startWorker(n, [job("pulse")], runJob)));
     for (const w of workers) w.fire(at(0));
     await until(async () => (await rows(`SELECT 1 FROM ${database.table("cron_runs")}`)).length === 1);
-    await new Promise((r) => setTimeout(r, 1_000));
+    // Stopping waits for every claim and attempt in flight: after it nothing more can run.
+    await Promise.all(workers.map((w) => w.stop()));
     expect(calls).toBe(1);
     const ticks = await rows(`SELECT job, tick, claimed_by FROM ${database.table("cron_ticks")}`);
     expect(ticks).toHaveLength(1);
@@ -106,7 +115,7 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
     await until(async () => (await rows(`SELECT 1 FROM ${database.table("cron_runs")} WHERE status = 'skipped'`)).length === 2);
     release();
     await until(async () => (await rows(`SELECT 1 FROM ${database.table("cron_runs")} WHERE status = 'ok'`)).length === 1);
-    await new Promise((r) => setTimeout(r, 800));
+    await Promise.all([a.stop(), b.stop()]);
     expect(calls).toBe(1);
     const runs = await rows(`SELECT tick, status, record->>'detail' AS detail FROM ${database.table("cron_runs")} ORDER BY tick`);
     expect(runs).toEqual([
@@ -130,7 +139,8 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
     expect(Object.keys(await store.readPauses())).toEqual(["watch"]);
     expect(a.logs.join("\n")).toMatch(/watch is paused: no further runs/);
     for (const second of [1, 2]) for (const w of [a, b]) w.fire(at(second));
-    await new Promise((r) => setTimeout(r, 800));
+    await until(ticksClaimed(3));
+    expect(await queueSettled()).toBe(true);
     expect(calls).toBe(1);
     await store.setPause("watch", undefined);
     b.fire(at(3));
@@ -143,7 +153,7 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
     const dead = await openCronQueue(database, [name], () => undefined);
     await inTransaction(database, (client) => dead.send(client, name, tick));
     for (let i = 0; i < deaths; i++) {
-      const run = await dead.fetch(name);
+      const run = await dead.fetch(database.pool, name);
       if (!run) throw new Error("the orphan was not fetched");
       if (i < deaths - 1) await inTransaction(database, (client) => dead.failOrphan(client, name, run, "test"));
     }
@@ -175,9 +185,109 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
     let calls = 0;
     const worker = await startWorker("survivor", [job("nightly")], async () => ((calls += 1), { status: "ok" }));
     await until(() => worker.records.length === 1);
-    await new Promise((r) => setTimeout(r, 800));
+    await until(queueSettled);
+    await worker.stop();
     expect(calls).toBe(0);
     expect(worker.records.map((r) => [r.status, r.detail])).toEqual([["error", "its worker stopped mid-run again, on its retry; not run again for this tick"]]);
     expect(await rows(`SELECT attempt, status FROM ${database.table("cron_runs")}`)).toEqual([{ attempt: 2, status: "error" }]);
+  });
+
+  it("records a run sent while no worker ran, fetched later than one interval after its tick, as skipped rather than running it late", async ({ expect }) => {
+    await open();
+    const sender = await openCronQueue(database, ["nightly"], () => undefined);
+    await inTransaction(database, (client) => sender.send(client, "nightly", new Date(T0 - 120_000)));
+    await sender.stop();
+    let calls = 0;
+    const worker = await startWorker("late", [job("nightly")], async () => ((calls += 1), { status: "ok" }));
+    await until(() => worker.records.length === 1);
+    await until(queueSettled);
+    await worker.stop();
+    expect(calls).toBe(0);
+    expect(worker.records.map((r) => [r.status, r.detail])).toEqual([["skipped", STALE_DETAIL]]);
+  });
+
+  it("skips a tick that comes while cron run holds the job's run lock", async ({ expect }) => {
+    await open();
+    let calls = 0;
+    const worker = await startWorker("a", [job("pulse")], async () => ((calls += 1), { status: "ok" }));
+    const manual = new RunLocks(database, () => undefined);
+    cleanups.push(() => manual.close());
+    const lock = await manual.tryLock("pulse");
+    expect(lock).toBeDefined();
+    worker.fire(at(0));
+    await until(() => worker.records.length === 1);
+    await lock!.release();
+    await worker.stop();
+    expect(calls).toBe(0);
+    expect(worker.records.map((r) => [r.status, r.detail])).toEqual([["skipped", "the previous run is still going"]]);
+  });
+
+  it("holds all of a worker's run locks on one connection, and runs no more jobs at once than its maxRuns", async ({ expect }) => {
+    await open();
+    const going = new Map<string, () => void>();
+    const runJob: RunJob = (j) => new Promise<RunOutcome>((resolve) => going.set(j.name, () => resolve({ status: "ok" })));
+    const jobs = [job("one"), job("two"), job("three")];
+    const a = await startWorker("a", jobs, runJob, { maxRuns: 2 });
+    a.fire(at(0));
+    await until(() => going.size === 2);
+    const keys = jobs.map((j) => runLockKey(database, j.name));
+    const holders = await withTestClient(async (client) => {
+      const { rows: held } = await client.query<{ pid: number; key: string }>(
+        `SELECT pid, ((classid::bigint << 32) | objid::bigint)::text AS key FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1`,
+      );
+      return held.filter((row) => keys.includes(row.key));
+    });
+    expect(holders).toHaveLength(2);
+    expect(new Set(holders.map((row) => row.pid)).size).toBe(1);
+    // The third waits in its queue for a worker with room: another one's poller takes it.
+    const b = await startWorker("b", jobs, runJob);
+    await until(() => going.size === 3);
+    for (const finish of going.values()) finish();
+    await until(async () => (await rows(`SELECT 1 FROM ${database.table("cron_runs")} WHERE status = 'ok'`)).length === 3);
+    const byWorker = await rows(`SELECT worker, count(*)::int AS runs FROM ${database.table("cron_runs")} GROUP BY worker ORDER BY worker`);
+    expect(byWorker).toEqual([
+      { worker: "a", runs: 2 },
+      { worker: "b", runs: 1 },
+    ]);
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
+  it("goes on after its connections are terminated mid-claim: one line logged, the next tick runs", async ({ expect }) => {
+    await open();
+    let calls = 0;
+    const worker = await startWorker("a", [job("pulse")], async () => ((calls += 1), { status: "ok" }));
+    const name = workerName(database);
+    await withTestClient(async (client) => {
+      // Holding the tick's lock keeps the worker's claim waiting on a checked-out connection.
+      await client.query("BEGIN");
+      await client.query("SELECT pg_advisory_xact_lock($1::bigint)", [database.lockKey("cron-tick:pulse")]);
+      worker.fire(at(0));
+      await until(async () => (await client.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, [name])).rows.length === 1);
+      await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [name]);
+      await client.query("COMMIT");
+    });
+    await until(() => worker.logs.length === 1);
+    expect(worker.logs[0]).toMatch(/^cron: lost the database \(terminating connection due to administrator command\); ticks and runs wait until it is back$/);
+    worker.fire(at(1));
+    await until(() => worker.records.length === 1);
+    expect(calls).toBe(1);
+    expect(worker.records.map((r) => r.status)).toEqual(["ok"]);
+    expect(worker.logs).toHaveLength(1);
+  });
+
+  it("fails to open its queue, without ending the process, when its connection is terminated mid-install", async ({ expect }) => {
+    await open();
+    const name = workerName(database);
+    const opened = await withTestClient(async (client) => {
+      await client.query("SELECT pg_advisory_lock($1::bigint)", [database.lockKey("pg-boss install")]);
+      const opening = openCronQueue(database, ["pulse"], () => undefined).then(
+        (queue) => queue.stop().then(() => "opened"),
+        (error: Error) => error.message,
+      );
+      await until(async () => (await client.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, [name])).rows.length === 1);
+      await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [name]);
+      return opening;
+    });
+    expect(opened).toMatch(/terminating connection due to administrator command/);
   });
 });
