@@ -1,7 +1,7 @@
 // Turns loop events into terminal lines: tool calls on one line each, results summarised, colors when allowed.
 import { styleText } from "node:util";
 import type { AgentEvent, EventSink } from "../types.js";
-import { createMarkdownStream } from "./markdown-stream.js";
+import type { MarkdownStream } from "./markdown-stream.js";
 import { createSubagentLines, type SubagentPaint } from "./subagent-lines.js";
 import { createThinkingLine } from "./thinking-line.js";
 import { visibleLine, visibleText, type VisibleStyle } from "./visible-text.js";
@@ -17,8 +17,11 @@ export interface RenderOptions {
   color: boolean;
   /** Write text deltas as they arrive (the REPL); `run` prints the final text itself. */
   streamText: boolean;
-  /** Streamed text is rendered as Markdown wrapped to this many columns (the REPL on a terminal). */
-  markdownWidth?: number;
+  /**
+   * Streamed text is rendered as Markdown by the stream this makes (the REPL on a terminal passes
+   * `createMarkdownStream`'s; given, not imported, so `run` never loads the Markdown renderer and its highlighter).
+   */
+  markdown?: (write: (text: string) => void) => MarkdownStream;
   /** The API's base URL, named in a connection error (the SDK's error does not say where it tried). */
   server?: string;
   /** With `streamText`: stream the thinking text dim instead of one "thinking…" line (the REPL's `/thinking show`). */
@@ -41,7 +44,7 @@ export function useColor(stream: { isTTY?: boolean }, env: Record<string, string
 export function createRenderer(out: RenderTarget, opts: RenderOptions): EventSink & { atLineStart(): boolean } {
   const paint = (style: Style, text: string): string => (opts.color ? styleText(style, text) : text);
   const mark = (text: string): string => paint("dim", text);
-  const markdown = opts.markdownWidth === undefined ? undefined : createMarkdownStream((text) => out.write(text), { color: opts.color, width: opts.markdownWidth });
+  const markdown = opts.markdown?.((text) => out.write(text));
   // Thinking is shown only where the reply streams: `run` and line mode print the final text alone.
   const thinking = opts.streamText ? createThinkingLine((text) => out.write(text), { show: opts.showThinking === true, dim: mark, now: opts.now ?? Date.now }) : undefined;
   let midLine = false;

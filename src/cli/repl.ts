@@ -10,6 +10,7 @@ import { isSuccessfulStop, type EventSink } from "../types.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { HISTORY_FILE, openLineInput } from "./line-input.js";
+import { createMarkdownStream } from "./markdown-stream.js";
 import { createRenderer, useColor } from "./render.js";
 import { reportRetries } from "./retry-notes.js";
 import { openWorkspace } from "./setup.js";
@@ -200,7 +201,13 @@ function newTurn(line: string, state: ReplState, io: CliIo, interactive: boolean
 /** On a terminal the reply streams as Markdown with activity lines and a spinner; in line mode activity goes to stderr. */
 function turnSink(state: ReplState, io: CliIo, interactive: boolean, server: string): TurnSink {
   const render = interactive
-    ? createRenderer(io.stdout, { color: state.color, streamText: true, markdownWidth: io.stdout.columns ?? DEFAULT_COLUMNS, server, showThinking: state.showThinking })
+    ? createRenderer(io.stdout, {
+        color: state.color,
+        streamText: true,
+        markdown: (write) => createMarkdownStream(write, { color: state.color, width: io.stdout.columns ?? DEFAULT_COLUMNS }),
+        server,
+        showThinking: state.showThinking,
+      })
     : createRenderer(io.stderr, { color: useColor(io.stderr, io.env), streamText: false, server });
   if (interactive && state.color) return Object.assign(withSpinner(render, io.stdout), { atLineStart: render.atLineStart });
   return Object.assign(render, { stop: () => {} });

@@ -1,5 +1,17 @@
 // The sandbox of a run_command child: git config every child gets, and what a command the gate judged read-only runs under.
 import { sandboxSupport, type SandboxSupport } from "../permissions/sandbox-probe.js";
+
+/** What a command that never names sed or awk gets: both refuse, as where the machine has no sandbox mode. */
+const NOT_NAMED: SandboxSupport = { sed: false, awk: false };
+
+/**
+ * The sandbox support a read-only child needs: probed (two short processes, once per process) only
+ * for a command whose text names sed or awk; any other command cannot start them but through
+ * something the gate let run unasked, and there they refuse to run rather than cost every process the probe.
+ */
+export function sandboxSupportFor(command: string): SandboxSupport {
+  return /sed|awk/.test(command) ? sandboxSupport() : NOT_NAMED;
+}
 import { withGitConfig } from "./git-config-env.js";
 import { GIT_READ_ONLY_FUNCTION, sandboxedFunction } from "./sandbox-functions.js";
 
@@ -39,7 +51,7 @@ const HIDDEN_FOLDERS = ["OLDPWD", "CDPATH"];
  * `\sed`, `'sed'` and `$(sed ...)` are covered as well; a path such as `/usr/bin/sed` is not a program
  * the gate runs unasked.
  */
-export function sandboxEnv(env: Env, readOnly: boolean, support: SandboxSupport = sandboxSupport()): Env {
+export function sandboxEnv(env: Env, readOnly: boolean, support: SandboxSupport): Env {
   const out = withGitConfig(env, readOnly ? [...EVERY_CHILD_GIT_CONFIG, ...READ_ONLY_GIT_CONFIG] : EVERY_CHILD_GIT_CONFIG);
   for (const name of HIDDEN_FOLDERS) delete out[name];
   if (!readOnly) return out;

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { ToolError } from "../errors.js";
 import { checkCommandSafetySync } from "../permissions/safety.js";
-import { sandboxEnv } from "./child-sandbox.js";
+import { sandboxEnv, sandboxSupportFor } from "./child-sandbox.js";
 import { runProcess, type ProcessLimits, type ProcessResult } from "./command-process.js";
 import { defineTool } from "./define.js";
 import type { Tool, ToolContext } from "./define.js";
@@ -77,7 +77,7 @@ export function createRunCommandTool(options: RunCommandOptions = {}): Tool<{ co
  * otherwise leave its spill files behind, one run after another, until the disk is full.
  */
 async function runSandboxed(command: string, readOnly: boolean, context: ToolContext, limits: ProcessLimits): Promise<ProcessResult> {
-  const env = sandboxEnv(context.env, readOnly);
+  const env = sandboxEnv(context.env, readOnly, sandboxSupportFor(command));
   if (!readOnly) return runProcess(command, env, context, limits);
   const scratch = await mkdtemp(join(env["TMPDIR"] || tmpdir(), "miniclaw-cmd-"));
   try {

@@ -8,7 +8,7 @@
  */
 export function sandboxedFunction(program: string, supported: boolean): string {
   if (supported) return `() { command ${program} --sandbox "$@"; }`;
-  return `() { echo "miniclaw: ${program} has no --sandbox mode on this machine, so it cannot run unasked; the user must approve the command" >&2; return 126; }`;
+  return `() { echo "miniclaw: ${program} runs unasked only in its --sandbox mode, which this machine lacks or this command did not name it for; the user must approve the command" >&2; return 126; }`;
 }
 
 /**
