@@ -42,7 +42,7 @@ interface Worker {
   queue: CronQueue;
   records: RunRecord[];
   logs: string[];
-  stop(): Promise<void>;
+  stop(graceMs?: number): Promise<void>;
 }
 
 describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", () => {
@@ -69,10 +69,10 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
     const queue = await openCronQueue(database, jobs.map((j) => j.name), (line) => logs.push(line));
     const scheduler = startDatabaseScheduler({ database, queue, jobs, runJob, startTimer: timers.startTimer, log: (l) => logs.push(l), onRecord: (r) => void records.push(r), worker: name, pollMs: 300, ...extra });
     let stopped = false;
-    const stop = async (): Promise<void> => {
+    const stop = async (graceMs = 5_000): Promise<void> => {
       if (stopped) return;
       stopped = true;
-      await scheduler.stop(5_000);
+      await scheduler.stop(graceMs);
       await queue.stop();
     };
     cleanups.push(stop);
@@ -289,5 +289,49 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
       return opening;
     });
     expect(opened).toMatch(/terminating connection due to administrator command/);
+  });
+
+  /** A job that runs until its signal aborts, then reports why. */
+  const untilAborted = (started: AbortSignal[]): RunJob => (_job, signal) =>
+    new Promise<RunOutcome>((resolve) => {
+      started.push(signal);
+      signal.addEventListener("abort", () => resolve({ status: "error", detail: "aborted" }), { once: true });
+    });
+
+  it("aborts a run whose run lock's connection is lost, stores nothing for it, and the next holder retries it once", async ({ expect }) => {
+    await open();
+    const signals: AbortSignal[] = [];
+    const slow = untilAborted(signals);
+    let retries = 0;
+    const a = await startWorker("a", [job("pulse")], (j, signal) => (signals.length === 0 ? slow(j, signal) : ((retries += 1), Promise.resolve({ status: "ok" }))));
+    a.fire(at(0));
+    await until(() => signals.length === 1);
+    const key = runLockKey(database, "pulse");
+    await withTestClient((client) => client.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = $1::bigint`, [key]));
+    await until(() => signals[0]!.aborted);
+    await until(() => a.logs.some((line) => /lost its run lock mid-run/.test(line)));
+    expect(a.logs[0]).toMatch(/^cron: lost the connection holding the run locks \(terminating connection due to administrator command\); the runs going on here are aborted$/);
+    // The next holder (this worker's poller, on a new connection) finds the run orphaned: recorded, retried once.
+    await until(() => a.records.length === 2);
+    await a.stop();
+    expect(retries).toBe(1);
+    expect(await rows(`SELECT attempt, status FROM ${database.table("cron_runs")} ORDER BY id`)).toEqual([
+      { attempt: 1, status: "error" },
+      { attempt: 2, status: "ok" },
+    ]);
+    expect(a.records[0]?.detail).toBe("its worker stopped mid-run (killed, or cut off from the database); it runs once more on a worker");
+  });
+
+  it("on stop, aborts a run still going after the grace period, records it and completes it: not run again", async ({ expect }) => {
+    await open();
+    const signals: AbortSignal[] = [];
+    const a = await startWorker("a", [job("pulse")], untilAborted(signals));
+    a.fire(at(0));
+    await until(() => signals.length === 1);
+    await a.stop(100);
+    expect(signals[0]!.aborted).toBe(true);
+    expect(a.logs).toEqual(["cron: waiting up to 0.1s for pulse to finish", "cron: aborting pulse"]);
+    expect(await rows(`SELECT tick, attempt, status FROM ${database.table("cron_runs")}`)).toEqual([{ tick: at(0), attempt: 1, status: "error" }]);
+    expect(await queueSettled()).toBe(true);
   });
 });
