@@ -209,17 +209,17 @@ export function startDatabaseScheduler(opts: DatabaseSchedulerOptions): Schedule
   };
 
   /**
-   * Stores a finished run with its completion on the lock's connection. When the lock is lost on the
-   * way, the record alone goes through the pool: the next lock holder then finds it recorded and
-   * completes it instead of running it again. When even that fails, it says so.
+   * Stores a finished run with its completion on the lock's connection. When that fails (the lock
+   * lost on the way), the record alone goes through the pool: the next lock holder then finds it
+   * recorded and completes it instead of running it again. When even that fails, a line says what follows.
    */
   const storeFinished = async (record: RunRecord, place: { tick: Date; attempt: number }, lock: RunLock, complete: (client: Queryable) => Promise<void>): Promise<void> => {
     try {
       await store(lock, record, place, complete);
-    } catch (error) {
-      if (!lock.lost.aborted) throw error;
-      await store({ transaction: (fn) => inTransaction(database, fn), lost: new AbortController().signal }, record, place).catch((again: unknown) => {
-        throw new Error(`its record could not be stored (${describeDatabaseError(again)}): the next worker will find the run orphaned and run it once more`);
+    } catch {
+      const viaPool = { transaction: <T>(fn: (client: Queryable) => Promise<T>) => inTransaction(database, fn), lost: new AbortController().signal };
+      await store(viaPool, record, place).catch((error: unknown) => {
+        opts.log(`cron: ${record.job}: its run for ${place.tick.toISOString()} ended ${record.status} but could not be recorded (${describeDatabaseError(error)}); the next worker will find it orphaned and run it once more`);
       });
     }
   };
