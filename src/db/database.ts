@@ -128,10 +128,15 @@ function urlOptions(url: string): string {
   }
 }
 
-/** Whether an error says the connection itself is gone (no answer, reset, closed), not that the server refused one statement. */
-export function isConnectionError(error: unknown): boolean {
-  const e = error as { severity?: string; code?: string };
-  return e?.severity === undefined || e.code === "57P01" || e.code === "57P02" || e.code === "57P03";
+/**
+ * Whether an error says the connection itself is gone (terminated by the server, reset, refused, no
+ * answer in time), not that the server refused one statement: such a connection must not be reused.
+ */
+export function isConnectionLost(error: unknown): boolean {
+  const e = error as { code?: string; message?: string } | undefined;
+  if (e?.code === "57P01" || e?.code === "57P02" || e?.code === "57P03") return true;
+  if (["ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ETIMEDOUT"].includes(e?.code ?? "")) return true;
+  return /Connection terminated|Query read timeout|timeout exceeded|not queryable|ECONNRESET|ECONNREFUSED|EPIPE/i.test(e?.message ?? "");
 }
 
 function cacheKey(config: ResolvedDatabaseConfig): string {

@@ -1,5 +1,6 @@
 // The schema's versions, applied in order once per database under a transaction-wide advisory lock, so several processes may start at once.
 import type { Database } from "./database.js";
+import { inTransaction } from "./transaction.js";
 import { CRON_MIGRATIONS } from "./schema-cron.js";
 import { SESSION_MIGRATIONS } from "./schema-sessions.js";
 
@@ -25,13 +26,7 @@ export async function migrate(database: Database): Promise<number[]> {
   const latest = MIGRATIONS.at(-1)?.version ?? 0;
   const current = await database.pool.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${schema}.migrations`).then((r) => r.rows[0]?.v ?? 0, () => 0);
   if (current >= latest) return [];
-  const client = await database.pool.connect();
-  let failed = false;
-  // A connection lost while checked out emits on the client: the query in flight fails, the process goes on.
-  const onError = (): void => void (failed = true);
-  client.on("error", onError);
-  try {
-    await client.query("BEGIN");
+  return inTransaction(database, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock($1::bigint)", [database.lockKey("migrations")]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${schema}.migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
@@ -43,14 +38,6 @@ export async function migrate(database: Database): Promise<number[]> {
       await client.query(`INSERT INTO ${schema}.migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
       applied.push(migration.version);
     }
-    await client.query("COMMIT");
     return applied;
-  } catch (error) {
-    failed = true;
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.off("error", onError);
-    client.release(failed);
-  }
+  });
 }

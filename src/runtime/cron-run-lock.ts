@@ -1,5 +1,5 @@
 // The run locks of one process: every job's advisory run lock on ONE connection of the turns pool, watched by a heartbeat.
-import { describeDatabaseError, type Database, type PoolClient, type Queryable } from "../db/database.js";
+import { describeDatabaseError, isConnectionLost, type Database, type PoolClient, type Queryable } from "../db/database.js";
 import { transact } from "../db/transaction.js";
 
 /** While a run lock is held, its connection is asked `SELECT 1` this often... */
@@ -169,8 +169,5 @@ export class RunLocks {
  * out), as opposed to the server refusing one statement or a caller's own throw, after which it is fine.
  */
 export function isLostConnection(error: unknown): boolean {
-  const e = error as { code?: string; message?: string } | undefined;
-  if (e?.code === "57P01" || e?.code === "57P02" || e?.code === "57P03") return true;
-  if (["ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ETIMEDOUT"].includes(e?.code ?? "")) return true;
-  return /Connection terminated|timeout|not queryable|ECONNRESET|ECONNREFUSED|EPIPE|the connection holding the run locks was lost/i.test(e?.message ?? "");
+  return isConnectionLost(error) || /the connection holding the run locks was lost/.test((error as { message?: string } | undefined)?.message ?? "");
 }

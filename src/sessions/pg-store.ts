@@ -2,7 +2,7 @@
 import { systemClock, type Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
 import { CONNECT_TIMEOUT_MS } from "../db/config.js";
-import { describeDatabaseError, isConnectionError, type Database, type PoolClient, type Queryable } from "../db/database.js";
+import { describeDatabaseError, isConnectionLost, type Database, type PoolClient, type Queryable } from "../db/database.js";
 import { enterQueue } from "../fs/lock-queue.js";
 import { checkRecordValue, parseRecordLine } from "./line-parse.js";
 import { agentIdFromKey, headerRecordFor, newRecordId, type CompactionRecord, type HeaderRecord, type SessionRecord } from "./records.js";
@@ -251,7 +251,7 @@ export class PgSessionStore implements SessionBackend {
       const result = await held.client.query(sql, [key, held.epoch, records.length, ids, records.map((r) => r.type), lines]);
       inserted = result.rowCount ?? 0;
     } catch (error) {
-      if (isConnectionError(error)) held.lost ??= describeDatabaseError(error);
+      if (isConnectionLost(error)) held.lost ??= describeDatabaseError(error);
       throw new SessionError(`cannot append to session ${where}: ${describeDatabaseError(error)}`, { cause: error });
     }
     if (inserted === 0) throw new SessionError(`cannot append to session ${where}: another process has taken over its lock since this one took it; nothing was written`);
