@@ -1,5 +1,5 @@
 // A library user's one-turn script: `runAgentTurn` of the built package with its defaults, one agent, one prompt; the final text on stdout.
-import { loadAgents, runAgentTurn } from "../dist/index.js";
+import { loadAgents, runAgentTurn } from "miniclaw";
 
 // `ANTHROPIC_BASE_URL=... node bench/library-run.mjs WORKSPACE [PROMPT]`: the workspace's main agent answers PROMPT in a new session.
 const [workspace, prompt = "hi"] = process.argv.slice(2);

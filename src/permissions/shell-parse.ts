@@ -2,8 +2,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { setFlagsFromString } from "node:v8";
-import { Language, Parser } from "web-tree-sitter";
-import type { Node as SyntaxNode } from "web-tree-sitter";
+import type { Node as SyntaxNode, Parser } from "web-tree-sitter";
 import { lexicalProblems } from "./shell-lexical.js";
 import { parsePlainCommand } from "./plain-command.js";
 import { testCommandWords } from "./shell-test.js";
@@ -62,6 +61,8 @@ export function keepShellParserAtBaseline(): void {
 export function loadShellParser(): Promise<void> {
   loading ??= (async () => {
     if (baselineOnly) setFlagsFromString("--liftoff-only");
+    // Imported here, not at the top: a process whose commands are all plain never loads tree-sitter at all.
+    const { Language, Parser } = await import("web-tree-sitter");
     await Parser.init();
     const require = createRequire(import.meta.url);
     const language = await Language.load(await readFile(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm")));

@@ -1,9 +1,17 @@
 // The scheduler: cron jobs on node-schedule timers, one run per job at a time, pause on hopeless failures, bounded stop. The only home of node-schedule.
-import cronParser from "cron-parser";
-import nodeSchedule from "node-schedule";
+import { createRequire } from "node:module";
+import type CronParser from "cron-parser";
+import type NodeSchedule from "node-schedule";
 import { systemClock, type Clock } from "../deps.js";
 import { hasEnded, type CronJob } from "./cron-config.js";
 import { executeRun, skippedRecord, type RunJob, type RunRecord } from "./cron-runs.js";
+
+// Required on first use, not imported: a program importing the library for its loop pays nothing for cron.
+const requireCjs = createRequire(import.meta.url);
+let cronParserModule: typeof CronParser | undefined;
+let nodeScheduleModule: typeof NodeSchedule | undefined;
+const cronParser = (): typeof CronParser => (cronParserModule ??= requireCjs("cron-parser") as typeof CronParser);
+const nodeSchedule = (): typeof NodeSchedule => (nodeScheduleModule ??= requireCjs("node-schedule") as typeof NodeSchedule);
 
 /** After the grace period, aborted runs get this long to settle before `stop` resolves anyway. */
 export const ABORT_SETTLE_MS = 1_000;
@@ -18,7 +26,7 @@ export function checkSchedule(expression: string, tz?: string): string | undefin
     return `has ${fields} field${fields === 1 ? "" : "s"}; a cron expression has 5 (minute hour day month weekday) or 6 (seconds first)`;
   }
   try {
-    cronParser.parseExpression(expression, tz ? { tz } : {}).next();
+    cronParser().parseExpression(expression, tz ? { tz } : {}).next();
     return undefined;
   } catch (error) {
     return `is not a valid cron expression (${error instanceof Error ? error.message : String(error)})`;
@@ -28,7 +36,7 @@ export function checkSchedule(expression: string, tz?: string): string | undefin
 /** The next time `expression` fires after `from`, or undefined when it never does (or does not parse). */
 export function nextRunTime(expression: string, tz: string | undefined, from: Date): Date | undefined {
   try {
-    return cronParser.parseExpression(expression, { currentDate: from, ...(tz && { tz }) }).next().toDate();
+    return cronParser().parseExpression(expression, { currentDate: from, ...(tz && { tz }) }).next().toDate();
   } catch {
     return undefined;
   }
@@ -50,7 +58,7 @@ export interface JobTimer {
 export type StartTimer = (job: CronJob, tick: (scheduledAt?: Date) => void) => JobTimer | null;
 
 /** node-schedule's timers, which tick on the wall clock in the job's time zone. */
-export const nodeScheduleTimer: StartTimer = (job, tick) => nodeSchedule.scheduleJob({ rule: job.schedule, ...(job.tz && { tz: job.tz }) }, tick);
+export const nodeScheduleTimer: StartTimer = (job, tick) => nodeSchedule().scheduleJob({ rule: job.schedule, ...(job.tz && { tz: job.tz }) }, tick);
 
 export interface SchedulerOptions {
   /** The jobs to schedule; disabled ones are left out. */
