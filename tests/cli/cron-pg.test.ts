@@ -1,5 +1,4 @@
 import { afterEach, describe, it } from "vitest";
-import { checkScenario, runScenario } from "../fixtures/cron-pg/scenario.js";
 import { JOB, readRunRows, setupWorkers } from "../fixtures/cron-pg/workers.js";
 import { runMain } from "../helpers/cli.js";
 import { databaseUnavailable, newTestSchema, withTestClient, type TestSchema } from "../helpers/pg.js";
@@ -9,13 +8,6 @@ const unavailable = await databaseUnavailable();
 describe.skipIf(unavailable !== undefined)("miniclaw cron on PostgreSQL", () => {
   let schema: TestSchema;
   afterEach(async () => schema.drop());
-
-  it("runs each tick once across 3 worker processes, never overlapping, and retries the run of a SIGKILLed worker once", async ({ expect }) => {
-    schema = newTestSchema();
-    const result = await runScenario(schema, { workers: 3, schedule: "*/3 * * * * *", intervalMs: 3_000, runMs: 1_200, durationMs: 12_000, killAfterMs: 3_000 });
-    checkScenario(result, 3_000);
-    expect(result.ticks.length).toBeGreaterThanOrEqual(4);
-  }, 60_000);
 
   it("skips and records the ticks that come while a long run is going; cron runs and cron list read the table", async ({ expect }) => {
     schema = newTestSchema();
