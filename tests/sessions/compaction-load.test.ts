@@ -1,11 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeFile } from "node:fs/promises";
 import { SessionStore } from "../../src/sessions/store.js";
-import { planCompaction, compactionRecordFor } from "../../src/sessions/compaction.js";
 import { SUMMARY_PREFIX, SUMMARY_SUFFIX } from "../../src/sessions/session-view.js";
 import type { CompactionRecord } from "../../src/sessions/records.js";
 import { nextRequestProblems } from "../helpers/session-validity.js";
-import { assistantToolUse, header, lines, tempDir, turn, user } from "./session-builders.js";
+import { header, lines, tempDir, turn } from "./session-builders.js";
 
 const KEY = "agent:main:main";
 
@@ -43,27 +42,6 @@ describe("loading a compacted session", () => {
     expect(nextRequestProblems(session.messages)).toEqual([]);
   });
 
-  it("takes lastUsage only from responses written after the compaction", async () => {
-    const [t1, t2] = [turn(1), turn(2)];
-    await writeFile(store.fileFor(KEY), lines([header(KEY), ...t1, ...t2, compaction(t2[0]!.id, "s")]));
-    expect((await store.load(KEY)).lastUsage).toBeUndefined();
-    const t3 = turn(3);
-    await store.append(KEY, t3);
-    const session = await store.load(KEY);
-    expect(session.lastUsage).toEqual({ usage: t3[3]!.usage, index: 7 });
-    expect(session.messages[7]).toEqual(t3[3]!.message);
-  });
-
-  it("puts the summary in its own message when the first kept message is not plain user text", async () => {
-    const t1 = turn(1);
-    const ask = assistantToolUse(["toolu_z"]);
-    await writeFile(store.fileFor(KEY), lines([header(KEY), ...t1, ask, compaction(ask.id, "s")]));
-    const session = await store.load(KEY);
-    expect(session.messageOffset).toBe(1);
-    expect(session.messages[0]).toEqual({ role: "user", content: [{ type: "text", text: SUMMARY_PREFIX + "s" + SUMMARY_SUFFIX }] });
-    expect(nextRequestProblems(session.messages)).toEqual([]);
-  });
-
   it("falls back to the messages after the compaction when its first kept message is gone, with a warning", async () => {
     const [t1, t2] = [turn(1), turn(2)];
     await writeFile(store.fileFor(KEY), lines([header(KEY), ...t1, compaction("missing-id", "s"), ...t2]));
@@ -82,16 +60,4 @@ describe("loading a compacted session", () => {
     await expect(store.show("agent:main:nope")).rejects.toThrow(/no session agent:main:nope/);
   });
 
-  it("round-trips a planned compaction through the file", async () => {
-    const records = [...turn(1), ...turn(2), ...turn(3), user("latest")];
-    await store.append(KEY, records);
-    const before = await store.load(KEY);
-    const plan = planCompaction(before.records, { keepTokens: 1 });
-    expect(plan).not.toBeNull();
-    await store.append(KEY, [compactionRecordFor(plan!, "what happened", { ts: 9, tokensBefore: 999 })]);
-    const after = await store.load(KEY);
-    expect(after.records[0]?.id).toBe(plan!.firstKeptId);
-    expect(nextRequestProblems(after.messages)).toEqual([]);
-    expect(JSON.stringify(after.messages[0])).toContain("what happened");
-  });
 });
