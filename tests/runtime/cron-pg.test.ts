@@ -13,9 +13,10 @@ import { databaseUnavailable, newTestSchema, withTestClient, type TestSchema } f
 
 const unavailable = await databaseUnavailable();
 
-// Every minute: the test's ticks (fired by hand, a few seconds apart) are never stale.
-const job = (name: string, extra: Partial<CronJob> = {}): CronJob => ({ name, schedule: "0 * * * * *", session: `cron:${name}`, heartbeat: false, enabled: true, prompt: "go", ...extra });
-const T0 = Math.floor(Date.now() / 1000) * 1000;
+// Daily at midnight, and the test's ticks (fired by hand) a few seconds after today's midnight: a run is stale
+// only once it is later than the job's next time after its tick, so these stay fresh all day, whatever the minute.
+const job = (name: string, extra: Partial<CronJob> = {}): CronJob => ({ name, schedule: "0 0 0 * * *", session: `cron:${name}`, heartbeat: false, enabled: true, prompt: "go", ...extra });
+const T0 = new Date().setHours(0, 0, 0, 0);
 const at = (seconds: number): Date => new Date(T0 + seconds * 1000);
 
 /** Waits until `condition` (sync or not) holds, polling; throws after `timeoutMs`. */
