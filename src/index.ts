@@ -30,6 +30,7 @@ export { loadAgents } from "./runtime/agents.js";
 export { resolveAgent } from "./runtime/routing.js";
 export { openAssistant, type Assistant, type AssistantOptions, type SendOptions } from "./runtime/assistant.js";
 export { startScheduler, type Scheduler, type SchedulerOptions } from "./runtime/cron.js";
+export { openDatabaseScheduler, type OpenDatabaseSchedulerOptions } from "./runtime/database-scheduler.js";
 export { loadCronJobs, type CronJob } from "./runtime/cron-config.js";
 
 // The model: the client, and what a turn cost.

@@ -49,7 +49,7 @@ describe("the package", () => {
     expect(JSON.parse(out)).toEqual([
       "ConfigError", "DEFAULT_MODEL", "McpHub", "MemoryStore", "MiniclawError", "SessionError", "SessionStore", "SkillLoader", "ToolError",
       "checkCommandSafety", "connectMcpServers", "createClient", "defineTool", "ensureWorkspace", "estimateCostUsd", "exportSession", "importSession",
-      "loadAgents", "loadCronJobs", "openAssistant", "openSessionBackend", "resolveAgent", "runAgentTurn", "startScheduler", "summarizeUsage",
+      "loadAgents", "loadCronJobs", "openAssistant", "openDatabaseScheduler", "openSessionBackend", "resolveAgent", "runAgentTurn", "startScheduler", "summarizeUsage",
     ]);
   });
 });
