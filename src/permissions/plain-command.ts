@@ -12,8 +12,14 @@ const PLAIN_WORD = /^[A-Za-z0-9_./:,+=%@-]+$/;
  * `:+,%@`, which tree-sitter-bash misreads in a first word (`a+:a`, `a%a`, `a@a` do not parse there).
  */
 const PLAIN_PROGRAM = /^[A-Za-z0-9_./][A-Za-z0-9_./-]*$/;
-/** Words bash reads as syntax when they come first (reserved words); the full parser judges those lines. */
-const RESERVED = new Set(["if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do", "done", "in", "function", "time", "coproc"]);
+/**
+ * First words the grammar reads as syntax of their own: bash's reserved words, and the declaration
+ * commands tree-sitter-bash parses apart (`export`, `declare`...). Lines starting with them go to the grammar.
+ */
+const RESERVED = new Set([
+  ...["if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do", "done", "in", "function", "time", "coproc"],
+  ...["export", "declare", "typeset", "local", "readonly", "unset", "unsetenv"],
+]);
 /** Longer lines go to the full parser, which bounds them itself. */
 const MAX_PLAIN_CHARS = 4_096;
 

@@ -21,6 +21,11 @@ export function sandboxSupport(): SandboxSupport {
   return probed;
 }
 
+/** The probe's answer if it has run in this process (the gate runs it when it judges sed or awk), without running it. */
+export function probedSandboxSupport(): SandboxSupport | undefined {
+  return probed;
+}
+
 function accepts(program: string, args: string[]): boolean {
   try {
     const result = spawnSync(program, args, { input: "", stdio: ["pipe", "ignore", "ignore"], timeout: 5_000 });

@@ -1,16 +1,17 @@
 // The sandbox of a run_command child: git config every child gets, and what a command the gate judged read-only runs under.
-import { sandboxSupport, type SandboxSupport } from "../permissions/sandbox-probe.js";
+import { probedSandboxSupport, sandboxSupport, type SandboxSupport } from "../permissions/sandbox-probe.js";
 
 /** What a command that never names sed or awk gets: both refuse, as where the machine has no sandbox mode. */
 const NOT_NAMED: SandboxSupport = { sed: false, awk: false };
 
 /**
- * The sandbox support a read-only child needs: probed (two short processes, once per process) only
- * for a command whose text names sed or awk; any other command cannot start them but through
- * something the gate let run unasked, and there they refuse to run rather than cost every process the probe.
+ * The sandbox support a read-only child needs. The gate probes (two short processes, once per
+ * process) when it judges a sed or awk however spelled (`s\ed`, `"s"ed`), so a probe already run
+ * answers; else a command whose text names them is probed now, and any other command, which cannot
+ * start them but through something the gate let run unasked, gets functions that refuse to run them.
  */
 export function sandboxSupportFor(command: string): SandboxSupport {
-  return /sed|awk/.test(command) ? sandboxSupport() : NOT_NAMED;
+  return probedSandboxSupport() ?? (/sed|awk/.test(command) ? sandboxSupport() : NOT_NAMED);
 }
 import { withGitConfig } from "./git-config-env.js";
 import { GIT_READ_ONLY_FUNCTION, sandboxedFunction } from "./sandbox-functions.js";

@@ -14,7 +14,12 @@ describe("plain commands", () => {
     await loadShellParser();
     const word = fc.string({ unit: fc.constantFrom(...PLAIN), minLength: 1, maxLength: 12 });
     const blanks = fc.string({ unit: fc.constantFrom(" ", "\t"), minLength: 1, maxLength: 3 });
-    const line = fc.tuple(fc.array(fc.tuple(word, blanks), { minLength: 1, maxLength: 6 }), fc.boolean()).map(([parts, lead]) => (lead ? " " : "") + parts.map(([w, b]) => w + b).join(""));
+    // First words also from bash's builtins and keywords, which the grammar may read as syntax of their own.
+    const builtin = fc.constantFrom("cd", "echo", "printf", "pwd", "test", "true", "type", "command", "export", "declare", "typeset", "local", "readonly", "unset", "unsetenv", "exec", "eval", "source", "set", "shopt", "alias", "trap", "ulimit", "read", "let", "wait", "kill", "git", "ls");
+    const first = fc.oneof(word, builtin);
+    const line = fc
+      .tuple(first, blanks, fc.array(fc.tuple(word, blanks), { maxLength: 5 }), fc.boolean())
+      .map(([program, gap, parts, lead]) => (lead ? " " : "") + program + gap + parts.map(([w, b]) => w + b).join(""));
     let plain = 0;
     fc.assert(
       fc.property(line, (command) => {
@@ -32,7 +37,7 @@ describe("plain commands", () => {
     for (const c of SPECIAL) expect(parsePlainCommand(`echo a${c}b`), JSON.stringify(c)).toBeUndefined();
     expect(parsePlainCommand("test a == a")).toBeUndefined();
     for (const program of ["a+:a", "a%a", "a@a", "-", "-x", "a=b", "a,b"]) expect(parsePlainCommand(`${program} x`), program).toBeUndefined();
-    for (const line of ["FOO=1 env", "time ls", "if true", "for x", "function f", "coproc x", "", "   ", "x".repeat(5000)]) {
+    for (const line of ["FOO=1 env", "time ls", "if true", "for x", "function f", "coproc x", "export A", "declare -p X", "unset PATH", "local x", "", "   ", "x".repeat(5000)]) {
       expect(parsePlainCommand(line), line).toBeUndefined();
     }
     expect(parsePlainCommand("ls -la --color=never src/a.ts")?.commands[0]?.argv.map((w) => w.value)).toEqual(["ls", "-la", "--color=never", "src/a.ts"]);

@@ -1,20 +1,39 @@
-// The sed/awk sandbox probe runs only for a command that names them; any other read-only child gets refusing functions.
+// The sed/awk sandbox probe runs when the gate judges sed or awk or a command names them; other read-only children get refusing functions.
 import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { sandboxEnv, sandboxSupportFor } from "../../src/tools/child-sandbox.js";
 import { sandboxSupport } from "../../src/permissions/sandbox-probe.js";
 
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
 describe("the sandbox support a read-only child gets", () => {
-  it("is the machine's (probed) for a command naming sed or awk, and refusing for any other", () => {
-    expect(sandboxSupportFor("sed -n 1p notes.txt")).toEqual(sandboxSupport());
-    expect(sandboxSupportFor("ls | gawk '{print}'")).toEqual(sandboxSupport());
-    expect(sandboxSupportFor("echo hi")).toEqual({ sed: false, awk: false });
+  it("in a new process: refusing for a command that never names sed or awk (no probe run), the machine's once one does", () => {
+    const child = new URL("../../src/tools/child-sandbox.ts", import.meta.url).href;
+    const probe = new URL("../../src/permissions/sandbox-probe.ts", import.meta.url).href;
+    const script = `
+      const { sandboxSupportFor } = await import(${JSON.stringify(child)});
+      const { probedSandboxSupport } = await import(${JSON.stringify(probe)});
+      const out = [sandboxSupportFor("echo hi"), probedSandboxSupport() ?? null, sandboxSupportFor("sed -n 1p notes.txt"), probedSandboxSupport() ?? null];
+      console.log(JSON.stringify(out));`;
+    const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", cwd: ROOT });
+    expect(run.stderr).toBe("");
+    const machine = sandboxSupport();
+    expect(JSON.parse(run.stdout)).toEqual([{ sed: false, awk: false }, null, machine, machine]);
   });
 
-  it("makes sed refuse to run in a child whose command never named it", () => {
-    const env = sandboxEnv({ PATH: process.env["PATH"] }, true, sandboxSupportFor("echo hi"));
+  it("makes sed refuse to run in a child whose command never named it, before any probe", () => {
+    const env = sandboxEnv({ PATH: process.env["PATH"] }, true, { sed: false, awk: false });
     const run = spawnSync("bash", ["-c", "printf 'a\\n' | sed -n p; echo status=$?"], { env: env as NodeJS.ProcessEnv, encoding: "utf8" });
     expect(run.stdout).toBe("status=126\n");
     expect(run.stderr).toMatch(/sed runs unasked only in its --sandbox mode/);
+  });
+
+  it("runs a sed the gate judged however it is spelled (s\\ed) in its sandbox, once the gate's probe has run", () => {
+    const machine = sandboxSupport();
+    expect(sandboxSupportFor("s\\ed -n 1p notes.txt")).toEqual(machine);
+    const env = sandboxEnv({ PATH: process.env["PATH"] }, true, sandboxSupportFor("s\\ed -n p"));
+    const run = spawnSync("bash", ["-c", "printf 'a\\n' | s\\ed -n p; echo status=$?"], { env: env as NodeJS.ProcessEnv, encoding: "utf8" });
+    expect(run.stdout).toBe(machine.sed ? "a\nstatus=0\n" : "status=126\n");
   });
 });
