@@ -1,6 +1,8 @@
 // PostgreSQL for tests: the server from MINICLAW_TEST_DATABASE_URL, a fresh schema per test (dropped after), and the one-line skip.
 import { randomBytes } from "node:crypto";
 import pg from "pg";
+import { resolveDatabaseConfig, type DatabaseConfig } from "../../src/db/config.js";
+import { openDatabase, type Database } from "../../src/db/database.js";
 
 /** The test server: MINICLAW_TEST_DATABASE_URL, default the local trust-auth one. */
 export const TEST_DATABASE_URL = process.env["MINICLAW_TEST_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -40,6 +42,27 @@ export function newTestSchema(): TestSchema {
     schema,
     async drop() {
       await withTestClient((client) => client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE; DROP SCHEMA IF EXISTS "${schema}_boss" CASCADE`));
+    },
+  };
+}
+
+/** A fresh schema opened as miniclaw opens a database (migrated); `close` gives the database back and drops the schema. */
+export interface TestDatabase {
+  schema: TestSchema;
+  database: Database;
+  close(): Promise<void>;
+}
+
+/** Opens a new schema of the test server with `openDatabase` (pool sizes from `extra`). */
+export async function openTestDatabase(extra: Omit<DatabaseConfig, "url" | "schema"> = {}): Promise<TestDatabase> {
+  const schema = newTestSchema();
+  const database = await openDatabase(resolveDatabaseConfig({ url: schema.url, schema: schema.schema, ...extra }, {})!);
+  return {
+    schema,
+    database,
+    async close() {
+      await database.close();
+      await schema.drop();
     },
   };
 }

@@ -1,24 +1,20 @@
 // The loop on PostgreSQL: compaction, repair and reloads work unchanged on the database backend.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { resolveDatabaseConfig } from "../../src/db/config.js";
-import { openDatabase, type Database } from "../../src/db/database.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { PgSessionStore } from "../../src/sessions/pg-store.js";
 import { startScriptedModel, validateRequest, type ScriptedModel } from "../../src/testing/index.js";
 import type { AgentEvent } from "../../src/types.js";
-import { databaseUnavailable, newTestSchema, type TestSchema } from "../helpers/pg.js";
+import { databaseUnavailable, openTestDatabase, type TestDatabase } from "../helpers/pg.js";
 import { TEST_AGENT, tempWorkspace, turnOptions } from "../helpers/turn.js";
 
 const unavailable = await databaseUnavailable();
 const isSummaryRequest = (body: { system?: unknown }): boolean => /summarise an assistant/.test(JSON.stringify(body.system ?? ""));
 
 describe.skipIf(unavailable !== undefined)("the loop with sessions on PostgreSQL", () => {
-  let schema: TestSchema;
-  let database: Database;
+  let opened: TestDatabase;
   let model: ScriptedModel;
   beforeEach(async () => {
-    schema = newTestSchema();
-    database = await openDatabase(resolveDatabaseConfig({ url: schema.url, schema: schema.schema }, {})!);
+    opened = await openTestDatabase();
     model = await startScriptedModel([
       { match: { system: /summarise an assistant's working session/ }, reply: "SUMMARY: the user asked many questions." },
       { match: { toolResult: { content: /^STEP-1/ } }, reply: { text: "answer {{tool_result}} " + "words ".repeat(50) } },
@@ -27,14 +23,13 @@ describe.skipIf(unavailable !== undefined)("the loop with sessions on PostgreSQL
   });
   afterEach(async () => {
     await model.close();
-    await database.close();
-    await schema.drop();
+    await opened.close();
   });
 
   it("compacts through the database option, keeps every old record, and reloads exactly what the model was sent", async () => {
     const ws = await tempWorkspace();
     const events: AgentEvent[] = [];
-    const database = { url: schema.url, schema: schema.schema };
+    const database = { url: opened.schema.url, schema: opened.schema.schema };
     for (let i = 0; i < 10; i++) {
       const result = await runAgentTurn("k", `question ${i} ${"padding ".repeat(40)}`, TEST_AGENT, turnOptions(model, ws, events, { compactAt: 2_500, database }));
       expect(result.stopReason, result.error).toBe("end_turn");
@@ -42,7 +37,7 @@ describe.skipIf(unavailable !== undefined)("the loop with sessions on PostgreSQL
     expect(events.filter((e) => e.type === "compaction").length).toBeGreaterThan(0);
     expect(model.rejected).toEqual([]);
     for (const request of model.requests) expect(validateRequest(request.body)).toBeNull();
-    const store = new PgSessionStore(await openDatabase(resolveDatabaseConfig(database, {})!));
+    const store = new PgSessionStore(opened.database);
     const all = await store.show("k", { all: true });
     expect(JSON.stringify(all)).toMatch(/question 0 /);
     const loaded = await store.load("k");

@@ -1,10 +1,9 @@
 // Plain commands are judged without the grammar: the fast reading must be the grammar's reading, and must know when it is not.
-import { spawnSync } from "node:child_process";
 import fc from "fast-check";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parsePlainCommand } from "../../src/permissions/plain-command.js";
 import { loadShellParser, parseWithGrammar } from "../../src/permissions/shell-parse.js";
+import { runModuleScript, sourceUrl } from "../helpers/module-script.js";
 
 const PLAIN = "abcxyzABZ0189_./:,+=%@-";
 const SPECIAL = [..."'\"\\$`*?[]{}~;&|<>()#!^\n\r\x01", "\u00a0", "é"];
@@ -44,8 +43,8 @@ describe("plain commands", () => {
   });
 
   it("judges a plain safe command in a new process without loading the grammar, and anything else with it", () => {
-    const safety = new URL("../../src/permissions/safety.ts", import.meta.url).href;
-    const parse = new URL("../../src/permissions/shell-parse.ts", import.meta.url).href;
+    const safety = sourceUrl("src/permissions/safety.ts");
+    const parse = sourceUrl("src/permissions/shell-parse.ts");
     const script = `
       const { assessCommand } = await import(${JSON.stringify(safety)});
       const { isShellParserLoaded } = await import(${JSON.stringify(parse)});
@@ -58,7 +57,7 @@ describe("plain commands", () => {
       await judge("cat notes.txt", { denied: ["cat *"] });
       await judge("echo 'quoted'");
       console.log(JSON.stringify(out));`;
-    const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", cwd: fileURLToPath(new URL("../..", import.meta.url)) });
+    const run = runModuleScript(script);
     expect(run.stderr).toBe("");
     expect(JSON.parse(run.stdout)).toEqual([
       ["echo hi", "safe", false],

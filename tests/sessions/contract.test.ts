@@ -1,14 +1,12 @@
 // The session contract, one suite run against both backends: the JSONL files and PostgreSQL.
 import { appendFile } from "node:fs/promises";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { resolveDatabaseConfig } from "../../src/db/config.js";
-import { openDatabase, type Database } from "../../src/db/database.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PgSessionStore } from "../../src/sessions/pg-store.js";
 import type { CompactionRecord, SessionRecord } from "../../src/sessions/records.js";
 import { SessionStore, type SessionBackend } from "../../src/sessions/store.js";
 import { exportSession, importSession } from "../../src/sessions/transfer.js";
 import { SUMMARY_PREFIX, SUMMARY_SUFFIX } from "../../src/sessions/session-view.js";
-import { databaseUnavailable, newTestSchema, withTestClient, type TestSchema } from "../helpers/pg.js";
+import { databaseUnavailable, openTestDatabase, withTestClient } from "../helpers/pg.js";
 import { nextRequestProblems } from "../helpers/session-validity.js";
 import { assistantText, assistantToolUse, tempDir, toolResults, turn, usageOf, user } from "./session-builders.js";
 import { compactionRecordFor, planCompaction } from "../../src/sessions/compaction.js";
@@ -34,11 +32,8 @@ const files = async (): Promise<Place> => {
   };
 };
 
-const databases: Database[] = [];
 const postgres = async (): Promise<Place> => {
-  const schema: TestSchema = newTestSchema();
-  const database = await openDatabase(resolveDatabaseConfig({ url: schema.url, schema: schema.schema }, {})!);
-  databases.push(database);
+  const { schema, database, close } = await openTestDatabase();
   return {
     store: (options = {}) => new PgSessionStore(database, options),
     damage: (key) =>
@@ -47,16 +42,9 @@ const postgres = async (): Promise<Place> => {
         await client.query(`WITH s AS (UPDATE ${t}.sessions SET next_seq = next_seq + 1 WHERE key = $1 RETURNING next_seq - 1 AS seq)
           INSERT INTO ${t}.session_records (session_key, seq, id, type, record) SELECT $1, s.seq, 'x', 'message', '{"type":"message","id":"x"}' FROM s`, [key]);
       }),
-    cleanup: async () => {
-      await database.close();
-      await schema.drop();
-    },
+    cleanup: close,
   };
 };
-
-afterAll(async () => {
-  await Promise.all(databases.map((database) => database.close()));
-});
 
 const backends: [string, () => Promise<Place>, boolean][] = [
   ["files", files, false],

@@ -12,7 +12,7 @@ import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { defineTool } from "../../src/tools/define.js";
 import { startScriptedModel } from "../../src/testing/index.js";
 import { TEST_AGENT } from "../helpers/turn.js";
-import { databaseUnavailable, newTestSchema, withTestClient, type TestSchema } from "../helpers/pg.js";
+import { databaseUnavailable, newTestSchema, openTestDatabase, withTestClient, type TestDatabase, type TestSchema } from "../helpers/pg.js";
 import { nextRequestProblems } from "../helpers/session-validity.js";
 import { startChild, type Child } from "./child-process.js";
 import { user } from "./session-builders.js";
@@ -38,18 +38,16 @@ function label(message: { content: unknown }): string | undefined {
 }
 
 describe.skipIf(unavailable !== undefined)("sessions on PostgreSQL across processes", () => {
+  let opened: TestDatabase;
   let schema: TestSchema;
   let database: Database;
   let store: PgSessionStore;
   beforeEach(async () => {
-    schema = newTestSchema();
-    database = await openDatabase(resolveDatabaseConfig({ url: schema.url, schema: schema.schema }, {})!);
+    opened = await openTestDatabase();
+    ({ schema, database } = opened);
     store = new PgSessionStore(database);
   });
-  afterEach(async () => {
-    await database.close();
-    await schema.drop();
-  });
+  afterEach(() => opened.close());
 
   it(`${PROCESSES} processes × ${TURNS} real turns on one session: whole turns, every tool_use answered, no request rejected`, async () => {
     const model = await startScriptedModel([

@@ -1,22 +1,20 @@
 // The sed/awk sandbox probe runs when the gate judges sed or awk or a command names them; other read-only children get refusing functions.
 import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { sandboxEnv, sandboxSupportFor } from "../../src/tools/child-sandbox.js";
 import { sandboxSupport } from "../../src/permissions/sandbox-probe.js";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+import { runModuleScript, sourceUrl } from "../helpers/module-script.js";
 
 describe("the sandbox support a read-only child gets", () => {
   it("in a new process: refusing for a command that never names sed or awk (no probe run), the machine's once one does", () => {
-    const child = new URL("../../src/tools/child-sandbox.ts", import.meta.url).href;
-    const probe = new URL("../../src/permissions/sandbox-probe.ts", import.meta.url).href;
+    const child = sourceUrl("src/tools/child-sandbox.ts");
+    const probe = sourceUrl("src/permissions/sandbox-probe.ts");
     const script = `
       const { sandboxSupportFor } = await import(${JSON.stringify(child)});
       const { probedSandboxSupport } = await import(${JSON.stringify(probe)});
       const out = [sandboxSupportFor("echo hi"), probedSandboxSupport() ?? null, sandboxSupportFor("sed -n 1p notes.txt"), probedSandboxSupport() ?? null];
       console.log(JSON.stringify(out));`;
-    const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", cwd: ROOT });
+    const run = runModuleScript(script);
     expect(run.stderr).toBe("");
     const machine = sandboxSupport();
     expect(JSON.parse(run.stdout)).toEqual([{ sed: false, awk: false }, null, machine, machine]);
