@@ -41,6 +41,9 @@ export class PgSessionStore implements SessionBackend {
   private readonly lockTimeoutMs: number;
   private readonly onWarning: (message: string) => void;
   private readonly held = new Map<string, Held>();
+  /** This store opened the database (`openSessionBackend`): `close` gives it back. */
+  private readonly owned: boolean;
+  private closed = false;
 
   constructor(
     readonly database: Database,
@@ -51,8 +54,6 @@ export class PgSessionStore implements SessionBackend {
     this.onWarning = options.onWarning ?? (() => {});
     this.owned = options.owned ?? false;
   }
-
-  private readonly owned: boolean;
 
   /** Where a session lives, for messages: `postgres:<schema>/<key>`. */
   locationOf(key: string): string {
@@ -200,8 +201,6 @@ export class PgSessionStore implements SessionBackend {
     this.closed = true;
     await this.database.close();
   }
-
-  private closed = false;
 
   /**
    * A connection of the turns pool, waiting at most until `deadline`. All of them in use (this
