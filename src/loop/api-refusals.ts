@@ -1,6 +1,5 @@
 // How the API refused a request, read for what the loop can do about it: compact and retry, or name the setting at fault.
-import Anthropic from "@anthropic-ai/sdk";
-import { describeError } from "../model/stream.js";
+import { describeError, isBadRequest } from "../model/api-error.js";
 import type { TurnRuntime } from "./options.js";
 
 /**
@@ -8,7 +7,7 @@ import type { TurnRuntime } from "./options.js";
  * one line naming the agent and how to turn `web` off, instead of the provider's wording alone.
  */
 export function webRefused(rt: TurnRuntime, error: unknown): string | undefined {
-  if (!rt.web || !(error instanceof Anthropic.BadRequestError) || !/web_(search|fetch)|server tool/i.test(error.message)) return undefined;
+  if (!rt.web || !isBadRequest(error) || !/web_(search|fetch)|server tool/i.test(error.message)) return undefined;
   return (
     `agent "${rt.agentId}" offers the web server tools (web_search, web_fetch), which the server at ${rt.client.baseURL} refused ` +
     `(${describeError(error)}); set "web: false" in agents/${rt.agentId}/SOUL.md, or leave web_search and web_fetch out of its tools: list`
@@ -16,5 +15,5 @@ export function webRefused(rt: TurnRuntime, error: unknown): string | undefined 
 }
 /** A 400 saying the prompt does not fit: compact and retry once. */
 export function isPromptTooLong(error: unknown): boolean {
-  return error instanceof Anthropic.BadRequestError && /prompt is too long|context window|too many tokens/i.test(error.message);
+  return isBadRequest(error) && /prompt is too long|context window|too many tokens/i.test(error.message);
 }

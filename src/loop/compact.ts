@@ -1,6 +1,6 @@
 // Compaction as the loop does it: the pure plan from sessions/, the summary written by the model, one record appended.
 import type Anthropic from "@anthropic-ai/sdk";
-import { describeError } from "../model/stream.js";
+import { describeError } from "../model/api-error.js";
 import { buildSummaryRequestText, compactionRecordFor, KEEP_SHARE_OF_WINDOW, planCompaction, splitForSummary, SUMMARY_SYSTEM_PROMPT } from "../sessions/compaction.js";
 import type { MessageRecord } from "../sessions/records.js";
 import type { SessionHandle } from "../sessions/session-handle.js";

@@ -1,6 +1,6 @@
 // THE loop: one user message in, model requests and tool rounds until the model is done or a brake stops it.
-import Anthropic from "@anthropic-ai/sdk";
-import { describeError, streamMessage } from "../model/stream.js";
+import { asApiError, describeError } from "../model/api-error.js";
+import { streamMessage } from "../model/stream.js";
 import { fromApiUsage } from "../model/usage.js";
 import { cleanResponse } from "../sessions/repair.js";
 import { openSession, type SessionHandle } from "../sessions/session-handle.js";
@@ -114,7 +114,7 @@ async function runRounds(rt: TurnRuntime, session: SessionHandle, turn: TurnStat
     if (streamed.outcome === "aborted") return finish(session, turn, "aborted", INTERRUPTED);
     if (streamed.outcome === "failed") {
       if (!isPromptTooLong(streamed.error) || turn.overflowCompacted) {
-        const status = streamed.error instanceof Anthropic.APIError ? streamed.error.status : undefined;
+        const status = asApiError(streamed.error)?.status;
         return finish(session, turn, "error", webRefused(rt, streamed.error) ?? describeError(streamed.error), status);
       }
       turn.overflowCompacted = true;

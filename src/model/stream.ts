@@ -1,9 +1,10 @@
 // One streamed request: SDK stream → text_delta events + the final message, with a bounded retry of broken streams.
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import type { Clock } from "../deps.js";
 import type { ApiMessage, EventSink } from "../types.js";
 import { isServerResult, serverResultText } from "../content.js";
 import { MessageAccumulator, type StreamSink } from "./accumulate.js";
+import { describeError } from "./api-error.js";
 
 export type MessageParams = Anthropic.MessageCreateParamsNonStreaming;
 
@@ -109,30 +110,4 @@ function eventSink(emit: EventSink): StreamSink {
       }
     },
   };
-}
-
-/**
- * One line describing an API or network error, fit for a log or the CLI. A failed connection
- * names what it tried (the address from the error's causes, e.g. `connect ECONNREFUSED 127.0.0.1:9`).
- */
-export function describeError(error: unknown): string {
-  if (error instanceof Anthropic.APIConnectionError) {
-    const causes: string[] = [];
-    for (let cause = error.cause; cause instanceof Error && causes.length < 4; cause = cause.cause) causes.push(cause.message);
-    const tried = causes.filter((c) => c !== "fetch failed").join(": ");
-    return oneLine(`${error.message.replace(/\.$/, "")}${tried ? `: ${tried}` : ""}`);
-  }
-  if (error instanceof Anthropic.APIError) {
-    const body = error.error as { error?: { type?: string; message?: string } } | undefined;
-    const type = body?.error?.type ?? error.type;
-    const message = body?.error?.message ?? error.message;
-    const status = error.status !== undefined ? `${error.status} ` : "";
-    return `API error ${status}${type ? `(${type}) ` : ""}${oneLine(message)}`.trim();
-  }
-  if (error instanceof Error) return oneLine(error.message);
-  return oneLine(String(error));
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim().slice(0, 500);
 }

@@ -1,0 +1,32 @@
+// Builds dist/'s two esbuild bundles from src/: the library (`import "miniclaw"`, dist/lib) and the CLI (dist/cli-bundle).
+// Node 20 loads a package of many ES modules at a fraction of a millisecond per file; one file of the same code loads in a third of the time.
+import { build } from "esbuild";
+import { readFileSync, rmSync } from "node:fs";
+
+const root = new URL("..", import.meta.url);
+const { dependencies } = JSON.parse(readFileSync(new URL("package.json", root), "utf8"));
+
+/**
+ * Bundled into the library: what every `import "miniclaw"` loads before its first request. The SDK alone is 274
+ * modules (250 ms to import on a 2-core machine; 75 ms as one file). A client the caller builds from its own copy
+ * of the SDK still works: the loop knows the SDK's errors by their fields (model/api-error.ts), not their class.
+ */
+const LIBRARY_BUNDLED = ["@anthropic-ai/sdk", "gray-matter"];
+/**
+ * Left out of the CLI bundle: the tree-sitter packages find their .wasm files beside their own modules, and
+ * node-schedule and cron-parser are required only by cron, lazily.
+ */
+const CLI_EXTERNAL = ["web-tree-sitter", "tree-sitter-bash", "node-schedule", "cron-parser"];
+
+/** CommonJS code in an ES module bundle calls `require` for Node's builtins. */
+const REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
+const common = { bundle: true, platform: "node", format: "esm", target: "node20", splitting: true, logLevel: "warning", banner: { js: REQUIRE_BANNER } };
+
+for (const dir of ["dist/cli-bundle", "dist/lib"]) rmSync(new URL(dir, root), { recursive: true, force: true });
+await Promise.all([
+  // The library leaves out every other dependency: a user's zod is the one its tools' schemas are checked with, and
+  // PostgreSQL, MCP, tree-sitter and cron load only when used.
+  build({ ...common, entryPoints: ["src/index.ts"], outdir: "dist/lib", external: Object.keys(dependencies).filter((name) => !LIBRARY_BUNDLED.includes(name)) }),
+  build({ ...common, entryPoints: ["src/cli/main.ts"], outdir: "dist/cli-bundle", external: CLI_EXTERNAL }),
+]);
