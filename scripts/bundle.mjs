@@ -18,8 +18,16 @@ const LIBRARY_BUNDLED = ["@anthropic-ai/sdk", "gray-matter"];
  */
 const CLI_EXTERNAL = ["web-tree-sitter", "tree-sitter-bash", "node-schedule", "cron-parser"];
 
-/** CommonJS code in an ES module bundle calls `require` for Node's builtins. */
-const REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+/**
+ * CommonJS code in an ES module bundle calls `require` for Node's builtins. js-yaml 3 (gray-matter's YAML) also
+ * requires esprima (283 KB, 15-20 ms to load) behind an alias esbuild cannot see, only to read `!!js/function`
+ * tags, which gray-matter's safeLoad never reads: that require fails as when esprima is not installed.
+ */
+const REQUIRE_BANNER = [
+  "import { createRequire as __createRequire } from 'node:module';",
+  "const __nodeRequire = __createRequire(import.meta.url);",
+  "const require = Object.assign((id) => { if (id === 'esprima') throw Object.assign(new Error(\"Cannot find module 'esprima'\"), { code: 'MODULE_NOT_FOUND' }); return __nodeRequire(id); }, __nodeRequire);",
+].join(" ");
 
 const common = { bundle: true, platform: "node", format: "esm", target: "node20", splitting: true, logLevel: "warning", banner: { js: REQUIRE_BANNER } };
 
