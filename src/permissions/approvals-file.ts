@@ -1,4 +1,5 @@
 // workspace/exec-approvals.json: reading it (a bad file warns and approves nothing) and adding to it (locked, merged, atomic).
+import { readFileSync, statSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
@@ -35,7 +36,44 @@ type ReadResult = { ok: true; data: ApprovalsFile } | { ok: false; problem: stri
  * globs (`mcp__github__*`) are kept for the tools that are not commands.
  */
 export async function readApprovals(path: string, onWarning?: WarningSink): Promise<Approvals> {
-  const result = await readApprovalsFile(path);
+  return listsOf(path, await readApprovalsFile(path), onWarning);
+}
+
+/** How long after its last change a file's times are not trusted to tell a later change (coarse clocks, as git's "racy" entries). */
+const RACY_MS = 2_000;
+
+/**
+ * `readApprovals` for a gate that looks at the file before every call: one synchronous stat, and
+ * the file is read again only when its inode, size, modification or change time differ, or it
+ * changed within the last two seconds. An edit by the user or another process is seen at the next
+ * call; the warnings of a bad file come once per version of it. The file is small and local.
+ */
+export function approvalsReader(path: string, onWarning?: WarningSink): () => Approvals {
+  let seen: { version: string; lists: Approvals } | undefined;
+  return () => {
+    let version: string;
+    try {
+      const stats = statSync(path, { throwIfNoEntry: false });
+      if (stats === undefined) return { allowed: [], denied: [] };
+      version = Date.now() - stats.mtimeMs < RACY_MS ? "" : `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+    } catch (error) {
+      return listsOf(path, { ok: false, problem: `cannot be read (${(error as Error).message})` }, onWarning);
+    }
+    if (version !== "" && seen?.version === version) return seen.lists;
+    let result: ReadResult;
+    try {
+      result = parseApprovals(readFileSync(path, "utf8"));
+    } catch (error) {
+      result = (error as NodeJS.ErrnoException).code === "ENOENT" ? EMPTY : { ok: false, problem: `cannot be read (${(error as Error).message})` };
+    }
+    const lists = listsOf(path, result, onWarning);
+    seen = { version, lists };
+    return lists;
+  };
+}
+
+/** The lists of a read file, without the allowed entries too broad to keep; each problem a warning. */
+function listsOf(path: string, result: ReadResult, onWarning?: WarningSink): Approvals {
   if (!result.ok) {
     onWarning?.(`${path}: ${result.problem}. The file was left as it is; until it is fixed no command is approved or denied by it.`);
     return { allowed: [], denied: [] };
@@ -90,15 +128,21 @@ export async function addApprovals(
   });
 }
 
+const EMPTY: ReadResult = { ok: true, data: { allowed: [], denied: [] } };
+
 async function readApprovalsFile(path: string): Promise<ReadResult> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { ok: true, data: { allowed: [], denied: [] } };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return EMPTY;
     return { ok: false, problem: `cannot be read (${(error as Error).message})` };
   }
-  if (text.trim() === "") return { ok: true, data: { allowed: [], denied: [] } };
+  return parseApprovals(text);
+}
+
+function parseApprovals(text: string): ReadResult {
+  if (text.trim() === "") return EMPTY;
   let json: unknown;
   try {
     json = JSON.parse(text);

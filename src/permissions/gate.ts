@@ -5,7 +5,7 @@ import { cutMiddle } from "../content.js";
 import { safeSink, type ApprovalRequest, type Approver } from "../deps.js";
 import type { ApprovalDecision, EventSink } from "../types.js";
 import { broadPatternReason, matchesToolName, normalizeCommand } from "./approval-match.js";
-import { addApprovals, readApprovals } from "./approvals-file.js";
+import { addApprovals, approvalsReader } from "./approvals-file.js";
 import type { WarningSink } from "./approvals-file.js";
 import type { GateAnswer, LeavePlanAnswer, PathAnswer, PermissionContext, PermissionMode, ToolAnswer, ToolCallCheck } from "./context.js";
 import { isInside, resolveRealPath, sensitivePathReason } from "./path-check.js";
@@ -68,6 +68,7 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
     else emitSafely({ type: "warning", message });
   };
   const emitSafely = safeSink(options.emit);
+  const readApprovals = approvalsReader(approvalsPath, warn);
   const roots = Promise.all(options.roots.map((root) => resolveRealPath(resolve(cwd, root))));
   const where = { cwd: resolve(cwd), home: resolve(options.home ?? homedir()) };
   const realCwd = resolveRealPath(where.cwd);
@@ -104,7 +105,7 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
 
   /** The pure verdict, then, for a safe one, the disk-aware pass, which can only make it stricter. */
   async function judgeCommand(command: string): Promise<SafetyAssessment> {
-    const approvals = await readApprovals(approvalsPath, warn);
+    const approvals = readApprovals();
     const assessment = await assessCommand(command, approvals, where);
     if (assessment.verdict !== "safe" || assessment.plan === undefined) return assessment;
     let disk: string[];
@@ -163,7 +164,7 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
     const { tool } = call;
     const mode = holder.mode;
     const shown = describeCall(tool, call.input);
-    const approvals = await readApprovals(approvalsPath, warn);
+    const approvals = readApprovals();
     if (matchesToolName(tool, approvals.denied, false)) return refuse(toolUseId, shown, refusals.deniedTool(tool));
     if (mode === "plan" && !call.readOnly) return refuse(toolUseId, shown, refusals.planTool(tool));
     if (!call.needsApproval || mode === "bypassPermissions" || matchesToolName(tool, approvals.allowed, true)) return { allowed: true };
@@ -185,7 +186,7 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
   }
 
   async function deniesTool(tool: string): Promise<boolean> {
-    return matchesToolName(tool, (await readApprovals(approvalsPath, warn)).denied, false);
+    return matchesToolName(tool, readApprovals().denied, false);
   }
 
   return {

@@ -1,11 +1,11 @@
 // The approvals file: reading (missing, valid, corrupt, invalid) and saving (merged, atomic, safe across processes).
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { addApprovals, readApprovals } from "../../src/permissions/approvals-file.js";
+import { addApprovals, approvalsReader, readApprovals } from "../../src/permissions/approvals-file.js";
 import { checkCommandSafety } from "../../src/permissions/safety.js";
 import { makeTempDir } from "../helpers/tool-context.js";
 
@@ -40,6 +40,71 @@ describe("readApprovals", () => {
     const warnings: string[] = [];
     expect(await readApprovals(path, (m) => warnings.push(m))).toEqual({ allowed: [], denied: [] });
     expect(warnings[0]).toContain("is not a valid approvals file (allowed: ");
+  });
+});
+
+describe("approvalsReader, the gate's reader", () => {
+  const OLD = new Date(Date.now() - 60_000);
+
+  it("reads the file once while it stays the same, and a missing one as empty lists", async () => {
+    const dir = await makeTempDir();
+    const path = join(dir, "exec-approvals.json");
+    const read = approvalsReader(path);
+    expect(read()).toEqual({ allowed: [], denied: [] });
+    writeFileSync(path, JSON.stringify({ allowed: ["npm test"], denied: ["rm -rf build"] }));
+    utimesSync(path, OLD, OLD);
+    const first = read();
+    expect(first).toEqual({ allowed: ["npm test"], denied: ["rm -rf build"] });
+    expect(read()).toBe(first);
+  });
+
+  it("sees an edit that keeps the size and puts the modification time back, by the change time", async () => {
+    const dir = await makeTempDir();
+    const path = join(dir, "exec-approvals.json");
+    writeFileSync(path, JSON.stringify({ allowed: [], denied: ["git push"] }));
+    utimesSync(path, OLD, OLD);
+    const read = approvalsReader(path);
+    expect(read().denied).toEqual(["git push"]);
+    writeFileSync(path, JSON.stringify({ allowed: [], denied: ["git pull"] }));
+    utimesSync(path, OLD, OLD);
+    expect(read().denied).toEqual(["git pull"]);
+  });
+
+  it("sees a rewrite of the same size made just after a read, with the modification time put back", async () => {
+    const dir = await makeTempDir();
+    const path = join(dir, "exec-approvals.json");
+    const read = approvalsReader(path);
+    writeFileSync(path, JSON.stringify({ allowed: [], denied: ["aaa"] }));
+    expect(read().denied).toEqual(["aaa"]);
+    const { mtime } = statSync(path);
+    // Same inode, size and modification time; the change time (or, where a file system keeps coarse times, the two-second rule) tells.
+    writeFileSync(path, JSON.stringify({ allowed: [], denied: ["bbb"] }));
+    utimesSync(path, mtime, mtime);
+    expect(read().denied).toEqual(["bbb"]);
+  });
+
+  it("sees a file replaced by an atomic save (a new inode), and a file removed", async () => {
+    const dir = await makeTempDir();
+    const path = join(dir, "exec-approvals.json");
+    const read = approvalsReader(path);
+    await addApprovals(path, { denied: ["make deploy"] });
+    expect(read().denied).toEqual(["make deploy"]);
+    await addApprovals(path, { denied: ["make clean"] });
+    expect(read().denied).toEqual(["make deploy", "make clean"]);
+    rmSync(path);
+    expect(read()).toEqual({ allowed: [], denied: [] });
+  });
+
+  it("warns about a corrupt file and approves and denies nothing until it is fixed", async () => {
+    const dir = await makeTempDir();
+    const path = join(dir, "exec-approvals.json");
+    writeFileSync(path, '{"denied": ["rm -rf build"], ');
+    const warnings: string[] = [];
+    const read = approvalsReader(path, (m) => warnings.push(m));
+    expect(read()).toEqual({ allowed: [], denied: [] });
+    expect(warnings[0]).toMatch(/: is not valid JSON \(.+\)\. The file was left as it is/);
+    writeFileSync(path, JSON.stringify({ denied: ["rm -rf build"] }));
+    expect(read().denied).toEqual(["rm -rf build"]);
   });
 });
 
