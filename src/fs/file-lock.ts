@@ -14,7 +14,7 @@
 // timeout before a crashed holder's lock is taken over.
 import { randomUUID } from "node:crypto";
 import { readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { readFile, stat, unlink, writeFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import type { Clock } from "../deps.js";
 import { enterQueue } from "./lock-queue.js";
@@ -98,7 +98,7 @@ export async function acquireFileLock(lockPath: string, options: FileLockOptions
     released = true;
     held.delete(lockPath);
     try {
-      await removeIfOurs(lockPath, token, options);
+      removeIfOurs(lockPath, token, options);
     } finally {
       ownTokens.delete(token);
       leaveQueue();
@@ -120,7 +120,7 @@ async function acquireFile(lockPath: string, token: string, deadline: number, op
   const owner: LockOwner = { pid: process.pid, hostname: hostname(), ts: options.clock.now(), token };
   const content = JSON.stringify(owner);
   for (let delay = POLL_MIN_MS; ; delay = Math.min(delay * 2, POLL_MAX_MS)) {
-    if (await tryCreate(lockPath, content, options)) return;
+    if (tryCreate(lockPath, content, options)) return;
     const state = await inspect(lockPath, options);
     if (state.kind === "gone") continue;
     if (state.kind === "dead" && takeOver(lockPath, state.raw)) continue;
@@ -130,9 +130,14 @@ async function acquireFile(lockPath: string, token: string, deadline: number, op
   }
 }
 
-async function tryCreate(lockPath: string, content: string, options: FileLockOptions): Promise<boolean> {
+/**
+ * Creates the lock file with its owner, exclusively. Creating, reading and removing a lock file are
+ * synchronous here as in `takeOver`: each is one small metadata operation, where a trip through
+ * libuv's thread pool costs a turn about 0.3 ms of waiting per step, some ten steps per turn.
+ */
+function tryCreate(lockPath: string, content: string, options: FileLockOptions): boolean {
   try {
-    await writeFile(lockPath, content, { flag: "wx" });
+    writeFileSync(lockPath, content, { flag: "wx" });
     return true;
   } catch (error) {
     if (errorCode(error) === "EEXIST") return false;
@@ -218,9 +223,9 @@ function clearStaleGuard(guard: string): void {
   }
 }
 
-async function removeIfOurs(lockPath: string, token: string, options: FileLockOptions): Promise<void> {
+function removeIfOurs(lockPath: string, token: string, options: FileLockOptions): void {
   try {
-    if (parseOwner(await readFile(lockPath, "utf8"))?.token === token) await unlink(lockPath);
+    if (parseOwner(readFileSync(lockPath, "utf8"))?.token === token) unlinkSync(lockPath);
   } catch (error) {
     if (errorCode(error) !== "ENOENT") throw options.makeError(`cannot release the ${options.label} lock ${lockPath}: ${(error as Error).message}`, error);
   }

@@ -1,4 +1,5 @@
 // SkillLoader: finds SKILL.md files under the skill folders, checks them, and serves layers 1 and 2.
+import { readFileSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { ToolError } from "../errors.js";
@@ -140,7 +141,13 @@ export class SkillLoader {
   private async parse(file: string): Promise<ParsedFrontmatter | undefined> {
     let text: string;
     try {
-      text = await readFile(file, "utf8");
+      // Synchronous, as the scan: a SKILL.md is small, and every turn loads them all. Only a regular
+      // file is read: a FIFO or a device (a link to /dev/zero) would never end.
+      if (!statSync(file).isFile()) {
+        this.warn(`${file}: skipped, it is not a regular file`);
+        return undefined;
+      }
+      text = readFileSync(file, "utf8");
     } catch (error) {
       this.warn(`${file}: skipped, it cannot be read (${firstLine(error)})`);
       return undefined;

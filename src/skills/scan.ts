@@ -1,6 +1,6 @@
 // Walking skill folders: where the SKILL.md files are, and which other files a skill carries.
-import type { Dirent } from "node:fs";
-import { readdir, realpath, stat } from "node:fs/promises";
+import { readdirSync, realpathSync, statSync, type Dirent } from "node:fs";
+import { readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 
 /** The file that marks a folder as a skill. */
@@ -22,14 +22,18 @@ async function entries(dir: string): Promise<Dirent[]> {
   }
 }
 
-async function isDirectory(path: string, entry: Dirent): Promise<boolean> {
+function entriesNow(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+function isDirectory(path: string, entry: Dirent): boolean {
   if (entry.isDirectory()) return true;
   if (!entry.isSymbolicLink()) return false;
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
-  }
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
 }
 
 /**
@@ -41,11 +45,18 @@ async function isDirectory(path: string, entry: Dirent): Promise<boolean> {
 export async function findSkillFiles(root: string, warn: (message: string) => void): Promise<string[]> {
   const found: string[] = [];
   const seen = new Set<string>();
-  async function walk(dir: string, depth: number): Promise<void> {
-    const real = await realpath(dir).catch(() => dir);
+  // Synchronous: every turn scans, and a few small directory reads cost microseconds where each trip
+  // through libuv's thread pool costs about 0.3 ms of waiting.
+  function walk(dir: string, depth: number): void {
+    let real = dir;
+    try {
+      real = realpathSync(dir);
+    } catch {
+      // A dangling or unreadable path is listed as empty below.
+    }
     if (seen.has(real)) return;
     seen.add(real);
-    const list = await entries(dir);
+    const list = entriesNow(dir);
     if (list.some((entry) => entry.name === SKILL_FILE && !entry.isDirectory())) {
       found.push(join(dir, SKILL_FILE));
       return;
@@ -58,10 +69,10 @@ export async function findSkillFiles(root: string, warn: (message: string) => vo
     }
     for (const entry of list.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const path = join(dir, entry.name);
-      if (!skipped(entry.name) && (await isDirectory(path, entry))) await walk(path, depth + 1);
+      if (!skipped(entry.name) && isDirectory(path, entry)) walk(path, depth + 1);
     }
   }
-  await walk(resolve(root), 0);
+  walk(resolve(root), 0);
   return found.sort();
 }
 

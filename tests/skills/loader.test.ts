@@ -1,6 +1,7 @@
 // SkillLoader: the shared corpus, the bundled skills, the format rules, precedence and layer 2.
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -114,6 +115,19 @@ describe("SkillLoader rules", () => {
       expect.stringMatching(new RegExp(`^${broken}: skipped, its frontmatter cannot be parsed`)),
       expect.stringMatching(new RegExp(`^${none}: skipped, it has no frontmatter`)),
     ]);
+  });
+
+  it("skips a SKILL.md that is a FIFO or a link to a device, with a warning, instead of reading forever", async () => {
+    const fifo = join(temp, "fifo", "SKILL.md");
+    await mkdir(dirname(fifo), { recursive: true });
+    execFileSync("mkfifo", [fifo]);
+    const device = join(temp, "zero", "SKILL.md");
+    await mkdir(dirname(device), { recursive: true });
+    await symlink("/dev/zero", device);
+    await skill(temp, "fine", skillText("fine", "d"));
+    const { loader, warnings } = await loaded([temp]);
+    expect(loader.list().map((s) => s.name)).toEqual(["fine"]);
+    expect(warnings).toEqual([`${fifo}: skipped, it is not a regular file`, `${device}: skipped, it is not a regular file`]);
   });
 
   it("reads a description with an unquoted colon line by line, with a warning", async () => {
