@@ -8,6 +8,8 @@ export interface BareLoopOptions {
   prompt?: string;
   /** Stream each request with `messages.stream(...).finalMessage()` instead of `messages.create`. */
   stream?: boolean;
+  /** Fields that replace the bare loop's own in every request but its messages (another harness's system prompt and tools). */
+  request?: Record<string, unknown>;
 }
 
 /** One turn of at most `rounds` requests; resolves to the final text. */

@@ -11,12 +11,15 @@ const TOOLS = [
   },
 ];
 
-/** One turn of at most `rounds` requests (streamed with `stream`): tool calls answered until the model answers with text. */
-export async function runBareLoop({ baseURL, apiKey = "x", rounds = 20, prompt = "hi", stream = false }) {
+/**
+ * One turn of at most `rounds` requests (streamed with `stream`): tool calls answered until the model answers with text.
+ * `request` replaces the fields of every request but the messages (another harness's system prompt and tools, say).
+ */
+export async function runBareLoop({ baseURL, apiKey = "x", rounds = 20, prompt = "hi", stream = false, request = {} }) {
   const client = new Anthropic({ baseURL, apiKey });
   const messages = [{ role: "user", content: prompt }];
   for (let round = 1; round <= rounds; round++) {
-    const params = { model: MODEL, max_tokens: 1024, tools: TOOLS, messages };
+    const params = { model: MODEL, max_tokens: 1024, tools: TOOLS, ...request, messages };
     const message = stream ? await client.messages.stream(params).finalMessage() : await client.messages.create(params);
     messages.push({ role: "assistant", content: message.content });
     const calls = message.content.filter((block) => block.type === "tool_use");

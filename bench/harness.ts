@@ -23,6 +23,11 @@ export interface HarnessBench {
   bareMsPerRound: number;
   /** The same bare loop, streaming each request as miniclaw does (`messages.stream(...).finalMessage()`). */
   bareStreamMsPerRound: number;
+  /**
+   * The bare streaming loop sending miniclaw's request: its system prompt, its tools and its settings (taken
+   * from miniclaw's first request), with the bare loop's own messages. The difference is the harness alone.
+   */
+  bareSameMsPerRound: number;
   /** Tools miniclaw offered the model (the built-ins plus the bench's echo). */
   miniclawTools: number;
   /** Wall time of every timed turn, in milliseconds. */
@@ -67,7 +72,13 @@ export async function benchHarness(lib: MiniclawLibrary): Promise<HarnessBench> 
     const bareStream = async (): Promise<void> => {
       await runBareLoop({ baseURL: server.baseURL, rounds: LOOP_ROUNDS, stream: true });
     };
-    const times = await timeInterleaved({ miniclaw, bare, bareStream }, { warmup: WARMUP_TURNS, runs: TIMED_TURNS });
+    const before = server.requests.length;
+    await miniclaw();
+    const { messages: _messages, stream: _stream, ...request } = server.requests[before]!.body;
+    const bareSame = async (): Promise<void> => {
+      await runBareLoop({ baseURL: server.baseURL, rounds: LOOP_ROUNDS, stream: true, request });
+    };
+    const times = await timeInterleaved({ miniclaw, bare, bareStream, bareSame }, { warmup: WARMUP_TURNS, runs: TIMED_TURNS });
     if (server.rejected.length > 0) throw new Error(`the scripted model rejected a request: ${server.rejected[0]?.error ?? ""}`);
     return {
       rounds: LOOP_ROUNDS,
@@ -75,6 +86,7 @@ export async function benchHarness(lib: MiniclawLibrary): Promise<HarnessBench> 
       miniclawMsPerRound: round(median(times.miniclaw) / LOOP_ROUNDS, 3),
       bareMsPerRound: round(median(times.bare) / LOOP_ROUNDS, 3),
       bareStreamMsPerRound: round(median(times.bareStream) / LOOP_ROUNDS, 3),
+      bareSameMsPerRound: round(median(times.bareSame) / LOOP_ROUNDS, 3),
       miniclawTools: toolsOffered,
       miniclawTurnsMs: times.miniclaw.map((t) => round(t)),
       bareTurnsMs: times.bare.map((t) => round(t)),

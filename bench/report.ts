@@ -43,6 +43,10 @@ function loopRows(m: Measurements): Row[] {
   return [
     against(`Time per model round, ${harness.rounds}-request tool loop (runAgentTurn)`, harness.miniclawMsPerRound, harness.bareMsPerRound, (v) => ms(v, 2), "bare loop", 1.3),
     against("Time per model round, both streaming", harness.miniclawMsPerRound, harness.bareStreamMsPerRound, (v) => ms(v, 2), "bare streaming loop", 1.3),
+    against(
+      `Time per model round, both streaming the same request (miniclaw's system prompt and ${harness.miniclawTools} tools)`,
+      harness.miniclawMsPerRound, harness.bareSameMsPerRound, (v) => ms(v, 2), "bare streaming loop", 1.3,
+    ),
     against("Start to first request (miniclaw run hi)", cli.miniclawStartMs, cli.bareStartMs, (v) => ms(v, 0), "bare loop", 1.3),
     against(`Peak RSS, ${harness.rounds}-request turn (miniclaw run)`, cli.miniclawMaxRssMb, cli.bareMaxRssMb, mb, "bare loop", 1.2),
   ];
