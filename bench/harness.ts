@@ -76,7 +76,9 @@ export async function benchHarness(lib: MiniclawLibrary): Promise<HarnessBench> 
     await miniclaw();
     const { messages: _messages, stream: _stream, ...request } = server.requests[before]!.body;
     const bareSame = async (): Promise<void> => {
+      const before = server.requests.length;
       await runBareLoop({ baseURL: server.baseURL, rounds: LOOP_ROUNDS, stream: true, request });
+      if (server.requests.length - before !== LOOP_ROUNDS) throw new Error(`bare loop with miniclaw's request made ${server.requests.length - before} requests`);
     };
     const times = await timeInterleaved({ miniclaw, bare, bareStream, bareSame }, { warmup: WARMUP_TURNS, runs: TIMED_TURNS });
     if (server.rejected.length > 0) throw new Error(`the scripted model rejected a request: ${server.rejected[0]?.error ?? ""}`);

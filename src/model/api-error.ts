@@ -29,7 +29,8 @@ export function isBadRequest(error: unknown): error is ApiErrorFields {
  */
 export function describeError(error: unknown): string {
   const api = asApiError(error);
-  if (api && api.status === undefined && api.name !== "APIUserAbortError") {
+  // No status and no body: no answer came (an SSE `error` event mid-stream has a body and no status).
+  if (api && api.status === undefined && api.error === undefined && api.name !== "APIUserAbortError") {
     const causes: string[] = [];
     for (let cause = api.cause; cause instanceof Error && causes.length < 4; cause = cause.cause) causes.push(cause.message);
     const tried = causes.filter((c) => c !== "fetch failed").join(": ");

@@ -41,25 +41,32 @@ export async function readApprovals(path: string, onWarning?: WarningSink): Prom
 
 /** How long after its last change a file's times are not trusted to tell a later change (coarse clocks, as git's "racy" entries). */
 const RACY_MS = 2_000;
+/** Longest a read is trusted on its stat alone: a network file system may answer a stat from its cache. */
+const REREAD_MS = 2_000;
 
 /**
  * `readApprovals` for a gate that looks at the file before every call: one synchronous stat, and
- * the file is read again only when its inode, size, modification or change time differ, or it
- * changed within the last two seconds. An edit by the user or another process is seen at the next
- * call; the warnings of a bad file come once per version of it. The file is small and local.
+ * the file is read again when its device, inode, size, modification or change time differ, when
+ * it changed within the last two seconds, or when the last read is two seconds old. An edit by the
+ * user or another process is seen at the next call; the warnings of a bad file come once per
+ * version of it. Only a regular file is read: a FIFO or a device would block the process. `clock`
+ * is the system's wall clock, the one file times are written in (a test moves it ahead).
  */
-export function approvalsReader(path: string, onWarning?: WarningSink): () => Approvals {
-  let seen: { version: string; lists: Approvals } | undefined;
+export function approvalsReader(path: string, onWarning?: WarningSink, clock: () => number = Date.now): () => Approvals {
+  let seen: { version: string; readAt: number; lists: Approvals } | undefined;
   return () => {
+    const now = clock();
     let version: string;
     try {
       const stats = statSync(path, { throwIfNoEntry: false });
       if (stats === undefined) return { allowed: [], denied: [] };
-      version = Date.now() - stats.mtimeMs < RACY_MS ? "" : `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+      if (!stats.isFile()) return listsOf(path, { ok: false, problem: "cannot be read (it is not a regular file)" }, onWarning);
+      const racy = now - Math.max(stats.mtimeMs, stats.ctimeMs) < RACY_MS;
+      version = racy ? "" : `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
     } catch (error) {
       return listsOf(path, { ok: false, problem: `cannot be read (${(error as Error).message})` }, onWarning);
     }
-    if (version !== "" && seen?.version === version) return seen.lists;
+    if (version !== "" && seen?.version === version && now - seen.readAt < REREAD_MS) return seen.lists;
     let result: ReadResult;
     try {
       result = parseApprovals(readFileSync(path, "utf8"));
@@ -67,7 +74,7 @@ export function approvalsReader(path: string, onWarning?: WarningSink): () => Ap
       result = (error as NodeJS.ErrnoException).code === "ENOENT" ? EMPTY : { ok: false, problem: `cannot be read (${(error as Error).message})` };
     }
     const lists = listsOf(path, result, onWarning);
-    seen = { version, lists };
+    seen = { version, readAt: now, lists };
     return lists;
   };
 }

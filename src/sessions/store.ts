@@ -320,7 +320,11 @@ function serialize(record: SessionRecord, file: string): string {
 /** Writes all of `text` at the end of an O_APPEND descriptor; a short write (a full disk) goes on until it fails. */
 function writeWhole(fd: number, text: string): void {
   const bytes = Buffer.from(text, "utf8");
-  for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written, bytes.length - written);
+  for (let written = 0; written < bytes.length; ) {
+    const n = writeSync(fd, bytes, written, bytes.length - written);
+    if (n === 0) throw new Error(`wrote ${written} of ${bytes.length} bytes, then nothing`);
+    written += n;
+  }
 }
 
 async function readText(file: string): Promise<string | undefined> {

@@ -33,7 +33,12 @@ function entriesNow(dir: string): Dirent[] {
 function isDirectory(path: string, entry: Dirent): boolean {
   if (entry.isDirectory()) return true;
   if (!entry.isSymbolicLink()) return false;
-  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    // A link loop (ELOOP) or an unreadable target is no skill folder.
+    return false;
+  }
 }
 
 /**

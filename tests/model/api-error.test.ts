@@ -51,6 +51,15 @@ describe("a client from another copy of the SDK", () => {
     expect(result.error).toBe(`Connection error: connect ECONNREFUSED 127.0.0.1:${closed}`);
   });
 
+  it("describes an error event in the middle of a stream (no status, a body) by its type and message", async () => {
+    model = await startScriptedModel([{ fault: { sseError: "overloaded_error", afterEvents: 2, message: "Overloaded" } }]);
+    const events: AgentEvent[] = [];
+    const result = await runAgentTurn("k", "hi", TEST_AGENT, otherCopyOptions(model, await tempWorkspace(), events));
+    expect(result.stopReason).toBe("error");
+    expect(result.error).toBe("API error (overloaded_error) Overloaded");
+    expect(events.filter((e) => e.type === "retry").map((e) => (e as { reason: string }).reason)).toEqual(Array(3).fill("API error (overloaded_error) Overloaded"));
+  });
+
   it("compacts and retries after a 'prompt is too long' 400", async () => {
     const rules: Rule[] = [
       { match: { system: /summarise an assistant's working session/ }, reply: "SUMMARY of the talk" },

@@ -1,6 +1,6 @@
 // The approvals file: reading (missing, valid, corrupt, invalid) and saving (merged, atomic, safe across processes).
-import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -45,17 +45,28 @@ describe("readApprovals", () => {
 
 describe("approvalsReader, the gate's reader", () => {
   const OLD = new Date(Date.now() - 60_000);
+  /** A wall clock ten seconds ahead, so the file's change time (now, whatever utimes says) is no longer recent. */
+  const later = (): { now: () => number; advance: (ms: number) => void } => {
+    let at = Date.now() + 10_000;
+    return { now: () => at, advance: (ms) => (at += ms) };
+  };
 
-  it("reads the file once while it stays the same, and a missing one as empty lists", async () => {
+  it("reads the file once while it stays the same, again after two seconds, and a missing one as empty lists", async () => {
     const dir = await makeTempDir();
     const path = join(dir, "exec-approvals.json");
-    const read = approvalsReader(path);
+    const clock = later();
+    const read = approvalsReader(path, undefined, clock.now);
     expect(read()).toEqual({ allowed: [], denied: [] });
     writeFileSync(path, JSON.stringify({ allowed: ["npm test"], denied: ["rm -rf build"] }));
     utimesSync(path, OLD, OLD);
     const first = read();
     expect(first).toEqual({ allowed: ["npm test"], denied: ["rm -rf build"] });
+    clock.advance(1_000);
     expect(read()).toBe(first);
+    clock.advance(1_500);
+    const again = read();
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
   });
 
   it("sees an edit that keeps the size and puts the modification time back, by the change time", async () => {
@@ -63,7 +74,7 @@ describe("approvalsReader, the gate's reader", () => {
     const path = join(dir, "exec-approvals.json");
     writeFileSync(path, JSON.stringify({ allowed: [], denied: ["git push"] }));
     utimesSync(path, OLD, OLD);
-    const read = approvalsReader(path);
+    const read = approvalsReader(path, undefined, later().now);
     expect(read().denied).toEqual(["git push"]);
     writeFileSync(path, JSON.stringify({ allowed: [], denied: ["git pull"] }));
     utimesSync(path, OLD, OLD);
@@ -77,7 +88,6 @@ describe("approvalsReader, the gate's reader", () => {
     writeFileSync(path, JSON.stringify({ allowed: [], denied: ["aaa"] }));
     expect(read().denied).toEqual(["aaa"]);
     const { mtime } = statSync(path);
-    // Same inode, size and modification time; the change time (or, where a file system keeps coarse times, the two-second rule) tells.
     writeFileSync(path, JSON.stringify({ allowed: [], denied: ["bbb"] }));
     utimesSync(path, mtime, mtime);
     expect(read().denied).toEqual(["bbb"]);
@@ -86,7 +96,7 @@ describe("approvalsReader, the gate's reader", () => {
   it("sees a file replaced by an atomic save (a new inode), and a file removed", async () => {
     const dir = await makeTempDir();
     const path = join(dir, "exec-approvals.json");
-    const read = approvalsReader(path);
+    const read = approvalsReader(path, undefined, later().now);
     await addApprovals(path, { denied: ["make deploy"] });
     expect(read().denied).toEqual(["make deploy"]);
     await addApprovals(path, { denied: ["make clean"] });
@@ -105,6 +115,19 @@ describe("approvalsReader, the gate's reader", () => {
     expect(warnings[0]).toMatch(/: is not valid JSON \(.+\)\. The file was left as it is/);
     writeFileSync(path, JSON.stringify({ denied: ["rm -rf build"] }));
     expect(read().denied).toEqual(["rm -rf build"]);
+  });
+
+  it("warns about a FIFO or a device in the file's place instead of blocking on it", async () => {
+    const dir = await makeTempDir();
+    const fifo = join(dir, "fifo.json");
+    execFileSync("mkfifo", [fifo]);
+    const device = join(dir, "device.json");
+    symlinkSync("/dev/zero", device);
+    for (const path of [fifo, device]) {
+      const warnings: string[] = [];
+      expect(approvalsReader(path, (m) => warnings.push(m))()).toEqual({ allowed: [], denied: [] });
+      expect(warnings).toEqual([`${path}: cannot be read (it is not a regular file). The file was left as it is; until it is fixed no command is approved or denied by it.`]);
+    }
   });
 });
 

@@ -130,6 +130,15 @@ describe("SkillLoader rules", () => {
     expect(warnings).toEqual([`${fifo}: skipped, it is not a regular file`, `${device}: skipped, it is not a regular file`]);
   });
 
+  it("goes past a link that loops or points nowhere in a skills folder, loading the others", async () => {
+    await symlink("loop", join(temp, "loop"));
+    await symlink(join(temp, "missing"), join(temp, "dangling"));
+    await skill(temp, "fine", skillText("fine", "d"));
+    const { loader, warnings } = await loaded([temp]);
+    expect(loader.list().map((s) => s.name)).toEqual(["fine"]);
+    expect(warnings).toEqual([]);
+  });
+
   it("reads a description with an unquoted colon line by line, with a warning", async () => {
     const file = await skill(temp, "colon", "---\nname: colon\ndescription: Use when: things happen\nmetadata: {\"a\":{\"b\":1}}\n---\nbody\n");
     const { loader, warnings } = await loaded([temp]);
