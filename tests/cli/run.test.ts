@@ -1,20 +1,11 @@
 import { spawn } from "node:child_process";
-import { createServer, type AddressInfo } from "node:net";
 import { mkdir, mkdtemp, readdir, readFile, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "vitest";
 import { startScriptedModel, type Rule } from "../../src/testing/index.js";
 import { cleanEnv, runCli, runMain } from "../helpers/cli.js";
-
-/** A port on 127.0.0.1 that nothing listens on: one just freed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { closedPort } from "../helpers/ports.js";
 
 /** A scripted model (checked and closed after the test) and a fresh folder with a workspace path in it. */
 async function setup(ctx: TestContext, rules: Rule[]) {

@@ -1,13 +1,13 @@
 // A client the caller built from another copy of the SDK (here its CommonJS build, whose classes are not the ES module's):
 // the loop reads its errors as well as those of its own client.
 import { createRequire } from "node:module";
-import { createServer, type AddressInfo } from "node:net";
 import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { startScriptedModel, type Rule, type ScriptedModel } from "../../src/testing/index.js";
 import type { AgentConfig, AgentEvent } from "../../src/types.js";
 import { TEST_AGENT, tempWorkspace, turnOptions } from "../helpers/turn.js";
+import { closedPort } from "../helpers/ports.js";
 
 const OtherAnthropic = (createRequire(import.meta.url)("@anthropic-ai/sdk") as { default: typeof Anthropic }).default;
 
@@ -16,15 +16,6 @@ afterEach(async () => {
   await model?.close();
   model = undefined;
 });
-
-/** A local port nothing listens on: one the system just gave out and took back. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Turn options whose client is the other copy's, without the SDK's retries. */
 function otherCopyOptions(m: ScriptedModel, ws: string, events: AgentEvent[] = [], baseURL = m.baseURL): Parameters<typeof runAgentTurn>[3] {
