@@ -71,7 +71,7 @@ export function approvalsReader(path: string, onWarning?: WarningSink, clock: ()
     try {
       result = parseApprovals(readFileSync(path, "utf8"));
     } catch (error) {
-      result = (error as NodeJS.ErrnoException).code === "ENOENT" ? EMPTY : { ok: false, problem: `cannot be read (${(error as Error).message})` };
+      result = (error as NodeJS.ErrnoException).code === "ENOENT" ? empty() : { ok: false, problem: `cannot be read (${(error as Error).message})` };
     }
     const lists = listsOf(path, result, onWarning);
     seen = { version, readAt: now, lists };
@@ -135,21 +135,22 @@ export async function addApprovals(
   });
 }
 
-const EMPTY: ReadResult = { ok: true, data: { allowed: [], denied: [] } };
+/** A missing or empty file: empty lists, new each time (callers get the arrays). */
+const empty = (): ReadResult => ({ ok: true, data: { allowed: [], denied: [] } });
 
 async function readApprovalsFile(path: string): Promise<ReadResult> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return EMPTY;
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return empty();
     return { ok: false, problem: `cannot be read (${(error as Error).message})` };
   }
   return parseApprovals(text);
 }
 
 function parseApprovals(text: string): ReadResult {
-  if (text.trim() === "") return EMPTY;
+  if (text.trim() === "") return empty();
   let json: unknown;
   try {
     json = JSON.parse(text);
