@@ -105,7 +105,8 @@ function markCacheBreakpoints(messages: readonly MessageParam[]): Anthropic.Mess
 
 /** A copy with no cache_control but, when `mark`, one on its last cacheable block. */
 function withBreakpoint(message: MessageParam, mark: boolean): MessageParam {
-  if (typeof message.content === "string" && !mark) return message;
+  // Unmarked and clean, as most of a long history is: sent as it is, not copied every round.
+  if (!mark && (typeof message.content === "string" || !message.content.some(hasCacheControl))) return message;
   const blocks: ContentBlockParam[] =
     typeof message.content === "string"
       ? [{ type: "text", text: message.content }]

@@ -59,30 +59,35 @@ async function streamOnce(client: Anthropic, params: MessageParams, opts: Stream
   const onAbort = (): void => attempt.abort();
   opts.signal.addEventListener("abort", onAbort, { once: true });
   const idleMs = opts.idleTimeoutMs ?? Math.min(client.timeout, STREAM_IDLE_TIMEOUT_MS);
-  const stall = new Error(`the response stream sent nothing for ${Math.round(idleMs / 1000)} s`);
+  let lastEventAt = 0;
   let idle: NodeJS.Timeout | undefined;
   let stalled = false;
-  const resetIdle = (): void => {
-    clearTimeout(idle);
+  // One timer per attempt, set again only when it fires before the stream has been quiet long enough:
+  // events come many times a second, and a timer per event cost more than reading the event.
+  const watchIdle = (delayMs: number): void => {
     idle = setTimeout(() => {
+      const quietMs = performance.now() - lastEventAt;
+      if (quietMs < idleMs) return watchIdle(idleMs - quietMs);
       stalled = true;
       attempt.abort();
-    }, idleMs);
+    }, delayMs);
   };
+  const stall = (): Error => new Error(`the response stream sent nothing for ${Math.round(idleMs / 1000)} s`);
   try {
     const stream = await client.messages.create({ ...params, stream: true }, { signal: attempt.signal });
     started = true;
-    resetIdle();
+    lastEventAt = performance.now();
+    watchIdle(idleMs);
     const message = new MessageAccumulator(eventSink(opts.emit));
     for await (const event of stream) {
-      resetIdle();
+      lastEventAt = performance.now();
       message.add(event);
     }
-    if (stalled) return { ok: false, started: true, error: stall };
+    if (stalled) return { ok: false, started: true, error: stall() };
     return { ok: true, message: message.result() };
   } catch (error) {
     // After an abort by the user the caller looks at its signal; the error itself says nothing more.
-    return { ok: false, started, error: stalled ? stall : error };
+    return { ok: false, started, error: stalled ? stall() : error };
   } finally {
     clearTimeout(idle);
     opts.signal.removeEventListener("abort", onAbort);

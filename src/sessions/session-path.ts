@@ -48,9 +48,19 @@ export function decodeKey(stem: string): string | undefined {
   return decodeFileStem(stem) ?? decodeLegacyStem(stem);
 }
 
+/** Names already encoded: the store names a session's file at every append. */
+const names = new Map<string, string>();
+const MAX_REMEMBERED_NAMES = 1_000;
+
 /** The file name (`<stem>.jsonl`) of a key's session. Throws SessionError for an invalid key. */
 export function sessionFileName(key: string): string {
-  return encodeKey(key) + SESSION_FILE_SUFFIX;
+  let name = names.get(key);
+  if (name === undefined) {
+    name = encodeKey(key) + SESSION_FILE_SUFFIX;
+    if (names.size >= MAX_REMEMBERED_NAMES) names.clear();
+    names.set(key, name);
+  }
+  return name;
 }
 
 /**

@@ -102,8 +102,7 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool<z.inf
   if (!(spec.input instanceof z.ZodObject)) {
     throw new TypeError(`defineTool(${spec.name}): input must be a z.object(...) schema`);
   }
-  const json = z.toJSONSchema(spec.input, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>;
-  delete json["$schema"];
+  const json = jsonSchemaOf(spec.input);
   return {
     name: spec.name,
     description: spec.description,
@@ -114,6 +113,22 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool<z.inf
     permission: spec.permission,
     run: spec.run,
   };
+}
+
+/**
+ * The JSON Schema of a tool's input, converted once per schema object: the built-in tools are
+ * defined again for every turn, and the conversion costs about a millisecond a turn.
+ */
+const jsonSchemas = new WeakMap<z.ZodObject, Record<string, unknown>>();
+
+function jsonSchemaOf(input: z.ZodObject): Record<string, unknown> {
+  let json = jsonSchemas.get(input);
+  if (json === undefined) {
+    json = z.toJSONSchema(input, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>;
+    delete json["$schema"];
+    jsonSchemas.set(input, json);
+  }
+  return json;
 }
 
 /** Whether this call of the tool may run alongside other read-only calls. */
