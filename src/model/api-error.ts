@@ -3,7 +3,7 @@
 
 /** What the loop reads of an SDK `APIError` (and its subclasses: BadRequestError, APIConnectionError, ...). */
 export interface ApiErrorFields extends Error {
-  /** The HTTP status; undefined when no answer came (a connection error, an abort). */
+  /** The HTTP status; undefined when no answer came (a connection error, an abort) and for an error event within a stream. */
   status: number | undefined;
   /** The response body, as parsed. */
   error: unknown;
