@@ -1,6 +1,6 @@
 // The approvals file: reading (missing, valid, corrupt, invalid) and saving (merged, atomic, safe across processes).
 import { execFileSync, spawn } from "node:child_process";
-import { readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -115,6 +115,48 @@ describe("approvalsReader, the gate's reader", () => {
     expect(warnings[0]).toMatch(/: is not valid JSON \(.+\)\. The file was left as it is/);
     writeFileSync(path, JSON.stringify({ denied: ["rm -rf build"] }));
     expect(read().denied).toEqual(["rm -rf build"]);
+  });
+
+  it("sees a deny however the file changes under a reader that trusts its stat: a symlink repointed to an older file, cp -p in place, a file moved over it", async () => {
+    const dir = await makeTempDir();
+    const path = join(dir, "exec-approvals.json");
+    const write = (file: string, list: "allowed" | "denied"): void => {
+      writeFileSync(file, JSON.stringify({ allowed: list === "allowed" ? ["npm test"] : [], denied: list === "denied" ? ["npm test"] : [] }));
+      utimesSync(file, OLD, OLD);
+    };
+    const variants: Array<[string, () => void]> = [
+      ["symlink repointed", () => {
+        write(join(dir, "approve.json"), "allowed");
+        write(join(dir, "deny.json"), "denied");
+        symlinkSync("approve.json", path);
+      }],
+      ["cp -p in place", () => write(path, "allowed")],
+      ["moved over", () => write(path, "allowed")],
+    ];
+    const changes: Record<string, () => void> = {
+      "symlink repointed": () => {
+        rmSync(path);
+        symlinkSync("deny.json", path);
+      },
+      "cp -p in place": () => {
+        write(join(dir, "prepared.json"), "denied");
+        execFileSync("cp", ["-p", join(dir, "prepared.json"), path]);
+      },
+      "moved over": () => {
+        write(join(dir, "next.json"), "denied");
+        renameSync(join(dir, "next.json"), path);
+      },
+    };
+    for (const [name, arrange] of variants) {
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir);
+      arrange();
+      const read = approvalsReader(path, undefined, later().now);
+      expect(read(), name).toEqual({ allowed: ["npm test"], denied: [] });
+      expect(read(), name).toEqual({ allowed: ["npm test"], denied: [] });
+      changes[name]!();
+      expect(read(), name).toEqual({ allowed: [], denied: ["npm test"] });
+    }
   });
 
   it("warns about a FIFO or a device in the file's place instead of blocking on it", async () => {

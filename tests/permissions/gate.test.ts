@@ -97,6 +97,21 @@ describe("checkCommand in default mode", () => {
   });
 });
 
+describe("checkCommand with something else than a file where the approvals file goes", () => {
+  const cases: Array<[string, (path: string) => void, RegExp]> = [
+    ["a directory", (path) => mkdirSync(path), /^: cannot be read \(it is not a regular file\)/],
+    ["a link to itself", (path) => symlinkSync("exec-approvals.json", path), /^: cannot be read \(ELOOP/],
+    ["a link to /dev/zero", (path) => symlinkSync("/dev/zero", path), /^: cannot be read \(it is not a regular file\)/],
+  ];
+  it.each(cases)("with %s: warns, approves nothing, asks, and does not block", async (_what, arrange, problem) => {
+    const t = await setup("default", ["allow_once"]);
+    arrange(t.approvalsPath);
+    expect(await t.gate.checkCommand("npm test", "t1")).toEqual({ allowed: true, readOnly: false });
+    expect(t.approver).toHaveBeenCalledTimes(1);
+    expect(t.warnings.map((w) => w.slice(t.approvalsPath.length))).toEqual([expect.stringMatching(problem)]);
+  });
+});
+
 describe("checkCommand in other modes", () => {
   it("plan runs only safe commands and never asks", async () => {
     const t = await setup("plan", ["allow_once"], { allowed: ["touch x"], denied: [] });
