@@ -1,13 +1,13 @@
 // The built library (dist/), loaded as users get it, typed from the sources it was built from.
 import type * as Miniclaw from "../src/index.js";
 
-/** dist/index.js; `npm run bench` builds it first. */
-const DIST_INDEX = new URL("../dist/index.js", import.meta.url).href;
+/** The package's entry, what `import "miniclaw"` loads (package.json's exports); `npm run bench` builds it first. */
+const DIST_INDEX = new URL("../dist/lib/index.js", import.meta.url).href;
 
 /** The miniclaw package's main export, from dist/. */
 export type MiniclawLibrary = typeof Miniclaw;
 
-/** Imports dist/index.js. Rejects with a hint when it was not built. */
+/** Imports the built entry. Rejects with a hint when it was not built. */
 export async function loadBuiltLibrary(): Promise<MiniclawLibrary> {
   try {
     return (await import(DIST_INDEX)) as MiniclawLibrary;

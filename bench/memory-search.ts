@@ -47,7 +47,8 @@ function syntheticWord(index: number): string {
   return word;
 }
 
-async function writeNotes(dir: string, count: number): Promise<void> {
+/** Writes `count` generated notes into `dir`, backdated an hour; one of them holds the rare word "kelvora". */
+export async function writeNotes(dir: string, count: number): Promise<void> {
   const next = random(count);
   const real = ["deployment", "schedule", "friday", "coffee", "travel", "lisbon", "budget", "review", "project", "user"];
   const vocabulary = [...real, ...Array.from({ length: VOCABULARY_WORDS }, (_, i) => syntheticWord(i))];

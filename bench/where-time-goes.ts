@@ -1,0 +1,142 @@
+// Where the two missed targets of issue 18 spend their time: `npx tsx bench/where-time-goes.ts` after `npm run build`.
+// 1. A 20-request turn with read-only tools, in process: CPU profiles of 30 turns through the built package and of 30 turns
+//    of the bare streaming loop sending the same request, by where the code lives (miniclaw, the SDK, Node's fetch, zod,
+//    the scripted server, GC, idle), per round.
+// 2. The first memory search of a new process at 10,000 notes with the index file: each step timed alone in a new process.
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { Session, type Profiler } from "node:inspector";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { z } from "zod";
+import { startScriptedModel } from "../src/testing/index.js";
+import { runBareLoop } from "./bare-loop.mjs";
+import { loadBuiltLibrary } from "./built-library.js";
+import { writeNotes } from "./memory-search.js";
+import { toolLoopRule } from "./scripts.js";
+
+const TURNS = 30;
+const ROUNDS = 20;
+
+/** Which part of the process a profile sample belongs to, by the file of its innermost frame. */
+function areaOf(url: string, name: string): string {
+  if (url.endsWith("/dist/lib/index.js")) return "miniclaw";
+  if (url.includes("/dist/lib/")) return "Anthropic SDK (bundled)";
+  if (url.includes("/src/testing/")) return "scripted server";
+  if (url.includes("/zod/")) return "zod";
+  if (url.includes("undici")) return "Node's fetch (undici)";
+  if (name === "(garbage collector)") return "garbage collection";
+  if (name === "(idle)") return "idle (waiting on I/O)";
+  if (url.startsWith("node:")) return "Node's own JavaScript";
+  return "native calls and V8";
+}
+
+/** Runs `work` under the CPU profiler; resolves to its wall time and the profile's time by area, in milliseconds. */
+async function profiled(work: () => Promise<void>): Promise<{ wallMs: number; areas: Map<string, number> }> {
+  const session = new Session();
+  session.connect();
+  const post = <T>(method: string): Promise<T> => new Promise((resolve, reject) => session.post(method, (error, result) => (error ? reject(error) : resolve(result as T))));
+  await post("Profiler.enable");
+  await post("Profiler.start");
+  const started = performance.now();
+  await work();
+  const wallMs = performance.now() - started;
+  const { profile } = await post<{ profile: Profiler.Profile }>("Profiler.stop");
+  session.disconnect();
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const areas = new Map<string, number>();
+  (profile.samples ?? []).forEach((id, i) => {
+    const frame = byId.get(id)!.callFrame;
+    const area = areaOf(frame.url, frame.functionName);
+    areas.set(area, (areas.get(area) ?? 0) + (profile.timeDeltas?.[i] ?? 0) / 1000);
+  });
+  return { wallMs, areas };
+}
+
+async function profileTurns(): Promise<void> {
+  const lib = await loadBuiltLibrary();
+  const root = await mkdtemp(join(tmpdir(), "miniclaw-where-"));
+  const server = await startScriptedModel([toolLoopRule(ROUNDS, (_req, n) => ({ name: "echo", input: { text: `round ${n}` } }))]);
+  try {
+    const workspace = join(root, "workspace");
+    await lib.ensureWorkspace(workspace);
+    const agent = (await lib.loadAgents(workspace))["main"]!;
+    const echo = lib.defineTool({ name: "echo", description: "Returns its text.", input: z.object({ text: z.string() }), readOnly: true, run: ({ text }) => text });
+    const env = { ANTHROPIC_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "x" };
+    const turn = (i: number) => lib.runAgentTurn(`agent:main:where-${i}`, "hi", agent, { workspace, cwd: root, env, tools: [echo] });
+    const before = server.requests.length;
+    for (let i = 0; i < 5; i++) await turn(i);
+    // The bare streaming loop sending miniclaw's own request (system prompt, tools, settings), as the bench's third baseline.
+    const { messages: _messages, stream: _stream, ...request } = server.requests[before]!.body;
+    const bare = () => runBareLoop({ baseURL: server.baseURL, rounds: ROUNDS, stream: true, request });
+    for (let i = 0; i < 5; i++) await bare();
+    const mini = await profiled(async () => {
+      for (let i = 0; i < TURNS; i++) await turn(100 + i);
+    });
+    const base = await profiled(async () => {
+      for (let i = 0; i < TURNS; i++) await bare();
+    });
+    const rounds = TURNS * ROUNDS;
+    const per = (ms: number | undefined): string => `${((ms ?? 0) / rounds).toFixed(3)} ms`.padStart(10);
+    process.stdout.write(`A ${ROUNDS}-request turn with read-only tools, ${TURNS} turns each under the CPU profiler, the scripted server in this process:
+`);
+    process.stdout.write(`  ${"per round".padEnd(24)} ${"miniclaw".padStart(10)} ${"bare loop, same request".padStart(24)}
+`);
+    process.stdout.write(`  ${"wall time".padEnd(24)} ${per(mini.wallMs)} ${per(base.wallMs).padStart(24)}
+`);
+    const names = [...new Set([...mini.areas.keys(), ...base.areas.keys()])].sort((a, b) => (mini.areas.get(b) ?? 0) - (mini.areas.get(a) ?? 0));
+    for (const name of names) process.stdout.write(`  ${name.padEnd(24)} ${per(mini.areas.get(name))} ${per(base.areas.get(name)).padStart(24)}
+`);
+  } finally {
+    await server.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+// Run in a new process, as the bench's first search is: each step of the first search alone, then the whole of it.
+const FIRST_SEARCH_PARTS = `
+  const { readdirSync, readFileSync, statSync } = await import("node:fs");
+  const { createHash } = await import("node:crypto");
+  const { decodeIndex } = await import(process.env.INDEX_MODULE);
+  const { MemoryStore } = await import(process.env.STORE_MODULE);
+  const dir = process.env.MEMORY_DIR;
+  const time = (f) => { const t = performance.now(); f(); return performance.now() - t; };
+  let bytes;
+  const parts = {
+    "stat of every note": time(() => { for (const name of readdirSync(dir)) statSync(dir + "/" + name); }),
+    "reading the index file": time(() => { bytes = readFileSync(dir + "/.search-index"); }),
+    "its SHA-256": time(() => createHash("sha256").update(bytes).digest()),
+    "checking and decoding it (SHA-256 included)": time(() => decodeIndex(bytes, (name) => name.endsWith(".md"))),
+  };
+  const started = performance.now();
+  const store = new MemoryStore(dir);
+  await store.search("kelvora");
+  parts["the whole first search, in the same process after the steps above"] = performance.now() - started;
+  store.close();
+  process.stdout.write(JSON.stringify(parts));
+`;
+
+async function firstSearchParts(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), "miniclaw-where-memory-"));
+  try {
+    await writeNotes(dir, 10_000);
+    const { MemoryStore } = await import("../src/memory/store.js");
+    const store = new MemoryStore(dir);
+    await store.search("kelvora");
+    await store.flush();
+    store.close();
+    const env = { ...process.env, MEMORY_DIR: dir, INDEX_MODULE: new URL("../src/memory/index-file.ts", import.meta.url).href, STORE_MODULE: new URL("../src/memory/store.ts", import.meta.url).href };
+    process.stdout.write("\nThe first memory search of a new process, 10,000 notes, index file present (3 new processes):\n");
+    for (let run = 1; run <= 3; run++) {
+      const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", FIRST_SEARCH_PARTS], { env, maxBuffer: 1 << 20 });
+      const parts = JSON.parse(stdout) as Record<string, number>;
+      process.stdout.write(`  run ${run}: ${Object.entries(parts).map(([part, ms]) => `${part} ${ms.toFixed(0)} ms`).join("; ")}\n`);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await profileTurns();
+await firstSearchParts();
