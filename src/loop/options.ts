@@ -4,7 +4,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { nodeSpawnDefault, refuseApprover, safeSink, systemClock, type Approver, type Clock, type Spawn } from "../deps.js";
 import { createClient, pickModel, type Env } from "../model/client.js";
 import type { PermissionContext, PermissionMode } from "../permissions/context.js";
-import type { SessionStorage } from "../sessions/store.js";
+import type { SessionBackend, SessionStorage } from "../sessions/store.js";
 import { openSessionBackend } from "../sessions/backend.js";
 import type { DatabaseOption } from "../db/config.js";
 import { COMPACT_AT_SHARE_OF_WINDOW } from "../sessions/compaction.js";
@@ -188,6 +188,8 @@ export interface TurnRuntime {
   clock: Clock;
   spawn: Spawn;
   store: SessionStorage;
+  /** Set when this turn opened the session backend itself (closed at the end of the turn: on a database, its user is given back). */
+  ownedStore: SessionBackend | undefined;
   systemPrompt: string;
   /** Set when this turn opened the memory store itself (closed at the end of the turn). */
   ownedMemory: MemoryStore | undefined;
@@ -220,7 +222,8 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
   const settings = modelSettings(agent, options);
   const output = options.output === undefined ? undefined : createOutputFormat(options.output);
   // Before memory and MCP servers are opened: a database that cannot be used leaves nothing running.
-  const store = options.store ?? (await openSessionBackend({ sessionsDir: resolve(workspace, "sessions"), database: options.database, env, clock: options.clock }));
+  const owned = options.store === undefined ? await openSessionBackend({ sessionsDir: resolve(workspace, "sessions"), database: options.database, env, clock: options.clock }) : undefined;
+  const store = options.store ?? owned!;
   const builtins = options.builtinTools !== false;
   const memory = builtins ? (options.memory ?? MemoryStore.forWorkspace(workspace)) : undefined;
   const skills = builtins ? (options.skills ?? (await loadSkills(workspace))) : undefined;
@@ -249,6 +252,7 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
   } catch (error) {
     if (options.memory === undefined) memory?.close();
     if (!(options.mcpServers instanceof McpHub)) await mcp?.close();
+    await owned?.close();
     throw error;
   }
   return {
@@ -284,6 +288,7 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
         skillsListing: skills?.listing(),
         toolNames: [...tools.keys()],
       }),
+    ownedStore: owned,
     ownedMemory: options.memory === undefined ? memory : undefined,
     mcp,
     ownedMcp: mcp !== undefined && !(options.mcpServers instanceof McpHub),

@@ -48,4 +48,15 @@ describe.skipIf(unavailable !== undefined)("the loop with sessions on PostgreSQL
     const withoutBreakpoints = JSON.parse(JSON.stringify(last.body.messages, (key, value: unknown) => (key === "cache_control" ? undefined : value)));
     expect(loaded.messages.slice(0, -1)).toEqual(withoutBreakpoints);
   }, 30_000);
+
+  it("gives back, at the end of each turn, the database user it took for its session store", async () => {
+    const ws = await tempWorkspace();
+    const database = { url: opened.schema.url, schema: opened.schema.schema };
+    const users = opened.database.users;
+    for (let i = 0; i < 3; i++) {
+      const result = await runAgentTurn("k", `question ${i}`, TEST_AGENT, turnOptions(model, ws, [], { database }));
+      expect(result.stopReason, result.error).toBe("end_turn");
+      expect(opened.database.users).toBe(users);
+    }
+  });
 });
