@@ -1,6 +1,6 @@
 // workspace/exec-approvals.json: reading it (a bad file warns and approves nothing) and adding to it (locked, merged, atomic).
-import { readFileSync, statSync } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
+import { readFileSync, statSync, type Stats } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
 import { broadPatternReason, isToolEntry, normalizeCommand } from "./approval-match.js";
@@ -28,52 +28,35 @@ export type WarningSink = (message: string) => void;
 
 type ReadResult = { ok: true; data: ApprovalsFile } | { ok: false; problem: string };
 
-/**
- * Reads the lists. A missing or empty file is empty lists. A corrupt or invalid
- * file is reported through `onWarning` (naming the file and the problem), left
- * untouched, and treated as empty: nothing approved. Allowed entries that are
- * too broad (`rm *`, `*`) are left out, with a warning each; tool names and
- * globs (`mcp__github__*`) are kept for the tools that are not commands.
- */
-export async function readApprovals(path: string, onWarning?: WarningSink): Promise<Approvals> {
-  return listsOf(path, await readApprovalsFile(path), onWarning);
-}
-
 /** How long after its last change a file's times are not trusted to tell a later change (coarse clocks, as git's "racy" entries). */
 const RACY_MS = 2_000;
 /** Longest a read is trusted on its stat alone: a network file system may answer a stat from its cache. */
 const REREAD_MS = 2_000;
 
 /**
- * `readApprovals` for a gate that looks at the file before every call: one synchronous stat, and
- * the file is read again when its device, inode, size, modification or change time differ, when
- * it changed within the last two seconds, or when the last read is two seconds old. An edit by the
- * user or another process is seen at the next call; the warnings of a bad file come once per
- * version of it. Only a regular file is read: a FIFO or a device would block the process. `clock`
- * is the system's wall clock, the one file times are written in (a test moves it ahead).
+ * Reads the lists, for a gate that looks at the file before every call. A missing or empty file
+ * is empty lists. A corrupt or invalid file is reported through `onWarning` (naming the file and
+ * the problem), left untouched, and treated as empty: nothing approved. Allowed entries that are
+ * too broad (`rm *`, `*`) are left out, with a warning each; tool names and globs
+ * (`mcp__github__*`) are kept for the tools that are not commands.
+ *
+ * Each call is one synchronous stat; the file is read again when its device, inode, size,
+ * modification or change time differ, when it changed within the last two seconds, or when the
+ * last read is two seconds old. An edit by the user or another process is seen at the next call;
+ * the warnings of a bad file come once per version of it. `clock` is the system's wall clock, the
+ * one file times are written in (a test moves it ahead).
  */
 export function approvalsReader(path: string, onWarning?: WarningSink, clock: () => number = Date.now): () => Approvals {
   let seen: { version: string; readAt: number; lists: Approvals } | undefined;
   return () => {
     const now = clock();
-    let version: string;
-    try {
-      const stats = statSync(path, { throwIfNoEntry: false });
-      if (stats === undefined) return { allowed: [], denied: [] };
-      if (!stats.isFile()) return listsOf(path, { ok: false, problem: "cannot be read (it is not a regular file)" }, onWarning);
-      const racy = now - Math.max(stats.mtimeMs, stats.ctimeMs) < RACY_MS;
-      version = racy ? "" : `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
-    } catch (error) {
-      return listsOf(path, { ok: false, problem: `cannot be read (${(error as Error).message})` }, onWarning);
-    }
+    const state = fileState(path);
+    if ("result" in state) return listsOf(path, state.result, onWarning);
+    const { stats } = state;
+    const racy = now - Math.max(stats.mtimeMs, stats.ctimeMs) < RACY_MS;
+    const version = racy ? "" : `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
     if (version !== "" && seen?.version === version && now - seen.readAt < REREAD_MS) return seen.lists;
-    let result: ReadResult;
-    try {
-      result = parseApprovals(readFileSync(path, "utf8"));
-    } catch (error) {
-      result = (error as NodeJS.ErrnoException).code === "ENOENT" ? empty() : { ok: false, problem: `cannot be read (${(error as Error).message})` };
-    }
-    const lists = listsOf(path, result, onWarning);
+    const lists = listsOf(path, readContents(path), onWarning);
     seen = { version, readAt: now, lists };
     return lists;
   };
@@ -120,7 +103,7 @@ export async function addApprovals(
     makeError: (message: string, cause?: unknown) => new MiniclawError(message, cause === undefined ? undefined : { cause }),
   };
   return withFileLock(`${path}.lock`, lock, async () => {
-    const current = await readApprovalsFile(path);
+    const current = readApprovalsFile(path);
     if (!current.ok) {
       onWarning?.(`${path}: ${current.problem}. The decision was not saved and the file was left as it is.`);
       return false;
@@ -138,15 +121,33 @@ export async function addApprovals(
 /** A missing or empty file: empty lists, new each time (callers get the arrays). */
 const empty = (): ReadResult => ({ ok: true, data: { allowed: [], denied: [] } });
 
-async function readApprovalsFile(path: string): Promise<ReadResult> {
-  let text: string;
+/** The file and its lists, read synchronously: the file is small and local. */
+function readApprovalsFile(path: string): ReadResult {
+  const state = fileState(path);
+  return "result" in state ? state.result : readContents(path);
+}
+
+/**
+ * The file's stat, or what reading it comes to without reading: missing is empty lists, and only
+ * a regular file is read (a FIFO or a device in its place would block the process).
+ */
+function fileState(path: string): { stats: Stats } | { result: ReadResult } {
   try {
-    text = await readFile(path, "utf8");
+    const stats = statSync(path, { throwIfNoEntry: false });
+    if (stats === undefined) return { result: empty() };
+    return stats.isFile() ? { stats } : { result: { ok: false, problem: "cannot be read (it is not a regular file)" } };
+  } catch (error) {
+    return { result: { ok: false, problem: `cannot be read (${(error as Error).message})` } };
+  }
+}
+
+function readContents(path: string): ReadResult {
+  try {
+    return parseApprovals(readFileSync(path, "utf8"));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return empty();
     return { ok: false, problem: `cannot be read (${(error as Error).message})` };
   }
-  return parseApprovals(text);
 }
 
 function parseApprovals(text: string): ReadResult {

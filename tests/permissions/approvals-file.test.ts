@@ -5,18 +5,18 @@ import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { addApprovals, approvalsReader, readApprovals } from "../../src/permissions/approvals-file.js";
+import { addApprovals, approvalsReader } from "../../src/permissions/approvals-file.js";
 import { checkCommandSafety } from "../../src/permissions/safety.js";
 import { makeTempDir } from "../helpers/tool-context.js";
 
 const repo = fileURLToPath(new URL("../..", import.meta.url));
 
-describe("readApprovals", () => {
+describe("approvalsReader: reading the lists", () => {
   it("reads a missing or empty file as empty lists", async () => {
     const dir = await makeTempDir();
-    expect(await readApprovals(join(dir, "exec-approvals.json"))).toEqual({ allowed: [], denied: [] });
+    expect(approvalsReader(join(dir, "exec-approvals.json"))()).toEqual({ allowed: [], denied: [] });
     writeFileSync(join(dir, "empty.json"), "\n");
-    expect(await readApprovals(join(dir, "empty.json"))).toEqual({ allowed: [], denied: [] });
+    expect(approvalsReader(join(dir, "empty.json"))()).toEqual({ allowed: [], denied: [] });
   });
 
   it("warns about a corrupt file, naming it and the problem, approves nothing and leaves it untouched", async () => {
@@ -25,7 +25,7 @@ describe("readApprovals", () => {
     const corrupt = '{"allowed": ["rm -rf build"], ';
     writeFileSync(path, corrupt);
     const warnings: string[] = [];
-    expect(await readApprovals(path, (m) => warnings.push(m))).toEqual({ allowed: [], denied: [] });
+    expect(approvalsReader(path, (m) => warnings.push(m))()).toEqual({ allowed: [], denied: [] });
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}: is not valid JSON \\(.+\\)\\. The file was left as it is`));
     expect(await addApprovals(path, { allowed: ["ls"] }, (m) => warnings.push(m))).toBe(false);
@@ -38,7 +38,7 @@ describe("readApprovals", () => {
     const path = join(dir, "exec-approvals.json");
     writeFileSync(path, JSON.stringify({ allowed: "npm test", denied: [] }));
     const warnings: string[] = [];
-    expect(await readApprovals(path, (m) => warnings.push(m))).toEqual({ allowed: [], denied: [] });
+    expect(approvalsReader(path, (m) => warnings.push(m))()).toEqual({ allowed: [], denied: [] });
     expect(warnings[0]).toContain("is not a valid approvals file (allowed: ");
   });
 });
@@ -181,7 +181,7 @@ describe("too broad allowed entries", () => {
     const narrow = ["rm -rf build", "npm test *", "npm run * --prod", "git log *", "rm -rf dist/*"];
     writeFileSync(path, JSON.stringify({ allowed: [...broad, ...narrow], denied: ["rm *"] }));
     const warnings: string[] = [];
-    const lists = await readApprovals(path, (m) => warnings.push(m));
+    const lists = approvalsReader(path, (m) => warnings.push(m))();
     expect(lists).toEqual({ allowed: narrow, denied: ["rm *"] });
     expect(warnings.map((w) => /the allowed entry "(.*)" is ignored/.exec(w)?.[1])).toEqual(broad);
   });

@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isToolEntry, matchesToolName } from "../../src/permissions/approval-match.js";
-import { readApprovals } from "../../src/permissions/approvals-file.js";
+import { approvalsReader } from "../../src/permissions/approvals-file.js";
 import { checkCommandSafety } from "../../src/permissions/safety.js";
 import { makeTempDir } from "../helpers/tool-context.js";
 
@@ -12,7 +12,7 @@ describe("tool entries of the approvals file", () => {
     const path = join(await makeTempDir(), "exec-approvals.json");
     writeFileSync(path, JSON.stringify({ allowed: ["mcp__github__*", "deploy", "*", "*_file", "rm *"], denied: [] }));
     const warnings: string[] = [];
-    expect(await readApprovals(path, (m) => warnings.push(m))).toEqual({ allowed: ["mcp__github__*", "deploy"], denied: [] });
+    expect(approvalsReader(path, (m) => warnings.push(m))()).toEqual({ allowed: ["mcp__github__*", "deploy"], denied: [] });
     expect(warnings.map((w) => /the allowed entry "(.*)" is ignored/.exec(w)?.[1])).toEqual(["*", "*_file", "rm *"]);
   });
 
