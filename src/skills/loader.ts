@@ -68,8 +68,8 @@ export class SkillLoader {
     const found = new Map<string, Skill>();
     for (const root of this.options.dirs) {
       const fromRoot = new Map<string, Skill>();
-      for (const file of await findSkillFiles(root, this.warn)) {
-        const skill = await this.readSkill(root, file);
+      for (const file of findSkillFiles(root, this.warn)) {
+        const skill = this.readSkill(root, file);
         if (!skill) continue;
         const earlier = fromRoot.get(skill.name);
         if (earlier) {
@@ -119,13 +119,13 @@ export class SkillLoader {
     if (!skill) throw new UnknownSkillError(name, this.list().map((s) => s.name));
     const text = await readFile(skill.file, "utf8");
     const body = (safeParse(text) ?? parseLooseFrontmatter(text))?.body ?? text;
-    const files = await listSkillResources(skill.dir, skill.file);
+    const files = listSkillResources(skill.dir, skill.file);
     const more = Math.max(0, files.length - MAX_LISTED_FILES);
     return formatSkillBody(skill.name, skill.dir, body, files.slice(0, MAX_LISTED_FILES), more);
   }
 
-  private async readSkill(root: string, file: string): Promise<Skill | undefined> {
-    const parsed = await this.parse(file);
+  private readSkill(root: string, file: string): Skill | undefined {
+    const parsed = this.parse(file);
     if (!parsed) return undefined;
     if (!parsed.hasFrontmatter) {
       this.warn(`${file}: skipped, it has no frontmatter (a --- block with name and description)`);
@@ -138,7 +138,7 @@ export class SkillLoader {
   }
 
   /** Strict YAML first; frontmatter that is not YAML is read line by line, with a warning. */
-  private async parse(file: string): Promise<ParsedFrontmatter | undefined> {
+  private parse(file: string): ParsedFrontmatter | undefined {
     let text: string;
     try {
       // Synchronous, as the scan: a SKILL.md is small, and every turn loads them all. Only a regular

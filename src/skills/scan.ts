@@ -1,6 +1,5 @@
 // Walking skill folders: where the SKILL.md files are, and which other files a skill carries.
 import { readdirSync, realpathSync, statSync, type Dirent } from "node:fs";
-import { readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 
 /** The file that marks a folder as a skill. */
@@ -14,15 +13,8 @@ function skipped(name: string): boolean {
   return name.startsWith(".") || name === "node_modules" || name === "__pycache__";
 }
 
-async function entries(dir: string): Promise<Dirent[]> {
-  try {
-    return await readdir(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-}
-
-function entriesNow(dir: string): Dirent[] {
+/** A folder's entries; none when it cannot be listed. Synchronous, as every walk here: skill folders are small. */
+function entries(dir: string): Dirent[] {
   try {
     return readdirSync(dir, { withFileTypes: true });
   } catch {
@@ -47,11 +39,10 @@ function isDirectory(path: string, entry: Dirent): boolean {
  * as collections, down to `MAX_SKILL_DEPTH`. Hidden folders and `node_modules` are skipped,
  * symlinks are followed once. A missing root yields no files and no warning.
  */
-export async function findSkillFiles(root: string, warn: (message: string) => void): Promise<string[]> {
+export function findSkillFiles(root: string, warn: (message: string) => void): string[] {
   const found: string[] = [];
   const seen = new Set<string>();
-  // Synchronous: every turn scans, and a few small directory reads cost microseconds where each trip
-  // through libuv's thread pool costs about 0.3 ms of waiting.
+  // Every turn scans: a few small directory reads cost microseconds where each trip through libuv's thread pool costs about 0.3 ms of waiting.
   function walk(dir: string, depth: number): void {
     let real = dir;
     try {
@@ -61,7 +52,7 @@ export async function findSkillFiles(root: string, warn: (message: string) => vo
     }
     if (seen.has(real)) return;
     seen.add(real);
-    const list = entriesNow(dir);
+    const list = entries(dir);
     if (list.some((entry) => entry.name === SKILL_FILE && !entry.isDirectory())) {
       found.push(join(dir, SKILL_FILE));
       return;
@@ -82,16 +73,16 @@ export async function findSkillFiles(root: string, warn: (message: string) => vo
 }
 
 /** The absolute paths of a skill's files other than its SKILL.md, sorted; hidden files skipped. */
-export async function listSkillResources(dir: string, skillFile: string): Promise<string[]> {
+export function listSkillResources(dir: string, skillFile: string): string[] {
   const files: string[] = [];
-  async function walk(current: string): Promise<void> {
-    for (const entry of await entries(current)) {
+  function walk(current: string): void {
+    for (const entry of entries(current)) {
       if (files.length >= MAX_RESOURCE_FILES || skipped(entry.name)) continue;
       const path = join(current, entry.name);
-      if (entry.isDirectory()) await walk(path);
+      if (entry.isDirectory()) walk(path);
       else if (path !== skillFile) files.push(path);
     }
   }
-  await walk(dir);
+  walk(dir);
   return files.sort();
 }
