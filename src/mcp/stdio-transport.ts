@@ -198,8 +198,6 @@ export class StdioTransport implements Transport {
   }
 }
 
-/** Sends `signal` to a whole process group; a group already gone is not an error. */
-
 /** The environment without unset entries (spawn would skip them too; this keeps the contract visible). */
 function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));

@@ -123,11 +123,6 @@ export class NoteIndex {
     return this.positions.size;
   }
 
-  /** Every note indexed, with the stamp given when it was added. */
-  entries(): Array<[string, FileStamp | undefined]> {
-    return [...this.positions].map(([name, at]) => [name, this.stamps[at]]);
-  }
-
   /** Adds a note or replaces its previous version; `stamp` is kept for `exportData`. */
   upsert(fileName: string, key: string, content: string, stamp?: FileStamp): void {
     this.remove(fileName);

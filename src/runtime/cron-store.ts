@@ -3,14 +3,6 @@ import { join } from "node:path";
 import { appendRunRecord, readRunRecords, RUNS_FILE, type RunRecord } from "./cron-runs.js";
 import { readPausedJobs, setJobPause, type JobPause } from "./cron-state.js";
 
-/** What a run record is filed under besides its own fields (the database keeps them as columns; files drop them). */
-export interface RunPlace {
-  /** The scheduled time the run belongs to; absent for `cron run`. */
-  tick?: Date;
-  /** 1, or 2 for the retry of a run whose worker died. */
-  attempt?: number;
-}
-
 /**
  * The run log and the pauses of a workspace's jobs, on files or in the database. Every method
  * may throw what its medium throws (ConfigError for a state file edited into something else);
@@ -21,8 +13,8 @@ export interface CronStore {
   readonly runsPlace: string;
   /** Its short name: `runs.jsonl` or `cron_runs`. */
   readonly runsName: string;
-  /** Appends one record (and, in the database, its tick and attempt). */
-  appendRun(record: RunRecord, place?: RunPlace): Promise<void>;
+  /** Appends one record. */
+  appendRun(record: RunRecord): Promise<void>;
   /** The latest `limit` records (of `job`, or of every job), oldest first. */
   readRuns(job: string | undefined, limit: number): Promise<RunRecord[]>;
   /** The paused jobs, by name. */

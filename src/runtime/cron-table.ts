@@ -2,7 +2,7 @@
 import type { Database, Queryable } from "../db/database.js";
 import type { RunRecord } from "./cron-runs.js";
 import type { JobPause } from "./cron-state.js";
-import type { CronStore, RunPlace } from "./cron-store.js";
+import type { CronStore } from "./cron-store.js";
 
 /** How this process names itself in cron_runs.worker and cron_ticks.claimed_by: its connections' application name, `miniclaw pid N on HOST`. */
 export function workerName(database: Database): string {
@@ -14,13 +14,14 @@ export function workerName(database: Database): string {
  * attempt and worker beside it), pauses in `cron_pauses`, so every worker sees a pause at its next
  * tick and `cron run --force` anywhere resumes the job everywhere. Queries go through the short pool.
  */
-export function databaseCronStore(database: Database, worker = workerName(database)): CronStore {
+export function databaseCronStore(database: Database): CronStore {
+  const worker = workerName(database);
   const runs = database.table("cron_runs");
   const pauses = database.table("cron_pauses");
   return {
     runsPlace: `the cron_runs table of schema ${database.schema}`,
     runsName: "cron_runs",
-    appendRun: (record, place = {}) => insertRunRecord(database, database.pool, record, { ...place, worker }),
+    appendRun: (record) => insertRunRecord(database, database.pool, record, { worker }),
     async readRuns(job, limit) {
       const { rows } = await database.pool.query<{ record: RunRecord }>(
         `SELECT record FROM (SELECT id, record FROM ${runs} WHERE $1::text IS NULL OR job = $1 ORDER BY id DESC LIMIT $2) latest ORDER BY id`,
@@ -37,6 +38,14 @@ export function databaseCronStore(database: Database, worker = workerName(databa
       else await database.pool.query(`DELETE FROM ${pauses} WHERE job = $1`, [job]);
     },
   };
+}
+
+/** What a run record is filed under besides its own fields (the database keeps them as columns; files drop them). */
+export interface RunPlace {
+  /** The scheduled time the run belongs to; absent for `cron run`. */
+  tick?: Date;
+  /** 1, or 2 for the retry of a run whose worker died. */
+  attempt?: number;
 }
 
 /** Inserts one record into cron_runs through `q` (a pool, or a client inside the caller's transaction). */
