@@ -32,9 +32,6 @@ export interface QueuedRun {
   availableSince: Date;
 }
 
-/** What becomes of a run failed because its worker died. */
-export type FailedRunFate = "retried" | "failed";
-
 /** The pg-boss side of the workers: sending runs, finding, fetching and finishing them. Calls throw what the server says. */
 export interface CronQueue {
   /** Sends a run of `job` for `tick` inside the caller's open transaction on `client` (it commits or rolls back with it). */
@@ -53,7 +50,7 @@ export interface CronQueue {
   /** Marks a run finished (its record says how it went), in the caller's transaction on `client`. */
   complete(client: Queryable, job: string, id: string): Promise<void>;
   /** Fails an orphaned run in the caller's transaction: it comes back for one retry, or, after its retry, is failed for good. */
-  failOrphan(client: Queryable, job: string, run: QueuedRun, message: string): Promise<FailedRunFate>;
+  failOrphan(client: Queryable, job: string, run: QueuedRun, message: string): Promise<void>;
   /** Stops pg-boss's maintenance and closes its connections; never throws. */
   stop(): Promise<void>;
 }
@@ -115,7 +112,6 @@ export async function openCronQueue(database: Database, jobs: readonly string[],
     },
     async failOrphan(client, job, run, message) {
       await boss.fail(queueName(job), run.id, { message }, { db: through(client) });
-      return run.retryCount < RETRY_LIMIT ? "retried" : "failed";
     },
     stop: () => stopBoss(boss),
   };

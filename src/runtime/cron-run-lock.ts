@@ -124,7 +124,7 @@ export class RunLocks {
   /** `fn` on the connection once the statements queued before it are done; a connection error loses the connection. */
   private exclusive<T>(connection: Connection, fn: (client: Queryable) => Promise<T>): Promise<T> {
     const run = async (): Promise<T> => {
-      if (connection.lost.signal.aborted) throw new Error(`the connection holding the run locks was lost (${describeDatabaseError(connection.lost.signal.reason)})`);
+      if (connection.lost.signal.aborted) throw new RunLocksLostError(connection.lost.signal.reason);
       try {
         return await fn(connection.client);
       } catch (error) {
@@ -169,5 +169,12 @@ export class RunLocks {
  * out), as opposed to the server refusing one statement or a caller's own throw, after which it is fine.
  */
 export function isLostConnection(error: unknown): boolean {
-  return isConnectionLost(error) || /the connection holding the run locks was lost/.test((error as { message?: string } | undefined)?.message ?? "");
+  return isConnectionLost(error) || error instanceof RunLocksLostError;
+}
+
+/** Thrown by a statement asked of the run locks' connection after it was lost. */
+class RunLocksLostError extends Error {
+  constructor(reason: unknown) {
+    super(`the connection holding the run locks was lost (${describeDatabaseError(reason)})`);
+  }
 }
