@@ -2,6 +2,7 @@
 import { statSync, watch, type FSWatcher, type Stats } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { RACY_MS } from "../fs/racy.js";
 
 /** What identifies one version of a file on disk. */
 export interface FileStamp {
@@ -29,8 +30,6 @@ export interface FolderTrackerOptions {
 
 /** Default interval of the full check while a watcher runs. */
 export const FULL_CHECK_INTERVAL_MS = 60_000;
-// A directory mtime this close to the moment it was listed may hide a later change in the same tick.
-const RACY_MS = 2_000;
 // Stats run synchronously, several times faster than through the thread pool, in batches
 // between which the event loop turns (10,000 notes: about 50 ms in all).
 const STAT_BATCH = 500;
@@ -115,6 +114,7 @@ export class FolderTracker {
       this.lastFullAt = now;
       return this.list(dirStat.mtimeMs, dirty, true);
     }
+    // A directory mtime this close to the moment it was listed may hide a later change in the same tick.
     const racy = this.listedAt - (this.listedDirMtimeMs ?? 0) < RACY_MS;
     if (dirStat.mtimeMs !== this.listedDirMtimeMs || racy) return this.list(dirStat.mtimeMs, dirty, false);
     return this.restat([...dirty]);

@@ -8,6 +8,7 @@ import { readIndexFile, writeIndexFile } from "./index-file.js";
 import { fileNameToKey, hasOtherSpellings, keyToFileName, normalizeKey, NOTE_EXTENSION } from "./keys.js";
 import { MAX_INDEXED_CHARS, NoteIndex, type IndexHit } from "./search-index.js";
 import { keyText, makeSnippet, processTerm, tokenize } from "./terms.js";
+import { RACY_MS } from "../fs/racy.js";
 
 /** A note's key and when it was last written. */
 export interface MemoryEntry {
@@ -50,9 +51,6 @@ const READ_CONCURRENCY = 32;
 export const PERSIST_DELAY_MS = 200;
 /** Default of `persistMinNotes`. */
 export const PERSIST_MIN_NOTES = 200;
-// A note modified within this long before it was read could change again with the same stamp
-// (coarse file system clocks, 2 s on FAT): its stamp is not persisted as proof of freshness.
-const RACY_MS = 2_000;
 // Stamp given to notes whose persisted stamp cannot be trusted: no file has it, so they are read again.
 const UNTRUSTED: FileStamp = { mtimeMs: -1, size: -1, ino: -1 };
 
@@ -231,6 +229,8 @@ export class MemoryStore {
         this.tracker.forget(name);
         return;
       }
+      // A note modified this shortly before it was read could change again with the same stamp (coarse
+      // file system clocks, 2 s on FAT): its stamp is not persisted as proof of freshness.
       this.index.upsert(name, key, content, stamp.mtimeMs < readAt - RACY_MS ? stamp : undefined);
     });
     if (changed.size + removed.length > 0) this.schedulePersist();

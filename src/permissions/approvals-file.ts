@@ -7,6 +7,7 @@ import { broadPatternReason, isToolEntry, normalizeCommand } from "./approval-ma
 import { systemClock } from "../deps.js";
 import { MiniclawError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
+import { RACY_MS } from "../fs/racy.js";
 import { withFileLock } from "../fs/file-lock.js";
 
 /** The file's schema. Unknown fields are kept, so later versions can add patterns, timestamps... */
@@ -28,8 +29,6 @@ export type WarningSink = (message: string) => void;
 
 type ReadResult = { ok: true; data: ApprovalsFile } | { ok: false; problem: string };
 
-/** How long after its last change a file's times are not trusted to tell a later change (coarse clocks, as git's "racy" entries). */
-const RACY_MS = 2_000;
 /** Longest a read is trusted on its stat alone: a network file system may answer a stat from its cache. */
 const REREAD_MS = 2_000;
 

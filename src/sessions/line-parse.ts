@@ -1,4 +1,5 @@
 // Parsing one line of a session file: a fast structural check for messages, zod for the rare records.
+import { SessionError } from "../errors.js";
 import { compactionRecord, headerRecord, modeRecord, outputRecord } from "./records.js";
 import type { SessionRecord } from "./records.js";
 
@@ -19,6 +20,16 @@ export function parseRecordLine(line: string): ParsedLine {
     return { ok: false, reason: `not valid JSON (${(error as Error).message})` };
   }
   return checkRecordValue(value);
+}
+
+/**
+ * One record as its stored JSON text (a file line without its newline, a row's `record`). Throws
+ * SessionError, naming `where`, for a record `load` would reject: nothing invalid is ever written.
+ */
+export function serializeRecord(record: SessionRecord, where: string): string {
+  const checked = checkRecordValue(record);
+  if (!checked.ok) throw new SessionError(`refusing to write an invalid ${String(record.type)} record to ${where}: ${checked.reason}`);
+  return JSON.stringify(record);
 }
 
 /** Checks a parsed value as a session record (as `load` does per line and `append` per record). */

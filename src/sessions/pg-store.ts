@@ -4,7 +4,7 @@ import { SessionError } from "../errors.js";
 import { CONNECT_TIMEOUT_MS } from "../db/config.js";
 import { describeDatabaseError, isConnectionLost, type Database, type PoolClient, type Queryable } from "../db/database.js";
 import { enterQueue } from "../fs/lock-queue.js";
-import { checkRecordValue, parseRecordLine } from "./line-parse.js";
+import { parseRecordLine, serializeRecord } from "./line-parse.js";
 import { agentIdFromKey, headerRecordFor, newRecordId, type CompactionRecord, type HeaderRecord, type SessionRecord } from "./records.js";
 import { keptMissing, regionOfRecords, type LoadRegion } from "./session-file.js";
 import { listingOf, selectForkRecords, type SessionListing } from "./session-listing.js";
@@ -78,7 +78,7 @@ export class PgSessionStore implements SessionBackend {
 
   async append(key: string, records: SessionRecord[]): Promise<void> {
     if (records.length === 0) return;
-    const lines = records.map((record) => serialize(record, this.locationOf(key)));
+    const lines = records.map((record) => serializeRecord(record, this.locationOf(key)));
     const held = this.held.get(key);
     if (held) return this.appendHeld(key, held, records, lines);
     // Never written unheld: the lock is taken for this append alone, so it cannot land inside another process's turn.
@@ -239,7 +239,7 @@ export class PgSessionStore implements SessionBackend {
     if (held.nextSeq === 0 && records[0]?.type !== "session") {
       const header = headerRecordFor(key, agentIdFromKey(key), this.clock.now());
       records = [header, ...records];
-      lines = [serialize(header, where), ...lines];
+      lines = [serializeRecord(header, where), ...lines];
     }
     const sql = `WITH s AS (UPDATE ${this.t("sessions")} SET next_seq = next_seq + $3, updated_at = now() WHERE key = $1 AND epoch = $2 RETURNING next_seq - $3 AS first)
       INSERT INTO ${this.t("session_records")} (session_key, seq, id, type, record)
@@ -343,8 +343,4 @@ export class PgSessionStore implements SessionBackend {
   }
 }
 
-function serialize(record: SessionRecord, where: string): string {
-  const checked = checkRecordValue(record);
-  if (!checked.ok) throw new SessionError(`refusing to write an invalid ${String(record.type)} record to ${where}: ${checked.reason}`);
-  return JSON.stringify(record);
-}
+

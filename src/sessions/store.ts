@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { systemClock, type Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
 import { resolveSessionFileName } from "./session-path.js";
-import { checkRecordValue } from "./line-parse.js";
+import { serializeRecord } from "./line-parse.js";
 import { acquireSessionLock, hasWrittenUnderLock, isLockHeld, noteWrite } from "./lock.js";
 import { agentIdFromKey, headerRecordFor, newRecordId, type HeaderRecord, type SessionRecord } from "./records.js";
 import { readLoadRegionFromFile } from "./session-tail.js";
@@ -311,10 +311,9 @@ export function lockPathOf(file: string): string {
   return `${file}.lock`;
 }
 
+/** One record as a whole line of the file. */
 function serialize(record: SessionRecord, file: string): string {
-  const checked = checkRecordValue(record);
-  if (!checked.ok) throw new SessionError(`refusing to write an invalid ${String(record.type)} record to ${file}: ${checked.reason}`);
-  return JSON.stringify(record) + "\n";
+  return serializeRecord(record, file) + "\n";
 }
 
 /** Writes all of `text` at the end of an O_APPEND descriptor; a short write (a full disk) goes on until it fails. */
