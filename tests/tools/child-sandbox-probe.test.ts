@@ -27,11 +27,22 @@ describe("the sandbox support a read-only child gets", () => {
     expect(run.stderr).toMatch(/sed runs unasked only in its --sandbox mode/);
   });
 
-  it("runs a sed the gate judged however it is spelled (s\\ed) in its sandbox, once the gate's probe has run", () => {
+  it("runs a sed the gate judged however it is spelled (s\\ed) in its sandbox, once the gate's judging has probed", () => {
+    const child = sourceUrl("src/tools/child-sandbox.ts");
+    const safety = sourceUrl("src/permissions/safety.ts");
+    const script = `
+      const { sandboxSupportFor } = await import(${JSON.stringify(child)});
+      const { assessCommand } = await import(${JSON.stringify(safety)});
+      const before = sandboxSupportFor("s\\\\ed -n p");
+      await assessCommand("s\\\\ed -n 1p notes.txt", { allowed: [], denied: [] }, { cwd: process.cwd(), roots: [process.cwd()] });
+      console.log(JSON.stringify([before, sandboxSupportFor("s\\\\ed -n p")]));`;
+    const run = runModuleScript(script);
+    expect(run.stderr).toBe("");
     const machine = sandboxSupport();
-    expect(sandboxSupportFor("s\\ed -n 1p notes.txt")).toEqual(machine);
-    const env = sandboxEnv({ PATH: process.env["PATH"] }, true, sandboxSupportFor("s\\ed -n p"));
-    const run = spawnSync("bash", ["-c", "printf 'a\\n' | s\\ed -n p; echo status=$?"], { env: env as NodeJS.ProcessEnv, encoding: "utf8" });
-    expect(run.stdout).toBe(machine.sed ? "a\nstatus=0\n" : "status=126\n");
+    const [before, after] = JSON.parse(run.stdout) as [unknown, typeof machine];
+    expect([before, after]).toEqual([{ sed: false, awk: false }, machine]);
+    const env = sandboxEnv({ PATH: process.env["PATH"] }, true, after);
+    const sed = spawnSync("bash", ["-c", "printf 'a\\n' | s\\ed -n p; echo status=$?"], { env: env as NodeJS.ProcessEnv, encoding: "utf8" });
+    expect(sed.stdout).toBe(machine.sed ? "a\nstatus=0\n" : "status=126\n");
   });
 });
