@@ -58,7 +58,8 @@ interface Tally {
   touched: number[];
 }
 
-function countTerms(text: string): Map<string, number> {
+/** How often each index term occurs in `text` (the words tokenized and processed as the index does). */
+export function countTerms(text: string): Map<string, number> {
   const counts = new Map<string, number>();
   for (const word of tokenize(text)) {
     const term = processTerm(word);

@@ -6,8 +6,8 @@ import { writeFileAtomic } from "../fs/atomic-write.js";
 import { forEachLimited, FolderTracker, type FileStamp, type FolderTrackerOptions } from "./folder-tracker.js";
 import { readIndexFile, writeIndexFile } from "./index-file.js";
 import { fileNameToKey, hasOtherSpellings, keyToFileName, normalizeKey, NOTE_EXTENSION } from "./keys.js";
-import { MAX_INDEXED_CHARS, NoteIndex, type IndexHit } from "./search-index.js";
-import { keyText, makeSnippet, processTerm, tokenize } from "./terms.js";
+import { countTerms, MAX_INDEXED_CHARS, NoteIndex, type IndexHit } from "./search-index.js";
+import { keyText, makeSnippet } from "./terms.js";
 import { RACY_MS } from "../fs/racy.js";
 
 /** A note's key and when it was last written. */
@@ -61,7 +61,7 @@ const isNoteFile = (fileName: string): boolean =>
 /** True when the note (its key or its indexed text) really holds every one of `terms`. */
 function holdsTerms(key: string, content: string, terms: readonly string[]): boolean {
   if (terms.length === 0) return false;
-  const words = new Set([...tokenize(keyText(key)), ...tokenize(content.slice(0, MAX_INDEXED_CHARS))].map(processTerm));
+  const words = new Set([...countTerms(keyText(key)).keys(), ...countTerms(content.slice(0, MAX_INDEXED_CHARS)).keys()]);
   return terms.every((term) => words.has(term));
 }
 
