@@ -9,8 +9,7 @@ import { nextRunTime, startScheduler, type Scheduler } from "../runtime/cron.js"
 import { openCronBackend, type CronBackend } from "../runtime/cron-backend.js";
 import { CRON_FILE, hasEnded, loadCronJobs, type CronJob } from "../runtime/cron-config.js";
 import { createJobRunner } from "../runtime/cron-job.js";
-import { openCronQueue } from "../runtime/cron-pg.js";
-import { startDatabaseScheduler } from "../runtime/cron-pg-scheduler.js";
+import { startQueuedScheduler } from "../runtime/database-scheduler.js";
 import { RunLocks } from "../runtime/cron-run-lock.js";
 import type { JobPause } from "../runtime/cron-state.js";
 import type { CronStore } from "../runtime/cron-store.js";
@@ -79,15 +78,10 @@ async function runScheduler({ workspace, runJob, jobs, backend }: Prepared, io: 
   const { store, database } = backend;
   const active = await schedulableJobs(workspace, jobs, store, io, database !== undefined);
   const log = (line: string): void => void io.stderr.write(`${visibleText(line, { keepLineBreaks: true })}\n`);
-  let scheduler: Scheduler;
-  let queue: Awaited<ReturnType<typeof openCronQueue>> | undefined;
-  if (database) {
-    // Every worker ticks every job, paused or not: a pause lifted on any host applies at the next tick.
-    queue = await openCronQueue(database, active.map((job) => job.name), log);
-    scheduler = startDatabaseScheduler({ database, queue, jobs: active, runJob, log, onRecord: (record) => printRun(record, io) });
-  } else {
-    scheduler = startScheduler({ jobs: active, runJob, log, onRecord: (record) => recordRun(store, record, io) });
-  }
+  // With a database every worker ticks every job, paused or not: a pause lifted on any host applies at the next tick.
+  const scheduler: Scheduler = database
+    ? await startQueuedScheduler(database, { jobs: active, runJob, log, onRecord: (record) => printRun(record, io) })
+    : startScheduler({ jobs: active, runJob, log, onRecord: (record) => recordRun(store, record, io) });
   for (const job of active) io.stderr.write(`cron: ${job.name} scheduled, next run ${describeNext(job)}\n`);
   io.stderr.write("cron: running; Ctrl-C to stop\n");
   let signalled = 0;
@@ -103,7 +97,6 @@ async function runScheduler({ workspace, runJob, jobs, backend }: Prepared, io: 
   try {
     await stopped;
     await scheduler.stop(CRON_STOP_GRACE_MS);
-    await queue?.stop();
     io.stderr.write("cron: stopped\n");
     return 0;
   } finally {

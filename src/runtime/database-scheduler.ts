@@ -1,6 +1,6 @@
 // The library's way to cron on PostgreSQL: opens the database and pg-boss for the jobs, starts the claimed-tick scheduler, closes both when stopped.
 import { resolveDatabaseConfig, type DatabaseOption } from "../db/config.js";
-import { openDatabase } from "../db/database.js";
+import { openDatabase, type Database } from "../db/database.js";
 import { ConfigError } from "../errors.js";
 import type { Scheduler } from "./cron.js";
 import { openCronQueue } from "./cron-pg.js";
@@ -26,23 +26,37 @@ export async function openDatabaseScheduler(opts: OpenDatabaseSchedulerOptions):
   const config = resolveDatabaseConfig(option, env ?? {});
   if (!config) throw new ConfigError("openDatabaseScheduler needs a database: the database option, or MINICLAW_DATABASE_URL in env");
   const database = await openDatabase(config);
+  let scheduler: Scheduler;
   try {
-    const queue = await openCronQueue(database, rest.jobs.filter((job) => job.enabled).map((job) => job.name), rest.log);
-    const scheduler = startDatabaseScheduler({ ...rest, database, queue });
-    let stopping: Promise<void> | undefined;
-    return {
-      stop(graceMs) {
-        if (stopping) return scheduler.stop(0).then(() => stopping);
-        stopping = (async () => {
-          await scheduler.stop(graceMs);
-          await queue.stop();
-          await database.close();
-        })();
-        return stopping;
-      },
-    };
+    scheduler = await startQueuedScheduler(database, rest);
   } catch (error) {
     await database.close();
     throw error;
   }
+  let closing: Promise<void> | undefined;
+  return {
+    stop(graceMs) {
+      const stopped = scheduler.stop(graceMs);
+      closing ??= stopped.then(() => database.close());
+      return stopped.then(() => closing);
+    },
+  };
+}
+
+/**
+ * The scheduler of one worker on an open database (its caller's to close): pg-boss's queue for the
+ * enabled jobs, then the claimed-tick scheduler over it. Its `stop(graceMs)` stops the scheduler,
+ * then the queue; a second call aborts running jobs at once.
+ */
+export async function startQueuedScheduler(database: Database, opts: Omit<DatabaseSchedulerOptions, "database" | "queue">): Promise<Scheduler> {
+  const queue = await openCronQueue(database, opts.jobs.filter((job) => job.enabled).map((job) => job.name), opts.log);
+  const scheduler = startDatabaseScheduler({ ...opts, database, queue });
+  let stopping: Promise<void> | undefined;
+  return {
+    stop(graceMs) {
+      if (stopping) return scheduler.stop(0).then(() => stopping);
+      stopping = scheduler.stop(graceMs).then(() => queue.stop());
+      return stopping;
+    },
+  };
 }
