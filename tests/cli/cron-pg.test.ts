@@ -2,6 +2,7 @@ import { afterEach, describe, it } from "vitest";
 import { JOB, readRunRows, setupWorkers } from "../fixtures/cron-pg/workers.js";
 import { runMain } from "../helpers/cli.js";
 import { databaseUnavailable, newTestSchema, withTestClient, type TestSchema } from "../helpers/pg.js";
+import { until } from "../helpers/manual-clock.js";
 
 const unavailable = await databaseUnavailable();
 
@@ -14,12 +15,7 @@ describe.skipIf(unavailable !== undefined)("miniclaw cron on PostgreSQL", () => 
     const t = await setupWorkers(schema, "*/1 * * * * *", 2_600);
     try {
       const workers = [t.start(), t.start()];
-      await new Promise<void>((resolve, reject) => {
-        const timer = setInterval(() => {
-          if (workers.some((w) => / pulse ok /.test(w.stdout))) resolve(clearInterval(timer));
-        }, 50);
-        setTimeout(() => reject(new Error(`no run ended: ${workers.map((w) => w.stderr).join("\n")}`)), 40_000);
-      });
+      await until(() => workers.some((w) => / pulse ok /.test(w.stdout)), 40_000, "a run to end");
       for (const w of workers) w.child.kill("SIGTERM");
       await Promise.all(workers.map((w) => w.exited));
       const runs = await readRunRows(schema);

@@ -44,11 +44,16 @@ export function manualClock(start = Date.parse("2026-12-01T09:00:00Z")): ManualC
   };
 }
 
-/** Resolves once `condition()` holds, checking every few milliseconds; rejects after `timeoutMs` of real time. */
-export async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+/**
+ * Resolves once `condition()` holds, checking every few milliseconds (every 20 ms when it answers
+ * with a promise, a query say); rejects after `timeoutMs` of real time, saying `what` (or the condition).
+ */
+export async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 5_000, what?: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${condition.toString()}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
+  for (;;) {
+    const answer = condition();
+    if (await answer) return;
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what ?? condition.toString()}`);
+    await new Promise((resolve) => setTimeout(resolve, answer instanceof Promise ? 20 : 2));
   }
 }

@@ -5,6 +5,7 @@ import type { StartTimer } from "../../src/runtime/cron.js";
 import type { CronJob } from "../../src/runtime/cron-config.js";
 import type { RunRecord } from "../../src/runtime/cron-runs.js";
 import { databaseUnavailable, newTestSchema, withTestClient } from "../helpers/pg.js";
+import { until } from "../helpers/manual-clock.js";
 
 const unavailable = await databaseUnavailable();
 const JOB: CronJob = { name: "digest", schedule: "0 0 0 * * *", session: "cron:digest", heartbeat: false, enabled: true, prompt: "go" };
@@ -35,8 +36,7 @@ describe("openDatabaseScheduler", () => {
       const [a, b] = [await open(), await open()];
       const tick = new Date(new Date().setHours(0, 0, 0, 0) + 1_000);
       for (const fire of fires) fire(tick);
-      const deadline = Date.now() + 10_000;
-      while (records.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await until(() => records.length > 0, 10_000, "a run to be recorded");
       await Promise.all([a.stop(5_000), b.stop(5_000)]);
       expect(runs).toBe(1);
       expect(records.map((record) => [record.job, record.status, record.reply])).toEqual([["digest", "ok", "done"]]);
