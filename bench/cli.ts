@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { RecordedRequest } from "../src/testing/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
 import type { MiniclawLibrary } from "./built-library.js";
-import { expectSuccess, PRINT_MAX_RSS, runNode, type ChildRun } from "./child.js";
+import { expectSuccess, PRINT_RSS_AND_CPU, runNode, type ChildRun } from "./child.js";
 import { LOOP_ROUNDS } from "./harness.js";
 import { offersTool, toolLoopRule } from "./scripts.js";
 import { median, round } from "./stats.js";
@@ -91,11 +91,11 @@ export async function benchCli(lib: MiniclawLibrary): Promise<CliBench> {
     const maxRssMb = { miniclaw: [] as number[], bare: [] as number[] };
     for (let i = 0; i < TIMED_RSS_RUNS; i++) {
       const before = server.requests.length;
-      const m = await miniclaw(["--import", PRINT_MAX_RSS]);
+      const m = await miniclaw(["--import", PRINT_RSS_AND_CPU]);
       if (server.requests.length - before !== LOOP_ROUNDS || !m.stdout.includes(`done after ${LOOP_ROUNDS - 1}`)) {
         throw new Error(`miniclaw run made ${server.requests.length - before} requests: ${m.stdout} ${m.stderr}`);
       }
-      const b = await bare(["--import", PRINT_MAX_RSS]);
+      const b = await bare(["--import", PRINT_RSS_AND_CPU]);
       maxRssMb.miniclaw.push(round((m.maxRssKb ?? Number.NaN) / 1024, 1));
       maxRssMb.bare.push(round((b.maxRssKb ?? Number.NaN) / 1024, 1));
     }

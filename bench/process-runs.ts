@@ -9,7 +9,7 @@ import { startScriptedModel } from "../src/testing/index.js";
 import type { MiniclawLibrary } from "./built-library.js";
 import { roundsSoFar } from "./scripts.js";
 import { median, round } from "./stats.js";
-import { runTimedNode, type TimedRun } from "./timed-child.js";
+import { expectSuccess, PRINT_RSS_AND_CPU, runNode, type ChildRun } from "./child.js";
 
 const MINICLAW_BIN = fileURLToPath(new URL("../bin/miniclaw.js", import.meta.url));
 const LIBRARY_RUN = fileURLToPath(new URL("./library-run.mjs", import.meta.url));
@@ -82,7 +82,7 @@ function toolResultsOf(req: RecordedRequest | undefined): WireBlock[] {
 }
 
 /** Throws unless the run made `rounds + 1` requests and every command ran and printed its `hi N`. */
-function checkRun(harness: Harness, rounds: number, run: TimedRun, requests: readonly RecordedRequest[]): void {
+function checkRun(harness: Harness, rounds: number, run: ChildRun, requests: readonly RecordedRequest[]): void {
   const results = toolResultsOf(requests.at(-1));
   const printed = results.every((r, i) => r.is_error !== true && JSON.stringify(r.content).includes(`hi ${i + 1}`));
   if (requests.length !== rounds + 1 || results.length !== rounds || !printed || !run.stdout.includes(`done after ${rounds} tool rounds`)) {
@@ -90,8 +90,9 @@ function checkRun(harness: Harness, rounds: number, run: TimedRun, requests: rea
   }
 }
 
-function figuresOf(run: TimedRun, probe: Probe): RunFigures {
+function figuresOf(run: ChildRun, probe: Probe): RunFigures {
   if (probe.firstRequestAt === undefined || probe.finalAt === undefined) throw new Error("the child made no request");
+  if (run.maxRssKb === undefined || run.cpuUs === undefined) throw new Error(`the child reported no peak RSS and CPU:\n${run.stderr}`);
   return {
     startMs: round(probe.firstRequestAt - run.spawnedAt, 1),
     wholeMs: round(run.exitedAt - run.spawnedAt, 1),
@@ -158,7 +159,7 @@ export async function benchProcessRuns(lib: MiniclawLibrary, { runs = PROCESS_RU
       const args = await argsOf(harness);
       Object.assign(probe, { rounds, firstRequestAt: undefined, finalAt: undefined });
       const before = server.requests.length;
-      const run = await runTimedNode(args, { cwd: root, env });
+      const run = expectSuccess(await runNode(["--import", PRINT_RSS_AND_CPU, ...args], { cwd: root, env }), harness);
       checkRun(harness, rounds, run, server.requests.slice(before));
       return figuresOf(run, probe);
     };
