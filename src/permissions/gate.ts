@@ -69,11 +69,14 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
   };
   const emitSafely = safeSink(options.emit);
   const readApprovals = approvalsReader(approvalsPath, warn);
-  const roots = Promise.all(options.roots.map((root) => resolveRealPath(resolve(cwd, root))));
+  // Resolved once, before any check awaits them, so none may reject: a path that cannot be resolved
+  // (a link to itself, an unreadable folder) stands as written.
+  const settled = (path: string): Promise<string> => resolveRealPath(resolve(cwd, path)).catch(() => resolve(cwd, path));
+  const roots = Promise.all(options.roots.map(settled));
   const where = { cwd: resolve(cwd), home: resolve(options.home ?? homedir()) };
-  const realCwd = resolveRealPath(where.cwd);
-  const protectedPaths = resolveRealPath(resolve(cwd, approvalsPath)).then((p) => [p]);
-  const protectedDirs = Promise.all((options.protectedDirs ?? []).map((d) => resolveRealPath(resolve(cwd, d))));
+  const realCwd = settled(where.cwd);
+  const protectedPaths = settled(approvalsPath).then((p) => [p]);
+  const protectedDirs = Promise.all((options.protectedDirs ?? []).map(settled));
   const pathGrants = new Set<string>();
   const commandGrants = new Set<string>();
 
