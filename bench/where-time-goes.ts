@@ -22,7 +22,7 @@ const ROUNDS = 20;
 /** Which part of the process a profile sample belongs to, by the file of its innermost frame. */
 function areaOf(url: string, name: string): string {
   if (url.endsWith("/dist/lib/index.js")) return "miniclaw";
-  if (url.includes("/dist/lib/")) return "Anthropic SDK (bundled)";
+  if (url.includes("/dist/lib/") || url.includes("/@anthropic-ai/sdk/")) return "Anthropic SDK";
   if (url.includes("/src/testing/")) return "scripted server";
   if (url.includes("/zod/")) return "zod";
   if (url.includes("undici")) return "Node's fetch (undici)";
