@@ -170,8 +170,9 @@ export class SessionStore implements SessionBackend {
       this.dirReady = true;
     }
     try {
-      if (this.knownWhole.has(file) && !this.fsync) {
-        // Our own last append ended a line and turns are serialized by the lock: one plain append suffices.
+      if (this.knownWhole.has(file) && !this.fsync && isLockHeld(lockPathOf(file))) {
+        // Our own last append ended a line and, while we hold the lock, nobody else wrote since: one plain append suffices.
+        // Without the lock another writer (or a crash's truncation) may have left a torn tail: the careful append checks it.
         await this.appendPlain(file, body);
       } else {
         await this.appendChecked(key, file, records, body);

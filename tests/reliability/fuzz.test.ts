@@ -8,4 +8,9 @@ describe("random conversations", () => {
     expect(counts.runs).toBe(25);
     console.info(`[reliability] fuzz: ${JSON.stringify(counts)}`);
   }, 120_000);
+
+  it("replays the conversation that found a session file appended to after its tail was torn, without the lock", async () => {
+    // A truncated tail, then turns whose store skips the lock: the next record was fused onto the torn line.
+    await checkRandomConversations(6, 6, 1322438946);
+  }, 60_000);
 });

@@ -23,6 +23,20 @@ describe("session store operations", () => {
     expect(await store.load("agent:scout:x")).toMatchObject({ exists: true, agentId: "scout", messages: [] });
   });
 
+  it("appends on a new line after a tail torn since its own last append when it does not hold the lock, in the same process", async () => {
+    const store = new SessionStore(dir);
+    const key = "agent:main:torn";
+    const record = (id: string, role: "user" | "assistant", text: string) => ({ type: "message" as const, id, ts: 1, message: { role, content: [{ type: "text" as const, text }] } });
+    await store.append(key, [record("u1", "user", "hello"), record("a1", "assistant", "hi")]);
+    const file = store.fileFor(key);
+    const text = await readFile(file, "utf8");
+    await writeFile(file, text.slice(0, -1));
+    await store.append(key, [record("u2", "user", "again")]);
+    const after = await readFile(file, "utf8");
+    expect(after.split("\n").filter(Boolean).map((line) => (JSON.parse(line) as { id?: string }).id)).toEqual([undefined, "u1", "a1", "u2"]);
+    expect((await store.load(key, { mode: "read" })).records.map((r) => r.id)).toEqual(["u1", "a1", "u2"]);
+  });
+
   it("lists sessions newest first with agent, messages, tokens and last activity", async () => {
     const store = new SessionStore(dir, { clock: fixedClock(50) });
     const old = turn(1).map((r) => ({ ...r, ts: 100 }));
