@@ -85,7 +85,7 @@ async function expectSoundAfter(m: ScriptedModel, workspace: string, messages: s
   expect(audit.lost).toEqual([]);
   for (const text of messages) expect(await countUserMessages(workspace, KEY, text), text).toBe(1);
   const next = await runAgentTurn(KEY, "and now?", TEST_AGENT, optionsFor(m, workspace, c));
-  expect(next.stopReason).toBe("end_turn");
+  expect(next.stopReason, next.error).toBe("end_turn");
   expect(next.text).toBe("answer to and now?");
   expect(await countUserMessages(workspace, KEY, "and now?")).toBe(1);
   expect(m.rejected).toEqual([]);
