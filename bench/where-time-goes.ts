@@ -97,17 +97,17 @@ async function profileTurns(): Promise<void> {
 // Run in a new process, as the bench's first search is: each step of the first search alone, then the whole of it.
 const FIRST_SEARCH_PARTS = `
   const { readdirSync, readFileSync, statSync } = await import("node:fs");
-  const { createHash } = await import("node:crypto");
+  const { gunzipSync } = await import("node:zlib");
   const { decodeIndex } = await import(process.env.INDEX_MODULE);
   const { MemoryStore } = await import(process.env.STORE_MODULE);
   const dir = process.env.MEMORY_DIR;
   const time = (f) => { const t = performance.now(); f(); return performance.now() - t; };
-  let bytes;
+  let packed, bytes;
   const parts = {
     "stat of every note": time(() => { for (const name of readdirSync(dir)) statSync(dir + "/" + name); }),
-    "reading the index file": time(() => { bytes = readFileSync(dir + "/.search-index"); }),
-    "its SHA-256": time(() => createHash("sha256").update(bytes).digest()),
-    "checking and decoding it (SHA-256 included)": time(() => decodeIndex(bytes, (name) => name.endsWith(".md"))),
+    "reading the index file": time(() => { packed = readFileSync(dir + "/.search-index"); }),
+    "inflating it (on the thread pool in a search)": time(() => { bytes = gunzipSync(packed); }),
+    "checking and decoding it": time(() => decodeIndex(bytes, (name) => name.endsWith(".md"))),
   };
   const started = performance.now();
   const store = new MemoryStore(dir);

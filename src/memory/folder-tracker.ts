@@ -1,7 +1,7 @@
 // FolderTracker: which note files changed since the last look, without statting every file each time.
 import { statSync, watch, type FSWatcher, type Stats } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import { RACY_MS } from "../fs/racy.js";
 
 /** What identifies one version of a file on disk. */
@@ -38,7 +38,8 @@ function stampOf(s: { mtimeMs: number; size: number; ino: number }): FileStamp {
   return { mtimeMs: s.mtimeMs, size: s.size, ino: s.ino };
 }
 
-function sameStamp(a: FileStamp | undefined, b: FileStamp): boolean {
+/** True when `b` is the version of the file that `a` stamped. */
+export function sameStamp(a: FileStamp | undefined, b: FileStamp): boolean {
   return a !== undefined && a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
 }
 
@@ -68,26 +69,21 @@ export class FolderTracker {
   private listedAt = 0;
   private watching: boolean;
   private readonly now: () => number;
+  // The folder's path with a trailing separator; names from readdir are joined to it as they are.
+  private readonly prefix: string;
 
   constructor(
     readonly dir: string,
     private readonly options: FolderTrackerOptions,
   ) {
     this.now = options.now ?? Date.now;
+    this.prefix = join(dir, sep);
     this.watching = options.watch !== false;
   }
 
   /** The stamp last seen for a file, if it is known. */
   stamp(fileName: string): FileStamp | undefined {
     return this.known.get(fileName);
-  }
-
-  /**
-   * Takes stamps recorded earlier (by another process) as known, before the first poll:
-   * that poll then reports only the files whose stamp differs, and those gone.
-   */
-  seed(stamps: Iterable<[string, FileStamp]>): void {
-    for (const [name, stamp] of stamps) if (this.options.accept(name)) this.known.set(name, stamp);
   }
 
   /** Marks a file as changed, for writes this process made itself; costs no I/O. */
@@ -162,7 +158,7 @@ export class FolderTracker {
     // Compared with file system times, so the real wall clock, not the injected one.
     const listedAt = Date.now();
     const names = (await readdir(this.dir).catch(() => [] as string[])).filter(this.options.accept);
-    const present = new Set(names);
+    const present = new Set(this.known.size > 0 ? names : []);
     const removed = [...this.known.keys()].filter((name) => !present.has(name));
     for (const name of removed) this.known.delete(name);
     const toStat = full ? names : names.filter((name) => dirty.has(name) || !this.known.has(name));
@@ -182,7 +178,7 @@ export class FolderTracker {
     for (let i = 0; i < names.length; i++) {
       if (i > 0 && i % STAT_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
       const name = names[i] as string;
-      const info = statQuietly(join(this.dir, name));
+      const info = statQuietly(this.prefix + name);
       if (!info?.isFile()) {
         if (this.known.delete(name)) removed.push(name);
         continue;

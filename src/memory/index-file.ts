@@ -1,15 +1,19 @@
-// The persisted search index beside the notes: a versioned, checksummed binary file, read back or refused whole.
+// The persisted search index beside the notes: a versioned binary file in gzip, read back or refused whole.
 //
 // It is a cache derived from the notes, never a source of truth: whatever it says is checked
 // against the notes' stamps before use, any doubt (torn, corrupt, another version, another
 // tokenizer) makes the store ignore it and rebuild, and the store writes it only atomically.
-import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+// gzip's CRC-32 and length catch a damaged file, and it shrinks the file about 3.5 times; both
+// the read and the inflating run on Node's thread pool, while the store stats the notes.
+import { constants } from "node:fs";
+import { open } from "node:fs/promises";
 import { endianness } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
+import { gunzip, gzip } from "node:zlib";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import type { FileStamp } from "./folder-tracker.js";
-import type { IndexData, IndexedDoc } from "./search-index.js";
+import { NOTE_FIELDS, type IndexData } from "./search-index.js";
 
 /**
  * Name of the index file in the memory folder. Hidden and not `.md`, so it is never
@@ -17,9 +21,13 @@ import type { IndexData, IndexedDoc } from "./search-index.js";
  */
 export const INDEX_FILE_NAME = ".search-index";
 // Bump when the layout, the tokenizer or the scoring inputs change: an older file is then rebuilt.
-const FORMAT = 1;
+const FORMAT = 2;
 const MAGIC = Buffer.from("MCMEMIDX", "latin1");
-const HASH_BYTES = 32;
+// Bounds of the output chunk asked of gunzip: the whole index in one piece, unless gzip's size field is absurd.
+const MIN_CHUNK = 64 * 1024;
+const MAX_CHUNK = 256 * 1024 * 1024;
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
 
 interface Header {
   format: number;
@@ -31,8 +39,7 @@ interface Header {
   postings: number;
 }
 
-// Per note in the numbers section: key length, text length, then mtimeMs, size, ino (NaN when untrusted).
-const NOTE_FIELDS = 5;
+// The numbers section holds IndexData.noteFields as it is: NOTE_FIELDS float64 per note.
 // File names cannot hold NUL; words cannot hold a line break (the tokenizer splits there).
 const NAME_SEPARATOR = "\0";
 const TERM_SEPARATOR = "\n";
@@ -40,34 +47,32 @@ const TERM_SEPARATOR = "\n";
 const align8 = (n: number): number => (n + 7) & ~7;
 
 /** Byte offsets of the sections that follow the header. */
-function layout(headerLength: number, h: Header): { names: number; terms: number; numbers: number; counts: number; docs: number; freqs: number; end: number } {
+function layout(headerLength: number, h: Header): { names: number; terms: number; numbers: number; counts: number; docs: number; keyCounts: number; textCounts: number; end: number } {
   const names = MAGIC.length + 4 + headerLength;
   const terms = names + h.nameBytes;
   const numbers = align8(terms + h.termBytes);
   const counts = numbers + 8 * NOTE_FIELDS * h.notes;
   const docs = counts + 4 * h.terms;
-  const freqs = docs + 4 * h.postings;
-  return { names, terms, numbers, counts, docs, freqs, end: freqs + 4 * h.postings };
+  const keyCounts = docs + 4 * h.postings;
+  const textCounts = keyCounts + h.postings;
+  return { names, terms, numbers, counts, docs, keyCounts, textCounts, end: textCounts + h.postings };
 }
 
-/** The bytes of `data`: magic, header length, JSON header, names, terms, numbers, three u32 arrays, SHA-256 of all before. */
+/** The bytes of `data`, before gzip: magic, header length, JSON header, names, terms, note numbers, then term counts and posting docs (u32) and posting counts (u8). */
 export function encodeIndex(data: IndexData): Buffer {
-  const nameBlob = Buffer.from(data.notes.map((note) => note.fileName).join(NAME_SEPARATOR), "utf8");
+  const nameBlob = Buffer.from(data.fileNames.join(NAME_SEPARATOR), "utf8");
   const termBlob = Buffer.from(data.terms.join(TERM_SEPARATOR), "utf8");
-  const header: Header = { format: FORMAT, endian: endianness(), notes: data.notes.length, nameBytes: nameBlob.length, termBytes: termBlob.length, terms: data.terms.length, postings: data.docs.length };
+  const header: Header = { format: FORMAT, endian: endianness(), notes: data.fileNames.length, nameBytes: nameBlob.length, termBytes: termBlob.length, terms: data.terms.length, postings: data.docs.length };
   const headerBlob = Buffer.from(JSON.stringify(header), "utf8");
   const at = layout(headerBlob.length, header);
-  const numbers = new Float64Array(NOTE_FIELDS * data.notes.length);
-  data.notes.forEach((note, i) => numbers.set([note.keyLength, note.textLength, note.stamp?.mtimeMs ?? NaN, note.stamp?.size ?? NaN, note.stamp?.ino ?? NaN], NOTE_FIELDS * i));
-  const body = Buffer.alloc(at.end + HASH_BYTES);
+  const body = Buffer.alloc(at.end);
   MAGIC.copy(body, 0);
   body.writeUInt32LE(headerBlob.length, MAGIC.length);
   headerBlob.copy(body, MAGIC.length + 4);
   nameBlob.copy(body, at.names);
   termBlob.copy(body, at.terms);
-  const sections: Array<[ArrayBufferView, number]> = [[numbers, at.numbers], [data.counts, at.counts], [data.docs, at.docs], [data.freqs, at.freqs]];
+  const sections: Array<[ArrayBufferView, number]> = [[data.noteFields, at.numbers], [data.counts, at.counts], [data.docs, at.docs], [data.keyCounts, at.keyCounts], [data.textCounts, at.textCounts]];
   for (const [array, offset] of sections) Buffer.from(array.buffer, array.byteOffset, array.byteLength).copy(body, offset);
-  createHash("sha256").update(body.subarray(0, at.end)).digest().copy(body, at.end);
   return body;
 }
 
@@ -79,32 +84,23 @@ function view<T>(bytes: Buffer, at: number, length: number, Type: { new (b: Arra
 }
 
 function readHeader(bytes: Buffer): Header | undefined {
-  if (bytes.length < MAGIC.length + 4 + HASH_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
-  const digest = createHash("sha256").update(bytes.subarray(0, bytes.length - HASH_BYTES)).digest();
-  if (!digest.equals(bytes.subarray(bytes.length - HASH_BYTES))) return undefined;
+  if (bytes.length < MAGIC.length + 4 || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
   const headerLength = bytes.readUInt32LE(MAGIC.length);
   const header = JSON.parse(bytes.toString("utf8", MAGIC.length + 4, MAGIC.length + 4 + headerLength)) as Header;
   if (header.format !== FORMAT || header.endian !== endianness()) return undefined;
   const sizes = [header.notes, header.nameBytes, header.termBytes, header.terms, header.postings];
   if (!sizes.every((n) => Number.isSafeInteger(n) && n >= 0)) return undefined;
-  if (layout(headerLength, header).end + HASH_BYTES !== bytes.length) return undefined;
+  if (layout(headerLength, header).end !== bytes.length) return undefined;
   return header;
 }
 
-function readNotes(bytes: Buffer, at: ReturnType<typeof layout>, count: number): IndexedDoc[] | undefined {
-  const names = count === 0 ? [] : bytes.toString("utf8", at.names, at.terms).split(NAME_SEPARATOR);
-  const numbers = view(bytes, at.numbers, NOTE_FIELDS * count, Float64Array);
-  if (names.length !== count) return undefined;
-  return names.map((fileName, i) => {
-    const at = NOTE_FIELDS * i;
-    const [mtimeMs, size, ino] = [numbers[at + 2] as number, numbers[at + 3] as number, numbers[at + 4] as number];
-    const trusted = Number.isFinite(mtimeMs) && Number.isFinite(size) && Number.isFinite(ino);
-    return { fileName, keyLength: numbers[at] as number, textLength: numbers[at + 1] as number, stamp: trusted ? { mtimeMs, size, ino } : undefined };
-  });
+function readNotes(bytes: Buffer, at: ReturnType<typeof layout>, count: number): Pick<IndexData, "fileNames" | "noteFields"> | undefined {
+  const fileNames = count === 0 ? [] : bytes.toString("utf8", at.names, at.terms).split(NAME_SEPARATOR);
+  if (fileNames.length !== count) return undefined;
+  return { fileNames, noteFields: view(bytes, at.numbers, NOTE_FIELDS * count, Float64Array) };
 }
-
 /**
- * The index held in `bytes`, or undefined when they are not a whole, consistent index of
+ * The index held in `bytes` (as `encodeIndex` made them, inflated), or undefined when they are not a whole, consistent index of
  * this version: checksum, sizes, note names unique, every posting pointing at a note,
  * postings of a term in ascending order, terms sorted and unique.
  */
@@ -114,13 +110,17 @@ export function decodeIndex(bytes: Buffer, isNoteFile: (fileName: string) => boo
     if (!header) return undefined;
     const at = layout(bytes.readUInt32LE(MAGIC.length), header);
     const notes = readNotes(bytes, at, header.notes);
-    if (!notes || new Set(notes.map((note) => note.fileName)).size !== notes.length) return undefined;
-    if (notes.some((note) => !isNoteFile(note.fileName) || !(note.keyLength >= 0) || !(note.textLength >= 0))) return undefined;
+    if (!notes || new Set(notes.fileNames).size !== notes.fileNames.length || !notes.fileNames.every(isNoteFile)) return undefined;
+    for (let i = 0; i < notes.noteFields.length; i += NOTE_FIELDS) {
+      // A note's key and text lengths (its first two fields) are counts: never negative, never NaN.
+      if (!((notes.noteFields[i] as number) >= 0 && (notes.noteFields[i + 1] as number) >= 0)) return undefined;
+    }
     const terms = header.terms === 0 ? [] : bytes.toString("utf8", at.terms, at.terms + header.termBytes).split(TERM_SEPARATOR);
     const counts = view(bytes, at.counts, header.terms, Uint32Array);
     const docs = view(bytes, at.docs, header.postings, Uint32Array);
-    const freqs = view(bytes, at.freqs, header.postings, Uint32Array);
-    const data = { notes, terms, counts, docs, freqs };
+    const keyCounts = view(bytes, at.keyCounts, header.postings, Uint8Array);
+    const textCounts = view(bytes, at.textCounts, header.postings, Uint8Array);
+    const data = { ...notes, terms, counts, docs, keyCounts, textCounts };
     return isConsistent(data) ? data : undefined;
   } catch {
     return undefined;
@@ -137,7 +137,7 @@ function isConsistent(data: IndexData): boolean {
     if (end > data.docs.length || end === at) return false;
     for (let p = at; p < end; p++) {
       const doc = data.docs[p] as number;
-      if (doc >= data.notes.length || (p > at && doc <= (data.docs[p - 1] as number)) || data.freqs[p] === 0) return false;
+      if (doc >= data.fileNames.length || (p > at && doc <= (data.docs[p - 1] as number)) || (data.keyCounts[p] === 0 && data.textCounts[p] === 0)) return false;
     }
     at = end;
   }
@@ -146,11 +146,38 @@ function isConsistent(data: IndexData): boolean {
 
 /** Reads the index file of `dir`; undefined when there is none or it cannot be used. */
 export async function readIndexFile(dir: string, isNoteFile: (fileName: string) => boolean): Promise<IndexData | undefined> {
-  const bytes = await readFile(join(dir, INDEX_FILE_NAME)).catch(() => undefined);
+  const packed = await readRegularFile(join(dir, INDEX_FILE_NAME)).catch(() => undefined);
+  if (!packed || packed.length < 4) return undefined;
+  // gzip ends with the inflated size (mod 2^32): one chunk of that size inflates it in one job.
+  const chunkSize = Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, packed.readUInt32LE(packed.length - 4)));
+  const bytes = await gunzipAsync(packed, { chunkSize }).catch(() => undefined);
   return bytes && decodeIndex(bytes, isNoteFile);
+}
+
+/**
+ * The bytes of a regular file, read by one request to the thread pool where the system allows
+ * (a whole-file read in chunks waits for the event loop between chunks). Opened without
+ * blocking, so a FIFO in the file's place is refused instead of hanging the read.
+ */
+async function readRegularFile(path: string): Promise<Buffer> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new Error(`${path} is not a regular file`);
+    const buffer = Buffer.allocUnsafe(info.size);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    return buffer.subarray(0, length);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Replaces the index file of `dir` atomically: readers see the previous file or this one, whole. */
 export async function writeIndexFile(dir: string, data: IndexData): Promise<void> {
-  await writeFileAtomic(join(dir, INDEX_FILE_NAME), encodeIndex(data));
+  await writeFileAtomic(join(dir, INDEX_FILE_NAME), await gzipAsync(encodeIndex(data), { level: 1 }));
 }

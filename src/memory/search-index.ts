@@ -10,24 +10,33 @@ export interface IndexHit {
   terms: string[];
 }
 
-/** One note of an exported index; `stamp` is absent when it must not be trusted later. */
-export interface IndexedDoc {
-  fileName: string;
-  keyLength: number;
-  textLength: number;
-  stamp: FileStamp | undefined;
-}
+/** Numbers kept per note, in `IndexData.noteFields`: its key's distinct words, its text's, then its stamp (mtimeMs, size, ino). */
+export const NOTE_FIELDS = 5;
+const [KEY_LENGTH, TEXT_LENGTH, MTIME, SIZE, INO] = [0, 1, 2, 3, 4];
 
 /**
- * The whole index as flat data: terms sorted, and for the i-th term `counts[i]` postings,
- * consecutive in `docs` (ascending positions in `notes`) and `freqs` (key count × 65536 + text count).
+ * The whole index as flat data: the notes by position (their file names, and `NOTE_FIELDS`
+ * numbers each, the stamp NaN where it must not be trusted later); terms sorted, and for the
+ * i-th term `counts[i]` postings, consecutive in `docs` (ascending note positions), `keyCounts`
+ * and `textCounts` (how often the term occurs in that note's key and in its text). Flat, so that loading 10,000 notes builds no object per note.
  */
 export interface IndexData {
-  notes: IndexedDoc[];
+  fileNames: string[];
+  noteFields: Float64Array;
   terms: string[];
   counts: Uint32Array;
   docs: Uint32Array;
-  freqs: Uint32Array;
+  keyCounts: Uint8Array;
+  textCounts: Uint8Array;
+}
+
+/** The stamp recorded for the note at position `at` of `data`, or undefined when it must not be trusted. */
+export function noteStamp(data: IndexData, at: number): FileStamp | undefined {
+  const base = at * NOTE_FIELDS;
+  const mtimeMs = data.noteFields[base + MTIME] as number;
+  const size = data.noteFields[base + SIZE] as number;
+  const ino = data.noteFields[base + INO] as number;
+  return Number.isFinite(mtimeMs) && Number.isFinite(size) && Number.isFinite(ino) ? { mtimeMs, size, ino } : undefined;
 }
 
 /** Characters of a note that are indexed; the rest of a very large file is not searchable. */
@@ -39,22 +48,23 @@ const PREFIX_MIN_CHARS = 4;
 // BM25+ as MiniSearch (which this index replaced) ranks: its parameters and its prefix weight.
 const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 const PREFIX_WEIGHT = 0.375;
-const MAX_FREQ = 0xffff;
-// New words are kept apart from the sorted list until this many, then merged in.
-const UNSORTED_MAX = 256;
+// A word's count in one note is capped here, to fit a byte: BM25's count term is then within 0.5% of its limit.
+const MAX_COUNT = 0xff;
 
-/** A term's postings: a range of the shared base arrays, then those added since. */
-interface Postings {
-  start: number;
-  end: number;
-  docs: number[];
-  freqs: number[];
+/** Postings of one term, side by side: note positions (ascending) and the term's counts there. */
+interface Segment<T extends ArrayLike<number>> {
+  docs: T;
+  keyCounts: T;
+  textCounts: T;
 }
 
 /** What one query accumulates per note position. */
 interface Tally {
   score: Float64Array;
+  /** Bit i set: the note matched query word i, exactly or by prefix. */
   queryTerms: Uint32Array;
+  /** Bit i set: the note holds query word i verbatim. */
+  exact: Uint32Array;
   touched: number[];
 }
 
@@ -79,6 +89,23 @@ function bitCount(n: number): number {
   return count;
 }
 
+/** The `count` positions of highest score, best first; of equal scores, the lower position first. */
+function bestOf(positions: readonly number[], count: number, score: Float64Array): number[] {
+  const ahead = (a: number, b: number): boolean => (score[a] as number) > (score[b] as number) || (score[a] === score[b] && a < b);
+  const top: number[] = [];
+  for (let i = 0; i < positions.length; i++) {
+    const at = positions[i] as number;
+    if (top.length >= count) {
+      if (count <= 0 || !ahead(at, top[count - 1] as number)) continue;
+      top.pop();
+    }
+    let slot = top.length;
+    while (slot > 0 && ahead(at, top[slot - 1] as number)) slot--;
+    top.splice(slot, 0, at);
+  }
+  return top;
+}
+
 /** First index of `sorted` whose term is not below `term`. */
 function lowerBound(sorted: readonly string[], term: string): number {
   let lo = 0;
@@ -91,6 +118,22 @@ function lowerBound(sorted: readonly string[], term: string): number {
   return lo;
 }
 
+/** The union of two sorted lists of distinct terms, sorted. */
+function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
+  const merged: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && (a[i] as string) < (b[j] as string))) merged.push(a[i++] as string);
+    else if (i >= a.length || (b[j] as string) < (a[i] as string)) merged.push(b[j++] as string);
+    else {
+      merged.push(a[i++] as string);
+      j++;
+    }
+  }
+  return merged;
+}
+
 /**
  * Full-text index of notes keyed by file name: BM25+ over the key (boosted) and the body,
  * query words combined with OR, words of four letters or more also matching by prefix.
@@ -100,15 +143,21 @@ function lowerBound(sorted: readonly string[], term: string): number {
  */
 export class NoteIndex {
   private names: (string | undefined)[] = [];
-  private keyLengths: number[] = [];
-  private textLengths: number[] = [];
-  private stamps: (FileStamp | undefined)[] = [];
+  // NOTE_FIELDS numbers per position, as in IndexData.noteFields.
+  private fields: number[] = [];
   private readonly positions = new Map<string, number>();
-  private readonly terms = new Map<string, Postings>();
-  private sorted: string[] = [];
-  private unsorted: string[] = [];
+  // The postings loaded whole (from the index file, or by the last export): terms sorted, the i-th
+  // term's postings from baseStarts[i] to baseStarts[i + 1] in baseDocs, baseKeyCounts and baseTextCounts. Kept as
+  // arrays, not a map, so that loading 10,000 notes' index builds no object per term.
+  private baseTerms: readonly string[] = [];
+  private baseStarts: Uint32Array = new Uint32Array(1);
   private baseDocs: Uint32Array = new Uint32Array(0);
-  private baseFreqs: Uint32Array = new Uint32Array(0);
+  private baseKeyCounts: Uint8Array = new Uint8Array(0);
+  private baseTextCounts: Uint8Array = new Uint8Array(0);
+  // Postings added since, by term; and the terms of those not in baseTerms.
+  private readonly added = new Map<string, Segment<number[]>>();
+  private newTerms: string[] = [];
+  private newTermsSorted = true;
   private keyLengthSum = 0;
   private textLengthSum = 0;
 
@@ -131,14 +180,12 @@ export class NoteIndex {
     const keyCounts = countTerms(keyText(key));
     const textCounts = countTerms(content.slice(0, MAX_INDEXED_CHARS));
     this.names.push(fileName);
-    this.keyLengths.push(keyCounts.size);
-    this.textLengths.push(textCounts.size);
-    this.stamps.push(stamp);
+    this.fields.push(keyCounts.size, textCounts.size, stamp?.mtimeMs ?? NaN, stamp?.size ?? NaN, stamp?.ino ?? NaN);
     this.positions.set(fileName, at);
     this.keyLengthSum += keyCounts.size;
     this.textLengthSum += textCounts.size;
-    for (const [term, count] of textCounts) this.addPosting(term, at, Math.min(MAX_FREQ, keyCounts.get(term) ?? 0) * 0x10000 + Math.min(MAX_FREQ, count));
-    for (const [term, count] of keyCounts) if (!textCounts.has(term)) this.addPosting(term, at, Math.min(MAX_FREQ, count) * 0x10000);
+    for (const [term, count] of textCounts) this.addPosting(term, at, keyCounts.get(term) ?? 0, count);
+    for (const [term, count] of keyCounts) if (!textCounts.has(term)) this.addPosting(term, at, count, 0);
   }
 
   /** Removes a note; unknown names are ignored. */
@@ -147,8 +194,8 @@ export class NoteIndex {
     if (at === undefined) return;
     this.positions.delete(fileName);
     this.names[at] = undefined;
-    this.keyLengthSum -= this.keyLengths[at] ?? 0;
-    this.textLengthSum -= this.textLengths[at] ?? 0;
+    this.keyLengthSum -= this.field(at, KEY_LENGTH);
+    this.textLengthSum -= this.field(at, TEXT_LENGTH);
   }
 
   /**
@@ -158,155 +205,191 @@ export class NoteIndex {
    */
   search(query: string, limit: number): IndexHit[] {
     const queryTerms = tokenize(query).map(processTerm).filter(Boolean).slice(0, 32);
-    const tally: Tally = { score: new Float64Array(this.names.length), queryTerms: new Uint32Array(this.names.length), touched: [] };
+    const size = this.names.length;
+    const tally: Tally = { score: new Float64Array(size), queryTerms: new Uint32Array(size), exact: new Uint32Array(size), touched: [] };
     const expansions = queryTerms.map((term) => (term.length < PREFIX_MIN_CHARS ? [] : this.withPrefix(term)));
-    const exact = queryTerms.map((term, i) => this.scoreTerm(term, expansions[i] as string[], i, tally));
-    const ranked = tally.touched.map((at) => ({ at, score: (tally.score[at] as number) * Math.max(1, bitCount(tally.queryTerms[at] as number)) }));
-    ranked.sort((a, b) => b.score - a.score || a.at - b.at);
-    const top = ranked.slice(0, limit);
-    const kept = new Set<number>();
-    for (const holders of exact) {
-      if (holders.size === 0 || top.some((hit) => holders.has(hit.at))) continue;
-      const best = ranked.find((hit) => holders.has(hit.at));
-      const slot = top.findLastIndex((hit) => !kept.has(hit.at));
-      if (!best || slot < 0) continue;
-      top[slot] = best;
-      kept.add(best.at);
+    queryTerms.forEach((term, i) => this.scoreTerm(term, expansions[i] as string[], i, tally));
+    const final = new Float64Array(size);
+    // Indexed loops over the touched notes: cold, as the first search runs them, a for-of allocates per step.
+    for (let i = 0; i < tally.touched.length; i++) {
+      const at = tally.touched[i] as number;
+      final[at] = (tally.score[at] as number) * Math.max(1, bitCount(tally.queryTerms[at] as number));
     }
-    return top
-      .sort((a, b) => b.score - a.score || a.at - b.at)
-      .map((hit) => ({ fileName: this.names[hit.at] as string, score: hit.score, terms: this.matchedTerms(hit.at, queryTerms, expansions) }));
+    const top = bestOf(tally.touched, limit, final);
+    const kept = new Set<number>();
+    queryTerms.forEach((_, i) => {
+      const holds = (at: number): boolean => ((tally.exact[at] as number) & (1 << i)) !== 0;
+      if (top.some(holds)) return;
+      const [best] = bestOf(tally.touched.filter(holds), 1, final);
+      const slot = top.findLastIndex((at) => !kept.has(at));
+      if (best === undefined || slot < 0) return;
+      top[slot] = best;
+      kept.add(best);
+    });
+    return bestOf(top, top.length, final).map((at) => ({ fileName: this.names[at] as string, score: final[at] as number, terms: this.matchedTerms(at, queryTerms, expansions) }));
   }
+
 
   /**
    * The index as flat data, dead postings dropped and positions renumbered; the index
    * itself is compacted to that form, so this also reclaims what replaced notes left.
    */
   exportData(): IndexData {
-    this.mergeUnsorted();
     const renumber = new Int32Array(this.names.length).fill(-1);
-    const notes: IndexedDoc[] = [];
+    const fileNames: string[] = [];
+    const fields: number[] = [];
     this.names.forEach((fileName, at) => {
       if (fileName === undefined) return;
-      renumber[at] = notes.length;
-      notes.push({ fileName, keyLength: this.keyLengths[at] ?? 0, textLength: this.textLengths[at] ?? 0, stamp: this.stamps[at] });
+      renumber[at] = fileNames.length;
+      fileNames.push(fileName);
+      fields.push(...this.fields.slice(at * NOTE_FIELDS, (at + 1) * NOTE_FIELDS));
     });
-    let total = 0;
-    for (const postings of this.terms.values()) total += postings.end - postings.start + postings.docs.length;
+    let total = this.baseDocs.length;
+    for (const segment of this.added.values()) total += segment.docs.length;
     const docs = new Uint32Array(total);
-    const freqs = new Uint32Array(total);
+    const keyCounts = new Uint8Array(total);
+    const textCounts = new Uint8Array(total);
     const terms: string[] = [];
     const counts: number[] = [];
     let n = 0;
-    for (const term of this.sorted) {
+    for (const term of mergeSorted(this.baseTerms, this.sortedNewTerms())) {
       const before = n;
-      this.forEachPosting(term, (at, freq) => {
-        const to = renumber[at] as number;
-        if (to < 0) return;
-        docs[n] = to;
-        freqs[n++] = freq;
-      });
+      for (const segment of this.segments(term)) {
+        for (let p = 0; p < segment.docs.length; p++) {
+          const to = renumber[segment.docs[p] as number] as number;
+          if (to < 0) continue;
+          docs[n] = to;
+          keyCounts[n] = segment.keyCounts[p] as number;
+          textCounts[n++] = segment.textCounts[p] as number;
+        }
+      }
       if (n > before) {
         terms.push(term);
         counts.push(n - before);
       }
     }
-    const data = { notes, terms, counts: Uint32Array.from(counts), docs: docs.slice(0, n), freqs: freqs.slice(0, n) };
+    const data = { fileNames, noteFields: Float64Array.from(fields), terms, counts: Uint32Array.from(counts), docs: docs.slice(0, n), keyCounts: keyCounts.slice(0, n), textCounts: textCounts.slice(0, n) };
     this.load(data);
     return data;
   }
 
   private load(data: IndexData): void {
-    this.names = data.notes.map((note) => note.fileName);
-    this.keyLengths = data.notes.map((note) => note.keyLength);
-    this.textLengths = data.notes.map((note) => note.textLength);
-    this.stamps = data.notes.map((note) => note.stamp);
+    this.names = data.fileNames.slice();
+    // A plain loop: Array.from steps an iterator, which cold code pays for with an object per number.
+    this.fields = [];
+    for (let i = 0; i < data.noteFields.length; i++) this.fields.push(data.noteFields[i] as number);
     this.positions.clear();
     this.names.forEach((name, at) => this.positions.set(name as string, at));
-    this.keyLengthSum = this.keyLengths.reduce((a, b) => a + b, 0);
-    this.textLengthSum = this.textLengths.reduce((a, b) => a + b, 0);
-    this.terms.clear();
-    let start = 0;
-    data.terms.forEach((term, i) => {
-      const end = start + (data.counts[i] as number);
-      this.terms.set(term, { start, end, docs: [], freqs: [] });
-      start = end;
-    });
-    this.sorted = [...data.terms];
-    this.unsorted = [];
-    this.baseDocs = data.docs;
-    this.baseFreqs = data.freqs;
-  }
-
-  private addPosting(term: string, at: number, freq: number): void {
-    let postings = this.terms.get(term);
-    if (!postings) {
-      postings = { start: 0, end: 0, docs: [], freqs: [] };
-      this.terms.set(term, postings);
-      this.unsorted.push(term);
+    this.keyLengthSum = 0;
+    this.textLengthSum = 0;
+    for (let at = 0; at < this.names.length; at++) {
+      this.keyLengthSum += this.field(at, KEY_LENGTH);
+      this.textLengthSum += this.field(at, TEXT_LENGTH);
     }
-    postings.docs.push(at);
-    postings.freqs.push(freq);
+    this.baseTerms = data.terms;
+    this.baseStarts = new Uint32Array(data.terms.length + 1);
+    for (let i = 0; i < data.terms.length; i++) this.baseStarts[i + 1] = (this.baseStarts[i] as number) + (data.counts[i] as number);
+    this.added.clear();
+    this.newTerms = [];
+    this.newTermsSorted = true;
+    this.baseDocs = data.docs;
+    this.baseKeyCounts = data.keyCounts;
+    this.baseTextCounts = data.textCounts;
   }
 
-  private forEachPosting(term: string, visit: (at: number, freq: number) => void): void {
-    const postings = this.terms.get(term);
-    if (!postings) return;
-    for (let i = postings.start; i < postings.end; i++) visit(this.baseDocs[i] as number, this.baseFreqs[i] as number);
-    for (let i = 0; i < postings.docs.length; i++) visit(postings.docs[i] as number, postings.freqs[i] as number);
+  private field(at: number, which: number): number {
+    return this.fields[at * NOTE_FIELDS + which] as number;
+  }
+
+  private addPosting(term: string, at: number, keyCount: number, textCount: number): void {
+    let segment = this.added.get(term);
+    if (!segment) {
+      segment = { docs: [], keyCounts: [], textCounts: [] };
+      this.added.set(term, segment);
+      if (this.baseIndexOf(term) < 0) {
+        this.newTerms.push(term);
+        this.newTermsSorted = false;
+      }
+    }
+    segment.docs.push(at);
+    segment.keyCounts.push(Math.min(MAX_COUNT, keyCount));
+    segment.textCounts.push(Math.min(MAX_COUNT, textCount));
+  }
+
+  /** Position of `term` in `baseTerms`, or -1. */
+  private baseIndexOf(term: string): number {
+    const i = lowerBound(this.baseTerms, term);
+    return this.baseTerms[i] === term ? i : -1;
+  }
+
+  private sortedNewTerms(): string[] {
+    if (!this.newTermsSorted) this.newTerms.sort();
+    this.newTermsSorted = true;
+    return this.newTerms;
+  }
+
+  /** The postings of `term`: those loaded whole, then those added since (each part absent when empty). */
+  private segments(term: string): Segment<ArrayLike<number>>[] {
+    const found: Segment<ArrayLike<number>>[] = [];
+    const i = this.baseIndexOf(term);
+    if (i >= 0) {
+      const [from, to] = [this.baseStarts[i] as number, this.baseStarts[i + 1] as number];
+      found.push({ docs: this.baseDocs.subarray(from, to), keyCounts: this.baseKeyCounts.subarray(from, to), textCounts: this.baseTextCounts.subarray(from, to) });
+    }
+    const added = this.added.get(term);
+    if (added) found.push(added);
+    return found;
   }
 
   /** Scores one query word, exactly and by the longer words it starts; returns the positions holding it verbatim. */
-  private scoreTerm(queryTerm: string, expansion: string[], queryIndex: number, tally: Tally): Set<number> {
-    const exact = new Set<number>();
-    this.scorePostings(queryTerm, 1, queryIndex, tally, exact);
+  private scoreTerm(queryTerm: string, expansion: string[], queryIndex: number, tally: Tally): void {
+    this.scorePostings(queryTerm, 1, queryIndex, tally, true);
     for (const term of expansion) {
       const distance = term.length - queryTerm.length;
-      if (distance > 0) this.scorePostings(term, (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * distance), queryIndex, tally);
+      if (distance > 0) this.scorePostings(term, (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * distance), queryIndex, tally, false);
     }
-    return exact;
   }
 
-  private scorePostings(term: string, weight: number, queryIndex: number, tally: Tally, holders?: Set<number>): void {
+  private scorePostings(term: string, weight: number, queryIndex: number, tally: Tally, exact: boolean): void {
+    // Plain loops, no callback per posting: the first search of a process runs this code cold.
+    const segments = this.segments(term);
     let keyMatching = 0;
     let textMatching = 0;
-    this.forEachPosting(term, (at, freq) => {
-      if (this.names[at] === undefined) return;
-      if (freq >>> 16) keyMatching++;
-      if (freq & MAX_FREQ) textMatching++;
-    });
+    for (const { docs, keyCounts, textCounts } of segments) {
+      for (let p = 0; p < docs.length; p++) {
+        if (this.names[docs[p] as number] === undefined) continue;
+        if (keyCounts[p]) keyMatching++;
+        if (textCounts[p]) textMatching++;
+      }
+    }
     if (keyMatching + textMatching === 0) return;
     const total = this.positions.size;
     const keyAverage = this.keyLengthSum / total || 1;
     const textAverage = this.textLengthSum / total || 1;
-    this.forEachPosting(term, (at, freq) => {
-      if (this.names[at] === undefined) return;
-      const keyFreq = freq >>> 16;
-      const textFreq = freq & MAX_FREQ;
-      let score = 0;
-      if (keyFreq) score += KEY_BOOST * bm25(keyFreq, keyMatching, total, this.keyLengths[at] as number, keyAverage);
-      if (textFreq) score += bm25(textFreq, textMatching, total, this.textLengths[at] as number, textAverage);
-      if (tally.queryTerms[at] === 0) tally.touched.push(at);
-      tally.score[at] = (tally.score[at] as number) + weight * score;
-      tally.queryTerms[at] = (tally.queryTerms[at] as number) | (1 << queryIndex);
-      holders?.add(at);
-    });
+    for (const { docs, keyCounts, textCounts } of segments) {
+      for (let p = 0; p < docs.length; p++) {
+        const at = docs[p] as number;
+        if (this.names[at] === undefined) continue;
+        const keyCount = keyCounts[p] as number;
+        const textCount = textCounts[p] as number;
+        let score = 0;
+        if (keyCount) score += KEY_BOOST * bm25(keyCount, keyMatching, total, this.field(at, KEY_LENGTH), keyAverage);
+        if (textCount) score += bm25(textCount, textMatching, total, this.field(at, TEXT_LENGTH), textAverage);
+        if (tally.queryTerms[at] === 0) tally.touched.push(at);
+        tally.score[at] = (tally.score[at] as number) + weight * score;
+        tally.queryTerms[at] = (tally.queryTerms[at] as number) | (1 << queryIndex);
+        if (exact) tally.exact[at] = (tally.exact[at] as number) | (1 << queryIndex);
+      }
+    }
   }
 
   /** Every indexed word that starts with `prefix`, itself included when indexed. */
   private withPrefix(prefix: string): string[] {
-    if (this.unsorted.length > UNSORTED_MAX) this.mergeUnsorted();
-    const found = this.unsorted.filter((term) => term.startsWith(prefix));
-    for (let i = lowerBound(this.sorted, prefix); i < this.sorted.length && (this.sorted[i] as string).startsWith(prefix); i++) {
-      found.push(this.sorted[i] as string);
+    const found: string[] = [];
+    for (const sorted of [this.baseTerms, this.sortedNewTerms()]) {
+      for (let i = lowerBound(sorted, prefix); i < sorted.length && (sorted[i] as string).startsWith(prefix); i++) found.push(sorted[i] as string);
     }
     return found;
-  }
-
-  private mergeUnsorted(): void {
-    if (this.unsorted.length === 0) return;
-    this.sorted = [...this.sorted, ...this.unsorted].sort();
-    this.unsorted = [];
   }
 
   /** The indexed words of the note at `at` that the query matched, exactly or by prefix. */
@@ -319,15 +402,16 @@ export class NoteIndex {
   }
 
   private holds(term: string, at: number): boolean {
-    const postings = this.terms.get(term);
-    if (!postings) return false;
-    let lo = postings.start;
-    let hi = postings.end;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.baseDocs[mid] as number) < at) lo = mid + 1;
-      else hi = mid;
-    }
-    return (lo < postings.end && this.baseDocs[lo] === at) || postings.docs.includes(at);
+    // Each segment's positions ascend (added notes take new, higher positions).
+    return this.segments(term).some(({ docs }) => {
+      let lo = 0;
+      let hi = docs.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if ((docs[mid] as number) < at) lo = mid + 1;
+        else hi = mid;
+      }
+      return docs[lo] === at;
+    });
   }
 }

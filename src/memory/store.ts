@@ -3,10 +3,10 @@ import { readFile, readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { MiniclawError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
-import { forEachLimited, FolderTracker, type FileStamp, type FolderTrackerOptions } from "./folder-tracker.js";
+import { forEachLimited, FolderTracker, sameStamp, type FileStamp, type FolderTrackerOptions } from "./folder-tracker.js";
 import { readIndexFile, writeIndexFile } from "./index-file.js";
 import { fileNameToKey, hasOtherSpellings, keyToFileName, normalizeKey, NOTE_EXTENSION } from "./keys.js";
-import { countTerms, MAX_INDEXED_CHARS, NoteIndex, type IndexHit } from "./search-index.js";
+import { countTerms, MAX_INDEXED_CHARS, NoteIndex, noteStamp, type IndexData, type IndexHit } from "./search-index.js";
 import { keyText, makeSnippet } from "./terms.js";
 import { RACY_MS } from "../fs/racy.js";
 
@@ -51,8 +51,6 @@ const READ_CONCURRENCY = 32;
 export const PERSIST_DELAY_MS = 200;
 /** Default of `persistMinNotes`. */
 export const PERSIST_MIN_NOTES = 200;
-// Stamp given to notes whose persisted stamp cannot be trusted: no file has it, so they are read again.
-const UNTRUSTED: FileStamp = { mtimeMs: -1, size: -1, ino: -1 };
 
 /** Cheap test run on every name of the folder; agrees with `fileNameToKey` being defined. */
 const isNoteFile = (fileName: string): boolean =>
@@ -217,8 +215,12 @@ export class MemoryStore {
   }
 
   private async applyChanges(): Promise<void> {
-    if (!this.loaded) await this.loadIndexFile();
+    // The first pass reads the index file while it stats the notes: the read runs on Node's thread pool.
+    const fromFile = this.loaded ? undefined : this.readIndexFile();
+    this.loaded = true;
     const { changed, removed } = await this.tracker.poll();
+    const data = await fromFile;
+    if (data) this.startFrom(data, changed);
     for (const name of removed) this.index.remove(name);
     await forEachLimited([...changed], READ_CONCURRENCY, async ([name, stamp]) => {
       const key = fileNameToKey(name);
@@ -236,14 +238,22 @@ export class MemoryStore {
     if (changed.size + removed.length > 0) this.schedulePersist();
   }
 
-  /** Starts from the index file when it is usable: the tracker then reports only notes whose stamp moved. */
-  private async loadIndexFile(): Promise<void> {
-    this.loaded = true;
-    if (!this.persistEnabled) return;
-    const data = await readIndexFile(this.dir, isNoteFile);
-    if (!data) return;
+  private async readIndexFile(): Promise<IndexData | undefined> {
+    return this.persistEnabled ? readIndexFile(this.dir, isNoteFile) : undefined;
+  }
+
+  /**
+   * Takes the index file's data as the index, given the stamps of the first poll (which
+   * reports every note): notes whose stamp matches the file's are dropped from `changed`,
+   * so only the others are read again; notes the file holds that are gone are removed.
+   */
+  private startFrom(data: IndexData, changed: Map<string, FileStamp>): void {
     this.index = NoteIndex.fromData(data);
-    this.tracker.seed(data.notes.map((note) => [note.fileName, note.stamp ?? UNTRUSTED]));
+    data.fileNames.forEach((fileName, at) => {
+      const stamp = changed.get(fileName);
+      if (stamp === undefined) this.index.remove(fileName);
+      else if (sameStamp(noteStamp(data, at), stamp)) changed.delete(fileName);
+    });
   }
 
   private schedulePersist(): void {

@@ -1,10 +1,11 @@
 // The persisted search index: reused by the next store, refreshed from what changed, rebuilt when unusable.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { decodeIndex, encodeIndex, INDEX_FILE_NAME } from "../../src/memory/index-file.js";
+import { INDEX_FILE_NAME, readIndexFile, writeIndexFile } from "../../src/memory/index-file.js";
+import { NOTE_FIELDS, noteStamp } from "../../src/memory/search-index.js";
 import { MemoryStore } from "../../src/memory/store.js";
 
 let workspace: string;
@@ -69,8 +70,8 @@ describe("the persisted search index", () => {
 
   it("answers from the file alone when the notes are unchanged", async () => {
     const second = await persisted({ "apple.md": "crisp apple" });
-    const data = decodeIndex(await readFile(join(dir, INDEX_FILE_NAME)), isNote);
-    expect(data?.notes.map((n) => n.fileName)).toEqual(["apple.md"]);
+    const data = await readIndexFile(dir, isNote);
+    expect(data?.fileNames).toEqual(["apple.md"]);
     expect(data?.terms).toContain("crisp");
     expect(await keys(second, "crisp")).toEqual(["apple"]);
   });
@@ -95,8 +96,8 @@ describe("the persisted search index", () => {
     const first = open();
     await first.search("kiwi");
     await first.flush();
-    const data = decodeIndex(await readFile(join(dir, INDEX_FILE_NAME)), isNote);
-    expect(data?.notes[0]?.stamp).toBeUndefined();
+    const data = await readIndexFile(dir, isNote);
+    expect(data && noteStamp(data, 0)).toBeUndefined();
     // Same size, and mtime put back: only a re-read can tell, and the next store does re-read.
     const { mtime } = await stat(join(dir, "fresh.md"));
     await writeFile(join(dir, "fresh.md"), "lime");
@@ -115,8 +116,15 @@ describe("the persisted search index", () => {
       const store = open();
       expect(await keys(store, "apple pear")).toEqual(["apple", "pear"]);
       await store.flush();
-      expect(decodeIndex(await readFile(join(dir, INDEX_FILE_NAME)), isNote)?.notes).toHaveLength(2);
+      expect((await readIndexFile(dir, isNote))?.fileNames).toHaveLength(2);
     }
+  });
+
+  it("is not waited on when a FIFO stands in its place", async () => {
+    await writeOldNotes({ "apple.md": "crisp apple" });
+    execFileSync("mkfifo", [join(dir, INDEX_FILE_NAME)]);
+    // Opening a FIFO to read blocks until a writer comes; none will, so only a read that refuses it returns.
+    expect(await keys(open(), "apple")).toEqual(["apple"]);
   });
 
   it("never returns a note for words it does not hold, even from a forged index", async () => {
@@ -132,12 +140,13 @@ describe("the persisted search index", () => {
     await planter.search("x");
     await planter.flush();
     planter.close();
-    const forged = decodeIndex(await readFile(join(other, INDEX_FILE_NAME)), isNote);
+    const forged = await readIndexFile(other, isNote);
     const real = await stat(join(dir, "secret.md"));
     const stamp = { mtimeMs: real.mtimeMs, size: real.size, ino: real.ino };
-    const notes = forged?.notes.map((n) => (n.fileName === "secret.md" ? { ...n, stamp } : n));
-    if (!forged || !notes) throw new Error("no index written");
-    await writeFile(join(dir, INDEX_FILE_NAME), encodeIndex({ ...forged, notes }));
+    if (!forged) throw new Error("no index written");
+    const noteFields = forged.noteFields.slice();
+    noteFields.set([stamp.mtimeMs, stamp.size, stamp.ino], forged.fileNames.indexOf("secret.md") * NOTE_FIELDS + 2);
+    await writeIndexFile(dir, { ...forged, noteFields });
     await utimes(join(dir, "apple.md"), HOUR_AGO, HOUR_AGO);
     expect(await keys(open(), "apple")).toEqual(["apple"]);
   });
@@ -160,8 +169,8 @@ describe("the persisted search index", () => {
       });
     expect(await Promise.all([run(), run()])).toEqual([0, 0]);
     expect((await readdir(dir)).filter((name) => name.endsWith(".tmp"))).toEqual([]);
-    const data = decodeIndex(await readFile(join(dir, INDEX_FILE_NAME)), isNote);
-    expect(data?.notes.length).toBeGreaterThanOrEqual(305);
+    const data = await readIndexFile(dir, isNote);
+    expect(data?.fileNames.length).toBeGreaterThanOrEqual(305);
     const store = open();
     expect((await store.search("extra", 50)).length).toBe(10);
     expect(await keys(store, "word3")).toContain("note-3");
