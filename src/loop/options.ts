@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { nodeSpawnDefault, refuseApprover, safeSink, systemClock, type Approver, type Clock, type Spawn } from "../deps.js";
 import { createClient, pickModel, type Env } from "../model/client.js";
+import { readCredentials } from "../model/credentials.js";
 import type { PermissionContext, PermissionMode } from "../permissions/context.js";
 import type { SessionBackend, SessionStorage } from "../sessions/store.js";
 import { openSessionBackend } from "../sessions/backend.js";
@@ -284,7 +285,7 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
       options.systemPrompt ??
       buildSystemPrompt({
         agent,
-        userProfile: options.userProfile ?? (await readUserProfile(workspace)),
+        userProfile: options.userProfile ?? readUserProfile(workspace),
         skillsListing: skills?.listing(),
         toolNames: [...tools.keys()],
       }),
@@ -336,15 +337,26 @@ function oneAtATime(approver: Approver): Approver {
   return (request) => one(() => approver(request));
 }
 
+/** The default client of the last turn that built one, kept while the credentials it was built from stay the same. */
+let defaultClient: { credentials: string; client: Anthropic } | undefined;
+/** Whether the process's environment block has had its secrets blanked (it never changes afterwards). */
+let environHidden = false;
+
 /**
- * The default client. When it was built from the process's own environment, the secrets are then
- * blanked in the environment block the process started with, which its commands could otherwise read
- * as /proc/<our pid>/environ (process.env keeps them).
+ * The default client: the previous turn's when the environment names the same credentials (a
+ * client holds no state of a turn, and building one costs each turn some 0.2 ms). Once one was
+ * built from the process's own environment, the secrets are blanked in the environment block the
+ * process started with, which its commands could otherwise read as /proc/<our pid>/environ
+ * (process.env keeps them).
  */
 function createClientFromEnv(env: Env): Anthropic {
-  const client = createClient({ env });
-  if (env === process.env) hideSecretsFromProcEnviron(isSecretVariable);
-  return client;
+  const credentials = JSON.stringify(readCredentials(env));
+  if (defaultClient?.credentials !== credentials) defaultClient = { credentials, client: createClient({ env }) };
+  if (env === process.env && !environHidden) {
+    hideSecretsFromProcEnviron(isSecretVariable);
+    environHidden = true;
+  }
+  return defaultClient.client;
 }
 
 /** MINICLAW_COMPACT_AT in tokens; a bad value is a ConfigError, not a silent default. */

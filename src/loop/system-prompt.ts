@@ -1,5 +1,5 @@
 // The system prompt, assembled the same way every turn so its bytes (and the prompt cache) stay stable.
-import { readFile } from "node:fs/promises";
+import { readRegularFileSync } from "../fs/regular-file.js";
 import { join } from "node:path";
 import { cutMiddle } from "../content.js";
 import type { AgentConfig } from "../types.js";
@@ -78,8 +78,14 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   return parts.join("\n\n");
 }
 
-/** The text of `<workspaceDir>/USER.md`, or undefined when it is missing or blank. */
-export async function readUserProfile(workspaceDir: string): Promise<string | undefined> {
-  const text = await readFile(join(workspaceDir, USER_PROFILE_FILE), "utf8").catch(() => undefined);
-  return text?.trim() ? text : undefined;
+/** The text of `<workspaceDir>/USER.md`, or undefined when it is missing, blank or not a regular file. */
+export function readUserProfile(workspaceDir: string): string | undefined {
+  let text: string;
+  try {
+    // Synchronous: read on every turn, and small; a trip through the thread pool would cost more than the read.
+    text = readRegularFileSync(join(workspaceDir, USER_PROFILE_FILE));
+  } catch {
+    return undefined;
+  }
+  return text.trim() ? text : undefined;
 }

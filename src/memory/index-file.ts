@@ -5,13 +5,12 @@
 // tokenizer) makes the store ignore it and rebuild, and the store writes it only atomically.
 // gzip's CRC-32 and length catch a damaged file, and it shrinks the file about 3.5 times; both
 // the read and the inflating run on Node's thread pool, while the store stats the notes.
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
 import { endianness } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { gunzip, gzip } from "node:zlib";
 import { writeFileAtomic } from "../fs/atomic-write.js";
+import { readRegularFile } from "../fs/regular-file.js";
 import type { FileStamp } from "./folder-tracker.js";
 import { NOTE_FIELDS, type IndexData } from "./search-index.js";
 
@@ -152,29 +151,6 @@ export async function readIndexFile(dir: string, isNoteFile: (fileName: string) 
   const chunkSize = Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, packed.readUInt32LE(packed.length - 4)));
   const bytes = await gunzipAsync(packed, { chunkSize }).catch(() => undefined);
   return bytes && decodeIndex(bytes, isNoteFile);
-}
-
-/**
- * The bytes of a regular file, read by one request to the thread pool where the system allows
- * (a whole-file read in chunks waits for the event loop between chunks). Opened without
- * blocking, so a FIFO in the file's place is refused instead of hanging the read.
- */
-async function readRegularFile(path: string): Promise<Buffer> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw new Error(`${path} is not a regular file`);
-    const buffer = Buffer.allocUnsafe(info.size);
-    let length = 0;
-    while (length < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-    }
-    return buffer.subarray(0, length);
-  } finally {
-    await handle.close();
-  }
 }
 
 /** Replaces the index file of `dir` atomically: readers see the previous file or this one, whole. */

@@ -1,5 +1,6 @@
 // NoteIndex: the in-memory BM25+ index of the notes, in flat arrays that load from disk without rebuilding.
 import type { FileStamp } from "./folder-tracker.js";
+import { bestOf, bitCount, bm25, lowerBound, mergeSorted } from "./ranking.js";
 import { keyText, processTerm, tokenize } from "./terms.js";
 
 /** One ranked note, before the store adds its snippet and time. */
@@ -45,8 +46,7 @@ export const MAX_INDEXED_CHARS = 200_000;
 export const KEY_BOOST = 3;
 /** Query words this long or longer also match longer words they start ("deploy" finds "deployment"). */
 const PREFIX_MIN_CHARS = 4;
-// BM25+ as MiniSearch (which this index replaced) ranks: its parameters and its prefix weight.
-const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
+// The weight of a longer word a query word starts, as MiniSearch (which this index replaced) gives it.
 const PREFIX_WEIGHT = 0.375;
 // A word's count in one note is capped here, to fit a byte: BM25's count term is then within 0.5% of its limit.
 const MAX_COUNT = 0xff;
@@ -76,62 +76,6 @@ export function countTerms(text: string): Map<string, number> {
     if (term) counts.set(term, (counts.get(term) ?? 0) + 1);
   }
   return counts;
-}
-
-function bm25(freq: number, matching: number, total: number, length: number, average: number): number {
-  const idf = Math.log(1 + (total - matching + 0.5) / (matching + 0.5));
-  return idf * (BM25.d + (freq * (BM25.k + 1)) / (freq + BM25.k * (1 - BM25.b + (BM25.b * length) / average)));
-}
-
-function bitCount(n: number): number {
-  let count = 0;
-  for (let v = n; v; v &= v - 1) count++;
-  return count;
-}
-
-/** The `count` positions of highest score, best first; of equal scores, the lower position first. */
-function bestOf(positions: readonly number[], count: number, score: Float64Array): number[] {
-  const ahead = (a: number, b: number): boolean => (score[a] as number) > (score[b] as number) || (score[a] === score[b] && a < b);
-  const top: number[] = [];
-  for (let i = 0; i < positions.length; i++) {
-    const at = positions[i] as number;
-    if (top.length >= count) {
-      if (count <= 0 || !ahead(at, top[count - 1] as number)) continue;
-      top.pop();
-    }
-    let slot = top.length;
-    while (slot > 0 && ahead(at, top[slot - 1] as number)) slot--;
-    top.splice(slot, 0, at);
-  }
-  return top;
-}
-
-/** First index of `sorted` whose term is not below `term`. */
-function lowerBound(sorted: readonly string[], term: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((sorted[mid] as string) < term) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** The union of two sorted lists of distinct terms, sorted. */
-function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
-  const merged: string[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    if (j >= b.length || (i < a.length && (a[i] as string) < (b[j] as string))) merged.push(a[i++] as string);
-    else if (i >= a.length || (b[j] as string) < (a[i] as string)) merged.push(b[j++] as string);
-    else {
-      merged.push(a[i++] as string);
-      j++;
-    }
-  }
-  return merged;
 }
 
 /**

@@ -7,7 +7,7 @@ import { broadPatternReason, isToolEntry, normalizeCommand } from "./approval-ma
 import { systemClock } from "../deps.js";
 import { MiniclawError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
-import { RACY_MS } from "../fs/racy.js";
+import { fileVersion } from "../fs/racy.js";
 import { withFileLock } from "../fs/file-lock.js";
 
 /** The file's schema. Unknown fields are kept, so later versions can add patterns, timestamps... */
@@ -52,8 +52,7 @@ export function approvalsReader(path: string, onWarning?: WarningSink, clock: ()
     const state = fileState(path);
     if ("result" in state) return listsOf(path, state.result, onWarning);
     const { stats } = state;
-    const racy = now - Math.max(stats.mtimeMs, stats.ctimeMs) < RACY_MS;
-    const version = racy ? "" : `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+    const version = fileVersion(stats, now);
     if (version !== "" && seen?.version === version && now - seen.readAt < REREAD_MS) return seen.lists;
     const lists = listsOf(path, readContents(path), onWarning);
     seen = { version, readAt: now, lists };

@@ -69,14 +69,24 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
   };
   const emitSafely = safeSink(options.emit);
   const readApprovals = approvalsReader(approvalsPath, warn);
-  // Resolved once, before any check awaits them, so none may reject: a path that cannot be resolved
-  // (a link to itself, an unreadable folder) stands as written.
-  const settled = (path: string): Promise<string> => resolveRealPath(resolve(cwd, path)).catch(() => resolve(cwd, path));
-  const roots = Promise.all(options.roots.map(settled));
+  // Resolved once, at the first check that needs them (a turn whose tools touch no path never does):
+  // a path that cannot be resolved (a link to itself, an unreadable folder) stands as written.
+  const settled = (path: string): string => {
+    try {
+      return resolveRealPath(resolve(cwd, path));
+    } catch {
+      return resolve(cwd, path);
+    }
+  };
+  const once = <T>(make: () => T): (() => T) => {
+    let made: { value: T } | undefined;
+    return () => (made ??= { value: make() }).value;
+  };
+  const roots = once(() => options.roots.map(settled));
   const where = { cwd: resolve(cwd), home: resolve(options.home ?? homedir()) };
-  const realCwd = settled(where.cwd);
-  const protectedPaths = settled(approvalsPath).then((p) => [p]);
-  const protectedDirs = Promise.all((options.protectedDirs ?? []).map(settled));
+  const realCwd = once(() => settled(where.cwd));
+  const protectedPaths = once(() => [settled(approvalsPath)]);
+  const protectedDirs = once(() => (options.protectedDirs ?? []).map(settled));
   const pathGrants = new Set<string>();
   const commandGrants = new Set<string>();
 
@@ -113,7 +123,7 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
     if (assessment.verdict !== "safe" || assessment.plan === undefined) return assessment;
     let disk: string[];
     try {
-      disk = await diskReasons(assessment.plan, { cwd: await realCwd, home: where.home });
+      disk = await diskReasons(assessment.plan, { cwd: realCwd(), home: where.home });
     } catch (error) {
       disk = [`the gate could not check the files it reads (${error instanceof Error ? error.message : String(error)})`];
     }
@@ -146,15 +156,15 @@ export function createPermissionContext(options: PermissionContextOptions): Perm
 
   async function checkPath(path: string, access: "read" | "write", toolUseId: string): Promise<PathAnswer> {
     const mode = holder.mode;
-    const real = await resolveRealPath(resolve(cwd, path));
+    const real = resolveRealPath(resolve(cwd, path));
     const label = `${access} ${real}`;
     if (isProcessSecretPath(real)) return refuse(toolUseId, label, refusals.never(label, "/proc holds process environments, API key included"));
     if (mode === "plan" && access === "write") return refuse(toolUseId, label, refusals.planWrite(real));
-    const inside = (await roots).some((root) => isInside(real, root));
-    const sensitive = sensitivePathReason(real, access, await protectedPaths, await protectedDirs);
+    const inside = roots().some((root) => isInside(real, root));
+    const sensitive = sensitivePathReason(real, access, protectedPaths(), protectedDirs());
     if (inside && sensitive === null) return { allowed: true, path: real };
     if (mode === "bypassPermissions" || pathGrants.has(label)) return { allowed: true, path: real };
-    const why = sensitive ?? `it is outside the allowed folders (${(await roots).join(", ")})`;
+    const why = sensitive ?? `it is outside the allowed folders (${roots().join(", ")})`;
     if (mode === "dontAsk") return refuse(toolUseId, label, refusals.dontAskPath(access, real, why));
     const decision = await ask({ tool: access === "write" ? "write_file" : "read_file", command: label, reason: why }, toolUseId);
     if (decision === "allow_always") pathGrants.add(label);

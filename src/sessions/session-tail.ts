@@ -1,6 +1,6 @@
 // Reading only the tail of a session file that loading needs, so a long-lived, compacted session loads in time
 // proportional to what it keeps, not to everything it ever said.
-import { open, type FileHandle } from "node:fs/promises";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { parseRecordLine } from "./line-parse.js";
 import type { SessionRecord } from "./records.js";
 import { COMPACTION_MARK, formatWarnings, keptMissing, parseHeader, parseRegion, type LoadRegion, type RegionWarning } from "./session-file.js";
@@ -14,35 +14,42 @@ const NEWLINE = 0x0a;
  * reading backwards from the end: the last compaction line, then its first kept
  * message, then only the bytes from there on are decoded and parsed. A file never
  * compacted is read whole. Line numbers in warnings are counted only when there
- * are warnings. Resolves to undefined when the file does not exist. `chunkBytes`
- * (the first read from the end) exists for tests.
+ * are warnings. Resolves to undefined when the file does not exist; rejects when
+ * it is not a regular file. `chunkBytes` (the first read from the end) exists for tests.
+ *
+ * The reads are synchronous: a turn starts by loading its session, and each trip through
+ * libuv's thread pool would cost it about 0.3 ms of waiting; decoding what was read
+ * blocks the event loop far longer than reading it. Opened without blocking, so a FIFO
+ * in the file's place is refused instead of hanging the process.
  */
 export async function readLoadRegionFromFile(file: string, options: { chunkBytes?: number } = {}): Promise<LoadRegion | undefined> {
-  let handle: FileHandle;
+  let fd: number;
   try {
-    handle = await open(file, "r");
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
   try {
-    const { size } = await handle.stat();
-    const first = await readFirstLine(handle, size);
+    const info = fstatSync(fd);
+    if (!info.isFile()) throw new Error("not a regular file");
+    const size = info.size;
+    const first = readFirstLine(fd, size);
     const header = parseHeader(first.text);
-    const tail = new TailBuffer(handle, size, options.chunkBytes ?? FIRST_CHUNK_BYTES);
-    const found = await tail.findLastLine(COMPACTION_MARK, size, (record) => (record.type === "compaction" ? record : undefined));
+    const tail = new TailBuffer(fd, size, options.chunkBytes ?? FIRST_CHUNK_BYTES);
+    const found = tail.findLastLine(COMPACTION_MARK, size, (record) => (record.type === "compaction" ? record : undefined));
     const keptId = found?.record.firstKeptId;
-    const kept = found && (await tail.findLastLine(JSON.stringify(keptId), found.start, (r) => (r.type === "message" && r.id === keptId ? r : undefined)));
+    const kept = found && tail.findLastLine(JSON.stringify(keptId), found.start, (r) => (r.type === "message" && r.id === keptId ? r : undefined));
     const start = Math.min(size, kept?.start ?? (found ? found.end + 1 : header ? first.end + 1 : 0));
-    await tail.cover(start);
+    tail.cover(start);
     const region = parseRegion(tail.buf.toString("utf8", start - tail.start), { header, compaction: found?.record });
     const extra: RegionWarning[] = found && !kept ? [keptMissing(found.record)] : [];
     const all = [...extra, ...region.warnings];
-    const base = all.length > 0 ? await tail.newlinesBefore(start) : 0;
+    const base = all.length > 0 ? tail.newlinesBefore(start) : 0;
     const warnings = [...(header === undefined && start > 0 ? [`${file}:1: no readable session header`] : []), ...formatWarnings(all, base, file)];
     return { ...region, warnings };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -53,7 +60,7 @@ class TailBuffer {
   start: number;
 
   constructor(
-    private readonly handle: FileHandle,
+    private readonly fd: number,
     size: number,
     private readonly chunkBytes: number,
   ) {
@@ -61,31 +68,31 @@ class TailBuffer {
   }
 
   /** Reads the chunk before what is held; false at the start of the file. */
-  async grow(): Promise<boolean> {
+  grow(): boolean {
     if (this.start === 0) return false;
     const length = Math.min(this.start, Math.max(this.chunkBytes, this.buf.length));
-    const piece = await readAt(this.handle, this.start - length, length);
+    const piece = readAt(this.fd, this.start - length, length);
     this.buf = this.buf.length === 0 ? piece : Buffer.concat([piece, this.buf]);
     this.start -= length;
     return true;
   }
 
   /** Grows until the file offset `offset` is held. */
-  async cover(offset: number): Promise<void> {
-    while (this.start > offset && (await this.grow()));
+  cover(offset: number): void {
+    while (this.start > offset && this.grow());
   }
 
   /**
    * The last whole line ending before file offset `before` that contains `needle`
    * and whose record `accept` takes; candidates that fail are passed over silently.
    */
-  async findLastLine<T>(needle: string, before: number, accept: (record: SessionRecord) => T | undefined): Promise<{ start: number; end: number; record: T } | undefined> {
+  findLastLine<T>(needle: string, before: number, accept: (record: SessionRecord) => T | undefined): { start: number; end: number; record: T } | undefined {
     const bytes = Buffer.from(needle, "utf8");
     for (let limit = before; limit >= bytes.length; ) {
       const from = limit - bytes.length - this.start;
       const at = from < 0 ? -1 : this.buf.lastIndexOf(bytes, from);
       const newline = at <= 0 ? -1 : this.buf.lastIndexOf(NEWLINE, at - 1);
-      if ((at < 0 || newline < 0) && (await this.grow())) continue;
+      if ((at < 0 || newline < 0) && this.grow()) continue;
       if (at < 0) return undefined;
       const startRel = newline + 1;
       const endRel = lineEndIn(this.buf, at);
@@ -98,8 +105,8 @@ class TailBuffer {
   }
 
   /** The number of newlines in the file before `offset` (reads the rest of the file if needed). */
-  async newlinesBefore(offset: number): Promise<number> {
-    await this.cover(0);
+  newlinesBefore(offset: number): number {
+    this.cover(0);
     let count = 0;
     for (let at = this.buf.indexOf(NEWLINE); at >= 0 && at < offset; at = this.buf.indexOf(NEWLINE, at + 1)) count++;
     return count;
@@ -107,19 +114,19 @@ class TailBuffer {
 }
 
 /** The text of line 1 and the offset of its end. */
-async function readFirstLine(handle: FileHandle, size: number): Promise<{ text: string; end: number }> {
+function readFirstLine(fd: number, size: number): { text: string; end: number } {
   for (let length = Math.min(size, 4096); ; length = Math.min(size, length * 4)) {
-    const head = await readAt(handle, 0, length);
+    const head = readAt(fd, 0, length);
     const end = head.indexOf(NEWLINE);
     if (end >= 0 || length === size) return { text: head.toString("utf8", 0, end < 0 ? length : end), end: end < 0 ? length : end };
   }
 }
 
-async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+function readAt(fd: number, position: number, length: number): Buffer {
   const buffer = Buffer.allocUnsafe(length);
   let filled = 0;
   while (filled < length) {
-    const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
+    const bytesRead = readSync(fd, buffer, filled, length - filled, position + filled);
     if (bytesRead === 0) return buffer.subarray(0, filled);
     filled += bytesRead;
   }

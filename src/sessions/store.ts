@@ -1,6 +1,7 @@
 // The session store: one append-only JSONL file per key, repaired on load, one turn at a time per session.
-import { writeSync } from "node:fs";
-import { appendFile, mkdir, open, readFile, stat, writeFile, type FileHandle } from "node:fs/promises";
+import { closeSync, constants, fdatasync, fstatSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
+import { appendFile, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { promisify } from "node:util";
 import { join, resolve } from "node:path";
 import { systemClock, type Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
@@ -97,8 +98,8 @@ export class SessionStore implements SessionBackend {
   private readonly fsync: boolean;
   /** Files this store appended to whole: their tail is known to end a line, so later appends skip the check. */
   private readonly knownWhole = new Set<string>();
-  /** Append handles kept open while this store holds a session's lock (closed on release). */
-  private readonly handles = new Map<string, Promise<FileHandle>>();
+  /** Append descriptors kept open while this store holds a session's lock (closed on release). */
+  private readonly handles = new Map<string, number>();
   private dirReady = false;
 
   constructor(dir: string, options: SessionStoreOptions = {}) {
@@ -165,17 +166,16 @@ export class SessionStore implements SessionBackend {
     if (records.length === 0) return;
     const file = this.fileFor(key);
     const body = records.map((record) => serialize(record, file)).join("");
-    if (!this.dirReady) {
-      await mkdir(this.dir, { recursive: true });
-      this.dirReady = true;
-    }
     try {
+      if (!this.dirReady) mkdirSync(this.dir, { recursive: true });
+      this.dirReady = true;
       if (this.knownWhole.has(file) && !this.fsync && isLockHeld(lockPathOf(file))) {
         // Our own last append ended a line and, while we hold the lock, nobody else wrote since: one plain append suffices.
         // Without the lock another writer (or a crash's truncation) may have left a torn tail: the careful append checks it.
         await this.appendPlain(file, body);
       } else {
-        await this.appendChecked(key, file, records, body);
+        this.appendChecked(key, file, records, body);
+        if (this.fsync) await this.syncData(file);
       }
       this.knownWhole.add(file);
       noteWrite(lockPathOf(file));
@@ -186,35 +186,44 @@ export class SessionStore implements SessionBackend {
   }
 
   /**
-   * One O_APPEND write, through the handle held for the turn when this store holds the lock. That write is
-   * synchronous: a few hundred bytes into the page cache take microseconds, where a trip through libuv's
-   * thread pool costs about 0.3 ms of waiting, twice in every round of a turn.
+   * One O_APPEND write, through the descriptor held for the turn when this store holds the lock. File
+   * system calls on the session are synchronous: opening it, a few hundred bytes into the page cache,
+   * take microseconds, where each trip through libuv's thread pool costs about 0.3 ms of waiting.
    */
   private async appendPlain(file: string, body: string): Promise<void> {
-    const held = this.handles.get(file);
-    if (held) {
-      writeWhole((await held).fd, body);
-      return;
-    }
     if (!isLockHeld(lockPathOf(file))) return appendFile(file, body);
-    const opening = open(file, "a");
-    this.handles.set(file, opening);
-    opening.catch(() => this.handles.delete(file));
-    writeWhole((await opening).fd, body);
+    let fd = this.handles.get(file);
+    if (fd === undefined) {
+      fd = openSync(file, "a");
+      this.handles.set(file, fd);
+    }
+    writeWhole(fd, body);
   }
 
   /** The careful append: a header for a new file, a newline after a torn tail, then the records, in one write. */
-  private async appendChecked(key: string, file: string, records: SessionRecord[], body: string): Promise<void> {
-    const handle = await open(file, "a+");
+  private appendChecked(key: string, file: string, records: SessionRecord[], body: string): void {
+    // As "a+", without blocking: a FIFO in the file's place is refused, not written until it fills and hangs.
+    const fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o666);
     try {
-      const { size } = await handle.stat();
+      const info = fstatSync(fd);
+      if (!info.isFile()) throw new Error("not a regular file");
+      const size = info.size;
       let prefix = "";
       if (size === 0 && records[0]?.type !== "session") prefix = serialize(headerRecordFor(key, agentIdFromKey(key), this.clock.now()), file);
-      else if (size > 0 && !(await endsWithNewline(handle, size))) prefix = "\n";
-      await handle.writeFile(prefix + body);
-      if (this.fsync) await handle.datasync();
+      else if (size > 0 && !endsWithNewline(fd, size)) prefix = "\n";
+      writeWhole(fd, prefix + body);
     } finally {
-      await handle.close();
+      closeSync(fd);
+    }
+  }
+
+  /** Flushes the session file to the disk (the `fsync` option), on the thread pool: it waits for the device. */
+  private async syncData(file: string): Promise<void> {
+    const fd = openSync(file, "r");
+    try {
+      await fdatasyncAsync(fd);
+    } finally {
+      closeSync(fd);
     }
   }
 
@@ -226,16 +235,17 @@ export class SessionStore implements SessionBackend {
    */
   async lock(key: string): Promise<() => Promise<void>> {
     const file = this.fileFor(key);
-    await mkdir(this.dir, { recursive: true });
+    mkdirSync(this.dir, { recursive: true });
+    this.dirReady = true;
     // Another process may have written (or died mid-line) since our last turn: check the tail again once.
     this.knownWhole.delete(file);
     // Other processes live in real time: waiting for them is measured on the system clock, whatever clock
     // the store was given for its records (a test's frozen or instant clock must not spin or expire the wait).
     const release = await acquireSessionLock(lockPathOf(file), { key, timeoutMs: this.lockTimeoutMs, clock: systemClock });
     return async () => {
-      const handle = this.handles.get(file);
+      const fd = this.handles.get(file);
       this.handles.delete(file);
-      await handle?.then((h) => h.close()).catch(() => undefined);
+      if (fd !== undefined) closeQuietly(fd);
       await release();
     };
   }
@@ -336,8 +346,18 @@ async function readText(file: string): Promise<string | undefined> {
   }
 }
 
-async function endsWithNewline(handle: FileHandle, size: number): Promise<boolean> {
+function endsWithNewline(fd: number, size: number): boolean {
   const buffer = Buffer.alloc(1);
-  await handle.read(buffer, 0, 1, size - 1);
+  readSync(fd, buffer, 0, 1, size - 1);
   return buffer[0] === 0x0a;
 }
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed or never valid: nothing is left to release.
+  }
+}
+
+const fdatasyncAsync = promisify(fdatasync);

@@ -1,8 +1,9 @@
 // SkillLoader: finds SKILL.md files under the skill folders, checks them, and serves layers 1 and 2.
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync, type Stats } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { ToolError } from "../errors.js";
+import { fileVersion } from "../fs/racy.js";
 import { parseFrontmatter, parseLooseFrontmatter, type ParsedFrontmatter } from "./frontmatter.js";
 import { DEFAULT_LISTING_BUDGET_CHARS, formatSkillBody, formatSkillListing } from "./prompt.js";
 import { checkSkillFrontmatter, type SkillFields } from "./rules.js";
@@ -48,6 +49,34 @@ function safeParse(text: string): ParsedFrontmatter | undefined {
 function firstLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return (message.split("\n")[0] ?? "").trim();
+}
+
+/** What reading a SKILL.md came to: its frontmatter and body, or nothing, and the warning to give. */
+interface ParseOutcome {
+  parsed: ParsedFrontmatter | undefined;
+  warning?: string;
+}
+
+/** Outcomes of the SKILL.md files this process read, by path, with the version of the file read. */
+const parsedFiles = new Map<string, ParseOutcome & { version: string }>();
+
+/** Reads and parses a SKILL.md (synchronously, as the scan: a SKILL.md is small, and every turn loads them all). */
+function readAndParse(file: string): ParseOutcome {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    return { parsed: undefined, warning: `${file}: skipped, it cannot be read (${firstLine(error)})` };
+  }
+  try {
+    return { parsed: parseFrontmatter(text) };
+  } catch (error) {
+    const loose = parseLooseFrontmatter(text);
+    if (loose && typeof loose.data["name"] === "string" && typeof loose.data["description"] === "string") {
+      return { parsed: loose, warning: `${file}: frontmatter is not valid YAML (${firstLine(error)}); read its fields line by line` };
+    }
+    return { parsed: undefined, warning: `${file}: skipped, its frontmatter cannot be parsed (${firstLine(error)})` };
+  }
 }
 
 /** Most files of a skill's folder listed after its body. */
@@ -137,32 +166,30 @@ export class SkillLoader {
     return { ...fields, file, dir, root };
   }
 
-  /** Strict YAML first; frontmatter that is not YAML is read line by line, with a warning. */
+  /**
+   * Strict YAML first; frontmatter that is not YAML is read line by line, with a warning. A file
+   * unchanged since an earlier load of this process (same stat, not modified within RACY_MS) is not
+   * read or parsed again: its outcome is remembered, warning included.
+   */
   private parse(file: string): ParsedFrontmatter | undefined {
-    let text: string;
+    let info: Stats;
     try {
-      // Synchronous, as the scan: a SKILL.md is small, and every turn loads them all. Only a regular
-      // file is read: a FIFO or a device (a link to /dev/zero) would never end.
-      if (!statSync(file).isFile()) {
-        this.warn(`${file}: skipped, it is not a regular file`);
-        return undefined;
-      }
-      text = readFileSync(file, "utf8");
+      info = statSync(file);
     } catch (error) {
       this.warn(`${file}: skipped, it cannot be read (${firstLine(error)})`);
       return undefined;
     }
-    try {
-      return parseFrontmatter(text);
-    } catch (error) {
-      const loose = parseLooseFrontmatter(text);
-      if (loose && typeof loose.data["name"] === "string" && typeof loose.data["description"] === "string") {
-        this.warn(`${file}: frontmatter is not valid YAML (${firstLine(error)}); read its fields line by line`);
-        return loose;
-      }
-      this.warn(`${file}: skipped, its frontmatter cannot be parsed (${firstLine(error)})`);
+    // Only a regular file is read: a FIFO or a device (a link to /dev/zero) would never end.
+    if (!info.isFile()) {
+      this.warn(`${file}: skipped, it is not a regular file`);
       return undefined;
     }
+    const version = fileVersion(info, Date.now());
+    const known = parsedFiles.get(file);
+    const outcome = version !== "" && known?.version === version ? known : { version, ...readAndParse(file) };
+    if (version !== "") parsedFiles.set(file, outcome);
+    if (outcome.warning) this.warn(outcome.warning);
+    return outcome.parsed;
   }
 
   private readonly warn = (message: string): void => {

@@ -35,6 +35,8 @@ export async function readTextForEdit(path: string, shown: string, cwd: string):
     throw new ToolError(error.code === "ENOENT" ? `${describeMissing(shown, cwd)}; use write_file to create it` : `cannot read ${shown}: ${error.message}`);
   });
   if (info.isDirectory()) throw new ToolError(`${shown} is a directory, not a file`);
+  // A FIFO or a device would never end the read (or never start it): only a regular file is edited.
+  if (!info.isFile()) throw new ToolError(`${shown} is not a regular file`);
   if (info.size > MAX_EDIT_BYTES) throw new ToolError(`${shown} is ${info.size} bytes, more than edit_file handles (${MAX_EDIT_BYTES}); use write_file or run_command`);
   const bytes = await readFile(path);
   if (bytes.subarray(0, 8_192).includes(0)) throw new ToolError(`${shown} looks like a binary file; edit_file only edits text`);

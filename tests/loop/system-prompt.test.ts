@@ -1,4 +1,5 @@
 // The system prompt: its parts in a fixed order, capped files, and the same bytes every time.
+import { execFileSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -69,11 +70,15 @@ describe("readUserProfile", () => {
   it("reads USER.md from the workspace, and is undefined when missing or blank", async () => {
     const workspace = await mkdtemp(join(tmpdir(), "miniclaw-user-"));
     try {
-      expect(await readUserProfile(workspace)).toBeUndefined();
+      expect(readUserProfile(workspace)).toBeUndefined();
       await writeFile(join(workspace, "USER.md"), "\n \n");
-      expect(await readUserProfile(workspace)).toBeUndefined();
+      expect(readUserProfile(workspace)).toBeUndefined();
       await writeFile(join(workspace, "USER.md"), "# Ana\nPrefers short answers.\n");
-      expect(await readUserProfile(workspace)).toBe("# Ana\nPrefers short answers.\n");
+      expect(readUserProfile(workspace)).toBe("# Ana\nPrefers short answers.\n");
+      // A FIFO in its place (no writer will ever come) is no profile, not a turn that never starts.
+      await rm(join(workspace, "USER.md"));
+      execFileSync("mkfifo", [join(workspace, "USER.md")]);
+      expect(readUserProfile(workspace)).toBeUndefined();
     } finally {
       await rm(workspace, { recursive: true, force: true });
     }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
+import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { readLoadRegion } from "./whole-text-region.js";
@@ -76,5 +77,11 @@ describe("reading the tail of a session file", () => {
 
   it("resolves to undefined for a missing file", async () => {
     expect(await readLoadRegionFromFile(join(dir, "none.jsonl"))).toBeUndefined();
+  });
+
+  it("refuses a FIFO in the file's place instead of waiting for a writer that never comes", async () => {
+    const fifo = join(dir, "fifo.jsonl");
+    execFileSync("mkfifo", [fifo]);
+    await expect(readLoadRegionFromFile(fifo)).rejects.toThrow("not a regular file");
   });
 });

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { execFileSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { SessionStore } from "../../src/sessions/store.js";
@@ -35,6 +36,15 @@ describe("session store operations", () => {
     const after = await readFile(file, "utf8");
     expect(after.split("\n").filter(Boolean).map((line) => (JSON.parse(line) as { id?: string }).id)).toEqual([undefined, "u1", "a1", "u2"]);
     expect((await store.load(key, { mode: "read" })).records.map((r) => r.id)).toEqual(["u1", "a1", "u2"]);
+  });
+
+  it("refuses a FIFO in a session file's place, to load or to append, instead of hanging", async () => {
+    const store = new SessionStore(dir);
+    const key = "agent:main:fifo";
+    execFileSync("mkfifo", [store.fileFor(key)]);
+    await expect(store.load(key)).rejects.toThrow(/cannot read session .*not a regular file/);
+    const record = { type: "message" as const, id: "u1", ts: 1, message: { role: "user" as const, content: [{ type: "text" as const, text: "hello" }] } };
+    await expect(store.append(key, [record])).rejects.toThrow(/cannot append to session .*not a regular file/);
   });
 
   it("lists sessions newest first with agent, messages, tokens and last activity", async () => {

@@ -1,7 +1,7 @@
 // SkillLoader: the shared corpus, the bundled skills, the format rules, precedence and layer 2.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, symlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -145,6 +145,22 @@ describe("SkillLoader rules", () => {
     expect(loader.get("colon")).toMatchObject({ description: "Use when: things happen", metadata: { a: { b: 1 } } });
     expect(await loader.body("colon")).toBe('<skill name="colon">\nbody\n</skill>');
     expect(warnings).toEqual([expect.stringMatching(new RegExp(`^${file}: frontmatter is not valid YAML`))]);
+  });
+
+  it("gives the same skills and warnings on every load of an unchanged file, and reads an edited one again", async () => {
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const file = await skill(temp, "colon", "---\nname: colon\ndescription: Use when: things happen\n---\nbody\n");
+    await utimes(file, hourAgo, hourAgo);
+    const first = await loaded([temp]);
+    const second = await loaded([temp]);
+    expect(second.loader.get("colon")).toEqual(first.loader.get("colon"));
+    expect(second.warnings).toEqual(first.warnings);
+    expect(second.warnings).toHaveLength(1);
+    // Same size, modification time put back: only the change time tells, and the next load reads it again.
+    await writeFile(file, "---\nname: colon\ndescription: Use when: things differ\n---\nbody\n");
+    await utimes(file, hourAgo, hourAgo);
+    const third = await loaded([temp]);
+    expect(third.loader.get("colon")?.description).toBe("Use when: things differ");
   });
 
   it("never runs JavaScript frontmatter", async () => {

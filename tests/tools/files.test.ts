@@ -1,4 +1,5 @@
 // read_file, write_file and edit_file on real temp dirs: results, every error, the caps, and escapes refused by the gate.
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -112,6 +113,12 @@ describe("edit_file", () => {
       `gone.txt does not exist (relative paths start at ${context.cwd}); use write_file to create it`,
     );
     expect(readFileSync(join(context.cwd, "f.txt"), "utf8")).toBe("x = 1\nx = 1\ny\n");
+  });
+
+  it("refuses a FIFO instead of waiting for ever on its read", async () => {
+    const context = await buildToolContext();
+    execFileSync("mkfifo", [join(context.cwd, "pipe")]);
+    expect(await failure(gatedRun(editFile, { path: "pipe", old_string: "a", new_string: "b" }, context))).toBe("pipe is not a regular file");
   });
 });
 

@@ -1,0 +1,39 @@
+// Reading a file that must be a regular one: a FIFO or a device in its place is refused, never waited on.
+import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+import { open } from "node:fs/promises";
+
+// Opening without blocking: a FIFO with no writer would otherwise hold the open (and the process, or a pool thread) for ever.
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+
+/** The text of a regular file, read synchronously (for small files read on every turn). Throws for anything else at `path`. */
+export function readRegularFileSync(path: string): string {
+  const fd = openSync(path, READ_FLAGS);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${path} is not a regular file`);
+    return readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The bytes of a regular file, read by one request to the thread pool where the system allows
+ * (a whole-file read in chunks waits for the event loop between chunks). Rejects for anything else at `path`.
+ */
+export async function readRegularFile(path: string): Promise<Buffer> {
+  const handle = await open(path, READ_FLAGS);
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new Error(`${path} is not a regular file`);
+    const buffer = Buffer.allocUnsafe(info.size);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    return buffer.subarray(0, length);
+  } finally {
+    await handle.close();
+  }
+}

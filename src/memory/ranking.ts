@@ -1,0 +1,62 @@
+// The pure parts of the index's ranking: BM25+ scoring, top-k selection, and search in sorted term lists.
+
+// BM25+ as MiniSearch (which this index replaced) ranks.
+const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
+
+/** One field's BM25+ score of a word `freq` times in a field of `length` words, `matching` of `total` notes holding it. */
+export function bm25(freq: number, matching: number, total: number, length: number, average: number): number {
+  const idf = Math.log(1 + (total - matching + 0.5) / (matching + 0.5));
+  return idf * (BM25.d + (freq * (BM25.k + 1)) / (freq + BM25.k * (1 - BM25.b + (BM25.b * length) / average)));
+}
+
+/** Set bits of a 32-bit mask: how many query words a note matched. */
+export function bitCount(n: number): number {
+  let count = 0;
+  for (let v = n; v; v &= v - 1) count++;
+  return count;
+}
+
+/** The `count` positions of highest score, best first; of equal scores, the lower position first. */
+export function bestOf(positions: readonly number[], count: number, score: Float64Array): number[] {
+  const ahead = (a: number, b: number): boolean => (score[a] as number) > (score[b] as number) || (score[a] === score[b] && a < b);
+  const top: number[] = [];
+  for (let i = 0; i < positions.length; i++) {
+    const at = positions[i] as number;
+    if (top.length >= count) {
+      if (count <= 0 || !ahead(at, top[count - 1] as number)) continue;
+      top.pop();
+    }
+    let slot = top.length;
+    while (slot > 0 && ahead(at, top[slot - 1] as number)) slot--;
+    top.splice(slot, 0, at);
+  }
+  return top;
+}
+
+/** First index of `sorted` whose term is not below `term`. */
+export function lowerBound(sorted: readonly string[], term: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sorted[mid] as string) < term) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The union of two sorted lists of distinct terms, sorted. */
+export function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
+  const merged: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && (a[i] as string) < (b[j] as string))) merged.push(a[i++] as string);
+    else if (i >= a.length || (b[j] as string) < (a[i] as string)) merged.push(b[j++] as string);
+    else {
+      merged.push(a[i++] as string);
+      j++;
+    }
+  }
+  return merged;
+}
