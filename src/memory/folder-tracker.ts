@@ -38,8 +38,7 @@ function stampOf(s: { mtimeMs: number; size: number; ino: number }): FileStamp {
   return { mtimeMs: s.mtimeMs, size: s.size, ino: s.ino };
 }
 
-/** True when `b` is the version of the file that `a` stamped. */
-export function sameStamp(a: FileStamp | undefined, b: FileStamp): boolean {
+function sameStamp(a: FileStamp | undefined, b: FileStamp): boolean {
   return a !== undefined && a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
 }
 

@@ -3,10 +3,14 @@
 // BM25+ as MiniSearch (which this index replaced) ranks.
 const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 
-/** One field's BM25+ score of a word `freq` times in a field of `length` words, `matching` of `total` notes holding it. */
-export function bm25(freq: number, matching: number, total: number, length: number, average: number): number {
-  const idf = Math.log(1 + (total - matching + 0.5) / (matching + 0.5));
-  return idf * (BM25.d + (freq * (BM25.k + 1)) / (freq + BM25.k * (1 - BM25.b + (BM25.b * length) / average)));
+/** The inverse document frequency of a word `matching` of `total` notes hold: the same for every posting of the word. */
+export function idf(matching: number, total: number): number {
+  return Math.log(1 + (total - matching + 0.5) / (matching + 0.5));
+}
+
+/** One field's BM25+ score of a word `freq` times in a field of `length` words (`average` across notes). */
+export function bm25(freq: number, wordIdf: number, length: number, average: number): number {
+  return wordIdf * (BM25.d + (freq * (BM25.k + 1)) / (freq + BM25.k * (1 - BM25.b + (BM25.b * length) / average)));
 }
 
 /** Set bits of a 32-bit mask: how many query words a note matched. */

@@ -1,6 +1,6 @@
 // NoteIndex: the in-memory BM25+ index of the notes, in flat arrays that load from disk without rebuilding.
 import type { FileStamp } from "./folder-tracker.js";
-import { bestOf, bitCount, bm25, lowerBound, mergeSorted } from "./ranking.js";
+import { bestOf, bitCount, bm25, idf, lowerBound, mergeSorted } from "./ranking.js";
 import { keyText, processTerm, tokenize } from "./terms.js";
 
 /** One ranked note, before the store adds its snippet and time. */
@@ -31,13 +31,10 @@ export interface IndexData {
   textCounts: Uint8Array;
 }
 
-/** The stamp recorded for the note at position `at` of `data`, or undefined when it must not be trusted. */
-export function noteStamp(data: IndexData, at: number): FileStamp | undefined {
+/** True when the note at position `at` of `data` was recorded with `stamp`, as a stamp to trust. */
+export function hasStamp(data: IndexData, at: number, stamp: FileStamp): boolean {
   const base = at * NOTE_FIELDS;
-  const mtimeMs = data.noteFields[base + MTIME] as number;
-  const size = data.noteFields[base + SIZE] as number;
-  const ino = data.noteFields[base + INO] as number;
-  return Number.isFinite(mtimeMs) && Number.isFinite(size) && Number.isFinite(ino) ? { mtimeMs, size, ino } : undefined;
+  return data.noteFields[base + MTIME] === stamp.mtimeMs && data.noteFields[base + SIZE] === stamp.size && data.noteFields[base + INO] === stamp.ino;
 }
 
 /** Characters of a note that are indexed; the rest of a very large file is not searchable. */
@@ -89,7 +86,9 @@ export class NoteIndex {
   private names: (string | undefined)[] = [];
   // NOTE_FIELDS numbers per position, as in IndexData.noteFields.
   private fields: number[] = [];
-  private readonly positions = new Map<string, number>();
+  // File name → position, built at the first upsert or removal after a load: a search needs none.
+  private positionsByName: Map<string, number> | undefined = new Map();
+  private live = 0;
   // The postings loaded whole (from the index file, or by the last export): terms sorted, the i-th
   // term's postings from baseStarts[i] to baseStarts[i + 1] in baseDocs, baseKeyCounts and baseTextCounts. Kept as
   // arrays, not a map, so that loading 10,000 notes' index builds no object per term.
@@ -114,7 +113,12 @@ export class NoteIndex {
 
   /** Number of notes indexed. */
   get size(): number {
-    return this.positions.size;
+    return this.live;
+  }
+
+  /** True when the note is indexed. */
+  has(fileName: string): boolean {
+    return this.positions().has(fileName);
   }
 
   /** Adds a note or replaces its previous version; `stamp` is kept for `exportData`. */
@@ -125,7 +129,8 @@ export class NoteIndex {
     const textCounts = countTerms(content.slice(0, MAX_INDEXED_CHARS));
     this.names.push(fileName);
     this.fields.push(keyCounts.size, textCounts.size, stamp?.mtimeMs ?? NaN, stamp?.size ?? NaN, stamp?.ino ?? NaN);
-    this.positions.set(fileName, at);
+    this.positions().set(fileName, at);
+    this.live++;
     this.keyLengthSum += keyCounts.size;
     this.textLengthSum += textCounts.size;
     for (const [term, count] of textCounts) this.addPosting(term, at, keyCounts.get(term) ?? 0, count);
@@ -134,9 +139,11 @@ export class NoteIndex {
 
   /** Removes a note; unknown names are ignored. */
   remove(fileName: string): void {
-    const at = this.positions.get(fileName);
+    const positions = this.positions();
+    const at = positions.get(fileName);
     if (at === undefined) return;
-    this.positions.delete(fileName);
+    positions.delete(fileName);
+    this.live--;
     this.names[at] = undefined;
     this.keyLengthSum -= this.field(at, KEY_LENGTH);
     this.textLengthSum -= this.field(at, TEXT_LENGTH);
@@ -222,8 +229,8 @@ export class NoteIndex {
     // A plain loop: Array.from steps an iterator, which cold code pays for with an object per number.
     this.fields = [];
     for (let i = 0; i < data.noteFields.length; i++) this.fields.push(data.noteFields[i] as number);
-    this.positions.clear();
-    this.names.forEach((name, at) => this.positions.set(name as string, at));
+    this.positionsByName = undefined;
+    this.live = this.names.length;
     this.keyLengthSum = 0;
     this.textLengthSum = 0;
     for (let at = 0; at < this.names.length; at++) {
@@ -239,6 +246,15 @@ export class NoteIndex {
     this.baseDocs = data.docs;
     this.baseKeyCounts = data.keyCounts;
     this.baseTextCounts = data.textCounts;
+  }
+
+  private positions(): Map<string, number> {
+    if (!this.positionsByName) {
+      const positions = new Map<string, number>();
+      this.names.forEach((name, at) => name !== undefined && positions.set(name, at));
+      this.positionsByName = positions;
+    }
+    return this.positionsByName;
   }
 
   private field(at: number, which: number): number {
@@ -307,9 +323,10 @@ export class NoteIndex {
       }
     }
     if (keyMatching + textMatching === 0) return;
-    const total = this.positions.size;
+    const total = this.live;
     const keyAverage = this.keyLengthSum / total || 1;
     const textAverage = this.textLengthSum / total || 1;
+    const [keyIdf, textIdf] = [idf(keyMatching, total), idf(textMatching, total)];
     for (const { docs, keyCounts, textCounts } of segments) {
       for (let p = 0; p < docs.length; p++) {
         const at = docs[p] as number;
@@ -317,8 +334,8 @@ export class NoteIndex {
         const keyCount = keyCounts[p] as number;
         const textCount = textCounts[p] as number;
         let score = 0;
-        if (keyCount) score += KEY_BOOST * bm25(keyCount, keyMatching, total, this.field(at, KEY_LENGTH), keyAverage);
-        if (textCount) score += bm25(textCount, textMatching, total, this.field(at, TEXT_LENGTH), textAverage);
+        if (keyCount) score += KEY_BOOST * bm25(keyCount, keyIdf, this.field(at, KEY_LENGTH), keyAverage);
+        if (textCount) score += bm25(textCount, textIdf, this.field(at, TEXT_LENGTH), textAverage);
         if (tally.queryTerms[at] === 0) tally.touched.push(at);
         tally.score[at] = (tally.score[at] as number) + weight * score;
         tally.queryTerms[at] = (tally.queryTerms[at] as number) | (1 << queryIndex);

@@ -3,10 +3,10 @@ import { readFile, readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { MiniclawError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
-import { forEachLimited, FolderTracker, sameStamp, type FileStamp, type FolderTrackerOptions } from "./folder-tracker.js";
+import { forEachLimited, FolderTracker, type FileStamp, type FolderTrackerOptions } from "./folder-tracker.js";
 import { readIndexFile, writeIndexFile } from "./index-file.js";
 import { fileNameToKey, hasOtherSpellings, keyToFileName, normalizeKey, NOTE_EXTENSION } from "./keys.js";
-import { countTerms, MAX_INDEXED_CHARS, NoteIndex, noteStamp, type IndexData, type IndexHit } from "./search-index.js";
+import { countTerms, hasStamp, MAX_INDEXED_CHARS, NoteIndex, type IndexData, type IndexHit } from "./search-index.js";
 import { keyText, makeSnippet } from "./terms.js";
 import { RACY_MS } from "../fs/racy.js";
 
@@ -218,9 +218,10 @@ export class MemoryStore {
     // The first pass reads the index file while it stats the notes: the read runs on Node's thread pool.
     const fromFile = this.loaded ? undefined : this.readIndexFile();
     this.loaded = true;
-    const { changed, removed } = await this.tracker.poll();
+    const polled = await this.tracker.poll();
     const data = await fromFile;
-    if (data) this.startFrom(data, changed);
+    const changed = data ? this.startFrom(data, polled.changed) : polled.changed;
+    const removed = polled.removed;
     for (const name of removed) this.index.remove(name);
     await forEachLimited([...changed], READ_CONCURRENCY, async ([name, stamp]) => {
       const key = fileNameToKey(name);
@@ -244,16 +245,28 @@ export class MemoryStore {
 
   /**
    * Takes the index file's data as the index, given the stamps of the first poll (which
-   * reports every note): notes whose stamp matches the file's are dropped from `changed`,
-   * so only the others are read again; notes the file holds that are gone are removed.
+   * reports every note); resolves to the notes to read again: those whose stamp differs
+   * from the file's, and those the file does not hold. Notes the file holds that are gone are removed.
    */
-  private startFrom(data: IndexData, changed: Map<string, FileStamp>): void {
+  private startFrom(data: IndexData, polled: Map<string, FileStamp>): Map<string, FileStamp> {
     this.index = NoteIndex.fromData(data);
+    const stale = new Map<string, FileStamp>();
+    let known = 0;
     data.fileNames.forEach((fileName, at) => {
-      const stamp = changed.get(fileName);
-      if (stamp === undefined) this.index.remove(fileName);
-      else if (sameStamp(noteStamp(data, at), stamp)) changed.delete(fileName);
+      const stamp = polled.get(fileName);
+      if (stamp === undefined) {
+        this.index.remove(fileName);
+      } else {
+        known++;
+        if (!hasStamp(data, at, stamp)) stale.set(fileName, stamp);
+      }
     });
+    if (known < polled.size) {
+      polled.forEach((stamp, fileName) => {
+        if (!this.index.has(fileName)) stale.set(fileName, stamp);
+      });
+    }
+    return stale;
   }
 
   private schedulePersist(): void {
