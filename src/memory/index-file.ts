@@ -22,9 +22,12 @@ export const INDEX_FILE_NAME = ".search-index";
 // Bump when the layout, the tokenizer or the scoring inputs change: an older file is then rebuilt.
 const FORMAT = 2;
 const MAGIC = Buffer.from("MCMEMIDX", "latin1");
-// Bounds of the output chunk asked of gunzip: the whole index in one piece, unless gzip's size field is absurd.
+// The most an index may inflate to: this many times its file, at least MIN_INFLATED, at most MAX_INFLATED.
+// An index inflates about 2.5 times; a small planted gzip of zeros must not take gigabytes to refuse.
+const INFLATE_RATIO = 32;
+const MIN_INFLATED = 16 * 1024 * 1024;
+const MAX_INFLATED = 1024 * 1024 * 1024;
 const MIN_CHUNK = 64 * 1024;
-const MAX_CHUNK = 256 * 1024 * 1024;
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 
@@ -147,9 +150,10 @@ function isConsistent(data: IndexData): boolean {
 export async function readIndexFile(dir: string, isNoteFile: (fileName: string) => boolean): Promise<IndexData | undefined> {
   const packed = await readRegularFile(join(dir, INDEX_FILE_NAME)).catch(() => undefined);
   if (!packed || packed.length < 4) return undefined;
+  const maxOutputLength = Math.min(MAX_INFLATED, Math.max(MIN_INFLATED, INFLATE_RATIO * packed.length));
   // gzip ends with the inflated size (mod 2^32): one chunk of that size inflates it in one job.
-  const chunkSize = Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, packed.readUInt32LE(packed.length - 4)));
-  const bytes = await gunzipAsync(packed, { chunkSize }).catch(() => undefined);
+  const chunkSize = Math.min(maxOutputLength, Math.max(MIN_CHUNK, packed.readUInt32LE(packed.length - 4)));
+  const bytes = await gunzipAsync(packed, { chunkSize, maxOutputLength }).catch(() => undefined);
   return bytes && decodeIndex(bytes, isNoteFile);
 }
 

@@ -45,7 +45,8 @@ export const KEY_BOOST = 3;
 const PREFIX_MIN_CHARS = 4;
 // The weight of a longer word a query word starts, as MiniSearch (which this index replaced) gives it.
 const PREFIX_WEIGHT = 0.375;
-// A word's count in one note is capped here, to fit a byte: BM25's count term is then within 0.5% of its limit.
+// A word's count in one note is capped here, to fit a byte. BM25's count term is then within 0.5% of its
+// limit in a note of average length; notes that each hold a word more often than this rank on length alone.
 const MAX_COUNT = 0xff;
 
 /** Postings of one term, side by side: note positions (ascending) and the term's counts there. */

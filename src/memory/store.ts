@@ -3,7 +3,7 @@ import { readFile, readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { MiniclawError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
-import { forEachLimited, FolderTracker, type FileStamp, type FolderTrackerOptions } from "./folder-tracker.js";
+import { forEachLimited, FolderTracker, type FileStamp, type FolderChanges, type FolderTrackerOptions } from "./folder-tracker.js";
 import { readIndexFile, writeIndexFile } from "./index-file.js";
 import { fileNameToKey, hasOtherSpellings, keyToFileName, normalizeKey, NOTE_EXTENSION } from "./keys.js";
 import { countTerms, hasStamp, MAX_INDEXED_CHARS, NoteIndex, type IndexData, type IndexHit } from "./search-index.js";
@@ -220,8 +220,7 @@ export class MemoryStore {
     this.loaded = true;
     const polled = await this.tracker.poll();
     const data = await fromFile;
-    const changed = data ? this.startFrom(data, polled.changed) : polled.changed;
-    const removed = polled.removed;
+    const { changed, removed } = data ? this.startFrom(data, polled.changed) : polled;
     for (const name of removed) this.index.remove(name);
     await forEachLimited([...changed], READ_CONCURRENCY, async ([name, stamp]) => {
       const key = fileNameToKey(name);
@@ -245,17 +244,18 @@ export class MemoryStore {
 
   /**
    * Takes the index file's data as the index, given the stamps of the first poll (which
-   * reports every note); resolves to the notes to read again: those whose stamp differs
-   * from the file's, and those the file does not hold. Notes the file holds that are gone are removed.
+   * reports every note); resolves to the notes to read again (those whose stamp differs
+   * from the file's, and those the file does not hold) and the notes the file holds that are gone.
    */
-  private startFrom(data: IndexData, polled: Map<string, FileStamp>): Map<string, FileStamp> {
+  private startFrom(data: IndexData, polled: Map<string, FileStamp>): FolderChanges {
     this.index = NoteIndex.fromData(data);
     const stale = new Map<string, FileStamp>();
+    const gone: string[] = [];
     let known = 0;
     data.fileNames.forEach((fileName, at) => {
       const stamp = polled.get(fileName);
       if (stamp === undefined) {
-        this.index.remove(fileName);
+        gone.push(fileName);
       } else {
         known++;
         if (!hasStamp(data, at, stamp)) stale.set(fileName, stamp);
@@ -266,7 +266,7 @@ export class MemoryStore {
         if (!this.index.has(fileName)) stale.set(fileName, stamp);
       });
     }
-    return stale;
+    return { changed: stale, removed: gone };
   }
 
   private schedulePersist(): void {

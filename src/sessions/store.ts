@@ -194,7 +194,7 @@ export class SessionStore implements SessionBackend {
     if (!isLockHeld(lockPathOf(file))) return appendFile(file, body);
     let fd = this.handles.get(file);
     if (fd === undefined) {
-      fd = openSync(file, "a");
+      fd = openSync(file, constants.O_WRONLY | APPEND_FLAGS, 0o666);
       this.handles.set(file, fd);
     }
     writeWhole(fd, body);
@@ -203,7 +203,7 @@ export class SessionStore implements SessionBackend {
   /** The careful append: a header for a new file, a newline after a torn tail, then the records, in one write. */
   private appendChecked(key: string, file: string, records: SessionRecord[], body: string): void {
     // As "a+", without blocking: a FIFO in the file's place is refused, not written until it fills and hangs.
-    const fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o666);
+    const fd = openSync(file, constants.O_RDWR | APPEND_FLAGS, 0o666);
     try {
       const info = fstatSync(fd);
       if (!info.isFile()) throw new Error("not a regular file");
@@ -219,7 +219,7 @@ export class SessionStore implements SessionBackend {
 
   /** Flushes the session file to the disk (the `fsync` option), on the thread pool: it waits for the device. */
   private async syncData(file: string): Promise<void> {
-    const fd = openSync(file, "r");
+    const fd = openSync(file, "r+");
     try {
       await fdatasyncAsync(fd);
     } finally {
@@ -361,3 +361,6 @@ function closeQuietly(fd: number): void {
 }
 
 const fdatasyncAsync = promisify(fdatasync);
+
+// "a" without blocking, less the access mode: opening a FIFO that no one reads fails (ENXIO) instead of waiting for a reader.
+const APPEND_FLAGS = constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK;

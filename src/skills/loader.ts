@@ -189,7 +189,8 @@ export class SkillLoader {
     const outcome = version !== "" && known?.version === version ? known : { version, ...readAndParse(file) };
     if (version !== "") parsedFiles.set(file, outcome);
     if (outcome.warning) this.warn(outcome.warning);
-    return outcome.parsed;
+    // A copy of the fields: a skill's metadata is the caller's to change, never the next load's.
+    return outcome.parsed && { ...outcome.parsed, data: structuredClone(outcome.parsed.data) };
   }
 
   private readonly warn = (message: string): void => {

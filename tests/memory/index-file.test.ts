@@ -3,6 +3,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { INDEX_FILE_NAME, readIndexFile, writeIndexFile } from "../../src/memory/index-file.js";
 import { hasStamp, NOTE_FIELDS } from "../../src/memory/search-index.js";
@@ -89,6 +90,27 @@ describe("the persisted search index", () => {
     await second.flush();
     const third = open();
     expect(await keys(third, "mango sweet sour ripe crisp")).toEqual(["apple", "fig", "plum"]);
+  });
+
+  it("drops a note removed between stores from the file, even when nothing else changed", async () => {
+    const second = await persisted({ "apple.md": "crisp apple", "pear.md": "ripe pear" });
+    await unlink(join(dir, "pear.md"));
+    expect(await keys(second, "ripe pear apple")).toEqual(["apple"]);
+    await second.flush();
+    expect((await readIndexFile(dir, isNote))?.fileNames).toEqual(["apple.md"]);
+  });
+
+  it("refuses a small file that would inflate to gigabytes, quickly and without taking the memory", async () => {
+    await writeOldNotes({ "apple.md": "crisp apple" });
+    // 2 MB of gzip that inflates to 2 GB of zeros, planted where the index belongs.
+    const chunk = gzipSync(Buffer.alloc(64 * 1024 * 1024));
+    await writeFile(join(dir, INDEX_FILE_NAME), Buffer.concat(Array.from({ length: 32 }, () => chunk)));
+    const before = process.memoryUsage().arrayBuffers;
+    const started = performance.now();
+    expect(await readIndexFile(dir, isNote)).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(256 * 1024 * 1024);
+    expect(await keys(open(), "apple")).toEqual(["apple"]);
   });
 
   it("does not trust stamps of notes written just before they were indexed", async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { execFileSync } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { SessionStore } from "../../src/sessions/store.js";
 import type { Clock } from "../../src/deps.js";
@@ -45,6 +45,21 @@ describe("session store operations", () => {
     await expect(store.load(key)).rejects.toThrow(/cannot read session .*not a regular file/);
     const record = { type: "message" as const, id: "u1", ts: 1, message: { role: "user" as const, content: [{ type: "text" as const, text: "hello" }] } };
     await expect(store.append(key, [record])).rejects.toThrow(/cannot append to session .*not a regular file/);
+  });
+
+  it("refuses a FIFO put in a held session's place between two appends, instead of waiting for a reader", async () => {
+    const store = new SessionStore(dir);
+    const key = "agent:main:swapped";
+    const record = (id: string) => ({ type: "message" as const, id, ts: 1, message: { role: "user" as const, content: [{ type: "text" as const, text: id }] } });
+    const release = await store.lock(key);
+    try {
+      await store.append(key, [record("u1")]);
+      await rm(store.fileFor(key));
+      execFileSync("mkfifo", [store.fileFor(key)]);
+      await expect(store.append(key, [record("u2")])).rejects.toThrow(/cannot append to session/);
+    } finally {
+      await release();
+    }
   });
 
   it("lists sessions newest first with agent, messages, tokens and last activity", async () => {

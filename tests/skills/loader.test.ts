@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readdir, rm, symlink, utimes, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SkillLoader, UnknownSkillError } from "../../src/skills/loader.js";
 
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
@@ -147,20 +147,36 @@ describe("SkillLoader rules", () => {
     expect(warnings).toEqual([expect.stringMatching(new RegExp(`^${file}: frontmatter is not valid YAML`))]);
   });
 
-  it("gives the same skills and warnings on every load of an unchanged file, and reads an edited one again", async () => {
-    const hourAgo = new Date(Date.now() - 3_600_000);
-    const file = await skill(temp, "colon", "---\nname: colon\ndescription: Use when: things happen\n---\nbody\n");
-    await utimes(file, hourAgo, hourAgo);
-    const first = await loaded([temp]);
-    const second = await loaded([temp]);
-    expect(second.loader.get("colon")).toEqual(first.loader.get("colon"));
-    expect(second.warnings).toEqual(first.warnings);
-    expect(second.warnings).toHaveLength(1);
-    // Same size, modification time put back: only the change time tells, and the next load reads it again.
-    await writeFile(file, "---\nname: colon\ndescription: Use when: things differ\n---\nbody\n");
-    await utimes(file, hourAgo, hourAgo);
-    const third = await loaded([temp]);
-    expect(third.loader.get("colon")?.description).toBe("Use when: things differ");
+  describe("an hour later, when an unchanged SKILL.md is not read again", () => {
+    // Files written now are "recent" (modified within two seconds) and always read; an hour on, they are remembered.
+    beforeEach(() => {
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(Date.now() + 3_600_000);
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it("gives the same skills and warnings on every load, each load its own copy of the fields", async () => {
+      await skill(temp, "colon", "---\nname: colon\ndescription: Use when: things happen\nmetadata: {\"tags\": [\"a\"]}\n---\nbody\n");
+      const first = await loaded([temp]);
+      (first.loader.get("colon")?.metadata as { tags: string[] }).tags.push("changed by a caller");
+      const second = await loaded([temp]);
+      expect(second.loader.get("colon")).toMatchObject({ description: "Use when: things happen", metadata: { tags: ["a"] } });
+      expect(second.warnings).toEqual(first.warnings);
+      expect(second.warnings).toHaveLength(1);
+    });
+
+    it("reads a SKILL.md again when only its change time moved (same size, modification time put back)", async () => {
+      const file = await skill(temp, "edited", skillText("edited", "Version one."));
+      // A whole second, so that putting it back restores the modification time exactly.
+      const second = Math.floor(Date.now() / 1000) - 60;
+      await utimes(file, second, second);
+      expect((await loaded([temp])).loader.get("edited")?.description).toBe("Version one.");
+      await writeFile(file, skillText("edited", "Version two."));
+      await utimes(file, second, second);
+      expect((await loaded([temp])).loader.get("edited")?.description).toBe("Version two.");
+    });
   });
 
   it("never runs JavaScript frontmatter", async () => {
