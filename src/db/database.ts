@@ -50,7 +50,7 @@ export class Database {
   async close(): Promise<void> {
     this.users -= 1;
     if (this.users > 0) return;
-    if (opened.get(cacheKey(this.config)) === this.opening) opened.delete(cacheKey(this.config));
+    if (opened.get(databaseKey(this.config)) === this.opening) opened.delete(databaseKey(this.config));
     await Promise.allSettled([this.pool.end(), this.turns.end()]);
   }
 
@@ -66,7 +66,7 @@ const opened = new Map<string, Promise<Database>>();
  * Throws ConfigError saying why the server cannot be used (unreachable, refused, no such database).
  */
 export async function openDatabase(config: ResolvedDatabaseConfig): Promise<Database> {
-  const key = cacheKey(config);
+  const key = databaseKey(config);
   let opening = opened.get(key);
   if (!opening) {
     opening = connect(config);
@@ -139,6 +139,7 @@ export function isConnectionLost(error: unknown): boolean {
   return /Connection terminated|Query read timeout|timeout exceeded|not queryable|ECONNRESET|ECONNREFUSED|EPIPE/i.test(e?.message ?? "");
 }
 
-function cacheKey(config: ResolvedDatabaseConfig): string {
+/** What makes two configs the same database of the process: URL, schema and pool sizes. */
+export function databaseKey(config: ResolvedDatabaseConfig): string {
   return JSON.stringify([config.url, config.schema, config.poolSize, config.turnConnections]);
 }

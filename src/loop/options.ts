@@ -223,7 +223,7 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
   const settings = modelSettings(agent, options);
   const output = options.output === undefined ? undefined : createOutputFormat(options.output);
   // Before memory and MCP servers are opened: a database that cannot be used leaves nothing running.
-  const owned = options.store === undefined ? await openSessionBackend({ sessionsDir: resolve(workspace, "sessions"), database: options.database, env, clock: options.clock }) : undefined;
+  const owned = options.store === undefined ? await openSessionBackend({ sessionsDir: resolve(workspace, "sessions"), database: options.database, env, clock: options.clock, forTurns: true }) : undefined;
   const store = options.store ?? owned!;
   const builtins = options.builtinTools !== false;
   const memory = builtins ? (options.memory ?? MemoryStore.forWorkspace(workspace)) : undefined;

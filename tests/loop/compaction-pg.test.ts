@@ -1,4 +1,5 @@
 // The loop on PostgreSQL: compaction, repair and reloads work unchanged on the database backend.
+import { hostname } from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { PgSessionStore } from "../../src/sessions/pg-store.js";
@@ -49,14 +50,21 @@ describe.skipIf(unavailable !== undefined)("the loop with sessions on PostgreSQL
     expect(loaded.messages.slice(0, -1)).toEqual(withoutBreakpoints);
   }, 30_000);
 
-  it("gives back, at the end of each turn, the database user it took for its session store", async () => {
+  it("holds one database user for all its turns, not one more per turn, and keeps its connections", async () => {
     const ws = await tempWorkspace();
     const database = { url: opened.schema.url, schema: opened.schema.schema };
     const users = opened.database.users;
+    const connections = async (): Promise<number> => {
+      const { rows } = await opened.database.pool.query<{ n: string }>("select count(*) as n from pg_stat_activity where application_name = $1", [`miniclaw pid ${process.pid} on ${hostname()}`]);
+      return Number(rows[0]?.n);
+    };
+    let afterFirst = 0;
     for (let i = 0; i < 3; i++) {
       const result = await runAgentTurn("k", `question ${i}`, TEST_AGENT, turnOptions(model, ws, [], { database }));
       expect(result.stopReason, result.error).toBe("end_turn");
-      expect(opened.database.users).toBe(users);
+      expect(opened.database.users).toBeLessThanOrEqual(users + 1);
+      if (i === 0) afterFirst = await connections();
+      else expect(await connections()).toBeLessThanOrEqual(afterFirst);
     }
   });
 });
