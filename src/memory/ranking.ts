@@ -37,13 +37,13 @@ export function bestOf(positions: readonly number[], count: number, score: Float
   return top;
 }
 
-/** First index of `sorted` whose term is not below `term`. */
-export function lowerBound(sorted: readonly string[], term: string): number {
+/** First index of `sorted` (terms, or note positions) whose value is not below `value`. */
+export function lowerBound<T extends string | number>(sorted: ArrayLike<T>, value: T): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((sorted[mid] as string) < term) lo = mid + 1;
+    if ((sorted[mid] as T) < value) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -365,15 +365,6 @@ export class NoteIndex {
 
   private holds(term: string, at: number): boolean {
     // Each segment's positions ascend (added notes take new, higher positions).
-    return this.segments(term).some(({ docs }) => {
-      let lo = 0;
-      let hi = docs.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if ((docs[mid] as number) < at) lo = mid + 1;
-        else hi = mid;
-      }
-      return docs[lo] === at;
-    });
+    return this.segments(term).some(({ docs }) => docs[lowerBound(docs, at)] === at);
   }
 }
