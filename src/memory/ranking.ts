@@ -13,11 +13,11 @@ export function bm25(freq: number, wordIdf: number, length: number, average: num
   return wordIdf * (BM25.d + (freq * (BM25.k + 1)) / (freq + BM25.k * (1 - BM25.b + (BM25.b * length) / average)));
 }
 
-/** Set bits of a 32-bit mask: how many query words a note matched. */
+/** Set bits of a 32-bit mask: how many query words a note matched (SWAR count: no loop, cold or hot). */
 export function bitCount(n: number): number {
-  let count = 0;
-  for (let v = n; v; v &= v - 1) count++;
-  return count;
+  let v = n - ((n >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
 /** The `count` positions of highest score, best first; of equal scores, the lower position first. */
