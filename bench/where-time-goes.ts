@@ -1,4 +1,4 @@
-// Where the two missed targets of issue 18 spend their time: `npx tsx bench/where-time-goes.ts` after `npm run build`.
+// Where the two closest targets of issue 18 spend their time: `npx tsx bench/where-time-goes.ts` after `npm run build`.
 // 1. A 20-request turn with read-only tools, in process: CPU profiles of 30 turns through the built package and of 30 turns
 //    of the bare streaming loop sending the same request, by where the code lives (miniclaw, the SDK, Node's fetch, zod,
 //    the scripted server, GC, idle), per round.

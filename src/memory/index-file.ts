@@ -101,10 +101,11 @@ function readNotes(bytes: Buffer, at: ReturnType<typeof layout>, count: number):
   if (fileNames.length !== count) return undefined;
   return { fileNames, noteFields: view(bytes, at.numbers, NOTE_FIELDS * count, Float64Array) };
 }
+
 /**
- * The index held in `bytes` (as `encodeIndex` made them, inflated), or undefined when they are not a whole, consistent index of
- * this version: checksum, sizes, note names unique, every posting pointing at a note,
- * postings of a term in ascending order, terms sorted and unique.
+ * The index held in `bytes` (as `encodeIndex` made them, inflated), or undefined when they
+ * are not a whole, consistent index of this version: sizes, note names unique, every posting
+ * pointing at a note, postings of a term in ascending order, terms sorted and unique.
  */
 export function decodeIndex(bytes: Buffer, isNoteFile: (fileName: string) => boolean): IndexData | undefined {
   try {
