@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ConfigError } from "../errors.js";
+import { ConfigError, SessionError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 
 /** Where the key of the last `run` session is kept, inside the workspace (hidden, so session listings skip it). */
@@ -29,7 +29,10 @@ export async function readLastRunKey(workspace: string): Promise<string | undefi
 
 /** Stores `key` as the last `run` session; atomic, so a concurrent `--continue` reads the old key or the new, never half of one. */
 export async function writeLastRunKey(workspace: string, key: string): Promise<void> {
-  await writeFileAtomic(join(workspace, LAST_RUN_FILE), `${key}\n`);
+  const file = join(workspace, LAST_RUN_FILE);
+  await writeFileAtomic(file, `${key}\n`).catch((error: Error) => {
+    throw new SessionError(`cannot note the run's session in ${file}: ${error.message}`, { cause: error });
+  });
 }
 
 /**

@@ -235,7 +235,11 @@ export class SessionStore implements SessionBackend {
    */
   async lock(key: string): Promise<() => Promise<void>> {
     const file = this.fileFor(key);
-    mkdirSync(this.dir, { recursive: true });
+    try {
+      mkdirSync(this.dir, { recursive: true });
+    } catch (error) {
+      throw new SessionError(`cannot use the sessions folder ${this.dir}: ${(error as Error).message}`, { cause: error });
+    }
     this.dirReady = true;
     // Another process may have written (or died mid-line) since our last turn: check the tail again once.
     this.knownWhole.delete(file);

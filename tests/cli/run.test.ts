@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "vitest";
@@ -70,6 +70,19 @@ describe.concurrent("miniclaw run", () => {
     ctx.expect(run.stderr.trimEnd().split("\n").at(-1)).toContain(`(${closed}/v1/messages)`);
     ctx.expect(run.stderr).toContain(`retrying (1): connection failed to ${closed}`);
   }, 30_000);
+
+  it("says in one line, not as an unexpected error, when the sessions folder is a link to itself", async (ctx) => {
+    const { dir, workspace, env } = await setup(ctx, [{ reply: "hello" }]);
+    ctx.expect((await runMain(["run", "--workspace", workspace, "hi"], { env, cwd: dir })).code).toBe(0);
+    await rm(join(workspace, "sessions"), { recursive: true });
+    await symlink("sessions", join(workspace, "sessions"));
+    for (const args of [["run", "--workspace", workspace, "hi"], ["run", "--workspace", workspace, "--session", "agent:main:x", "hi"]]) {
+      const run = await runMain(args, { env, cwd: dir });
+      ctx.expect(run.code).toBe(1);
+      ctx.expect(run.stderr).not.toMatch(/unexpected error/);
+      ctx.expect(run.stderr).toMatch(/sessions.*ELOOP|ELOOP.*sessions/);
+    }
+  });
 
   it("rejects an unknown option with one line and exit 1", async ({ expect }) => {
     const run = await runMain(["run", "--frobnicate", "hi"]);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { execFileSync } from "node:child_process";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { SessionStore } from "../../src/sessions/store.js";
 import type { Clock } from "../../src/deps.js";
@@ -45,6 +45,13 @@ describe("session store operations", () => {
     await expect(store.load(key)).rejects.toThrow(/cannot read session .*not a regular file/);
     const record = { type: "message" as const, id: "u1", ts: 1, message: { role: "user" as const, content: [{ type: "text" as const, text: "hello" }] } };
     await expect(store.append(key, [record])).rejects.toThrow(/cannot append to session .*not a regular file/);
+  });
+
+  it("says which folder it cannot use when the sessions folder is a link to itself", async () => {
+    const sessions = join(dir, "sessions");
+    await symlink("sessions", sessions);
+    const store = new SessionStore(sessions);
+    await expect(store.lock("agent:main:x")).rejects.toThrow(new RegExp(`cannot use the sessions folder ${sessions}: ELOOP`));
   });
 
   it("refuses a FIFO put in a held session's place between two appends, instead of waiting for a reader", async () => {
