@@ -149,13 +149,17 @@ export class PgSessionStore implements SessionBackend {
     const { rows } = await this.run("list sessions", (db) =>
       db.query<{ key: string; updated: Date }>(`SELECT key, updated_at AS updated FROM ${this.t("sessions")} WHERE next_seq > 0 ORDER BY key`),
     );
+    // Each session's region is one query: as many at once as the pool holds, not one after another.
+    const batch = this.database.config.poolSize;
+    const regions: Array<LoadRegion | undefined> = [];
+    for (let i = 0; i < rows.length; i += batch) regions.push(...(await Promise.all(rows.slice(i, i + batch).map((row) => this.readRegion(row.key)))));
     const listings: SessionListing[] = [];
-    for (const row of rows) {
-      const region = await this.readRegion(row.key);
-      if (!region) continue;
+    rows.forEach((row, i) => {
+      const region = regions[i];
+      if (!region) return;
       region.warnings.forEach((warning) => this.onWarning(warning));
       listings.push(listingOf(row.key, region, this.locationOf(row.key), this.clock.now(), row.updated.getTime()));
-    }
+    });
     return listings.sort((a, b) => b.lastActivity - a.lastActivity || a.key.localeCompare(b.key));
   }
 
