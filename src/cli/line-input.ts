@@ -1,8 +1,9 @@
 // Messages from the terminal or a pipe: a line editor with history kept in the workspace, multi-line messages, pastes, type-ahead and single-key answers.
-import { appendFile, readFile } from "node:fs/promises";
+import { appendFile } from "node:fs/promises";
 import { createInterface, type Interface } from "node:readline";
 import type { CliIo } from "./io.js";
 import { CTRL_D, readTerminalKeys, type TerminalKeys } from "./terminal-keys.js";
+import { readRegularText } from "../fs/regular-file.js";
 
 export const HISTORY_FILE = ".history";
 const HISTORY_SIZE = 500;
@@ -230,6 +231,6 @@ function createLineQueue() {
 }
 
 async function loadHistory(path: string): Promise<string[]> {
-  const text = await readFile(path, "utf8").catch(() => "");
+  const text = await readRegularText(path).catch(() => "");
   return text.split("\n").filter((l) => l.trim()).slice(-HISTORY_SIZE).reverse();
 }

@@ -1,9 +1,9 @@
 // The session of a `miniclaw run`: a new one each time, `--session KEY`, or `--continue` (the last run's, kept in the workspace).
 import { randomBytes } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ConfigError, SessionError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
+import { readRegularText } from "../fs/regular-file.js";
 
 /** Where the key of the last `run` session is kept, inside the workspace (hidden, so session listings skip it). */
 export const LAST_RUN_FILE = join("sessions", ".last-run");
@@ -20,7 +20,7 @@ export function newRunSessionKey(agentId: string, now: number, random: () => str
 
 /** The key of the last `run` session in `workspace`, or undefined when no run has stored one. */
 export async function readLastRunKey(workspace: string): Promise<string | undefined> {
-  const text = await readFile(join(workspace, LAST_RUN_FILE), "utf8").catch((error: NodeJS.ErrnoException) => {
+  const text = await readRegularText(join(workspace, LAST_RUN_FILE)).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return "";
     throw new ConfigError(`${join(workspace, LAST_RUN_FILE)}: cannot be read: ${error.message}`);
   });

@@ -1,5 +1,4 @@
 // `miniclaw sessions` and `miniclaw sessions show KEY [--all]`: list sessions, print one with its usage and cost.
-import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { styleText } from "node:util";
 import { ConfigError } from "../errors.js";
@@ -16,6 +15,7 @@ import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { formatMinute, useColor } from "./render.js";
 import { visibleText } from "./visible-text.js";
+import { readRegularText } from "../fs/regular-file.js";
 
 /** What a subagent's session key is indented with, under its parent's. */
 export const SUBAGENT_MARK = "  └ ";
@@ -65,7 +65,7 @@ async function sessionsSubcommand(store: SessionBackend, args: CliArgs, io: CliI
   if (sub === "import") {
     if (!key || args.words.length !== 2) throw new ConfigError("usage: miniclaw sessions import FILE [--session KEY]");
     const file = resolve(io.cwd, key);
-    const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+    const text = await readRegularText(file).catch((error: NodeJS.ErrnoException) => {
       throw new ConfigError(`cannot read ${file}: ${error.code === "ENOENT" ? "no such file" : error.message}`);
     });
     const imported = await importSession(store, text, file, args.session);

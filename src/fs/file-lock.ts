@@ -14,10 +14,11 @@
 // timeout before a crashed holder's lock is taken over.
 import { randomUUID } from "node:crypto";
 import { readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import type { Clock } from "../deps.js";
 import { enterQueue } from "./lock-queue.js";
+import { readRegularText } from "./regular-file.js";
 
 /** What a lock file holds. */
 export interface LockOwner {
@@ -150,7 +151,7 @@ type LockState = { kind: "gone" } | { kind: "dead"; raw: string } | { kind: "ali
 async function inspect(lockPath: string, options: FileLockOptions): Promise<LockState> {
   let raw: string;
   try {
-    raw = await readFile(lockPath, "utf8");
+    raw = await readRegularText(lockPath);
   } catch (error) {
     if (errorCode(error) === "ENOENT") return { kind: "gone" };
     throw options.makeError(`cannot read the ${options.label} lock ${lockPath}: ${(error as Error).message}`, error);

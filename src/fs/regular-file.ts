@@ -5,15 +5,22 @@ import { open } from "node:fs/promises";
 // Opening without blocking: a FIFO with no writer would otherwise hold the open (and the process, or a pool thread) for ever.
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
 
+const notRegular = (): Error => new Error("not a regular file");
+
 /** The text of a regular file, read synchronously (for small files read on every turn). Throws for anything else at `path`. */
 export function readRegularFileSync(path: string): string {
   const fd = openSync(path, READ_FLAGS);
   try {
-    if (!fstatSync(fd).isFile()) throw new Error(`${path} is not a regular file`);
+    if (!fstatSync(fd).isFile()) throw notRegular();
     return readFileSync(fd, "utf8");
   } finally {
     closeSync(fd);
   }
+}
+
+/** As `readFile(path, "utf8")`, but a FIFO, a device or a folder at `path` is refused (rejects) instead of read or waited on. */
+export async function readRegularText(path: string): Promise<string> {
+  return (await readRegularFile(path)).toString("utf8");
 }
 
 /**
@@ -24,7 +31,9 @@ export async function readRegularFile(path: string): Promise<Buffer> {
   const handle = await open(path, READ_FLAGS);
   try {
     const info = await handle.stat();
-    if (!info.isFile()) throw new Error(`${path} is not a regular file`);
+    if (!info.isFile()) throw notRegular();
+    // A size of 0 may not be the truth (a file written meanwhile): read to the end then.
+    if (info.size === 0) return await handle.readFile();
     const buffer = Buffer.allocUnsafe(info.size);
     let length = 0;
     while (length < buffer.length) {

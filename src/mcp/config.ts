@@ -1,9 +1,9 @@
 // MCP server settings: workspace/mcp.json and the library's mcpServers option, checked field by field, ${VAR} expanded.
-import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { ConfigError } from "../errors.js";
 import { isPlainObject, readEntryFields } from "./config-fields.js";
 import type { FieldScope } from "./config-fields.js";
+import { readRegularText } from "../fs/regular-file.js";
 
 /** The settings every kind of server takes. */
 export interface McpServerCommon {
@@ -82,7 +82,7 @@ export async function readMcpConfig(workspace: string, env: Env): Promise<McpSer
   const file = join(workspace, MCP_CONFIG_FILE);
   let raw: string;
   try {
-    raw = await readFile(file, "utf8");
+    raw = await readRegularText(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new ConfigError(`${file}: cannot be read: ${(error as Error).message}`);

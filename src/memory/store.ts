@@ -1,5 +1,5 @@
 // MemoryStore: long-term notes as `<dir>/<key>.md`, shared by all agents, with ranked full-text search.
-import { readFile, readdir, stat, unlink } from "node:fs/promises";
+import { readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { MiniclawError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
@@ -9,6 +9,7 @@ import { fileNameToKey, hasOtherSpellings, keyToFileName, normalizeKey, NOTE_EXT
 import { countTerms, hasStamp, MAX_INDEXED_CHARS, NoteIndex, type IndexData, type IndexHit } from "./search-index.js";
 import { keyText, makeSnippet } from "./terms.js";
 import { RACY_MS } from "../fs/racy.js";
+import { readRegularText } from "../fs/regular-file.js";
 
 /** A note's key and when it was last written. */
 export interface MemoryEntry {
@@ -114,7 +115,7 @@ export class MemoryStore {
   async read(key: string): Promise<MemoryNote | undefined> {
     const file = await this.fileOf(key);
     try {
-      const [content, info] = await Promise.all([readFile(file.path, "utf8"), stat(file.path)]);
+      const [content, info] = await Promise.all([readRegularText(file.path), stat(file.path)]);
       return { key: file.key, content, updated: info.mtime, size: info.size };
     } catch {
       return undefined;
@@ -189,7 +190,7 @@ export class MemoryStore {
     return Promise.all(
       hits.map(async (hit) => {
         const path = join(this.dir, hit.fileName);
-        const content = await readFile(path, "utf8").catch(() => undefined);
+        const content = await readRegularText(path).catch(() => undefined);
         const stamp = this.tracker.stamp(hit.fileName);
         const key = fileNameToKey(hit.fileName);
         if (content === undefined || !stamp || key === undefined) return { fileName: hit.fileName };
@@ -225,7 +226,7 @@ export class MemoryStore {
     await forEachLimited([...changed], READ_CONCURRENCY, async ([name, stamp]) => {
       const key = fileNameToKey(name);
       const readAt = Date.now();
-      const content = await readFile(join(this.dir, name), "utf8").catch(() => undefined);
+      const content = await readRegularText(join(this.dir, name)).catch(() => undefined);
       if (key === undefined || content === undefined) {
         this.index.remove(name);
         this.tracker.forget(name);

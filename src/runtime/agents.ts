@@ -1,5 +1,5 @@
 // Agents from `agents/<id>/SOUL.md`: frontmatter checked with zod, the body as the agent's prompt.
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors.js";
@@ -8,6 +8,7 @@ import { checkSettings, parseEffort, parseMaxIterations, parseThinking, parseToo
 import type { AgentConfig } from "../types.js";
 import { webField } from "./soul-web.js";
 import { checkWorkspace, ensureWorkspace } from "./workspace.js";
+import { readRegularText } from "../fs/regular-file.js";
 
 /** The file that defines an agent, inside `agents/<id>/`. */
 export const SOUL_FILE = "SOUL.md";
@@ -188,7 +189,7 @@ export async function loadAgents(workspaceDir: string, options: LoadAgentsOption
   const prefixes = new Map<string, string>();
   for (const id of await agentIds(agentsDir)) {
     const file = join(agentsDir, id, SOUL_FILE);
-    const text = await readFile(file, "utf8").catch(() => undefined);
+    const text = await readRegularText(file).catch(() => undefined);
     if (text === undefined) continue;
     try {
       if (!AGENT_ID.test(id)) throw new ConfigError(`${file}: folder name "${id}" must be letters, digits, "-" and "_"`);

@@ -1,5 +1,4 @@
 // workspace/cron.json: the job schema (zod), its defaults, and one-line errors naming the file, the job and the field.
-import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors.js";
@@ -7,6 +6,7 @@ import type { JsonSchema } from "../loop/options.js";
 import { readOutputSchema } from "./output-schema-file.js";
 import { checkSchedule } from "./cron.js";
 import type { ActiveHours } from "./heartbeat.js";
+import { readRegularText } from "../fs/regular-file.js";
 
 /** The jobs file, inside the workspace. */
 export const CRON_FILE = "cron.json";
@@ -92,7 +92,7 @@ const fileSchema = z.strictObject(
  */
 export async function loadCronJobs(workspace: string): Promise<CronJob[]> {
   const file = join(workspace, CRON_FILE);
-  const raw = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+  const raw = await readRegularText(file).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") throw new ConfigError(`${file} not found: create it with {"jobs": [...]} (see the example shipped with miniclaw)`);
     throw new ConfigError(`${file}: cannot be read: ${error.message}`);
   });

@@ -1,5 +1,4 @@
 // One cron job run through the assistant: active hours, the heartbeat checklist, the final run after `until`, a non-interactive turn, its status.
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { refuseApprover, systemClock, type Clock } from "../deps.js";
 import { isSuccessfulStop, type AgentEvent, type TurnResult } from "../types.js";
@@ -8,6 +7,7 @@ import { DEFAULT_FINAL_PROMPT, type CronJob } from "./cron-config.js";
 import { hasEnded } from "./cron-config.js";
 import type { RunJob, RunOutcome } from "./cron-runs.js";
 import { buildHeartbeatPrompt, hasHeartbeatContent, HEARTBEAT_FILE, interpretHeartbeatReply, isWithinActiveHours } from "./heartbeat.js";
+import { readRegularText } from "../fs/regular-file.js";
 
 export interface JobRunnerOptions {
   /** How to open the assistant (workspace, env, client, model...); each run opens its own, so edited SOUL.md files apply. */
@@ -86,7 +86,7 @@ export function finalOutcome(job: CronJob, outcome: RunOutcome): RunOutcome {
 
 /** The message of a heartbeat run, or why there is none. */
 async function heartbeatPrompt(workspace: string, job: CronJob): Promise<{ text: string; skip?: string }> {
-  const checklist = await readFile(join(workspace, HEARTBEAT_FILE), "utf8").catch(() => undefined);
+  const checklist = await readRegularText(join(workspace, HEARTBEAT_FILE)).catch(() => undefined);
   if (checklist === undefined) return { text: "", skip: `no ${HEARTBEAT_FILE} in the workspace` };
   if (!hasHeartbeatContent(checklist)) return { text: "", skip: `${HEARTBEAT_FILE} has no items to check` };
   return { text: buildHeartbeatPrompt(checklist, job.prompt) };

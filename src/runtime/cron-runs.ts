@@ -1,9 +1,10 @@
 // One cron run as a record: running a job safely, the line printed for it, and the append to cron/runs.jsonl.
-import { appendFile, mkdir, readFile } from "node:fs/promises";
+import { appendFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../deps.js";
 import type { Usage } from "../types.js";
 import type { CronJob } from "./cron-config.js";
+import { readRegularText } from "../fs/regular-file.js";
 
 /** Where every run is appended, inside the workspace. */
 export const RUNS_FILE = join("cron", "runs.jsonl");
@@ -106,7 +107,7 @@ export async function appendRunRecord(workspace: string, record: RunRecord): Pro
  * record (a torn append, a hand edit) is skipped: the history is for reading, not for deciding.
  */
 export async function readRunRecords(workspace: string): Promise<RunRecord[]> {
-  const text = await readFile(join(workspace, RUNS_FILE), "utf8").catch((error: NodeJS.ErrnoException) => {
+  const text = await readRegularText(join(workspace, RUNS_FILE)).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return "";
     throw error;
   });

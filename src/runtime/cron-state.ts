@@ -1,11 +1,11 @@
 // Which cron jobs are paused, and why: <workspace>/cron/state.json, written atomically under a lock, so a pause outlives the process.
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { systemClock } from "../deps.js";
 import { ConfigError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { withFileLock } from "../fs/file-lock.js";
+import { readRegularText } from "../fs/regular-file.js";
 
 /** The state file, inside the workspace (beside runs.jsonl). */
 export const CRON_STATE_FILE = join("cron", "state.json");
@@ -25,7 +25,7 @@ const stateSchema = z.object({ paused: z.record(z.string(), z.object({ since: z.
  */
 export async function readPausedJobs(workspace: string): Promise<Record<string, JobPause>> {
   const file = join(workspace, CRON_STATE_FILE);
-  const raw = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+  const raw = await readRegularText(file).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return undefined;
     throw new ConfigError(`${file}: cannot be read: ${error.message}`);
   });

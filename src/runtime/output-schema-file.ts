@@ -1,8 +1,8 @@
 // The JSON Schema file of a structured answer (`run --output-schema`, a cron job's `outputSchema`), read and checked before any request.
-import { readFile } from "node:fs/promises";
 import { ConfigError } from "../errors.js";
 import { createOutputFormat } from "../loop/output.js";
 import type { JsonSchema } from "../loop/options.js";
+import { readRegularText } from "../fs/regular-file.js";
 
 /**
  * Reads the JSON Schema of a structured answer from `file` (`run --output-schema`, a cron job's
@@ -11,7 +11,7 @@ import type { JsonSchema } from "../loop/options.js";
  * it is a schema the library cannot check answers against.
  */
 export async function readOutputSchema(file: string, label = file): Promise<JsonSchema> {
-  const raw = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+  const raw = await readRegularText(file).catch((error: NodeJS.ErrnoException) => {
     throw new ConfigError(error.code === "ENOENT" ? `${label}: no such file` : `${label}: cannot be read: ${error.message}`);
   });
   let schema: unknown;

@@ -17,13 +17,14 @@
 // crash between the session record and `delivered` hands it once more to the next process, and the
 // loop drops it because the session's `steerIds` already hold it.
 import { randomUUID } from "node:crypto";
-import { mkdir, open, readFile, unlink } from "node:fs/promises";
+import { mkdir, open, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { systemClock, type Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
 import { syncFolder, writeFileAtomic } from "../fs/atomic-write.js";
 import { withFileLock } from "../fs/file-lock.js";
 import { sessionFileName } from "./session-path.js";
+import { readRegularText } from "../fs/regular-file.js";
 
 /** Suffix added to the session file's name to name its inbox. */
 export const INBOX_FILE_SUFFIX = ".inbox";
@@ -212,7 +213,7 @@ function isDelivered(value: unknown): value is { ids: string[] } {
 
 async function readInbox(file: string): Promise<string> {
   try {
-    return await readFile(file, "utf8");
+    return await readRegularText(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
     throw new SessionError(`cannot read the steering inbox ${file}: ${(error as Error).message}`, { cause: error });

@@ -1,6 +1,6 @@
 // The session store: one append-only JSONL file per key, repaired on load, one turn at a time per session.
 import { closeSync, constants, fdatasync, fstatSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
-import { appendFile, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, stat, writeFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { join, resolve } from "node:path";
 import { systemClock, type Clock } from "../deps.js";
@@ -14,6 +14,7 @@ import { forkRecords, listSessions, readAllRecords, type SessionListing } from "
 import { recordsToShow, viewForLoad, type LoadedSession, type LoadMode } from "./session-view.js";
 import { addSteer, SessionInbox, type SessionInboxOptions } from "./inbox.js";
 import type { Inbox } from "../types.js";
+import { readRegularText } from "../fs/regular-file.js";
 
 export type { LoadedSession } from "./session-view.js";
 export type { SessionListing } from "./session-listing.js";
@@ -343,7 +344,7 @@ function writeWhole(fd: number, text: string): void {
 
 async function readText(file: string): Promise<string | undefined> {
   try {
-    return await readFile(file, "utf8");
+    return await readRegularText(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new SessionError(`cannot read session ${file}: ${(error as Error).message}`, { cause: error });

@@ -1,6 +1,5 @@
 // SkillLoader: finds SKILL.md files under the skill folders, checks them, and serves layers 1 and 2.
 import { readFileSync, statSync, type Stats } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { ToolError } from "../errors.js";
 import { fileVersion } from "../fs/racy.js";
@@ -8,6 +7,7 @@ import { parseFrontmatter, parseLooseFrontmatter, type ParsedFrontmatter } from 
 import { DEFAULT_LISTING_BUDGET_CHARS, formatSkillBody, formatSkillListing } from "./prompt.js";
 import { checkSkillFrontmatter, type SkillFields } from "./rules.js";
 import { findSkillFiles, listSkillResources } from "./scan.js";
+import { readRegularText } from "../fs/regular-file.js";
 
 /** One loaded skill. */
 export interface Skill extends SkillFields {
@@ -146,7 +146,7 @@ export class SkillLoader {
   async body(name: string): Promise<string> {
     const skill = this.skills.get(name);
     if (!skill) throw new UnknownSkillError(name, this.list().map((s) => s.name));
-    const text = await readFile(skill.file, "utf8");
+    const text = await readRegularText(skill.file);
     const body = (safeParse(text) ?? parseLooseFrontmatter(text))?.body ?? text;
     const files = listSkillResources(skill.dir, skill.file);
     const more = Math.max(0, files.length - MAX_LISTED_FILES);
