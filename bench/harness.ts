@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
-import { startScriptedModel } from "../src/testing/index.js";
+import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
 import { runBareLoop } from "./bare-loop.mjs";
 import type { MiniclawLibrary } from "./built-library.js";
 import { toolLoopRule } from "./scripts.js";
@@ -35,51 +35,76 @@ export interface HarnessBench {
   bareTurnsMs: number[];
 }
 
+/** The loops the harness bench times, and `bench/where-time-goes.ts` profiles, against one scripted model. */
+export interface HarnessLoops {
+  server: ScriptedModel;
+  /** One turn of `rounds` requests through `runAgentTurn`, in a new session; throws unless it ran whole. */
+  miniclaw: () => Promise<void>;
+  /** The bare loop: non-streaming, and streaming. */
+  bare: () => Promise<void>;
+  bareStream: () => Promise<void>;
+  /** The bare streaming loop sending miniclaw's request (its system prompt, tools and settings, from its first request). */
+  bareSame: () => Promise<void>;
+  /** Tools miniclaw offered the model in its last turn. */
+  toolsOffered: () => number;
+  close: () => Promise<void>;
+}
+
 /**
- * Runs 20-round turns through `runAgentTurn` of the built library with its defaults
- * (built-in tools, skills, memory, the gate, a session file; a temp workspace from
- * the templates) plus a trivial `echo` tool, interleaved with the bare loop doing
- * the same rounds against the same scripted model. Each turn uses a new session.
+ * Sets up the loops: the built library with its defaults (built-in tools, skills, memory, the
+ * gate, a session file; a temp workspace from the templates) plus a trivial `echo` tool, and the
+ * bare loop, against a scripted model asking for `rounds` - 1 echo rounds then text. Runs one
+ * miniclaw turn, whose first request the same-request baseline copies.
  */
-export async function benchHarness(lib: MiniclawLibrary): Promise<HarnessBench> {
+export async function openHarnessLoops(lib: MiniclawLibrary, rounds = LOOP_ROUNDS): Promise<HarnessLoops> {
   const root = await mkdtemp(join(tmpdir(), "miniclaw-bench-harness-"));
-  const server = await startScriptedModel([toolLoopRule(LOOP_ROUNDS, (_req, n) => ({ name: "echo", input: { text: `round ${n}` } }))]);
+  const server = await startScriptedModel([toolLoopRule(rounds, (_req, n) => ({ name: "echo", input: { text: `round ${n}` } }))]);
+  const close = async (): Promise<void> => {
+    await server.close();
+    await rm(root, { recursive: true, force: true });
+  };
   try {
     const workspace = join(root, "workspace");
     await lib.ensureWorkspace(workspace);
     const agent = (await lib.loadAgents(workspace))["main"]!;
-    const echo = lib.defineTool({
-      name: "echo",
-      description: "Returns its text.",
-      input: z.object({ text: z.string() }),
-      readOnly: true,
-      run: ({ text }) => text,
-    });
+    const echo = lib.defineTool({ name: "echo", description: "Returns its text.", input: z.object({ text: z.string() }), readOnly: true, run: ({ text }) => text });
     const env = { ANTHROPIC_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "x" };
     let turn = 0;
     let toolsOffered = 0;
     const miniclaw = async (): Promise<void> => {
       const before = server.requests.length;
       const result = await lib.runAgentTurn(`agent:main:bench-${turn++}`, "hi", agent, { workspace, cwd: root, env, tools: [echo] });
-      if (result.stopReason !== "end_turn" || result.iterations !== LOOP_ROUNDS) throw new Error(`miniclaw turn ended ${result.stopReason} after ${result.iterations} requests: ${result.error ?? ""}`);
+      if (result.stopReason !== "end_turn" || result.iterations !== rounds) throw new Error(`miniclaw turn ended ${result.stopReason} after ${result.iterations} requests: ${result.error ?? ""}`);
       toolsOffered = (server.requests[before]?.body.tools ?? []).length;
     };
-    const bare = async (): Promise<void> => {
+    const bareRun = (options: { stream?: boolean; request?: Record<string, unknown> }, name: string) => async (): Promise<void> => {
       const before = server.requests.length;
-      await runBareLoop({ baseURL: server.baseURL, rounds: LOOP_ROUNDS });
-      if (server.requests.length - before !== LOOP_ROUNDS) throw new Error(`bare loop made ${server.requests.length - before} requests`);
+      await runBareLoop({ baseURL: server.baseURL, rounds, ...options });
+      if (server.requests.length - before !== rounds) throw new Error(`${name} made ${server.requests.length - before} requests`);
     };
-    const bareStream = async (): Promise<void> => {
-      await runBareLoop({ baseURL: server.baseURL, rounds: LOOP_ROUNDS, stream: true });
-    };
-    const before = server.requests.length;
+    const first = server.requests.length;
     await miniclaw();
-    const { messages: _messages, stream: _stream, ...request } = server.requests[before]!.body;
-    const bareSame = async (): Promise<void> => {
-      const before = server.requests.length;
-      await runBareLoop({ baseURL: server.baseURL, rounds: LOOP_ROUNDS, stream: true, request });
-      if (server.requests.length - before !== LOOP_ROUNDS) throw new Error(`bare loop with miniclaw's request made ${server.requests.length - before} requests`);
+    const { messages: _messages, stream: _stream, ...request } = server.requests[first]!.body;
+    return {
+      server,
+      miniclaw,
+      bare: bareRun({}, "bare loop"),
+      bareStream: bareRun({ stream: true }, "bare streaming loop"),
+      bareSame: bareRun({ stream: true, request }, "bare loop with miniclaw's request"),
+      toolsOffered: () => toolsOffered,
+      close,
     };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Runs 20-round turns of miniclaw and of the three bare loops, interleaved (see `openHarnessLoops`); each miniclaw turn uses a new session. */
+export async function benchHarness(lib: MiniclawLibrary): Promise<HarnessBench> {
+  const loops = await openHarnessLoops(lib);
+  try {
+    const { miniclaw, bare, bareStream, bareSame, server } = loops;
     const times = await timeInterleaved({ miniclaw, bare, bareStream, bareSame }, { warmup: WARMUP_TURNS, runs: TIMED_TURNS });
     if (server.rejected.length > 0) throw new Error(`the scripted model rejected a request: ${server.rejected[0]?.error ?? ""}`);
     return {
@@ -89,12 +114,11 @@ export async function benchHarness(lib: MiniclawLibrary): Promise<HarnessBench> 
       bareMsPerRound: round(median(times.bare) / LOOP_ROUNDS, 3),
       bareStreamMsPerRound: round(median(times.bareStream) / LOOP_ROUNDS, 3),
       bareSameMsPerRound: round(median(times.bareSame) / LOOP_ROUNDS, 3),
-      miniclawTools: toolsOffered,
+      miniclawTools: loops.toolsOffered(),
       miniclawTurnsMs: times.miniclaw.map((t) => round(t)),
       bareTurnsMs: times.bare.map((t) => round(t)),
     };
   } finally {
-    await server.close();
-    await rm(root, { recursive: true, force: true });
+    await loops.close();
   }
 }

@@ -9,15 +9,11 @@ import { Session, type Profiler } from "node:inspector";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { z } from "zod";
-import { startScriptedModel } from "../src/testing/index.js";
-import { runBareLoop } from "./bare-loop.mjs";
 import { loadBuiltLibrary } from "./built-library.js";
+import { LOOP_ROUNDS as ROUNDS, openHarnessLoops } from "./harness.js";
 import { writeNotes } from "./memory-search.js";
-import { toolLoopRule } from "./scripts.js";
 
 const TURNS = 30;
-const ROUNDS = 20;
 
 /** Which part of the process a profile sample belongs to, by the file of its innermost frame. */
 function areaOf(url: string, name: string): string {
@@ -55,27 +51,15 @@ async function profiled(work: () => Promise<void>): Promise<{ wallMs: number; ar
 }
 
 async function profileTurns(): Promise<void> {
-  const lib = await loadBuiltLibrary();
-  const root = await mkdtemp(join(tmpdir(), "miniclaw-where-"));
-  const server = await startScriptedModel([toolLoopRule(ROUNDS, (_req, n) => ({ name: "echo", input: { text: `round ${n}` } }))]);
+  const loops = await openHarnessLoops(await loadBuiltLibrary());
   try {
-    const workspace = join(root, "workspace");
-    await lib.ensureWorkspace(workspace);
-    const agent = (await lib.loadAgents(workspace))["main"]!;
-    const echo = lib.defineTool({ name: "echo", description: "Returns its text.", input: z.object({ text: z.string() }), readOnly: true, run: ({ text }) => text });
-    const env = { ANTHROPIC_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "x" };
-    const turn = (i: number) => lib.runAgentTurn(`agent:main:where-${i}`, "hi", agent, { workspace, cwd: root, env, tools: [echo] });
-    const before = server.requests.length;
-    for (let i = 0; i < 5; i++) await turn(i);
-    // The bare streaming loop sending miniclaw's own request (system prompt, tools, settings), as the bench's third baseline.
-    const { messages: _messages, stream: _stream, ...request } = server.requests[before]!.body;
-    const bare = () => runBareLoop({ baseURL: server.baseURL, rounds: ROUNDS, stream: true, request });
-    for (let i = 0; i < 5; i++) await bare();
+    for (let i = 0; i < 5; i++) await loops.miniclaw();
+    for (let i = 0; i < 5; i++) await loops.bareSame();
     const mini = await profiled(async () => {
-      for (let i = 0; i < TURNS; i++) await turn(100 + i);
+      for (let i = 0; i < TURNS; i++) await loops.miniclaw();
     });
     const base = await profiled(async () => {
-      for (let i = 0; i < TURNS; i++) await bare();
+      for (let i = 0; i < TURNS; i++) await loops.bareSame();
     });
     const rounds = TURNS * ROUNDS;
     const per = (ms: number | undefined): string => `${((ms ?? 0) / rounds).toFixed(3)} ms`.padStart(10);
@@ -89,8 +73,7 @@ async function profileTurns(): Promise<void> {
     for (const name of names) process.stdout.write(`  ${name.padEnd(24)} ${per(mini.areas.get(name))} ${per(base.areas.get(name)).padStart(24)}
 `);
   } finally {
-    await server.close();
-    await rm(root, { recursive: true, force: true });
+    await loops.close();
   }
 }
 
