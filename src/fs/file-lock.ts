@@ -18,7 +18,7 @@ import { stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import type { Clock } from "../deps.js";
 import { enterQueue } from "./lock-queue.js";
-import { readRegularText } from "./regular-file.js";
+import { readRegularFileSync } from "./regular-file.js";
 
 /** What a lock file holds. */
 export interface LockOwner {
@@ -151,7 +151,7 @@ type LockState = { kind: "gone" } | { kind: "dead"; raw: string } | { kind: "ali
 async function inspect(lockPath: string, options: FileLockOptions): Promise<LockState> {
   let raw: string;
   try {
-    raw = await readRegularText(lockPath);
+    raw = readRegularFileSync(lockPath);
   } catch (error) {
     if (errorCode(error) === "ENOENT") return { kind: "gone" };
     throw options.makeError(`cannot read the ${options.label} lock ${lockPath}: ${(error as Error).message}`, error);
@@ -205,7 +205,7 @@ function takeOver(lockPath: string, raw: string): boolean {
     return false;
   }
   try {
-    if (readFileSync(lockPath, "utf8") === raw) unlinkSync(lockPath);
+    if (readRegularFileSync(lockPath) === raw) unlinkSync(lockPath);
   } catch {
     // Gone already: the caller simply tries to create it again.
   } finally {
@@ -216,7 +216,7 @@ function takeOver(lockPath: string, raw: string): boolean {
 
 function clearStaleGuard(guard: string): void {
   try {
-    const owner = parseOwner(readFileSync(guard, "utf8"));
+    const owner = parseOwner(readRegularFileSync(guard));
     const dead = owner !== undefined && owner.hostname === hostname() && owner.pid !== process.pid && !isAlive(owner.pid);
     if (dead || Date.now() - statSync(guard).mtimeMs > GUARD_STALE_MS) unlinkSync(guard);
   } catch {
@@ -226,7 +226,7 @@ function clearStaleGuard(guard: string): void {
 
 function removeIfOurs(lockPath: string, token: string, options: FileLockOptions): void {
   try {
-    if (parseOwner(readFileSync(lockPath, "utf8"))?.token === token) unlinkSync(lockPath);
+    if (parseOwner(readRegularFileSync(lockPath))?.token === token) unlinkSync(lockPath);
   } catch (error) {
     if (errorCode(error) !== "ENOENT") throw options.makeError(`cannot release the ${options.label} lock ${lockPath}: ${(error as Error).message}`, error);
   }
@@ -238,7 +238,7 @@ function installExitHook(): void {
   process.on("exit", () => {
     for (const [lockPath, token] of held) {
       try {
-        if (parseOwner(readFileSync(lockPath, "utf8"))?.token === token) unlinkSync(lockPath);
+        if (parseOwner(readRegularFileSync(lockPath))?.token === token) unlinkSync(lockPath);
       } catch {
         // Exiting: nothing more can be done, and the next caller takes a dead owner's lock over.
       }

@@ -7,11 +7,26 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
 
 const notRegular = (): Error => new Error("not a regular file");
 
+/**
+ * Opens `path` with `flags` (reading by default) plus O_NONBLOCK, and resolves to its descriptor and
+ * size when it is a regular file; anything else is closed again and refused. The caller closes the descriptor.
+ */
+export function openRegularSync(path: string, flags: number = constants.O_RDONLY, mode?: number): { fd: number; size: number } {
+  const fd = openSync(path, flags | constants.O_NONBLOCK, mode);
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) throw notRegular();
+    return { fd, size: info.size };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
 /** The text of a regular file, read synchronously (for small files read on every turn). Throws for anything else at `path`. */
 export function readRegularFileSync(path: string): string {
-  const fd = openSync(path, READ_FLAGS);
+  const { fd } = openRegularSync(path);
   try {
-    if (!fstatSync(fd).isFile()) throw notRegular();
     return readFileSync(fd, "utf8");
   } finally {
     closeSync(fd);

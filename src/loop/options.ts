@@ -5,7 +5,7 @@ import { nodeSpawnDefault, refuseApprover, safeSink, systemClock, type Approver,
 import { createClient, pickModel, type Env } from "../model/client.js";
 import { readCredentials } from "../model/credentials.js";
 import type { PermissionContext, PermissionMode } from "../permissions/context.js";
-import type { SessionBackend, SessionStorage } from "../sessions/store.js";
+import type { SessionStorage } from "../sessions/store.js";
 import { openSessionBackend } from "../sessions/backend.js";
 import type { DatabaseOption } from "../db/config.js";
 import { COMPACT_AT_SHARE_OF_WINDOW } from "../sessions/compaction.js";
@@ -189,8 +189,6 @@ export interface TurnRuntime {
   clock: Clock;
   spawn: Spawn;
   store: SessionStorage;
-  /** Set when this turn opened the session backend itself (closed at the end of the turn: on a database, its user is given back). */
-  ownedStore: SessionBackend | undefined;
   systemPrompt: string;
   /** Set when this turn opened the memory store itself (closed at the end of the turn). */
   ownedMemory: MemoryStore | undefined;
@@ -223,8 +221,8 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
   const settings = modelSettings(agent, options);
   const output = options.output === undefined ? undefined : createOutputFormat(options.output);
   // Before memory and MCP servers are opened: a database that cannot be used leaves nothing running.
-  const owned = options.store === undefined ? await openSessionBackend({ sessionsDir: resolve(workspace, "sessions"), database: options.database, env, clock: options.clock, forTurns: true }) : undefined;
-  const store = options.store ?? owned!;
+  // The process keeps the backend it opens for its turns (a database stays open for the next turn): nothing to close here.
+  const store = options.store ?? (await openSessionBackend({ sessionsDir: resolve(workspace, "sessions"), database: options.database, env, clock: options.clock, forTurns: true }));
   const builtins = options.builtinTools !== false;
   const memory = builtins ? (options.memory ?? MemoryStore.forWorkspace(workspace)) : undefined;
   const skills = builtins ? (options.skills ?? (await loadSkills(workspace))) : undefined;
@@ -253,7 +251,6 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
   } catch (error) {
     if (options.memory === undefined) memory?.close();
     if (!(options.mcpServers instanceof McpHub)) await mcp?.close();
-    await owned?.close();
     throw error;
   }
   return {
@@ -289,7 +286,6 @@ export async function resolveTurnOptions(agent: AgentConfig, options: TurnOption
         skillsListing: skills?.listing(),
         toolNames: [...tools.keys()],
       }),
-    ownedStore: owned,
     ownedMemory: options.memory === undefined ? memory : undefined,
     mcp,
     ownedMcp: mcp !== undefined && !(options.mcpServers instanceof McpHub),

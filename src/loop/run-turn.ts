@@ -69,7 +69,6 @@ async function runTurn(sessionKey: string, userText: string, agent: AgentConfig,
   } finally {
     rt.ownedMemory?.close();
     if (rt.ownedMcp) await rt.mcp?.close();
-    await rt.ownedStore?.close();
   }
 }
 

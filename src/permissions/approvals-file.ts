@@ -1,5 +1,5 @@
 // workspace/exec-approvals.json: reading it (a bad file warns and approves nothing) and adding to it (locked, merged, atomic).
-import { readFileSync, statSync, type Stats } from "node:fs";
+import { statSync, type Stats } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
@@ -8,6 +8,7 @@ import { systemClock } from "../deps.js";
 import { MiniclawError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { fileVersion } from "../fs/racy.js";
+import { readRegularFileSync } from "../fs/regular-file.js";
 import { withFileLock } from "../fs/file-lock.js";
 
 /** The file's schema. Unknown fields are kept, so later versions can add patterns, timestamps... */
@@ -141,7 +142,7 @@ function fileState(path: string): { stats: Stats } | { result: ReadResult } {
 
 function readContents(path: string): ReadResult {
   try {
-    return parseApprovals(readFileSync(path, "utf8"));
+    return parseApprovals(readRegularFileSync(path));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return empty();
     return { ok: false, problem: `cannot be read (${(error as Error).message})` };

@@ -33,7 +33,7 @@ export function serializeRecord(record: SessionRecord, where: string): string {
 }
 
 /** Checks a parsed value as a session record (as `load` does per line and `append` per record). */
-export function checkRecordValue(value: unknown): ParsedLine {
+function checkRecordValue(value: unknown): ParsedLine {
   if (!isObject(value)) return { ok: false, reason: "not a JSON object" };
   switch (value["type"]) {
     case "message":

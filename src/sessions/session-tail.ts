@@ -1,6 +1,7 @@
 // Reading only the tail of a session file that loading needs, so a long-lived, compacted session loads in time
 // proportional to what it keeps, not to everything it ever said.
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, readSync } from "node:fs";
+import { openRegularSync } from "../fs/regular-file.js";
 import { parseRecordLine } from "./line-parse.js";
 import type { SessionRecord } from "./records.js";
 import { COMPACTION_MARK, formatWarnings, keptMissing, parseHeader, parseRegion, type LoadRegion, type RegionWarning } from "./session-file.js";
@@ -23,17 +24,15 @@ const NEWLINE = 0x0a;
  * in the file's place is refused instead of hanging the process.
  */
 export async function readLoadRegionFromFile(file: string, options: { chunkBytes?: number } = {}): Promise<LoadRegion | undefined> {
-  let fd: number;
+  let opened: { fd: number; size: number };
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    opened = openRegularSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
+  const { fd, size } = opened;
   try {
-    const info = fstatSync(fd);
-    if (!info.isFile()) throw new Error("not a regular file");
-    const size = info.size;
     const first = readFirstLine(fd, size);
     const header = parseHeader(first.text);
     const tail = new TailBuffer(fd, size, options.chunkBytes ?? FIRST_CHUNK_BYTES);

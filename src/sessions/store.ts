@@ -1,6 +1,6 @@
 // The session store: one append-only JSONL file per key, repaired on load, one turn at a time per session.
-import { closeSync, constants, fdatasync, fstatSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
-import { appendFile, mkdir, stat, writeFile } from "node:fs/promises";
+import { closeSync, constants, fdatasync, mkdirSync, readSync, writeSync } from "node:fs";
+import { mkdir, stat, writeFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { join, resolve } from "node:path";
 import { systemClock, type Clock } from "../deps.js";
@@ -14,7 +14,7 @@ import { forkRecords, listSessions, readAllRecords, type SessionListing } from "
 import { recordsToShow, viewForLoad, type LoadedSession, type LoadMode } from "./session-view.js";
 import { addSteer, SessionInbox, type SessionInboxOptions } from "./inbox.js";
 import type { Inbox } from "../types.js";
-import { readRegularText } from "../fs/regular-file.js";
+import { openRegularSync, readRegularText } from "../fs/regular-file.js";
 
 export type { LoadedSession } from "./session-view.js";
 export type { SessionListing } from "./session-listing.js";
@@ -173,7 +173,7 @@ export class SessionStore implements SessionBackend {
       if (this.knownWhole.has(file) && !this.fsync && isLockHeld(lockPathOf(file))) {
         // Our own last append ended a line and, while we hold the lock, nobody else wrote since: one plain append suffices.
         // Without the lock another writer (or a crash's truncation) may have left a torn tail: the careful append checks it.
-        await this.appendPlain(file, body);
+        this.appendPlain(file, body);
       } else {
         this.appendChecked(key, file, records, body);
         if (this.fsync) await this.syncData(file);
@@ -191,11 +191,10 @@ export class SessionStore implements SessionBackend {
    * system calls on the session are synchronous: opening it, a few hundred bytes into the page cache,
    * take microseconds, where each trip through libuv's thread pool costs about 0.3 ms of waiting.
    */
-  private async appendPlain(file: string, body: string): Promise<void> {
-    if (!isLockHeld(lockPathOf(file))) return appendFile(file, body);
+  private appendPlain(file: string, body: string): void {
     let fd = this.handles.get(file);
     if (fd === undefined) {
-      fd = openSync(file, constants.O_WRONLY | APPEND_FLAGS, 0o666);
+      fd = openRegularSync(file, constants.O_WRONLY | APPEND_FLAGS, 0o666).fd;
       this.handles.set(file, fd);
     }
     writeWhole(fd, body);
@@ -203,12 +202,9 @@ export class SessionStore implements SessionBackend {
 
   /** The careful append: a header for a new file, a newline after a torn tail, then the records, in one write. */
   private appendChecked(key: string, file: string, records: SessionRecord[], body: string): void {
-    // As "a+", without blocking: a FIFO in the file's place is refused, not written until it fills and hangs.
-    const fd = openSync(file, constants.O_RDWR | APPEND_FLAGS, 0o666);
+    // As "a+": a FIFO in the file's place is refused, not written until it fills and hangs.
+    const { fd, size } = openRegularSync(file, constants.O_RDWR | APPEND_FLAGS, 0o666);
     try {
-      const info = fstatSync(fd);
-      if (!info.isFile()) throw new Error("not a regular file");
-      const size = info.size;
       let prefix = "";
       if (size === 0 && records[0]?.type !== "session") prefix = serialize(headerRecordFor(key, agentIdFromKey(key), this.clock.now()), file);
       else if (size > 0 && !endsWithNewline(fd, size)) prefix = "\n";
@@ -220,7 +216,7 @@ export class SessionStore implements SessionBackend {
 
   /** Flushes the session file to the disk (the `fsync` option), on the thread pool: it waits for the device. */
   private async syncData(file: string): Promise<void> {
-    const fd = openSync(file, "r+");
+    const { fd } = openRegularSync(file, constants.O_RDWR);
     try {
       await fdatasyncAsync(fd);
     } finally {
@@ -367,5 +363,5 @@ function closeQuietly(fd: number): void {
 
 const fdatasyncAsync = promisify(fdatasync);
 
-// "a" without blocking, less the access mode: opening a FIFO that no one reads fails (ENXIO) instead of waiting for a reader.
-const APPEND_FLAGS = constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK;
+// "a", less the access mode (openRegularSync adds O_NONBLOCK: opening a FIFO that no one reads fails instead of waiting).
+const APPEND_FLAGS = constants.O_APPEND | constants.O_CREAT;

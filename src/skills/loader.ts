@@ -1,13 +1,13 @@
 // SkillLoader: finds SKILL.md files under the skill folders, checks them, and serves layers 1 and 2.
-import { readFileSync, statSync, type Stats } from "node:fs";
+import { statSync, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
 import { ToolError } from "../errors.js";
 import { fileVersion } from "../fs/racy.js";
+import { readRegularFileSync, readRegularText } from "../fs/regular-file.js";
 import { parseFrontmatter, parseLooseFrontmatter, type ParsedFrontmatter } from "./frontmatter.js";
 import { DEFAULT_LISTING_BUDGET_CHARS, formatSkillBody, formatSkillListing } from "./prompt.js";
 import { checkSkillFrontmatter, type SkillFields } from "./rules.js";
 import { findSkillFiles, listSkillResources } from "./scan.js";
-import { readRegularText } from "../fs/regular-file.js";
 
 /** One loaded skill. */
 export interface Skill extends SkillFields {
@@ -64,7 +64,7 @@ const parsedFiles = new Map<string, ParseOutcome & { version: string }>();
 function readAndParse(file: string): ParseOutcome {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readRegularFileSync(file);
   } catch (error) {
     return { parsed: undefined, warning: `${file}: skipped, it cannot be read (${firstLine(error)})` };
   }
