@@ -1,5 +1,5 @@
 // The delegate tool: a task handed to another agent, run as its own turn in a fresh session that links back to the parent.
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, type AnyTool } from "../tools/define.js";
 import { ZERO_USAGE } from "../model/usage.js";
 import { isSuccessfulStop, type AgentConfig, type TurnResult } from "../types.js";

@@ -1,6 +1,7 @@
 // Structured output: the schema a turn's final answer must follow, as the API takes it and as it is checked here.
 import { transformJSONSchema } from "@anthropic-ai/sdk/lib/transform-json-schema";
-import { z, type ZodType } from "zod";
+import * as z from "zod";
+import type { ZodType } from "zod";
 import { ConfigError } from "../errors.js";
 import type { ContentBlockParam } from "../types.js";
 

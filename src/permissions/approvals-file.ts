@@ -2,7 +2,7 @@
 import { statSync, type Stats } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { broadPatternReason, isToolEntry, normalizeCommand } from "./approval-match.js";
 import { systemClock } from "../deps.js";
 import { MiniclawError } from "../errors.js";

@@ -1,7 +1,7 @@
 // Agents from `agents/<id>/SOUL.md`: frontmatter checked with zod, the body as the agent's prompt.
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { ConfigError } from "../errors.js";
 import { parseFrontmatter } from "../skills/frontmatter.js";
 import { checkSettings, parseEffort, parseMaxIterations, parseThinking, parseToolChoice, type Parsed } from "../model/settings.js";

@@ -1,6 +1,6 @@
 // workspace/cron.json: the job schema (zod), its defaults, and one-line errors naming the file, the job and the field.
 import { join, resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { ConfigError } from "../errors.js";
 import type { JsonSchema } from "../loop/options.js";
 import { readOutputSchema } from "./output-schema-file.js";

@@ -1,6 +1,6 @@
 // Which cron jobs are paused, and why: <workspace>/cron/state.json, written atomically under a lock, so a pause outlives the process.
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { systemClock } from "../deps.js";
 import { ConfigError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";

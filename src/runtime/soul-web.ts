@@ -1,5 +1,5 @@
 // The `web` field of SOUL.md: which of the API's server tools (web_search, web_fetch) an agent offers, and their limits.
-import { z } from "zod";
+import * as z from "zod";
 import type { WebSettings } from "../types.js";
 
 /** What `web: true` offers: a few searches and fetches per request, each page cut to a size that leaves room to work. */

@@ -1,6 +1,6 @@
 // The records of a session file (one JSON object per line): zod schemas checked on load, and their builders.
 import { randomUUID } from "node:crypto";
-import { z } from "zod";
+import * as z from "zod";
 import type { MessageParam } from "../types.js";
 
 const usageSchema = z.object({

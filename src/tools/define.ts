@@ -1,5 +1,5 @@
 // defineTool: a tool from a zod object schema, with the JSON schema the API sees derived from it.
-import { z } from "zod";
+import * as z from "zod";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Clock, Spawn } from "../deps.js";
 import type { EventSink } from "../types.js";

@@ -1,5 +1,5 @@
 // edit_file: replaces one exact, unique occurrence of a string in a text file, atomically, and says where.
-import { z } from "zod";
+import * as z from "zod";
 import { ToolError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { defineTool } from "./define.js";

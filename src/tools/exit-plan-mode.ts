@@ -1,5 +1,5 @@
 // The exit_plan_mode tool: the model hands its plan to the user, who chooses the mode to carry it out in.
-import { z } from "zod";
+import * as z from "zod";
 import { ToolError } from "../errors.js";
 import type { PermissionMode } from "../permissions/context.js";
 import { refusals } from "../permissions/refusals.js";

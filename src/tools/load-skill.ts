@@ -1,5 +1,5 @@
 // The load_skill tool: a skill's full instructions (layer 2) on the model's request.
-import { z } from "zod";
+import * as z from "zod";
 import { ToolError } from "../errors.js";
 import { UnknownSkillError, type SkillLoader } from "../skills/loader.js";
 import { defineTool, type Tool } from "./define.js";

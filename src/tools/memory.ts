@@ -1,5 +1,5 @@
 // The memory tools: save_memory writes a long-term note, memory_search finds the relevant ones.
-import { z } from "zod";
+import * as z from "zod";
 import { ToolError } from "../errors.js";
 import type { MemorySearchResult, MemoryStore } from "../memory/store.js";
 import { defineTool, type AnyTool } from "./define.js";

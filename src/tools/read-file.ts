@@ -1,7 +1,7 @@
 // read_file: numbered lines from a text file, from an offset, within a line and byte cap that says how to read on.
 import { open, stat } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
-import { z } from "zod";
+import * as z from "zod";
 import { ToolError } from "../errors.js";
 import { defineTool } from "./define.js";
 import type { Tool } from "./define.js";

@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { ToolError } from "../errors.js";
 import { checkCommandSafetySync } from "../permissions/safety.js";
 import { sandboxEnv, sandboxSupportFor } from "./child-sandbox.js";

@@ -1,6 +1,6 @@
 // write_file: replaces or creates a whole file atomically, creating folders, and says what it wrote.
 import { stat } from "node:fs/promises";
-import { z } from "zod";
+import * as z from "zod";
 import { ToolError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { defineTool } from "./define.js";
