@@ -1,6 +1,7 @@
 // The only place that builds the Anthropic client and reads ANTHROPIC_* (from an env object it is given).
 import Anthropic from "@anthropic-ai/sdk";
 import { readCredentials, type Env } from "./credentials.js";
+import { nodeFetch } from "./http-fetch.js";
 
 export { MISSING_CREDENTIALS_MESSAGE, type Env } from "./credentials.js";
 
@@ -20,8 +21,9 @@ export interface ClientOptions {
 
 /**
  * Builds the client as the SDK would from the environment, but explicitly, so no
- * profile or config file is consulted behind the user's back. Throws ConfigError
- * when there is neither a key, a token, nor a base URL.
+ * profile or config file is consulted behind the user's back, and over node:http
+ * (`nodeFetch`) rather than the global fetch. Throws ConfigError when there is
+ * neither a key, a token, nor a base URL.
  */
 export function createClient({ env, maxRetries = SDK_MAX_RETRIES, timeoutMs }: ClientOptions): Anthropic {
   const { apiKey, authToken, baseURL } = readCredentials(env);
@@ -31,6 +33,7 @@ export function createClient({ env, maxRetries = SDK_MAX_RETRIES, timeoutMs }: C
     authToken: authToken ?? null,
     ...(baseURL !== undefined && { baseURL }),
     maxRetries,
+    fetch: nodeFetch,
     ...(timeoutMs !== undefined && { timeout: timeoutMs }),
   });
 }

@@ -2,9 +2,9 @@
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, expect } from "vitest";
 import { z } from "zod";
+import { createClient } from "../../src/model/client.js";
 import { defineTool } from "../../src/tools/define.js";
 import type { TurnOptions } from "../../src/loop/options.js";
 import { startScriptedModel, type Rule, type ScriptedModel } from "../../src/testing/index.js";
@@ -36,7 +36,8 @@ export function turnOptions(model: ScriptedModel, workspace: string, events: Age
   return {
     workspace,
     cwd: workspace,
-    client: new Anthropic({ apiKey: "test", baseURL: model.baseURL, maxRetries: 2 }),
+    // The client miniclaw builds itself, over its own transport (model/http-fetch.ts).
+    client: createClient({ env: { ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: model.baseURL }, maxRetries: 2 }),
     model: "claude-test-1",
     tools: [upperTool()],
     builtinTools: false,

@@ -1,0 +1,189 @@
+// The client's transport over node:http: answers as fetch does (streamed bodies, aborts, failures, compression,
+// redirects), keeps connections alive without holding the process open, and carries whole turns.
+import { spawn } from "node:child_process";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { afterEach, describe, expect, it } from "vitest";
+import { runAgentTurn } from "../../src/loop/run-turn.js";
+import { createClient } from "../../src/model/client.js";
+import { nodeFetch } from "../../src/model/http-fetch.js";
+import { startScriptedModel, type ScriptedModel } from "../../src/testing/index.js";
+import type { AgentEvent } from "../../src/types.js";
+import { closedPort } from "../helpers/ports.js";
+import { TEST_AGENT, tempWorkspace, turnOptions } from "../helpers/turn.js";
+
+interface TestServer {
+  url: string;
+  /** TCP connections accepted so far. */
+  connections: number;
+  /** Each request's method, URL, headers and body, in arrival order. */
+  requests: Array<{ method: string; url: string; headers: IncomingMessage["headers"]; body: string }>;
+  close(): Promise<void>;
+}
+
+const servers: Server[] = [];
+let model: ScriptedModel | undefined;
+afterEach(async () => {
+  await model?.close();
+  model = undefined;
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<TestServer> {
+  const sockets = new Set<Socket>();
+  const state: TestServer = { url: "", connections: 0, requests: [], close: async () => undefined };
+  const server = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+    req.on("end", () => {
+      state.requests.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
+      handle(req, res);
+    });
+  });
+  server.on("connection", (socket) => {
+    state.connections++;
+    sockets.add(socket);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return state;
+}
+
+/** Reads a body stream chunk by chunk, as text. */
+async function readAll(response: Response): Promise<string> {
+  return response.text();
+}
+
+describe("nodeFetch", () => {
+  it("sends the method, headers and body with its length, and answers with status, headers and body", async () => {
+    const server = await serve((_req, res) => res.writeHead(201, "Made", { "x-answer": "42", "content-type": "text/plain" }).end("made it"));
+    const response = await nodeFetch(`${server.url}/v1/things?q=1`, { method: "POST", headers: { "x-key": "k", "content-type": "application/json" }, body: '{"a":"é"}' });
+    expect({ status: response.status, statusText: response.statusText, answer: response.headers.get("x-answer"), url: response.url }).toEqual({
+      status: 201, statusText: "Made", answer: "42", url: `${server.url}/v1/things?q=1`,
+    });
+    expect(await readAll(response)).toBe("made it");
+    const [sent] = server.requests;
+    expect({ method: sent?.method, url: sent?.url, key: sent?.headers["x-key"], length: sent?.headers["content-length"], chunked: sent?.headers["transfer-encoding"], body: sent?.body }).toEqual({
+      method: "POST", url: "/v1/things?q=1", key: "k", length: String(Buffer.byteLength('{"a":"é"}')), chunked: undefined, body: '{"a":"é"}',
+    });
+  });
+
+  it("streams the body as it arrives instead of waiting for its end", async () => {
+    let finish: () => void = () => undefined;
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write("event: one\n\n");
+      finish = () => res.end("event: two\n\n");
+    });
+    const response = await nodeFetch(server.url);
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe("event: one\n\n");
+    finish();
+    const second = await reader.read();
+    expect(new TextDecoder().decode(second.value)).toBe("event: two\n\n");
+    expect((await reader.read()).done).toBe(true);
+  });
+
+  it("rejects with the AbortError when aborted before the answer, and errors the body when aborted during it", async () => {
+    const server = await serve((req, res) => {
+      if (req.url === "/slow-head") return;
+      res.writeHead(200).write("part");
+    });
+    const before = new AbortController();
+    const pending = nodeFetch(`${server.url}/slow-head`, { signal: before.signal });
+    setTimeout(() => before.abort(), 20);
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+
+    const during = new AbortController();
+    const response = await nodeFetch(`${server.url}/body`, { signal: during.signal });
+    const reader = response.body!.getReader();
+    await reader.read();
+    during.abort();
+    await expect(reader.read()).rejects.toMatchObject({ name: "AbortError" });
+
+    const already = new AbortController();
+    already.abort();
+    await expect(nodeFetch(server.url, { signal: already.signal })).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  it("rejects a refused connection as fetch does: 'fetch failed' with the system's error as its cause", async () => {
+    const port = await closedPort();
+    const failure = await nodeFetch(`http://127.0.0.1:${port}/`).then(() => undefined, (error: unknown) => error as TypeError & { cause: NodeJS.ErrnoException });
+    expect({ type: failure?.constructor.name, message: failure?.message, code: failure?.cause.code }).toEqual({ type: "TypeError", message: "fetch failed", code: "ECONNREFUSED" });
+  });
+
+  it("errors the body when the connection drops in the middle of it", async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-length": "100" }).write("only part");
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const response = await nodeFetch(server.url);
+    await expect(response.text()).rejects.toThrow();
+  });
+
+  it("decompresses a gzip body, and gives no body for 204", async () => {
+    const server = await serve((req, res) => {
+      if (req.url === "/none") return res.writeHead(204).end();
+      res.writeHead(200, { "content-encoding": "gzip" }).end(gzipSync("squeezed text"));
+    });
+    expect(await (await nodeFetch(server.url)).text()).toBe("squeezed text");
+    const empty = await nodeFetch(`${server.url}/none`);
+    expect({ status: empty.status, body: empty.body }).toEqual({ status: 204, body: null });
+  });
+
+  it("follows a redirect, and sends a stream body through the global fetch", async () => {
+    const server = await serve((req, res) => {
+      if (req.url === "/old") return res.writeHead(307, { location: "/new" }).end();
+      res.writeHead(200).end(`at ${req.url} with ${JSON.stringify(req.method)}`);
+    });
+    expect(await (await nodeFetch(`${server.url}/old`, { method: "POST", body: "x" })).text()).toBe('at /new with "POST"');
+    const stream = new ReadableStream({ start: (controller) => (controller.enqueue(new TextEncoder().encode("streamed")), controller.close()) });
+    const init = { method: "POST", body: stream, duplex: "half" } as RequestInit;
+    expect(await (await nodeFetch(`${server.url}/up`, init)).text()).toBe('at /up with "POST"');
+    expect(server.requests.at(-1)?.body).toBe("streamed");
+  });
+
+  it("keeps one connection alive across requests", async () => {
+    const server = await serve((_req, res) => res.end("ok"));
+    for (let i = 0; i < 3; i++) expect(await (await nodeFetch(server.url)).text()).toBe("ok");
+    expect(server.connections).toBe(1);
+  });
+
+  it("lets a process end on its own while its idle connection stays open", async () => {
+    const server = await serve((_req, res) => res.end("ok"));
+    const module = fileURLToPath(new URL("../../src/model/http-fetch.ts", import.meta.url));
+    const script = `const { nodeFetch } = await import(${JSON.stringify(module)}); process.stdout.write(await (await nodeFetch(${JSON.stringify(server.url)})).text());`;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on("exit", (c, s) => resolve([c, s])));
+    clearTimeout(timer);
+    expect({ code, signal, stdout }).toEqual({ code: 0, signal: null, stdout: "ok" });
+  });
+});
+
+describe("a client from createClient", () => {
+  it("streams a turn over node:http, and names the address of a refused connection", async () => {
+    model = await startScriptedModel([{ reply: "streamed answer" }]);
+    const env = { ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: model.baseURL };
+    const events: AgentEvent[] = [];
+    const ws = await tempWorkspace();
+    const result = await runAgentTurn("k", "hi", TEST_AGENT, turnOptions(model, ws, events, { client: createClient({ env, maxRetries: 0 }) }));
+    expect({ stop: result.stopReason, text: result.text }).toEqual({ stop: "end_turn", text: "streamed answer" });
+    expect(events.filter((e) => e.type === "text_delta").length).toBeGreaterThan(0);
+    expect(model.rejected).toEqual([]);
+
+    const port = await closedPort();
+    const refused = createClient({ env: { ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` }, maxRetries: 0 });
+    const failed = await runAgentTurn("k2", "hi", TEST_AGENT, turnOptions(model, ws, [], { client: refused }));
+    expect({ stop: failed.stopReason, error: failed.error }).toEqual({ stop: "error", error: `Connection error: connect ECONNREFUSED 127.0.0.1:${port}` });
+  });
+});
