@@ -29,7 +29,7 @@ const KEPT_ASCII = /^[a-z0-9\-_.,()+=@!' ]$/;
 const KEPT_OTHER = /^[\p{L}\p{M}\p{N}]$/u;
 const EDGE = /^[. ]$/;
 // Windows refuses these device names whatever the extension (`con.jsonl` and `com¹.md` included).
-const RESERVED_NAME = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\.|$)/;
+const RESERVED_NAME = /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])(\.|$)/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const TOKEN = /%[0-9A-Fa-f]{2}|\^.|./gsu;
 
