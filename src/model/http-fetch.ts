@@ -2,8 +2,8 @@
 //
 // Node's own fetch (undici) parses HTTP with a WebAssembly build of llhttp. V8 compiles it at the first
 // request, then again with its optimizing tier on background threads: about a quarter of a second of CPU
-// beside the first rounds of a turn, and a process that is done before that compilation is waits for it
-// at exit. node:http parses with the llhttp compiled into Node itself, so none of that happens.
+// beside the first rounds of a turn, and a process done before that compilation waits for it at exit.
+// node:http parses with the llhttp compiled into Node itself, so none of that happens.
 import type { ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Readable } from "node:stream";
@@ -31,11 +31,12 @@ function transportOf(url: URL): Transport | Promise<Transport> {
 
 /**
  * A `fetch` for the Anthropic client. A request with a string or byte body (or none) to an http or https
- * URL goes over node:http(s) with keep-alive connections, whose idle sockets never hold the process open;
- * anything else (a stream or form body, a Request object, another scheme, a redirect mode or an undici
- * dispatcher) and any redirect are left to the global fetch. It answers as fetch does: a Response whose body streams as it arrives (decompressed
- * when the server compressed it), a rejection with the signal's AbortError when aborted, and a
- * `TypeError("fetch failed")` whose cause is the system's error when the connection fails.
+ * URL goes over node:http(s) with keep-alive connections, whose idle sockets never hold the process open.
+ * Anything else (a stream or form body, a Request object, another scheme, a redirect mode, an undici
+ * dispatcher) and any redirect are left to the global fetch. It answers as fetch does: a Response whose
+ * body streams as it arrives (inflated when the server compressed it), a rejection with the signal's
+ * reason when aborted, and `TypeError("fetch failed")` with the system's error as its cause when the
+ * connection fails.
  */
 export async function nodeFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const url = typeof input === "string" ? new URL(input) : input instanceof URL ? input : undefined;
