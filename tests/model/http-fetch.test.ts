@@ -1,8 +1,11 @@
 // The client's transport over node:http: answers as fetch does (streamed bodies, aborts, failures, compression,
 // redirects), keeps connections alive without holding the process open, and carries whole turns.
 import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
@@ -23,7 +26,7 @@ interface TestServer {
   close(): Promise<void>;
 }
 
-const servers: Server[] = [];
+const servers: Array<Server | import("node:https").Server> = [];
 let model: ScriptedModel | undefined;
 afterEach(async () => {
   await model?.close();
@@ -49,6 +52,8 @@ async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void
     state.connections++;
     sockets.add(socket);
   });
+  // Idle connections stay open until the test ends: a client whose idle socket held its process would not exit.
+  server.keepAliveTimeout = 60_000;
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -158,17 +163,40 @@ describe("nodeFetch", () => {
 
   it("lets a process end on its own while its idle connection stays open", async () => {
     const server = await serve((_req, res) => res.end("ok"));
-    const module = fileURLToPath(new URL("../../src/model/http-fetch.ts", import.meta.url));
-    const script = `const { nodeFetch } = await import(${JSON.stringify(module)}); process.stdout.write(await (await nodeFetch(${JSON.stringify(server.url)})).text());`;
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
-    let stdout = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
-    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on("exit", (c, s) => resolve([c, s])));
-    clearTimeout(timer);
-    expect({ code, signal, stdout }).toEqual({ code: 0, signal: null, stdout: "ok" });
+    expect(await fetchInChild(server.url)).toEqual({ code: 0, signal: null, stdout: "ok" });
+  });
+
+  it("speaks https, and refuses a certificate the process does not trust", async () => {
+    const server = createHttpsServer({ key: await readFile(join(TLS, "localhost.key")), cert: await readFile(join(TLS, "localhost.crt")) }, (_req, res) => res.end("over tls"));
+    server.keepAliveTimeout = 60_000;
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    expect(await fetchInChild(url, { NODE_EXTRA_CA_CERTS: join(TLS, "localhost.crt") })).toEqual({ code: 0, signal: null, stdout: "over tls" });
+    const untrusted = await fetchInChild(url);
+    expect({ code: untrusted.code, stdout: untrusted.stdout }).toEqual({ code: 1, stdout: "fetch failed: DEPTH_ZERO_SELF_SIGNED_CERT" });
   });
 });
+
+const TLS = fileURLToPath(new URL("../fixtures/tls/", import.meta.url));
+
+/**
+ * Runs nodeFetch(url) in a new Node process with `env` added, which prints the body, or the error and its
+ * cause's code and exits 1; resolves when the process ends on its own (killed after 15 s).
+ */
+async function fetchInChild(url: string, env: Record<string, string> = {}): Promise<{ code: number | null; signal: string | null; stdout: string }> {
+  const module = fileURLToPath(new URL("../../src/model/http-fetch.ts", import.meta.url));
+  const script = `const { nodeFetch } = await import(${JSON.stringify(module)});
+    try { process.stdout.write(await (await nodeFetch(${JSON.stringify(url)})).text()); }
+    catch (error) { process.stdout.write(error.message + ": " + error.cause?.code); process.exitCode = 1; }`;
+  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } });
+  let stdout = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+  const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on("exit", (c, s) => resolve([c, s])));
+  clearTimeout(timer);
+  return { code, signal, stdout };
+}
 
 describe("a client from createClient", () => {
   it("streams a turn over node:http, and names the address of a refused connection", async () => {
