@@ -6,8 +6,29 @@
 // node:http parses with the llhttp compiled into Node itself, so none of that happens.
 import type { ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
-import { Readable } from "node:stream";
+import type { Socket } from "node:net";
+import { pipeline, Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+
+/** The time limits of the transport, in milliseconds; undici's defaults unless a test sets others. */
+export interface TransportLimits {
+  /** A kept-alive connection idle this long is closed (a server or a NAT may have dropped it silently). */
+  idleMs?: number;
+  /** Connecting longer than this fails the request. */
+  connectMs?: number;
+  /** A response body silent this long fails. */
+  bodyMs?: number;
+}
+
+const DEFAULT_LIMITS: Required<TransportLimits> = { idleMs: 4_000, connectMs: 10_000, bodyMs: 300_000 };
+/** Statuses whose response has no body, whatever the server sends. */
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 20;
+/** Headers that carry a credential: never sent on to another origin by a redirect. */
+const CREDENTIAL_HEADERS = ["authorization", "x-api-key", "proxy-authorization", "cookie"];
+
+type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** How requests of one scheme are sent: its module's `request` and a keep-alive agent. */
 interface Transport {
@@ -15,44 +36,58 @@ interface Transport {
   agent: HttpAgent;
 }
 
-/** Statuses whose response has no body, whatever the server sends. */
-const NULL_BODY_STATUSES = new Set([204, 205, 304]);
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-
-const HTTP: Transport = { request: httpRequest, agent: new HttpAgent({ keepAlive: true }) };
-let https: Promise<Transport> | undefined;
-
-/** node:https, loaded with the first https request (TLS is a large module a plain-http process never needs). */
-function transportOf(url: URL): Transport | Promise<Transport> {
-  if (url.protocol === "http:") return HTTP;
-  https ??= import("node:https").then((module) => ({ request: module.request, agent: new module.Agent({ keepAlive: true }) }));
-  return https;
+/** One request as this transport sends it. */
+interface Outgoing {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body: Buffer | undefined;
 }
 
 /**
  * A `fetch` for the Anthropic client. A request with a string or byte body (or none) to an http or https
- * URL goes over node:http(s) with keep-alive connections, whose idle sockets never hold the process open.
- * Anything else (a stream or form body, a Request object, another scheme, a redirect mode, an undici
- * dispatcher) and any redirect are left to the global fetch. It answers as fetch does: a Response whose
- * body streams as it arrives (inflated when the server compressed it), a rejection with the signal's
- * reason when aborted, and `TypeError("fetch failed")` with the system's error as its cause when the
- * connection fails.
+ * URL goes over node:http(s) with keep-alive connections, whose idle sockets never hold the process open
+ * and close after `idleMs`. Anything else (a stream or form body, a Request object, another scheme, a
+ * redirect mode, an undici dispatcher) is left to the global fetch. It answers as fetch does: a Response
+ * whose body streams as it arrives (inflated when the server compressed it); redirects followed, with no
+ * credential sent to another origin and none from https to http; a rejection with the signal's reason
+ * when aborted; `TypeError("fetch failed")` with the system's error as its cause when the connection
+ * fails, cannot be made within `connectMs`, or its body stays silent for `bodyMs`.
  */
-export async function nodeFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
-  const url = typeof input === "string" ? new URL(input) : input instanceof URL ? input : undefined;
-  const body = bodyBytes(init.body);
-  if (url === undefined || body === false || !isPlain(url, init)) return globalThis.fetch(input, init);
-  const signal = init.signal ?? undefined;
-  signal?.throwIfAborted();
-  const { request, agent } = await transportOf(url);
-  const options: RequestOptions = { method: init.method ?? "GET", headers: headersOf(init.headers, body), agent };
-  const response = await exchange((answer) => request(url, options, answer), body, signal);
-  if (REDIRECT_STATUSES.has(response.statusCode ?? 0) && response.headers.location !== undefined) {
-    discard(response);
-    return globalThis.fetch(input, init);
-  }
-  return toResponse(response, url, init.method);
+export function createNodeFetch(limits: TransportLimits = {}): Fetch {
+  const { idleMs, connectMs, bodyMs } = { ...DEFAULT_LIMITS, ...limits };
+  const http: Transport = { request: httpRequest, agent: new HttpAgent({ keepAlive: true, timeout: idleMs }) };
+  let https: Promise<Transport> | undefined;
+  // node:https is loaded with the first https request (TLS is a large module a plain-http process never needs).
+  const transportOf = (url: URL): Transport | Promise<Transport> => {
+    if (url.protocol === "http:") return http;
+    https ??= import("node:https").then((module) => ({ request: module.request, agent: new module.Agent({ keepAlive: true, timeout: idleMs }) }));
+    return https;
+  };
+
+  return async (input, init = {}) => {
+    const url = typeof input === "string" ? new URL(input) : input instanceof URL ? input : undefined;
+    const body = bodyBytes(init.body);
+    if (url === undefined || body === false || !isPlain(url, init)) return globalThis.fetch(input, init);
+    const signal = init.signal ?? undefined;
+    let outgoing: Outgoing = { url, method: (init.method ?? "GET").toUpperCase(), headers: headersOf(init.headers), body };
+    for (let hops = 0; ; hops++) {
+      const { request, agent } = await transportOf(outgoing.url);
+      const message = await exchange(request, agent, outgoing, signal, connectMs);
+      const next = REDIRECT_STATUSES.has(message.statusCode ?? 0) ? redirected(outgoing, message) : undefined;
+      if (next === undefined) {
+        message.setTimeout(bodyMs, () => message.destroy(new TypeError("fetch failed", { cause: new Error(`the response body was silent for ${bodyMs} ms`) })));
+        return toResponse(message, outgoing);
+      }
+      discard(message);
+      if (hops >= MAX_REDIRECTS) throw new TypeError("fetch failed", { cause: new Error(`more than ${MAX_REDIRECTS} redirects`) });
+      outgoing = next;
+    }
+  };
 }
+
+/** The transport the client uses (`createClient`). */
+export const nodeFetch = createNodeFetch();
 
 /** An http(s) request that follows redirects and names no undici dispatcher (a proxy, say): one this transport sends. */
 function isPlain(url: URL, init: RequestInit): boolean {
@@ -68,47 +103,80 @@ function bodyBytes(body: RequestInit["body"]): Buffer | undefined | false {
   return false;
 }
 
-/** The request's headers as node:http takes them, with the body's length (fetch sends one, not chunks). */
-function headersOf(init: RequestInit["headers"], body: Buffer | undefined): Record<string, string> {
+/** The request's headers as node:http takes them (names in lower case). */
+function headersOf(init: RequestInit["headers"]): Record<string, string> {
   const headers: Record<string, string> = {};
   new Headers(init).forEach((value, name) => (headers[name] = value));
-  if (body !== undefined) headers["content-length"] = String(body.length);
   return headers;
 }
 
 /**
- * Sends the request and resolves at the response's head; rejects as fetch does. An abort before the head
+ * The request a redirect asks for, as fetch makes it: 303, and 301 or 302 after a POST, become a GET
+ * without a body; another origin gets no credential; https never redirects to plain http.
+ */
+function redirected(from: Outgoing, message: IncomingMessage): Outgoing | undefined {
+  const location = message.headers.location;
+  if (location === undefined) return undefined;
+  const url = new URL(location, from.url);
+  if (from.url.protocol === "https:" && url.protocol !== "https:") {
+    discard(message);
+    throw new TypeError("fetch failed", { cause: new Error(`refused a redirect from ${from.url.origin} to ${url.origin}`) });
+  }
+  const status = message.statusCode ?? 0;
+  const toGet = status === 303 ? from.method !== "HEAD" : (status === 301 || status === 302) && from.method === "POST";
+  const headers = { ...from.headers };
+  if (toGet) for (const name of ["content-type", "content-length", "content-encoding", "content-language", "content-location"]) delete headers[name];
+  if (url.origin !== from.url.origin) for (const name of CREDENTIAL_HEADERS) delete headers[name];
+  return { url, method: toGet ? "GET" : from.method, headers, body: toGet ? undefined : from.body };
+}
+
+/**
+ * Sends one request and resolves at its response's head; rejects as fetch does. An abort before the head
  * rejects with the signal's reason, and one after it ends the body stream with that reason, as fetch's does.
  */
-function exchange(send: (answer: (message: IncomingMessage) => void) => ClientRequest, body: Buffer | undefined, signal: AbortSignal | undefined): Promise<IncomingMessage> {
+function exchange(request: Transport["request"], agent: HttpAgent, outgoing: Outgoing, signal: AbortSignal | undefined, connectMs: number): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortReason(signal));
+    const headers = outgoing.body === undefined ? outgoing.headers : { ...outgoing.headers, "content-length": String(outgoing.body.length) };
+    const options: RequestOptions = { method: outgoing.method, headers, agent };
     let message: IncomingMessage | undefined;
     const release = (): void => signal?.removeEventListener("abort", onAbort);
-    const request = send((answer) => {
+    const sent: ClientRequest = request(outgoing.url, options, (answer) => {
       message = answer;
       answer.once("close", release);
       resolve(answer);
     });
     const onAbort = (): void => {
       const reason = abortReason(signal as AbortSignal);
-      message?.destroy(reason);
-      request.destroy(reason);
+      const error = reason instanceof Error ? reason : new DOMException("This operation was aborted", "AbortError");
+      message?.destroy(error);
+      sent.destroy(error);
       reject(reason);
     };
     signal?.addEventListener("abort", onAbort, { once: true });
-    request.once("close", () => message === undefined && release());
+    sent.once("close", () => message === undefined && release());
+    sent.once("socket", (socket: Socket) => limitConnect(sent, socket, connectMs));
     // Errors after the response's head reach its body stream; this listener only settles the promise once.
-    request.on("error", (error) => reject(signal?.aborted ? abortReason(signal) : new TypeError("fetch failed", { cause: error })));
-    request.end(body);
+    sent.on("error", (error) => reject(signal?.aborted ? abortReason(signal) : new TypeError("fetch failed", { cause: error })));
+    sent.end(outgoing.body);
   });
 }
 
-function abortReason(signal: AbortSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : new DOMException("This operation was aborted", "AbortError");
+/** Fails the request when its new socket has not connected within `connectMs` (a reused one has). */
+function limitConnect(request: ClientRequest, socket: Socket, connectMs: number): void {
+  if (!socket.connecting) return;
+  const timer = setTimeout(() => request.destroy(Object.assign(new Error(`connecting took longer than ${connectMs} ms`), { code: "ETIMEDOUT" })), connectMs);
+  const stop = (): void => clearTimeout(timer);
+  socket.once("connect", stop);
+  socket.once("close", stop);
 }
 
-/** A fetch Response over the incoming message: the body streams, decompressed as fetch would. */
-function toResponse(message: IncomingMessage, url: URL, method: string | undefined): Response {
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
+}
+
+/** A fetch Response over the incoming message: the body streams, inflated as fetch would. */
+function toResponse(message: IncomingMessage, outgoing: Outgoing): Response {
   const status = message.statusCode ?? 0;
   if (status < 200 || status > 599) {
     message.destroy();
@@ -116,11 +184,11 @@ function toResponse(message: IncomingMessage, url: URL, method: string | undefin
   }
   const headers = new Headers();
   for (let i = 0; i + 1 < message.rawHeaders.length; i += 2) headers.append(message.rawHeaders[i] as string, message.rawHeaders[i + 1] as string);
-  const empty = NULL_BODY_STATUSES.has(status) || method?.toUpperCase() === "HEAD";
+  const empty = NULL_BODY_STATUSES.has(status) || outgoing.method === "HEAD";
   if (empty) discard(message);
   const stream = empty ? null : (Readable.toWeb(decoded(message)) as ReadableStream<Uint8Array>);
   const response = new Response(stream, { status, statusText: message.statusMessage ?? "", headers });
-  Object.defineProperty(response, "url", { value: url.href });
+  Object.defineProperty(response, "url", { value: outgoing.url.href });
   return response;
 }
 
@@ -130,11 +198,10 @@ function discard(message: IncomingMessage): void {
   message.resume();
 }
 
-/** The message's body, decompressed when its content-encoding says gzip, deflate or br. */
+/** The message's body, inflated when its content-encoding says gzip, deflate or br; cancelling it closes the message. */
 function decoded(message: IncomingMessage): Readable {
   const encoding = message.headers["content-encoding"]?.trim().toLowerCase();
   const decoder = encoding === "gzip" || encoding === "x-gzip" ? createGunzip() : encoding === "deflate" ? createInflate() : encoding === "br" ? createBrotliDecompress() : undefined;
   if (decoder === undefined) return message;
-  message.once("error", (error) => decoder.destroy(error));
-  return message.pipe(decoder);
+  return pipeline(message, decoder, () => undefined);
 }

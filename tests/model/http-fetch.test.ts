@@ -11,7 +11,7 @@ import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { createClient } from "../../src/model/client.js";
-import { nodeFetch } from "../../src/model/http-fetch.js";
+import { createNodeFetch, nodeFetch } from "../../src/model/http-fetch.js";
 import { startScriptedModel, type ScriptedModel } from "../../src/testing/index.js";
 import type { AgentEvent } from "../../src/types.js";
 import { closedPort } from "../helpers/ports.js";
@@ -143,16 +143,71 @@ describe("nodeFetch", () => {
     expect({ status: empty.status, body: empty.body }).toEqual({ status: 204, body: null });
   });
 
-  it("follows a redirect, and sends a stream body through the global fetch", async () => {
+  it("follows redirects once each: 307 keeps the method and body, 303 turns a POST into a GET", async () => {
     const server = await serve((req, res) => {
-      if (req.url === "/old") return res.writeHead(307, { location: "/new" }).end();
-      res.writeHead(200).end(`at ${req.url} with ${JSON.stringify(req.method)}`);
+      if (req.url === "/keep") return res.writeHead(307, { location: "/kept" }).end();
+      if (req.url === "/see-other") return res.writeHead(303, { location: "/seen" }).end();
+      res.writeHead(200).end(`at ${req.url}`);
     });
-    expect(await (await nodeFetch(`${server.url}/old`, { method: "POST", body: "x" })).text()).toBe('at /new with "POST"');
+    expect(await (await nodeFetch(`${server.url}/keep`, { method: "POST", body: "x" })).text()).toBe("at /kept");
+    expect(await (await nodeFetch(`${server.url}/see-other`, { method: "POST", body: "y", headers: { "content-type": "text/plain" } })).text()).toBe("at /seen");
+    expect(server.requests.map((r) => [r.method, r.url, r.body, r.headers["content-type"]])).toEqual([
+      ["POST", "/keep", "x", undefined], ["POST", "/kept", "x", undefined], ["POST", "/see-other", "y", "text/plain"], ["GET", "/seen", "", undefined],
+    ]);
+  });
+
+  it("sends no credential to another origin a redirect names", async () => {
+    const other = await serve((_req, res) => res.end("elsewhere"));
+    const server = await serve((_req, res) => res.writeHead(302, { location: `${other.url}/landing` }).end());
+    const headers = { "x-api-key": "sk-secret", authorization: "Bearer secret", "x-note": "kept" };
+    expect(await (await nodeFetch(server.url, { headers })).text()).toBe("elsewhere");
+    const landed = other.requests[0]?.headers;
+    expect({ key: landed?.["x-api-key"], auth: landed?.authorization, note: landed?.["x-note"] }).toEqual({ key: undefined, auth: undefined, note: "kept" });
+  });
+
+  it("sends a stream body through the global fetch", async () => {
+    const server = await serve((req, res) => res.writeHead(200).end(`at ${req.url}`));
     const stream = new ReadableStream({ start: (controller) => (controller.enqueue(new TextEncoder().encode("streamed")), controller.close()) });
     const init = { method: "POST", body: stream, duplex: "half" } as RequestInit;
-    expect(await (await nodeFetch(`${server.url}/up`, init)).text()).toBe('at /up with "POST"');
+    expect(await (await nodeFetch(`${server.url}/up`, init)).text()).toBe("at /up");
     expect(server.requests.at(-1)?.body).toBe("streamed");
+  });
+
+  it("honours an abort made right after the call, before the request is out", async () => {
+    const server = await serve((_req, res) => setTimeout(() => res.end("too late"), 300));
+    const controller = new AbortController();
+    const pending = nodeFetch(server.url, { signal: controller.signal });
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  it("closes a kept-alive connection left idle, and fails a body that stays silent", async () => {
+    const closed: number[] = [];
+    const server = await serve((req, res) => {
+      res.socket?.once("close", () => closed.push(Date.now()));
+      if (req.url === "/silent") return res.writeHead(200).write("a start");
+      res.end("ok");
+    });
+    const limited = createNodeFetch({ idleMs: 100, bodyMs: 200 });
+    expect(await (await limited(server.url)).text()).toBe("ok");
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(closed.length).toBe(1);
+    const failure = await (await limited(`${server.url}/silent`)).text().then(() => undefined, (error: unknown) => error as TypeError & { cause: Error });
+    expect({ message: failure?.message, cause: failure?.cause.message }).toEqual({ message: "fetch failed", cause: "the response body was silent for 200 ms" });
+    expect(server.connections).toBe(2);
+  });
+
+  it("closes the connection when a compressed body is cancelled", async () => {
+    let open = 0;
+    const server = await serve((_req, res) => {
+      open++;
+      res.socket?.once("close", () => open--);
+      res.writeHead(529, { "content-encoding": "gzip" }).write(gzipSync("x".repeat(100)).subarray(0, 20));
+    });
+    const response = await nodeFetch(server.url);
+    await response.body!.cancel();
+    for (let i = 0; i < 100 && open > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(open).toBe(0);
   });
 
   it("keeps one connection alive across requests", async () => {
@@ -166,15 +221,22 @@ describe("nodeFetch", () => {
     expect(await fetchInChild(server.url)).toEqual({ code: 0, signal: null, stdout: "ok" });
   });
 
-  it("speaks https, and refuses a certificate the process does not trust", async () => {
-    const server = createHttpsServer({ key: await readFile(join(TLS, "localhost.key")), cert: await readFile(join(TLS, "localhost.crt")) }, (_req, res) => res.end("over tls"));
+  it("speaks https, refuses a certificate the process does not trust, and never follows a redirect to plain http", async () => {
+    const plain = await serve((_req, res) => res.end("in the clear"));
+    const tls = { key: await readFile(join(TLS, "localhost.key")), cert: await readFile(join(TLS, "localhost.crt")) };
+    const server = createHttpsServer(tls, (req, res) => (req.url === "/down" ? res.writeHead(302, { location: plain.url }).end() : res.end("over tls")));
     server.keepAliveTimeout = 60_000;
     servers.push(server);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    expect(await fetchInChild(url, { NODE_EXTRA_CA_CERTS: join(TLS, "localhost.crt") })).toEqual({ code: 0, signal: null, stdout: "over tls" });
-    const untrusted = await fetchInChild(url);
+    const origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const trusting = { NODE_EXTRA_CA_CERTS: join(TLS, "localhost.crt") };
+    expect(await fetchInChild(`${origin}/`, trusting)).toEqual({ code: 0, signal: null, stdout: "over tls" });
+    const untrusted = await fetchInChild(`${origin}/`);
     expect({ code: untrusted.code, stdout: untrusted.stdout }).toEqual({ code: 1, stdout: "fetch failed: DEPTH_ZERO_SELF_SIGNED_CERT" });
+    const downgrade = await fetchInChild(`${origin}/down`, trusting);
+    expect({ code: downgrade.code, stdout: downgrade.stdout, reached: plain.requests.length }).toEqual({
+      code: 1, stdout: `fetch failed: refused a redirect from ${origin} to ${plain.url}`, reached: 0,
+    });
   });
 });
 
@@ -188,7 +250,7 @@ async function fetchInChild(url: string, env: Record<string, string> = {}): Prom
   const module = fileURLToPath(new URL("../../src/model/http-fetch.ts", import.meta.url));
   const script = `const { nodeFetch } = await import(${JSON.stringify(module)});
     try { process.stdout.write(await (await nodeFetch(${JSON.stringify(url)})).text()); }
-    catch (error) { process.stdout.write(error.message + ": " + error.cause?.code); process.exitCode = 1; }`;
+    catch (error) { process.stdout.write(error.message + ": " + (error.cause?.code ?? error.cause?.message)); process.exitCode = 1; }`;
   const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } });
   let stdout = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
