@@ -168,27 +168,33 @@ export class FolderTracker {
   }
 
   /**
-   * Stats the given names. Without `onlyIfChanged` every name that still exists is reported
-   * (it was marked dirty); with it, only names whose stamp moved or that are in that set.
+   * Stats the given names. Without `forced` every name that still exists is reported (it was
+   * marked dirty); with it, only names whose stamp moved or that are in that set.
    */
   private async restat(names: string[], forced?: Set<string>): Promise<FolderChanges> {
-    const changed = new Map<string, FileStamp>();
-    const removed: string[] = [];
-    for (let i = 0; i < names.length; i++) {
-      if (i > 0 && i % STAT_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
+    const changes: FolderChanges = { changed: new Map(), removed: [] };
+    for (let from = 0; from < names.length; from += STAT_BATCH) {
+      if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+      this.statBatch(names, from, Math.min(names.length, from + STAT_BATCH), forced, changes);
+    }
+    return changes;
+  }
+
+  /** One batch of `restat`: a plain loop, which V8 optimizes while it runs (not a loop that awaits). */
+  private statBatch(names: readonly string[], from: number, to: number, forced: Set<string> | undefined, changes: FolderChanges): void {
+    for (let i = from; i < to; i++) {
       const name = names[i] as string;
       const info = statQuietly(this.prefix + name);
       if (!info?.isFile()) {
-        if (this.known.delete(name)) removed.push(name);
+        if (this.known.delete(name)) changes.removed.push(name);
         continue;
       }
       if (forced === undefined || forced.has(name) || !sameStamp(this.known.get(name), info)) {
         const next = stampOf(info);
         this.known.set(name, next);
-        changed.set(name, next);
+        changes.changed.set(name, next);
       }
     }
-    return { changed, removed };
   }
 }
 
