@@ -112,15 +112,21 @@ function headersOf(init: RequestInit["headers"]): Record<string, string> {
 
 /**
  * The request a redirect asks for, as fetch makes it: 303, and 301 or 302 after a POST, become a GET
- * without a body; another origin gets no credential; https never redirects to plain http.
+ * without a body; another origin gets no credential; https never redirects to plain http, nor anything to
+ * another scheme.
  */
 function redirected(from: Outgoing, message: IncomingMessage): Outgoing | undefined {
   const location = message.headers.location;
   if (location === undefined) return undefined;
-  const url = new URL(location, from.url);
-  if (from.url.protocol === "https:" && url.protocol !== "https:") {
+  const url = URL.canParse(location, from.url.href) ? new URL(location, from.url) : undefined;
+  const refusal =
+    url === undefined ? `a redirect to an address that does not parse: ${JSON.stringify(location)}`
+    : url.protocol !== "http:" && url.protocol !== "https:" ? `refused a redirect to a ${url.protocol} address`
+    : from.url.protocol === "https:" && url.protocol !== "https:" ? `refused a redirect from ${from.url.origin} to ${url.origin}`
+    : undefined;
+  if (url === undefined || refusal !== undefined) {
     discard(message);
-    throw new TypeError("fetch failed", { cause: new Error(`refused a redirect from ${from.url.origin} to ${url.origin}`) });
+    throw new TypeError("fetch failed", { cause: new Error(refusal) });
   }
   const status = message.statusCode ?? 0;
   const toGet = status === 303 ? from.method !== "HEAD" : (status === 301 || status === 302) && from.method === "POST";

@@ -165,6 +165,18 @@ describe("nodeFetch", () => {
     expect({ key: landed?.["x-api-key"], auth: landed?.authorization, note: landed?.["x-note"] }).toEqual({ key: undefined, auth: undefined, note: "kept" });
   });
 
+  it("refuses a redirect to another scheme or to an address that does not parse", async () => {
+    const server = await serve((req, res) => {
+      if (req.url === "/ftp") return res.writeHead(302, { location: "ftp://127.0.0.1/file" }).end();
+      if (req.url === "/broken") return res.writeHead(302, { location: "http://[" }).end();
+      res.end("fine");
+    });
+    const causeOf = (url: string): Promise<string | undefined> => nodeFetch(url).then(() => undefined, (error: TypeError & { cause: Error }) => `${error.message}: ${error.cause.message}`);
+    expect(await causeOf(`${server.url}/ftp`)).toBe("fetch failed: refused a redirect to a ftp: address");
+    expect(await causeOf(`${server.url}/broken`)).toBe('fetch failed: a redirect to an address that does not parse: "http://["');
+    expect(await (await nodeFetch(server.url)).text()).toBe("fine");
+  });
+
   it("sends a stream body through the global fetch", async () => {
     const server = await serve((req, res) => res.writeHead(200).end(`at ${req.url}`));
     const stream = new ReadableStream({ start: (controller) => (controller.enqueue(new TextEncoder().encode("streamed")), controller.close()) });
