@@ -8,19 +8,21 @@ import type { ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import type { Socket } from "node:net";
 import { pipeline, Readable } from "node:stream";
-import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import { constants, createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 
 /** The time limits of the transport, in milliseconds; undici's defaults unless a test sets others. */
 export interface TransportLimits {
   /** A kept-alive connection idle this long is closed (a server or a NAT may have dropped it silently). */
   idleMs?: number;
-  /** Connecting longer than this fails the request. */
+  /** Connecting (with the TLS handshake) longer than this fails the request. */
   connectMs?: number;
-  /** A response body silent this long fails. */
+  /** A response whose head has not come this long after the request was sent fails. */
+  headMs?: number;
+  /** A response body silent this long while its reader waits fails. */
   bodyMs?: number;
 }
 
-const DEFAULT_LIMITS: Required<TransportLimits> = { idleMs: 4_000, connectMs: 10_000, bodyMs: 300_000 };
+const DEFAULT_LIMITS: Required<TransportLimits> = { idleMs: 4_000, connectMs: 10_000, headMs: 300_000, bodyMs: 300_000 };
 /** Statuses whose response has no body, whatever the server sends. */
 const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -52,10 +54,11 @@ interface Outgoing {
  * whose body streams as it arrives (inflated when the server compressed it); redirects followed, with no
  * credential sent to another origin and none from https to http; a rejection with the signal's reason
  * when aborted; `TypeError("fetch failed")` with the system's error as its cause when the connection
- * fails, cannot be made within `connectMs`, or its body stays silent for `bodyMs`.
+ * fails, cannot be made within `connectMs`, gives no response head within `headMs`, or its body stays
+ * silent for `bodyMs`; the words of the last three say "timed out", as the SDK expects of a timeout.
  */
 export function createNodeFetch(limits: TransportLimits = {}): Fetch {
-  const { idleMs, connectMs, bodyMs } = { ...DEFAULT_LIMITS, ...limits };
+  const { idleMs, ...timeouts } = { ...DEFAULT_LIMITS, ...limits };
   const http: Transport = { request: httpRequest, agent: new HttpAgent({ keepAlive: true, timeout: idleMs }) };
   let https: Promise<Transport> | undefined;
   // node:https is loaded with the first https request (TLS is a large module a plain-http process never needs).
@@ -73,10 +76,10 @@ export function createNodeFetch(limits: TransportLimits = {}): Fetch {
     let outgoing: Outgoing = { url, method: (init.method ?? "GET").toUpperCase(), headers: headersOf(init.headers), body };
     for (let hops = 0; ; hops++) {
       const { request, agent } = await transportOf(outgoing.url);
-      const message = await exchange(request, agent, outgoing, signal, connectMs);
+      const message = await exchange(request, agent, outgoing, signal, timeouts);
       const next = REDIRECT_STATUSES.has(message.statusCode ?? 0) ? redirected(outgoing, message) : undefined;
       if (next === undefined) {
-        message.setTimeout(bodyMs, () => message.destroy(new TypeError("fetch failed", { cause: new Error(`the response body was silent for ${bodyMs} ms`) })));
+        limitSilence(message, timeouts.bodyMs);
         return toResponse(message, outgoing);
       }
       discard(message);
@@ -91,7 +94,9 @@ export const nodeFetch = createNodeFetch();
 
 /** An http(s) request that follows redirects and names no undici dispatcher (a proxy, say): one this transport sends. */
 function isPlain(url: URL, init: RequestInit): boolean {
-  return (url.protocol === "http:" || url.protocol === "https:") && (init.redirect ?? "follow") === "follow" && !("dispatcher" in init);
+  const scheme = url.protocol === "http:" || url.protocol === "https:";
+  // fetch refuses a URL with a user name or password in it; the global fetch says so.
+  return scheme && url.username === "" && url.password === "" && (init.redirect ?? "follow") === "follow" && !("dispatcher" in init);
 }
 
 /** The body as bytes, undefined for none, false for a kind only the global fetch sends (a stream, form data, a blob). */
@@ -140,7 +145,9 @@ function redirected(from: Outgoing, message: IncomingMessage): Outgoing | undefi
  * Sends one request and resolves at its response's head; rejects as fetch does. An abort before the head
  * rejects with the signal's reason, and one after it ends the body stream with that reason, as fetch's does.
  */
-function exchange(request: Transport["request"], agent: HttpAgent, outgoing: Outgoing, signal: AbortSignal | undefined, connectMs: number): Promise<IncomingMessage> {
+function exchange(
+  request: Transport["request"], agent: HttpAgent, outgoing: Outgoing, signal: AbortSignal | undefined, { connectMs, headMs }: { connectMs: number; headMs: number },
+): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortReason(signal));
     const headers = outgoing.body === undefined ? outgoing.headers : { ...outgoing.headers, "content-length": String(outgoing.body.length) };
@@ -148,6 +155,7 @@ function exchange(request: Transport["request"], agent: HttpAgent, outgoing: Out
     let message: IncomingMessage | undefined;
     const release = (): void => signal?.removeEventListener("abort", onAbort);
     const sent: ClientRequest = request(outgoing.url, options, (answer) => {
+      clearTimeout(headTimer);
       message = answer;
       answer.once("close", release);
       resolve(answer);
@@ -160,7 +168,11 @@ function exchange(request: Transport["request"], agent: HttpAgent, outgoing: Out
       reject(reason);
     };
     signal?.addEventListener("abort", onAbort, { once: true });
-    sent.once("close", () => message === undefined && release());
+    const headTimer = setTimeout(() => sent.destroy(timedOut(`the response head timed out after ${headMs} ms`)), headMs);
+    sent.once("close", () => {
+      clearTimeout(headTimer);
+      if (message === undefined) release();
+    });
     sent.once("socket", (socket: Socket) => limitConnect(sent, socket, connectMs));
     // Errors after the response's head reach its body stream; this listener only settles the promise once.
     sent.on("error", (error) => reject(signal?.aborted ? abortReason(signal) : new TypeError("fetch failed", { cause: error })));
@@ -168,13 +180,29 @@ function exchange(request: Transport["request"], agent: HttpAgent, outgoing: Out
   });
 }
 
-/** Fails the request when its new socket has not connected within `connectMs` (a reused one has). */
+/** Fails the request when its new socket has not connected, TLS handshake included, within `connectMs` (a reused one has). */
 function limitConnect(request: ClientRequest, socket: Socket, connectMs: number): void {
-  if (!socket.connecting) return;
-  const timer = setTimeout(() => request.destroy(Object.assign(new Error(`connecting took longer than ${connectMs} ms`), { code: "ETIMEDOUT" })), connectMs);
+  if (request.reusedSocket) return;
+  const timer = setTimeout(() => request.destroy(timedOut(`connecting timed out after ${connectMs} ms`)), connectMs);
   const stop = (): void => clearTimeout(timer);
-  socket.once("connect", stop);
+  socket.once("encrypted" in socket ? "secureConnect" : "connect", stop);
   socket.once("close", stop);
+}
+
+/**
+ * Fails a response body that stays silent for `bodyMs` while its reader waits for it. A body paused
+ * because its reader is busy is not silent: the limit starts again when reading resumes.
+ */
+function limitSilence(message: IncomingMessage, bodyMs: number): void {
+  message.setTimeout(bodyMs, () => {
+    if (!message.isPaused()) message.destroy(new TypeError("fetch failed", { cause: timedOut(`the response body timed out after ${bodyMs} ms of silence`) }));
+  });
+  message.on("resume", () => message.socket?.setTimeout(bodyMs));
+}
+
+/** An error whose words the SDK reads as a timeout (it retries those, and says so). */
+function timedOut(message: string): Error {
+  return Object.assign(new Error(message), { code: "ETIMEDOUT" });
 }
 
 function abortReason(signal: AbortSignal): unknown {
@@ -207,7 +235,13 @@ function discard(message: IncomingMessage): void {
 /** The message's body, inflated when its content-encoding says gzip, deflate or br; cancelling it closes the message. */
 function decoded(message: IncomingMessage): Readable {
   const encoding = message.headers["content-encoding"]?.trim().toLowerCase();
-  const decoder = encoding === "gzip" || encoding === "x-gzip" ? createGunzip() : encoding === "deflate" ? createInflate() : encoding === "br" ? createBrotliDecompress() : undefined;
+  // As lenient as fetch: a body cut short yields what arrived rather than an error.
+  const lenient = { flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_SYNC_FLUSH };
+  const decoder =
+    encoding === "gzip" || encoding === "x-gzip" ? createGunzip(lenient)
+    : encoding === "deflate" ? createInflate(lenient)
+    : encoding === "br" ? createBrotliDecompress({ flush: constants.BROTLI_OPERATION_FLUSH, finishFlush: constants.BROTLI_OPERATION_FLUSH })
+    : undefined;
   if (decoder === undefined) return message;
   return pipeline(message, decoder, () => undefined);
 }

@@ -4,10 +4,11 @@ import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
-import type { AddressInfo, Socket } from "node:net";
+import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { createClient } from "../../src/model/client.js";
@@ -26,13 +27,13 @@ interface TestServer {
   close(): Promise<void>;
 }
 
-const servers: Array<Server | import("node:https").Server> = [];
+const servers: Array<Server | import("node:https").Server | import("node:net").Server> = [];
 let model: ScriptedModel | undefined;
 afterEach(async () => {
   await model?.close();
   model = undefined;
   for (const server of servers.splice(0)) {
-    server.closeAllConnections();
+    if ("closeAllConnections" in server) server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
 });
@@ -205,8 +206,35 @@ describe("nodeFetch", () => {
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(closed.length).toBe(1);
     const failure = await (await limited(`${server.url}/silent`)).text().then(() => undefined, (error: unknown) => error as TypeError & { cause: Error });
-    expect({ message: failure?.message, cause: failure?.cause.message }).toEqual({ message: "fetch failed", cause: "the response body was silent for 200 ms" });
+    expect({ message: failure?.message, cause: failure?.cause.message }).toEqual({ message: "fetch failed", cause: "the response body timed out after 200 ms of silence" });
     expect(server.connections).toBe(2);
+  });
+
+  it("lets a reader pause longer than the silence limit, while the server keeps sending", async () => {
+    const big = "x".repeat(4 * 1024 * 1024);
+    const server = await serve((_req, res) => res.end(big));
+    const response = await createNodeFetch({ bodyMs: 200 })(server.url);
+    const reader = response.body!.getReader();
+    let length = (await reader.read()).value?.length ?? 0;
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) length += chunk.value.length;
+    expect(length).toBe(big.length);
+  });
+
+  it("times out a response head that never comes and a TLS handshake that never ends, in words the SDK reads as a timeout", async () => {
+    const server = await serve(() => undefined);
+    const failure = await createNodeFetch({ headMs: 200 })(server.url).then(() => undefined, (error: TypeError & { cause: Error }) => error.cause.message);
+    expect(failure).toBe("the response head timed out after 200 ms");
+
+    const accepted: Socket[] = [];
+    const silent = createNetServer((socket) => accepted.push(socket));
+    servers.push(silent);
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const baseURL = `https://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const client = new Anthropic({ apiKey: "test", baseURL, maxRetries: 0, fetch: createNodeFetch({ connectMs: 200 }) });
+    const error = await client.messages.create({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }).then(() => undefined, (e: unknown) => e as Error);
+    expect(error?.constructor.name).toBe("APIConnectionTimeoutError");
+    for (const socket of accepted) socket.destroy();
   });
 
   it("closes the connection when a compressed body is cancelled", async () => {
