@@ -134,12 +134,14 @@ describe("nodeFetch", () => {
     await expect(response.text()).rejects.toThrow();
   });
 
-  it("decompresses a gzip body, and gives no body for 204", async () => {
+  it("decompresses a gzip body (one cut short as far as it goes), and gives no body for 204", async () => {
     const server = await serve((req, res) => {
       if (req.url === "/none") return res.writeHead(204).end();
+      if (req.url === "/cut") return res.writeHead(200, { "content-encoding": "gzip" }).end(gzipSync("hello world").subarray(0, -8));
       res.writeHead(200, { "content-encoding": "gzip" }).end(gzipSync("squeezed text"));
     });
     expect(await (await nodeFetch(server.url)).text()).toBe("squeezed text");
+    expect(await (await nodeFetch(`${server.url}/cut`)).text()).toBe("hello world");
     const empty = await nodeFetch(`${server.url}/none`);
     expect({ status: empty.status, body: empty.body }).toEqual({ status: 204, body: null });
   });
