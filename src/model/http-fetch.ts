@@ -50,9 +50,10 @@ interface Outgoing {
  * A `fetch` for the Anthropic client. A request with a string or byte body (or none) to an http or https
  * URL goes over node:http(s) with keep-alive connections, whose idle sockets never hold the process open
  * and close after `idleMs`. Anything else (a stream or form body, a Request object, another scheme, a
- * redirect mode, an undici dispatcher) is left to the global fetch. It answers as fetch does: a Response
- * whose body streams as it arrives (inflated when the server compressed it); redirects followed, with no
- * credential sent to another origin and none from https to http; a rejection with the signal's reason
+ * URL holding a password, a redirect mode, an undici dispatcher) is left to the global fetch. It answers
+ * as fetch does: a Response whose body streams as it arrives (inflated when the server compressed it);
+ * redirects followed, with no credential sent to another origin, none from https to http and none to
+ * another scheme; a rejection with the signal's reason
  * when aborted; `TypeError("fetch failed")` with the system's error as its cause when the connection
  * fails, cannot be made within `connectMs`, gives no response head within `headMs`, or its body stays
  * silent for `bodyMs`; the words of the last three say "timed out", as the SDK expects of a timeout.
