@@ -14,6 +14,7 @@ function layout() {
   mkdirSync(join(home, ".ssh"), { recursive: true });
   mkdirSync(join(workspace, "sessions"), { recursive: true });
   mkdirSync(join(home, "elsewhere"));
+  mkdirSync(join(project, "sub"));
   writeFileSync(join(home, ".ssh", "id_rsa"), "KEY");
   writeFileSync(join(project, "notes.txt"), "notes");
   symlinkSync(project, join(home, "project-alias"));
@@ -21,6 +22,7 @@ function layout() {
   symlinkSync(join(workspace, "sessions"), join(project, "s"));
   symlinkSync(join(home, "elsewhere", "new.txt"), join(project, "dangling"));
   symlinkSync(join(home, ".ssh", "id_rsa"), join(project, "innocent.txt"));
+  symlinkSync(workspace, join(project, "sub", "ws-link"));
   return { home, project, workspace };
 }
 
@@ -59,5 +61,16 @@ describe("the gate's paths reached under other names", () => {
       expect((await context.checkCommand(command, "t")).allowed, command).toBe(false);
     }
     expect((await gate(join(home, "project-alias"), home, workspace).context.checkCommand("cat notes.txt", "t")).allowed).toBe(true);
+  });
+
+  it("asks as well when the same paths are spelled with .., ./, an absolute path, a second link or a command substitution", async () => {
+    const { home, workspace } = layout();
+    const paths: Array<[string, "read" | "write"]> = [
+      ["workspace/../workspace/exec-approvals.json", "write"], ["./s/../s/agent#main#x.jsonl", "write"], ["h/project-alias/workspace/exec-approvals.json", "write"],
+      ["sub/ws-link/exec-approvals.json", "write"], ["sub/ws-link/sessions/a.jsonl", "write"], ["sub/../h/./.ssh/id_rsa", "read"], [join(home, "project-alias", "..", ".ssh", "id_rsa"), "read"],
+    ];
+    for (const [path, access] of paths) expect((await gate(join(home, "project-alias"), home, workspace).context.checkPath(path, access, "t")).allowed, path).toBe(false);
+    const commands = ["cd sub && cat ../h/.ssh/id_rsa", "cd sub/ws-link/.. && cat ../h/.ssh/id_rsa", "cat $(echo h)/.ssh/id_rsa", "tac h/.ssh/id*", "head -c 3 ./h/./.ssh/id_rsa", "cat notes.txt | cat - h/.ssh/id_rsa", "cd h; cat .ssh/id_rsa"];
+    for (const command of commands) expect((await gate(join(home, "project-alias"), home, workspace).context.checkCommand(command, "t")).allowed, command).toBe(false);
   });
 });
