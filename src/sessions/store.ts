@@ -175,8 +175,12 @@ export class SessionStore implements SessionBackend {
         // Without the lock another writer (or a crash's truncation) may have left a torn tail: the careful append checks it.
         this.appendPlain(file, body);
       } else {
-        this.appendChecked(key, file, records, body);
-        if (this.fsync) await this.syncData(file);
+        const fd = this.appendChecked(key, file, records, body);
+        try {
+          if (this.fsync) await fdatasyncAsync(fd);
+        } finally {
+          closeSync(fd);
+        }
       }
       this.knownWhole.add(file);
       noteWrite(lockPathOf(file));
@@ -200,8 +204,12 @@ export class SessionStore implements SessionBackend {
     writeWhole(fd, body);
   }
 
-  /** The careful append: a header for a new file, a newline after a torn tail, then the records, in one write. */
-  private appendChecked(key: string, file: string, records: SessionRecord[], body: string): void {
+  /**
+   * The careful append: a header for a new file, a newline after a torn tail, then the records, in one
+   * write. Returns the open descriptor, for the caller to flush to the disk (the `fsync` option, on the
+   * thread pool, as it waits for the device) and close.
+   */
+  private appendChecked(key: string, file: string, records: SessionRecord[], body: string): number {
     // As "a+": a FIFO in the file's place is refused, not written until it fills and hangs.
     const { fd, size } = openRegularSync(file, constants.O_RDWR | APPEND_FLAGS, 0o666);
     try {
@@ -209,18 +217,10 @@ export class SessionStore implements SessionBackend {
       if (size === 0 && records[0]?.type !== "session") prefix = serialize(headerRecordFor(key, agentIdFromKey(key), this.clock.now()), file);
       else if (size > 0 && !endsWithNewline(fd, size)) prefix = "\n";
       writeWhole(fd, prefix + body);
-    } finally {
+      return fd;
+    } catch (error) {
       closeSync(fd);
-    }
-  }
-
-  /** Flushes the session file to the disk (the `fsync` option), on the thread pool: it waits for the device. */
-  private async syncData(file: string): Promise<void> {
-    const { fd } = openRegularSync(file, constants.O_RDWR);
-    try {
-      await fdatasyncAsync(fd);
-    } finally {
-      closeSync(fd);
+      throw error;
     }
   }
 
