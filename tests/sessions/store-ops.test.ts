@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { execFileSync } from "node:child_process";
-import { readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { SessionStore } from "../../src/sessions/store.js";
 import type { Clock } from "../../src/deps.js";
@@ -22,6 +22,21 @@ describe("session store operations", () => {
     expect(await store.exists("agent:scout:x")).toBe(true);
     await expect(store.create("agent:scout:x")).rejects.toThrow(/already exists/);
     expect(await store.load("agent:scout:x")).toMatchObject({ exists: true, agentId: "scout", messages: [] });
+  });
+
+  it("with fsync on, appends whole records under the lock and outside it, and leaves no descriptor open", async () => {
+    const store = new SessionStore(dir, { fsync: true });
+    const key = "agent:main:synced";
+    const record = (id: string) => ({ type: "message" as const, id, ts: 1, message: { role: "user" as const, content: [{ type: "text" as const, text: id }] } });
+    const openFiles = async (): Promise<number> => (await readdir("/proc/self/fd")).length;
+    const before = await openFiles();
+    await store.append(key, [record("u1")]);
+    const release = await store.lock(key);
+    for (const id of ["u2", "u3"]) await store.append(key, [record(id)]);
+    await release();
+    expect(await openFiles()).toBe(before);
+    const lines = (await readFile(store.fileFor(key), "utf8")).split("\n").filter(Boolean);
+    expect(lines.map((line) => (JSON.parse(line) as { id?: string }).id)).toEqual([undefined, "u1", "u2", "u3"]);
   });
 
   it("appends on a new line after a tail torn since its own last append when it does not hold the lock, in the same process", async () => {
