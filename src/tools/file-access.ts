@@ -1,6 +1,7 @@
 // What the three file tools share: their path rule and the path the gate granted, reading text safely, and clear messages for missing files.
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { ToolError } from "../errors.js";
+import { readRegularFile } from "../fs/regular-file.js";
 import type { PermissionRule, ToolContext } from "./define.js";
 
 /** Files larger than this are not loaded whole for editing. */
@@ -38,7 +39,10 @@ export async function readTextForEdit(path: string, shown: string, cwd: string):
   // A FIFO or a device would never end the read (or never start it): only a regular file is edited.
   if (!info.isFile()) throw new ToolError(`${shown} is not a regular file`);
   if (info.size > MAX_EDIT_BYTES) throw new ToolError(`${shown} is ${info.size} bytes, more than edit_file handles (${MAX_EDIT_BYTES}); use write_file or run_command`);
-  const bytes = await readFile(path);
+  // Read through a non-blocking open: a FIFO put in the file's place since the stat is refused, not waited on.
+  const bytes = await readRegularFile(path).catch((error: Error) => {
+    throw new ToolError(`cannot read ${shown}: ${error.message}`);
+  });
   if (bytes.subarray(0, 8_192).includes(0)) throw new ToolError(`${shown} looks like a binary file; edit_file only edits text`);
   return bytes.toString("utf8");
 }
