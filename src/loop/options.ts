@@ -335,8 +335,6 @@ function oneAtATime(approver: Approver): Approver {
 
 /** The default client of the last turn that built one, kept while the credentials it was built from stay the same. */
 let defaultClient: { credentials: string; client: Anthropic } | undefined;
-/** Whether the process's environment block has had its secrets blanked (it never changes afterwards). */
-let environHidden = false;
 
 /**
  * The default client: the previous turn's when the environment names the same credentials (a
@@ -348,10 +346,7 @@ let environHidden = false;
 function createClientFromEnv(env: Env): Anthropic {
   const credentials = JSON.stringify(readCredentials(env));
   if (defaultClient?.credentials !== credentials) defaultClient = { credentials, client: createClient({ env }) };
-  if (env === process.env && !environHidden) {
-    hideSecretsFromProcEnviron(isSecretVariable);
-    environHidden = true;
-  }
+  if (env === process.env) hideSecretsFromProcEnviron(isSecretVariable);
   return defaultClient.client;
 }
 

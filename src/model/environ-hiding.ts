@@ -14,9 +14,18 @@ const ENV_END_FIELD = 51 - 3;
  * whose parent we are) can read it. For each variable of that block for which `isSecret(name, value)`
  * holds, this sets the variable again in `process.env` (setenv copies the value elsewhere, so the program
  * still reads it) and then overwrites its value in the block with `*` through /proc/self/mem. Linux only:
- * where /proc is missing or cannot be written it changes nothing and says why. Never throws.
+ * where /proc is missing or cannot be written it changes nothing and says why. Never throws. The block
+ * never changes afterwards: later calls (each client built from the process's environment makes one)
+ * return the first call's outcome at once.
  */
 export function hideSecretsFromProcEnviron(isSecret: (name: string, value: string) => boolean): EnvironHiding {
+  hiding ??= hideOnce(isSecret);
+  return hiding;
+}
+
+let hiding: EnvironHiding | undefined;
+
+function hideOnce(isSecret: (name: string, value: string) => boolean): EnvironHiding {
   let block: { start: number; bytes: Buffer };
   try {
     block = readEnvironBlock();
