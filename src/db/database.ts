@@ -56,6 +56,9 @@ export class Database {
 
   /** The promise `openDatabase` cached for this database. */
   opening: Promise<Database> | undefined;
+
+  /** Whether the process holds one user of it for good (`holdDatabase`). */
+  held = false;
 }
 
 const opened = new Map<string, Promise<Database>>();
@@ -75,6 +78,18 @@ export async function openDatabase(config: ResolvedDatabaseConfig): Promise<Data
   }
   const database = await opening;
   database.users += 1;
+  return database;
+}
+
+/**
+ * `openDatabase` for a user that is the process itself (the turns given no store): the first call
+ * takes one user for the rest of the process, later calls for the same config take none, so however
+ * many turns run the database stays open as one user. Its idle connections never keep the process alive.
+ */
+export async function holdDatabase(config: ResolvedDatabaseConfig): Promise<Database> {
+  const database = await openDatabase(config);
+  if (database.held) await database.close();
+  database.held = true;
   return database;
 }
 
@@ -140,6 +155,6 @@ export function isConnectionLost(error: unknown): boolean {
 }
 
 /** What makes two configs the same database of the process: URL, schema and pool sizes. */
-export function databaseKey(config: ResolvedDatabaseConfig): string {
+function databaseKey(config: ResolvedDatabaseConfig): string {
   return JSON.stringify([config.url, config.schema, config.poolSize, config.turnConnections]);
 }

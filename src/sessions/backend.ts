@@ -1,6 +1,6 @@
 // Which session backend a process uses: PostgreSQL when a database is configured, else the files of the workspace.
-import { resolveDatabaseConfig, type DatabaseOption, type ResolvedDatabaseConfig } from "../db/config.js";
-import { databaseKey, openDatabase, type Database } from "../db/database.js";
+import { resolveDatabaseConfig, type DatabaseOption } from "../db/config.js";
+import { holdDatabase, openDatabase } from "../db/database.js";
 import type { Clock } from "../deps.js";
 import { PgSessionStore } from "./pg-store.js";
 import { SessionStore, type SessionBackend } from "./store.js";
@@ -31,20 +31,6 @@ export async function openSessionBackend(opts: BackendOptions): Promise<SessionB
   const common = { ...(opts.clock && { clock: opts.clock }), ...(opts.onWarning && { onWarning: opts.onWarning }) };
   const config = resolveDatabaseConfig(opts.database, opts.env);
   if (!config) return new SessionStore(opts.sessionsDir, common);
-  if (opts.forTurns) return new PgSessionStore(await turnsDatabase(config), common);
+  if (opts.forTurns) return new PgSessionStore(await holdDatabase(config), common);
   return new PgSessionStore(await openDatabase(config), { ...common, owned: true });
-}
-
-/** The databases the turns of this process opened for themselves, by config: one user each, held while the process lives. */
-const turnsDatabases = new Map<string, Promise<Database>>();
-
-function turnsDatabase(config: ResolvedDatabaseConfig): Promise<Database> {
-  const key = databaseKey(config);
-  let opening = turnsDatabases.get(key);
-  if (!opening) {
-    opening = openDatabase(config);
-    turnsDatabases.set(key, opening);
-    opening.catch(() => turnsDatabases.delete(key));
-  }
-  return opening;
 }
