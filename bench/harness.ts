@@ -56,7 +56,8 @@ export interface HarnessLoops {
  * bare loop, against a scripted model asking for `rounds` - 1 echo rounds then text. Runs one
  * miniclaw turn, whose first request the same-request baseline copies.
  */
-export async function openHarnessLoops(lib: MiniclawLibrary, rounds = LOOP_ROUNDS): Promise<HarnessLoops> {
+export async function openHarnessLoops(lib: MiniclawLibrary): Promise<HarnessLoops> {
+  const rounds = LOOP_ROUNDS;
   const root = await mkdtemp(join(tmpdir(), "miniclaw-bench-harness-"));
   const server = await startScriptedModel([toolLoopRule(rounds, (_req, n) => ({ name: "echo", input: { text: `round ${n}` } }))]);
   const close = async (): Promise<void> => {

@@ -45,6 +45,8 @@ async function escapeToAscii(dir) {
     if (ascii === code) continue;
     const bare = async (text) => (await transform(text, { minifyWhitespace: true, format: "esm", charset: "ascii" })).code;
     if ((await bare(code)) === (await bare(ascii))) writeFileSync(file, ascii);
+    // Outside a comment (a regular expression, a template), only the source can say it another way: say where.
+    else console.warn(`bundle: ${dir}/${name} keeps characters outside ASCII outside its comments; spell them as \\u escapes in the source`);
   }
 }
 

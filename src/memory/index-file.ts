@@ -12,7 +12,7 @@ import { gunzip, gzip } from "node:zlib";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { readRegularFile } from "../fs/regular-file.js";
 import type { FileStamp } from "./folder-tracker.js";
-import { NOTE_FIELDS, type IndexData } from "./search-index.js";
+import { KEY_LENGTH, NOTE_FIELDS, TEXT_LENGTH, type IndexData } from "./search-index.js";
 
 /**
  * Name of the index file in the memory folder. Hidden and not `.md`, so it is never
@@ -61,7 +61,7 @@ function layout(headerLength: number, h: Header): { names: number; terms: number
 }
 
 /** The bytes of `data`, before gzip: magic, header length, JSON header, names, terms, note numbers, then term counts and posting docs (u32) and posting counts (u8). */
-export function encodeIndex(data: IndexData): Buffer {
+function encodeIndex(data: IndexData): Buffer {
   const nameBlob = Buffer.from(data.fileNames.join(NAME_SEPARATOR), "utf8");
   const termBlob = Buffer.from(data.terms.join(TERM_SEPARATOR), "utf8");
   const header: Header = { format: FORMAT, endian: endianness(), notes: data.fileNames.length, nameBytes: nameBlob.length, termBytes: termBlob.length, terms: data.terms.length, postings: data.docs.length };
@@ -116,8 +116,8 @@ export function decodeIndex(bytes: Buffer, isNoteFile: (fileName: string) => boo
     if (!notes || new Set(notes.fileNames).size !== notes.fileNames.length || !notes.fileNames.every(isNoteFile)) return undefined;
     const fields = notes.noteFields;
     for (let i = 0; i < fields.length; i += NOTE_FIELDS) {
-      // A note's key and text lengths (its first two fields) are counts: never negative, never NaN.
-      if (!((fields[i] as number) >= 0 && (fields[i + 1] as number) >= 0)) return undefined;
+      // A note's key and text lengths are counts: never negative, never NaN.
+      if (!((fields[i + KEY_LENGTH] as number) >= 0 && (fields[i + TEXT_LENGTH] as number) >= 0)) return undefined;
     }
     const terms = header.terms === 0 ? [] : bytes.toString("utf8", at.terms, at.terms + header.termBytes).split(TERM_SEPARATOR);
     const counts = view(bytes, at.counts, header.terms, Uint32Array);

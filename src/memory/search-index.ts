@@ -13,7 +13,8 @@ export interface IndexHit {
 
 /** Numbers kept per note, in `IndexData.noteFields`: its key's distinct words, its text's, then its stamp (mtimeMs, size, ino). */
 export const NOTE_FIELDS = 5;
-const [KEY_LENGTH, TEXT_LENGTH, MTIME, SIZE, INO] = [0, 1, 2, 3, 4];
+/** Where each of a note's numbers sits among its NOTE_FIELDS. */
+export const [KEY_LENGTH, TEXT_LENGTH, MTIME, SIZE, INO] = [0, 1, 2, 3, 4] as const;
 
 /**
  * The whole index as flat data: the notes by position (their file names, and `NOTE_FIELDS`

@@ -124,9 +124,9 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
   if (!opts.client && opts.env === process.env) hideSecretsFromProcEnviron(isSecretVariable);
   const warn = opts.onWarning ?? (() => {});
   const skills = new SkillLoader({ dirs: [BUNDLED_SKILLS, join(opts.workspace, "skills")], onWarning: warn });
-  const [agents, userProfile, mcp] = await Promise.all([
+  const userProfile = readUserProfile(opts.workspace);
+  const [agents, mcp] = await Promise.all([
     loadAgents(opts.workspace, { onWarning: warn, knownTools: (opts.turn?.tools ?? []).map((tool) => tool.name) }),
-    readUserProfile(opts.workspace),
     assistantMcp(opts, warn),
     skills.load(),
   ]);

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { INDEX_FILE_NAME, readIndexFile, writeIndexFile } from "../../src/memory/index-file.js";
-import { hasStamp, NOTE_FIELDS } from "../../src/memory/search-index.js";
+import { hasStamp, MTIME, NOTE_FIELDS } from "../../src/memory/search-index.js";
 import { MemoryStore } from "../../src/memory/store.js";
 
 let workspace: string;
@@ -168,7 +168,7 @@ describe("the persisted search index", () => {
     const stamp = { mtimeMs: real.mtimeMs, size: real.size, ino: real.ino };
     if (!forged) throw new Error("no index written");
     const noteFields = forged.noteFields.slice();
-    noteFields.set([stamp.mtimeMs, stamp.size, stamp.ino], forged.fileNames.indexOf("secret.md") * NOTE_FIELDS + 2);
+    noteFields.set([stamp.mtimeMs, stamp.size, stamp.ino], forged.fileNames.indexOf("secret.md") * NOTE_FIELDS + MTIME);
     await writeIndexFile(dir, { ...forged, noteFields });
     await utimes(join(dir, "apple.md"), HOUR_AGO, HOUR_AGO);
     expect(await keys(open(), "apple")).toEqual(["apple"]);
