@@ -17,6 +17,7 @@
 // crash between the session record and `delivered` hands it once more to the next process, and the
 // loop drops it because the session's `steerIds` already hold it.
 import { randomUUID } from "node:crypto";
+import { statSync } from "node:fs";
 import { mkdir, open, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { systemClock, type Clock } from "../deps.js";
@@ -212,11 +213,23 @@ function isDelivered(value: unknown): value is { ids: string[] } {
 }
 
 async function readInbox(file: string): Promise<string> {
+  // A turn looks before every request, and the inbox is almost always absent: one synchronous stat
+  // answers that without a trip through the thread pool (a file added just after is seen next time).
+  if (isAbsent(file)) return "";
   try {
     return await readRegularText(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
     throw new SessionError(`cannot read the steering inbox ${file}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** True when nothing is at `file`; anything else (a file, an error other than ENOENT) goes on to the read, which judges it. */
+function isAbsent(file: string): boolean {
+  try {
+    return statSync(file, { throwIfNoEntry: false }) === undefined;
+  } catch {
+    return false;
   }
 }
 

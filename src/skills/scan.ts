@@ -43,13 +43,9 @@ export function findSkillFiles(root: string, warn: (message: string) => void): s
   const found: string[] = [];
   const seen = new Set<string>();
   // Every turn scans: a few small directory reads cost microseconds where each trip through libuv's thread pool costs about 0.3 ms of waiting.
-  function walk(dir: string, depth: number): void {
-    let real = dir;
-    try {
-      real = realpathSync(dir);
-    } catch {
-      // A dangling or unreadable path is listed as empty below.
-    }
+  // `real` is the folder's real path, which `seen` keys on: asked of the system only for the root and for links,
+  // since a real folder inside a real folder is there by its name.
+  function walk(dir: string, real: string, depth: number): void {
     if (seen.has(real)) return;
     seen.add(real);
     const list = entries(dir);
@@ -65,11 +61,22 @@ export function findSkillFiles(root: string, warn: (message: string) => void): s
     }
     for (const entry of list.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const path = join(dir, entry.name);
-      if (!skipped(entry.name) && isDirectory(path, entry)) walk(path, depth + 1);
+      if (skipped(entry.name) || !isDirectory(path, entry)) continue;
+      walk(path, entry.isSymbolicLink() ? realPath(path) : join(real, entry.name), depth + 1);
     }
   }
-  walk(resolve(root), 0);
+  const start = resolve(root);
+  walk(start, realPath(start), 0);
   return found.sort();
+}
+
+/** The path with every link resolved; the path itself when that fails (a dangling or unreadable path is listed as empty). */
+function realPath(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
 }
 
 /** The absolute paths of a skill's files other than its SKILL.md, sorted; hidden files skipped. */

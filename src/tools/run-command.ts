@@ -1,11 +1,10 @@
 // run_command: a shell command judged by the command gate, sandboxed when judged read-only, with a timeout, memory and output limits, closed stdin and capped output.
-import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
 import * as z from "zod";
 import { ToolError } from "../errors.js";
 import { checkCommandSafetySync } from "../permissions/safety.js";
 import { sandboxEnv, sandboxSupportFor } from "./child-sandbox.js";
+import { returnScratch, takeScratch } from "./command-scratch.js";
 import { runProcess, type ProcessLimits, type ProcessResult } from "./command-process.js";
 import { defineTool } from "./define.js";
 import type { Tool, ToolContext } from "./define.js";
@@ -75,17 +74,18 @@ export function createRunCommandTool(options: RunCommandOptions = {}): Tool<{ co
 
 /**
  * Runs the command in its sandbox. A read-only command gets a temporary folder of its own as TMPDIR,
- * removed when it ends: `sort` and others spill there, and a command killed at its timeout would
- * otherwise leave its spill files behind, one run after another, until the disk is full.
+ * emptied when it ends (`command-scratch.ts`): `sort` and others spill there, and a command killed at
+ * its timeout would otherwise leave its spill files behind, one run after another, until the disk is full.
  */
 async function runSandboxed(command: string, readOnly: boolean, context: ToolContext, limits: ProcessLimits): Promise<ProcessResult> {
   const env = sandboxEnv(context.env, readOnly, sandboxSupportFor(command));
   if (!readOnly) return runProcess(command, env, context, limits);
-  const scratch = await mkdtemp(join(env["TMPDIR"] || tmpdir(), "miniclaw-cmd-"));
+  const parent = env["TMPDIR"] || tmpdir();
+  const scratch = takeScratch(parent);
   try {
     return await runProcess(command, { ...env, TMPDIR: scratch }, context, limits);
   } finally {
-    await rm(scratch, { recursive: true, force: true });
+    await returnScratch(parent, scratch);
   }
 }
 

@@ -139,6 +139,18 @@ describe("SkillLoader rules", () => {
     expect(warnings).toEqual([]);
   });
 
+  it("walks a folder reached by a link once, however the links loop back to it", async () => {
+    await skill(join(temp, "team"), "deploy", skillText("deploy", "d"));
+    await mkdir(join(temp, "team", "nested"));
+    await symlink("..", join(temp, "team", "nested", "up"));
+    await symlink(join(temp, "team"), join(temp, "alias"));
+    await symlink(temp, join(temp, "team", "root"));
+    const { loader, warnings } = await loaded([temp]);
+    expect(loader.list().map((s) => [s.name, s.file])).toEqual([["deploy", join(temp, "alias", "deploy", "SKILL.md")]]);
+    // A duplicate name from a second path to the same folder would be warned about: none is.
+    expect(warnings).toEqual([]);
+  });
+
   it("reads a description with an unquoted colon line by line, with a warning", async () => {
     const file = await skill(temp, "colon", "---\nname: colon\ndescription: Use when: things happen\nmetadata: {\"a\":{\"b\":1}}\n---\nbody\n");
     const { loader, warnings } = await loaded([temp]);

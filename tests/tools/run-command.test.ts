@@ -12,6 +12,7 @@ import { createRunCommandTool } from "../../src/tools/run-command.js";
 import { scrubEnv, secretValues } from "../../src/tools/child-env.js";
 import { checkCommandSafety } from "../../src/permissions/safety.js";
 import { buildToolContext } from "../helpers/tool-context.js";
+import { runModuleScript, sourceUrl } from "../helpers/module-script.js";
 import { gatedRun } from "./gated-run.js";
 import type { TestToolContext } from "../helpers/tool-context.js";
 
@@ -290,15 +291,42 @@ describe("limits", () => {
     expect(Number(/stdout:\n\s*(\d+)/.exec(words)?.[1])).toBeLessThan(2 ** 26);
   });
 
-  it("gives a read-only command a temporary folder of its own, removed when it ends, even when it is killed", async () => {
+  it("gives a read-only command a temporary folder of its own, emptied when it ends, even when it is killed", async () => {
     const parent = mkdtempSync(join(tmpdir(), "miniclaw-tmp-"));
     const context = await gateAnswering(true, { ...process.env, TMPDIR: parent });
     // sort -S 64K spills to temporary files within milliseconds; the timeout only has to find it still running.
     const short = createRunCommandTool({ timeoutMs: 600 });
     const error = await failure(run(context, "seq 1 100000000 | sort -S 64K >/dev/null", short));
     expect(error.message).toMatch(/^timed out/);
-    const seen = await run(context, 'echo "$TMPDIR"; ls "$TMPDIR" | wc -l');
-    expect(seen).toMatch(new RegExp(`stdout:\n${parent}/miniclaw-cmd-[A-Za-z0-9]+\n0$`));
+    // The killed command's folder held its spill files: removed with them, not kept.
+    expect(readdirSync(parent)).toEqual([]);
+    const first = await run(context, 'echo "$TMPDIR"; ls -A "$TMPDIR" | wc -l');
+    expect(first).toMatch(new RegExp(`stdout:\n${parent}/miniclaw-cmd-[A-Za-z0-9]+\n0$`));
+    // A folder left empty is kept for the next command, which finds it empty too.
+    const second = await run(context, 'echo "$TMPDIR"; ls -A "$TMPDIR" | wc -l');
+    expect(second).toBe(first);
+    expect(readdirSync(parent)).toHaveLength(1);
+    // Two commands at once get a folder each.
+    const both = await Promise.all([run(context, 'sleep 0.3; echo "$TMPDIR"'), run(context, 'sleep 0.3; echo "$TMPDIR"')]);
+    expect(new Set(both).size).toBe(2);
+    for (const dir of readdirSync(parent)) expect(readdirSync(join(parent, dir))).toEqual([]);
+  });
+
+  it("removes the temporary folders it kept when the process exits", () => {
+    const parent = mkdtempSync(join(tmpdir(), "miniclaw-tmp-"));
+    const script = `
+      const { takeScratch, returnScratch } = await import(${JSON.stringify(sourceUrl("src/tools/command-scratch.ts"))});
+      const parent = ${JSON.stringify(parent)};
+      const a = takeScratch(parent), b = takeScratch(parent);
+      await returnScratch(parent, a);
+      await returnScratch(parent, b);
+      const reused = takeScratch(parent);
+      await returnScratch(parent, reused);
+      process.stdout.write(JSON.stringify({ kept: (await import("node:fs")).readdirSync(parent).length, reused: reused === b }));
+    `;
+    const child = runModuleScript(script);
+    expect(child.stderr).toBe("");
+    expect(JSON.parse(child.stdout)).toEqual({ kept: 2, reused: true });
     expect(readdirSync(parent)).toEqual([]);
   });
 
