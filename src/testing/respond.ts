@@ -76,13 +76,13 @@ export interface StreamPlan {
   cut?: { afterEvents: number; error?: { type: string; message: string } };
 }
 
-function startSse(res: ServerResponse): void {
+function startSse(res: ServerResponse, flush: boolean): void {
   res.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-cache",
     "request-id": randomId("req_"),
   });
-  res.flushHeaders();
+  if (flush) res.flushHeaders();
 }
 
 /** Resolves once the chunk is handed to the socket, so a cut that follows never loses it. */
@@ -97,7 +97,14 @@ async function pauseAt(plan: StreamPlan, written: number, signal: AbortSignal): 
 /** Streams `events` per `plan`; stops quietly when `signal` aborts (client gone or server closing). */
 export async function sendStream(res: ServerResponse, events: SseEvent[], plan: StreamPlan, signal: AbortSignal): Promise<void> {
   if (res.destroyed) return;
-  startSse(res);
+  if (plan.eventDelayMs <= 0 && plan.pauses.length === 0 && !plan.cut) {
+    // Nothing to wait for: head and events go in one write, as a server sends what it has at once,
+    // instead of a write (and a wake-up of the client) per event.
+    startSse(res, false);
+    res.end(events.map(formatSse).join(""));
+    return;
+  }
+  startSse(res, true);
   const cutAt = plan.cut ? Math.min(plan.cut.afterEvents, events.length) : Infinity;
   for (let i = 0; i <= events.length; i++) {
     await pauseAt(plan, i, signal);
@@ -124,7 +131,7 @@ function cutStream(res: ServerResponse, error: { type: string; message: string }
 export function sendMalformed(res: ServerResponse, stream: boolean): void {
   if (res.destroyed || res.headersSent) return;
   if (stream) {
-    startSse(res);
+    startSse(res, true);
     res.end("event: message_start\ndata: {\"type\":\"message_start\",\"message\":\n\n");
     return;
   }
