@@ -1,4 +1,5 @@
-// The bare shell loop: the smallest messages.create tool loop whose one tool runs a command with `/bin/bash -c` through child_process, the baseline of the whole-process rows.
+// The bare shell loop: the smallest messages.create tool loop whose one tool runs a command with `/bin/bash -c` through child_process, the baseline of the whole-process rows;
+// with `stream`, each request is streamed (`messages.stream(...).finalMessage()`), as miniclaw streams its requests.
 import Anthropic from "@anthropic-ai/sdk";
 import { spawn } from "node:child_process";
 
@@ -25,11 +26,12 @@ function runCommand(command) {
 }
 
 /** One turn of at most `rounds` requests: every run_command call answered in order until the model answers with text. */
-export async function runBareShellLoop({ baseURL, apiKey = "x", rounds = 20, prompt = "hi" }) {
+export async function runBareShellLoop({ baseURL, apiKey = "x", rounds = 20, prompt = "hi", stream = false }) {
   const client = new Anthropic({ baseURL, apiKey });
   const messages = [{ role: "user", content: prompt }];
   for (let round = 1; round <= rounds; round++) {
-    const message = await client.messages.create({ model: MODEL, max_tokens: 1024, tools: TOOLS, messages });
+    const params = { model: MODEL, max_tokens: 1024, tools: TOOLS, messages };
+    const message = stream ? await client.messages.stream(params).finalMessage() : await client.messages.create(params);
     messages.push({ role: "assistant", content: message.content });
     if (message.stop_reason !== "tool_use") {
       return message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
@@ -42,7 +44,8 @@ export async function runBareShellLoop({ baseURL, apiKey = "x", rounds = 20, pro
   return "";
 }
 
-// Run as a process: `ANTHROPIC_BASE_URL=... node bench/bare-shell-loop.mjs [ROUNDS] [PROMPT]` prints the final text.
+// Run as a process: `ANTHROPIC_BASE_URL=... node bench/bare-shell-loop.mjs [ROUNDS] [PROMPT] [stream]` prints the final text.
 const env = process.env;
-const text = await runBareShellLoop({ baseURL: env.ANTHROPIC_BASE_URL, apiKey: env.ANTHROPIC_API_KEY, rounds: Number(process.argv[2] ?? 20), prompt: process.argv[3] ?? "hi" });
+const [rounds = "20", prompt = "hi", mode] = process.argv.slice(2);
+const text = await runBareShellLoop({ baseURL: env.ANTHROPIC_BASE_URL, apiKey: env.ANTHROPIC_API_KEY, rounds: Number(rounds), prompt, stream: mode === "stream" });
 process.stdout.write(`${text}\n`);

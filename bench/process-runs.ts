@@ -21,8 +21,11 @@ export const PROCESS_RUNS = 11;
 export const SHORT_ROUNDS = 1;
 export const LONG_ROUNDS = 19;
 
-/** The three contenders: `node bin/miniclaw.js run`, `node bench/library-run.mjs`, `node bench/bare-shell-loop.mjs`. */
-export const HARNESSES = ["miniclaw", "library", "bare"] as const;
+/**
+ * The contenders: `node bin/miniclaw.js run`, `node bench/library-run.mjs`, `node bench/bare-shell-loop.mjs`,
+ * and the same bare loop streaming its requests as miniclaw does (`... stream`), which shows what streaming costs.
+ */
+export const HARNESSES = ["miniclaw", "library", "bare", "bareStream"] as const;
 export type Harness = (typeof HARNESSES)[number];
 
 /** What one process run measured, in milliseconds and megabytes. */
@@ -33,6 +36,8 @@ export interface RunFigures {
   wholeMs: number;
   /** The scripted model sending its final (text) response → exit. */
   tailMs: number;
+  /** The first request → the final response: the turn's rounds, without the process's start and exit. */
+  spanMs: number;
   /** Peak resident set size. */
   maxRssMb: number;
   /** CPU time of all the process's threads at its exit event, user + system. */
@@ -43,8 +48,15 @@ export interface RunFigures {
 export interface HarnessRuns {
   short: RunFigures;
   long: RunFigures;
-  /** (median whole run at LONG_ROUNDS − at SHORT_ROUNDS) / (LONG_ROUNDS − SHORT_ROUNDS). */
+  /**
+   * (median span at LONG_ROUNDS − at SHORT_ROUNDS) / (LONG_ROUNDS − SHORT_ROUNDS): the rounds alone. The start
+   * and the exit have rows of their own, and a difference of whole runs also counts how the exit tail changes with
+   * the length of the run (the bare loop's is about 50 ms longer after 1 round than after 19: Node's fetch is
+   * still compiling its parser when a 1-round run ends).
+   */
   perRoundMs: number;
+  /** The same from whole runs, spawn → exit, as measured before. */
+  perRoundWholeMs: number;
   /** The same of the CPU time. */
   cpuPerRoundMs: number;
   runs: { short: RunFigures[]; long: RunFigures[] };
@@ -97,6 +109,7 @@ function figuresOf(run: ChildRun, probe: Probe): RunFigures {
     startMs: round(probe.firstRequestAt - run.spawnedAt, 1),
     wholeMs: round(run.exitedAt - run.spawnedAt, 1),
     tailMs: round(run.exitedAt - probe.finalAt, 1),
+    spanMs: round(probe.finalAt - probe.firstRequestAt, 1),
     maxRssMb: round(run.maxRssKb / 1024, 1),
     cpuMs: round(run.cpuUs / 1000, 1),
   };
@@ -104,14 +117,15 @@ function figuresOf(run: ChildRun, probe: Probe): RunFigures {
 
 function mediansOf(runs: readonly RunFigures[]): RunFigures {
   const of = (field: keyof RunFigures): number => round(median(runs.map((r) => r[field])), 1);
-  return { startMs: of("startMs"), wholeMs: of("wholeMs"), tailMs: of("tailMs"), maxRssMb: of("maxRssMb"), cpuMs: of("cpuMs") };
+  return { startMs: of("startMs"), wholeMs: of("wholeMs"), tailMs: of("tailMs"), spanMs: of("spanMs"), maxRssMb: of("maxRssMb"), cpuMs: of("cpuMs") };
 }
 
 function summarize(runs: { short: RunFigures[]; long: RunFigures[] }): HarnessRuns {
   const short = mediansOf(runs.short);
   const long = mediansOf(runs.long);
   const extra = LONG_ROUNDS - SHORT_ROUNDS;
-  return { short, long, perRoundMs: round((long.wholeMs - short.wholeMs) / extra), cpuPerRoundMs: round((long.cpuMs - short.cpuMs) / extra), runs };
+  const perRound = (field: "spanMs" | "wholeMs" | "cpuMs"): number => round((long[field] - short[field]) / extra);
+  return { short, long, perRoundMs: perRound("spanMs"), perRoundWholeMs: perRound("wholeMs"), cpuPerRoundMs: perRound("cpuMs"), runs };
 }
 
 /** `probe.rounds` responses asking for run_command `echo hi K`, then a text; stamps the first request and the final response. */
@@ -137,9 +151,10 @@ function rotated(by: number): Harness[] {
  * N responses each asking for `run_command` with `echo hi K` (K = 1..N, so no
  * repeat brake fires), then a text. `miniclaw run` and the library script get a
  * fresh workspace from the templates each run (made before the spawn, not timed);
- * the bare loop runs each command with `/bin/bash -c` through `child_process.spawn`.
+ * the bare loop runs each command with `/bin/bash -c` through `child_process.spawn`,
+ * once with `messages.create` and once streaming its requests as miniclaw does.
  * One warm-up run each at N = SHORT_ROUNDS, then `runs` repetitions of N =
- * SHORT_ROUNDS and N = LONG_ROUNDS, the three harnesses interleaved in a rotating
+ * SHORT_ROUNDS and N = LONG_ROUNDS, the four harnesses interleaved in a rotating
  * order. Every child is started with a preload that reports its peak RSS and CPU.
  */
 export async function benchProcessRuns(lib: MiniclawLibrary, { runs = PROCESS_RUNS }: { runs?: number } = {}): Promise<ProcessRunsBench> {
@@ -150,7 +165,7 @@ export async function benchProcessRuns(lib: MiniclawLibrary, { runs = PROCESS_RU
     const env = { PATH: process.env["PATH"] ?? "", HOME: root, NO_COLOR: "1", ANTHROPIC_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "x" };
     let workspaces = 0;
     const argsOf = async (harness: Harness): Promise<string[]> => {
-      if (harness === "bare") return [BARE_SHELL_LOOP, String(LONG_ROUNDS + 1), PROMPT];
+      if (harness === "bare" || harness === "bareStream") return [BARE_SHELL_LOOP, String(LONG_ROUNDS + 1), PROMPT, ...(harness === "bareStream" ? ["stream"] : [])];
       const workspace = join(root, `workspace-${workspaces++}`);
       await lib.ensureWorkspace(workspace);
       return harness === "miniclaw" ? [MINICLAW_BIN, "run", PROMPT, "--workspace", workspace] : [LIBRARY_RUN, workspace, PROMPT];

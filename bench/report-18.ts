@@ -43,15 +43,17 @@ function tailRow(p: ProcessRunsBench, harness: "miniclaw" | "library", limitMs: 
  * turn N rounds of run_command `echo hi K` then a text, against the scripted model.
  */
 export function processRunRows(p: ProcessRunsBench): Row[] {
-  const how = ` (median of ${p.runs} runs each, the three interleaved; bare loop: @anthropic-ai/sdk messages.create, ${p.bareShell})`;
+  const how = ` (median of ${p.runs} runs each, the four interleaved; bare loop: @anthropic-ai/sdk messages.create, ${p.bareShell})`;
   const extra = p.longRounds - p.shortRounds;
-  const { miniclaw, library } = p.harnesses;
+  const { miniclaw, library, bareStream } = p.harnesses;
   return [
     ...bothRows(p, `Whole process, ${p.shortRounds} round of run_command \`echo hi\`, spawn → exit`, (h) => h.short.wholeMs, ms, [1.1, 1.15], how),
     ...bothRows(p, `Whole process, ${p.longRounds} rounds of run_command, spawn → exit`, (h) => h.long.wholeMs, ms, [1.1, 1.15]),
     tailRow(p, "miniclaw", 30),
     tailRow(p, "library", undefined),
-    ...bothRows(p, `Per round with run_command, (whole ${p.longRounds} − whole ${p.shortRounds}) / ${extra}`, (h) => h.perRoundMs, ms, [1.2, 1.2]),
+    ...bothRows(p, `Per round with run_command, first request → final response, (${p.longRounds}-round run − ${p.shortRounds}-round run) / ${extra}`, (h) => h.perRoundMs, ms, [1.2, 1.2]),
+    vsBare(`Per round with run_command, the same: the bare loop streaming its requests as miniclaw does (messages.stream)`, bareStream.perRoundMs, p.harnesses.bare.perRoundMs, ms, undefined),
+    ...bothRows(p, `Per round with run_command, spawn → exit instead, (whole ${p.longRounds} − whole ${p.shortRounds}) / ${extra}: it also counts the exit tail's change`, (h) => h.perRoundWholeMs, ms, [undefined, undefined]),
     ...bothRows(p, `CPU per round with run_command, user + system of all threads at exit, (${p.longRounds} − ${p.shortRounds}) / ${extra}`, (h) => h.cpuPerRoundMs, ms, [undefined, undefined]),
     ...bothRows(p, `Peak RSS, ${p.longRounds + 1}-request turn with run_command (maxRSS at exit)`, (h) => h.long.maxRssMb, mb, [1.15, 1.15]),
     vsBare(`Spawn → first request, the ${p.shortRounds}-round runs: ${WHO.miniclaw}`, miniclaw.short.startMs, p.harnesses.bare.short.startMs, ms, 1.0),
