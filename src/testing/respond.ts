@@ -96,7 +96,7 @@ async function pauseAt(plan: StreamPlan, written: number, signal: AbortSignal): 
 
 /** Streams `events` per `plan`; stops quietly when `signal` aborts (client gone or server closing). */
 export async function sendStream(res: ServerResponse, events: SseEvent[], plan: StreamPlan, signal: AbortSignal): Promise<void> {
-  if (res.destroyed) return;
+  if (res.destroyed || signal.aborted) return;
   if (plan.eventDelayMs <= 0 && plan.pauses.length === 0 && !plan.cut) {
     // Nothing to wait for: head and events go in one write, as a server sends what it has at once,
     // instead of a write (and a wake-up of the client) per event.

@@ -29,6 +29,10 @@ export interface ProcessResult {
   outputLimited: boolean;
   /** Background processes still holding the output pipes after the shell exited were killed. */
   leftoversKilled: boolean;
+  /** The shell's process id, which is also its process group's (undefined when it did not start). */
+  pid: number | undefined;
+  /** Set by the read-only sandbox: processes left in the group once the shell had ended were killed. */
+  straysKilled?: boolean;
 }
 
 /**
@@ -51,7 +55,7 @@ export function runProcess(command: string, env: ToolContext["env"], context: To
   const child = context.spawn("bash", ["-c", limitedCommand(command, limits.memoryBytes)], { cwd: context.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   const result: ProcessResult = {
     exitCode: null, signal: null, stdout: new OutputCapture(limits.captureBytes), stderr: new OutputCapture(limits.captureBytes),
-    timedOut: false, aborted: false, outputLimited: false, leftoversKilled: false,
+    timedOut: false, aborted: false, outputLimited: false, leftoversKilled: false, pid: child.pid,
   };
   const capture = (into: OutputCapture) => (chunk: Buffer): void => {
     into.push(chunk);
@@ -110,6 +114,20 @@ function watch(
 /** SIGKILL to the whole process group (the shell was spawned detached, so it leads one). */
 function killGroup(child: ChildProcess): void {
   if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
+}
+
+/**
+ * SIGKILL to what is left of a process group whose shell has ended (a `sort` inside `<(...)`, a job
+ * put in the background): true when any process was left.
+ */
+export function killStrays(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch {
+    return false;
+  }
+  signalGroup(pgid, "SIGKILL");
+  return true;
 }
 
 /** Sends `signal` to every process of a process group; a group already gone is no error. */

@@ -1,44 +1,49 @@
-// The TMPDIR of read-only commands: a folder of its own for each running command, kept empty for the next one when it ends.
-import { mkdtempSync, readdirSync, rmdirSync } from "node:fs";
+// The TMPDIR of read-only commands: a folder of its own for each running command, kept for a later one when it is left empty.
+import { lstatSync, mkdtempSync, readdirSync, rmdirSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import { ToolError } from "../errors.js";
 
-/** Empty folders kept per parent folder; more are removed (a burst of parallel commands leaves no pile behind). */
-const MAX_SPARE = 8;
+/**
+ * Empty folders kept per parent folder; more are removed. Few: a process killed outright leaves
+ * the ones it kept behind (empty), and commands one after another need one.
+ */
+const MAX_SPARE = 2;
 
 /** Folders of commands that have ended, each left empty, by the folder they were made in. */
 const spare = new Map<string, string[]>();
 let removedAtExit = false;
 
 /**
- * A folder of its own for one command under `parent`: one kept from an earlier command when there
- * is one, else a new one. Making and removing a folder costs a system call each, about 0.2 and 0.5 ms
- * on ext4 mounted with `discard`, which between the rounds of a turn is as much as the rest of a round's work.
+ * A folder of its own for one command under `parent`: one kept from an earlier command when it is
+ * still a folder of this user's that nobody else can enter and that holds nothing, else a new one.
+ * Making and removing a folder costs a system call each, about 0.07 ms together here and more under
+ * load (ext4 mounted with `discard`), as much between the rounds of a turn as much of a round's work.
+ * Throws ToolError when no folder can be made there.
  */
 export function takeScratch(parent: string): string {
-  const kept = spare.get(parent)?.pop();
-  if (kept !== undefined) return kept;
+  const kept = spare.get(parent);
+  // One that is not is forgotten, not removed: what is at that name now may be someone else's.
+  for (let dir = kept?.pop(); dir !== undefined; dir = kept?.pop()) if (isStillOurs(dir)) return dir;
   if (!removedAtExit) {
     removedAtExit = true;
     process.once("exit", removeSpare);
   }
-  return mkdtempSync(join(parent, "miniclaw-cmd-"));
+  try {
+    return mkdtempSync(join(parent, "miniclaw-cmd-"));
+  } catch (error) {
+    throw new ToolError(`cannot make a temporary folder for the command in ${parent}: ${(error as Error).message}`);
+  }
 }
 
 /**
- * Gives back the folder of a command that has ended. Kept for the next command when the command
- * left it empty (nearly always); else removed with what it holds (`sort` spills, a command killed
- * at its timeout), off the event loop, so no run leaves files for the next.
+ * Gives back the folder of a command that has ended: kept for a later command when `keep` and the
+ * command left it empty (nearly always); else removed with what it holds (`sort` spills, a command
+ * killed at its timeout), off the event loop, so that no run leaves files for the next.
  */
-export async function returnScratch(parent: string, dir: string): Promise<void> {
-  let left: string[];
-  try {
-    left = readdirSync(dir);
-  } catch {
-    left = ["(unreadable)"];
-  }
+export async function returnScratch(parent: string, dir: string, keep: boolean): Promise<void> {
   const kept = spare.get(parent) ?? [];
-  if (left.length === 0 && kept.length < MAX_SPARE) {
+  if (keep && kept.length < MAX_SPARE && isEmpty(dir)) {
     kept.push(dir);
     spare.set(parent, kept);
     return;
@@ -46,12 +51,31 @@ export async function returnScratch(parent: string, dir: string): Promise<void> 
   await rm(dir, { recursive: true, force: true });
 }
 
+/** A kept folder may have been cleaned away with the system's temporary files, and its name taken by someone else. */
+function isStillOurs(dir: string): boolean {
+  try {
+    const info = lstatSync(dir);
+    const owner = process.getuid?.();
+    return info.isDirectory() && (owner === undefined || info.uid === owner) && (info.mode & 0o077) === 0 && isEmpty(dir);
+  } catch {
+    return false;
+  }
+}
+
+function isEmpty(dir: string): boolean {
+  try {
+    return readdirSync(dir).length === 0;
+  } catch {
+    return false;
+  }
+}
+
 /** At exit, the kept folders go (they are empty: one system call each). */
 function removeSpare(): void {
   for (const dirs of spare.values()) {
     for (const dir of dirs.splice(0)) {
       try {
-        rmdirSync(dir);
+        if (isStillOurs(dir)) rmdirSync(dir);
       } catch {
         // Already gone, or the system's cleaning of its temporary folder will take it.
       }

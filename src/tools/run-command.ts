@@ -5,7 +5,7 @@ import { ToolError } from "../errors.js";
 import { checkCommandSafetySync } from "../permissions/safety.js";
 import { sandboxEnv, sandboxSupportFor } from "./child-sandbox.js";
 import { returnScratch, takeScratch } from "./command-scratch.js";
-import { runProcess, type ProcessLimits, type ProcessResult } from "./command-process.js";
+import { killStrays, runProcess, type ProcessLimits, type ProcessResult } from "./command-process.js";
 import { defineTool } from "./define.js";
 import type { Tool, ToolContext } from "./define.js";
 import { formatBytes, splitBudget } from "./run-command-output.js";
@@ -74,19 +74,28 @@ export function createRunCommandTool(options: RunCommandOptions = {}): Tool<{ co
 
 /**
  * Runs the command in its sandbox. A read-only command gets a temporary folder of its own as TMPDIR,
- * emptied when it ends (`command-scratch.ts`): `sort` and others spill there, and a command killed at
- * its timeout would otherwise leave its spill files behind, one run after another, until the disk is full.
+ * removed with what it holds when the command ends, or kept for a later one when the command left it
+ * empty (`command-scratch.ts`): `sort` and others spill there, and a command killed at its timeout would
+ * otherwise leave its spill files behind, one run after another, until the disk is full. A read-only
+ * command leaves nothing running: what is left of its process group when it ends is killed, and its
+ * folder, which a straggler may still be writing to, is not kept.
  */
 async function runSandboxed(command: string, readOnly: boolean, context: ToolContext, limits: ProcessLimits): Promise<ProcessResult> {
   const env = sandboxEnv(context.env, readOnly, sandboxSupportFor(command));
   if (!readOnly) return runProcess(command, env, context, limits);
   const parent = env["TMPDIR"] || tmpdir();
   const scratch = takeScratch(parent);
+  let result: ProcessResult;
   try {
-    return await runProcess(command, { ...env, TMPDIR: scratch }, context, limits);
-  } finally {
-    await returnScratch(parent, scratch);
+    result = await runProcess(command, { ...env, TMPDIR: scratch }, context, limits);
+  } catch (error) {
+    await returnScratch(parent, scratch, true);
+    throw error;
   }
+  const strays = result.pid !== undefined && killStrays(result.pid);
+  await returnScratch(parent, scratch, !strays);
+  const killedAlready = result.timedOut || result.aborted || result.outputLimited || result.leftoversKilled;
+  return strays && !killedAlready ? { ...result, straysKilled: true } : result;
 }
 
 function formatResult(result: ProcessResult, limits: ProcessLimits): string {
@@ -99,6 +108,7 @@ function formatResult(result: ProcessResult, limits: ProcessLimits): string {
   if (stderr) parts.push(`stderr:\n${stderr}`);
   if (parts.length === 1) parts.push("(no output)");
   if (result.leftoversKilled) parts.push("(background processes still holding the output were killed when the command ended)");
+  if (result.straysKilled) parts.push("(processes the command left running were killed when it ended: a read-only command leaves nothing behind)");
   if (result.exitCode !== 0 && OUT_OF_MEMORY.test(stderr)) {
     parts.push(`(the command ran out of memory: each of its processes may use at most ${formatBytes(limits.memoryBytes)} of data memory)`);
   }

@@ -1,7 +1,7 @@
 // run_command over real child processes: the gate first, then exit codes, the timeout's group kill, capped output, a clean env,
 // the read-only sandbox (sed, awk, git), memory and output limits.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -312,16 +312,51 @@ describe("limits", () => {
     for (const dir of readdirSync(parent)) expect(readdirSync(join(parent, dir))).toEqual([]);
   });
 
+  it("kills what a read-only command leaves running, so nothing it started writes into a later command's folder", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "miniclaw-tmp-"));
+    const context = await gateAnswering(true, { ...process.env, TMPDIR: parent });
+    const stray = join(parent, "stray.pid");
+    // A job put in the background with its output elsewhere: the shell ends at once, the job would write 0.4 s later.
+    const first = await run(context, `(sleep 0.4; touch "$TMPDIR/late") >/dev/null 2>&1 & echo $! > ${stray}; echo "$TMPDIR"`);
+    expect(first).toContain("(processes the command left running were killed when it ended");
+    expect(isAlive(Number(readFileSync(stray, "utf8")))).toBe(false);
+    const second = await run(context, 'echo "$TMPDIR"; sleep 0.6; ls -A "$TMPDIR" | wc -l');
+    expect(second).toMatch(/\n0$/);
+    expect(second.split("\n")[3]).not.toBe(first.split("\n")[3]);
+    expect(readdirSync(parent).filter((name) => name !== "stray.pid").flatMap((dir) => readdirSync(join(parent, dir)))).toEqual([]);
+  });
+
+  it("does not reuse a kept folder that was cleaned away or replaced, and says so when none can be made", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "miniclaw-tmp-"));
+    const context = await gateAnswering(true, { ...process.env, TMPDIR: parent });
+    const folderOf = async (): Promise<string> => (await run(context, 'echo "$TMPDIR"; touch "$TMPDIR/x"; rm "$TMPDIR/x"')).split("\n")[3] as string;
+    const kept = await folderOf();
+    // The system's cleaning of old temporary files took it.
+    rmSync(kept, { recursive: true });
+    const next = await folderOf();
+    expect(next).not.toBe(kept);
+    // Someone else's link now has its name.
+    const elsewhere = mkdtempSync(join(tmpdir(), "miniclaw-elsewhere-"));
+    rmSync(next, { recursive: true });
+    symlinkSync(elsewhere, next);
+    const third = await folderOf();
+    expect([kept, next]).not.toContain(third);
+    expect(readdirSync(elsewhere)).toEqual([]);
+    const nowhere = await gateAnswering(true, { ...process.env, TMPDIR: join(parent, "missing") });
+    const error = await failure(run(nowhere, "echo hi"));
+    expect(error.message).toMatch(/^cannot make a temporary folder for the command in .*missing: ENOENT/);
+  });
+
   it("removes the temporary folders it kept when the process exits", () => {
     const parent = mkdtempSync(join(tmpdir(), "miniclaw-tmp-"));
     const script = `
       const { takeScratch, returnScratch } = await import(${JSON.stringify(sourceUrl("src/tools/command-scratch.ts"))});
       const parent = ${JSON.stringify(parent)};
       const a = takeScratch(parent), b = takeScratch(parent);
-      await returnScratch(parent, a);
-      await returnScratch(parent, b);
+      await returnScratch(parent, a, true);
+      await returnScratch(parent, b, true);
       const reused = takeScratch(parent);
-      await returnScratch(parent, reused);
+      await returnScratch(parent, reused, true);
       process.stdout.write(JSON.stringify({ kept: (await import("node:fs")).readdirSync(parent).length, reused: reused === b }));
     `;
     const child = runModuleScript(script);
