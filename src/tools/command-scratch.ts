@@ -10,9 +10,16 @@ import { ToolError } from "../errors.js";
  */
 const MAX_SPARE = 2;
 
+/**
+ * How long kept folders outlive the last command: rounds that follow each other quickly reuse them,
+ * and a process killed outright (SIGTERM, SIGKILL: no exit event) after a pause leaves none behind.
+ */
+const SPARE_IDLE_MS = 2_000;
+
 /** Folders of commands that have ended, each left empty, by the folder they were made in. */
 const spare = new Map<string, string[]>();
 let removedAtExit = false;
+let idleTimer: NodeJS.Timeout | undefined;
 
 /**
  * A folder of its own for one command under `parent`: one kept from an earlier command when it is
@@ -46,6 +53,8 @@ export async function returnScratch(parent: string, dir: string, keep: boolean):
   if (keep && kept.length < MAX_SPARE && isEmpty(dir)) {
     kept.push(dir);
     spare.set(parent, kept);
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(removeSpare, SPARE_IDLE_MS).unref();
     return;
   }
   await rm(dir, { recursive: true, force: true });
@@ -70,7 +79,7 @@ function isEmpty(dir: string): boolean {
   }
 }
 
-/** At exit, the kept folders go (they are empty: one system call each). */
+/** After a pause and at exit, the kept folders go (they are empty: one system call each). */
 function removeSpare(): void {
   for (const dirs of spare.values()) {
     for (const dir of dirs.splice(0)) {

@@ -9,6 +9,7 @@ import type { ApprovalDecision } from "../../src/types.js";
 import { ToolError } from "../../src/errors.js";
 import { isReadOnlyCall } from "../../src/tools/define.js";
 import { createRunCommandTool } from "../../src/tools/run-command.js";
+import { returnScratch, takeScratch } from "../../src/tools/command-scratch.js";
 import { scrubEnv, secretValues } from "../../src/tools/child-env.js";
 import { checkCommandSafety } from "../../src/permissions/safety.js";
 import { buildToolContext } from "../helpers/tool-context.js";
@@ -345,6 +346,15 @@ describe("limits", () => {
     const nowhere = await gateAnswering(true, { ...process.env, TMPDIR: join(parent, "missing") });
     const error = await failure(run(nowhere, "echo hi"));
     expect(error.message).toMatch(/^cannot make a temporary folder for the command in .*missing: ENOENT/);
+  });
+
+  it("removes a kept temporary folder two seconds after the last command, so a process killed later leaves none", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "miniclaw-tmp-"));
+    const dir = takeScratch(parent);
+    await returnScratch(parent, dir, true);
+    expect(readdirSync(parent)).toEqual([dir.split("/").pop()]);
+    await new Promise((resolve) => setTimeout(resolve, 2_300));
+    expect(readdirSync(parent)).toEqual([]);
   });
 
   it("removes the temporary folders it kept when the process exits", () => {
