@@ -1,5 +1,6 @@
 // One run_command child: bash in its own process group, under a memory limit, killed whole on timeout, abort or too much output.
 import type { ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { ToolError } from "../errors.js";
 import type { ToolContext } from "./define.js";
 import { OutputCapture } from "./run-command-output.js";
@@ -117,17 +118,51 @@ function killGroup(child: ChildProcess): void {
 }
 
 /**
- * SIGKILL to what is left of a process group whose shell has ended (a `sort` inside `<(...)`, a job
- * put in the background): true when any process was left.
+ * SIGKILL to what is left running of a process group whose shell has ended (a `sort` inside `<(...)`
+ * still reading): true when anything was. A member that has finished but not yet been reaped (a
+ * zombie, as a finished `<(...)` is until the system's first process collects it) is not running.
  */
 export function killStrays(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-  } catch {
-    return false;
-  }
+  if (!groupExists(pgid) || !hasRunningMember(pgid)) return false;
   signalGroup(pgid, "SIGKILL");
   return true;
+}
+
+/** Whether any process is in the group: ESRCH means none; EPERM means one this user cannot signal. */
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
+  }
+}
+
+/**
+ * Whether a member of the group is anything but a zombie, from /proc (read only when the group
+ * still exists after its shell). Without /proc, every member counts as running.
+ */
+function hasRunningMember(pgid: number): boolean {
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc");
+  } catch {
+    return true;
+  }
+  for (const pid of pids) {
+    const first = pid.charCodeAt(0);
+    if (first < 48 || first > 57) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    } catch {
+      continue;
+    }
+    // After the command name in brackets: state, parent, process group.
+    const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 3);
+    if (Number(group) === pgid && state !== "Z" && state !== "X") return true;
+  }
+  return false;
 }
 
 /** Sends `signal` to every process of a process group; a group already gone is no error. */

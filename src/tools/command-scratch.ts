@@ -1,5 +1,5 @@
 // The TMPDIR of read-only commands: a folder of its own for each running command, kept for a later one when it is left empty.
-import { lstatSync, mkdtempSync, readdirSync, rmdirSync } from "node:fs";
+import { lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { ToolError } from "../errors.js";
@@ -30,8 +30,12 @@ let idleTimer: NodeJS.Timeout | undefined;
  */
 export function takeScratch(parent: string): string {
   const kept = spare.get(parent);
-  // One that is not is forgotten, not removed: what is at that name now may be someone else's.
-  for (let dir = kept?.pop(); dir !== undefined; dir = kept?.pop()) if (isStillOurs(dir)) return dir;
+  for (let dir = kept?.pop(); dir !== undefined; dir = kept?.pop()) {
+    // One no longer ours is forgotten, not removed: what is at that name now may be someone else's.
+    if (!isOwnFolder(dir)) continue;
+    if (isEmpty(dir)) return dir;
+    void removeQuietly(dir);
+  }
   if (!removedAtExit) {
     removedAtExit = true;
     process.once("exit", removeSpare);
@@ -53,19 +57,27 @@ export async function returnScratch(parent: string, dir: string, keep: boolean):
   if (keep && kept.length < MAX_SPARE && isEmpty(dir)) {
     kept.push(dir);
     spare.set(parent, kept);
-    clearTimeout(idleTimer);
-    idleTimer = setTimeout(removeSpare, SPARE_IDLE_MS).unref();
+    idleTimer ??= setTimeout(removeSpare, SPARE_IDLE_MS).unref();
+    idleTimer.refresh();
     return;
   }
-  await rm(dir, { recursive: true, force: true });
+  await removeQuietly(dir);
 }
 
-/** A kept folder may have been cleaned away with the system's temporary files, and its name taken by someone else. */
-function isStillOurs(dir: string): boolean {
+/** A folder that cannot be removed (a process just killed still creating a file in it) is left to the system's cleaning. */
+async function removeQuietly(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true, maxRetries: 2 }).catch(() => undefined);
+}
+
+/**
+ * A folder (not a link) of this user's that nobody else can enter: a kept one may have been cleaned
+ * away with the system's temporary files since, and its name taken by someone else.
+ */
+function isOwnFolder(dir: string): boolean {
   try {
     const info = lstatSync(dir);
     const owner = process.getuid?.();
-    return info.isDirectory() && (owner === undefined || info.uid === owner) && (info.mode & 0o077) === 0 && isEmpty(dir);
+    return info.isDirectory() && (owner === undefined || info.uid === owner) && (info.mode & 0o077) === 0;
   } catch {
     return false;
   }
@@ -79,12 +91,12 @@ function isEmpty(dir: string): boolean {
   }
 }
 
-/** After a pause and at exit, the kept folders go (they are empty: one system call each). */
+/** After a pause and at exit, the kept folders go (empty, unless something wrote there since). */
 function removeSpare(): void {
   for (const dirs of spare.values()) {
     for (const dir of dirs.splice(0)) {
       try {
-        if (isStillOurs(dir)) rmdirSync(dir);
+        if (isOwnFolder(dir)) rmSync(dir, { recursive: true, force: true });
       } catch {
         // Already gone, or the system's cleaning of its temporary folder will take it.
       }

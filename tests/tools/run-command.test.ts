@@ -1,7 +1,7 @@
 // run_command over real child processes: the gate first, then exit codes, the timeout's group kill, capped output, a clean env,
 // the read-only sandbox (sed, awk, git), memory and output limits.
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -13,6 +13,7 @@ import { returnScratch, takeScratch } from "../../src/tools/command-scratch.js";
 import { scrubEnv, secretValues } from "../../src/tools/child-env.js";
 import { checkCommandSafety } from "../../src/permissions/safety.js";
 import { buildToolContext } from "../helpers/tool-context.js";
+import { until } from "../helpers/manual-clock.js";
 import { runModuleScript, sourceUrl } from "../helpers/module-script.js";
 import { gatedRun } from "./gated-run.js";
 import type { TestToolContext } from "../helpers/tool-context.js";
@@ -313,18 +314,30 @@ describe("limits", () => {
     for (const dir of readdirSync(parent)) expect(readdirSync(join(parent, dir))).toEqual([]);
   });
 
-  it("kills what a read-only command leaves running, so nothing it started writes into a later command's folder", async () => {
+  it("kills what a read-only command leaves running (a sort inside <(...) still reading), and keeps no folder it may write to", async () => {
     const parent = mkdtempSync(join(tmpdir(), "miniclaw-tmp-"));
-    const context = await gateAnswering(true, { ...process.env, TMPDIR: parent });
-    const stray = join(parent, "stray.pid");
-    // A job put in the background with its output elsewhere: the shell ends at once, the job would write 0.4 s later.
-    const first = await run(context, `(sleep 0.4; touch "$TMPDIR/late") >/dev/null 2>&1 & echo $! > ${stray}; echo "$TMPDIR"`);
-    expect(first).toContain("(processes the command left running were killed when it ended");
-    expect(isAlive(Number(readFileSync(stray, "utf8")))).toBe(false);
-    const second = await run(context, 'echo "$TMPDIR"; sleep 0.6; ls -A "$TMPDIR" | wc -l');
-    expect(second).toMatch(/\n0$/);
-    expect(second.split("\n")[3]).not.toBe(first.split("\n")[3]);
-    expect(readdirSync(parent).filter((name) => name !== "stray.pid").flatMap((dir) => readdirSync(join(parent, dir)))).toEqual([]);
+    const context = await buildToolContext({ env: { PATH: process.env["PATH"], HOME: process.env["HOME"], TMPDIR: parent } });
+    // Sorting two million lines in 1 MiB spills for a second or more; diff ends at once, and so does bash.
+    execFileSync("bash", ["-c", `seq 1 2000000 | tac > ${join(context.cwd, "big.txt")}`]);
+    const out = await run(context, "diff <(sort -S 1M big.txt 2>/dev/null) missing.txt");
+    expect(out).toMatch(/^exit code: 2\n/);
+    expect(out).toContain("(processes the command left running were killed when it ended");
+    await until(() => !execFileSync("ps", ["-eo", "stat=,args="], { encoding: "utf8" }).split("\n").some((line) => /^[^Z]\S*\s+sort -S 1M big\.txt/.test(line.trim())));
+    // Its folder went with whatever the sort had spilled into it.
+    expect(readdirSync(parent)).toEqual([]);
+  });
+
+  it("says nothing of strays, and keeps the folder, when a <(...) has finished before its command", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "miniclaw-tmp-"));
+    const context = await buildToolContext({ env: { PATH: process.env["PATH"], HOME: process.env["HOME"], TMPDIR: parent } });
+    writeFileSync(join(context.cwd, "a.txt"), "b\na\n");
+    writeFileSync(join(context.cwd, "b.txt"), "a\nb\n");
+    // bash runs cat in its own place, so the finished sort is nobody's child until the system's first process reaps it.
+    for (let i = 0; i < 5; i++) {
+      expect(await run(context, "cat <(sort a.txt)")).toBe("exit code: 0\n\nstdout:\na\nb");
+      expect(await run(context, "diff <(sort a.txt) <(sort b.txt)")).toBe("exit code: 0\n\n(no output)");
+    }
+    expect(readdirSync(parent)).toHaveLength(1);
   });
 
   it("does not reuse a kept folder that was cleaned away or replaced, and says so when none can be made", async () => {
@@ -343,6 +356,9 @@ describe("limits", () => {
     const third = await folderOf();
     expect([kept, next]).not.toContain(third);
     expect(readdirSync(elsewhere)).toEqual([]);
+    // One that others can now enter is not used either.
+    chmodSync(third, 0o755);
+    expect([kept, next, third]).not.toContain(await folderOf());
     const nowhere = await gateAnswering(true, { ...process.env, TMPDIR: join(parent, "missing") });
     const error = await failure(run(nowhere, "echo hi"));
     expect(error.message).toMatch(/^cannot make a temporary folder for the command in .*missing: ENOENT/);
@@ -362,16 +378,20 @@ describe("limits", () => {
     const script = `
       const { takeScratch, returnScratch } = await import(${JSON.stringify(sourceUrl("src/tools/command-scratch.ts"))});
       const parent = ${JSON.stringify(parent)};
-      const a = takeScratch(parent), b = takeScratch(parent);
-      await returnScratch(parent, a, true);
-      await returnScratch(parent, b, true);
+      const a = takeScratch(parent), b = takeScratch(parent), c = takeScratch(parent);
+      for (const dir of [a, b, c]) await returnScratch(parent, dir, true);
       const reused = takeScratch(parent);
       await returnScratch(parent, reused, true);
-      process.stdout.write(JSON.stringify({ kept: (await import("node:fs")).readdirSync(parent).length, reused: reused === b }));
+      const kept = (await import("node:fs")).readdirSync(parent).length;
+      // The timer that removes kept folders after a pause does not hold the process: it exits at once.
+      const done = performance.now();
+      process.on("exit", () => process.stdout.write(JSON.stringify({ kept, reused: reused === b, exitAfterMs: Math.round(performance.now() - done) })));
     `;
     const child = runModuleScript(script);
     expect(child.stderr).toBe("");
-    expect(JSON.parse(child.stdout)).toEqual({ kept: 2, reused: true });
+    const report = JSON.parse(child.stdout) as { kept: number; reused: boolean; exitAfterMs: number };
+    expect({ kept: report.kept, reused: report.reused }).toEqual({ kept: 2, reused: true });
+    expect(report.exitAfterMs).toBeLessThan(1_000);
     expect(readdirSync(parent)).toEqual([]);
   });
 
