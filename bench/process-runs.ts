@@ -51,7 +51,7 @@ export interface HarnessRuns {
   /**
    * (median span at LONG_ROUNDS − at SHORT_ROUNDS) / (LONG_ROUNDS − SHORT_ROUNDS): the rounds alone. The start
    * and the exit have rows of their own, and a difference of whole runs also counts how the exit tail changes with
-   * the length of the run (the bare loop's is 50-60 ms longer after 1 round than after 19: Node's fetch is
+   * the length of the run (the bare loop's is 45-65 ms longer after 1 round than after 19: Node's fetch is
    * still compiling its parser when a 1-round run ends).
    */
   perRoundMs: number;
