@@ -24,8 +24,8 @@ let idleTimer: NodeJS.Timeout | undefined;
 /**
  * A folder of its own for one command under `parent`: one kept from an earlier command when it is
  * still a folder of this user's that nobody else can enter and that holds nothing, else a new one.
- * Making and removing a folder costs a system call each, about 0.07 ms together here and more under
- * load (ext4 mounted with `discard`), as much between the rounds of a turn as much of a round's work.
+ * Making and removing a folder costs a system call each; between the rounds of a turn that ran
+ * commands, it measured at about a tenth of a round (ext4 mounted with `discard`).
  * Throws ToolError when no folder can be made there.
  */
 export function takeScratch(parent: string): string {
