@@ -224,12 +224,17 @@ async function readInbox(file: string): Promise<string> {
   }
 }
 
-/** True when nothing is at `file`; anything else (a file, an error other than ENOENT) goes on to the read, which judges it. */
+/**
+ * True when nothing is at `file` (ENOENT, as the read answers it); anything else (a file, another
+ * error) goes on to the read, which judges it. Not `throwIfNoEntry: false`, which newer Node versions
+ * also apply to ENOTDIR, where the read fails.
+ */
 function isAbsent(file: string): boolean {
   try {
-    return statSync(file, { throwIfNoEntry: false }) === undefined;
-  } catch {
+    statSync(file);
     return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT";
   }
 }
 

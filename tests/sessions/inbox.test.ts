@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { appendFile, readFile, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { addSteer, COMPACT_DELIVERED_BYTES, inboxPath, MAX_STEER_BYTES, SessionInbox } from "../../src/sessions/inbox.js";
 import { listSessions } from "../../src/sessions/session-listing.js";
 import { SessionError } from "../../src/errors.js";
@@ -127,6 +127,15 @@ describe("durable steering inbox", () => {
     const lines = (await readFile(inboxPath(dir, KEY), "utf8")).split("\n");
     expect(lines.map((line) => (line === "" ? "" : (JSON.parse(line) as { id: string }).id))).toEqual([ids[2], ""]);
     expect(await new SessionInbox(dir, KEY).take()).toEqual([{ id: ids[2], text: "small" }]);
+  });
+
+  it("reads a missing inbox as empty, and refuses one it cannot read (its folder is a file, or it is a folder)", async () => {
+    expect(await new SessionInbox(dir, KEY).take()).toEqual([]);
+    const notAFolder = `${dir}/plain-file`;
+    await writeFile(notAFolder, "x");
+    await expect(new SessionInbox(notAFolder, KEY).take()).rejects.toThrow(SessionError);
+    await mkdir(inboxPath(dir, KEY));
+    await expect(new SessionInbox(dir, KEY).take()).rejects.toThrow(/cannot read the steering inbox/);
   });
 
   it("ignores delivered ids it does not hold, and an empty list", async () => {
