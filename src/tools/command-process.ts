@@ -117,15 +117,25 @@ function killGroup(child: ChildProcess): void {
   if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
 }
 
+/** How long a member of an ended command's group may take to finish exiting before it counts as left running. */
+const STRAY_GRACE_MS = 100;
+
 /**
  * SIGKILL to what is left running of a process group whose shell has ended (a `sort` inside `<(...)`
  * still reading): true when anything was. A member that has finished but not yet been reaped (a
- * zombie, as a finished `<(...)` is until the system's first process collects it) is not running.
+ * zombie, as a finished `<(...)` is until the system's first process collects it) is not running,
+ * nor is one still exiting (`sort` closes its output before it exits) when it is done within the grace.
  */
-export function killStrays(pgid: number): boolean {
-  if (!groupExists(pgid) || !hasRunningMember(pgid)) return false;
-  signalGroup(pgid, "SIGKILL");
-  return true;
+export async function killStrays(pgid: number): Promise<boolean> {
+  const deadline = Date.now() + STRAY_GRACE_MS;
+  while (groupExists(pgid) && hasRunningMember(pgid)) {
+    if (Date.now() >= deadline) {
+      signalGroup(pgid, "SIGKILL");
+      return true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return false;
 }
 
 /** Whether any process is in the group: ESRCH means none; EPERM means one this user cannot signal. */

@@ -92,7 +92,7 @@ async function runSandboxed(command: string, readOnly: boolean, context: ToolCon
     await returnScratch(parent, scratch, true);
     throw error;
   }
-  const strays = result.pid !== undefined && killStrays(result.pid);
+  const strays = result.pid !== undefined && (await killStrays(result.pid));
   await returnScratch(parent, scratch, !strays);
   const killedAlready = result.timedOut || result.aborted || result.outputLimited || result.leftoversKilled;
   return strays && !killedAlready ? { ...result, straysKilled: true } : result;
