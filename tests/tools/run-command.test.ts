@@ -317,14 +317,27 @@ describe("limits", () => {
   it("kills what a read-only command leaves running (a sort inside <(...) still reading), and keeps no folder it may write to", async () => {
     const parent = mkdtempSync(join(tmpdir(), "miniclaw-tmp-"));
     const context = await buildToolContext({ env: { PATH: process.env["PATH"], HOME: process.env["HOME"], TMPDIR: parent } });
-    // Sorting two million lines in 1 MiB spills for a second or more; diff ends at once, and so does bash.
-    execFileSync("bash", ["-c", `seq 1 2000000 | tac > ${join(context.cwd, "big.txt")}`]);
-    const out = await run(context, "diff <(sort -S 1M big.txt 2>/dev/null) missing.txt");
-    expect(out).toMatch(/^exit code: 2\n/);
-    expect(out).toContain("(processes the command left running were killed when it ended");
-    await until(() => !execFileSync("ps", ["-eo", "stat=,args="], { encoding: "utf8" }).split("\n").some((line) => /^[^Z]\S*\s+sort -S 1M big\.txt/.test(line.trim())));
-    // Its folder went with whatever the sort had spilled into it.
-    expect(readdirSync(parent)).toEqual([]);
+    // Sorting three million lines in 1 MiB spills for half a second or more (0.6 s here); diff ends at once, and so does bash.
+    execFileSync("bash", ["-c", `seq 1 3000000 | tac > ${join(context.cwd, "big.txt")}`]);
+    mkdirSync(join(context.cwd, "sub"));
+    const sortRunning = (): boolean => execFileSync("ps", ["-eo", "stat=,args="], { encoding: "utf8" }).split("\n").some((line) => /^[^Z]\S*\s+sort -S 1M \S*big\.txt/.test(line.trim()));
+    // The gate runs each unasked: plain, after cd, through a glob, inside a pipeline.
+    const commands = [
+      "diff <(sort -S 1M big.txt 2>/dev/null) missing.txt",
+      "cd sub && diff <(sort -S 1M ../big.txt 2>/dev/null) missing.txt",
+      "diff <(sort -S 1M b*.txt 2>/dev/null) missing.txt",
+      "diff <(sort -S 1M big.txt 2>/dev/null) missing.txt | head -1",
+    ];
+    for (const command of commands) {
+      const out = await run(context, command);
+      expect(out).toContain("(processes the command left running were killed when it ended");
+      await until(() => !sortRunning(), 5_000, command);
+      // Its folder went with whatever the sort had spilled into it.
+      expect(readdirSync(parent)).toEqual([]);
+    }
+    // One that still holds the output is waited for a moment after the shell's end, then killed with the rest: none is left either way.
+    await run(context, "diff <(sort -S 1M big.txt) missing.txt");
+    await until(() => !sortRunning());
   });
 
   it("says nothing of strays, and keeps the folder, when a <(...) has finished before its command", async () => {
