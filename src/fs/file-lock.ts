@@ -18,6 +18,7 @@ import { stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import type { Clock } from "../deps.js";
 import { enterQueue } from "./lock-queue.js";
+import { processExists, procStatFields } from "./proc.js";
 import { readRegularFileSync } from "./regular-file.js";
 
 /** What a lock file holds. */
@@ -164,7 +165,7 @@ async function inspect(lockPath: string, options: FileLockOptions): Promise<Lock
   }
   if (owner.hostname !== hostname()) return { kind: "alive", owner };
   if (owner.pid === process.pid) return ownTokens.has(owner.token) ? { kind: "alive", owner } : { kind: "dead", raw };
-  return isAlive(owner.pid) && !startedAfter(owner.pid, owner.ts) ? { kind: "alive", owner } : { kind: "dead", raw };
+  return processExists(owner.pid) && !startedAfter(owner.pid, owner.ts) ? { kind: "alive", owner } : { kind: "dead", raw };
 }
 
 /** Linux clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on every mainstream build). */
@@ -179,9 +180,7 @@ const START_SLACK_MS = 2_000;
  */
 function startedAfter(pid: number, lockTs: number): boolean {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const startTicks = Number(fields[19]);
+    const startTicks = Number(procStatFields(pid)?.[19]);
     const bootSeconds = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
     if (!Number.isFinite(startTicks) || !Number.isFinite(bootSeconds)) return false;
     return bootSeconds * 1000 + (startTicks / USER_HZ) * 1000 > lockTs + START_SLACK_MS;
@@ -217,7 +216,7 @@ function takeOver(lockPath: string, raw: string): boolean {
 function clearStaleGuard(guard: string): void {
   try {
     const owner = parseOwner(readRegularFileSync(guard));
-    const dead = owner !== undefined && owner.hostname === hostname() && owner.pid !== process.pid && !isAlive(owner.pid);
+    const dead = owner !== undefined && owner.hostname === hostname() && owner.pid !== process.pid && !processExists(owner.pid);
     if (dead || Date.now() - statSync(guard).mtimeMs > GUARD_STALE_MS) unlinkSync(guard);
   } catch {
     // The guard vanished meanwhile, which is what we wanted.
@@ -256,16 +255,6 @@ function parseOwner(raw: string): LockOwner | undefined {
     // Falls through: not an owner.
   }
   return undefined;
-}
-
-/** `kill(pid, 0)` checks existence without signalling; EPERM means it exists under another user. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return errorCode(error) === "EPERM";
-  }
 }
 
 function describe(state: LockState): string {

@@ -1,10 +1,11 @@
 // Keeps secrets out of /proc/<pid>/environ: overwrites them in the process's original environment block (Linux).
 import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
+import { procStatFields } from "../fs/proc.js";
 
 /** What `hideSecretsFromProcEnviron` did: the names it blanked, or why it could do nothing. */
 export type EnvironHiding = { hidden: string[] } | { hidden: []; unavailable: string };
 
-/** Fields 50 and 51 of /proc/<pid>/stat (env_start, env_end), counted from the first field after the command name's ")". */
+/** Fields 50 and 51 of /proc/<pid>/stat (env_start, env_end), as `procStatFields` counts them. */
 const ENV_START_FIELD = 50 - 3;
 const ENV_END_FIELD = 51 - 3;
 
@@ -53,8 +54,7 @@ function hideOnce(isSecret: (name: string, value: string) => boolean): EnvironHi
 
 /** The block's address and its bytes as they are now (`/proc/self/environ` reads exactly env_start..env_end). */
 function readEnvironBlock(): { start: number; bytes: Buffer } {
-  const stat = readFileSync("/proc/self/stat", "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const fields = procStatFields("self") ?? [];
   const start = Number(fields[ENV_START_FIELD]);
   const end = Number(fields[ENV_END_FIELD]);
   if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end <= start) throw new Error("no env_start/env_end in /proc/self/stat");

@@ -1,7 +1,9 @@
 // One run_command child: bash in its own process group, under a memory limit, killed whole on timeout, abort or too much output.
 import type { ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { ToolError } from "../errors.js";
+import { processExists, procStatFields } from "../fs/proc.js";
 import type { ToolContext } from "./define.js";
 import { OutputCapture } from "./run-command-output.js";
 
@@ -17,6 +19,8 @@ export interface ProcessLimits {
   memoryBytes: number;
   /** stdout and stderr together; past it the process group is killed. */
   outputBytes: number;
+  /** Once the shell has ended, kill what is still running of its group (`straysKilled`): a read-only command leaves nothing behind. */
+  leaveNothingRunning?: boolean;
 }
 
 export interface ProcessResult {
@@ -30,10 +34,8 @@ export interface ProcessResult {
   outputLimited: boolean;
   /** Background processes still holding the output pipes after the shell exited were killed. */
   leftoversKilled: boolean;
-  /** The shell's process id, which is also its process group's (undefined when it did not start). */
-  pid: number | undefined;
-  /** Set by the read-only sandbox: processes left in the group once the shell had ended were killed. */
-  straysKilled?: boolean;
+  /** With `leaveNothingRunning`: processes still running in the group once the shell had ended were killed. */
+  straysKilled: boolean;
 }
 
 /**
@@ -56,7 +58,7 @@ export function runProcess(command: string, env: ToolContext["env"], context: To
   const child = context.spawn("bash", ["-c", limitedCommand(command, limits.memoryBytes)], { cwd: context.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   const result: ProcessResult = {
     exitCode: null, signal: null, stdout: new OutputCapture(limits.captureBytes), stderr: new OutputCapture(limits.captureBytes),
-    timedOut: false, aborted: false, outputLimited: false, leftoversKilled: false, pid: child.pid,
+    timedOut: false, aborted: false, outputLimited: false, leftoversKilled: false, straysKilled: false,
   };
   const capture = (into: OutputCapture) => (chunk: Buffer): void => {
     into.push(chunk);
@@ -67,19 +69,20 @@ export function runProcess(command: string, env: ToolContext["env"], context: To
   };
   child.stdout?.on("data", capture(result.stdout));
   child.stderr?.on("data", capture(result.stderr));
-  return new Promise((resolve, reject) => watch(child, context.signal, limits.timeoutMs, result, resolve, reject));
+  return new Promise((resolve, reject) => watch(child, context.signal, limits, result, resolve, reject));
 }
 
-/** Timeout, abort, exit and the pipe grace of one child; settles exactly once. */
+/** Timeout, abort, exit, the pipe grace and the stragglers of one child; settles exactly once. */
 function watch(
-  child: ChildProcess, signal: AbortSignal, timeoutMs: number, result: ProcessResult,
+  child: ChildProcess, signal: AbortSignal, limits: ProcessLimits, result: ProcessResult,
   resolve: (result: ProcessResult) => void, reject: (error: Error) => void,
 ): void {
   let grace: NodeJS.Timeout | undefined;
+  let settled = false;
   const timer = setTimeout(() => {
     result.timedOut = true;
     killGroup(child);
-  }, timeoutMs);
+  }, limits.timeoutMs);
   const onAbort = (): void => {
     result.aborted = true;
     killGroup(child);
@@ -90,7 +93,19 @@ function watch(
     clearTimeout(grace);
     signal.removeEventListener("abort", onAbort);
   };
+  const finish = (): void => {
+    if (settled) return;
+    settled = true;
+    cleanUp();
+    if (!limits.leaveNothingRunning || child.pid === undefined) return resolve(result);
+    void killStrays(child.pid).then((killed) => {
+      result.straysKilled = killed;
+      resolve(result);
+    });
+  };
   child.once("error", (error) => {
+    if (settled) return;
+    settled = true;
     cleanUp();
     reject(new ToolError(`could not start bash: ${error.message}`));
   });
@@ -102,14 +117,10 @@ function watch(
       killGroup(child);
       child.stdout?.destroy();
       child.stderr?.destroy();
-      cleanUp();
-      resolve(result);
+      finish();
     }, PIPE_GRACE_MS);
   });
-  child.once("close", () => {
-    cleanUp();
-    resolve(result);
-  });
+  child.once("close", finish);
 }
 
 /** SIGKILL to the whole process group (the shell was spawned detached, so it leads one). */
@@ -126,26 +137,16 @@ const STRAY_GRACE_MS = 100;
  * zombie, as a finished `<(...)` is until the system's first process collects it) is not running,
  * nor is one still exiting (`sort` closes its output before it exits) when it is done within the grace.
  */
-export async function killStrays(pgid: number): Promise<boolean> {
+async function killStrays(pgid: number): Promise<boolean> {
   const deadline = Date.now() + STRAY_GRACE_MS;
-  while (groupExists(pgid) && hasRunningMember(pgid)) {
+  while (processExists(-pgid) && hasRunningMember(pgid)) {
     if (Date.now() >= deadline) {
       signalGroup(pgid, "SIGKILL");
       return true;
     }
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
   }
   return false;
-}
-
-/** Whether any process is in the group: ESRCH means none; EPERM means one this user cannot signal. */
-function groupExists(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== "ESRCH";
-  }
 }
 
 /**
@@ -159,17 +160,10 @@ function hasRunningMember(pgid: number): boolean {
   } catch {
     return true;
   }
-  for (const pid of pids) {
-    const first = pid.charCodeAt(0);
-    if (first < 48 || first > 57) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    } catch {
-      continue;
-    }
-    // After the command name in brackets: state, parent, process group.
-    const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 3);
+  for (const name of pids) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    const [state, , group] = procStatFields(pid) ?? [];
     if (Number(group) === pgid && state !== "Z" && state !== "X") return true;
   }
   return false;

@@ -5,7 +5,7 @@ import { ToolError } from "../errors.js";
 import { checkCommandSafetySync } from "../permissions/safety.js";
 import { sandboxEnv, sandboxSupportFor } from "./child-sandbox.js";
 import { returnScratch, takeScratch } from "./command-scratch.js";
-import { killStrays, runProcess, type ProcessLimits, type ProcessResult } from "./command-process.js";
+import { runProcess, type ProcessLimits, type ProcessResult } from "./command-process.js";
 import { defineTool } from "./define.js";
 import type { Tool, ToolContext } from "./define.js";
 import { formatBytes, splitBudget } from "./run-command-output.js";
@@ -87,15 +87,13 @@ async function runSandboxed(command: string, readOnly: boolean, context: ToolCon
   const scratch = takeScratch(parent);
   let result: ProcessResult;
   try {
-    result = await runProcess(command, { ...env, TMPDIR: scratch }, context, limits);
+    result = await runProcess(command, { ...env, TMPDIR: scratch }, context, { ...limits, leaveNothingRunning: true });
   } catch (error) {
     await returnScratch(parent, scratch, true);
     throw error;
   }
-  const strays = result.pid !== undefined && (await killStrays(result.pid));
-  await returnScratch(parent, scratch, !strays);
-  const killedAlready = result.timedOut || result.aborted || result.outputLimited || result.leftoversKilled;
-  return strays && !killedAlready ? { ...result, straysKilled: true } : result;
+  await returnScratch(parent, scratch, !result.straysKilled);
+  return result;
 }
 
 function formatResult(result: ProcessResult, limits: ProcessLimits): string {
@@ -108,7 +106,7 @@ function formatResult(result: ProcessResult, limits: ProcessLimits): string {
   if (stderr) parts.push(`stderr:\n${stderr}`);
   if (parts.length === 1) parts.push("(no output)");
   if (result.leftoversKilled) parts.push("(background processes still holding the output were killed when the command ended)");
-  if (result.straysKilled) parts.push("(processes the command left running were killed when it ended: a read-only command leaves nothing behind)");
+  if (result.straysKilled && !killed && !result.leftoversKilled) parts.push("(processes the command left running were killed when it ended: a read-only command leaves nothing behind)");
   if (result.exitCode !== 0 && OUT_OF_MEMORY.test(stderr)) {
     parts.push(`(the command ran out of memory: each of its processes may use at most ${formatBytes(limits.memoryBytes)} of data memory)`);
   }

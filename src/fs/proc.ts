@@ -1,0 +1,30 @@
+// Processes as Linux shows them: whether one exists, and the fields of /proc/<pid>/stat.
+import { readFileSync } from "node:fs";
+
+/**
+ * Whether a process exists (`id`) or a process group has a member (`-pgid`): `kill(id, 0)` signals
+ * nothing, and EPERM means one exists under another user.
+ */
+export function processExists(id: number): boolean {
+  try {
+    process.kill(id, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * The fields of `/proc/<pid>/stat` after the command name in brackets, which may itself hold spaces
+ * and brackets: `[0]` is the state, `[1]` the parent, `[2]` the process group, field N of proc(5) is
+ * `[N - 3]`. Undefined where it cannot be read (no such process, no /proc).
+ */
+export function procStatFields(pid: number | "self"): string[] | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  } catch {
+    return undefined;
+  }
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
