@@ -17,7 +17,6 @@
 // crash between the session record and `delivered` hands it once more to the next process, and the
 // loop drops it because the session's `steerIds` already hold it.
 import { randomUUID } from "node:crypto";
-import { statSync } from "node:fs";
 import { mkdir, open, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { systemClock, type Clock } from "../deps.js";
@@ -25,7 +24,7 @@ import { SessionError } from "../errors.js";
 import { syncFolder, writeFileAtomic } from "../fs/atomic-write.js";
 import { withFileLock } from "../fs/file-lock.js";
 import { sessionFileName } from "./session-path.js";
-import { readRegularText } from "../fs/regular-file.js";
+import { readRegularFileSync } from "../fs/regular-file.js";
 
 /** Suffix added to the session file's name to name its inbox. */
 export const INBOX_FILE_SUFFIX = ".inbox";
@@ -108,7 +107,7 @@ export class SessionInbox {
    * (and reported once). Throws SessionError when the file exists but cannot be read.
    */
   async take(): Promise<InboxMessage[]> {
-    const parsed = parseInbox(await readInbox(this.file));
+    const parsed = parseInbox(readInbox(this.file));
     this.warnOnce(parsed.damaged);
     const out: InboxMessage[] = [];
     for (const steer of parsed.steers) {
@@ -129,7 +128,7 @@ export class SessionInbox {
     if (ids.length === 0) return;
     for (const id of ids) this.taken.add(id);
     // Ids come from the file: once it is gone (everything delivered), there is nothing to mark.
-    if ((await readInbox(this.file)) === "") return;
+    if (readInbox(this.file) === "") return;
     try {
       await withInboxLock(this.file, this.key, () => markDelivered(this.file, ids));
     } catch (error) {
@@ -148,7 +147,7 @@ export class SessionInbox {
 
 /** Under the lock: the mark appended, or the file removed or rewritten when that leaves it smaller (see the file's comment). */
 async function markDelivered(file: string, ids: string[]): Promise<void> {
-  const text = await readInbox(file);
+  const text = readInbox(file);
   const { steers, delivered } = parseInbox(text);
   const marked = ids.filter((id) => !delivered.has(id) && steers.some((steer) => steer.id === id));
   if (marked.length === 0) return;
@@ -212,29 +211,17 @@ function isDelivered(value: unknown): value is { ids: string[] } {
   return typeof v === "object" && v !== null && v["type"] === "delivered" && Array.isArray(v["ids"]) && v["ids"].every((id) => typeof id === "string");
 }
 
-async function readInbox(file: string): Promise<string> {
-  // A turn looks before every request, and the inbox is almost always absent: one synchronous stat
-  // answers that without a trip through the thread pool (a file added just after is seen next time).
-  if (isAbsent(file)) return "";
+/**
+ * The inbox's text, "" when there is none. Read synchronously: a turn looks before every request, the
+ * file is small and almost always absent, and one `open` answers that without a trip through the
+ * thread pool (a file added just after is seen next time).
+ */
+function readInbox(file: string): string {
   try {
-    return await readRegularText(file);
+    return readRegularFileSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
     throw new SessionError(`cannot read the steering inbox ${file}: ${(error as Error).message}`, { cause: error });
-  }
-}
-
-/**
- * True when nothing is at `file` (ENOENT, as the read answers it); anything else (a file, another
- * error) goes on to the read, which judges it. Not `throwIfNoEntry: false`, which newer Node versions
- * also apply to ENOTDIR, where the read fails.
- */
-function isAbsent(file: string): boolean {
-  try {
-    statSync(file);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOENT";
   }
 }
 
