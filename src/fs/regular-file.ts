@@ -1,6 +1,6 @@
 // Reading a file that must be a regular one: a FIFO or a device in its place is refused, never waited on.
 import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
-import { open } from "node:fs/promises";
+import { open, type FileHandle } from "node:fs/promises";
 
 // Opening without blocking: a FIFO with no writer would otherwise hold the open (and the process, or a pool thread) for ever.
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
@@ -19,6 +19,19 @@ export function openRegularSync(path: string, flags: number = constants.O_RDONLY
     return { fd, size: info.size };
   } catch (error) {
     closeSync(fd);
+    throw error;
+  }
+}
+
+/** As `openRegularSync`, for reading, on the thread pool: resolves to the open handle (the caller closes it) and the file's size. */
+export async function openRegular(path: string): Promise<{ handle: FileHandle; size: number }> {
+  const handle = await open(path, READ_FLAGS);
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw notRegular();
+    return { handle, size: info.size };
+  } catch (error) {
+    await handle.close();
     throw error;
   }
 }
@@ -43,13 +56,11 @@ export async function readRegularText(path: string): Promise<string> {
  * (a whole-file read in chunks waits for the event loop between chunks). Rejects for anything else at `path`.
  */
 export async function readRegularFile(path: string): Promise<Buffer> {
-  const handle = await open(path, READ_FLAGS);
+  const { handle, size } = await openRegular(path);
   try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw notRegular();
     // A size of 0 may not be the truth (a file written meanwhile): read to the end then.
-    if (info.size === 0) return await handle.readFile();
-    const buffer = Buffer.allocUnsafe(info.size);
+    if (size === 0) return await handle.readFile();
+    const buffer = Buffer.allocUnsafe(size);
     let length = 0;
     while (length < buffer.length) {
       const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);

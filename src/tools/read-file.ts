@@ -1,9 +1,9 @@
 // read_file: numbered lines from a text file, from an offset, within a line and byte cap that says how to read on.
-import { constants } from "node:fs";
-import { open, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import * as z from "zod";
 import { ToolError } from "../errors.js";
+import { openRegular } from "../fs/regular-file.js";
 import { defineTool } from "./define.js";
 import type { Tool } from "./define.js";
 import { grantedPath, pathRule, describeMissing } from "./file-access.js";
@@ -39,9 +39,10 @@ export function createReadFileTool(): Tool<z.infer<typeof readFileInput>> {
       if (info.isDirectory()) throw new ToolError(`${input.path} is a directory, not a file; list it with run_command (ls ${input.path})`);
       if (!info.isFile()) throw new ToolError(`${input.path} is not a regular file`);
       // Without blocking, and checked again once open: a FIFO put in the file's place since the stat is refused, not waited on.
-      const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+      const { handle } = await openRegular(path).catch((error: Error) => {
+        throw new ToolError(`cannot read ${input.path}: ${error.message}`);
+      });
       try {
-        if (!(await handle.stat()).isFile()) throw new ToolError(`${input.path} is not a regular file`);
         await refuseBinary(handle, input.path, info.size);
         const offset = input.offset ?? 1;
         const limit = Math.min(input.limit ?? MAX_READ_LINES, MAX_READ_LINES);
