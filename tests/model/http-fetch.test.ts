@@ -307,6 +307,8 @@ describe("a client from createClient", () => {
     expect({ stop: result.stopReason, text: result.text }).toEqual({ stop: "end_turn", text: "streamed answer" });
     expect(events.filter((e) => e.type === "text_delta").length).toBeGreaterThan(0);
     expect(model.rejected).toEqual([]);
+    // Node's fetch (undici) adds sec-fetch-mode to every request; node:http sends only what it is given.
+    expect(model.requests[0]?.headers["sec-fetch-mode"]).toBeUndefined();
 
     const port = await closedPort();
     const refused = createClient({ env: { ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` }, maxRetries: 0 });
