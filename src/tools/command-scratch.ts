@@ -23,19 +23,16 @@ let idleTimer: NodeJS.Timeout | undefined;
 
 /**
  * A folder of its own for one command under `parent`: one kept from an earlier command when it is
- * still a folder of this user's that nobody else can enter and that holds nothing, else a new one.
+ * still a folder of this user's that nobody else can enter, else a new one.
  * Making and removing a folder costs a system call each; between the rounds of a turn that ran
  * commands, it measured at about a tenth of a round (ext4 mounted with `discard`).
  * Throws ToolError when no folder can be made there.
  */
 export function takeScratch(parent: string): string {
   const kept = spare.get(parent);
-  for (let dir = kept?.pop(); dir !== undefined; dir = kept?.pop()) {
-    // One no longer ours is forgotten, not removed: what is at that name now may be someone else's.
-    if (!isOwnFolder(dir)) continue;
-    if (isEmpty(dir)) return dir;
-    void removeQuietly(dir);
-  }
+  // Kept only when left empty, by a command that left nothing running. One no longer ours is
+  // forgotten, not removed: what is at that name now may be someone else's.
+  for (let dir = kept?.pop(); dir !== undefined; dir = kept?.pop()) if (isOwnFolder(dir)) return dir;
   if (!removedAtExit) {
     removedAtExit = true;
     process.once("exit", removeSpare);
