@@ -157,11 +157,16 @@ function isConsistent(data: IndexData): boolean {
 export async function readIndexFile(dir: string, isNoteFile: (fileName: string) => boolean): Promise<IndexData | undefined> {
   const packed = await readRegularFile(join(dir, INDEX_FILE_NAME)).catch(() => undefined);
   if (!packed || packed.length < 4) return undefined;
+  const bytes = await gunzipAsync(packed, inflateOptions(packed)).catch(() => undefined);
+  return bytes && decodeIndex(bytes, isNoteFile);
+}
+
+/** How an index file of 4 bytes or more is inflated: in one chunk, to at most a bounded multiple of its size. */
+export function inflateOptions(packed: Buffer): { chunkSize: number; maxOutputLength: number } {
   const maxOutputLength = Math.min(MAX_INFLATED, Math.max(MIN_INFLATED, INFLATE_RATIO * packed.length));
   // gzip ends with the inflated size (mod 2^32): one chunk of that size inflates it in one job.
   const chunkSize = Math.min(maxOutputLength, Math.max(MIN_CHUNK, packed.readUInt32LE(packed.length - 4)));
-  const bytes = await gunzipAsync(packed, { chunkSize, maxOutputLength }).catch(() => undefined);
-  return bytes && decodeIndex(bytes, isNoteFile);
+  return { chunkSize, maxOutputLength };
 }
 
 /** Replaces the index file of `dir` atomically: readers see the previous file or this one, whole. */
