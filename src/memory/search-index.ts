@@ -191,12 +191,12 @@ export class NoteIndex {
   exportData(): IndexData {
     const renumber = new Int32Array(this.names.length).fill(-1);
     const fileNames: string[] = [];
-    const fields: number[] = [];
+    const noteFields = new Float64Array(this.live * NOTE_FIELDS);
     this.names.forEach((fileName, at) => {
       if (fileName === undefined) return;
+      noteFields.set(this.fields.subarray(at * NOTE_FIELDS, (at + 1) * NOTE_FIELDS), fileNames.length * NOTE_FIELDS);
       renumber[at] = fileNames.length;
       fileNames.push(fileName);
-      fields.push(...this.fields.slice(at * NOTE_FIELDS, (at + 1) * NOTE_FIELDS));
     });
     let total = this.baseDocs.length;
     for (const segment of this.added.values()) total += segment.docs.length;
@@ -222,7 +222,7 @@ export class NoteIndex {
         counts.push(n - before);
       }
     }
-    const data = { fileNames, noteFields: Float64Array.from(fields), terms, counts: Uint32Array.from(counts), docs: docs.slice(0, n), keyCounts: keyCounts.slice(0, n), textCounts: textCounts.slice(0, n) };
+    const data = { fileNames, noteFields, terms, counts: Uint32Array.from(counts), docs: docs.slice(0, n), keyCounts: keyCounts.slice(0, n), textCounts: textCounts.slice(0, n) };
     this.load(data);
     return data;
   }
