@@ -84,7 +84,7 @@ export function createNodeFetch(limits: TransportLimits = {}): Fetch {
         return toResponse(message, outgoing);
       }
       discard(message);
-      if (hops >= MAX_REDIRECTS) throw new TypeError("fetch failed", { cause: new Error(`more than ${MAX_REDIRECTS} redirects`) });
+      if (hops >= MAX_REDIRECTS) throw fetchFailed(new Error(`more than ${MAX_REDIRECTS} redirects`));
       outgoing = next;
     }
   };
@@ -132,7 +132,7 @@ function redirected(from: Outgoing, message: IncomingMessage): Outgoing | undefi
     : undefined;
   if (url === undefined || refusal !== undefined) {
     discard(message);
-    throw new TypeError("fetch failed", { cause: new Error(refusal) });
+    throw fetchFailed(new Error(refusal));
   }
   const status = message.statusCode ?? 0;
   const toGet = status === 303 ? from.method !== "HEAD" : (status === 301 || status === 302) && from.method === "POST";
@@ -163,7 +163,7 @@ function exchange(
     });
     const onAbort = (): void => {
       const reason = abortReason(signal as AbortSignal);
-      const error = reason instanceof Error ? reason : new DOMException("This operation was aborted", "AbortError");
+      const error = reason instanceof Error ? reason : abortError();
       message?.destroy(error);
       sent.destroy(error);
       reject(reason);
@@ -176,7 +176,7 @@ function exchange(
     });
     sent.once("socket", (socket: Socket) => limitConnect(sent, socket, connectMs));
     // Errors after the response's head reach its body stream; this listener only settles the promise once.
-    sent.on("error", (error) => reject(signal?.aborted ? abortReason(signal) : new TypeError("fetch failed", { cause: error })));
+    sent.on("error", (error) => reject(signal?.aborted ? abortReason(signal) : fetchFailed(error)));
     sent.end(outgoing.body);
   });
 }
@@ -196,7 +196,7 @@ function limitConnect(request: ClientRequest, socket: Socket, connectMs: number)
  */
 function limitSilence(message: IncomingMessage, bodyMs: number): void {
   message.setTimeout(bodyMs, () => {
-    if (!message.isPaused()) message.destroy(new TypeError("fetch failed", { cause: timedOut(`the response body timed out after ${bodyMs} ms of silence`) }));
+    if (!message.isPaused()) message.destroy(fetchFailed(timedOut(`the response body timed out after ${bodyMs} ms of silence`)));
   });
   message.on("resume", () => message.socket?.setTimeout(bodyMs));
 }
@@ -206,8 +206,17 @@ function timedOut(message: string): Error {
   return Object.assign(new Error(message), { code: "ETIMEDOUT" });
 }
 
+/** As fetch fails: a TypeError whose cause says why. */
+function fetchFailed(cause: unknown): TypeError {
+  return new TypeError("fetch failed", { cause });
+}
+
+function abortError(): DOMException {
+  return new DOMException("This operation was aborted", "AbortError");
+}
+
 function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
+  return signal.reason ?? abortError();
 }
 
 /** A fetch Response over the incoming message: the body streams, inflated as fetch would. */
@@ -215,7 +224,7 @@ function toResponse(message: IncomingMessage, outgoing: Outgoing): Response {
   const status = message.statusCode ?? 0;
   if (status < 200 || status > 599) {
     message.destroy();
-    throw new TypeError("fetch failed", { cause: new Error(`the server answered with status ${status}`) });
+    throw fetchFailed(new Error(`the server answered with status ${status}`));
   }
   const headers = new Headers();
   for (let i = 0; i + 1 < message.rawHeaders.length; i += 2) headers.append(message.rawHeaders[i] as string, message.rawHeaders[i + 1] as string);
