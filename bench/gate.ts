@@ -1,5 +1,5 @@
 // Benchmark of the command gate: classifications per second of checkCommandSafety, and its slowest single call, over the test corpus and a mixed corpus.
-import { performance } from "node:perf_hooks";
+import { performance, PerformanceObserver } from "node:perf_hooks";
 import { checkCommandSafety } from "../src/permissions/safety.js";
 import type { ApprovalLists } from "../src/permissions/safety.js";
 import { COMMAND_CASES } from "../tests/permissions/fixtures/commands.js";
@@ -17,6 +17,17 @@ export interface GateCorpusBench {
   /** The slowest single call of every timed round, in milliseconds, and its command. */
   slowestMs: number;
   slowestCommand: string;
+  /** The slowest call that no garbage collection of the process paused, and its command. */
+  slowestUnpausedMs: number;
+  slowestUnpausedCommand: string;
+  /** Calls of 1 ms or more, and how many of them a garbage collection paused. */
+  callsOver1Ms: number;
+  pausedOver1Ms: number;
+  /** Every timed call. */
+  calls: number;
+  /** Garbage collections during the timed rounds, and their median pause in milliseconds. */
+  collections: number;
+  collectionMedianMs: number;
   /** The 99th percentile of every timed call. */
   p99Ms: number;
   /** The command slowest by its own median over the rounds (a pause of the process rarely hits one command every round). */
@@ -39,15 +50,37 @@ const APPROVALS: ApprovalLists = {
   denied: ["git push *", "rm -rf /", "npm publish"],
 };
 
-/** Milliseconds of each call, in corpus order. */
-async function classifyCorpus(commands: readonly string[]): Promise<number[]> {
-  const times: number[] = [];
+/** One timed call: when it started and how long it took, in milliseconds. */
+interface Call {
+  startMs: number;
+  ms: number;
+}
+
+/** Each call, in corpus order. */
+async function classifyCorpus(commands: readonly string[]): Promise<Call[]> {
+  const calls: Call[] = [];
   for (const command of commands) {
     const started = performance.now();
     await checkCommandSafety(command, APPROVALS);
-    times.push(performance.now() - started);
+    calls.push({ startMs: started, ms: performance.now() - started });
   }
-  return times;
+  return calls;
+}
+
+/** Runs `work` while recording the process's garbage collections, as [start, end] in milliseconds. */
+async function withCollections<T>(work: () => Promise<T>): Promise<{ result: T; pauses: Array<[number, number]> }> {
+  const pauses: Array<[number, number]> = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) pauses.push([entry.startTime, entry.startTime + entry.duration]);
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  try {
+    const result = await work();
+    await new Promise((resolve) => setTimeout(resolve, 0)); // entries are delivered after the task that saw them
+    return { result, pauses };
+  } finally {
+    observer.disconnect();
+  }
 }
 
 function percentile(sorted: readonly number[], share: number): number {
@@ -62,12 +95,22 @@ function argMax(values: readonly number[]): number {
 /**
  * Classifies the corpus after a warm-up that also loads the parser, in rounds for
  * about a second (at least five), timing each call; the rate is the median of the rounds'.
+ * The process's garbage collections are recorded meanwhile: a scavenge of the young
+ * generation pauses whichever call is running, whoever allocated what it collects.
  */
 async function benchCorpus(commands: readonly string[]): Promise<GateCorpusBench> {
   for (let i = 0; i < WARMUP_ROUNDS; i++) await classifyCorpus(commands);
-  const rounds: number[][] = [];
-  const stop = performance.now() + TIMED_MS;
-  while (performance.now() < stop || rounds.length < MIN_ROUNDS) rounds.push(await classifyCorpus(commands));
+  const { result: timed, pauses } = await withCollections(async () => {
+    const out: Call[][] = [];
+    const stop = performance.now() + TIMED_MS;
+    while (performance.now() < stop || out.length < MIN_ROUNDS) out.push(await classifyCorpus(commands));
+    return out;
+  });
+  const paused = (call: Call): boolean => pauses.some(([start, end]) => start < call.startMs + call.ms && end > call.startMs);
+  const unpaused = timed.flatMap((calls) => calls.flatMap((call, i) => (paused(call) ? [] : [{ ms: call.ms, i }])));
+  const slowestUnpaused = unpaused[argMax(unpaused.map((call) => call.ms))];
+  const over = timed.flat().filter((call) => call.ms >= 1);
+  const rounds = timed.map((calls) => calls.map((call) => call.ms));
   const rates = rounds.map((times) => commands.length / (times.reduce((a, b) => a + b, 0) / 1000));
   const slowestPerRound = rounds.map((times) => Math.max(...times));
   const worstRound = rounds[argMax(slowestPerRound)]!;
@@ -79,6 +122,13 @@ async function benchCorpus(commands: readonly string[]): Promise<GateCorpusBench
     classificationsPerSecond: Math.round(median(rates)),
     slowestMs: round(Math.max(...slowestPerRound), 3),
     slowestCommand: commands[argMax(worstRound)]!,
+    slowestUnpausedMs: round(slowestUnpaused?.ms ?? Number.NaN, 3),
+    slowestUnpausedCommand: commands[slowestUnpaused?.i ?? 0]!,
+    callsOver1Ms: over.length,
+    pausedOver1Ms: over.filter(paused).length,
+    calls: timed.flat().length,
+    collections: pauses.length,
+    collectionMedianMs: round(median(pauses.map(([start, end]) => end - start)), 3),
     p99Ms: round(percentile(rounds.flat().sort((a, b) => a - b), 0.99), 3),
     slowestMedianMs: round(medians[worstMedian]!, 3),
     slowestMedianCommand: commands[worstMedian]!,

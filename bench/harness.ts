@@ -28,6 +28,8 @@ export interface HarnessBench {
    * from miniclaw's first request), with the bare loop's own messages. The difference is the harness alone.
    */
   bareSameMsPerRound: number;
+  /** The bare loop sending miniclaw's request without streaming (`messages.create`): what the request's size alone costs. */
+  bareSameCreateMsPerRound: number;
   /** Tools miniclaw offered the model (the built-ins plus the bench's echo). */
   miniclawTools: number;
   /** Wall time of every timed turn, in milliseconds. */
@@ -45,6 +47,8 @@ export interface HarnessLoops {
   bareStream: () => Promise<void>;
   /** The bare streaming loop sending miniclaw's request (its system prompt, tools and settings, from its first request). */
   bareSame: () => Promise<void>;
+  /** The same request from the non-streaming bare loop. */
+  bareSameCreate: () => Promise<void>;
   /** Tools miniclaw offered the model in its last turn. */
   toolsOffered: () => number;
   close: () => Promise<void>;
@@ -92,6 +96,7 @@ export async function openHarnessLoops(lib: MiniclawLibrary): Promise<HarnessLoo
       bare: bareRun({}, "bare loop"),
       bareStream: bareRun({ stream: true }, "bare streaming loop"),
       bareSame: bareRun({ stream: true, request }, "bare loop with miniclaw's request"),
+      bareSameCreate: bareRun({ request }, "non-streaming bare loop with miniclaw's request"),
       toolsOffered: () => toolsOffered,
       close,
     };
@@ -101,12 +106,12 @@ export async function openHarnessLoops(lib: MiniclawLibrary): Promise<HarnessLoo
   }
 }
 
-/** Runs 20-round turns of miniclaw and of the three bare loops, interleaved (see `openHarnessLoops`); each miniclaw turn uses a new session. */
+/** Runs 20-round turns of miniclaw and of the four bare loops, interleaved (see `openHarnessLoops`); each miniclaw turn uses a new session. */
 export async function benchHarness(lib: MiniclawLibrary): Promise<HarnessBench> {
   const loops = await openHarnessLoops(lib);
   try {
-    const { miniclaw, bare, bareStream, bareSame, server } = loops;
-    const times = await timeInterleaved({ miniclaw, bare, bareStream, bareSame }, { warmup: WARMUP_TURNS, runs: TIMED_TURNS });
+    const { miniclaw, bare, bareStream, bareSame, bareSameCreate, server } = loops;
+    const times = await timeInterleaved({ miniclaw, bare, bareStream, bareSame, bareSameCreate }, { warmup: WARMUP_TURNS, runs: TIMED_TURNS });
     if (server.rejected.length > 0) throw new Error(`the scripted model rejected a request: ${server.rejected[0]?.error ?? ""}`);
     return {
       rounds: LOOP_ROUNDS,
@@ -115,6 +120,7 @@ export async function benchHarness(lib: MiniclawLibrary): Promise<HarnessBench> 
       bareMsPerRound: round(median(times.bare) / LOOP_ROUNDS, 3),
       bareStreamMsPerRound: round(median(times.bareStream) / LOOP_ROUNDS, 3),
       bareSameMsPerRound: round(median(times.bareSame) / LOOP_ROUNDS, 3),
+      bareSameCreateMsPerRound: round(median(times.bareSameCreate) / LOOP_ROUNDS, 3),
       miniclawTools: loops.toolsOffered(),
       miniclawTurnsMs: times.miniclaw.map((t) => round(t)),
       bareTurnsMs: times.bare.map((t) => round(t)),

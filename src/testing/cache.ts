@@ -26,7 +26,11 @@ export interface InputAccount {
 
 /** The estimate used everywhere: a quarter of the characters of the value's JSON, rounded up. */
 export function estimateTokens(value: unknown): number {
-  return Math.ceil((JSON.stringify(value) ?? "").length / 4);
+  return tokensOfJson(JSON.stringify(value) ?? "");
+}
+
+function tokensOfJson(json: string): number {
+  return Math.ceil(json.length / 4);
 }
 
 function withoutCacheControl(block: unknown): unknown {
@@ -62,10 +66,11 @@ export function promptParts(body: RequestBody): PromptPart[] {
   let total = 0;
   const raw = rawParts(body);
   return raw.map(({ key, block }, i) => {
-    const bare = withoutCacheControl(block);
-    const tokens = estimateTokens(bare);
+    // One serialisation per block serves both the estimate and the hash.
+    const json = JSON.stringify(withoutCacheControl(block)) ?? "";
+    const tokens = tokensOfJson(json);
     total += tokens;
-    hash.update(`\u0000${key}\u0000${JSON.stringify(bare)}`);
+    hash.update(`\u0000${key}\u0000${json}`);
     const automatic = i === raw.length - 1 && body.cache_control != null;
     return { tokens, breakpoint: hasCacheControl(block) || automatic, prefixHash: hash.copy().digest("hex"), prefixTokens: total };
   });

@@ -96,9 +96,12 @@ export async function startServer(rules: readonly Rule[], options: ScriptedModel
   const server = createServer((req, res) => {
     const exchange = new AbortController();
     const abort = (): void => exchange.abort();
-    res.on("close", abort);
     closing.signal.addEventListener("abort", abort, { once: true });
-    res.on("close", () => closing.signal.removeEventListener("abort", abort));
+    // A response sent whole has nothing left to stop (and an abort builds a DOMException, each request).
+    res.on("close", () => {
+      closing.signal.removeEventListener("abort", abort);
+      if (!res.writableFinished) abort();
+    });
     route(req, res, ctx, records, exchange.signal).catch((error: unknown) => {
       const message = `scripted model: ${error instanceof Error ? error.message : String(error)}`;
       sendApiError(res, 500, message, { headers: { "x-should-retry": "false" } });
