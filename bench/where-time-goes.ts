@@ -1,9 +1,12 @@
-// Where the two closest targets of issue 18 spend their time: `npx tsx bench/where-time-goes.ts` after `npm run build`.
+// Where the closest targets of issue 18 spend their time: `npx tsx bench/where-time-goes.ts` after `npm run build`.
 // 1. A 20-request turn with read-only tools, in process: CPU profiles of 30 turns through the built package and of 30 turns
 //    of the bare streaming loop sending the same request, by where the code lives (miniclaw, the SDK, Node's fetch, zod,
 //    the scripted server, GC, idle), per round.
-// 2. The first memory search of a new process at 10,000 notes with the index file: each step timed alone in a new process.
+// 2. The same turns without the profiler, split at the scripted server: the server's part of a round and the client's,
+//    for miniclaw and three bare loops (one tool and no system prompt; miniclaw's request; miniclaw's request streamed).
+// 3. The first memory search of a new process at 10,000 notes with the index file: each step timed alone in a new process.
 import { execFile } from "node:child_process";
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { mkdtemp, rm } from "node:fs/promises";
 import { Session, type Profiler } from "node:inspector";
 import { tmpdir } from "node:os";
@@ -12,6 +15,7 @@ import { promisify } from "node:util";
 import { loadBuiltLibrary } from "./built-library.js";
 import { LOOP_ROUNDS as ROUNDS, openHarnessLoops } from "./harness.js";
 import { writeNotes } from "./memory-search.js";
+import { median } from "./stats.js";
 
 const TURNS = 30;
 
@@ -77,6 +81,53 @@ async function profileTurns(): Promise<void> {
   }
 }
 
+/**
+ * Times each request at the scripted server through Node's HTTP diagnostics channels: the server's part runs
+ * from the request's head to the response's end, the client's from there to the next request's head (reading
+ * the response, running the tool, storing, building and sending the next request). The server runs in this
+ * process, so both parts share its cores, as in the bench.
+ */
+async function splitRounds(): Promise<void> {
+  const loops = await openHarnessLoops(await loadBuiltLibrary());
+  const marks: Array<{ head: number; end: number }> = [];
+  const onStart = (): void => void marks.push({ head: performance.now(), end: Number.NaN });
+  const onFinish = (): void => {
+    const last = marks.at(-1);
+    if (last) last.end = performance.now();
+  };
+  try {
+    const names = { bare: "bare loop, one tool", bareSameCreate: "bare loop, miniclaw's request", bareSame: "the same, streamed", miniclaw: "miniclaw" } as const;
+    const parts = Object.fromEntries(Object.keys(names).map((name) => [name, { server: [] as number[], client: [] as number[] }])) as Record<keyof typeof names, { server: number[]; client: number[] }>;
+    subscribe("http.server.request.start", onStart);
+    subscribe("http.server.response.finish", onFinish);
+    for (let turn = 0; turn < 40; turn++) {
+      for (const name of Object.keys(names) as Array<keyof typeof names>) {
+        const from = marks.length;
+        await loops[name]();
+        if (turn < 10) continue;
+        const own = marks.slice(from);
+        own.forEach((mark, i) => {
+          parts[name].server.push(mark.end - mark.head);
+          const next = own[i + 1];
+          if (next) parts[name].client.push(next.head - mark.end);
+        });
+      }
+    }
+    process.stdout.write(`\nThe same turns without the profiler, 30 each taking turns, split at the scripted server (medians per request):\n`);
+    process.stdout.write(`  ${"".padEnd(32)} ${"server".padStart(9)} ${"client".padStart(9)} ${"sum".padStart(9)}\n`);
+    for (const name of Object.keys(names) as Array<keyof typeof names>) {
+      const server = median(parts[name].server);
+      const client = median(parts[name].client);
+      const cell = (value: number): string => `${value.toFixed(3)} ms`.padStart(9);
+      process.stdout.write(`  ${names[name].padEnd(32)} ${cell(server)} ${cell(client)} ${cell(server + client)}\n`);
+    }
+  } finally {
+    unsubscribe("http.server.request.start", onStart);
+    unsubscribe("http.server.response.finish", onFinish);
+    await loops.close();
+  }
+}
+
 // Run in a new process, as the bench's first search is: each step of the first search alone, then the whole of it.
 const FIRST_SEARCH_PARTS = `
   const { readdirSync, readFileSync, statSync } = await import("node:fs");
@@ -123,4 +174,5 @@ async function firstSearchParts(): Promise<void> {
 }
 
 await profileTurns();
+await splitRounds();
 await firstSearchParts();

@@ -1,10 +1,11 @@
-// One streamed request: SDK stream → text_delta events + the final message, with a bounded retry of broken streams.
-import type Anthropic from "@anthropic-ai/sdk";
+// One streamed request: its server-sent events → text_delta events + the final message, with a bounded retry of broken streams.
+import Anthropic from "@anthropic-ai/sdk";
 import type { Clock } from "../deps.js";
 import type { ApiMessage, EventSink } from "../types.js";
 import { isServerResult, serverResultText } from "../content.js";
 import { MessageAccumulator, type StreamSink } from "./accumulate.js";
 import { describeError } from "./api-error.js";
+import { readSse } from "./sse.js";
 
 export type MessageParams = Anthropic.MessageCreateParamsNonStreaming;
 
@@ -74,15 +75,18 @@ async function streamOnce(client: Anthropic, params: MessageParams, opts: Stream
   };
   const stall = (): Error => new Error(`the response stream sent nothing for ${Math.round(idleMs / 1000)} s`);
   try {
-    const stream = await client.messages.create({ ...params, stream: true }, { signal: attempt.signal });
+    // The SDK sends the request, retries it and throws its errors until the response starts; the events are read here.
+    const response = await client.messages.create({ ...params, stream: true }, { signal: attempt.signal }).asResponse();
     started = true;
     lastEventAt = performance.now();
     watchIdle(idleMs);
     const message = new MessageAccumulator(eventSink(opts.emit));
-    for await (const event of stream) {
+    if (!response.body) throw new Error("the response to a streamed request has no body");
+    await readSse(response.body, (event, data) => {
       lastEventAt = performance.now();
-      message.add(event);
-    }
+      if (event === "error") throw streamError(data, response.headers);
+      if (event !== null && event !== "ping" && data !== "") message.add(JSON.parse(data) as Anthropic.RawMessageStreamEvent);
+    });
     if (stalled) return { ok: false, started: true, error: stall() };
     return { ok: true, message: message.result() };
   } catch (error) {
@@ -92,6 +96,18 @@ async function streamOnce(client: Anthropic, params: MessageParams, opts: Stream
     clearTimeout(idle);
     opts.signal.removeEventListener("abort", onAbort);
   }
+}
+
+/** An SSE `error` event (overloaded_error, say) as the SDK reports it: an API error with the event's body and no status. */
+function streamError(data: string, headers: Headers): Error {
+  let body: unknown = data;
+  try {
+    body = JSON.parse(data);
+  } catch {
+    // Not JSON: the text itself is the body.
+  }
+  // The error's type is read from the body, as the SDK's own constructor does.
+  return new Anthropic.APIError(undefined, body as object, undefined, headers);
 }
 
 /**
