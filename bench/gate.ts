@@ -28,6 +28,9 @@ export interface GateCorpusBench {
   /** Garbage collections during the timed rounds, and their median pause in milliseconds. */
   collections: number;
   collectionMedianMs: number;
+  /** The machine's own pauses, for scale: the longest gap a loop doing nothing but read the clock saw in a second, and its gaps of 1 ms or more. */
+  idleLoopMaxGapMs: number;
+  idleLoopGapsOver1Ms: number;
   /** The 99th percentile of every timed call. */
   p99Ms: number;
   /** The command slowest by its own median over the rounds (a pause of the process rarely hits one command every round). */
@@ -67,6 +70,19 @@ async function classifyCorpus(commands: readonly string[]): Promise<Call[]> {
   return calls;
 }
 
+/** The gaps of 0.1 ms or more a loop that only reads the clock sees over `ms`: whatever pauses this process that is not its own work. */
+function clockGaps(ms: number): number[] {
+  const gaps: number[] = [0];
+  let last = performance.now();
+  const stop = last + ms;
+  while (last < stop) {
+    const now = performance.now();
+    if (now - last >= 0.1) gaps.push(now - last);
+    last = now;
+  }
+  return gaps;
+}
+
 /** Runs `work` while recording the process's garbage collections, as [start, end] in milliseconds. */
 async function withCollections<T>(work: () => Promise<T>): Promise<{ result: T; pauses: Array<[number, number]> }> {
   const pauses: Array<[number, number]> = [];
@@ -100,6 +116,7 @@ function argMax(values: readonly number[]): number {
  */
 async function benchCorpus(commands: readonly string[]): Promise<GateCorpusBench> {
   for (let i = 0; i < WARMUP_ROUNDS; i++) await classifyCorpus(commands);
+  const gaps = clockGaps(TIMED_MS);
   const { result: timed, pauses } = await withCollections(async () => {
     const out: Call[][] = [];
     const stop = performance.now() + TIMED_MS;
@@ -129,6 +146,8 @@ async function benchCorpus(commands: readonly string[]): Promise<GateCorpusBench
     calls: timed.flat().length,
     collections: pauses.length,
     collectionMedianMs: round(median(pauses.map(([start, end]) => end - start)), 3),
+    idleLoopMaxGapMs: round(Math.max(...gaps), 3),
+    idleLoopGapsOver1Ms: gaps.filter((gap) => gap >= 1).length,
     p99Ms: round(percentile(rounds.flat().sort((a, b) => a - b), 0.99), 3),
     slowestMedianMs: round(medians[worstMedian]!, 3),
     slowestMedianCommand: commands[worstMedian]!,

@@ -9,36 +9,52 @@ const PLAIN = "abcxyzABZ0189_./:,+=%@-";
 const SPECIAL = [..."'\"\\$`*?[]{}~;&|<>()#!^\n\r\x01", "\u00a0", "é"];
 
 describe("plain commands", () => {
-  it("read exactly as the grammar reads them, for any words of plain characters between blanks", async () => {
+  it("read exactly as the grammar reads them, for any words of plain characters between blanks, alone or joined by pipes and lists", async () => {
     await loadShellParser();
     const word = fc.string({ unit: fc.constantFrom(...PLAIN), minLength: 1, maxLength: 12 });
     const blanks = fc.string({ unit: fc.constantFrom(" ", "\t"), minLength: 1, maxLength: 3 });
     // First words also from bash's builtins and keywords, which the grammar may read as syntax of their own.
     const builtin = fc.constantFrom("cd", "echo", "printf", "pwd", "test", "true", "type", "command", "export", "declare", "typeset", "local", "readonly", "unset", "unsetenv", "exec", "eval", "source", "set", "shopt", "alias", "trap", "ulimit", "read", "let", "wait", "kill", "git", "ls");
     const first = fc.oneof(word, builtin);
-    const line = fc
+    const simple = fc
       .tuple(first, blanks, fc.array(fc.tuple(word, blanks), { maxLength: 5 }), fc.boolean())
       .map(([program, gap, parts, lead]) => (lead ? " " : "") + program + gap + parts.map(([w, b]) => w + b).join(""));
+    // Joined by pipes and lists, and by operators that are not plain, with or without blanks around them.
+    const op = fc.oneof({ arbitrary: fc.constantFrom("|", "&&", "||", ";"), weight: 6 }, { arbitrary: fc.constantFrom("&", "|&", ";;", "|||", "&&&"), weight: 1 });
+    const operator = fc.tuple(op, fc.constantFrom("", " ", "\t")).map(([o, gap]) => gap + o + gap);
+    const tail = fc.oneof({ arbitrary: fc.constant(""), weight: 8 }, { arbitrary: fc.constantFrom(";", "|", " &&"), weight: 1 });
+    const line = fc
+      .tuple(simple, fc.array(fc.tuple(operator, simple), { maxLength: 3 }), tail)
+      .map(([head, rest, tail]) => head + rest.map(([op, cmd]) => op + cmd).join("") + tail);
     let plain = 0;
+    let joined = 0;
     fc.assert(
       fc.property(line, (command) => {
         const fast = parsePlainCommand(command);
         if (fast === undefined) return;
         plain++;
+        if (fast.commands.length > 1) joined++;
         expect(fast).toEqual(parseWithGrammar(command));
       }),
       { numRuns: Number(process.env["PLAIN_COMMAND_RUNS"] ?? 3000) },
     );
     expect(plain).toBeGreaterThan(200);
+    expect(joined).toBeGreaterThan(50);
   });
 
   it("leaves to the grammar every line with a character bash treats specially, an assignment first, or a reserved word first", () => {
-    for (const c of SPECIAL) expect(parsePlainCommand(`echo a${c}b`), JSON.stringify(c)).toBeUndefined();
+    // `;` and `|` join commands (below); inside a word every one of these leaves the line to the grammar.
+    for (const c of SPECIAL.filter((c) => c !== ";" && c !== "|")) expect(parsePlainCommand(`echo a${c}b`), JSON.stringify(c)).toBeUndefined();
     expect(parsePlainCommand("test a == a")).toBeUndefined();
     for (const program of ["a+:a", "a%a", "a@a", "-", "-x", "a=b", "a,b"]) expect(parsePlainCommand(`${program} x`), program).toBeUndefined();
     for (const line of ["FOO=1 env", "time ls", "if true", "for x", "function f", "coproc x", "export A", "declare -p X", "unset PATH", "local x", "", "   ", "x".repeat(5000)]) {
       expect(parsePlainCommand(line), line).toBeUndefined();
     }
+    // Background jobs, stderr pipes, case terminators, an operator with no command on one side, a reserved word after one.
+    for (const line of ["ls & pwd", "ls |& cat", "ls ;; pwd", "ls |||| pwd", "ls |", "| ls", "ls &&", "; ls", "ls; ", "ls | time cat", "ls && if"]) {
+      expect(parsePlainCommand(line), line).toBeUndefined();
+    }
+    expect(parsePlainCommand("git log --oneline | head -5 && pwd")?.commands.map((c) => c.argv.map((w) => w.value))).toEqual([["git", "log", "--oneline"], ["head", "-5"], ["pwd"]]);
     expect(parsePlainCommand("ls -la --color=never src/a.ts")?.commands[0]?.argv.map((w) => w.value)).toEqual(["ls", "-la", "--color=never", "src/a.ts"]);
   });
 
@@ -53,6 +69,7 @@ describe("plain commands", () => {
       await judge("echo hi");
       await judge("ls -la src");
       await judge("cat notes.txt", { denied: ["cat notes.txt"] });
+      await judge("git log --oneline | head -5 && pwd");
       await judge("rm -rf build");
       await judge("cat notes.txt", { denied: ["cat *"] });
       await judge("echo 'quoted'");
@@ -63,6 +80,7 @@ describe("plain commands", () => {
       ["echo hi", "safe", false],
       ["ls -la src", "safe", false],
       ["cat notes.txt", "denied", false],
+      ["git log --oneline | head -5 && pwd", "safe", false],
       ["rm -rf build", "needs_approval", true],
       ["cat notes.txt", "denied", true],
       ["echo 'quoted'", "safe", true],
