@@ -16,7 +16,7 @@ const LIBRARY_RUN = fileURLToPath(new URL("./library-run.mjs", import.meta.url))
 const BARE_SHELL_LOOP = fileURLToPath(new URL("./bare-shell-loop.mjs", import.meta.url));
 const PROMPT = "hi";
 /** Timed runs of each harness at each round count, unless the caller asks for another number. */
-export const PROCESS_RUNS = 11;
+export const PROCESS_RUNS = 15;
 /** Tool rounds of the short and the long turn; the long one is a 20-request turn, miniclaw's default cap. */
 export const SHORT_ROUNDS = 1;
 export const LONG_ROUNDS = 19;
