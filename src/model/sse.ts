@@ -41,12 +41,16 @@ class SseParser {
   constructor(private readonly onEvent: SseHandler) {}
 
   push(text: string): void {
+    if (text === "") return; // an empty chunk between a CR and its LF changes nothing
     let from = 0;
     if (this.afterCr && text.startsWith("\n")) from = 1;
     this.afterCr = false;
+    // The next LF and CR at or after `from`, each searched for again only once passed: one scan of the chunk.
+    let lf = text.indexOf("\n", from);
+    let cr = text.indexOf("\r", from);
     for (;;) {
-      const lf = text.indexOf("\n", from);
-      const cr = text.indexOf("\r", from);
+      if (lf !== -1 && lf < from) lf = text.indexOf("\n", from);
+      if (cr !== -1 && cr < from) cr = text.indexOf("\r", from);
       const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
       if (end === -1) break;
       const line = this.rest + text.slice(from, end);

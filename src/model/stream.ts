@@ -12,7 +12,7 @@ export type MessageParams = Anthropic.MessageCreateParamsNonStreaming;
 /** Retries of a stream that broke after it started (the SDK retries only before the first byte). */
 export const MAX_STREAM_RETRIES = 3;
 export const STREAM_RETRY_BASE_MS = 500;
-/** A started stream silent this long is treated as broken (the API sends ping events far more often). */
+/** A started stream that sends nothing but pings this long is treated as broken. */
 export const STREAM_IDLE_TIMEOUT_MS = 120_000;
 
 export interface StreamOptions {
@@ -83,9 +83,12 @@ async function streamOnce(client: Anthropic, params: MessageParams, opts: Stream
     const message = new MessageAccumulator(eventSink(opts.emit));
     if (!response.body) throw new Error("the response to a streamed request has no body");
     await readSse(response.body, (event, data) => {
-      lastEventAt = performance.now();
       if (event === "error") throw streamError(data, response.headers);
-      if (event !== null && event !== "ping" && data !== "") message.add(JSON.parse(data) as Anthropic.RawMessageStreamEvent);
+      // As the SDK's stream reads them: pings, unnamed events and events without data are not the message's,
+      // and a stream sending nothing else is as silent as one sending nothing.
+      if (event === null || event === "ping" || data === "") return;
+      lastEventAt = performance.now();
+      message.add(JSON.parse(data) as Anthropic.RawMessageStreamEvent);
     });
     if (stalled) return { ok: false, started: true, error: stall() };
     return { ok: true, message: message.result() };
@@ -102,7 +105,7 @@ async function streamOnce(client: Anthropic, params: MessageParams, opts: Stream
 function streamError(data: string, headers: Headers): Error {
   let body: unknown = data;
   try {
-    body = JSON.parse(data);
+    body = JSON.parse(data) ?? data;
   } catch {
     // Not JSON: the text itself is the body.
   }

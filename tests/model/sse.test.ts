@@ -63,6 +63,14 @@ describe("readSse", () => {
     }
   });
 
+  it("reads the same events from a body sent a byte at a time, with empty chunks between the bytes", async () => {
+    for (const text of [STREAM, STREAM.replaceAll("\n", "\r\n"), STREAM.replaceAll("\n", "\r")]) {
+      const bytes = encoder.encode(text);
+      const chunks = [...bytes].flatMap((byte) => [Uint8Array.of(byte), new Uint8Array(0)]);
+      expect(await eventsOf(chunks)).toEqual(EXPECTED);
+    }
+  });
+
   it("reads lines ended by CRLF or CR, a CRLF cut between chunks included", async () => {
     const crlf = STREAM.replaceAll("\n", "\r\n");
     expect(await eventsOf([crlf])).toEqual(EXPECTED);

@@ -15,9 +15,12 @@ describe("plain commands", () => {
     const blanks = fc.string({ unit: fc.constantFrom(" ", "\t"), minLength: 1, maxLength: 3 });
     // First words also from bash's builtins and keywords, which the grammar may read as syntax of their own.
     const builtin = fc.constantFrom("cd", "echo", "printf", "pwd", "test", "true", "type", "command", "export", "declare", "typeset", "local", "readonly", "unset", "unsetenv", "exec", "eval", "source", "set", "shopt", "alias", "trap", "ulimit", "read", "let", "wait", "kill", "git", "ls");
-    const first = fc.oneof(word, builtin);
+    // Bash's reserved words, first in any command of a line or as arguments (where they are words).
+    const reserved = fc.constantFrom("if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "in", "do", "done", "while", "until", "time", "function", "coproc");
+    const first = fc.oneof({ arbitrary: word, weight: 4 }, { arbitrary: builtin, weight: 2 }, { arbitrary: reserved, weight: 1 });
+    const arg = fc.oneof({ arbitrary: word, weight: 6 }, { arbitrary: reserved, weight: 1 });
     const simple = fc
-      .tuple(first, blanks, fc.array(fc.tuple(word, blanks), { maxLength: 5 }), fc.boolean())
+      .tuple(first, blanks, fc.array(fc.tuple(arg, blanks), { maxLength: 5 }), fc.boolean())
       .map(([program, gap, parts, lead]) => (lead ? " " : "") + program + gap + parts.map(([w, b]) => w + b).join(""));
     // Joined by pipes and lists, and by operators that are not plain, with or without blanks around them.
     const op = fc.oneof({ arbitrary: fc.constantFrom("|", "&&", "||", ";"), weight: 6 }, { arbitrary: fc.constantFrom("&", "|&", ";;", "|||", "&&&"), weight: 1 });
