@@ -1,4 +1,4 @@
-// Issue 18's rows alone, in under a minute: `npx tsx bench/issue-18.ts [--runs N] [--no-gate]` after `npm run build`; the table on stdout, the raw figures with `--json`.
+// Issue 18's process and gate rows alone, in one to two minutes: `npx tsx bench/issue-18.ts [--runs N] [--no-gate]` after `npm run build`; the table on stdout, the raw figures with `--json`.
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { loadBuiltLibrary } from "./built-library.js";
