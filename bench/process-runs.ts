@@ -51,11 +51,11 @@ export interface HarnessRuns {
   /**
    * (median span at LONG_ROUNDS − at SHORT_ROUNDS) / (LONG_ROUNDS − SHORT_ROUNDS): the rounds alone. The start
    * and the exit have rows of their own, and a difference of whole runs also counts how the exit tail changes with
-   * the length of the run (the bare loop's is 45-65 ms longer after 1 round than after 19: Node's fetch is
-   * still compiling its parser when a 1-round run ends).
+   * the length of the run (the bare loop's is longer after 1 round than after 19, by 45-68 ms in the runs so far:
+   * Node's fetch is still compiling its parser when a 1-round run ends).
    */
   perRoundMs: number;
-  /** The same from whole runs, spawn → exit, as measured before. */
+  /** The same from whole runs, spawn → exit, as issue 18 measures it. */
   perRoundWholeMs: number;
   /** The same of the CPU time. */
   cpuPerRoundMs: number;

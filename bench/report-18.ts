@@ -105,7 +105,7 @@ export function gateRows(g: GateBench): Row[] {
       verdict: "",
     },
     {
-      measurement: "Gate, the machine's own pauses beside it: a loop that only reads the clock for 1 s, its longest gap (gaps of 1 ms or more)",
+      measurement: "Gate, the machine's own pauses beside it: a loop that only reads the clock for 1 s in the same process, its longest gap no garbage collection overlapped (its gaps of 1 ms or more)",
       miniclaw: `${m.idleLoopMaxGapMs.toFixed(3)} ms (${m.idleLoopGapsOver1Ms})`,
       ...none,
       target: "",
