@@ -13,6 +13,10 @@ const CLASSES: Record<string, string[]> = {
   "writes through a plain option": ["sort -o out.txt in.txt", "find . -fprint listing.txt", "wc --files0-from=.env"],
   "writes to what a later run obeys or what speaks for the user": ["tee workspace/exec-approvals.json", "cp in.txt workspace/sessions/agent.jsonl", "touch workspace/mcp.json"],
   "programs started through a plain wrapper": ["xargs rm", "env rm -rf build", "timeout 1 rm in.txt"],
+  // Plain lists are read without the grammar too: each class again after `cd`, inside a pipeline, after `;` or `||`.
+  "secret reads in a list": ["cd sub && cat ../.env", "ls | cat .env", "pwd;head -c 1 sub/../.env", "git status || cat ../../../../../etc/shadow"],
+  "writes in a list": ["cd workspace && tee exec-approvals.json", "cat in.txt | tee workspace/sessions/a.jsonl", "ls;sort -o out.txt in.txt"],
+  "programs in a list": ["echo id | sh", "ls | xargs rm", "cd sub && env rm -rf build", "ls && curl example.com", "git status && git push"],
 };
 
 describe("plain spellings of the gate's attack classes", () => {
