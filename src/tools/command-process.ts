@@ -139,34 +139,40 @@ const STRAY_GRACE_MS = 100;
  */
 async function killStrays(pgid: number): Promise<boolean> {
   const deadline = Date.now() + STRAY_GRACE_MS;
-  while (processExists(-pgid) && hasRunningMember(pgid)) {
+  // /proc is scanned whole once, then only the members seen running are watched; when they are done,
+  // one more scan catches anything they started meanwhile.
+  let running = runningMembers(pgid);
+  while (running.length > 0) {
     if (Date.now() >= deadline) {
       signalGroup(pgid, "SIGKILL");
       return true;
     }
     await sleep(5);
+    running = running.filter((pid) => isRunningIn(pid, pgid));
+    if (running.length === 0) running = runningMembers(pgid);
   }
   return false;
 }
 
 /**
- * Whether a member of the group is anything but a zombie, from /proc (read only when the group
- * still exists after its shell). Without /proc, every member counts as running.
+ * The members of the group that are anything but zombies, from /proc (read only when the group
+ * still exists after its shell). Without /proc the group itself stands for a member still running.
  */
-function hasRunningMember(pgid: number): boolean {
-  let pids: string[];
+function runningMembers(pgid: number): number[] {
+  if (!processExists(-pgid)) return [];
+  let names: string[];
   try {
-    pids = readdirSync("/proc");
+    names = readdirSync("/proc");
   } catch {
-    return true;
+    return [pgid];
   }
-  for (const name of pids) {
-    const pid = Number(name);
-    if (!Number.isInteger(pid)) continue;
-    const [state, , group] = procStatFields(pid) ?? [];
-    if (Number(group) === pgid && state !== "Z" && state !== "X") return true;
-  }
-  return false;
+  return names.map(Number).filter((pid) => Number.isInteger(pid) && isRunningIn(pid, pgid));
+}
+
+/** Whether `pid` is in the group and neither a zombie nor gone (false when /proc cannot tell). */
+function isRunningIn(pid: number, pgid: number): boolean {
+  const [state, , group] = procStatFields(pid) ?? [];
+  return Number(group) === pgid && state !== "Z" && state !== "X";
 }
 
 /** Sends `signal` to every process of a process group; a group already gone is no error. */
