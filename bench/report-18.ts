@@ -106,7 +106,7 @@ export function gateRows(g: GateBench): Row[] {
     },
     {
       measurement: "Gate, the machine's own pauses beside it: a loop that only reads the clock for 1 s in the same process, its longest gap no garbage collection overlapped (its gaps of 1 ms or more)",
-      miniclaw: `${m.idleLoopMaxGapMs.toFixed(3)} ms (${m.idleLoopGapsOver1Ms})`,
+      miniclaw: `${g.idleLoopMaxGapMs.toFixed(3)} ms (${g.idleLoopGapsOver1Ms})`,
       ...none,
       target: "",
       verdict: "",
