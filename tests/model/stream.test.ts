@@ -4,7 +4,6 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "../../src/model/client.js";
 import { streamMessage } from "../../src/model/stream.js";
-import type { AgentEvent } from "../../src/types.js";
 import { systemClock } from "../../src/deps.js";
 
 let server: Server | undefined;
@@ -31,30 +30,27 @@ async function serve(then: string): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-async function streamFrom(baseURL: string): Promise<{ outcome: string; error?: string; ms: number }> {
+/** One streamed request with a 300 ms idle limit; a stream the limit fails to cut ends as aborted after 3 s instead. */
+async function streamFrom(baseURL: string): Promise<{ outcome: string; error?: string }> {
   const client = createClient({ env: { ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: baseURL }, maxRetries: 0 });
-  const events: AgentEvent[] = [];
-  const started = performance.now();
   const result = await streamMessage(client, { model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }, {
-    signal: new AbortController().signal,
-    emit: (event) => events.push(event),
+    signal: AbortSignal.timeout(3_000),
+    emit: () => {},
     clock: systemClock,
     maxStreamRetries: 0,
     idleTimeoutMs: 300,
   });
-  const error = result.outcome === "failed" ? String((result.error as Error).message) : undefined;
-  return { outcome: result.outcome, ...(error !== undefined && { error }), ms: performance.now() - started };
+  return result.outcome === "failed" ? { outcome: "failed", error: (result.error as Error).message } : { outcome: result.outcome };
 }
 
 describe("a started stream", () => {
   it("that sends only pings is as silent as one that sends nothing, and fails after the idle time", async () => {
     const result = await streamFrom(await serve("event: ping\ndata: {\"type\": \"ping\"}\n\n"));
-    expect(result).toMatchObject({ outcome: "failed", error: "the response stream sent nothing for 0 s" });
-    expect(result.ms).toBeLessThan(5_000);
+    expect(result).toEqual({ outcome: "failed", error: "the response stream sent nothing for 0 s" });
   });
 
   it("that sends only comments and unnamed events fails after the idle time too", async () => {
     const result = await streamFrom(await serve(": keep-alive\n\ndata: {}\n\n"));
-    expect(result).toMatchObject({ outcome: "failed", error: "the response stream sent nothing for 0 s" });
+    expect(result).toEqual({ outcome: "failed", error: "the response stream sent nothing for 0 s" });
   });
 });
