@@ -132,7 +132,8 @@ export async function waitForGroupsGone(pgids: readonly number[], timeoutMs = 5_
   }
 }
 
-function listProcesses(): ProcessRow[] {
+/** Every live process (zombies left out), from ps. */
+export function listProcesses(): ProcessRow[] {
   const out = execFileSync("ps", ["-eo", "pid=,pgid=,ppid=,stat=,args="], { encoding: "utf8" });
   return out.split("\n").flatMap((line) => {
     const match = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line);

@@ -14,6 +14,7 @@ import { scrubEnv, secretValues } from "../../src/tools/child-env.js";
 import { checkCommandSafety } from "../../src/permissions/safety.js";
 import { buildToolContext } from "../helpers/tool-context.js";
 import { until } from "../helpers/manual-clock.js";
+import { listProcesses } from "../helpers/mcp.js";
 import { runModuleScript, sourceUrl } from "../helpers/module-script.js";
 import { gatedRun } from "./gated-run.js";
 import type { TestToolContext } from "../helpers/tool-context.js";
@@ -320,7 +321,7 @@ describe("limits", () => {
     // Sorting three million lines in 1 MiB spills for half a second or more (0.6 s here); diff ends at once, and so does bash.
     execFileSync("bash", ["-c", `seq 1 3000000 | tac > ${join(context.cwd, "big.txt")}`]);
     mkdirSync(join(context.cwd, "sub"));
-    const sortRunning = (): boolean => execFileSync("ps", ["-eo", "stat=,args="], { encoding: "utf8" }).split("\n").some((line) => /^[^Z]\S*\s+sort -S 1M \S*big\.txt/.test(line.trim()));
+    const sortRunning = (): boolean => listProcesses().some((row) => /^sort -S 1M \S*big\.txt/.test(row.args));
     // The gate runs each unasked: plain, after cd, through a glob, inside a pipeline.
     const commands = [
       "diff <(sort -S 1M big.txt 2>/dev/null) missing.txt",
