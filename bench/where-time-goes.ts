@@ -13,11 +13,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { loadBuiltLibrary } from "./built-library.js";
-import { LOOP_ROUNDS as ROUNDS, openHarnessLoops } from "./harness.js";
+import { LOOP_ROUNDS as ROUNDS, openHarnessLoops, type HarnessLoops } from "./harness.js";
 import { writeNotes } from "./memory-search.js";
 import { median } from "./stats.js";
 
 const TURNS = 30;
+/** Untimed turns of each loop first, in the split below. */
+const WARMUP_TURNS = 10;
 
 /** Which part of the process a profile sample belongs to, by the file of its innermost frame. */
 function areaOf(url: string, name: string): string {
@@ -54,31 +56,26 @@ async function profiled(work: () => Promise<void>): Promise<{ wallMs: number; ar
   return { wallMs, areas };
 }
 
-async function profileTurns(): Promise<void> {
-  const loops = await openHarnessLoops(await loadBuiltLibrary());
-  try {
-    for (let i = 0; i < 5; i++) await loops.miniclaw();
-    for (let i = 0; i < 5; i++) await loops.bareSame();
-    const mini = await profiled(async () => {
-      for (let i = 0; i < TURNS; i++) await loops.miniclaw();
-    });
-    const base = await profiled(async () => {
-      for (let i = 0; i < TURNS; i++) await loops.bareSame();
-    });
-    const rounds = TURNS * ROUNDS;
-    const per = (ms: number | undefined): string => `${((ms ?? 0) / rounds).toFixed(3)} ms`.padStart(10);
-    process.stdout.write(`A ${ROUNDS}-request turn with read-only tools, ${TURNS} turns each under the CPU profiler, the scripted server in this process:
+async function profileTurns(loops: HarnessLoops): Promise<void> {
+  for (let i = 0; i < 5; i++) await loops.miniclaw();
+  for (let i = 0; i < 5; i++) await loops.bareSame();
+  const mini = await profiled(async () => {
+    for (let i = 0; i < TURNS; i++) await loops.miniclaw();
+  });
+  const base = await profiled(async () => {
+    for (let i = 0; i < TURNS; i++) await loops.bareSame();
+  });
+  const rounds = TURNS * ROUNDS;
+  const per = (ms: number | undefined): string => `${((ms ?? 0) / rounds).toFixed(3)} ms`.padStart(10);
+  process.stdout.write(`A ${ROUNDS}-request turn with read-only tools, ${TURNS} turns each under the CPU profiler, the scripted server in this process:
 `);
-    process.stdout.write(`  ${"per round".padEnd(24)} ${"miniclaw".padStart(10)} ${"bare loop, same request".padStart(24)}
+  process.stdout.write(`  ${"per round".padEnd(24)} ${"miniclaw".padStart(10)} ${"bare loop, same request".padStart(24)}
 `);
-    process.stdout.write(`  ${"wall time".padEnd(24)} ${per(mini.wallMs)} ${per(base.wallMs).padStart(24)}
+  process.stdout.write(`  ${"wall time".padEnd(24)} ${per(mini.wallMs)} ${per(base.wallMs).padStart(24)}
 `);
-    const names = [...new Set([...mini.areas.keys(), ...base.areas.keys()])].sort((a, b) => (mini.areas.get(b) ?? 0) - (mini.areas.get(a) ?? 0));
-    for (const name of names) process.stdout.write(`  ${name.padEnd(24)} ${per(mini.areas.get(name))} ${per(base.areas.get(name)).padStart(24)}
+  const names = [...new Set([...mini.areas.keys(), ...base.areas.keys()])].sort((a, b) => (mini.areas.get(b) ?? 0) - (mini.areas.get(a) ?? 0));
+  for (const name of names) process.stdout.write(`  ${name.padEnd(24)} ${per(mini.areas.get(name))} ${per(base.areas.get(name)).padStart(24)}
 `);
-  } finally {
-    await loops.close();
-  }
 }
 
 /**
@@ -87,8 +84,7 @@ async function profileTurns(): Promise<void> {
  * the response, running the tool, storing, building and sending the next request). The server runs in this
  * process, so both parts share its cores, as in the bench.
  */
-async function splitRounds(): Promise<void> {
-  const loops = await openHarnessLoops(await loadBuiltLibrary());
+async function splitRounds(loops: HarnessLoops): Promise<void> {
   const marks: Array<{ head: number; end: number }> = [];
   const onStart = (): void => void marks.push({ head: performance.now(), end: Number.NaN });
   const onFinish = (): void => {
@@ -100,11 +96,11 @@ async function splitRounds(): Promise<void> {
     const parts = Object.fromEntries(Object.keys(names).map((name) => [name, { server: [] as number[], client: [] as number[] }])) as Record<keyof typeof names, { server: number[]; client: number[] }>;
     subscribe("http.server.request.start", onStart);
     subscribe("http.server.response.finish", onFinish);
-    for (let turn = 0; turn < 40; turn++) {
+    for (let turn = 0; turn < WARMUP_TURNS + TURNS; turn++) {
       for (const name of Object.keys(names) as Array<keyof typeof names>) {
         const from = marks.length;
         await loops[name]();
-        if (turn < 10) continue;
+        if (turn < WARMUP_TURNS) continue;
         const own = marks.slice(from);
         own.forEach((mark, i) => {
           parts[name].server.push(mark.end - mark.head);
@@ -113,7 +109,7 @@ async function splitRounds(): Promise<void> {
         });
       }
     }
-    process.stdout.write(`\nThe same turns without the profiler, 30 each taking turns, split at the scripted server (medians per request):\n`);
+    process.stdout.write(`\nThe same turns without the profiler, ${TURNS} each taking turns after ${WARMUP_TURNS} untimed, split at the scripted server (medians per request):\n`);
     process.stdout.write(`  ${"".padEnd(32)} ${"server".padStart(9)} ${"client".padStart(9)} ${"sum".padStart(9)}\n`);
     for (const name of Object.keys(names) as Array<keyof typeof names>) {
       const server = median(parts[name].server);
@@ -124,7 +120,6 @@ async function splitRounds(): Promise<void> {
   } finally {
     unsubscribe("http.server.request.start", onStart);
     unsubscribe("http.server.response.finish", onFinish);
-    await loops.close();
   }
 }
 
@@ -173,6 +168,11 @@ async function firstSearchParts(): Promise<void> {
   }
 }
 
-await profileTurns();
-await splitRounds();
+const loops = await openHarnessLoops(await loadBuiltLibrary());
+try {
+  await profileTurns(loops);
+  await splitRounds(loops);
+} finally {
+  await loops.close();
+}
 await firstSearchParts();
