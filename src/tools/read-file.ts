@@ -39,11 +39,11 @@ export function createReadFileTool(): Tool<z.infer<typeof readFileInput>> {
       if (info.isDirectory()) throw new ToolError(`${input.path} is a directory, not a file; list it with run_command (ls ${input.path})`);
       if (!info.isFile()) throw new ToolError(`${input.path} is not a regular file`);
       // Without blocking, and checked again once open: a FIFO put in the file's place since the stat is refused, not waited on.
-      const { handle } = await openRegular(path).catch((error: Error) => {
+      const { handle, size } = await openRegular(path).catch((error: Error) => {
         throw new ToolError(`cannot read ${input.path}: ${error.message}`);
       });
       try {
-        await refuseBinary(handle, input.path, info.size);
+        await refuseBinary(handle, input.path, size);
         const offset = input.offset ?? 1;
         const limit = Math.min(input.limit ?? MAX_READ_LINES, MAX_READ_LINES);
         return await readLines(handle, input.path, offset, limit);
