@@ -1,9 +1,9 @@
 // Benchmark of the command gate: classifications per second of checkCommandSafety, and its slowest single call, over the test corpus and a mixed corpus.
 import { performance, PerformanceObserver } from "node:perf_hooks";
-import { checkCommandSafety } from "../src/permissions/safety.js";
-import type { ApprovalLists } from "../src/permissions/safety.js";
-import { COMMAND_CASES } from "../tests/permissions/fixtures/commands.js";
-import { EVERYDAY_CASES } from "../tests/permissions/fixtures/everyday.js";
+import { checkCommandSafety } from "../src/shell/safety.js";
+import type { ApprovalLists } from "../src/shell/safety.js";
+import { COMMAND_CASES } from "../tests/shell/fixtures/commands.js";
+import { EVERYDAY_CASES } from "../tests/shell/fixtures/everyday.js";
 import { AGENT_COMMANDS } from "./gate-corpus.js";
 import { median, round } from "./stats.js";
 

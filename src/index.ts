@@ -12,14 +12,14 @@ export { McpHub, connectMcpServers, type ConnectMcpOptions, type McpHubOptions, 
 export type { McpServersConfig, McpServerConfig, McpStdioConfig, McpHttpConfig, McpSdkConfig, McpServerCommon } from "./mcp/config.js";
 
 // The gate.
-export { checkCommandSafety } from "./permissions/safety.js";
-export type { PermissionContext, PermissionMode, GateAnswer, PathAnswer, ToolAnswer, ToolCallCheck } from "./permissions/context.js";
+export { checkCommandSafety } from "./shell/safety.js";
+export type { PermissionContext, PermissionMode, GateAnswer, PathAnswer, ToolAnswer, ToolCallCheck } from "./gate/context.js";
 
 // What a user constructs: stores, loaders, the workspace.
 export { SessionStore, type SessionStorage, type SessionBackend, type LoadedSession, type LoadOptions, type SessionListing } from "./sessions/store.js";
 export { openSessionBackend, type BackendOptions } from "./sessions/backend.js";
 export { exportSession, importSession } from "./sessions/transfer.js";
-export type { DatabaseConfig, DatabaseOption } from "./db/config.js";
+export type { DatabaseConfig, DatabaseOption } from "./postgres/config.js";
 export type { SessionRecord, MessageRecord, CompactionRecord, HeaderRecord, OutputRecord } from "./sessions/records.js";
 export { SkillLoader } from "./skills/loader.js";
 export { MemoryStore } from "./memory/store.js";
@@ -29,9 +29,9 @@ export { ensureWorkspace } from "./runtime/workspace.js";
 export { loadAgents } from "./runtime/agents.js";
 export { resolveAgent } from "./runtime/routing.js";
 export { openAssistant, type Assistant, type AssistantOptions, type SendOptions } from "./runtime/assistant.js";
-export { startScheduler, type Scheduler, type SchedulerOptions } from "./runtime/cron.js";
-export { openDatabaseScheduler, type OpenDatabaseSchedulerOptions } from "./runtime/database-scheduler.js";
-export { loadCronJobs, type CronJob } from "./runtime/cron-config.js";
+export { startScheduler, type Scheduler, type SchedulerOptions } from "./cron/cron.js";
+export { openDatabaseScheduler, type OpenDatabaseSchedulerOptions } from "./postgres/database-scheduler.js";
+export { loadCronJobs, type CronJob } from "./cron/cron-config.js";
 
 // The model: the client, and what a turn cost.
 export { createClient, DEFAULT_MODEL } from "./model/client.js";

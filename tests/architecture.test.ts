@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 
 const SRC = fileURLToPath(new URL("../src", import.meta.url));
 const BASE = ["types", "errors", "deps", "paths", "content", "fs"];
-const CORE = [...BASE, "model", "tools", "sessions", "permissions", "skills", "memory", "mcp", "db"];
+const CORE = [...BASE, "model", "tools", "sessions", "gate", "shell", "skills", "memory", "mcp", "postgres"];
 
 /** Which layers each layer may import (its own always allowed). Imports point down only. */
 const ALLOWED: Record<string, string[]> = {
@@ -15,18 +15,20 @@ const ALLOWED: Record<string, string[]> = {
   paths: [],
   content: [],
   fs: ["types", "errors", "deps"],
-  db: ["types", "errors", "deps"],
+  postgres: ["*"],
+  cron: ["*"],
   index: ["*"],
   model: BASE,
-  permissions: BASE,
-  sessions: [...BASE, "db"],
+  gate: [...BASE, "shell"],
+  shell: [...BASE, "gate", "tools"],
+  sessions: [...BASE, "postgres"],
   skills: BASE,
   memory: BASE,
-  tools: [...BASE, "permissions", "skills", "memory", "model"],
-  mcp: [...BASE, "tools", "permissions"],
+  tools: [...BASE, "gate", "shell", "skills", "memory", "model"],
+  mcp: [...BASE, "tools", "gate"],
   loop: CORE,
   runtime: [...CORE, "loop"],
-  cli: [...CORE, "loop", "runtime", "testing"],
+  cli: [...CORE, "loop", "runtime", "cron", "testing"],
   testing: [],
 };
 
@@ -58,10 +60,10 @@ describe("architecture", () => {
     const offenders = (pattern: RegExp, home: (path: string) => boolean): string[] =>
       files.filter((f) => pattern.test(f.text) && !home(relative(SRC, f.file))).map((f) => relative(SRC, f.file));
     expect(offenders(/process\.(stdin|stdout|argv|exit)\b/, (p) => p.startsWith("cli/"))).toEqual([]);
-    expect(offenders(/from "node-schedule"/, (p) => p === "runtime/cron.ts")).toEqual([]);
-    expect(offenders(/from "cron-parser"/, (p) => p === "runtime/cron.ts")).toEqual([]);
-    expect(offenders(/from "pg"|import\("pg"\)/, (p) => p === "db/database.ts")).toEqual([]);
-    expect(offenders(/from "pg-boss"|import\("pg-boss"\)/, (p) => p === "runtime/cron-pg.ts")).toEqual([]);
+    expect(offenders(/from "node-schedule"/, (p) => p === "cron/cron.ts")).toEqual([]);
+    expect(offenders(/from "cron-parser"/, (p) => p === "cron/cron.ts")).toEqual([]);
+    expect(offenders(/from "pg"|import\("pg"\)/, (p) => p === "postgres/database.ts")).toEqual([]);
+    expect(offenders(/from "pg-boss"|import\("pg-boss"\)/, (p) => p === "postgres/cron-pg.ts")).toEqual([]);
     expect(offenders(/new Anthropic\(/, (p) => p === "model/client.ts")).toEqual([]);
     expect(offenders(/ANTHROPIC_(API_KEY|AUTH_TOKEN|BASE_URL)/, (p) => p === "model/client.ts" || p === "model/credentials.ts" || p.startsWith("cli/"))).toEqual([]);
   });

@@ -2,7 +2,7 @@
 import { parseArgs } from "node:util";
 import { ConfigError } from "../errors.js";
 import { parseEffort, parseMaxIterations, parseThinking, type Parsed } from "../model/settings.js";
-import { PERMISSION_MODES, type PermissionMode } from "../permissions/context.js";
+import { PERMISSION_MODES, type PermissionMode } from "../gate/context.js";
 import type { Effort, ThinkingSetting } from "../types.js";
 
 export interface CliArgs {

@@ -1,8 +1,8 @@
 // `miniclaw db migrate`: creates or updates miniclaw's tables (sessions, cron, pg-boss's) in the configured database.
 import { ConfigError } from "../errors.js";
-import { resolveDatabaseConfig } from "../db/config.js";
-import { openDatabase } from "../db/database.js";
-import { MIGRATIONS } from "../db/migrations.js";
+import { resolveDatabaseConfig } from "../postgres/config.js";
+import { openDatabase } from "../postgres/database.js";
+import { MIGRATIONS } from "../postgres/migrations.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 
@@ -15,7 +15,7 @@ export async function dbCommand(args: CliArgs, io: CliIo): Promise<number> {
   if (!config) throw new ConfigError(`no database: set MINICLAW_DATABASE_URL or pass --database-url (${USAGE_LINE})`);
   const database = await openDatabase(config);
   try {
-    const { migrateCron } = await import("../runtime/cron-pg.js");
+    const { migrateCron } = await import("../postgres/cron-pg.js");
     await migrateCron(database);
     const latest = MIGRATIONS.at(-1)?.version ?? 0;
     io.stdout.write(`schema ${config.schema} is at version ${latest} (pg-boss in ${config.schema}_boss)\n`);

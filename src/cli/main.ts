@@ -1,5 +1,5 @@
 // The miniclaw command: parses arguments, dispatches to a command, turns errors into one clear line and an exit code.
-import { keepShellParserAtBaseline } from "../permissions/shell-parse.js";
+import { keepShellParserAtBaseline } from "../shell/shell-parse.js";
 import { MiniclawError } from "../errors.js";
 import { CLI_CREDENTIALS_HINT, MissingCredentialsError } from "../model/credentials.js";
 import { parseCliArgs, USAGE } from "./args.js";

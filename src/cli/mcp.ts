@@ -6,7 +6,7 @@ import type { McpHub, McpServerStatus } from "../mcp/hub.js";
 import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
 import { openMcpHub } from "../runtime/assistant.js";
 import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
-import { isSecretVariable } from "../tools/child-env.js";
+import { isSecretVariable } from "../gate/secret-env.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { visibleLine, visibleText } from "./visible-text.js";

@@ -1,5 +1,5 @@
 // The REPL's /mode and /queue: the permission mode of every turn from the next tool call, and what a line typed during a turn does.
-import type { PermissionMode } from "../permissions/context.js";
+import type { PermissionMode } from "../gate/context.js";
 import { clip } from "./render.js";
 
 /** What a line typed while a turn runs does: `steer` joins the running turn's next request; `followup` waits for the turn's end. */

@@ -2,7 +2,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { readCredentials } from "../model/credentials.js";
 import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
-import { isSecretVariable } from "../tools/child-env.js";
+import { isSecretVariable } from "../gate/secret-env.js";
 import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";

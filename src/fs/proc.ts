@@ -28,3 +28,12 @@ export function procStatFields(pid: number | "self"): string[] | undefined {
   }
   return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
+
+/** Sends `signal` to every process of a process group; a group already gone is no error. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}

@@ -1,7 +1,7 @@
 // The MCP servers of one process: connected once, in parallel; their tools as miniclaw tools, in a stable order, gated like any other.
 import type Anthropic from "@anthropic-ai/sdk";
 import * as z from "zod";
-import { scrubEnv } from "../tools/child-env.js";
+import { scrubEnv } from "../gate/secret-env.js";
 import type { AnyTool, Tool } from "../tools/define.js";
 import { parseMcpConfig, type McpServersConfig } from "./config.js";
 import { McpConnection, type McpState, type McpToolInfo } from "./connection.js";

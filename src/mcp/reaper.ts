@@ -5,7 +5,7 @@
 // run when miniclaw is killed by a signal it does not handle (SIGKILL above all). The watchdog covers
 // that: a tiny shell holding the read end of a pipe only miniclaw writes to. However miniclaw dies,
 // the kernel closes its end, the shell reads EOF and kills every group still listed.
-import { signalGroup } from "../tools/command-process.js";
+import { signalGroup } from "../fs/proc.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
 

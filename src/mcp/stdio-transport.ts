@@ -5,7 +5,7 @@ import { ReadBuffer, SdkError, SdkErrorCode, serializeMessage, type JSONRPCMessa
 import { nodeSpawnDefault, type Spawn } from "../deps.js";
 import { MiniclawError } from "../errors.js";
 import { registerGroup, unregisterGroup } from "./reaper.js";
-import { signalGroup } from "../tools/command-process.js";
+import { signalGroup } from "../fs/proc.js";
 
 /** How long `close()` waits after SIGTERM before it sends SIGKILL to the group. */
 export const KILL_GRACE_MS = 2_000;

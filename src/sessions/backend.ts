@@ -1,8 +1,8 @@
 // Which session backend a process uses: PostgreSQL when a database is configured, else the files of the workspace.
-import { resolveDatabaseConfig, type DatabaseOption } from "../db/config.js";
-import { holdDatabase, openDatabase } from "../db/database.js";
+import { resolveDatabaseConfig, type DatabaseOption } from "../postgres/config.js";
+import { holdDatabase, openDatabase } from "../postgres/database.js";
 import type { Clock } from "../deps.js";
-import { PgSessionStore } from "./pg-store.js";
+import { PgSessionStore } from "../postgres/pg-store.js";
 import { SessionStore, type SessionBackend } from "./store.js";
 
 /** Options of `openSessionBackend`. */

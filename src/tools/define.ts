@@ -3,7 +3,7 @@ import * as z from "zod";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Clock, Spawn } from "../deps.js";
 import type { EventSink } from "../types.js";
-import type { PermissionContext } from "../permissions/context.js";
+import type { PermissionContext } from "../gate/context.js";
 
 /** What a tool returns: plain text, or content blocks (text and images). */
 export type ToolOutput = string | Array<Anthropic.TextBlockParam | Anthropic.ImageBlockParam>;

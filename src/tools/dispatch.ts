@@ -2,8 +2,8 @@
 import { cutMiddle } from "../content.js";
 import type { ToolResultBlockParam, ToolUseBlock } from "../types.js";
 import { approveCall } from "./approve.js";
-import { loadShellParser } from "../permissions/shell-parse.js";
-import { parsePlainCommand } from "../permissions/plain-command.js";
+import { loadShellParser } from "../shell/shell-parse.js";
+import { parsePlainCommand } from "../shell/plain-command.js";
 import { isReadOnlyCall, type AnyTool, type ToolContext, type ToolOutput } from "./define.js";
 
 /** Largest tool result sent to the model, in characters; the rest is cut with a marker. */

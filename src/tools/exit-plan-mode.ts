@@ -1,8 +1,8 @@
 // The exit_plan_mode tool: the model hands its plan to the user, who chooses the mode to carry it out in.
 import * as z from "zod";
 import { ToolError } from "../errors.js";
-import type { PermissionMode } from "../permissions/context.js";
-import { refusals } from "../permissions/refusals.js";
+import type { PermissionMode } from "../gate/context.js";
+import { refusals } from "../gate/refusals.js";
 import { defineTool, type Tool } from "./define.js";
 
 const input = z.object({

@@ -9,7 +9,7 @@ import { describe, it, type TestContext } from "vitest";
 import { EXAMPLE_WORKSPACE, runOffline, STEER_TEXT, type OfflineResult } from "../../examples/weekend-researcher/offline.js";
 import { main } from "../../examples/weekend-researcher/run.js";
 import { BRIEF_KEY, researcherRules } from "../../examples/weekend-researcher/scripted-researcher.js";
-import { loadCronJobs } from "../../src/runtime/cron-config.js";
+import { loadCronJobs } from "../../src/cron/cron-config.js";
 import { startScriptedModel, type RecordedRequest } from "../../src/testing/index.js";
 import { cleanEnv, runMain } from "../helpers/cli.js";
 

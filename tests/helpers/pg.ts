@@ -1,8 +1,8 @@
 // PostgreSQL for tests: the server from MINICLAW_TEST_DATABASE_URL, a fresh schema per test (dropped after), and the one-line skip.
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { resolveDatabaseConfig, type DatabaseConfig } from "../../src/db/config.js";
-import { openDatabase, type Database } from "../../src/db/database.js";
+import { resolveDatabaseConfig, type DatabaseConfig } from "../../src/postgres/config.js";
+import { openDatabase, type Database } from "../../src/postgres/database.js";
 
 /** The test server: MINICLAW_TEST_DATABASE_URL, default the local trust-auth one. */
 export const TEST_DATABASE_URL = process.env["MINICLAW_TEST_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";

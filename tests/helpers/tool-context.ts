@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { nodeSpawnDefault, refuseApprover, systemClock } from "../../src/deps.js";
 import type { Approver } from "../../src/deps.js";
-import { createPermissionContext } from "../../src/permissions/gate.js";
-import type { PermissionMode } from "../../src/permissions/context.js";
+import { createPermissionContext } from "../../src/gate/gate.js";
+import type { PermissionMode } from "../../src/gate/context.js";
 import type { ToolContext } from "../../src/tools/define.js";
 import type { AgentEvent } from "../../src/types.js";
 

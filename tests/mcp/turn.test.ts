@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { McpHub } from "../../src/mcp/hub.js";
 import type { McpServersConfig } from "../../src/mcp/config.js";
-import { scrubEnv } from "../../src/tools/child-env.js";
+import { scrubEnv } from "../../src/gate/secret-env.js";
 import type { RecordedRequest, Reply } from "../../src/testing/index.js";
 import type { AgentConfig, AgentEvent, ApprovalDecision } from "../../src/types.js";
 import { TEST_AGENT, tempWorkspace, turnOptions, scriptedModelPerTest } from "../helpers/turn.js";

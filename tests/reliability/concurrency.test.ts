@@ -5,7 +5,7 @@ import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { MemoryStore } from "../../src/memory/store.js";
-import { addApprovals } from "../../src/permissions/approvals-file.js";
+import { addApprovals } from "../../src/gate/approvals-file.js";
 import { SessionStore } from "../../src/sessions/store.js";
 import { startScriptedModel, type RecordedRequest } from "../../src/testing/index.js";
 import type { MessageParam } from "../../src/types.js";

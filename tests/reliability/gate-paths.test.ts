@@ -6,14 +6,14 @@ import { randomBytes } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { PermissionMode } from "../../src/permissions/context.js";
+import type { PermissionMode } from "../../src/gate/context.js";
 import { createClient } from "../../src/model/client.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { startScriptedModel, type ScriptedModel } from "../../src/testing/index.js";
 import type { AgentEvent } from "../../src/types.js";
 import { makeTempDir } from "../helpers/tool-context.js";
 import { TEST_AGENT } from "../helpers/turn.js";
-import { layOutAttackFolders } from "../permissions/fixtures/attacks-paths.js";
+import { layOutAttackFolders } from "../shell/fixtures/attacks-paths.js";
 
 let model: ScriptedModel | undefined;
 let holder: ChildProcess | undefined;

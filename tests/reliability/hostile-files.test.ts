@@ -7,7 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { loadAgents } from "../../src/runtime/agents.js";
-import { loadCronJobs } from "../../src/runtime/cron-config.js";
+import { loadCronJobs } from "../../src/cron/cron-config.js";
 import { SessionStore } from "../../src/sessions/store.js";
 import { SkillLoader } from "../../src/skills/loader.js";
 import { startScriptedModel, type ScriptedModel } from "../../src/testing/index.js";

@@ -4,7 +4,7 @@ import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
-import type { PermissionMode } from "../../src/permissions/context.js";
+import type { PermissionMode } from "../../src/gate/context.js";
 import { startScriptedModel, type Rule, type ScriptedModel } from "../../src/testing/index.js";
 import type { AgentEvent } from "../../src/types.js";
 import { makeTempDir } from "../helpers/tool-context.js";

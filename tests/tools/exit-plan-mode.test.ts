@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { ApprovalRequest, Approver } from "../../src/deps.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import type { ModeHolder } from "../../src/loop/options.js";
-import type { PermissionContext, PermissionMode } from "../../src/permissions/context.js";
+import type { PermissionContext, PermissionMode } from "../../src/gate/context.js";
 import { createExitPlanModeTool, type ModeChangeListener } from "../../src/tools/exit-plan-mode.js";
 import type { AgentEvent, ApprovalDecision } from "../../src/types.js";
 import { buildToolContext, makeTempDir } from "../helpers/tool-context.js";

@@ -1,0 +1,185 @@
+// workspace/cron.json: the job schema (zod), its defaults, and one-line errors naming the file, the job and the field.
+import { join, resolve } from "node:path";
+import * as z from "zod";
+import { ConfigError } from "../errors.js";
+import type { JsonSchema } from "../loop/options.js";
+import { readOutputSchema } from "../runtime/output-schema-file.js";
+import { checkSchedule } from "./cron.js";
+import type { ActiveHours } from "./heartbeat.js";
+import { readRegularText } from "../fs/regular-file.js";
+
+/** The jobs file, inside the workspace. */
+export const CRON_FILE = "cron.json";
+
+/** One job of cron.json, defaults applied. */
+export interface CronJob {
+  /** Unique; letters, digits, `-`, `_`, `.`. */
+  name: string;
+  /** Cron syntax, 5 fields or 6 with seconds first; checked at load. */
+  schedule: string;
+  /** IANA time zone of the schedule and of `activeHours`; default the machine's. */
+  tz?: string;
+  /** The agent that answers; default the main agent. */
+  agent?: string;
+  /** Session key; default `cron:<name>`. */
+  session: string;
+  /** The message sent; for a heartbeat job, extra instructions after the checklist's. */
+  prompt?: string;
+  /** Work through HEARTBEAT.md; a HEARTBEAT_OK reply means nothing needs attention. */
+  heartbeat: boolean;
+  enabled: boolean;
+  /** Outside this window the job is skipped (meant to keep heartbeats quiet at night). */
+  activeHours?: ActiveHours;
+  /** Stops a run once its estimated cost passes this many dollars; the job is then paused. */
+  maxBudgetUsd?: number;
+  /** A JSON Schema file, relative to the workspace: the run's answer is an object checked against it, stored in its record. */
+  outputSchema?: string;
+  /** The schema of `outputSchema`, read when cron.json loads (`loadCronJobs`). */
+  output?: JsonSchema;
+  /**
+   * An ISO date-time with its offset. The first run at or after it is the final one (`hasEnded`):
+   * it sends `finalPrompt`, then the job is paused for good.
+   */
+  until?: string;
+  /** The message of the final run; default DEFAULT_FINAL_PROMPT. Only with `until`. */
+  finalPrompt?: string;
+}
+
+/** The message of a job's final run when cron.json gives no `finalPrompt`. */
+export const DEFAULT_FINAL_PROMPT =
+  "This is the last scheduled run of this job: its end time has passed and it will not run again. Freeze your results: save the final version of what you have kept, marked as final, and reply with a short summary of it.";
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const CLOCK_TIME = /^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$/;
+// An offset is required: without one, the same cron.json would end at different moments on different machines.
+const DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d)$/;
+
+const text = (what: string) =>
+  z.string({ error: (issue) => (issue.input === undefined ? `is required: ${what}` : `must be text: ${what}`) }).trim().min(1, `must not be empty: ${what}`);
+const time = z.string({ error: 'must be a time such as "08:00"' }).regex(CLOCK_TIME, 'must be a time such as "08:00" (24-hour HH:MM)');
+
+const jobSchema = z.strictObject({
+  name: text("the job's name").regex(NAME, 'may hold only letters, digits, "-", "_" and "."'),
+  schedule: text('a cron expression such as "30 7 * * *"'),
+  tz: text('an IANA time zone such as "Europe/Paris"').refine(isTimeZone, 'is not a known time zone (use an IANA name such as "Europe/Paris")').optional(),
+  agent: text("an agent id such as main").optional(),
+  session: text("a session key").optional(),
+  prompt: text("the message sent to the agent").optional(),
+  heartbeat: z.boolean({ error: "must be true or false" }).optional(),
+  enabled: z.boolean({ error: "must be true or false" }).optional(),
+  activeHours: z
+    .strictObject({ start: time, end: time }, { error: 'must be an object such as {"start": "08:00", "end": "22:00"}' })
+    .refine((h) => h.start !== h.end, "start and end must differ")
+    .optional(),
+  maxBudgetUsd: z.number({ error: "must be a number of dollars" }).positive("must be greater than 0").optional(),
+  outputSchema: text("a JSON Schema file, relative to the workspace").optional(),
+  until: text('an ISO date-time such as "2026-06-14T18:00:00+02:00"')
+    .refine((value) => DATE_TIME.test(value) && !Number.isNaN(Date.parse(value)), 'must be an ISO date-time with its offset, such as "2026-06-14T18:00:00+02:00" or "2026-06-14T16:00:00Z"')
+    .optional(),
+  finalPrompt: text("the message of the final run").optional(),
+});
+
+const fileSchema = z.strictObject(
+  { jobs: z.array(z.unknown(), { error: 'must be a list of jobs: {"jobs": [...]}' }) },
+  { error: 'must be an object such as {"jobs": [...]}' },
+);
+
+/**
+ * Reads and checks `<workspace>/cron.json`, and the output schema files its jobs name. Throws
+ * ConfigError with one line naming the file, the job and the field: a missing file, bad JSON, a
+ * bad field, a schedule that does not parse (in its time zone), a job with neither prompt nor
+ * heartbeat, a duplicate name, an output schema file that is missing or not an object's schema.
+ */
+export async function loadCronJobs(workspace: string): Promise<CronJob[]> {
+  const file = join(workspace, CRON_FILE);
+  const raw = await readRegularText(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") throw new ConfigError(`${file} not found: create it with {"jobs": [...]} (see the example shipped with miniclaw)`);
+    throw new ConfigError(`${file}: cannot be read: ${error.message}`);
+  });
+  const jobs = parseCronJobs(raw, file);
+  return Promise.all(
+    jobs.map(async (job) => {
+      if (job.outputSchema === undefined) return job;
+      const schemaFile = resolve(workspace, job.outputSchema);
+      return { ...job, output: await readOutputSchema(schemaFile, `${file}: job "${job.name}": outputSchema: ${schemaFile}`) };
+    }),
+  );
+}
+
+/** Parses the text of a cron.json (`file` names it in errors). Throws ConfigError as `loadCronJobs` does. */
+export function parseCronJobs(raw: string, file: string): CronJob[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch (error) {
+    throw new ConfigError(`${file}: not valid JSON: ${(error as Error).message}`);
+  }
+  const top = fileSchema.safeParse(data);
+  if (!top.success) throw new ConfigError(`${file}: ${describeIssue(top.error.issues[0], Object.keys(fileSchema.shape))}`);
+  const jobs = top.data.jobs.map((entry, index) => parseJob(entry, index, file));
+  const seen = new Set<string>();
+  for (const job of jobs) {
+    if (seen.has(job.name)) throw new ConfigError(`${file}: job "${job.name}": name: is used by another job; names must be unique`);
+    seen.add(job.name);
+  }
+  return jobs;
+}
+
+function parseJob(entry: unknown, index: number, file: string): CronJob {
+  const rawName = (entry as { name?: unknown } | null)?.name;
+  const where = typeof rawName === "string" && rawName.trim() ? `job "${rawName.trim()}"` : `jobs[${index}]`;
+  const fail = (message: string): never => {
+    throw new ConfigError(`${file}: ${where}: ${message}`);
+  };
+  const parsed = jobSchema.safeParse(entry);
+  if (!parsed.success) return fail(describeIssue(parsed.error.issues[0], Object.keys(jobSchema.shape)));
+  const job = parsed.data;
+  const problem = checkSchedule(job.schedule, job.tz);
+  if (problem) fail(`schedule: "${job.schedule}" ${problem}`);
+  if (job.prompt === undefined && job.heartbeat !== true) fail('needs a "prompt", or "heartbeat": true to work through HEARTBEAT.md');
+  if (job.outputSchema !== undefined && job.heartbeat === true) fail("outputSchema: does not go with a heartbeat, whose answer is HEARTBEAT_OK or an alert");
+  if (job.finalPrompt !== undefined && job.until === undefined) fail('finalPrompt: is sent by the final run, after "until": set "until" too');
+  return {
+    name: job.name,
+    schedule: job.schedule,
+    session: job.session ?? `cron:${job.name}`,
+    heartbeat: job.heartbeat ?? false,
+    enabled: job.enabled ?? true,
+    ...(job.tz !== undefined && { tz: job.tz }),
+    ...(job.agent !== undefined && { agent: job.agent }),
+    ...(job.prompt !== undefined && { prompt: job.prompt }),
+    ...(job.activeHours !== undefined && { activeHours: job.activeHours }),
+    ...(job.maxBudgetUsd !== undefined && { maxBudgetUsd: job.maxBudgetUsd }),
+    ...(job.outputSchema !== undefined && { outputSchema: job.outputSchema }),
+    ...(job.until !== undefined && { until: job.until }),
+    ...(job.finalPrompt !== undefined && { finalPrompt: job.finalPrompt }),
+  };
+}
+
+/** `field: problem` for the first zod issue; `known` lists the fields of the object checked. */
+function describeIssue(issue: z.core.$ZodIssue | undefined, known: string[]): string {
+  if (!issue) return "is invalid";
+  const field = issue.path.map(String).join(".");
+  const message =
+    issue.code === "unrecognized_keys"
+      ? `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")} (known: ${(issue.path.at(-1) === "activeHours" ? ["start", "end"] : known).join(", ")})`
+      : issue.message;
+  return field ? `${field}: ${message}` : message;
+}
+
+function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-GB", { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True when a run of `job` at `at` (epoch ms) is at or after its `until`: such a run is the
+ * final one, and once it has run the job is paused for good. False for a job without `until`.
+ */
+export function hasEnded(job: CronJob, at: number): boolean {
+  return job.until !== undefined && at >= Date.parse(job.until);
+}

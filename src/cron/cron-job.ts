@@ -1,0 +1,132 @@
+// One cron job run through the assistant: active hours, the heartbeat checklist, the final run after `until`, a non-interactive turn, its status.
+import { join } from "node:path";
+import { refuseApprover, systemClock, type Clock } from "../deps.js";
+import { isSuccessfulStop, type AgentEvent, type TurnResult } from "../types.js";
+import { openAssistant, type Assistant, type AssistantOptions } from "../runtime/assistant.js";
+import { DEFAULT_FINAL_PROMPT, type CronJob } from "./cron-config.js";
+import { hasEnded } from "./cron-config.js";
+import type { RunJob, RunOutcome } from "./cron-runs.js";
+import { buildHeartbeatPrompt, hasHeartbeatContent, HEARTBEAT_FILE, interpretHeartbeatReply, isWithinActiveHours } from "./heartbeat.js";
+import { readRegularText } from "../fs/regular-file.js";
+
+export interface JobRunnerOptions {
+  /** How to open the assistant (workspace, env, client, model...); each run opens its own, so edited SOUL.md files apply. */
+  assistant: Omit<AssistantOptions, "defaultAgent" | "approver">;
+  /** Active hours and timestamps; default the system clock. */
+  clock?: Clock;
+  /** Events of each run's turn, with the job they belong to; must not throw. */
+  onEvent?: (job: CronJob, event: AgentEvent) => void;
+}
+
+/**
+ * The `runJob` callback of the scheduler and of `cron run`: skips outside active hours,
+ * skips a heartbeat whose checklist has no content (no model call), otherwise sends one
+ * message with the refusing approver (nothing waits for a human) and maps the turn to a
+ * status. A run at or after the job's `until` sends its final prompt instead, and ends the
+ * job (`finalOutcome`). The session's durable inbox comes with the assistant's `send`, so
+ * steering left for the job's session joins the run's message. Every time is read from the
+ * runner's clock. Throws only what opening the assistant throws (ConfigError: no such agent).
+ */
+export function createJobRunner(opts: JobRunnerOptions): RunJob {
+  const clock = opts.clock ?? systemClock;
+  const workspace = opts.assistant.workspace;
+  return async (job, signal) => {
+    const now = clock.now();
+    if (job.activeHours && !isWithinActiveHours(now, job.activeHours, job.tz)) {
+      return { status: "skipped", detail: `outside active hours ${job.activeHours.start}–${job.activeHours.end}${job.tz ? ` ${job.tz}` : ""}` };
+    }
+    const final = hasEnded(job, now);
+    const prompt = final ? { text: job.finalPrompt ?? DEFAULT_FINAL_PROMPT } : job.heartbeat ? await heartbeatPrompt(workspace, job) : { text: job.prompt ?? "" };
+    if (prompt.skip) return { status: "skipped", detail: prompt.skip };
+    const assistant = await openJobAssistant(opts, job, clock);
+    try {
+      const onEvent = opts.onEvent;
+      const result = await assistant.send(prompt.text, {
+        sessionKey: job.session,
+        approver: refuseApprover,
+        signal,
+        ...(onEvent && { onEvent: (event) => onEvent(job, event) }),
+        ...(job.output !== undefined && { turn: { output: job.output } }),
+      });
+      const outcome = outcomeOf(job, result);
+      return final ? finalOutcome(job, outcome) : outcome;
+    } finally {
+      await assistant.close();
+    }
+  };
+}
+
+/** The assistant of one run: its own (edited SOUL.md files apply), on the runner's clock, with the job's agent and budget. */
+function openJobAssistant(opts: JobRunnerOptions, job: CronJob, clock: Clock): Promise<Assistant> {
+  return openAssistant({
+    ...opts.assistant,
+    clock,
+    turn: {
+      ...opts.assistant.turn,
+      includeTime: true,
+      ...(job.maxBudgetUsd !== undefined && { maxBudgetUsd: job.maxBudgetUsd }),
+    },
+    ...(job.agent !== undefined && { defaultAgent: job.agent }),
+  });
+}
+
+/**
+ * The outcome of a run at or after the job's `until`. Once the final run has happened the job
+ * ends: a `paused` outcome whose detail says it ended, which the caller stores like any pause
+ * (so no later tick runs it, `cron list` shows it, and `cron run --force` can run it once more).
+ * A final run that failed (`error`: the API down, the turn aborted at shutdown) leaves the job
+ * on, so the next tick makes the final run again; a skipped one made no call at all.
+ */
+export function finalOutcome(job: CronJob, outcome: RunOutcome): RunOutcome {
+  if (outcome.status === "skipped") return outcome;
+  if (outcome.status === "error") return { ...outcome, detail: `${outcome.detail ?? "failed"}; the final run (after until ${job.until}) is tried again at the next tick` };
+  const ended = `ended at its until ${job.until} after its final run`;
+  return { ...outcome, status: "paused", detail: outcome.status === "paused" ? `${ended}; ${outcome.detail}` : ended };
+}
+
+/** The message of a heartbeat run, or why there is none. */
+async function heartbeatPrompt(workspace: string, job: CronJob): Promise<{ text: string; skip?: string }> {
+  const checklist = await readRegularText(join(workspace, HEARTBEAT_FILE)).catch(() => undefined);
+  if (checklist === undefined) return { text: "", skip: `no ${HEARTBEAT_FILE} in the workspace` };
+  if (!hasHeartbeatContent(checklist)) return { text: "", skip: `${HEARTBEAT_FILE} has no items to check` };
+  return { text: buildHeartbeatPrompt(checklist, job.prompt) };
+}
+
+/**
+ * The status of a finished turn. Authentication failures (401/403) and a spent budget
+ * (stopped by it, or a run that finished but cost more) pause the job: retrying them
+ * every tick would fail the same way, or keep spending.
+ */
+export function outcomeOf(job: CronJob, result: TurnResult): RunOutcome {
+  const spent = { usage: result.usage, costUsd: result.costUsd };
+  const overspent =
+    job.maxBudgetUsd !== undefined && result.costUsd > job.maxBudgetUsd
+      ? `the run cost $${result.costUsd.toFixed(4)}, over its budget of $${job.maxBudgetUsd}; raise maxBudgetUsd in cron.json to let it run`
+      : undefined;
+  const pause = pauseReason(result) ?? overspent;
+  if (pause) return { status: "paused", ...spent, ...(result.text && { reply: result.text }), detail: pause };
+  if (!isSuccessfulStop(result.stopReason)) {
+    const why = result.stopReason === "error" ? (result.error ?? "the turn failed") : `${result.stopReason}${result.error ? `: ${result.error}` : ""}`;
+    return { status: "error", ...spent, ...(result.text && { reply: result.text }), detail: why };
+  }
+  // A structured answer is the run's result; its text is the same object as JSON, so it is not kept twice.
+  if (result.output !== undefined) return { status: "ok", ...spent, output: result.output };
+  if (job.output !== undefined) return { status: "error", ...spent, ...(result.text && { reply: result.text }), detail: `${result.stopReason}: the turn ended without a structured answer` };
+  if (!job.heartbeat) return { status: "ok", ...spent, reply: result.text };
+  const { ok, text } = interpretHeartbeatReply(result.text);
+  return { status: ok ? "ok" : "alert", ...spent, ...(text && { reply: text }) };
+}
+
+/** Why a turn's failure should pause its job, or undefined when the next tick may well succeed. */
+export function pauseReason(result: TurnResult): string | undefined {
+  if (result.stopReason === "budget_exceeded") return `${result.error ?? "over budget"}; raise maxBudgetUsd in cron.json to let it run`;
+  if (result.stopReason === "error" && (result.errorStatus === 401 || result.errorStatus === 403)) {
+    return `${result.error}; check the credentials the API was given`;
+  }
+  // A server without the agent's web tools, or one that does not know its model, would refuse every tick the same way.
+  const webRefused = result.errorStatus === 400 && /offers the web server tools/.test(result.error ?? "");
+  if (result.stopReason === "error" && (webRefused || result.errorStatus === 404)) {
+    return `${result.error}; then \`cron run JOB --force\``;
+  }
+  return undefined;
+}

@@ -1,0 +1,53 @@
+// Entries of the approvals file as the gate reads them: the form commands are stored in, entries too broad to honour, tool names and globs.
+
+/** The `{allowed, denied}` lists of the approvals file, as `checkCommandSafety` takes them. */
+export interface ApprovalLists {
+  allowed?: readonly string[];
+  denied?: readonly string[];
+}
+
+/** The form in which commands are compared and stored: surrounding whitespace removed, nothing else changed. */
+export function normalizeCommand(command: string): string {
+  return command.trim();
+}
+
+/**
+ * Why an allowed entry is too broad to honour, or null. A pattern whose program is a
+ * wildcard (`*`, `* -rf`), or whose arguments are only wildcards and options (`rm *`,
+ * `rm -rf *`, `bash *`), approves every use of a program: a planted or careless entry
+ * like that would let anything run unasked. Words are split on blanks, so a quoted `'*'`
+ * counts as a wildcard too (stricter, never looser).
+ */
+export function broadPatternReason(entry: string): string | null {
+  const words = entry.trim().split(/\s+/).filter((w) => w !== "");
+  const [program, ...args] = words;
+  if (program === undefined) return null;
+  if (/[*?[]/.test(program)) return "its program is a wildcard, so it approves any command";
+  if (args.includes("*") && args.every((w) => w === "*" || w.startsWith("-"))) return `it approves every use of ${program}`;
+  return null;
+}
+
+/** An entry that names tools rather than a command: the characters of tool names, with `*` and `?` as wildcards. */
+const TOOL_ENTRY = /^[A-Za-z0-9_*?-]+$/;
+
+/**
+ * Whether an allowed entry can approve tools: a tool name, or a glob of them that starts with
+ * a literal character (`mcp__github__*`). A glob that starts with a wildcard (`*`, `*_file`)
+ * would approve tools of any name, so it approves none.
+ */
+export function isToolEntry(entry: string): boolean {
+  return TOOL_ENTRY.test(entry) && !/^[*?]/.test(entry);
+}
+
+/**
+ * True when one of the entries names the tool: exactly, or as a glob (`*` any characters, `?`
+ * one). Allowed lists pass `narrowOnly`, so entries that start with a wildcard match nothing;
+ * a denied `*` denies every tool, as it denies every command.
+ */
+export function matchesToolName(name: string, entries: readonly string[], narrowOnly: boolean): boolean {
+  return entries.some((entry) => {
+    if (!TOOL_ENTRY.test(entry) || (narrowOnly && !isToolEntry(entry))) return false;
+    const source = entry.replace(/[*?]/g, (w) => (w === "*" ? ".*" : "."));
+    return new RegExp(`^${source}$`).test(name);
+  });
+}

@@ -1,0 +1,150 @@
+// Which paths hold secrets or never end when read: `.env`, `~/.ssh`, shell profiles, credential files, `/proc/*/environ`, devices.
+
+/** Folders whose whole content is secret, matched as a path segment. */
+const SECRET_DIRS = new Set([
+  ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", "gcloud", "gh", ".m2", ".gradle", "anthropic", ".anthropic",
+]);
+
+/** Secret file names, matched against the last path segment (case-insensitive). */
+const SECRET_FILES: readonly RegExp[] = [
+  /^\.env(\..+)?$/,
+  /^\.envrc$/,
+  /^[._]netrc$/,
+  /^\.(npmrc|pypirc|pgpass|git-credentials|htpasswd|boto|s3cfg|vault-token)$/,
+  /^\.?credentials(\..+)?$/,
+  /^(auth|secrets?|token|service-account)\.json$/,
+  /^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/,
+  /^environ$/,
+  /^\.(bashrc|bash_profile|bash_login|bash_logout|profile|login|zshrc|zshenv|zprofile|zlogin|kshrc|cshrc|tcshrc|mkshrc)$/,
+  /^\.(.*_)?history$|^\.histfile$|^\.lesshst$/,
+  /^(\.claude\.json|config\.fish|fish_variables)$/,
+  /\.(pem|key|p12|pfx|jks|keystore|kdbx)$/,
+];
+
+/** Dotfiles and dot-folders directly in a home folder: shell profiles, tool configs and credential stores. */
+const HOME_DOTFILE = /^(~[^/]*|\/root|\/home\/[^/]+|\/users\/[^/]+)\/\.[^/]/;
+
+/** Templates that look like secrets by name but by convention hold none. */
+const NOT_SECRET = /^\.env\.(example|sample|template|dist|defaults)$/;
+
+const SECRET_SYSTEM_PATHS = new Set(["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/master.passwd"]);
+
+/** Names a wildcard is tested against: if it could match one of these, it could reach a secret. */
+const SECRET_SAMPLES = [
+  ".env", ".env.local", ".ssh", ".aws", ".netrc", ".npmrc", ".git-credentials", "credentials", "credentials.json", "id_rsa", "id_ed25519",
+  "server.pem", "private.key", "secrets.json", "environ", ".bashrc", ".zshrc", ".profile", ".bash_history", ".claude.json",
+];
+
+/** Why reading or writing this literal path touches a secret or a device; null when it does not. */
+export function pathReason(path: string): string | null {
+  return placeReason(path) ?? nameReason(path);
+}
+
+/**
+ * Why this path is secret by where it is, whatever its folders are called: a device, /proc, a
+ * system secret, a home folder's dotfile. Applies to a resolved absolute path as a whole.
+ */
+export function placeReason(path: string): string | null {
+  const lower = path.toLowerCase().replace(/\/(\.?\/)+/g, "/");
+  if ((lower.startsWith("/dev/") || lower === "/dev") && lower !== "/dev/null") return `reads the device ${path} (may never end)`;
+  if (/^\/proc\/[^/]+\/(environ|mem)$/.test(lower)) return `reads ${path}, a process's environment or memory`;
+  if (isProcessSecretPath(lower)) return `reads ${path}: /proc holds process environments (and the API key)`;
+  if (SECRET_SYSTEM_PATHS.has(lower)) return `reads ${path}, a system secret`;
+  if (HOME_DOTFILE.test(lower)) return `reads ${path}, a file of a home folder's configuration (keys are often kept there)`;
+  return null;
+}
+
+/**
+ * Why this path is secret by its names: a folder such as `.ssh` on the way, or a file name
+ * such as `.env`. For a resolved path, pass the part below the working folder: the folders
+ * above it (a project kept in a folder called `gh`) say nothing about the file.
+ */
+export function nameReason(path: string): string | null {
+  const lower = path.toLowerCase();
+  const segments = lower.split("/").filter((s) => s !== "");
+  const dir = segments.slice(0, -1).find((s) => SECRET_DIRS.has(s));
+  if (dir !== undefined) return `reads inside ${dir}/, which holds secrets`;
+  const last = segments[segments.length - 1];
+  if (last === undefined || NOT_SECRET.test(last)) return null;
+  if (SECRET_DIRS.has(last)) return `reads ${path}, which holds secrets`;
+  return SECRET_FILES.some((re) => re.test(last)) ? `reads ${path}, which may hold secrets` : null;
+}
+
+/** Source, build output and docs named after credentials (`credentials.ts`, `credentials.d.mts.map`): code, not a credential store. */
+const CREDENTIALS_CODE = /credentials.*\.([mc]?[jt]sx?|map|py|pyc|go|rs|rb|java|kt|class|c|h|cc|cpp|hpp|cs|php|swift|md|rst|html)$/i;
+
+/**
+ * `nameReason` for what a walk meets rather than what a command names: a folder counts only
+ * by the secret folder names (`.ssh`), and code named after credentials is not a secret.
+ * Used where nothing was judged before (the files under a folder `grep -r` reads, the paths
+ * of a git history), so it narrows no earlier verdict.
+ */
+export function walkNameReason(path: string, isDir: boolean): string | null {
+  const last = path.slice(path.lastIndexOf("/") + 1);
+  if (isDir) {
+    const dir = path.toLowerCase().split("/").find((s) => SECRET_DIRS.has(s));
+    return dir === undefined ? null : `reads inside ${dir}/, which holds secrets`;
+  }
+  return CREDENTIALS_CODE.test(last) ? null : nameReason(path);
+}
+
+/** Why a wildcard pattern could match a secret (by the typical secret names), or null. */
+export function globReason(pattern: string): string | null {
+  const plain = pathReason(pattern.replace(/[*?[\]{}]/g, ""));
+  if (plain !== null && /\/dev\/|\/proc\//.test(pattern)) return plain;
+  const segments = pattern.split("/").filter((s) => s !== "");
+  for (const segment of segments) {
+    if (!/[*?[{]/.test(segment)) {
+      if (SECRET_DIRS.has(segment.toLowerCase())) return `reads inside ${segment}/, which holds secrets`;
+      continue;
+    }
+    const re = globToRegExp(segment);
+    const hit = SECRET_SAMPLES.find((name) => re.test(name));
+    if (hit !== undefined) return `the wildcard \`${pattern}\` could match a secret such as ${hit}`;
+  }
+  return plain;
+}
+
+/**
+ * A shell wildcard segment as a regular expression that matches at least what bash would
+ * (a bracket expression matches any one character); a leading dot must be literal, as in bash.
+ */
+export function globToRegExp(segment: string): RegExp {
+  let source = "";
+  for (let i = 0; i < segment.length; i++) {
+    const c = segment[i] as string;
+    const close = c === "[" ? segment.indexOf("]", i + 2) : -1;
+    if (close !== -1) {
+      // Any one character, as bash matches; or, as this check read brackets before, the text inside anywhere.
+      source += `(?:[^/]|[^/]*${[...segment.slice(i + 1, close)].map(charSource).join("")}[^/]*)`;
+      i = close;
+    } else source += charSource(c);
+  }
+  const dotRule = segment.startsWith(".") ? "" : "(?!\\.)";
+  return new RegExp(`^${dotRule}${source}$`, "i");
+}
+
+function charSource(c: string): string {
+  if (c === "*") return "[^/]*";
+  if (c === "?") return "[^/]";
+  if (c === "[" || c === "]" || c === "{" || c === "}") return "[^/]*";
+  return c.replace(/[\\^$.+()|]/g, "\\$&");
+}
+
+/** Files under /proc that hold nothing secret; every other /proc path is refused. */
+const HARMLESS_PROC = new Set(["cpuinfo", "meminfo", "loadavg", "uptime", "version", "stat", "mounts", "filesystems", "swaps"]);
+
+/** Whether a resolved path is a process environment file (refused for the file tools in every mode). */
+export function isProcessSecretPath(path: string): boolean {
+  const p = normalizeSlashes(path);
+  return (p === "/proc" || p.startsWith("/proc/")) && !HARMLESS_PROC.has(p.slice("/proc/".length));
+}
+
+/** Collapses repeated slashes and `/./` segments; leaves `..` alone (it never shortens toward /proc safely). */
+export function normalizeSlashes(word: string): string {
+  if (!word.startsWith("/")) return word;
+  let path = word.replace(/\/+/g, "/");
+  while (path.includes("/./")) path = path.replace("/./", "/");
+  if (path.endsWith("/.")) path = path.slice(0, -2) || "/";
+  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+}

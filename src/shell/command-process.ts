@@ -1,0 +1,176 @@
+// One run_command child: bash in its own process group, under a memory limit, killed whole on timeout, abort or too much output.
+import type { ChildProcess } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ToolError } from "../errors.js";
+import { processExists, procStatFields, signalGroup } from "../fs/proc.js";
+import type { ToolContext } from "../tools/define.js";
+import { OutputCapture } from "./run-command-output.js";
+
+/** After the shell exits, how long to wait for pipes held open by background children before killing them. */
+const PIPE_GRACE_MS = 250;
+
+/** The bounds of one command. */
+export interface ProcessLimits {
+  timeoutMs: number;
+  /** Head and tail kept of each stream. */
+  captureBytes: number;
+  /** Data memory (heap and private mappings) of each process of the command: `ulimit -d`, in bytes. */
+  memoryBytes: number;
+  /** stdout and stderr together; past it the process group is killed. */
+  outputBytes: number;
+  /** Once the shell has ended, kill what is still running of its group (`straysKilled`): a read-only command leaves nothing behind. */
+  leaveNothingRunning?: boolean;
+}
+
+export interface ProcessResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: OutputCapture;
+  stderr: OutputCapture;
+  timedOut: boolean;
+  aborted: boolean;
+  /** The output passed `outputBytes` and the group was killed. */
+  outputLimited: boolean;
+  /** Background processes still holding the output pipes after the shell exited were killed. */
+  leftoversKilled: boolean;
+  /** With `leaveNothingRunning`: processes still running in the group once the shell had ended were killed. */
+  straysKilled: boolean;
+}
+
+/**
+ * The command line bash runs: the memory limit first, on the same line so bash's line numbers in error
+ * messages stay those of the command. The limit is RLIMIT_DATA rather than address space (`ulimit -v`),
+ * which breaks programs that reserve large ranges they never use (node, WebAssembly, JVMs). A hard
+ * limit lower than ours is kept (ulimit then fails quietly).
+ */
+export function limitedCommand(command: string, memoryBytes: number): string {
+  return `ulimit -d ${Math.max(1, Math.floor(memoryBytes / 1024))} 2>/dev/null; ${command}`;
+}
+
+/**
+ * Runs `command` with bash and resolves when it and its pipes are done. Throws a ToolError when the
+ * signal is already aborted or bash cannot start; every other ending (exit, signal, timeout, abort,
+ * output limit) is a result.
+ */
+export function runProcess(command: string, env: ToolContext["env"], context: ToolContext, limits: ProcessLimits): Promise<ProcessResult> {
+  if (context.signal.aborted) throw new ToolError("aborted before the command started");
+  const child = context.spawn("bash", ["-c", limitedCommand(command, limits.memoryBytes)], { cwd: context.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const result: ProcessResult = {
+    exitCode: null, signal: null, stdout: new OutputCapture(limits.captureBytes), stderr: new OutputCapture(limits.captureBytes),
+    timedOut: false, aborted: false, outputLimited: false, leftoversKilled: false, straysKilled: false,
+  };
+  const capture = (into: OutputCapture) => (chunk: Buffer): void => {
+    into.push(chunk);
+    if (!result.outputLimited && result.stdout.totalBytes + result.stderr.totalBytes > limits.outputBytes) {
+      result.outputLimited = true;
+      killGroup(child);
+    }
+  };
+  child.stdout?.on("data", capture(result.stdout));
+  child.stderr?.on("data", capture(result.stderr));
+  return new Promise((resolve, reject) => watch(child, context.signal, limits, result, resolve, reject));
+}
+
+/** Timeout, abort, exit, the pipe grace and the stragglers of one child; settles exactly once. */
+function watch(
+  child: ChildProcess, signal: AbortSignal, limits: ProcessLimits, result: ProcessResult,
+  resolve: (result: ProcessResult) => void, reject: (error: Error) => void,
+): void {
+  let grace: NodeJS.Timeout | undefined;
+  let settled = false;
+  const timer = setTimeout(() => {
+    result.timedOut = true;
+    killGroup(child);
+  }, limits.timeoutMs);
+  const onAbort = (): void => {
+    result.aborted = true;
+    killGroup(child);
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  const cleanUp = (): void => {
+    clearTimeout(timer);
+    clearTimeout(grace);
+    signal.removeEventListener("abort", onAbort);
+  };
+  const finish = (): void => {
+    if (settled) return;
+    settled = true;
+    cleanUp();
+    if (!limits.leaveNothingRunning || child.pid === undefined) return resolve(result);
+    void killStrays(child.pid).then((killed) => {
+      result.straysKilled = killed;
+      resolve(result);
+    });
+  };
+  child.once("error", (error) => {
+    if (settled) return;
+    settled = true;
+    cleanUp();
+    reject(new ToolError(`could not start bash: ${error.message}`));
+  });
+  child.once("exit", (code, exitSignal) => {
+    result.exitCode = code;
+    result.signal = exitSignal;
+    grace = setTimeout(() => {
+      result.leftoversKilled = true;
+      killGroup(child);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      finish();
+    }, PIPE_GRACE_MS);
+  });
+  child.once("close", finish);
+}
+
+/** SIGKILL to the whole process group (the shell was spawned detached, so it leads one). */
+function killGroup(child: ChildProcess): void {
+  if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
+}
+
+/** How long a member of an ended command's group may take to finish exiting before it counts as left running. */
+const STRAY_GRACE_MS = 100;
+
+/**
+ * SIGKILL to what is left running of a process group whose shell has ended (a `sort` inside `<(...)`
+ * still reading): true when anything was. A member that has finished but not yet been reaped (a
+ * zombie, as a finished `<(...)` is until the system's first process collects it) is not running,
+ * nor is one still exiting (`sort` closes its output before it exits) when it is done within the grace.
+ */
+async function killStrays(pgid: number): Promise<boolean> {
+  const deadline = Date.now() + STRAY_GRACE_MS;
+  // /proc is scanned whole once, then only the members seen running are watched; when they are done,
+  // one more scan catches anything they started meanwhile.
+  let running = runningMembers(pgid);
+  while (running.length > 0) {
+    if (Date.now() >= deadline) {
+      signalGroup(pgid, "SIGKILL");
+      return true;
+    }
+    await sleep(5);
+    running = running.filter((pid) => isRunningIn(pid, pgid));
+    if (running.length === 0) running = runningMembers(pgid);
+  }
+  return false;
+}
+
+/**
+ * The members of the group that are anything but zombies, from /proc (read only when the group
+ * still exists after its shell). Without /proc the group itself stands for a member still running.
+ */
+function runningMembers(pgid: number): number[] {
+  if (!processExists(-pgid)) return [];
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return [pgid];
+  }
+  return names.map(Number).filter((pid) => Number.isInteger(pid) && isRunningIn(pid, pgid));
+}
+
+/** Whether `pid` is in the group and neither a zombie nor gone (false when /proc cannot tell). */
+function isRunningIn(pid: number, pgid: number): boolean {
+  const [state, , group] = procStatFields(pid) ?? [];
+  return Number(group) === pgid && state !== "Z" && state !== "X";
+}

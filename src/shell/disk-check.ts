@@ -1,0 +1,97 @@
+// The gate's second pass: what a command judged safe will read, checked against the disk (symlinks, wildcards, folders, git history).
+import { realpath } from "node:fs/promises";
+import { basename } from "node:path";
+import { expandGlob, MAX_WALK_ENTRIES, walkTree } from "./disk-walk.js";
+import type { Budget } from "./disk-walk.js";
+import { gitHistoryReason } from "./git-history.js";
+import { homeDotfileReason, homeReason } from "./path-resolve.js";
+import type { PathContext } from "./path-resolve.js";
+import { isProcessSecretPath } from "./process-secrets.js";
+import type { PlannedRead, ReadPlan } from "./read-plan.js";
+import { placeReason, walkNameReason } from "../gate/secret-paths.js";
+import { literalPathReason, namesPart } from "./word-reads.js";
+
+/** The real working folder (symlinks resolved) and the home folder the gate judges from. */
+export interface DiskContext {
+  cwd: string;
+  home?: string;
+}
+
+/**
+ * Why a command the pure pass judged safe is not, once the disk is looked at; empty when it
+ * is. Each path it reads is resolved to its real path (`notes.txt` → `~/.ssh/id_rsa`) and judged
+ * again; wildcards are expanded (bounded); folders a content reader walks are searched for secret
+ * files and for links to them (bounded: past the bound, not safe); a git command that prints
+ * patches is not safe in a repository whose history ever held a secret-named file. Called by
+ * the gate after a "safe" verdict; it only ever adds reasons. A path that does not exist is fine.
+ */
+export async function diskReasons(plan: ReadPlan, context: DiskContext): Promise<string[]> {
+  const budget: Budget = { left: MAX_WALK_ENTRIES };
+  const reasons: string[] = [];
+  const seen = new Set<string>();
+  for (const read of plan.reads) {
+    const key = `${read.kind}\0${read.glob}\0${read.path}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const why = await readReason(read, context, budget);
+    if (why !== null) reasons.push(why);
+  }
+  for (const dir of new Set(plan.gitContentDirs)) {
+    const why = await gitHistoryReason(dir, context.home, [...new Set(plan.gitObjects)]);
+    if (why !== null) reasons.push(`git ${why}`);
+  }
+  return reasons;
+}
+
+async function readReason(read: PlannedRead, context: DiskContext, budget: Budget): Promise<string | null> {
+  if (!read.glob) {
+    // The path as the kernel opens it (`..` after links) first, then the normalised one the pure pass judged.
+    for (const physical of read.physical ?? []) {
+      const why = await realPathReason(read, physical, false, context, budget);
+      if (why !== null) return why;
+    }
+    return realPathReason(read, read.path, false, context, budget);
+  }
+  const matches = await expandGlob(read.path, budget);
+  if (matches === null) return `${read.program}: the wildcard ${read.path} matches more files than the gate can check`;
+  for (const match of matches) {
+    const why = await realPathReason(read, match, true, context, budget);
+    if (why !== null) return why;
+  }
+  return null;
+}
+
+/** One existing path, by its real location; `fromGlob`: names met by a wildcard for a names-only program are not judged. */
+async function realPathReason(read: PlannedRead, path: string, fromGlob: boolean, context: DiskContext, budget: Budget): Promise<string | null> {
+  const real = await realpath(path).catch(() => null);
+  if (real === null) return null;
+  const judged: PathContext = { cwd: context.cwd, ...(context.home === undefined ? {} : { home: context.home }) };
+  const shown = real === path ? path : `${path} (really ${real})`;
+  const say = (why: string): string =>
+    why.startsWith(`reads ${real}`) ? `${read.program} reads ${shown}${why.slice(`reads ${real}`.length)}` : `${read.program} reads ${shown}, and ${why}`;
+  switch (read.kind) {
+    case "content":
+    case "name": {
+      const why = read.kind === "name" && fromGlob ? placeReason(real) : literalPathReason(real, judged);
+      return why === null ? null : say(why);
+    }
+    case "listing":
+      return real === "/" || isProcessSecretPath(real) ? `${read.program} lists ${shown}, the whole file system or /proc` : null;
+    case "tree": {
+      const why = homeReason(real, context.home) ?? literalPathReason(real, judged);
+      if (why !== null) return say(why);
+      const filters = read.filters ?? { skipHidden: false, followLinks: false, fileFilters: [], excludeDirs: [], opaqueFilters: false };
+      const found = await walkTree(real, filters, budget, (entry, target, isDir) => {
+        // The folders above an entry were judged on the way down: its own name is what is new, unless a link leads elsewhere.
+        const reason = target === entry ? walkNameReason(basename(entry), isDir) : (metReason(target, isDir, judged) ?? homeReason(target, context.home));
+        return reason === null ? null : `${entry}${target === entry ? "" : ` (a link to ${target})`}: ${reason}`;
+      });
+      return found === null ? null : `${read.program} reads every file under ${shown}, and ${found}`;
+    }
+  }
+}
+
+/** A file or folder a walk met, judged by place and by the names below the working folder. */
+function metReason(path: string, isDir: boolean, context: PathContext): string | null {
+  return placeReason(path) ?? walkNameReason(namesPart(path, context.cwd), isDir) ?? homeDotfileReason(path, context.home);
+}

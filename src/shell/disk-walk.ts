@@ -1,0 +1,93 @@
+// Bounded looks at the disk for the gate: wildcards expanded as bash would (or wider), and folder trees walked for secrets.
+import { readdir, realpath, stat } from "node:fs/promises";
+import type { Dirent } from "node:fs";
+import { join } from "node:path";
+import type { TreeFilters } from "./read-plan.js";
+import { globToRegExp } from "../gate/secret-paths.js";
+import { skipsDir, skipsFile } from "./tree-filters.js";
+
+/** Entries the gate looks at for one command before it gives up and asks. */
+export const MAX_WALK_ENTRIES = 20_000;
+
+/** A countdown shared by every look at the disk for one command. */
+export interface Budget {
+  left: number;
+}
+
+/**
+ * The existing paths an absolute wildcard pattern may match, or null when looking took more
+ * than the budget. Matching is wider than bash's (a bracket matches any character, case is
+ * ignored), so no match bash would make is missed; dotfiles need a literal leading dot, as in bash.
+ */
+export async function expandGlob(pattern: string, budget: Budget): Promise<string[] | null> {
+  let current = ["/"];
+  for (const segment of pattern.split("/").filter((s) => s !== "")) {
+    if (!/[*?[]/.test(segment)) {
+      current = current.map((dir) => join(dir, segment));
+      continue;
+    }
+    const re = globToRegExp(segment);
+    const next: string[] = [];
+    for (const dir of current) {
+      const names = await readdir(dir).catch(() => [] as string[]);
+      budget.left -= names.length;
+      if (budget.left < 0) return null;
+      for (const name of names) if (re.test(name)) next.push(join(dir, name));
+    }
+    current = next;
+  }
+  return current;
+}
+
+/** Judges what a walk met: its path, its real path (different when reached through a symlink) and whether it is a folder. */
+export type WalkVisitor = (path: string, real: string, isDir: boolean) => string | null;
+
+/**
+ * Walks the folder `root` (a real path) as a recursive reader with `filters` would, calling
+ * `judge` on every file it would open and on the real target of every symlink met (followed
+ * or not: a link to a secret is a secret). Returns the first reason, "too many" past the
+ * budget, or null. Unreadable folders are skipped, as the readers skip them.
+ */
+export async function walkTree(root: string, filters: TreeFilters, budget: Budget, judge: WalkVisitor): Promise<string | null> {
+  const seen = new Set<string>([root]);
+  let level = [root];
+  // Breadth first, each level's folders read together: a project of ten thousand files in tens of milliseconds.
+  while (level.length > 0) {
+    const listed = await Promise.all(level.map(async (dir) => ({ dir, entries: await readdir(dir, { withFileTypes: true }).catch(() => [] as Dirent[]) })));
+    const next: string[] = [];
+    for (const { dir, entries } of listed) {
+      budget.left -= entries.length;
+      if (budget.left < 0) return `it holds more than ${MAX_WALK_ENTRIES} files to check for secrets`;
+      for (const entry of entries) {
+        const why = await visit(entry, join(dir, entry.name), filters, judge, (real) => {
+          if (!seen.has(real)) next.push(real);
+          seen.add(real);
+        });
+        if (why !== null) return why;
+      }
+    }
+    level = next;
+  }
+  return null;
+}
+
+async function visit(entry: Dirent, path: string, filters: TreeFilters, judge: WalkVisitor, descend: (real: string) => void): Promise<string | null> {
+  if (entry.isDirectory()) {
+    if (skipsDir(entry.name, filters)) return null;
+    const why = judge(path, path, true);
+    if (why === null) descend(path);
+    return why;
+  }
+  if (entry.isSymbolicLink()) {
+    if (skipsFile(entry.name, filters) && skipsDir(entry.name, filters)) return null;
+    const real = await realpath(path).catch(() => null);
+    const isDir = real === null ? false : await stat(real).then((s) => s.isDirectory(), () => false);
+    if (real === null || (isDir ? skipsDir(entry.name, filters) : skipsFile(entry.name, filters))) return null;
+    const why = judge(path, real, isDir);
+    if (why === null && isDir && filters.followLinks) descend(real);
+    return why;
+  }
+  if (skipsFile(entry.name, filters)) return null;
+  if (!entry.isFile()) return `${path} is a special file (a pipe, socket or device) that a reader may wait on forever`;
+  return judge(path, path, false);
+}

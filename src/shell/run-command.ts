@@ -1,0 +1,118 @@
+// run_command: a shell command judged by the command gate, sandboxed when judged read-only, with a timeout, memory and output limits, closed stdin and capped output.
+import { tmpdir } from "node:os";
+import * as z from "zod";
+import { ToolError } from "../errors.js";
+import { checkCommandSafetySync } from "./safety.js";
+import { sandboxEnv, sandboxSupportFor } from "./child-sandbox.js";
+import { returnScratch, takeScratch } from "./command-scratch.js";
+import { runProcess, type ProcessLimits, type ProcessResult } from "./command-process.js";
+import { defineTool } from "../tools/define.js";
+import type { Tool, ToolContext } from "../tools/define.js";
+import { formatBytes, splitBudget } from "./run-command-output.js";
+
+export { isSecretName, isSecretValue, isSecretVariable, scrubEnv, secretValues } from "../gate/secret-env.js";
+
+export const COMMAND_TIMEOUT_MS = 30_000;
+export const MAX_COMMAND_OUTPUT_BYTES = 30_000;
+/** Data memory of each process of a command: enough for compilers and test runners, not for a runaway. */
+export const COMMAND_MEMORY_LIMIT_BYTES = 4 * 1024 ** 3;
+/** Output of one command (stdout and stderr together) past which it is killed: only head and tail are kept anyway. */
+export const COMMAND_OUTPUT_LIMIT_BYTES = 64 * 1024 ** 2;
+
+/** Options of `createRunCommandTool`. */
+export interface RunCommandOptions {
+  timeoutMs?: number;
+  /** What the model sees of each stream: its head and tail within this many bytes. */
+  maxOutputBytes?: number;
+  /** Data memory per process of the command (`ulimit -d`); default 4 GiB. */
+  memoryLimitBytes?: number;
+  /** Output after which the command's process group is killed; default 64 MiB. */
+  outputLimitBytes?: number;
+}
+
+const runCommandInput = z.object({ command: z.string().min(1).describe("The command line, run with bash -c") });
+
+/** What an out-of-memory failure prints, from the C library, bash, coreutils, Python, C++ and node. */
+const OUT_OF_MEMORY = /memory exhausted|cannot allocate|out of memory|MemoryError|bad_alloc|allocation failed/i;
+
+/**
+ * The run_command tool. Its `permission` rule is the command gate, which the dispatcher asks before
+ * `run` (a refusal never reaches `run`); a command the gate judged read-only (`context.grant.readOnly`)
+ * runs in the read-only sandbox (`sandboxEnv`). `readOnly`, which lets calls run together, is true for
+ * commands the pure check classifies as safe; the dispatcher loads the shell parser before it reads that
+ * declaration for the first command call, so a turn that runs no command never loads it.
+ */
+export function createRunCommandTool(options: RunCommandOptions = {}): Tool<{ command: string }> {
+  const limits: ProcessLimits = {
+    timeoutMs: options.timeoutMs ?? COMMAND_TIMEOUT_MS,
+    captureBytes: options.maxOutputBytes ?? MAX_COMMAND_OUTPUT_BYTES,
+    memoryBytes: options.memoryLimitBytes ?? COMMAND_MEMORY_LIMIT_BYTES,
+    outputBytes: options.outputLimitBytes ?? COMMAND_OUTPUT_LIMIT_BYTES,
+  };
+  // The parser is loaded when a command is first judged (the dispatcher waits for it), not here: a turn that runs no command never pays for it.
+  return defineTool({
+    name: "run_command",
+    description:
+      "Run a bash command in the working directory and return its exit code, stdout and stderr. " +
+      `stdin is closed; the command is killed after ${formatSeconds(limits.timeoutMs)}; long output keeps its head and tail. ` +
+      "Read-only commands run at once; others may need the user's approval.",
+    input: runCommandInput,
+    readOnly: (input) => checkCommandSafetySync(input.command) === "safe",
+    permission: (input) => ({ command: input.command }),
+    async run(input, context) {
+      // Only the gate's answer decides the sandbox; without one (run called directly) nothing runs.
+      if (!context.grant) throw new ToolError("run_command runs only after the gate has judged the command (through runToolUses)");
+      const result = await runSandboxed(input.command, context.grant.readOnly, context, limits);
+      const text = formatResult(result, limits);
+      if (result.timedOut) throw new ToolError(`timed out after ${formatSeconds(limits.timeoutMs)}; the process group was killed\n${text}`);
+      if (result.aborted) throw new ToolError(`aborted; the process group was killed\n${text}`);
+      if (result.outputLimited) throw new ToolError(`the output passed ${formatBytes(limits.outputBytes)}; the process group was killed\n${text}`);
+      return text;
+    },
+  });
+}
+
+/**
+ * Runs the command in its sandbox. A read-only command gets a temporary folder of its own as TMPDIR,
+ * removed with what it holds when the command ends, or kept for a later one when the command left it
+ * empty (`command-scratch.ts`): `sort` and others spill there, and a command killed at its timeout would
+ * otherwise leave its spill files behind, one run after another, until the disk is full. A read-only
+ * command leaves nothing running: what is left of its process group when it ends is killed, and its
+ * folder, which a straggler may still be writing to, is not kept.
+ */
+async function runSandboxed(command: string, readOnly: boolean, context: ToolContext, limits: ProcessLimits): Promise<ProcessResult> {
+  const env = sandboxEnv(context.env, readOnly, sandboxSupportFor(command));
+  if (!readOnly) return runProcess(command, env, context, limits);
+  const parent = env["TMPDIR"] || tmpdir();
+  const scratch = takeScratch(parent);
+  let result: ProcessResult;
+  try {
+    result = await runProcess(command, { ...env, TMPDIR: scratch }, context, { ...limits, leaveNothingRunning: true });
+  } catch (error) {
+    await returnScratch(parent, scratch, true);
+    throw error;
+  }
+  await returnScratch(parent, scratch, !result.straysKilled);
+  return result;
+}
+
+function formatResult(result: ProcessResult, limits: ProcessLimits): string {
+  const killed = result.timedOut || result.aborted || result.outputLimited;
+  const status = result.signal !== null && !killed ? `killed by ${result.signal}` : `exit code: ${result.exitCode ?? "none"}`;
+  const budget = splitBudget(result.stdout.totalBytes, result.stderr.totalBytes, limits.captureBytes);
+  const parts = [status];
+  if (result.stdout.totalBytes > 0) parts.push(`stdout:\n${result.stdout.render(budget.stdout).trimEnd()}`);
+  const stderr = result.stderr.totalBytes > 0 ? result.stderr.render(budget.stderr).trimEnd() : "";
+  if (stderr) parts.push(`stderr:\n${stderr}`);
+  if (parts.length === 1) parts.push("(no output)");
+  if (result.leftoversKilled) parts.push("(background processes still holding the output were killed when the command ended)");
+  if (result.straysKilled && !killed && !result.leftoversKilled) parts.push("(processes the command left running were killed when it ended: a read-only command leaves nothing behind)");
+  if (result.exitCode !== 0 && OUT_OF_MEMORY.test(stderr)) {
+    parts.push(`(the command ran out of memory: each of its processes may use at most ${formatBytes(limits.memoryBytes)} of data memory)`);
+  }
+  return parts.join("\n\n");
+}
+
+function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))}s`;
+}
