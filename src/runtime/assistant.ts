@@ -34,6 +34,8 @@ export interface AssistantOptions {
   client?: Anthropic;
   /** `--model`: used by agents whose SOUL.md names none. */
   model?: string;
+  /** The sessions, opened by the caller (a PostgreSQL backend from miniclaw/postgres); default the workspace's files. Left open by `close()`. */
+  store?: SessionBackend;
   /** `--database-url`: sessions on PostgreSQL (a URL or a config; over MINICLAW_DATABASE_URL of `env`). Default: files. */
   database?: DatabaseOption | undefined;
   /** `--agent`: the agent of messages that carry no prefix. */
@@ -136,7 +138,7 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
   }
   const memory = MemoryStore.forWorkspace(opts.workspace);
   const sessionsDir = join(opts.workspace, "sessions");
-  const sessions = await openSessionBackend({ sessionsDir, database: opts.database, env: opts.env, clock: opts.clock, onWarning: warn });
+  const sessions = opts.store ?? (await openSessionBackend({ sessionsDir, database: opts.database, env: opts.env, clock: opts.clock, onWarning: warn }));
   // One holder for the process: every turn's gate reads it at each call, so a change reaches a running turn.
   const modes = modeHolder(opts);
   const route = (text: string): { agent: AgentConfig; text: string } => {
@@ -228,7 +230,7 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
     async close() {
       memory.close();
       if (mcp.owned) await mcp.hub?.close();
-      await sessions.close();
+      if (!opts.store) await sessions.close();
     },
   };
 }
