@@ -70,7 +70,7 @@ export async function benchCache(lib: MiniclawLibrary, options: { thinkingBudget
     const usage = { input: 0, read: 0, write: 0 };
     for (let turn = 1; turn <= TURNS; turn++) {
       const thinking = options.thinkingBudget === undefined ? {} : { thinking: options.thinkingBudget };
-      const result = await lib.runAgentTurn("agent:main:cache", `question ${turn}: what does the record say?`, agent, { workspace, cwd: root, env, tools: [lookup], ...thinking });
+      const result = await lib.runAgentTurn("agent:main:cache", `question ${turn}: what does the record say?`, agent, { runtime: { workspace, cwd: root, env }, tools: [lookup], ...thinking });
       if (result.stopReason !== "end_turn") throw new Error(`cache turn ${turn} ended ${result.stopReason}: ${result.error ?? ""}`);
       usage.input += result.usage.inputTokens;
       usage.read += result.usage.cacheReadTokens;

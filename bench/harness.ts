@@ -78,7 +78,7 @@ export async function openHarnessLoops(lib: MiniclawLibrary): Promise<HarnessLoo
     let toolsOffered = 0;
     const miniclaw = async (): Promise<void> => {
       const before = server.requests.length;
-      const result = await lib.runAgentTurn(`agent:main:bench-${turn++}`, "hi", agent, { workspace, cwd: root, env, tools: [echo] });
+      const result = await lib.runAgentTurn(`agent:main:bench-${turn++}`, "hi", agent, { runtime: { workspace, cwd: root, env }, tools: [echo] });
       if (result.stopReason !== "end_turn" || result.iterations !== rounds) throw new Error(`miniclaw turn ended ${result.stopReason} after ${result.iterations} requests: ${result.error ?? ""}`);
       toolsOffered = (server.requests[before]?.body.tools ?? []).length;
     };

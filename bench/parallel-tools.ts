@@ -56,7 +56,7 @@ export async function benchParallelTools(lib: MiniclawLibrary): Promise<Parallel
     const env = { ANTHROPIC_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "x" };
     let turn = 0;
     const turnWith = (readOnly: boolean) => async (): Promise<void> => {
-      const result = await lib.runAgentTurn(`agent:main:parallel-${turn++}`, "five slow reads", agent, { workspace, cwd: root, env, tools: [waiter(readOnly)] });
+      const result = await lib.runAgentTurn(`agent:main:parallel-${turn++}`, "five slow reads", agent, { runtime: { workspace, cwd: root, env }, tools: [waiter(readOnly)] });
       if (result.stopReason !== "end_turn" || result.iterations !== 2) throw new Error(`parallel turn ended ${result.stopReason}: ${result.error ?? ""}`);
     };
     const times = await timeInterleaved({ parallel: turnWith(true), serial: turnWith(false) }, { warmup: 0, runs: TIMED_TURNS });

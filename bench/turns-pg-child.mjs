@@ -4,22 +4,18 @@
 // runs the timed turns, prints "done", and exits.
 import { createInterface } from "node:readline";
 import { z } from "zod";
-import { createClient, defineTool, runAgentTurn } from "../dist/index.js";
+import { createClient, defineTool, openRuntime, runAgentTurn } from "../dist/index.js";
+import { resolveDatabaseConfig } from "../dist/postgres/config.js";
+import { openDatabase } from "../dist/postgres/database.js";
+import { PgSessionStore } from "../dist/postgres/pg-store.js";
 
 const [baseURL, workspace, key, turnsArg, url, schema] = process.argv.slice(2);
 const agent = { id: "main", name: "Worker", prompt: "You are a worker." };
 const client = createClient({ env: { ANTHROPIC_BASE_URL: baseURL, ANTHROPIC_API_KEY: "bench" }, maxRetries: 0 });
 const note = defineTool({ name: "note", description: "Notes a text.", input: z.object({ text: z.string() }), readOnly: true, run: ({ text }) => `noted ${text}` });
-const options = {
-  workspace,
-  cwd: workspace,
-  client,
-  model: "claude-test-1",
-  tools: [note],
-  builtinTools: false,
-  includeTime: false,
-  ...(url ? { database: { url, schema } } : {}),
-};
+const store = url ? new PgSessionStore(await openDatabase(resolveDatabaseConfig({ url, schema }, {})), { owned: true }) : undefined;
+const runtime = await openRuntime({ workspace, cwd: workspace, client, builtinTools: false, includeTime: false, ...(store && { store }) });
+const options = { runtime, model: "claude-test-1", tools: [note] };
 
 async function turn(text) {
   const result = await runAgentTurn(key, text, agent, options);

@@ -1,43 +1,40 @@
-// The public API of miniclaw: what a library user builds with, as named re-exports. Internals are not exported:
-// every export is a promise kept across versions.
+// The public API of miniclaw's core: what a library user builds with, as named re-exports. Every export is a promise kept
+// across versions; the optional parts are subpath exports (miniclaw/shell, /mcp, /postgres, /cron, /testing).
 
-// The turn and its tools.
+// A turn, and the runtime turns share.
 export { runAgentTurn } from "./loop/run-turn.js";
-export type { TurnOptions, JsonSchema } from "./loop/options.js";
-export { defineTool, type Tool, type AnyTool, type ToolContext, type ToolOutput, type ToolSpec, type NeedsApproval, type PermissionRule, type Grant } from "./tools/define.js";
+export { streamAgentTurn, type TurnMessage } from "./loop/stream-turn.js";
+export type { TurnOptions, JsonSchema } from "./loop/turn-options.js";
+export type { TurnHooks, TurnStartAddition } from "./loop/hooks.js";
+export { openRuntime, type Runtime, type RuntimeOptions, type RuntimeSettings } from "./runtime/open-runtime.js";
+
+// Tools and where they come from.
+export { defineTool, type Tool, type AnyTool, type ToolContext, type ToolOutput, type ToolSpec, type AccessRule, type NeedsApproval, type TurnScope } from "./tools/define.js";
+export type { ToolSource, ToolView } from "./tools/source.js";
 export type { ToolHooks, ToolCall, BeforeToolUseResult } from "./tools/dispatch.js";
 
-// MCP servers: their tools join a turn's through the mcpServers option, or a hub shared by many turns.
-export { McpHub, connectMcpServers, type ConnectMcpOptions, type McpHubOptions, type McpServerStatus } from "./mcp/hub.js";
-export type { McpServersConfig, McpServerConfig, McpStdioConfig, McpHttpConfig, McpSdkConfig, McpServerCommon } from "./mcp/config.js";
-
 // The gate.
-export { checkCommandSafety } from "./shell/safety.js";
-export type { PermissionContext, PermissionMode, GateAnswer, PathAnswer, ToolAnswer, ToolCallCheck } from "./gate/context.js";
+export { checkCommandSafety } from "./shell/index.js";
+export type { Access, CommandJudge, CommandVerdict, Decision, Gate, Grant, LeavePlanAnswer, ModeHolder, PermissionMode } from "./gate/context.js";
 
-// What a user constructs: stores, loaders, the workspace.
+// Agents and the assistant the REPL and cron are built on.
+export { loadAgents } from "./runtime/agents.js";
+export { resolveAgent } from "./assistant/routing.js";
+export { openAssistant, type Assistant, type AssistantOptions, type SendOptions } from "./assistant/assistant.js";
+export { ensureWorkspace } from "./runtime/workspace.js";
+
+// Sessions, skills, memory.
 export { SessionStore, type SessionStorage, type SessionBackend, type LoadedSession, type LoadOptions, type SessionListing } from "./sessions/store.js";
-export { openSessionBackend, type BackendOptions } from "./sessions/backend.js";
 export { exportSession, importSession } from "./sessions/transfer.js";
-export type { DatabaseConfig, DatabaseOption } from "./postgres/config.js";
 export type { SessionRecord, MessageRecord, CompactionRecord, HeaderRecord, OutputRecord } from "./sessions/records.js";
 export { SkillLoader } from "./skills/loader.js";
 export { MemoryStore } from "./memory/store.js";
-export { ensureWorkspace } from "./runtime/workspace.js";
-
-// Agents, the assistant the REPL is built on, and cron.
-export { loadAgents } from "./runtime/agents.js";
-export { resolveAgent } from "./runtime/routing.js";
-export { openAssistant, type Assistant, type AssistantOptions, type SendOptions } from "./runtime/assistant.js";
-export { startScheduler, type Scheduler, type SchedulerOptions } from "./cron/cron.js";
-export { openDatabaseScheduler, type OpenDatabaseSchedulerOptions } from "./postgres/database-scheduler.js";
-export { loadCronJobs, type CronJob } from "./cron/cron-config.js";
 
 // The model: the client, and what a turn cost.
-export { createClient, DEFAULT_MODEL } from "./model/client.js";
-export { estimateCostUsd, summarizeUsage } from "./model/usage.js";
+export { createClient } from "./model/client.js";
+export { estimateCostUsd } from "./model/usage.js";
 
 // Injected effects and errors.
 export type { Approver, ApprovalRequest, Clock, Spawn } from "./deps.js";
 export { MiniclawError, ConfigError, SessionError, ToolError, type FixedBy } from "./errors.js";
-export type { AgentConfig, AgentEvent, ApprovalDecision, Effort, EventSink, MessageParam, StopReason, ThinkingSetting, ToolChoiceSetting, TurnResult, Usage, WebSettings } from "./types.js";
+export type { AgentConfig, AgentEvent, ApprovalDecision, Effort, EventSink, Inbox, MessageParam, StopReason, SteerMessage, ThinkingSetting, ToolChoiceSetting, TurnResult, Usage, WebSettings } from "./types.js";

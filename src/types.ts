@@ -42,6 +42,9 @@ export interface AgentConfig {
   delegates?: string[];
 }
 
+/** A JSON Schema object (its root `type` must be `"object"`). */
+export type JsonSchema = Record<string, unknown>;
+
 /** `adaptive`, `off`, or a thinking budget in tokens. */
 export type ThinkingSetting = "adaptive" | "off" | number;
 export type Effort = "low" | "medium" | "high" | "xhigh" | "max";

@@ -5,9 +5,12 @@ import { describe, expect, it } from "vitest";
 
 const SRC = fileURLToPath(new URL("../src", import.meta.url));
 const BASE = ["types", "errors", "deps", "paths", "content", "fs"];
-const CORE = [...BASE, "model", "tools", "sessions", "gate", "shell", "skills", "memory", "mcp", "postgres"];
+/** The core's lower layers: what tools, the runtime and the loop are made of. */
+const PARTS = [...BASE, "model", "gate", "sessions", "skills", "memory"];
+/** Every folder of the core; the modules (shell, mcp, postgres, cron, testing) and the CLI are outside it. */
+const CORE = [...PARTS, "tools", "runtime", "loop", "assistant", "index"];
 
-/** Which layers each layer may import (its own always allowed). Imports point down only. */
+/** Which layers each layer may import (its own always allowed). Imports point down only; the core imports no module. */
 const ALLOWED: Record<string, string[]> = {
   types: [],
   errors: [],
@@ -15,22 +18,27 @@ const ALLOWED: Record<string, string[]> = {
   paths: [],
   content: [],
   fs: ["types", "errors", "deps"],
-  postgres: ["*"],
-  cron: ["*"],
-  index: ["*"],
   model: BASE,
-  gate: [...BASE, "shell"],
-  shell: [...BASE, "gate", "tools"],
-  sessions: [...BASE, "postgres"],
+  gate: BASE,
+  sessions: BASE,
   skills: BASE,
   memory: BASE,
-  tools: [...BASE, "gate", "shell", "skills", "memory", "model"],
-  mcp: [...BASE, "tools", "gate"],
-  loop: CORE,
-  runtime: [...CORE, "loop"],
-  cli: [...CORE, "loop", "runtime", "cron", "testing"],
+  tools: [...PARTS],
+  runtime: [...PARTS, "tools"],
+  loop: [...PARTS, "tools", "runtime"],
+  assistant: [...PARTS, "tools", "runtime", "loop"],
+  index: ["*"],
+  shell: [...CORE],
+  mcp: [...CORE],
+  // Until the claims seam takes the database's cron state out of cron/cron-backend.ts.
+  cron: [...CORE, "postgres"],
+  postgres: [...CORE, "cron"],
+  cli: ["*"],
   testing: [],
 };
+
+/** The composition root wires the shell in (run_command is a default tool), and the root index re-exports checkCommandSafety. */
+const SHELL_WIRING = new Set(["runtime/open-runtime.ts", "runtime/runtime-options.ts", "index.ts"]);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
@@ -44,13 +52,14 @@ describe("architecture", () => {
     expect(files.filter((f) => !(f.layer in ALLOWED)).map((f) => f.file)).toEqual([]);
   });
 
-  it("imports point down the layers only", () => {
+  it("imports point down the layers only, and the core imports no module but the shell its composition root wires in", () => {
     const violations: string[] = [];
     for (const { file, layer, text } of files) {
       for (const [, spec] of text.matchAll(/(?:from|import)\s*\(?\s*["'](\.[^"']+)["']/g)) {
         const target = layerOf(join(file, "..", spec!).replace(/\.js$/, ".ts"));
         const allowed = ALLOWED[layer]!;
-        if (target !== layer && !allowed.includes("*") && !allowed.includes(target)) violations.push(`${relative(SRC, file)} → ${spec}`);
+        const wired = target === "shell" && SHELL_WIRING.has(relative(SRC, file));
+        if (target !== layer && !wired && !allowed.includes("*") && !allowed.includes(target)) violations.push(`${relative(SRC, file)} → ${spec}`);
       }
     }
     expect(violations).toEqual([]);

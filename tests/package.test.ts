@@ -47,9 +47,9 @@ describe("the package", () => {
     const script = `const lib = await import("miniclaw"); console.log(JSON.stringify(Object.keys(lib).sort()));`;
     const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: ROOT, encoding: "utf8" });
     expect(JSON.parse(out)).toEqual([
-      "ConfigError", "DEFAULT_MODEL", "McpHub", "MemoryStore", "MiniclawError", "SessionError", "SessionStore", "SkillLoader", "ToolError",
-      "checkCommandSafety", "connectMcpServers", "createClient", "defineTool", "ensureWorkspace", "estimateCostUsd", "exportSession", "importSession",
-      "loadAgents", "loadCronJobs", "openAssistant", "openDatabaseScheduler", "openSessionBackend", "resolveAgent", "runAgentTurn", "startScheduler", "summarizeUsage",
+      "ConfigError", "MemoryStore", "MiniclawError", "SessionError", "SessionStore", "SkillLoader", "ToolError",
+      "checkCommandSafety", "createClient", "defineTool", "ensureWorkspace", "estimateCostUsd", "exportSession", "importSession",
+      "loadAgents", "openAssistant", "openRuntime", "resolveAgent", "runAgentTurn", "streamAgentTurn",
     ]);
   });
 });

@@ -4,7 +4,8 @@ import { systemClock } from "../deps.js";
 import { ConfigError } from "../errors.js";
 import type { McpHub } from "../mcp/hub.js";
 import { loadAgents } from "../runtime/agents.js";
-import { openMcpHub } from "../runtime/assistant.js";
+import { openSessionBackend } from "./session-backend.js";
+import type { SessionBackend } from "../sessions/store.js";
 import { nextRunTime, startScheduler, type Scheduler } from "../cron/cron.js";
 import { openCronBackend, type CronBackend } from "../cron/cron-backend.js";
 import { CRON_FILE, hasEnded, loadCronJobs, type CronJob } from "../cron/cron-config.js";
@@ -49,6 +50,8 @@ interface Prepared {
   mcp: McpHub | undefined;
   /** Files, or PostgreSQL when a database is configured. */
   backend: CronBackend;
+  /** The sessions every run shares. */
+  store: SessionBackend;
 }
 
 /** Runs a command over the prepared jobs, then stops the MCP servers and closes the database, however the command ended. */
@@ -58,6 +61,7 @@ async function withPrepared(args: CliArgs, io: CliIo, command: (prepared: Prepar
     return await command(prepared);
   } finally {
     await prepared.mcp?.close();
+    await prepared.store.close();
     await prepared.backend.close();
   }
 }
@@ -270,7 +274,8 @@ async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
   const jobs = await loadCronJobs(workspace);
   const warn = warner(io);
   checkJobAgents(workspace, jobs, await loadAgents(workspace, { onWarning: warn }), args.agent);
-  const mcp = await openMcpHub(workspace, io.env, warn);
+  const mcp = await (await import("../mcp/index.js")).openMcpHub(workspace, io.env, warn);
+  const store = await openSessionBackend({ sessionsDir: join(workspace, "sessions"), database: args.databaseUrl, env: io.env, onWarning: warn });
   const runJob = createJobRunner({
     assistant: {
       workspace,
@@ -278,8 +283,9 @@ async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
       env: io.env,
       client,
       onWarning: warn,
-      turn: { ...turnFlags(args), ...(mcp !== undefined && { mcpServers: mcp }) },
-      ...(args.databaseUrl !== undefined && { database: args.databaseUrl }),
+      store,
+      toolSources: mcp ? [mcp] : [],
+      turn: turnFlags(args),
       ...(args.model !== undefined && { model: args.model }),
       ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }),
     },
@@ -291,9 +297,10 @@ async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
   const withDefaultAgent: RunJob = (job, signal) => runJob(args.agent !== undefined && job.agent === undefined ? { ...job, agent: args.agent } : job, signal);
   const backend = await openCronBackend(workspace, args.databaseUrl, io.env).catch(async (error: unknown) => {
     await mcp?.close();
+    await store.close();
     throw error;
   });
-  return { workspace, jobs, runJob: withDefaultAgent, mcp, backend };
+  return { workspace, jobs, runJob: withDefaultAgent, mcp, backend, store };
 }
 
 /**

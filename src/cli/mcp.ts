@@ -4,7 +4,7 @@ import { ConfigError } from "../errors.js";
 import { MCP_CONFIG_FILE } from "../mcp/config.js";
 import type { McpHub, McpServerStatus } from "../mcp/hub.js";
 import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
-import { openMcpHub } from "../runtime/assistant.js";
+import { openMcpHub } from "../mcp/index.js";
 import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import { isSecretVariable } from "../gate/secret-env.js";
 import type { CliArgs } from "./args.js";

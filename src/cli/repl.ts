@@ -3,9 +3,10 @@ import { join } from "node:path";
 import { styleText } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";
 import { refuseApprover } from "../deps.js";
-import { APPROVALS_FILE } from "../loop/options.js";
 import { pickModel } from "../model/client.js";
-import { openAssistant, type Assistant } from "../runtime/assistant.js";
+import { APPROVALS_FILE } from "../runtime/open-runtime.js";
+import type { Assistant } from "../assistant/assistant.js";
+import { openCliAssistant } from "./assistant-setup.js";
 import { isSuccessfulStop, type EventSink } from "../types.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
@@ -60,7 +61,7 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
     if (turn) return turn.sink({ type: "warning", message });
     input.notice(`warning: ${visibleText(message, { keepLineBreaks: true })}`);
   };
-  const assistant = await openAssistant({
+  const opened2 = await openCliAssistant(args, io, {
     workspace,
     cwd: io.cwd,
     env: io.env,
@@ -70,16 +71,17 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
     // --effort lives in the REPL's state (/effort changes it); --thinking and --max-iterations hold for every turn.
     turn: { ...(args.thinking !== undefined && { thinking: args.thinking }), ...(args.maxIterations !== undefined && { maxIterations: args.maxIterations }) },
     ...(args.model !== undefined && { model: args.model }),
-    ...(args.databaseUrl !== undefined && { database: args.databaseUrl }),
     ...(args.agent !== undefined && { defaultAgent: args.agent }),
     ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }),
   }).catch((error: unknown) => {
     input.close();
     throw error;
   });
+  const { assistant, mcp } = opened2;
   const agentId = args.agent ?? "main";
   const state: ReplState = {
     assistant,
+    mcp,
     agentId,
     sessionKey: args.session ?? assistant.sessionKeyFor(agentId),
     out: io.stdout,
@@ -106,7 +108,7 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
   if (input.interactive) io.stdout.write(`${banner(state, args, io, opened.client.baseURL)}\n`);
   if (args.permissionMode === undefined) await resumeSessionMode(assistant, state.sessionKey, notes);
   // Started now so the first message waits less; a person takes seconds to type it. Piped lines arrive at once: the turn connects them.
-  if (input.interactive) void assistant.mcp?.connect();
+  if (input.interactive) void mcp?.connect();
   const signalled = stopOnSignals(io, input.interactive, () => {
     turn?.controller.abort();
     input.close();
@@ -140,7 +142,7 @@ export async function runRepl(args: CliArgs, io: CliIo, options: ReplOptions = {
     }
   } finally {
     input.close();
-    await assistant.close();
+    await opened2.close();
     signalled.off();
   }
   if (input.interactive) io.stdout.write("\n");

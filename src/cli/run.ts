@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { ConfigError } from "../errors.js";
 import { refuseApprover, systemClock } from "../deps.js";
 import { isSuccessfulStop, type TurnResult } from "../types.js";
-import type { JsonSchema } from "../loop/options.js";
+import type { JsonSchema } from "../types.js";
 import { turnFlags, type CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { createRenderer, namingServer, useColor } from "./render.js";
@@ -25,7 +25,7 @@ import { visibleJson, visibleLine, visibleReply, visibleText } from "./visible-t
 export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   const text = args.words.join(" ").trim();
   if (!text) throw new ConfigError('miniclaw run needs a message, e.g. miniclaw run "what is in this folder?"');
-  const [{ openAssistant }, { readOutputSchema }] = await Promise.all([import("../runtime/assistant.js"), import("../runtime/output-schema-file.js")]);
+  const [{ openCliAssistant }, { readOutputSchema }] = await Promise.all([import("./assistant-setup.js"), import("../loop/output-schema-file.js")]);
   const output = args.outputSchema === undefined ? undefined : await readOutputSchema(resolve(io.cwd, args.outputSchema), args.outputSchema);
   const opened = await openWorkspace(args, io);
   const { workspace } = opened;
@@ -33,7 +33,7 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   const render = createRenderer(io.stderr, { color: useColor(io.stderr, io.env), streamText: false, server });
   // The SDK's retries (429, 529, a failed connection) show as one line each on stderr.
   const client = reportRetries(opened.client, () => render, (message) => io.stderr.write(`warning: ${visibleText(message)}\n`));
-  const assistant = await openAssistant({
+  const opened2 = await openCliAssistant(args, io, {
     workspace,
     cwd: io.cwd,
     env: io.env,
@@ -42,10 +42,10 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
     onWarning: (message) => render({ type: "warning", message }),
     turn: turnFlags(args),
     ...(args.model !== undefined && { model: args.model }),
-    ...(args.databaseUrl !== undefined && { database: args.databaseUrl }),
     ...(args.agent !== undefined && { defaultAgent: args.agent }),
     ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }),
   });
+  const { assistant } = opened2;
   const controller = new AbortController();
   let signalled: "SIGINT" | "SIGTERM" | undefined;
   const stopOn = (signal: "SIGINT" | "SIGTERM") => (): void => {
@@ -67,7 +67,7 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
     return report(result, io, server, output, signalled);
   } finally {
     // The handlers stay until the servers are stopped: a signal now must not kill the process mid-close.
-    await assistant.close();
+    await opened2.close();
     for (const off of offs) off();
   }
 }

@@ -7,7 +7,7 @@ import { isServerResult, serverCallText, serverResultText } from "../content.js"
 import { checkWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import type { CompactionRecord, MessageRecord, SessionRecord } from "../sessions/records.js";
 import { nestUnderParents } from "../sessions/session-listing.js";
-import { openSessionBackend } from "../sessions/backend.js";
+import { openSessionBackend } from "./session-backend.js";
 import type { SessionBackend } from "../sessions/store.js";
 import { exportSession, importSession } from "../sessions/transfer.js";
 import type { ContentBlockParam } from "../types.js";

@@ -2,14 +2,15 @@
 import { join } from "node:path";
 import { styleText } from "node:util";
 import { formatUsageSummary, summarizeUsage } from "../model/usage.js";
-import type { Assistant } from "../runtime/assistant.js";
+import type { Assistant } from "../assistant/assistant.js";
 import { MCP_CONFIG_FILE } from "../mcp/config.js";
+import type { McpHub } from "../mcp/hub.js";
 import { listMcpServers, noMcpServers } from "./mcp.js";
 import { clip, formatMinute } from "./render.js";
 import { effortCommand, thinkingCommand, type SettingState } from "./setting-commands.js";
 import { modeCommand, queueCommand, type ModeState } from "./mode-commands.js";
 import { visibleText } from "./visible-text.js";
-import { findAgentByPrefix, parseSlashCommand, resolveAgent, type SlashCommand } from "../runtime/routing.js";
+import { findAgentByPrefix, parseSlashCommand, resolveAgent, type SlashCommand } from "../assistant/routing.js";
 import type { AgentConfig } from "../types.js";
 import type { CompactionRecord, MessageRecord } from "../sessions/records.js";
 import { nestUnderParents } from "../sessions/session-listing.js";
@@ -18,6 +19,8 @@ import { SUBAGENT_MARK } from "./sessions.js";
 /** The REPL's session state; /effort and /thinking change their part of it (SettingState), /mode and /queue theirs (ModeState). */
 export interface ReplState extends SettingState, ModeState {
   assistant: Assistant;
+  /** The servers of mcp.json, when it lists any. */
+  mcp: McpHub | undefined;
   agentId: string;
   sessionKey: string;
   out: { write(text: string): void };
@@ -148,7 +151,8 @@ async function costOf(state: ReplState): Promise<string> {
 
 /** The servers of this process, connected first if no turn has needed them yet; mcp.json is read once, when the REPL starts. */
 async function mcpListing(state: ReplState): Promise<string> {
-  const { mcp, workspace } = state.assistant;
+  const { mcp } = state;
+  const { workspace } = state.assistant;
   if (!mcp) return `${noMcpServers(workspace)}\nmcp.json is read when miniclaw starts: restart the REPL after writing it.`;
   await mcp.connect();
   return listMcpServers(mcp, join(workspace, MCP_CONFIG_FILE));

@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { ConfigError } from "../errors.js";
 import { checkWorkspace, resolveWorkspace } from "../runtime/workspace.js";
-import { openSessionBackend } from "../sessions/backend.js";
+import { openSessionBackend } from "./session-backend.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { visibleLine } from "./visible-text.js";

@@ -2,8 +2,8 @@
 import { join, resolve } from "node:path";
 import * as z from "zod";
 import { ConfigError } from "../errors.js";
-import type { JsonSchema } from "../loop/options.js";
-import { readOutputSchema } from "../runtime/output-schema-file.js";
+import type { JsonSchema } from "../types.js";
+import { readOutputSchema } from "../loop/output-schema-file.js";
 import { checkSchedule } from "./cron.js";
 import type { ActiveHours } from "./heartbeat.js";
 import { readRegularText } from "../fs/regular-file.js";

@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { refuseApprover, systemClock, type Clock } from "../deps.js";
 import { isSuccessfulStop, type AgentEvent, type TurnResult } from "../types.js";
-import { openAssistant, type Assistant, type AssistantOptions } from "../runtime/assistant.js";
+import { openAssistant, type Assistant, type AssistantOptions } from "../assistant/assistant.js";
 import { DEFAULT_FINAL_PROMPT, type CronJob } from "./cron-config.js";
 import { hasEnded } from "./cron-config.js";
 import type { RunJob, RunOutcome } from "./cron-runs.js";
@@ -61,9 +61,9 @@ function openJobAssistant(opts: JobRunnerOptions, job: CronJob, clock: Clock): P
   return openAssistant({
     ...opts.assistant,
     clock,
+    includeTime: true,
     turn: {
       ...opts.assistant.turn,
-      includeTime: true,
       ...(job.maxBudgetUsd !== undefined && { maxBudgetUsd: job.maxBudgetUsd }),
     },
     ...(job.agent !== undefined && { defaultAgent: job.agent }),

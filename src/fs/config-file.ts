@@ -31,7 +31,8 @@ export function parseJsonConfig(text: string, where: string): unknown {
 /**
  * `value` checked by `schema`, or a ConfigError whose one line is `where: field: problem` for the
  * first issue. An unknown field names the fields that are known, and the closest one when it
- * looks like a misspelling or a name another tool uses (`aliases`: their name → ours).
+ * looks like a misspelling or a name another tool uses (`aliases`: their name → ours, or a
+ * phrase saying where that setting lives here).
  */
 export function checkConfig<S extends z.ZodType>(schema: S, value: unknown, where: string, aliases: Readonly<Record<string, string>> = {}): z.infer<S> {
   const parsed = schema.safeParse(value);
@@ -47,7 +48,8 @@ export function describeIssue(issue: z.core.$ZodIssue | undefined, schema: z.Zod
   const known = knownKeys(schema, issue.path);
   const unknown = issue.keys.map((key) => {
     const hint = aliases[key] ?? closest(key, known);
-    return `"${key}"${hint ? ` (did you mean "${hint}"?)` : ""}`;
+    if (hint === undefined) return `"${key}"`;
+    return /^[\w.-]+$/.test(hint) ? `"${key}" (did you mean "${hint}"?)` : `"${key}" (${hint})`;
   });
   const message = `unknown field${issue.keys.length > 1 ? "s" : ""} ${unknown.join(", ")}${known.length ? ` (known: ${known.join(", ")})` : ""}`;
   return field ? `${field}: ${message}` : message;

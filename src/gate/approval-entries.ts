@@ -47,7 +47,20 @@ export function isToolEntry(entry: string): boolean {
 export function matchesToolName(name: string, entries: readonly string[], narrowOnly: boolean): boolean {
   return entries.some((entry) => {
     if (!TOOL_ENTRY.test(entry) || (narrowOnly && !isToolEntry(entry))) return false;
-    const source = entry.replace(/[*?]/g, (w) => (w === "*" ? ".*" : "."));
-    return new RegExp(`^${source}$`).test(name);
+    return compileGlob(entry).test(name);
   });
+}
+
+const MAX_CACHED_GLOBS = 1_000;
+const globCache = new Map<string, RegExp>();
+
+/** A tool-name glob as a cached RegExp of the whole name: `*` any characters, `?` one, the rest literal, case kept. */
+export function compileGlob(glob: string): RegExp {
+  const cached = globCache.get(glob);
+  if (cached !== undefined) return cached;
+  const source = [...glob].map((char) => (char === "*" ? ".*" : char === "?" ? "." : char.replace(/[.+^${}()|[\]\\/]/g, "\\$&"))).join("");
+  const pattern = new RegExp(`^${source}$`, "su");
+  if (globCache.size >= MAX_CACHED_GLOBS) globCache.clear();
+  globCache.set(glob, pattern);
+  return pattern;
 }

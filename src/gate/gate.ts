@@ -1,227 +1,219 @@
-// createPermissionContext: the gate the dispatcher asks before each call — permission modes, the approver, the approvals file, the allowed roots.
+// The gate the dispatcher asks once per call: the call's verdict (the approvals file, the command judge, the path rules), then the policy, the approver and its "always".
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { cutMiddle } from "../content.js";
 import { safeSink, type ApprovalRequest, type Approver } from "../deps.js";
 import type { ApprovalDecision, EventSink } from "../types.js";
-import { broadPatternReason, matchesToolName, normalizeCommand } from "./approval-entries.js";
-import { addApprovals, approvalsReader } from "./approvals-file.js";
-import type { WarningSink } from "./approvals-file.js";
-import type { GateAnswer, LeavePlanAnswer, PathAnswer, PermissionContext, PermissionMode, ToolAnswer, ToolCallCheck } from "./context.js";
+import { matchesToolName, normalizeCommand, type ApprovalLists } from "./approval-entries.js";
+import { addApprovals, approvalsReader, type WarningSink } from "./approvals-file.js";
+import type { CommandJudge, Decision, Gate, GateCall, Judged, LeavePlanAnswer, ModeHolder, PermissionMode, Verdict } from "./context.js";
 import { isInside, resolveRealPath, sensitivePathReason } from "./path-check.js";
-import { diskReasons } from "../shell/disk-check.js";
-import { assessCommand, demoteSafe } from "../shell/safety.js";
-import type { SafetyAssessment } from "../shell/safety.js";
-import { processSecretsReason } from "../shell/process-secrets.js";
+import { decide, LEAVE_PLAN_UNAVAILABLE, policyCause, refusalText, shownOf, type RefusalCause } from "./policy.js";
 import { isProcessSecretPath } from "./secret-paths.js";
-import { refusals } from "./refusals.js";
 
 /** Longest input of a tool call shown to the approver and in events, in characters (JSON); the middle is cut. */
 const MAX_SHOWN_INPUT_CHARS = 300;
 
-/** What the approver is told a plan's question is about. */
-const LEAVE_PLAN_REASON = "leave plan mode and carry out this plan";
-
-/** What `createPermissionContext` needs; everything is injected. */
-export interface PermissionContextOptions {
-  /** The mode, or a holder whose mode may change: it is read at each check. */
-  mode: PermissionMode | { mode: PermissionMode };
-  /** Asked only when a command or path is neither cleared nor refused by the rules. */
+/** What `createGate` needs; every effect is injected. */
+export interface GateOptions {
+  /** The mode, or a holder whose mode may change: it is read when each call is settled. */
+  mode: PermissionMode | ModeHolder;
+  /** Asked only when the policy says ask. Must not throw (a throw counts as nobody answering). */
   approver: Approver;
-  /** `workspace/exec-approvals.json`: read on every check, "always" decisions added to it. */
+  /** `workspace/exec-approvals.json`: read at every check, "always" answers added to it. */
   approvalsPath: string;
-  /** Folders the file tools may use without asking: the working directory and the workspace. */
+  /** Folders the file tools use unasked: the working folder and the workspace. */
   roots: readonly string[];
   /** Folders inside the roots never written unasked: the workspace's sessions (transcripts and steering inboxes). */
   protectedDirs?: readonly string[];
   /** Relative paths are resolved from here. */
   cwd: string;
-  /** The user's home folder: where `~` points and whose dotfiles are secrets. Defaults to the process's (`os.homedir()`). */
+  /** Where `~` points and whose dotfiles are secrets; default the process's home. */
   home?: string;
-  /** Receives an `approval` event for every decision the approver made and every refusal. */
+  /** Receives an `approval` event for every refusal and every answer of the approver. */
   emit: EventSink;
-  /** Warnings for the user (a corrupt approvals file...); defaults to `warning` events on `emit`. Each distinct warning is sent once. */
+  /** Warnings for the user (a corrupt approvals file...); default `warning` events. Each distinct one is sent once. */
   onWarning?: WarningSink;
+  /** Judges shell commands; without one, every command needs approval. */
+  judge?: CommandJudge;
+  /** "Always" answers that last for the process (those the approvals file cannot hold); shared by the turns of a runtime. */
+  remembered?: Set<string>;
 }
 
 /**
- * Builds the gate. The mode is read once at the start of each check. `checkCommand`: in every
- * mode a denied command is refused; `plan` runs only safe commands; `bypassPermissions` runs
- * the rest; `default` and `acceptEdits` run safe and approved commands and ask the approver
- * about the others, persisting "always" answers. `checkPath`: inside the roots (after resolving
- * `..` and symlinks) allowed, except secrets and writes to `.git/`, the approvals file and
- * other configuration; otherwise `default` and `acceptEdits` ask, `plan` refuses writes (all
- * writes, in fact) and asks for reads, `bypassPermissions` allows. `checkTool` (any other tool):
- * a denied name is refused; `plan` refuses what is not read-only; a call that needs approval
- * runs when its name is allowed (globs too) or in `bypassPermissions`, otherwise the approver
- * is asked and "always" saves the name. In every check, `dontAsk` refuses what `default` would
- * ask about, without asking, and says how the user can allow it. `askLeavePlan` shows the
- * approver a plan and maps the answer to a mode. Never throws for a refusal.
+ * Builds the gate. `check` judges a call once: a tool name on the denied list is refused; a
+ * command goes to the judge, a path to the path rules (inside the roots and not sensitive: reads
+ * are safe, writes act), other tools by their declared access. `settle` then applies `decide` in
+ * the mode of that moment, asks the approver when it says ask, and saves "always" answers. Never
+ * throws for a refusal: it answers `{ allowed: false, reason }`, a sentence the model reads.
  */
-export function createPermissionContext(options: PermissionContextOptions): PermissionContext {
-  const { approver, approvalsPath, cwd } = options;
-  const holder: { mode: PermissionMode } = typeof options.mode === "string" ? { mode: options.mode } : options.mode;
-  const warned = new Set<string>();
-  const warn = (message: string): void => {
-    if (warned.has(message)) return;
-    warned.add(message);
-    if (options.onWarning) options.onWarning(message);
-    else emitSafely({ type: "warning", message });
-  };
-  const emitSafely = safeSink(options.emit);
-  const readApprovals = approvalsReader(approvalsPath, warn);
-  // Resolved once, at the first check that needs them (a turn whose tools touch no path never does):
-  // a path that cannot be resolved (a link to itself, an unreadable folder) stands as written.
-  const settled = (path: string): string => {
-    try {
-      return resolveRealPath(resolve(cwd, path));
-    } catch {
-      return resolve(cwd, path);
+export function createGate(options: GateOptions): Gate {
+  const holder: ModeHolder = typeof options.mode === "string" ? { mode: options.mode } : options.mode;
+  const emit = safeSink(options.emit);
+  const warn = onceEach(options.onWarning ?? ((message) => emit({ type: "warning", message })));
+  const readApprovals = approvalsReader(options.approvalsPath, warn);
+  const places = placesOf(options);
+  const remembered = options.remembered ?? new Set<string>();
+
+  async function verdictOf(call: GateCall): Promise<Verdict> {
+    const approvals = readApprovals();
+    const { access } = call;
+    if (matchesToolName(call.tool, approvals.denied, false)) return toolVerdict(call, "denied", "it is on the denied list");
+    if (typeof access === "string") {
+      if (access !== "ask") return toolVerdict(call, access === "read" ? "safe" : "act", "");
+      const allowed = matchesToolName(call.tool, approvals.allowed, true);
+      return { ...toolVerdict(call, allowed ? "approved" : "needs", "the tool is declared to need approval"), alwaysSaves: call.tool, denySaves: call.tool };
     }
-  };
-  const once = <T>(make: () => T): (() => T) => {
-    let made: { value: T } | undefined;
-    return () => (made ??= { value: make() }).value;
-  };
-  const roots = once(() => options.roots.map(settled));
-  const where = { cwd: resolve(cwd), home: resolve(options.home ?? homedir()) };
-  const realCwd = once(() => settled(where.cwd));
-  const protectedPaths = once(() => [settled(approvalsPath)]);
-  const protectedDirs = once(() => (options.protectedDirs ?? []).map(settled));
-  const pathGrants = new Set<string>();
-  const commandGrants = new Set<string>();
+    if ("command" in access) return commandVerdict(access.command, approvals);
+    return places.pathVerdict(access.path, access.write === true);
+  }
+
+  async function commandVerdict(command: string, approvals: ApprovalLists): Promise<Verdict> {
+    const subject = { kind: "command", command } as const;
+    const denySaves = normalizeCommand(command);
+    if (!options.judge) return { kind: "needs", readOnly: false, subject, reason: "no command judge is installed", denySaves };
+    const judged = await options.judge.judge(command, approvals, places.place);
+    const reason = judged.reasons.join("; ");
+    return { kind: judged.kind, readOnly: judged.kind === "safe", subject, reason, denySaves, ...(judged.alwaysSaves !== undefined && { alwaysSaves: judged.alwaysSaves }) };
+  }
+
+  async function settle(verdict: Verdict, id: string): Promise<Decision> {
+    // An "always" this process remembers counts as the approvals file's allowed list would.
+    const outcome = decide(verdict.kind === "needs" && remembered.has(keyOf(verdict)) ? { ...verdict, kind: "approved" } : verdict, holder.mode);
+    if (outcome === "allow") return granted(verdict);
+    if (outcome === "refuse") return refuse(id, verdict, policyCause(verdict, holder.mode));
+    const decision = await ask(requestOf(verdict), id);
+    await remember(verdict, decision);
+    if (decision === "allow_once" || decision === "allow_always") return granted(verdict);
+    return { allowed: false, reason: refusalText(decision === "unavailable" ? "unavailable" : "userDenied", verdict.subject, verdict.reason) };
+  }
 
   async function ask(request: ApprovalRequest, id: string): Promise<ApprovalDecision> {
-    const { command, reason } = request;
     let decision: ApprovalDecision;
     try {
-      decision = await approver(request);
+      decision = await options.approver(request);
     } catch (error) {
       warn(`the approver failed (${error instanceof Error ? error.message : String(error)}); treating it as unavailable`);
       decision = "unavailable";
     }
-    emitSafely({ type: "approval", id, command, decision, reason });
+    emit({ type: "approval", id, command: request.command, decision, reason: request.reason });
     return decision;
   }
 
-  async function persist(command: string, list: "allowed" | "denied"): Promise<void> {
+  async function remember(verdict: Verdict, decision: ApprovalDecision): Promise<void> {
+    const list = decision === "allow_always" ? "allowed" : decision === "deny_always" ? "denied" : undefined;
+    const entry = list === "allowed" ? verdict.alwaysSaves : list === "denied" ? verdict.denySaves : undefined;
+    if (list === "allowed" && entry === undefined) remembered.add(keyOf(verdict));
+    if (list === undefined || entry === undefined) return;
     try {
-      await addApprovals(approvalsPath, { [list]: [command] }, warn);
+      await addApprovals(options.approvalsPath, { [list]: [entry] }, warn);
     } catch (error) {
-      warn(`could not save the decision to ${approvalsPath} (${error instanceof Error ? error.message : String(error)})`);
+      warn(`could not save the decision to ${options.approvalsPath} (${error instanceof Error ? error.message : String(error)})`);
     }
   }
 
-  function refuse(id: string, command: string, reason: string): { allowed: false; reason: string } {
-    emitSafely({ type: "approval", id, command, decision: "denied", reason });
+  function refuse(id: string, verdict: Verdict, cause: RefusalCause): Decision {
+    const reason = refusalText(cause, verdict.subject, verdict.reason);
+    emit({ type: "approval", id, command: shownFor(verdict), decision: "denied", reason });
     return { allowed: false, reason };
-  }
-
-  /** The pure verdict, then, for a safe one, the disk-aware pass, which can only make it stricter. */
-  async function judgeCommand(command: string): Promise<SafetyAssessment> {
-    const approvals = readApprovals();
-    const assessment = await assessCommand(command, approvals, where);
-    if (assessment.verdict !== "safe" || assessment.plan === undefined) return assessment;
-    let disk: string[];
-    try {
-      disk = await diskReasons(assessment.plan, { cwd: realCwd(), home: where.home });
-    } catch (error) {
-      disk = [`the gate could not check the files it reads (${error instanceof Error ? error.message : String(error)})`];
-    }
-    return disk.length === 0 ? assessment : demoteSafe(command, approvals, disk, where);
-  }
-
-  async function checkCommand(command: string, toolUseId: string): Promise<GateAnswer> {
-    const mode = holder.mode;
-    const never = processSecretsReason(command, where);
-    if (never) return refuse(toolUseId, command, refusals.never(command, never));
-    const { verdict, reasons } = await judgeCommand(command);
-    const why = reasons.join("; ");
-    if (verdict === "denied") return refuse(toolUseId, command, refusals.deniedList(command));
-    if (verdict === "safe") return { allowed: true, readOnly: true };
-    if (mode === "plan") return refuse(toolUseId, command, refusals.planCommand(command, why));
-    if (verdict === "approved" || mode === "bypassPermissions") return { allowed: true, readOnly: false };
-    const entry = normalizeCommand(command);
-    if (commandGrants.has(entry)) return { allowed: true, readOnly: false };
-    if (mode === "dontAsk") return refuse(toolUseId, command, refusals.dontAskCommand(command, why));
-    // An entry too broad for the file would be ignored when read back: "always" then lasts for this process only.
-    const savable = broadPatternReason(entry) === null;
-    const decision = await ask({ tool: "run_command", command, reason: why, ...(savable && { alwaysSaves: entry }) }, toolUseId);
-    if (decision === "allow_always" && savable) await persist(command, "allowed");
-    if (decision === "allow_always" && !savable) commandGrants.add(entry);
-    if (decision === "deny_always") await persist(command, "denied");
-    if (decision === "allow_once" || decision === "allow_always") return { allowed: true, readOnly: false };
-    if (decision === "unavailable") return { allowed: false, reason: refusals.unavailableCommand(command, why) };
-    return { allowed: false, reason: refusals.userDenied(command) };
-  }
-
-  async function checkPath(path: string, access: "read" | "write", toolUseId: string): Promise<PathAnswer> {
-    const mode = holder.mode;
-    const real = resolveRealPath(resolve(cwd, path));
-    const label = `${access} ${real}`;
-    if (isProcessSecretPath(real)) return refuse(toolUseId, label, refusals.never(label, "/proc holds process environments, API key included"));
-    if (mode === "plan" && access === "write") return refuse(toolUseId, label, refusals.planWrite(real));
-    const inside = roots().some((root) => isInside(real, root));
-    const sensitive = sensitivePathReason(real, access, protectedPaths(), protectedDirs());
-    if (inside && sensitive === null) return { allowed: true, path: real };
-    if (mode === "bypassPermissions" || pathGrants.has(label)) return { allowed: true, path: real };
-    const why = sensitive ?? `it is outside the allowed folders (${roots().join(", ")})`;
-    if (mode === "dontAsk") return refuse(toolUseId, label, refusals.dontAskPath(access, real, why));
-    const decision = await ask({ tool: access === "write" ? "write_file" : "read_file", command: label, reason: why }, toolUseId);
-    if (decision === "allow_always") pathGrants.add(label);
-    if (decision === "allow_once" || decision === "allow_always") return { allowed: true, path: real };
-    if (decision === "unavailable") return { allowed: false, reason: refusals.unavailablePath(access, real, why) };
-    return { allowed: false, reason: refusals.userDeniedPath(access, real) };
-  }
-
-  async function checkTool(call: ToolCallCheck, toolUseId: string): Promise<ToolAnswer> {
-    const { tool } = call;
-    const mode = holder.mode;
-    const shown = describeCall(tool, call.input);
-    const approvals = readApprovals();
-    if (matchesToolName(tool, approvals.denied, false)) return refuse(toolUseId, shown, refusals.deniedTool(tool));
-    if (mode === "plan" && !call.readOnly) return refuse(toolUseId, shown, refusals.planTool(tool));
-    if (!call.needsApproval || mode === "bypassPermissions" || matchesToolName(tool, approvals.allowed, true)) return { allowed: true };
-    if (mode === "dontAsk") return refuse(toolUseId, shown, refusals.dontAskTool(tool));
-    const reason = "the tool is declared to need approval";
-    const decision = await ask({ tool, command: shown, reason, alwaysSaves: tool, input: call.input }, toolUseId);
-    if (decision === "allow_always") await persist(tool, "allowed");
-    if (decision === "deny_always") await persist(tool, "denied");
-    if (decision === "allow_once" || decision === "allow_always") return { allowed: true };
-    if (decision === "unavailable") return { allowed: false, reason: refusals.unavailableTool(tool) };
-    return { allowed: false, reason: refusals.userDeniedTool(tool) };
-  }
-
-  async function askLeavePlan(plan: string, toolUseId: string): Promise<LeavePlanAnswer> {
-    const decision = await ask({ tool: "exit_plan_mode", command: plan, reason: LEAVE_PLAN_REASON, input: { plan } }, toolUseId);
-    if (decision === "unavailable") return { answered: false, reason: refusals.leavePlanUnavailable() };
-    // "Always" is the wider of the two grants the user can give here; bypassPermissions is never one of them.
-    return { answered: true, mode: decision === "allow_once" ? "default" : decision === "allow_always" ? "acceptEdits" : undefined };
-  }
-
-  async function deniesTool(tool: string): Promise<boolean> {
-    return matchesToolName(tool, readApprovals().denied, false);
   }
 
   return {
     get mode() {
       return holder.mode;
     },
-    checkCommand,
-    checkPath,
-    checkTool,
-    askLeavePlan,
-    deniesTool,
+    async check(call) {
+      try {
+        const verdict = await verdictOf(call);
+        return { readOnly: verdict.kind === "safe", settle: () => settle(verdict, call.id) } satisfies Judged;
+      } catch (error) {
+        const reason = `Not run: the permission check of ${call.tool} failed (${error instanceof Error ? error.message : String(error)}).`;
+        return { readOnly: false, settle: async () => ({ allowed: false, reason }) };
+      }
+    },
+    async askLeavePlan(plan: string, toolUseId: string): Promise<LeavePlanAnswer> {
+      const decision = await ask({ tool: "exit_plan_mode", command: plan, reason: "leave plan mode and carry out this plan", input: { plan } }, toolUseId);
+      if (decision === "unavailable") return { answered: false, reason: LEAVE_PLAN_UNAVAILABLE };
+      // "Always" is the wider of the two grants the user can give here; bypassPermissions is never one of them.
+      return { answered: true, mode: decision === "allow_once" ? "default" : decision === "allow_always" ? "acceptEdits" : undefined };
+    },
+    deniesTool: (tool) => matchesToolName(tool, readApprovals().denied, false),
   };
 }
 
-/** A call as the approver and the events show it: the tool's name and its input as JSON, cut when long. */
-function describeCall(tool: string, input: unknown): string {
+/** A verdict on a call judged by its declared access (or refused by name). */
+function toolVerdict(call: GateCall, kind: Verdict["kind"], reason: string): Verdict {
+  return { kind, readOnly: call.access === "read", subject: { kind: "tool", tool: call.tool, input: call.input }, reason };
+}
+
+function granted(verdict: Verdict): Decision {
+  return { allowed: true, readOnly: verdict.kind === "safe", ...(verdict.path !== undefined && { path: verdict.path }) };
+}
+
+/** What an "always" that the approvals file cannot hold is remembered by, for this process. */
+function keyOf(verdict: Verdict): string {
+  return `${verdict.subject.kind}:${verdict.subject.kind === "command" ? normalizeCommand(verdict.subject.command) : shownOf(verdict.subject)}`;
+}
+
+/** The approver's question for a verdict. */
+function requestOf(verdict: Verdict): ApprovalRequest {
+  const { subject, reason } = verdict;
+  const always = verdict.alwaysSaves !== undefined ? { alwaysSaves: verdict.alwaysSaves } : {};
+  if (subject.kind === "command") return { tool: "run_command", command: subject.command, reason, ...always };
+  if (subject.kind === "path") return { tool: subject.access === "write" ? "write_file" : "read_file", command: shownOf(subject), reason };
+  return { tool: subject.tool, command: shownFor(verdict), reason, ...always, input: subject.input };
+}
+
+/** A verdict as the events show it: a tool call as its name and its input as JSON, cut when long. */
+function shownFor(verdict: Verdict): string {
+  const { subject } = verdict;
+  if (subject.kind !== "tool") return shownOf(subject);
   let json: string;
   try {
-    json = JSON.stringify(input) ?? String(input);
+    json = JSON.stringify(subject.input) ?? String(subject.input);
   } catch {
-    json = String(input);
+    json = String(subject.input);
   }
-  return `${tool} ${cutMiddle(json, MAX_SHOWN_INPUT_CHARS, (cut) => ` … ${cut} characters … `)}`;
+  return `${subject.tool} ${cutMiddle(json, MAX_SHOWN_INPUT_CHARS, (cut) => ` … ${cut} characters … `)}`;
+}
+
+/** A sink that passes each distinct message once. */
+function onceEach(sink: WarningSink): WarningSink {
+  const seen = new Set<string>();
+  return (message) => {
+    if (seen.has(message)) return;
+    seen.add(message);
+    sink(message);
+  };
+}
+
+/**
+ * The folders the gate judges paths against, resolved at the first check that needs them (a turn
+ * whose tools touch no path never does): a root that cannot be resolved stands as written.
+ */
+function placesOf(options: GateOptions) {
+  const settled = (path: string): string => {
+    try {
+      return resolveRealPath(resolve(options.cwd, path));
+    } catch {
+      return resolve(options.cwd, path);
+    }
+  };
+  let resolved: { roots: string[]; protectedPaths: string[]; protectedDirs: string[] } | undefined;
+  const folders = () => (resolved ??= { roots: options.roots.map(settled), protectedPaths: [settled(options.approvalsPath)], protectedDirs: (options.protectedDirs ?? []).map(settled) });
+  const place = { cwd: resolve(options.cwd), home: resolve(options.home ?? homedir()) };
+  return {
+    place,
+    /** Inside the roots and not sensitive: reads are safe, writes act; /proc never; anything else needs the user. */
+    pathVerdict(path: string, write: boolean): Verdict {
+      const real = resolveRealPath(resolve(options.cwd, path));
+      const access = write ? "write" : "read";
+      const base = { readOnly: !write, subject: { kind: "path", access, path: real } as const, path: real };
+      if (isProcessSecretPath(real)) return { ...base, kind: "never", reason: "/proc holds process environments, API key included" };
+      const { roots, protectedPaths, protectedDirs } = folders();
+      const sensitive = sensitivePathReason(real, access, protectedPaths, protectedDirs);
+      if (sensitive === null && roots.some((root) => isInside(real, root))) return { ...base, kind: write ? "act" : "safe", reason: "" };
+      return { ...base, kind: "needs", reason: sensitive ?? `it is outside the allowed folders (${roots.join(", ")})` };
+    },
+  };
 }

@@ -5,7 +5,7 @@ import { estimateTokens, sessionContextSize } from "../sessions/tokens.js";
 import type { MessageParam, Usage } from "../types.js";
 import { compactSession, SUMMARY_MAX_TOKENS } from "./compact.js";
 import { runHook } from "./hooks.js";
-import type { TurnRuntime } from "./options.js";
+import type { TurnSetup } from "./turn-setup.js";
 
 /** When trimming is the fallback: the newest results kept whole, older ones cut to this size. */
 const TRIM = { keepRecent: 6, maxChars: 2_000 };
@@ -22,12 +22,12 @@ export class ContextKeeper {
   private readonly fixedPart: unknown;
 
   constructor(
-    private readonly rt: TurnRuntime,
+    private readonly rt: TurnSetup,
     private readonly handle: SessionHandle,
     /** Receives the usage of each summary request, which the turn counts in its cost. */
     private readonly onUsage: (usage: Usage) => void,
   ) {
-    this.fixedPart = { system: rt.systemPrompt, tools: [...rt.tools.values()].map((t) => t.inputSchema) };
+    this.fixedPart = { system: rt.systemPrompt, tools: [...rt.firstTools.values()].map((t) => t.inputSchema) };
   }
 
   /**
@@ -70,7 +70,7 @@ export class ContextKeeper {
     if (!due) return undefined;
     const why = reason ?? `the context reached ${size} tokens (threshold ${this.rt.compactAt})`;
     const hooks = this.rt.hooks;
-    await runHook("onBeforeCompact", hooks?.onBeforeCompact && (() => hooks.onBeforeCompact!({ sessionKey: this.handle.key, agentId: this.rt.agentId, tokensBefore: size, reason: why })), this.rt.emit);
+    await runHook("onBeforeCompact", hooks?.onBeforeCompact && (() => hooks.onBeforeCompact!({ sessionKey: this.handle.key, agentId: this.rt.agent.id, tokensBefore: size, reason: why })), this.rt.emit);
     const outcome = await compactSession({
       client: this.rt.client,
       model: this.rt.model,
@@ -79,7 +79,7 @@ export class ContextKeeper {
       reason: why,
       signal: this.rt.signal,
       emit: this.rt.emit,
-      now: () => this.rt.clock.now(),
+      now: () => this.rt.runtime.clock.now(),
     });
     if (outcome.usage) this.onUsage(outcome.usage);
     if (outcome.compacted) {

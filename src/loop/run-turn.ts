@@ -5,15 +5,17 @@ import { fromApiUsage } from "../model/usage.js";
 import { cleanResponse } from "../sessions/repair.js";
 import { openSession, type SessionHandle } from "../sessions/session-handle.js";
 import { toolResultText } from "../content.js";
+import { isRuntime, openRuntime, type Runtime } from "../runtime/open-runtime.js";
 import { runToolUses } from "../tools/dispatch.js";
+import type { AnyTool, TurnScope } from "../tools/define.js";
 import type { AgentConfig, ApiMessage, ContentBlockParam, MessageParam, StopReason, ToolUseBlock, TurnResult, Usage } from "../types.js";
 import { budgetExceeded } from "./brakes.js";
 import { ContextKeeper } from "./context-keeper.js";
-import { resolveTurnOptions, type TurnOptions, type TurnRuntime } from "./options.js";
-import { offerPlanTool, refreshMcpTools } from "./turn-tools.js";
-import { createExitPlanModeTool } from "../tools/exit-plan-mode.js";
-import { createDelegateTool } from "./delegate.js";
 import { runHook } from "./hooks.js";
+import { limiter } from "./limiter.js";
+import { DEFAULT_MAX_CONCURRENT_DELEGATES, runSubagent } from "./subagent.js";
+import { checkTurnArguments, type TurnOptions } from "./turn-options.js";
+import { setUpTurn, type ParentLink, type TurnSetup } from "./turn-setup.js";
 import { answerText, correctionText } from "./output.js";
 import { isPromptTooLong, webRefused } from "./api-refusals.js";
 import { PLAN_MODE_NOTICE, recordMode, takeSteering } from "./steering.js";
@@ -29,59 +31,71 @@ const INTERRUPTED = "interrupted by the user";
  * network, the session file or anything else ends the turn with stop reason `error`
  * (and a one-line `error`), an abort through `options.signal` with `aborted`; either
  * way `turn_end` is emitted and the session is left valid for the next request.
- * Throws only what a person must fix before the turn starts: ConfigError (no
- * credentials, a bad setting) and SessionError (the session stayed busy).
+ * Without a runtime in `options`, one is opened for this turn and closed after it.
+ * Throws only what a person must fix before the turn starts: ConfigError (a bad
+ * argument or option, no credentials, a bad setting) and SessionError (the session stayed busy).
  */
-export async function runAgentTurn<T = unknown>(
-  sessionKey: string,
-  userText: string,
-  agent: AgentConfig,
-  options: TurnOptions<T> = {},
-): Promise<TurnResult<T>> {
-  // The output, when there is one, was validated against options.output: it is a T.
-  return (await runTurn(sessionKey, userText, agent, options as TurnOptions)) as TurnResult<T>;
-}
-
-async function runTurn(sessionKey: string, userText: string, agent: AgentConfig, options: TurnOptions): Promise<TurnResult> {
-  const rt = await resolveTurnOptions(agent, options);
+export async function runAgentTurn<T = unknown>(sessionKey: string, userText: string, agent: AgentConfig, options: TurnOptions<T> = {}): Promise<TurnResult<T>> {
+  checkTurnArguments(sessionKey, userText, agent, options);
+  const { runtime: given, workspace, client, ...turn } = options as TurnOptions;
+  const runtime = isRuntime(given) ? given : await openRuntime({ ...given, ...(workspace !== undefined && { workspace }), ...(client !== undefined && { client }) });
   try {
-    const turn = new TurnState(rt, { sessionKey, agentId: agent.id });
-    const delegate = options.agents && createDelegateTool({ parent: agent, agents: options.agents, rt, turn, sessionKey, options, run: runAgentTurn });
-    if (delegate) rt.tools.set(delegate.name, delegate);
-    // Offered while the mode is plan (a subagent cannot change its parent's mode, so it never has it).
-    if (!options.parent) turn.planTool = createExitPlanModeTool(rt.modes, () => (turn.modeChangedBy = "exit_plan_mode"));
-    const parent = options.parent;
-    const opened = await openSession(rt.store, sessionKey, { agentId: agent.id, clock: rt.clock, signal: rt.signal, ...(parent && { parent }) });
-    if (opened.status === "aborted") return turn.end("aborted", "interrupted before the turn started");
-    rt.emit({ type: "turn_start", sessionKey, agentId: agent.id });
-    if (opened.status === "unreadable") return turn.end("error", `could not read the session: ${opened.error}`);
-    const session = opened.handle;
-    let result: TurnResult;
-    try {
-      result = await runRounds(rt, session, turn, userText);
-    } catch (error) {
-      result = await finish(session, turn, "error", `unexpected failure: ${describeError(error)}`);
-    } finally {
-      await session.release();
-    }
-    await runHook("onTurnEnd", rt.hooks?.onTurnEnd && (() => rt.hooks!.onTurnEnd!(result)), rt.emit);
-    return result;
+    // The output, when there is one, was validated against options.output: it is a T.
+    return (await runTurn(runtime, sessionKey, userText, agent, turn)) as TurnResult<T>;
   } finally {
-    rt.ownedMemory?.close();
-    if (rt.ownedMcp) await rt.mcp?.close();
+    if (runtime !== given) await runtime.close();
   }
 }
 
+/** One turn on an open runtime; a subagent's turn comes with its link to the parent. */
+async function runTurn(runtime: Runtime, sessionKey: string, userText: string, agent: AgentConfig, options: TurnOptions, link?: ParentLink): Promise<TurnResult> {
+  const rt = await setUpTurn(runtime, agent, options, link);
+  const turn = new TurnState(rt, { sessionKey, agentId: agent.id });
+  const parent = link?.parent;
+  const opened = await openSession(runtime.store, sessionKey, { agentId: agent.id, clock: runtime.clock, signal: rt.signal, ...(parent && { parent }) });
+  if (opened.status === "aborted") return turn.end("aborted", "interrupted before the turn started");
+  rt.emit({ type: "turn_start", sessionKey, agentId: agent.id });
+  if (opened.status === "unreadable") return turn.end("error", `could not read the session: ${opened.error}`);
+  const session = opened.handle;
+  let result: TurnResult;
+  try {
+    result = await runRounds(rt, session, turn, userText);
+  } catch (error) {
+    result = await finish(session, turn, "error", `unexpected failure: ${describeError(error)}`);
+  } finally {
+    await session.release();
+  }
+  await runHook("onTurnEnd", rt.hooks?.onTurnEnd && (() => rt.hooks!.onTurnEnd!(result)), rt.emit);
+  return result;
+}
+
+/** What the turn's tools see of it: its session, and the means to run a subagent or change the mode. */
+function turnScope(rt: TurnSetup, turn: TurnState, sessionKey: string, tools: () => ReadonlyMap<string, AnyTool>): TurnScope {
+  const limit = limiter(rt.runtime.settings.maxConcurrentDelegates ?? DEFAULT_MAX_CONCURRENT_DELEGATES);
+  const parent = { rt, state: turn, sessionKey, offered: () => tools().keys(), run: (key: string, task: string, child: AgentConfig, options: TurnOptions, link: ParentLink) => runTurn(rt.runtime, key, task, child, options, link) };
+  return {
+    sessionKey,
+    agentId: rt.agent.id,
+    delegate: (agentId, task, toolUseId) => limit(() => runSubagent(parent, agentId, task, toolUseId)),
+    setMode(mode) {
+      rt.modes.mode = mode;
+      turn.modeChangedBy = "exit_plan_mode";
+    },
+  };
+}
+
 /** The rounds of a turn: request, store the response, run its tools, store their results, until a stop. */
-async function runRounds(rt: TurnRuntime, session: SessionHandle, turn: TurnState, userText: string): Promise<TurnResult> {
+async function runRounds(rt: TurnSetup, session: SessionHandle, turn: TurnState, userText: string): Promise<TurnResult> {
   for (const warning of session.session.warnings) rt.emit({ type: "warning", message: warning });
+  let tools = rt.firstTools;
+  const scope = turnScope(rt, turn, session.key, () => tools);
   const context = new ContextKeeper(rt, session, (usage) => turn.count(usage));
-  const start = await runHook("onTurnStart", rt.hooks?.onTurnStart && (() => rt.hooks!.onTurnStart!({ sessionKey: session.key, agentId: rt.agentId, text: userText })), rt.emit);
+  const start = await runHook("onTurnStart", rt.hooks?.onTurnStart && (() => rt.hooks!.onTurnStart!({ sessionKey: session.key, agentId: rt.agent.id, text: userText })), rt.emit);
   const added: ContentBlockParam[] = [
     ...(rt.modes.mode === "plan" ? [{ type: "text" as const, text: PLAN_MODE_NOTICE }] : []),
     ...(start?.context?.trim() ? [{ type: "text" as const, text: `<context>${start.context}</context>` }] : []),
   ];
-  const message = userMessage(userText, rt.includeTime ? rt.clock.now() : undefined, added);
+  const message = userMessage(userText, rt.runtime.settings.includeTime ? rt.runtime.clock.now() : undefined, added);
   const oversized = context.oversized(message);
   if (oversized) return turn.end("error", oversized);
   await recordMode(rt.modes.mode, session, rt.emit, "user");
@@ -95,14 +109,14 @@ async function runRounds(rt: TurnRuntime, session: SessionHandle, turn: TurnStat
     turn.request();
     const unfit = await context.fit();
     if (unfit) return finish(session, turn, "model_context_window_exceeded", unfit);
-    await refreshMcpTools(rt);
-    offerPlanTool(rt, turn.planTool);
+    // The sources are asked again before each request: a server's new tools, a mode that turned plan.
+    if (turn.iterations > 1) tools = await rt.runtime.tools({ agent: rt.agent, mode: rt.modes.mode, offered: new Set(tools.keys()) }, rt.extraTools);
     rt.emit({ type: "request_start", iteration: turn.iterations, model: rt.model });
     const params = buildRequest({
       model: rt.model,
       maxTokens: turn.maxTokens,
       system: rt.systemPrompt,
-      tools: [...rt.tools.values()],
+      tools: [...tools.values()],
       messages: turn.withPaused(context.toSend()),
       thinking: rt.thinking,
       effort: rt.effort,
@@ -125,7 +139,7 @@ async function runRounds(rt: TurnRuntime, session: SessionHandle, turn: TurnStat
     const next = await takeResponse(rt, session, turn, context, streamed.message);
     if ("end" in next) return next.end;
     if ("calls" in next) {
-      const end = await runTools(rt, session, turn, next.calls);
+      const end = await runTools(rt, session, turn, next.calls, tools, scope);
       if (end) return end;
     }
   }
@@ -135,7 +149,7 @@ async function runRounds(rt: TurnRuntime, session: SessionHandle, turn: TurnStat
 type Next = { end: TurnResult } | { again: true } | { calls: ToolUseBlock[] };
 
 /** Counts a response, stores what is worth keeping, and decides what comes next. */
-async function takeResponse(rt: TurnRuntime, session: SessionHandle, turn: TurnState, context: ContextKeeper, message: ApiMessage): Promise<Next> {
+async function takeResponse(rt: TurnSetup, session: SessionHandle, turn: TurnState, context: ContextKeeper, message: ApiMessage): Promise<Next> {
   const usage = fromApiUsage(message.usage);
   turn.count(usage);
   const stop = message.stop_reason;
@@ -193,7 +207,7 @@ async function overflow(session: SessionHandle, turn: TurnState, context: Contex
  * and the turn ends. Invalid: the model is told what was wrong and answers again, up to
  * `outputRetries` times; then the turn ends `output_invalid`. Never returned as a success.
  */
-async function settleOutput(rt: TurnRuntime, session: SessionHandle, turn: TurnState, stop: StopReason, answer: string): Promise<Next> {
+async function settleOutput(rt: TurnSetup, session: SessionHandle, turn: TurnState, stop: StopReason, answer: string): Promise<Next> {
   const checked = rt.output!.check(answer);
   if (!checked.ok && turn.outputRetries >= rt.outputRetries) {
     const tries = rt.outputRetries + 1;
@@ -214,14 +228,15 @@ async function settleOutput(rt: TurnRuntime, session: SessionHandle, turn: TurnS
 }
 
 /** Runs the calls of a response and stores their results; resolves to the turn's end when a brake stops it. */
-async function runTools(rt: TurnRuntime, session: SessionHandle, turn: TurnState, calls: ToolUseBlock[]): Promise<TurnResult | undefined> {
+async function runTools(rt: TurnSetup, session: SessionHandle, turn: TurnState, calls: ToolUseBlock[], tools: ReadonlyMap<string, AnyTool>, scope: TurnScope): Promise<TurnResult | undefined> {
   const overBudget = budgetExceeded(turn.usage, turn.costUsd, rt);
   const results = await runToolUses(calls, {
-    tools: rt.tools,
-    context: (id) => toolContext(rt, id),
+    tools,
+    gate: rt.gate,
+    context: (id) => toolContext(rt, scope, id),
     signal: rt.signal,
     hooks: rt.hooks,
-    secrets: rt.secrets,
+    secrets: rt.runtime.secrets,
     refuse: (call) => (overBudget ? `Not run: ${overBudget}. The turn has ended.` : turn.breaker.check(call)),
     onStart: (call) => rt.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input }),
     onResult: (call, answer) => rt.emit({ type: "tool_result", id: call.id, name: call.name, isError: answer.is_error === true, content: toolResultText(answer.content) }),
@@ -258,7 +273,7 @@ async function finish(session: SessionHandle, turn: TurnState, stopReason: StopR
  * (one record, carrying their ids, so each is delivered once). Without `message`, appends the
  * steering alone when there is any, and resolves `false` when there was none.
  */
-async function appendSteered(session: SessionHandle, rt: TurnRuntime, message?: MessageParam): Promise<string | undefined | false> {
+async function appendSteered(session: SessionHandle, rt: TurnSetup, message?: MessageParam): Promise<string | undefined | false> {
   const steering = await takeSteering(rt.inbox, session, rt.emit);
   if (!message && !steering) return false;
   const base = message ? (typeof message.content === "string" ? [{ type: "text" as const, text: message.content }] : message.content) : [];

@@ -1,7 +1,7 @@
 // Steering and permission modes as a turn meets them: messages the user adds while it runs, and mode changes recorded in the session.
 import type { SessionHandle } from "../sessions/session-handle.js";
 import type { ContentBlockParam, EventSink, PermissionModeName } from "../types.js";
-import type { Inbox, SteerMessage } from "./options.js";
+import type { Inbox, SteerMessage } from "../types.js";
 
 /** How a steering message reads in the request: neutral, so the model weighs it as the user's words. */
 export function steerText(text: string): string {

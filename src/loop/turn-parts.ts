@@ -1,8 +1,8 @@
-// Small builders the loop uses: the user message of a turn and the context of one tool call.
-import type { ToolContext } from "../tools/define.js";
-import type { ContentBlockParam, MessageParam } from "../types.js";
+// Small builders the loop uses: the user message of a turn, the context of one tool call, the stream settings.
 import type { StreamOptions } from "../model/stream.js";
-import type { TurnRuntime } from "./options.js";
+import type { ToolContext, TurnScope } from "../tools/define.js";
+import type { ContentBlockParam, MessageParam } from "../types.js";
+import type { TurnSetup } from "./turn-setup.js";
 
 /**
  * The user message of a turn. The current time travels here, in a block of its own, and
@@ -23,28 +23,31 @@ function formatTime(ms: number): string {
   return `${WEEKDAYS[d.getUTCDay()]} ${d.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
-/** The context of one tool call: every effect the runtime injects. */
-export function toolContext(rt: TurnRuntime, toolUseId: string): ToolContext {
+/** The context of one tool call: every effect the runtime injects, the gate, and the turn. */
+export function toolContext(rt: TurnSetup, scope: TurnScope, toolUseId: string): ToolContext {
+  const { runtime } = rt;
   return {
-    cwd: rt.cwd,
-    workspace: rt.workspace,
+    cwd: runtime.cwd,
+    workspace: runtime.workspace,
     signal: rt.signal,
-    clock: rt.clock,
-    spawn: rt.spawn,
-    env: rt.childEnv,
+    clock: runtime.clock,
+    spawn: runtime.spawn,
+    env: runtime.childEnv,
     emit: rt.emit,
     toolUseId,
-    permissions: rt.permissions,
+    gate: rt.gate,
+    turn: scope,
   };
 }
 
 /** The stream settings of the turn's requests. */
-export function streamOptions(rt: TurnRuntime): StreamOptions {
+export function streamOptions(rt: TurnSetup): StreamOptions {
+  const { settings } = rt.runtime;
   return {
     signal: rt.signal,
     emit: rt.emit,
-    clock: rt.clock,
-    ...(rt.streamRetryBaseMs !== undefined && { retryBaseMs: rt.streamRetryBaseMs }),
-    ...(rt.streamIdleTimeoutMs !== undefined && { idleTimeoutMs: rt.streamIdleTimeoutMs }),
+    clock: rt.runtime.clock,
+    ...(settings.streamRetryBaseMs !== undefined && { retryBaseMs: settings.streamRetryBaseMs }),
+    ...(settings.streamIdleTimeoutMs !== undefined && { idleTimeoutMs: settings.streamIdleTimeoutMs }),
   };
 }

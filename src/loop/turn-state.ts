@@ -2,8 +2,7 @@
 import { addUsage, estimateCostUsd, ZERO_USAGE } from "../model/usage.js";
 import type { ContentBlockParam, MessageParam, StopReason, TurnResult, Usage } from "../types.js";
 import { budgetExceeded, RepeatBreaker } from "./brakes.js";
-import { MAX_TOKENS_CEILING, type SharedBrakes, type TurnRuntime } from "./options.js";
-import type { AnyTool } from "../tools/define.js";
+import { MAX_TOKENS_CEILING, type SharedBrakes, type TurnSetup } from "./turn-setup.js";
 
 /** Everything a turn counts and decides as it goes; `run-turn.ts` reads and updates it between requests. */
 export class TurnState {
@@ -22,8 +21,6 @@ export class TurnState {
   /** Set once the turn compacted because the context overflowed; a second overflow ends it. */
   overflowCompacted = false;
   readonly breaker = new RepeatBreaker();
-  /** The exit_plan_mode tool of this turn, offered while the mode is plan. */
-  planTool: AnyTool | undefined;
   /** Who changed the permission mode during this turn's tools: exit_plan_mode sets it; otherwise the user did. */
   modeChangedBy: "user" | "exit_plan_mode" = "user";
   /** Corrections asked for after an invalid structured answer. */
@@ -40,7 +37,7 @@ export class TurnState {
   private unstored: Usage | undefined;
 
   constructor(
-    private readonly rt: TurnRuntime,
+    private readonly rt: TurnSetup,
     private readonly identity: { sessionKey: string; agentId: string },
   ) {
     this.maxTokens = rt.maxTokens;
@@ -52,14 +49,14 @@ export class TurnState {
     const costUsd = estimateCostUsd(this.rt.model, response);
     this.usage = addUsage(this.usage, response);
     this.costUsd += costUsd;
-    this.rt.shared?.cost(response, costUsd);
+    this.rt.link?.shared.cost(response, costUsd);
     this.rt.emit({ type: "usage", usage: response, costUsd });
   }
 
   /** Counts one model request, here and, for a subagent, in its parent's brake. */
   request(): void {
     this.iterations++;
-    this.rt.shared?.request();
+    this.rt.link?.shared.request();
   }
 
   /**
@@ -69,7 +66,7 @@ export class TurnState {
   stopBefore(): [StopReason, string] | undefined {
     const own = this.ownLimit();
     if (own) return own;
-    const parent = this.rt.shared?.spent();
+    const parent = this.rt.link?.shared.spent();
     return parent && [parent[0], `the parent turn's limit: ${parent[1]}`];
   }
 

@@ -3,6 +3,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import * as z from "zod";
 import { scrubEnv } from "../gate/secret-env.js";
 import type { AnyTool, Tool } from "../tools/define.js";
+import type { ToolSource } from "../tools/source.js";
 import { parseMcpConfig, type McpServersConfig } from "./config.js";
 import { McpConnection, type McpState, type McpToolInfo } from "./connection.js";
 import { toToolOutput } from "./mcp-result.js";
@@ -38,8 +39,8 @@ export interface ConnectMcpOptions {
 
 /**
  * Checks the servers (the `mcpServers` shape of mcp.json, in-process `{ type: "sdk", server }` too)
- * and connects them, for a library caller whose turns share them: pass the hub as the
- * `mcpServers` option of each turn, and `close()` it when done (stdio servers run until then).
+ * and connects them, for a library caller whose turns share them: pass the hub in the runtime's
+ * `toolSources`, and `close()` it when done (stdio servers run until then).
  * Throws a one-line ConfigError for a bad entry; a server that fails to connect is a warning, not an error.
  */
 export async function connectMcpServers(servers: McpServersConfig, options: ConnectMcpOptions = {}): Promise<McpHub> {
@@ -58,12 +59,13 @@ export function hubFor(config: McpServersConfig, env: Record<string, string | un
 const ANY_OBJECT = z.record(z.string(), z.unknown());
 
 /**
- * The MCP servers of a process (the REPL, `run`, cron, or a library caller). `connect()`
- * starts every enabled server at once, each within its connect timeout; one that fails is
- * left out with one warning and the others go on. A server's `tools/list_changed` takes
- * effect at the next `refresh()`, which the loop calls between requests, never during one.
+ * The MCP servers of a process (the REPL, `run`, cron, or a library caller), as a tool source.
+ * `connect()` starts every enabled server at once, each within its connect timeout; one that
+ * fails is left out with one warning and the others go on. `list()`, which the loop calls
+ * before each request, connects on first use and takes in the tool lists servers announced as
+ * changed (`tools/list_changed`): between requests, never during one.
  */
-export class McpHub {
+export class McpHub implements ToolSource {
   private readonly connections: McpConnection[];
   private connected: Promise<void> | undefined;
   private changed = false;
@@ -94,6 +96,13 @@ export class McpHub {
     return this.current;
   }
 
+  /** The tools for the next request: connected first, changed lists taken in. */
+  async list(): Promise<readonly AnyTool[]> {
+    await this.connect();
+    await this.refresh();
+    return this.current;
+  }
+
   /** Fetches the tool lists servers announced as changed since the last call; true when the tools changed. */
   async refresh(): Promise<boolean> {
     if (!this.changed) return false;
@@ -113,7 +122,7 @@ export class McpHub {
         state: c.state,
         ...(c.error !== undefined && { error: c.error }),
         tools: offered.map((t) => t.name),
-        readOnly: offered.filter((t) => t.readOnly === true).map((t) => t.name),
+        readOnly: offered.filter((t) => t.access === "read").map((t) => t.name),
       };
     });
   }
@@ -166,8 +175,7 @@ function mcpTool(c: McpConnection, info: McpToolInfo, name: string): Tool<Record
     description: info.description ?? info.title ?? `${info.name}, a tool of the MCP server ${c.name}`,
     input: ANY_OBJECT,
     inputSchema: { ...withoutDialect(info.inputSchema), type: "object" } as Anthropic.Tool.InputSchema,
-    readOnly,
-    needsApproval: !readOnly,
+    access: readOnly ? "read" : "ask",
     run: async (input, context) => toToolOutput(await c.call(info.name, input, context.signal)),
   };
 }

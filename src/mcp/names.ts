@@ -1,13 +1,12 @@
 // The names MCP tools go by: mcp__<server>__<tool> fitted to the API's rule, clashes found, and globs on either name.
 import { createHash } from "node:crypto";
+import { compileGlob } from "../gate/approval-entries.js";
 
 /** The API's limit on a tool name's length. */
 const MAX_TOOL_NAME_CHARS = 64;
 const HASH_HEX_CHARS = 8;
 /** Per code point (`u`), so a character outside the BMP becomes one "_", not two. */
 const NOT_ALLOWED = /[^a-zA-Z0-9_-]/gu;
-const MAX_CACHED_GLOBS = 1_000;
-const globCache = new Map<string, RegExp>();
 
 /**
  * `mcp__<server>__<tool>` cleaned to the API's ^[a-zA-Z0-9_-]{1,64}$: other characters become "_", and a
@@ -61,13 +60,3 @@ export function matchesToolGlob(tool: string, mcpName: string, globs: readonly s
   });
 }
 
-/** A tool-name glob as a cached RegExp of the whole name: `*` any characters, `?` one, the rest literal, case kept. */
-export function compileGlob(glob: string): RegExp {
-  const cached = globCache.get(glob);
-  if (cached !== undefined) return cached;
-  const source = [...glob].map((char) => (char === "*" ? ".*" : char === "?" ? "." : char.replace(/[.+^${}()|[\]\\/]/g, "\\$&"))).join("");
-  const pattern = new RegExp(`^${source}$`, "su");
-  if (globCache.size >= MAX_CACHED_GLOBS) globCache.clear();
-  globCache.set(glob, pattern);
-  return pattern;
-}

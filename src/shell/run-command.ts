@@ -2,7 +2,6 @@
 import { tmpdir } from "node:os";
 import * as z from "zod";
 import { ToolError } from "../errors.js";
-import { checkCommandSafetySync } from "./safety.js";
 import { sandboxEnv, sandboxSupportFor } from "./child-sandbox.js";
 import { returnScratch, takeScratch } from "./command-scratch.js";
 import { runProcess, type ProcessLimits, type ProcessResult } from "./command-process.js";
@@ -57,8 +56,7 @@ export function createRunCommandTool(options: RunCommandOptions = {}): Tool<{ co
       `stdin is closed; the command is killed after ${formatSeconds(limits.timeoutMs)}; long output keeps its head and tail. ` +
       "Read-only commands run at once; others may need the user's approval.",
     input: runCommandInput,
-    readOnly: (input) => checkCommandSafetySync(input.command) === "safe",
-    permission: (input) => ({ command: input.command }),
+    access: (input) => ({ command: input.command }),
     async run(input, context) {
       // Only the gate's answer decides the sandbox; without one (run called directly) nothing runs.
       if (!context.grant) throw new ToolError("run_command runs only after the gate has judged the command (through runToolUses)");

@@ -1,12 +1,25 @@
-// defineTool: a tool from a zod object schema, with the JSON schema the API sees derived from it.
+// defineTool: a tool from a zod object schema and one access declaration, with the JSON schema the API sees derived from it.
 import * as z from "zod";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Clock, Spawn } from "../deps.js";
-import type { EventSink } from "../types.js";
-import type { PermissionContext } from "../gate/context.js";
+import { ConfigError } from "../errors.js";
+import type { Access, Gate, Grant } from "../gate/context.js";
+import type { EventSink, TurnResult } from "../types.js";
 
-/** What a tool returns: plain text, or content blocks (text and images). */
-export type ToolOutput = string | Array<Anthropic.TextBlockParam | Anthropic.ImageBlockParam>;
+export type { Access, Grant } from "../gate/context.js";
+
+/** What a tool returns: plain text, or content blocks (text, images, documents). */
+export type ToolOutput = string | Array<Anthropic.TextBlockParam | Anthropic.ImageBlockParam | Anthropic.DocumentBlockParam>;
+
+/** The turn a call belongs to, for the tools that act on the turn itself (delegate, exit_plan_mode). */
+export interface TurnScope {
+  sessionKey: string;
+  agentId: string;
+  /** Runs another agent on `task` as a subagent of this turn (its brakes, mode, approver, events, signal). */
+  delegate(agentId: string, task: string, toolUseId: string): Promise<TurnResult>;
+  /** Sets the permission mode from the next call on, as a tool's doing (exit_plan_mode), recorded in the session. */
+  setMode(mode: Gate["mode"]): void;
+}
 
 /** The effects a tool may use; every one of them is injected by the loop. */
 export interface ToolContext {
@@ -23,25 +36,16 @@ export interface ToolContext {
   emit: EventSink;
   /** The id of the tool_use this call answers. */
   toolUseId: string;
-  /** The gate: command safety, approvals and allowed roots. */
-  permissions: PermissionContext;
-  /**
-   * What the gate granted this call; the dispatcher asks the gate before `run` and sets it.
-   * Absent when `run` is called directly: a tool with a `permission` rule then refuses to run.
-   */
+  /** The gate: the mode now, and the plan question. */
+  gate: Gate;
+  /** What the gate granted this call; set by the dispatcher, which asks the gate before `run`. */
   grant?: Grant;
+  /** The turn this call belongs to; absent when a tool is run outside a turn. */
+  turn?: TurnScope;
 }
 
-/** Which of the gate's own rules judges a call: the command gate, or the path rule (roots, protected files). */
-export type PermissionRule = { command: string } | { path: string; access: "read" | "write" };
-
-/** What the gate granted one call. */
-export interface Grant {
-  /** True when the call was judged read-only: a command judged safe runs in the read-only sandbox. */
-  readOnly: boolean;
-  /** Under the path rule: the real path judged (symlinks and `..` resolved), to be used instead of the input's. */
-  path?: string;
-}
+/** The access of a tool's calls: fixed, or decided from the parsed input (a throw refuses the call). */
+export type AccessRule<I> = Access | ((input: I, context: ToolContext) => Access | Promise<Access>);
 
 /** Whether a call needs the user's approval: fixed, or decided from the parsed input. */
 export type NeedsApproval<I> = boolean | ((input: I, context: ToolContext) => boolean | Promise<boolean>);
@@ -54,24 +58,13 @@ export interface Tool<I = unknown> {
   input: z.ZodType<I>;
   /** JSON schema sent to the API, derived from `input` once at definition. */
   inputSchema: Anthropic.Tool.InputSchema;
-  /**
-   * True when a call has no effect beyond reading, so it may run concurrently with
-   * other read-only calls. A function decides per input (a safe command is read-only).
-   */
-  readOnly: boolean | ((input: I) => boolean);
-  /**
-   * True when a call must be approved before it runs: the approver is asked (an "always" answer
-   * saves the tool's name in exec-approvals.json), `run` and cron refuse it. Plan mode refuses
-   * every call that is not read-only, whatever this says.
-   */
-  needsApproval: NeedsApproval<I>;
+  /** What each call may touch, as the gate judges it (see Access). */
+  access: AccessRule<I>;
   /**
    * True when, on an interrupt, the dispatcher waits for `run` (which stops promptly on the signal) instead
    * of answering at once: a delegate, whose child turn then ends, with its own events, before the parent's.
    */
   waitsOnInterrupt?: boolean;
-  /** For tools that run commands or touch paths: the gate's rule that judges each call, instead of `needsApproval`. */
-  permission?: ((input: I) => PermissionRule) | undefined;
   /** Runs the tool, after the gate allowed the call. A throw becomes an is_error result carrying its message. */
   run(input: I, context: ToolContext): Promise<ToolOutput> | ToolOutput;
 }
@@ -81,26 +74,35 @@ export interface ToolSpec<S extends z.ZodObject> {
   name: string;
   description: string;
   input: S;
+  /** What each call may touch (default `act`: it runs unasked, never in plan mode). */
+  access?: AccessRule<z.infer<S>>;
+  /** @deprecated Use `access: "read"`; kept as an alias for one minor version. */
   readOnly?: boolean | ((input: z.infer<S>) => boolean);
+  /** @deprecated Use `access: "ask"`; kept as an alias for one minor version (it wins over `readOnly`). */
   needsApproval?: NeedsApproval<z.infer<S>>;
-  permission?: (input: z.infer<S>) => PermissionRule;
   run(input: z.infer<S>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
- * Defines a tool from a zod object schema. Approval is declared here, never asked from `run`:
- * `readOnly` (may run alongside other read-only calls, and in plan mode), `needsApproval`, or a
- * `permission` rule. Throws at definition time (not at call time) when the name is not one the
- * API accepts or the schema is not an object.
+ * Defines a tool from a zod object schema. What a call may touch is declared here, never asked from
+ * `run`. Throws a ConfigError at definition time (not at call time) when the name is not one the
+ * API accepts, the input is not a zod object schema (a JSON Schema object included), `run` is not
+ * a function, or `access` is given beside its old aliases.
  */
 export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool<z.infer<S>> {
-  if (!TOOL_NAME.test(spec.name)) {
-    throw new TypeError(`defineTool: name "${spec.name}" must match ${TOOL_NAME} (letters, digits, _ and -, at most 64)`);
+  const label = `defineTool(${typeof spec?.name === "string" ? spec.name : "?"})`;
+  if (typeof spec?.name !== "string" || !TOOL_NAME.test(spec.name)) {
+    throw new ConfigError(`${label}: name must match ${TOOL_NAME} (letters, digits, _ and -, at most 64)`);
   }
   if (!(spec.input instanceof z.ZodObject)) {
-    throw new TypeError(`defineTool(${spec.name}): input must be a z.object(...) schema`);
+    const jsonSchema = typeof spec.input === "object" && spec.input !== null && "type" in spec.input;
+    throw new ConfigError(`${label}: input must be a zod object schema, z.object({...})${jsonSchema ? ", not a JSON Schema object" : ""}`);
+  }
+  if (typeof spec.run !== "function") throw new ConfigError(`${label}: run must be a function (input, context) => string or content blocks`);
+  if (spec.access !== undefined && (spec.readOnly !== undefined || spec.needsApproval !== undefined)) {
+    throw new ConfigError(`${label}: give access alone; readOnly and needsApproval are its old spellings`);
   }
   const json = jsonSchemaOf(spec.input);
   return {
@@ -108,11 +110,24 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool<z.inf
     description: spec.description,
     input: spec.input as unknown as z.ZodType<z.infer<S>>,
     inputSchema: { ...json, type: "object" } as Anthropic.Tool.InputSchema,
-    readOnly: spec.readOnly ?? false,
-    needsApproval: spec.needsApproval ?? false,
-    permission: spec.permission,
+    access: spec.access ?? accessOfAliases<z.infer<S>>(spec.readOnly, spec.needsApproval),
     run: spec.run,
   };
+}
+
+/** `readOnly` and `needsApproval` as one access: a call that needs approval asks, a read-only one reads, any other acts. */
+function accessOfAliases<I>(readOnly: boolean | ((input: I) => boolean) | undefined, needsApproval: NeedsApproval<I> | undefined): AccessRule<I> {
+  if (typeof readOnly !== "function" && typeof needsApproval !== "function") return needsApproval ? "ask" : readOnly ? "read" : "act";
+  return async (input, context) => {
+    const asks = typeof needsApproval === "function" ? await needsApproval(input, context) : needsApproval === true;
+    if (asks) return "ask";
+    return (typeof readOnly === "function" ? readOnly(input) : readOnly === true) ? "read" : "act";
+  };
+}
+
+/** The access of one call, from a tool's declaration. */
+export async function accessOf<I>(tool: Tool<I>, input: I, context: ToolContext): Promise<Access> {
+  return typeof tool.access === "function" ? tool.access(input, context) : tool.access;
 }
 
 /**
@@ -129,11 +144,6 @@ function jsonSchemaOf(input: z.ZodObject): Record<string, unknown> {
     jsonSchemas.set(input, json);
   }
   return json;
-}
-
-/** Whether this call of the tool may run alongside other read-only calls. */
-export function isReadOnlyCall<I>(tool: Tool<I>, input: I): boolean {
-  return typeof tool.readOnly === "function" ? tool.readOnly(input) : tool.readOnly;
 }
 
 /** A tool of any input type, as collections hold them. */

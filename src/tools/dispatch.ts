@@ -1,10 +1,8 @@
-// Answers every tool_use of a response: hooks, validate once, ask the gate once, run (read-only calls together), cap, never throw.
+// Answers every tool_use of a response: hooks, validate once, judge once at the gate, run (read-only calls together), cap, never throw.
 import { cutMiddle } from "../content.js";
+import type { Gate, Judged } from "../gate/context.js";
 import type { ToolResultBlockParam, ToolUseBlock } from "../types.js";
-import { approveCall } from "./approve.js";
-import { loadShellParser } from "../shell/shell-parse.js";
-import { parsePlainCommand } from "../shell/plain-command.js";
-import { isReadOnlyCall, type AnyTool, type ToolContext, type ToolOutput } from "./define.js";
+import { accessOf, type AnyTool, type ToolContext, type ToolOutput } from "./define.js";
 
 /** Largest tool result sent to the model, in characters; the rest is cut with a marker. */
 export const MAX_TOOL_RESULT_CHARS = 50_000;
@@ -29,6 +27,8 @@ export interface ToolHooks {
 
 export interface DispatchOptions {
   tools: ReadonlyMap<string, AnyTool>;
+  /** Judges each call once, before it runs. */
+  gate: Gate;
   /** Builds the context of one call (it carries the call's toolUseId). */
   context: (toolUseId: string) => ToolContext;
   signal: AbortSignal;
@@ -46,11 +46,12 @@ export interface DispatchOptions {
 
 /**
  * Runs the calls and resolves to one tool_result per tool_use, in the order of the
- * calls. Each call's input is parsed once and its read-only declaration read once;
- * the gate is asked once, before `run`, for every tool (`approveCall`). Consecutive
- * read-only calls run concurrently; any other call runs alone. Unknown tools, invalid
- * input, hook denials, refusals, throws and interrupts become is_error results whose
- * text tells the model what happened. Never rejects.
+ * calls. Each call's input is parsed once, its access read once, and the gate asked
+ * once (`gate.check`), before `run`: a call it judges read-only runs alongside the
+ * read-only calls next to it; any other call runs alone, and is settled (asked about,
+ * when the policy says so) just before it would run. Unknown tools, invalid input, hook
+ * denials, refusals, throws and interrupts become is_error results whose text tells the
+ * model what happened. Never rejects.
  */
 export async function runToolUses(calls: readonly ToolUseBlock[], opts: DispatchOptions): Promise<ToolResultBlockParam[]> {
   const results: ToolResultBlockParam[] = [];
@@ -64,7 +65,7 @@ export async function runToolUses(calls: readonly ToolUseBlock[], opts: Dispatch
     for (const call of calls) {
       // Prepared in order, after every earlier call that is not read-only has finished: its hook sees their effects.
       const prepared = await prepare(call, opts);
-      if ("answer" in prepared || prepared.readOnly) {
+      if ("answer" in prepared || prepared.judged.readOnly) {
         batch.push(prepared);
         continue;
       }
@@ -113,8 +114,8 @@ function callSignals(turn: AbortSignal): CallSignals {
   };
 }
 
-/** A call ready to run (its tool, its input parsed, whether that input is read-only), or already answered. */
-type Prepared = { call: ToolUseBlock; answer: ToolResultBlockParam } | { call: ToolUseBlock; tool: AnyTool; input: unknown; readOnly: boolean };
+/** A call ready to run (its tool, its input parsed, the gate's judgement), or already answered. */
+type Prepared = { call: ToolUseBlock; answer: ToolResultBlockParam } | { call: ToolUseBlock; tool: AnyTool; input: unknown; judged: Judged };
 
 async function prepare(call: ToolUseBlock, opts: DispatchOptions): Promise<Prepared> {
   const answered = (text: string): Prepared => ({ call, answer: result(call.id, text, true) });
@@ -130,30 +131,15 @@ async function prepare(call: ToolUseBlock, opts: DispatchOptions): Promise<Prepa
   if (before.deny !== undefined) return answered(`Denied: ${before.deny}`);
   const parsed = tool.input.safeParse(before.input);
   if (!parsed.success) return answered(`Invalid input for ${call.name}: ${describeIssues(parsed.error.issues)}. Fix the input and call it again.`);
-  // A tool judged by the command gate declares itself read-only from the parsed command: the grammar must be there
-  // first (unless the command is plain, which needs none), or a safe command reads as not read-only while it loads.
-  const command = commandOf(tool, parsed.data);
-  if (command !== undefined && parsePlainCommand(command) === undefined) await loadShellParser().catch(() => undefined);
-  return { call, tool, input: parsed.data, readOnly: readOnlyFor(tool, parsed.data) };
-}
-
-/** The command line the gate judges for this call, if the tool is judged as a command. */
-function commandOf(tool: AnyTool, input: unknown): string | undefined {
+  const context = opts.context(call.id);
+  let judged: Judged;
   try {
-    const rule = tool.permission?.(input);
-    return rule !== undefined && "command" in rule ? rule.command : undefined;
-  } catch {
-    return undefined;
+    judged = await opts.gate.check({ id: call.id, tool: call.name, input: parsed.data, access: await accessOf(tool, parsed.data, context) });
+  } catch (error) {
+    // A throwing access declaration refuses the call: the check fails closed.
+    return answered(`Error: Not run: the permission check of ${call.name} failed (${error instanceof Error ? error.message : String(error)}).`);
   }
-}
-
-/** The tool's declaration for this input; a throwing declaration counts as not read-only. */
-function readOnlyFor(tool: AnyTool, input: unknown): boolean {
-  try {
-    return isReadOnlyCall(tool, input);
-  } catch {
-    return false;
-  }
+  return { call, tool, input: parsed.data, judged };
 }
 
 async function runOne(prepared: Prepared, opts: DispatchOptions, signals: CallSignals): Promise<ToolResultBlockParam> {
@@ -178,8 +164,8 @@ async function answerCall(prepared: Exclude<Prepared, { answer: ToolResultBlockP
 }
 
 /** Asks the gate, then runs the tool with what it granted; an interrupt answers at once, even while the approver is asked. */
-async function approveAndRun(prepared: { tool: AnyTool; input: unknown; readOnly: boolean }, context: ToolContext, signal: AbortSignal): Promise<ToolResultBlockParam> {
-  const { tool, input, readOnly } = prepared;
+async function approveAndRun(prepared: { tool: AnyTool; input: unknown; judged: Judged }, context: ToolContext, signal: AbortSignal): Promise<ToolResultBlockParam> {
+  const { tool, input, judged } = prepared;
   const id = context.toolUseId;
   let onAbort = (): void => {};
   const interrupted = new Promise<ToolResultBlockParam>((resolve) => {
@@ -188,11 +174,12 @@ async function approveAndRun(prepared: { tool: AnyTool; input: unknown; readOnly
   });
   const ran = (async (): Promise<ToolResultBlockParam> => {
     try {
-      const approval = await approveCall(tool, input, readOnly, context);
-      if (!approval.allowed) return result(id, `Error: ${approval.reason}`, true);
+      const decision = await judged.settle();
+      if (!decision.allowed) return result(id, `Error: ${decision.reason}`, true);
       // An approval that came after the interrupt must not start the tool: the model was told it did not run.
       if (signal.aborted) return result(id, INTERRUPTED_TEXT, true);
-      return outputResult(id, await tool.run(input, { ...context, grant: approval.grant }));
+      const { allowed: _allowed, ...grant } = decision;
+      return outputResult(id, await tool.run(input, { ...context, grant }));
     } catch (error) {
       if (signal.aborted) return result(id, INTERRUPTED_TEXT, true);
       return result(id, `Error: ${error instanceof Error ? error.message : String(error)}`, true);

@@ -4,7 +4,7 @@ import { ToolError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { defineTool } from "./define.js";
 import type { Tool } from "./define.js";
-import { grantedPath, pathRule, countLines, readTextForEdit } from "./file-access.js";
+import { grantedPath, pathAccess, countLines, readTextForEdit } from "./file-access.js";
 
 const editFileInput = z.object({
   path: z.string().min(1).describe("File to edit; relative paths start at the working directory"),
@@ -18,7 +18,7 @@ export function createEditFileTool(): Tool<z.infer<typeof editFileInput>> {
     name: "edit_file",
     description: "Replace one exact, unique occurrence of old_string with new_string in a text file. Cheaper than rewriting the file.",
     input: editFileInput,
-    permission: pathRule("write"),
+    access: pathAccess("write"),
     async run(input, context) {
       if (input.old_string === "") throw new ToolError("old_string is empty; to create or replace a whole file use write_file");
       if (input.old_string === input.new_string) throw new ToolError("old_string and new_string are the same; nothing to change");

@@ -2,14 +2,14 @@
 import { stat } from "node:fs/promises";
 import { ToolError } from "../errors.js";
 import { readRegularFile } from "../fs/regular-file.js";
-import type { PermissionRule, ToolContext } from "./define.js";
+import type { Access, ToolContext } from "./define.js";
 
 /** Files larger than this are not loaded whole for editing. */
 export const MAX_EDIT_BYTES = 10 * 1024 * 1024;
 
-/** The path rule of a file tool: the gate judges `path` (relative to the working directory) for `access`. */
-export function pathRule(access: "read" | "write"): (input: { path: string }) => PermissionRule {
-  return (input) => ({ path: input.path, access });
+/** The access of a file tool's call: the gate judges `path` (relative to the working directory) by the path rules. */
+export function pathAccess(access: "read" | "write"): (input: { path: string }) => Access {
+  return (input) => ({ path: input.path, ...(access === "write" && { write: true }) });
 }
 
 /**

@@ -19,7 +19,7 @@ export function createLoadSkillTool(loader: SkillLoader): Tool<z.infer<typeof in
     description:
       "Load the full instructions of one skill from the skills listing. Call it before doing a task a skill covers, then follow what it says; it also lists the skill's other files, which read_file can open.",
     input,
-    readOnly: true,
+    access: "read",
     async run({ name }) {
       try {
         return await loader.body(name.trim());

@@ -38,6 +38,7 @@ export function createMemoryTools(store: MemoryStore): AnyTool[] {
     description:
       "Save a long-term note that every agent can find later with memory_search. One note per key; saving an existing key replaces that note, so to add to a note, search or recall it first and save the combined text.",
     input: saveInput,
+    access: "act",
     async run({ key, content }) {
       try {
         const saved = await store.save(key, content);
@@ -52,7 +53,7 @@ export function createMemoryTools(store: MemoryStore): AnyTool[] {
     description:
       "Search the long-term memory notes shared by all agents. Returns the best few notes, ranked by relevance, each with a snippet around the match.",
     input: searchInput,
-    readOnly: true,
+    access: "read",
     async run({ query }) {
       return formatResults(query, await store.search(query));
     },

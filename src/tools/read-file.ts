@@ -6,7 +6,7 @@ import { ToolError } from "../errors.js";
 import { openRegular } from "../fs/regular-file.js";
 import { defineTool } from "./define.js";
 import type { Tool } from "./define.js";
-import { grantedPath, pathRule, describeMissing } from "./file-access.js";
+import { grantedPath, pathAccess, describeMissing } from "./file-access.js";
 
 export const MAX_READ_BYTES = 256 * 1024;
 export const MAX_READ_LINES = 2_000;
@@ -29,8 +29,7 @@ export function createReadFileTool(): Tool<z.infer<typeof readFileInput>> {
       `Read a text file. Returns numbered lines (at most ${MAX_READ_LINES} lines or ${MAX_READ_BYTES / 1024} KB per call); ` +
       "when the file continues, the result says which offset to read from next.",
     input: readFileInput,
-    permission: pathRule("read"),
-    readOnly: true,
+    access: pathAccess("read"),
     async run(input, context) {
       const path = grantedPath(context);
       const info = await stat(path).catch((error: NodeJS.ErrnoException) => {

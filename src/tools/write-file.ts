@@ -5,7 +5,7 @@ import { ToolError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { defineTool } from "./define.js";
 import type { Tool } from "./define.js";
-import { grantedPath, pathRule, countLines } from "./file-access.js";
+import { grantedPath, pathAccess, countLines } from "./file-access.js";
 
 const writeFileInput = z.object({
   path: z.string().min(1).describe("File to write; relative paths start at the working directory"),
@@ -18,7 +18,7 @@ export function createWriteFileTool(): Tool<z.infer<typeof writeFileInput>> {
     name: "write_file",
     description: "Write a whole file (created with its folders if missing, replaced if present). To change part of a file, prefer edit_file.",
     input: writeFileInput,
-    permission: pathRule("write"),
+    access: pathAccess("write"),
     async run(input, context) {
       const path = grantedPath(context);
       const existing = await stat(path).catch(() => null);

@@ -4,10 +4,12 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { ConfigError } from "../../src/errors.js";
-import { connectMcpServers } from "../../src/mcp/hub.js";
-import { openAssistant } from "../../src/runtime/assistant.js";
+import { connectMcpServers } from "../../src/mcp/index.js";
+import { parseCliArgs } from "../../src/cli/args.js";
+import { openCliAssistant } from "../../src/cli/assistant-setup.js";
+import { openAssistant } from "../../src/assistant/assistant.js";
 import { validateRequest, type Rule, type ScriptedModel } from "../../src/testing/index.js";
-import { BIN, cleanEnv, runMain } from "../helpers/cli.js";
+import { BIN, cleanEnv, runMain, testIo } from "../helpers/cli.js";
 import { waitForGroupsGone } from "../helpers/mcp.js";
 import { clientFor } from "../helpers/scripted.js";
 import { scriptedModelPerTest } from "../helpers/turn.js";
@@ -32,28 +34,28 @@ describe("the assistant's MCP servers", () => {
     const name = uniqueServerName();
     const model = await scripted(adding(name));
     const { dir, workspace } = await mcpWorkspace({ [name]: fixtureEntry(name) });
-    const assistant = await openAssistant({ workspace, cwd: dir, env: cleanEnv(), client: clientFor(model), permissionMode: "bypassPermissions" });
-    expect(assistant.mcp?.status().map((s) => [s.name, s.state])).toEqual([[name, "idle"]]);
+    const io = testIo(dir, cleanEnv());
+    const opened = await openCliAssistant(parseCliArgs(["run", "x"]), io, { workspace, cwd: dir, env: io.env, client: clientFor(model), permissionMode: "bypassPermissions" });
+    expect(opened.mcp?.status().map((s) => [s.name, s.state])).toEqual([[name, "idle"]]);
     expect(fixtureProcesses(name)).toEqual([]);
 
-    expect((await assistant.send("add please")).text).toBe("got: 3");
+    expect((await opened.assistant.send("add please")).text).toBe("got: 3");
     const [first] = fixtureProcesses(name);
-    expect((await assistant.send("add please again")).text).toBe("got: 3");
+    expect((await opened.assistant.send("add please again")).text).toBe("got: 3");
     expect(fixtureProcesses(name)).toEqual([first]);
 
-    await assistant.close();
+    await opened.close();
     expect(fixtureProcesses(name)).toEqual([]);
     for (const request of model.requests) expect(validateRequest(request.body)).toBeNull();
   });
 
-  it("takes the turn option's hub over mcp.json, and leaves it running at close()", async () => {
+  it("takes a library's hub as a tool source, reads no mcp.json itself, and leaves the hub running at close()", async () => {
     const [fromFile, given] = [uniqueServerName(), uniqueServerName()];
     const model = await scripted(adding(given));
     const { dir, workspace } = await mcpWorkspace({ [fromFile]: fixtureEntry(fromFile) });
     const hub = await connectMcpServers({ [given]: fixtureEntry(given) });
     try {
-      const assistant = await openAssistant({ workspace, cwd: dir, env: cleanEnv(), client: clientFor(model), permissionMode: "bypassPermissions", turn: { mcpServers: hub } });
-      expect(assistant.mcp).toBe(hub);
+      const assistant = await openAssistant({ workspace, cwd: dir, env: cleanEnv(), client: clientFor(model), permissionMode: "bypassPermissions", toolSources: [hub] });
       expect((await assistant.send("add please")).text).toBe("got: 3");
       expect(toolNames(model).filter((tool) => tool.startsWith("mcp__"))).toContain(`mcp__${given}__add`);
       expect(toolNames(model).filter((tool) => tool.startsWith(`mcp__${fromFile}`))).toEqual([]);
@@ -68,7 +70,8 @@ describe("the assistant's MCP servers", () => {
 
   it("refuses a bad mcp.json with the ConfigError naming the file, the server and the field", async () => {
     const { dir, workspace } = await mcpWorkspace({ broken: { command: "x", timeoutMs: "soon" } });
-    const opening = openAssistant({ workspace, cwd: dir, env: cleanEnv(), client: clientFor(await scripted([{ reply: "unused" }])) });
+    const io = testIo(dir, cleanEnv());
+    const opening = openCliAssistant(parseCliArgs(["run", "x"]), io, { workspace, cwd: dir, env: io.env, client: clientFor(await scripted([{ reply: "unused" }])) });
     await expect(opening).rejects.toThrow(ConfigError);
     await expect(opening).rejects.toThrow(new RegExp(`^${join(workspace, "mcp.json")}: server "broken": field "timeoutMs" `));
   });

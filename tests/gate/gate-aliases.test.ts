@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createPermissionContext } from "../../src/gate/gate.js";
+import { testGate } from "../helpers/gate.js";
 
 /** A home with a key, a project in it with its workspace, and links to each under other names. */
 function layout() {
@@ -28,7 +28,7 @@ function layout() {
 
 function gate(cwd: string, home: string, workspace: string) {
   const asked: string[] = [];
-  const context = createPermissionContext({
+  const context = testGate({
     mode: "default",
     approver: async (request) => (asked.push(request.command), "deny_once"),
     approvalsPath: join(workspace, "exec-approvals.json"),

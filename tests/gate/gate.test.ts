@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import type { Approver } from "../../src/deps.js";
-import { createPermissionContext } from "../../src/gate/gate.js";
+import { testGate } from "../helpers/gate.js";
 import type { PermissionMode } from "../../src/gate/context.js";
 import type { AgentEvent, ApprovalDecision } from "../../src/types.js";
 import { makeTempDir } from "../helpers/tool-context.js";
@@ -18,7 +18,7 @@ async function setup(mode: PermissionMode, answers: ApprovalDecision[] = [], app
   const events: AgentEvent[] = [];
   const warnings: string[] = [];
   const approver = vi.fn<Approver>(async () => answers.shift() ?? "unavailable");
-  const gate = createPermissionContext({ mode, approver, approvalsPath, roots: [cwd, workspace], cwd, ...(home ? { home } : {}), emit: (e) => events.push(e), onWarning: (m) => warnings.push(m) });
+  const gate = testGate({ mode, approver, approvalsPath, roots: [cwd, workspace], cwd, ...(home ? { home } : {}), emit: (e) => events.push(e), onWarning: (m) => warnings.push(m) });
   const saved = (): unknown => JSON.parse(readFileSync(approvalsPath, "utf8"));
   return { cwd, workspace, approvalsPath, events, warnings, approver, gate, saved };
 }

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ApprovalRequest, Approver } from "../../src/deps.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
-import type { ModeHolder } from "../../src/loop/options.js";
+import type { ModeHolder } from "../../src/gate/context.js";
 import { PERMISSION_MODES, type PermissionMode } from "../../src/gate/context.js";
 import { loadShellParser } from "../../src/shell/shell-parse.js";
 import { defineTool } from "../../src/tools/define.js";

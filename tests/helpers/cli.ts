@@ -125,3 +125,9 @@ export function runCli(args: string[], opts: CliOptions & { timeoutMs?: number }
     child.stdin.end(opts.input ?? "");
   });
 }
+
+/** A CliIo for calling one CLI function directly: `env` copied, output discarded, no signals. */
+export function testIo(cwd: string, env: Record<string, string | undefined>): CliIo {
+  const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
+  return { stdin: new PassThrough(), stdout: sink, stderr: sink, env: { ...env }, cwd, onSignal: () => () => {} };
+}

@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { nodeSpawnDefault, refuseApprover, systemClock } from "../../src/deps.js";
 import type { Approver } from "../../src/deps.js";
-import { createPermissionContext } from "../../src/gate/gate.js";
-import type { PermissionMode } from "../../src/gate/context.js";
+import { createGate } from "../../src/gate/gate.js";
+import type { ModeHolder, PermissionMode } from "../../src/gate/context.js";
+import { createCommandJudge } from "../../src/shell/index.js";
 import type { ToolContext } from "../../src/tools/define.js";
 import type { AgentEvent } from "../../src/types.js";
 
@@ -13,6 +14,8 @@ export interface TestToolContext extends ToolContext {
   /** Every event the tools and the gate emitted, in order. */
   events: AgentEvent[];
   controller: AbortController;
+  /** The mode the gate reads; exit_plan_mode sets it through the turn. */
+  modes: ModeHolder;
 }
 
 export interface ToolContextOptions {
@@ -41,8 +44,10 @@ export async function buildToolContext(options: ToolContextOptions = {}): Promis
   };
   const controller = new AbortController();
   const warnings = options.warnings;
-  const permissions = createPermissionContext({
-    mode: options.mode ?? "default",
+  const modes: ModeHolder = { mode: options.mode ?? "default" };
+  const gate = createGate({
+    mode: modes,
+    judge: createCommandJudge(),
     approver: options.approver ?? refuseApprover,
     approvalsPath: join(workspace, "exec-approvals.json"),
     roots: [cwd, workspace],
@@ -59,8 +64,15 @@ export async function buildToolContext(options: ToolContextOptions = {}): Promis
     env: options.env ?? { PATH: process.env["PATH"], HOME: process.env["HOME"] },
     emit,
     toolUseId: "toolu_test",
-    permissions,
+    gate,
+    turn: {
+      sessionKey: "agent:main:test",
+      agentId: "main",
+      delegate: () => Promise.reject(new Error("no subagents in a tool test")),
+      setMode: (mode) => void (modes.mode = mode),
+    },
     events,
     controller,
+    modes,
   };
 }

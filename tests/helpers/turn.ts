@@ -6,7 +6,8 @@ import { afterEach, expect } from "vitest";
 import { z } from "zod";
 import { createClient } from "../../src/model/client.js";
 import { defineTool } from "../../src/tools/define.js";
-import type { TurnOptions } from "../../src/loop/options.js";
+import type { TurnOptions } from "../../src/loop/turn-options.js";
+import type { RuntimeOptions } from "../../src/runtime/open-runtime.js";
 import { startScriptedModel, type Rule, type ScriptedModel } from "../../src/testing/index.js";
 import type { AgentConfig, AgentEvent } from "../../src/types.js";
 
@@ -31,21 +32,31 @@ export function upperTool(calls: string[] = []) {
   });
 }
 
-/** Options for a turn against the scripted model, with events recorded in `events`. */
-export function turnOptions(model: ScriptedModel, workspace: string, events: AgentEvent[] = [], extra: TurnOptions = {}): TurnOptions {
-  return {
+/** What a test may set for one turn: the turn's own options, and those of the runtime opened for it. */
+export type TestTurnOptions = Omit<TurnOptions, "runtime"> & Omit<RuntimeOptions, "tools">;
+
+/** The names `runAgentTurn` itself takes; every other name of a test's options belongs to the runtime. */
+const TURN_KEYS = new Set(["model", "maxTokens", "thinking", "effort", "toolChoice", "output", "outputRetries", "maxIterations", "maxBudgetUsd", "maxOutputTokens", "hooks", "signal", "onEvent", "tools", "approver", "permissionMode", "inbox"]);
+
+/** Options for a turn against the scripted model, with events recorded in `events`: a runtime opened for the turn over `workspace`. */
+export function turnOptions(model: ScriptedModel, workspace: string, events: AgentEvent[] = [], extra: TestTurnOptions = {}): TurnOptions {
+  const runtime: RuntimeOptions = {
     workspace,
     cwd: workspace,
     // The client miniclaw builds itself, over its own transport (model/http-fetch.ts).
-    client: createClient({ env: { ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: model.baseURL }, maxRetries: 2 }),
-    model: "claude-test-1",
-    tools: [upperTool()],
+    client: clientFor(model),
     builtinTools: false,
     includeTime: false,
     streamRetryBaseMs: 5,
-    onEvent: (e) => events.push(e),
-    ...extra,
   };
+  const turn: TurnOptions = { model: "claude-test-1", tools: [upperTool()], onEvent: (e) => events.push(e) };
+  for (const [key, value] of Object.entries(extra)) Object.assign(TURN_KEYS.has(key) ? turn : runtime, { [key]: value });
+  return { ...turn, runtime };
+}
+
+/** A client of the scripted model, as miniclaw builds one. */
+export function clientFor(model: ScriptedModel) {
+  return createClient({ env: { ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: model.baseURL }, maxRetries: 2 });
 }
 
 /** The records of a session file, parsed. */

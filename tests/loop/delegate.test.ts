@@ -104,8 +104,8 @@ describe("the delegate tool", () => {
     ]);
     const ws = await tempWorkspace();
     const agents = { ...AGENTS, writer: { ...AGENTS["writer"]!, tools: ["upper", "write_file"], effort: "low" as const } };
-    const parent: AgentConfig = { ...MAIN, thinking: 4000, effort: "max" };
-    await runAgentTurn("k", "go", parent, turnOptions(m, ws, [], { agents, systemPrompt: "PARENT SYSTEM" }));
+    const parent: AgentConfig = { ...MAIN, prompt: "PARENT SYSTEM", thinking: 4000, effort: "max" };
+    await runAgentTurn("k", "go", parent, turnOptions(m, ws, [], { agents }));
     const child = m.requests.find(isChild("writer"))!;
     expect(systemOf(child)).not.toContain("PARENT SYSTEM");
     expect(child.body.thinking).toBeUndefined();

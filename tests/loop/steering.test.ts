@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
-import type { Inbox, ModeHolder, SteerMessage } from "../../src/loop/options.js";
+import type { Inbox, SteerMessage } from "../../src/types.js";
+import type { ModeHolder } from "../../src/gate/context.js";
 import { SessionStore } from "../../src/sessions/store.js";
 import { defineTool } from "../../src/tools/define.js";
 import type { RecordedRequest } from "../../src/testing/index.js";

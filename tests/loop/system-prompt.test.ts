@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildSystemPrompt, capText, MAX_PROMPT_FILE_CHARS, readUserProfile } from "../../src/loop/system-prompt.js";
+import { buildSystemPrompt, capText, MAX_PROMPT_FILE_CHARS, readUserProfile } from "../../src/runtime/system-prompt.js";
 
 const agent = { prompt: "You are Jarvis.\n" };
 const ALL_TOOLS = ["run_command", "read_file", "write_file", "edit_file", "save_memory", "memory_search", "load_skill"];

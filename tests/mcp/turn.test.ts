@@ -55,7 +55,7 @@ describe("MCP tools in a turn", () => {
       { reply: { toolUses: [{ name: "mcp__fx__echo", input: { text: "hello" } }, { name: "mcp__fx__image", input: {} }, { name: "mcp__fx__fail", input: {} }] } },
     ]);
     const ws = await tempWorkspace();
-    const result = await runAgentTurn("k", "use the server", TEST_AGENT, turnOptions(m, ws, [], { mcpServers: hub }));
+    const result = await runAgentTurn("k", "use the server", TEST_AGENT, turnOptions(m, ws, [], { toolSources: [hub] }));
     expect(result.text).toBe("done");
     const tools = m.requests[0]!.body.tools as Array<{ name: string; input_schema: Record<string, unknown> }>;
     const names = tools.map((t) => t.name);
@@ -87,7 +87,7 @@ describe("MCP tools in a turn", () => {
         { reply: { toolUses: [{ name: "mcp__local__add", input: { a: 2, b: 3 } }, { name: "mcp__web__echo", input: { text: "over http" } }] } },
       ]);
       const ws = await tempWorkspace();
-      await runAgentTurn("k", "both", TEST_AGENT, turnOptions(m, ws, [], { mcpServers: hub }));
+      await runAgentTurn("k", "both", TEST_AGENT, turnOptions(m, ws, [], { toolSources: [hub] }));
       expect(resultsOf(m.requests[1]!).map((r) => r.text)).toEqual(["5", "over http"]);
       expect(http.requests.some((r) => r.headers["authorization"] === "Bearer tok-123")).toBe(true);
     } finally {
@@ -95,18 +95,18 @@ describe("MCP tools in a turn", () => {
     }
   });
 
-  it("starts a server given as a config for one turn and stops it after; a server that never starts is one warning and the turn goes on", async () => {
+  it("leaves out a server that never starts with one warning, and the turn goes on with the others", async () => {
     const m = await scripted(callThenSay("mcp__fx__echo", { text: "still here" }));
     const ws = await tempWorkspace();
-    const events: AgentEvent[] = [];
     const config = {
       ...fx({ readOnly: ["echo"] }),
       broken: { type: "stdio" as const, ...stdioFixture("--never-start") },
       slowstart: { type: "stdio" as const, ...stdioFixture("--hang"), connectTimeoutMs: 500 },
     };
-    const result = await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, ws, events, { mcpServers: config }));
+    const warnings: string[] = [];
+    const hub = await hubOf(config, process.env, warnings);
+    const result = await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, ws, [], { toolSources: [hub] }));
     expect(result.text).toBe("got: still here");
-    const warnings = events.flatMap((e) => (e.type === "warning" ? [e.message] : []));
     expect(warnings).toHaveLength(2);
     expect(warnings[0]).toMatch(/^MCP server "broken" left out: .*refusing to start/);
     expect(warnings[1]).toMatch(/^MCP server "slowstart" left out: did not connect within 0\.5 s/);
@@ -123,7 +123,7 @@ describe("the gate for MCP tools", () => {
       asked.push(request.command);
       return options.decision ?? "unavailable";
     };
-    await runAgentTurn("k", "add", TEST_AGENT, turnOptions(m, ws, [], { mcpServers: hub, approver, permissionMode: options.mode ?? "default" }));
+    await runAgentTurn("k", "add", TEST_AGENT, turnOptions(m, ws, [], { toolSources: [hub], approver, permissionMode: options.mode ?? "default" }));
     return { result: resultsOf(m.requests[1]!)[0]!, asked };
   }
 
@@ -151,7 +151,7 @@ describe("the gate for MCP tools", () => {
     server.registerTool("wipe", { description: "Says it only reads.", inputSchema: z.object({}), annotations: { readOnlyHint: true } }, () => ({ content: [{ type: "text", text: "wiped" }] }));
     const claims = await hubOf({ claims: { type: "sdk", server } });
     const m = await scripted(callThenSay("mcp__claims__wipe", {}));
-    await runAgentTurn("k", "wipe", TEST_AGENT, turnOptions(m, ws, [], { mcpServers: claims, permissionMode: "plan" }));
+    await runAgentTurn("k", "wipe", TEST_AGENT, turnOptions(m, ws, [], { toolSources: [claims], permissionMode: "plan" }));
     expect(resultsOf(m.requests[1]!)[0]).toMatchObject({ isError: true });
   });
 
@@ -175,7 +175,7 @@ describe("the gate for MCP tools", () => {
     const m = await scripted([{ reply: "ok" }]);
     const ws = await tempWorkspace();
     const agent: AgentConfig = { ...TEST_AGENT, tools: ["upper", "mcp__fx__e*"] };
-    await runAgentTurn("k", "hi", agent, turnOptions(m, ws, [], { mcpServers: hub }));
+    await runAgentTurn("k", "hi", agent, turnOptions(m, ws, [], { toolSources: [hub] }));
     expect((m.requests[0]!.body.tools as Array<{ name: string }>).map((t) => t.name)).toEqual(["mcp__fx__echo", "mcp__fx__env", "upper"]);
   });
 });
@@ -191,7 +191,7 @@ describe("MCP faults", () => {
     ]);
     const ws = await tempWorkspace();
     const started = Date.now();
-    const result = await runAgentTurn("k", "faults", TEST_AGENT, turnOptions(m, ws, [], { mcpServers: hub }));
+    const result = await runAgentTurn("k", "faults", TEST_AGENT, turnOptions(m, ws, [], { toolSources: [hub] }));
     expect(result.text).toBe("recovered");
     expect(Date.now() - started).toBeLessThan(8_000);
     const results = m.requests.slice(1).map((r) => resultsOf(r)[0]!);
@@ -211,7 +211,7 @@ describe("MCP faults", () => {
       if (e.type === "tool_call") setTimeout(() => controller.abort(), 100);
     };
     const started = Date.now();
-    const result = await runAgentTurn("k", "slow", TEST_AGENT, turnOptions(m, ws, [], { mcpServers: hub, signal: controller.signal, onEvent }));
+    const result = await runAgentTurn("k", "slow", TEST_AGENT, turnOptions(m, ws, [], { toolSources: [hub], signal: controller.signal, onEvent }));
     expect(result.stopReason).toBe("aborted");
     expect(Date.now() - started).toBeLessThan(5_000);
   });
@@ -224,7 +224,7 @@ describe("MCP faults", () => {
       { reply: { toolUses: [{ name: "mcp__fx__add_tool", input: { name: "fresh" } }] } },
     ]);
     const ws = await tempWorkspace();
-    const result = await runAgentTurn("k", "grow", TEST_AGENT, turnOptions(m, ws, [], { mcpServers: hub }));
+    const result = await runAgentTurn("k", "grow", TEST_AGENT, turnOptions(m, ws, [], { toolSources: [hub] }));
     expect(result.text).toBe("done");
     const offered = m.requests.map((r) => (r.body.tools as Array<{ name: string }>).some((t) => t.name === "mcp__fx__fresh"));
     expect(offered).toEqual([false, true, true]);
@@ -246,7 +246,7 @@ describe("MCP faults", () => {
       },
     ]);
     const ws = await tempWorkspace();
-    await runAgentTurn("k", "env", TEST_AGENT, turnOptions(m, ws, [], { mcpServers: hub, env }));
+    await runAgentTurn("k", "env", TEST_AGENT, turnOptions(m, ws, [], { toolSources: [hub], env }));
     expect(resultsOf(m.requests[1]!).map((r) => r.text)).toEqual(["(unset)", "(unset)", "visible", "given-on-purpose", "the token is [redacted secret]"]);
   });
 });

@@ -31,10 +31,10 @@ describe("memory tools", () => {
   it("are save_memory (writes) and memory_search (read-only) with the documented inputs", () => {
     const [save, search] = createMemoryTools(store);
     expect(save?.name).toBe("save_memory");
-    expect(save?.readOnly).toBe(false);
+    expect(save?.access).toBe("act");
     expect(save?.inputSchema).toMatchObject({ required: ["key", "content"] });
     expect(search?.name).toBe("memory_search");
-    expect(search?.readOnly).toBe(true);
+    expect(search?.access).toBe("read");
     expect(search?.inputSchema).toMatchObject({ required: ["query"] });
   });
 
@@ -62,7 +62,7 @@ describe("memory tools", () => {
       { match: { toolResult: { name: "memory_search" } }, reply: "From memory: {{tool_result}}" },
     ]);
     const tools = createMemoryTools(store);
-    const options = { workspace, client: clientFor(model), tools, builtinTools: false };
+    const options = { runtime: { workspace, client: clientFor(model), builtinTools: false }, tools };
     await runAgentTurn("agent:main:main", "remember this", { id: "main", name: "Jarvis", prompt: "Jarvis." }, options);
     const result = await runAgentTurn("agent:researcher:main", "what do we know about async closures?", { id: "researcher", name: "Scout", prompt: "Scout." }, options);
     expect(model.rejected).toEqual([]);

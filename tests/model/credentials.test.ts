@@ -17,7 +17,7 @@ describe("missing credentials", () => {
     const attempts: Array<() => unknown> = [
       () => readCredentials({ ANTHROPIC_API_KEY: " " }),
       () => createClient({ env: {} }),
-      () => runAgentTurn("agent:main:main", "hi", agent, { workspace, env: {} }),
+      () => runAgentTurn("agent:main:main", "hi", agent, { runtime: { workspace, env: {} } }),
     ];
     for (const attempt of attempts) {
       const error = await Promise.resolve().then(attempt).catch((e: unknown) => e);

@@ -4,7 +4,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { startScriptedModel, type Fault, type RecordedRequest, type ScriptedModel } from "../../src/testing/index.js";
-import type { TurnOptions } from "../../src/loop/options.js";
+import type { TurnOptions } from "../../src/loop/turn-options.js";
 import { TEST_AGENT, tempWorkspace, turnOptions } from "../helpers/turn.js";
 import { auditSession, countUserMessages } from "./session-audit.js";
 import { join } from "node:path";

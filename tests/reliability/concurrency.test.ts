@@ -3,6 +3,7 @@
 import { mkdir, readFile, readdir, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import type { RuntimeOptions } from "../../src/runtime/open-runtime.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { addApprovals } from "../../src/gate/approvals-file.js";
@@ -45,7 +46,7 @@ async function hammerInProcess(workspace: string, options: ReturnType<typeof tur
   const store = new SessionStore(join(workspace, "sessions"), { lockTimeoutMs: 120_000 });
   const turns = async (): Promise<void> => {
     for (let n = 0; n < ROUNDS; n++) {
-      const result = await runAgentTurn(KEY, `hammer ${tag} turn ${n}`, TEST_AGENT, { ...options, store, memory });
+      const result = await runAgentTurn(KEY, `hammer ${tag} turn ${n}`, TEST_AGENT, { ...options, runtime: { ...(options.runtime as RuntimeOptions), store, memory } });
       expect(result.stopReason, result.error).toBe("end_turn");
     }
   };

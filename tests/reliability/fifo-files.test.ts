@@ -11,7 +11,7 @@ import { loadAgents, SOUL_FILE } from "../../src/runtime/agents.js";
 import { CRON_FILE, loadCronJobs } from "../../src/cron/cron-config.js";
 import { readRunRecords, RUNS_FILE } from "../../src/cron/cron-runs.js";
 import { CRON_STATE_FILE, readPausedJobs } from "../../src/cron/cron-state.js";
-import { readOutputSchema } from "../../src/runtime/output-schema-file.js";
+import { readOutputSchema } from "../../src/loop/output-schema-file.js";
 import { lockPathOf, SessionStore } from "../../src/sessions/store.js";
 import { SkillLoader } from "../../src/skills/loader.js";
 import { makeTempDir } from "../helpers/tool-context.js";

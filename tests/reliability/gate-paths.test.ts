@@ -48,12 +48,8 @@ async function turn(commands: string[], mode: PermissionMode, key: string) {
   const workspace = join(root, "workspace");
   const events: AgentEvent[] = [];
   const result = await runAgentTurn("agent:main:paths", "find the keys", TEST_AGENT, {
-    workspace,
-    cwd: folders.project,
-    env,
-    client: createClient({ env }),
+    runtime: { workspace, cwd: folders.project, env, client: createClient({ env }), includeTime: false },
     model: "claude-test-1",
-    includeTime: false,
     permissionMode: mode,
     onEvent: (e) => events.push(e),
   });

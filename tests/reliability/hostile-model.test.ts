@@ -8,7 +8,7 @@ import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { defineTool } from "../../src/tools/define.js";
 import { MAX_TOOL_RESULT_CHARS } from "../../src/tools/dispatch.js";
 import { startScriptedModel, type Reply, type Rule, type ScriptedModel } from "../../src/testing/index.js";
-import type { TurnOptions } from "../../src/loop/options.js";
+import type { TurnOptions } from "../../src/loop/turn-options.js";
 import type { AgentEvent } from "../../src/types.js";
 import { TEST_AGENT, tempWorkspace, turnOptions, upperTool } from "../helpers/turn.js";
 import { auditSession } from "./session-audit.js";

@@ -189,7 +189,7 @@ describe("the library building its own client from process.env", () => {
     const host = [
       "const { runAgentTurn } = await import(process.argv[1]);",
       "const agent = { id: 'main', name: 'Host', prompt: 'test' };",
-      "const options = { workspace: process.argv[2] + '/ws', cwd: process.argv[2], model: 'claude-test-1', includeTime: false, permissionMode: 'bypassPermissions' };",
+      "const options = { runtime: { workspace: process.argv[2] + '/ws', cwd: process.argv[2], includeTime: false }, model: 'claude-test-1', permissionMode: 'bypassPermissions' };",
       "const result = await runAgentTurn('agent:main:host', 'find the key', agent, options);",
       "process.stdout.write(result.stopReason + ' ' + (process.env.ANTHROPIC_API_KEY === process.argv[3]), () => process.exit(0));",
     ].join("\n");
@@ -219,12 +219,8 @@ describe("a turn in bypassPermissions mode with a marker API key", () => {
       };
       const events: AgentEvent[] = [];
       const result = await runAgentTurn("agent:main:secrets", "find the key", TEST_AGENT, {
-        workspace,
-        cwd,
-        env,
-        client: createClient({ env }),
+        runtime: { workspace, cwd, env, client: createClient({ env }), includeTime: false },
         model: "claude-test-1",
-        includeTime: false,
         permissionMode: "bypassPermissions",
         onEvent: (e) => events.push(e),
       });
@@ -267,12 +263,8 @@ describe("a turn in the default mode, nobody to approve, with the key in the use
     const env = { PATH: process.env["PATH"], HOME: home, ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: secret };
     const events: AgentEvent[] = [];
     const result = await runAgentTurn("agent:main:profile", "find the key", TEST_AGENT, {
-      workspace: join(cwd, "ws"),
-      cwd,
-      env,
-      client: createClient({ env }),
+      runtime: { workspace: join(cwd, "ws"), cwd, env, client: createClient({ env }), includeTime: false },
       model: "claude-test-1",
-      includeTime: false,
       onEvent: (e) => events.push(e),
     });
     expect(result.stopReason).toBe("end_turn");

@@ -8,8 +8,8 @@ import { ConfigError } from "../../src/errors.js";
 import { TEMPLATE_WORKSPACE } from "../../src/paths.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { BUILTIN_TOOL_NAMES, loadAgents, SERVER_TOOL_NAMES } from "../../src/runtime/agents.js";
-import { resolveAgent } from "../../src/runtime/routing.js";
-import { buildSystemPrompt } from "../../src/loop/system-prompt.js";
+import { resolveAgent } from "../../src/assistant/routing.js";
+import { buildSystemPrompt } from "../../src/runtime/system-prompt.js";
 import { startScriptedModel } from "../../src/testing/index.js";
 import { clientFor } from "../helpers/scripted.js";
 
@@ -55,8 +55,7 @@ describe("loadAgents", () => {
     if (!agent) throw new Error(`no agent ${agentId}`);
     const model = await startScriptedModel([{ reply: "Here is what I found." }]);
     try {
-      const systemPrompt = buildSystemPrompt({ agent, toolNames: [] });
-      const result = await runAgentTurn(`agent:${agentId}:main`, text, agent, { workspace, client: clientFor(model), builtinTools: false, systemPrompt });
+      const result = await runAgentTurn(`agent:${agentId}:main`, text, agent, { runtime: { workspace, client: clientFor(model), builtinTools: false } });
       expect(result).toMatchObject({ agentId: "researcher", sessionKey: "agent:researcher:main", text: "Here is what I found." });
       const body = model.requests[0]?.body;
       expect(JSON.stringify(body?.system)).toContain("You are Scout");

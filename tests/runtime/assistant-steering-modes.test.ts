@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Approver } from "../../src/deps.js";
-import { openAssistant, type Assistant } from "../../src/runtime/assistant.js";
+import { openAssistant, type Assistant } from "../../src/assistant/assistant.js";
 import { SessionStore } from "../../src/sessions/store.js";
 import type { RecordedRequest, Rule } from "../../src/testing/index.js";
 import type { AgentEvent } from "../../src/types.js";
@@ -28,7 +28,7 @@ async function workspaceWithAgents(): Promise<{ dir: string; workspace: string }
 async function open(rules: Rule[], approver?: Approver): Promise<{ assistant: Assistant; workspace: string; dir: string; requests: RecordedRequest[] }> {
   const model = await scripted(rules);
   const { dir, workspace } = await workspaceWithAgents();
-  const assistant = await openAssistant({ workspace, cwd: dir, env: cleanEnv(), client: clientFor(model), turn: { includeTime: false }, ...(approver && { approver }) });
+  const assistant = await openAssistant({ workspace, cwd: dir, env: cleanEnv(), client: clientFor(model), includeTime: false, ...(approver && { approver }) });
   return { assistant, workspace, dir, requests: model.requests };
 }
 

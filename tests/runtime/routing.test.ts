@@ -1,6 +1,6 @@
 // Prefix routing: what reaches which agent, and what is left alone for the REPL.
 import { describe, expect, it } from "vitest";
-import { findAgentByPrefix, parseSlashCommand, resolveAgent } from "../../src/runtime/routing.js";
+import { findAgentByPrefix, parseSlashCommand, resolveAgent } from "../../src/assistant/routing.js";
 import type { AgentConfig } from "../../src/types.js";
 
 const agents: Record<string, AgentConfig> = {

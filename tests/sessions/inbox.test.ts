@@ -7,7 +7,7 @@ import { addSteer, COMPACT_DELIVERED_BYTES, inboxPath, MAX_STEER_BYTES, SessionI
 import { listSessions } from "../../src/sessions/session-listing.js";
 import { SessionError } from "../../src/errors.js";
 import { systemClock } from "../../src/deps.js";
-import type { Inbox } from "../../src/loop/options.js";
+import type { Inbox } from "../../src/types.js";
 import { tempDir } from "./session-builders.js";
 
 const KEY = "agent:main:main";

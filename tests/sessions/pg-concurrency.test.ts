@@ -146,7 +146,8 @@ describe.skipIf(unavailable !== undefined)("sessions on PostgreSQL across proces
     });
     const workspace = await mkdtemp(join(tmpdir(), "miniclaw-pg-"));
     try {
-      const options = { workspace, cwd: workspace, client: new Anthropic({ apiKey: "test", baseURL: model.baseURL, maxRetries: 0 }), model: "claude-test-1", tools: [cut], builtinTools: false, includeTime: false, store };
+      const runtime = { workspace, cwd: workspace, client: new Anthropic({ apiKey: "test", baseURL: model.baseURL, maxRetries: 0 }), builtinTools: false, includeTime: false, store };
+      const options = { runtime, model: "claude-test-1", tools: [cut] };
       const result = await runAgentTurn(KEY, "cut the line", TEST_AGENT, options);
       expect(result.stopReason).toBe("error");
       expect(result.error).toMatch(/^could not write the session: cannot append to session postgres:\S+: [^\n]*$/);

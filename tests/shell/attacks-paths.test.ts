@@ -1,8 +1,8 @@
 // Path attacks on the gate (issue 11): every case of the fixture, judged from a real project with a fake home, without and with the disk.
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createPermissionContext } from "../../src/gate/gate.js";
-import type { PermissionContext, PermissionMode } from "../../src/gate/context.js";
+import { testGate } from "../helpers/gate.js";
+import type { PermissionMode } from "../../src/gate/context.js";
 import { processSecretsReason } from "../../src/shell/process-secrets.js";
 import { treeRoots } from "../../src/shell/recursive-reads.js";
 import { assessCommand } from "../../src/shell/safety.js";
@@ -11,14 +11,14 @@ import { GIT_OBJECT_ATTACKS, layOutAttackFolders, layOutDanglingObjects, PATH_AT
 import type { AttackFolders, PathVerdict } from "./fixtures/attacks-paths.js";
 
 let folders: AttackFolders;
-const gates = new Map<PermissionMode, PermissionContext>();
+const gates = new Map<PermissionMode, ReturnType<typeof testGate>>();
 
 beforeAll(async () => {
   folders = layOutAttackFolders(await makeTempDir("miniclaw-paths-"), "-----BEGIN OPENSSH PRIVATE KEY-----\nFAKE-KEY-FOR-TESTS\n");
   for (const mode of ["plan", "bypassPermissions"] as const) {
     const { project: cwd, home } = folders;
     const approvalsPath = join(cwd, "workspace", "exec-approvals.json");
-    gates.set(mode, createPermissionContext({ mode, approver: async () => "unavailable", approvalsPath, roots: [cwd], cwd, home, emit: () => {} }));
+    gates.set(mode, testGate({ mode, approver: async () => "unavailable", approvalsPath, roots: [cwd], cwd, home, emit: () => {} }));
   }
 });
 
@@ -67,7 +67,7 @@ describe("path attacks, from a project with a fake home", () => {
   it("checks git objects named by id (a dangling commit, a loose blob) and a ref added after a first check", async () => {
     const { repo, ids, addRef } = layOutDanglingObjects(folders.root);
     const where = { cwd: repo, home: folders.home };
-    const gate = createPermissionContext({ mode: "plan", approver: async () => "unavailable", approvalsPath: join(repo, "approvals.json"), roots: [repo], cwd: repo, home: folders.home, emit: () => {} });
+    const gate = testGate({ mode: "plan", approver: async () => "unavailable", approvalsPath: join(repo, "approvals.json"), roots: [repo], cwd: repo, home: folders.home, emit: () => {} });
     const verdict = async (command: string): Promise<PathVerdict> => {
       const answer = await gate.checkCommand(command, "t");
       return answer.allowed && answer.readOnly ? "safe" : "needs_approval";

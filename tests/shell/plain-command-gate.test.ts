@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createPermissionContext } from "../../src/gate/gate.js";
+import { testGate } from "../helpers/gate.js";
 import { parsePlainCommand } from "../../src/shell/plain-command.js";
 import { makeTempDir } from "../helpers/tool-context.js";
 
@@ -26,7 +26,7 @@ describe("plain spellings of the gate's attack classes", () => {
     mkdirSync(join(cwd, "sub"));
     writeFileSync(join(cwd, ".env"), "KEY=secret\n");
     writeFileSync(join(cwd, "in.txt"), "a\n");
-    const gate = createPermissionContext({ mode: "default", approver: async () => "unavailable", approvalsPath: join(cwd, "workspace", "exec-approvals.json"), roots: [cwd, join(cwd, "workspace")], cwd, home: "/root", emit: () => {} });
+    const gate = testGate({ mode: "default", approver: async () => "unavailable", approvalsPath: join(cwd, "workspace", "exec-approvals.json"), roots: [cwd, join(cwd, "workspace")], cwd, home: "/root", emit: () => {} });
     for (const [i, line] of lines.entries()) {
       expect(parsePlainCommand(line), `${line} is read without the grammar`).toBeDefined();
       expect((await gate.checkCommand(line, `t${i}`)).allowed, line).toBe(false);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isProcessSecretPath, processSecretsReason } from "../../src/shell/process-secrets.js";
 import { buildToolContext } from "../helpers/tool-context.js";
+import { checkCommand, checkPath } from "../tools/gated-run.js";
 
 describe("process environments are refused in every mode", () => {
   it.each(["base64 -w0 /proc/$PPID/environ", "cat /proc/self/environ", "rev < /proc/1/environ", "cat /proc/1/cmdline", "ps eww", "ps auxe", "ls; ps -p 1 e"])(
@@ -20,8 +21,8 @@ describe("process environments are refused in every mode", () => {
 
   it("refuses even in bypassPermissions, for commands and file reads", async () => {
     const context = await buildToolContext({ mode: "bypassPermissions" });
-    expect(await context.permissions.checkCommand("base64 /proc/$PPID/environ", "t1")).toMatchObject({ allowed: false, reason: expect.stringMatching(/Refused in every mode/) });
-    expect(await context.permissions.checkPath("/proc/self/environ", "read", "t2")).toMatchObject({ allowed: false });
+    expect(await checkCommand(context, "base64 /proc/$PPID/environ", "t1")).toMatchObject({ allowed: false, reason: expect.stringMatching(/Refused in every mode/) });
+    expect(await checkPath(context, "/proc/self/environ", "read", "t2")).toMatchObject({ allowed: false });
   });
 });
 
@@ -86,7 +87,7 @@ describe("words resolved as bash will before the /proc test", () => {
     const depth = context.cwd.split("/").length;
     const up = "../".repeat(depth);
     for (const command of [`base64 -w0 ${up}proc/$PPID/environ`, `cat ${up}proc/self/status`, `cd ${up} && grep -ra KEY proc`]) {
-      expect(await context.permissions.checkCommand(command, "t")).toMatchObject({ allowed: false, reason: expect.stringMatching(/Refused in every mode/) });
+      expect(await checkCommand(context, command, "t")).toMatchObject({ allowed: false, reason: expect.stringMatching(/Refused in every mode/) });
     }
   });
 });

@@ -7,10 +7,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ApprovalDecision } from "../../src/types.js";
 import { ToolError } from "../../src/errors.js";
-import { isReadOnlyCall } from "../../src/tools/define.js";
 import { createRunCommandTool } from "../../src/shell/run-command.js";
 import { returnScratch, takeScratch } from "../../src/shell/command-scratch.js";
 import { scrubEnv, secretValues } from "../../src/gate/secret-env.js";
+import type { Gate } from "../../src/gate/context.js";
+import { accessOf } from "../../src/tools/define.js";
 import { checkCommandSafety } from "../../src/shell/safety.js";
 import { buildToolContext } from "../helpers/tool-context.js";
 import { until } from "../helpers/manual-clock.js";
@@ -141,9 +142,10 @@ describe("run_command", () => {
   });
 
   it("is read-only exactly when the command is safe", async () => {
-    await checkCommandSafety("ls");
-    expect(isReadOnlyCall(tool, { command: "git status" })).toBe(true);
-    expect(isReadOnlyCall(tool, { command: "git status; rm x" })).toBe(false);
+    const context = await buildToolContext();
+    const judged = async (command: string) => (await context.gate.check({ id: "t", tool: tool.name, input: { command }, access: await accessOf(tool, { command }, context) })).readOnly;
+    expect(await judged("git status")).toBe(true);
+    expect(await judged("git status; rm x")).toBe(false);
   });
 });
 
@@ -190,8 +192,12 @@ async function gateAnswering(readOnly: boolean, env?: Record<string, string | un
   const context = await buildToolContext(env ? { env } : {});
   const outside = join(context.cwd, "..", `${context.cwd.split("/").pop()}-outside`);
   mkdirSync(outside);
-  const permissions = { ...context.permissions, checkCommand: async () => ({ allowed: true as const, readOnly }) };
-  return { ...context, permissions, outside };
+  return { ...context, gate: answering(context.gate, readOnly), outside };
+}
+
+/** A gate that allows every call, judged read-only or not as given. */
+function answering(gate: Gate, readOnly: boolean): Gate {
+  return { ...gate, check: async () => ({ readOnly, settle: async () => ({ allowed: true, readOnly }) }) };
 }
 
 /** A folder the model could write with write_file: a bare repository whose config names a program. */
@@ -277,7 +283,7 @@ describe("the read-only sandbox", () => {
     }
     expect(readdirSync(readOnly.outside)).toEqual([]);
     expect(await run(readOnly, "git diff --ext-diff")).toMatch(/git --ext-diff is not allowed in a command that runs unasked/);
-    const approved = { ...readOnly, permissions: { ...readOnly.permissions, checkCommand: async () => ({ allowed: true as const, readOnly: false }) } };
+    const approved = { ...readOnly, gate: answering(readOnly.gate, false) };
     await run(approved, "git diff");
     expect(readdirSync(readOnly.outside)).toContain("EXTERNAL");
   });

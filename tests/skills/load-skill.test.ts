@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ToolError } from "../../src/errors.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
-import { buildSystemPrompt } from "../../src/loop/system-prompt.js";
+import { buildSystemPrompt } from "../../src/runtime/system-prompt.js";
 import { SkillLoader } from "../../src/skills/loader.js";
 import { startScriptedModel, type ScriptedModel } from "../../src/testing/index.js";
 import { createLoadSkillTool } from "../../src/tools/load-skill.js";
@@ -37,7 +37,7 @@ describe("load_skill", () => {
   it("is a read-only tool taking a name", async () => {
     const tool = createLoadSkillTool(await loaderWith("alpha"));
     expect(tool.name).toBe("load_skill");
-    expect(tool.readOnly).toBe(true);
+    expect(tool.access).toBe("read");
     expect(tool.inputSchema).toMatchObject({ type: "object", required: ["name"] });
   });
 
@@ -63,14 +63,8 @@ describe("load_skill", () => {
       { match: { toolResult: { name: "load_skill", content: "Steps of alpha" } }, times: 1, reply: { toolUses: [{ name: "load_skill", input: { name: "nope" } }] } },
       { match: { toolResult: { name: "load_skill" } }, reply: "Done." },
     ]);
-    const tools = [createLoadSkillTool(loader)];
-    const systemPrompt = buildSystemPrompt({ agent: { prompt: "You are a test agent." }, skillsListing: loader.listing(), toolNames: tools.map((t) => t.name) });
-    const result = await runAgentTurn("agent:main:main", "please use the skill", { id: "main", name: "Test", prompt: "You are a test agent." }, {
-      workspace: temp,
-      client: clientFor(model),
-      tools,
-      builtinTools: false,
-      systemPrompt,
+    const result = await runAgentTurn("agent:main:main", "please use the skill", { id: "main", name: "Test", prompt: "You are a test agent.", tools: ["load_skill"] }, {
+      runtime: { workspace: temp, client: clientFor(model), skills: loader, shell: false },
     });
     expect(result).toMatchObject({ text: "Done.", stopReason: "end_turn", iterations: 3 });
     expect(model.rejected).toEqual([]);

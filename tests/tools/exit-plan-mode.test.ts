@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import type { ApprovalRequest, Approver } from "../../src/deps.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
-import type { ModeHolder } from "../../src/loop/options.js";
-import type { PermissionContext, PermissionMode } from "../../src/gate/context.js";
-import { createExitPlanModeTool, type ModeChangeListener } from "../../src/tools/exit-plan-mode.js";
+import type { ModeHolder } from "../../src/gate/context.js";
+import type { Gate, PermissionMode } from "../../src/gate/context.js";
+import { createExitPlanModeTool } from "../../src/tools/exit-plan-mode.js";
 import type { AgentEvent, ApprovalDecision } from "../../src/types.js";
 import { buildToolContext, makeTempDir } from "../helpers/tool-context.js";
 import { TEST_AGENT, scriptedModelPerTest, turnOptions } from "../helpers/turn.js";
@@ -100,17 +100,17 @@ describe("exit_plan_mode in a turn in plan mode", () => {
 });
 
 describe("exit_plan_mode and the modes it may set", () => {
-  it("sets the holder's mode and tells onChange the new mode and the previous one, only when the mode changes", async () => {
+  it("sets the turn's mode only when the user approved the plan", async () => {
     const calls: Array<[string, unknown[]]> = [];
     for (const decision of ["allow_once", "allow_always", "deny_once", "unavailable"] as const) {
-      const onChange = vi.fn<ModeChangeListener>();
       const context = await buildToolContext({ mode: "plan", approver: async () => decision });
-      await gatedRun(createExitPlanModeTool({ mode: "plan" }, onChange), { plan: PLAN }, context).catch(() => undefined);
-      calls.push([decision, onChange.mock.calls]);
+      const setMode = vi.spyOn(context.turn!, "setMode");
+      await gatedRun(createExitPlanModeTool(), { plan: PLAN }, context).catch(() => undefined);
+      calls.push([decision, setMode.mock.calls]);
     }
     expect(calls).toEqual([
-      ["allow_once", [["default", "plan"]]],
-      ["allow_always", [["acceptEdits", "plan"]]],
+      ["allow_once", [["default"]]],
+      ["allow_always", [["acceptEdits"]]],
       ["deny_once", []],
       ["unavailable", []],
     ]);
@@ -119,54 +119,40 @@ describe("exit_plan_mode and the modes it may set", () => {
   it("maps every answer of the approver to default, acceptEdits or plan, never to bypassPermissions", async () => {
     const modes: Record<string, PermissionMode> = {};
     for (const decision of ["allow_once", "allow_always", "deny_once", "deny_always", "unavailable"] as const) {
-      const holder: { mode: PermissionMode } = { mode: "plan" };
       const context = await buildToolContext({ mode: "plan", approver: async () => decision });
-      await gatedRun(createExitPlanModeTool(holder), { plan: PLAN }, context).catch(() => undefined);
-      modes[decision] = holder.mode;
+      await gatedRun(createExitPlanModeTool(), { plan: PLAN }, context).catch(() => undefined);
+      modes[decision] = context.modes.mode;
     }
     expect(modes).toEqual({ allow_once: "default", allow_always: "acceptEdits", deny_once: "plan", deny_always: "plan", unavailable: "plan" });
   });
 
   it("turns a library gate's bypassPermissions answer into default: only the user enters bypassPermissions", async () => {
-    const holder: { mode: PermissionMode } = { mode: "plan" };
-    const onChange = vi.fn<ModeChangeListener>();
     const context = await buildToolContext({ mode: "plan" });
-    const permissions: PermissionContext = {
-      mode: "plan",
-      checkCommand: context.permissions.checkCommand,
-      checkPath: context.permissions.checkPath,
-      checkTool: context.permissions.checkTool,
-      askLeavePlan: async () => ({ answered: true, mode: "bypassPermissions" as "default" }),
-    };
-    const output = await gatedRun(createExitPlanModeTool(holder, onChange), { plan: PLAN }, { ...context, permissions });
-    expect(holder.mode).toBe("default");
-    expect(onChange.mock.calls).toEqual([["default", "plan"]]);
+    const gate: Gate = { ...context.gate, mode: "plan", askLeavePlan: async () => ({ answered: true, mode: "bypassPermissions" as "default" }) };
+    const output = await gatedRun(createExitPlanModeTool(), { plan: PLAN }, { ...context, gate });
+    expect(context.modes.mode).toBe("default");
     expect(output).toMatch(/^The user approved the plan\. The permission mode is now default:/);
   });
 
   it("is refused without asking outside plan mode, and the mode stays", async () => {
-    const holder: { mode: PermissionMode } = { mode: "default" };
     const approver = vi.fn<Approver>(async () => "allow_always");
     const context = await buildToolContext({ approver });
-    await expect(gatedRun(createExitPlanModeTool(holder), { plan: PLAN }, context)).rejects.toThrow(
+    await expect(gatedRun(createExitPlanModeTool(), { plan: PLAN }, context)).rejects.toThrow(
       "You are not in plan mode (the permission mode is default): carry on without exit_plan_mode.",
     );
     expect(approver).not.toHaveBeenCalled();
-    expect(holder.mode).toBe("default");
+    expect(context.modes.mode).toBe("default");
   });
 
-  it("is refused with the same sentence when the permission context cannot ask", async () => {
-    const holder: { mode: PermissionMode } = { mode: "plan" };
+  it("is refused with the sentence of a run nobody can answer, and the mode stays", async () => {
     const context = await buildToolContext({ mode: "plan" });
-    const { askLeavePlan: _absent, ...withoutAsking } = context.permissions;
-    const permissions: PermissionContext = { ...withoutAsking, mode: "plan" };
-    await expect(gatedRun(createExitPlanModeTool(holder), { plan: PLAN }, { ...context, permissions })).rejects.toThrow(UNAVAILABLE.replace(/^Error: /, ""));
-    expect(holder.mode).toBe("plan");
+    await expect(gatedRun(createExitPlanModeTool(), { plan: PLAN }, context)).rejects.toThrow(UNAVAILABLE.replace(/^Error: /, ""));
+    expect(context.modes.mode).toBe("plan");
   });
 
   it("is declared read-only and needs no approval from the dispatcher: it asks the user itself", () => {
-    const tool = createExitPlanModeTool({ mode: "plan" });
-    expect([tool.name, tool.readOnly, tool.needsApproval]).toEqual(["exit_plan_mode", true, false]);
+    const tool = createExitPlanModeTool();
+    expect([tool.name, tool.access]).toEqual(["exit_plan_mode", "read"]);
     expect(tool.inputSchema).toEqual({
       type: "object",
       properties: { plan: { type: "string", minLength: 1, description: expect.any(String) } },

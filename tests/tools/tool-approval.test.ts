@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import type { ApprovalRequest, Approver } from "../../src/deps.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
-import { defineTool, type NeedsApproval } from "../../src/tools/define.js";
+import { defineTool, type Access, type NeedsApproval } from "../../src/tools/define.js";
 import type { AgentEvent } from "../../src/types.js";
 import { TEST_AGENT, scriptedModelPerTest, tempWorkspace, turnOptions } from "../helpers/turn.js";
 
@@ -181,36 +181,34 @@ describe("one gate question per call", () => {
   });
 });
 
-describe("a tool with its own permission rule and needsApproval", () => {
-  /** A tool that reads a file inside the roots (its rule allows that unasked) and also declares it needs approval. */
-  const reader = (runs: string[]) =>
-    defineTool({
-      name: "publish",
-      description: "Publishes a file.",
-      input: z.object({ env: z.string() }),
-      needsApproval: true,
-      permission: () => ({ path: "notes.txt", access: "read" }),
-      run: ({ env }) => {
-        runs.push(env);
-        return `published to ${env}`;
-      },
-    });
+describe("a custom tool declared with access", () => {
+  /** A tool whose access is a path or a command: the gate's path rules or command judge decide, as for the built-ins. */
+  const declared = (runs: string[], access: Access) =>
+    defineTool({ name: "publish", description: "Publishes.", input: z.object({ env: z.string() }), access, run: ({ env }) => (runs.push(env), `published to ${env}`) });
 
-  it("is still refused where nobody can answer, when its name is denied, and in plan mode: the rule does not bypass the declarations", async () => {
+  it("is judged by the path rules and the command judge: a read inside the roots and a safe command run unasked, in plan mode too", async () => {
     const m = await callingModel("publish", { env: "prod" });
     const runs: string[] = [];
-    const refused = await tempWorkspace();
-    await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, refused, [], { tools: [reader(runs)] }));
-    const denied = await tempWorkspace();
-    await writeFile(join(denied, "exec-approvals.json"), JSON.stringify({ allowed: [], denied: ["publish"] }));
-    await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, denied, [], { tools: [reader(runs)], approver: async () => "allow_once" }));
-    await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, await tempWorkspace(), [], { tools: [reader(runs)], approver: async () => "allow_once", permissionMode: "plan" }));
-    // A command rule the gate finds read-only does not make the tool read-only: its run may do more than the command.
-    const lister = defineTool({ name: "publish", description: "Lists, then publishes.", input: z.object({ env: z.string() }), permission: () => ({ command: "ls" }), run: ({ env }) => { runs.push(env); return "published"; } });
-    await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, await tempWorkspace(), [], { tools: [lister], approver: async () => "allow_once", permissionMode: "plan" }));
+    const asked = vi.fn<Approver>(async () => "allow_once");
+    for (const access of [{ path: "notes.txt" }, { command: "ls" }] as const) {
+      await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, await tempWorkspace(), [], { tools: [declared(runs, access)], approver: asked, permissionMode: "plan" }));
+    }
+    expect(runs).toEqual(["prod", "prod"]);
+    expect(asked).not.toHaveBeenCalled();
+  });
+
+  it("asks about a write outside the roots and an unsafe command, refuses them where nobody can answer, and denies by name first", async () => {
+    const m = await callingModel("publish", { env: "prod" });
+    const runs: string[] = [];
+    for (const access of [{ path: "/etc/hosts", write: true }, { command: "touch x" }] as const) {
+      await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, await tempWorkspace(), [], { tools: [declared(runs, access)] }));
+      const denied = await tempWorkspace();
+      await writeFile(join(denied, "exec-approvals.json"), JSON.stringify({ allowed: [], denied: ["publish"] }));
+      await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, denied, [], { tools: [declared(runs, { command: "ls" })], approver: async () => "allow_once" }));
+    }
     expect(runs).toEqual([]);
     const asked = vi.fn<Approver>(async () => "allow_once");
-    await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, await tempWorkspace(), [], { tools: [reader(runs)], approver: asked }));
+    await runAgentTurn("k", "go", TEST_AGENT, turnOptions(m, await tempWorkspace(), [], { tools: [declared(runs, { command: "touch x" })], approver: asked }));
     expect(asked).toHaveBeenCalledTimes(1);
     expect(runs).toEqual(["prod"]);
   });

@@ -1,7 +1,7 @@
 // The JSON Schema file of a structured answer (`run --output-schema`, a cron job's `outputSchema`), read and checked before any request.
 import { ConfigError } from "../errors.js";
-import { createOutputFormat } from "../loop/output.js";
-import type { JsonSchema } from "../loop/options.js";
+import { createOutputFormat } from "./output.js";
+import type { JsonSchema } from "../types.js";
 import { readRegularText } from "../fs/regular-file.js";
 
 /**

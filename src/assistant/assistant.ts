@@ -1,0 +1,168 @@
+// The assistant the CLI and cron use: a runtime with the workspace's agents, routing, session keys, steering and compaction.
+import { join } from "node:path";
+import { ConfigError } from "../errors.js";
+import type { PermissionMode } from "../gate/context.js";
+import { compactSession } from "../loop/compact.js";
+import { runAgentTurn } from "../loop/run-turn.js";
+import { recordMode } from "../loop/steering.js";
+import type { TurnOptions } from "../loop/turn-options.js";
+import { pickModel } from "../model/client.js";
+import { openSession } from "../sessions/session-handle.js";
+import { SessionStore, type SessionBackend } from "../sessions/store.js";
+import { sessionContextSize } from "../sessions/tokens.js";
+import { SkillLoader } from "../skills/loader.js";
+import { MemoryStore } from "../memory/store.js";
+import type { Approver } from "../deps.js";
+import type { AgentConfig, EventSink, TurnResult } from "../types.js";
+import { BUNDLED_SKILLS } from "../paths.js";
+import { loadAgents } from "../runtime/agents.js";
+import { openRuntime, type Runtime, type RuntimeOptions } from "../runtime/open-runtime.js";
+import { DEFAULT_AGENT_ID, resolveAgent } from "./routing.js";
+
+/** What `openAssistant` takes: a runtime's options (its `store` a full backend), the default agent, and every turn's settings. */
+export interface AssistantOptions extends Omit<RuntimeOptions, "store" | "agents" | "skills" | "memory"> {
+  workspace: string;
+  /** The sessions; default the workspace's files. A backend given is left open by `close()`. */
+  store?: SessionBackend;
+  /** `--agent`: the agent of messages that carry no prefix. */
+  defaultAgent?: string;
+  /** Settings of every turn (budgets, hooks, thinking...); a message's own win over them. */
+  turn?: Omit<TurnOptions, "runtime" | "workspace" | "client">;
+}
+
+export interface SendOptions {
+  /** `--session`: the session key; default `agent:<agent>:main`. */
+  sessionKey?: string;
+  signal?: AbortSignal;
+  onEvent?: EventSink;
+  /** Overrides the assistant's approver for this message (cron passes the refusing one). */
+  approver?: Approver;
+  /** Settings of this message's turn, over the assistant's `turn` and the agent's SOUL.md (the REPL's /effort, an output schema). */
+  turn?: TurnOverrides;
+}
+
+/** What one message may set for its turn alone. */
+export type TurnOverrides = Partial<Pick<TurnOptions, "thinking" | "effort" | "toolChoice" | "output" | "outputRetries" | "maxBudgetUsd">>;
+
+export interface Assistant {
+  workspace: string;
+  agents: Record<string, AgentConfig>;
+  skills: SkillLoader;
+  memory: MemoryStore;
+  sessions: SessionBackend;
+  runtime: Runtime;
+  /** The agent a message goes to and the message without its prefix. */
+  route(text: string): { agent: AgentConfig; text: string };
+  /** The default session key of an agent. */
+  sessionKeyFor(agentId: string): string;
+  /** Routes the message and runs one turn in the runtime, with the session's durable inbox (steering). */
+  send(text: string, options?: SendOptions): Promise<TurnResult>;
+  /** The permission mode now: what `setPermissionMode` set, or what exit_plan_mode chose since. */
+  readonly permissionMode: PermissionMode;
+  /** Sets the mode of every turn of this assistant, a running one included, from its next tool call. Only the user calls it. */
+  setPermissionMode(mode: PermissionMode): void;
+  /** Records the mode now in an existing session no turn is running in (a REPL's /mode between turns). Never throws. */
+  recordPermissionMode(sessionKey: string, agentId: string): Promise<void>;
+  /** Adds a steering message to the durable inbox of `sessionKey`; resolves to its id once stored. Throws SessionError. */
+  steer(sessionKey: string, text: string): Promise<string>;
+  /** Compacts a session now (keeping its last turn); resolves to one line saying what happened. */
+  compact(sessionKey: string, agentId: string, onEvent?: EventSink): Promise<string>;
+  /** Releases what the assistant opened (memory, its own sessions); never what it was given. Never rejects. */
+  close(): Promise<void>;
+}
+
+/** Opens the workspace: agents and skills loaded once, one runtime for every turn. Throws ConfigError (no credentials, no agent). */
+export async function openAssistant(opts: AssistantOptions): Promise<Assistant> {
+  const { defaultAgent: wanted, turn: every, store: given, ...runtimeOptions } = opts;
+  const warn = opts.onWarning ?? (() => {});
+  const skills = new SkillLoader({ dirs: [BUNDLED_SKILLS, join(opts.workspace, "skills")], onWarning: warn });
+  const [agents] = await Promise.all([loadAgents(opts.workspace, { onWarning: warn, knownTools: (opts.tools ?? []).map((tool) => tool.name) }), skills.load()]);
+  const defaultAgent = wanted ?? DEFAULT_AGENT_ID;
+  if (!agents[defaultAgent]) throw new ConfigError(`no agent "${defaultAgent}" in ${join(opts.workspace, "agents")} (available: ${Object.keys(agents).join(", ")})`);
+  const memory = MemoryStore.forWorkspace(opts.workspace);
+  const sessions = given ?? new SessionStore(join(opts.workspace, "sessions"), { ...(opts.clock && { clock: opts.clock }), onWarning: warn });
+  const runtime = await openRuntime({ ...runtimeOptions, store: sessions, agents, skills, memory });
+  const route = (text: string): { agent: AgentConfig; text: string } => {
+    const [id, rest] = resolveAgent(text, agents, defaultAgent);
+    return { agent: agents[id]!, text: rest };
+  };
+  const sessionKeyFor = (agentId: string): string => `agent:${agentId}:main`;
+  return {
+    workspace: opts.workspace,
+    agents,
+    skills,
+    memory,
+    sessions,
+    runtime,
+    route,
+    sessionKeyFor,
+    get permissionMode() {
+      return runtime.modes.mode;
+    },
+    setPermissionMode(mode) {
+      runtime.modes.mode = mode;
+    },
+    recordPermissionMode: (sessionKey, agentId) => recordIn(runtime, sessions, sessionKey, agentId, warn),
+    steer: (sessionKey, text) => sessions.addSteer(sessionKey, text),
+    async send(text, send = {}) {
+      const { agent, text: message } = route(text);
+      const sessionKey = send.sessionKey ?? sessionKeyFor(agent.id);
+      return runAgentTurn(sessionKey, message, agent, {
+        ...every,
+        ...send.turn,
+        runtime,
+        inbox: every?.inbox ?? sessions.inbox(sessionKey, { onWarning: warn }),
+        ...(send.approver !== undefined && { approver: send.approver }),
+        ...(send.signal !== undefined && { signal: send.signal }),
+        ...(send.onEvent !== undefined && { onEvent: send.onEvent }),
+      });
+    },
+    compact: (sessionKey, agentId, onEvent) => compactNow(runtime, sessions, agents[agentId] ?? agents[defaultAgent]!, sessionKey, onEvent),
+    async close() {
+      memory.close();
+      await runtime.close();
+      if (!given) await sessions.close();
+    },
+  };
+}
+
+/** Records the runtime's mode in an existing session, under its lock; a failure is a warning. */
+async function recordIn(runtime: Runtime, sessions: SessionBackend, sessionKey: string, agentId: string, warn: (message: string) => void): Promise<void> {
+  try {
+    if (!(await sessions.exists(sessionKey))) return;
+    const opened = await openSession(sessions, sessionKey, { agentId, clock: runtime.clock });
+    if (opened.status !== "open") return;
+    try {
+      await recordMode(runtime.modes.mode, opened.handle, () => {}, "user");
+    } finally {
+      await opened.handle.release();
+    }
+  } catch (error) {
+    warn(`could not record the permission mode in ${sessionKey} (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
+/** Compacts a session now, keeping nothing verbatim beyond its last turn; one line saying what happened. */
+async function compactNow(runtime: Runtime, sessions: SessionBackend, agent: AgentConfig, sessionKey: string, onEvent: EventSink | undefined): Promise<string> {
+  const opened = await openSession(sessions, sessionKey, { agentId: agent.id, clock: runtime.clock });
+  if (opened.status !== "open") return `Not compacted: ${opened.status === "unreadable" ? opened.error : "interrupted"}.`;
+  const session = opened.handle;
+  try {
+    if (session.session.records.length === 0) return "Nothing to compact yet.";
+    const outcome = await compactSession({
+      client: runtime.client,
+      model: pickModel(agent.model, runtime.settings.model),
+      session,
+      tokensBefore: sessionContextSize(session.session),
+      reason: "requested",
+      signal: new AbortController().signal,
+      emit: onEvent ?? (() => {}),
+      now: () => runtime.clock.now(),
+      keepTokens: 0,
+    });
+    if (!outcome.compacted) return `Not compacted: ${outcome.reason}.`;
+    return `Compacted ${sessionKey}: the model now sees ${session.session.messages.length} messages, the summary first.`;
+  } finally {
+    await session.release();
+  }
+}

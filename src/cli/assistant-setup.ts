@@ -1,0 +1,46 @@
+// What the REPL, `run` and cron plug into their assistant: the MCP servers of mcp.json and the sessions' backend, closed with it.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { openAssistant, type Assistant, type AssistantOptions } from "../assistant/assistant.js";
+import type { McpHub } from "../mcp/hub.js";
+import { openSessionBackend } from "./session-backend.js";
+import type { SessionBackend } from "../sessions/store.js";
+import type { CliArgs } from "./args.js";
+import type { CliIo } from "./io.js";
+
+/** An assistant with what the command line plugged into it. */
+export interface CliAssistant {
+  assistant: Assistant;
+  /** The servers of mcp.json, when it lists any: connected by the first turn that needs them. */
+  mcp: McpHub | undefined;
+  /** Closes the assistant, stops the servers, and closes the database; never rejects. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the assistant of a command: the MCP module is loaded only when the workspace has an mcp.json,
+ * and the sessions are PostgreSQL's only when `--database-url` or MINICLAW_DATABASE_URL names one.
+ * Throws a one-line ConfigError for a bad mcp.json, database or option.
+ */
+export async function openCliAssistant(args: CliArgs, io: CliIo, options: AssistantOptions): Promise<CliAssistant> {
+  const warn = options.onWarning ?? (() => {});
+  const mcp = existsSync(join(options.workspace, "mcp.json")) ? await (await import("../mcp/index.js")).openMcpHub(options.workspace, io.env, warn) : undefined;
+  let store: SessionBackend | undefined;
+  try {
+    store = await openSessionBackend({ sessionsDir: join(options.workspace, "sessions"), database: args.databaseUrl, env: io.env, onWarning: warn, ...(options.clock && { clock: options.clock }) });
+    const assistant = await openAssistant({ ...options, store, toolSources: [...(options.toolSources ?? []), ...(mcp ? [mcp] : [])] });
+    return {
+      assistant,
+      mcp,
+      async close() {
+        await assistant.close();
+        await mcp?.close();
+        await store?.close();
+      },
+    };
+  } catch (error) {
+    await mcp?.close();
+    await store?.close();
+    throw error;
+  }
+}

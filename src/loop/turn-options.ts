@@ -1,0 +1,136 @@
+// What a caller may pass to one turn: per-turn settings only (what belongs to every turn lives in the runtime), checked by zod.
+import * as z from "zod";
+import type Anthropic from "@anthropic-ai/sdk";
+import type { ZodType } from "zod";
+import type { Approver } from "../deps.js";
+import { ConfigError } from "../errors.js";
+import { checkConfig } from "../fs/config-file.js";
+import type { ModeHolder, PermissionMode } from "../gate/context.js";
+import { parseEffort, parseMaxIterations, parseThinking, parseToolChoice, type Parsed } from "../model/settings.js";
+import { fn, isTool, modeSchema, objectOf } from "../runtime/option-checks.js";
+import { isRuntime, type Runtime, type RuntimeOptions } from "../runtime/open-runtime.js";
+import { RUNTIME_OPTION_NAMES } from "../runtime/runtime-options.js";
+import type { AnyTool } from "../tools/define.js";
+import type { AgentConfig, Effort, EventSink, Inbox, JsonSchema, ThinkingSetting, ToolChoiceSetting } from "../types.js";
+
+export type { JsonSchema } from "../types.js";
+import type { TurnHooks } from "./hooks.js";
+
+
+/** What a caller may pass to `runAgentTurn`; every field has a default. `T` is the type of `output`. */
+export interface TurnOptions<T = unknown> {
+  /** A runtime from `openRuntime`, shared by many turns; or its options, to open one for this turn alone. */
+  runtime?: Runtime | RuntimeOptions;
+  /** Shorthand for `runtime: { workspace }`: the workspace folder. Default `./workspace`. */
+  workspace?: string;
+  /** Shorthand for `runtime: { client }`: the Anthropic client. Default built from the environment. */
+  client?: Anthropic;
+  /** Model when the agent names none; default the runtime's, MINICLAW_MODEL, or the newest Sonnet. */
+  model?: string;
+  /** Output tokens per request; default the agent's `max_tokens`, else 8192 (plus the thinking budget when one is set). */
+  maxTokens?: number;
+  /** Overrides the agent's `thinking`: `adaptive`, `off`, or a budget in tokens (at least 1,024). */
+  thinking?: ThinkingSetting;
+  /** Overrides the agent's `effort`. */
+  effort?: Effort;
+  /** Overrides the agent's `tool_choice` (first request of the turn only). */
+  toolChoice?: ToolChoiceSetting;
+  /**
+   * Asks for a structured final answer: a zod schema (the result's `output` is typed from it)
+   * or a JSON Schema object. The answer is validated; an invalid one is sent back to the model
+   * with what was wrong, up to `outputRetries` times, then the turn ends with `output_invalid`.
+   */
+  output?: ZodType<T> | JsonSchema;
+  /** Corrections asked for after an invalid structured answer (default 2). */
+  outputRetries?: number;
+  /** Model requests before the turn stops with `max_iterations`; default the agent's, else 20. */
+  maxIterations?: number;
+  /** Stops the turn once its estimated cost passes this many dollars. */
+  maxBudgetUsd?: number;
+  /** Stops the turn once its output tokens pass this number. */
+  maxOutputTokens?: number;
+  /** Tool hooks and lifecycle hooks (see TurnHooks). */
+  hooks?: TurnHooks;
+  signal?: AbortSignal;
+  /** Receives events synchronously, in order; must not throw. */
+  onEvent?: EventSink;
+  /** Tools for this turn only, beside the runtime's (a same-named tool replaces the other). */
+  tools?: AnyTool[];
+  /** Who answers approval requests this turn; default the runtime's. */
+  approver?: Approver;
+  /** The mode of this turn, or a holder whose mode may change during it; default the runtime's. */
+  permissionMode?: PermissionMode | ModeHolder;
+  /**
+   * Steering: messages the user adds while the turn runs. Drained before each model request;
+   * each joins the next request after that round's tool results ("The user added: …").
+   * A message still waiting when the model has answered starts a follow-up in the same turn.
+   */
+  inbox?: Inbox;
+}
+
+/** A setting's parser as a zod check, so its problem is the error's message. */
+function parsed<T>(parse: (raw: unknown) => Parsed<T>): z.ZodType<unknown> {
+  return z.unknown().superRefine((raw, ctx) => {
+    const result = parse(raw);
+    if (!result.ok) ctx.addIssue({ code: "custom", message: result.problem });
+  });
+}
+
+const schema = z.strictObject({
+  runtime: objectOf("a runtime from openRuntime, or its options").optional(),
+  workspace: z.string().min(1).optional(),
+  client: objectOf("an Anthropic client (from createClient, or the SDK)").optional(),
+  model: z.string().min(1).optional(),
+  maxTokens: z.number().int().positive().optional(),
+  thinking: parsed(parseThinking).optional(),
+  effort: parsed(parseEffort).optional(),
+  toolChoice: z.union([z.string(), z.strictObject({ tool: z.string().min(1) })]).refine((v) => typeof v !== "string" || parseToolChoice(v).ok, 'must be "auto", "any", "none" or { tool }').optional(),
+  output: objectOf("a zod schema or a JSON Schema object").optional(),
+  outputRetries: z.number().int().nonnegative().optional(),
+  maxIterations: parsed(parseMaxIterations).optional(),
+  maxBudgetUsd: z.number().positive().optional(),
+  maxOutputTokens: z.number().int().positive().optional(),
+  hooks: objectOf("an object of hooks").optional(),
+  signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, "must be an AbortSignal (abortController.signal)").optional(),
+  onEvent: fn.optional(),
+  tools: z.array(z.custom<AnyTool>(isTool, "must be tools made with defineTool (a raw API tool or a JSON Schema input is not one)")).optional(),
+  approver: fn.optional(),
+  permissionMode: modeSchema.optional(),
+  inbox: z.custom<Inbox>((v) => typeof (v as Inbox | null)?.take === "function", "must be an inbox ({ take() })").optional(),
+});
+
+/** Names the Agent SDK and others use, and what they are called or where they live here. */
+const ALIASES: Record<string, string> = {
+  maxTurns: "maxIterations",
+  abortController: "pass its signal as signal",
+  allowedTools: "list the tools in the agent's tools (SOUL.md tools:, AgentConfig.tools)",
+  disallowedTools: "put them on the denied list of exec-approvals.json",
+  systemPrompt: "the agent's prompt is the system prompt: pass { ...agent, prompt }",
+  appendSystemPrompt: "pass { ...agent, prompt: agent.prompt + text }",
+  canUseTool: "approver answers approval requests",
+  ...Object.fromEntries(RUNTIME_OPTION_NAMES.filter((name) => !(name in schema.shape)).map((name) => [name, `a runtime option: pass runtime: { ${name} } or open one with openRuntime`])),
+};
+
+/**
+ * Throws a one-line ConfigError naming the field and the fix when the arguments of a turn are not
+ * what it takes: the session key, the text, the agent, and every option (an unknown name too).
+ */
+export function checkTurnArguments(sessionKey: unknown, userText: unknown, agent: unknown, options: unknown): void {
+  if (typeof sessionKey !== "string" || sessionKey.trim() === "") throw new ConfigError(`runAgentTurn: sessionKey must be a non-empty string such as "agent:main:main", got ${shown(sessionKey)}`);
+  if (typeof userText !== "string") throw new ConfigError(`runAgentTurn: userText must be a string, got ${shown(userText)}`);
+  const a = agent as Partial<AgentConfig> | null | undefined;
+  if (typeof a !== "object" || a === null || typeof a.id !== "string" || typeof a.prompt !== "string") {
+    throw new ConfigError(`runAgentTurn: agent must be an AgentConfig ({ id, name, prompt }), as loadAgents returns, got ${shown(agent)}`);
+  }
+  if (typeof options !== "object" || options === null) throw new ConfigError(`runAgentTurn: options must be an object, got ${shown(options)}`);
+  checkConfig(schema, options, "runAgentTurn options", ALIASES);
+  const { runtime } = options as TurnOptions;
+  if (runtime !== undefined && isRuntime(runtime) && ("workspace" in options || "client" in options)) {
+    throw new ConfigError("runAgentTurn options: workspace and client are set by the runtime given; leave them out");
+  }
+}
+
+function shown(value: unknown): string {
+  if (value === undefined || value === null) return String(value);
+  return typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : typeof value;
+}

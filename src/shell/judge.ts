@@ -1,0 +1,54 @@
+// The command judge the gate is handed: the raw-word guard, the parsed verdict, then the disk pass for a verdict of safe.
+import { broadPatternReason, normalizeCommand } from "../gate/approval-entries.js";
+import type { CommandJudge, CommandPlace, CommandVerdict } from "../gate/context.js";
+import { resolveRealPath } from "../gate/path-check.js";
+import { diskReasons } from "./disk-check.js";
+import { processSecretsReason } from "./process-secrets.js";
+import { assessCommand, demoteSafe, type SafetyAssessment, type SafetyVerdict } from "./safety.js";
+
+const KINDS: Record<SafetyVerdict, CommandVerdict["kind"]> = { safe: "safe", approved: "approved", denied: "denied", needs_approval: "needs" };
+
+/**
+ * The judge of shell commands. A word that reaches a process's environment is never allowed; then
+ * the pure verdict (`assessCommand`: the approvals lists, the read-only rules); a safe one is
+ * looked at on the disk (real paths, wildcards, folders walked, git history), which can only make
+ * it stricter. "Always" saves the command as written, unless it is too broad to be an entry.
+ */
+export function createCommandJudge(): CommandJudge {
+  const realCwds = new Map<string, string>();
+  const realCwd = (cwd: string): string => {
+    let real = realCwds.get(cwd);
+    if (real === undefined) {
+      try {
+        real = resolveRealPath(cwd);
+      } catch {
+        real = cwd;
+      }
+      realCwds.set(cwd, real);
+    }
+    return real;
+  };
+  return {
+    async judge(command, approvals, place) {
+      const entry = normalizeCommand(command);
+      const always = broadPatternReason(entry) === null ? { alwaysSaves: entry } : {};
+      const never = processSecretsReason(command, place);
+      if (never) return { kind: "never", reasons: [never] };
+      const assessed = await withDisk(command, approvals, place, realCwd(place.cwd));
+      return { kind: KINDS[assessed.verdict], reasons: assessed.reasons, ...always };
+    },
+  };
+}
+
+/** The pure verdict, then, for a safe one, the disk-aware pass. */
+async function withDisk(command: string, approvals: Parameters<CommandJudge["judge"]>[1], place: CommandPlace, cwd: string): Promise<SafetyAssessment> {
+  const assessment = await assessCommand(command, approvals, place);
+  if (assessment.verdict !== "safe" || assessment.plan === undefined) return assessment;
+  let disk: string[];
+  try {
+    disk = await diskReasons(assessment.plan, { cwd, home: place.home });
+  } catch (error) {
+    disk = [`the gate could not check the files it reads (${error instanceof Error ? error.message : String(error)})`];
+  }
+  return disk.length === 0 ? assessment : demoteSafe(command, approvals, disk, place);
+}
