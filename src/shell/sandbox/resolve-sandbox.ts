@@ -1,6 +1,7 @@
 // A policy's paths as they are on disk: real targets, missing paths dropped, and what the mounts cannot promise.
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { ToolError } from "../../errors.js";
 import type { SandboxKind, SandboxPolicy } from "./sandbox-policy.js";
 
 /** One path as the sandbox sees it. */
@@ -86,13 +87,18 @@ export interface ResolvedSandbox {
 const isUnder = (path: string, root: string): boolean => path === root || path.startsWith(root === "/" ? "/" : `${root}/`);
 
 /**
- * Resolves `policy` with `inspector`'s reads (a few dozen stats). Throws when the working folder or
- * TMPDIR does not exist: the caller makes both before the command.
+ * Resolves `policy` with `inspector`'s reads (a few dozen stats, under a millisecond). Throws a ToolError
+ * when the working folder or TMPDIR does not exist (an earlier command may have removed the folder it ran in).
  */
 export function resolveSandbox(policy: SandboxPolicy, inspector: PathInspector = nodePathInspector): ResolvedSandbox {
   const real = (path: string): string | null => inspector.inspect(path)?.real ?? null;
-  const tmpdir = real(policy.tmpdir);
-  if (real(policy.cwd) === null || tmpdir === null) throw new Error(`the sandbox needs an existing working folder and TMPDIR (${policy.cwd}, ${policy.tmpdir})`);
+  const existing = (path: string, what: string): string => {
+    const found = real(path);
+    if (found === null) throw new ToolError(`cannot sandbox the command: ${what} ${path} does not exist`);
+    return found;
+  };
+  existing(policy.cwd, "the working folder");
+  const tmpdir = existing(policy.tmpdir, "its TMPDIR");
   const writable = outermost(policy.writableRoots.flatMap((root) => (inspector.inspect(root)?.type === "dir" ? [real(root) as string] : [])));
   const visible = [policy.cwd, ...(policy.workspace === undefined ? [] : [policy.workspace])]
     .flatMap((path) => real(path) ?? [])
@@ -130,7 +136,8 @@ function protect(paths: string[], writable: string[], inspector: PathInspector):
     for (let dir = dirname(info.real); dir !== root; dir = dirname(dir)) pinned.add(dir);
     readOnly.add(info.real);
   }
-  return { pinned: [...pinned].sort(), readOnly: [...readOnly].sort(), unprotected };
+  const outer = outermost([...readOnly]);
+  return { pinned: [...pinned].filter((dir) => !outer.some((path) => isUnder(dir, path))).sort(), readOnly: outer.sort(), unprotected };
 }
 
 /** The masks of `paths` that exist and `shown` says are visible, each target hidden once, with what they cannot hide. */

@@ -32,7 +32,7 @@ export type CommandPlan =
 /**
  * The plan for `command` under `policy`. Without a policy (setting `off`) or without a working bwrap
  * (`probe.available` false), the command runs as today, with no sandbox: `bash -c command`.
- * Throws when the policy's working folder or TMPDIR does not exist.
+ * Throws a ToolError when the policy's working folder or TMPDIR does not exist.
  */
 export function planCommand(command: string, policy: SandboxPolicy | null, probe: BwrapProbe, inspector: PathInspector = nodePathInspector): CommandPlan {
   if (policy === null || !probe.available) return { sandboxed: false, file: "bash", args: ["-c", command], notice: policy === null ? null : unsandboxedNotice(probe) };
@@ -47,13 +47,14 @@ export function planCommand(command: string, policy: SandboxPolicy | null, probe
 /**
  * Spawns a plan with `spawn` and `options` as given (detached, env, cwd...), adding descriptor 3 for
  * the seccomp program and writing it at once: bwrap reads it to the end before the command starts.
- * `options.stdio` must be an array of three entries (or absent: three pipes).
+ * Descriptors past stdin, stdout and stderr in `options.stdio` are not passed on to a sandboxed command.
  */
 export function spawnPlanned(spawn: Spawn, plan: CommandPlan, options: SpawnOptions): ChildProcess {
   const seccomp = plan.sandboxed ? plan.seccomp : null;
   if (seccomp === null) return spawn(plan.file, plan.args, options);
-  const stdio: StdioOptions = [...((Array.isArray(options.stdio) ? options.stdio : ["pipe", "pipe", "pipe"]) as unknown[]).slice(0, SECCOMP_FD), "pipe"] as StdioOptions;
-  const child = spawn(plan.file, plan.args, { ...options, stdio });
+  const given = options.stdio ?? "pipe";
+  const standard = typeof given === "string" ? [given, given, given] : [0, 1, 2].map((fd) => given[fd] ?? "pipe");
+  const child = spawn(plan.file, plan.args, { ...options, stdio: [...standard, "pipe"] as StdioOptions });
   const pipe = child.stdio[SECCOMP_FD];
   if (pipe !== null && pipe !== undefined && "end" in pipe) {
     // A child that failed to start has no reader: the write error is its spawn error, reported by the child.
