@@ -48,15 +48,54 @@ export interface GateOptions {
  * throws for a refusal: it answers `{ allowed: false, reason }`, a sentence the model reads.
  */
 export function createGate(options: GateOptions): Gate {
-  const holder: ModeHolder = typeof options.mode === "string" ? { mode: options.mode } : options.mode;
-  const emit = safeSink(options.emit);
-  const warn = onceEach(options.onWarning ?? ((message) => emit({ type: "warning", message })));
-  const readApprovals = approvalsReader(options.approvalsPath, warn);
-  const places = placesOf(options);
-  const remembered = options.remembered ?? new Set<string>();
+  return new PolicyGate(options);
+}
 
-  async function verdictOf(call: GateCall): Promise<Verdict> {
-    const approvals = readApprovals();
+class PolicyGate implements Gate {
+  private readonly holder: ModeHolder;
+  private readonly emit: EventSink;
+  private readonly warn: WarningSink;
+  private readonly readApprovals: () => ApprovalLists & { allowed: string[]; denied: string[] };
+  private readonly places: ReturnType<typeof placesOf>;
+  private readonly remembered: Set<string>;
+
+  constructor(private readonly options: GateOptions) {
+    this.holder = typeof options.mode === "string" ? { mode: options.mode } : options.mode;
+    const emit = safeSink(options.emit);
+    this.emit = emit;
+    this.warn = onceEach(options.onWarning ?? ((message) => emit({ type: "warning", message })));
+    this.readApprovals = approvalsReader(options.approvalsPath, this.warn);
+    this.places = placesOf(options);
+    this.remembered = options.remembered ?? new Set<string>();
+  }
+
+  get mode(): PermissionMode {
+    return this.holder.mode;
+  }
+
+  async check(call: GateCall): Promise<Judged> {
+    try {
+      const verdict = await this.verdictOf(call);
+      return { readOnly: verdict.kind === "safe", settle: () => this.settle(verdict, call.id) };
+    } catch (error) {
+      const reason = `Not run: the permission check of ${call.tool} failed (${error instanceof Error ? error.message : String(error)}).`;
+      return { readOnly: false, settle: async () => ({ allowed: false, reason }) };
+    }
+  }
+
+  async askLeavePlan(plan: string, toolUseId: string): Promise<LeavePlanAnswer> {
+    const decision = await this.ask({ tool: "exit_plan_mode", command: plan, reason: "leave plan mode and carry out this plan", input: { plan } }, toolUseId);
+    if (decision === "unavailable") return { answered: false, reason: LEAVE_PLAN_UNAVAILABLE };
+    // "Always" is the wider of the two grants the user can give here; bypassPermissions is never one of them.
+    return { answered: true, mode: decision === "allow_once" ? "default" : decision === "allow_always" ? "acceptEdits" : undefined };
+  }
+
+  deniesTool(tool: string): boolean {
+    return matchesToolName(tool, this.readApprovals().denied, false);
+  }
+
+  private async verdictOf(call: GateCall): Promise<Verdict> {
+    const approvals = this.readApprovals();
     const { access } = call;
     if (matchesToolName(call.tool, approvals.denied, false)) return toolVerdict(call, "denied", "it is on the denied list");
     if (typeof access === "string") {
@@ -64,81 +103,61 @@ export function createGate(options: GateOptions): Gate {
       const allowed = matchesToolName(call.tool, approvals.allowed, true);
       return { ...toolVerdict(call, allowed ? "approved" : "needs", "the tool is declared to need approval"), alwaysSaves: call.tool, denySaves: call.tool };
     }
-    if ("command" in access) return commandVerdict(access.command, approvals);
-    return places.pathVerdict(access.path, access.write === true);
+    if ("command" in access) return this.commandVerdict(access.command, approvals);
+    return this.places.pathVerdict(access.path, access.write === true);
   }
 
-  async function commandVerdict(command: string, approvals: ApprovalLists): Promise<Verdict> {
+  private async commandVerdict(command: string, approvals: ApprovalLists): Promise<Verdict> {
     const subject = { kind: "command", command } as const;
     const denySaves = normalizeCommand(command);
-    if (!options.judge) return { kind: "needs", readOnly: false, subject, reason: "no command judge is installed", denySaves };
-    const judged = await options.judge.judge(command, approvals, places.place);
+    if (!this.options.judge) return { kind: "needs", readOnly: false, subject, reason: "no command judge is installed", denySaves };
+    const judged = await this.options.judge.judge(command, approvals, this.places.place);
     const reason = judged.reasons.join("; ");
     return { kind: judged.kind, readOnly: judged.kind === "safe", subject, reason, denySaves, ...(judged.alwaysSaves !== undefined && { alwaysSaves: judged.alwaysSaves }) };
   }
 
-  async function settle(verdict: Verdict, id: string): Promise<Decision> {
+  private async settle(verdict: Verdict, id: string): Promise<Decision> {
     // An "always" this process remembers counts as the approvals file's allowed list would.
-    const outcome = decide(verdict.kind === "needs" && remembered.has(keyOf(verdict)) ? { ...verdict, kind: "approved" } : verdict, holder.mode);
+    const remembered = verdict.kind === "needs" && this.remembered.has(keyOf(verdict));
+    const outcome = decide(remembered ? { ...verdict, kind: "approved" } : verdict, this.holder.mode);
     if (outcome === "allow") return granted(verdict);
-    if (outcome === "refuse") return refuse(id, verdict, policyCause(verdict, holder.mode));
-    const decision = await ask(requestOf(verdict), id);
-    await remember(verdict, decision);
+    if (outcome === "refuse") return this.refuse(id, verdict, policyCause(verdict, this.holder.mode));
+    const decision = await this.ask(requestOf(verdict), id);
+    await this.remember(verdict, decision);
     if (decision === "allow_once" || decision === "allow_always") return granted(verdict);
     return { allowed: false, reason: refusalText(decision === "unavailable" ? "unavailable" : "userDenied", verdict.subject, verdict.reason) };
   }
 
-  async function ask(request: ApprovalRequest, id: string): Promise<ApprovalDecision> {
+  private async ask(request: ApprovalRequest, id: string): Promise<ApprovalDecision> {
     let decision: ApprovalDecision;
     try {
-      decision = await options.approver(request);
+      decision = await this.options.approver(request);
     } catch (error) {
-      warn(`the approver failed (${error instanceof Error ? error.message : String(error)}); treating it as unavailable`);
+      this.warn(`the approver failed (${error instanceof Error ? error.message : String(error)}); treating it as unavailable`);
       decision = "unavailable";
     }
-    emit({ type: "approval", id, command: request.command, decision, reason: request.reason });
+    this.emit({ type: "approval", id, command: request.command, decision, reason: request.reason });
     return decision;
   }
 
-  async function remember(verdict: Verdict, decision: ApprovalDecision): Promise<void> {
+  /** Saves "always" answers: in the approvals file when it can hold them, else for this process. */
+  private async remember(verdict: Verdict, decision: ApprovalDecision): Promise<void> {
     const list = decision === "allow_always" ? "allowed" : decision === "deny_always" ? "denied" : undefined;
     const entry = list === "allowed" ? verdict.alwaysSaves : list === "denied" ? verdict.denySaves : undefined;
-    if (list === "allowed" && entry === undefined) remembered.add(keyOf(verdict));
+    if (list === "allowed" && entry === undefined) this.remembered.add(keyOf(verdict));
     if (list === undefined || entry === undefined) return;
     try {
-      await addApprovals(options.approvalsPath, { [list]: [entry] }, warn);
+      await addApprovals(this.options.approvalsPath, { [list]: [entry] }, this.warn);
     } catch (error) {
-      warn(`could not save the decision to ${options.approvalsPath} (${error instanceof Error ? error.message : String(error)})`);
+      this.warn(`could not save the decision to ${this.options.approvalsPath} (${error instanceof Error ? error.message : String(error)})`);
     }
   }
 
-  function refuse(id: string, verdict: Verdict, cause: RefusalCause): Decision {
+  private refuse(id: string, verdict: Verdict, cause: RefusalCause): Decision {
     const reason = refusalText(cause, verdict.subject, verdict.reason);
-    emit({ type: "approval", id, command: shownFor(verdict), decision: "denied", reason });
+    this.emit({ type: "approval", id, command: shownFor(verdict), decision: "denied", reason });
     return { allowed: false, reason };
   }
-
-  return {
-    get mode() {
-      return holder.mode;
-    },
-    async check(call) {
-      try {
-        const verdict = await verdictOf(call);
-        return { readOnly: verdict.kind === "safe", settle: () => settle(verdict, call.id) } satisfies Judged;
-      } catch (error) {
-        const reason = `Not run: the permission check of ${call.tool} failed (${error instanceof Error ? error.message : String(error)}).`;
-        return { readOnly: false, settle: async () => ({ allowed: false, reason }) };
-      }
-    },
-    async askLeavePlan(plan: string, toolUseId: string): Promise<LeavePlanAnswer> {
-      const decision = await ask({ tool: "exit_plan_mode", command: plan, reason: "leave plan mode and carry out this plan", input: { plan } }, toolUseId);
-      if (decision === "unavailable") return { answered: false, reason: LEAVE_PLAN_UNAVAILABLE };
-      // "Always" is the wider of the two grants the user can give here; bypassPermissions is never one of them.
-      return { answered: true, mode: decision === "allow_once" ? "default" : decision === "allow_always" ? "acceptEdits" : undefined };
-    },
-    deniesTool: (tool) => matchesToolName(tool, readApprovals().denied, false),
-  };
 }
 
 /** A verdict on a call judged by its declared access (or refused by name). */

@@ -8,17 +8,17 @@ import { toolResultText } from "../content.js";
 import { isRuntime, openRuntime, type Runtime } from "../runtime/open-runtime.js";
 import { runToolUses } from "../tools/dispatch.js";
 import type { AnyTool, TurnScope } from "../tools/define.js";
-import type { AgentConfig, ApiMessage, ContentBlockParam, MessageParam, StopReason, ToolUseBlock, TurnResult, Usage } from "../types.js";
+import type { AgentConfig, ApiMessage, ContentBlockParam, ToolUseBlock, TurnResult, Usage } from "../types.js";
 import { budgetExceeded } from "./brakes.js";
 import { ContextKeeper } from "./context-keeper.js";
 import { runHook } from "./hooks.js";
-import { limiter } from "./limiter.js";
-import { DEFAULT_MAX_CONCURRENT_DELEGATES, runSubagent } from "./subagent.js";
+import { appendOrFail, appendSteered, finish, settleOutput } from "./session-writes.js";
+import { turnScope } from "./subagent.js";
 import { checkTurnArguments, type TurnOptions } from "./turn-options.js";
 import { setUpTurn, type ParentLink, type TurnSetup } from "./turn-setup.js";
-import { answerText, correctionText } from "./output.js";
+import { answerText } from "./output.js";
 import { isPromptTooLong, webRefused } from "./api-refusals.js";
-import { PLAN_MODE_NOTICE, recordMode, takeSteering } from "./steering.js";
+import { PLAN_MODE_NOTICE, recordMode } from "./steering.js";
 import { buildRequest } from "./request.js";
 import { streamOptions, toolContext, userMessage } from "./turn-parts.js";
 import { TurnState } from "./turn-state.js";
@@ -69,38 +69,14 @@ async function runTurn(runtime: Runtime, sessionKey: string, userText: string, a
   return result;
 }
 
-/** What the turn's tools see of it: its session, and the means to run a subagent or change the mode. */
-function turnScope(rt: TurnSetup, turn: TurnState, sessionKey: string, tools: () => ReadonlyMap<string, AnyTool>): TurnScope {
-  const limit = limiter(rt.runtime.settings.maxConcurrentDelegates ?? DEFAULT_MAX_CONCURRENT_DELEGATES);
-  const parent = { rt, state: turn, sessionKey, offered: () => tools().keys(), run: (key: string, task: string, child: AgentConfig, options: TurnOptions, link: ParentLink) => runTurn(rt.runtime, key, task, child, options, link) };
-  return {
-    sessionKey,
-    agentId: rt.agent.id,
-    delegate: (agentId, task, toolUseId) => limit(() => runSubagent(parent, agentId, task, toolUseId)),
-    setMode(mode) {
-      rt.modes.mode = mode;
-      turn.modeChangedBy = "exit_plan_mode";
-    },
-  };
-}
-
 /** The rounds of a turn: request, store the response, run its tools, store their results, until a stop. */
 async function runRounds(rt: TurnSetup, session: SessionHandle, turn: TurnState, userText: string): Promise<TurnResult> {
   for (const warning of session.session.warnings) rt.emit({ type: "warning", message: warning });
   let tools = rt.firstTools;
-  const scope = turnScope(rt, turn, session.key, () => tools);
+  const scope = turnScope(rt, turn, session.key, () => tools, (key, task, child, options, link) => runTurn(rt.runtime, key, task, child, options, link));
   const context = new ContextKeeper(rt, session, (usage) => turn.count(usage));
-  const start = await runHook("onTurnStart", rt.hooks?.onTurnStart && (() => rt.hooks!.onTurnStart!({ sessionKey: session.key, agentId: rt.agent.id, text: userText })), rt.emit);
-  const added: ContentBlockParam[] = [
-    ...(rt.modes.mode === "plan" ? [{ type: "text" as const, text: PLAN_MODE_NOTICE }] : []),
-    ...(start?.context?.trim() ? [{ type: "text" as const, text: `<context>${start.context}</context>` }] : []),
-  ];
-  const message = userMessage(userText, rt.runtime.settings.includeTime ? rt.runtime.clock.now() : undefined, added);
-  const oversized = context.oversized(message);
-  if (oversized) return turn.end("error", oversized);
-  await recordMode(rt.modes.mode, session, rt.emit, "user");
-  const unwritten = await appendSteered(session, rt, message);
-  if (unwritten) return finish(session, turn, "error", unwritten);
+  const refused = await storeUserMessage(rt, session, turn, context, userText);
+  if (refused) return refused;
   for (;;) {
     if (rt.signal.aborted) return finish(session, turn, "aborted", INTERRUPTED);
     const brake = turn.stopBefore();
@@ -112,19 +88,7 @@ async function runRounds(rt: TurnSetup, session: SessionHandle, turn: TurnState,
     // The sources are asked again before each request: a server's new tools, a mode that turned plan.
     if (turn.iterations > 1) tools = await rt.runtime.tools({ agent: rt.agent, mode: rt.modes.mode, offered: new Set(tools.keys()) }, rt.extraTools);
     rt.emit({ type: "request_start", iteration: turn.iterations, model: rt.model });
-    const params = buildRequest({
-      model: rt.model,
-      maxTokens: turn.maxTokens,
-      system: rt.systemPrompt,
-      tools: [...tools.values()],
-      messages: turn.withPaused(context.toSend()),
-      thinking: rt.thinking,
-      effort: rt.effort,
-      web: rt.web,
-      toolChoice: turn.answered ? undefined : rt.toolChoice,
-      format: rt.output?.schema,
-    });
-    const streamed = await streamMessage(rt.client, params, streamOptions(rt));
+    const streamed = await streamMessage(rt.client, requestOf(rt, turn, context, tools), streamOptions(rt));
     if (streamed.outcome === "aborted") return finish(session, turn, "aborted", INTERRUPTED);
     if (streamed.outcome === "failed") {
       if (!isPromptTooLong(streamed.error) || turn.overflowCompacted) {
@@ -143,6 +107,41 @@ async function runRounds(rt: TurnSetup, session: SessionHandle, turn: TurnState,
       if (end) return end;
     }
   }
+}
+
+/**
+ * Stores the user's message (with the time, the plan-mode notice, a start hook's context and any
+ * steering waiting), before any request; resolves to the turn's end when it cannot be sent or stored.
+ */
+async function storeUserMessage(rt: TurnSetup, session: SessionHandle, turn: TurnState, context: ContextKeeper, userText: string): Promise<TurnResult | undefined> {
+  const start = await runHook("onTurnStart", rt.hooks?.onTurnStart && (() => rt.hooks!.onTurnStart!({ sessionKey: session.key, agentId: rt.agent.id, text: userText })), rt.emit);
+  const added: ContentBlockParam[] = [
+    ...(rt.modes.mode === "plan" ? [{ type: "text" as const, text: PLAN_MODE_NOTICE }] : []),
+    ...(start?.context?.trim() ? [{ type: "text" as const, text: `<context>${start.context}</context>` }] : []),
+  ];
+  const message = userMessage(userText, rt.runtime.settings.includeTime ? rt.runtime.clock.now() : undefined, added);
+  const oversized = context.oversized(message);
+  if (oversized) return turn.end("error", oversized);
+  await recordMode(rt.modes.mode, session, rt.emit, "user");
+  const unwritten = await appendSteered(session, rt, message);
+  return unwritten ? finish(session, turn, "error", unwritten) : undefined;
+}
+
+/** The next request: the history as it is (a paused reply last), the tools of this round, the turn's settings. */
+function requestOf(rt: TurnSetup, turn: TurnState, context: ContextKeeper, tools: ReadonlyMap<string, AnyTool>) {
+  return buildRequest({
+    model: rt.model,
+    maxTokens: turn.maxTokens,
+    system: rt.systemPrompt,
+    tools: [...tools.values()],
+    messages: turn.withPaused(context.toSend()),
+    thinking: rt.thinking,
+    effort: rt.effort,
+    web: rt.web,
+    // A forced tool choice is for the first response only, or the turn could never end.
+    toolChoice: turn.answered ? undefined : rt.toolChoice,
+    format: rt.output?.schema,
+  });
 }
 
 /** What a response leads to: the end of the turn, another request, or tool calls to run. */
@@ -201,32 +200,6 @@ async function overflow(session: SessionHandle, turn: TurnState, context: Contex
   return unfit ? { end: await finish(session, turn, stop, unfit) } : { again: true };
 }
 
-
-/**
- * Checks the structured answer of a turn that asked for one. Valid: stored as an output record
- * and the turn ends. Invalid: the model is told what was wrong and answers again, up to
- * `outputRetries` times; then the turn ends `output_invalid`. Never returned as a success.
- */
-async function settleOutput(rt: TurnSetup, session: SessionHandle, turn: TurnState, stop: StopReason, answer: string): Promise<Next> {
-  const checked = rt.output!.check(answer);
-  if (!checked.ok && turn.outputRetries >= rt.outputRetries) {
-    const tries = rt.outputRetries + 1;
-    const why = `the answer did not match the output schema (${tries} answer${tries === 1 ? "" : "s"} checked): ${checked.problem}`;
-    return { end: await finish(session, turn, "output_invalid", why) };
-  }
-  const unwritten = await appendOrFail(() =>
-    checked.ok ? session.appendOutput(checked.value) : session.append({ role: "user", content: [{ type: "text", text: correctionText(checked.problem) }] }),
-  );
-  if (unwritten) return { end: await finish(session, turn, "error", unwritten) };
-  if (!checked.ok) {
-    turn.outputRetries++;
-    turn.text = "";
-    return { again: true };
-  }
-  turn.output = checked.value;
-  return { end: await finish(session, turn, stop) };
-}
-
 /** Runs the calls of a response and stores their results; resolves to the turn's end when a brake stops it. */
 async function runTools(rt: TurnSetup, session: SessionHandle, turn: TurnState, calls: ToolUseBlock[], tools: ReadonlyMap<string, AnyTool>, scope: TurnScope): Promise<TurnResult | undefined> {
   const overBudget = budgetExceeded(turn.usage, turn.costUsd, rt);
@@ -251,44 +224,3 @@ async function runTools(rt: TurnSetup, session: SessionHandle, turn: TurnState, 
   return undefined;
 }
 
-/** Stops of the harness's own, named in the note that answers a turn left without a reply. */
-const NOTED_STOPS: ReadonlySet<StopReason> = new Set(["aborted", "error", "max_iterations", "budget_exceeded", "repeated_tool_call", "model_context_window_exceeded"]);
-
-/**
- * Ends the turn. When the history ends with a user message (the user's, or tool
- * results) the transcript says why it got no reply, so the file reads true; if even
- * that cannot be written, the next load closes the turn instead.
- */
-async function finish(session: SessionHandle, turn: TurnState, stopReason: StopReason, error?: string, errorStatus?: number): Promise<TurnResult> {
-  if (session.session.messages.at(-1)?.role === "user") {
-    const why = error ?? (NOTED_STOPS.has(stopReason) ? stopReason.replace(/_/g, " ") : "the model gave no reply");
-    const note = `(miniclaw stopped this turn: ${why})`;
-    await appendOrFail(() => session.append({ role: "assistant", content: [{ type: "text", text: note }] }, { synthetic: true, ...turn.setAsideUsage() }));
-  }
-  return turn.end(stopReason, error, errorStatus);
-}
-
-/**
- * Appends a user message with the steering messages waiting in the inbox after its content
- * (one record, carrying their ids, so each is delivered once). Without `message`, appends the
- * steering alone when there is any, and resolves `false` when there was none.
- */
-async function appendSteered(session: SessionHandle, rt: TurnSetup, message?: MessageParam): Promise<string | undefined | false> {
-  const steering = await takeSteering(rt.inbox, session, rt.emit);
-  if (!message && !steering) return false;
-  const base = message ? (typeof message.content === "string" ? [{ type: "text" as const, text: message.content }] : message.content) : [];
-  const content = [...base, ...(steering?.blocks ?? [])];
-  const unwritten = await appendOrFail(() => session.append({ role: "user", content }, steering ? { steerIds: steering.ids } : {}));
-  if (!unwritten) await steering?.delivered();
-  return unwritten;
-}
-
-/** Runs an append; a failure (disk full, permissions) becomes a one-line error instead of a throw. */
-async function appendOrFail(write: () => Promise<void>): Promise<string | undefined> {
-  try {
-    await write();
-    return undefined;
-  } catch (error) {
-    return `could not write the session: ${error instanceof Error ? error.message : String(error)}`;
-  }
-}

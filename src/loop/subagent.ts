@@ -1,8 +1,10 @@
-// A subagent's turn under its parent's: a fresh session linked to the parent, the parent's mode, approver, signal, events and brakes.
+// What a turn's tools see of it, and a subagent's turn under its parent's: a fresh session linked to the parent, the parent's mode, approver, signal, events and brakes.
 import { ZERO_USAGE } from "../model/usage.js";
+import type { AnyTool, TurnScope } from "../tools/define.js";
 import { isAllowedTool } from "../tools/source.js";
 import type { AgentConfig, TurnResult } from "../types.js";
 import { runHook } from "./hooks.js";
+import { limiter } from "./limiter.js";
 import type { TurnOptions } from "./turn-options.js";
 import type { ParentLink, TurnSetup } from "./turn-setup.js";
 import type { TurnState } from "./turn-state.js";
@@ -71,3 +73,19 @@ export async function runSubagent(parent: ParentTurn, childId: string, task: str
 function failed(agentId: string, sessionKey: string, error: string): TurnResult {
   return { text: "", stopReason: "error", error, usage: ZERO_USAGE, costUsd: 0, iterations: 0, agentId, sessionKey };
 }
+
+/** What the turn's tools see of it: its session, and the means to run a subagent or change the mode. */
+export function turnScope(rt: TurnSetup, turn: TurnState, sessionKey: string, tools: () => ReadonlyMap<string, AnyTool>, run: RunChild): TurnScope {
+  const limit = limiter(rt.runtime.settings.maxConcurrentDelegates ?? DEFAULT_MAX_CONCURRENT_DELEGATES);
+  const parent: ParentTurn = { rt, state: turn, sessionKey, offered: () => tools().keys(), run };
+  return {
+    sessionKey,
+    agentId: rt.agent.id,
+    delegate: (agentId, task, toolUseId) => limit(() => runSubagent(parent, agentId, task, toolUseId)),
+    setMode(mode) {
+      rt.modes.mode = mode;
+      turn.modeChangedBy = "exit_plan_mode";
+    },
+  };
+}
+

@@ -1,9 +1,9 @@
 // The composition root: what turns need (client, sessions, gate, tools, skills, memory, agents), built once from its options.
 import { join, resolve } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
-import { nodeSpawnDefault, refuseApprover, safeSink, systemClock, type Approver, type Clock, type Spawn } from "../deps.js";
+import { nodeSpawnDefault, refuseApprover, systemClock, type Approver, type Clock, type Spawn } from "../deps.js";
 import { createGate } from "../gate/gate.js";
-import type { Gate, ModeHolder, PermissionMode } from "../gate/context.js";
+import type { CommandJudge, Gate, ModeHolder, PermissionMode } from "../gate/context.js";
 import { scrubEnv, secretValues } from "../gate/secret-env.js";
 import { MemoryStore } from "../memory/store.js";
 import { BUNDLED_SKILLS } from "../paths.js";
@@ -102,8 +102,6 @@ export async function openRuntime(options: RuntimeOptions = {}): Promise<Runtime
     ...(options.tools ? [toolList(options.tools)] : []),
   ];
   const after = [delegateSource(agents), planSource()];
-  const modes = modesOf(options.permissionMode);
-  const remembered = new Set<string>();
   return {
     [RUNTIME]: true,
     workspace,
@@ -115,38 +113,49 @@ export async function openRuntime(options: RuntimeOptions = {}): Promise<Runtime
     store: options.store ?? new SessionStore(join(workspace, "sessions"), options.clock ? { clock: options.clock } : {}),
     clock: options.clock ?? systemClock,
     spawn: options.spawn ?? nodeSpawnDefault,
-    modes,
+    modes: modesOf(options.permissionMode),
     approver: options.approver ?? refuseApprover,
     agents,
-    settings: {
-      model: options.model ?? env["MINICLAW_MODEL"],
-      compactAt: options.compactAt ?? compactAtFromEnv(env),
-      includeTime: options.includeTime ?? true,
-      userProfile: options.userProfile ?? readUserProfile(workspace),
-      streamRetryBaseMs: options.streamRetryBaseMs,
-      streamIdleTimeoutMs: options.streamIdleTimeoutMs,
-      maxConcurrentDelegates: options.maxConcurrentDelegates,
-    },
+    settings: settingsOf(options, env, workspace),
     skillsListing: skills?.listing(),
     tools: (view, extra = []) => collectTools([...sources, toolList(extra), ...after], view),
-    gate: (turn) =>
-      createGate({
-        mode: turn.modes,
-        approver: turn.approver,
-        approvalsPath: join(workspace, APPROVALS_FILE),
-        roots: [cwd, workspace],
-        protectedDirs: [join(workspace, "sessions")],
-        cwd,
-        ...(env["HOME"] ? { home: env["HOME"] } : {}),
-        emit: turn.emit,
-        ...(options.onWarning && { onWarning: safeWarn(options.onWarning) }),
-        ...(shell && { judge: shell.judge }),
-        remembered,
-      }),
+    gate: gatesOf(options, { workspace, cwd, env, judge: shell?.judge }),
     async close() {
       if (options.memory === undefined) memory?.close();
     },
   };
+}
+
+function settingsOf(options: RuntimeOptions, env: Env, workspace: string): RuntimeSettings {
+  return {
+    model: options.model ?? env["MINICLAW_MODEL"],
+    compactAt: options.compactAt ?? compactAtFromEnv(env),
+    includeTime: options.includeTime ?? true,
+    userProfile: options.userProfile ?? readUserProfile(workspace),
+    streamRetryBaseMs: options.streamRetryBaseMs,
+    streamIdleTimeoutMs: options.streamIdleTimeoutMs,
+    maxConcurrentDelegates: options.maxConcurrentDelegates,
+  };
+}
+
+/** The gates of a runtime's turns: one per turn (its events, approver, mode), sharing the approvals file, the roots, the judge and "always". */
+function gatesOf(options: RuntimeOptions, place: { workspace: string; cwd: string; env: Env; judge: CommandJudge | undefined }): Runtime["gate"] {
+  const { workspace, cwd, env, judge } = place;
+  const remembered = new Set<string>();
+  return (turn) =>
+    createGate({
+      mode: turn.modes,
+      approver: turn.approver,
+      approvalsPath: join(workspace, APPROVALS_FILE),
+      roots: [cwd, workspace],
+      protectedDirs: [join(workspace, "sessions")],
+      cwd,
+      ...(env["HOME"] ? { home: env["HOME"] } : {}),
+      emit: turn.emit,
+      ...(options.onWarning && { onWarning: safeWarn(options.onWarning) }),
+      ...(judge && { judge }),
+      remembered,
+    });
 }
 
 /** The built-ins in their fixed order (their definitions, made once, stay byte-identical for the prompt cache). */

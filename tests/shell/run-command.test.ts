@@ -197,7 +197,12 @@ async function gateAnswering(readOnly: boolean, env?: Record<string, string | un
 
 /** A gate that allows every call, judged read-only or not as given. */
 function answering(gate: Gate, readOnly: boolean): Gate {
-  return { ...gate, check: async () => ({ readOnly, settle: async () => ({ allowed: true, readOnly }) }) };
+  return {
+    mode: gate.mode,
+    check: async () => ({ readOnly, settle: async () => ({ allowed: true, readOnly }) }),
+    askLeavePlan: (plan, id) => gate.askLeavePlan(plan, id),
+    deniesTool: (tool) => gate.deniesTool(tool),
+  };
 }
 
 /** A folder the model could write with write_file: a bare repository whose config names a program. */

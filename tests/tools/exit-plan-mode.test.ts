@@ -128,7 +128,12 @@ describe("exit_plan_mode and the modes it may set", () => {
 
   it("turns a library gate's bypassPermissions answer into default: only the user enters bypassPermissions", async () => {
     const context = await buildToolContext({ mode: "plan" });
-    const gate: Gate = { ...context.gate, mode: "plan", askLeavePlan: async () => ({ answered: true, mode: "bypassPermissions" as "default" }) };
+    const gate: Gate = {
+      mode: "plan",
+      check: (call) => context.gate.check(call),
+      askLeavePlan: async () => ({ answered: true, mode: "bypassPermissions" as "default" }),
+      deniesTool: (tool) => context.gate.deniesTool(tool),
+    };
     const output = await gatedRun(createExitPlanModeTool(), { plan: PLAN }, { ...context, gate });
     expect(context.modes.mode).toBe("default");
     expect(output).toMatch(/^The user approved the plan\. The permission mode is now default:/);
