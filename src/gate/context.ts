@@ -39,12 +39,13 @@ export type Subject =
 
 /**
  * The gate's conclusion about one call before the mode is applied. `safe`: reads only, unasked in
- * every mode; `act`: unasked, but changes something; `approved`: the approvals file allows it;
- * `needs`: the user must approve it; `denied`: the approvals file denies it; `never`: refused in
- * every mode, bypassPermissions included.
+ * every mode; `act`: unasked, but changes something; `contained`: a command the judge cannot prove
+ * read-only that runs unasked in an OS sandbox confined to the working folder, offline (the sandbox's
+ * `auto`); `approved`: the approvals file allows it; `needs`: the user must approve it; `denied`: the
+ * approvals file denies it; `never`: refused in every mode, bypassPermissions included.
  */
 export interface Verdict {
-  kind: "safe" | "act" | "approved" | "needs" | "denied" | "never";
+  kind: "safe" | "act" | "contained" | "approved" | "needs" | "denied" | "never";
   /** The call only reads: plan mode may still ask about it (a read outside the roots). */
   readOnly: boolean;
   subject: Subject;
@@ -58,9 +59,10 @@ export interface Verdict {
   path?: string;
 }
 
-/** What the gate granted one call: a command judged safe runs read-only; a file tool uses the real path. */
+/** What the gate granted one call: a command judged safe runs read-only, a contained one confined; a file tool uses the real path. */
 export interface Grant {
   readOnly: boolean;
+  contained?: boolean;
   path?: string;
 }
 
@@ -114,7 +116,7 @@ export interface CommandPlace {
 
 /** The command judge's conclusion: a verdict kind, why, and what "always" would save. */
 export interface CommandVerdict {
-  kind: "safe" | "approved" | "needs" | "denied" | "never";
+  kind: "safe" | "contained" | "approved" | "needs" | "denied" | "never";
   reasons: string[];
   /** The allowed entry "always" saves; absent when the command is too broad to be one. */
   alwaysSaves?: string;

@@ -7,6 +7,7 @@ import type { ApprovalDecision, EventSink } from "../types.js";
 import { matchesToolName, normalizeCommand, type ApprovalLists } from "./approval-entries.js";
 import { addApprovals, approvalsReader, type WarningSink } from "./approvals-file.js";
 import type { CommandJudge, Decision, Gate, GateCall, Judged, LeavePlanAnswer, ModeHolder, PermissionMode, Verdict } from "./context.js";
+import { configurationReason } from "./config-registry.js";
 import { isInside, resolveRealPath, sensitivePathReason } from "./path-check.js";
 import { decide, LEAVE_PLAN_UNAVAILABLE, policyCause, refusalText, shownOf, type RefusalCause } from "./policy.js";
 import { isProcessSecretPath } from "./secret-paths.js";
@@ -26,6 +27,8 @@ export interface GateOptions {
   roots: readonly string[];
   /** Folders inside the roots never written unasked: the workspace's sessions (transcripts and steering inboxes). */
   protectedDirs?: readonly string[];
+  /** The configuration later runs obey (`configurationPaths`): writes to it are asked in every mode but bypassPermissions. */
+  configuration?: readonly string[];
   /** Relative paths are resolved from here. */
   cwd: string;
   /** Where `~` points and whose dotfiles are secrets; default the process's home. */
@@ -166,7 +169,7 @@ function toolVerdict(call: GateCall, kind: Verdict["kind"], reason: string): Ver
 }
 
 function granted(verdict: Verdict): Decision {
-  return { allowed: true, readOnly: verdict.kind === "safe", ...(verdict.path !== undefined && { path: verdict.path }) };
+  return { allowed: true, readOnly: verdict.kind === "safe", ...(verdict.kind === "contained" && { contained: true }), ...(verdict.path !== undefined && { path: verdict.path }) };
 }
 
 /** What an "always" that the approvals file cannot hold is remembered by, for this process. */
@@ -218,8 +221,14 @@ function placesOf(options: GateOptions) {
       return resolve(options.cwd, path);
     }
   };
-  let resolved: { roots: string[]; protectedPaths: string[]; protectedDirs: string[] } | undefined;
-  const folders = () => (resolved ??= { roots: options.roots.map(settled), protectedPaths: [settled(options.approvalsPath)], protectedDirs: (options.protectedDirs ?? []).map(settled) });
+  let resolved: { roots: string[]; protectedPaths: string[]; protectedDirs: string[]; configuration: string[] } | undefined;
+  const folders = () =>
+    (resolved ??= {
+      roots: options.roots.map(settled),
+      protectedPaths: [settled(options.approvalsPath)],
+      protectedDirs: (options.protectedDirs ?? []).map(settled),
+      configuration: (options.configuration ?? []).map(settled),
+    });
   const place = { cwd: resolve(options.cwd), home: resolve(options.home ?? homedir()) };
   return {
     place,
@@ -229,8 +238,8 @@ function placesOf(options: GateOptions) {
       const access = write ? "write" : "read";
       const base = { readOnly: !write, subject: { kind: "path", access, path: real } as const, path: real };
       if (isProcessSecretPath(real)) return { ...base, kind: "never", reason: "/proc holds process environments, API key included" };
-      const { roots, protectedPaths, protectedDirs } = folders();
-      const sensitive = sensitivePathReason(real, access, protectedPaths, protectedDirs);
+      const { roots, protectedPaths, protectedDirs, configuration } = folders();
+      const sensitive = (write ? configurationReason(real, configuration) : null) ?? sensitivePathReason(real, access, protectedPaths, protectedDirs);
       if (sensitive === null && roots.some((root) => isInside(real, root))) return { ...base, kind: write ? "act" : "safe", reason: "" };
       return { ...base, kind: "needs", reason: sensitive ?? `it is outside the allowed folders (${roots.join(", ")})` };
     },

@@ -7,14 +7,14 @@ export type Outcome = "allow" | "ask" | "refuse";
 /**
  * The policy, in one place. Denied entries and what is never allowed are refused in every mode;
  * what is safe runs in every mode; plan mode refuses what does not only read; what acts, what the
- * approvals file allows, and anything in bypassPermissions runs; dontAsk refuses what the others
- * would ask about; default and acceptEdits ask.
+ * sandbox contains, what the approvals file allows, and anything in bypassPermissions runs; dontAsk
+ * refuses what the others would ask about; default and acceptEdits ask.
  */
 export function decide(verdict: Pick<Verdict, "kind" | "readOnly">, mode: PermissionMode): Outcome {
   if (verdict.kind === "never" || verdict.kind === "denied") return "refuse";
   if (verdict.kind === "safe") return "allow";
   if (mode === "plan" && !verdict.readOnly) return "refuse";
-  if (verdict.kind === "act" || verdict.kind === "approved" || mode === "bypassPermissions") return "allow";
+  if (verdict.kind === "act" || verdict.kind === "contained" || verdict.kind === "approved" || mode === "bypassPermissions") return "allow";
   return mode === "dontAsk" ? "refuse" : "ask";
 }
 

@@ -2,6 +2,7 @@
 import { join, resolve } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { nodeSpawnDefault, refuseApprover, systemClock, type Approver, type Clock, type Spawn } from "../deps.js";
+import { configurationPaths } from "../gate/config-registry.js";
 import { createGate } from "../gate/gate.js";
 import type { CommandJudge, Gate, ModeHolder, PermissionMode } from "../gate/context.js";
 import { scrubEnv, secretValues } from "../gate/secret-env.js";
@@ -67,6 +68,8 @@ export interface Runtime {
   readonly skillsListing: string | undefined;
   /** The tools of one request: every source, filtered by the agent's `tools:` list; `extra` are a turn's own. */
   tools(view: ToolView, extra?: readonly AnyTool[]): Promise<Map<string, AnyTool>>;
+  /** Lines for the user at start, one each (commands run unsandboxed, and why); never rejects. */
+  notices(): Promise<string[]>;
   /** The gate of one turn: its events, approver and mode, over the runtime's approvals file, roots and judge. */
   gate(turn: { emit: EventSink; approver: Approver; modes: ModeHolder }): Gate;
   /** Closes what the runtime opened itself (memory's index); never what it was given. Never rejects. */
@@ -94,7 +97,7 @@ export async function openRuntime(options: RuntimeOptions = {}): Promise<Runtime
   const builtins = options.builtinTools !== false;
   const memory = builtins ? (options.memory ?? MemoryStore.forWorkspace(workspace)) : undefined;
   const skills = builtins ? (options.skills ?? (await loadSkills(workspace, options.onWarning))) : undefined;
-  const shell = options.shell === false ? undefined : createShell(options.shell ?? {});
+  const shell = options.shell === false ? undefined : createShell(options.shell ?? {}, env);
   const agents = options.agents ?? {};
   const sources: ToolSource[] = [
     ...(memory && skills ? [builtinSource(memory, skills, shell?.tool)] : []),
@@ -120,6 +123,7 @@ export async function openRuntime(options: RuntimeOptions = {}): Promise<Runtime
     skillsListing: skills?.listing(),
     tools: (view, extra = []) => collectTools([...sources, toolList(extra), ...after], view),
     gate: gatesOf(options, { workspace, cwd, env, judge: shell?.judge }),
+    notices: async () => [(await shell?.notice()) ?? ""].filter((line) => line !== ""),
     async close() {
       if (options.memory === undefined) memory?.close();
     },
@@ -149,6 +153,7 @@ function gatesOf(options: RuntimeOptions, place: { workspace: string; cwd: strin
       approvalsPath: join(workspace, APPROVALS_FILE),
       roots: [cwd, workspace],
       protectedDirs: [join(workspace, "sessions")],
+      configuration: configurationPaths(workspace),
       cwd,
       ...(env["HOME"] ? { home: env["HOME"] } : {}),
       emit: turn.emit,

@@ -39,7 +39,7 @@ export interface RuntimeOptions {
   toolSources?: ToolSource[];
   /** Set false to offer only `tools` and `toolSources`. */
   builtinTools?: boolean;
-  /** run_command's limits, or false for no run_command and no command judge (every command then needs approval). */
+  /** run_command's limits and OS sandbox (`sandbox: "off" | "on" | "auto"`, default MINICLAW_SANDBOX, else on), or false for no run_command and no command judge (every command then needs approval). */
   shell?: ShellOptions | false;
   /** Skills offered through load_skill; default the bundled ones and `workspace/skills/`. */
   skills?: SkillLoader;
@@ -79,7 +79,7 @@ const schema = z.strictObject({
   tools: z.array(z.custom<AnyTool>(isTool, "must be tools made with defineTool")).optional(),
   toolSources: z.array(z.custom<ToolSource>((v) => typeof (v as ToolSource | null)?.list === "function", "must be tool sources (objects with list())")).optional(),
   builtinTools: z.boolean().optional(),
-  shell: z.union([z.literal(false), z.looseObject({ timeoutMs: positiveInt.optional() })]).optional(),
+  shell: z.union([z.literal(false), z.looseObject({ timeoutMs: positiveInt.optional(), sandbox: z.unknown().optional() })]).optional(),
   skills: objectOf("a SkillLoader").optional(),
   memory: objectOf("a MemoryStore").optional(),
   agents: z.record(z.string(), objectOf("an AgentConfig")).optional(),

@@ -6,6 +6,7 @@ import { ToolError } from "../errors.js";
 import { processExists, procStatFields, signalGroup } from "../fs/proc.js";
 import type { ToolContext } from "../tools/define.js";
 import { OutputCapture } from "./run-command-output.js";
+import { spawnPlanned, type CommandPlan } from "./sandbox/sandbox-command.js";
 
 /** After the shell exits, how long to wait for pipes held open by background children before killing them. */
 const PIPE_GRACE_MS = 250;
@@ -49,13 +50,13 @@ export function limitedCommand(command: string, memoryBytes: number): string {
 }
 
 /**
- * Runs `command` with bash and resolves when it and its pipes are done. Throws a ToolError when the
- * signal is already aborted or bash cannot start; every other ending (exit, signal, timeout, abort,
- * output limit) is a result.
+ * Runs a planned command (`bash -c`, under bubblewrap or not) and resolves when it and its pipes are
+ * done. Throws a ToolError when the signal is already aborted or it cannot start; every other ending
+ * (exit, signal, timeout, abort, output limit) is a result.
  */
-export function runProcess(command: string, env: ToolContext["env"], context: ToolContext, limits: ProcessLimits): Promise<ProcessResult> {
+export function runProcess(plan: CommandPlan, env: ToolContext["env"], context: ToolContext, limits: ProcessLimits): Promise<ProcessResult> {
   if (context.signal.aborted) throw new ToolError("aborted before the command started");
-  const child = context.spawn("bash", ["-c", limitedCommand(command, limits.memoryBytes)], { cwd: context.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawnPlanned(context.spawn, plan, { cwd: context.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   const result: ProcessResult = {
     exitCode: null, signal: null, stdout: new OutputCapture(limits.captureBytes), stderr: new OutputCapture(limits.captureBytes),
     timedOut: false, aborted: false, outputLimited: false, leftoversKilled: false, straysKilled: false,
@@ -107,7 +108,7 @@ function watch(
     if (settled) return;
     settled = true;
     cleanUp();
-    reject(new ToolError(`could not start bash: ${error.message}`));
+    reject(new ToolError(`could not start the command: ${error.message}`));
   });
   child.once("exit", (code, exitSignal) => {
     result.exitCode = code;

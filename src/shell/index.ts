@@ -1,6 +1,7 @@
 // miniclaw/shell: the command judge (fast path, grammar, rules, paths, the disk pass), run_command and its processes.
 import type { CommandJudge } from "../gate/context.js";
 import type { AnyTool } from "../tools/define.js";
+import { CommandSandbox, sandboxFromEnv, type SandboxOption } from "./command-sandbox.js";
 import { createCommandJudge } from "./judge.js";
 import { createRunCommandTool, type RunCommandOptions } from "./run-command.js";
 
@@ -8,17 +9,24 @@ export { createCommandJudge } from "./judge.js";
 export { createRunCommandTool, COMMAND_TIMEOUT_MS, type RunCommandOptions } from "./run-command.js";
 export { checkCommandSafety, type SafetyVerdict, type SafetyOptions } from "./safety.js";
 export { keepShellParserAtBaseline } from "./shell-parse.js";
+export { CommandSandbox, sandboxFromEnv, type SandboxOption, type SandboxSetting } from "./command-sandbox.js";
 
 /** The shell as a runtime plugs it in: the judge the gate asks about commands, and the tool that runs them. */
 export interface Shell {
   judge: CommandJudge;
   tool: AnyTool;
+  /** The line to say at start when commands run unsandboxed although the setting wants a sandbox. */
+  notice(): Promise<string | undefined>;
 }
 
-/** Options of the shell: run_command's limits. */
-export type ShellOptions = RunCommandOptions;
+/** Options of the shell: run_command's limits, and its OS sandbox (default MINICLAW_SANDBOX of `env`, else `on`). */
+export interface ShellOptions extends RunCommandOptions {
+  sandbox?: SandboxOption;
+}
 
-/** The judge and run_command, made once for a runtime. */
-export function createShell(options: ShellOptions = {}): Shell {
-  return { judge: createCommandJudge(), tool: createRunCommandTool(options) };
+/** The judge and run_command over one sandbox, made once for a runtime. Throws ConfigError for a bad sandbox setting. */
+export function createShell(options: ShellOptions = {}, env: Readonly<Record<string, string | undefined>> = process.env): Shell {
+  const { sandbox: option, ...limits } = options;
+  const sandbox = new CommandSandbox(option ?? sandboxFromEnv(env), undefined, env["PATH"]);
+  return { judge: createCommandJudge(sandbox), tool: createRunCommandTool(limits, sandbox), notice: () => sandbox.notice() };
 }

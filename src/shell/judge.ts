@@ -2,7 +2,9 @@
 import { broadPatternReason, normalizeCommand } from "../gate/approval-entries.js";
 import type { CommandJudge, CommandPlace, CommandVerdict } from "../gate/context.js";
 import { resolveRealPath } from "../gate/path-check.js";
+import type { CommandSandbox } from "./command-sandbox.js";
 import { diskReasons } from "./disk-check.js";
+import { outsideReach } from "./outside-reach.js";
 import { processSecretsReason } from "./process-secrets.js";
 import { assessCommand, demoteSafe, type SafetyAssessment, type SafetyVerdict } from "./safety.js";
 
@@ -12,9 +14,11 @@ const KINDS: Record<SafetyVerdict, CommandVerdict["kind"]> = { safe: "safe", app
  * The judge of shell commands. A word that reaches a process's environment is never allowed; then
  * the pure verdict (`assessCommand`: the approvals lists, the read-only rules); a safe one is
  * looked at on the disk (real paths, wildcards, folders walked, git history), which can only make
- * it stricter. "Always" saves the command as written, unless it is too broad to be an entry.
+ * it stricter. With a sandbox in `auto` that works here, a command that would need approval is
+ * `contained` instead (it runs unasked, confined) unless it plainly needs the network or writes
+ * elsewhere. "Always" saves the command as written, unless it is too broad to be an entry.
  */
-export function createCommandJudge(): CommandJudge {
+export function createCommandJudge(sandbox?: CommandSandbox): CommandJudge {
   const realCwds = new Map<string, string>();
   const realCwd = (cwd: string): string => {
     let real = realCwds.get(cwd);
@@ -34,8 +38,11 @@ export function createCommandJudge(): CommandJudge {
       const always = broadPatternReason(entry) === null ? { alwaysSaves: entry } : {};
       const never = processSecretsReason(command, place);
       if (never) return { kind: "never", reasons: [never] };
-      const assessed = await withDisk(command, approvals, place, realCwd(place.cwd));
-      return { kind: KINDS[assessed.verdict], reasons: assessed.reasons, ...always };
+      const cwd = realCwd(place.cwd);
+      const assessed = await withDisk(command, approvals, place, cwd);
+      const kind = KINDS[assessed.verdict];
+      const contained = kind === "needs" && (await sandbox?.confines()) === true && outsideReach(command, { ...place, cwd }) === null;
+      return { kind: contained ? "contained" : kind, reasons: assessed.reasons, ...always };
     },
   };
 }

@@ -1,12 +1,12 @@
 // run_command: a shell command judged by the command gate, sandboxed when judged read-only, with a timeout, memory and output limits, closed stdin and capped output.
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import * as z from "zod";
 import { ToolError } from "../errors.js";
 import { sandboxEnv, sandboxSupportFor } from "./child-sandbox.js";
 import { returnScratch, takeScratch } from "./command-scratch.js";
-import { runProcess, type ProcessLimits, type ProcessResult } from "./command-process.js";
-import { defineTool } from "../tools/define.js";
-import type { Tool, ToolContext } from "../tools/define.js";
+import { limitedCommand, runProcess, type ProcessLimits, type ProcessResult } from "./command-process.js";
+import { CommandSandbox } from "./command-sandbox.js";
+import { defineTool, type Grant, type Tool, type ToolContext } from "../tools/define.js";
 import { formatBytes, splitBudget } from "./run-command-output.js";
 
 export { isSecretName, isSecretValue, isSecretVariable, scrubEnv, secretValues } from "../gate/secret-env.js";
@@ -35,20 +35,19 @@ const runCommandInput = z.object({ command: z.string().min(1).describe("The comm
 const OUT_OF_MEMORY = /memory exhausted|cannot allocate|out of memory|MemoryError|bad_alloc|allocation failed/i;
 
 /**
- * The run_command tool. Its `permission` rule is the command gate, which the dispatcher asks before
- * `run` (a refusal never reaches `run`); a command the gate judged read-only (`context.grant.readOnly`)
- * runs in the read-only sandbox (`sandboxEnv`). `readOnly`, which lets calls run together, is true for
- * commands the pure check classifies as safe; the dispatcher loads the shell parser before it reads that
- * declaration for the first command call, so a turn that runs no command never loads it.
+ * The run_command tool. Its access is the command: the gate judges it before `run` (a refusal never
+ * reaches `run`), and its grant picks the sandbox: read-only (`grant.readOnly`), confined
+ * (`grant.contained`, the sandbox's `auto`), or approved. Under every kind the child also gets the
+ * environment-level guards of `sandboxEnv` (sed and awk sandboxed, git without external programs).
  */
-export function createRunCommandTool(options: RunCommandOptions = {}): Tool<{ command: string }> {
+export function createRunCommandTool(options: RunCommandOptions = {}, sandbox: CommandSandbox = new CommandSandbox("off")): Tool<{ command: string }> {
   const limits: ProcessLimits = {
     timeoutMs: options.timeoutMs ?? COMMAND_TIMEOUT_MS,
     captureBytes: options.maxOutputBytes ?? MAX_COMMAND_OUTPUT_BYTES,
     memoryBytes: options.memoryLimitBytes ?? COMMAND_MEMORY_LIMIT_BYTES,
     outputBytes: options.outputLimitBytes ?? COMMAND_OUTPUT_LIMIT_BYTES,
   };
-  // The parser is loaded when a command is first judged (the dispatcher waits for it), not here: a turn that runs no command never pays for it.
+  const warned = new Set<string>();
   return defineTool({
     name: "run_command",
     description:
@@ -60,7 +59,7 @@ export function createRunCommandTool(options: RunCommandOptions = {}): Tool<{ co
     async run(input, context) {
       // Only the gate's answer decides the sandbox; without one (run called directly) nothing runs.
       if (!context.grant) throw new ToolError("run_command runs only after the gate has judged the command (through runToolUses)");
-      const result = await runSandboxed(input.command, context.grant.readOnly, context, limits);
+      const result = await runSandboxed(input.command, context.grant, context, limits, sandbox, warned);
       const text = formatResult(result, limits);
       if (result.timedOut) throw new ToolError(`timed out after ${formatSeconds(limits.timeoutMs)}; the process group was killed\n${text}`);
       if (result.aborted) throw new ToolError(`aborted; the process group was killed\n${text}`);
@@ -71,21 +70,27 @@ export function createRunCommandTool(options: RunCommandOptions = {}): Tool<{ co
 }
 
 /**
- * Runs the command in its sandbox. A read-only command gets a temporary folder of its own as TMPDIR,
- * removed with what it holds when the command ends, or kept for a later one when the command left it
- * empty (`command-scratch.ts`): `sort` and others spill there, and a command killed at its timeout would
- * otherwise leave its spill files behind, one run after another, until the disk is full. A read-only
+ * Runs the command in the sandbox its grant calls for. A read-only or sandboxed command gets a
+ * temporary folder of its own as TMPDIR, removed with what it holds when the command ends, or kept
+ * for a later one when the command left it empty (`command-scratch.ts`): `sort` and others spill
+ * there, and a command killed at its timeout would otherwise leave its spill files behind. A read-only
  * command leaves nothing running: what is left of its process group when it ends is killed, and its
- * folder, which a straggler may still be writing to, is not kept.
+ * folder, which a straggler may still be writing to, is not kept. What the sandbox cannot promise
+ * here is said once, as a warning.
  */
-async function runSandboxed(command: string, readOnly: boolean, context: ToolContext, limits: ProcessLimits): Promise<ProcessResult> {
-  const env = sandboxEnv(context.env, readOnly, sandboxSupportFor(command));
-  if (!readOnly) return runProcess(command, env, context, limits);
+async function runSandboxed(command: string, grant: Grant, context: ToolContext, limits: ProcessLimits, sandbox: CommandSandbox, warned: Set<string>): Promise<ProcessResult> {
+  const env = sandboxEnv(context.env, grant.readOnly, sandboxSupportFor(command));
+  const limited = limitedCommand(command, limits.memoryBytes);
+  const sandboxed = (await sandbox.probe()).available;
+  if (!grant.readOnly && !sandboxed) return runProcess({ sandboxed: false, file: "bash", args: ["-c", limited], notice: null }, env, context, limits);
   const parent = env["TMPDIR"] || tmpdir();
   const scratch = takeScratch(parent);
   let result: ProcessResult;
   try {
-    result = await runProcess(command, { ...env, TMPDIR: scratch }, context, { ...limits, leaveNothingRunning: true });
+    const kind = grant.readOnly ? "read-only" : grant.contained ? "confined" : "approved";
+    const plan = await sandbox.plan(limited, kind, { cwd: context.cwd, workspace: context.workspace, tmpdir: scratch, home: env["HOME"] || homedir() });
+    for (const warning of plan.sandboxed ? plan.warnings : []) if (!warned.has(warning) && warned.add(warning)) context.emit({ type: "warning", message: `sandbox: ${warning}` });
+    result = await runProcess(plan, { ...env, TMPDIR: scratch }, context, { ...limits, leaveNothingRunning: grant.readOnly });
   } catch (error) {
     await returnScratch(parent, scratch, true);
     throw error;

@@ -111,7 +111,8 @@ describe("miniclaw run with a marker API key", () => {
     const dir = await makeTempDir("miniclaw-secret-");
     const workspace = join(dir, "ws");
     await writeFile(join(dir, "notes.txt"), "nothing secret here\n");
-    const extra = { ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: secret, DATABASE_URL: `postgres://app:${password}@db/prod`, HOME: dir };
+    // Without the OS sandbox, whose PID namespace hides miniclaw's process altogether: this is the layer under it.
+    const extra = { ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: secret, DATABASE_URL: `postgres://app:${password}@db/prod`, HOME: dir, MINICLAW_SANDBOX: "off" };
     const run = await runCli(["run", "--workspace", workspace, "--permission-mode", "bypassPermissions", "find the key"], { env: cleanEnv(extra), cwd: dir });
     expect(run.code, run.stderr).toBe(0);
     expect(model.rejected).toEqual([]);
@@ -194,7 +195,8 @@ describe("the library building its own client from process.env", () => {
       "process.stdout.write(result.stopReason + ' ' + (process.env.ANTHROPIC_API_KEY === process.argv[3]), () => process.exit(0));",
     ].join("\n");
     const library = new URL("../../dist/index.js", import.meta.url).href;
-    const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: secret, HOME: dir });
+    // Without the OS sandbox, whose PID namespace hides the host process altogether: this is the layer under it.
+    const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: secret, HOME: dir, MINICLAW_SANDBOX: "off" });
     const child = await runNode(["--input-type=module", "-e", host, library, dir, secret], env, dir);
     expect(child.stdout, child.stderr).toBe("end_turn true");
     expect(JSON.stringify(model.requests[0]!.headers)).toContain(secret);
