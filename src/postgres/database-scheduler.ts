@@ -1,13 +1,13 @@
-// The library's way to cron on PostgreSQL: opens the database and pg-boss for the jobs, starts the claimed-tick scheduler, closes both when stopped.
-import { resolveDatabaseConfig, type DatabaseOption } from "./config.js";
-import { openDatabase, type Database } from "./database.js";
+// A cron worker of a program's own in one call: PostgreSQL opened, the one scheduler started on its claims, both closed on stop.
+import type { Scheduler, SchedulerOptions } from "../cron/cron.js";
+import { startScheduler } from "../cron/cron.js";
 import { ConfigError } from "../errors.js";
-import type { Scheduler } from "../cron/cron.js";
-import { openCronQueue } from "./cron-pg.js";
-import { startDatabaseScheduler, type DatabaseSchedulerOptions } from "./cron-pg-scheduler.js";
+import { resolveDatabaseConfig, type DatabaseOption } from "./config.js";
+import type { PgClaimsOptions } from "./cron-claims.js";
+import { openPostgres } from "./open-postgres.js";
 
-/** Options of `openDatabaseScheduler`: those of the scheduler, with the database named as the `database` option names it. */
-export interface OpenDatabaseSchedulerOptions extends Omit<DatabaseSchedulerOptions, "database" | "queue"> {
+/** Options of `openDatabaseScheduler`: the scheduler's (its claims made here), the database, and the worker's. */
+export interface OpenDatabaseSchedulerOptions extends Omit<SchedulerOptions, "claims">, Omit<PgClaimsOptions, "log" | "clock"> {
   /** A URL or `{ url, schema?, ... }`; over MINICLAW_DATABASE_URL of `env`. */
   database?: DatabaseOption;
   /** Where MINICLAW_DATABASE_URL and MINICLAW_DATABASE_SCHEMA are read when `database` is not given (default: none). */
@@ -17,46 +17,21 @@ export interface OpenDatabaseSchedulerOptions extends Omit<DatabaseSchedulerOpti
 /**
  * Starts one worker of the shared scheduler (what `miniclaw cron` runs with a database): any number
  * of processes on any hosts may call it with the same database and jobs, and each tick of each job
- * runs once, on one of them (see README, "Sessions and cron on PostgreSQL"). Its `stop(graceMs)`
- * stops the scheduler as `startScheduler`'s does, then pg-boss, then gives back the database; a
- * second call aborts running jobs at once. Throws ConfigError when no database is named or it cannot be used.
+ * runs once, on one of them. The same as `openPostgres(url)`, then `startScheduler({ ..., claims:
+ * await pg.cron.openClaims(jobs, { log }) })`. Its `stop(graceMs)` stops the scheduler as
+ * `startScheduler`'s does, then gives back the database. Throws ConfigError when no database is named or it cannot be used.
  */
 export async function openDatabaseScheduler(opts: OpenDatabaseSchedulerOptions): Promise<Scheduler> {
-  const { database: option, env, ...rest } = opts;
+  const { database: option, env, worker, maxRuns, pollMs, ...rest } = opts;
   const config = resolveDatabaseConfig(option, env ?? {});
   if (!config) throw new ConfigError("openDatabaseScheduler needs a database: the database option, or MINICLAW_DATABASE_URL in env");
-  const database = await openDatabase(config);
-  let scheduler: Scheduler;
+  const pg = await openPostgres(config);
   try {
-    scheduler = await startQueuedScheduler(database, rest);
+    const claims = await pg.cron.openClaims(opts.jobs, { log: opts.log, ...(opts.clock && { clock: opts.clock }), ...(worker && { worker }), ...(maxRuns && { maxRuns }), ...(pollMs && { pollMs }) });
+    const scheduler = startScheduler({ ...rest, claims });
+    return { stop: (graceMs) => scheduler.stop(graceMs).then(() => pg.close()) };
   } catch (error) {
-    await database.close();
+    await pg.close();
     throw error;
   }
-  let closing: Promise<void> | undefined;
-  return {
-    stop(graceMs) {
-      const stopped = scheduler.stop(graceMs);
-      closing ??= stopped.then(() => database.close());
-      return stopped.then(() => closing);
-    },
-  };
-}
-
-/**
- * The scheduler of one worker on an open database (its caller's to close): pg-boss's queue for the
- * enabled jobs, then the claimed-tick scheduler over it. Its `stop(graceMs)` stops the scheduler,
- * then the queue; a second call aborts running jobs at once.
- */
-export async function startQueuedScheduler(database: Database, opts: Omit<DatabaseSchedulerOptions, "database" | "queue">): Promise<Scheduler> {
-  const queue = await openCronQueue(database, opts.jobs.filter((job) => job.enabled).map((job) => job.name), opts.log);
-  const scheduler = startDatabaseScheduler({ ...opts, database, queue });
-  let stopping: Promise<void> | undefined;
-  return {
-    stop(graceMs) {
-      if (stopping) return scheduler.stop(0).then(() => stopping);
-      stopping = scheduler.stop(graceMs).then(() => queue.stop());
-      return stopping;
-    },
-  };
 }
