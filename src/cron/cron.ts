@@ -88,6 +88,16 @@ interface Entry extends RunningEntry {
   claiming: number;
 }
 
+/** One scheduler: its options, its jobs, and the work in flight that `stop` waits for. */
+interface State {
+  opts: SchedulerOptions;
+  clock: Clock;
+  claims: CronClaims;
+  entries: Entry[];
+  inflight: Set<Promise<unknown>>;
+  stopping: () => boolean;
+}
+
 /**
  * Schedules the enabled jobs and returns at once. At each tick the claims say whether this process
  * runs it (a lease), or what came of it instead (a skipped tick, records to report); a job never runs
@@ -97,88 +107,93 @@ interface Entry extends RunningEntry {
  */
 export function startScheduler(opts: SchedulerOptions): Scheduler {
   const clock = opts.clock ?? systemClock;
-  const claims = opts.claims ?? localClaims(clock);
-  const inflight = new Set<Promise<unknown>>();
-  const track = (what: string, promise: Promise<unknown>): void => {
-    const tracked = promise.catch((error: unknown) => opts.log(`cron: ${what}: ${error instanceof Error ? error.message : String(error)}`));
-    inflight.add(tracked);
-    void tracked.finally(() => inflight.delete(tracked));
-  };
-  let stopping = (): boolean => false;
-  const report = async (records: readonly RunRecord[]): Promise<void> => {
-    for (const record of records) {
-      try {
-        await opts.onRecord(record);
-      } catch (error) {
-        opts.log(`cron: could not record the run of ${record.job}: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
-  };
-
-  /** Reports what a claim stored, and runs its lease (one run per job at a time); resolves when that run is over. */
-  const settle = async (claim: Claim): Promise<void> => {
-    await report(claim.records);
-    const entry = entries.find((e) => e.job.name === claim.job.name);
-    if (!claim.lease) return;
-    if (!entry || entry.running) return claim.lease.release();
-    const { lease } = claim;
-    const controller = new AbortController();
-    const done = (async () => {
-      try {
-        const record = await executeRun(entry.job, opts.runJob, { clock, signal: AbortSignal.any([controller.signal, lease.lost]) });
-        if (!(await lease.finish(record))) return;
-        await report([record]);
-        if (record.status === "paused") opts.log(pauseNotice(entry.job, record));
-      } finally {
-        await lease.release();
-      }
-    })().finally(() => (entry.running = undefined));
-    entry.running = { controller, done };
-    await done;
-  };
-
-  const tick = (entry: Entry, scheduledAt?: Date): void => {
-    if (stopping()) return;
-    const at = new Date(Math.round((scheduledAt?.getTime() ?? clock.now()) / 1000) * 1000);
-    const running = entry.running !== undefined || entry.claiming > 0;
-    entry.claiming += 1;
-    const claimed = claims.tick(entry.job, at, running).finally(() => (entry.claiming -= 1));
-    track(`the tick of ${entry.job.name} at ${at.toISOString()}`, claimed.then(settle));
-  };
-
-  const entries: Entry[] = opts.jobs
+  const state: State = { opts, clock, claims: opts.claims ?? localClaims(clock), entries: [], inflight: new Set(), stopping: () => false };
+  state.entries = opts.jobs
     .filter((job) => job.enabled)
     .map((job) => {
       const entry: Entry = { job, timer: null, claiming: 0 };
-      entry.timer = (opts.startTimer ?? nodeScheduleTimer)(job, (scheduledAt) => tick(entry, scheduledAt));
+      entry.timer = (opts.startTimer ?? nodeScheduleTimer)(job, (scheduledAt) => tick(state, entry, scheduledAt));
       if (!entry.timer) opts.log(`cron: ${job.name} has no future run time for "${job.schedule}"; not scheduled`);
       return entry;
     });
-
-  let poller: NodeJS.Timeout | undefined;
-  const poll = async (): Promise<void> => {
-    const idle = entries.filter((e) => !e.running && e.claiming === 0).map((e) => e.job);
-    for (const claim of await claims.poll(idle)) track(`running ${claim.job.name}`, settle(claim));
-  };
-  const pollSoon = (delayMs: number): void => {
-    if (stopping()) return;
-    poller = setTimeout(() => {
-      if (stopping()) return;
-      track("polling", poll().finally(() => pollSoon(claims.pollMs * (0.8 + Math.random() * 0.4))));
-    }, delayMs);
-  };
-  pollSoon(0);
-
-  const stopper = gracefulStop({ entries, pending: () => [...inflight], log: opts.log, clock });
-  stopping = stopper.stopping;
+  const stopPolling = pollEvery(state);
+  const stopper = gracefulStop({ entries: state.entries, pending: () => [...state.inflight], log: opts.log, clock });
+  state.stopping = stopper.stopping;
   let closed: Promise<void> | undefined;
   return {
     async stop(graceMs) {
-      clearTimeout(poller);
+      stopPolling();
       await stopper.stop(graceMs);
-      await (closed ??= claims.close());
+      await (closed ??= state.claims.close());
     },
   };
+}
+
+/** A tick of `entry`'s job, named by its scheduled second: the claims decide, then `settle`. */
+function tick(state: State, entry: Entry, scheduledAt?: Date): void {
+  if (state.stopping()) return;
+  const at = new Date(Math.round((scheduledAt?.getTime() ?? state.clock.now()) / 1000) * 1000);
+  const running = entry.running !== undefined || entry.claiming > 0;
+  entry.claiming += 1;
+  const claimed = state.claims.tick(entry.job, at, running).finally(() => (entry.claiming -= 1));
+  track(state, `the tick of ${entry.job.name} at ${at.toISOString()}`, claimed.then((claim) => settle(state, claim)));
+}
+
+/** Asks the claims for waiting runs at once, then every `pollMs` (±20 %) until stopped; returns the stop. */
+function pollEvery(state: State): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  const poll = async (): Promise<void> => {
+    const idle = state.entries.filter((e) => !e.running && e.claiming === 0).map((e) => e.job);
+    for (const claim of await state.claims.poll(idle)) track(state, `running ${claim.job.name}`, settle(state, claim));
+  };
+  const soon = (delayMs: number): void => {
+    timer = setTimeout(() => {
+      if (state.stopping()) return;
+      track(state, "polling", poll().finally(() => soon(state.claims.pollMs * (0.8 + Math.random() * 0.4))));
+    }, delayMs);
+  };
+  soon(0);
+  return () => clearTimeout(timer);
+}
+
+/** Reports what a claim stored, and runs its lease (one run per job at a time); resolves when that run is over. */
+async function settle(state: State, claim: Claim): Promise<void> {
+  await report(state, claim.records);
+  const entry = state.entries.find((e) => e.job.name === claim.job.name);
+  const { lease } = claim;
+  if (!lease) return;
+  if (!entry || entry.running) return lease.release();
+  const controller = new AbortController();
+  const done = (async () => {
+    try {
+      const record = await executeRun(entry.job, state.opts.runJob, { clock: state.clock, signal: AbortSignal.any([controller.signal, lease.lost]) });
+      if (!(await lease.finish(record))) return;
+      await report(state, [record]);
+      if (record.status === "paused") state.opts.log(pauseNotice(entry.job, record));
+    } finally {
+      await lease.release();
+    }
+  })().finally(() => (entry.running = undefined));
+  entry.running = { controller, done };
+  await done;
+}
+
+/** Hands each record to `onRecord`, in order; a throw is logged. */
+async function report(state: State, records: readonly RunRecord[]): Promise<void> {
+  for (const record of records) {
+    try {
+      await state.opts.onRecord(record);
+    } catch (error) {
+      state.opts.log(`cron: could not record the run of ${record.job}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+/** Keeps `promise` in the work `stop` waits for; its failure is logged. */
+function track(state: State, what: string, promise: Promise<unknown>): void {
+  const tracked = promise.catch((error: unknown) => state.opts.log(`cron: ${what}: ${error instanceof Error ? error.message : String(error)}`));
+  state.inflight.add(tracked);
+  void tracked.finally(() => state.inflight.delete(tracked));
 }
 
 /** The line logged when a run pauses its job: an ended job (past its `until`) is over, any other waits for a person. */

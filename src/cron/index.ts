@@ -5,7 +5,6 @@ export { localClaims, steadyLease, STILL_GOING, type Claim, type ClaimsOptions, 
 export { fileCron, SCHEDULER_LOCK_FILE, STANDBY_POLL_MS } from "./file-claims.js";
 export { CRON_FILE, DEFAULT_FINAL_PROMPT, hasEnded, loadCronJobs, parseCronJobs, type CronJob } from "./cron-config.js";
 export { createJobRunner, finalOutcome, outcomeOf, pauseReason, type JobRunnerOptions } from "./cron-job.js";
-export { executeRun, formatRunLine, formatTime, readRunRecords, RUNS_FILE, skippedRecord, type RunJob, type RunOutcome, type RunRecord, type RunStatus } from "./cron-runs.js";
-export { fileCronStore, type CronStore } from "./cron-store.js";
-export { CRON_STATE_FILE, readPausedJobs, setJobPause, type JobPause } from "./cron-state.js";
+export { executeRun, formatRunLine, formatTime, skippedRecord, type RunJob, type RunOutcome, type RunRecord, type RunStatus } from "./cron-runs.js";
+export { appendRunRecord, CRON_STATE_FILE, fileCronStore, readPausedJobs, readRunRecords, RUNS_FILE, setJobPause, type CronStore, type JobPause } from "./cron-store.js";
 export { buildHeartbeatPrompt, hasHeartbeatContent, HEARTBEAT_FILE, HEARTBEAT_TOKEN, interpretHeartbeatReply, isWithinActiveHours, type ActiveHours } from "./heartbeat.js";

@@ -70,46 +70,8 @@ export function pgCron(database: Database): PgCron {
  * interval after its tick is recorded as skipped. Database failures are logged once per outage.
  */
 function pgClaims(ctx: PgCronContext, maxRuns: number, pollMs: number): CronClaims {
-  const { database, queue } = ctx;
-  const attempting = new Set<string>();
-  const full = (): boolean => attempting.size >= maxRuns;
-  const outage = outageLog(ctx.log);
-  let closing = false;
-  const nothing = (job: CronJob): Claim => ({ job, records: [] });
-
-  /** Takes the job's run lock if free, reaps orphans, fetches one waiting run and leases it; never throws. */
-  const attempt = async (job: CronJob): Promise<Claim | "locked-out"> => {
-    if (attempting.has(job.name) || full()) return nothing(job);
-    attempting.add(job.name);
-    let lock: AdvisoryLock | undefined;
-    let leased = false;
-    try {
-      const taken = await takeAdvisoryLock(database, runLock(job.name), 0);
-      if ("busy" in taken) return "locked-out";
-      lock = taken;
-      const records = await reapOrphans(ctx, job, lock);
-      const run = closing ? undefined : await queue.fetch(lock.client, job.name);
-      if (run && isStale(job, run, ctx.clock.now())) {
-        const stale = skippedRecord(job, ctx.clock.now(), STALE_DETAIL);
-        await storeRecord(ctx, lock, stale, { tick: run.tick, attempt: run.retryCount + 1 }, (client) => queue.complete(client, job.name, run.id));
-        records.push(stale);
-      } else if (run && !lock.lost.aborted) {
-        leased = true;
-        return { job, records, lease: fetchedLease(ctx, job, run, lock, () => attempting.delete(job.name)) };
-      }
-      outage.ok();
-      return { job, records };
-    } catch (error) {
-      outage.failed(`running ${job.name}`)(error);
-      return nothing(job);
-    } finally {
-      if (!leased) {
-        await lock?.release();
-        attempting.delete(job.name);
-      }
-    }
-  };
-
+  const worker: Worker = { ctx, attempting: new Set(), maxRuns, closing: false, outage: outageLog(ctx.log) };
+  const { outage } = worker;
   return {
     pollMs,
     async tick(job, at) {
@@ -119,34 +81,79 @@ function pgClaims(ctx: PgCronContext, maxRuns: number, pollMs: number): CronClai
         if (claim !== "sent") return { job, records: claim ? [claim] : [] };
       } catch (error) {
         outage.failed(`the tick of ${job.name} at ${at.toISOString()}`)(error);
-        return nothing(job);
+        return { job, records: [] };
       }
       // A poller may hold the run lock for a moment: the winner tries a few times.
-      for (let i = 0; i < EAGER_TRIES && !closing && !full(); i++) {
-        const claim = await attempt(job);
+      for (let i = 0; i < EAGER_TRIES && !worker.closing && !isFull(worker); i++) {
+        const claim = await attempt(worker, job);
         if (claim !== "locked-out") return claim;
         await sleep(EAGER_GAP_MS);
       }
-      return nothing(job);
+      return { job, records: [] };
     },
     async poll(idle) {
-      if (idle.length === 0 || full() || closing) return [];
+      if (idle.length === 0 || isFull(worker) || worker.closing) return [];
       let names: Set<string>;
       try {
-        names = new Set(await queue.withWork(idle.map((job) => ({ name: job.name, lockKey: runLockKey(database, job.name) }))));
+        names = new Set(await ctx.queue.withWork(idle.map((job) => ({ name: job.name, lockKey: runLockKey(ctx.database, job.name) }))));
         outage.ok();
       } catch (error) {
         outage.failed("polling")(error);
         return [];
       }
-      const claims = await Promise.all(idle.filter((job) => names.has(job.name)).map(attempt));
+      const claims = await Promise.all(idle.filter((job) => names.has(job.name)).map((job) => attempt(worker, job)));
       return claims.filter((claim): claim is Claim => claim !== "locked-out");
     },
     async close() {
-      closing = true;
-      await queue.stop();
+      worker.closing = true;
+      await ctx.queue.stop();
     },
   };
+}
+
+/** One worker's claims: the jobs it is attempting or running (at most `maxRuns`), and its outage log. */
+interface Worker {
+  ctx: PgCronContext;
+  attempting: Set<string>;
+  maxRuns: number;
+  closing: boolean;
+  outage: ReturnType<typeof outageLog>;
+}
+
+const isFull = (worker: Worker): boolean => worker.attempting.size >= worker.maxRuns;
+
+/** Takes the job's run lock if free, reaps orphans, fetches one waiting run and leases it; never throws. */
+async function attempt(worker: Worker, job: CronJob): Promise<Claim | "locked-out"> {
+  const { ctx, attempting } = worker;
+  if (attempting.has(job.name) || isFull(worker)) return { job, records: [] };
+  attempting.add(job.name);
+  let lock: AdvisoryLock | undefined;
+  let leased = false;
+  try {
+    const taken = await takeAdvisoryLock(ctx.database, runLock(job.name), 0);
+    if ("busy" in taken) return "locked-out";
+    lock = taken;
+    const records = await reapOrphans(ctx, job, lock);
+    const run = worker.closing ? undefined : await ctx.queue.fetch(lock.client, job.name);
+    if (run && isStale(job, run, ctx.clock.now())) {
+      const stale = skippedRecord(job, ctx.clock.now(), STALE_DETAIL);
+      await storeRecord(ctx, lock, stale, { tick: run.tick, attempt: run.retryCount + 1 }, (client) => ctx.queue.complete(client, job.name, run.id));
+      records.push(stale);
+    } else if (run && !lock.lost.aborted) {
+      leased = true;
+      return { job, records, lease: fetchedLease(ctx, job, run, lock, () => attempting.delete(job.name)) };
+    }
+    worker.outage.ok();
+    return { job, records };
+  } catch (error) {
+    worker.outage.failed(`running ${job.name}`)(error);
+    return { job, records: [] };
+  } finally {
+    if (!leased) {
+      await lock?.release();
+      attempting.delete(job.name);
+    }
+  }
 }
 
 /** Claims (job, at): "sent" when this worker won it and sent a run, the record of a skipped tick (stored in the claim's transaction), or undefined. */

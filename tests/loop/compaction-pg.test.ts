@@ -2,7 +2,7 @@
 import { hostname } from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
-import { PgSessionStore } from "../../src/postgres/pg-store.js";
+import { PgSessionStore } from "../../src/postgres/index.js";
 import { startScriptedModel, validateRequest, type ScriptedModel } from "../../src/testing/index.js";
 import type { AgentEvent } from "../../src/types.js";
 import { databaseUnavailable, openTestDatabase, type TestDatabase } from "../helpers/pg.js";

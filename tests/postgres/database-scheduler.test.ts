@@ -1,9 +1,7 @@
 // The library's entry to cron on PostgreSQL: two workers opened with openDatabaseScheduler share one tick, then stop cleanly.
 import { describe, expect, it } from "vitest";
-import { openDatabaseScheduler } from "../../src/postgres/database-scheduler.js";
-import type { StartTimer } from "../../src/cron/cron.js";
-import type { CronJob } from "../../src/cron/cron-config.js";
-import type { RunRecord } from "../../src/cron/cron-runs.js";
+import { openDatabaseScheduler } from "../../src/postgres/index.js";
+import type { CronJob, RunRecord, StartTimer } from "../../src/cron/index.js";
 import { databaseUnavailable, newTestSchema, withTestClient } from "../helpers/pg.js";
 import { until } from "../helpers/manual-clock.js";
 
