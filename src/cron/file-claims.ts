@@ -31,7 +31,12 @@ export function fileCron(workspace: string): CronBackend {
   return {
     store,
     claimRun: async (job, log) => runLease(workspace, store, job, log),
-    openClaims: async (_jobs, options) => fileClaims(workspace, store, options),
+    async openClaims(_jobs, options) {
+      const claims = fileClaims(workspace, store, options);
+      // Tried once here, so a standby says so before anything else is printed.
+      await claims.poll([]);
+      return claims;
+    },
   };
 }
 

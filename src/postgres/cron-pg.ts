@@ -10,7 +10,7 @@ export const QUEUE_PREFIX = "miniclaw.cron.";
 export const RETRY_LIMIT = 1;
 /**
  * pg-boss's maintenance fails an active job older than this (its own dead-worker rule, 24 hours at
- * most). Ours is faster (the run lock, see cron-pg-scheduler.ts), so this is set as long as pg-boss
+ * most). Ours is faster (the run lock, see cron-claims.ts), so this is set as long as pg-boss
  * allows: a run that is still going must never be failed under its worker's feet and run again.
  */
 const EXPIRE_IN_SECONDS = 23 * 60 * 60;
