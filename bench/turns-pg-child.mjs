@@ -5,6 +5,7 @@
 import { createInterface } from "node:readline";
 import { z } from "zod";
 import { createClient, defineTool, runAgentTurn } from "../dist/index.js";
+import { openPostgres } from "../dist/postgres/index.js";
 
 const [baseURL, workspace, key, turnsArg, url, schema] = process.argv.slice(2);
 const agent = { id: "main", name: "Worker", prompt: "You are a worker." };
@@ -18,7 +19,8 @@ const options = {
   tools: [note],
   builtinTools: false,
   includeTime: false,
-  ...(url ? { database: { url, schema } } : {}),
+  // PostgreSQL as a library user opens it: once for the process, its sessions handed to every turn.
+  ...(url ? { store: (await openPostgres({ url, schema })).sessions } : {}),
 };
 
 async function turn(text) {
