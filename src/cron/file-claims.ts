@@ -49,6 +49,7 @@ function fileClaims(workspace: string, store: CronStore, options: ClaimsOptions)
   const clock = options.clock ?? systemClock;
   let release: (() => Promise<void>) | undefined;
   let standingBy = false;
+  let closed = false;
   const record = async (records: RunRecord[]): Promise<RunRecord[]> => {
     for (const r of records) await storeQuietly(store, r, options.log);
     return records;
@@ -62,18 +63,22 @@ function fileClaims(workspace: string, store: CronStore, options: ClaimsOptions)
       return lease ? { job, records: [], lease } : { job, records: await record([skippedRecord(job, clock.now(), STILL_GOING)]) };
     },
     async poll() {
-      if (release) return [];
+      if (release || closed) return [];
       const path = join(workspace, SCHEDULER_LOCK_FILE);
       try {
         release = await takeLock(path, "cron scheduler", workspace);
-        if (standingBy) options.log(`cron: the scheduler before this one has stopped; this one runs the jobs of ${workspace} now`);
+        if (closed) await release();
+        else if (standingBy) options.log(`cron: the scheduler before this one has stopped; this one runs the jobs of ${workspace} now`);
       } catch (error) {
         if (!standingBy) options.log(await standbyLine(path, workspace, error));
         standingBy = true;
       }
       return [];
     },
-    close: async () => release?.(),
+    async close() {
+      closed = true;
+      await release?.();
+    },
   };
 }
 
