@@ -5,15 +5,14 @@
 import { createInterface } from "node:readline";
 import { z } from "zod";
 import { createClient, defineTool, openRuntime, runAgentTurn } from "../dist/index.js";
-import { resolveDatabaseConfig } from "../dist/postgres/config.js";
-import { openDatabase } from "../dist/postgres/database.js";
-import { PgSessionStore } from "../dist/postgres/pg-store.js";
+import { openPostgres } from "../dist/postgres/index.js";
 
 const [baseURL, workspace, key, turnsArg, url, schema] = process.argv.slice(2);
 const agent = { id: "main", name: "Worker", prompt: "You are a worker." };
 const client = createClient({ env: { ANTHROPIC_BASE_URL: baseURL, ANTHROPIC_API_KEY: "bench" }, maxRetries: 0 });
 const note = defineTool({ name: "note", description: "Notes a text.", input: z.object({ text: z.string() }), readOnly: true, run: ({ text }) => `noted ${text}` });
-const store = url ? new PgSessionStore(await openDatabase(resolveDatabaseConfig({ url, schema }, {})), { owned: true }) : undefined;
+// PostgreSQL as a library user opens it: once for the process, its sessions handed to every turn.
+const store = url ? (await openPostgres({ url, schema })).sessions : undefined;
 const runtime = await openRuntime({ workspace, cwd: workspace, client, builtinTools: false, includeTime: false, ...(store && { store }) });
 const options = { runtime, model: "claude-test-1", tools: [note] };
 

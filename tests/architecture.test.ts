@@ -30,8 +30,7 @@ const ALLOWED: Record<string, string[]> = {
   index: ["*"],
   shell: [...CORE],
   mcp: [...CORE],
-  // Until the claims seam takes the database's cron state out of cron/cron-backend.ts.
-  cron: [...CORE, "postgres"],
+  cron: [...CORE],
   postgres: [...CORE, "cron"],
   cli: ["*"],
   testing: [],

@@ -3,8 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { openAssistant, type Assistant, type AssistantOptions } from "../assistant/assistant.js";
 import type { McpHub } from "../mcp/hub.js";
-import { openSessionBackend } from "./session-backend.js";
-import type { SessionBackend } from "../sessions/store.js";
+import { openSessions, type OpenedSessions } from "./backends.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 
@@ -25,22 +24,23 @@ export interface CliAssistant {
 export async function openCliAssistant(args: CliArgs, io: CliIo, options: AssistantOptions): Promise<CliAssistant> {
   const warn = options.onWarning ?? (() => {});
   const mcp = existsSync(join(options.workspace, "mcp.json")) ? await (await import("../mcp/index.js")).openMcpHub(options.workspace, io.env, warn) : undefined;
-  let store: SessionBackend | undefined;
+  let opened: OpenedSessions | undefined;
   try {
-    store = await openSessionBackend({ sessionsDir: join(options.workspace, "sessions"), database: args.databaseUrl, env: io.env, onWarning: warn, ...(options.clock && { clock: options.clock }) });
-    const assistant = await openAssistant({ ...options, store, toolSources: [...(options.toolSources ?? []), ...(mcp ? [mcp] : [])] });
+    opened = await openSessions(args, io, options.workspace, { onWarning: warn, ...(options.clock && { clock: options.clock }) });
+    const assistant = await openAssistant({ ...options, store: opened.sessions, toolSources: [...(options.toolSources ?? []), ...(mcp ? [mcp] : [])] });
+    const sessions = opened;
     return {
       assistant,
       mcp,
       async close() {
         await assistant.close();
         await mcp?.close();
-        await store?.close();
+        await sessions.close();
       },
     };
   } catch (error) {
     await mcp?.close();
-    await store?.close();
+    await opened?.close();
     throw error;
   }
 }

@@ -1,5 +1,5 @@
 // `miniclaw sessions` and `miniclaw sessions show KEY [--all]`: list sessions, print one with its usage and cost.
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { styleText } from "node:util";
 import { ConfigError } from "../errors.js";
 import { formatUsageSummary, summarizeUsage } from "../model/usage.js";
@@ -7,11 +7,11 @@ import { isServerResult, serverCallText, serverResultText } from "../content.js"
 import { checkWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import type { CompactionRecord, MessageRecord, SessionRecord } from "../sessions/records.js";
 import { nestUnderParents } from "../sessions/session-listing.js";
-import { openSessionBackend } from "./session-backend.js";
 import type { SessionBackend } from "../sessions/store.js";
 import { exportSession, importSession } from "../sessions/transfer.js";
 import type { ContentBlockParam } from "../types.js";
 import type { CliArgs } from "./args.js";
+import { openSessions } from "./backends.js";
 import type { CliIo } from "./io.js";
 import { formatMinute, useColor } from "./render.js";
 import { visibleText } from "./visible-text.js";
@@ -25,11 +25,11 @@ export async function sessionsCommand(args: CliArgs, io: CliIo): Promise<number>
   const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
   await checkWorkspace(workspace);
   const onWarning = (m: string): void => void io.stderr.write(`warning: ${visibleText(m)}\n`);
-  const store = await openSessionBackend({ sessionsDir: join(workspace, "sessions"), database: args.databaseUrl, env: io.env, onWarning });
+  const opened = await openSessions(args, io, workspace, { onWarning });
   try {
-    return await sessionsSubcommand(store, args, io);
+    return await sessionsSubcommand(opened.sessions, args, io);
   } finally {
-    await store.close();
+    await opened.close();
   }
 }
 

@@ -1,9 +1,8 @@
 // `miniclaw steer KEY TEXT`: adds a message to a session's durable inbox, for its running turn or its next one.
-import { join } from "node:path";
 import { ConfigError } from "../errors.js";
 import { checkWorkspace, resolveWorkspace } from "../runtime/workspace.js";
-import { openSessionBackend } from "./session-backend.js";
 import type { CliArgs } from "./args.js";
+import { openSessions } from "./backends.js";
 import type { CliIo } from "./io.js";
 import { visibleLine } from "./visible-text.js";
 
@@ -30,9 +29,8 @@ export async function steerCommand(args: CliArgs, io: CliIo): Promise<number> {
   if (key === undefined || text.trim() === "") throw new ConfigError('usage: miniclaw steer KEY TEXT, e.g. miniclaw steer agent:main:main "also check the tests" (see miniclaw steer --help)');
   const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
   if (!(await checkWorkspace(workspace))) throw new ConfigError(`no workspace at ${workspace} (give --workspace DIR, or set MINICLAW_WORKSPACE)`);
-  const sessionsDir = join(workspace, "sessions");
-  const store = await openSessionBackend({ sessionsDir, database: args.databaseUrl, env: io.env });
-  const { id, known } = await (async () => ({ id: await store.addSteer(key, text), known: await store.exists(key) }))().finally(() => store.close());
+  const { sessions, close } = await openSessions(args, io, workspace);
+  const { id, known } = await (async () => ({ id: await sessions.addSteer(key, text), known: await sessions.exists(key) }))().finally(close);
   const where = known ? "its running turn takes it before its next request, or its next turn does" : "no such session yet: its first turn will take it";
   io.stderr.write(`steer ${id} queued for ${visibleLine(key, 200)} (${where})\n`);
   return 0;

@@ -6,7 +6,7 @@ import type { JsonSchema } from "../types.js";
 import { readOutputSchema } from "../loop/output-schema-file.js";
 import { checkSchedule } from "./cron.js";
 import type { ActiveHours } from "./heartbeat.js";
-import { readRegularText } from "../fs/regular-file.js";
+import { checkConfig, parseJsonConfig, readConfigText } from "../fs/config-file.js";
 
 /** The jobs file, inside the workspace. */
 export const CRON_FILE = "cron.json";
@@ -92,10 +92,7 @@ const fileSchema = z.strictObject(
  */
 export async function loadCronJobs(workspace: string): Promise<CronJob[]> {
   const file = join(workspace, CRON_FILE);
-  const raw = await readRegularText(file).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") throw new ConfigError(`${file} not found: create it with {"jobs": [...]} (see the example shipped with miniclaw)`);
-    throw new ConfigError(`${file}: cannot be read: ${error.message}`);
-  });
+  const raw = (await readConfigText(file, { hint: 'create it with {"jobs": [...]} (see the example shipped with miniclaw)' }))!;
   const jobs = parseCronJobs(raw, file);
   return Promise.all(
     jobs.map(async (job) => {
@@ -108,15 +105,8 @@ export async function loadCronJobs(workspace: string): Promise<CronJob[]> {
 
 /** Parses the text of a cron.json (`file` names it in errors). Throws ConfigError as `loadCronJobs` does. */
 export function parseCronJobs(raw: string, file: string): CronJob[] {
-  let data: unknown;
-  try {
-    data = JSON.parse(raw);
-  } catch (error) {
-    throw new ConfigError(`${file}: not valid JSON: ${(error as Error).message}`);
-  }
-  const top = fileSchema.safeParse(data);
-  if (!top.success) throw new ConfigError(`${file}: ${describeIssue(top.error.issues[0], Object.keys(fileSchema.shape))}`);
-  const jobs = top.data.jobs.map((entry, index) => parseJob(entry, index, file));
+  const top = checkConfig(fileSchema, parseJsonConfig(raw, file), file);
+  const jobs = top.jobs.map((entry, index) => parseJob(entry, index, file));
   const seen = new Set<string>();
   for (const job of jobs) {
     if (seen.has(job.name)) throw new ConfigError(`${file}: job "${job.name}": name: is used by another job; names must be unique`);
@@ -127,44 +117,26 @@ export function parseCronJobs(raw: string, file: string): CronJob[] {
 
 function parseJob(entry: unknown, index: number, file: string): CronJob {
   const rawName = (entry as { name?: unknown } | null)?.name;
-  const where = typeof rawName === "string" && rawName.trim() ? `job "${rawName.trim()}"` : `jobs[${index}]`;
+  const where = `${file}: ${typeof rawName === "string" && rawName.trim() ? `job "${rawName.trim()}"` : `jobs[${index}]`}`;
   const fail = (message: string): never => {
-    throw new ConfigError(`${file}: ${where}: ${message}`);
+    throw new ConfigError(`${where}: ${message}`);
   };
-  const parsed = jobSchema.safeParse(entry);
-  if (!parsed.success) return fail(describeIssue(parsed.error.issues[0], Object.keys(jobSchema.shape)));
-  const job = parsed.data;
+  const job = checkConfig(jobSchema, entry, where);
   const problem = checkSchedule(job.schedule, job.tz);
   if (problem) fail(`schedule: "${job.schedule}" ${problem}`);
   if (job.prompt === undefined && job.heartbeat !== true) fail('needs a "prompt", or "heartbeat": true to work through HEARTBEAT.md');
   if (job.outputSchema !== undefined && job.heartbeat === true) fail("outputSchema: does not go with a heartbeat, whose answer is HEARTBEAT_OK or an alert");
   if (job.finalPrompt !== undefined && job.until === undefined) fail('finalPrompt: is sent by the final run, after "until": set "until" too');
+  const { tz, agent, prompt, activeHours, maxBudgetUsd, outputSchema, until, finalPrompt } = job;
+  const optional = { tz, agent, prompt, activeHours, maxBudgetUsd, outputSchema, until, finalPrompt };
   return {
     name: job.name,
     schedule: job.schedule,
     session: job.session ?? `cron:${job.name}`,
     heartbeat: job.heartbeat ?? false,
     enabled: job.enabled ?? true,
-    ...(job.tz !== undefined && { tz: job.tz }),
-    ...(job.agent !== undefined && { agent: job.agent }),
-    ...(job.prompt !== undefined && { prompt: job.prompt }),
-    ...(job.activeHours !== undefined && { activeHours: job.activeHours }),
-    ...(job.maxBudgetUsd !== undefined && { maxBudgetUsd: job.maxBudgetUsd }),
-    ...(job.outputSchema !== undefined && { outputSchema: job.outputSchema }),
-    ...(job.until !== undefined && { until: job.until }),
-    ...(job.finalPrompt !== undefined && { finalPrompt: job.finalPrompt }),
+    ...(Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)) as Partial<CronJob>),
   };
-}
-
-/** `field: problem` for the first zod issue; `known` lists the fields of the object checked. */
-function describeIssue(issue: z.core.$ZodIssue | undefined, known: string[]): string {
-  if (!issue) return "is invalid";
-  const field = issue.path.map(String).join(".");
-  const message =
-    issue.code === "unrecognized_keys"
-      ? `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")} (known: ${(issue.path.at(-1) === "activeHours" ? ["start", "end"] : known).join(", ")})`
-      : issue.message;
-  return field ? `${field}: ${message}` : message;
 }
 
 function isTimeZone(tz: string): boolean {

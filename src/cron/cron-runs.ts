@@ -1,13 +1,8 @@
-// One cron run as a record: running a job safely, the line printed for it, and the append to cron/runs.jsonl.
-import { appendFile, mkdir } from "node:fs/promises";
-import { join } from "node:path";
+// One cron run as a record: running a job safely, and the line printed for it.
 import type { Clock } from "../deps.js";
 import type { Usage } from "../types.js";
 import type { CronJob } from "./cron-config.js";
-import { readRegularText } from "../fs/regular-file.js";
 
-/** Where every run is appended, inside the workspace. */
-export const RUNS_FILE = join("cron", "runs.jsonl");
 /** Characters of the reply shown in a run's line (an alert's is shown whole: it is the message); the record keeps all of it. */
 export const LINE_REPLY_CHARS = 100;
 
@@ -93,32 +88,6 @@ export function formatTime(at: number | Date, timeZone?: string): string {
   }).formatToParts(at);
   const part = (type: string): string => parts.find((p) => p.type === type)?.value ?? "??";
   return `${part("year")}-${part("month")}-${part("day")} ${part("hour")}:${part("minute")}`;
-}
-
-/** Appends one record to `<workspace>/cron/runs.jsonl`, creating the folder. A single small append, so lines never interleave. */
-export async function appendRunRecord(workspace: string, record: RunRecord): Promise<void> {
-  const file = join(workspace, RUNS_FILE);
-  await mkdir(join(file, ".."), { recursive: true });
-  await appendFile(file, `${JSON.stringify(record)}\n`, "utf8");
-}
-
-/**
- * The records of runs.jsonl, oldest first; none when no run was recorded. A line that is not a
- * record (a torn append, a hand edit) is skipped: the history is for reading, not for deciding.
- */
-export async function readRunRecords(workspace: string): Promise<RunRecord[]> {
-  const text = await readRegularText(join(workspace, RUNS_FILE)).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return "";
-    throw error;
-  });
-  return text.split("\n").flatMap((line) => {
-    try {
-      const record = JSON.parse(line) as Partial<RunRecord> | null;
-      return record && typeof record.job === "string" && typeof record.start === "string" && typeof record.end === "string" ? [record as RunRecord] : [];
-    } catch {
-      return [];
-    }
-  });
 }
 
 function cutAt(text: string, max: number): string {

@@ -1,7 +1,17 @@
-// Where the run log and the pauses live: the CronStore contract, and its files implementation (runs.jsonl, state.json).
+// Where the run log and the pauses live: the CronStore contract, and its files (runs.jsonl appended, state.json replaced atomically under a lock).
+import { appendFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { appendRunRecord, readRunRecords, RUNS_FILE, type RunRecord } from "./cron-runs.js";
-import { readPausedJobs, setJobPause, type JobPause } from "./cron-state.js";
+import * as z from "zod";
+import { systemClock } from "../deps.js";
+import { ConfigError } from "../errors.js";
+import { writeFileAtomic } from "../fs/atomic-write.js";
+import { readConfigText } from "../fs/config-file.js";
+import { withFileLock } from "../fs/file-lock.js";
+import { readRegularText } from "../fs/regular-file.js";
+import type { RunRecord } from "./cron-runs.js";
+
+/** Where every run is appended, inside the workspace. */
+export const RUNS_FILE = join("cron", "runs.jsonl");
 
 /**
  * The run log and the pauses of a workspace's jobs, on files or in the database. Every method
@@ -36,4 +46,78 @@ export function fileCronStore(workspace: string): CronStore {
     readPauses: () => readPausedJobs(workspace),
     setPause: (job, pause) => setJobPause(workspace, job, pause),
   };
+}
+
+/** Appends one record to `<workspace>/cron/runs.jsonl`, creating the folder. A single small append, so lines never interleave. */
+export async function appendRunRecord(workspace: string, record: RunRecord): Promise<void> {
+  const file = join(workspace, RUNS_FILE);
+  await mkdir(join(file, ".."), { recursive: true });
+  await appendFile(file, `${JSON.stringify(record)}\n`, "utf8");
+}
+
+/**
+ * The records of runs.jsonl, oldest first; none when no run was recorded. A line that is not a
+ * record (a torn append, a hand edit) is skipped: the history is for reading, not for deciding.
+ */
+export async function readRunRecords(workspace: string): Promise<RunRecord[]> {
+  const text = await readRegularText(join(workspace, RUNS_FILE)).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return "";
+    throw error;
+  });
+  return text.split("\n").flatMap((line) => {
+    try {
+      const record = JSON.parse(line) as Partial<RunRecord> | null;
+      return record && typeof record.job === "string" && typeof record.start === "string" && typeof record.end === "string" ? [record as RunRecord] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The state file, inside the workspace (beside runs.jsonl). */
+export const CRON_STATE_FILE = join("cron", "state.json");
+const LOCK_TIMEOUT_MS = 5_000;
+
+/** Why and since when a job is paused (an ISO time). */
+export interface JobPause {
+  since: string;
+  reason: string;
+}
+
+const stateSchema = z.object({ paused: z.record(z.string(), z.object({ since: z.string(), reason: z.string() })) });
+
+/**
+ * The paused jobs of `workspace`, by name; none when the file does not exist. Throws
+ * ConfigError when it cannot be read or was edited into something else.
+ */
+export async function readPausedJobs(workspace: string): Promise<Record<string, JobPause>> {
+  const file = join(workspace, CRON_STATE_FILE);
+  const raw = await readConfigText(file, { optional: true });
+  if (raw === undefined) return {};
+  const parsed = stateSchema.safeParse(await Promise.resolve().then(() => JSON.parse(raw) as unknown).catch(() => undefined));
+  if (!parsed.success) throw new ConfigError(`${file}: not a cron state ({"paused": {JOB: {"since", "reason"}}}); delete it to resume every job`);
+  return parsed.data.paused;
+}
+
+/**
+ * Records `job` as paused (`pause`) or resumed (undefined). Read, change and atomic
+ * replace happen under the file's lock: the scheduler and a `cron run` in another
+ * process may both write, and neither may lose the other's change.
+ */
+export async function setJobPause(workspace: string, job: string, pause: JobPause | undefined): Promise<void> {
+  const file = join(workspace, CRON_STATE_FILE);
+  const lock = {
+    timeoutMs: LOCK_TIMEOUT_MS,
+    clock: systemClock,
+    label: "cron state",
+    subject: file,
+    makeError: (message: string, cause?: unknown) => new ConfigError(message, { cause }),
+  };
+  await withFileLock(`${file}.lock`, lock, async () => {
+    const paused = await readPausedJobs(workspace);
+    if (pause) paused[job] = pause;
+    else if (job in paused) delete paused[job];
+    else return;
+    await writeFileAtomic(file, `${JSON.stringify({ paused }, null, 2)}\n`);
+  });
 }

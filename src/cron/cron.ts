@@ -1,10 +1,12 @@
-// The scheduler: cron jobs on node-schedule timers, one run per job at a time, pause on hopeless failures, bounded stop. The only home of node-schedule.
+// The one scheduler: cron expressions, node-schedule's timers, ticks claimed through CronClaims, one run per job at a time, bounded stop. The only home of node-schedule.
 import { createRequire } from "node:module";
 import type CronParser from "cron-parser";
 import type NodeSchedule from "node-schedule";
 import { systemClock, type Clock } from "../deps.js";
 import { hasEnded, type CronJob } from "./cron-config.js";
-import { executeRun, skippedRecord, type RunJob, type RunRecord } from "./cron-runs.js";
+import { executeRun, type RunJob, type RunRecord } from "./cron-runs.js";
+import { localClaims, type Claim, type CronClaims } from "./claims.js";
+import { gracefulStop, type RunningEntry } from "./stop.js";
 
 // Required on first use, not imported: a program importing the library for its loop pays nothing for cron.
 const requireCjs = createRequire(import.meta.url);
@@ -12,9 +14,6 @@ let cronParserModule: typeof CronParser | undefined;
 let nodeScheduleModule: typeof NodeSchedule | undefined;
 const cronParser = (): typeof CronParser => (cronParserModule ??= requireCjs("cron-parser") as typeof CronParser);
 const nodeSchedule = (): typeof NodeSchedule => (nodeScheduleModule ??= requireCjs("node-schedule") as typeof NodeSchedule);
-
-/** After the grace period, aborted runs get this long to settle before `stop` resolves anyway. */
-export const ABORT_SETTLE_MS = 1_000;
 
 /**
  * Checks a cron expression (5 fields, or 6 with seconds first, or an alias such as
@@ -42,7 +41,6 @@ export function nextRunTime(expression: string, tz: string | undefined, from: Da
   }
 }
 
-
 /** A job's timer, as the scheduler holds it. */
 export interface JobTimer {
   /** No further ticks. */
@@ -51,8 +49,8 @@ export interface JobTimer {
 
 /**
  * Starts the timer of one job: calls `tick` at each time its schedule names, until cancelled,
- * with that scheduled time when the timer knows it (node-schedule does; the database scheduler
- * names each tick by it). Returns null when the schedule never fires. The scheduler's default is
+ * with that scheduled time when the timer knows it (node-schedule does; claims name each tick by
+ * it). Returns null when the schedule never fires. The scheduler's default is
  * `nodeScheduleTimer`; tests pass their own to tick at chosen moments instead of waiting on the wall clock.
  */
 export type StartTimer = (job: CronJob, tick: (scheduledAt?: Date) => void) => JobTimer | null;
@@ -63,136 +61,143 @@ export const nodeScheduleTimer: StartTimer = (job, tick) => nodeSchedule().sched
 export interface SchedulerOptions {
   /** The jobs to schedule; disabled ones are left out. */
   jobs: readonly CronJob[];
-  /** Runs one job; given a signal that aborts at shutdown. Its throws are recorded, never propagated. */
+  /** Runs one job; given a signal that aborts at shutdown, or when its claim is lost. Its throws are recorded, never propagated. */
   runJob: RunJob;
+  /** Who may run each tick: files, PostgreSQL, or (default) this process alone (`localClaims`). Closed by `stop`. */
+  claims?: CronClaims;
   /** Timestamps of records and the grace wait; default the system clock. */
   clock?: Clock;
   /** Starts each job's timer; default `nodeScheduleTimer`. */
   startTimer?: StartTimer;
-  /** Notices: a job paused, shutdown progress. Must not throw. */
+  /** Notices: a job paused, shutdown progress, and the claims' own. Must not throw. */
   log: (line: string) => void;
-  /** Every finished run and every skipped tick, in order of completion. Awaited; a throw is logged. */
+  /** Every finished run and every skipped tick, once its claims stored it, in order of completion. Awaited; a throw is logged. */
   onRecord: (record: RunRecord) => void | Promise<void>;
 }
 
 export interface Scheduler {
   /**
-   * Stops scheduling, gives running jobs up to `graceMs` to finish, aborts the rest and
-   * waits at most ABORT_SETTLE_MS more, then resolves. Calling it again aborts running jobs now.
+   * Stops scheduling, gives running jobs up to `graceMs` to finish, aborts the rest and waits at
+   * most ABORT_SETTLE_MS more, then closes the claims and resolves. Calling it again aborts running jobs now.
    */
   stop(graceMs: number): Promise<void>;
 }
 
 interface Entry extends RunningEntry {
-  paused: boolean;
+  /** A claim of this job is being asked for: a tick meanwhile counts as coming while it runs. */
+  claiming: number;
+}
+
+/** One scheduler: its options, its jobs, and the work in flight that `stop` waits for. */
+interface State {
+  opts: SchedulerOptions;
+  clock: Clock;
+  claims: CronClaims;
+  entries: Entry[];
+  inflight: Set<Promise<unknown>>;
+  stopping: () => boolean;
 }
 
 /**
- * Schedules the enabled jobs and returns at once. Each tick runs its job unless a run of
- * it is still going (then a `skipped` record); runs are isolated, so a throwing job never
- * stops the others. A run whose status is `paused` cancels its job's timer; the caller stores
- * the pause (its record says so) and leaves the job out of the next scheduler it starts.
+ * Schedules the enabled jobs and returns at once. At each tick the claims say whether this process
+ * runs it (a lease), or what came of it instead (a skipped tick, records to report); a job never runs
+ * twice at once here, and runs are isolated, so a throwing job never stops the others. Every
+ * `claims.pollMs` the claims are asked for runs waiting for a worker. A run whose status is `paused`
+ * is stored as the job's pause by the claims, which leave its later ticks alone until it is lifted.
  */
 export function startScheduler(opts: SchedulerOptions): Scheduler {
   const clock = opts.clock ?? systemClock;
-  const startTimer = opts.startTimer ?? nodeScheduleTimer;
-  let stopping = (): boolean => false;
-  const report = async (record: RunRecord): Promise<void> => {
-    try {
-      await opts.onRecord(record);
-    } catch (error) {
-      opts.log(`cron: could not record the run of ${record.job}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  };
-
-  const tick = (entry: Entry): void => {
-    if (stopping() || entry.paused) return;
-    if (entry.running) {
-      void report(skippedRecord(entry.job, clock.now(), "the previous run is still going"));
-      return;
-    }
-    const controller = new AbortController();
-    const done = (async () => {
-      const record = await executeRun(entry.job, opts.runJob, { clock, signal: controller.signal });
-      const pause = record.status === "paused" && !entry.paused;
-      if (pause) {
-        entry.paused = true;
-        entry.timer?.cancel();
-      }
-      await report(record);
-      if (pause) opts.log(pauseNotice(entry.job, record));
-    })().finally(() => {
-      entry.running = undefined;
-    });
-    entry.running = { controller, done };
-  };
-
-  const entries: Entry[] = opts.jobs
+  const state: State = { opts, clock, claims: opts.claims ?? localClaims(clock), entries: [], inflight: new Set(), stopping: () => false };
+  state.entries = opts.jobs
     .filter((job) => job.enabled)
     .map((job) => {
-      const entry: Entry = { job, timer: null, paused: false };
-      entry.timer = startTimer(job, () => tick(entry));
+      const entry: Entry = { job, timer: null, claiming: 0 };
+      entry.timer = (opts.startTimer ?? nodeScheduleTimer)(job, (scheduledAt) => tick(state, entry, scheduledAt));
       if (!entry.timer) opts.log(`cron: ${job.name} has no future run time for "${job.schedule}"; not scheduled`);
       return entry;
     });
-
-  const stopper = gracefulStop({ entries, pending: () => entries.map((e) => e.running?.done), log: opts.log, clock });
-  stopping = stopper.stopping;
-  return { stop: stopper.stop };
-}
-
-/** A job as a scheduler's stop sees it: running while `running` is set. */
-export interface RunningEntry {
-  job: CronJob;
-  timer: JobTimer | null;
-  running?: { controller: AbortController; done: Promise<void> } | undefined;
-}
-
-/**
- * The `stop` of a scheduler (see Scheduler.stop) over its `entries`: cancels their timers, waits up
- * to the grace period for `pending()` (the runs, and whatever else the scheduler has in flight),
- * aborts the runs still going and waits at most ABORT_SETTLE_MS more. A second call aborts at once.
- * `stopping` is true from the first call on: the scheduler then starts nothing new.
- */
-export function gracefulStop(opts: { entries: readonly RunningEntry[]; pending: () => ReadonlyArray<Promise<unknown> | undefined>; log: (line: string) => void; clock: Clock }): {
-  stop: Scheduler["stop"];
-  stopping: () => boolean;
-} {
-  const { entries, log, clock } = opts;
-  let stopped: Promise<void> | undefined;
-  const runningNames = (): string => entries.filter((e) => e.running).map((e) => e.job.name).join(", ");
-  const abortRunning = (): void => {
-    for (const entry of entries) entry.running?.controller.abort();
+  const stopPolling = pollEvery(state);
+  const stopper = gracefulStop({ entries: state.entries, pending: () => [...state.inflight], log: opts.log, clock });
+  state.stopping = stopper.stopping;
+  let closed: Promise<void> | undefined;
+  return {
+    async stop(graceMs) {
+      stopPolling();
+      await stopper.stop(graceMs);
+      await (closed ??= state.claims.close());
+    },
   };
-  const stop = (graceMs: number): Promise<void> => {
-    if (stopped) {
-      abortRunning();
-      return stopped;
+}
+
+/** A tick of `entry`'s job, named by its scheduled second: the claims decide, then `settle`. */
+function tick(state: State, entry: Entry, scheduledAt?: Date): void {
+  if (state.stopping()) return;
+  const at = new Date(Math.round((scheduledAt?.getTime() ?? state.clock.now()) / 1000) * 1000);
+  const running = entry.running !== undefined || entry.claiming > 0;
+  entry.claiming += 1;
+  const claimed = state.claims.tick(entry.job, at, running).finally(() => (entry.claiming -= 1));
+  track(state, `the tick of ${entry.job.name} at ${at.toISOString()}`, claimed.then((claim) => settle(state, claim)));
+}
+
+/** Asks the claims for waiting runs at once, then every `pollMs` (±20 %) until stopped; returns the stop. */
+function pollEvery(state: State): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  const poll = async (): Promise<void> => {
+    const idle = state.entries.filter((e) => !e.running && e.claiming === 0).map((e) => e.job);
+    for (const claim of await state.claims.poll(idle)) track(state, `running ${claim.job.name}`, settle(state, claim));
+  };
+  const soon = (delayMs: number): void => {
+    timer = setTimeout(() => {
+      if (state.stopping()) return;
+      track(state, "polling", poll().finally(() => soon(state.claims.pollMs * (0.8 + Math.random() * 0.4))));
+    }, delayMs);
+  };
+  soon(0);
+  return () => clearTimeout(timer);
+}
+
+/** Reports what a claim stored, and runs its lease (one run per job at a time); resolves when that run is over. */
+async function settle(state: State, claim: Claim): Promise<void> {
+  await report(state, claim.records);
+  const entry = state.entries.find((e) => e.job.name === claim.job.name);
+  const { lease } = claim;
+  if (!lease) return;
+  if (!entry || entry.running) return lease.release();
+  const controller = new AbortController();
+  const done = (async () => {
+    try {
+      const record = await executeRun(entry.job, state.opts.runJob, { clock: state.clock, signal: AbortSignal.any([controller.signal, lease.lost]) });
+      if (!(await lease.finish(record))) return;
+      await report(state, [record]);
+      if (record.status === "paused") state.opts.log(pauseNotice(entry.job, record));
+    } finally {
+      await lease.release();
     }
-    for (const entry of entries) entry.timer?.cancel();
-    stopped = (async () => {
-      if (runningNames()) log(`cron: waiting up to ${(graceMs / 1000).toFixed(1)}s for ${runningNames()} to finish`);
-      await settleOrTimeout(opts.pending(), graceMs, clock);
-      if (!runningNames()) return;
-      log(`cron: aborting ${runningNames()}`);
-      abortRunning();
-      await settleOrTimeout(opts.pending(), ABORT_SETTLE_MS, clock);
-      if (runningNames()) log(`cron: gave up waiting for ${runningNames()}`);
-    })();
-    return stopped;
-  };
-  return { stop, stopping: () => stopped !== undefined };
+  })().finally(() => (entry.running = undefined));
+  entry.running = { controller, done };
+  await done;
+}
+
+/** Hands each record to `onRecord`, in order; a throw is logged. */
+async function report(state: State, records: readonly RunRecord[]): Promise<void> {
+  for (const record of records) {
+    try {
+      await state.opts.onRecord(record);
+    } catch (error) {
+      state.opts.log(`cron: could not record the run of ${record.job}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+/** Keeps `promise` in the work `stop` waits for; its failure is logged. */
+function track(state: State, what: string, promise: Promise<unknown>): void {
+  const tracked = promise.catch((error: unknown) => state.opts.log(`cron: ${what}: ${error instanceof Error ? error.message : String(error)}`));
+  state.inflight.add(tracked);
+  void tracked.finally(() => state.inflight.delete(tracked));
 }
 
 /** The line logged when a run pauses its job: an ended job (past its `until`) is over, any other waits for a person. */
 export function pauseNotice(job: CronJob, record: RunRecord): string {
   if (hasEnded(job, Date.parse(record.start))) return `cron: ${job.name} has ended (its until, ${job.until}, has passed): no further runs; miniclaw cron run ${job.name} --force runs it once more`;
   return `cron: ${job.name} is paused: no further runs; miniclaw cron run ${job.name} --force runs it and, when it succeeds, resumes it`;
-}
-
-/** Waits until every promise settles or `ms` pass, whichever is first, leaving no timer behind. Never rejects. */
-export async function settleOrTimeout(promises: ReadonlyArray<Promise<unknown> | undefined>, ms: number, clock: Clock): Promise<void> {
-  const timeout = new AbortController();
-  await Promise.race([Promise.allSettled(promises), clock.sleep(ms, timeout.signal).catch(() => undefined)]);
-  timeout.abort();
 }

@@ -2,7 +2,7 @@
 import type PgBoss from "pg-boss";
 import type { Database, Queryable } from "./database.js";
 import { inTransaction } from "./transaction.js";
-import { runLockHeldSql } from "./cron-run-lock.js";
+import { lockHeldSql } from "./advisory-lock.js";
 
 /** Each job of cron.json has the pg-boss queue `miniclaw.cron.<job>`. */
 export const QUEUE_PREFIX = "miniclaw.cron.";
@@ -10,7 +10,7 @@ export const QUEUE_PREFIX = "miniclaw.cron.";
 export const RETRY_LIMIT = 1;
 /**
  * pg-boss's maintenance fails an active job older than this (its own dead-worker rule, 24 hours at
- * most). Ours is faster (the run lock, see cron-pg-scheduler.ts), so this is set as long as pg-boss
+ * most). Ours is faster (the run lock, see cron-claims.ts), so this is set as long as pg-boss
  * allows: a run that is still going must never be failed under its worker's feet and run again.
  */
 const EXPIRE_IN_SECONDS = 23 * 60 * 60;
@@ -94,7 +94,7 @@ export async function openCronQueue(database: Database, jobs: readonly string[],
     async withWork(jobs) {
       const { rows } = await database.pool.query<{ name: string }>(
         `SELECT q.name FROM unnest($1::text[], $2::bigint[], $3::text[]) AS q(queue, key, name)
-          WHERE EXISTS (SELECT 1 FROM ${jobTable} j WHERE j.name = q.queue AND j.state < 'completed' AND j.start_after < now()) AND NOT ${runLockHeldSql("q.key")}`,
+          WHERE EXISTS (SELECT 1 FROM ${jobTable} j WHERE j.name = q.queue AND j.state < 'completed' AND j.start_after < now()) AND NOT ${lockHeldSql("q.key")}`,
         [jobs.map((job) => queueName(job.name)), jobs.map((job) => job.lockKey), jobs.map((job) => job.name)],
       );
       return rows.map((row) => row.name);

@@ -1,8 +1,7 @@
 // The run log and the pauses in PostgreSQL (cron_runs, cron_pauses): the CronStore every worker of a schema shares.
 import type { Database, Queryable } from "./database.js";
 import type { RunRecord } from "../cron/cron-runs.js";
-import type { JobPause } from "../cron/cron-state.js";
-import type { CronStore } from "../cron/cron-store.js";
+import type { CronStore, JobPause } from "../cron/cron-store.js";
 
 /** How this process names itself in cron_runs.worker and cron_ticks.claimed_by: its connections' application name, `miniclaw pid N on HOST`. */
 export function workerName(database: Database): string {

@@ -4,8 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
 import { TEMPLATE_WORKSPACE } from "../../src/paths.js";
-import { loadCronJobs, parseCronJobs } from "../../src/cron/cron-config.js";
-import { checkSchedule, nextRunTime } from "../../src/cron/cron.js";
+import { loadCronJobs, parseCronJobs, checkSchedule, nextRunTime } from "../../src/cron/index.js";
 
 const FILE = "/ws/cron.json";
 const parse = (data: unknown): ReturnType<typeof parseCronJobs> => parseCronJobs(JSON.stringify(data), FILE);
@@ -42,7 +41,7 @@ describe("cron.json", () => {
   it.each([
     ["bad JSON", "{ jobs: [", /^\/ws\/cron\.json: not valid JSON/],
     ["no jobs list", { job: [] }, /^\/ws\/cron\.json: jobs: must be a list of jobs/],
-    ["an unknown top-level field", { jobs: [], job: [] }, /^\/ws\/cron\.json: unknown field "job" \(known: jobs\)/],
+    ["an unknown top-level field", { jobs: [], job: [] }, /^\/ws\/cron\.json: unknown field "job" \(did you mean "jobs"\?\) \(known: jobs\)/],
     ["a missing name", { jobs: [{ schedule: "* * * * *", prompt: "x" }] }, /^\/ws\/cron\.json: jobs\[0\]: name: is required/],
     ["a bad schedule", { jobs: [{ name: "m", schedule: "61 * * * *", prompt: "x" }] }, /^\/ws\/cron\.json: job "m": schedule: "61 \* \* \* \*" is not a valid cron expression \(.*59/],
     ["too few fields", { jobs: [{ name: "m", schedule: "* * *", prompt: "x" }] }, /job "m": schedule: "\* \* \*" has 3 fields/],

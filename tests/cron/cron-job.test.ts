@@ -4,11 +4,10 @@ import { join } from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
 import { systemClock } from "../../src/deps.js";
 import { createClient } from "../../src/model/client.js";
-import type { CronJob } from "../../src/cron/cron-config.js";
-import { createJobRunner, outcomeOf } from "../../src/cron/cron-job.js";
 import { ensureWorkspace } from "../../src/runtime/workspace.js";
 import { startScriptedModel, type Rule } from "../../src/testing/index.js";
 import type { AgentEvent, StopReason, TurnResult } from "../../src/types.js";
+import { type CronJob, createJobRunner, outcomeOf } from "../../src/cron/index.js";
 
 const job = (extra: Partial<CronJob> = {}): CronJob => ({ name: "check", schedule: "* * * * *", session: "cron:check", heartbeat: false, enabled: true, prompt: "morning check", ...extra });
 

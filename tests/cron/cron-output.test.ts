@@ -4,12 +4,10 @@ import { join } from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
 import { ConfigError } from "../../src/errors.js";
 import { createClient } from "../../src/model/client.js";
-import { loadCronJobs, parseCronJobs, type CronJob } from "../../src/cron/cron-config.js";
-import { createJobRunner, outcomeOf } from "../../src/cron/cron-job.js";
-import { formatRunLine, type RunRecord } from "../../src/cron/cron-runs.js";
 import { ensureWorkspace } from "../../src/runtime/workspace.js";
 import { startScriptedModel, type Rule } from "../../src/testing/index.js";
 import type { TurnResult } from "../../src/types.js";
+import { loadCronJobs, parseCronJobs, type CronJob, createJobRunner, outcomeOf, formatRunLine, type RunRecord } from "../../src/cron/index.js";
 
 const SCHEMA = { type: "object", properties: { open: { type: "integer" }, oldest: { type: "string" } }, required: ["open", "oldest"] };
 

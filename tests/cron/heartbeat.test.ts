@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { TEMPLATE_WORKSPACE } from "../../src/paths.js";
-import { buildHeartbeatPrompt, hasHeartbeatContent, interpretHeartbeatReply, isWithinActiveHours } from "../../src/cron/heartbeat.js";
+import { buildHeartbeatPrompt, hasHeartbeatContent, interpretHeartbeatReply, isWithinActiveHours } from "../../src/cron/index.js";
 
 describe("hasHeartbeatContent", () => {
   it.each([

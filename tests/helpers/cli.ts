@@ -1,5 +1,5 @@
 // Runs the CLI two ways: in this process through `main(argv, io)` with an io of its own, or as the real binary (`node bin/miniclaw.js`).
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { PassThrough, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { CliIo } from "../../src/cli/io.js";
@@ -130,4 +130,22 @@ export function runCli(args: string[], opts: CliOptions & { timeoutMs?: number }
 export function testIo(cwd: string, env: Record<string, string | undefined>): CliIo {
   const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
   return { stdin: new PassThrough(), stdout: sink, stderr: sink, env: { ...env }, cwd, onSignal: () => () => {} };
+}
+
+/** A real binary started by `startCli`: its output so far, the child to signal, and its exit code once it ends. */
+export interface CliProcess {
+  child: ChildProcessWithoutNullStreams;
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<number | null>;
+}
+
+/** Starts the real binary with `args` and returns at once, for what runs until a signal (`miniclaw cron`); the caller ends it. */
+export function startCli(args: string[], opts: CliOptions = {}): CliProcess {
+  const child = spawn(process.execPath, [BIN, ...args], { env: opts.env ?? cleanEnv(), cwd: opts.cwd, stdio: ["pipe", "pipe", "pipe"] });
+  const out = { stdout: "", stderr: "" };
+  child.stdout.on("data", (d: Buffer) => (out.stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (out.stderr += d.toString()));
+  child.stdin.end(opts.input ?? "");
+  return { child, stdout: () => out.stdout, stderr: () => out.stderr, exited: new Promise((resolve) => child.on("close", resolve)) };
 }

@@ -1,7 +1,7 @@
 // The loop on PostgreSQL: compaction, repair and reloads work unchanged on the database backend.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
-import { PgSessionStore } from "../../src/postgres/pg-store.js";
+import { PgSessionStore } from "../../src/postgres/index.js";
 import { startScriptedModel, validateRequest, type ScriptedModel } from "../../src/testing/index.js";
 import type { AgentEvent } from "../../src/types.js";
 import { databaseUnavailable, openTestDatabase, type TestDatabase } from "../helpers/pg.js";

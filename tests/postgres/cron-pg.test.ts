@@ -1,14 +1,13 @@
+// Cron on PostgreSQL through the module's entry: workers are openPostgres(...).cron claims under the one scheduler.
+// A worker that died mid-run is planted with pg-boss itself (openCronQueue), an internal on purpose.
 import { afterEach, describe, it } from "vitest";
-import { resolveDatabaseConfig } from "../../src/postgres/config.js";
-import { openDatabase, type Database } from "../../src/postgres/database.js";
-import type { StartTimer } from "../../src/cron/cron.js";
-import type { CronJob } from "../../src/cron/cron-config.js";
+import { startScheduler, type CronJob, type RunJob, type RunOutcome, type RunRecord, type StartTimer } from "../../src/cron/index.js";
+import { openPostgres, STALE_DETAIL, type Postgres } from "../../src/postgres/index.js";
+import type { Database } from "../../src/postgres/database.js";
 import { inTransaction } from "../../src/postgres/transaction.js";
-import { openCronQueue, type CronQueue } from "../../src/postgres/cron-pg.js";
-import { STALE_DETAIL, startDatabaseScheduler } from "../../src/postgres/cron-pg-scheduler.js";
-import { RunLocks, runLockKey } from "../../src/postgres/cron-run-lock.js";
-import type { RunJob, RunOutcome, RunRecord } from "../../src/cron/cron-runs.js";
-import { databaseCronStore, workerName } from "../../src/postgres/cron-table.js";
+import { openCronQueue } from "../../src/postgres/cron-pg.js";
+import { runLockKey } from "../../src/postgres/cron-claims.js";
+import { workerName } from "../../src/postgres/cron-table.js";
 import { databaseUnavailable, newTestSchema, withTestClient, type TestSchema } from "../helpers/pg.js";
 import { until as waitUntil } from "../helpers/manual-clock.js";
 
@@ -35,7 +34,6 @@ function manualTimers() {
 
 interface Worker {
   name: string;
-  queue: CronQueue;
   records: RunRecord[];
   logs: string[];
   stop(graceMs?: number): Promise<void>;
@@ -43,6 +41,7 @@ interface Worker {
 
 describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", () => {
   let schema: TestSchema;
+  let pg: Postgres;
   let database: Database;
   const cleanups: Array<() => Promise<void>> = [];
 
@@ -52,8 +51,9 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
 
   async function open(): Promise<Database> {
     schema = newTestSchema();
-    database = await openDatabase(resolveDatabaseConfig({ url: schema.url, schema: schema.schema }, {})!);
-    cleanups.push(() => schema.drop(), () => database.close());
+    pg = await openPostgres({ url: schema.url, schema: schema.schema });
+    database = pg.sessions.database;
+    cleanups.push(() => schema.drop(), () => pg.close());
     return database;
   }
 
@@ -62,17 +62,17 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
     const timers = manualTimers();
     const logs: string[] = [];
     const records: RunRecord[] = [];
-    const queue = await openCronQueue(database, jobs.map((j) => j.name), (line) => logs.push(line));
-    const scheduler = startDatabaseScheduler({ database, queue, jobs, runJob, startTimer: timers.startTimer, log: (l) => logs.push(l), onRecord: (r) => void records.push(r), worker: name, pollMs: 300, ...extra });
+    const log = (line: string): void => void logs.push(line);
+    const claims = await pg.cron.openClaims(jobs, { log, worker: name, pollMs: 300, ...extra });
+    const scheduler = startScheduler({ jobs, runJob, claims, startTimer: timers.startTimer, log, onRecord: (r) => void records.push(r) });
     let stopped = false;
     const stop = async (graceMs = 5_000): Promise<void> => {
       if (stopped) return;
       stopped = true;
       await scheduler.stop(graceMs);
-      await queue.stop();
     };
     cleanups.push(stop);
-    return { name, queue, records, logs, stop, fire: timers.fire };
+    return { name, records, logs, stop, fire: timers.fire };
   }
 
   const rows = async (sql: string, values: unknown[] = []) => (await database.pool.query(sql, values)).rows as Array<Record<string, unknown>>;
@@ -131,7 +131,7 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
     const [a, b] = await Promise.all([startWorker("a", [job("watch")], runJob), startWorker("b", [job("watch")], runJob)]);
     a.fire(at(0));
     await until(() => a.records.length + b.records.length === 1);
-    const store = databaseCronStore(database);
+    const store = pg.cron.store;
     expect(Object.keys(await store.readPauses())).toEqual(["watch"]);
     expect(a.logs.join("\n")).toMatch(/watch is paused: no further runs/);
     for (const second of [1, 2]) for (const w of [a, b]) w.fire(at(second));
@@ -206,9 +206,7 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
     await open();
     let calls = 0;
     const worker = await startWorker("a", [job("pulse")], async () => ((calls += 1), { status: "ok" }));
-    const manual = new RunLocks(database, () => undefined);
-    cleanups.push(() => manual.close());
-    const lock = await manual.tryLock("pulse");
+    const lock = await pg.cron.claimRun(job("pulse"), () => undefined);
     expect(lock).toBeDefined();
     worker.fire(at(0));
     await until(() => worker.records.length === 1);
@@ -218,7 +216,7 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
     expect(worker.records.map((r) => [r.status, r.detail])).toEqual([["skipped", "the previous run is still going"]]);
   });
 
-  it("holds all of a worker's run locks on one connection, and runs no more jobs at once than its maxRuns", async ({ expect }) => {
+  it("holds each run lock on a connection of its own, and runs no more jobs at once than its maxRuns", async ({ expect }) => {
     await open();
     const going = new Map<string, () => void>();
     const runJob: RunJob = (j) => new Promise<RunOutcome>((resolve) => going.set(j.name, () => resolve({ status: "ok" })));
@@ -234,7 +232,7 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
       return held.filter((row) => keys.includes(row.key));
     });
     expect(holders).toHaveLength(2);
-    expect(new Set(holders.map((row) => row.pid)).size).toBe(1);
+    expect(new Set(holders.map((row) => row.pid)).size).toBe(2);
     // The third waits in its queue for a worker with room: another one's poller takes it.
     const b = await startWorker("b", jobs, runJob);
     await until(() => going.size === 3);
@@ -306,7 +304,7 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
     await withTestClient((client) => client.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = $1::bigint`, [key]));
     await until(() => signals[0]!.aborted);
     await until(() => a.logs.some((line) => /lost its run lock mid-run/.test(line)));
-    expect(a.logs[0]).toMatch(/^cron: lost the connection holding the run locks \(terminating connection due to administrator command\); the runs going on here are aborted$/);
+    expect(a.logs[0]).toMatch(/^cron: pulse: lost its run lock mid-run \(terminating connection due to administrator command\); the run was aborted and is left to the next worker to retry$/);
     // The next holder (this worker's poller, on a new connection) finds the run orphaned: recorded, retried once.
     await until(() => a.records.length === 2);
     await a.stop();

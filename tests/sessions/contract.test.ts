@@ -1,7 +1,7 @@
 // The session contract, one suite run against both backends: the JSONL files and PostgreSQL.
 import { appendFile } from "node:fs/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PgSessionStore } from "../../src/postgres/pg-store.js";
+import { PgSessionStore } from "../../src/postgres/index.js";
 import type { CompactionRecord, SessionRecord } from "../../src/sessions/records.js";
 import { SessionStore, type SessionBackend } from "../../src/sessions/store.js";
 import { exportSession, importSession } from "../../src/sessions/transfer.js";

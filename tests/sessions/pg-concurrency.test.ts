@@ -3,9 +3,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { resolveDatabaseConfig } from "../../src/postgres/config.js";
-import { openDatabase, type Database } from "../../src/postgres/database.js";
-import { PgSessionStore } from "../../src/postgres/pg-store.js";
+import { openPostgres, PgSessionStore } from "../../src/postgres/index.js";
+import type { Database } from "../../src/postgres/database.js";
 import Anthropic from "@anthropic-ai/sdk";
 import { z } from "zod";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
@@ -164,9 +163,9 @@ describe.skipIf(unavailable !== undefined)("sessions on PostgreSQL across proces
   });
 
   it("queues this process's waiters in memory: they hold no turn connection, and a full pool is said as such", async () => {
-    const small = await openDatabase(resolveDatabaseConfig({ url: schema.url, schema: schema.schema, turnConnections: 2 }, {})!);
+    const small = await openPostgres({ url: schema.url, schema: schema.schema, turnConnections: 2 }, { lockTimeoutMs: 400 });
     try {
-      const narrow = new PgSessionStore(small, { lockTimeoutMs: 400 });
+      const narrow = small.sessions;
       const releaseA = await narrow.lock("a");
       const waiters = [narrow.lock("a"), narrow.lock("a")].map((p) => p.then((release) => release(), (error: Error) => error.message));
       const releaseB = await narrow.lock("b");
@@ -185,13 +184,13 @@ describe.skipIf(unavailable !== undefined)("sessions on PostgreSQL across proces
     const fresh = newTestSchema();
     try {
       // Different pool sizes make four databases, not one shared: four migrations race on an empty schema.
-      const racing = await Promise.all([1, 2, 3, 4].map((poolSize) => openDatabase(resolveDatabaseConfig({ url: fresh.url, schema: fresh.schema, poolSize }, {})!)));
+      const racing = await Promise.all([1, 2, 3, 4].map((poolSize) => openPostgres({ url: fresh.url, schema: fresh.schema, poolSize })));
       const versions = await withTestClient((client) => client.query(`SELECT version FROM "${fresh.schema}".migrations ORDER BY version`));
       expect(versions.rows.map((row: { version: number }) => row.version)).toEqual([1, 2]);
-      const appended = new PgSessionStore(racing[3]!);
+      const appended = racing[3]!.sessions;
       await appended.append(KEY, [user("after the race")]);
-      expect((await new PgSessionStore(racing[0]!).load(KEY)).messages).toEqual([{ role: "user", content: "after the race" }]);
-      await Promise.all(racing.map((database) => database.close()));
+      expect((await racing[0]!.sessions.load(KEY)).messages).toEqual([{ role: "user", content: "after the race" }]);
+      await Promise.all(racing.map((postgres) => postgres.close()));
     } finally {
       await fresh.drop();
     }
@@ -205,9 +204,9 @@ describe.skipIf(unavailable !== undefined)("sessions on PostgreSQL across proces
     );
     const url = schema.url.replace(/\/\/[^@/]*@/, `//${role}@`);
     try {
-      const app = await openDatabase(resolveDatabaseConfig({ url, schema: schema.schema }, {})!);
+      const app = await openPostgres({ url, schema: schema.schema });
       try {
-        const appStore = new PgSessionStore(app);
+        const appStore = app.sessions;
         await appStore.append(KEY, [user("from the app role")]);
         expect((await appStore.load(KEY)).messages).toEqual([{ role: "user", content: "from the app role" }]);
       } finally {

@@ -1,0 +1,59 @@
+// The CLI's one place that picks where sessions and cron live: PostgreSQL with --database-url or MINICLAW_DATABASE_URL, else the workspace's files.
+import { join } from "node:path";
+import type { CronBackend } from "../cron/index.js";
+import type { Postgres } from "../postgres/index.js";
+import { SessionStore, type SessionBackend } from "../sessions/store.js";
+import type { Clock } from "../deps.js";
+import type { CliArgs } from "./args.js";
+import type { CliIo } from "./io.js";
+
+/** Sessions the CLI opened, to hand to `openAssistant({ store })` and close at the end. */
+export interface OpenedSessions {
+  sessions: SessionBackend;
+  /** Closes the sessions (and gives the database back). Never throws. */
+  close(): Promise<void>;
+}
+
+/** Cron's backend, the sessions its runs use, and whether every worker shares the jobs (a database). */
+export interface OpenedCron extends OpenedSessions {
+  cron: CronBackend;
+  /** True on PostgreSQL: any number of workers tick the same jobs, and a pause is seen by all of them. */
+  shared: boolean;
+}
+
+/** Options of the sessions opened. */
+export interface SessionsOptions {
+  clock?: Clock;
+  onWarning?: (message: string) => void;
+}
+
+/**
+ * The sessions of a command: PostgreSQL when `--database-url` or MINICLAW_DATABASE_URL of `io.env`
+ * names a database (only then are `pg` and the postgres module loaded), else `<workspace>/sessions`.
+ * Throws ConfigError for a bad setting or a database that cannot be used.
+ */
+export async function openSessions(args: Pick<CliArgs, "databaseUrl">, io: Pick<CliIo, "env">, workspace: string, options: SessionsOptions = {}): Promise<OpenedSessions> {
+  const postgres = await openDatabaseOf(args, io, options);
+  if (postgres) return { sessions: postgres.sessions, close: () => postgres.close() };
+  const sessions = new SessionStore(join(workspace, "sessions"), options);
+  return { sessions, close: () => sessions.close() };
+}
+
+/** Cron's backend for `workspace`, chosen as `openSessions` chooses, with the sessions its runs go on. */
+export async function openCron(args: Pick<CliArgs, "databaseUrl">, io: Pick<CliIo, "env">, workspace: string, options: SessionsOptions = {}): Promise<OpenedCron> {
+  const postgres = await openDatabaseOf(args, io, options);
+  if (postgres) return { cron: postgres.cron, shared: true, sessions: postgres.sessions, close: () => postgres.close() };
+  const { fileCron } = await import("../cron/index.js");
+  const sessions = new SessionStore(join(workspace, "sessions"), options);
+  return { cron: fileCron(workspace), shared: false, sessions, close: () => sessions.close() };
+}
+
+/** `miniclaw db migrate`'s database, or undefined when none is configured. */
+export async function openDatabaseOf(args: Pick<CliArgs, "databaseUrl">, io: Pick<CliIo, "env">, options: SessionsOptions = {}): Promise<Postgres | undefined> {
+  const url = args.databaseUrl ?? io.env["MINICLAW_DATABASE_URL"];
+  if (url === undefined || url.trim() === "") return undefined;
+  const { openPostgres, resolveDatabaseConfig } = await import("../postgres/index.js");
+  // The environment is read here, by the CLI, and only here: the postgres module is told which database.
+  const config = resolveDatabaseConfig(args.databaseUrl, io.env)!;
+  return openPostgres(config, options);
+}
