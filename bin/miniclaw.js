@@ -10,7 +10,7 @@ for (const stream of [process.stdout, process.stderr]) {
 
 let cli;
 try {
-  cli = await import("../dist/cli-bundle/main.js");
+  cli = await import("../dist/pkg/cli/main.js");
 } catch (error) {
   if (error?.code === "ERR_MODULE_NOT_FOUND" && String(error.message).includes("dist")) {
     process.stderr.write("miniclaw is not built: run `npm install` in its folder (it builds dist/ from src/).\n");

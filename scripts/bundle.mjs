@@ -1,22 +1,21 @@
-// Builds dist/'s two esbuild bundles from src/: the library (`import "miniclaw"`, dist/lib) and the CLI (dist/cli-bundle).
+// Builds the package's code once: every entry (the core, its modules, the CLI) in one esbuild run into dist/pkg, sharing chunks.
 // Node 20 loads a package of many ES modules at a fraction of a millisecond per file; one file of the same code loads in a third of the time.
 import { build, transform } from "esbuild";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 
 const root = new URL("..", import.meta.url);
-const { dependencies } = JSON.parse(readFileSync(new URL("package.json", root), "utf8"));
+const OUT = "dist/pkg";
+
+/** The entries: `import "miniclaw"`, its subpath exports, and the command line. */
+const ENTRIES = ["src/index.ts", "src/shell/index.ts", "src/mcp/index.ts", "src/postgres/index.ts", "src/cron/index.ts", "src/testing/index.ts", "src/cli/main.ts"];
 
 /**
- * Bundled into the library: what every `import "miniclaw"` loads before its first request. The SDK alone is 274
- * modules (250 ms to import on a 2-core machine; 75 ms as one file). A client the caller builds from its own copy
- * of the SDK still works: the loop knows the SDK's errors by their fields (model/api-error.ts), not their class.
+ * Left out, loaded from node_modules when used: the optional peers (PostgreSQL, MCP), the tree-sitter packages (they find
+ * their .wasm files beside their own modules), and cron's schedule packages (required only by cron, lazily). The rest is
+ * bundled: the SDK alone is 274 modules (250 ms to import on a 2-core machine; 75 ms as one file), and zod's namespace
+ * import keeps only the parts miniclaw uses (a user's tools are still checked by the user's own schemas).
  */
-const LIBRARY_BUNDLED = ["@anthropic-ai/sdk", "gray-matter"];
-/**
- * Left out of the CLI bundle: the tree-sitter packages find their .wasm files beside their own modules, and
- * node-schedule and cron-parser are required only by cron, lazily.
- */
-const CLI_EXTERNAL = ["web-tree-sitter", "tree-sitter-bash", "node-schedule", "cron-parser"];
+const EXTERNAL = ["pg", "pg-boss", "@modelcontextprotocol/client", "web-tree-sitter", "tree-sitter-bash", "node-schedule", "cron-parser"];
 
 /**
  * CommonJS code in an ES module bundle calls `require` for Node's builtins. js-yaml 3 (gray-matter's YAML) also
@@ -29,32 +28,38 @@ const REQUIRE_BANNER = [
   "const require = Object.assign((id) => { if (id === 'esprima') throw Object.assign(new Error(\"Cannot find module 'esprima'\"), { code: 'MODULE_NOT_FOUND' }); return __nodeRequire(id); }, __nodeRequire);",
 ].join(" ");
 
-const common = { bundle: true, platform: "node", format: "esm", target: "node20", splitting: true, logLevel: "warning", banner: { js: REQUIRE_BANNER } };
-
 /**
  * esbuild writes strings as ASCII but keeps comments as they are, and one character outside ASCII makes Node decode
- * the whole file slower and V8 hold and scan it as a two-byte string: about 10 ms more to import the CLI's two largest
- * chunks. Such characters are escaped in place, but only when that changes nothing but comments: the file without
- * its comments and whitespace must read the same before and after.
+ * the whole file slower and V8 hold and scan it as a two-byte string. Such characters are escaped in place, but only
+ * when that changes nothing but comments: the file without its comments and whitespace must read the same.
  */
 async function escapeToAscii(dir) {
-  for (const name of readdirSync(new URL(dir, root)).filter((n) => n.endsWith(".js"))) {
-    const file = new URL(`${dir}/${name}`, root);
+  for (const entry of readdirSync(new URL(dir, root), { recursive: true }).filter((n) => n.endsWith(".js"))) {
+    const file = new URL(`${dir}/${entry}`, root);
     const code = readFileSync(file, "utf8");
     const ascii = code.replace(/[^\x00-\x7f]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
     if (ascii === code) continue;
     const bare = async (text) => (await transform(text, { minifyWhitespace: true, format: "esm", charset: "ascii" })).code;
     if ((await bare(code)) === (await bare(ascii))) writeFileSync(file, ascii);
     // Outside a comment (a regular expression, a template), only the source can say it another way: say where.
-    else console.warn(`bundle: ${dir}/${name} keeps characters outside ASCII outside its comments; spell them as \\u escapes in the source`);
+    else console.warn(`bundle: ${dir}/${entry} keeps characters outside ASCII outside its comments; spell them as \\u escapes in the source`);
   }
 }
 
-for (const dir of ["dist/cli-bundle", "dist/lib"]) rmSync(new URL(dir, root), { recursive: true, force: true });
-await Promise.all([
-  // The library leaves out every other dependency: a user's zod is the one its tools' schemas are checked with, and
-  // PostgreSQL, MCP, tree-sitter and cron load only when used.
-  build({ ...common, entryPoints: ["src/index.ts"], outdir: "dist/lib", external: Object.keys(dependencies).filter((name) => !LIBRARY_BUNDLED.includes(name)) }),
-  build({ ...common, entryPoints: ["src/cli/main.ts"], outdir: "dist/cli-bundle", external: CLI_EXTERNAL }),
-]);
-await Promise.all(["dist/cli-bundle", "dist/lib"].map(escapeToAscii));
+for (const dir of [OUT, "dist/cli-bundle", "dist/lib"]) rmSync(new URL(dir, root), { recursive: true, force: true });
+await build({
+  entryPoints: ENTRIES,
+  outdir: OUT,
+  outbase: "src",
+  entryNames: "[dir]/[name]",
+  chunkNames: "chunks/[name]-[hash]",
+  bundle: true,
+  splitting: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  external: EXTERNAL,
+  logLevel: "warning",
+  banner: { js: REQUIRE_BANNER },
+});
+await escapeToAscii(OUT);

@@ -1,8 +1,11 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { promisify } from "node:util";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { startScriptedModel } from "../src/testing/index.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
@@ -13,8 +16,8 @@ const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
 };
 
 describe("the package", () => {
-  it("maps . and ./testing to built JavaScript with types", () => {
-    for (const entry of [".", "./testing"]) {
+  it("maps . and each module's subpath to built JavaScript with types", () => {
+    for (const entry of [".", "./shell", "./mcp", "./postgres", "./cron", "./testing"]) {
       expect(existsSync(join(ROOT, pkg.exports[entry]!.default))).toBe(true);
       expect(existsSync(join(ROOT, pkg.exports[entry]!.types))).toBe(true);
     }
@@ -51,5 +54,20 @@ describe("the package", () => {
       "checkCommandSafety", "createClient", "defineTool", "ensureWorkspace", "estimateCostUsd", "exportSession", "importSession",
       "loadAgents", "openAssistant", "openRuntime", "resolveAgent", "runAgentTurn", "streamAgentTurn",
     ]);
+  });
+
+  it("loads no module of pg, pg-boss or MCP for an import and a turn with neither a database nor an MCP server", async () => {
+    const model = await startScriptedModel([{ match: { toolResult: {} }, reply: "done" }, { reply: { toolUses: [{ name: "run_command", input: { command: 'ls "a folder"' } }] } }]);
+    try {
+      const workspace = mkdtempSync(join(tmpdir(), "miniclaw-load-"));
+      // Not execFileSync: the scripted model answers from this process, which must not be blocked meanwhile.
+      const { stdout: out } = await promisify(execFile)(process.execPath, [join(ROOT, "tests/fixtures/package/one-turn.mjs"), model.baseURL, workspace], { cwd: ROOT, encoding: "utf8" });
+      const { stopReason, packages } = JSON.parse(out) as { stopReason: string; packages: string[] };
+      expect(stopReason).toBe("end_turn");
+      expect(packages.filter((name) => /^(pg|pg-boss|@modelcontextprotocol\/.*)$/.test(name))).toEqual([]);
+      expect(packages).toContain("web-tree-sitter");
+    } finally {
+      await model.close();
+    }
   });
 });

@@ -55,7 +55,7 @@ afterAll(async () => {
 describe("the README's library example, in a fresh npm folder", () => {
   it("runs as written (agent.mjs in a commonjs package) against the scripted model of the installed miniclaw/testing", async () => {
     expect(JSON.parse(await readFile(join(app, "package.json"), "utf8")).type).toBe("commonjs");
-    const testing = (await import(pathToFileURL(join(app, "node_modules", "miniclaw", "dist", "testing", "index.js")).href)) as typeof import("../src/testing/index.js");
+    const testing = (await import(pathToFileURL(join(app, "node_modules", "miniclaw", "dist", "pkg", "testing", "index.js")).href)) as typeof import("../src/testing/index.js");
     const model = await testing.startScriptedModel([
       { match: { toolResult: { name: "weather" } }, reply: "Take an umbrella: {{tool_result}}." },
       { match: "umbrella", reply: { toolUses: [{ name: "weather", input: { city: "Lyon" } }] } },
@@ -76,7 +76,7 @@ describe("the README's library example, in a fresh npm folder", () => {
   });
 
   it("runs the structured-output example as written, printing the typed answer", async () => {
-    const testing = (await import(pathToFileURL(join(app, "node_modules", "miniclaw", "dist", "testing", "index.js")).href)) as typeof import("../src/testing/index.js");
+    const testing = (await import(pathToFileURL(join(app, "node_modules", "miniclaw", "dist", "pkg", "testing", "index.js")).href)) as typeof import("../src/testing/index.js");
     const model = await testing.startScriptedModel([{ match: "umbrella", reply: '{"umbrella":true,"reason":"rain from 3 pm"}' }]);
     try {
       const out = await run(process.execPath, ["forecast.mjs"], { cwd: app, env: userEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" }) });

@@ -3,6 +3,7 @@ import { transformJSONSchema } from "@anthropic-ai/sdk/lib/transform-json-schema
 import * as z from "zod";
 import type { ZodType } from "zod";
 import { ConfigError } from "../errors.js";
+import { isZodSchema } from "../tools/define.js";
 import type { ContentBlockParam } from "../types.js";
 
 /** Validation issues shown to the model, at most this many. */
@@ -24,10 +25,11 @@ export interface OutputFormat {
  * be used: not an object schema, or a JSON Schema that cannot be read.
  */
 export function createOutputFormat(output: ZodType | Record<string, unknown>): OutputFormat {
-  const validator = output instanceof z.ZodType ? output : fromJsonSchema(output);
+  const zod = isZodSchema(output);
+  const validator = zod ? output : fromJsonSchema(output);
   let jsonSchema: Record<string, unknown>;
   try {
-    jsonSchema = output instanceof z.ZodType ? (z.toJSONSchema(output, { reused: "ref" }) as Record<string, unknown>) : output;
+    jsonSchema = zod ? (z.toJSONSchema(output, { reused: "ref" }) as Record<string, unknown>) : output;
   } catch (error) {
     throw new ConfigError(`the output schema cannot be written as JSON Schema: ${(error as Error).message}`);
   }

@@ -86,6 +86,14 @@ export interface ToolSpec<S extends z.ZodObject> {
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
+ * A zod 4 schema, whatever copy of zod made it: the package bundles its own, and a user's schemas are
+ * known by their shape (`_zod`), not by `instanceof` against that copy.
+ */
+export function isZodSchema(value: unknown): value is z.ZodType {
+  return typeof value === "object" && value !== null && "_zod" in value && typeof (value as z.ZodType).safeParse === "function";
+}
+
+/**
  * Defines a tool from a zod object schema. What a call may touch is declared here, never asked from
  * `run`. Throws a ConfigError at definition time (not at call time) when the name is not one the
  * API accepts, the input is not a zod object schema (a JSON Schema object included), `run` is not
@@ -96,7 +104,7 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool<z.inf
   if (typeof spec?.name !== "string" || !TOOL_NAME.test(spec.name)) {
     throw new ConfigError(`${label}: name must match ${TOOL_NAME} (letters, digits, _ and -, at most 64)`);
   }
-  if (!(spec.input instanceof z.ZodObject)) {
+  if (!isZodSchema(spec.input) || (spec.input as { _zod: { def: { type?: string } } })._zod.def.type !== "object") {
     const jsonSchema = typeof spec.input === "object" && spec.input !== null && "type" in spec.input;
     throw new ConfigError(`${label}: input must be a zod object schema, z.object({...})${jsonSchema ? ", not a JSON Schema object" : ""}`);
   }
