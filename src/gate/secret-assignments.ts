@@ -1,0 +1,124 @@
+// Credentials named by the text around them: `password=…`, `token: …`, `"api_key": "…"`, `Authorization: Bearer …`; told apart from code that only names them.
+
+const capital = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
+const spellings = (word: string): string[] => [word, word.toUpperCase(), capital(word)];
+/** `key` names a secret only after one of these: `api_key`, `accessKey`, `SECRET_KEY`, `PrivateKey`, `auth-key`. */
+const QUALIFIED_KEYS = ["api", "access", "secret", "private", "auth"].flatMap((q) =>
+  ["", "_", "-"].flatMap((join) => [`${q}${join}key`, `${q.toUpperCase()}${join}KEY`, `${q}${join}Key`, `${capital(q)}${join}Key`]),
+);
+/** The secret-naming words a key ends with, as literals in their usual spellings: a scan for literals is fast. */
+const LAST_WORDS = [...["pass(?:word|wd|phrase)?", "pwd", "secret", "token"].flatMap(spellings), ...QUALIFIED_KEYS];
+
+/**
+ * The last word of a secret-named key (nothing of the key follows: `passwordField`, `max_tokens`,
+ * `password_hash` are other things), its closing quote if any (a backslash-escaped one too, for
+ * JSON inside a string), `=`, `:` or `:=` with spaces or tabs around it, and a value: double-,
+ * escaped-double- or single-quoted, or bare up to the next space or quote (a back-quoted word is a
+ * code span in prose). Every part is bounded, so the scan is linear; `keywordLabel` then checks the
+ * word starts a key part.
+ */
+export const ASSIGNMENT = new RegExp(
+  `(${LAST_WORDS.join("|")}|_auth)(?![A-Za-z0-9_])((?:\\\\?["'])?[ \\t]*(?::=|[:=])[ \\t]*)(?:"((?:[^"\\\\\\r\\n]|\\\\.){1,1000})"|\\\\"([^"\\\\\\r\\n]{1,1000})\\\\"|'([^'\\r\\n]{1,1000})'|([^\\s"'\`]{1,1000}))`,
+  "g",
+);
+
+/** The label of each keyword, by its letters in lower case. */
+const LABELS: Readonly<Record<string, string>> = {
+  pass: "password", password: "password", passwd: "password", passphrase: "password", pwd: "password", secret: "secret", token: "token",
+  apikey: "API key", accesskey: "access key", secretkey: "secret key", privatekey: "private key", authkey: "auth key", _auth: "credential",
+};
+
+/**
+ * What the secret-naming `keyword` found at `start` names (`password`, `API key`), or null when it
+ * starts no key part: lower or upper case must follow no letter or digit (`db_password`,
+ * `DB_PASSWORD`, `apiKey`), capitalised no capital (`adminPassword`, `SessionToken`), so
+ * `bypass`, `compass` and `PASSPORT_PWD`'s neighbours are not secrets.
+ */
+export function keywordLabel(text: string, start: number, keyword: string): string | null {
+  const before = text.charAt(start - 1);
+  if (/^[A-Z][a-z]/.test(keyword) ? /[A-Z]/.test(before) : /[A-Za-z0-9]/.test(before)) return null;
+  const letters = keyword.toLowerCase();
+  return LABELS[letters === "_auth" ? letters : letters.replace(/[_-]/g, "")] ?? null;
+}
+
+/** Values that name a type, a literal or nothing: `password: string`, `token: null`, `secret: true`. */
+const NOT_VALUES = new Set([
+  "null", "nil", "none", "undefined", "true", "false", "yes", "no", "on", "off", "string", "str", "number", "int", "integer", "boolean",
+  "bool", "any", "unknown", "object", "bytes", "required", "optional", "redacted", "hidden", "masked", "empty",
+]);
+/** Templates and references, not values: `${DB_PASSWORD}`, `{{ secrets.X }}`, `<token>`, `%(pw)s`, `$PASS`, YAML anchors and block scalars. */
+const REFERENCE = /^[$%{<[(*&!|>=\\#@]|\$\{|\{\{|<%|%\(/;
+/** Masks and elisions: `***`, `xxxx`, `•••`, `sk-ant-...`. */
+const MASKED = /^[*xX.•…_?-]+$|\.\.\.|…|xxxx|XXXX/;
+/** Code: a member expression (`input.value`, `process.env.X`), a call, an index, a block, a condition, a statement end. */
+const CODE = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$|[()[\]{}<>]|\|\||&&|[;,]$/;
+
+/** What the assignment matched, as `acceptValue` judges it. */
+export interface AssignmentValue {
+  /** The key as the text has it, back to its start (`spring.datasource.password`). */
+  key: string;
+  /** Whether the key is quoted (`"password":`): JSON, or a dictionary literal. */
+  keyQuoted: boolean;
+  /** What stands between key and value: `=`, `: `, `" = `... */
+  separator: string;
+  value: string;
+  quoted: boolean;
+  /** The key starts its line (`export` aside): an env, INI or YAML file rather than code. */
+  lineStart: boolean;
+  /** The text right after the value, to the end of its line. */
+  rest: string;
+}
+
+/**
+ * Whether the value of a secret-named key is a credential to redact. Never: short values (1–3
+ * characters), literals and type names, references and templates, masks and elisions, an
+ * identifier that repeats a secret word (`password = password`, `token: ProgressTokenSchema$1`,
+ * `secretName: my-secret`), quoted text with spaces (a label), a bare value that is code (a call,
+ * a member expression, a statement end) or that, after a spaced separator, does not end its line.
+ * Then, by where it stands: any value where only configuration writes one (`KEY=value`, a key
+ * that starts its line, JSON's `"key": "value"`); a value with a digit or a symbol after YAML's
+ * indented `key: value` (`progressToken: messageId` ends a line of code too); elsewhere, in code
+ * (`token: "alive"`, `x = "…"` in a function), only one of 8+ characters with a digit and a letter.
+ */
+export function acceptValue(found: AssignmentValue): boolean {
+  const { key, value, quoted, separator, rest } = found;
+  if (value.length < 4 || NOT_VALUES.has(value.toLowerCase()) || REFERENCE.test(value) || MASKED.test(value)) return false;
+  if (/^[A-Za-z_$][\w$.-]*$/.test(value) && /pass(?:word|wd)?|secret|token/i.test(value)) return false;
+  if (key === "PWD" || key === "OLDPWD") return false;
+  if (quoted && /\s/.test(value)) return false;
+  if (!quoted && (CODE.test(value) || (/[ \t]/.test(separator) && !/^[ \t]*(?:$|#|\/\/)/.test(rest)))) return false;
+  const where = placeOf(found);
+  if (where === "configuration") return true;
+  if (where === "yaml") return /[0-9]|[^A-Za-z_.-]/.test(value);
+  return value.length >= 8 && /[0-9]/.test(value) && /[A-Za-z]/.test(value);
+}
+
+/** Where an assignment stands, by its form: a configuration line, an indented YAML `key: value`, or code. */
+function placeOf({ keyQuoted, separator, quoted, lineStart, rest }: AssignmentValue): "configuration" | "yaml" | "code" {
+  const colon = /^\\?["']?[ \t]*:/.test(separator);
+  if (lineStart || (quoted && keyQuoted && colon)) return "configuration";
+  if (quoted || /^["'`]/.test(rest)) return "code";
+  if (!/[ \t]/.test(separator)) return "configuration";
+  return colon ? "yaml" : "code";
+}
+
+/** A bare value's trailing escapes (`\n` of `"API_KEY=x\n"` in code) are not part of it. */
+export function trimEscapes(value: string): string {
+  return value.replace(/(?:\\[nrt])+$/, "");
+}
+
+/** `Authorization:` and `Proxy-Authorization:` as a header, a JSON key or a keyword argument; the value runs to the end of the line or a quote. */
+export const AUTHORIZATION = /(?<![A-Za-z0-9_-])((?:proxy-)?authorization(?:\\?["'])?[ \t]*[:=][ \t]*(?:\\?["'])?)((?:basic|bearer|token|digest|negotiate|ntlm|bot|aws4-hmac-sha256|hmac)[ \t]+)?([^\s"'`\\][^\r\n"'`\\]{0,2000})/gi;
+
+/**
+ * Whether an Authorization value is a credential: after a scheme (`Bearer x`), any word of 6+
+ * characters with a digit or a symbol (or 20+) that is not a reference, a mask or a word such
+ * as `secret`; with no scheme, a token-like word of 12+
+ * characters with a digit (`authorization: string;` and `headers.authorization = token` are code).
+ */
+export function acceptAuthorization(scheme: string | undefined, value: string): boolean {
+  const first = value.split(/[ \t]/, 1)[0] ?? "";
+  if (REFERENCE.test(first) || MASKED.test(first) || /^[a-z_.-]*(?:secret|token)[a-z_.-]*$/i.test(first)) return false;
+  if (scheme !== undefined) return first.length >= 6 && !/[;,]$/.test(first) && (first.length >= 20 || /[0-9]|[^A-Za-z_.-]/.test(first));
+  return /^(?=.*[0-9])[A-Za-z0-9._~+/=:-]{12,}$/.test(first);
+}
