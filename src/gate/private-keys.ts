@@ -2,11 +2,12 @@
 
 const HEADER = /-----BEGIN ((?:[A-Z0-9]+ ){0,4})PRIVATE KEY(?: BLOCK)?-----/g;
 /**
- * The body after a header: line breaks (real, or `\n` escaped in a JSON string) each followed by
- * a base64 line or an RFC 1421 header (`Proc-Type: 4,ENCRYPTED`). Each repetition needs a line
- * break, and nothing after it can fail, so the match never backtracks across lines.
+ * One line of the body after a header: a line break (real, or `\n` escaped in a JSON string, or
+ * spaces where a key was pasted on one line) followed by a base64 line or an RFC 1421 header
+ * (`Proc-Type: 4,ENCRYPTED`). Matched line by line from a loop: one expression repeating over
+ * megabytes of lines would exhaust the regular expression engine's stack.
  */
-const BODY = /(?:(?:\r?\n|\\r\\n|\\n|[ \t]+)[ \t]*(?:[A-Za-z][A-Za-z0-9-]{0,29}: [^\r\n\\]{0,200}|[A-Za-z0-9+/=]+)?)*/y;
+const BODY_LINE = /(?:\r?\n|\\r\\n|\\n|[ \t]+)[ \t]*(?:[A-Za-z][A-Za-z0-9-]{0,29}: [^\r\n\\]{0,200}|[A-Za-z0-9+/=]{1,65536})?/y;
 const FOOTER = /[ \t]*(?:\r?\n|\\r\\n|\\n)?[ \t]*-----END (?:[A-Z0-9]+ ){0,4}PRIVATE KEY(?: BLOCK)?-----/y;
 /** Key lines are 64 or 70 characters; prose after a header that is only quoted never has a 40-character base64 run. */
 const KEY_LINE = /[A-Za-z0-9+/=]{40}/;
@@ -28,9 +29,7 @@ export function findPrivateKeys(text: string): KeySpan[] {
   const spans: KeySpan[] = [];
   HEADER.lastIndex = 0;
   for (let header = HEADER.exec(text); header !== null; header = HEADER.exec(text)) {
-    BODY.lastIndex = HEADER.lastIndex;
-    BODY.exec(text);
-    const bodyEnd = BODY.lastIndex;
+    const bodyEnd = bodyEndFrom(text, HEADER.lastIndex);
     if (!KEY_LINE.test(text.slice(HEADER.lastIndex, bodyEnd))) continue;
     FOOTER.lastIndex = bodyEnd;
     const end = FOOTER.test(text) ? FOOTER.lastIndex : bodyEnd;
@@ -38,4 +37,14 @@ export function findPrivateKeys(text: string): KeySpan[] {
     HEADER.lastIndex = end;
   }
   return spans;
+}
+
+/** Where the body that starts at `at` ends: after the last line `BODY_LINE` takes. Each line moves forward, so the loop is linear. */
+function bodyEndFrom(text: string, at: number): number {
+  let end = at;
+  for (;;) {
+    BODY_LINE.lastIndex = end;
+    if (BODY_LINE.exec(text) === null || BODY_LINE.lastIndex === end) return end;
+    end = BODY_LINE.lastIndex;
+  }
 }

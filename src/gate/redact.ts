@@ -162,14 +162,15 @@ function redactAssignments(text: string, labels: string[]): string {
     const valueStart = offset + match.length - raw.length - closing;
     const keyStart = keyBefore(text, offset);
     const value = bare ? trimEscapes(queryValue(text.charAt(keyStart - 1), raw)) : raw;
-    const lineStart = text.lastIndexOf("\n", keyStart - 1) + 1;
+    // A window, not a search back to the line's start: that would be quadratic on a text without line breaks.
+    const before = text.slice(Math.max(0, keyStart - 16), keyStart);
     const judged = {
       key: text.slice(keyStart, offset + word.length),
       keyQuoted: /["']/.test(text.charAt(keyStart - 1)) && /^\\?["']/.test(separator),
       separator,
       value,
       quoted: !bare,
-      lineStart: /^(?:export[ \t]+)?$/.test(text.slice(lineStart, keyStart)),
+      lineStart: /(?:^|\n)(?:export[ \t]+)?$/.test(before),
       rest: restOfLine(text, valueStart + raw.length + closing),
     };
     if (!acceptValue(judged)) return match;
@@ -179,10 +180,11 @@ function redactAssignments(text: string, labels: string[]): string {
   });
 }
 
-/** The text from `at` to the end of its line, at most 200 characters. */
+/** The text from `at` to the end of its line, at most 200 characters (a scan to a far line end, per match, would be quadratic). */
 function restOfLine(text: string, at: number): string {
-  const end = text.indexOf("\n", at);
-  return text.slice(at, Math.min(end === -1 ? text.length : end, at + 200));
+  const window = text.slice(at, at + 200);
+  const end = window.indexOf("\n");
+  return end === -1 ? window : window.slice(0, end);
 }
 
 /** Where the key that ends with the keyword starting at `at` starts (`spring.datasource.` of `spring.datasource.password`), at most 64 characters back. */

@@ -30,14 +30,16 @@ const LABELS: Readonly<Record<string, string>> = {
 
 /**
  * What the secret-naming `keyword` found at `start` names (`password`, `API key`), or null when it
- * starts no key part: lower or upper case must follow no letter or digit (`db_password`,
- * `DB_PASSWORD`, `apiKey`), capitalised no capital (`adminPassword`, `SessionToken`), so
- * `bypass`, `compass` and `PASSPORT_PWD`'s neighbours are not secrets.
+ * names none. The short ones and `key` must start a key part: lower or upper case after no letter
+ * or digit (`db_pass`, `MYSQL_PWD`, `apiKey`), capitalised after no capital (`dbPass`), so `bypass`,
+ * `compass` and `monkey` are not secrets; the long ones may end a glued word (`PGPASSWORD`,
+ * `csrftoken`, `clientsecret`).
  */
 export function keywordLabel(text: string, start: number, keyword: string): string | null {
   const before = text.charAt(start - 1);
-  if (/^[A-Z][a-z]/.test(keyword) ? /[A-Z]/.test(before) : /[A-Za-z0-9]/.test(before)) return null;
   const letters = keyword.toLowerCase();
+  const glued = /^(?:password|passwd|passphrase|secret|token)$/.test(letters);
+  if (!glued && (/^[A-Z][a-z]/.test(keyword) ? /[A-Z]/.test(before) : /[A-Za-z0-9]/.test(before))) return null;
   return LABELS[letters === "_auth" ? letters : letters.replace(/[_-]/g, "")] ?? null;
 }
 
@@ -51,7 +53,7 @@ const REFERENCE = /^[$%{<[(*&!|>=\\#@]|\$\{|\{\{|<%|%\(/;
 /** Masks and elisions: `***`, `xxxx`, `•••`, `sk-ant-...`. */
 const MASKED = /^[*xX.•…_?-]+$|\.\.\.|…|xxxx|XXXX/;
 /** Code: a member expression (`input.value`, `process.env.X`), a call, an index, a block, a condition, a statement end. */
-const CODE = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$|[()[\]{}<>]|\|\||&&|[;,]$/;
+const CODE = /^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+$|[()[\]{}<>]|\|\||&&|[;,]$/;
 
 /** What the assignment matched, as `acceptValue` judges it. */
 export interface AssignmentValue {
@@ -83,7 +85,7 @@ export interface AssignmentValue {
 export function acceptValue(found: AssignmentValue): boolean {
   const { key, value, quoted, separator, rest } = found;
   if (value.length < 4 || NOT_VALUES.has(value.toLowerCase()) || REFERENCE.test(value) || MASKED.test(value)) return false;
-  if (/^[A-Za-z_$][\w$.-]*$/.test(value) && /pass(?:word|wd)?|secret|token/i.test(value)) return false;
+  if (/^[A-Za-z_$][\w$.?-]*$/.test(value) && /pass(?:word|wd)?|secret|token/i.test(value)) return false;
   if (key === "PWD" || key === "OLDPWD") return false;
   if (quoted && /\s/.test(value)) return false;
   if (!quoted && (CODE.test(value) || (/[ \t]/.test(separator) && !/^[ \t]*(?:$|#|\/\/)/.test(rest)))) return false;
@@ -96,6 +98,8 @@ export function acceptValue(found: AssignmentValue): boolean {
 /** Where an assignment stands, by its form: a configuration line, an indented YAML `key: value`, or code. */
 function placeOf({ keyQuoted, separator, quoted, lineStart, rest }: AssignmentValue): "configuration" | "yaml" | "code" {
   const colon = /^\\?["']?[ \t]*:/.test(separator);
+  // A quoted value followed by `;`, `,` or `)` ends a statement or an argument: code, wherever its line starts.
+  if (quoted && /^[ \t]*[;,)]/.test(rest)) return "code";
   if (lineStart || (quoted && keyQuoted && colon)) return "configuration";
   if (quoted || /^["'`]/.test(rest)) return "code";
   if (!/[ \t]/.test(separator)) return "configuration";
@@ -104,7 +108,9 @@ function placeOf({ keyQuoted, separator, quoted, lineStart, rest }: AssignmentVa
 
 /** A bare value's trailing escapes (`\n` of `"API_KEY=x\n"` in code) are not part of it. */
 export function trimEscapes(value: string): string {
-  return value.replace(/(?:\\[nrt])+$/, "");
+  let end = value.length;
+  while (end >= 2 && value.charAt(end - 2) === "\\" && "nrt".includes(value.charAt(end - 1))) end -= 2;
+  return value.slice(0, end);
 }
 
 /** `Authorization:` and `Proxy-Authorization:` as a header, a JSON key or a keyword argument; the value runs to the end of the line or a quote. */

@@ -6,7 +6,10 @@ export interface TokenShape {
   label: string;
   /** Literal pieces one of which every match contains: the cheap test before the pattern runs. */
   triggers: readonly string[];
-  /** Global; never starts inside a word. Matches are bounded by character classes, so a scan is linear. */
+  /**
+   * Global; never starts inside a word. Every repetition has an upper bound (the engine's backtracking
+   * stack overflows on a repetition over megabytes), and a scan stays linear.
+   */
   pattern: RegExp;
 }
 
@@ -18,18 +21,18 @@ const shape = (label: string, triggers: readonly string[], source: string): Toke
  * tails are left alone: `sk-ant-` alone, in a regular expression or a doc, is no key).
  */
 export const TOKEN_SHAPES: readonly TokenShape[] = [
-  shape("Anthropic API key", ["sk-ant-"], "sk-ant-[A-Za-z0-9_-]{20,}"),
-  shape("OpenAI API key", ["sk-"], "sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{32,}"),
-  shape("GitHub token", ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"], "gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"),
-  shape("GitLab token", ["glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glcbt-", "gloas-", "glsoat-"], "gl(?:pat|dt|rt|ptt|ft|cbt|oas|soat)-[A-Za-z0-9_-]{20,}"),
-  shape("Slack token", ["xoxa-", "xoxb-", "xoxe-", "xoxo-", "xoxp-", "xoxr-", "xoxs-", "xapp-"], "xox[abeoprs]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,}"),
-  shape("Slack webhook", ["hooks.slack.com"], "https://hooks\\.slack\\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{5,}"),
-  shape("Stripe key", ["_live_", "_test_", "whsec_"], "[sr]k_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{20,}"),
-  shape("npm token", ["npm_"], "npm_[A-Za-z0-9]{30,}"),
-  shape("Hugging Face token", ["hf_"], "hf_[A-Za-z0-9]{30,}"),
+  shape("Anthropic API key", ["sk-ant-"], "sk-ant-[A-Za-z0-9_-]{20,512}"),
+  shape("OpenAI API key", ["sk-"], "sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,512}|sk-[A-Za-z0-9]{32,512}"),
+  shape("GitHub token", ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"], "gh[pousr]_[A-Za-z0-9]{30,512}|github_pat_[A-Za-z0-9_]{30,512}"),
+  shape("GitLab token", ["glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glcbt-", "gloas-", "glsoat-"], "gl(?:pat|dt|rt|ptt|ft|cbt|oas|soat)-[A-Za-z0-9_-]{20,512}"),
+  shape("Slack token", ["xoxa-", "xoxb-", "xoxe-", "xoxo-", "xoxp-", "xoxr-", "xoxs-", "xapp-"], "xox[abeoprs]-[A-Za-z0-9-]{10,512}|xapp-[0-9]-[A-Za-z0-9-]{10,512}"),
+  shape("Slack webhook", ["hooks.slack.com"], "https://hooks\\.slack\\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{5,512}"),
+  shape("Stripe key", ["_live_", "_test_", "whsec_"], "[sr]k_(?:live|test)_[A-Za-z0-9]{10,512}|whsec_[A-Za-z0-9]{20,512}"),
+  shape("npm token", ["npm_"], "npm_[A-Za-z0-9]{30,512}"),
+  shape("Hugging Face token", ["hf_"], "hf_[A-Za-z0-9]{30,512}"),
   shape("Google API key", ["AIza"], "AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
-  shape("Google OAuth token", ["ya29.", "GOCSPX-"], "ya29\\.[0-9A-Za-z_-]{20,}|GOCSPX-[0-9A-Za-z_-]{20,}"),
-  shape("JWT", ["eyJ"], "eyJ[A-Za-z0-9_-]{5,}\\.eyJ[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]*"),
+  shape("Google OAuth token", ["ya29.", "GOCSPX-"], "ya29\\.[0-9A-Za-z_-]{20,512}|GOCSPX-[0-9A-Za-z_-]{20,512}"),
+  shape("JWT", ["eyJ"], "eyJ[A-Za-z0-9_-]{5,8192}\\.eyJ[A-Za-z0-9_-]{5,8192}\\.[A-Za-z0-9_-]{0,8192}"),
 ];
 
 /** Every literal piece of every token shape: one scan for these tells whether any shape can match. */
@@ -43,8 +46,12 @@ export const AWS_KEY = /(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Za-z])
 /** The literal pieces every AWS key id starts with. */
 export const AWS_TRIGGERS: readonly string[] = ["AKIA", "ASIA"];
 
-/** The authority after `://`: up to the first `/`, `?`, `#`, quote, space or backslash. */
-const AUTHORITY = /[^\s/?#"'`<>\\]{1,512}/y;
+/**
+ * The authority after `://`: up to the first `/`, quote, space or backslash. A `?` or `#` should end
+ * it too, but passwords holding them are pasted into URLs unencoded, and git and libpq take them
+ * so; a query holding an `@` after a host with no path is rare.
+ */
+const AUTHORITY = /[^\s/"'`<>\\]{1,512}/y;
 const SCHEME_CHAR = /[A-Za-z0-9+.-]/;
 
 /**
@@ -67,7 +74,7 @@ export function userinfoAt(text: string, at: number): { schemeStart: number; use
 const PLACEHOLDER = /^(?:pass(?:word|wd)?|secret|pwd|changeme|token|x+|\*+|\.+|…)$|^[<{$%[]/i;
 
 /** A user name alone that is a token (`https://ghp_…@github.com`, a Sentry DSN's key): long, with a digit, of token characters. */
-const TOKEN_USER = /^(?=.*[0-9])[A-Za-z0-9_-]{16,}$/;
+const TOKEN_USER = /^(?=.*[0-9])[A-Za-z0-9_-]{16,512}$/;
 
 /**
  * The credentials in a URL's userinfo (the part before the authority's last `@`), or null when
