@@ -108,18 +108,22 @@ function redactPrivateKeys(text: string, labels: string[]): string {
   return out + text.slice(at);
 }
 
-/** Each URL found from its `://` (a literal the scan finds fast), the scheme read back from there. */
+/** Each URL found from its `://` (a literal the scan finds fast; `:\/\/` too, as JSON may escape slashes), the scheme read back from there. */
 function redactUrls(text: string, labels: string[]): string {
-  let out = "";
-  let copied = 0;
-  for (let at = text.indexOf("://"); at !== -1; at = text.indexOf("://", at + 3)) {
-    const userinfo = userinfoAt(text, at)?.userinfo;
-    if (userinfo === undefined || userinfoCredentials(userinfo) === null) continue;
-    labels.push("URL credentials");
-    out += text.slice(copied, at + 3) + redactionMarker("URL credentials");
-    copied = at + 3 + userinfo.length;
+  let out = text;
+  for (const separator of ["://", ":\\/\\/"]) {
+    let done = "";
+    let copied = 0;
+    for (let at = out.indexOf(separator); at !== -1; at = out.indexOf(separator, at + separator.length)) {
+      const userinfo = userinfoAt(out, at, separator)?.userinfo;
+      if (userinfo === undefined || userinfoCredentials(userinfo) === null) continue;
+      labels.push("URL credentials");
+      done += out.slice(copied, at + separator.length) + redactionMarker("URL credentials");
+      copied = at + separator.length + userinfo.length;
+    }
+    if (copied > 0) out = done + out.slice(copied);
   }
-  return copied === 0 ? text : out + text.slice(copied);
+  return out;
 }
 
 function redactTokens(text: string, labels: string[]): string {

@@ -87,7 +87,8 @@ export function acceptValue(found: AssignmentValue): boolean {
   if (value.length < 4 || NOT_VALUES.has(value.toLowerCase()) || REFERENCE.test(value) || MASKED.test(value)) return false;
   if (/^[A-Za-z_$][\w$.?-]*$/.test(value) && /pass(?:word|wd)?|secret|token/i.test(value)) return false;
   if (key === "PWD" || key === "OLDPWD") return false;
-  if (quoted && /\s/.test(value)) return false;
+  // Quoted text with spaces is a label or a message (`"password": "Enter a password"`), except on a configuration line of its own.
+  if (quoted && /\s/.test(value) && !(found.lineStart && !/pass(?:word|wd)?|secret|token/i.test(value))) return false;
   if (!quoted && (CODE.test(value) || (/[ \t]/.test(separator) && !/^[ \t]*(?:$|#|\/\/)/.test(rest)))) return false;
   const where = placeOf(found);
   if (where === "configuration") return true;

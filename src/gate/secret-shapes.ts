@@ -55,16 +55,16 @@ const AUTHORITY = /[^\s/"'`<>\\]{1,512}/y;
 const SCHEME_CHAR = /[A-Za-z0-9+.-]/;
 
 /**
- * The URL whose `://` is at `at` in `text`: where its scheme starts (1–31 characters, from a
+ * The URL whose `://` (or `separator`: `:\/\/` in JSON that escapes slashes) is at `at` in `text`: where its scheme starts (1–31 characters, from a
  * letter) and its userinfo (the authority up to its last `@`: a raw `@` in a password is common),
  * or null when there is no scheme or no userinfo. Constant work per `://`, so a scan is linear.
  */
-export function userinfoAt(text: string, at: number): { schemeStart: number; userinfo: string } | null {
+export function userinfoAt(text: string, at: number, separator = "://"): { schemeStart: number; userinfo: string } | null {
   let start = at;
   while (start > 0 && at - start < 31 && SCHEME_CHAR.test(text.charAt(start - 1))) start--;
   while (start < at && !/[A-Za-z]/.test(text.charAt(start))) start++;
   if (start === at) return null;
-  AUTHORITY.lastIndex = at + 3;
+  AUTHORITY.lastIndex = at + separator.length;
   const authority = AUTHORITY.exec(text)?.[0] ?? "";
   const end = authority.lastIndexOf("@");
   return end <= 0 ? null : { schemeStart: start, userinfo: authority.slice(0, end) };
