@@ -50,11 +50,11 @@ export function isInside(path: string, root: string): boolean {
 }
 
 /**
- * Why a path inside the roots still needs the user: secrets by name (read or write) or, for
- * reads, a repository's configuration and secrets by content (a regular file whose first bytes
- * hold a key, a token, a credential URL or a password assignment, whatever its name), and writes into `.git/` (hooks, config), onto
- * `protectedPaths` such as the approvals file (which would let the model approve its own
- * commands), or onto configuration a later run would obey (`plantedConfigReason`).
+ * Why a path inside the roots still needs the user: secrets by name (read or write); for reads,
+ * a repository's configuration and secrets by content (a regular file whose first bytes hold a
+ * key, a token, a credential URL or a password assignment, whatever its name); and writes into
+ * `.git/` (hooks, config), onto `protectedPaths` such as the approvals file (which would let the
+ * model approve its own commands), or onto configuration a later run would obey (`plantedConfigReason`).
  */
 export function sensitivePathReason(path: string, access: "read" | "write", protectedPaths: readonly string[], protectedDirs: readonly string[] = []): string | null {
   const secret = pathReason(path);

@@ -1,5 +1,50 @@
 // Credentials named by the text around them: `password=…`, `token: …`, `"api_key": "…"`, `Authorization: Bearer …`; told apart from code that only names them.
 
+/** Replaces one credential: called with what it is (`password`, `authorization`), returns the text to put in its place. */
+export type Mark = (label: string) => string;
+
+/**
+ * `text` with the value of every secret-named key that holds a credential replaced by `mark`
+ * (`password=…`, `DB_PASSWORD='…'`, `  token: …`, `"client_secret": "…"`, `?access_token=…&`),
+ * the key, separator and quotes kept. Code that only names a secret (`const password =
+ * input.value`, `token: string;`) is left alone: see `acceptValue`.
+ */
+export function redactAssignments(text: string, mark: Mark): string {
+  return text.replace(ASSIGNMENT, (match: string, word: string, separator: string, ...rest: unknown[]) => {
+    const groups = rest.slice(0, 4) as Array<string | undefined>;
+    const offset = rest[4] as number;
+    const label = keywordLabel(text, offset, word);
+    if (label === null) return match;
+    const kind = groups.findIndex((v) => v !== undefined);
+    const raw = groups[kind] ?? "";
+    const closing = [1, 2, 1, 0][kind] ?? 0;
+    const valueStart = offset + match.length - raw.length - closing;
+    const keyStart = keyStartBefore(text, offset);
+    // A window, not a search back to the line's start: that would be quadratic on a text without line breaks.
+    const before = text.slice(Math.max(0, keyStart - 16), keyStart);
+    const found: AssignmentValue = {
+      key: text.slice(keyStart, offset + word.length),
+      keyQuoted: /["']/.test(text.charAt(keyStart - 1)) && /^\\?["']/.test(separator),
+      separator,
+      value: kind === 3 ? trimEscapes(queryValue(text.charAt(keyStart - 1), raw)) : raw,
+      quoted: kind !== 3,
+      lineStart: /(?:^|\n)(?:export[ \t]+)?$/.test(before),
+      rest: restOfLine(text, valueStart + raw.length + closing),
+    };
+    if (!acceptValue(found)) return match;
+    const cut = valueStart - offset;
+    return match.slice(0, cut) + mark(label) + match.slice(cut + found.value.length);
+  });
+}
+
+/** `text` with every `Authorization:` or `Proxy-Authorization:` credential replaced by `mark`, the scheme kept (`Bearer [redacted: authorization]`). */
+export function redactAuthorization(text: string, mark: Mark): string {
+  if (!/uthorization|UTHORIZATION/.test(text)) return text;
+  return text.replace(AUTHORIZATION, (match: string, head: string, scheme: string | undefined, value: string) =>
+    acceptAuthorization(scheme, value) ? `${head}${scheme ?? ""}${mark("authorization")}` : match,
+  );
+}
+
 const capital = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
 const spellings = (word: string): string[] => [word, word.toUpperCase(), capital(word)];
 /** `key` names a secret only after one of these: `api_key`, `accessKey`, `SECRET_KEY`, `PrivateKey`, `auth-key`. */
@@ -17,7 +62,7 @@ const LAST_WORDS = [...["pass(?:word|wd|phrase)?", "pwd", "secret", "token"].fla
  * code span in prose). Every part is bounded, so the scan is linear; `keywordLabel` then checks the
  * word starts a key part.
  */
-export const ASSIGNMENT = new RegExp(
+const ASSIGNMENT = new RegExp(
   `(${LAST_WORDS.join("|")}|_auth)(?![A-Za-z0-9_])((?:\\\\?["'])?[ \\t]*(?::=|[:=])[ \\t]*)(?:"((?:[^"\\\\\\r\\n]|\\\\.){1,1000})"|\\\\"([^"\\\\\\r\\n]{1,1000})\\\\"|'([^'\\r\\n]{1,1000})'|([^\\s"'\`]{1,1000}))`,
   "g",
 );
@@ -35,7 +80,7 @@ const LABELS: Readonly<Record<string, string>> = {
  * `compass` and `monkey` are not secrets; the long ones may end a glued word (`PGPASSWORD`,
  * `csrftoken`, `clientsecret`).
  */
-export function keywordLabel(text: string, start: number, keyword: string): string | null {
+function keywordLabel(text: string, start: number, keyword: string): string | null {
   const before = text.charAt(start - 1);
   const letters = keyword.toLowerCase();
   const glued = /^(?:password|passwd|passphrase|secret|token)$/.test(letters);
@@ -56,7 +101,7 @@ const MASKED = /^[*xX.•…_?-]+$|\.\.\.|…|xxxx|XXXX/;
 const CODE = /^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+$|[()[\]{}<>]|\|\||&&|[;,]$/;
 
 /** What the assignment matched, as `acceptValue` judges it. */
-export interface AssignmentValue {
+interface AssignmentValue {
   /** The key as the text has it, back to its start (`spring.datasource.password`). */
   key: string;
   /** Whether the key is quoted (`"password":`): JSON, or a dictionary literal. */
@@ -82,7 +127,7 @@ export interface AssignmentValue {
  * indented `key: value` (`progressToken: messageId` ends a line of code too); elsewhere, in code
  * (`token: "alive"`, `x = "…"` in a function), only one of 8+ characters with a digit and a letter.
  */
-export function acceptValue(found: AssignmentValue): boolean {
+function acceptValue(found: AssignmentValue): boolean {
   const { key, value, quoted, separator, rest } = found;
   if (value.length < 4 || NOT_VALUES.has(value.toLowerCase()) || REFERENCE.test(value) || MASKED.test(value)) return false;
   if (/^[A-Za-z_$][\w$.?-]*$/.test(value) && /pass(?:word|wd)?|secret|token/i.test(value)) return false;
@@ -108,24 +153,43 @@ function placeOf({ keyQuoted, separator, quoted, lineStart, rest }: AssignmentVa
 }
 
 /** A bare value's trailing escapes (`\n` of `"API_KEY=x\n"` in code) are not part of it. */
-export function trimEscapes(value: string): string {
+function trimEscapes(value: string): string {
   let end = value.length;
   while (end >= 2 && value.charAt(end - 2) === "\\" && "nrt".includes(value.charAt(end - 1))) end -= 2;
   return value.slice(0, end);
 }
 
 /** `Authorization:` and `Proxy-Authorization:` as a header, a JSON key or a keyword argument; the value runs to the end of the line or a quote. */
-export const AUTHORIZATION = /(?<![A-Za-z0-9_-])((?:proxy-)?authorization(?:\\?["'])?[ \t]*[:=][ \t]*(?:\\?["'])?)((?:basic|bearer|token|digest|negotiate|ntlm|bot|aws4-hmac-sha256|hmac)[ \t]+)?([^\s"'`\\][^\r\n"'`\\]{0,2000})/gi;
+const AUTHORIZATION = /(?<![A-Za-z0-9_-])((?:proxy-)?authorization(?:\\?["'])?[ \t]*[:=][ \t]*(?:\\?["'])?)((?:basic|bearer|token|digest|negotiate|ntlm|bot|aws4-hmac-sha256|hmac)[ \t]+)?([^\s"'`\\][^\r\n"'`\\]{0,2000})/gi;
 
 /**
  * Whether an Authorization value is a credential: after a scheme (`Bearer x`), any word of 6+
  * characters with a digit or a symbol (or 20+) that is not a reference, a mask or a word such
- * as `secret`; with no scheme, a token-like word of 12+
- * characters with a digit (`authorization: string;` and `headers.authorization = token` are code).
+ * as `secret`; with no scheme, a token-like word of 12+ characters with a digit
+ * (`authorization: string;` and `headers.authorization = token` are code).
  */
-export function acceptAuthorization(scheme: string | undefined, value: string): boolean {
+function acceptAuthorization(scheme: string | undefined, value: string): boolean {
   const first = value.split(/[ \t]/, 1)[0] ?? "";
   if (REFERENCE.test(first) || MASKED.test(first) || /^[a-z_.-]*(?:secret|token)[a-z_.-]*$/i.test(first)) return false;
   if (scheme !== undefined) return first.length >= 6 && !/[;,]$/.test(first) && (first.length >= 20 || /[0-9]|[^A-Za-z_.-]/.test(first));
   return /^(?=.*[0-9])[A-Za-z0-9._~+/=:-]{12,}$/.test(first);
+}
+
+/** The text from `at` to the end of its line, at most 200 characters (a scan to a far line end, per match, would be quadratic). */
+function restOfLine(text: string, at: number): string {
+  const window = text.slice(at, at + 200);
+  const end = window.indexOf("\n");
+  return end === -1 ? window : window.slice(0, end);
+}
+
+/** Where the key whose keyword starts at `at` starts (`spring.datasource.` of `spring.datasource.password`), at most 64 characters back. */
+function keyStartBefore(text: string, at: number): number {
+  let start = at;
+  while (start > 0 && at - start < 64 && /[A-Za-z0-9_.-]/.test(text.charAt(start - 1))) start--;
+  return start;
+}
+
+/** In a query string (`?token=abc&next=1`) a bare value ends at `&` or `#`. */
+function queryValue(before: string, value: string): string {
+  return before === "?" || before === "&" || before === ";" ? (value.split(/[&#]/, 1)[0] ?? value) : value;
 }

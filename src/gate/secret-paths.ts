@@ -38,7 +38,7 @@ const BACKUP_SUFFIX = /(~|\.~[0-9]+~|\.(bak|backup|orig|old|new|prev|save|sav|tm
  * The names `name` may be a copy of, itself first: suffixes stripped one by one (`key.pem.bak.orig`),
  * emacs's `#name#`, and vim's swap file of a plain name (`.id_rsa.swp` is `id_rsa`'s).
  */
-export function backupBaseNames(name: string): string[] {
+function backupBaseNames(name: string): string[] {
   const names = [name];
   let current = /^#.+#$/.test(name) ? name.slice(1, -1) : name;
   if (current !== name) names.push(current);

@@ -55,9 +55,10 @@ const AUTHORITY = /[^\s/"'`<>\\]{1,512}/y;
 const SCHEME_CHAR = /[A-Za-z0-9+.-]/;
 
 /**
- * The URL whose `://` (or `separator`: `:\/\/` in JSON that escapes slashes) is at `at` in `text`: where its scheme starts (1–31 characters, from a
- * letter) and its userinfo (the authority up to its last `@`: a raw `@` in a password is common),
- * or null when there is no scheme or no userinfo. Constant work per `://`, so a scan is linear.
+ * The URL whose `://` (or `separator`: `:\/\/` in JSON that escapes slashes) is at `at` in `text`:
+ * where its scheme starts (1–31 characters, from a letter) and its userinfo (the authority up to
+ * its last `@`: a raw `@` in a password is common), or null when there is no scheme or no
+ * userinfo. Constant work per `://`, so a scan is linear.
  */
 export function userinfoAt(text: string, at: number, separator = "://"): { schemeStart: number; userinfo: string } | null {
   let start = at;
