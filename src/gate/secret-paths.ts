@@ -17,7 +17,7 @@ const SECRET_FILES: readonly RegExp[] = [
   /^\.?credentials(\..+)?$/,
   /(^|[._-])credentials?\.(json|ya?ml|toml|ini|xml|csv|txt|conf|cfg|properties)$/,
   /^(auth|secrets?|token|service-?account.*|client_secrets?.*)\.json$/,
-  /^(.+[._-])?secrets?\.(ya?ml|json|toml|ini|env|properties|txt|conf|cfg|xml|tfvars)$/,
+  /^(.+[._-])?secrets?\.(ya?ml|json|toml|ini|env|properties|conf|cfg|xml|tfvars)$/,
   /^(.+[._-])?\.?kubeconfig(\..+)?$/,
   /\.tfstate(\.backup)?$|\.tfvars(\.json)?$/,
   /^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/,
