@@ -1,4 +1,6 @@
-// Credentials named by the text around them: `password=…`, `token: …`, `"api_key": "…"`, `Authorization: Bearer …`; told apart from code that only names them.
+// Credentials named by the text around them: `password=…`, `token: …`, `"api_key": "…"`, `<password>…</password>`, netrc's `password …`, `Authorization: Bearer …`.
+import { acceptAuthorization, acceptPlainValue, acceptValue, bareValue } from "./assignment-values.js";
+import type { AssignmentValue } from "./assignment-values.js";
 
 /** Replaces one credential: called with what it is (`password`, `authorization`), returns the text to put in its place. */
 export type Mark = (label: string) => string;
@@ -6,11 +8,12 @@ export type Mark = (label: string) => string;
 /**
  * `text` with the value of every secret-named key that holds a credential replaced by `mark`
  * (`password=…`, `DB_PASSWORD='…'`, `  token: …`, `"client_secret": "…"`, `?access_token=…&`),
- * the key, separator and quotes kept. Code that only names a secret (`const password =
- * input.value`, `token: string;`) is left alone: see `acceptValue`.
+ * the key, separator and quotes kept; and the text of elements named so (`<password>…</password>`)
+ * and netrc's passwords. Code that only names a secret (`const password = input.value`,
+ * `token: string;`) is left alone: see `acceptValue`.
  */
 export function redactAssignments(text: string, mark: Mark): string {
-  return text.replace(ASSIGNMENT, (match: string, word: string, separator: string, ...rest: unknown[]) => {
+  const assigned = text.replace(ASSIGNMENT, (match: string, word: string, separator: string, ...rest: unknown[]) => {
     const groups = rest.slice(0, 4) as Array<string | undefined>;
     const offset = rest[4] as number;
     const label = keywordLabel(text, offset, word);
@@ -26,7 +29,7 @@ export function redactAssignments(text: string, mark: Mark): string {
       key: text.slice(keyStart, offset + word.length),
       keyQuoted: /["']/.test(text.charAt(keyStart - 1)) && /^\\?["']/.test(separator),
       separator,
-      value: kind === 3 ? trimEscapes(queryValue(text.charAt(keyStart - 1), raw)) : raw,
+      value: kind === 3 ? bareValue(text.charAt(keyStart - 1), raw) : raw,
       quoted: kind !== 3,
       lineStart: /(?:^|\n)(?:export[ \t]+)?$/.test(before),
       rest: restOfLine(text, valueStart + raw.length + closing),
@@ -34,6 +37,27 @@ export function redactAssignments(text: string, mark: Mark): string {
     if (!acceptValue(found)) return match;
     const cut = valueStart - offset;
     return match.slice(0, cut) + mark(label) + match.slice(cut + found.value.length);
+  });
+  return redactElements(redactNetrc(assigned, mark), mark);
+}
+
+/** netrc's `machine host login name password …`: the value follows a space, after a login on the same line. */
+const NETRC = /(?<=\blogin[ \t]+[^\s]{1,256}[ \t]+)(password|passwd)([ \t]+)([^\s]{1,512})/g;
+
+function redactNetrc(text: string, mark: Mark): string {
+  if (!text.includes("login")) return text;
+  return text.replace(NETRC, (match: string, word: string, space: string, value: string) => (acceptPlainValue(value) ? `${word}${space}${mark("password")}` : match));
+}
+
+/** An XML element named like a secret holding text (`<password>…</password>`, Maven's `<passphrase>`, `<apiKey>`). */
+const ELEMENT = /<([A-Za-z][\w.:-]{0,60})>([^<\r\n]{1,512})<\/\1>/g;
+
+function redactElements(text: string, mark: Mark): string {
+  if (!text.includes("</")) return text;
+  return text.replace(ELEMENT, (match: string, name: string, value: string) => {
+    const word = ELEMENT_NAME.exec(name)?.[0];
+    const label = word === undefined ? null : keywordLabel(name, name.length - word.length, word);
+    return label !== null && acceptPlainValue(value.trim()) ? `<${name}>${mark(label)}</${name}>` : match;
   });
 }
 
@@ -53,6 +77,8 @@ const QUALIFIED_KEYS = ["api", "access", "secret", "private", "auth"].flatMap((q
 );
 /** The secret-naming words a key ends with, as literals in their usual spellings: a scan for literals is fast. */
 const LAST_WORDS = [...["pass(?:word|wd|phrase)?", "pwd", "secret", "token"].flatMap(spellings), ...QUALIFIED_KEYS];
+/** The secret-naming word an element's name ends with. */
+const ELEMENT_NAME = new RegExp(`(?:${LAST_WORDS.join("|")})$`);
 
 /**
  * The last word of a secret-named key (nothing of the key follows: `passwordField`, `max_tokens`,
@@ -88,92 +114,8 @@ function keywordLabel(text: string, start: number, keyword: string): string | nu
   return LABELS[letters === "_auth" ? letters : letters.replace(/[_-]/g, "")] ?? null;
 }
 
-/** Values that name a type, a literal or nothing: `password: string`, `token: null`, `secret: true`. */
-const NOT_VALUES = new Set([
-  "null", "nil", "none", "undefined", "true", "false", "yes", "no", "on", "off", "string", "str", "number", "int", "integer", "boolean",
-  "bool", "any", "unknown", "object", "bytes", "required", "optional", "redacted", "hidden", "masked", "empty",
-]);
-/** Templates and references, not values: `${DB_PASSWORD}`, `{{ secrets.X }}`, `<token>`, `%(pw)s`, `$PASS`, YAML anchors and block scalars. */
-const REFERENCE = /^[$%{<[(*&!|>=\\#@]|\$\{|\{\{|<%|%\(/;
-/** Masks and elisions: `***`, `xxxx`, `•••`, `sk-ant-...`. */
-const MASKED = /^[*xX.•…_?-]+$|\.\.\.|…|xxxx|XXXX/;
-/** Code: a member expression (`input.value`, `process.env.X`), a call, an index, a block, a condition, a statement end. */
-const CODE = /^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+$|[()[\]{}<>]|\|\||&&|[;,]$/;
-
-/** What the assignment matched, as `acceptValue` judges it. */
-interface AssignmentValue {
-  /** The key as the text has it, back to its start (`spring.datasource.password`). */
-  key: string;
-  /** Whether the key is quoted (`"password":`): JSON, or a dictionary literal. */
-  keyQuoted: boolean;
-  /** What stands between key and value: `=`, `: `, `" = `... */
-  separator: string;
-  value: string;
-  quoted: boolean;
-  /** The key starts its line (`export` aside): an env, INI or YAML file rather than code. */
-  lineStart: boolean;
-  /** The text right after the value, to the end of its line. */
-  rest: string;
-}
-
-/**
- * Whether the value of a secret-named key is a credential to redact. Never: short values (1–3
- * characters), literals and type names, references and templates, masks and elisions, an
- * identifier that repeats a secret word (`password = password`, `token: ProgressTokenSchema$1`,
- * `secretName: my-secret`), quoted text with spaces (a label), a bare value that is code (a call,
- * a member expression, a statement end) or that, after a spaced separator, does not end its line.
- * Then, by where it stands: any value where only configuration writes one (`KEY=value`, a key
- * that starts its line, JSON's `"key": "value"`); a value with a digit or a symbol after YAML's
- * indented `key: value` (`progressToken: messageId` ends a line of code too); elsewhere, in code
- * (`token: "alive"`, `x = "…"` in a function), only one of 8+ characters with a digit and a letter.
- */
-function acceptValue(found: AssignmentValue): boolean {
-  const { key, value, quoted, separator, rest } = found;
-  if (value.length < 4 || NOT_VALUES.has(value.toLowerCase()) || REFERENCE.test(value) || MASKED.test(value)) return false;
-  if (/^[A-Za-z_$][\w$.?-]*$/.test(value) && /pass(?:word|wd)?|secret|token/i.test(value)) return false;
-  if (key === "PWD" || key === "OLDPWD") return false;
-  // Quoted text with spaces is a label or a message (`"password": "Enter a password"`), except on a configuration line of its own.
-  if (quoted && /\s/.test(value) && !(found.lineStart && !/pass(?:word|wd)?|secret|token/i.test(value))) return false;
-  if (!quoted && (CODE.test(value) || (/[ \t]/.test(separator) && !/^[ \t]*(?:$|#|\/\/)/.test(rest)))) return false;
-  const where = placeOf(found);
-  if (where === "configuration") return true;
-  if (where === "yaml") return /[0-9]|[^A-Za-z_.-]/.test(value);
-  return value.length >= 8 && /[0-9]/.test(value) && /[A-Za-z]/.test(value);
-}
-
-/** Where an assignment stands, by its form: a configuration line, an indented YAML `key: value`, or code. */
-function placeOf({ keyQuoted, separator, quoted, lineStart, rest }: AssignmentValue): "configuration" | "yaml" | "code" {
-  const colon = /^\\?["']?[ \t]*:/.test(separator);
-  // A quoted value followed by `;`, `,` or `)` ends a statement or an argument: code, wherever its line starts.
-  if (quoted && /^[ \t]*[;,)]/.test(rest)) return "code";
-  if (lineStart || (quoted && keyQuoted && colon)) return "configuration";
-  if (quoted || /^["'`]/.test(rest)) return "code";
-  if (!/[ \t]/.test(separator)) return "configuration";
-  return colon ? "yaml" : "code";
-}
-
-/** A bare value's trailing escapes (`\n` of `"API_KEY=x\n"` in code) are not part of it. */
-function trimEscapes(value: string): string {
-  let end = value.length;
-  while (end >= 2 && value.charAt(end - 2) === "\\" && "nrt".includes(value.charAt(end - 1))) end -= 2;
-  return value.slice(0, end);
-}
-
 /** `Authorization:` and `Proxy-Authorization:` as a header, a JSON key or a keyword argument; the value runs to the end of the line or a quote. */
 const AUTHORIZATION = /(?<![A-Za-z0-9_-])((?:proxy-)?authorization(?:\\?["'])?[ \t]*[:=][ \t]*(?:\\?["'])?)((?:basic|bearer|token|digest|negotiate|ntlm|bot|aws4-hmac-sha256|hmac)[ \t]+)?([^\s"'`\\][^\r\n"'`\\]{0,2000})/gi;
-
-/**
- * Whether an Authorization value is a credential: after a scheme (`Bearer x`), any word of 6+
- * characters with a digit or a symbol (or 20+) that is not a reference, a mask or a word such
- * as `secret`; with no scheme, a token-like word of 12+ characters with a digit
- * (`authorization: string;` and `headers.authorization = token` are code).
- */
-function acceptAuthorization(scheme: string | undefined, value: string): boolean {
-  const first = value.split(/[ \t]/, 1)[0] ?? "";
-  if (REFERENCE.test(first) || MASKED.test(first) || /^[a-z_.-]*(?:secret|token)[a-z_.-]*$/i.test(first)) return false;
-  if (scheme !== undefined) return first.length >= 6 && !/[;,]$/.test(first) && (first.length >= 20 || /[0-9]|[^A-Za-z_.-]/.test(first));
-  return /^(?=.*[0-9])[A-Za-z0-9._~+/=:-]{12,}$/.test(first);
-}
 
 /** The text from `at` to the end of its line, at most 200 characters (a scan to a far line end, per match, would be quadratic). */
 function restOfLine(text: string, at: number): string {
@@ -187,9 +129,4 @@ function keyStartBefore(text: string, at: number): number {
   let start = at;
   while (start > 0 && at - start < 64 && /[A-Za-z0-9_.-]/.test(text.charAt(start - 1))) start--;
   return start;
-}
-
-/** In a query string (`?token=abc&next=1`) a bare value ends at `&` or `#`. */
-function queryValue(before: string, value: string): string {
-  return before === "?" || before === "&" || before === ";" ? (value.split(/[&#]/, 1)[0] ?? value) : value;
 }

@@ -121,6 +121,9 @@ describe("redactSecrets on hostile input", () => {
     "JWT pieces": fill("eyJaaaaa."),
     "Authorization values": fill("x", "Authorization: "),
     "AWS ids and separators": fill("AKIAAAAAAAAAAAAAAAAA, "),
+    "XML elements": fill("<password>x"),
+    "netrc logins": fill("login a password "),
+    "connection strings": fill("Password=a;"),
     "everything at once": fill("password=https://a:b@c -----BEGIN PRIVATE KEY----- eyJa.eyJb. Authorization: Bearer "),
   };
   for (const [name, text] of Object.entries(hostile)) {
