@@ -1,7 +1,8 @@
 // Paths as the OS will see them (.., symlinks, files not created yet) and how they stand against the allowed roots.
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { pathReason } from "./secret-paths.js";
+import { fileContentSecretReason } from "./secret-content.js";
+import { pathReason, repositoryConfigReason } from "./secret-paths.js";
 
 const MAX_SYMLINK_HOPS = 40;
 
@@ -49,21 +50,32 @@ export function isInside(path: string, root: string): boolean {
 }
 
 /**
- * Why a path inside the roots still needs the user: secrets (read or write),
- * and writes into `.git/` (hooks, config), onto `protectedPaths` such as the
- * approvals file (which would let the model approve its own commands), or onto
- * configuration a later run would obey (`plantedConfigReason`).
+ * Why a path inside the roots still needs the user: secrets by name (read or write); for reads,
+ * a repository's configuration and secrets by content (a regular file whose first bytes hold a
+ * key, a token, a credential URL or a password assignment, whatever its name); and writes into
+ * `.git/` (hooks, config), onto `protectedPaths` such as the approvals file (which would let the
+ * model approve its own commands), or onto configuration a later run would obey (`plantedConfigReason`).
  */
 export function sensitivePathReason(path: string, access: "read" | "write", protectedPaths: readonly string[], protectedDirs: readonly string[] = []): string | null {
   const secret = pathReason(path);
   if (secret !== null) return secret.replace(/^reads /, access === "read" ? "reads " : "writes ");
-  if (access !== "write") return null;
+  if (access !== "write") return repositoryConfigReason(path) ?? contentReason(path);
   // Any case: on a case-insensitive file system `.GIT/config` is the repository's config.
   if (path.split(sep).some((s) => s.toLowerCase() === ".git")) return "writes inside a .git folder, whose hooks and config can run programs";
   if (protectedPaths.some((p) => path === p || path.startsWith(`${p}.`))) return "writes the approvals file, which decides what runs unasked";
   // Session files and their inboxes speak for the user: a line written there would be read back as the user's words.
   if (protectedDirs.some((d) => path === d || path.startsWith(`${d}${sep}`))) return "writes the workspace's session files, which hold what the user said (a planted line would speak for them)";
   return plantedConfigReason(path);
+}
+
+/** The content check of a file about to be read; a file the gate cannot open, the reader cannot either, and says so itself. */
+function contentReason(path: string): string | null {
+  try {
+    const why = fileContentSecretReason(path);
+    return why === null ? null : `reads ${path}, and ${why}`;
+  } catch {
+    return null;
+  }
 }
 
 /** Files any miniclaw (or another agent tool) started here later would obey: approvals and server lists. */

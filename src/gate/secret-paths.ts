@@ -1,25 +1,56 @@
-// Which paths hold secrets or never end when read: `.env`, `~/.ssh`, shell profiles, credential files, `/proc/*/environ`, devices.
+// Which paths hold secrets or never end when read: `.env`, `~/.ssh`, shell profiles, credential files and their backups, system secret folders, `/proc/*/environ`, devices.
 
 /** Folders whose whole content is secret, matched as a path segment. */
 const SECRET_DIRS = new Set([
   ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", "gcloud", "gh", ".m2", ".gradle", "anthropic", ".anthropic",
+  "secrets", ".secrets",
 ]);
 
-/** Secret file names, matched against the last path segment (case-insensitive). */
+/** Secret file names, matched against the last path segment (lower case) and the names it is a backup of. */
 const SECRET_FILES: readonly RegExp[] = [
   /^\.env(\..+)?$/,
+  /^.+\.env$/,
   /^\.envrc$/,
   /^[._]netrc$/,
-  /^\.(npmrc|pypirc|pgpass|git-credentials|htpasswd|boto|s3cfg|vault-token)$/,
+  /^\.(npmrc|pypirc|pgpass|git-credentials|htpasswd|boto|s3cfg|vault-token|my\.cnf|mylogin\.cnf|dockercfg|terraformrc|authinfo(\.gpg)?|passwd-s3fs|smbcredentials|cvspass)$/,
+  /^(htpasswd|passwd-s3fs|terraform\.rc|debian\.cnf|chap-secrets|pap-secrets|ipsec\.secrets)$/,
   /^\.?credentials(\..+)?$/,
-  /^(auth|secrets?|token|service-account)\.json$/,
+  /(^|[._-])credentials?\.(json|ya?ml|toml|ini|xml|csv|txt|conf|cfg|properties)$/,
+  /^(auth|secrets?|token|service-?account.*|client_secrets?.*)\.json$/,
+  /^(.+[._-])?secrets?\.(ya?ml|json|toml|ini|env|properties|conf|cfg|xml|tfvars)$/,
+  /^(.+[._-])?\.?kubeconfig(\..+)?$/,
+  /\.tfstate(\.backup)?$|\.tfvars(\.json)?$/,
   /^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/,
+  /^.+_(rsa|dsa|ecdsa|ed25519)(_sk)?$/,
+  /^ssh_host_.*key$/,
+  /^krb5cc(_.*)?$/,
   /^environ$/,
   /^\.(bashrc|bash_profile|bash_login|bash_logout|profile|login|zshrc|zshenv|zprofile|zlogin|kshrc|cshrc|tcshrc|mkshrc)$/,
   /^\.(.*_)?history$|^\.histfile$|^\.lesshst$/,
   /^(\.claude\.json|config\.fish|fish_variables)$/,
-  /\.(pem|key|p12|pfx|jks|keystore|kdbx)$/,
+  /\.(pem|key|p12|pfx|jks|keystore|kdbx|ppk|p8|pkcs12|keytab)$/,
 ];
+
+/** Copies editors, tools and people leave: `.env~`, `id_rsa.bak`, `key.pem.orig`, vim's `.swp` to `.swa`, GNU's `.~1~`, a lock beside a config. */
+const BACKUP_SUFFIX = /(~|\.~[0-9]+~|\.(bak|backup|orig|old|new|prev|save|sav|tmp|copy|lock|sw[a-p]))$/;
+
+/**
+ * The names `name` may be a copy of, itself first: suffixes stripped one by one (`key.pem.bak.orig`),
+ * emacs's `#name#`, and vim's swap file of a plain name (`.id_rsa.swp` is `id_rsa`'s).
+ */
+function backupBaseNames(name: string): string[] {
+  const names = [name];
+  let current = /^#.+#$/.test(name) ? name.slice(1, -1) : name;
+  if (current !== name) names.push(current);
+  for (let strips = 0; strips < 4; strips++) {
+    const stripped = current.replace(BACKUP_SUFFIX, "");
+    if (stripped === current || stripped === "" || stripped === ".") break;
+    if (/\.sw[a-p]$/.test(current) && stripped.startsWith(".")) names.push(stripped.slice(1));
+    names.push(stripped);
+    current = stripped;
+  }
+  return names;
+}
 
 /** Dotfiles and dot-folders directly in a home folder: shell profiles, tool configs and credential stores. */
 const HOME_DOTFILE = /^(~[^/]*|\/root|\/home\/[^/]+|\/users\/[^/]+)\/\.[^/]/;
@@ -27,17 +58,46 @@ const HOME_DOTFILE = /^(~[^/]*|\/root|\/home\/[^/]+|\/users\/[^/]+)\/\.[^/]/;
 /** Templates that look like secrets by name but by convention hold none. */
 const NOT_SECRET = /^\.env\.(example|sample|template|dist|defaults)$/;
 
-const SECRET_SYSTEM_PATHS = new Set(["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/master.passwd"]);
+const SECRET_SYSTEM_PATHS = new Set([
+  "/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/sudoers", "/etc/master.passwd", "/etc/security/opasswd",
+  "/etc/mysql/debian.cnf", "/etc/kubernetes/admin.conf", "/etc/kubernetes/super-admin.conf", "/etc/kubernetes/kubelet.conf",
+  "/etc/kubernetes/controller-manager.conf", "/etc/kubernetes/scheduler.conf",
+]);
+
+/** System folders that hold only secrets: container and systemd secrets, service-account tokens, TLS and VPN keys, saved Wi-Fi passwords. */
+const SECRET_SYSTEM_DIRS = [
+  "/run/secrets", "/var/run/secrets", "/run/credentials", "/var/run/credentials", "/etc/credstore", "/etc/credstore.encrypted",
+  "/etc/ssl/private", "/etc/pki/tls/private", "/etc/letsencrypt/live", "/etc/letsencrypt/archive", "/etc/letsencrypt/accounts",
+  "/etc/kubernetes/pki", "/var/lib/kubelet/pki", "/etc/rancher", "/etc/wireguard", "/etc/networkmanager/system-connections", "/etc/ipsec.d/private",
+];
 
 /** Names a wildcard is tested against: if it could match one of these, it could reach a secret. */
 const SECRET_SAMPLES = [
-  ".env", ".env.local", ".ssh", ".aws", ".netrc", ".npmrc", ".git-credentials", "credentials", "credentials.json", "id_rsa", "id_ed25519",
-  "server.pem", "private.key", "secrets.json", "environ", ".bashrc", ".zshrc", ".profile", ".bash_history", ".claude.json",
+  ".env", ".env.local", ".env~", ".ssh", ".aws", ".netrc", ".npmrc", ".git-credentials", ".pgpass", ".my.cnf", ".dockercfg", "credentials",
+  "credentials.json", "id_rsa", "id_ed25519", "id_rsa.bak", "server.pem", "private.key", "secrets.json", "terraform.tfstate", "kubeconfig",
+  "environ", ".bashrc", ".zshrc", ".profile", ".bash_history", ".claude.json",
 ];
 
 /** Why reading or writing this literal path touches a secret or a device; null when it does not. */
 export function pathReason(path: string): string | null {
   return placeReason(path) ?? nameReason(path);
+}
+
+/**
+ * Why a path is a repository's configuration, whose remote URLs and `http.extraheader` may carry a
+ * token (a clone made with one, a CI checkout): `config` or `config.worktree` (or a backup of
+ * one) inside a `.git` folder or below it (worktrees, submodules), or in a bare repository's
+ * folder named `*.git`. Its neighbours (`HEAD`, refs, objects) stay readable, so `git log` and
+ * `git status` are not affected. For reads only (writes into `.git` are refused on their own
+ * ground); judged on the whole path: a command run from inside `.git` reads it too.
+ */
+export function repositoryConfigReason(path: string): string | null {
+  const segments = path.toLowerCase().split("/").filter((s) => s !== "");
+  const last = segments[segments.length - 1];
+  if (last === undefined || !backupBaseNames(last).some((n) => n === "config" || n === "config.worktree")) return null;
+  const dirs = segments.slice(0, -1);
+  if (!dirs.includes(".git") && !(dirs[dirs.length - 1] ?? "").endsWith(".git")) return null;
+  return `reads ${path}, a repository's configuration (its remote URLs may carry a token)`;
 }
 
 /**
@@ -49,7 +109,7 @@ export function placeReason(path: string): string | null {
   if ((lower.startsWith("/dev/") || lower === "/dev") && lower !== "/dev/null") return `reads the device ${path} (may never end)`;
   if (/^\/proc\/[^/]+\/(environ|mem)$/.test(lower)) return `reads ${path}, a process's environment or memory`;
   if (isProcessSecretPath(lower)) return `reads ${path}: /proc holds process environments (and the API key)`;
-  if (SECRET_SYSTEM_PATHS.has(lower)) return `reads ${path}, a system secret`;
+  if (isSystemSecret(lower)) return `reads ${path}, a system secret`;
   if (HOME_DOTFILE.test(lower)) return `reads ${path}, a file of a home folder's configuration (keys are often kept there)`;
   return null;
 }
@@ -62,12 +122,27 @@ export function placeReason(path: string): string | null {
 export function nameReason(path: string): string | null {
   const lower = path.toLowerCase();
   const segments = lower.split("/").filter((s) => s !== "");
-  const dir = segments.slice(0, -1).find((s) => SECRET_DIRS.has(s));
+  const dir = secretDir(segments.slice(0, -1));
   if (dir !== undefined) return `reads inside ${dir}/, which holds secrets`;
   const last = segments[segments.length - 1];
-  if (last === undefined || NOT_SECRET.test(last)) return null;
-  if (SECRET_DIRS.has(last)) return `reads ${path}, which holds secrets`;
-  return SECRET_FILES.some((re) => re.test(last)) ? `reads ${path}, which may hold secrets` : null;
+  if (last === undefined) return null;
+  const names = backupBaseNames(last);
+  if (names.some((n) => NOT_SECRET.test(n))) return null;
+  if (names.some((n) => SECRET_DIRS.has(n))) return `reads ${path}, which holds secrets`;
+  return names.some((n) => SECRET_FILES.some((re) => re.test(n))) ? `reads ${path}, which may hold secrets` : null;
+}
+
+/** The first folder among `segments` (lower case) that is a secret folder or a copy of one (`.ssh.bak`). */
+function secretDir(segments: readonly string[]): string | undefined {
+  return segments.find((s) => backupBaseNames(s).some((n) => SECRET_DIRS.has(n)));
+}
+
+/** A system secret by its whole path (lower case, a backup too: `/etc/shadow.bak`), or anything in a system secret folder. */
+function isSystemSecret(lower: string): boolean {
+  const slash = lower.lastIndexOf("/");
+  const names = backupBaseNames(lower.slice(slash + 1)).map((n) => `${lower.slice(0, slash)}/${n}`);
+  if (names.some((p) => SECRET_SYSTEM_PATHS.has(p))) return true;
+  return SECRET_SYSTEM_DIRS.some((dir) => lower === dir || lower.startsWith(`${dir}/`));
 }
 
 /** Source, build output and docs named after credentials (`credentials.ts`, `credentials.d.mts.map`): code, not a credential store. */
@@ -82,7 +157,7 @@ const CREDENTIALS_CODE = /credentials.*\.([mc]?[jt]sx?|map|py|pyc|go|rs|rb|java|
 export function walkNameReason(path: string, isDir: boolean): string | null {
   const last = path.slice(path.lastIndexOf("/") + 1);
   if (isDir) {
-    const dir = path.toLowerCase().split("/").find((s) => SECRET_DIRS.has(s));
+    const dir = secretDir(path.toLowerCase().split("/"));
     return dir === undefined ? null : `reads inside ${dir}/, which holds secrets`;
   }
   return CREDENTIALS_CODE.test(last) ? null : nameReason(path);

@@ -1,14 +1,16 @@
 // The gate's second pass: what a command judged safe will read, checked against the disk (symlinks, wildcards, folders, git history).
 import { realpath } from "node:fs/promises";
-import { basename } from "node:path";
-import { expandGlob, MAX_WALK_ENTRIES, walkTree } from "./disk-walk.js";
+import { basename, dirname } from "node:path";
+import { expandGlob, MAX_CONTENT_CHECKS, MAX_WALK_ENTRIES, walkTree } from "./disk-walk.js";
 import type { Budget } from "./disk-walk.js";
 import { gitHistoryReason } from "./git-history.js";
 import { homeDotfileReason, homeReason } from "./path-resolve.js";
 import type { PathContext } from "./path-resolve.js";
 import { isProcessSecretPath } from "./process-secrets.js";
 import type { PlannedRead, ReadPlan } from "./read-plan.js";
-import { placeReason, walkNameReason } from "../gate/secret-paths.js";
+import { fileContentSecretReason } from "../gate/secret-content.js";
+import { placeReason, repositoryConfigReason, walkNameReason } from "../gate/secret-paths.js";
+import { remoteCredentialsReason } from "./remote-credentials.js";
 import { literalPathReason, namesPart } from "./word-reads.js";
 
 /** The real working folder (symlinks resolved) and the home folder the gate judges from. */
@@ -22,11 +24,15 @@ export interface DiskContext {
  * is. Each path it reads is resolved to its real path (`notes.txt` → `~/.ssh/id_rsa`) and judged
  * again; wildcards are expanded (bounded); folders a content reader walks are searched for secret
  * files and for links to them (bounded: past the bound, not safe); a git command that prints
- * patches is not safe in a repository whose history ever held a secret-named file. Called by
- * the gate after a "safe" verdict; it only ever adds reasons. A path that does not exist is fine.
+ * patches is not safe in a repository whose history ever held a secret-named file. Every regular
+ * file whose content is read (an operand, a wildcard's match, a file a walk meets) is a secret
+ * by content too: its first KB are checked for keys, tokens, credential URLs and password
+ * assignments. `git remote` is not safe where a configuration git reads holds a URL with
+ * credentials. Called by the gate after a "safe" verdict; it only ever adds reasons. A path that
+ * does not exist is fine.
  */
 export async function diskReasons(plan: ReadPlan, context: DiskContext): Promise<string[]> {
-  const budget: Budget = { left: MAX_WALK_ENTRIES };
+  const budget: Budget = { left: MAX_WALK_ENTRIES, contentLeft: MAX_CONTENT_CHECKS };
   const reasons: string[] = [];
   const seen = new Set<string>();
   for (const read of plan.reads) {
@@ -34,6 +40,10 @@ export async function diskReasons(plan: ReadPlan, context: DiskContext): Promise
     if (seen.has(key)) continue;
     seen.add(key);
     const why = await readReason(read, context, budget);
+    if (why !== null) reasons.push(why);
+  }
+  for (const dir of gitRemoteDirs(plan)) {
+    const why = remoteCredentialsReason(dir, context.home);
     if (why !== null) reasons.push(why);
   }
   for (const dir of new Set(plan.gitContentDirs)) {
@@ -73,7 +83,9 @@ async function realPathReason(read: PlannedRead, path: string, fromGlob: boolean
     case "content":
     case "name": {
       const why = read.kind === "name" && fromGlob ? placeReason(real) : literalPathReason(real, judged);
-      return why === null ? null : say(why);
+      if (why !== null) return say(why);
+      const inside = read.kind === "content" ? contentReason(real, budget) : null;
+      return inside === null ? null : `${read.program} reads ${shown}, and ${inside}`;
     }
     case "listing":
       return real === "/" || isProcessSecretPath(real) ? `${read.program} lists ${shown}, the whole file system or /proc` : null;
@@ -83,7 +95,8 @@ async function realPathReason(read: PlannedRead, path: string, fromGlob: boolean
       const filters = read.filters ?? { skipHidden: false, followLinks: false, fileFilters: [], excludeDirs: [], opaqueFilters: false };
       const found = await walkTree(real, filters, budget, (entry, target, isDir) => {
         // The folders above an entry were judged on the way down: its own name is what is new, unless a link leads elsewhere.
-        const reason = target === entry ? walkNameReason(basename(entry), isDir) : (metReason(target, isDir, judged) ?? homeReason(target, context.home));
+        const named = target === entry ? walkNameReason(basename(entry), isDir) : (metReason(target, isDir, judged) ?? homeReason(target, context.home));
+        const reason = named ?? (isDir ? null : contentReason(target, budget));
         return reason === null ? null : `${entry}${target === entry ? "" : ` (a link to ${target})`}: ${reason}`;
       });
       return found === null ? null : `${read.program} reads every file under ${shown}, and ${found}`;
@@ -93,5 +106,26 @@ async function realPathReason(read: PlannedRead, path: string, fromGlob: boolean
 
 /** A file or folder a walk met, judged by place and by the names below the working folder. */
 function metReason(path: string, isDir: boolean, context: PathContext): string | null {
-  return placeReason(path) ?? walkNameReason(namesPart(path, context.cwd), isDir) ?? homeDotfileReason(path, context.home);
+  return placeReason(path) ?? walkNameReason(namesPart(path, context.cwd), isDir) ?? homeDotfileReason(path, context.home) ?? repositoryConfigReason(path);
+}
+
+/** The content check of a file about to be read, within the budget; a file the gate cannot open, the command cannot either. */
+function contentReason(path: string, budget: Budget): string | null {
+  // git's objects are compressed: no shape shows through, and a walk of a repository would spend the budget on them.
+  if (budget.contentLeft <= 0 || /\/\.git\/objects\//i.test(path)) return null;
+  budget.contentLeft--;
+  try {
+    return fileContentSecretReason(path);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The folders a `git remote` of the line runs in. git's words reach the plan as content reads
+ * resolved from each folder the line may be in (git has no option table: every word is judged
+ * as a path), so `git remote -v` run from `/r` shows as a read of `/r/remote` by git.
+ */
+function gitRemoteDirs(plan: ReadPlan): Set<string> {
+  return new Set(plan.reads.filter((r) => r.program === "git" && !r.glob && basename(r.path) === "remote").map((r) => dirname(r.path)));
 }

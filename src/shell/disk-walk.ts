@@ -9,9 +9,16 @@ import { skipsDir, skipsFile } from "./tree-filters.js";
 /** Entries the gate looks at for one command before it gives up and asks. */
 export const MAX_WALK_ENTRIES = 20_000;
 
-/** A countdown shared by every look at the disk for one command. */
+/**
+ * Files whose first KB the gate reads for secrets, for one command: about 30 µs each. Past it,
+ * files are judged by name only; what they print is still redacted by the same shapes.
+ */
+export const MAX_CONTENT_CHECKS = 2_000;
+
+/** Countdowns shared by every look at the disk for one command: entries listed, and files whose content is checked. */
 export interface Budget {
   left: number;
+  contentLeft: number;
 }
 
 /**

@@ -3,7 +3,7 @@ import { MAX_BRACE_WORDS, braceWordCount, expandBraces } from "./brace-expand.js
 import { homeDotfileReason, physicalWords, resolveWord } from "./path-resolve.js";
 import type { Base, PathContext } from "./path-resolve.js";
 import type { PlannedRead } from "./read-plan.js";
-import { globReason, nameReason, pathReason, placeReason } from "../gate/secret-paths.js";
+import { globReason, nameReason, pathReason, placeReason, repositoryConfigReason } from "../gate/secret-paths.js";
 import { PROCESS_SUBSTITUTION_PATH } from "./shell-words.js";
 import type { ShellWord } from "./shell-words.js";
 
@@ -67,15 +67,19 @@ export function judgeWord(word: ShellWord, role: WordRole, scope: WordScope, pro
 /** The word judged as written, before any resolution (`.ssh/../x` names `.ssh`): what the gate refused before it resolved paths stays refused. */
 function writtenReason(word: ShellWord, role: WordRole): string | null {
   for (const piece of new Set([word.value, ...word.value.split(/[=:]/)])) {
-    const reason = word.glob ? (role === "content" ? globReason(piece) : null) : pathReason(piece);
+    const reason = word.glob ? (role === "content" ? globReason(piece) : null) : (pathReason(piece) ?? repositoryConfigReason(piece));
     if (reason !== null) return reason;
   }
   return null;
 }
 
-/** Why a resolved literal path is secret: by its place (devices, /proc, home dotfiles) or by the names below the working folder. */
+/**
+ * Why a resolved literal path is secret: by its place (devices, /proc, home dotfiles), by the
+ * names below the working folder, or as a repository's configuration (judged on the whole path:
+ * `cd .git && cat config` reads it too).
+ */
 export function literalPathReason(path: string, context: PathContext): string | null {
-  return placeReason(path) ?? nameReason(namesPart(path, context.cwd)) ?? homeDotfileReason(path, context.home);
+  return placeReason(path) ?? nameReason(namesPart(path, context.cwd)) ?? homeDotfileReason(path, context.home) ?? repositoryConfigReason(path);
 }
 
 function globPathReason(pattern: string, role: WordRole, context: PathContext): string | null {
