@@ -1,6 +1,7 @@
 // Answers every tool_use of a response: hooks, validate once, judge once at the gate, run (read-only calls together), cap, never throw.
 import { cutMiddle } from "../content.js";
 import type { Gate, Judged } from "../gate/context.js";
+import { redactContent } from "../gate/redact.js";
 import type { ToolResultBlockParam, ToolUseBlock } from "../types.js";
 import { accessOf, type AnyTool, type ToolContext, type ToolOutput } from "./define.js";
 
@@ -36,7 +37,7 @@ export interface DispatchOptions {
   /** Answers a call without running it (the repeated-call breaker, a budget stop). */
   refuse?: (call: ToolUseBlock) => string | undefined;
   maxResultChars?: number;
-  /** Values that must never reach the model (the API key...): replaced in every result. */
+  /** Values that must never reach the model (the API key...): replaced in every result, beside credentials known by their shape. */
   secrets?: readonly string[];
   /** Called as each call starts (after any wait for the calls before it). */
   onStart?: (call: ToolUseBlock) => void;
@@ -144,7 +145,7 @@ async function prepare(call: ToolUseBlock, opts: DispatchOptions): Promise<Prepa
 
 async function runOne(prepared: Prepared, opts: DispatchOptions, signals: CallSignals): Promise<ToolResultBlockParam> {
   opts.onStart?.(prepared.call);
-  const answer = "answer" in prepared ? prepared.answer : await answerCall(prepared, opts, signals);
+  const answer = "answer" in prepared ? redact(prepared.answer, opts.secrets) : await answerCall(prepared, opts, signals);
   opts.onResult?.(prepared.call, answer);
   return answer;
 }
@@ -159,8 +160,9 @@ async function answerCall(prepared: Exclude<Prepared, { answer: ToolResultBlockP
   } finally {
     own.close();
   }
-  answer = capResult(redact(answer, opts.secrets ?? []), opts.maxResultChars ?? MAX_TOOL_RESULT_CHARS);
-  return redact(await runAfterHook(opts.hooks, { id: call.id, name: call.name, input }, answer), opts.secrets ?? []);
+  // Redacted before the cap, which could otherwise cut a credential into halves too short to know.
+  answer = capResult(redact(answer, opts.secrets), opts.maxResultChars ?? MAX_TOOL_RESULT_CHARS);
+  return redact(await runAfterHook(opts.hooks, { id: call.id, name: call.name, input }, answer), opts.secrets);
 }
 
 /** Asks the gate, then runs the tool with what it granted; an interrupt answers at once, even while the approver is asked. */
@@ -229,13 +231,14 @@ export function result(id: string, text: string, isError: boolean): ToolResultBl
   };
 }
 
-/** Replaces each secret value in the text of a result with a marker. */
-export function redact(answer: ToolResultBlockParam, secrets: readonly string[]): ToolResultBlockParam {
-  if (secrets.length === 0) return answer;
-  const clean = (text: string): string => secrets.reduce((t, secret) => t.split(secret).join("[redacted secret]"), text);
-  if (typeof answer.content === "string") return { ...answer, content: clean(answer.content) };
-  if (!answer.content) return answer;
-  return { ...answer, content: answer.content.map((b) => (b.type === "text" ? { ...b, text: clean(b.text) } : b)) };
+/**
+ * The result with every credential replaced by a marker naming what was removed: the environment's
+ * secret values and every credential by its shape (see gate/redact.ts), in text blocks and documents.
+ */
+export function redact(answer: ToolResultBlockParam, secrets: readonly string[] = []): ToolResultBlockParam {
+  if (answer.content === undefined) return answer;
+  const content = redactContent(answer.content, secrets);
+  return content === answer.content ? answer : { ...answer, content };
 }
 
 /** Cuts text content longer than `max` characters, keeping head and tail and saying how much was cut. */

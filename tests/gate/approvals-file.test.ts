@@ -234,7 +234,7 @@ describe("addApprovals", () => {
 });
 
 /** The approvals module as built by the global setup (child processes have no TypeScript loader). */
-const BUILT_MODULE = pathToFileURL(join(repo, "dist", "permissions", "approvals-file.js")).href;
+const BUILT_MODULE = pathToFileURL(join(repo, "dist", "gate", "approvals-file.js")).href;
 
 /** The pid of a child process that has exited (so no process holds it, barring an unlikely reuse). */
 function exitedPid(): Promise<number> {

@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createPermissionContext } from "../../src/gate/gate.js";
+import { testGate } from "../helpers/gate.js";
 import { CONTENT_HEAD_BYTES, contentSecretReason, fileContentSecretReason } from "../../src/gate/secret-content.js";
 import { pathReason, repositoryConfigReason } from "../../src/gate/secret-paths.js";
 import { makeTempDir } from "../helpers/tool-context.js";
@@ -77,7 +77,7 @@ describe("read_file through the gate", () => {
   it("asks before reading secrets by their new names, a repository's config, and files whose content is a secret; reads their neighbours unasked", async () => {
     const cwd = await makeTempDir();
     const asked: string[] = [];
-    const gate = createPermissionContext({
+    const gate = testGate({
       mode: "default", approver: async (request) => (asked.push(request.reason), "deny_once"), approvalsPath: join(cwd, "approvals.json"), roots: [cwd], cwd, emit: () => {},
     });
     execFileSync("git", ["init", "-q"], { cwd });

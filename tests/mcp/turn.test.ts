@@ -247,6 +247,6 @@ describe("MCP faults", () => {
     ]);
     const ws = await tempWorkspace();
     await runAgentTurn("k", "env", TEST_AGENT, turnOptions(m, ws, [], { toolSources: [hub], env }));
-    expect(resultsOf(m.requests[1]!).map((r) => r.text)).toEqual(["(unset)", "(unset)", "visible", "given-on-purpose", "the token is [redacted secret]"]);
+    expect(resultsOf(m.requests[1]!).map((r) => r.text)).toEqual(["(unset)", "(unset)", "visible", "given-on-purpose", "the token is [redacted: known secret]"]);
   });
 });

@@ -2,8 +2,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createPermissionContext } from "../../src/gate/gate.js";
-import type { PermissionContext } from "../../src/gate/context.js";
+import { testGate } from "../helpers/gate.js";
+
 import { diskReasons } from "../../src/shell/disk-check.js";
 import { processSecretsReason } from "../../src/shell/process-secrets.js";
 import { assessCommand } from "../../src/shell/safety.js";
@@ -19,7 +19,7 @@ const PASSWORD = `Pw7${randomText(random, 14)}`;
 const KEY_BODY = Array.from({ length: 4 }, () => randomText(random, 64, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")).join("\n");
 
 let folders: SecretFolders;
-const gates = new Map<string, PermissionContext>();
+const gates = new Map<string, ReturnType<typeof testGate>>();
 
 beforeAll(async () => {
   folders = layOutSecretFolders(await makeTempDir("miniclaw-secrets-"), TOKEN, PASSWORD, KEY_BODY);
@@ -30,11 +30,11 @@ function dirOf(c: SecretAttack): string {
 }
 
 /** A plan-mode gate (runs only what is safe) from `cwd`, with the fake home. */
-function gateAt(cwd: string, home = folders.home): PermissionContext {
+function gateAt(cwd: string, home = folders.home): ReturnType<typeof testGate> {
   const key = `${cwd}\0${home}`;
   let gate = gates.get(key);
   if (gate === undefined) {
-    gate = createPermissionContext({ mode: "plan", approver: async () => "unavailable", approvalsPath: join(folders.root, "approvals.json"), roots: [cwd], cwd, home, emit: () => {} });
+    gate = testGate({ mode: "plan", approver: async () => "unavailable", approvalsPath: join(folders.root, "approvals.json"), roots: [cwd], cwd, home, emit: () => {} });
     gates.set(key, gate);
   }
   return gate;
