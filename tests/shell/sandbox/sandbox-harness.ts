@@ -6,8 +6,9 @@ import { probeBwrap, type BwrapProbe } from "../../../src/shell/sandbox/bwrap-pr
 import { planCommand, spawnPlanned, type CommandPlan } from "../../../src/shell/sandbox/sandbox-command.js";
 import { policyFor, type PolicyPlace, type SandboxKind, type SandboxPolicy } from "../../../src/shell/sandbox/sandbox-policy.js";
 
-/** The probe of this machine, as the suite's one bwrap check. */
+/** The probe of this machine, as the suite's one bwrap check. With MINICLAW_REQUIRE_SANDBOX=1 (CI sets it) the skip becomes a failure. */
 export const probe: BwrapProbe = await probeBwrap({ pathEnv: process.env["PATH"], spawn });
+if (!probe.available && process.env["MINICLAW_REQUIRE_SANDBOX"] === "1") throw new Error(`MINICLAW_REQUIRE_SANDBOX=1 but ${probe.reason}`);
 
 /** Why the sandbox tests are skipped here, for the one line that says so. */
 export const skipReason = probe.available ? "" : ` (skipped: ${probe.reason}; install bubblewrap to run them)`;
