@@ -9,6 +9,7 @@ import type { AgentConfig } from "../types.js";
 import { webField } from "./soul-web.js";
 import { checkWorkspace, ensureWorkspace } from "./workspace.js";
 import { readRegularText } from "../fs/regular-file.js";
+import { checkConfig } from "../fs/config-file.js";
 
 /** The file that defines an agent, inside `agents/<id>/`. */
 export const SOUL_FILE = "SOUL.md";
@@ -100,24 +101,18 @@ export function parseSoul(id: string, text: string, file: string, onWarning?: (m
   if (!parsed.hasFrontmatter) {
     throw new ConfigError(`${file}: no frontmatter: start the file with a --- block that gives at least "name"`);
   }
-  const result = soulSchema.safeParse(parsed.data);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const field = issue?.path.map(String).join(".") || "frontmatter";
-    throw new ConfigError(`${file}: field "${field}" ${issue?.message ?? "is invalid"}`);
-  }
+  const soul = checkConfig(soulSchema, parsed.data, file);
   const prompt = parsed.body.trim();
   if (prompt === "") throw new ConfigError(`${file}: the body (the agent's system prompt, after the frontmatter) is empty`);
   for (const field of Object.keys(parsed.data)) {
     if (!KNOWN_FIELDS.has(field)) onWarning?.(`${file}: unknown field "${field}" ignored`);
   }
-  const soul = result.data;
   const clash = checkSettings({
     ...(soul.thinking !== undefined && { thinking: soul.thinking }),
     ...(soul.max_tokens !== undefined && { maxTokens: soul.max_tokens }),
     ...(soul.tool_choice !== undefined && { toolChoice: soul.tool_choice }),
   });
-  if (clash) throw new ConfigError(`${file}: field "${clash[0]}" ${clash[1]}`);
+  if (clash) throw new ConfigError(`${file}: ${clash[0]}: ${clash[1]}`);
   return {
     id,
     name: soul.name,

@@ -159,6 +159,6 @@ describe.concurrent("miniclaw run: the cap on model requests per turn", () => {
     await writeFile(soul, (await readFile(soul, "utf8")).replace(/^name:/m, "max_iterations: many\nname:"));
     const run = await t.run("go");
     ctx.expect(run.code).toBe(1);
-    ctx.expect(run.stderr).toMatch(/SOUL\.md: field "max_iterations" must be a whole number of model requests per turn from 1 to 1000, got "many"/);
+    ctx.expect(run.stderr).toMatch(/SOUL\.md: max_iterations: must be a whole number of model requests per turn from 1 to 1000, got "many"/);
   });
 });

@@ -84,12 +84,12 @@ describe("loadAgents", () => {
   it("names the file and the field of a bad agent and still loads the others", async () => {
     await soul("good", "---\nname: Good\n---\nI work.\n");
     const cases: Array<[id: string, text: string, field: RegExp]> = [
-      ["no-name", "---\nmodel: x\n---\nbody\n", /field "name" is required/],
-      ["bad-prefix", "---\nname: B\nprefix: research\n---\nbody\n", /field "prefix" must start with "\/"/],
-      ["two-words", "---\nname: B\nprefix: /two words\n---\nbody\n", /field "prefix"/],
-      ["bad-tokens", "---\nname: B\nmax_tokens: -5\n---\nbody\n", /field "max_tokens" must be greater than 0/],
-      ["float-tokens", "---\nname: B\nmax_tokens: 1.5\n---\nbody\n", /field "max_tokens" must be a whole number/],
-      ["bad-tools", "---\nname: B\ntools: [1, 2]\n---\nbody\n", /field "tools/],
+      ["no-name", "---\nmodel: x\n---\nbody\n", /name: is required/],
+      ["bad-prefix", "---\nname: B\nprefix: research\n---\nbody\n", /prefix: must start with "\/"/],
+      ["two-words", "---\nname: B\nprefix: /two words\n---\nbody\n", /prefix: /],
+      ["bad-tokens", "---\nname: B\nmax_tokens: -5\n---\nbody\n", /max_tokens: must be greater than 0/],
+      ["float-tokens", "---\nname: B\nmax_tokens: 1.5\n---\nbody\n", /max_tokens: must be a whole number/],
+      ["bad-tools", "---\nname: B\ntools: [1, 2]\n---\nbody\n", /tools/],
       ["empty-body", "---\nname: B\n---\n   \n", /body .* is empty/],
       ["bad-yaml", "---\nname: [unclosed\n---\nbody\n", /frontmatter cannot be parsed/],
     ];
@@ -124,7 +124,7 @@ describe("loadAgents", () => {
     await soul("main", "---\nname: ''\n---\nbody\n");
     const error = await loadAgents(workspace).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as Error).message).toMatch(/No agent could be loaded.*field "name" must not be empty/);
+    expect((error as Error).message).toMatch(/No agent could be loaded.*name: must not be empty/);
     await rm(join(workspace, "agents", "main"), { recursive: true });
     await expect(loadAgents(workspace)).rejects.toThrow(/has no agent: .*agents\/main\/SOUL\.md.*miniclaw init/);
   });
