@@ -8,7 +8,7 @@ const NOT_VALUES = new Set([
 /** Templates and references, not values: `${DB_PASSWORD}`, `{{ secrets.X }}`, `<token>`, `%(pw)s`, `$PASS`, YAML anchors and block scalars. */
 const REFERENCE = /^[$%{<[(*&!|>=\\#@]|\$\{|\{\{|<%|%\(/;
 /** Masks and elisions: `***`, `xxxx`, `•••`, `sk-ant-...`. */
-const MASKED = /^[*xX.•…_?-]+$|\.\.\.|…|xxxx|XXXX/;
+const MASKED = /^[*xX.\u2022\u2026_?-]+$|\.\.\.|\u2026|xxxx|XXXX/;
 /** A word that names a secret: a value holding one is a name or a label (`password = password`, `"Enter a password"`), not a secret. */
 const SECRET_WORD = /pass(?:word|wd)?|secret|token/i;
 /** Code: a member expression (`input.value`, `process.env.X`), a call, an index, a block, a condition, a statement's end or a next statement. */

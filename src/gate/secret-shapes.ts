@@ -72,7 +72,7 @@ export function userinfoAt(text: string, at: number, separator = "://"): { schem
 }
 
 /** Passwords that say they are placeholders, not secrets: `user:password@`, `:pass@`, `<password>`, `${PASS}`, `***`. */
-const PLACEHOLDER = /^(?:pass(?:word|wd)?|secret|pwd|changeme|token|x+|\*+|\.+|…)$|^[<{$%[]/i;
+const PLACEHOLDER = /^(?:pass(?:word|wd)?|secret|pwd|changeme|token|x+|\*+|\.+|\u2026)$|^[<{$%[]/i;
 
 /** A user name alone that is a token (`https://ghp_…@github.com`, a Sentry DSN's key): long, with a digit, of token characters. */
 const TOKEN_USER = /^(?=.*[0-9])[A-Za-z0-9_-]{16,512}$/;

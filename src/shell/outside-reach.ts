@@ -49,6 +49,8 @@ export function outsideReach(command: string, place: CommandPlace): string | nul
     const sub = args.find((arg) => !arg.startsWith("-"));
     if (sub !== undefined && NETWORK_SUBCOMMANDS[name]?.includes(sub)) return `${name} ${sub} reaches the network`;
     if (args.includes("-g") || args.includes("--global")) return `${name} ${args.join(" ")} installs outside the working folder`;
+    // A package named with a version, or a project generator, is downloaded first.
+    if (/^(npx|pnpx|bunx)$/.test(name) && sub !== undefined && (/.@/.test(sub) || /^create-/.test(sub))) return `${name} ${sub} downloads a package`;
     for (const redirect of simple.redirects) {
       const target = redirect.target?.value;
       if (target === undefined || !/>/.test(redirect.op) || HARMLESS_TARGETS.has(target)) continue;

@@ -1,0 +1,52 @@
+// The sandbox's auto against everyday development commands: how many still ask, and that what runs unasked stays in the working folder.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createCommandJudge } from "../../src/shell/judge.js";
+import { CommandSandbox } from "../../src/shell/command-sandbox.js";
+import { spawnPlanned } from "../../src/shell/sandbox/sandbox-command.js";
+import { decide } from "../../src/gate/policy.js";
+import { DEV_COMMANDS } from "./fixtures/dev-commands.js";
+import { probe, skipReason } from "./sandbox/sandbox-harness.js";
+
+/** The goal for commands that need no network: at most this share asked in auto. */
+const MAX_ASKED_IN_AUTO = 0.1;
+
+const project = realpathSync(mkdtempSync(join(realpathSync("/var/tmp"), "miniclaw-auto-")));
+const place = { cwd: project, home: join(project, "home") };
+
+/** The default mode's answer for each command: ask, or run unasked (safe or contained). */
+async function asked(setting: "on" | "auto"): Promise<Map<string, boolean>> {
+  const judge = createCommandJudge(new CommandSandbox(setting));
+  const out = new Map<string, boolean>();
+  for (const { command } of DEV_COMMANDS) out.set(command, decide({ ...(await judge.judge(command, {}, place)), readOnly: false }, "default") === "ask");
+  return out;
+}
+
+describe.skipIf(!probe.available)(`the sandbox's auto over ${DEV_COMMANDS.length} everyday development commands${skipReason}`, () => {
+  it("asks about few that need no network, and about every one that does", async () => {
+    const [on, auto] = [await asked("on"), await asked("auto")];
+    const offline = DEV_COMMANDS.filter((c) => !c.network);
+    const rate = (answers: Map<string, boolean>, list: typeof DEV_COMMANDS) => list.filter((c) => answers.get(c.command)).length / list.length;
+    console.log(`development corpus: ${DEV_COMMANDS.length} commands (${offline.length} offline); asked with the sandbox on ${(100 * rate(on, DEV_COMMANDS)).toFixed(1)}%, in auto ${(100 * rate(auto, DEV_COMMANDS)).toFixed(1)}% (offline ones ${(100 * rate(auto, offline)).toFixed(1)}%)`);
+    expect(DEV_COMMANDS.length).toBeGreaterThanOrEqual(100);
+    expect(rate(auto, offline)).toBeLessThanOrEqual(MAX_ASKED_IN_AUTO);
+    expect(DEV_COMMANDS.filter((c) => c.network && !auto.get(c.command)).map((c) => c.command)).toEqual([]);
+  });
+
+  it("runs what auto lets through confined: writes outside the working folder fail, inside they land", async () => {
+    const sandbox = new CommandSandbox("auto");
+    const outside = mkdtempSync(join(realpathSync("/var/tmp"), "miniclaw-outside-"));
+    const tmpdir = join(project, ".tmp");
+    mkdirSync(tmpdir, { recursive: true });
+    writeFileSync(join(project, "a.txt"), "a\n");
+    const script = `touch made.txt; cp a.txt ${outside}/copied.txt; echo x > ${outside}/x.txt; mkdir ${outside}/d; rm -rf ${outside}; true`;
+    const plan = await sandbox.plan(script, "confined", { cwd: project, workspace: join(project, "ws"), tmpdir, home: place.home });
+    expect(plan.sandboxed).toBe(true);
+    const child = spawnPlanned(spawn, plan, { cwd: project, stdio: "ignore" });
+    await new Promise((resolve) => child.on("close", resolve));
+    expect(readdirSync(outside)).toEqual([]);
+    expect(readdirSync(project)).toContain("made.txt");
+  });
+});
