@@ -30,18 +30,17 @@ export interface DispatchOptions {
   tools: ReadonlyMap<string, AnyTool>;
   /** Judges each call once, before it runs. */
   gate: Gate;
-  /** Builds the context of one call (it carries the call's toolUseId). */
+  /** The context of one call (it carries the call's toolUseId). */
   context: (toolUseId: string) => ToolContext;
   signal: AbortSignal;
   hooks?: ToolHooks | undefined;
   /** Answers a call without running it (the repeated-call breaker, a budget stop). */
   refuse?: (call: ToolUseBlock) => string | undefined;
   maxResultChars?: number;
-  /** Values that must never reach the model (the API key...): replaced in every result, beside credentials known by their shape. */
+  /** Values that must never reach the model (the API key...), redacted beside credentials known by their shape. */
   secrets?: readonly string[];
-  /** Called as each call starts (after any wait for the calls before it). */
+  /** Told as each call starts, and each final result as it comes. */
   onStart?: (call: ToolUseBlock) => void;
-  /** Called with each final result, in the order the calls finish. */
   onResult?: (call: ToolUseBlock, result: ToolResultBlockParam) => void;
 }
 
@@ -80,20 +79,16 @@ export async function runToolUses(calls: readonly ToolUseBlock[], opts: Dispatch
   }
 }
 
-/** The abort signals of the calls of one response, all fed by a single listener on the turn's signal. */
+/** A signal of its own for each call (`open`, then `close` once answered), fed by one listener on the turn's signal (`dispose`). */
 interface CallSignals {
-  /** A signal of its own for one call (already aborted when the turn is); `close` when the call is answered. */
   open(): { signal: AbortSignal; close(): void };
-  /** Removes the listener from the turn's signal. */
   dispose(): void;
 }
 
 /**
- * Each running call listens for an abort twice (the interrupt race here, the command's
- * process in `command-process`): on the turn's own signal, twelve parallel calls would add
- * twenty-four listeners to one signal, and Node warns past ten (MaxListenersExceededWarning,
- * printed to the user). So each call gets a signal of its own, and the turn's signal gets
- * one listener, which aborts every open call signal.
+ * Each running call listens for an abort twice (here and in its process): on the turn's own signal,
+ * twelve parallel calls would add twenty-four listeners, and Node warns past ten. So the turn's
+ * signal gets one listener, which aborts every open call's signal.
  */
 function callSignals(turn: AbortSignal): CallSignals {
   const open = new Set<AbortController>();
@@ -138,7 +133,7 @@ async function prepare(call: ToolUseBlock, opts: DispatchOptions): Promise<Prepa
     judged = await opts.gate.check({ id: call.id, tool: call.name, input: parsed.data, access: await accessOf(tool, parsed.data, context) });
   } catch (error) {
     // A throwing access declaration refuses the call: the check fails closed.
-    return answered(`Error: Not run: the permission check of ${call.name} failed (${error instanceof Error ? error.message : String(error)}).`);
+    return answered(`Error: Not run: the permission check of ${call.name} failed (${messageOf(error)}).`);
   }
   return { call, tool, input: parsed.data, judged };
 }
@@ -184,7 +179,7 @@ async function approveAndRun(prepared: { tool: AnyTool; input: unknown; judged: 
       return outputResult(id, await tool.run(input, { ...context, grant }));
     } catch (error) {
       if (signal.aborted) return result(id, INTERRUPTED_TEXT, true);
-      return result(id, `Error: ${error instanceof Error ? error.message : String(error)}`, true);
+      return result(id, `Error: ${messageOf(error)}`, true);
     }
   })();
   try {
@@ -195,14 +190,12 @@ async function approveAndRun(prepared: { tool: AnyTool; input: unknown; judged: 
 }
 
 async function runBeforeHook(hooks: ToolHooks | undefined, call: ToolCall): Promise<{ input: unknown; deny?: string }> {
-  if (!hooks?.beforeToolUse) return { input: call.input };
   try {
-    const answer = await hooks.beforeToolUse(call);
-    if (!answer) return { input: call.input };
-    if (answer.decision === "deny") return { input: call.input, deny: answer.reason || "a hook refused this call" };
-    return { input: "input" in answer ? answer.input : call.input };
+    const answer = await hooks?.beforeToolUse?.(call);
+    if (answer?.decision === "deny") return { input: call.input, deny: answer.reason || "a hook refused this call" };
+    return { input: answer && "input" in answer ? answer.input : call.input };
   } catch (error) {
-    return { input: call.input, deny: `a hook failed: ${error instanceof Error ? error.message : String(error)}` };
+    return { input: call.input, deny: `a hook failed: ${messageOf(error)}` };
   }
 }
 
@@ -212,23 +205,17 @@ async function runAfterHook(hooks: ToolHooks | undefined, call: ToolCall, answer
     const rewritten = await hooks.afterToolUse(call, answer);
     return rewritten ? { ...rewritten, type: "tool_result", tool_use_id: answer.tool_use_id } : answer;
   } catch (error) {
-    return result(answer.tool_use_id, `Error: the afterToolUse hook failed: ${error instanceof Error ? error.message : String(error)}`, true);
+    return result(answer.tool_use_id, `Error: the afterToolUse hook failed: ${messageOf(error)}`, true);
   }
 }
 
 function outputResult(id: string, output: ToolOutput): ToolResultBlockParam {
-  if (typeof output === "string") return result(id, output, false);
-  return { type: "tool_result", tool_use_id: id, content: output };
+  return typeof output === "string" ? result(id, output, false) : { type: "tool_result", tool_use_id: id, content: output };
 }
 
 /** A tool_result with one text block (never empty: the API rejects empty text). */
 export function result(id: string, text: string, isError: boolean): ToolResultBlockParam {
-  return {
-    type: "tool_result",
-    tool_use_id: id,
-    content: [{ type: "text", text: text.trim() ? text : "(no output)" }],
-    ...(isError && { is_error: true }),
-  };
+  return { type: "tool_result", tool_use_id: id, content: [{ type: "text", text: text.trim() ? text : "(no output)" }], ...(isError && { is_error: true }) };
 }
 
 /**
@@ -253,9 +240,10 @@ export function capResult(answer: ToolResultBlockParam, max: number): ToolResult
 }
 
 function describeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
-  return issues
-    .slice(0, 5)
-    .map((i) => `${i.path.length ? i.path.map(String).join(".") : "input"}: ${i.message}`)
-    .join("; ");
+  return issues.slice(0, 5).map((i) => `${i.path.length ? i.path.map(String).join(".") : "input"}: ${i.message}`).join("; ");
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
