@@ -15,19 +15,17 @@ export interface McpToolInfo {
 /** Where a server stands: `failed` and `stopped` say why in `error`. */
 export type McpState = "disabled" | "idle" | "connecting" | "connected" | "failed" | "stopped";
 
-/** What a connection needs from its process: the environment of children (already scrubbed) and the folder for relative paths. */
-export interface ConnectionDeps {
+/** What a connection needs from its process: the environment of children (already scrubbed), and who hears of a `tools/list_changed`. */
+interface ConnectionDeps {
   childEnv: Record<string, string | undefined>;
-  /** Receives the server's new tool list after a `tools/list_changed`; the hub applies it between requests. */
   onToolsChanged: () => void;
 }
 
 const CLIENT_INFO = { name: "miniclaw", version: "0.1.0" };
 
 /**
- * One configured server. `connect()` never throws: a server that cannot start or answer in
- * time ends `failed` with the reason. A server that dies is restarted once, before the next
- * call; after a second death it stays `stopped`, and calls are answered with that reason.
+ * One configured server. `connect()` never throws: a server that cannot start or answer in time ends `failed` with the
+ * reason. A server that dies is restarted once, before the next call; after a second death it stays `stopped`.
  */
 export class McpConnection {
   state: McpState;
@@ -93,11 +91,11 @@ export class McpConnection {
 
   private async open(): Promise<void> {
     this.state = "connecting";
-    // The MCP client (its SDK, validators and schemas: about 130 ms and 28 MB) loads only when a server is configured.
+    // The MCP client (its SDK, validators and schemas) is heavy: it loads only when a server is configured.
     const sdk = await import("@modelcontextprotocol/client");
     const client = new sdk.Client(CLIENT_INFO);
-    // Marked at once: a server announces the change during the call that made it, before that call's result,
-    // so the list is fetched again before the next request (the SDK's own refresh would come later, debounced).
+    // Marked at once: a server announces the change before the result of the call that made it, so the list is
+    // fetched again before the next request (the SDK's own refresh would come later, debounced).
     client.setNotificationHandler("notifications/tools/list_changed", () => {
       this.stale = true;
       this.deps.onToolsChanged();
@@ -154,9 +152,8 @@ export class McpConnection {
   }
 }
 
-function toolInfo(tool: { name: string; title?: string | undefined; description?: string | undefined; inputSchema: unknown }): McpToolInfo {
-  const schema = typeof tool.inputSchema === "object" && tool.inputSchema !== null ? (tool.inputSchema as Record<string, unknown>) : {};
-  return { name: tool.name, title: tool.title, description: tool.description, inputSchema: schema };
+function toolInfo({ name, title, description, inputSchema }: McpToolInfo & { inputSchema: unknown }): McpToolInfo {
+  return { name, title, description, inputSchema: typeof inputSchema === "object" && inputSchema !== null ? (inputSchema as Record<string, unknown>) : {} };
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
@@ -180,10 +177,8 @@ function isStdio(transport: Transport): transport is StdioTransport {
 }
 
 /** How a stdio server ended, as ` (exit code 1)` or ` (killed by SIGKILL)`. */
-function exitText(transport: StdioTransport): string {
-  const exit = transport.exit;
-  if (!exit) return "";
-  return exit.signal ? ` (killed by ${exit.signal})` : ` (exit code ${String(exit.code)})`;
+function exitText({ exit }: StdioTransport): string {
+  return !exit ? "" : exit.signal ? ` (killed by ${exit.signal})` : ` (exit code ${String(exit.code)})`;
 }
 
 function seconds(ms: number): string {

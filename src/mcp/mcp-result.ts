@@ -14,14 +14,10 @@ export interface McpCallResult {
   isError?: unknown;
 }
 
-/** Thrown for a result the server marked `isError`: the dispatcher turns it into an `is_error` result with this text. */
-export class McpToolError extends Error {}
-
 /**
- * The output of one call. Text stays text; an image of a type the API takes becomes an image
- * block; audio, resources and links are named in a line of text (the model cannot use their
- * bytes here). A result with no content but structured content shows that as JSON. An
- * `isError` result throws McpToolError with its text, so it reaches the model as `is_error`.
+ * The output of one call. Text stays text; an image of a type the API takes becomes an image block; audio, resources and
+ * links are named in a line of text (the model cannot use their bytes here); structured content alone shows as JSON. An
+ * `isError` result throws an Error with its text, which the dispatcher turns into an `is_error` result.
  */
 export function toToolOutput(result: McpCallResult): ToolOutput {
   const items = Array.isArray(result.content) ? (result.content as McpContent[]) : [];
@@ -29,7 +25,7 @@ export function toToolOutput(result: McpCallResult): ToolOutput {
   if (blocks.length === 0 && result.structuredContent !== undefined) blocks.push({ type: "text", text: JSON.stringify(result.structuredContent) });
   if (result.isError === true) {
     const text = blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
-    throw new McpToolError(text || "the tool reported an error without a message");
+    throw new Error(text || "the tool reported an error without a message");
   }
   if (blocks.length === 0) return "(no output)";
   return blocks.every((b) => b.type === "text") ? blocks.map((b) => (b.type === "text" ? b.text : "")).join("\n") : blocks;
