@@ -1,44 +1,29 @@
 // The approver that asks the person at the terminal: Allow "cmd"? [y]es once / [a]lways / [n]o / [d]eny always, one key, no Enter.
 import { styleText } from "node:util";
 import type { Approver } from "../deps.js";
-import type { ApprovalDecision } from "../types.js";
-import type { ApprovalRequest } from "../deps.js";
-import { approvalQuestion, type ApprovalQuestion } from "./approval-question.js";
+import { ANSWERS, approvalQuestion, EXIT_PLAN_TOOL, PLAN_ANSWERS, planQuestion } from "./approval-question.js";
 import type { LineInput } from "./line-input.js";
-import { EXIT_PLAN_TOOL, PLAN_ANSWERS, planQuestion } from "./plan-question.js";
 import { CTRL_C, CTRL_D } from "./terminal-keys.js";
 
-/** Each answer key, the decision it makes and the word echoed after the question. */
-const ANSWERS: Record<string, [ApprovalDecision, string]> = {
-  y: ["allow_once", "yes"],
-  a: ["allow_always", "always"],
-  n: ["deny_once", "no"],
-  d: ["deny_always", "deny always"],
-};
-
-export interface TerminalApproverOptions {
-  color: boolean;
-  turnSignal: () => AbortSignal | undefined;
-  /** Terminal columns at the time of the question (the window may have been resized). */
-  width: () => number;
-  /** The approvals file "always" writes to, named in the question. */
-  approvalsFile: string;
-}
-
 /**
- * Asks on the terminal and takes one key: y, a, n or d (any other key is ignored, with a
- * hint). The command and reason come from the model, so they are shown through
- * `approvalQuestion` (escaped, whole); our own colors are added around them. The answer is
- * echoed as a word and ends the line. Ctrl-C or Esc answer "no"; end of input or an
- * interrupt of the turn answer "no" at once. An exit_plan_mode request shows the plan and
- * takes y (default mode), a (accept edits) or n (keep planning): see `planQuestion`.
+ * Asks on the terminal and takes one key: y, a, n or d (any other key asks again, with a hint). The request's text comes
+ * from the model, so it is shown through `approvalQuestion` (escaped, whole) inside our colors; the answer is echoed as a
+ * word. Ctrl-C or Esc answer "no"; end of input or an interrupt of the turn (`turnSignal`) answer "no" at once. An
+ * exit_plan_mode request shows the plan and takes y (default mode), a (accept edits) or n (keep planning).
+ * `width` is read at each question (the window may have been resized); `approvalsFile` is where "always" writes.
  */
-export function terminalApprover(input: LineInput, out: { write(text: string): void }, opts: TerminalApproverOptions): Approver {
+export function terminalApprover(
+  input: LineInput,
+  out: { write(text: string): void },
+  opts: { color: boolean; turnSignal: () => AbortSignal | undefined; width: () => number; approvalsFile: string },
+): Approver {
   return async (request) => {
     const paint = (text: string): string => (opts.color ? styleText("yellow", text) : text);
     const mark = (text: string): string => (opts.color ? styleText("dim", text) : text);
     const signal = opts.turnSignal();
-    const { question, answers } = questionFor(request, opts, mark);
+    const plan = request.tool === EXIT_PLAN_TOOL;
+    const question = plan ? planQuestion(request, { width: opts.width(), mark }) : approvalQuestion(request, { width: opts.width(), approvalsFile: opts.approvalsFile, mark });
+    const answers = plan ? PLAN_ANSWERS : ANSWERS;
     out.write(`${question.lines.map(paint).join("\n")}\n`);
     let prompt = paint(question.prompt);
     for (;;) {
@@ -52,22 +37,11 @@ export function terminalApprover(input: LineInput, out: { write(text: string): v
         out.write(`${answer[1]}\n`);
         return answer[0];
       }
-      // Erase the prompt line and ask again with the hint in front.
-      prompt = `\r\x1b[K${paint(`(${keyList(answers)}) `)}${paint(question.prompt)}`;
+      // Erase the prompt line and ask again with the keys in front (`y, a, n or d`).
+      const keys = Object.keys(answers);
+      prompt = `\r\x1b[K${paint(`(${keys.slice(0, -1).join(", ")} or ${keys.at(-1)}) `)}${paint(question.prompt)}`;
     }
   };
-}
-
-/** The question for a request and the keys that answer it. */
-function questionFor(request: ApprovalRequest, opts: TerminalApproverOptions, mark: (text: string) => string): { question: ApprovalQuestion; answers: Readonly<Record<string, [ApprovalDecision, string]>> } {
-  if (request.tool === EXIT_PLAN_TOOL) return { question: planQuestion(request, { width: opts.width(), mark }), answers: PLAN_ANSWERS };
-  return { question: approvalQuestion(request, { width: opts.width(), approvalsFile: opts.approvalsFile, mark }), answers: ANSWERS };
-}
-
-/** `y, a, n or d`. */
-function keyList(answers: Readonly<Record<string, unknown>>): string {
-  const keys = Object.keys(answers);
-  return `${keys.slice(0, -1).join(", ")} or ${keys.at(-1)}`;
 }
 
 /** The answer, or Ctrl-C as soon as the turn is interrupted. */
