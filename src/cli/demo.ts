@@ -12,7 +12,7 @@ import { runRepl } from "./repl.js";
 const HINT = 'Try: "hello", "what files are here?", "what is running on this machine?" (asks for approval), "remember that I like green tea", "/research when does Node 20 reach end of life?".';
 
 /** The demo's script: a greeting, a safe tool call, a command that needs approval, a memory note, a web search by Scout. */
-export const DEMO_RULES: Rule[] = [
+const DEMO_RULES: Rule[] = [
   {
     match: { system: /You are Scout/ },
     reply: {
@@ -35,7 +35,7 @@ export const DEMO_RULES: Rule[] = [
   { match: /running|processes/i, reply: { text: "I will ask to run ps (it lists other programs, so you decide).", toolUses: [{ name: "run_command", input: { command: "ps -e" } }] } },
   {
     match: /remember/i,
-    reply: (req) => ({ toolUses: [{ name: "save_memory", input: { key: "preferences", content: firstUserText(req.body.messages) } }] }),
+    reply: (req) => ({ toolUses: [{ name: "save_memory", input: { key: "preferences", content: firstUserText(req.body.messages ?? []) } }] }),
   },
   { match: { system: /summarise/ }, reply: { text: "The user tried the demo: a greeting, a look at the folder, a command that needed approval, and a memory note." } },
   { match: { toolResult: { name: "run_command" } }, reply: { text: "Here is what the command printed:\n\n{{tool_result}}" } },
@@ -44,20 +44,16 @@ export const DEMO_RULES: Rule[] = [
 ];
 
 /** The text the person typed: the first text block of the last user message (the time travels in a later block). */
-function firstUserText(messages: unknown): string {
-  const list = Array.isArray(messages) ? (messages as Array<{ role: string; content: unknown }>) : [];
-  const last = list.filter((m) => m.role === "user").at(-1);
-  if (typeof last?.content === "string") return last.content;
-  const block = Array.isArray(last?.content) ? (last.content as Array<{ type: string; text?: string }>).find((b) => b.type === "text") : undefined;
-  return block?.text ?? "";
+function firstUserText(messages: Array<{ role: string; content: unknown }>): string {
+  const last = messages.findLast((m) => m.role === "user")?.content;
+  if (typeof last === "string") return last;
+  return (Array.isArray(last) ? (last as Array<{ type: string; text?: string }>).find((b) => b.type === "text")?.text : undefined) ?? "";
 }
 
 /**
- * Runs the REPL against the scripted model in a new workspace under the system's temporary
- * folder, made from the templates: what the demo saves (a memory note, sessions, approvals)
- * must not reach the person's own workspace, where a later real session would carry it.
- * `--workspace` and MINICLAW_WORKSPACE are ignored for that reason. The folder is kept
- * afterwards, so its session files can be read; the banner says where it is.
+ * Runs the REPL against the scripted model in a new workspace under the system's temporary folder, made from the
+ * templates: what the demo saves (a memory note, sessions, approvals) must not reach the person's own workspace, so
+ * `--workspace` and MINICLAW_WORKSPACE are ignored. The folder is kept afterwards; the banner says where it is.
  */
 export async function runDemo(args: CliArgs, io: CliIo): Promise<number> {
   const workspace = join(await mkdtemp(join(tmpdir(), "miniclaw-demo-")), "workspace");

@@ -1,5 +1,6 @@
 // The process as the CLI sees it: streams, environment, working directory, signals. The one home of `process`.
 
+/** What a command may touch of its process; tests pass their own. */
 export interface CliIo {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -10,6 +11,7 @@ export interface CliIo {
   onSignal(signal: "SIGINT" | "SIGTERM", handler: () => void): () => void;
 }
 
+/** The real process. */
 export function nodeIo(): CliIo {
   return {
     stdin: process.stdin,

@@ -6,10 +6,7 @@ import { parseCliArgs, USAGE } from "./args.js";
 import { nodeIo, type CliIo } from "./io.js";
 import { visibleText } from "./visible-text.js";
 
-/**
- * Runs the CLI and resolves to the exit code. Never throws: a failure becomes the lines of
- * `describeFailure` on stderr and exit 1. Commands are loaded on demand so `run` does not pay for the REPL.
- */
+/** Runs the CLI and resolves to the exit code. Never throws: a failure becomes `describeFailure` on stderr and exit 1. Commands load on demand, so `run` does not pay for the REPL. */
 export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number> {
   keepShellParserAtBaseline();
   try {
@@ -47,10 +44,9 @@ export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number
 }
 
 /**
- * What the CLI prints for an error that ended a command. What a person must fix (a miniclaw error
- * whose `fixedBy` is "person": a ConfigError, a SessionError, a memory note that cannot be saved)
- * prints its message alone (missing credentials add how to try the demo); anything else, a ToolError that escaped the loop included, is a bug: one "unexpected error" line, and the stack when `debug` (MINICLAW_DEBUG=1).
- * Everything is escaped: a message can quote a file the model wrote (a SOUL.md, cron.json).
+ * What the CLI prints for an error that ended a command. What a person must fix (a miniclaw error whose `fixedBy` is
+ * "person") prints its message alone (missing credentials add how to try the demo); anything else is a bug: one
+ * "unexpected error" line, and the stack when `debug` (MINICLAW_DEBUG=1). Escaped: a message can quote a file the model wrote.
  */
 export function describeFailure(error: unknown, debug: boolean): string {
   const shown = (text: string): string => visibleText(text, { keepLineBreaks: true });
@@ -62,9 +58,6 @@ export function describeFailure(error: unknown, debug: boolean): string {
 }
 
 async function readVersion(): Promise<string> {
-  const { readFile } = await import("node:fs/promises");
-  const { join } = await import("node:path");
-  const { PACKAGE_ROOT } = await import("../paths.js");
-  const pkg = JSON.parse(await readFile(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string };
-  return pkg.version;
+  const [{ readFile }, { join }, { PACKAGE_ROOT }] = await Promise.all([import("node:fs/promises"), import("node:path"), import("../paths.js")]);
+  return (JSON.parse(await readFile(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
 }

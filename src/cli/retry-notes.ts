@@ -6,10 +6,9 @@ const RESPONSE_RETRY = /\] (\S+) (\S+) failed with status (\d+) in \d+ms - retry
 const CONNECTION_RETRY = /connection (failed|timed out) - retrying, (\d+) attempts? remaining/;
 
 /**
- * A copy of `client` whose retries before the first byte are reported to `sink()` (the
- * running turn's sink, or undefined between turns) as one `retry` event each, naming the
- * status and the URL (the SDK retries on its own and otherwise says nothing). Its warnings and
- * errors go to `warn`, as they would go to the console at the client's default log level.
+ * A copy of `client` whose retries before the first byte are reported to `sink()` (the running turn's sink, or
+ * undefined between turns) as one `retry` event each, naming the status and the URL. Its warnings and errors go to
+ * `warn`, as they would go to the console at the client's default log level.
  */
 export function reportRetries(client: Anthropic, sink: () => EventSink | undefined, warn: (message: string) => void): Anthropic {
   let attempt = 0;

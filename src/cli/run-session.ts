@@ -8,16 +8,6 @@ import { readRegularText } from "../fs/regular-file.js";
 /** Where the key of the last `run` session is kept, inside the workspace (hidden, so session listings skip it). */
 export const LAST_RUN_FILE = join("sessions", ".last-run");
 
-/**
- * A fresh key for one run: `agent:<id>:run-<yyyymmdd>-<hhmmss>-<4 hex>`, in UTC and all
- * lowercase, so the session's file name reads as its key; the random tail keeps two runs
- * started in the same second apart.
- */
-export function newRunSessionKey(agentId: string, now: number, random: () => string = () => randomBytes(2).toString("hex")): string {
-  const stamp = new Date(now).toISOString().replace(/[-:]/g, "").slice(0, 15).replace("T", "-");
-  return `agent:${agentId}:run-${stamp}-${random()}`;
-}
-
 /** The key of the last `run` session in `workspace`, or undefined when no run has stored one. */
 export async function readLastRunKey(workspace: string): Promise<string | undefined> {
   const text = await readRegularText(join(workspace, LAST_RUN_FILE)).catch((error: NodeJS.ErrnoException) => {
@@ -36,18 +26,17 @@ export async function writeLastRunKey(workspace: string, key: string): Promise<v
 }
 
 /**
- * The session a run goes to: `--session KEY` as given, `--continue` the last run's
- * (ConfigError when there is none), otherwise a new key for the routed agent.
+ * The session a run goes to: `--session KEY` as given, `--continue` the last run's (ConfigError when there is none),
+ * otherwise a new key for the routed agent: `agent:<id>:run-<yyyymmdd>-<hhmmss>-<4 hex>`, in UTC and lowercase so the
+ * session's file name reads as its key; the random tail keeps two runs started in the same second apart.
  */
-export async function chooseRunSession(
-  opts: { session?: string | undefined; continueLast: boolean },
-  workspace: string,
-  agentId: string,
-  now: number,
-): Promise<string> {
+export async function chooseRunSession(opts: { session?: string | undefined; continueLast: boolean }, workspace: string, agentId: string, now: number): Promise<string> {
   if (opts.session !== undefined) return opts.session;
-  if (!opts.continueLast) return newRunSessionKey(agentId, now);
-  const last = await readLastRunKey(workspace);
-  if (last === undefined) throw new ConfigError(`no earlier miniclaw run in ${workspace} to continue: run without --continue to start a session`);
-  return last;
+  if (opts.continueLast) {
+    const last = await readLastRunKey(workspace);
+    if (last === undefined) throw new ConfigError(`no earlier miniclaw run in ${workspace} to continue: run without --continue to start a session`);
+    return last;
+  }
+  const stamp = new Date(now).toISOString().replace(/[-:]/g, "").slice(0, 15).replace("T", "-");
+  return `agent:${agentId}:run-${stamp}-${randomBytes(2).toString("hex")}`;
 }

@@ -2,9 +2,8 @@
 import { resolve } from "node:path";
 import { ConfigError } from "../errors.js";
 import { refuseApprover, systemClock } from "../deps.js";
-import { isSuccessfulStop, type TurnResult } from "../types.js";
-import type { JsonSchema } from "../types.js";
-import { turnFlags, type CliArgs } from "./args.js";
+import { isSuccessfulStop, type JsonSchema, type TurnResult } from "../types.js";
+import { assistantFlags, turnFlags, type CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { createRenderer, namingServer, useColor } from "./render.js";
 import { reportRetries } from "./retry-notes.js";
@@ -13,39 +12,33 @@ import { openWorkspace } from "./setup.js";
 import { visibleJson, visibleLine, visibleReply, visibleText } from "./visible-text.js";
 
 /**
- * Runs one turn and resolves to the exit code: 0 when the model finished (or was cut) on its
- * own, 130 when interrupted (SIGINT), 143 when terminated (SIGTERM), 1 with one line on stderr
- * for any other stop; however it ends, the assistant is closed first, so its MCP servers are
- * stopped. The session is new unless `--session` or `--continue` names one; its key goes to
- * stderr first, and is stored as the last run's before the turn, so even an interrupted run can
- * be continued. With
- * `--output-schema FILE` (read before anything else happens), stdout gets the checked JSON object
- * alone, and a turn that ends without one exits 1.
+ * Runs one turn and resolves to the exit code: 0 when the model finished (or was cut) on its own, 130 when interrupted
+ * (SIGINT), 143 when terminated (SIGTERM), 1 with one line on stderr for any other stop; however it ends, the assistant
+ * is closed first, so its MCP servers are stopped. The session is new unless `--session` or `--continue` names one;
+ * its key goes to stderr first, and is stored as the last run's before the turn, so even an interrupted run can be
+ * continued. With `--output-schema FILE` (read before anything else), stdout gets the checked JSON object alone, and a
+ * turn that ends without one exits 1.
  */
 export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   const text = args.words.join(" ").trim();
   if (!text) throw new ConfigError('miniclaw run needs a message, e.g. miniclaw run "what is in this folder?"');
   const [{ openCliAssistant }, { readOutputSchema }] = await Promise.all([import("./assistant-setup.js"), import("../loop/output-schema-file.js")]);
   const output = args.outputSchema === undefined ? undefined : await readOutputSchema(resolve(io.cwd, args.outputSchema), args.outputSchema);
-  const opened = await openWorkspace(args, io);
-  const { workspace } = opened;
-  const server = opened.client.baseURL;
+  const { workspace, client } = await openWorkspace(args, io);
+  const server = client.baseURL;
   const render = createRenderer(io.stderr, { color: useColor(io.stderr, io.env), streamText: false, server });
-  // The SDK's retries (429, 529, a failed connection) show as one line each on stderr.
-  const client = reportRetries(opened.client, () => render, (message) => io.stderr.write(`warning: ${visibleText(message)}\n`));
-  const opened2 = await openCliAssistant(args, io, {
+  const opened = await openCliAssistant(args, io, {
     workspace,
     cwd: io.cwd,
     env: io.env,
-    client,
+    // The SDK's retries (429, 529, a failed connection) show as one line each on stderr.
+    client: reportRetries(client, () => render, (message) => io.stderr.write(`warning: ${visibleText(message)}\n`)),
     approver: refuseApprover,
     onWarning: (message) => render({ type: "warning", message }),
     turn: turnFlags(args),
-    ...(args.model !== undefined && { model: args.model }),
-    ...(args.agent !== undefined && { defaultAgent: args.agent }),
-    ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }),
+    ...assistantFlags(args),
   });
-  const { assistant } = opened2;
+  const { assistant } = opened;
   const controller = new AbortController();
   let signalled: "SIGINT" | "SIGTERM" | undefined;
   const stopOn = (signal: "SIGINT" | "SIGTERM") => (): void => {
@@ -67,7 +60,7 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
     return report(result, io, server, output, signalled);
   } finally {
     // The handlers stay until the servers are stopped: a signal now must not kill the process mid-close.
-    await opened2.close();
+    await opened.close();
     for (const off of offs) off();
   }
 }

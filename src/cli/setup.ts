@@ -8,10 +8,9 @@ import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 
 /**
- * Checks credentials before loading anything heavy (a missing key costs nothing and
- * prints the guidance alone), then loads the SDK while making sure the workspace
- * exists, saying so in one line when it was created. Once the client exists, the secrets of the
- * process's environment are blanked where its children could read them (Linux; elsewhere nothing).
+ * Checks credentials before loading anything heavy (a missing key prints the guidance alone), then loads the SDK while
+ * making sure the workspace exists (one line when it was created). `client` is a ready one (the demo's). Once the
+ * client holds the key, the process's secrets are blanked where its children could read them (Linux).
  */
 export async function openWorkspace(args: CliArgs, io: CliIo, client?: Anthropic): Promise<{ workspace: string; client: Anthropic }> {
   if (!client) readCredentials(io.env);
@@ -19,7 +18,7 @@ export async function openWorkspace(args: CliArgs, io: CliIo, client?: Anthropic
   const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
   if (await ensureWorkspace(workspace)) io.stderr.write(`Created a new workspace at ${workspace} from the templates.\n`);
   const ready = await loading;
-  // The client holds the key now; the commands the model runs must not find it in /proc/<our pid>/environ.
+  // The commands the model runs must not find the key in /proc/<our pid>/environ.
   if (io.env === process.env) hideSecretsFromProcEnviron(isSecretVariable);
   return { workspace, client: ready };
 }

@@ -7,7 +7,7 @@ const CHILD_INDENT = "    ";
 const TASK_COLUMNS = 80;
 
 /** The name of the tool that hands a task to a subagent. */
-export const DELEGATE_TOOL = "delegate";
+const DELEGATE_TOOL = "delegate";
 
 /** Paints a whole line in one style, and escaped characters dim; the renderer's colors. */
 export interface SubagentPaint {
@@ -16,24 +16,14 @@ export interface SubagentPaint {
 }
 
 /**
- * What the renderer prints for delegation, in event order. A delegate call prints nothing until
- * its subagent starts (`→ delegate researcher: <task first line>`); a call refused before any
- * child ran (an unknown agent) is printed with its error. A child's own lines come back from
- * `child` for the renderer to indent; its streamed text is never printed (its final text is the
- * delegate's result). When two children run at once, each child line names its child.
+ * What the renderer prints for the delegate calls of one turn, in event order. A delegate call prints nothing until its
+ * subagent starts (`→ delegate researcher: <task first line>`); a call refused before any child ran (an unknown agent)
+ * is printed with its error. `describe` gives the line for a delegate call or result, or a subagent's start or end, and
+ * `null` for any other event. `childPrefix` takes a child's event, counting its requests, and gives the prefix of its
+ * line (the indent, and the child's label when several run at once), or undefined when the event shows nothing: a
+ * child's streamed text is never printed (its final text is the delegate's result).
  */
-export interface SubagentLines {
-  /** The line for a delegate call, a delegate result, or a subagent's start or end; `null` for any other event. */
-  describe(event: AgentEvent, paint: SubagentPaint): string | undefined | null;
-  /**
-   * Takes a child's event (one with `parentToolUseId`), counting its requests: the prefix of its
-   * line (the indent, and its label when several run), or undefined when the event shows nothing.
-   */
-  childPrefix(event: AgentEvent & { parentToolUseId: string }, paint: SubagentPaint): string | undefined;
-}
-
-/** Tracks the delegate calls of one turn. */
-export function createSubagentLines(): SubagentLines {
+export function createSubagentLines() {
   const calls = new Map<string, unknown>();
   const labels = new Map<string, string>();
   const active = new Set<string>();
@@ -41,7 +31,7 @@ export function createSubagentLines(): SubagentLines {
   const requests = new Map<string, number>();
   const labelOf = (toolUseId: string, agentId: string): string => labels.get(toolUseId) ?? agentId;
   return {
-    describe(event, paint) {
+    describe(event: AgentEvent, paint: SubagentPaint): string | undefined | null {
       if (event.type === "tool_call" && event.name === DELEGATE_TOOL && !event.server) {
         calls.set(event.id, event.input);
         return undefined;
@@ -61,7 +51,7 @@ export function createSubagentLines(): SubagentLines {
       if (event.type === "tool_result" && event.name === DELEGATE_TOOL && !event.server) return describeResult(event, paint);
       return null;
     },
-    childPrefix(event, paint) {
+    childPrefix(event: AgentEvent & { parentToolUseId: string }, paint: SubagentPaint): string | undefined {
       if (event.type === "request_start") requests.set(event.parentToolUseId, (requests.get(event.parentToolUseId) ?? 0) + 1);
       if (event.type === "text_delta" || event.type === "thinking_delta") return undefined;
       const label = labels.get(event.parentToolUseId);
