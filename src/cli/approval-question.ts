@@ -1,6 +1,9 @@
-// The approval questions as printed: a command or tool call, or exit_plan_mode's plan, shown whole (escaped, wrapped, every line marked), and the keys that answer.
-import type { ApprovalRequest } from "../deps.js";
+// Approval at the terminal: the question (a command or tool call, or exit_plan_mode's plan, shown whole, escaped, wrapped, every line marked) and its one-key answer.
+import { styleText } from "node:util";
+import type { ApprovalRequest, Approver } from "../deps.js";
 import type { ApprovalDecision } from "../types.js";
+import type { LineInput } from "./line-input.js";
+import { CTRL_C, CTRL_D } from "./terminal-keys.js";
 import { columns, paintPieces, visibleLine, visiblePieces, visibleText, wrapPieces, type VisiblePiece } from "./visible-text.js";
 
 /** Lines printed before the prompt, and the prompt line itself (what the answer is typed after). */
@@ -10,13 +13,13 @@ export interface ApprovalQuestion {
 }
 
 /** Each answer key, the decision it makes and the words echoed after the question. */
-export type Answers = Readonly<Record<string, [ApprovalDecision, string]>>;
+type Answers = Readonly<Record<string, [ApprovalDecision, string]>>;
 
 /** The tool whose approval request is a plan. */
-export const EXIT_PLAN_TOOL = "exit_plan_mode";
-export const ANSWERS: Answers = { y: ["allow_once", "yes"], a: ["allow_always", "always"], n: ["deny_once", "no"], d: ["deny_always", "deny always"] };
+const EXIT_PLAN_TOOL = "exit_plan_mode";
+const ANSWERS: Answers = { y: ["allow_once", "yes"], a: ["allow_always", "always"], n: ["deny_once", "no"], d: ["deny_always", "deny always"] };
 /** For a plan, the gate maps the decision to the mode to carry it out in. */
-export const PLAN_ANSWERS: Answers = { y: ["allow_once", "yes, default mode"], a: ["allow_always", "accept edits"], n: ["deny_once", "no, keep planning"] };
+const PLAN_ANSWERS: Answers = { y: ["allow_once", "yes, default mode"], a: ["allow_always", "accept edits"], n: ["deny_once", "no, keep planning"] };
 const ANSWER_CHOICES = "[y]es once / [a]lways / [n]o / [d]eny always ";
 const PLAN_CHOICES = "Leave plan mode? [y]es, default mode / [a]ccept edits / [n]o, keep planning ";
 /** Blank lines in a row shown as they are; a longer run is one note, so a flood cannot push the real lines off screen. */
@@ -26,6 +29,59 @@ const MIN_SPACE_RUN = 16;
 const PLAN_GUTTER = "  │ ";
 
 type Mark = (text: string) => string;
+
+/**
+ * Asks on the terminal and takes one key: y, a, n or d (any other key asks again, with a hint). The request's text comes
+ * from the model, so it is shown through `approvalQuestion` (escaped, whole) inside our colors; the answer is echoed as a
+ * word. Ctrl-C or Esc answer "no"; end of input or an interrupt of the turn (`turnSignal`) answer "no" at once. An
+ * exit_plan_mode request shows the plan and takes y (default mode), a (accept edits) or n (keep planning).
+ * `width` is read at each question (the window may have been resized); `approvalsFile` is where "always" writes.
+ */
+export function terminalApprover(
+  input: LineInput,
+  out: { write(text: string): void },
+  opts: { color: boolean; turnSignal: () => AbortSignal | undefined; width: () => number; approvalsFile: string },
+): Approver {
+  return async (request) => {
+    const paint = (text: string): string => (opts.color ? styleText("yellow", text) : text);
+    const mark = (text: string): string => (opts.color ? styleText("dim", text) : text);
+    const signal = opts.turnSignal();
+    const plan = request.tool === EXIT_PLAN_TOOL;
+    const question = plan ? planQuestion(request, { width: opts.width(), mark }) : approvalQuestion(request, { width: opts.width(), approvalsFile: opts.approvalsFile, mark });
+    const answers = plan ? PLAN_ANSWERS : ANSWERS;
+    out.write(`${question.lines.map(paint).join("\n")}\n`);
+    let prompt = paint(question.prompt);
+    for (;;) {
+      const key = await untilAborted(input.askKey(prompt), signal);
+      if (signal?.aborted || key === CTRL_C || key === CTRL_D) {
+        out.write("no\n");
+        return "deny_once";
+      }
+      const answer = answers[key];
+      if (answer) {
+        out.write(`${answer[1]}\n`);
+        return answer[0];
+      }
+      // Erase the prompt line and ask again with the keys in front (`y, a, n or d`).
+      const keys = Object.keys(answers);
+      prompt = `\r\x1b[K${paint(`(${keys.slice(0, -1).join(", ")} or ${keys.at(-1)}) `)}${paint(question.prompt)}`;
+    }
+  };
+}
+
+/** The answer, or Ctrl-C as soon as the turn is interrupted. */
+function untilAborted(answer: Promise<string>, signal: AbortSignal | undefined): Promise<string> {
+  if (!signal) return answer;
+  if (signal.aborted) return Promise.resolve(CTRL_C);
+  return new Promise((resolve) => {
+    const onAbort = (): void => resolve(CTRL_C);
+    signal.addEventListener("abort", onAbort, { once: true });
+    void answer.then((text) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(text);
+    });
+  });
+}
 
 /**
  * The question for one request. A one-line command of plain printable text that fits is asked inline (`Allow "npm

@@ -17,8 +17,8 @@ import { openWorkspace } from "./setup.js";
 import { handleSlashCommand, replCommandOf, type ReplState } from "./slash-commands.js";
 import { restoredMode } from "./setting-commands.js";
 import { createSteerEcho, takeTypedLine, type RunningTurn, type SteerEcho } from "./typed-during-turn.js";
-import { withSpinner } from "./spinner.js";
-import { terminalApprover } from "./terminal-approver.js";
+import { withSpinner } from "./thinking-line.js";
+import { terminalApprover } from "./approval-question.js";
 import { visibleLine, visibleReply, visibleText } from "./visible-text.js";
 
 const EXIT_WINDOW_MS = 2_000;

@@ -1,5 +1,9 @@
-// The model's thinking on the terminal: one dim "thinking…" line that becomes "thought for 3.2 s", or, shown, the thinking text streamed dim.
+// The model at work on the terminal: a spinner until a request's first output, and its thinking as one dim "thinking…" line that becomes "thought for 3.2 s", or streamed dim.
+import type { EventSink } from "../types.js";
 import { visibleText } from "./visible-text.js";
+
+const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+const FRAME_MS = 80;
 
 /**
  * The thinking of one response at a time, as the renderer drives it: `push` a delta (the first of a run starts the
@@ -32,4 +36,25 @@ export function createThinkingLine(write: (text: string) => void, opts: { show: 
     },
     active: (): boolean => since !== undefined,
   };
+}
+
+/** Wraps a sink: the spinner runs from each request's start until anything is printed; `stop` erases it. */
+export function withSpinner(sink: EventSink, out: { write(text: string): void }): EventSink & { stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let frame = 0;
+  const stop = (): void => {
+    if (!timer) return;
+    clearInterval(timer);
+    timer = undefined;
+    out.write("\r\x1b[K");
+  };
+  const wrapped: EventSink = (event) => {
+    if (event.type !== "usage") stop();
+    // The sink first: it may end the line the last response left open, and the spinner then draws on a fresh one.
+    sink(event);
+    if (event.type !== "request_start") return;
+    timer = setInterval(() => out.write(`\r\x1b[2m${FRAMES[frame++ % FRAMES.length]} thinking\x1b[0m`), FRAME_MS);
+    timer.unref();
+  };
+  return Object.assign(wrapped, { stop });
 }

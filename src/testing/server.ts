@@ -1,10 +1,9 @@
 // The HTTP server: listening, reading and recording requests, routing, and closing every connection.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { answerRequest, type AnswerContext } from "./answer.js";
+import { answerRequest, RuleBook, type AnswerContext } from "./answer.js";
 import { countInputTokens, PromptCache } from "./cache.js";
 import { sendApiError, sendJson } from "./respond.js";
-import { RuleBook } from "./rules.js";
 import { IssuedLedger } from "./thinking.js";
 import type { RecordedRequest, RequestBody, Rule, ScriptedModel, ScriptedModelOptions } from "./types.js";
 import { validateRequest } from "./validate.js";
