@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "../model/client.js";
 import { ensureWorkspace } from "../runtime/workspace.js";
-import { startScriptedModel, type Rule } from "../testing/index.js";
+import { reply, startScriptedModel, type Rule } from "../testing/index.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { runRepl } from "./repl.js";
@@ -15,20 +15,17 @@ const HINT = 'Try: "hello", "what files are here?", "what is running on this mac
 const DEMO_RULES: Rule[] = [
   {
     match: { system: /You are Scout/ },
-    reply: {
-      thinking: "The question is about a release schedule: search for the official end-of-life date, then answer with the source.",
-      serverTools: [
-        {
-          search: "Node.js 20 end of life date",
-          results: [
-            { url: "https://nodejs.org/en/about/previous-releases", title: "Node.js — Node.js Releases" },
-            { url: "https://endoflife.date/nodejs", title: "Node.js | endoflife.date" },
-          ],
-        },
-      ],
-      citations: true,
-      text: "Node.js 20 reached its end of life on 30 April 2026 (source: nodejs.org, Node.js Releases). This answer and its search are scripted: the demo model stands in for the API's web_search.",
-    },
+    reply: reply.thinking(
+      "The question is about a release schedule: search for the official end-of-life date, then answer with the source.",
+      reply.search(
+        "Node.js 20 end of life date",
+        [
+          { url: "https://nodejs.org/en/about/previous-releases", title: "Node.js — Node.js Releases" },
+          { url: "https://endoflife.date/nodejs", title: "Node.js | endoflife.date" },
+        ],
+        { citations: true, text: "Node.js 20 reached its end of life on 30 April 2026 (source: nodejs.org, Node.js Releases). This answer and its search are scripted: the demo model stands in for the API's web_search." },
+      ),
+    ),
   },
   { match: /\b(hello|hi|hey)\b/i, reply: { text: `Hello! I am the scripted demo model standing in for Claude. ${HINT}` } },
   { match: /files|folder|directory|\bls\b/i, reply: { text: "Let me look.", toolUses: [{ name: "run_command", input: { command: "ls -la" } }] } },

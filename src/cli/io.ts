@@ -11,6 +11,23 @@ export interface CliIo {
   onSignal(signal: "SIGINT" | "SIGTERM", handler: () => void): () => void;
 }
 
+/**
+ * Until `off()`, the first of `signals` sets `code` (130 for SIGINT, 143 for SIGTERM) and calls `stop`, once: how a
+ * command ends cleanly on a signal, its exit code saying which.
+ */
+export function stopOnSignals(io: CliIo, signals: ReadonlyArray<"SIGINT" | "SIGTERM">, stop: () => void): { code: number | undefined; off(): void } {
+  const state: { code: number | undefined; off(): void } = { code: undefined, off: () => {} };
+  const offs = signals.map((signal) =>
+    io.onSignal(signal, () => {
+      if (state.code !== undefined) return;
+      state.code = signal === "SIGINT" ? 130 : 143;
+      stop();
+    }),
+  );
+  state.off = () => offs.forEach((off) => off());
+  return state;
+}
+
 /** The real process. */
 export function nodeIo(): CliIo {
   return {

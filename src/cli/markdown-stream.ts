@@ -96,28 +96,10 @@ function createMarked(opts: MarkdownOptions): Marked {
   const code = style("yellow");
   const marked = new Marked(
     markedTerminal({
-      width: opts.width,
-      reflowText: true,
-      tab: 2,
-      emoji: false,
-      showSectionPrefix: !opts.color,
-      code,
-      blockquote: style("gray", "italic"),
-      html: style("gray"),
-      heading: style("bold"),
-      firstHeading: style("bold", "underline"),
-      hr: plain,
-      listitem: plain,
-      table: plain,
-      paragraph: plain,
-      strong: style("bold"),
-      em: style("italic"),
-      codespan: code,
-      del: style("strikethrough"),
-      link: plain,
-      href: style("underline"),
-      text: plain,
-      tableOptions: { style: { head: [], border: [] } },
+      width: opts.width, reflowText: true, tab: 2, emoji: false, showSectionPrefix: !opts.color, tableOptions: { style: { head: [], border: [] } },
+      hr: plain, listitem: plain, table: plain, paragraph: plain, link: plain, text: plain,
+      code, codespan: code, blockquote: style("gray", "italic"), html: style("gray"), heading: style("bold"), firstHeading: style("bold", "underline"),
+      strong: style("bold"), em: style("italic"), del: style("strikethrough"), href: style("underline"),
     }),
   );
   // Code is indented and colored as a whole (no highlighter reading the process's color support); a link is its text

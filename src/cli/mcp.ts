@@ -8,7 +8,7 @@ import { openMcpHub } from "../mcp/index.js";
 import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import { isSecretVariable } from "../gate/secret-env.js";
 import type { CliArgs } from "./args.js";
-import type { CliIo } from "./io.js";
+import { stopOnSignals, type CliIo } from "./io.js";
 import { visibleLine, visibleText } from "./visible-text.js";
 
 /** What one server's reason may take on its line: a server's stderr can be long. */
@@ -30,16 +30,16 @@ export async function mcpCommand(args: CliArgs, io: CliIo): Promise<number> {
   }
   // The servers are our children: they must not find secrets in /proc/<our pid>/environ either.
   if (io.env === process.env) hideSecretsFromProcEnviron(isSecretVariable);
-  let signalled: (code: number) => void = () => {};
-  const stopped = new Promise<number>((resolve) => (signalled = resolve));
-  const offs = [io.onSignal("SIGINT", () => signalled(130)), io.onSignal("SIGTERM", () => signalled(143))];
+  let stop = (): void => {};
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const signalled = stopOnSignals(io, ["SIGINT", "SIGTERM"], () => stop());
   try {
-    const code = await Promise.race([hub.connect().then(() => 0), stopped]);
-    if (code === 0) io.stdout.write(`${listMcpServers(hub, join(workspace, MCP_CONFIG_FILE))}\n`);
-    return code;
+    await Promise.race([hub.connect(), stopped]);
+    if (signalled.code === undefined) io.stdout.write(`${listMcpServers(hub, join(workspace, MCP_CONFIG_FILE))}\n`);
+    return signalled.code ?? 0;
   } finally {
     await hub.close();
-    for (const off of offs) off();
+    signalled.off();
   }
 }
 

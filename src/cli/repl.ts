@@ -8,12 +8,11 @@ import { APPROVALS_FILE } from "../runtime/open-runtime.js";
 import { openCliAssistant } from "./assistant-setup.js";
 import { isSuccessfulStop } from "../types.js";
 import { assistantFlags, given, type CliArgs } from "./args.js";
-import type { CliIo } from "./io.js";
+import { stopOnSignals, type CliIo } from "./io.js";
 import { HISTORY_FILE, openLineInput, type LineInput } from "./line-input.js";
 import { createMarkdownStream } from "./markdown-stream.js";
 import { createRenderer, useColor } from "./render.js";
-import { reportRetries } from "./retry-notes.js";
-import { openWorkspace } from "./setup.js";
+import { openWorkspace, reportRetries } from "./setup.js";
 import { handleSlashCommand, replCommandOf, type ReplState } from "./slash-commands.js";
 import { restoredMode } from "./setting-commands.js";
 import { createSteerEcho, takeTypedLine, type RunningTurn, type SteerEcho } from "./typed-during-turn.js";
@@ -64,7 +63,8 @@ export async function runRepl(args: CliArgs, io: CliIo, options: { client?: Anth
   if (args.permissionMode === undefined) await resumeSessionMode(repl.state, notes);
   // Started now so the first message waits less; a person takes seconds to type it. Piped lines arrive at once: the turn connects them.
   if (input.interactive) void repl.state.mcp?.connect();
-  const signalled = stopOnSignals(io, input.interactive, () => {
+  // On a terminal, Ctrl-C is a key the line editor takes, never a signal.
+  const signalled = stopOnSignals(io, input.interactive ? ["SIGTERM"] : ["SIGTERM", "SIGINT"], () => {
     repl.turn?.controller.abort();
     input.close();
   });
@@ -140,22 +140,6 @@ async function readMessages(repl: Repl): Promise<boolean> {
     });
     if (handled === "exit") return failed;
   }
-}
-
-/**
- * SIGTERM, and in line mode SIGINT, call `stop` once and set the exit code (143, 130). On a terminal, Ctrl-C is a key
- * the line editor takes, never a signal. `off` unsubscribes.
- */
-function stopOnSignals(io: CliIo, interactive: boolean, stop: () => void): { code: number | undefined; off(): void } {
-  const state: { code: number | undefined; off(): void } = { code: undefined, off: () => {} };
-  const on = (code: number) => (): void => {
-    if (state.code !== undefined) return;
-    state.code = code;
-    stop();
-  };
-  const offs = [io.onSignal("SIGTERM", on(143)), ...(interactive ? [] : [io.onSignal("SIGINT", on(130))])];
-  state.off = () => offs.forEach((off) => off());
-  return state;
 }
 
 /** Without --permission-mode, the session goes on in the mode its file last recorded (see `restoredMode`); one that cannot be read starts in default. */

@@ -7,10 +7,9 @@ import { readRegularText } from "../fs/regular-file.js";
 import { refuseApprover, systemClock } from "../deps.js";
 import { isSuccessfulStop, type JsonSchema, type TurnResult } from "../types.js";
 import { assistantFlags, turnFlags, type CliArgs } from "./args.js";
-import type { CliIo } from "./io.js";
+import { stopOnSignals, type CliIo } from "./io.js";
 import { createRenderer, namingServer, useColor } from "./render.js";
-import { reportRetries } from "./retry-notes.js";
-import { openWorkspace } from "./setup.js";
+import { openWorkspace, reportRetries } from "./setup.js";
 import { visibleJson, visibleLine, visibleReply, visibleText } from "./visible-text.js";
 
 /**
@@ -42,12 +41,7 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   });
   const { assistant } = opened;
   const controller = new AbortController();
-  let signalled: "SIGINT" | "SIGTERM" | undefined;
-  const stopOn = (signal: "SIGINT" | "SIGTERM") => (): void => {
-    signalled ??= signal;
-    controller.abort();
-  };
-  const offs = [io.onSignal("SIGINT", stopOn("SIGINT")), io.onSignal("SIGTERM", stopOn("SIGTERM"))];
+  const signalled = stopOnSignals(io, ["SIGINT", "SIGTERM"], () => controller.abort());
   try {
     const sessionKey = await chooseRunSession(args, workspace, assistant.route(text).agent.id, systemClock.now());
     await writeLastRunKey(workspace, sessionKey);
@@ -59,20 +53,20 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
       sessionKey,
       ...(output !== undefined && { turn: { output } }),
     });
-    return report(result, io, server, output, signalled);
+    return report(result, io, server, output, signalled.code);
   } finally {
     // The handlers stay until the servers are stopped: a signal now must not kill the process mid-close.
     await opened.close();
-    for (const off of offs) off();
+    signalled.off();
   }
 }
 
 /** Prints the reply (or the structured answer) and how the turn ended; resolves to the exit code. */
-function report(result: TurnResult, io: CliIo, server: string, output: JsonSchema | undefined, signalled: "SIGINT" | "SIGTERM" | undefined): number {
+function report(result: TurnResult, io: CliIo, server: string, output: JsonSchema | undefined, signalled: number | undefined): number {
   if (output === undefined && result.text) io.stdout.write(`${visibleReply(result.text, io.stdout)}\n`);
   if (result.stopReason === "aborted") {
-    io.stderr.write(signalled === "SIGTERM" ? "terminated\n" : "interrupted\n");
-    return signalled === "SIGTERM" ? 143 : 130;
+    io.stderr.write(signalled === 143 ? "terminated\n" : "interrupted\n");
+    return signalled === 143 ? 143 : 130;
   }
   if (output !== undefined && isSuccessfulStop(result.stopReason)) {
     if (result.output !== undefined) io.stdout.write(`${visibleJson(result.output)}\n`);

@@ -3,9 +3,8 @@ import type { ServerResponse } from "node:http";
 import type { PromptCache } from "./cache.js";
 import { buildMessage, type ScriptedMessage } from "./reply.js";
 import { lastToolResults, lastUserText, systemText } from "./conversation.js";
-import { sendApiError, sendJson, sendMalformed, sendStream, sleep, statusFor, type StreamPlan } from "./respond.js";
+import { messageEvents, sendApiError, sendJson, sendMalformed, sendStream, sleep, statusFor, type StreamPlan } from "./respond.js";
 import { unofferedServerTool } from "./server-tools.js";
-import { messageEvents } from "./sse.js";
 import type { IssuedLedger } from "./thinking.js";
 import type { Fault, Match, RecordedRequest, Reply, Rule } from "./types.js";
 

@@ -27,7 +27,7 @@ export { validateRequest, countCacheBreakpoints, MAX_CACHE_BREAKPOINTS, EFFORTS,
 export type { IssuedThinking } from "./thinking.js";
 export type { ServerToolUsage } from "./server-tools.js";
 export { signThinking, redactedThinkingData } from "./signature.js";
-export { MIN_THINKING_BUDGET_TOKENS } from "./validate-thinking.js";
+export { MIN_THINKING_BUDGET_TOKENS } from "./thinking.js";
 export { estimateTokens, countInputTokens } from "./cache.js";
 export type { Fault, Match, MatchFields, RecordedRequest, Reply, RequestBody, Rule, ScriptedModel, ScriptedFetch } from "./types.js";
 export type { ScriptedModelOptions, ScriptedSearch, ScriptedSearchResult, ScriptedServerTool, ScriptedStopReason } from "./types.js";

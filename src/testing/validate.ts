@@ -1,8 +1,7 @@
 // validateRequest: the checks the real Messages API makes before answering, as one pure function; here the top level, the tools and output_config.
 import { isRecord } from "./conversation.js";
-import type { IssuedThinking } from "./thinking.js";
+import { checkThinkingConfig, checkThinkingPlacement, type IssuedThinking } from "./thinking.js";
 import { checkText, validateMessages } from "./validate-messages.js";
-import { checkThinkingConfig, checkThinkingPlacement } from "./validate-thinking.js";
 
 /** The most `cache_control` breakpoints one request may carry. */
 export const MAX_CACHE_BREAKPOINTS = 4;
