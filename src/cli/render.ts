@@ -2,7 +2,7 @@
 import { styleText } from "node:util";
 import type { AgentEvent, EventSink } from "../types.js";
 import type { MarkdownStream } from "./markdown-stream.js";
-import { createSubagentLines, type SubagentPaint } from "./subagent-lines.js";
+import { createSubagentLines } from "./subagent-lines.js";
 import { createThinkingLine } from "./thinking-line.js";
 import { visibleLine, visibleText, type VisibleStyle } from "./visible-text.js";
 
@@ -52,18 +52,17 @@ export function createRenderer(out: { write(text: string): void }, opts: RenderO
     endLine();
     out.write(text + "\n");
   };
-  const subagents = createSubagentLines();
+  const subagents = createSubagentLines(paint);
   // exit_plan_mode's approval quotes the whole plan, which its call line and the question showed already.
   const planCalls = new Set<string>();
-  const subPaint: SubagentPaint = { line: paint, within: (style) => ({ mark, plain: (t) => paint(style, t) }) };
   const sink = (event: AgentEvent): void => {
     if (event.parentToolUseId !== undefined) {
-      const prefix = subagents.childPrefix({ ...event, parentToolUseId: event.parentToolUseId }, subPaint);
+      const prefix = subagents.childPrefix({ ...event, parentToolUseId: event.parentToolUseId });
       const text = prefix === undefined ? undefined : describeEvent(event, paint);
       if (text !== undefined) line(text.split("\n").map((row) => prefix + row).join("\n"));
       return;
     }
-    const delegation = subagents.describe(event, subPaint);
+    const delegation = subagents.describe(event);
     if (delegation !== null) {
       thinking?.finish();
       if (delegation !== undefined) line(delegation);

@@ -201,11 +201,7 @@ async function sendTurn(line: string, repl: Repl, turn: ReplTurn): Promise<boole
     input.setBusy(false);
     repl.turn = undefined;
     const late = repl.echo.leftover();
-    const these = late.length === 1 ? "this line: it goes" : "these lines: they go";
-    if (late.length > 0) notes.write(`${dim(`(steer) the turn ended before it took ${these} with your next message`, state.color)}\n`);
+    const note = `(steer) the turn ended before it took ${late.length === 1 ? "this line: it goes" : "these lines: they go"} with your next message`;
+    if (late.length > 0) notes.write(`${state.color ? styleText("dim", note) : note}\n`);
   }
-}
-
-function dim(text: string, color: boolean): string {
-  return color ? styleText("dim", text) : text;
 }

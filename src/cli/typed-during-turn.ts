@@ -12,17 +12,8 @@ export interface RunningTurn {
   signal: AbortSignal;
 }
 
-/**
- * The steering lines this REPL sent (`sent`), so the turn's `steer` event for each is not printed again (it was shown as
- * `(steer) …` when typed); a steer from elsewhere (`miniclaw steer`) is still printed.
- */
-export interface SteerEcho {
-  sent: string[];
-  /** Wraps a turn's sink: drops the `steer` event of a line typed here, once per line. */
-  filter(sink: EventSink): EventSink;
-  /** At the turn's end: the lines it did not take (they wait in the inbox for the session's next turn); forgets them. */
-  leftover(): string[];
-}
+/** The record of the steering lines this REPL sent (see `createSteerEcho`). */
+export type SteerEcho = ReturnType<typeof createSteerEcho>;
 
 /**
  * Handles a line typed during a turn; true when it was taken, false to queue it as the next message. /mode and /queue
@@ -54,16 +45,20 @@ export function takeTypedLine(line: string, ctx: { state: ReplState; running: ()
   return true;
 }
 
-/** The record of steering lines typed in this REPL. */
-export function createSteerEcho(): SteerEcho {
+/**
+ * The steering lines this REPL sent (`sent`), so the turn's `steer` event for each is not printed again (it was shown as
+ * `(steer) …` when typed); a steer from elsewhere (`miniclaw steer`) is still printed. `filter` wraps a turn's sink to
+ * drop them, once per line; `leftover`, at the turn's end, takes the lines it did not take (they wait in the inbox).
+ */
+export function createSteerEcho() {
   const sent: string[] = [];
   return {
     sent,
-    filter: (sink) => (event) => {
+    filter: (sink: EventSink): EventSink => (event) => {
       const index = event.type === "steer" && event.parentToolUseId === undefined ? sent.indexOf(event.text) : -1;
       if (index >= 0) sent.splice(index, 1);
       else sink(event);
     },
-    leftover: () => sent.splice(0, sent.length),
+    leftover: (): string[] => sent.splice(0, sent.length),
   };
 }

@@ -15,17 +15,12 @@ export interface McpToolInfo {
 /** Where a server stands: `failed` and `stopped` say why in `error`. */
 export type McpState = "disabled" | "idle" | "connecting" | "connected" | "failed" | "stopped";
 
-/** What a connection needs from its process: the environment of children (already scrubbed), and who hears of a `tools/list_changed`. */
-interface ConnectionDeps {
-  childEnv: Record<string, string | undefined>;
-  onToolsChanged: () => void;
-}
-
 const CLIENT_INFO = { name: "miniclaw", version: "0.1.0" };
 
 /**
  * One configured server. `connect()` never throws: a server that cannot start or answer in time ends `failed` with the
- * reason. A server that dies is restarted once, before the next call; after a second death it stays `stopped`.
+ * reason. A server that dies is restarted once, before the next call; after a second death it stays `stopped`. `deps`:
+ * the environment of children (already scrubbed), and who hears of a `tools/list_changed`.
  */
 export class McpConnection {
   state: McpState;
@@ -41,7 +36,7 @@ export class McpConnection {
   constructor(
     readonly name: string,
     readonly config: McpServerConfig,
-    private readonly deps: ConnectionDeps,
+    private readonly deps: { childEnv: Record<string, string | undefined>; onToolsChanged: () => void },
   ) {
     this.state = config.enabled === false ? "disabled" : "idle";
   }
@@ -55,7 +50,11 @@ export class McpConnection {
 
   /** Calls a tool with the server's timeout; `signal` cancels it (the server is told). Rejects with a one-line reason. */
   async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
-    if (this.state === "stopped" && this.restarts === 0) await this.restart();
+    if (this.state === "stopped" && this.restarts === 0) {
+      this.restarts++;
+      this.connecting = undefined;
+      await this.connect();
+    }
     const client = this.client;
     if (this.state !== "connected" || !client) throw new Error(`the MCP server "${this.name}" is not running: ${this.error ?? this.state}`);
     const timeout = this.config.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS;
@@ -102,17 +101,14 @@ export class McpConnection {
     });
     const { transport, serverSide } = await this.transport(sdk);
     const limit = this.config.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS;
+    const connecting = async (): Promise<void> => {
+      // An in-process server listens on the other end of the linked pair before the client speaks.
+      if (serverSide && this.config.type === "sdk") await this.config.server.connect(serverSide);
+      await client.connect(transport);
+      this.tools = (await client.listTools()).tools.map(toolInfo);
+    };
     try {
-      await withTimeout(
-        (async () => {
-          // An in-process server listens on the other end of the linked pair before the client speaks.
-          if (serverSide && this.config.type === "sdk") await this.config.server.connect(serverSide);
-          await client.connect(transport);
-          this.tools = (await client.listTools()).tools.map(toolInfo);
-        })(),
-        limit,
-        `did not connect within ${seconds(limit)}`,
-      );
+      await withTimeout(connecting(), limit, `did not connect within ${seconds(limit)}`);
     } catch (error) {
       await client.close().catch(() => undefined);
       this.state = "failed";
@@ -131,12 +127,6 @@ export class McpConnection {
     this.client = undefined;
     this.state = "stopped";
     this.error = `the server stopped${isStdio(transport) ? exitText(transport) : ""}`;
-  }
-
-  private async restart(): Promise<void> {
-    this.restarts++;
-    this.connecting = undefined;
-    await this.connect();
   }
 
   private async transport(sdk: typeof import("@modelcontextprotocol/client")): Promise<{ transport: Transport; serverSide?: Transport }> {
@@ -181,11 +171,6 @@ function exitText({ exit }: StdioTransport): string {
   return !exit ? "" : exit.signal ? ` (killed by ${exit.signal})` : ` (exit code ${String(exit.code)})`;
 }
 
-function seconds(ms: number): string {
-  return `${Math.round(ms / 100) / 10} s`;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
-}
+const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim();
 

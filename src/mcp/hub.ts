@@ -126,13 +126,11 @@ export class McpHub implements ToolSource {
   private offered(c: McpConnection): AnyTool[] {
     const { include, exclude } = c.config.tools ?? {};
     const { names, clashes } = mcpToolNames(c.name, c.tools.map((t) => t.name));
-    const clashing = new Set(clashes.flatMap(([a, b]) => [a, b]));
     for (const [a, b, name] of clashes) this.warn(`MCP server "${c.name}": tools "${a}" and "${b}" both become ${name}; neither is offered`);
     return c.tools
-      .filter((t) => !clashing.has(t.name))
       .filter((t) => {
-        const name = names.get(t.name)!;
-        return (include === undefined || matchesToolGlob(t.name, name, include)) && !matchesToolGlob(t.name, name, exclude ?? []);
+        const name = names.get(t.name);
+        return name !== undefined && (include === undefined || matchesToolGlob(t.name, name, include)) && !matchesToolGlob(t.name, name, exclude);
       })
       .sort((a, b) => (names.get(a.name)! < names.get(b.name)! ? -1 : 1))
       .map((t) => mcpTool(c, t, names.get(t.name)!));

@@ -24,10 +24,7 @@ export interface StdioServerParams {
 }
 
 /** How the server process ended: an exit code, or the signal that killed it. */
-interface ServerExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
+type ServerExit = { code: number | null; signal: NodeJS.Signals | null };
 
 /**
  * A client `Transport` to an MCP server run as a child process, newline-delimited JSON-RPC on its stdio. Unlike the
