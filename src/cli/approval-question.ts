@@ -7,15 +7,11 @@ import { CTRL_C, CTRL_D } from "./terminal-keys.js";
 import { columns, paintPieces, visibleLine, visiblePieces, visibleText, wrapPieces, type VisiblePiece } from "./visible-text.js";
 
 /** Lines printed before the prompt, and the prompt line itself (what the answer is typed after). */
-export interface ApprovalQuestion {
-  lines: string[];
-  prompt: string;
-}
+export type ApprovalQuestion = { lines: string[]; prompt: string };
 
 /** Each answer key, the decision it makes and the words echoed after the question. */
 type Answers = Readonly<Record<string, [ApprovalDecision, string]>>;
 
-/** The tool whose approval request is a plan. */
 const EXIT_PLAN_TOOL = "exit_plan_mode";
 const ANSWERS: Answers = { y: ["allow_once", "yes"], a: ["allow_always", "always"], n: ["deny_once", "no"], d: ["deny_always", "deny always"] };
 /** For a plan, the gate maps the decision to the mode to carry it out in. */

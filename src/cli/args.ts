@@ -83,21 +83,10 @@ Options:
   -v, --version             the version`;
 
 const OPTIONS = {
-  workspace: { type: "string" },
-  model: { type: "string" },
-  agent: { type: "string" },
-  session: { type: "string" },
-  continue: { type: "boolean", short: "c", default: false },
-  "permission-mode": { type: "string" },
-  thinking: { type: "string" },
-  effort: { type: "string" },
-  "max-iterations": { type: "string" },
-  "output-schema": { type: "string" },
-  "database-url": { type: "string" },
-  all: { type: "boolean", default: false },
-  force: { type: "boolean", default: false },
-  help: { type: "boolean", short: "h", default: false },
-  version: { type: "boolean", short: "v", default: false },
+  workspace: { type: "string" }, model: { type: "string" }, agent: { type: "string" }, session: { type: "string" }, "permission-mode": { type: "string" },
+  thinking: { type: "string" }, effort: { type: "string" }, "max-iterations": { type: "string" }, "output-schema": { type: "string" }, "database-url": { type: "string" },
+  continue: { type: "boolean", short: "c", default: false }, all: { type: "boolean", default: false }, force: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false }, version: { type: "boolean", short: "v", default: false },
 } as const;
 
 type Values = ReturnType<typeof readArgv>["values"];

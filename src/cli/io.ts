@@ -16,7 +16,7 @@ export interface CliIo {
  * command ends cleanly on a signal, its exit code saying which.
  */
 export function stopOnSignals(io: CliIo, signals: ReadonlyArray<"SIGINT" | "SIGTERM">, stop: () => void): { code: number | undefined; off(): void } {
-  const state: { code: number | undefined; off(): void } = { code: undefined, off: () => {} };
+  const state = { code: undefined as number | undefined, off: (): void => offs.forEach((off) => off()) };
   const offs = signals.map((signal) =>
     io.onSignal(signal, () => {
       if (state.code !== undefined) return;
@@ -24,7 +24,6 @@ export function stopOnSignals(io: CliIo, signals: ReadonlyArray<"SIGINT" | "SIGT
       stop();
     }),
   );
-  state.off = () => offs.forEach((off) => off());
   return state;
 }
 

@@ -5,10 +5,7 @@ import { markedTerminal } from "marked-terminal";
 import { escapeDecodedCharacters, visibleText } from "./visible-text.js";
 
 /** How rendered text looks: colors and bold (off, the Markdown marks are dropped and nothing is styled); the columns paragraphs and list items wrap to. */
-interface MarkdownOptions {
-  color: boolean;
-  width: number;
-}
+type MarkdownOptions = { color: boolean; width: number };
 
 /** Text streamed in, rendered blocks written out; `end` renders what is held back (the open line, an unclosed fence or list), `idle` says nothing is. */
 export interface MarkdownStream {

@@ -109,7 +109,7 @@ export function describeEvent(event: AgentEvent, paint: (style: Style, text: str
   const within = (style: Style): VisibleStyle => ({ mark: (t) => paint("dim", t), plain: (t) => paint(style, t) });
   switch (event.type) {
     case "tool_call":
-      return paint("cyan", `→ ${visibleLine(event.name, 80)}: `) + (event.server ? summarizeServerInput(event.input, within("cyan")) : summarizeInput(event.input, within("cyan")));
+      return paint("cyan", `→ ${visibleLine(event.name, 80)}: `) + summarizeInput(event.input, event.server === true, within("cyan"));
     case "tool_result":
       if (event.isError) return paint("red", "  ✗ ") + firstLine(event.content, within("red"));
       // A server tool's result starts with its own summary ("8 results", "fetched <title>").
@@ -135,23 +135,13 @@ export function describeEvent(event: AgentEvent, paint: (style: Style, text: str
   }
 }
 
-/** The one-line view of a tool input, escaped: the command, the path, or compact JSON. */
-function summarizeInput(input: unknown, style: VisibleStyle = {}): string {
-  if (input && typeof input === "object") {
-    const record = input as Record<string, unknown>;
-    for (const key of ["command", "path", "name", "query", "key", "plan"]) {
-      if (typeof record[key] === "string") return visibleLine(record[key] as string, CLIP_COLUMNS, style);
-    }
-  }
-  return visibleLine(JSON.stringify(input) ?? "", CLIP_COLUMNS, style);
-}
-
-/** A web search as its query in quotes, a fetch as its URL; anything else as other tool inputs. */
-function summarizeServerInput(input: unknown, style: VisibleStyle): string {
+/** The one-line view of a tool input, escaped: the command, the path, ... or compact JSON; a server tool's query in quotes, or its URL. */
+function summarizeInput(input: unknown, server: boolean, style: VisibleStyle): string {
   const record = input && typeof input === "object" ? (input as Record<string, unknown>) : {};
-  if (typeof record["query"] === "string") return (style.plain ?? String)('"') + visibleLine(record["query"], CLIP_COLUMNS - 2, style) + (style.plain ?? String)('"');
-  if (typeof record["url"] === "string") return visibleLine(record["url"], CLIP_COLUMNS, style);
-  return summarizeInput(input, style);
+  const plain = style.plain ?? String;
+  if (server && typeof record["query"] === "string") return plain('"') + visibleLine(record["query"], CLIP_COLUMNS - 2, style) + plain('"');
+  const key = [...(server ? ["url"] : []), "command", "path", "name", "query", "key", "plan"].find((k) => typeof record[k] === "string");
+  return visibleLine(key === undefined ? (JSON.stringify(input) ?? "") : (record[key] as string), CLIP_COLUMNS, style);
 }
 
 /** A result of one line as itself, of more as its count of lines. */

@@ -6,7 +6,6 @@ import { visibleLine, type VisibleStyle } from "./visible-text.js";
 const CHILD_INDENT = "    ";
 const TASK_COLUMNS = 80;
 
-/** The name of the tool that hands a task to a subagent. */
 const DELEGATE_TOOL = "delegate";
 
 /**

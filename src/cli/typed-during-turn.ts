@@ -6,11 +6,7 @@ import { replCommandOf, type ReplState } from "./slash-commands.js";
 import { visibleLine, visibleText } from "./visible-text.js";
 
 /** The turn a typed line may steer: its session, its agent, and whether it is being interrupted. */
-export interface RunningTurn {
-  sessionKey: string;
-  agentId: string;
-  signal: AbortSignal;
-}
+export type RunningTurn = { sessionKey: string; agentId: string; signal: AbortSignal };
 
 /** The record of the steering lines this REPL sent (see `createSteerEcho`). */
 export type SteerEcho = ReturnType<typeof createSteerEcho>;

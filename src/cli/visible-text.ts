@@ -12,16 +12,10 @@ const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff
 const ZERO = /\p{M}/u;
 
 /** A run of text as shown: plain, or one escaped character (never split when clipping or wrapping). */
-export interface VisiblePiece {
-  text: string;
-  escaped: boolean;
-}
+export type VisiblePiece = { text: string; escaped: boolean };
 
 /** How pieces are painted: `mark` for escapes (dim on a color terminal), `plain` for the rest. */
-export interface VisibleStyle {
-  mark?: (text: string) => string;
-  plain?: (text: string) => string;
-}
+export type VisibleStyle = { mark?: (text: string) => string; plain?: (text: string) => string };
 
 /** The visible form of one unsafe character: `\x1b`, `\x9b`, `\u202e`, `\u{e0041}`. */
 function escapeChar(char: string): string {

@@ -23,11 +23,7 @@ const KIND_FIELDS: Record<Kind, string[]> = {
 const KIND_LABELS: Record<Kind, string> = { stdio: "a stdio server", http: "an http server", sdk: "an sdk server" };
 /** Fields other tools' configurations use, and what to write here instead. */
 const FIELD_HINTS = new Map([
-  ["disabled", 'use "enabled": false'],
-  ["serverUrl", 'use "url"'],
-  ["httpUrl", 'use "type": "http" with "url"'],
-  ["timeout", 'use "timeoutMs"'],
-  ["transport", 'use "type"'],
+  ["disabled", 'use "enabled": false'], ["serverUrl", 'use "url"'], ["httpUrl", 'use "type": "http" with "url"'], ["timeout", 'use "timeoutMs"'], ["transport", 'use "type"'],
 ]);
 /** Beyond this, Node's timers fire at once instead of late. */
 const MAX_TIMEOUT_MS = 2_147_483_647;

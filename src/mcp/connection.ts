@@ -5,12 +5,7 @@ import type { StdioTransport } from "./stdio-transport.js";
 import type { McpCallResult } from "./mcp-result.js";
 
 /** A tool as the server lists it (the parts miniclaw uses). */
-export interface McpToolInfo {
-  name: string;
-  title?: string | undefined;
-  description?: string | undefined;
-  inputSchema: Record<string, unknown>;
-}
+export type McpToolInfo = { name: string; title?: string | undefined; description?: string | undefined; inputSchema: Record<string, unknown> };
 
 /** Where a server stands: `failed` and `stopped` say why in `error`. */
 export type McpState = "disabled" | "idle" | "connecting" | "connected" | "failed" | "stopped";

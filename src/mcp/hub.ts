@@ -22,16 +22,10 @@ export interface McpServerStatus {
 }
 
 /** What a hub takes from its process: the environment of stdio servers, already without secrets; one line per server left out or tool not offered (must not throw). */
-export interface McpHubOptions {
-  childEnv: Record<string, string | undefined>;
-  onWarning?: (message: string) => void;
-}
+export type McpHubOptions = { childEnv: Record<string, string | undefined>; onWarning?: (message: string) => void };
 
 /** Where `${VAR}` is read and what stdio servers inherit, scrubbed of secrets (default the process's environment); the warnings, as for a hub. */
-export interface ConnectMcpOptions {
-  env?: Record<string, string | undefined>;
-  onWarning?: (message: string) => void;
-}
+export type ConnectMcpOptions = { env?: Record<string, string | undefined>; onWarning?: (message: string) => void };
 
 /**
  * Checks the servers (the `mcpServers` shape of mcp.json, in-process `{ type: "sdk", server }` too) and connects them,

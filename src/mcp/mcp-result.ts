@@ -1,7 +1,6 @@
 // An MCP tool result as miniclaw tool output: text as text, images as image blocks, other content named; isError as an error.
 import type { ToolOutput } from "../tools/define.js";
 
-/** The image types the Messages API accepts in a tool result. */
 const API_IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
 
 /** One content item of a `tools/call` result, loosely typed: it comes from a program miniclaw does not control. */

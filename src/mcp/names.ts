@@ -2,7 +2,6 @@
 import { createHash } from "node:crypto";
 import { compileGlob } from "../gate/approval-entries.js";
 
-/** The API's limit on a tool name's length. */
 const MAX_TOOL_NAME_CHARS = 64;
 const HASH_HEX_CHARS = 8;
 /** Per code point (`u`), so a character outside the BMP becomes one "_", not two. */

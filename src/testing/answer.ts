@@ -42,10 +42,10 @@ export class RuleBook {
   }
 
   /**
-   * The index of the first rule at or after `from` that matches and has uses left, counting the use; -1 when none
-   * does. A match function that throws propagates its error, prefixed with the rule's index.
+   * The first rule at or after `from` that matches and has uses left, and its index, counting the use; undefined when
+   * none does. A match function that throws propagates its error, prefixed with the rule's index.
    */
-  take(req: RecordedRequest, from = 0): number {
+  take(req: RecordedRequest, from = 0): [number, Rule] | undefined {
     for (let i = from; i < this.rules.length; i++) {
       const rule = this.rules[i]!;
       const used = this.#used[i]!;
@@ -56,14 +56,9 @@ export class RuleBook {
         throw new Error(`match of rule ${i} threw: ${error instanceof Error ? error.message : String(error)}`);
       }
       this.#used[i] = used + 1;
-      return i;
+      return [i, rule];
     }
-    return -1;
-  }
-
-  /** The rule at `index`. */
-  rule(index: number): Rule | undefined {
-    return this.rules[index];
+    return undefined;
   }
 }
 
@@ -126,12 +121,12 @@ function sendTerminalFault(ex: Exchange, fault: Fault): boolean {
  * function throws.
  */
 export async function answerRequest(ctx: AnswerContext, ex: Exchange, from = 0, pauses: StreamPlan["pauses"] = []): Promise<void> {
-  const index = ctx.book.take(ex.req, from);
-  const rule = ctx.book.rule(index);
-  if (!rule) {
+  const taken = ctx.book.take(ex.req, from);
+  if (!taken) {
     ctx.unmatched.push(ex.req);
     return sendReply(ctx, ex, { text: `scripted model: no rule matched "${lastUserText(ex.req.body)}"` }, { pauses }, "the fallback reply");
   }
+  const [index, rule] = taken;
   const fault = rule.fault;
   if (fault && "delayMs" in fault) {
     if (ex.req.stream && fault.afterEvents !== undefined) pauses = [...pauses, { afterEvents: fault.afterEvents, delayMs: fault.delayMs }];

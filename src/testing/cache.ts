@@ -16,46 +16,38 @@ export interface PromptPart {
 }
 
 /** Input tokens of one response, split the way the API reports them. */
-export interface InputAccount {
-  input_tokens: number;
-  cache_read_input_tokens: number;
-  cache_creation_input_tokens: number;
-}
+export type InputAccount = { input_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number };
 
 /** The estimate used everywhere: a quarter of the characters of the value's JSON, rounded up. */
 export function estimateTokens(value: unknown): number {
   return Math.ceil((JSON.stringify(value) ?? "").length / 4);
 }
 
-function rawParts(body: RequestBody): Array<{ key: string; block: unknown }> {
-  const parts: Array<{ key: string; block: unknown }> = [];
-  for (const tool of Array.isArray(body.tools) ? body.tools : []) parts.push({ key: "tool", block: tool });
-  const system: unknown = body.system;
-  if (typeof system === "string" && system !== "") parts.push({ key: "system", block: system });
-  if (Array.isArray(system)) for (const block of system) parts.push({ key: "system", block });
-  const messages: unknown = body.messages;
-  (Array.isArray(messages) ? messages : []).forEach((message: unknown, i) => {
-    const m = isRecord(message) ? message : {};
-    for (const block of contentBlocks(m.content)) parts.push({ key: `message ${i} ${String(m.role)}`, block });
-  });
-  return parts;
-}
-
 /** The prompt as parts. A top-level `cache_control` puts a breakpoint on the last block, as the API's automatic caching does. */
 export function promptParts(body: RequestBody): PromptPart[] {
   const hash = createHash("sha256").update(String(body.model));
+  const parts: PromptPart[] = [];
   let total = 0;
-  const raw = rawParts(body);
-  return raw.map(({ key, block }, i) => {
+  const add = (key: string, block: unknown): void => {
     const { cache_control: control, ...rest } = isRecord(block) ? block : { cache_control: undefined };
     // One serialisation per block serves both the estimate and the hash.
     const json = JSON.stringify(isRecord(block) ? rest : block) ?? "";
     const tokens = Math.ceil(json.length / 4);
     total += tokens;
     hash.update(`\u0000${key}\u0000${json}`);
-    const automatic = i === raw.length - 1 && body.cache_control != null;
-    return { tokens, breakpoint: control != null || automatic, prefixHash: hash.copy().digest("hex"), prefixTokens: total };
+    parts.push({ tokens, breakpoint: control != null, prefixHash: hash.copy().digest("hex"), prefixTokens: total });
+  };
+  for (const tool of Array.isArray(body.tools) ? body.tools : []) add("tool", tool);
+  const system: unknown = body.system;
+  if (typeof system === "string" && system !== "") add("system", system);
+  if (Array.isArray(system)) for (const block of system) add("system", block);
+  const messages: unknown = body.messages;
+  (Array.isArray(messages) ? messages : []).forEach((message: unknown, i) => {
+    const m = isRecord(message) ? message : {};
+    for (const block of contentBlocks(m.content)) add(`message ${i} ${String(m.role)}`, block);
   });
+  if (body.cache_control != null && parts.length > 0) parts.at(-1)!.breakpoint = true;
+  return parts;
 }
 
 /** Estimated input tokens of a request, as `count_tokens` reports them. */

@@ -5,10 +5,7 @@ import type { RequestBody } from "./types.js";
 export type LooseBlock = Record<string, unknown>;
 
 /** A message as found on the wire, its content normalised to blocks. */
-export interface LooseMessage {
-  role: string;
-  blocks: LooseBlock[];
-}
+export type LooseMessage = { role: string; blocks: LooseBlock[] };
 
 /** A plain object as found on the wire (not null, not an array). */
 export function isRecord(value: unknown): value is Record<string, unknown> {

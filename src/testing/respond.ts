@@ -4,18 +4,9 @@ import { isRecord } from "./conversation.js";
 import type { ScriptedMessage } from "./reply.js";
 import { randomId } from "./signature.js";
 
-/** The error type the API uses for each HTTP status. */
 const ERROR_TYPES: Record<number, string> = {
-  400: "invalid_request_error",
-  401: "authentication_error",
-  402: "billing_error",
-  403: "permission_error",
-  404: "not_found_error",
-  413: "request_too_large",
-  429: "rate_limit_error",
-  500: "api_error",
-  504: "timeout_error",
-  529: "overloaded_error",
+  400: "invalid_request_error", 401: "authentication_error", 402: "billing_error", 403: "permission_error", 404: "not_found_error",
+  413: "request_too_large", 429: "rate_limit_error", 500: "api_error", 504: "timeout_error", 529: "overloaded_error",
 };
 
 /** The HTTP status the API uses for an error type; 500 for one it does not know. */
@@ -102,12 +93,8 @@ export function sendMalformed(res: ServerResponse, stream: boolean): void {
 }
 
 /** One server-sent event: its name and JSON payload. */
-export interface SseEvent {
-  event: string;
-  data: Record<string, unknown>;
-}
+export type SseEvent = { event: string; data: Record<string, unknown> };
 
-/** Longest piece of text or JSON sent in one delta. */
 const MAX_CHUNK_CHARS = 16;
 
 /** The wire form: `event: <name>\ndata: <json>\n\n`. */

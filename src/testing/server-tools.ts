@@ -4,10 +4,7 @@ import { opaque, randomId } from "./signature.js";
 import type { RequestBody, ScriptedFetch, ScriptedSearch, ScriptedServerTool } from "./types.js";
 
 /** Usage of server tools, as the API reports it in `usage.server_tool_use`. */
-export interface ServerToolUsage {
-  web_search_requests: number;
-  web_fetch_requests: number;
-}
+export type ServerToolUsage = { web_search_requests: number; web_fetch_requests: number };
 
 /** The `server_tool_use` block of a call and its result block. */
 function callBlocks(name: "web_search" | "web_fetch", input: Record<string, string>, content: unknown): LooseBlock[] {

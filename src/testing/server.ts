@@ -1,6 +1,6 @@
 // The HTTP server: listening, reading and recording requests, routing, and closing every connection.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { answerRequest, RuleBook, type AnswerContext } from "./answer.js";
 import { countInputTokens, PromptCache } from "./cache.js";
 import { sendApiError, sendJson } from "./respond.js";
@@ -106,10 +106,9 @@ export async function startScriptedModel(rules: readonly Rule[], options: Script
     server.once("error", reject);
     server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
   });
-  const address = server.address();
   let closed: Promise<void> | undefined;
   return {
-    baseURL: `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`,
+    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     ...records,
     close() {
       closed ??= new Promise<void>((resolve) => {

@@ -12,7 +12,6 @@ export const WEB_SEARCH_TYPES = ["web_search_20250305", "web_search_20260209", "
 /** The web_fetch tool versions the API knows. */
 export const WEB_FETCH_TYPES = ["web_fetch_20250910", "web_fetch_20260209", "web_fetch_20260309", "web_fetch_20260318"] as const;
 
-/** Sampling parameters this API version refuses. */
 const REMOVED_PARAMS = ["temperature", "top_p", "top_k"] as const;
 /** JSON Schema keywords whose value is one subschema, a list of them, or a map of them. */
 const SINGLE = ["items", "not", "contains", "additionalItems", "if", "then", "else"] as const;
