@@ -23,7 +23,10 @@ const DEMO_RULES: Rule[] = [
           { url: "https://nodejs.org/en/about/previous-releases", title: "Node.js — Node.js Releases" },
           { url: "https://endoflife.date/nodejs", title: "Node.js | endoflife.date" },
         ],
-        { citations: true, text: "Node.js 20 reached its end of life on 30 April 2026 (source: nodejs.org, Node.js Releases). This answer and its search are scripted: the demo model stands in for the API's web_search." },
+        {
+          citations: true,
+          text: "Node.js 20 reached its end of life on 30 April 2026 (source: nodejs.org, Node.js Releases). This answer and its search are scripted: the demo model stands in for the API's web_search.",
+        },
       ),
     ),
   },

@@ -28,8 +28,10 @@ export class LineInput {
   private busy = false;
   private prompt = "";
   private answer: ((key: string) => void) | undefined;
-  private interrupted: (key: "ctrl-c" | "esc") => void = () => {};
-  private typed: (line: string) => boolean = () => false;
+  /** Called on Ctrl-C at an empty prompt, and on Ctrl-C or Esc while a turn runs (terminal only). */
+  onInterrupt: (key: "ctrl-c" | "esc") => void = () => {};
+  /** Called with each line typed while a turn runs (terminal only): true when it took the line, false to queue it as the next message. */
+  onTypedAhead: (line: string) => boolean = () => false;
 
   constructor(private readonly io: CliIo, private readonly historyPath: string, history: string[]) {
     this.interactive = io.stdin.isTTY === true;
@@ -42,11 +44,12 @@ export class LineInput {
       },
       paste: (text) => this.keys!.editorInput.write(composer.pasted(text)),
       queued: (line) => {
-        if (!this.typed(line)) this.typedAhead.push(line);
+        if (!this.onTypedAhead(line)) this.typedAhead.push(line);
       },
       answer: (key) => this.answer?.(key),
     });
-    this.editor = createInterface({ input: this.keys?.editorInput ?? io.stdin, output: io.stdout, terminal: this.interactive, history, historySize: HISTORY_SIZE, removeHistoryDuplicates: true });
+    const input = this.keys?.editorInput ?? io.stdin;
+    this.editor = createInterface({ input, output: io.stdout, terminal: this.interactive, history, historySize: HISTORY_SIZE, removeHistoryDuplicates: true });
     this.editor.on("line", (line) => {
       if (!this.interactive) return this.lines.push(line);
       const message = composer.add(line);
@@ -93,16 +96,6 @@ export class LineInput {
     });
   }
 
-  /** Called on Ctrl-C at an empty prompt, and on Ctrl-C or Esc while a turn runs (terminal only). */
-  onInterrupt(handler: (key: "ctrl-c" | "esc") => void): void {
-    this.interrupted = handler;
-  }
-
-  /** Called with each line typed while a turn runs (terminal only): true when the handler took it, false to queue it as the next message. */
-  onTypedAhead(handler: (line: string) => boolean): void {
-    this.typed = handler;
-  }
-
   /** A turn runs (true) or ended (false): meanwhile keys are typed ahead, and Enter queues the line. Busy from each message read until the next prompt. */
   setBusy(busy: boolean): void {
     this.busy = busy;
@@ -129,10 +122,10 @@ export class LineInput {
 
   /** Ctrl-C at the prompt first empties the line (and the message being composed); on an empty one, or during a turn, it goes to the REPL. */
   private onInterruptKey(key: "ctrl-c" | "esc"): void {
-    if (this.busy) return this.interrupted(key);
+    if (this.busy) return this.onInterrupt(key);
     const composing = this.composer.parts.length > 0;
     if (!this.editor.line && !composing) {
-      this.interrupted(key);
+      this.onInterrupt(key);
       if (!this.lines.closed()) this.editor.prompt();
       return;
     }

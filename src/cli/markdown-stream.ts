@@ -8,11 +8,7 @@ import { escapeDecodedCharacters, visibleText } from "./visible-text.js";
 type MarkdownOptions = { color: boolean; width: number };
 
 /** Text streamed in, rendered blocks written out; `end` renders what is held back (the open line, an unclosed fence or list), `idle` says nothing is. */
-export interface MarkdownStream {
-  push(text: string): void;
-  end(): void;
-  idle(): boolean;
-}
+export type MarkdownStream = { push(text: string): void; end(): void; idle(): boolean };
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const LIST_ITEM = /^\s*([-*+]|\d{1,9}[.)])\s+/;

@@ -25,11 +25,7 @@ const DEFAULT_COLUMNS = 80;
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
 
 /** The turn of one message: how to interrupt it, where its events are drawn, and what a typed line may steer. */
-interface ReplTurn {
-  controller: AbortController;
-  sink: ReturnType<typeof createRenderer> & { stop(): void };
-  running: RunningTurn;
-}
+type ReplTurn = { controller: AbortController; sink: ReturnType<typeof createRenderer> & { stop(): void }; running: RunningTurn };
 
 /** One REPL: its input and state, the turn running now (if any), and how to close what it opened. */
 interface Repl {
@@ -102,18 +98,19 @@ async function openRepl(args: CliArgs, io: CliIo, input: LineInput, workspace: s
   const { assistant, mcp } = opened;
   const agentId = args.agent ?? "main";
   const effort = args.effort === undefined ? undefined : { level: args.effort, source: "--effort" as const };
-  const state: ReplState = { assistant, mcp, agentId, sessionKey: args.session ?? assistant.sessionKeyFor(agentId), out: io.stdout, color, effort, showThinking: false, queue: "steer" };
+  const sessionKey = args.session ?? assistant.sessionKeyFor(agentId);
+  const state: ReplState = { assistant, mcp, agentId, sessionKey, out: io.stdout, color, effort, showThinking: false, queue: "steer" };
   const repl: Repl = Object.assign(live, { io, input, state, echo: createSteerEcho(), server: client.baseURL.replace(/\/+$/, ""), close: opened.close });
   let lastInterrupt = 0;
-  input.onInterrupt(() => {
+  input.onInterrupt = () => {
     if (repl.turn && !repl.turn.controller.signal.aborted) return repl.turn.controller.abort();
     const now = Date.now();
     if (now - lastInterrupt < EXIT_WINDOW_MS) return input.close();
     lastInterrupt = now;
     io.stdout.write("\n(press Ctrl-C again or Ctrl-D to exit)\n");
-  });
+  };
   const note = (text: string): void => void io.stdout.write(`\r\x1b[K${text}\n`);
-  input.onTypedAhead((line) => takeTypedLine(line, { state, running: () => repl.turn?.running, note, columns: width }, repl.echo));
+  input.onTypedAhead = (line) => takeTypedLine(line, { state, running: () => repl.turn?.running, note, columns: width }, repl.echo);
   return repl;
 }
 

@@ -1,4 +1,4 @@
-// `miniclaw run MESSAGE`: one turn in a new session (or --session, --continue: the last run's, kept in the workspace), the final text on stdout, activity on stderr, exit 0 or 1 with one line.
+// `miniclaw run MESSAGE`: one turn in a new session (or --session, or --continue: the last run's), the reply on stdout, activity on stderr.
 import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import { ConfigError, SessionError } from "../errors.js";

@@ -69,7 +69,8 @@ export function restoredMode(recorded: PermissionMode | undefined): { mode?: Per
 export function effortCommand(args: string, state: SettingState, agents: Record<string, AgentConfig>): string {
   const word = args.trim().toLowerCase();
   // `Jarvis (main): high (SOUL.md); Scout (researcher): the API's default.`
-  const own = `${Object.values(agents).map((agent) => `${clip(agent.name, 40)} (${clip(agent.id, 40)}): ${agent.effort ? `${agent.effort} (SOUL.md)` : "the API's default"}`).join("; ")}.`;
+  const owns = Object.values(agents).map((agent) => `${clip(agent.name, 40)} (${clip(agent.id, 40)}): ${agent.effort ? `${agent.effort} (SOUL.md)` : "the API's default"}`);
+  const own = `${owns.join("; ")}.`;
   if (word === "") {
     if (!state.effort) return `Effort: each agent's own: ${own} /effort LEVEL sets one for all.`;
     const from = state.effort.source === "--effort" ? "from --effort" : "set by /effort";

@@ -18,7 +18,11 @@ export type SteerEcho = ReturnType<typeof createSteerEcho>;
  * for another agent, and everything under `/queue followup` wait for the turn's end, shown as `queued: …`. `note` writes
  * a whole line of its own.
  */
-export function takeTypedLine(line: string, ctx: { state: ReplState; running: () => RunningTurn | undefined; note: (text: string) => void; columns: () => number }, echo: SteerEcho): boolean {
+export function takeTypedLine(
+  line: string,
+  ctx: { state: ReplState; running: () => RunningTurn | undefined; note: (text: string) => void; columns: () => number },
+  echo: SteerEcho,
+): boolean {
   const { state } = ctx;
   const dim = (text: string): string => (state.color ? styleText("dim", text) : text);
   const command = replCommandOf(line, state.assistant.agents);

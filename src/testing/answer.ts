@@ -75,11 +75,7 @@ export interface AnswerContext {
 }
 
 /** A request in flight: its record, its response, and the signal that ends it early. */
-interface Exchange {
-  req: RecordedRequest;
-  res: ServerResponse;
-  signal: AbortSignal;
-}
+type Exchange = { req: RecordedRequest; res: ServerResponse; signal: AbortSignal };
 
 /** The message for a reply; a reply the script got wrong throws, naming its rule (answered 500). */
 function scriptedMessage(ctx: AnswerContext, ex: Exchange, r: Reply, rule: string): ScriptedMessage {

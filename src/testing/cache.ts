@@ -6,14 +6,8 @@ import type { RequestBody } from "./types.js";
 /** How many blocks before a breakpoint the real API looks back for an earlier cache entry. */
 const CACHE_LOOKBACK_BLOCKS = 20;
 
-/** One block of the prompt in the order the API reads it (tools, system, messages), with the prompt's hash and tokens up to and including it. */
-export interface PromptPart {
-  tokens: number;
-  /** The block carries `cache_control`. */
-  breakpoint: boolean;
-  prefixHash: string;
-  prefixTokens: number;
-}
+/** One block of the prompt in the order the API reads it (tools, system, messages): whether it carries `cache_control`, and the prompt's hash and tokens up to and including it. */
+export type PromptPart = { tokens: number; breakpoint: boolean; prefixHash: string; prefixTokens: number };
 
 /** Input tokens of one response, split the way the API reports them. */
 export type InputAccount = { input_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number };

@@ -125,7 +125,8 @@ function blockEvents(block: Record<string, unknown>, index: number): SseEvent[] 
     deltas = chunkText(JSON.stringify(block.input)).map((partial_json) => delta({ type: "input_json_delta", partial_json }));
   } else if (block.type === "thinking" && typeof block.thinking === "string") {
     start = { ...block, thinking: "", signature: "" };
-    deltas = [...chunkText(block.thinking).map((thinking) => delta({ type: "thinking_delta", thinking })), delta({ type: "signature_delta", signature: String(block.signature ?? "") })];
+    deltas = chunkText(block.thinking).map((thinking) => delta({ type: "thinking_delta", thinking }));
+    deltas.push(delta({ type: "signature_delta", signature: String(block.signature ?? "") }));
   }
   return [
     { event: "content_block_start", data: { type: "content_block_start", index, content_block: start } },
@@ -145,7 +146,8 @@ export function messageEvents(message: ScriptedMessage): SseEvent[] {
   const { output_tokens_details, server_tool_use, ...startUsage } = message.usage;
   const started = { ...message, content: [], stop_reason: null, stop_sequence: null, usage: { ...startUsage, output_tokens: Math.min(1, startUsage.output_tokens) } };
   const { input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens } = message.usage;
-  const usage = { input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens, ...(output_tokens_details && { output_tokens_details }), ...(server_tool_use && { server_tool_use }) };
+  const details = { ...(output_tokens_details && { output_tokens_details }), ...(server_tool_use && { server_tool_use }) };
+  const usage = { input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens, ...details };
   return [
     { event: "message_start", data: { type: "message_start", message: started } },
     { event: "ping", data: { type: "ping" } },

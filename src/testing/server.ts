@@ -24,7 +24,8 @@ async function readBody(req: IncomingMessage): Promise<{ body: RequestBody; erro
 
 async function record(req: IncomingMessage, path: string, ctx: AnswerContext): Promise<RecordedRequest> {
   const parsed = await readBody(req);
-  const headers = Object.fromEntries(Object.entries(req.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, Array.isArray(value) ? value.join(", ") : value]])));
+  const given = Object.entries(req.headers).filter((entry): entry is [string, string | string[]] => entry[1] !== undefined);
+  const headers = Object.fromEntries(given.map(([name, value]) => [name, Array.isArray(value) ? value.join(", ") : value]));
   const recorded: RecordedRequest = { path, headers, body: parsed.body, stream: parsed.body.stream === true };
   const options = { countTokens: path.endsWith("/count_tokens"), issuedThinking: ctx.issued.lookup, serverTools: ctx.serverTools };
   const error = parsed.error ?? validateRequest(parsed.body, options) ?? promptTooLong(parsed.body, ctx.contextWindow);

@@ -76,7 +76,9 @@ function checkBudget(budget: unknown, maxTokens: unknown, countTokens: boolean):
   if (budget === undefined) return "thinking.enabled.budget_tokens: Field required";
   if (typeof budget !== "number" || !Number.isInteger(budget)) return "thinking.enabled.budget_tokens: Input should be a valid integer";
   if (budget < MIN_THINKING_BUDGET_TOKENS) return `thinking.enabled.budget_tokens: Input should be greater than or equal to ${MIN_THINKING_BUDGET_TOKENS}`;
-  if (!countTokens && typeof maxTokens === "number" && maxTokens <= budget) return `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. ${DOCS}#max-tokens-and-context-window-size`;
+  if (!countTokens && typeof maxTokens === "number" && maxTokens <= budget) {
+    return `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. ${DOCS}#max-tokens-and-context-window-size`;
+  }
   return null;
 }
 

@@ -22,17 +22,10 @@ export interface RecordedRequest {
 export type ScriptedStopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "pause_turn" | "refusal" | "model_context_window_exceeded";
 
 /** One result of a scripted web_search; `pageAge` is sent as `page_age` (e.g. "2 days ago"), null when absent. */
-export interface ScriptedSearchResult {
-  url: string;
-  title: string;
-  pageAge?: string;
-}
+export type ScriptedSearchResult = { url: string; title: string; pageAge?: string };
 
 /** A web_search the model runs at the provider: a `server_tool_use` (input `{query}`) and its `web_search_tool_result` listing `results`. */
-export interface ScriptedSearch {
-  search: string;
-  results: ScriptedSearchResult[];
-}
+export type ScriptedSearch = { search: string; results: ScriptedSearchResult[] };
 
 /**
  * A web_fetch the model runs at the provider: a `server_tool_use` (input `{url}`) and its `web_fetch_tool_result`: a

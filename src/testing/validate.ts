@@ -22,7 +22,10 @@ const MAPS = ["properties", "$defs", "definitions", "patternProperties", "depend
 export interface ValidateOptions {
   /** A `count_tokens` body: no `max_tokens` needed. */
   countTokens?: boolean;
-  /** The thinking the server sent with each call it issued; without it (or for ids it does not know) only manual thinking's "starts with a thinking block" rule applies to a tool loop. */
+  /**
+   * The thinking the server sent with each call it issued; without it (or for ids it does not know) only manual
+   * thinking's "starts with a thinking block" rule applies to a tool loop.
+   */
   issuedThinking?: IssuedThinking;
   /** False: every typed (server) tool is refused, as by a provider without them. Default true. */
   serverTools?: boolean;
