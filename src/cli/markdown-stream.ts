@@ -28,7 +28,6 @@ export function createMarkdownStream(write: (text: string) => void, opts: Markdo
   let kind: "fence" | "list" | "table" | undefined;
   let fence = "";
   let blankInList = 0;
-
   const render = (lines: string[]): void => {
     const source = visibleText(lines.join("\n"), { keepLineBreaks: true });
     const rendered = escapeDecodedCharacters((marked.parse(source) as string).replace(/\s+$/, ""));
