@@ -1,40 +1,92 @@
-// The approval question as printed: the whole command or tool call (escaped, wrapped, every line marked) and what "always" would save.
-import type { ApprovalRequest } from "../deps.js";
+// Approval at the terminal: the question (a command or tool call, or exit_plan_mode's plan, shown whole, escaped, wrapped, every line marked) and its one-key answer.
+import { styleText } from "node:util";
+import type { ApprovalRequest, Approver } from "../deps.js";
+import type { ApprovalDecision } from "../types.js";
+import type { LineInput } from "./line-input.js";
+import { CTRL_C, CTRL_D } from "./terminal-keys.js";
 import { columns, paintPieces, visibleLine, visiblePieces, visibleText, wrapPieces, type VisiblePiece } from "./visible-text.js";
 
-export const ANSWER_CHOICES = "[y]es once / [a]lways / [n]o / [d]eny always ";
-
-/** Where the question goes and how escapes are painted. */
-export interface QuestionLayout {
-  /** Terminal columns; lines are wrapped to this, never cut. */
-  width: number;
-  /** The approvals file "always" writes to, named in the question. */
-  approvalsFile: string;
-  /** Paints an escaped character (dim on a color terminal). */
-  mark?: (text: string) => string;
-}
-
 /** Lines printed before the prompt, and the prompt line itself (what the answer is typed after). */
-export interface ApprovalQuestion {
-  lines: string[];
-  prompt: string;
-}
+export type ApprovalQuestion = { lines: string[]; prompt: string };
 
-/** Blank lines in a row beyond which the run is shown as one note, so a flood cannot push the real lines off screen. */
+/** Each answer key, the decision it makes and the words echoed after the question. */
+type Answers = Readonly<Record<string, [ApprovalDecision, string]>>;
+
+const EXIT_PLAN_TOOL = "exit_plan_mode";
+const ANSWERS: Answers = { y: ["allow_once", "yes"], a: ["allow_always", "always"], n: ["deny_once", "no"], d: ["deny_always", "deny always"] };
+/** For a plan, the gate maps the decision to the mode to carry it out in. */
+const PLAN_ANSWERS: Answers = { y: ["allow_once", "yes, default mode"], a: ["allow_always", "accept edits"], n: ["deny_once", "no, keep planning"] };
+const ANSWER_CHOICES = "[y]es once / [a]lways / [n]o / [d]eny always ";
+const PLAN_CHOICES = "Leave plan mode? [y]es, default mode / [a]ccept edits / [n]o, keep planning ";
+/** Blank lines in a row shown as they are; a longer run is one note, so a flood cannot push the real lines off screen. */
 const MAX_BLANK_RUN = 2;
 /** Spaces in a row shown as one note, so padding cannot push the rest of a line out of view. */
 const MIN_SPACE_RUN = 16;
+const PLAN_GUTTER = "  │ ";
+
+type Mark = (text: string) => string;
 
 /**
- * Builds the question for one request. A one-line command of plain printable text that
- * fits is asked inline (`Allow "npm test"? ...`); anything else (several lines, control
- * or invisible characters, too long) is shown whole above the prompt, one marked row per
- * line and wrapped rows marked as continuations, with a note counting the escaped
- * characters. A call of another tool (`request.input` set) is asked the same way, as
- * `name {input as JSON}`, and "always" records the tool's name. Always says what
- * [a]lways and [d]eny always would record. A subagent's request (`request.agent`) is named in the header.
+ * Asks on the terminal and takes one key: y, a, n or d (any other key asks again, with a hint). The request's text comes
+ * from the model, so it is shown through `approvalQuestion` (escaped, whole) inside our colors; the answer is echoed as a
+ * word. Ctrl-C or Esc answer "no"; end of input or an interrupt of the turn (`turnSignal`) answer "no" at once. An
+ * exit_plan_mode request shows the plan and takes y (default mode), a (accept edits) or n (keep planning).
+ * `width` is read at each question (the window may have been resized); `approvalsFile` is where "always" writes.
  */
-export function approvalQuestion(request: ApprovalRequest, layout: QuestionLayout): ApprovalQuestion {
+export function terminalApprover(
+  input: LineInput,
+  out: { write(text: string): void },
+  opts: { color: boolean; turnSignal: () => AbortSignal | undefined; width: () => number; approvalsFile: string },
+): Approver {
+  return async (request) => {
+    const paint = (text: string): string => (opts.color ? styleText("yellow", text) : text);
+    const mark = (text: string): string => (opts.color ? styleText("dim", text) : text);
+    const signal = opts.turnSignal();
+    const plan = request.tool === EXIT_PLAN_TOOL;
+    const question = plan ? planQuestion(request, { width: opts.width(), mark }) : approvalQuestion(request, { width: opts.width(), approvalsFile: opts.approvalsFile, mark });
+    const answers = plan ? PLAN_ANSWERS : ANSWERS;
+    out.write(`${question.lines.map(paint).join("\n")}\n`);
+    let prompt = paint(question.prompt);
+    for (;;) {
+      const key = await untilAborted(input.askKey(prompt), signal);
+      if (signal?.aborted || key === CTRL_C || key === CTRL_D) {
+        out.write("no\n");
+        return "deny_once";
+      }
+      const answer = answers[key];
+      if (answer) {
+        out.write(`${answer[1]}\n`);
+        return answer[0];
+      }
+      // Erase the prompt line and ask again with the keys in front (`y, a, n or d`).
+      const keys = Object.keys(answers);
+      prompt = `\r\x1b[K${paint(`(${keys.slice(0, -1).join(", ")} or ${keys.at(-1)}) `)}${paint(question.prompt)}`;
+    }
+  };
+}
+
+/** The answer, or Ctrl-C as soon as the turn is interrupted. */
+function untilAborted(answer: Promise<string>, signal: AbortSignal | undefined): Promise<string> {
+  if (!signal) return answer;
+  if (signal.aborted) return Promise.resolve(CTRL_C);
+  return new Promise((resolve) => {
+    const onAbort = (): void => resolve(CTRL_C);
+    signal.addEventListener("abort", onAbort, { once: true });
+    void answer.then((text) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(text);
+    });
+  });
+}
+
+/**
+ * The question for one request. A one-line command of plain printable text that fits is asked inline (`Allow "npm
+ * test"? ...`); anything else (several lines, control or invisible characters, too long) is shown whole above the
+ * prompt, one numbered row per line, wrapped rows marked as continuations, with a note counting the escaped characters.
+ * A call of another tool (`request.input` set) is shown as `name {input as JSON}`, and "always" records the tool's name.
+ * Always says what [a]lways and [d]eny always would record; a subagent's request (`request.agent`) is named in the header.
+ */
+export function approvalQuestion(request: ApprovalRequest, layout: { width: number; approvalsFile: string; mark?: Mark }): ApprovalQuestion {
   const mark = layout.mark ?? ((t: string) => t);
   // A subagent's question says whose it is: the person is answering for a child they did not start themselves.
   const asker = request.agent === undefined ? "" : `Subagent ${visibleLine(request.agent, 40, { mark })}: `;
@@ -46,65 +98,86 @@ export function approvalQuestion(request: ApprovalRequest, layout: QuestionLayou
   // A tool call is shown as `name {input as JSON}`: its own quotes would make quoting it again unreadable.
   const call = request.input !== undefined;
   const inline = call ? `Allow ${paintPieces(only ?? [])}? ${ANSWER_CHOICES}` : `Allow "${paintPieces(only ?? [])}"? ${ANSWER_CHOICES}`;
-  if (only && !only.some((p) => p.escaped) && columns(inline) <= layout.width) {
-    return { lines: [header, ...savedNote(request, layout, mark)], prompt: inline };
-  }
+  const saved = savedNote(request, layout, mark);
+  if (only && !only.some((p) => p.escaped) && columns(inline) <= layout.width) return { lines: [header, saved], prompt: inline };
   const what = call ? "the call" : "the command";
   const count = commandLines.length === 1 ? "one line" : `${commandLines.length} lines`;
   const warning = escapes > 0 ? `; ${escapes} control or invisible character${escapes === 1 ? " is" : "s are"} shown as \\x.. or \\u.. escapes` : "";
-  return {
-    lines: [header, `  ${what} (${count}, ${[...request.command].length} characters${warning}):`, ...numberedRows(commandLines, layout.width, mark), ...savedNote(request, layout, mark)],
-    prompt: `Allow ${what} above? ${ANSWER_CHOICES}`,
-  };
+  const rows = numberedRows(commandLines, layout.width, mark);
+  return { lines: [header, `  ${what} (${count}, ${[...request.command].length} characters${warning}):`, ...rows, saved], prompt: `Allow ${what} above? ${ANSWER_CHOICES}` };
 }
 
-/** `  1 │ text`, continuation rows `    ┆ text`; runs of blank lines folded into one note. */
-function numberedRows(lines: VisiblePiece[][], width: number, mark: (t: string) => string): string[] {
+/**
+ * The plan of an exit_plan_mode request (its `input.plan`, else the request's text) under a header naming who asks, one
+ * marked row per line, wrapped to `width`, escaped as all model text is; and the prompt with the three answers.
+ */
+export function planQuestion(request: ApprovalRequest, layout: { width: number; mark?: Mark }): ApprovalQuestion {
+  const mark = layout.mark ?? ((t: string) => t);
+  const given = (request.input as { plan?: unknown } | undefined)?.plan;
+  const plan = typeof given === "string" ? given : request.command;
+  const who = request.agent === undefined ? "The model" : `Subagent ${visibleLine(request.agent, 40, { mark })}`;
+  const room = Math.max(10, layout.width - PLAN_GUTTER.length);
+  const lines = plan.replace(/\r\n?/g, "\n").replace(/\t/g, "    ").replace(/\n+$/, "").split("\n");
+  const rows = foldBlankRuns(
+    lines,
+    (line) => line.trim() === "",
+    (line) => wrapPieces(visiblePieces(line), room).map((row) => `${PLAN_GUTTER}${paintPieces(row, { mark })}`.trimEnd()),
+    (_, count) => `${PLAN_GUTTER}${mark(`⟨${count} blank lines⟩`)}`,
+  );
+  return { lines: [`${who} has a plan and asks to leave plan mode to carry it out:`, ...rows], prompt: PLAN_CHOICES };
+}
+
+/** The rows of `lines`; a run of more than MAX_BLANK_RUN blank lines is one `note` row. */
+function foldBlankRuns<T>(lines: readonly T[], blank: (line: T) => boolean, rows: (line: T, index: number) => string[], note: (from: number, count: number) => string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    let count = 0;
+    while (i + count < lines.length && blank(lines[i + count]!)) count++;
+    if (count <= MAX_BLANK_RUN) out.push(...rows(lines[i]!, i));
+    else {
+      out.push(note(i, count));
+      i += count - 1;
+    }
+  }
+  return out;
+}
+
+/** `  1 │ text`, continuation rows `    ┆ text`. */
+function numberedRows(lines: VisiblePiece[][], width: number, mark: Mark): string[] {
   const digits = String(lines.length).length;
   const gutter = (n: string, bar: string): string => `  ${n.padStart(digits)} ${bar} `;
   const room = Math.max(10, width - columns(gutter("", "│")));
-  const rows: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const blanks = countBlank(lines, i);
-    if (blanks > MAX_BLANK_RUN) {
-      rows.push(`${gutter("", "┆")}${mark(`⟨lines ${i + 1}–${i + blanks} are blank⟩`)}`);
-      i += blanks - 1;
-      continue;
-    }
-    wrapPieces(lines[i]!, room).forEach((row, j) => rows.push(`${j === 0 ? gutter(String(i + 1), "│") : gutter("", "┆")}${paintPieces(row, { mark })}`));
-  }
-  return rows;
+  return foldBlankRuns(
+    lines,
+    (line) => line.every((p) => !p.escaped && p.text.trim() === ""),
+    (line, i) => wrapPieces(line, room).map((row, j) => `${j === 0 ? gutter(String(i + 1), "│") : gutter("", "┆")}${paintPieces(row, { mark })}`),
+    (i, count) => `${gutter("", "┆")}${mark(`⟨lines ${i + 1}–${i + count} are blank⟩`)}`,
+  );
 }
 
 /** What the two "always" answers record: for commands, the exact entry of the approvals file. */
-function savedNote(request: ApprovalRequest, layout: QuestionLayout, mark: (t: string) => string): string[] {
+function savedNote(request: ApprovalRequest, layout: { width: number; approvalsFile: string }, mark: Mark): string {
   const saved = request.alwaysSaves;
   if (saved === undefined) {
     const what = request.tool === "run_command" ? "command (too broad to save)" : request.tool === "write_file" ? "write" : "read";
-    return [`  [a]lways allows this ${what} until miniclaw exits; nothing is saved`];
+    return `  [a]lways allows this ${what} until miniclaw exits; nothing is saved`;
   }
   const file = visibleText(layout.approvalsFile, { mark });
-  if (request.input !== undefined) {
-    return [`  [a]lways adds the tool name ${visibleText(JSON.stringify(saved), { mark })} to "allowed" in ${file}; [d]eny always adds it to "denied"`];
-  }
-  // The entry as the file will hold it (JSON), when it fits on a line; otherwise the block above is the entry.
   const entry = visibleText(JSON.stringify(saved), { mark });
+  if (request.input !== undefined) return `  [a]lways adds the tool name ${entry} to "allowed" in ${file}; [d]eny always adds it to "denied"`;
+  // The entry as the file will hold it (JSON), when it fits on a line; otherwise the block above is the entry.
   const trimmed = saved === request.command ? "" : " (without its leading and trailing blanks)";
   const what = columns(entry) + 20 <= layout.width ? `the entry ${entry}` : `the whole command above${trimmed}, exactly as shown, as one entry`;
-  return [`  [a]lways adds ${what} to "allowed" in ${file}; [d]eny always adds it to "denied"`];
-}
-
-function countBlank(lines: VisiblePiece[][], from: number): number {
-  let n = 0;
-  while (from + n < lines.length && lines[from + n]!.every((p) => !p.escaped && p.text.trim() === "")) n++;
-  return n;
+  return `  [a]lways adds ${what} to "allowed" in ${file}; [d]eny always adds it to "denied"`;
 }
 
 /** Long runs of spaces inside a line become one marked note with their count. */
 function spaceRuns(pieces: VisiblePiece[]): VisiblePiece[] {
   return pieces.flatMap((piece) => {
     if (piece.escaped) return [piece];
-    return piece.text.split(new RegExp(`( {${MIN_SPACE_RUN},})`)).filter((t) => t !== "").map((text) =>
-      text.startsWith(" ".repeat(MIN_SPACE_RUN)) ? { text: `⟨${text.length} spaces⟩`, escaped: true } : { text, escaped: false });
+    return piece.text
+      .split(new RegExp(`( {${MIN_SPACE_RUN},})`))
+      .filter((t) => t !== "")
+      .map((text) => (text.startsWith(" ".repeat(MIN_SPACE_RUN)) ? { text: `⟨${text.length} spaces⟩`, escaped: true } : { text, escaped: false }));
   });
 }

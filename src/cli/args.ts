@@ -5,6 +5,7 @@ import { parseEffort, parseMaxIterations, parseThinking, type Parsed } from "../
 import { PERMISSION_MODES, type PermissionMode } from "../gate/context.js";
 import type { Effort, ThinkingSetting } from "../types.js";
 
+/** The command line, parsed: the command, the words after it, and the options. */
 export interface CliArgs {
   command: "repl" | "run" | "cron" | "sessions" | "mcp" | "steer" | "db" | "demo" | "init" | "help" | "version";
   /** Words after the command (`run MESSAGE...`, `sessions show KEY`, `cron run JOB`, `steer KEY TEXT...`). */
@@ -22,11 +23,9 @@ export interface CliArgs {
   permissionMode?: PermissionMode;
   /** `--help` after a command that has its own help (`steer --help`): that command's, not the general one. */
   helpFor?: "steer";
-  /** `--thinking`: overrides every agent's `thinking` (the REPL, run, cron). */
+  /** `--thinking`, `--effort`, `--max-iterations`: over every agent's SOUL.md (the REPL, run, cron). */
   thinking?: ThinkingSetting;
-  /** `--effort`: overrides every agent's `effort` (the REPL, run, cron). */
   effort?: Effort;
-  /** `--max-iterations`: model requests per turn, over every agent's `max_iterations` (the REPL, run, cron). */
   maxIterations?: number;
   /** `run --output-schema FILE`: the JSON Schema file of the structured answer, as given. */
   outputSchema?: string;
@@ -84,21 +83,10 @@ Options:
   -v, --version             the version`;
 
 const OPTIONS = {
-  workspace: { type: "string" },
-  model: { type: "string" },
-  agent: { type: "string" },
-  session: { type: "string" },
-  continue: { type: "boolean", short: "c", default: false },
-  "permission-mode": { type: "string" },
-  thinking: { type: "string" },
-  effort: { type: "string" },
-  "max-iterations": { type: "string" },
-  "output-schema": { type: "string" },
-  "database-url": { type: "string" },
-  all: { type: "boolean", default: false },
-  force: { type: "boolean", default: false },
-  help: { type: "boolean", short: "h", default: false },
-  version: { type: "boolean", short: "v", default: false },
+  workspace: { type: "string" }, model: { type: "string" }, agent: { type: "string" }, session: { type: "string" }, "permission-mode": { type: "string" },
+  thinking: { type: "string" }, effort: { type: "string" }, "max-iterations": { type: "string" }, "output-schema": { type: "string" }, "database-url": { type: "string" },
+  continue: { type: "boolean", short: "c", default: false }, all: { type: "boolean", default: false }, force: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false }, version: { type: "boolean", short: "v", default: false },
 } as const;
 
 type Values = ReturnType<typeof readArgv>["values"];
@@ -107,9 +95,7 @@ type Values = ReturnType<typeof readArgv>["values"];
 export function parseCliArgs(argv: string[]): CliArgs {
   const { values, positionals } = readArgv(argv);
   const mode = values["permission-mode"];
-  if (mode !== undefined && !isPermissionMode(mode)) {
-    throw new ConfigError(`--permission-mode must be one of: ${MODES.join(", ")}`);
-  }
+  if (mode !== undefined && !(PERMISSION_MODES as readonly string[]).includes(mode)) throw new ConfigError(`--permission-mode must be one of: ${MODES.join(", ")}`);
   const first = positionals[0];
   if (values.help && first === "steer") return { command: "help", helpFor: "steer", words: [], all: false, continueLast: false, force: false };
   const command = values.help ? "help" : values.version ? "version" : first && COMMANDS.has(first) ? first : "repl";
@@ -117,31 +103,25 @@ export function parseCliArgs(argv: string[]): CliArgs {
     throw new ConfigError(`unknown command "${first}" (see miniclaw --help; to send a message use: miniclaw run "${first} ...")`);
   }
   checkCombinations(command, values);
-  const thinking = values.thinking === undefined ? undefined : checked("--thinking", parseThinking(values.thinking));
-  const effort = values.effort === undefined ? undefined : checked("--effort", parseEffort(values.effort));
-  const maxIterations = values["max-iterations"] === undefined ? undefined : checked("--max-iterations", parseMaxIterations(values["max-iterations"]));
   return {
     command: command as CliArgs["command"],
     words: command === "repl" || command === "help" || command === "version" ? [] : positionals.slice(1),
     all: values.all === true,
     continueLast: values.continue === true,
     force: values.force === true,
-    ...(values.workspace !== undefined && { workspace: values.workspace }),
-    ...(values.model !== undefined && { model: values.model }),
-    ...(values.agent !== undefined && { agent: values.agent }),
-    ...(values.session !== undefined && { session: values.session }),
-    ...(mode !== undefined && isPermissionMode(mode) && { permissionMode: mode }),
-    ...(thinking !== undefined && { thinking }),
-    ...(effort !== undefined && { effort }),
-    ...(maxIterations !== undefined && { maxIterations }),
-    ...(values["output-schema"] !== undefined && { outputSchema: values["output-schema"] }),
-    ...(values["database-url"] !== undefined && { databaseUrl: values["database-url"] }),
+    ...given({
+      workspace: values.workspace,
+      model: values.model,
+      agent: values.agent,
+      session: values.session,
+      permissionMode: mode as PermissionMode | undefined,
+      thinking: values.thinking === undefined ? undefined : checked("--thinking", parseThinking(values.thinking)),
+      effort: values.effort === undefined ? undefined : checked("--effort", parseEffort(values.effort)),
+      maxIterations: values["max-iterations"] === undefined ? undefined : checked("--max-iterations", parseMaxIterations(values["max-iterations"])),
+      outputSchema: values["output-schema"],
+      databaseUrl: values["database-url"],
+    }),
   };
-}
-
-/** Whether `word` names a permission mode (spelt exactly, as the API and the session file spell it). */
-export function isPermissionMode(word: string): word is PermissionMode {
-  return (PERMISSION_MODES as readonly string[]).includes(word);
 }
 
 /** node:util's parse, its errors turned into one line pointing at --help. */
@@ -168,13 +148,19 @@ function checkCombinations(command: string, values: Values): void {
   }
 }
 
-/** What `--thinking` and `--effort` set for every turn, over each agent's SOUL.md. */
+/** What `--thinking`, `--effort` and `--max-iterations` set for every turn, over each agent's SOUL.md. */
 export function turnFlags(args: CliArgs): { thinking?: ThinkingSetting; effort?: Effort; maxIterations?: number } {
-  return {
-    ...(args.thinking !== undefined && { thinking: args.thinking }),
-    ...(args.effort !== undefined && { effort: args.effort }),
-    ...(args.maxIterations !== undefined && { maxIterations: args.maxIterations }),
-  };
+  return given({ thinking: args.thinking, effort: args.effort, maxIterations: args.maxIterations });
+}
+
+/** What `--model`, `--agent` and `--permission-mode` set for the assistant a command opens. */
+export function assistantFlags(args: CliArgs): { model?: string; defaultAgent?: string; permissionMode?: PermissionMode } {
+  return given({ model: args.model, defaultAgent: args.agent, permissionMode: args.permissionMode });
+}
+
+/** The fields of `fields` that are set: an option absent stays absent rather than undefined. */
+export function given<T extends object>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }
 
 /** The value of a flag, or a ConfigError naming the flag and what is wrong with it. */

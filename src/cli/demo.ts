@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "../model/client.js";
 import { ensureWorkspace } from "../runtime/workspace.js";
-import { startScriptedModel, type Rule } from "../testing/index.js";
+import { reply, startScriptedModel, type Rule } from "../testing/index.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { runRepl } from "./repl.js";
@@ -12,30 +12,30 @@ import { runRepl } from "./repl.js";
 const HINT = 'Try: "hello", "what files are here?", "what is running on this machine?" (asks for approval), "remember that I like green tea", "/research when does Node 20 reach end of life?".';
 
 /** The demo's script: a greeting, a safe tool call, a command that needs approval, a memory note, a web search by Scout. */
-export const DEMO_RULES: Rule[] = [
+const DEMO_RULES: Rule[] = [
   {
     match: { system: /You are Scout/ },
-    reply: {
-      thinking: "The question is about a release schedule: search for the official end-of-life date, then answer with the source.",
-      serverTools: [
+    reply: reply.thinking(
+      "The question is about a release schedule: search for the official end-of-life date, then answer with the source.",
+      reply.search(
+        "Node.js 20 end of life date",
+        [
+          { url: "https://nodejs.org/en/about/previous-releases", title: "Node.js — Node.js Releases" },
+          { url: "https://endoflife.date/nodejs", title: "Node.js | endoflife.date" },
+        ],
         {
-          search: "Node.js 20 end of life date",
-          results: [
-            { url: "https://nodejs.org/en/about/previous-releases", title: "Node.js — Node.js Releases" },
-            { url: "https://endoflife.date/nodejs", title: "Node.js | endoflife.date" },
-          ],
+          citations: true,
+          text: "Node.js 20 reached its end of life on 30 April 2026 (source: nodejs.org, Node.js Releases). This answer and its search are scripted: the demo model stands in for the API's web_search.",
         },
-      ],
-      citations: true,
-      text: "Node.js 20 reached its end of life on 30 April 2026 (source: nodejs.org, Node.js Releases). This answer and its search are scripted: the demo model stands in for the API's web_search.",
-    },
+      ),
+    ),
   },
   { match: /\b(hello|hi|hey)\b/i, reply: { text: `Hello! I am the scripted demo model standing in for Claude. ${HINT}` } },
   { match: /files|folder|directory|\bls\b/i, reply: { text: "Let me look.", toolUses: [{ name: "run_command", input: { command: "ls -la" } }] } },
   { match: /running|processes/i, reply: { text: "I will ask to run ps (it lists other programs, so you decide).", toolUses: [{ name: "run_command", input: { command: "ps -e" } }] } },
   {
     match: /remember/i,
-    reply: (req) => ({ toolUses: [{ name: "save_memory", input: { key: "preferences", content: firstUserText(req.body.messages) } }] }),
+    reply: (req) => ({ toolUses: [{ name: "save_memory", input: { key: "preferences", content: firstUserText(req.body.messages ?? []) } }] }),
   },
   { match: { system: /summarise/ }, reply: { text: "The user tried the demo: a greeting, a look at the folder, a command that needed approval, and a memory note." } },
   { match: { toolResult: { name: "run_command" } }, reply: { text: "Here is what the command printed:\n\n{{tool_result}}" } },
@@ -44,20 +44,16 @@ export const DEMO_RULES: Rule[] = [
 ];
 
 /** The text the person typed: the first text block of the last user message (the time travels in a later block). */
-function firstUserText(messages: unknown): string {
-  const list = Array.isArray(messages) ? (messages as Array<{ role: string; content: unknown }>) : [];
-  const last = list.filter((m) => m.role === "user").at(-1);
-  if (typeof last?.content === "string") return last.content;
-  const block = Array.isArray(last?.content) ? (last.content as Array<{ type: string; text?: string }>).find((b) => b.type === "text") : undefined;
-  return block?.text ?? "";
+function firstUserText(messages: Array<{ role: string; content: unknown }>): string {
+  const last = messages.findLast((m) => m.role === "user")?.content;
+  if (typeof last === "string") return last;
+  return (Array.isArray(last) ? (last as Array<{ type: string; text?: string }>).find((b) => b.type === "text")?.text : undefined) ?? "";
 }
 
 /**
- * Runs the REPL against the scripted model in a new workspace under the system's temporary
- * folder, made from the templates: what the demo saves (a memory note, sessions, approvals)
- * must not reach the person's own workspace, where a later real session would carry it.
- * `--workspace` and MINICLAW_WORKSPACE are ignored for that reason. The folder is kept
- * afterwards, so its session files can be read; the banner says where it is.
+ * Runs the REPL against the scripted model in a new workspace under the system's temporary folder, made from the
+ * templates: what the demo saves (a memory note, sessions, approvals) must not reach the person's own workspace, so
+ * `--workspace` and MINICLAW_WORKSPACE are ignored. The folder is kept afterwards; the banner says where it is.
  */
 export async function runDemo(args: CliArgs, io: CliIo): Promise<number> {
   const workspace = join(await mkdtemp(join(tmpdir(), "miniclaw-demo-")), "workspace");

@@ -6,18 +6,16 @@ import type { CliIo } from "./io.js";
 import { visibleText } from "./visible-text.js";
 
 /**
- * Creates the workspace DIR (else `--workspace`, `MINICLAW_WORKSPACE` or `./workspace`) from the
- * templates, copying only files it lacks, and prints one line per template file: created, or
- * kept because it exists. Needs no credentials. Resolves to the exit code.
+ * Creates the workspace DIR (else `--workspace`, `MINICLAW_WORKSPACE` or `./workspace`) from the templates, copying only
+ * files it lacks, and prints one line per template file: created, or kept because it exists. Needs no credentials.
  */
 export async function initCommand(args: CliArgs, io: CliIo): Promise<number> {
   if (args.words.length > 1) throw new ConfigError(`init takes one folder, got ${args.words.length} words (see miniclaw --help)`);
   const workspace = resolveWorkspace(io.cwd, args.words[0] ?? args.workspace, io.env);
   const { created, kept } = await initWorkspace(workspace);
-  const shown = (text: string): string => visibleText(text);
-  for (const file of created) io.stdout.write(`created  ${shown(file)}\n`);
-  for (const file of kept) io.stdout.write(`kept     ${shown(file)} (exists)\n`);
+  for (const file of created) io.stdout.write(`created  ${visibleText(file)}\n`);
+  for (const file of kept) io.stdout.write(`kept     ${visibleText(file)} (exists)\n`);
   const summary = created.length === 0 ? "already holds every template file; nothing changed" : `is ready: ${created.length} file${created.length === 1 ? "" : "s"} created, ${kept.length} kept`;
-  io.stdout.write(`The workspace ${shown(workspace)} ${summary}.\n`);
+  io.stdout.write(`The workspace ${visibleText(workspace)} ${summary}.\n`);
   return 0;
 }

@@ -1,5 +1,6 @@
 // The process as the CLI sees it: streams, environment, working directory, signals. The one home of `process`.
 
+/** What a command may touch of its process; tests pass their own. */
 export interface CliIo {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -10,6 +11,23 @@ export interface CliIo {
   onSignal(signal: "SIGINT" | "SIGTERM", handler: () => void): () => void;
 }
 
+/**
+ * Until `off()`, the first of `signals` sets `code` (130 for SIGINT, 143 for SIGTERM) and calls `stop`, once: how a
+ * command ends cleanly on a signal, its exit code saying which.
+ */
+export function stopOnSignals(io: CliIo, signals: ReadonlyArray<"SIGINT" | "SIGTERM">, stop: () => void): { code: number | undefined; off(): void } {
+  const state = { code: undefined as number | undefined, off: (): void => offs.forEach((off) => off()) };
+  const offs = signals.map((signal) =>
+    io.onSignal(signal, () => {
+      if (state.code !== undefined) return;
+      state.code = signal === "SIGINT" ? 130 : 143;
+      stop();
+    }),
+  );
+  return state;
+}
+
+/** The real process. */
 export function nodeIo(): CliIo {
   return {
     stdin: process.stdin,

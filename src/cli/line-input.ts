@@ -2,171 +2,146 @@
 import { appendFile } from "node:fs/promises";
 import { createInterface, type Interface } from "node:readline";
 import type { CliIo } from "./io.js";
-import { CTRL_D, readTerminalKeys, type TerminalKeys } from "./terminal-keys.js";
+import { CTRL_D, TerminalKeys } from "./terminal-keys.js";
 import { readRegularText } from "../fs/regular-file.js";
 
 export const HISTORY_FILE = ".history";
 const HISTORY_SIZE = 500;
 /** The prompt of the second and later lines of a message (after `\` or Shift-Enter). */
-export const CONTINUATION_PROMPT = "… ";
+const CONTINUATION_PROMPT = "… ";
 const PASTE_TOKEN = /\[Pasted text #(\d+) \+\d+ lines\]/g;
 
-export interface LineInput {
-  readonly interactive: boolean;
-  /**
-   * The next message, or undefined at end of input (Ctrl-D, end of the pipe). On a terminal a
-   * message may span lines: a line ending in `\`, Shift-Enter, or a paste of several lines.
-   */
-  next(prompt: string): Promise<string | undefined>;
-  /** Asks a single-key question (terminal only): the key pressed, lower-cased; "\x03" for Ctrl-C or Esc, "\x04" for Ctrl-D or end of input. */
-  askKey(question: string): Promise<string>;
-  /** Called on Ctrl-C at an empty prompt, and on Ctrl-C or Esc while a turn runs (terminal only). */
-  onInterrupt(handler: (key: "ctrl-c" | "esc") => void): void;
-  /**
-   * Called with each line typed while a turn runs (terminal only): true when the handler took it
-   * (a steering message, a command run at once), false to queue it as the next message.
-   */
-  onTypedAhead(handler: (line: string) => boolean): void;
-  /** A turn runs (true) or ended (false): meanwhile keys are typed ahead, and Enter queues the line. Busy from each message read until the next prompt. */
-  setBusy(busy: boolean): void;
-  /** Appends a message to the history file. */
-  remember(line: string): Promise<void>;
-  /**
-   * Prints a line that arrived on its own (a warning from a server that connects in the background):
-   * while a terminal shows the prompt, above it, with the prompt and what was typed drawn again;
-   * otherwise on stderr as it is.
-   */
-  notice(text: string): void;
-  close(): void;
+/** Opens stdin as messages: on a TTY a line editor with the history of `historyPath`, pastes and type-ahead; on a pipe, one message per line as it comes. */
+export async function openLineInput(io: CliIo, historyPath: string): Promise<LineInput> {
+  const history = io.stdin.isTTY === true ? (await readRegularText(historyPath).catch(() => "")).split("\n").filter((l) => l.trim()) : [];
+  return new LineInput(io, historyPath, history.slice(-HISTORY_SIZE).reverse());
 }
 
-/** Opens stdin as messages. On a TTY a line editor with history, pastes and type-ahead; on a pipe, one message per line as it comes. */
-export async function openLineInput(io: CliIo, historyPath: string): Promise<LineInput> {
-  const interactive = io.stdin.isTTY === true;
-  const history = interactive ? await loadHistory(historyPath) : [];
-  const state = { interrupt: (_key: "ctrl-c" | "esc"): void => {}, typedHandler: (_line: string): boolean => false };
-  const composer = createComposer();
-  let answer: ((key: string) => void) | undefined;
-  let keys: TerminalKeys | undefined;
-  if (interactive) {
-    keys = readTerminalKeys(io.stdin, io.stdout, {
-      interrupt: (key) => {
-        if (busy) return state.interrupt(key);
-        if (clearLine()) return;
-        state.interrupt(key);
-        if (!lines.closed()) editor.prompt();
-      },
+/** The REPL's input; on a terminal, keys are sorted by `TerminalKeys` before the line editor sees them. */
+export class LineInput {
+  readonly interactive: boolean;
+  private readonly keys: TerminalKeys | undefined;
+  private readonly editor: Interface;
+  private readonly lines = createLineQueue();
+  private readonly composer = createComposer();
+  private readonly typedAhead: string[] = [];
+  private busy = false;
+  private prompt = "";
+  private answer: ((key: string) => void) | undefined;
+  /** Called on Ctrl-C at an empty prompt, and on Ctrl-C or Esc while a turn runs (terminal only). */
+  onInterrupt: (key: "ctrl-c" | "esc") => void = () => {};
+  /** Called with each line typed while a turn runs (terminal only): true when it took the line, false to queue it as the next message. */
+  onTypedAhead: (line: string) => boolean = () => false;
+
+  constructor(private readonly io: CliIo, private readonly historyPath: string, history: string[]) {
+    this.interactive = io.stdin.isTTY === true;
+    const composer = this.composer;
+    this.keys = !this.interactive ? undefined : new TerminalKeys(io.stdin, io.stdout, {
+      interrupt: (key) => this.onInterruptKey(key),
       softEnter: () => {
         composer.soft = true;
-        keys!.editorInput.write("\r");
+        this.keys!.editorInput.write("\r");
       },
-      paste: (text) => keys!.editorInput.write(composer.pasted(text)),
+      paste: (text) => this.keys!.editorInput.write(composer.pasted(text)),
       queued: (line) => {
-        if (!state.typedHandler(line)) typedAhead.push(line);
+        if (!this.onTypedAhead(line)) this.typedAhead.push(line);
       },
-      answer: (key) => answer?.(key),
+      answer: (key) => this.answer?.(key),
+    });
+    const input = this.keys?.editorInput ?? io.stdin;
+    this.editor = createInterface({ input, output: io.stdout, terminal: this.interactive, history, historySize: HISTORY_SIZE, removeHistoryDuplicates: true });
+    this.editor.on("line", (line) => {
+      if (!this.interactive) return this.lines.push(line);
+      const message = composer.add(line);
+      // Keys typed from here until the next prompt are typed ahead, not edited on a line nobody sees.
+      if (message !== undefined) return (this.setBusy(true), this.lines.push(message));
+      this.editor.setPrompt(CONTINUATION_PROMPT);
+      this.editor.prompt();
+    });
+    this.editor.on("close", () => {
+      this.lines.end();
+      this.answer?.(CTRL_D);
     });
   }
-  const editor: Interface = createInterface({
-    input: keys?.editorInput ?? io.stdin,
-    output: io.stdout,
-    terminal: interactive,
-    history,
-    historySize: HISTORY_SIZE,
-    removeHistoryDuplicates: true,
-  });
-  const lines = createLineQueue();
-  const typedAhead: string[] = [];
-  let busy = false;
-  let prompt = "";
-  const setBusy = (on: boolean): void => {
-    busy = on;
-    keys?.setMode(on ? "busy" : "prompt");
-  };
 
-  /** Ctrl-C at the prompt: empties the line (and the message being composed); false when there was nothing to clear. */
-  const clearLine = (): boolean => {
-    const composing = composer.parts.length > 0;
-    if (!editor.line && !composing) return false;
-    composer.reset();
-    editor.write(null, { ctrl: true, name: "e" });
-    editor.write(null, { ctrl: true, name: "u" });
-    if (composing) {
-      io.stdout.write("\n");
-      editor.setPrompt(prompt);
-      editor.prompt();
+  /** The next message, or undefined at end of input (Ctrl-D, end of the pipe); on a terminal it may span lines (`\`, Shift-Enter, a paste). */
+  async next(prompt: string): Promise<string | undefined> {
+    this.prompt = prompt;
+    const queued = this.typedAhead.shift();
+    if (queued !== undefined) {
+      this.io.stdout.write(`${prompt}${queued}\n`);
+      return queued;
     }
-    return true;
-  };
-  editor.on("line", (line) => {
-    if (!interactive) return lines.push(line);
-    const message = composer.add(line);
-    // Keys typed from here until the next prompt are typed ahead, not edited on a line nobody sees.
-    if (message !== undefined) return (setBusy(true), lines.push(message));
-    editor.setPrompt(CONTINUATION_PROMPT);
-    editor.prompt();
-  });
-  editor.on("close", () => {
-    lines.end();
-    answer?.(CTRL_D);
-  });
+    if (this.interactive && !this.lines.ready()) {
+      this.setBusy(false);
+      this.editor.setPrompt(prompt);
+      this.editor.prompt();
+      const leftover = this.keys?.takeTypeAhead();
+      if (leftover) this.editor.write(leftover);
+    }
+    return this.lines.next();
+  }
 
-  return {
-    interactive,
-    next: async (nextPrompt) => {
-      prompt = nextPrompt;
-      const queued = typedAhead.shift();
-      if (queued !== undefined) {
-        io.stdout.write(`${nextPrompt}${queued}\n`);
-        return queued;
-      }
-      if (interactive && !lines.ready()) {
-        setBusy(false);
-        editor.setPrompt(nextPrompt);
-        editor.prompt();
-        const leftover = keys?.takeTypeAhead();
-        if (leftover) editor.write(leftover);
-      }
-      return lines.next();
-    },
-    askKey: (question) =>
-      new Promise((resolve) => {
-        if (lines.closed()) return resolve(CTRL_D);
-        io.stdout.write(question);
-        keys?.setMode("answer");
-        answer = (key) => {
-          answer = undefined;
-          keys?.setMode(busy ? "busy" : "prompt");
-          resolve(key);
-        };
-      }),
-    onInterrupt: (handler) => {
-      state.interrupt = handler;
-    },
-    onTypedAhead: (handler) => {
-      state.typedHandler = handler;
-    },
-    setBusy,
-    notice: (text) => {
-      if (!interactive || busy || prompt === "" || lines.closed()) return void io.stderr.write(`${text}\n`);
-      io.stdout.write(`\r\x1b[K${text}\n`);
-      editor.prompt(true);
-    },
-    remember: async (line) => {
-      if (interactive && line.trim()) await appendFile(historyPath, `${line.replace(/\n/g, " ")}\n`).catch(() => {});
-    },
-    close: () => {
-      keys?.close();
-      editor.close();
-      if (interactive) io.stdin.pause();
-    },
-  };
+  /** Asks a single-key question (terminal only): the key pressed, lower-cased; CTRL_C for Ctrl-C or Esc, CTRL_D for Ctrl-D or end of input. */
+  askKey(question: string): Promise<string> {
+    return new Promise((resolve) => {
+      if (this.lines.closed()) return resolve(CTRL_D);
+      this.io.stdout.write(question);
+      if (this.keys) this.keys.mode = "answer";
+      this.answer = (key) => {
+        this.answer = undefined;
+        if (this.keys) this.keys.mode = this.busy ? "busy" : "prompt";
+        resolve(key);
+      };
+    });
+  }
+
+  /** A turn runs (true) or ended (false): meanwhile keys are typed ahead, and Enter queues the line. Busy from each message read until the next prompt. */
+  setBusy(busy: boolean): void {
+    this.busy = busy;
+    if (this.keys) this.keys.mode = busy ? "busy" : "prompt";
+  }
+
+  /** Appends a message to the history file (terminal only; a failure is ignored). */
+  async remember(line: string): Promise<void> {
+    if (this.interactive && line.trim()) await appendFile(this.historyPath, `${line.replace(/\n/g, " ")}\n`).catch(() => {});
+  }
+
+  /** A line that arrived on its own (a server's warning): above the prompt a terminal shows, which is drawn again; otherwise on stderr. */
+  notice(text: string): void {
+    if (!this.interactive || this.busy || this.prompt === "" || this.lines.closed()) return void this.io.stderr.write(`${text}\n`);
+    this.io.stdout.write(`\r\x1b[K${text}\n`);
+    this.editor.prompt(true);
+  }
+
+  close(): void {
+    this.keys?.close();
+    this.editor.close();
+    if (this.interactive) this.io.stdin.pause();
+  }
+
+  /** Ctrl-C at the prompt first empties the line (and the message being composed); on an empty one, or during a turn, it goes to the REPL. */
+  private onInterruptKey(key: "ctrl-c" | "esc"): void {
+    if (this.busy) return this.onInterrupt(key);
+    const composing = this.composer.parts.length > 0;
+    if (!this.editor.line && !composing) {
+      this.onInterrupt(key);
+      if (!this.lines.closed()) this.editor.prompt();
+      return;
+    }
+    this.composer.reset();
+    this.editor.write(null, { ctrl: true, name: "e" });
+    this.editor.write(null, { ctrl: true, name: "u" });
+    if (!composing) return;
+    this.io.stdout.write("\n");
+    this.editor.setPrompt(this.prompt);
+    this.editor.prompt();
+  }
 }
 
 /**
- * The message being composed on a terminal: lines continued by `\` or Shift-Enter, and
- * pastes of several lines, held as `[Pasted text #n +k lines]` on the editor's line
- * (so the line editor stays one line) and put back in full when the message is sent.
+ * The message being composed on a terminal: lines continued by `\` or Shift-Enter, and pastes of several lines, held
+ * as `[Pasted text #n +k lines]` on the editor's line (so it stays one line) and put back in full when the message is sent.
  */
 function createComposer() {
   const composer = {
@@ -174,9 +149,7 @@ function createComposer() {
     pastes: [] as string[],
     soft: false,
     reset(): void {
-      composer.parts = [];
-      composer.pastes = [];
-      composer.soft = false;
+      [composer.parts, composer.pastes, composer.soft] = [[], [], false];
     },
     /** The text to put on the editor's line for a paste. */
     pasted(text: string): string {
@@ -206,31 +179,20 @@ function createLineQueue() {
   const queue: string[] = [];
   let waiting: ((line: string | undefined) => void) | undefined;
   let closed = false;
+  const take = (line: string | undefined): void => {
+    const resolve = waiting;
+    waiting = undefined;
+    resolve?.(line);
+  };
   return {
-    push(line: string): void {
-      const resolve = waiting;
-      waiting = undefined;
-      if (resolve) resolve(line);
-      else queue.push(line);
-    },
+    push: (line: string): void => (waiting ? take(line) : void queue.push(line)),
     end(): void {
       closed = true;
-      waiting?.(undefined);
-      waiting = undefined;
+      take(undefined);
     },
     ready: (): boolean => queue.length > 0 || closed,
     closed: (): boolean => closed,
-    next(): Promise<string | undefined> {
-      if (queue.length > 0) return Promise.resolve(queue.shift());
-      if (closed) return Promise.resolve(undefined);
-      return new Promise((resolve) => {
-        waiting = resolve;
-      });
-    },
+    next: (): Promise<string | undefined> =>
+      queue.length > 0 ? Promise.resolve(queue.shift()) : closed ? Promise.resolve(undefined) : new Promise((resolve) => (waiting = resolve)),
   };
-}
-
-async function loadHistory(path: string): Promise<string[]> {
-  const text = await readRegularText(path).catch(() => "");
-  return text.split("\n").filter((l) => l.trim()).slice(-HISTORY_SIZE).reverse();
 }

@@ -2,44 +2,34 @@
 import { keepShellParserAtBaseline } from "../shell/shell-parse.js";
 import { MiniclawError } from "../errors.js";
 import { CLI_CREDENTIALS_HINT, MissingCredentialsError } from "../model/credentials.js";
-import { parseCliArgs, USAGE } from "./args.js";
+import { parseCliArgs, USAGE, type CliArgs } from "./args.js";
 import { nodeIo, type CliIo } from "./io.js";
 import { visibleText } from "./visible-text.js";
 
-/**
- * Runs the CLI and resolves to the exit code. Never throws: a failure becomes the lines of
- * `describeFailure` on stderr and exit 1. Commands are loaded on demand so `run` does not pay for the REPL.
- */
+type Command = (args: CliArgs, io: CliIo) => Promise<number>;
+
+/** Each command's module, loaded on demand, so `run` does not pay for the REPL. */
+const COMMANDS: Record<Exclude<CliArgs["command"], "help" | "version">, () => Promise<Command>> = {
+  run: async () => (await import("./run.js")).runOnce,
+  sessions: async () => (await import("./sessions.js")).sessionsCommand,
+  cron: async () => (await import("./cron.js")).cronCommand,
+  mcp: async () => (await import("./mcp.js")).mcpCommand,
+  steer: async () => (await import("./steer.js")).steerCommand,
+  db: async () => (await import("./db.js")).dbCommand,
+  demo: async () => (await import("./demo.js")).runDemo,
+  init: async () => (await import("./init.js")).initCommand,
+  repl: async () => (await import("./repl.js")).runRepl,
+};
+
+/** Runs the CLI and resolves to the exit code. Never throws: a failure becomes `describeFailure` on stderr and exit 1. */
 export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number> {
   keepShellParserAtBaseline();
   try {
     const args = parseCliArgs(argv);
-    switch (args.command) {
-      case "help":
-        io.stdout.write(`${args.helpFor === "steer" ? (await import("./steer.js")).STEER_USAGE : USAGE}\n`);
-        return 0;
-      case "version":
-        io.stdout.write(`${await readVersion()}\n`);
-        return 0;
-      case "run":
-        return await (await import("./run.js")).runOnce(args, io);
-      case "sessions":
-        return await (await import("./sessions.js")).sessionsCommand(args, io);
-      case "cron":
-        return await (await import("./cron.js")).cronCommand(args, io);
-      case "mcp":
-        return await (await import("./mcp.js")).mcpCommand(args, io);
-      case "steer":
-        return await (await import("./steer.js")).steerCommand(args, io);
-      case "db":
-        return await (await import("./db.js")).dbCommand(args, io);
-      case "demo":
-        return await (await import("./demo.js")).runDemo(args, io);
-      case "init":
-        return await (await import("./init.js")).initCommand(args, io);
-      case "repl":
-        return await (await import("./repl.js")).runRepl(args, io);
-    }
+    if (args.command === "help") io.stdout.write(`${args.helpFor === "steer" ? (await import("./steer.js")).STEER_USAGE : USAGE}\n`);
+    else if (args.command === "version") io.stdout.write(`${await readVersion()}\n`);
+    else return await (await COMMANDS[args.command]())(args, io);
+    return 0;
   } catch (error) {
     io.stderr.write(describeFailure(error, Boolean(io.env["MINICLAW_DEBUG"])));
     return 1;
@@ -47,10 +37,9 @@ export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number
 }
 
 /**
- * What the CLI prints for an error that ended a command. What a person must fix (a miniclaw error
- * whose `fixedBy` is "person": a ConfigError, a SessionError, a memory note that cannot be saved)
- * prints its message alone (missing credentials add how to try the demo); anything else, a ToolError that escaped the loop included, is a bug: one "unexpected error" line, and the stack when `debug` (MINICLAW_DEBUG=1).
- * Everything is escaped: a message can quote a file the model wrote (a SOUL.md, cron.json).
+ * What the CLI prints for an error that ended a command. What a person must fix (a miniclaw error whose `fixedBy` is
+ * "person") prints its message alone (missing credentials add how to try the demo); anything else is a bug: one
+ * "unexpected error" line, and the stack when `debug` (MINICLAW_DEBUG=1). Escaped: a message can quote a file the model wrote.
  */
 export function describeFailure(error: unknown, debug: boolean): string {
   const shown = (text: string): string => visibleText(text, { keepLineBreaks: true });
@@ -62,9 +51,6 @@ export function describeFailure(error: unknown, debug: boolean): string {
 }
 
 async function readVersion(): Promise<string> {
-  const { readFile } = await import("node:fs/promises");
-  const { join } = await import("node:path");
-  const { PACKAGE_ROOT } = await import("../paths.js");
-  const pkg = JSON.parse(await readFile(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string };
-  return pkg.version;
+  const [{ readFile }, { join }, { PACKAGE_ROOT }] = await Promise.all([import("node:fs/promises"), import("node:path"), import("../paths.js")]);
+  return (JSON.parse(await readFile(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
 }

@@ -4,22 +4,11 @@ import { Marked, type Tokens } from "marked";
 import { markedTerminal } from "marked-terminal";
 import { escapeDecodedCharacters, visibleText } from "./visible-text.js";
 
-/** Where rendered text goes and how it looks. */
-export interface MarkdownOptions {
-  /** Colors and bold on (a terminal and no NO_COLOR); off, the Markdown marks are dropped and nothing is styled. */
-  color: boolean;
-  /** Terminal columns: paragraphs and list items wrap at word boundaries to this. */
-  width: number;
-}
+/** How rendered text looks: colors and bold (off, the Markdown marks are dropped and nothing is styled); the columns paragraphs and list items wrap to. */
+type MarkdownOptions = { color: boolean; width: number };
 
-/** Text streamed in; rendered blocks written out. */
-export interface MarkdownStream {
-  push(text: string): void;
-  /** Renders what is held back (the open line, an unclosed fence or list). */
-  end(): void;
-  /** Whether nothing is held back. */
-  idle(): boolean;
-}
+/** Text streamed in, rendered blocks written out; `end` renders what is held back (the open line, an unclosed fence or list), `idle` says nothing is. */
+export type MarkdownStream = { push(text: string): void; end(): void; idle(): boolean };
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const LIST_ITEM = /^\s*([-*+]|\d{1,9}[.)])\s+/;
@@ -27,12 +16,10 @@ const TABLE_ROW = /^\s*\|/;
 const REFERENCE_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S/;
 
 /**
- * Renders a reply as it arrives without reprinting anything: a complete line of plain text
- * is printed at once; a fenced code block when its fence closes; a list or table when the
- * next line is not part of it. Only the open line and an unfinished block are held back.
- * The text is made visible first (`visibleText`: control and invisible characters shown as
- * escapes), so the Markdown renderer never sees a character a terminal would act on, and
- * what it decodes from character references is escaped again in its output.
+ * Renders a reply as it arrives without reprinting anything: a complete line of plain text at once; a fenced code block
+ * when its fence closes; a list or table when the next line is not part of it. The text is made visible first, so the
+ * Markdown renderer never sees a character a terminal would act on, and what it decodes from character references is
+ * escaped again in its output.
  */
 export function createMarkdownStream(write: (text: string) => void, opts: MarkdownOptions): MarkdownStream {
   const marked = createMarked(opts);
@@ -41,7 +28,6 @@ export function createMarkdownStream(write: (text: string) => void, opts: Markdo
   let kind: "fence" | "list" | "table" | undefined;
   let fence = "";
   let blankInList = 0;
-
   const render = (lines: string[]): void => {
     const source = visibleText(lines.join("\n"), { keepLineBreaks: true });
     const rendered = escapeDecodedCharacters((marked.parse(source) as string).replace(/\s+$/, ""));
@@ -95,42 +81,21 @@ export function createMarkdownStream(write: (text: string) => void, opts: Markdo
   };
 }
 
-type Paint = (text: string) => string;
-
 /** A Marked instance rendering for the terminal: our own styles (none without color), no links a terminal would follow, no emoji shortcodes. */
 function createMarked(opts: MarkdownOptions): Marked {
-  const style = (...formats: Array<Parameters<typeof styleText>[0]>): Paint =>
-    opts.color ? (text) => formats.reduce((acc, f) => styleText(f, acc), text) : (text) => text;
-  const plain: Paint = (text) => text;
+  const plain = (text: string): string => text;
+  const style = (...formats: Array<Parameters<typeof styleText>[0]>): typeof plain => (opts.color ? (text) => formats.reduce((acc, f) => styleText(f, acc), text) : plain);
   const code = style("yellow");
   const marked = new Marked(
     markedTerminal({
-      width: opts.width,
-      reflowText: true,
-      tab: 2,
-      emoji: false,
-      showSectionPrefix: !opts.color,
-      code,
-      blockquote: style("gray", "italic"),
-      html: style("gray"),
-      heading: style("bold"),
-      firstHeading: style("bold", "underline"),
-      hr: plain,
-      listitem: plain,
-      table: plain,
-      paragraph: plain,
-      strong: style("bold"),
-      em: style("italic"),
-      codespan: code,
-      del: style("strikethrough"),
-      link: plain,
-      href: style("underline"),
-      text: plain,
-      tableOptions: { style: { head: [], border: [] } },
+      width: opts.width, reflowText: true, tab: 2, emoji: false, showSectionPrefix: !opts.color, tableOptions: { style: { head: [], border: [] } },
+      hr: plain, listitem: plain, table: plain, paragraph: plain, link: plain, text: plain,
+      code, codespan: code, blockquote: style("gray", "italic"), html: style("gray"), heading: style("bold"), firstHeading: style("bold", "underline"),
+      strong: style("bold"), em: style("italic"), del: style("strikethrough"), href: style("underline"),
     }),
   );
-  // Code is indented and colored as a whole (no highlighter reading the process's color support); a
-  // link is its text and its address, never an OSC 8 hyperlink the terminal would act on.
+  // Code is indented and colored as a whole (no highlighter reading the process's color support); a link is its text
+  // and its address, never an OSC 8 hyperlink the terminal would act on.
   marked.use({
     renderer: {
       code: (token: Tokens.Code) => `${token.text.split("\n").map((line) => `  ${code(line)}`).join("\n")}\n\n`,

@@ -2,17 +2,6 @@
 declare module "marked-terminal" {
   import type { MarkedExtension } from "marked";
 
-  /** Style functions and layout options of the terminal renderer. */
-  export interface TerminalRendererOptions {
-    [style: string]: unknown;
-    width?: number;
-    reflowText?: boolean;
-    tab?: number;
-    emoji?: boolean;
-    showSectionPrefix?: boolean;
-    tableOptions?: Record<string, unknown>;
-  }
-
-  /** The renderer as a marked extension. */
-  export function markedTerminal(options?: TerminalRendererOptions, highlightOptions?: Record<string, unknown>): MarkedExtension;
+  /** The terminal renderer as a marked extension: style functions by element, and layout options (`width`, `reflowText`, `tab`, ...). */
+  export function markedTerminal(options?: Record<string, unknown>, highlightOptions?: Record<string, unknown>): MarkedExtension;
 }

@@ -8,17 +8,16 @@ import { openMcpHub } from "../mcp/index.js";
 import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import { isSecretVariable } from "../gate/secret-env.js";
 import type { CliArgs } from "./args.js";
-import type { CliIo } from "./io.js";
+import { stopOnSignals, type CliIo } from "./io.js";
 import { visibleLine, visibleText } from "./visible-text.js";
 
 /** What one server's reason may take on its line: a server's stderr can be long. */
 const REASON_COLUMNS = 300;
 
 /**
- * Connects the servers of the workspace's mcp.json, prints their listing (`describeMcpServers`)
- * on stdout, stops them, and resolves to 0; without servers, says how to add one. A bad mcp.json
- * is the ConfigError `main` prints as one line (exit 1). SIGINT or SIGTERM while the servers
- * connect stops them and resolves to 130 or 143. Needs no credentials: no model is called.
+ * Connects the servers of the workspace's mcp.json, prints their listing on stdout, stops them, and resolves to 0;
+ * without servers, says how to add one. A bad mcp.json is a ConfigError (one line, exit 1). SIGINT or SIGTERM while the
+ * servers connect stops them and resolves to 130 or 143. Needs no credentials: no model is called.
  */
 export async function mcpCommand(args: CliArgs, io: CliIo): Promise<number> {
   if (args.words.length > 0) throw new ConfigError("miniclaw mcp takes no words: it lists the servers of the workspace's mcp.json, their state and tools");
@@ -31,44 +30,37 @@ export async function mcpCommand(args: CliArgs, io: CliIo): Promise<number> {
   }
   // The servers are our children: they must not find secrets in /proc/<our pid>/environ either.
   if (io.env === process.env) hideSecretsFromProcEnviron(isSecretVariable);
-  let signalled: (code: number) => void = () => {};
-  const stopped = new Promise<number>((resolve) => (signalled = resolve));
-  const offs = [io.onSignal("SIGINT", () => signalled(130)), io.onSignal("SIGTERM", () => signalled(143))];
+  let stop = (): void => {};
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const signalled = stopOnSignals(io, ["SIGINT", "SIGTERM"], () => stop());
   try {
-    const code = await Promise.race([hub.connect().then(() => 0), stopped]);
-    if (code === 0) io.stdout.write(`${listMcpServers(hub, join(workspace, MCP_CONFIG_FILE))}\n`);
-    return code;
+    await Promise.race([hub.connect(), stopped]);
+    if (signalled.code === undefined) io.stdout.write(`${listMcpServers(hub, join(workspace, MCP_CONFIG_FILE))}\n`);
+    return signalled.code ?? 0;
   } finally {
     await hub.close();
-    for (const off of offs) off();
+    signalled.off();
   }
 }
 
-/** The listing under a header naming where the servers come from. */
-export function listMcpServers(hub: McpHub, source: string): string {
-  return [`MCP servers of ${visibleLine(source, 200)}:`, ...describeMcpServers(hub.status()).map((line) => `  ${line}`)].join("\n");
-}
-
 /**
- * One line per server (name, transport, state: `connected` or `stopped` with the count of tools
- * offered, `failed: reason`, `disabled`), each followed by its tools, indented, the read-only ones
- * marked (they run unasked). Reasons are escaped: they can quote a server's stderr.
+ * The listing under a header naming where the servers come from: one line per server (name, transport, state:
+ * `connected` or `stopped` with the count of tools offered, `failed: reason`, `disabled`), each followed by its tools,
+ * indented, the read-only ones marked (they run unasked). Reasons are escaped: they can quote a server's stderr.
  */
-export function describeMcpServers(servers: readonly McpServerStatus[]): string[] {
+export function listMcpServers(hub: McpHub, source: string): string {
+  const servers = hub.status();
   const nameWidth = Math.max(...servers.map((s) => s.name.length));
   const transportWidth = Math.max(...servers.map((s) => s.transport.length));
-  return servers.flatMap((server) => {
+  const lines = servers.flatMap((server) => {
     const head = `${server.name.padEnd(nameWidth)}  ${server.transport.padEnd(transportWidth)}  ${stateOf(server)}`;
-    const readOnly = new Set(server.readOnly);
     const tools = server.state === "connected" || server.state === "stopped" ? server.tools : [];
-    return [head, ...tools.map((tool) => `  ${tool}${readOnly.has(tool) ? "  (read-only)" : ""}`)];
+    return [head, ...tools.map((tool) => `  ${tool}${server.readOnly.includes(tool) ? "  (read-only)" : ""}`)];
   });
+  return [`MCP servers of ${visibleLine(source, 200)}:`, ...lines.map((line) => `  ${line}`)].join("\n");
 }
 
-/**
- * What to say when the workspace has no server: where the file goes and a two-line example
- * (a stdio server and an http one) that can be pasted as it is.
- */
+/** What to say when the workspace has no server: where the file goes and an example (a stdio server and an http one) to paste as it is. */
 export function noMcpServers(workspace: string): string {
   const file = visibleLine(join(workspace, MCP_CONFIG_FILE), 200);
   return [

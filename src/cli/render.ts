@@ -2,46 +2,41 @@
 import { styleText } from "node:util";
 import type { AgentEvent, EventSink } from "../types.js";
 import type { MarkdownStream } from "./markdown-stream.js";
-import { createSubagentLines, type SubagentPaint } from "./subagent-lines.js";
+import { createSubagentLines } from "./subagent-lines.js";
 import { createThinkingLine } from "./thinking-line.js";
 import { visibleLine, visibleText, type VisibleStyle } from "./visible-text.js";
 
 type Style = Parameters<typeof styleText>[0];
 
-export interface RenderTarget {
-  write(text: string): void;
-}
+const CLIP_COLUMNS = 100;
 
+/** How events are drawn. */
 export interface RenderOptions {
   /** Colors on: a terminal and no NO_COLOR. */
   color: boolean;
-  /** Write text deltas as they arrive (the REPL); `run` prints the final text itself. */
+  /** Write text deltas (and thinking) as they arrive (the REPL); `run` prints the final text itself. */
   streamText: boolean;
-  /**
-   * Streamed text is rendered as Markdown by the stream this makes (the REPL on a terminal passes
-   * `createMarkdownStream`'s; given, not imported, so `run` never loads the Markdown renderer and its highlighter).
-   */
+  /** Makes the Markdown stream for streamed text: given, not imported, so `run` never loads the Markdown renderer. */
   markdown?: (write: (text: string) => void) => MarkdownStream;
   /** The API's base URL, named in a connection error (the SDK's error does not say where it tried). */
   server?: string;
-  /** With `streamText`: stream the thinking text dim instead of one "thinking…" line (the REPL's `/thinking show`). */
+  /** Stream the thinking text dim instead of one "thinking…" line (the REPL's `/thinking show`). */
   showThinking?: boolean;
   /** Milliseconds, for how long the model thought; default `Date.now`. */
   now?: () => number;
 }
 
-/** Whether to color output written to a stream: a TTY and NO_COLOR unset. */
+/** Whether to color output written to a stream: a TTY, NO_COLOR unset and TERM not dumb. */
 export function useColor(stream: { isTTY?: boolean }, env: Record<string, string | undefined>): boolean {
   return stream.isTTY === true && !env["NO_COLOR"] && env["TERM"] !== "dumb";
 }
 
 /**
- * An event sink that renders to `out`. Everything the model wrote (deltas, tool inputs
- * and results, quoted commands, errors) goes through `visible-text`: control and
- * invisible characters are shown escaped, one delta at a time, never interpreted.
- * A subagent's events (`parentToolUseId`) are indented under its delegate line, its text not streamed.
+ * An event sink that renders to `out`. Everything the model wrote (deltas, tool inputs and results, quoted commands,
+ * errors) goes through `visible-text`, escaped one delta at a time. A subagent's events (`parentToolUseId`) are
+ * indented under its delegate line, its text not streamed. `atLineStart()` says whether the next line starts clean.
  */
-export function createRenderer(out: RenderTarget, opts: RenderOptions): EventSink & { atLineStart(): boolean } {
+export function createRenderer(out: { write(text: string): void }, opts: RenderOptions): EventSink & { atLineStart(): boolean } {
   const paint = (style: Style, text: string): string => (opts.color ? styleText(style, text) : text);
   const mark = (text: string): string => paint("dim", text);
   const markdown = opts.markdown?.((text) => out.write(text));
@@ -57,18 +52,17 @@ export function createRenderer(out: RenderTarget, opts: RenderOptions): EventSin
     endLine();
     out.write(text + "\n");
   };
-  const subagents = createSubagentLines();
+  const subagents = createSubagentLines(paint);
   // exit_plan_mode's approval quotes the whole plan, which its call line and the question showed already.
   const planCalls = new Set<string>();
-  const subPaint: SubagentPaint = { line: paint, within: (style) => ({ mark, plain: (t) => paint(style, t) }) };
   const sink = (event: AgentEvent): void => {
     if (event.parentToolUseId !== undefined) {
-      const prefix = subagents.childPrefix({ ...event, parentToolUseId: event.parentToolUseId }, subPaint);
+      const prefix = subagents.childPrefix({ ...event, parentToolUseId: event.parentToolUseId });
       const text = prefix === undefined ? undefined : describeEvent(event, paint);
       if (text !== undefined) line(text.split("\n").map((row) => prefix + row).join("\n"));
       return;
     }
-    const delegation = subagents.describe(event, subPaint);
+    const delegation = subagents.describe(event);
     if (delegation !== null) {
       thinking?.finish();
       if (delegation !== undefined) line(delegation);
@@ -82,7 +76,11 @@ export function createRenderer(out: RenderTarget, opts: RenderOptions): EventSin
     // Each response's text starts on a line of its own (a follow-up after a steering message has no tool line before it).
     if (event.type === "request_start") return endLine();
     if (event.type === "tool_call" && event.name === "exit_plan_mode") planCalls.add(event.id);
-    const shown = event.type === "approval" && planCalls.has(event.id) ? { ...event, command: "the plan" } : withServer(event, opts.server);
+    // A turn that ended on a failed connection names the URL that was tried.
+    const shown =
+      event.type === "approval" && planCalls.has(event.id) ? { ...event, command: "the plan" }
+      : event.type === "turn_end" && event.error !== undefined ? { ...event, error: namingServer(event.error, opts.server) }
+      : event;
     const text = describeEvent(shown, paint);
     if (event.type === "text_delta") {
       if (!opts.streamText) return;
@@ -97,12 +95,6 @@ export function createRenderer(out: RenderTarget, opts: RenderOptions): EventSin
   return Object.assign(sink, { atLineStart: () => !midLine && !thinking?.active() && (markdown?.idle() ?? true) });
 }
 
-/** A turn that ended on a failed connection, its error naming the URL that was tried. */
-function withServer(event: AgentEvent, server: string | undefined): AgentEvent {
-  if (event.type !== "turn_end" || event.error === undefined) return event;
-  return { ...event, error: namingServer(event.error, server) };
-}
-
 /** A connection error names the URL it tried (the SDK's own message does not); other errors are returned as they are. */
 export function namingServer(error: string, server: string | undefined): string {
   if (!server || !error.startsWith("Connection error")) return error;
@@ -110,15 +102,14 @@ export function namingServer(error: string, server: string | undefined): string 
 }
 
 /**
- * One line for an event, or undefined for events not worth a line. Text from the model
- * is escaped here, inside our colors: `paint(style, text)` colors a whole line and
- * `paint("dim", escape)` marks each escaped character.
+ * One line for an event, or undefined for events not worth a line. Text from the model is escaped here, inside our
+ * colors: `paint(style, text)` colors a whole line and `paint("dim", escape)` marks each escaped character.
  */
 export function describeEvent(event: AgentEvent, paint: (style: Style, text: string) => string): string | undefined {
   const within = (style: Style): VisibleStyle => ({ mark: (t) => paint("dim", t), plain: (t) => paint(style, t) });
   switch (event.type) {
     case "tool_call":
-      return paint("cyan", `→ ${visibleLine(event.name, 80)}: `) + (event.server ? summarizeServerInput(event.input, within("cyan")) : summarizeInput(event.input, within("cyan")));
+      return paint("cyan", `→ ${visibleLine(event.name, 80)}: `) + summarizeInput(event.input, event.server === true, within("cyan"));
     case "tool_result":
       if (event.isError) return paint("red", "  ✗ ") + firstLine(event.content, within("red"));
       // A server tool's result starts with its own summary ("8 results", "fetched <title>").
@@ -144,25 +135,16 @@ export function describeEvent(event: AgentEvent, paint: (style: Style, text: str
   }
 }
 
-/** The one-line view of a tool input, escaped: the command, the path, or compact JSON. */
-export function summarizeInput(input: unknown, style: VisibleStyle = {}): string {
-  if (input && typeof input === "object") {
-    const record = input as Record<string, unknown>;
-    for (const key of ["command", "path", "name", "query", "key", "plan"]) {
-      if (typeof record[key] === "string") return visibleLine(record[key] as string, CLIP_COLUMNS, style);
-    }
-  }
-  return visibleLine(JSON.stringify(input) ?? "", CLIP_COLUMNS, style);
-}
-
-/** A web search as its query in quotes, a fetch as its URL; anything else as other tool inputs. */
-function summarizeServerInput(input: unknown, style: VisibleStyle): string {
+/** The one-line view of a tool input, escaped: the command, the path, ... or compact JSON; a server tool's query in quotes, or its URL. */
+function summarizeInput(input: unknown, server: boolean, style: VisibleStyle): string {
   const record = input && typeof input === "object" ? (input as Record<string, unknown>) : {};
-  if (typeof record["query"] === "string") return (style.plain ?? String)('"') + visibleLine(record["query"], CLIP_COLUMNS - 2, style) + (style.plain ?? String)('"');
-  if (typeof record["url"] === "string") return visibleLine(record["url"], CLIP_COLUMNS, style);
-  return summarizeInput(input, style);
+  const plain = style.plain ?? String;
+  if (server && typeof record["query"] === "string") return plain('"') + visibleLine(record["query"], CLIP_COLUMNS - 2, style) + plain('"');
+  const key = [...(server ? ["url"] : []), "command", "path", "name", "query", "key", "plan"].find((k) => typeof record[k] === "string");
+  return visibleLine(key === undefined ? (JSON.stringify(input) ?? "") : (record[key] as string), CLIP_COLUMNS, style);
 }
 
+/** A result of one line as itself, of more as its count of lines. */
 function summarizeOutput(content: string, style: VisibleStyle): string {
   const lines = content.split("\n").filter((l) => l.trim()).length;
   return lines <= 1 ? visibleLine(content.trim() || "(no output)", CLIP_COLUMNS, style) : (style.plain ?? String)(`${lines} lines`);
@@ -171,8 +153,6 @@ function summarizeOutput(content: string, style: VisibleStyle): string {
 function firstLine(text: string, style: VisibleStyle): string {
   return visibleLine(text.split("\n").find((l) => l.trim()) ?? text, CLIP_COLUMNS, style);
 }
-
-const CLIP_COLUMNS = 100;
 
 /** `2026-11-29 15:40` (UTC): how the terminal shows a moment. */
 export function formatMinute(ms: number): string {

@@ -1,58 +1,47 @@
-// `miniclaw run MESSAGE`: one turn in a new session (or --session, --continue), the final text on stdout, activity on stderr, exit 0 or 1 with one line.
-import { resolve } from "node:path";
-import { ConfigError } from "../errors.js";
+// `miniclaw run MESSAGE`: one turn in a new session (or --session, or --continue: the last run's), the reply on stdout, activity on stderr.
+import { randomBytes } from "node:crypto";
+import { join, resolve } from "node:path";
+import { ConfigError, SessionError } from "../errors.js";
+import { writeFileAtomic } from "../fs/atomic-write.js";
+import { readRegularText } from "../fs/regular-file.js";
 import { refuseApprover, systemClock } from "../deps.js";
-import { isSuccessfulStop, type TurnResult } from "../types.js";
-import type { JsonSchema } from "../types.js";
-import { turnFlags, type CliArgs } from "./args.js";
-import type { CliIo } from "./io.js";
+import { isSuccessfulStop, type JsonSchema, type TurnResult } from "../types.js";
+import { assistantFlags, turnFlags, type CliArgs } from "./args.js";
+import { stopOnSignals, type CliIo } from "./io.js";
 import { createRenderer, namingServer, useColor } from "./render.js";
-import { reportRetries } from "./retry-notes.js";
-import { chooseRunSession, writeLastRunKey } from "./run-session.js";
-import { openWorkspace } from "./setup.js";
+import { openWorkspace, reportRetries } from "./setup.js";
 import { visibleJson, visibleLine, visibleReply, visibleText } from "./visible-text.js";
 
 /**
- * Runs one turn and resolves to the exit code: 0 when the model finished (or was cut) on its
- * own, 130 when interrupted (SIGINT), 143 when terminated (SIGTERM), 1 with one line on stderr
- * for any other stop; however it ends, the assistant is closed first, so its MCP servers are
- * stopped. The session is new unless `--session` or `--continue` names one; its key goes to
- * stderr first, and is stored as the last run's before the turn, so even an interrupted run can
- * be continued. With
- * `--output-schema FILE` (read before anything else happens), stdout gets the checked JSON object
- * alone, and a turn that ends without one exits 1.
+ * Runs one turn and resolves to the exit code: 0 when the model finished (or was cut) on its own, 130 when interrupted
+ * (SIGINT), 143 when terminated (SIGTERM), 1 with one line on stderr for any other stop; however it ends, the assistant
+ * is closed first, so its MCP servers are stopped. The session is new unless `--session` or `--continue` names one;
+ * its key goes to stderr first, and is stored as the last run's before the turn, so even an interrupted run can be
+ * continued. With `--output-schema FILE` (read before anything else), stdout gets the checked JSON object alone, and a
+ * turn that ends without one exits 1.
  */
 export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   const text = args.words.join(" ").trim();
   if (!text) throw new ConfigError('miniclaw run needs a message, e.g. miniclaw run "what is in this folder?"');
   const [{ openCliAssistant }, { readOutputSchema }] = await Promise.all([import("./assistant-setup.js"), import("../loop/output-schema-file.js")]);
   const output = args.outputSchema === undefined ? undefined : await readOutputSchema(resolve(io.cwd, args.outputSchema), args.outputSchema);
-  const opened = await openWorkspace(args, io);
-  const { workspace } = opened;
-  const server = opened.client.baseURL;
+  const { workspace, client } = await openWorkspace(args, io);
+  const server = client.baseURL;
   const render = createRenderer(io.stderr, { color: useColor(io.stderr, io.env), streamText: false, server });
-  // The SDK's retries (429, 529, a failed connection) show as one line each on stderr.
-  const client = reportRetries(opened.client, () => render, (message) => io.stderr.write(`warning: ${visibleText(message)}\n`));
-  const opened2 = await openCliAssistant(args, io, {
+  const opened = await openCliAssistant(args, io, {
     workspace,
     cwd: io.cwd,
     env: io.env,
-    client,
+    // The SDK's retries (429, 529, a failed connection) show as one line each on stderr.
+    client: reportRetries(client, () => render, (message) => io.stderr.write(`warning: ${visibleText(message)}\n`)),
     approver: refuseApprover,
     onWarning: (message) => render({ type: "warning", message }),
     turn: turnFlags(args),
-    ...(args.model !== undefined && { model: args.model }),
-    ...(args.agent !== undefined && { defaultAgent: args.agent }),
-    ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }),
+    ...assistantFlags(args),
   });
-  const { assistant } = opened2;
+  const { assistant } = opened;
   const controller = new AbortController();
-  let signalled: "SIGINT" | "SIGTERM" | undefined;
-  const stopOn = (signal: "SIGINT" | "SIGTERM") => (): void => {
-    signalled ??= signal;
-    controller.abort();
-  };
-  const offs = [io.onSignal("SIGINT", stopOn("SIGINT")), io.onSignal("SIGTERM", stopOn("SIGTERM"))];
+  const signalled = stopOnSignals(io, ["SIGINT", "SIGTERM"], () => controller.abort());
   try {
     const sessionKey = await chooseRunSession(args, workspace, assistant.route(text).agent.id, systemClock.now());
     await writeLastRunKey(workspace, sessionKey);
@@ -64,20 +53,20 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
       sessionKey,
       ...(output !== undefined && { turn: { output } }),
     });
-    return report(result, io, server, output, signalled);
+    return report(result, io, server, output, signalled.code);
   } finally {
     // The handlers stay until the servers are stopped: a signal now must not kill the process mid-close.
-    await opened2.close();
-    for (const off of offs) off();
+    await opened.close();
+    signalled.off();
   }
 }
 
 /** Prints the reply (or the structured answer) and how the turn ended; resolves to the exit code. */
-function report(result: TurnResult, io: CliIo, server: string, output: JsonSchema | undefined, signalled: "SIGINT" | "SIGTERM" | undefined): number {
+function report(result: TurnResult, io: CliIo, server: string, output: JsonSchema | undefined, signalled: number | undefined): number {
   if (output === undefined && result.text) io.stdout.write(`${visibleReply(result.text, io.stdout)}\n`);
   if (result.stopReason === "aborted") {
-    io.stderr.write(signalled === "SIGTERM" ? "terminated\n" : "interrupted\n");
-    return signalled === "SIGTERM" ? 143 : 130;
+    io.stderr.write(signalled === 143 ? "terminated\n" : "interrupted\n");
+    return signalled === 143 ? 143 : 130;
   }
   if (output !== undefined && isSuccessfulStop(result.stopReason)) {
     if (result.output !== undefined) io.stdout.write(`${visibleJson(result.output)}\n`);
@@ -92,4 +81,40 @@ function report(result: TurnResult, io: CliIo, server: string, output: JsonSchem
   const why = namingServer(result.error ?? (result.stopReason === "error" ? "the turn failed" : "the turn stopped"), server).replace(/\s+/g, " ").trim();
   io.stderr.write(`miniclaw: ${result.stopReason}: ${visibleText(why)}\n`);
   return 1;
+}
+
+/** Where the key of the last `run` session is kept, inside the workspace (hidden, so session listings skip it). */
+export const LAST_RUN_FILE = join("sessions", ".last-run");
+
+/** The key of the last `run` session in `workspace`, or undefined when no run has stored one. */
+export async function readLastRunKey(workspace: string): Promise<string | undefined> {
+  const text = await readRegularText(join(workspace, LAST_RUN_FILE)).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return "";
+    throw new ConfigError(`${join(workspace, LAST_RUN_FILE)}: cannot be read: ${error.message}`);
+  });
+  return text.trim() || undefined;
+}
+
+/** Stores `key` as the last `run` session; atomic, so a concurrent `--continue` reads the old key or the new, never half of one. */
+export async function writeLastRunKey(workspace: string, key: string): Promise<void> {
+  const file = join(workspace, LAST_RUN_FILE);
+  await writeFileAtomic(file, `${key}\n`).catch((error: Error) => {
+    throw new SessionError(`cannot note the run's session in ${file}: ${error.message}`, { cause: error });
+  });
+}
+
+/**
+ * The session a run goes to: `--session KEY` as given, `--continue` the last run's (ConfigError when there is none),
+ * otherwise a new key for the routed agent: `agent:<id>:run-<yyyymmdd>-<hhmmss>-<4 hex>`, in UTC and lowercase so the
+ * session's file name reads as its key; the random tail keeps two runs started in the same second apart.
+ */
+export async function chooseRunSession(opts: { session?: string | undefined; continueLast: boolean }, workspace: string, agentId: string, now: number): Promise<string> {
+  if (opts.session !== undefined) return opts.session;
+  if (opts.continueLast) {
+    const last = await readLastRunKey(workspace);
+    if (last === undefined) throw new ConfigError(`no earlier miniclaw run in ${workspace} to continue: run without --continue to start a session`);
+    return last;
+  }
+  const stamp = new Date(now).toISOString().replace(/[-:]/g, "").slice(0, 15).replace("T", "-");
+  return `agent:${agentId}:run-${stamp}-${randomBytes(2).toString("hex")}`;
 }

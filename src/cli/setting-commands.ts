@@ -1,30 +1,84 @@
-// The REPL's /effort and /thinking: how hard every agent works for the rest of the session, and whether its thinking is shown.
+// The REPL's settings: /mode (the permission mode of every turn), /queue (what a line typed during a turn does), /effort and /thinking.
+import type { PermissionMode } from "../gate/context.js";
 import { parseEffort } from "../model/settings.js";
 import type { AgentConfig, Effort } from "../types.js";
 import { clip } from "./render.js";
 
-/** The effort every agent uses, and who set it; absent, each agent uses its own (SOUL.md, else the API's default). */
-export interface EffortChoice {
-  level: Effort;
-  source: "--effort" | "/effort";
-}
-
-/** What /effort and /thinking change, kept by the REPL for its whole run. */
+/**
+ * What these commands read and change, kept by the REPL for its whole run: the assistant's mode (shared by every turn of
+ * the process); `queue`: `steer` sends a line typed during a turn into its next request, `followup` waits for its end;
+ * the effort every agent uses and who set it (absent, each agent's own); whether thinking is streamed.
+ */
 export interface SettingState {
-  effort?: EffortChoice | undefined;
+  assistant: { readonly permissionMode: PermissionMode; setPermissionMode(mode: PermissionMode): void };
+  queue: "steer" | "followup";
+  effort?: { level: Effort; source: "--effort" | "/effort" } | undefined;
   showThinking: boolean;
 }
 
+/** The modes in the order /mode lists them, with what each lets run. */
+const MODE_MEANINGS: ReadonlyArray<[PermissionMode, string]> = [
+  ["default", "safe commands run, and files inside the working folder and workspace are written unasked; anything else is asked about"],
+  ["acceptEdits", "file writes and edits inside the working folder and workspace run unasked (as in default); commands that may change something are asked about"],
+  ["plan", "only what reads runs; the model investigates and proposes a plan, which you approve to leave plan mode"],
+  ["dontAsk", "what would be asked about is refused without asking"],
+  ["bypassPermissions", "everything runs unasked except what exec-approvals.json denies"],
+];
+const MODES = MODE_MEANINGS.map(([mode]) => mode).join(", ");
+
+/** `Permission mode: plan: only what reads runs; ….` */
+const describeMode = (mode: PermissionMode): string => `Permission mode: ${mode}: ${MODE_MEANINGS.find(([name]) => name === mode)?.[1] ?? ""}.`;
+
 /**
- * `/effort` shows the effort and where it comes from; `/effort LEVEL` sets it for every agent
- * until the REPL ends; `/effort default` goes back to each agent's own. Returns the line to print.
+ * `/mode` shows the mode and what it lets run; `/mode MODE` (any of the five, in any case) sets it for every turn from
+ * the next tool call on, a running turn included. The user typed it, so any mode goes, bypassPermissions too.
  */
+export function modeCommand(args: string, state: SettingState): string {
+  const word = args.trim();
+  if (word === "") return `${describeMode(state.assistant.permissionMode)}\nModes: ${MODES}. /mode MODE switches.`;
+  const mode = MODE_MEANINGS.find(([name]) => name.toLowerCase() === word.toLowerCase())?.[0];
+  if (mode === undefined) return `/mode ${clip(word, 40)}: must be one of ${MODES}. Usage: /mode [MODE]`;
+  const previous = state.assistant.permissionMode;
+  state.assistant.setPermissionMode(mode);
+  return `${describeMode(mode)}${mode === previous ? " (unchanged)" : " From the next tool call on."}`;
+}
+
+/** `/queue` says what a line typed during a turn does; `/queue steer` and `/queue followup` choose. */
+export function queueCommand(args: string, state: SettingState): string {
+  const word = args.trim().toLowerCase();
+  if (word === "steer" || word === "followup") state.queue = word;
+  else if (word !== "") return "Usage: /queue steer|followup";
+  return state.queue === "steer"
+    ? "Lines typed while a turn runs steer it: each joins its next request (/queue followup makes them wait for the turn's end)."
+    : "Lines typed while a turn runs wait for it to end, then go as messages of their own (/queue steer sends them into the running turn).";
+}
+
+/**
+ * The mode to start a session in whose file last recorded `recorded`, and the line to print: plan, acceptEdits and
+ * dontAsk are taken up again; bypassPermissions is not (only the user enters it, each time); default needs no word.
+ */
+export function restoredMode(recorded: PermissionMode | undefined): { mode?: PermissionMode; note?: string } {
+  if (recorded === undefined || recorded === "default") return {};
+  if (recorded === "bypassPermissions") {
+    return { note: "This session was last in bypassPermissions mode, which is never restored: starting in default (/mode bypassPermissions enters it again)." };
+  }
+  return { mode: recorded, note: `Permission mode: ${recorded}, as this session last recorded (/mode default leaves it).` };
+}
+
+/** `/effort` shows the effort and where it comes from; `/effort LEVEL` sets it for every agent until the REPL ends; `/effort default` goes back to each agent's own. */
 export function effortCommand(args: string, state: SettingState, agents: Record<string, AgentConfig>): string {
   const word = args.trim().toLowerCase();
-  if (word === "") return describeEffort(state, agents);
+  // `Jarvis (main): high (SOUL.md); Scout (researcher): the API's default.`
+  const owns = Object.values(agents).map((agent) => `${clip(agent.name, 40)} (${clip(agent.id, 40)}): ${agent.effort ? `${agent.effort} (SOUL.md)` : "the API's default"}`);
+  const own = `${owns.join("; ")}.`;
+  if (word === "") {
+    if (!state.effort) return `Effort: each agent's own: ${own} /effort LEVEL sets one for all.`;
+    const from = state.effort.source === "--effort" ? "from --effort" : "set by /effort";
+    return `Effort: ${state.effort.level} for every agent (${from}; /effort default goes back to each agent's own).`;
+  }
   if (word === "default") {
     state.effort = undefined;
-    return `Effort: back to each agent's own: ${describeOwnEfforts(agents)}`;
+    return `Effort: back to each agent's own: ${own}`;
   }
   const parsed = parseEffort(word);
   if (!parsed.ok) return `/effort ${clip(word, 40)}: ${parsed.problem.replace(/, got .*$/, "")}, or default. Usage: /effort [LEVEL|default]`;
@@ -40,16 +94,4 @@ export function thinkingCommand(args: string, state: SettingState): string {
   return state.showThinking
     ? "Thinking: shown, streamed dim before each reply (/thinking hide keeps one line)."
     : 'Thinking: hidden, one dim "thinking…" line while the model thinks (/thinking show streams it).';
-}
-
-function describeEffort(state: SettingState, agents: Record<string, AgentConfig>): string {
-  if (!state.effort) return `Effort: each agent's own: ${describeOwnEfforts(agents)} /effort LEVEL sets one for all.`;
-  const from = state.effort.source === "--effort" ? "from --effort" : "set by /effort";
-  return `Effort: ${state.effort.level} for every agent (${from}; /effort default goes back to each agent's own).`;
-}
-
-/** `Jarvis (main): high (SOUL.md); Scout (researcher): the API's default.` */
-function describeOwnEfforts(agents: Record<string, AgentConfig>): string {
-  const parts = Object.values(agents).map((agent) => `${clip(agent.name, 40)} (${clip(agent.id, 40)}): ${agent.effort ? `${agent.effort} (SOUL.md)` : "the API's default"}`);
-  return `${parts.join("; ")}.`;
 }

@@ -1,5 +1,6 @@
-// What every model-using command does first: credentials, then the workspace (created from templates if new).
+// What every model-using command does first: credentials, then the workspace (created from templates if new), and a client whose retries are seen.
 import type Anthropic from "@anthropic-ai/sdk";
+import type { EventSink } from "../types.js";
 import { readCredentials } from "../model/credentials.js";
 import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
 import { isSecretVariable } from "../gate/secret-env.js";
@@ -8,10 +9,9 @@ import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 
 /**
- * Checks credentials before loading anything heavy (a missing key costs nothing and
- * prints the guidance alone), then loads the SDK while making sure the workspace
- * exists, saying so in one line when it was created. Once the client exists, the secrets of the
- * process's environment are blanked where its children could read them (Linux; elsewhere nothing).
+ * Checks credentials before loading anything heavy (a missing key prints the guidance alone), then loads the SDK while
+ * making sure the workspace exists (one line when it was created). `client` is a ready one (the demo's). Once the
+ * client holds the key, the process's secrets are blanked where its children could read them (Linux).
  */
 export async function openWorkspace(args: CliArgs, io: CliIo, client?: Anthropic): Promise<{ workspace: string; client: Anthropic }> {
   if (!client) readCredentials(io.env);
@@ -19,7 +19,33 @@ export async function openWorkspace(args: CliArgs, io: CliIo, client?: Anthropic
   const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
   if (await ensureWorkspace(workspace)) io.stderr.write(`Created a new workspace at ${workspace} from the templates.\n`);
   const ready = await loading;
-  // The client holds the key now; the commands the model runs must not find it in /proc/<our pid>/environ.
+  // The commands the model runs must not find the key in /proc/<our pid>/environ.
   if (io.env === process.env) hideSecretsFromProcEnviron(isSecretVariable);
   return { workspace, client: ready };
+}
+
+const RESPONSE_RETRY = /\] (\S+) (\S+) failed with status (\d+) in \d+ms - retrying, (\d+) attempts? remaining/;
+const CONNECTION_RETRY = /connection (failed|timed out) - retrying, (\d+) attempts? remaining/;
+
+/**
+ * A copy of `client` whose retries before the first byte are reported to `sink()` (the running turn's sink, or
+ * undefined between turns) as one `retry` event each, naming the status and the URL. Its warnings and errors go to
+ * `warn`, as they would go to the console at the client's default log level.
+ */
+export function reportRetries(client: Anthropic, sink: () => EventSink | undefined, warn: (message: string) => void): Anthropic {
+  let attempt = 0;
+  let counted: EventSink | undefined;
+  const info = (message: string): void => {
+    const response = RESPONSE_RETRY.exec(message);
+    const connection = CONNECTION_RETRY.exec(message);
+    if (!response && !connection) return;
+    const reason = response
+      ? `API error ${response[3]} from ${response[1]!.toUpperCase()} ${response[2]} (${response[4]} left)`
+      : `connection ${connection![1]} to ${client.baseURL} (${connection![2]} left)`;
+    const target = sink();
+    if (target !== counted) [counted, attempt] = [target, 0];
+    target?.({ type: "retry", attempt: ++attempt, reason, delayMs: 0 });
+  };
+  const quiet = (): void => {};
+  return client.withOptions({ logLevel: "info", logger: { info, error: warn, warn, debug: quiet } });
 }

@@ -6,34 +6,19 @@ import { visibleLine, type VisibleStyle } from "./visible-text.js";
 const CHILD_INDENT = "    ";
 const TASK_COLUMNS = 80;
 
-/** The name of the tool that hands a task to a subagent. */
-export const DELEGATE_TOOL = "delegate";
-
-/** Paints a whole line in one style, and escaped characters dim; the renderer's colors. */
-export interface SubagentPaint {
-  line(style: "cyan" | "dim" | "red", text: string): string;
-  within(style: "cyan" | "dim" | "red"): VisibleStyle;
-}
+const DELEGATE_TOOL = "delegate";
 
 /**
- * What the renderer prints for delegation, in event order. A delegate call prints nothing until
- * its subagent starts (`→ delegate researcher: <task first line>`); a call refused before any
- * child ran (an unknown agent) is printed with its error. A child's own lines come back from
- * `child` for the renderer to indent; its streamed text is never printed (its final text is the
- * delegate's result). When two children run at once, each child line names its child.
+ * What the renderer prints for the delegate calls of one turn, in event order. A delegate call prints nothing until its
+ * subagent starts (`→ delegate researcher: <task first line>`); a call refused before any child ran (an unknown agent)
+ * is printed with its error. `describe` gives the line for a delegate call or result, or a subagent's start or end, and
+ * `null` for any other event. `childPrefix` takes a child's event, counting its requests, and gives the prefix of its
+ * line (the indent, and the child's label when several run at once), or undefined when the event shows nothing: a
+ * child's streamed text is never printed (its final text is the delegate's result). `paint` is the renderer's: it colors
+ * a whole line in one style.
  */
-export interface SubagentLines {
-  /** The line for a delegate call, a delegate result, or a subagent's start or end; `null` for any other event. */
-  describe(event: AgentEvent, paint: SubagentPaint): string | undefined | null;
-  /**
-   * Takes a child's event (one with `parentToolUseId`), counting its requests: the prefix of its
-   * line (the indent, and its label when several run), or undefined when the event shows nothing.
-   */
-  childPrefix(event: AgentEvent & { parentToolUseId: string }, paint: SubagentPaint): string | undefined;
-}
-
-/** Tracks the delegate calls of one turn. */
-export function createSubagentLines(): SubagentLines {
+export function createSubagentLines(paint: (style: "cyan" | "dim" | "red", text: string) => string) {
+  const within = (style: "cyan" | "dim" | "red"): VisibleStyle => ({ mark: (t) => paint("dim", t), plain: (t) => paint(style, t) });
   const calls = new Map<string, unknown>();
   const labels = new Map<string, string>();
   const active = new Set<string>();
@@ -41,7 +26,7 @@ export function createSubagentLines(): SubagentLines {
   const requests = new Map<string, number>();
   const labelOf = (toolUseId: string, agentId: string): string => labels.get(toolUseId) ?? agentId;
   return {
-    describe(event, paint) {
+    describe(event: AgentEvent): string | undefined | null {
       if (event.type === "tool_call" && event.name === DELEGATE_TOOL && !event.server) {
         calls.set(event.id, event.input);
         return undefined;
@@ -52,42 +37,42 @@ export function createSubagentLines(): SubagentLines {
         labels.set(event.toolUseId, count > 1 ? `${event.agentId}#${count}` : event.agentId);
         active.add(event.toolUseId);
         const head = `→ ${DELEGATE_TOOL} ${visibleLine(labelOf(event.toolUseId, event.agentId), 60)}: `;
-        return paint.line("cyan", head) + visibleLine(firstLine(event.task), TASK_COLUMNS, paint.within("cyan"));
+        return paint("cyan", head) + visibleLine(firstLine(event.task), TASK_COLUMNS, within("cyan"));
       }
       if (event.type === "subagent_end") {
         active.delete(event.toolUseId);
-        return describeEnd(event, labelOf(event.toolUseId, event.agentId), requests.get(event.toolUseId) ?? 0, paint);
+        return describeEnd(event, labelOf(event.toolUseId, event.agentId), requests.get(event.toolUseId) ?? 0);
       }
-      if (event.type === "tool_result" && event.name === DELEGATE_TOOL && !event.server) return describeResult(event, paint);
+      if (event.type === "tool_result" && event.name === DELEGATE_TOOL && !event.server) return describeResult(event);
       return null;
     },
-    childPrefix(event, paint) {
+    childPrefix(event: AgentEvent & { parentToolUseId: string }): string | undefined {
       if (event.type === "request_start") requests.set(event.parentToolUseId, (requests.get(event.parentToolUseId) ?? 0) + 1);
       if (event.type === "text_delta" || event.type === "thinking_delta") return undefined;
       const label = labels.get(event.parentToolUseId);
-      return active.size > 1 && label ? CHILD_INDENT + paint.line("dim", `${visibleLine(label, 40)} · `) : CHILD_INDENT;
+      return active.size > 1 && label ? CHILD_INDENT + paint("dim", `${visibleLine(label, 40)} · `) : CHILD_INDENT;
     },
   };
 
   /** A child that ran said its end already; a call refused before it shows the call and why. */
-  function describeResult(event: Extract<AgentEvent, { type: "tool_result" }>, paint: SubagentPaint): string | undefined {
+  function describeResult(event: Extract<AgentEvent, { type: "tool_result" }>): string | undefined {
     const ran = labels.has(event.id);
     const input = calls.get(event.id);
     calls.delete(event.id);
     if (ran) return undefined;
-    const call = paint.line("cyan", `→ ${DELEGATE_TOOL}: `) + visibleLine(JSON.stringify(input) ?? "", TASK_COLUMNS, paint.within("cyan"));
-    const mark = event.isError ? paint.line("red", "  ✗ ") : paint.line("dim", "  ✓ ");
-    return `${call}\n${mark}${visibleLine(firstLine(event.content), TASK_COLUMNS, paint.within(event.isError ? "red" : "dim"))}`;
+    const call = paint("cyan", `→ ${DELEGATE_TOOL}: `) + visibleLine(JSON.stringify(input) ?? "", TASK_COLUMNS, within("cyan"));
+    const mark = event.isError ? paint("red", "  ✗ ") : paint("dim", "  ✓ ");
+    return `${call}\n${mark}${visibleLine(firstLine(event.content), TASK_COLUMNS, within(event.isError ? "red" : "dim"))}`;
   }
-}
 
-/** `  ✓ researcher done (2 requests, $0.0123)`, or `  ✗ researcher stopped: max_iterations (…)`. */
-function describeEnd(event: Extract<AgentEvent, { type: "subagent_end" }>, label: string, requests: number, paint: SubagentPaint): string {
-  const spent = `(${requests} request${requests === 1 ? "" : "s"}, $${event.costUsd.toFixed(4)})`;
-  const name = visibleLine(label, 60);
-  if (event.stopReason === "end_turn" || event.stopReason === "stop_sequence") return paint.line("dim", `  ✓ ${name} done ${spent}`);
-  const failed = event.stopReason !== "max_tokens" && event.stopReason !== "refusal";
-  return paint.line(failed ? "red" : "dim", `  ${failed ? "✗" : "✓"} ${name} stopped: ${event.stopReason} ${spent}`);
+  /** `  ✓ researcher done (2 requests, $0.0123)`, or `  ✗ researcher stopped: max_iterations (…)`. */
+  function describeEnd(event: Extract<AgentEvent, { type: "subagent_end" }>, label: string, count: number): string {
+    const spent = `(${count} request${count === 1 ? "" : "s"}, $${event.costUsd.toFixed(4)})`;
+    const name = visibleLine(label, 60);
+    if (event.stopReason === "end_turn" || event.stopReason === "stop_sequence") return paint("dim", `  ✓ ${name} done ${spent}`);
+    const failed = event.stopReason !== "max_tokens" && event.stopReason !== "refusal";
+    return paint(failed ? "red" : "dim", `  ${failed ? "✗" : "✓"} ${name} stopped: ${event.stopReason} ${spent}`);
+  }
 }
 
 function firstLine(text: string): string {

@@ -2,20 +2,17 @@
 import { PassThrough } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 
+export const CTRL_C = "\x03";
+export const CTRL_D = "\x04";
+const CTRL_U = "\x15";
+const ESC = "\x1b";
+const BACKSPACE = /^[\x7f\b]$/;
 const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
 /** What terminals send for Shift-Enter (or Alt-Enter): ESC CR, kitty's CSI u, xterm's modifyOtherKeys. */
 const SOFT_ENTER = ["\x1b\r", "\x1b\n", "\x1b[13;2u", "\x1b[27;2;13~"];
-const CTRL_C = "\x03";
-const CTRL_D = "\x04";
-const CTRL_U = "\x15";
-const ESC = "\x1b";
-const BACKSPACE = /^[\x7f\b]$/;
 /** Characters a paste may keep; other controls (an escape sequence inside a pasted log) are dropped. */
 const PASTE_JUNK = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
-
-/** What happens to keys at a given moment. */
-export type KeyMode = "prompt" | "busy" | "answer";
 
 /** Callbacks for the keys the line editor must not see. */
 export interface KeyHandlers {
@@ -27,133 +24,116 @@ export interface KeyHandlers {
   paste(text: string): void;
   /** A line typed ahead while a turn runs, when Enter is pressed. */
   queued(line: string): void;
-  /** The key pressed at a single-key question ("\x03" for Ctrl-C, "\x04" for Ctrl-D). */
+  /** The key pressed at a single-key question (CTRL_C for Ctrl-C or Esc). */
   answer(key: string): void;
 }
 
-/** The stream the line editor reads, the mode switch, and the text typed ahead that has no Enter yet. */
-export interface TerminalKeys {
-  /** What readline reads: a TTY-like stream carrying the keys meant for it. */
-  editorInput: PassThrough & { isTTY: true; setRawMode(raw: boolean): unknown };
-  setMode(mode: KeyMode): void;
-  /** Takes the text typed during a turn after its last Enter (it goes onto the next prompt). */
-  takeTypeAhead(): string;
-  /** Turns bracketed paste off and stops reading. */
-  close(): void;
-}
-
 /**
- * Reads a raw terminal and routes each chunk: at the prompt everything goes to the line
- * editor except Ctrl-C, Esc, Shift-Enter and pastes; while a turn runs keys are typed
- * ahead (Enter queues the line; Ctrl-C and Esc interrupt); at a single-key question the
- * first key is the answer. Asks the terminal for bracketed paste; without it, a chunk
- * holding a line break followed by more text is taken as a paste (no one types that fast).
+ * Reads a raw terminal and routes each chunk by `mode`: at the `prompt` everything goes to the line editor
+ * (`editorInput`) except Ctrl-C, Esc, Shift-Enter and pastes; while a turn runs (`busy`) keys are typed ahead (Enter
+ * queues the line; Ctrl-C and Esc interrupt); at a single-key question (`answer`) the first key is the answer. Asks the
+ * terminal for bracketed paste; without it, a chunk holding a line break followed by more text is taken as a paste (no
+ * one types that fast).
  */
-export function readTerminalKeys(
-  stdin: NodeJS.ReadableStream & { setRawMode?: (raw: boolean) => unknown },
-  out: { write(text: string): unknown },
-  handlers: KeyHandlers,
-): TerminalKeys {
-  const editorInput = Object.assign(new PassThrough(), {
-    isTTY: true as const,
-    setRawMode: (raw: boolean) => stdin.setRawMode?.(raw),
-  });
-  const decoder = new StringDecoder("utf8");
-  let mode: KeyMode = "prompt";
-  let pasting: string | undefined;
-  let typeAhead = "";
+export class TerminalKeys {
+  /** What readline reads: a TTY-like stream carrying the keys meant for it. */
+  readonly editorInput: PassThrough & { isTTY: true; setRawMode(raw: boolean): unknown };
+  mode: "prompt" | "busy" | "answer" = "prompt";
+  private readonly decoder = new StringDecoder("utf8");
+  private pasting: string | undefined;
+  private typeAhead = "";
+  private readonly onData = (data: Buffer | string): void => this.receive(typeof data === "string" ? data : this.decoder.write(data));
 
-  const onBusyKeys = (chunk: string): void => {
-    if (chunk === ESC) return handlers.interrupt("esc");
-    if (chunk.startsWith(ESC)) return; // arrows and other sequences have no meaning in type-ahead
-    for (const char of chunk) {
-      if (char === CTRL_C) handlers.interrupt("ctrl-c");
-      else if (char === "\r" || char === "\n") {
-        if (typeAhead.trim()) handlers.queued(typeAhead);
-        typeAhead = "";
-      } else if (BACKSPACE.test(char)) typeAhead = [...typeAhead].slice(0, -1).join("");
-      else if (char === CTRL_U) typeAhead = "";
-      else if (char >= " ") typeAhead += char;
-    }
-  };
-  const onPromptKeys = (chunk: string): void => {
-    if (chunk === ESC) return;
-    const soft = firstSoftEnter(chunk);
-    if (soft) {
-      if (soft.index > 0) onPromptKeys(chunk.slice(0, soft.index));
-      handlers.softEnter();
-      const rest = chunk.slice(soft.index + soft.length);
-      return rest ? route(rest) : undefined;
-    }
-    const lineBreak = chunk.search(/[\r\n]/);
-    if (lineBreak >= 0 && chunk.slice(lineBreak).replace(/^(\r\n|\r|\n)/, "").length > 0) return deliverPaste(chunk);
-    const interrupt = chunk.indexOf(CTRL_C);
-    if (interrupt < 0) return void editorInput.write(chunk);
-    if (interrupt > 0) editorInput.write(chunk.slice(0, interrupt));
-    handlers.interrupt("ctrl-c");
-    if (chunk.length > interrupt + 1) route(chunk.slice(interrupt + 1));
-  };
-  const route = (chunk: string): void => {
-    if (mode === "answer") return handlers.answer(chunk === ESC ? CTRL_C : chunk[0]!.toLowerCase());
-    if (mode === "busy") return onBusyKeys(chunk);
-    onPromptKeys(chunk);
-  };
-  const onData = (data: Buffer | string): void => {
-    let text = typeof data === "string" ? data : decoder.write(data);
+  constructor(
+    private readonly stdin: NodeJS.ReadableStream & { setRawMode?: (raw: boolean) => unknown },
+    private readonly out: { write(text: string): unknown },
+    private readonly handlers: KeyHandlers,
+  ) {
+    this.editorInput = Object.assign(new PassThrough(), { isTTY: true as const, setRawMode: (raw: boolean) => stdin.setRawMode?.(raw) });
+    stdin.on("data", this.onData);
+    out.write("\x1b[?2004h");
+  }
+
+  /** Takes the text typed during a turn after its last Enter (it goes onto the next prompt). */
+  takeTypeAhead(): string {
+    const text = this.typeAhead;
+    this.typeAhead = "";
+    return text;
+  }
+
+  /** Turns bracketed paste off and stops reading. */
+  close(): void {
+    this.stdin.off("data", this.onData);
+    this.out.write("\x1b[?2004l");
+    this.editorInput.end();
+  }
+
+  /** Takes bracketed pastes out of the stream (one may span chunks); routes the rest. */
+  private receive(text: string): void {
     while (text) {
-      if (pasting !== undefined) {
+      if (this.pasting !== undefined) {
         const end = text.indexOf(PASTE_END);
-        pasting += end < 0 ? text : text.slice(0, end);
+        this.pasting += end < 0 ? text : text.slice(0, end);
         if (end < 0) return;
-        const pasted = pasting;
-        pasting = undefined;
+        const pasted = this.pasting;
+        this.pasting = undefined;
         text = text.slice(end + PASTE_END.length);
-        deliverPaste(pasted);
+        this.paste(pasted);
         continue;
       }
       const start = text.indexOf(PASTE_START);
-      if (start < 0) return route(text);
-      if (start > 0) route(text.slice(0, start));
-      pasting = "";
+      if (start < 0) return this.route(text);
+      if (start > 0) this.route(text.slice(0, start));
+      this.pasting = "";
       text = text.slice(start + PASTE_START.length);
     }
-  };
-  const deliverPaste = (raw: string): void => {
-    const text = raw.replace(/\r\n?/g, "\n").replace(PASTE_JUNK, "");
-    if (mode === "busy") return onBusyKeys(text.replace(/\n/g, " "));
-    if (mode === "answer") return;
-    if (text.includes("\n")) handlers.paste(text);
-    else editorInput.write(text);
-  };
-
-  stdin.on("data", onData);
-  out.write("\x1b[?2004h");
-  return {
-    editorInput,
-    setMode: (next) => {
-      mode = next;
-    },
-    takeTypeAhead: () => {
-      const text = typeAhead;
-      typeAhead = "";
-      return text;
-    },
-    close: () => {
-      stdin.off("data", onData);
-      out.write("\x1b[?2004l");
-      editorInput.end();
-    },
-  };
-}
-
-/** Where the first Shift-Enter sequence of a chunk starts, and its length. */
-function firstSoftEnter(chunk: string): { index: number; length: number } | undefined {
-  let first: { index: number; length: number } | undefined;
-  for (const sequence of SOFT_ENTER) {
-    const index = chunk.indexOf(sequence);
-    if (index >= 0 && (!first || index < first.index)) first = { index, length: sequence.length };
   }
-  return first;
-}
 
-export { CTRL_C, CTRL_D };
+  private route(chunk: string): void {
+    if (this.mode === "answer") return this.handlers.answer(chunk === ESC ? CTRL_C : chunk[0]!.toLowerCase());
+    if (this.mode === "busy") return this.busyKeys(chunk);
+    this.promptKeys(chunk);
+  }
+
+  private busyKeys(chunk: string): void {
+    if (chunk === ESC) return this.handlers.interrupt("esc");
+    if (chunk.startsWith(ESC)) return; // arrows and other sequences have no meaning in type-ahead
+    for (const char of chunk) {
+      if (char === CTRL_C) this.handlers.interrupt("ctrl-c");
+      else if (char === "\r" || char === "\n") {
+        if (this.typeAhead.trim()) this.handlers.queued(this.typeAhead);
+        this.typeAhead = "";
+      } else if (BACKSPACE.test(char)) this.typeAhead = [...this.typeAhead].slice(0, -1).join("");
+      else if (char === CTRL_U) this.typeAhead = "";
+      else if (char >= " ") this.typeAhead += char;
+    }
+  }
+
+  private promptKeys(chunk: string): void {
+    if (chunk === ESC) return;
+    const soft = SOFT_ENTER.map((sequence) => ({ index: chunk.indexOf(sequence), length: sequence.length }))
+      .filter((found) => found.index >= 0)
+      .sort((a, b) => a.index - b.index)[0];
+    if (soft) {
+      if (soft.index > 0) this.promptKeys(chunk.slice(0, soft.index));
+      this.handlers.softEnter();
+      const rest = chunk.slice(soft.index + soft.length);
+      return rest ? this.route(rest) : undefined;
+    }
+    const lineBreak = chunk.search(/[\r\n]/);
+    if (lineBreak >= 0 && chunk.slice(lineBreak).replace(/^(\r\n|\r|\n)/, "").length > 0) return this.paste(chunk);
+    const interrupt = chunk.indexOf(CTRL_C);
+    if (interrupt < 0) return void this.editorInput.write(chunk);
+    if (interrupt > 0) this.editorInput.write(chunk.slice(0, interrupt));
+    this.handlers.interrupt("ctrl-c");
+    if (chunk.length > interrupt + 1) this.route(chunk.slice(interrupt + 1));
+  }
+
+  private paste(raw: string): void {
+    const text = raw.replace(/\r\n?/g, "\n").replace(PASTE_JUNK, "");
+    if (this.mode === "busy") return this.busyKeys(text.replace(/\n/g, " "));
+    if (this.mode === "answer") return;
+    if (text.includes("\n")) this.handlers.paste(text);
+    else this.editorInput.write(text);
+  }
+}

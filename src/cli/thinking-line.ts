@@ -1,59 +1,60 @@
-// The model's thinking on the terminal: one dim "thinking…" line that becomes "thought for 3.2 s", or, shown, the thinking text streamed dim.
-import { visibleText, type VisibleStyle } from "./visible-text.js";
+// The model at work on the terminal: a spinner until a request's first output, and its thinking as one dim "thinking…" line that becomes "thought for 3.2 s", or streamed dim.
+import type { EventSink } from "../types.js";
+import { visibleText } from "./visible-text.js";
 
-export interface ThinkingLineOptions {
-  /** Stream the thinking text itself (the REPL's `/thinking show`) instead of one line saying it goes on. */
-  show: boolean;
-  /** Dims a piece of text (identity without colors). */
-  dim: (text: string) => string;
-  /** Milliseconds, for how long the model thought. */
-  now: () => number;
-}
-
-/** The thinking of one response at a time, as the renderer drives it. */
-export interface ThinkingLine {
-  /** A thinking delta arrived; the first of a run starts the line (the caller has ended its own line first). */
-  push(text: string): void;
-  /** Something else starts (text, a tool call, the turn's end): finishes the run, if any, on its own line. */
-  finish(): void;
-  /** Whether a run is on the screen, its line not ended. */
-  active(): boolean;
-}
+const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+const FRAME_MS = 80;
 
 /**
- * Thinking shown without getting in the way of the reply. Hidden (the default), a run of
- * deltas prints "thinking…" once, then, when it ends, the line is rewritten in place (carriage
- * return, erase line) as "thought for N s", so a turn that thought five times keeps five short
- * lines and none of the text. Shown, the text streams dim, escaped as all model text is.
+ * The thinking of one response at a time, as the renderer drives it: `push` a delta (the first of a run starts the
+ * line; the caller has ended its own line), `finish` when something else starts, `active` while a run's line is open.
+ * Hidden (the default), a run prints "thinking…" once, rewritten in place when it ends as "thought for N s", so a turn
+ * that thought five times keeps five short lines and none of the text. With `show`, the text streams dim, escaped as
+ * all model text is. `dim` dims a piece of text (identity without colors); `now` is in milliseconds.
  */
-export function createThinkingLine(write: (text: string) => void, opts: ThinkingLineOptions): ThinkingLine {
+export function createThinkingLine(write: (text: string) => void, opts: { show: boolean; dim: (text: string) => string; now: () => number }) {
   let since: number | undefined;
   let midLine = false;
-  const style: VisibleStyle = { plain: opts.dim, mark: opts.dim };
   return {
-    push(text) {
+    push(text: string): void {
       if (since === undefined) {
         since = opts.now();
         if (!opts.show) write(opts.dim("thinking…"));
       }
       if (!opts.show || text === "") return;
-      write(visibleText(text, { ...style, keepLineBreaks: true }));
+      write(visibleText(text, { plain: opts.dim, mark: opts.dim, keepLineBreaks: true }));
       midLine = !text.endsWith("\n");
     },
-    finish() {
+    finish(): void {
       if (since === undefined) return;
-      const took = describeSeconds(opts.now() - since);
-      if (opts.show) write(`${midLine ? "\n" : ""}${opts.dim(`(thought for ${took})`)}\n`);
-      else write(`\r\x1b[K${opts.dim(`thought for ${took}`)}\n`);
+      // `0.4 s`, `3.2 s` under ten seconds; whole seconds above.
+      const seconds = Math.max(0, opts.now() - since) / 1000;
+      const took = seconds < 10 ? `${seconds.toFixed(1)} s` : `${Math.round(seconds)} s`;
+      write(opts.show ? `${midLine ? "\n" : ""}${opts.dim(`(thought for ${took})`)}\n` : `\r\x1b[K${opts.dim(`thought for ${took}`)}\n`);
       since = undefined;
       midLine = false;
     },
-    active: () => since !== undefined,
+    active: (): boolean => since !== undefined,
   };
 }
 
-/** `0.4 s`, `3.2 s` under ten seconds; whole seconds above. */
-function describeSeconds(ms: number): string {
-  const seconds = Math.max(0, ms) / 1000;
-  return seconds < 10 ? `${seconds.toFixed(1)} s` : `${Math.round(seconds)} s`;
+/** Wraps a sink: the spinner runs from each request's start until anything is printed; `stop` erases it. */
+export function withSpinner(sink: EventSink, out: { write(text: string): void }): EventSink & { stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let frame = 0;
+  const stop = (): void => {
+    if (!timer) return;
+    clearInterval(timer);
+    timer = undefined;
+    out.write("\r\x1b[K");
+  };
+  const wrapped: EventSink = (event) => {
+    if (event.type !== "usage") stop();
+    // The sink first: it may end the line the last response left open, and the spinner then draws on a fresh one.
+    sink(event);
+    if (event.type !== "request_start") return;
+    timer = setInterval(() => out.write(`\r\x1b[2m${FRAMES[frame++ % FRAMES.length]} thinking\x1b[0m`), FRAME_MS);
+    timer.unref();
+  };
+  return Object.assign(wrapped, { stop });
 }

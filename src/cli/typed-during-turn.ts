@@ -1,51 +1,33 @@
 // A line typed while a turn runs: /mode and /queue at once, a steering message for the running turn, or a message queued for after it.
 import { styleText } from "node:util";
 import type { EventSink } from "../types.js";
-import { modeCommand, queueCommand } from "./mode-commands.js";
+import { modeCommand, queueCommand } from "./setting-commands.js";
 import { replCommandOf, type ReplState } from "./slash-commands.js";
 import { visibleLine, visibleText } from "./visible-text.js";
 
-/** The turn a typed line may steer: its session and whether it is being interrupted. */
-export interface RunningTurn {
-  sessionKey: string;
-  agentId: string;
-  signal: AbortSignal;
-}
+/** The turn a typed line may steer: its session, its agent, and whether it is being interrupted. */
+export type RunningTurn = { sessionKey: string; agentId: string; signal: AbortSignal };
 
-/** What typed lines need from the REPL: its state, the running turn, and where notes go. */
-export interface TypedLineContext {
-  state: ReplState;
-  running: () => RunningTurn | undefined;
-  /** Writes one whole line of its own (the REPL clears what was on the terminal's line first). */
-  note: (text: string) => void;
-  columns: () => number;
-}
+/** The record of the steering lines this REPL sent (see `createSteerEcho`). */
+export type SteerEcho = ReturnType<typeof createSteerEcho>;
 
 /**
- * Steering lines this REPL sent, so the turn's `steer` event for each is not printed twice (it was
- * shown as `(steer) …` when typed). A steer from elsewhere (`miniclaw steer`) is still printed.
+ * Handles a line typed during a turn; true when it was taken, false to queue it as the next message. /mode and /queue
+ * apply at once (a mode reaches the running turn from its next tool call). With `/queue steer` (the default), a plain
+ * message for the running turn's agent goes to its session's inbox, shown dim as `(steer) …`; other commands, a message
+ * for another agent, and everything under `/queue followup` wait for the turn's end, shown as `queued: …`. `note` writes
+ * a whole line of its own.
  */
-export interface SteerEcho {
-  /** Wraps a turn's sink: drops the `steer` event of a line typed here, once per line. */
-  filter(sink: EventSink): EventSink;
-  /** At the turn's end: the lines it did not take (they wait in the inbox for the session's next turn); forgets them. */
-  leftover(): string[];
-}
-
-/**
- * Handles a line typed during a turn; true when it was taken, false to queue it as the next
- * message. /mode and /queue apply at once (a mode reaches the running turn from its next tool
- * call). With `/queue steer` (the default), a plain message for the running turn's agent goes to
- * its session's inbox and is shown dim as `(steer) …`; other commands, a message for another
- * agent, and everything under `/queue followup` wait for the turn's end, shown as `queued: …`.
- */
-export function takeTypedLine(line: string, ctx: TypedLineContext, echo: SteerEcho & { sent: string[] }): boolean {
+export function takeTypedLine(
+  line: string,
+  ctx: { state: ReplState; running: () => RunningTurn | undefined; note: (text: string) => void; columns: () => number },
+  echo: SteerEcho,
+): boolean {
   const { state } = ctx;
   const dim = (text: string): string => (state.color ? styleText("dim", text) : text);
   const command = replCommandOf(line, state.assistant.agents);
   if (command?.name === "mode" || command?.name === "queue") {
-    const said = command.name === "mode" ? modeCommand(command.args, state) : queueCommand(command.args, state);
-    ctx.note(visibleText(said, { keepLineBreaks: true }));
+    ctx.note(visibleText(command.name === "mode" ? modeCommand(command.args, state) : queueCommand(command.args, state), { keepLineBreaks: true }));
     return true;
   }
   const turn = ctx.running();
@@ -63,18 +45,20 @@ export function takeTypedLine(line: string, ctx: TypedLineContext, echo: SteerEc
   return true;
 }
 
-/** The record of steering lines typed in this REPL (see SteerEcho). */
-export function createSteerEcho(): SteerEcho & { sent: string[] } {
+/**
+ * The steering lines this REPL sent (`sent`), so the turn's `steer` event for each is not printed again (it was shown as
+ * `(steer) …` when typed); a steer from elsewhere (`miniclaw steer`) is still printed. `filter` wraps a turn's sink to
+ * drop them, once per line; `leftover`, at the turn's end, takes the lines it did not take (they wait in the inbox).
+ */
+export function createSteerEcho() {
   const sent: string[] = [];
   return {
     sent,
-    filter: (sink) => (event) => {
-      if (event.type === "steer" && event.parentToolUseId === undefined) {
-        const index = sent.indexOf(event.text);
-        if (index >= 0) return void sent.splice(index, 1);
-      }
-      sink(event);
+    filter: (sink: EventSink): EventSink => (event) => {
+      const index = event.type === "steer" && event.parentToolUseId === undefined ? sent.indexOf(event.text) : -1;
+      if (index >= 0) sent.splice(index, 1);
+      else sink(event);
     },
-    leftover: () => sent.splice(0, sent.length),
+    leftover: (): string[] => sent.splice(0, sent.length),
   };
 }

@@ -1,52 +1,39 @@
 // Text from the model made safe for a terminal: every character a terminal would act on, or that reorders or hides text, shown as a visible escape.
 
 /**
- * What a terminal must never receive from the model: C0 controls, DEL and C1 controls
- * (`\p{Cc}`: escape sequences, CR, backspace, the 8-bit CSI U+009B), format characters
- * (`\p{Cf}`: bidi overrides and isolates, zero-width characters, BOM, tag characters),
- * line and paragraph separators, lone surrogates, and the Hangul fillers that print as
- * nothing. Escaping one character at a time means a sequence split across two streamed
- * deltas is shown, never interpreted.
+ * What a terminal must never receive from the model: C0 and C1 controls and DEL (`\p{Cc}`: escape sequences, CR,
+ * backspace, the 8-bit CSI), format characters (`\p{Cf}`: bidi overrides, zero-width characters, BOM, tags), line and
+ * paragraph separators, lone surrogates, and the Hangul fillers that print as nothing. Escaping one character at a
+ * time means a sequence split across two streamed deltas is shown, never interpreted.
  */
 const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\u115f\u1160\u3164\uffa0]/gu;
 const NAMED: Record<string, string> = { "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\p{Extended_Pictographic}\u{20000}-\u{3fffd}]/u;
+const ZERO = /\p{M}/u;
+
+/** A run of text as shown: plain, or one escaped character (never split when clipping or wrapping). */
+export type VisiblePiece = { text: string; escaped: boolean };
+
+/** How pieces are painted: `mark` for escapes (dim on a color terminal), `plain` for the rest. */
+export type VisibleStyle = { mark?: (text: string) => string; plain?: (text: string) => string };
+
+/** The visible form of one unsafe character: `\x1b`, `\x9b`, `\u202e`, `\u{e0041}`. */
+function escapeChar(char: string): string {
+  const code = char.codePointAt(0) ?? 0;
+  const hex = code.toString(16);
+  return NAMED[char] ?? (code < 0x100 ? `\\x${hex.padStart(2, "0")}` : code <= 0xffff ? `\\u${hex.padStart(4, "0")}` : `\\u{${hex}}`);
+}
 
 /**
- * Escapes what a renderer's output may hold that its input did not: a character reference
- * (`&#x202e;`) that Markdown decoded into a bidi override or an invisible character. ESC,
- * newline and tab are kept: in rendered output they are the renderer's own styling and
- * layout (the input was made visible first, so no ESC of the model's is left in it).
+ * What a renderer's output may hold that its input did not, escaped: a character reference (`&#x202e;`) that Markdown
+ * decoded. ESC, newline and tab are kept: there they are the renderer's own styling and layout (its input was made
+ * visible first, so no ESC of the model's is left).
  */
 export function escapeDecodedCharacters(text: string): string {
   return text.replace(UNSAFE, (char) => (char === "\x1b" || char === "\n" || char === "\t" ? char : escapeChar(char)));
 }
 
-/** A run of text as shown: plain, or one escaped character (never split when clipping or wrapping). */
-export interface VisiblePiece {
-  text: string;
-  escaped: boolean;
-}
-
-/** How pieces are painted: `mark` for escapes (dim on a color terminal), `plain` for the rest. */
-export interface VisibleStyle {
-  mark?: (text: string) => string;
-  plain?: (text: string) => string;
-}
-
-/** The visible form of one unsafe character: `\x1b`, `\x9b`, `\u202e`, `\u{e0041}`. */
-export function escapeChar(char: string): string {
-  const named = NAMED[char];
-  if (named) return named;
-  const code = char.codePointAt(0) ?? 0;
-  if (code < 0x100) return `\\x${code.toString(16).padStart(2, "0")}`;
-  if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, "0")}`;
-  return `\\u{${code.toString(16)}}`;
-}
-
-/**
- * Splits text into plain runs and escaped characters. `keepLineBreaks` keeps newline
- * and tab as they are (replies, multi-line messages); otherwise they are escaped too.
- */
+/** Text as plain runs and escaped characters; `keepLineBreaks` keeps newline and tab as they are (replies, multi-line messages). */
 export function visiblePieces(text: string, opts: { keepLineBreaks?: boolean } = {}): VisiblePiece[] {
   const pieces: VisiblePiece[] = [];
   let last = 0;
@@ -62,31 +49,22 @@ export function visiblePieces(text: string, opts: { keepLineBreaks?: boolean } =
 }
 
 /** Pieces joined for the terminal, each painted by its kind. */
-export function paintPieces(pieces: readonly VisiblePiece[], style: VisibleStyle = {}): string {
-  const { mark = (t: string) => t, plain = (t: string) => t } = style;
+export function paintPieces(pieces: readonly VisiblePiece[], { mark = (t: string) => t, plain = (t: string) => t }: VisibleStyle = {}): string {
   return pieces.map((p) => (p.escaped ? mark(p.text) : plain(p.text))).join("");
 }
 
-/**
- * The form in which any text from the model (or quoting it) is written to a terminal.
- * Called for streamed deltas one by one: no state is kept, none is needed.
- */
+/** The form in which any text from the model (or quoting it) is written to a terminal; keeps no state, so deltas go one by one. */
 export function visibleText(text: string, opts: VisibleStyle & { keepLineBreaks?: boolean } = {}): string {
   return paintPieces(visiblePieces(text, opts), opts);
 }
 
 /**
- * One line of at most `max` columns: blanks (space, tab, CR, LF) collapsed, the rest
- * escaped, cut with an ellipsis between pieces so an escape is never cut in half.
+ * One line of at most `max` columns: blanks (space, tab, CR, LF) collapsed, the rest escaped; when it does not fit, as
+ * many pieces as fit in `max - 1` and `…`, never an escape cut in half.
  */
 export function visibleLine(text: string, max: number, style: VisibleStyle = {}): string {
   const pieces = visiblePieces(text.replace(/[ \t\r\n]+/g, " ").trim());
-  return paintPieces(clipPieces(pieces, max), style);
-}
-
-/** The pieces that fit in `max` columns; when some do not, as many as fit in `max - 1` and `…`. */
-export function clipPieces(pieces: readonly VisiblePiece[], max: number): VisiblePiece[] {
-  if (pieces.reduce((sum, p) => sum + columns(p.text), 0) <= max) return [...pieces];
+  if (pieces.reduce((sum, p) => sum + columns(p.text), 0) <= max) return paintPieces(pieces, style);
   const out: VisiblePiece[] = [];
   let room = Math.max(0, max - 1);
   for (const piece of pieces) {
@@ -98,14 +76,10 @@ export function clipPieces(pieces: readonly VisiblePiece[], max: number): Visibl
     out.push(piece);
     room -= width;
   }
-  out.push({ text: "…", escaped: false });
-  return out;
+  return paintPieces([...out, { text: "…", escaped: false }], style);
 }
 
-/**
- * Hard-wraps pieces into lines of at most `width` columns (at least 1), never cutting
- * an escape and never dropping a character: the concatenated lines are the input.
- */
+/** Pieces hard-wrapped into lines of at most `width` columns (at least 1), never cutting an escape nor dropping a character. */
 export function wrapPieces(pieces: readonly VisiblePiece[], width: number): VisiblePiece[][] {
   const limit = Math.max(1, width);
   const lines: VisiblePiece[][] = [[]];
@@ -115,14 +89,18 @@ export function wrapPieces(pieces: readonly VisiblePiece[], width: number): Visi
       lines.push([]);
       used = 0;
     }
-    lines.at(-1)!.push(piece);
+    const line = lines.at(-1)!;
+    const prev = line.at(-1);
+    // Plain characters join the plain run before them.
+    if (prev && !prev.escaped && !piece.escaped) prev.text += piece.text;
+    else line.push({ ...piece });
     used += w;
   };
   for (const piece of pieces) {
     if (piece.escaped) push(piece, columns(piece.text));
     else for (const char of piece.text) push({ text: char, escaped: false }, charColumns(char));
   }
-  return lines.map(mergePlain);
+  return lines;
 }
 
 /** Columns the text takes on a terminal: wide East Asian characters and emoji 2, combining marks 0. */
@@ -131,9 +109,6 @@ export function columns(text: string): number {
   for (const char of text) total += charColumns(char);
   return total;
 }
-
-const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\p{Extended_Pictographic}\u{20000}-\u{3fffd}]/u;
-const ZERO = /\p{M}/u;
 
 function charColumns(char: string): number {
   if (ZERO.test(char)) return 0;
@@ -144,36 +119,21 @@ function takeColumns(text: string, max: number): string {
   let out = "";
   let used = 0;
   for (const char of text) {
-    const w = charColumns(char);
-    if (used + w > max) break;
+    used += charColumns(char);
+    if (used > max) break;
     out += char;
-    used += w;
   }
   return out;
 }
 
-function mergePlain(line: VisiblePiece[]): VisiblePiece[] {
-  const merged: VisiblePiece[] = [];
-  for (const piece of line) {
-    const prev = merged.at(-1);
-    if (prev && !prev.escaped && !piece.escaped) prev.text += piece.text;
-    else merged.push({ ...piece });
-  }
-  return merged;
-}
-
-/**
- * A final reply written to `stream`: escaped (line breaks kept) when the stream is a
- * terminal; exact when it is a pipe or a file, where a script reads the model's text as data.
- */
+/** A final reply written to `stream`: escaped (line breaks kept) on a terminal; exact in a pipe or a file, where a script reads it as data. */
 export function visibleReply(text: string, stream: { isTTY?: boolean }): string {
   return stream.isTTY === true ? visibleText(text, { keepLineBreaks: true }) : text;
 }
 
 /**
- * A value as one line of JSON, safe on a terminal and exact in a pipe: every character
- * visible-text would escape (all of them sit inside strings) is written as a JSON `\uXXXX`
- * escape, which any JSON reader turns back into the same character.
+ * A value as one line of JSON, safe on a terminal and exact in a pipe: every character visible-text would escape (all
+ * sit inside strings) is written as a JSON `\uXXXX` escape, which any JSON reader turns back into the same character.
  */
 export function visibleJson(value: unknown): string {
   const json = JSON.stringify(value) ?? "null";

@@ -2,13 +2,12 @@
 import { ConfigError } from "../errors.js";
 import type { McpHttpConfig, McpSdkConfig, McpServerCommon, McpServerConfig, McpStdioConfig } from "./config.js";
 
-/** Where an entry comes from, for errors and expansion: the file (or option) name, the server, the variables, and whether it is a file. */
+/** Where an entry comes from, for errors and expansion; `lenient` for a disabled server, which never starts, so a variable it names need not be set. */
 export interface FieldScope {
   source: string;
   server: string;
   env: Record<string, string | undefined>;
   fromFile: boolean;
-  /** Set for a disabled server: it never starts, so a variable it names need not be set (the reference stays as written). */
   lenient?: boolean;
 }
 
@@ -24,11 +23,7 @@ const KIND_FIELDS: Record<Kind, string[]> = {
 const KIND_LABELS: Record<Kind, string> = { stdio: "a stdio server", http: "an http server", sdk: "an sdk server" };
 /** Fields other tools' configurations use, and what to write here instead. */
 const FIELD_HINTS = new Map([
-  ["disabled", 'use "enabled": false'],
-  ["serverUrl", 'use "url"'],
-  ["httpUrl", 'use "type": "http" with "url"'],
-  ["timeout", 'use "timeoutMs"'],
-  ["transport", 'use "type"'],
+  ["disabled", 'use "enabled": false'], ["serverUrl", 'use "url"'], ["httpUrl", 'use "type": "http" with "url"'], ["timeout", 'use "timeoutMs"'], ["transport", 'use "type"'],
 ]);
 /** Beyond this, Node's timers fire at once instead of late. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -92,26 +87,20 @@ function checkKnownFields(entry: Entry, kind: Kind, scope: FieldScope): void {
 function readCommon(entry: Entry, scope: FieldScope): McpServerCommon {
   const enabled = entry["enabled"];
   if (enabled !== undefined && typeof enabled !== "boolean") fail(scope, "enabled", `must be true or false (got ${kindOfValue(enabled)})`);
-  const tools = readToolFilter(entry["tools"], scope);
-  const readOnly = readGlobs(entry["readOnly"], "readOnly", scope);
-  const timeoutMs = readMilliseconds(entry["timeoutMs"], "timeoutMs", scope);
-  const connectTimeoutMs = readMilliseconds(entry["connectTimeoutMs"], "connectTimeoutMs", scope);
-  return {
-    ...(enabled !== undefined && { enabled }),
-    ...(tools !== undefined && { tools }),
-    ...(readOnly !== undefined && { readOnly }),
-    ...(timeoutMs !== undefined && { timeoutMs }),
-    ...(connectTimeoutMs !== undefined && { connectTimeoutMs }),
-  };
+  return given({
+    enabled,
+    tools: readToolFilter(entry["tools"], scope),
+    readOnly: readGlobs(entry["readOnly"], "readOnly", scope),
+    timeoutMs: readMilliseconds(entry["timeoutMs"], "timeoutMs", scope),
+    connectTimeoutMs: readMilliseconds(entry["connectTimeoutMs"], "connectTimeoutMs", scope),
+  });
 }
 
 function readStdio(entry: Entry, scope: FieldScope): McpStdioConfig {
   const command = readText(entry["command"], "command", scope);
   if (command === undefined) fail(scope, "command", "is required for a stdio server: the program to start");
-  const args = readTextList(entry["args"], "args", scope);
-  const env = readTextMap(entry["env"], "env", ENV_NAME, scope);
-  const cwd = readText(entry["cwd"], "cwd", scope);
-  return { type: "stdio", command, ...(args !== undefined && { args }), ...(env !== undefined && { env }), ...(cwd !== undefined && { cwd }) };
+  const fields = given({ args: readTextList(entry["args"], "args", scope), env: readTextMap(entry["env"], "env", ENV_NAME, scope), cwd: readText(entry["cwd"], "cwd", scope) });
+  return { type: "stdio", command, ...fields };
 }
 
 function readHttp(entry: Entry, scope: FieldScope): McpHttpConfig {
@@ -140,9 +129,7 @@ function readToolFilter(value: unknown, scope: FieldScope): McpServerCommon["too
   if (!isPlainObject(value)) fail(scope, "tools", `must be an object such as {"include": ["get_*"], "exclude": ["delete_*"]} (got ${kindOfValue(value)})`);
   const extra = Object.keys(value).find((key) => key !== "include" && key !== "exclude");
   if (extra !== undefined) fail(scope, `tools.${extra}`, 'is not a setting: "tools" takes "include" and "exclude"');
-  const include = readGlobs(value["include"], "tools.include", scope);
-  const exclude = readGlobs(value["exclude"], "tools.exclude", scope);
-  return { ...(include !== undefined && { include }), ...(exclude !== undefined && { exclude }) };
+  return given({ include: readGlobs(value["include"], "tools.include", scope), exclude: readGlobs(value["exclude"], "tools.exclude", scope) });
 }
 
 function readGlobs(value: unknown, field: string, scope: FieldScope): string[] | undefined {
@@ -188,16 +175,14 @@ function readTextMap(value: unknown, field: string, keyPattern: RegExp, scope: F
 }
 
 /**
- * `${NAME}` and `${NAME:-default}` from the scope's variables; `:-` also replaces an empty value, as in the
- * shell. One pass: a value that itself holds `${...}` is kept as it is. `$NAME` without braces is left alone.
- * An unset variable is an error, except in a disabled server, where the reference is kept as written.
+ * `${NAME}` and `${NAME:-default}` from the scope's variables, in one pass (a value holding `${...}` is kept as it is;
+ * `$NAME` is left alone). An unset variable is an error, except in a disabled server, where the reference is kept.
  */
 function expandVariables(text: string, field: string, scope: FieldScope): string {
   return text.replace(REFERENCE, (whole, body: string) => {
     const match = VARIABLE.exec(body);
     if (match === null) return fail(scope, field, `holds ${whole}, which is not a variable: write \${NAME} or \${NAME:-default}`);
-    const name = match[1] as string;
-    const fallback = match[2];
+    const [, name = "", fallback] = match;
     const value = Object.hasOwn(scope.env, name) ? scope.env[name] : undefined;
     if (fallback !== undefined && (value === undefined || value === "")) return fallback;
     if (value === undefined && scope.lenient === true) return whole;
@@ -208,10 +193,11 @@ function expandVariables(text: string, field: string, scope: FieldScope): string
 
 /** What a JSON value is, for messages: never the value itself, which may be a secret. */
 function kindOfValue(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "a list";
-  if (typeof value === "string") return "a string";
-  if (typeof value === "boolean") return value ? "true" : "false";
-  if (typeof value === "object") return "an object";
-  return `a ${typeof value}`;
+  if (value === null || typeof value === "boolean") return String(value);
+  return Array.isArray(value) ? "a list" : typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
+/** The fields that are set: an entry parsed holds only the fields given. */
+function given<T extends object>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }

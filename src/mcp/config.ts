@@ -2,7 +2,6 @@
 import { join, resolve } from "node:path";
 import { ConfigError } from "../errors.js";
 import { isPlainObject, readEntryFields } from "./config-fields.js";
-import type { FieldScope } from "./config-fields.js";
 import { readRegularText } from "../fs/regular-file.js";
 
 /** The settings every kind of server takes. */
@@ -25,8 +24,7 @@ export type McpStdioConfig = McpServerCommon & { type?: "stdio"; command: string
 /** A server reached over Streamable HTTP (`"type": "streamable-http"` in a file is read as this). */
 export type McpHttpConfig = McpServerCommon & { type: "http"; url: string; headers?: Record<string, string> };
 
-/** An in-process server: any object with connect(transport) (an McpServer of @modelcontextprotocol/server). */
-// `any`: the transport's type belongs to the MCP SDK, which the settings do not import.
+/** An in-process server: any object with connect(transport) (an McpServer of @modelcontextprotocol/server); `any` as the transport's type is the SDK's, not imported here. */
 export type McpSdkConfig = McpServerCommon & { type: "sdk"; server: { connect(transport: any): Promise<void> } };
 
 /** One server's entry, of any kind. */
@@ -37,9 +35,8 @@ export type McpServersConfig = Record<string, McpServerConfig>;
 
 /** The servers file, inside the workspace. */
 export const MCP_CONFIG_FILE = "mcp.json";
-/** How long one tool call may take unless the entry says otherwise. */
+/** How long one tool call, and starting a server up to its answer to `initialize`, may take unless the entry says otherwise. */
 export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
-/** How long a server may take to start and answer `initialize` unless the entry says otherwise. */
 export const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 10_000;
 
 const SERVER_NAME = /^[a-zA-Z0-9_-]+$/;
@@ -51,14 +48,12 @@ const FILE_SHAPE = `{"mcpServers": ${SERVERS_SHAPE}}`;
 type Env = Record<string, string | undefined>;
 
 /**
- * Parses `{"mcpServers": {...}}` (a file's JSON value) or, from the library, the servers object itself.
- * `workspace` is given when the value was read from that workspace's mcp.json: the wrapper is then required,
- * a relative `cwd` is taken from the workspace, and `"type": "sdk"` is refused (a file cannot hold a server
- * object); without it a relative `cwd` is taken from the process's working directory. `${VAR}` and
- * `${VAR:-default}` in `command`, `args`, `env` values, `cwd`, `url` and `headers` values are read from
- * `env` (`:-` also replaces an empty value, as in the shell); in a disabled server an unset one is kept as
- * written, since that server never starts. The result has only the fields given (no defaults filled in),
- * with `type` always set (`"streamable-http"`, or a `url` without a type, becomes `"http"`) and `cwd` made
+ * Parses `{"mcpServers": {...}}` (a file's JSON value) or, from the library, the servers object itself. With `workspace`
+ * (the value is that workspace's mcp.json) the wrapper is required, a relative `cwd` is taken from the workspace, and
+ * `"type": "sdk"` is refused; without it a relative `cwd` is taken from the process's working directory. `${VAR}` and
+ * `${VAR:-default}` in `command`, `args`, `env` values, `cwd`, `url` and `headers` values are read from `env` (`:-` also
+ * replaces an empty value); a disabled server keeps an unset one as written, since it never starts. The result has only
+ * the fields given, with `type` always set (`"streamable-http"`, or a `url` without a type, becomes `"http"`) and `cwd`
  * absolute. Throws a one-line ConfigError naming `source`, the server and the field, saying what was expected.
  */
 export function parseMcpConfig(value: unknown, source: string, env: Env, workspace?: string): McpServersConfig {
@@ -66,27 +61,21 @@ export function parseMcpConfig(value: unknown, source: string, env: Env, workspa
   return Object.fromEntries(
     Object.entries(servers).map(([name, entry]) => {
       checkServerName(name, source);
-      const scope: FieldScope = { source, server: name, env, fromFile: workspace !== undefined };
-      const config = readEntryFields(entry, scope);
+      const config = readEntryFields(entry, { source, server: name, env, fromFile: workspace !== undefined });
       if ("command" in config && config.cwd !== undefined) config.cwd = resolve(workspace ?? process.cwd(), config.cwd);
       return [name, config];
     }),
   );
 }
 
-/**
- * Reads `<workspace>/mcp.json`; undefined when the file does not exist. Throws a one-line ConfigError
- * naming the file when it cannot be read, is not JSON, or holds a bad entry (see `parseMcpConfig`).
- */
+/** Reads `<workspace>/mcp.json`; undefined when there is none. A one-line ConfigError naming the file when it cannot be read, is not JSON, or is bad. */
 export async function readMcpConfig(workspace: string, env: Env): Promise<McpServersConfig | undefined> {
   const file = join(workspace, MCP_CONFIG_FILE);
-  let raw: string;
-  try {
-    raw = await readRegularText(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new ConfigError(`${file}: cannot be read: ${(error as Error).message}`);
-  }
+  const raw = await readRegularText(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return undefined;
+    throw new ConfigError(`${file}: cannot be read: ${error.message}`);
+  });
+  if (raw === undefined) return undefined;
   let data: unknown;
   try {
     data = JSON.parse(raw);

@@ -5,29 +5,17 @@ import type { StdioTransport } from "./stdio-transport.js";
 import type { McpCallResult } from "./mcp-result.js";
 
 /** A tool as the server lists it (the parts miniclaw uses). */
-export interface McpToolInfo {
-  name: string;
-  title?: string | undefined;
-  description?: string | undefined;
-  inputSchema: Record<string, unknown>;
-}
+export type McpToolInfo = { name: string; title?: string | undefined; description?: string | undefined; inputSchema: Record<string, unknown> };
 
 /** Where a server stands: `failed` and `stopped` say why in `error`. */
 export type McpState = "disabled" | "idle" | "connecting" | "connected" | "failed" | "stopped";
 
-/** What a connection needs from its process: the environment of children (already scrubbed) and the folder for relative paths. */
-export interface ConnectionDeps {
-  childEnv: Record<string, string | undefined>;
-  /** Receives the server's new tool list after a `tools/list_changed`; the hub applies it between requests. */
-  onToolsChanged: () => void;
-}
-
 const CLIENT_INFO = { name: "miniclaw", version: "0.1.0" };
 
 /**
- * One configured server. `connect()` never throws: a server that cannot start or answer in
- * time ends `failed` with the reason. A server that dies is restarted once, before the next
- * call; after a second death it stays `stopped`, and calls are answered with that reason.
+ * One configured server. `connect()` never throws: a server that cannot start or answer in time ends `failed` with the
+ * reason. A server that dies is restarted once, before the next call; after a second death it stays `stopped`. `deps`:
+ * the environment of children (already scrubbed), and who hears of a `tools/list_changed`.
  */
 export class McpConnection {
   state: McpState;
@@ -43,7 +31,7 @@ export class McpConnection {
   constructor(
     readonly name: string,
     readonly config: McpServerConfig,
-    private readonly deps: ConnectionDeps,
+    private readonly deps: { childEnv: Record<string, string | undefined>; onToolsChanged: () => void },
   ) {
     this.state = config.enabled === false ? "disabled" : "idle";
   }
@@ -57,7 +45,11 @@ export class McpConnection {
 
   /** Calls a tool with the server's timeout; `signal` cancels it (the server is told). Rejects with a one-line reason. */
   async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
-    if (this.state === "stopped" && this.restarts === 0) await this.restart();
+    if (this.state === "stopped" && this.restarts === 0) {
+      this.restarts++;
+      this.connecting = undefined;
+      await this.connect();
+    }
     const client = this.client;
     if (this.state !== "connected" || !client) throw new Error(`the MCP server "${this.name}" is not running: ${this.error ?? this.state}`);
     const timeout = this.config.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS;
@@ -93,28 +85,25 @@ export class McpConnection {
 
   private async open(): Promise<void> {
     this.state = "connecting";
-    // The MCP client (its SDK, validators and schemas: about 130 ms and 28 MB) loads only when a server is configured.
+    // The MCP client (its SDK, validators and schemas) is heavy: it loads only when a server is configured.
     const sdk = await import("@modelcontextprotocol/client");
     const client = new sdk.Client(CLIENT_INFO);
-    // Marked at once: a server announces the change during the call that made it, before that call's result,
-    // so the list is fetched again before the next request (the SDK's own refresh would come later, debounced).
+    // Marked at once: a server announces the change before the result of the call that made it, so the list is
+    // fetched again before the next request (the SDK's own refresh would come later, debounced).
     client.setNotificationHandler("notifications/tools/list_changed", () => {
       this.stale = true;
       this.deps.onToolsChanged();
     });
     const { transport, serverSide } = await this.transport(sdk);
     const limit = this.config.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS;
+    const connecting = async (): Promise<void> => {
+      // An in-process server listens on the other end of the linked pair before the client speaks.
+      if (serverSide && this.config.type === "sdk") await this.config.server.connect(serverSide);
+      await client.connect(transport);
+      this.tools = (await client.listTools()).tools.map(toolInfo);
+    };
     try {
-      await withTimeout(
-        (async () => {
-          // An in-process server listens on the other end of the linked pair before the client speaks.
-          if (serverSide && this.config.type === "sdk") await this.config.server.connect(serverSide);
-          await client.connect(transport);
-          this.tools = (await client.listTools()).tools.map(toolInfo);
-        })(),
-        limit,
-        `did not connect within ${seconds(limit)}`,
-      );
+      await withTimeout(connecting(), limit, `did not connect within ${seconds(limit)}`);
     } catch (error) {
       await client.close().catch(() => undefined);
       this.state = "failed";
@@ -135,12 +124,6 @@ export class McpConnection {
     this.error = `the server stopped${isStdio(transport) ? exitText(transport) : ""}`;
   }
 
-  private async restart(): Promise<void> {
-    this.restarts++;
-    this.connecting = undefined;
-    await this.connect();
-  }
-
   private async transport(sdk: typeof import("@modelcontextprotocol/client")): Promise<{ transport: Transport; serverSide?: Transport }> {
     const config = this.config;
     if (config.type === "http") return { transport: new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } }) };
@@ -154,9 +137,8 @@ export class McpConnection {
   }
 }
 
-function toolInfo(tool: { name: string; title?: string | undefined; description?: string | undefined; inputSchema: unknown }): McpToolInfo {
-  const schema = typeof tool.inputSchema === "object" && tool.inputSchema !== null ? (tool.inputSchema as Record<string, unknown>) : {};
-  return { name: tool.name, title: tool.title, description: tool.description, inputSchema: schema };
+function toolInfo({ name, title, description, inputSchema }: McpToolInfo & { inputSchema: unknown }): McpToolInfo {
+  return { name, title, description, inputSchema: typeof inputSchema === "object" && inputSchema !== null ? (inputSchema as Record<string, unknown>) : {} };
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
@@ -180,17 +162,10 @@ function isStdio(transport: Transport): transport is StdioTransport {
 }
 
 /** How a stdio server ended, as ` (exit code 1)` or ` (killed by SIGKILL)`. */
-function exitText(transport: StdioTransport): string {
-  const exit = transport.exit;
-  if (!exit) return "";
-  return exit.signal ? ` (killed by ${exit.signal})` : ` (exit code ${String(exit.code)})`;
+function exitText({ exit }: StdioTransport): string {
+  return !exit ? "" : exit.signal ? ` (killed by ${exit.signal})` : ` (exit code ${String(exit.code)})`;
 }
 
-function seconds(ms: number): string {
-  return `${Math.round(ms / 100) / 10} s`;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
-}
+const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim();
 

@@ -21,26 +21,15 @@ export interface McpServerStatus {
   readOnly: string[];
 }
 
-/** What a hub takes from its process. */
-export interface McpHubOptions {
-  /** Environment of stdio servers: already without secrets (an entry's own `env` adds to it). */
-  childEnv: Record<string, string | undefined>;
-  /** One line per server left out or tool not offered, and why; must not throw. */
-  onWarning?: (message: string) => void;
-}
+/** What a hub takes from its process: the environment of stdio servers, already without secrets; one line per server left out or tool not offered (must not throw). */
+export type McpHubOptions = { childEnv: Record<string, string | undefined>; onWarning?: (message: string) => void };
 
-/** What `connectMcpServers` takes besides the servers. */
-export interface ConnectMcpOptions {
-  /** Where `${VAR}` is read and what stdio servers inherit, scrubbed of secrets; default the process's environment. */
-  env?: Record<string, string | undefined>;
-  /** One line per server left out, and why; must not throw. Default: nothing is said. */
-  onWarning?: (message: string) => void;
-}
+/** Where `${VAR}` is read and what stdio servers inherit, scrubbed of secrets (default the process's environment); the warnings, as for a hub. */
+export type ConnectMcpOptions = { env?: Record<string, string | undefined>; onWarning?: (message: string) => void };
 
 /**
- * Checks the servers (the `mcpServers` shape of mcp.json, in-process `{ type: "sdk", server }` too)
- * and connects them, for a library caller whose turns share them: pass the hub in the runtime's
- * `toolSources`, and `close()` it when done (stdio servers run until then).
+ * Checks the servers (the `mcpServers` shape of mcp.json, in-process `{ type: "sdk", server }` too) and connects them,
+ * for a library caller whose turns share them: pass the hub in the runtime's `toolSources`, and `close()` it when done.
  * Throws a one-line ConfigError for a bad entry; a server that fails to connect is a warning, not an error.
  */
 export async function connectMcpServers(servers: McpServersConfig, options: ConnectMcpOptions = {}): Promise<McpHub> {
@@ -59,11 +48,9 @@ export function hubFor(config: McpServersConfig, env: Record<string, string | un
 const ANY_OBJECT = z.record(z.string(), z.unknown());
 
 /**
- * The MCP servers of a process (the REPL, `run`, cron, or a library caller), as a tool source.
- * `connect()` starts every enabled server at once, each within its connect timeout; one that
- * fails is left out with one warning and the others go on. `list()`, which the loop calls
- * before each request, connects on first use and takes in the tool lists servers announced as
- * changed (`tools/list_changed`): between requests, never during one.
+ * The MCP servers of a process (the REPL, `run`, cron, or a library caller), as a tool source. `connect()` starts every
+ * enabled server at once; one that fails is left out with one warning. `list()`, called before each request, connects
+ * on first use and takes in the tool lists servers announced as changed: between requests, never during one.
  */
 export class McpHub implements ToolSource {
   private readonly connections: McpConnection[];
@@ -73,9 +60,7 @@ export class McpHub implements ToolSource {
   private readonly warned = new Set<string>();
 
   constructor(config: McpServersConfig, private readonly options: McpHubOptions) {
-    const onToolsChanged = (): void => {
-      this.changed = true;
-    };
+    const onToolsChanged = (): void => void (this.changed = true);
     this.connections = Object.keys(config)
       .sort()
       .map((name) => new McpConnection(name, config[name]!, { childEnv: options.childEnv, onToolsChanged }));
@@ -96,23 +81,18 @@ export class McpHub implements ToolSource {
     return this.current;
   }
 
-  /** The tools for the next request: connected first, changed lists taken in. */
+  /** The tools for the next request: connected first, the lists servers announced as changed fetched again. */
   async list(): Promise<readonly AnyTool[]> {
     await this.connect();
-    await this.refresh();
+    if (this.changed) {
+      this.changed = false;
+      await Promise.all(this.connections.map((c) => c.relist()));
+      this.current = this.build();
+    }
     return this.current;
   }
 
-  /** Fetches the tool lists servers announced as changed since the last call; true when the tools changed. */
-  async refresh(): Promise<boolean> {
-    if (!this.changed) return false;
-    this.changed = false;
-    await Promise.all(this.connections.map((c) => c.relist()));
-    const before = this.current.map((t) => t.name).join("\n");
-    this.current = this.build();
-    return this.current.map((t) => t.name).join("\n") !== before;
-  }
-
+  /** Each server as `miniclaw mcp` and `/mcp` show it. */
   status(): McpServerStatus[] {
     return this.connections.map((c) => {
       const offered = this.offered(c);
@@ -140,48 +120,38 @@ export class McpHub implements ToolSource {
   private offered(c: McpConnection): AnyTool[] {
     const { include, exclude } = c.config.tools ?? {};
     const { names, clashes } = mcpToolNames(c.name, c.tools.map((t) => t.name));
-    const clashing = new Set(clashes.flatMap(([a, b]) => [a, b]));
     for (const [a, b, name] of clashes) this.warn(`MCP server "${c.name}": tools "${a}" and "${b}" both become ${name}; neither is offered`);
     return c.tools
-      .filter((t) => !clashing.has(t.name))
       .filter((t) => {
-        const name = names.get(t.name)!;
-        return (include === undefined || matchesToolGlob(t.name, name, include)) && !matchesToolGlob(t.name, name, exclude ?? []);
+        const name = names.get(t.name);
+        return name !== undefined && (include === undefined || matchesToolGlob(t.name, name, include)) && !matchesToolGlob(t.name, name, exclude);
       })
       .sort((a, b) => (names.get(a.name)! < names.get(b.name)! ? -1 : 1))
       .map((t) => mcpTool(c, t, names.get(t.name)!));
   }
 
+  /** Each warning once; a throwing sink must not stop the servers. */
   private warn(message: string): void {
     if (this.warned.has(message)) return;
     this.warned.add(message);
     try {
       this.options.onWarning?.(message);
-    } catch {
-      // A throwing sink must not stop the servers.
-    }
+    } catch {}
   }
 }
 
 /**
- * One MCP tool as a miniclaw tool. Read-only only when the user says so in `readOnly`: a
- * server's own annotations come from a program the user may not control. Every other call
- * needs approval, so the gate asks, refuses where nobody can answer, or runs it by the mode.
+ * One MCP tool as a miniclaw tool: read-only only when the user says so in `readOnly` (a server's own annotations come
+ * from a program the user may not control); every other call goes to the gate. The schema's `$schema` dialect is dropped.
  */
 function mcpTool(c: McpConnection, info: McpToolInfo, name: string): Tool<Record<string, unknown>> {
-  const readOnly = matchesToolGlob(info.name, name, c.config.readOnly ?? []);
+  const { $schema: _dialect, ...schema } = info.inputSchema;
   return {
     name,
     description: info.description ?? info.title ?? `${info.name}, a tool of the MCP server ${c.name}`,
     input: ANY_OBJECT,
-    inputSchema: { ...withoutDialect(info.inputSchema), type: "object" } as Anthropic.Tool.InputSchema,
-    access: readOnly ? "read" : "ask",
+    inputSchema: { ...schema, type: "object" } as Anthropic.Tool.InputSchema,
+    access: matchesToolGlob(info.name, name, c.config.readOnly ?? []) ? "read" : "ask",
     run: async (input, context) => toToolOutput(await c.call(info.name, input, context.signal)),
   };
-}
-
-/** The schema without its `$schema` dialect line, which says nothing the API needs. */
-function withoutDialect(schema: Record<string, unknown>): Record<string, unknown> {
-  const { $schema: _dialect, ...rest } = schema;
-  return rest;
 }

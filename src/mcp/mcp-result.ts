@@ -1,7 +1,6 @@
 // An MCP tool result as miniclaw tool output: text as text, images as image blocks, other content named; isError as an error.
 import type { ToolOutput } from "../tools/define.js";
 
-/** The image types the Messages API accepts in a tool result. */
 const API_IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
 
 /** One content item of a `tools/call` result, loosely typed: it comes from a program miniclaw does not control. */
@@ -14,14 +13,10 @@ export interface McpCallResult {
   isError?: unknown;
 }
 
-/** Thrown for a result the server marked `isError`: the dispatcher turns it into an `is_error` result with this text. */
-export class McpToolError extends Error {}
-
 /**
- * The output of one call. Text stays text; an image of a type the API takes becomes an image
- * block; audio, resources and links are named in a line of text (the model cannot use their
- * bytes here). A result with no content but structured content shows that as JSON. An
- * `isError` result throws McpToolError with its text, so it reaches the model as `is_error`.
+ * The output of one call. Text stays text; an image of a type the API takes becomes an image block; audio, resources and
+ * links are named in a line of text (the model cannot use their bytes here); structured content alone shows as JSON. An
+ * `isError` result throws an Error with its text, which the dispatcher turns into an `is_error` result.
  */
 export function toToolOutput(result: McpCallResult): ToolOutput {
   const items = Array.isArray(result.content) ? (result.content as McpContent[]) : [];
@@ -29,7 +24,7 @@ export function toToolOutput(result: McpCallResult): ToolOutput {
   if (blocks.length === 0 && result.structuredContent !== undefined) blocks.push({ type: "text", text: JSON.stringify(result.structuredContent) });
   if (result.isError === true) {
     const text = blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
-    throw new McpToolError(text || "the tool reported an error without a message");
+    throw new Error(text || "the tool reported an error without a message");
   }
   if (blocks.length === 0) return "(no output)";
   return blocks.every((b) => b.type === "text") ? blocks.map((b) => (b.type === "text" ? b.text : "")).join("\n") : blocks;

@@ -1,19 +1,11 @@
-// Kills the process groups of stdio MCP servers when miniclaw ends without closing them: an exit hook, and a watchdog for SIGKILL.
-//
-// Two mechanisms because no single one covers every death. The exit hook runs on a normal exit, when
-// the CLI's own SIGINT/SIGTERM handlers end the process, and after an uncaught exception; it cannot
-// run when miniclaw is killed by a signal it does not handle (SIGKILL above all). The watchdog covers
-// that: a tiny shell holding the read end of a pipe only miniclaw writes to. However miniclaw dies,
-// the kernel closes its end, the shell reads EOF and kills every group still listed.
+// Kills the process groups of stdio MCP servers when miniclaw ends without closing them: an exit hook for the deaths
+// miniclaw sees (an exit, its own signal handlers, an uncaught exception), and for SIGKILL a watchdog, a tiny shell
+// reading a pipe only miniclaw writes to: however miniclaw dies, the shell reads EOF and kills every group still listed.
 import { signalGroup } from "../fs/proc.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
 
-/**
- * The watchdog: `+PGID` lists a group, `-PGID` drops it; at EOF it sends SIGTERM to every listed group
- * still alive, waits a second, then SIGKILLs those. Groups are kept space-separated with a space on
- * each side, so `" PGID "` matches one whole number.
- */
+/** `+PGID` lists a group, `-PGID` drops it; at EOF SIGTERM to every listed group alive, a second, then SIGKILL. `" PGID "` matches one whole number. */
 const WATCHDOG_SCRIPT = `live=' ' left=''
 while read -r op; do
   g=\${op#?}
@@ -31,9 +23,8 @@ for g in $left; do kill -s KILL -- "-$g" 2>/dev/null; done`;
 const state: { groups: Set<number>; watchdog: ChildProcess | undefined } = { groups: new Set(), watchdog: undefined };
 
 /**
- * Lists a process group (a child spawned detached leads one; its pid is the group id) to be killed
- * if miniclaw ends while it lives. The first live group starts the watchdog and installs the exit
- * hook. Call it right after the spawn, and `unregisterGroup` once the group is gone.
+ * Lists a process group (a child spawned detached leads one) to be killed if miniclaw ends while it lives; the first
+ * starts the watchdog and the exit hook. Call it right after the spawn, and `unregisterGroup` once the group is gone.
  */
 export function registerGroup(pgid: number): void {
   if (state.groups.has(pgid)) return;
@@ -45,10 +36,7 @@ export function registerGroup(pgid: number): void {
   tellWatchdog(`+${pgid}`);
 }
 
-/**
- * Drops a group that is gone (or was killed by its owner). With the last group, the watchdog is told
- * to end (it has nothing left to kill) and the exit hook is removed: the reaper is back as it began.
- */
+/** Drops a group that is gone; with the last, the watchdog ends and the exit hook is removed: the reaper is back as it began. */
 export function unregisterGroup(pgid: number): void {
   if (!state.groups.delete(pgid)) return;
   tellWatchdog(`-${pgid}`);
@@ -68,18 +56,14 @@ export function registeredGroups(): number[] {
   return [...state.groups];
 }
 
-/**
- * The exit hook: SIGKILL to every listed group. It must be synchronous (nothing after `exit` runs), and
- * SIGKILL rather than SIGTERM because there is no later moment to escalate.
- */
+/** The exit hook: synchronous (nothing after `exit` runs), and SIGKILL since there is no later moment to escalate. */
 function killAllGroups(): void {
   for (const pgid of state.groups) signalGroup(pgid, "SIGKILL");
 }
 
 /**
- * Starts the watchdog in a session of its own (so a Ctrl-C or hang-up meant for miniclaw's terminal
- * does not reach it), with nothing but PATH in its environment, and unreferenced, pipe included, so it
- * never keeps miniclaw alive. Without `sh` there is no watchdog; the exit hook still works.
+ * The watchdog, in a session of its own (a Ctrl-C meant for miniclaw's terminal does not reach it), with nothing but
+ * PATH in its environment, unreferenced so it never keeps miniclaw alive. Without `sh` the exit hook still works.
  */
 function startWatchdog(): ChildProcess | undefined {
   const child = spawn("sh", ["-c", WATCHDOG_SCRIPT], {

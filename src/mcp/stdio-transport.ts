@@ -8,38 +8,29 @@ import { registerGroup, unregisterGroup } from "./reaper.js";
 import { signalGroup } from "../fs/proc.js";
 
 /** How long `close()` waits after SIGTERM before it sends SIGKILL to the group. */
-export const KILL_GRACE_MS = 2_000;
+const KILL_GRACE_MS = 2_000;
 /** How much of the end of the server's stderr is kept, for the warning when it fails to start. */
 export const STDERR_TAIL_BYTES = 4_096;
 /** After the server exits, how long to wait for its pipes to drain and close before giving up on them. */
 const PIPE_GRACE_MS = 250;
 
-/** What to run: the `command` form of an `mcp.json` entry, with the environment already decided. */
+/** What to run: the `command` form of an `mcp.json` entry; `env` is the server's whole environment, used as given. */
 export interface StdioServerParams {
   command: string;
   args?: readonly string[];
-  /** The server's whole environment, used as given: nothing of miniclaw's own is added. */
   env: Readonly<Record<string, string | undefined>>;
   cwd?: string;
-  /** Process spawning; `node:child_process.spawn` by default. */
   spawn?: Spawn;
 }
 
 /** How the server process ended: an exit code, or the signal that killed it. */
-export interface ServerExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
+type ServerExit = { code: number | null; signal: NodeJS.Signals | null };
 
 /**
- * A client `Transport` to an MCP server run as a child process, newline-delimited JSON-RPC on its stdio.
- * Unlike the SDK's stdio transport, the server runs in a process group of its own, which is listed with
- * the reaper while it lives (so nothing survives miniclaw, however miniclaw ends) and killed whole: on
- * `close()`, and when the server exits on its own (its leftover children with it). Its stderr is kept
- * (the tail, see `stderrTail`) and never printed.
- *
- * `onclose` fires once, when the process is gone: after `close()`, or when it exited on its own (then
- * `exit` says how). `start()` may be called once.
+ * A client `Transport` to an MCP server run as a child process, newline-delimited JSON-RPC on its stdio. Unlike the
+ * SDK's, the server leads a process group of its own, listed with the reaper while it lives and killed whole: on
+ * `close()`, and when the server exits on its own (its leftover children with it). Its stderr is kept (`stderrTail`),
+ * never printed. `onclose` fires once, when the process is gone (`exit` says how). `start()` may be called once.
  */
 export class StdioTransport implements Transport {
   onclose: Transport["onclose"];
@@ -55,9 +46,7 @@ export class StdioTransport implements Transport {
   private markGone!: () => void;
 
   constructor(private readonly params: StdioServerParams) {
-    this.gone = new Promise((resolve) => {
-      this.markGone = resolve;
-    });
+    this.gone = new Promise((resolve) => (this.markGone = resolve));
   }
 
   /** The server's pid (and process group id) once started. */
@@ -75,10 +64,7 @@ export class StdioTransport implements Transport {
     return this.tail.toString("utf8");
   }
 
-  /**
-   * Spawns the server; resolves once the process runs. Rejects with a one-line MiniclawError naming
-   * the command when it cannot be started (not found, not executable, a missing working directory).
-   */
+  /** Spawns the server; resolves once it runs, or rejects with a one-line MiniclawError naming the command and why it cannot start. */
   start(): Promise<void> {
     if (this.phase !== "new") return Promise.reject(new Error(`StdioTransport for "${this.params.command}" was already started`));
     this.phase = "starting";
@@ -86,7 +72,7 @@ export class StdioTransport implements Transport {
     const spawn = this.params.spawn ?? nodeSpawnDefault;
     const child = spawn(command, [...args], {
       ...(cwd === undefined ? {} : { cwd }),
-      env: definedOnly(this.params.env),
+      env: Object.fromEntries(Object.entries(this.params.env).filter((entry): entry is [string, string] => entry[1] !== undefined)),
       stdio: ["pipe", "pipe", "pipe"],
       detached: true,
       shell: false,
@@ -118,9 +104,8 @@ export class StdioTransport implements Transport {
   }
 
   /**
-   * Ends the server's stdin and sends SIGTERM to its group, then SIGKILL after `KILL_GRACE_MS`;
-   * resolves when the server has exited and `onclose` has fired. Safe to call more than once, and
-   * before `start()` or after a failed one (it resolves at once).
+   * Ends the server's stdin and sends SIGTERM to its group, SIGKILL after `KILL_GRACE_MS`; resolves once it has exited
+   * and `onclose` has fired. Safe to call more than once, and before `start()` or after a failed one.
    */
   async close(): Promise<void> {
     const pid = this.child?.pid;
@@ -175,9 +160,8 @@ export class StdioTransport implements Transport {
   }
 
   /**
-   * The server exited: what is left of its group (children it started) is killed, since nothing else
-   * would; the group leaves the reaper. Its pipes get a short grace to deliver its last words, as a
-   * child that escaped the group could hold them open for ever.
+   * The server exited: what is left of its group is killed, since nothing else would. Its pipes get a short grace to
+   * deliver its last words, as a child that escaped the group could hold them open for ever.
    */
   private exited(child: ChildProcess, status: ServerExit): void {
     this.exitStatus = status;
@@ -198,11 +182,6 @@ export class StdioTransport implements Transport {
   }
 }
 
-/** The environment without unset entries (spawn would skip them too; this keeps the contract visible). */
-function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
-}
-
 /** One line naming the command and why it could not start. */
 function spawnError(params: StdioServerParams, error: NodeJS.ErrnoException): MiniclawError {
   const why =
@@ -213,6 +192,4 @@ function spawnError(params: StdioServerParams, error: NodeJS.ErrnoException): Mi
   return new MiniclawError(`could not start MCP server command "${params.command}": ${why}${error.code ? ` (${error.code})` : ""}`, { cause: error });
 }
 
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
-}
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));

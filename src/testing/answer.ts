@@ -1,42 +1,81 @@
-// Answering one valid Messages request: pick the rule, apply its fault, build and send the reply.
+// Answering one valid Messages request: the rule that matches (and how many times each may still fire), its fault, and the reply.
 import type { ServerResponse } from "node:http";
 import type { PromptCache } from "./cache.js";
-import type { IssuedLedger } from "./issued.js";
-import { buildMessage, unmatchedReply, type ScriptedMessage } from "./reply.js";
-import { sendApiError, sendJson, sendMalformed, sendStream, sleep, statusFor, type StreamPlan } from "./respond.js";
-import type { RuleBook } from "./rules.js";
+import { buildMessage, type ScriptedMessage } from "./reply.js";
+import { lastToolResults, lastUserText, systemText } from "./conversation.js";
+import { messageEvents, sendApiError, sendJson, sendMalformed, sendStream, sleep, statusFor, type StreamPlan } from "./respond.js";
 import { unofferedServerTool } from "./server-tools.js";
-import { messageEvents } from "./sse.js";
-import { turnOpeningThinking } from "./thinking.js";
-import type { Fault, RecordedRequest, Reply, Rule } from "./types.js";
+import type { IssuedLedger } from "./thinking.js";
+import type { Fault, Match, RecordedRequest, Reply, Rule } from "./types.js";
 
-/** What answering needs from the server: its script, cache, model override and records. */
+function testText(pattern: string | RegExp, text: string): boolean {
+  if (typeof pattern === "string") return text.includes(pattern);
+  pattern.lastIndex = 0;
+  return pattern.test(text);
+}
+
+/** True when `match` selects the request; an absent match selects everything. */
+function matchesRequest(match: Match | undefined, req: RecordedRequest): boolean {
+  if (match === undefined) return true;
+  if (typeof match === "function") return match(req);
+  if (typeof match === "string" || match instanceof RegExp) return testText(match, lastUserText(req.body));
+  if (match.userText !== undefined && !testText(match.userText, lastUserText(req.body))) return false;
+  if (match.system !== undefined && !testText(match.system, systemText(req.body))) return false;
+  const wanted = match.toolResult;
+  if (wanted === undefined) return true;
+  return lastToolResults(req.body).some((r) => (wanted.name === undefined || r.name === wanted.name) && (wanted.content === undefined || testText(wanted.content, r.text)));
+}
+
+/** The rules of one server and the uses left of each; picking a rule uses it up once. */
+export class RuleBook {
+  readonly #used: number[];
+
+  /** Checks the script at once, so a mistake fails the test there rather than as a confusing reply later: a TypeError naming the rule. */
+  constructor(private readonly rules: readonly Rule[]) {
+    rules.forEach((rule, i) => {
+      if (rule.reply === undefined && rule.fault === undefined) throw new TypeError(`scripted model: rule ${i} needs a reply or a fault`);
+      if (rule.times !== undefined && !(Number.isInteger(rule.times) && rule.times >= 0)) {
+        throw new TypeError(`scripted model: rule ${i} has times ${String(rule.times)}; use a whole number >= 0`);
+      }
+    });
+    this.#used = rules.map(() => 0);
+  }
+
+  /**
+   * The first rule at or after `from` that matches and has uses left, and its index, counting the use; undefined when
+   * none does. A match function that throws propagates its error, prefixed with the rule's index.
+   */
+  take(req: RecordedRequest, from = 0): [number, Rule] | undefined {
+    for (let i = from; i < this.rules.length; i++) {
+      const rule = this.rules[i]!;
+      const used = this.#used[i]!;
+      if (rule.times !== undefined && used >= rule.times) continue;
+      try {
+        if (!matchesRequest(rule.match, req)) continue;
+      } catch (error) {
+        throw new Error(`match of rule ${i} threw: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      this.#used[i] = used + 1;
+      return [i, rule];
+    }
+    return undefined;
+  }
+}
+
+/** What answering needs from the server: its script, cache, options (see ScriptedModelOptions) and records. */
 export interface AnswerContext {
   book: RuleBook;
   cache: PromptCache;
   model: string | undefined;
-  /** Prompts longer than this many tokens are refused (see ScriptedModelOptions). */
   contextWindow: number | undefined;
-  /** False when the server plays a provider without server tools (see ScriptedModelOptions). */
   serverTools: boolean;
-  /** The thinking of each tool call sent, for validating the requests that continue it. */
+  /** The thinking of each call sent, for validating the requests that continue it. */
   issued: IssuedLedger;
   unmatched: RecordedRequest[];
 }
 
 /** A request in flight: its record, its response, and the signal that ends it early. */
-interface Exchange {
-  req: RecordedRequest;
-  res: ServerResponse;
-  signal: AbortSignal;
-}
-
-type RuleReply = NonNullable<Rule["reply"]>;
-
-async function resolveReply(source: RuleReply, req: RecordedRequest): Promise<Reply> {
-  const value = typeof source === "function" ? await source(req) : source;
-  return typeof value === "string" ? { text: value } : value;
-}
+type Exchange = { req: RecordedRequest; res: ServerResponse; signal: AbortSignal };
 
 /** The message for a reply; a reply the script got wrong throws, naming its rule (answered 500). */
 function scriptedMessage(ctx: AnswerContext, ex: Exchange, r: Reply, rule: string): ScriptedMessage {
@@ -52,62 +91,38 @@ function scriptedMessage(ctx: AnswerContext, ex: Exchange, r: Reply, rule: strin
 
 function sendReply(ctx: AnswerContext, ex: Exchange, r: Reply, plan: Omit<StreamPlan, "eventDelayMs">, rule: string): Promise<void> {
   const message = scriptedMessage(ctx, ex, r, rule);
-  ctx.issued.remember(message.content, turnOpeningThinking(ex.req.body, message.content));
+  ctx.issued.remember(ex.req.body, message.content);
   if (ex.req.stream) return sendStream(ex.res, messageEvents(message), { ...plan, eventDelayMs: r.delayMs ?? 0 }, ex.signal);
   return sleep(r.delayMs ?? 0, ex.signal).then(() => sendJson(ex.res, 200, message));
 }
 
-function cutOf(fault: Fault): StreamPlan["cut"] | undefined {
-  if ("dropAfterEvents" in fault) return { afterEvents: fault.dropAfterEvents };
-  if ("sseError" in fault) {
-    return { afterEvents: fault.afterEvents ?? 0, error: { type: fault.sseError, message: fault.message ?? `scripted ${fault.sseError}` } };
-  }
-  return undefined;
-}
-
-/** Faults that end the exchange without a reply: HTTP errors, malformed bodies, non-streaming cuts. */
+/** Faults that end the exchange without a reply (HTTP errors, malformed bodies, cuts of a non-streaming request): true when sent. */
 function sendTerminalFault(ex: Exchange, fault: Fault): boolean {
   if ("status" in fault) {
     const headers: Record<string, string> = {};
     if (fault.retryAfter !== undefined) headers["retry-after"] = String(fault.retryAfter);
     if (fault.retryAfterMs !== undefined) headers["retry-after-ms"] = String(fault.retryAfterMs);
-    const message = fault.message ?? `scripted ${fault.status} error`;
-    sendApiError(ex.res, fault.status, message, fault.errorType === undefined ? { headers } : { headers, errorType: fault.errorType });
-    return true;
-  }
-  if ("malformed" in fault) {
-    sendMalformed(ex.res, ex.req.stream);
-    return true;
-  }
-  if (ex.req.stream) return false;
-  if ("dropAfterEvents" in fault) {
-    ex.res.socket?.destroy();
-    return true;
-  }
-  if ("sseError" in fault) {
-    sendApiError(ex.res, statusFor(fault.sseError), fault.message ?? `scripted ${fault.sseError}`, { errorType: fault.sseError });
-    return true;
-  }
-  return false;
+    sendApiError(ex.res, fault.status, fault.message ?? `scripted ${fault.status} error`, { headers, ...(fault.errorType !== undefined && { errorType: fault.errorType }) });
+  } else if ("malformed" in fault) sendMalformed(ex.res, ex.req.stream);
+  else if (ex.req.stream) return false;
+  else if ("dropAfterEvents" in fault) ex.res.socket?.destroy();
+  else if ("sseError" in fault) sendApiError(ex.res, statusFor(fault.sseError), fault.message ?? `scripted ${fault.sseError}`, { errorType: fault.sseError });
+  else return false;
+  return true;
 }
 
 /**
- * Answers a validated request from the rules at or after `from`. A delay fault
- * waits (or schedules a pause in the stream) and, in a rule without a reply,
- * hands the request on to the next matching rule. Throws only when a script function throws.
+ * Answers a validated request from the rules at or after `from`. A delay fault waits (or schedules a pause in the
+ * stream) and, in a rule without a reply, hands the request on to the next matching rule. Throws only when a script
+ * function throws.
  */
-export async function answerRequest(
-  ctx: AnswerContext,
-  ex: Exchange,
-  from = 0,
-  pauses: StreamPlan["pauses"] = [],
-): Promise<void> {
-  const index = ctx.book.take(ex.req, from);
-  const rule = ctx.book.rule(index);
-  if (!rule) {
+export async function answerRequest(ctx: AnswerContext, ex: Exchange, from = 0, pauses: StreamPlan["pauses"] = []): Promise<void> {
+  const taken = ctx.book.take(ex.req, from);
+  if (!taken) {
     ctx.unmatched.push(ex.req);
-    return sendReply(ctx, ex, unmatchedReply(ex.req), { pauses }, "the fallback reply");
+    return sendReply(ctx, ex, { text: `scripted model: no rule matched "${lastUserText(ex.req.body)}"` }, { pauses }, "the fallback reply");
   }
+  const [index, rule] = taken;
   const fault = rule.fault;
   if (fault && "delayMs" in fault) {
     if (ex.req.stream && fault.afterEvents !== undefined) pauses = [...pauses, { afterEvents: fault.afterEvents, delayMs: fault.delayMs }];
@@ -117,7 +132,11 @@ export async function answerRequest(
   } else if (fault && sendTerminalFault(ex, fault)) {
     return;
   }
-  const r = rule.reply === undefined ? { text: `scripted model: stream cut by rule ${index}` } : await resolveReply(rule.reply, ex.req);
-  const cut = fault ? cutOf(fault) : undefined;
+  const value = rule.reply === undefined ? `scripted model: stream cut by rule ${index}` : typeof rule.reply === "function" ? await rule.reply(ex.req) : rule.reply;
+  const r = typeof value === "string" ? { text: value } : value;
+  const cut: StreamPlan["cut"] =
+    fault && "dropAfterEvents" in fault ? { afterEvents: fault.dropAfterEvents }
+    : fault && "sseError" in fault ? { afterEvents: fault.afterEvents ?? 0, error: { type: fault.sseError, message: fault.message ?? `scripted ${fault.sseError}` } }
+    : undefined;
   return sendReply(ctx, ex, r, cut ? { pauses, cut } : { pauses }, `rule ${index}`);
 }

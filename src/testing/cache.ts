@@ -1,79 +1,47 @@
 // The simulated prompt cache and the token estimate: prompt parts, prefix hashes, cache reads and writes.
 import { createHash } from "node:crypto";
-import { contentBlocks } from "./conversation.js";
+import { contentBlocks, isRecord } from "./conversation.js";
 import type { RequestBody } from "./types.js";
 
 /** How many blocks before a breakpoint the real API looks back for an earlier cache entry. */
-export const CACHE_LOOKBACK_BLOCKS = 20;
+const CACHE_LOOKBACK_BLOCKS = 20;
 
-/** One block of the prompt in the order the API reads it: tools, system, messages. */
-export interface PromptPart {
-  tokens: number;
-  /** True when the block carries `cache_control`. */
-  breakpoint: boolean;
-  /** Hash of the prompt from its start up to and including this block. */
-  prefixHash: string;
-  /** Tokens from the prompt's start up to and including this block. */
-  prefixTokens: number;
-}
+/** One block of the prompt in the order the API reads it (tools, system, messages): whether it carries `cache_control`, and the prompt's hash and tokens up to and including it. */
+export type PromptPart = { tokens: number; breakpoint: boolean; prefixHash: string; prefixTokens: number };
 
 /** Input tokens of one response, split the way the API reports them. */
-export interface InputAccount {
-  input_tokens: number;
-  cache_read_input_tokens: number;
-  cache_creation_input_tokens: number;
-}
+export type InputAccount = { input_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number };
 
 /** The estimate used everywhere: a quarter of the characters of the value's JSON, rounded up. */
 export function estimateTokens(value: unknown): number {
-  return tokensOfJson(JSON.stringify(value) ?? "");
+  return Math.ceil((JSON.stringify(value) ?? "").length / 4);
 }
 
-function tokensOfJson(json: string): number {
-  return Math.ceil(json.length / 4);
-}
-
-function withoutCacheControl(block: unknown): unknown {
-  if (typeof block !== "object" || block === null || Array.isArray(block)) return block;
-  const { cache_control: _ignored, ...rest } = block as Record<string, unknown>;
-  return rest;
-}
-
-function hasCacheControl(block: unknown): boolean {
-  return typeof block === "object" && block !== null && (block as Record<string, unknown>).cache_control != null;
-}
-
-function rawParts(body: RequestBody): Array<{ key: string; block: unknown }> {
-  const parts: Array<{ key: string; block: unknown }> = [];
-  for (const tool of Array.isArray(body.tools) ? body.tools : []) parts.push({ key: "tool", block: tool });
-  const system: unknown = body.system;
-  if (typeof system === "string" && system !== "") parts.push({ key: "system", block: system });
-  if (Array.isArray(system)) for (const block of system) parts.push({ key: "system", block });
-  const messages: unknown = body.messages;
-  (Array.isArray(messages) ? messages : []).forEach((message: unknown, i) => {
-    const m = (typeof message === "object" && message !== null ? message : {}) as Record<string, unknown>;
-    for (const block of contentBlocks(m.content)) parts.push({ key: `message ${i} ${String(m.role)}`, block });
-  });
-  return parts;
-}
-
-/**
- * The prompt as parts with prefix hashes and running token totals. A top-level
- * `cache_control` puts a breakpoint on the last block, as the API's automatic caching does.
- */
+/** The prompt as parts. A top-level `cache_control` puts a breakpoint on the last block, as the API's automatic caching does. */
 export function promptParts(body: RequestBody): PromptPart[] {
   const hash = createHash("sha256").update(String(body.model));
+  const parts: PromptPart[] = [];
   let total = 0;
-  const raw = rawParts(body);
-  return raw.map(({ key, block }, i) => {
+  const add = (key: string, block: unknown): void => {
+    const { cache_control: control, ...rest } = isRecord(block) ? block : { cache_control: undefined };
     // One serialisation per block serves both the estimate and the hash.
-    const json = JSON.stringify(withoutCacheControl(block)) ?? "";
-    const tokens = tokensOfJson(json);
+    const json = JSON.stringify(isRecord(block) ? rest : block) ?? "";
+    const tokens = Math.ceil(json.length / 4);
     total += tokens;
     hash.update(`\u0000${key}\u0000${json}`);
-    const automatic = i === raw.length - 1 && body.cache_control != null;
-    return { tokens, breakpoint: hasCacheControl(block) || automatic, prefixHash: hash.copy().digest("hex"), prefixTokens: total };
+    parts.push({ tokens, breakpoint: control != null, prefixHash: hash.copy().digest("hex"), prefixTokens: total });
+  };
+  for (const tool of Array.isArray(body.tools) ? body.tools : []) add("tool", tool);
+  const system: unknown = body.system;
+  if (typeof system === "string" && system !== "") add("system", system);
+  if (Array.isArray(system)) for (const block of system) add("system", block);
+  const messages: unknown = body.messages;
+  (Array.isArray(messages) ? messages : []).forEach((message: unknown, i) => {
+    const m = isRecord(message) ? message : {};
+    for (const block of contentBlocks(m.content)) add(`message ${i} ${String(m.role)}`, block);
   });
+  if (body.cache_control != null && parts.length > 0) parts.at(-1)!.breakpoint = true;
+  return parts;
 }
 
 /** Estimated input tokens of a request, as `count_tokens` reports them. */
@@ -82,38 +50,30 @@ export function countInputTokens(body: RequestBody): number {
 }
 
 /**
- * Remembers the prefixes written at breakpoints (hash → tokens) across the
- * requests of one server, with no expiry. Reads the longest remembered prefix
- * found within the lookback window of a breakpoint; writes from there up to the
- * last breakpoint; prefixes shorter than `minTokens` are neither read nor written.
+ * The prefixes written at breakpoints (hash → tokens) across the requests of one server, with no expiry. Reads the
+ * longest remembered prefix within the lookback window of a breakpoint; writes from there up to the last breakpoint;
+ * prefixes shorter than `minTokens` are neither read nor written.
  */
 export class PromptCache {
   readonly #written = new Map<string, number>();
-  readonly #minTokens: number;
 
-  constructor(minTokens: number) {
-    this.#minTokens = minTokens;
-  }
+  constructor(private readonly minTokens: number) {}
 
   /** Splits the request's input tokens into uncached, read and written, and remembers the writes. */
   account(body: RequestBody): InputAccount {
     const parts = promptParts(body);
     const total = parts.at(-1)?.prefixTokens ?? 0;
-    const breakpoints = parts
-      .map((part, index) => ({ part, index }))
-      .filter(({ part }) => part.breakpoint && part.prefixTokens >= this.#minTokens && part.prefixTokens > 0);
+    const breakpoints = parts.flatMap((part, index) => (part.breakpoint && part.prefixTokens >= this.minTokens && part.prefixTokens > 0 ? [{ part, index }] : []));
     let read = 0;
     for (const { index } of breakpoints) {
       for (let j = index; j >= 0 && j > index - CACHE_LOOKBACK_BLOCKS; j--) {
-        const part = parts[j];
-        if (part && this.#written.has(part.prefixHash)) {
-          read = Math.max(read, part.prefixTokens);
-          break;
-        }
+        const part = parts[j]!;
+        if (!this.#written.has(part.prefixHash)) continue;
+        read = Math.max(read, part.prefixTokens);
+        break;
       }
     }
-    const last = breakpoints.at(-1)?.part.prefixTokens ?? 0;
-    const creation = Math.max(0, last - read);
+    const creation = Math.max(0, (breakpoints.at(-1)?.part.prefixTokens ?? 0) - read);
     for (const { part } of breakpoints) this.#written.set(part.prefixHash, part.prefixTokens);
     return { input_tokens: total - read - creation, cache_read_input_tokens: read, cache_creation_input_tokens: creation };
   }

@@ -1,21 +1,11 @@
-// Reading a request's conversation loosely: the last user text, its tool results, the system text.
+// Reading a request's conversation loosely: nothing on the wire is trusted, so every reader here takes anything.
 import type { RequestBody } from "./types.js";
 
-/** A content block as found on the wire; nothing about it is trusted. */
+/** A content block as found on the wire. */
 export type LooseBlock = Record<string, unknown>;
 
 /** A message as found on the wire, its content normalised to blocks. */
-export interface LooseMessage {
-  role: string;
-  blocks: LooseBlock[];
-}
-
-/** A tool_result of the last user message, with the name of the tool it answers when known. */
-export interface FoundToolResult {
-  toolUseId: string;
-  name: string | undefined;
-  text: string;
-}
+export type LooseMessage = { role: string; blocks: LooseBlock[] };
 
 /** A plain object as found on the wire (not null, not an array). */
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -25,33 +15,24 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 /** Content (a string or block array) as blocks; a string is one text block. */
 export function contentBlocks(content: unknown): LooseBlock[] {
   if (typeof content === "string") return [{ type: "text", text: content }];
-  if (!Array.isArray(content)) return [];
-  return content.filter(isRecord);
+  return Array.isArray(content) ? content.filter(isRecord) : [];
 }
 
 /** The request's messages, skipping entries that are not objects. */
 export function looseMessages(body: RequestBody): LooseMessage[] {
   const messages: unknown = body.messages;
-  if (!Array.isArray(messages)) return [];
-  return messages.filter(isRecord).map((m) => ({ role: String(m.role), blocks: contentBlocks(m.content) }));
+  return Array.isArray(messages) ? messages.filter(isRecord).map((m) => ({ role: String(m.role), blocks: contentBlocks(m.content) })) : [];
 }
 
-/** The text blocks of some content, joined by newlines. */
-export function blocksText(content: unknown): string {
+function blocksText(content: unknown): string {
   return contentBlocks(content)
-    .filter((b) => b.type === "text" && typeof b.text === "string")
-    .map((b) => b.text as string)
+    .flatMap((b) => (b.type === "text" && typeof b.text === "string" ? [b.text] : []))
     .join("\n");
 }
 
-function lastUserMessage(body: RequestBody): LooseMessage | undefined {
-  return looseMessages(body).findLast((m) => m.role === "user");
-}
-
-/** Text of the last user message (its text blocks; tool_result blocks ignored). */
+/** Text of the last user message (its text blocks joined by newlines; tool_result blocks ignored). */
 export function lastUserText(body: RequestBody): string {
-  const message = lastUserMessage(body);
-  return message ? blocksText(message.blocks) : "";
+  return blocksText(looseMessages(body).findLast((m) => m.role === "user")?.blocks);
 }
 
 /** The system prompt's text, whether a string or text blocks. */
@@ -60,19 +41,15 @@ export function systemText(body: RequestBody): string {
 }
 
 /** The tool_results of the last user message, named from the tool_uses of the assistant message before it. */
-export function lastToolResults(body: RequestBody): FoundToolResult[] {
+export function lastToolResults(body: RequestBody): Array<{ name: string | undefined; text: string }> {
   const messages = looseMessages(body);
   const index = messages.findLastIndex((m) => m.role === "user");
-  const user = messages[index];
-  if (!user) return [];
   const previous = messages[index - 1];
   const names = new Map<unknown, string>();
   for (const block of previous?.role === "assistant" ? previous.blocks : []) {
     if (block.type === "tool_use" && typeof block.name === "string") names.set(block.id, block.name);
   }
-  return user.blocks
-    .filter((b) => b.type === "tool_result")
-    .map((b) => ({ toolUseId: String(b.tool_use_id), name: names.get(b.tool_use_id), text: blocksText(b.content) }));
+  return (messages[index]?.blocks ?? []).filter((b) => b.type === "tool_result").map((b) => ({ name: names.get(b.tool_use_id), text: blocksText(b.content) }));
 }
 
 /** Text of the last tool_result anywhere in the request, or "" when there is none. */
@@ -96,15 +73,13 @@ export function leadingThinking(blocks: readonly LooseBlock[]): LooseBlock[] {
 }
 
 /**
- * The assistant messages that end at `end` (exclusive), as the API reads them: one
- * turn, their blocks joined (it merges consecutive messages of one role). `start` is
- * the index of the first of them; null when messages[end - 1] is not an assistant message.
+ * The assistant messages that end at `end` (exclusive) as the API reads them, one turn (it merges consecutive messages
+ * of one role): `start` is the index of the first; null when messages[end - 1] is not the assistant's.
  */
 export function assistantTurnBefore(messages: readonly LooseMessage[], end: number): { start: number; blocks: LooseBlock[] } | null {
   let start = end;
   while (start > 0 && messages[start - 1]?.role === "assistant") start--;
-  if (start === end) return null;
-  return { start, blocks: messages.slice(start, end).flatMap((m) => m.blocks) };
+  return start === end ? null : { start, blocks: messages.slice(start, end).flatMap((m) => m.blocks) };
 }
 
 /** True when the request ends with an assistant message the model is to continue (a `pause_turn` continuation). */

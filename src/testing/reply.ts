@@ -1,8 +1,8 @@
 // Replies: builders for scripts, placeholder filling, and the API Message a reply becomes.
 import { estimateTokens, type InputAccount } from "./cache.js";
-import { isThinkingBlock, lastToolResultText, lastUserText, type LooseBlock } from "./conversation.js";
-import { randomId } from "./ids.js";
+import { isRecord, isThinkingBlock, lastToolResultText, lastUserText, type LooseBlock } from "./conversation.js";
 import { citeFirstResult, serverToolBlocks, serverToolUsage, type ServerToolUsage } from "./server-tools.js";
+import { randomId } from "./signature.js";
 import { applyThinking, scriptedThinking } from "./thinking.js";
 import type { RecordedRequest, Reply, ScriptedFetch, ScriptedSearchResult, ScriptedStopReason } from "./types.js";
 
@@ -30,6 +30,8 @@ export interface ScriptedMessage {
   usage: ScriptedUsage;
 }
 
+const asReply = (value: Reply | string): Reply => (typeof value === "string" ? { text: value } : value);
+
 /**
  * Tiny builders for rules: `reply.text("hi")`, `reply.tool("read_file", { path: "a.txt" })`,
  * `reply.thinking("Plan: read it.", reply.tool("read_file", { path: "a.txt" }))`,
@@ -42,8 +44,7 @@ export const reply = {
   },
   /** One tool call, optionally preceded by text; ends with `tool_use`. */
   tool(name: string, input: unknown, options: { id?: string; text?: string } = {}): Reply {
-    const call = options.id === undefined ? { name, input } : { name, input, id: options.id };
-    return options.text === undefined ? { toolUses: [call] } : { text: options.text, toolUses: [call] };
+    return reply.tools([{ name, input, ...(options.id !== undefined && { id: options.id }) }], options.text);
   },
   /** Several tool calls in one response. */
   tools(calls: Array<{ name: string; input: unknown; id?: string }>, text?: string): Reply {
@@ -65,25 +66,10 @@ export const reply = {
   },
 };
 
-function asReply(value: Reply | string): Reply {
-  return typeof value === "string" ? { text: value } : value;
-}
-
-/** The fallback reply when no rule matches. */
-export function unmatchedReply(req: RecordedRequest): Reply {
-  return { text: `scripted model: no rule matched "${lastUserText(req.body)}"` };
-}
-
 function fill(value: unknown, req: RecordedRequest): unknown {
-  if (typeof value === "string") {
-    return value
-      .replaceAll("{{tool_result}}", () => lastToolResultText(req.body))
-      .replaceAll("{{user_text}}", () => lastUserText(req.body));
-  }
+  if (typeof value === "string") return value.replaceAll("{{tool_result}}", () => lastToolResultText(req.body)).replaceAll("{{user_text}}", () => lastUserText(req.body));
   if (Array.isArray(value)) return value.map((item) => fill(item, req));
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, fill(item, req)]));
-  }
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, fill(item, req)]));
   return value;
 }
 
@@ -95,29 +81,22 @@ function contentOf(r: Reply, req: RecordedRequest): unknown[] {
     const text = fillText(r.text);
     content.push(r.citations === true ? { type: "text", text, citations: [citeFirstResult(content)] } : { type: "text", text });
   }
-  for (const call of r.toolUses ?? []) {
-    content.push({ type: "tool_use", id: call.id ?? randomId("toolu_"), name: call.name, input: fill(call.input, req) });
-  }
+  for (const call of r.toolUses ?? []) content.push({ type: "tool_use", id: call.id ?? randomId("toolu_"), name: call.name, input: fill(call.input, req) });
   return content;
 }
 
-function hasToolUse(content: unknown[]): boolean {
-  return content.some((b) => typeof b === "object" && b !== null && (b as { type?: unknown }).type === "tool_use");
-}
-
-function usageOf(content: readonly unknown[], r: Reply, input: InputAccount): ScriptedUsage {
-  const estimate = content.reduce<number>((sum, b) => sum + estimateTokens(b), 0);
-  const outputTokens = r.outputTokens ?? estimate;
+function usageOf(content: readonly unknown[], outputTokens: number | undefined, input: InputAccount): ScriptedUsage {
+  const output = outputTokens ?? content.reduce<number>((sum, b) => sum + estimateTokens(b), 0);
   const usage: ScriptedUsage = {
     ...input,
     cache_creation: { ephemeral_5m_input_tokens: input.cache_creation_input_tokens, ephemeral_1h_input_tokens: 0 },
-    output_tokens: outputTokens,
+    output_tokens: output,
     service_tier: "standard",
   };
-  const thinking = content.filter((b): b is LooseBlock => typeof b === "object" && b !== null && isThinkingBlock(b as LooseBlock));
+  const thinking = content.filter((b): b is LooseBlock => isRecord(b) && isThinkingBlock(b));
   if (thinking.length > 0) {
     const thinkingTokens = thinking.reduce<number>((sum, b) => sum + estimateTokens(b.type === "thinking" ? b.thinking : b.data), 0);
-    usage.output_tokens_details = { thinking_tokens: Math.min(thinkingTokens, outputTokens) };
+    usage.output_tokens_details = { thinking_tokens: Math.min(thinkingTokens, output) };
   }
   const servers = serverToolUsage(content);
   if (servers) usage.server_tool_use = servers;
@@ -125,15 +104,13 @@ function usageOf(content: readonly unknown[], r: Reply, input: InputAccount): Sc
 }
 
 /**
- * The Message answering `req` with `r`. A request with `max_tokens: 0` (cache
- * pre-warming) gets no content and stop reason `max_tokens`. Throws, naming the
- * problem, when the reply cannot be built (see `Reply.citations`).
+ * The Message answering `req` with `r`. A request with `max_tokens: 0` (cache pre-warming) gets no content and stop
+ * reason `max_tokens`. Throws, naming the problem, when the reply cannot be built (see `Reply.citations`).
  */
 export function buildMessage(r: Reply, req: RecordedRequest, input: InputAccount, model: string): ScriptedMessage {
   const prewarm = req.body.max_tokens === 0;
   const content = prewarm ? [] : applyThinking(contentOf(r, req), req.body);
-  const stopReason = prewarm ? "max_tokens" : (r.stopReason ?? (hasToolUse(content) ? "tool_use" : "end_turn"));
-  const usage = usageOf(content, prewarm ? { ...r, outputTokens: 0 } : r, input);
+  const stopReason = prewarm ? "max_tokens" : (r.stopReason ?? (content.some((b) => isRecord(b) && b.type === "tool_use") ? "tool_use" : "end_turn"));
   return {
     id: randomId("msg_"),
     type: "message",
@@ -143,6 +120,6 @@ export function buildMessage(r: Reply, req: RecordedRequest, input: InputAccount
     stop_reason: stopReason,
     stop_sequence: stopReason === "stop_sequence" ? (r.stopSequence ?? null) : null,
     stop_details: null,
-    usage,
+    usage: usageOf(content, prewarm ? 0 : r.outputTokens, input),
   };
 }

@@ -1,37 +1,17 @@
-// Writing responses: JSON bodies, the API's error shape, and SSE streams with pauses, cuts and error events.
+// Writing responses: JSON bodies, the API's error shape, and a message as the real SSE event sequence, streamed with pauses, cuts and error events.
 import type { ServerResponse } from "node:http";
-import { randomId } from "./ids.js";
-import { formatSse, type SseEvent } from "./sse.js";
+import { isRecord } from "./conversation.js";
+import type { ScriptedMessage } from "./reply.js";
+import { randomId } from "./signature.js";
 
-/** The error type the API uses for each HTTP status. */
-export function errorTypeFor(status: number): string {
-  const known: Record<number, string> = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    402: "billing_error",
-    403: "permission_error",
-    404: "not_found_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-    500: "api_error",
-    504: "timeout_error",
-    529: "overloaded_error",
-  };
-  return known[status] ?? (status >= 500 ? "api_error" : "invalid_request_error");
-}
+const ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error", 401: "authentication_error", 402: "billing_error", 403: "permission_error", 404: "not_found_error",
+  413: "request_too_large", 429: "rate_limit_error", 500: "api_error", 504: "timeout_error", 529: "overloaded_error",
+};
 
-/** The HTTP status the API uses for an error type (the reverse of `errorTypeFor`). */
+/** The HTTP status the API uses for an error type; 500 for one it does not know. */
 export function statusFor(errorType: string): number {
-  const known: Record<string, number> = {
-    invalid_request_error: 400,
-    authentication_error: 401,
-    permission_error: 403,
-    not_found_error: 404,
-    rate_limit_error: 429,
-    timeout_error: 504,
-    overloaded_error: 529,
-  };
-  return known[errorType] ?? 500;
+  return Number(Object.keys(ERROR_TYPES).find((status) => ERROR_TYPES[Number(status)] === errorType) ?? 500);
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts; never rejects. */
@@ -55,76 +35,50 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(JSON.stringify(body));
 }
 
-/** Writes `{type:"error", error:{type, message}, request_id}` with `status`. */
-export function sendApiError(
-  res: ServerResponse,
-  status: number,
-  message: string,
-  options: { errorType?: string; headers?: Record<string, string> } = {},
-): void {
-  const error = { type: options.errorType ?? errorTypeFor(status), message };
-  sendJson(res, status, { type: "error", error, request_id: randomId("req_") }, options.headers);
+/** Writes `{type:"error", error:{type, message}, request_id}` with `status` (the error type the API gives it unless `errorType`). */
+export function sendApiError(res: ServerResponse, status: number, message: string, options: { errorType?: string; headers?: Record<string, string> } = {}): void {
+  const type = options.errorType ?? ERROR_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error");
+  sendJson(res, status, { type: "error", error: { type, message }, request_id: randomId("req_") }, options.headers);
 }
 
-/** How one stream is played: the pause between events, pauses at given points, and where it is cut. */
+/** How one stream is played: the pause before each event after the first, pauses once `afterEvents` are written, and a cut. */
 export interface StreamPlan {
-  /** Wait before each event after the first. */
   eventDelayMs: number;
-  /** Wait `delayMs` once `afterEvents` events are written. */
   pauses: Array<{ afterEvents: number; delayMs: number }>;
   /** After `afterEvents` events: send `event: error` with `error` and end, or, without `error`, destroy the socket. */
   cut?: { afterEvents: number; error?: { type: string; message: string } };
 }
 
 function startSse(res: ServerResponse, flush: boolean): void {
-  res.writeHead(200, {
-    "content-type": "text/event-stream; charset=utf-8",
-    "cache-control": "no-cache",
-    "request-id": randomId("req_"),
-  });
+  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "request-id": randomId("req_") });
   if (flush) res.flushHeaders();
-}
-
-/** Resolves once the chunk is handed to the socket, so a cut that follows never loses it. */
-function write(res: ServerResponse, chunk: string): Promise<void> {
-  return new Promise((resolve) => res.write(chunk, () => resolve()));
-}
-
-async function pauseAt(plan: StreamPlan, written: number, signal: AbortSignal): Promise<void> {
-  for (const pause of plan.pauses) if (pause.afterEvents === written) await sleep(pause.delayMs, signal);
 }
 
 /** Streams `events` per `plan`; stops quietly when `signal` aborts (client gone or server closing). */
 export async function sendStream(res: ServerResponse, events: SseEvent[], plan: StreamPlan, signal: AbortSignal): Promise<void> {
   if (res.destroyed || signal.aborted) return;
   if (plan.eventDelayMs <= 0 && plan.pauses.length === 0 && !plan.cut) {
-    // Nothing to wait for: head and events go in one write, as a server sends what it has at once,
-    // instead of a write (and a wake-up of the client) per event.
+    // Nothing to wait for: head and events in one write, as a server sends what it has, not a write (and a client wake-up) per event.
     startSse(res, false);
-    res.end(events.map(formatSse).join(""));
-    return;
+    return void res.end(events.map(formatSse).join(""));
   }
   startSse(res, true);
   const cutAt = plan.cut ? Math.min(plan.cut.afterEvents, events.length) : Infinity;
   for (let i = 0; i <= events.length; i++) {
-    await pauseAt(plan, i, signal);
+    for (const pause of plan.pauses) if (pause.afterEvents === i) await sleep(pause.delayMs, signal);
     if (signal.aborted || res.destroyed) return;
-    if (i === cutAt) return cutStream(res, plan.cut?.error);
+    if (i === cutAt) {
+      const error = plan.cut?.error;
+      return void (error ? res.end(formatSse({ event: "error", data: { type: "error", error, request_id: randomId("req_") } })) : res.destroy());
+    }
     const event = events[i];
     if (!event) break;
     if (i > 0) await sleep(plan.eventDelayMs, signal);
     if (signal.aborted || res.destroyed) return;
-    await write(res, formatSse(event));
+    // Resolves once the chunk is handed to the socket, so a cut that follows never loses it.
+    await new Promise<void>((resolve) => res.write(formatSse(event), () => resolve()));
   }
   res.end();
-}
-
-function cutStream(res: ServerResponse, error: { type: string; message: string } | undefined): void {
-  if (!error) {
-    res.destroy();
-    return;
-  }
-  res.end(formatSse({ event: "error", data: { type: "error", error, request_id: randomId("req_") } }));
 }
 
 /** A 200 whose body is not what the client expects: broken JSON, or a broken SSE frame when streaming. */
@@ -132,9 +86,73 @@ export function sendMalformed(res: ServerResponse, stream: boolean): void {
   if (res.destroyed || res.headersSent) return;
   if (stream) {
     startSse(res, true);
-    res.end("event: message_start\ndata: {\"type\":\"message_start\",\"message\":\n\n");
-    return;
+    return void res.end('event: message_start\ndata: {"type":"message_start","message":\n\n');
   }
   res.writeHead(200, { "content-type": "application/json", "request-id": randomId("req_") });
   res.end("<html>scripted model: malformed body</html>");
+}
+
+/** One server-sent event: its name and JSON payload. */
+export type SseEvent = { event: string; data: Record<string, unknown> };
+
+const MAX_CHUNK_CHARS = 16;
+
+/** The wire form: `event: <name>\ndata: <json>\n\n`. */
+export function formatSse(event: SseEvent): string {
+  return `event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
+}
+
+/** Text in pieces of whole code points: at least three when it has three or more, none longer than MAX_CHUNK_CHARS. */
+function chunkText(text: string): string[] {
+  const points = Array.from(text);
+  const size = Math.max(1, Math.min(MAX_CHUNK_CHARS, Math.floor(points.length / 3)));
+  const chunks: string[] = [];
+  for (let i = 0; i < points.length; i += size) chunks.push(points.slice(i, i + size).join(""));
+  return chunks;
+}
+
+function blockEvents(block: Record<string, unknown>, index: number): SseEvent[] {
+  const delta = (d: Record<string, unknown>): SseEvent => ({ event: "content_block_delta", data: { type: "content_block_delta", index, delta: d } });
+  let start = block;
+  let deltas: SseEvent[] = [];
+  if (block.type === "text" && typeof block.text === "string") {
+    // Citations come first, one citations_delta each, before the text they cite.
+    const citations = Array.isArray(block.citations) ? (block.citations as unknown[]) : undefined;
+    start = citations ? { ...block, text: "", citations: [] } : { ...block, text: "" };
+    deltas = [...(citations ?? []).map((citation) => delta({ type: "citations_delta", citation })), ...chunkText(block.text).map((text) => delta({ type: "text_delta", text }))];
+  } else if ((block.type === "tool_use" || block.type === "server_tool_use") && block.input !== undefined) {
+    start = { ...block, input: {} };
+    deltas = chunkText(JSON.stringify(block.input)).map((partial_json) => delta({ type: "input_json_delta", partial_json }));
+  } else if (block.type === "thinking" && typeof block.thinking === "string") {
+    start = { ...block, thinking: "", signature: "" };
+    deltas = chunkText(block.thinking).map((thinking) => delta({ type: "thinking_delta", thinking }));
+    deltas.push(delta({ type: "signature_delta", signature: String(block.signature ?? "") }));
+  }
+  return [
+    { event: "content_block_start", data: { type: "content_block_start", index, content_block: start } },
+    ...deltas,
+    { event: "content_block_stop", data: { type: "content_block_stop", index } },
+  ];
+}
+
+/**
+ * The events the API streams for `message`: `message_start` (empty content, the input usage), one `ping`, then per
+ * block `content_block_start`, its deltas and `content_block_stop`, then `message_delta` (stop reason, final usage with
+ * the thinking and server tool details when present) and `message_stop`. Thinking streams as thinking_deltas and one
+ * signature_delta; tool inputs (server tools' too) as input_json_deltas; citations as citations_deltas before the text;
+ * other blocks (redacted thinking, server tool results) whole in `content_block_start`.
+ */
+export function messageEvents(message: ScriptedMessage): SseEvent[] {
+  const { output_tokens_details, server_tool_use, ...startUsage } = message.usage;
+  const started = { ...message, content: [], stop_reason: null, stop_sequence: null, usage: { ...startUsage, output_tokens: Math.min(1, startUsage.output_tokens) } };
+  const { input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens } = message.usage;
+  const details = { ...(output_tokens_details && { output_tokens_details }), ...(server_tool_use && { server_tool_use }) };
+  const usage = { input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens, ...details };
+  return [
+    { event: "message_start", data: { type: "message_start", message: started } },
+    { event: "ping", data: { type: "ping" } },
+    ...message.content.flatMap((block, index) => blockEvents(isRecord(block) ? block : {}, index)),
+    { event: "message_delta", data: { type: "message_delta", delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence, stop_details: null }, usage } },
+    { event: "message_stop", data: { type: "message_stop" } },
+  ];
 }

@@ -1,33 +1,20 @@
 // The HTTP server: listening, reading and recording requests, routing, and closing every connection.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
-import { answerRequest, type AnswerContext } from "./answer.js";
+import type { AddressInfo, Socket } from "node:net";
+import { answerRequest, RuleBook, type AnswerContext } from "./answer.js";
 import { countInputTokens, PromptCache } from "./cache.js";
-import { IssuedLedger } from "./issued.js";
 import { sendApiError, sendJson } from "./respond.js";
-import { RuleBook } from "./rules.js";
+import { IssuedLedger } from "./thinking.js";
 import type { RecordedRequest, RequestBody, Rule, ScriptedModel, ScriptedModelOptions } from "./types.js";
 import { validateRequest } from "./validate.js";
 
-interface Records {
-  requests: RecordedRequest[];
-  rejected: RecordedRequest[];
-  unmatched: RecordedRequest[];
-  tokenCounts: RecordedRequest[];
-}
+type Records = Pick<ScriptedModel, "requests" | "rejected" | "unmatched" | "tokenCounts">;
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
-
-function parseBody(text: string): { body: RequestBody; error?: string } {
+async function readBody(req: IncomingMessage): Promise<{ body: RequestBody; error?: string }> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
   try {
-    const value: unknown = JSON.parse(text);
+    const value: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
     if (typeof value === "object" && value !== null && !Array.isArray(value)) return { body: value as RequestBody };
     return { body: {}, error: "request body must be a JSON object" };
   } catch (error) {
@@ -35,17 +22,11 @@ function parseBody(text: string): { body: RequestBody; error?: string } {
   }
 }
 
-function headersOf(req: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return headers;
-}
-
 async function record(req: IncomingMessage, path: string, ctx: AnswerContext): Promise<RecordedRequest> {
-  const parsed = parseBody(await readBody(req));
-  const recorded: RecordedRequest = { path, headers: headersOf(req), body: parsed.body, stream: parsed.body.stream === true };
+  const parsed = await readBody(req);
+  const given = Object.entries(req.headers).filter((entry): entry is [string, string | string[]] => entry[1] !== undefined);
+  const headers = Object.fromEntries(given.map(([name, value]) => [name, Array.isArray(value) ? value.join(", ") : value]));
+  const recorded: RecordedRequest = { path, headers, body: parsed.body, stream: parsed.body.stream === true };
   const options = { countTokens: path.endsWith("/count_tokens"), issuedThinking: ctx.issued.lookup, serverTools: ctx.serverTools };
   const error = parsed.error ?? validateRequest(parsed.body, options) ?? promptTooLong(parsed.body, ctx.contextWindow);
   if (error !== null) recorded.error = error;
@@ -72,15 +53,27 @@ async function route(req: IncomingMessage, res: ServerResponse, ctx: AnswerConte
     return sendJson(res, 200, { input_tokens: countInputTokens(recorded.body) });
   }
   records.requests.push(recorded);
-  if (recorded.error !== undefined) {
-    records.rejected.push(recorded);
-    return sendApiError(res, 400, recorded.error);
-  }
-  await answerRequest(ctx, { req: recorded, res, signal });
+  if (recorded.error === undefined) return answerRequest(ctx, { req: recorded, res, signal });
+  records.rejected.push(recorded);
+  sendApiError(res, 400, recorded.error);
 }
 
-/** Starts the server on 127.0.0.1; see `startScriptedModel` for the contract. */
-export async function startServer(rules: readonly Rule[], options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
+/**
+ * Starts a scripted model on 127.0.0.1 (a free port unless `options.port`); point any Anthropic client at `baseURL`.
+ * It answers `POST /v1/messages` (JSON, or the real SSE event sequence with `"stream": true`) and `POST
+ * /v1/messages/count_tokens`; any other route is a 404 in the API's error shape.
+ *
+ * Each request is first validated like the real API (`validateRequest`): an invalid one is answered 400 and recorded in
+ * `rejected`. A valid one is answered by the first rule that matches and has `times` left, or else with the text
+ * `scripted model: no rule matched "<last user text>"`, recorded in `unmatched`. Usage comes from a simulated prompt
+ * cache (`cacheMinTokens`). Thinking blocks are signed, and a request that sends them back altered, or drops them where
+ * the API requires them, is refused (see `Reply`); server tools (web_search, web_fetch) answer from `Reply.serverTools`
+ * unless `serverTools: false`. A script function (match or reply) that throws is answered 500 with its message and
+ * `x-should-retry: false`.
+ *
+ * Throws a TypeError at once for a rule with neither `reply` nor `fault`. `close()` ends stalled responses and destroys open sockets.
+ */
+export async function startScriptedModel(rules: readonly Rule[], options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
   const records: Records = { requests: [], rejected: [], unmatched: [], tokenCounts: [] };
   const ctx: AnswerContext = {
     book: new RuleBook(rules),
@@ -103,8 +96,7 @@ export async function startServer(rules: readonly Rule[], options: ScriptedModel
       if (!res.writableFinished) abort();
     });
     route(req, res, ctx, records, exchange.signal).catch((error: unknown) => {
-      const message = `scripted model: ${error instanceof Error ? error.message : String(error)}`;
-      sendApiError(res, 500, message, { headers: { "x-should-retry": "false" } });
+      sendApiError(res, 500, `scripted model: ${error instanceof Error ? error.message : String(error)}`, { headers: { "x-should-retry": "false" } });
     });
   });
   server.on("connection", (socket) => {
@@ -115,11 +107,9 @@ export async function startServer(rules: readonly Rule[], options: ScriptedModel
     server.once("error", reject);
     server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
   });
-  const address = server.address();
-  const port = typeof address === "object" && address !== null ? address.port : 0;
   let closed: Promise<void> | undefined;
   return {
-    baseURL: `http://127.0.0.1:${port}`,
+    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     ...records,
     close() {
       closed ??= new Promise<void>((resolve) => {

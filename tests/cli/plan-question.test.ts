@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { approvalQuestion } from "../../src/cli/approval-question.js";
-import { planQuestion } from "../../src/cli/plan-question.js";
+import { approvalQuestion, planQuestion } from "../../src/cli/approval-question.js";
 
 const request = (plan: string, agent?: string) => ({
   tool: "exit_plan_mode",

@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readLastRunKey, LAST_RUN_FILE } from "../../src/cli/run-session.js";
+import { readLastRunKey, LAST_RUN_FILE } from "../../src/cli/run.js";
 import { MCP_CONFIG_FILE, readMcpConfig } from "../../src/mcp/config.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { loadAgents, SOUL_FILE } from "../../src/runtime/agents.js";
