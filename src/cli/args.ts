@@ -31,6 +31,8 @@ export interface CliArgs {
   outputSchema?: string;
   /** `--database-url URL`: sessions and cron on PostgreSQL (over MINICLAW_DATABASE_URL). */
   databaseUrl?: string;
+  /** `--sandbox off|on|auto`: the OS sandbox of commands (over MINICLAW_SANDBOX and settings.json). */
+  sandbox?: "off" | "on" | "auto";
 }
 
 const COMMANDS = new Set(["run", "cron", "sessions", "mcp", "steer", "db", "demo", "init", "help"]);
@@ -79,12 +81,16 @@ Options:
                             agent's max_iterations; REPL, run, cron)
   --database-url URL        sessions and cron on PostgreSQL (env MINICLAW_DATABASE_URL;
                             schema from MINICLAW_DATABASE_SCHEMA, default miniclaw)
+  --sandbox MODE            on | auto | off: commands run under bubblewrap where it works
+                            (on, the default); auto also runs a command the gate cannot
+                            prove read-only unasked, confined to the working folder with no
+                            network (env MINICLAW_SANDBOX, or "sandbox" in settings.json)
   -h, --help                this text
   -v, --version             the version`;
 
 const OPTIONS = {
   workspace: { type: "string" }, model: { type: "string" }, agent: { type: "string" }, session: { type: "string" }, "permission-mode": { type: "string" },
-  thinking: { type: "string" }, effort: { type: "string" }, "max-iterations": { type: "string" }, "output-schema": { type: "string" }, "database-url": { type: "string" },
+  thinking: { type: "string" }, effort: { type: "string" }, "max-iterations": { type: "string" }, "output-schema": { type: "string" }, "database-url": { type: "string" }, sandbox: { type: "string" },
   continue: { type: "boolean", short: "c", default: false }, all: { type: "boolean", default: false }, force: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false }, version: { type: "boolean", short: "v", default: false },
 } as const;
@@ -96,6 +102,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
   const { values, positionals } = readArgv(argv);
   const mode = values["permission-mode"];
   if (mode !== undefined && !(PERMISSION_MODES as readonly string[]).includes(mode)) throw new ConfigError(`--permission-mode must be one of: ${MODES.join(", ")}`);
+  if (values.sandbox !== undefined && !["off", "on", "auto"].includes(values.sandbox)) throw new ConfigError("--sandbox must be one of: on, auto, off");
   const first = positionals[0];
   if (values.help && first === "steer") return { command: "help", helpFor: "steer", words: [], all: false, continueLast: false, force: false };
   const command = values.help ? "help" : values.version ? "version" : first && COMMANDS.has(first) ? first : "repl";
@@ -120,6 +127,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
       maxIterations: values["max-iterations"] === undefined ? undefined : checked("--max-iterations", parseMaxIterations(values["max-iterations"])),
       outputSchema: values["output-schema"],
       databaseUrl: values["database-url"],
+      sandbox: values.sandbox as CliArgs["sandbox"],
     }),
   };
 }

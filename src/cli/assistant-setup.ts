@@ -6,6 +6,7 @@ import type { McpHub } from "../mcp/hub.js";
 import { openSessions, type OpenedSessions } from "./backends.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
+import { sandboxOf } from "./settings.js";
 
 /** An assistant with what the command line plugged into it. */
 export interface CliAssistant {
@@ -23,11 +24,15 @@ export interface CliAssistant {
  */
 export async function openCliAssistant(args: CliArgs, io: CliIo, options: AssistantOptions): Promise<CliAssistant> {
   const warn = options.onWarning ?? (() => {});
+  const sandbox = await sandboxOf(args, io, options.workspace);
   const mcp = existsSync(join(options.workspace, "mcp.json")) ? await (await import("../mcp/index.js")).openMcpHub(options.workspace, io.env, warn) : undefined;
   let opened: OpenedSessions | undefined;
   try {
     opened = await openSessions(args, io, options.workspace, { onWarning: warn, ...(options.clock && { clock: options.clock }) });
-    const assistant = await openAssistant({ ...options, store: opened.sessions, toolSources: [...(options.toolSources ?? []), ...(mcp ? [mcp] : [])] });
+    const shell = sandbox === undefined ? {} : { shell: { sandbox } };
+    const assistant = await openAssistant({ ...options, ...shell, store: opened.sessions, toolSources: [...(options.toolSources ?? []), ...(mcp ? [mcp] : [])] });
+    // Said once, when bubblewrap has been probed (a short run, not waited for): commands then run unsandboxed.
+    void assistant.runtime.notices().then((lines) => lines.forEach(warn));
     const sessions = opened;
     return {
       assistant,

@@ -11,6 +11,7 @@ import { openCron, type OpenedCron } from "./backends.js";
 import { checkJobAgents, describeNext, describePause, listJobs, listRuns, printRun, warner } from "./cron-list.js";
 import type { CliIo } from "./io.js";
 import { describeEvent } from "./render.js";
+import { sandboxOf } from "./settings.js";
 import { openWorkspace } from "./setup.js";
 import { visibleText } from "./visible-text.js";
 
@@ -156,6 +157,7 @@ async function runOneJob({ workspace, runJob, jobs, backend }: Prepared, io: Cli
 async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
   const { workspace, client } = await openWorkspace(args, io);
   const jobs = await loadCronJobs(workspace);
+  const sandbox = await sandboxOf(args, io, workspace);
   const warn = warner(io);
   checkJobAgents(workspace, jobs, await loadAgents(workspace, { onWarning: warn }), args.agent);
   const backend = await openCron(args, io, workspace, { onWarning: warn });
@@ -173,6 +175,7 @@ async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
       onWarning: warn,
       toolSources: mcp ? [mcp] : [],
       turn: turnFlags(args),
+      ...(sandbox !== undefined && { shell: { sandbox } }),
       ...(args.model !== undefined && { model: args.model }),
       ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }),
     },
