@@ -1,5 +1,8 @@
-// Processes as Linux shows them: whether one exists, and the fields of /proc/<pid>/stat.
+// Processes as Linux shows them: whether one exists, when it started, and the fields of /proc/<pid>/stat.
 import { readFileSync } from "node:fs";
+
+/** Linux clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on every mainstream build). */
+const USER_HZ = 100;
 
 /**
  * Whether a process exists (`id`) or a process group has a member (`-pgid`): `kill(id, 0)` signals
@@ -27,6 +30,21 @@ export function procStatFields(pid: number | "self"): string[] | undefined {
     return undefined;
   }
   return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/**
+ * Whether the process now holding `pid` started after `ts` (ms since the epoch): a pid reused since.
+ * False where that cannot be read (not Linux, no such process).
+ */
+export function startedAfter(pid: number, ts: number): boolean {
+  try {
+    const startTicks = Number(procStatFields(pid)?.[19]);
+    const bootSeconds = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
+    if (!Number.isFinite(startTicks) || !Number.isFinite(bootSeconds)) return false;
+    return bootSeconds * 1000 + (startTicks / USER_HZ) * 1000 > ts;
+  } catch {
+    return false;
+  }
 }
 
 /** Sends `signal` to every process of a process group; a group already gone is no error. */

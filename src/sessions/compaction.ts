@@ -25,15 +25,10 @@ export interface CompactionPlan {
 }
 
 /**
- * Plans a compaction of `records` (a loaded session's `records`). The kept tail
- * holds about `keepTokens` and starts at a plain user text message (a user message
- * without tool_result), so no tool_use/tool_result pair is split and the first
- * kept message can carry the summary. The cut is the first such message after the
- * point where the tail reaches `keepTokens` (keeping a little less), or failing that
- * the last one at or before it (keeping more). Synthetic records are never
- * cut points (some exist only in memory). Returns null when no cut point exists
- * after the first record, e.g. one long turn of tool calls: nothing can be
- * summarized without splitting it. Pure.
+ * Plans a compaction of a loaded session's `records`. The kept tail holds about `keepTokens` and starts at a plain user
+ * message (no tool_result), so no tool_use/tool_result pair is split and the first kept message can carry the summary;
+ * synthetic records (some exist only in memory) are never cut points. Returns null when no cut point exists after the
+ * first record (one long turn of tool calls, say). Pure.
  */
 export function planCompaction(records: MessageRecord[], options: { keepTokens: number }): CompactionPlan | null {
   const tokens = records.map((record) => estimateTokens(record.message));
@@ -66,15 +61,10 @@ export function planCompaction(records: MessageRecord[], options: { keepTokens: 
 }
 
 /**
- * The compaction record to append once the model has written `summary` for
- * `plan`. `tokensBefore` is the context size that triggered it; `skills` names
- * the skills loaded before the cut so the model can load them again.
+ * The compaction record to append once the model has written `summary` for `plan`. `tokensBefore` is the context size
+ * that triggered it; `skills` names the skills loaded before the cut so the model can load them again.
  */
-export function compactionRecordFor(
-  plan: CompactionPlan,
-  summary: string,
-  meta: { ts: number; tokensBefore: number; skills?: string[] },
-): CompactionRecord {
+export function compactionRecordFor(plan: CompactionPlan, summary: string, meta: { ts: number; tokensBefore: number; skills?: string[] }): CompactionRecord {
   return {
     type: "compaction",
     id: newRecordId(),

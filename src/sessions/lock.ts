@@ -2,22 +2,10 @@
 import type { Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
 import { acquireFileLock, isFileLockHeld } from "../fs/file-lock.js";
-
-/** Options of `acquireSessionLock`. */
-export interface AcquireOptions {
-  /** Used in the "session busy" message. */
-  key: string;
-  timeoutMs: number;
-  clock: Clock;
-}
+import type { LoadMode } from "./session-view.js";
 
 /** Lock paths held by this process whose session has been written since the lock was taken. */
 const written = new Set<string>();
-
-/** True while this process holds the lock file at `lockPath`. */
-export function isLockHeld(lockPath: string): boolean {
-  return isFileLockHeld(lockPath);
-}
 
 /** Notes that the session of `lockPath` was written to; counts only while this process holds its lock. */
 export function noteWrite(lockPath: string): void {
@@ -25,29 +13,21 @@ export function noteWrite(lockPath: string): void {
 }
 
 /**
- * True when this process holds the lock of `lockPath` and has written to the
- * session since taking it: a turn is under way, so the end of the file is that
- * turn's own state, not the remains of an interrupted one.
+ * The load mode when the caller names none: `read` without the lock; with it, `in-turn` once this process has
+ * written (a turn is under way, so the end of the file is its own state), else `turn-start`.
  */
-export function hasWrittenUnderLock(lockPath: string): boolean {
-  return isFileLockHeld(lockPath) && written.has(lockPath);
+export function defaultLoadMode(lockPath: string): LoadMode {
+  if (!isFileLockHeld(lockPath)) return "read";
+  return written.has(lockPath) ? "in-turn" : "turn-start";
 }
 
 /**
- * Takes the session's lock (see `acquireFileLock`: in-process queue, then the lock
- * file, a dead owner's taken over at once), at most `timeoutMs` in all; resolves to
- * an idempotent release function. Throws SessionError("session busy: <key> ...")
- * naming the holder when the wait runs out.
+ * Takes the session's lock (see `acquireFileLock`) within `timeoutMs`; resolves to an idempotent release.
+ * Throws SessionError("session busy: <key> ...") naming the holder when the wait runs out.
  */
-export async function acquireSessionLock(lockPath: string, options: AcquireOptions): Promise<() => Promise<void>> {
-  const release = await acquireFileLock(lockPath, {
-    timeoutMs: options.timeoutMs,
-    clock: options.clock,
-    label: "session",
-    subject: options.key,
-    inProcessHolder: "another turn",
-    makeError: (message, cause) => new SessionError(message, cause === undefined ? undefined : { cause }),
-  });
+export async function acquireSessionLock(lockPath: string, key: string, timeoutMs: number, clock: Clock): Promise<() => Promise<void>> {
+  const makeError = (message: string, cause?: unknown): Error => new SessionError(message, cause === undefined ? undefined : { cause });
+  const release = await acquireFileLock(lockPath, { timeoutMs, clock, label: "session", subject: key, inProcessHolder: "another turn", makeError });
   written.delete(lockPath);
   let released = false;
   return async () => {

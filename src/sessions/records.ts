@@ -13,6 +13,8 @@ const usageSchema = z.object({
   webFetchRequests: z.number().exactOptional(),
 });
 
+const permissionMode = z.enum(["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]);
+
 const messageSchema = z.object({
   role: z.enum(["user", "assistant"]),
   content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]),
@@ -38,10 +40,7 @@ export const messageRecord = z.object({
   ts: z.number(),
   message: messageSchema,
   usage: usageSchema.optional(),
-  /**
-   * Usage of responses of this turn that were not stored (a tool call cut off by
-   * max_tokens and retried, an empty reply), so the file alone still sums the cost.
-   */
+  /** Usage of responses of this turn not stored (a tool call cut off by max_tokens and retried, an empty reply), so the file alone sums the cost. */
   discardedUsage: usageSchema.optional(),
   model: z.string().optional(),
   stopReason: z.string().optional(),
@@ -51,10 +50,7 @@ export const messageRecord = z.object({
   steerIds: z.array(z.string()).optional(),
 });
 
-/**
- * A compaction: `summary` stands for every message before `firstKeptId`. Loading
- * starts from the last such record; the older lines stay in the file.
- */
+/** A compaction: `summary` stands for every message before `firstKeptId`. Loading starts from the last one; older lines stay. */
 export const compactionRecord = z.object({
   type: z.literal("compaction"),
   id: z.string(),
@@ -69,7 +65,7 @@ export const compactionRecord = z.object({
   usage: usageSchema.optional(),
   model: z.string().optional(),
   /** The permission mode recorded before the cut, so a load from here on still knows it. */
-  mode: z.enum(["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]).optional(),
+  mode: permissionMode.optional(),
 });
 
 /** A structured answer of a turn (the `output` option), validated, after the assistant message it was read from. */
@@ -87,11 +83,9 @@ export const modeRecord = z.object({
   type: z.literal("mode"),
   id: z.string(),
   ts: z.number(),
-  mode: z.enum(["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]),
+  mode: permissionMode,
   by: z.enum(["user", "exit_plan_mode"]),
 });
-
-export const sessionRecord = z.discriminatedUnion("type", [headerRecord, messageRecord, compactionRecord, outputRecord, modeRecord]);
 
 export type HeaderRecord = z.infer<typeof headerRecord>;
 export type MessageRecord = Omit<z.infer<typeof messageRecord>, "message"> & { message: MessageParam };

@@ -27,37 +27,25 @@ export interface RegionWarning {
   message: string;
 }
 
-/** What `parseRegion` returns: LoadRegion's records, with warnings still relative to the region. */
-export type ParsedRegion = Omit<LoadRegion, "warnings"> & { warnings: RegionWarning[] };
+type RegionContext = { header?: HeaderRecord | undefined; compaction?: CompactionRecord | undefined };
 
 /** The type mark every compaction line contains; searched for from the end of the file. */
 export const COMPACTION_MARK = '"compaction"';
 
-/**
- * Parses every line of a file, in order, skipping blank ones. Each torn or
- * corrupt line is skipped and reported in `warnings` as `<file>:<line>: ...`.
- */
+/** Parses every line of a file, in order; each torn or corrupt line is skipped and reported as `<file>:<line>: ...`. */
 export function parseAllRecords(text: string, file: string): { records: SessionRecord[]; warnings: string[] } {
   const parsed = parseLines(text);
   return { records: parsed.records, warnings: formatWarnings(parsed.warnings, 0, file) };
 }
 
-/**
- * Parses the text of a load region (from the first kept message, or the first
- * message, to the end of the file): message records in order, which of them come
- * after `compaction`'s own line, the latest ts. Damaged lines are skipped and
- * reported with their line number in the region.
- */
-export function parseRegion(text: string, context: { header?: HeaderRecord | undefined; compaction?: CompactionRecord | undefined }): ParsedRegion {
+/** Parses the text of a load region (from the first kept message to the end of the file); warnings are numbered within the region. */
+export function parseRegion(text: string, context: RegionContext): Omit<LoadRegion, "warnings"> & { warnings: RegionWarning[] } {
   const { records, warnings } = parseLines(text);
   return { ...regionOfRecords(records, context), warnings };
 }
 
-/**
- * The region of records already read (from the first kept message on, in order): what
- * `parseRegion` builds from text, for a store that keeps records rather than lines.
- */
-export function regionOfRecords(all: readonly SessionRecord[], context: { header?: HeaderRecord | undefined; compaction?: CompactionRecord | undefined }): Omit<LoadRegion, "warnings"> {
+/** The region of records already read (from the first kept message on, in order), for a store that keeps records rather than lines. */
+export function regionOfRecords(all: readonly SessionRecord[], context: RegionContext): Omit<LoadRegion, "warnings"> {
   const { header, compaction } = context;
   const records: MessageRecord[] = [];
   const outputs: OutputRecord[] = [];
@@ -101,17 +89,13 @@ export function formatWarnings(warnings: RegionWarning[], base: number, file: st
   return warnings.map((warning) => `${file}:${base + warning.line}: ${warning.message}`);
 }
 
-function lineEnd(text: string, at: number): number {
-  const end = text.indexOf("\n", at);
-  return end < 0 ? text.length : end;
-}
-
 /** Parses each line in order; a line without a final newline that fails to parse is reported as torn. */
 function parseLines(text: string): { records: SessionRecord[]; warnings: RegionWarning[] } {
   const records: SessionRecord[] = [];
   const warnings: RegionWarning[] = [];
   for (let start = 0, line = 1; start < text.length; line++) {
-    const end = lineEnd(text, start);
+    const newline = text.indexOf("\n", start);
+    const end = newline < 0 ? text.length : newline;
     const content = text.slice(start, end);
     if (content.trim() !== "") {
       const parsed = parseRecordLine(content);

@@ -7,10 +7,8 @@ import { buildSessionView, type LoadedSession } from "./session-view.js";
 import type { SessionStorage } from "./store.js";
 
 /**
- * A session held for one turn. Its `session` is the API view, kept current in
- * memory as messages are appended and compactions made, built by the same repair
- * a load uses: it equals what a reload of the file would give, so requests are
- * byte-identical whether a conversation runs in one process or across restarts.
+ * A session held for one turn. Its `session` is the API view, kept current in memory by the same repair a load uses:
+ * it equals a reload of the file, so requests are byte-identical whether a conversation runs in one process or across restarts.
  */
 export interface SessionHandle {
   readonly key: string;
@@ -18,11 +16,7 @@ export interface SessionHandle {
   readonly session: LoadedSession;
   /** Every tool_use id of the history, so a new response's ids can be made unique. */
   readonly toolUseIds: ReadonlySet<string>;
-  /**
-   * Writes one message to the file (the header first when the session is new),
-   * then adds it to the view: what the model sees is always on disk. Throws
-   * SessionError when the write fails; the view is then unchanged.
-   */
+  /** Writes one message to the file (the header first when new), then adds it to the view. Throws SessionError; the view is then unchanged. */
   append(message: MessageParam, extra?: Partial<Omit<MessageRecord, "type" | "message">>): Promise<void>;
   /** Appends the structured answer read from the last assistant message; the view is unchanged. Throws SessionError. */
   appendOutput(output: unknown): Promise<void>;
@@ -43,9 +37,8 @@ export type OpenResult =
   | { status: "unreadable"; error: string };
 
 /**
- * Locks the session (waiting for a turn of it that runs elsewhere, unless `signal`
- * aborts first) and loads it, closing a crashed turn's end in the file. Throws
- * SessionError only when the session stays busy past the store's wait.
+ * Locks the session (waiting for a turn of it that runs elsewhere, unless `signal` aborts first) and loads it, closing
+ * a crashed turn's end in the file. Throws SessionError only when the session stays busy past the store's wait.
  */
 export async function openSession(
   store: SessionStorage,
@@ -89,9 +82,7 @@ class OpenSession implements SessionHandle {
   async append(message: MessageParam, extra: Partial<Omit<MessageRecord, "type" | "message">> = {}): Promise<void> {
     const ts = this.clock.now();
     const record: MessageRecord = { type: "message", id: newRecordId(), ts, ...extra, message };
-    const header: SessionRecord[] = this.exists ? [] : [this.header(ts)];
-    await this.store.append(this.key, [...header, record]);
-    this.exists = true;
+    await this.write(ts, record);
     for (const added of this.repair.add(record)) {
       this.session.records.push(added);
       this.session.messages.push(added.message);
@@ -107,9 +98,7 @@ class OpenSession implements SessionHandle {
 
   async appendMode(mode: ModeRecord["mode"], by: ModeRecord["by"]): Promise<void> {
     const ts = this.clock.now();
-    const header: SessionRecord[] = this.exists ? [] : [this.header(ts)];
-    await this.store.append(this.key, [...header, { type: "mode", id: newRecordId(), ts, mode, by }]);
-    this.exists = true;
+    await this.write(ts, { type: "mode", id: newRecordId(), ts, mode, by });
     this.session.mode = mode;
   }
 
@@ -125,8 +114,11 @@ class OpenSession implements SessionHandle {
     await this.unlock().catch(() => undefined);
   }
 
-  private header(ts: number): SessionRecord {
-    return { ...headerRecordFor(this.key, this.agentId, ts), ...(this.parent && { parent: this.parent }) };
+  /** Appends one record, the header first when the session is new. */
+  private async write(ts: number, record: SessionRecord): Promise<void> {
+    const header = (): SessionRecord => ({ ...headerRecordFor(this.key, this.agentId, ts), ...(this.parent && { parent: this.parent }) });
+    await this.store.append(this.key, this.exists ? [record] : [header(), record]);
+    this.exists = true;
   }
 
   /** The view of `records` after `compaction`, as a load of the file would build it. */

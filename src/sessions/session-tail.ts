@@ -1,5 +1,4 @@
-// Reading only the tail of a session file that loading needs, so a long-lived, compacted session loads in time
-// proportional to what it keeps, not to everything it ever said.
+// Reading only the tail of a session file that loading needs: a compacted session loads in time proportional to what it keeps.
 import { closeSync, readSync } from "node:fs";
 import { openRegularSync } from "../fs/regular-file.js";
 import { parseRecordLine } from "./line-parse.js";
@@ -11,17 +10,11 @@ const FIRST_CHUNK_BYTES = 256 * 1024;
 const NEWLINE = 0x0a;
 
 /**
- * Reads a session file's load region (see `readLoadRegion`, which it matches)
- * reading backwards from the end: the last compaction line, then its first kept
- * message, then only the bytes from there on are decoded and parsed. A file never
- * compacted is read whole. Line numbers in warnings are counted only when there
- * are warnings. Resolves to undefined when the file does not exist; rejects when
- * it is not a regular file. `chunkBytes` (the first read from the end) exists for tests.
- *
- * The reads are synchronous: a turn starts by loading its session, and each trip through
- * libuv's thread pool would cost it about 0.3 ms of waiting; decoding what was read
- * blocks the event loop far longer than reading it. Opened without blocking, so a FIFO
- * in the file's place is refused instead of hanging the process.
+ * Reads a session file's load region backwards from the end: the last compaction line, then its first kept message,
+ * then only the bytes from there on are decoded and parsed (a file never compacted is read whole). Line numbers in
+ * warnings are counted only when there are warnings. Resolves to undefined when the file does not exist; rejects when
+ * it is not a regular file. `chunkBytes` (the first read from the end) exists for tests. The reads are synchronous:
+ * decoding blocks the event loop far longer than reading, and each trip through the thread pool costs ~0.3 ms.
  */
 export async function readLoadRegionFromFile(file: string, options: { chunkBytes?: number } = {}): Promise<LoadRegion | undefined> {
   let opened: { fd: number; size: number };
@@ -81,10 +74,7 @@ class TailBuffer {
     while (this.start > offset && this.grow());
   }
 
-  /**
-   * The last whole line ending before file offset `before` that contains `needle`
-   * and whose record `accept` takes; candidates that fail are passed over silently.
-   */
+  /** The last whole line ending before file offset `before` that contains `needle` and whose record `accept` takes. */
   findLastLine<T>(needle: string, before: number, accept: (record: SessionRecord) => T | undefined): { start: number; end: number; record: T } | undefined {
     const bytes = Buffer.from(needle, "utf8");
     for (let limit = before; limit >= bytes.length; ) {

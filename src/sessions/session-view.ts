@@ -13,27 +13,19 @@ export interface LoadedSession {
   exists: boolean;
   agentId?: string;
   /**
-   * Messages to send, valid for the API: they start with a user message (the
-   * summary first when compacted), roles alternate, every tool_use is answered in
-   * the next message. How they end depends on the load mode (see LoadOptions):
-   * between turns, with an assistant message asking for no tool, so the caller
-   * appends the next user message as is; during a turn, as the turn wrote them.
+   * Messages to send, valid for the API: a user message first (the summary first when compacted), roles alternating,
+   * every tool_use answered in the next message. Their end depends on the load mode (see LoadMode).
    */
   messages: MessageParam[];
   /**
-   * The message records behind `messages`: `messages[i + messageOffset]` is built
-   * from `records[i]`. Repairs appear as records with `synthetic: true`. When the
-   * summary is merged into the first kept user message, `messages[0]` carries it
-   * in front of `records[0].message`'s content.
+   * The message records behind `messages`: `messages[i + messageOffset]` is built from `records[i]`; repairs are
+   * records with `synthetic: true`. A summary merged into the first kept user message stands in front of its content.
    */
   records: MessageRecord[];
   /** 1 when the summary stands as its own first message, else 0. */
   messageOffset: 0 | 1;
   compaction?: CompactionRecord;
-  /**
-   * The usage of the last response written after the last compaction, and the
-   * index in `messages` of that assistant message: what `contextSize` needs.
-   */
+  /** The usage of the last response written after the last compaction, and its index in `messages` (for `contextSize`). */
   lastUsage?: { usage: Usage; index: number };
   /** The structured answers (`output` option) of the loaded part, in order: the last is the latest turn's. */
   outputs?: OutputRecord[];
@@ -49,21 +41,15 @@ export const SUMMARY_PREFIX = "The conversation before this point was compacted.
 export const SUMMARY_SUFFIX = "\n</summary>";
 
 /**
- * Builds the loaded view of a region (pure) and returns the synthetic tail
- * records the store should append so the file itself ends validly, and the
- * repair that built it, to which later records of the session can be added.
+ * Builds the loaded view of a region (pure), the synthetic tail records to append so the file itself ends validly,
+ * and the repair that built it, to which later records of the session can be added.
  */
 export function buildSessionView(
   region: Pick<LoadRegion, "header" | "compaction" | "records" | "afterCompaction" | "warnings" | "outputs" | "mode">,
   base: { key: string; file: string; ts: number; newId: () => string; tail: TailMode },
 ): { session: LoadedSession; tail: MessageRecord[]; repair: HistoryRepair } {
   const { compaction } = region;
-  const repaired = repairMessages(region.records, {
-    afterSummary: compaction !== undefined,
-    tail: base.tail,
-    ts: base.ts,
-    newId: base.newId,
-  });
+  const repaired = repairMessages(region.records, { afterSummary: compaction !== undefined, tail: base.tail, ts: base.ts, newId: base.newId });
   const records = repaired.records;
   let messages = records.map((record) => record.message);
   let messageOffset: 0 | 1 = 0;
@@ -112,15 +98,10 @@ function asBlocks(content: MessageParam["content"]): ContentBlockParam[] {
 
 /**
  * How a load treats the end of the session, where a crash leaves its marks.
- * - `turn-start`: the session is between turns. A trailing tool_use (a crash
- *   mid-tool) gets `is_error` results and a trailing user message (a turn that
- *   never got its reply) a synthetic assistant note "(no reply: ...)"; the store
- *   appends both (`synthetic: true`), so the caller appends the next user
- *   message as is.
- * - `in-turn`: a turn is under way; the end is returned as written (its request
- *   in flight, its tools running), nothing is added.
- * - `read`: a read-only view; a trailing tool_use is answered in memory only and
- *   nothing is written, so a reader never writes into another process's turn.
+ * - `turn-start`: between turns. A trailing tool_use gets `is_error` results and a trailing user message a synthetic
+ *   "(no reply: ...)"; the store appends both, so the caller appends the next user message as is.
+ * - `in-turn`: a turn is under way; the end is returned as written, nothing is added.
+ * - `read`: a trailing tool_use is answered in memory only; a reader never writes into another process's turn.
  */
 export type LoadMode = "turn-start" | "in-turn" | "read";
 

@@ -29,11 +29,8 @@ const SECTIONS = [
 ];
 
 /**
- * The user message text asking the model to summarise `toSummarize`. Tool inputs
- * and results are cut to a few hundred characters each (the model needs what
- * happened, not whole files). With `previousSummary` (a session compacted
- * before), the model is asked to update it with the new messages, keeping what
- * still holds, so nothing from the earlier compactions is lost. Pure.
+ * The user message text asking the model to summarise `toSummarize`, tool inputs and results cut to a few hundred
+ * characters each. With `previousSummary` (compacted before) the model updates it, so nothing earlier is lost. Pure.
  */
 export function buildSummaryRequestText(toSummarize: MessageRecord[], previousSummary?: string): string {
   const transcript = toSummarize.map((record) => renderMessage(record.message)).join("\n\n");
@@ -53,11 +50,9 @@ export function buildSummaryRequestText(toSummarize: MessageRecord[], previousSu
 }
 
 /**
- * Splits the records to summarise into consecutive groups whose transcript holds at
- * most `maxChars` characters each (a single record always fits: its texts are cut to
- * SUMMARY_TEXT_CHARS), so every summary request fits the model's window however long
- * the session grew. The groups are summarised in order, each updating the summary of
- * the ones before. Pure.
+ * Splits the records to summarise into consecutive groups whose transcript holds at most `maxChars` characters (one
+ * record alone always fits: its texts are cut to SUMMARY_TEXT_CHARS), so every summary request fits the window; each
+ * group then updates the summary of the ones before. Pure.
  */
 export function splitForSummary(records: MessageRecord[], maxChars: number): MessageRecord[][] {
   const groups: MessageRecord[][] = [];

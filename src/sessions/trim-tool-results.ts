@@ -2,26 +2,13 @@
 import { cutMiddle, toolResultText } from "../content.js";
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from "../types.js";
 
-/** Options of `trimOldToolResults`. */
-export interface TrimOptions {
-  /** The most recent tool results left untouched, counted in tool_result blocks. */
-  keepRecent: number;
-  /** Results longer than this, in characters, are cut to it. */
-  maxChars: number;
-}
-
 /**
- * Returns `messages` with every tool result except the `keepRecent` newest cut to
- * `maxChars` characters of text, followed by a marker naming how much was cut.
- * Images and documents in old results are kept. New arrays and blocks are made
- * where something changes; the input is not mutated and unchanged messages are
- * returned as the same objects.
- *
- * Each call moves the boundary as results arrive, and changing an old message
- * invalidates the prompt cache from that message on: call it when the context is
- * tight (before resorting to compaction), not on every request.
+ * `messages` with every tool result but the `keepRecent` newest cut to `maxChars` characters of text and a marker
+ * saying how much was cut (images and documents kept). The input is not mutated; unchanged messages are the same
+ * objects. Changing an old message invalidates the prompt cache from there on: call it when the context is tight
+ * (before compacting), not on every request.
  */
-export function trimOldToolResults(messages: MessageParam[], options: TrimOptions): MessageParam[] {
+export function trimOldToolResults(messages: MessageParam[], options: { keepRecent: number; maxChars: number }): MessageParam[] {
   let toKeep = options.keepRecent;
   const out = [...messages];
   for (let i = out.length - 1; i >= 0; i--) {
