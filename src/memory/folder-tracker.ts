@@ -29,18 +29,9 @@ export interface FolderTrackerOptions {
 }
 
 /** Default interval of the full check while a watcher runs. */
-export const FULL_CHECK_INTERVAL_MS = 60_000;
-// Stats run synchronously, several times faster than through the thread pool, in batches
-// between which the event loop turns (10,000 notes: about 50 ms in all).
+const FULL_CHECK_INTERVAL_MS = 60_000;
+// Stats run synchronously, several times faster than through the thread pool, in batches between which the event loop turns.
 const STAT_BATCH = 500;
-
-function stampOf(s: { mtimeMs: number; size: number; ino: number }): FileStamp {
-  return { mtimeMs: s.mtimeMs, size: s.size, ino: s.ino };
-}
-
-function sameStamp(a: FileStamp | undefined, b: FileStamp): boolean {
-  return a !== undefined && a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
-}
 
 /** Runs `fn` over `items` with at most `limit` calls in flight. */
 export async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -52,10 +43,9 @@ export async function forEachLimited<T>(items: readonly T[], limit: number, fn: 
 }
 
 /**
- * Tracks the files of one folder (not its subfolders). A watcher marks the files it hears
- * about; the folder's own mtime reveals files added, renamed or removed; a periodic full
- * stat catches anything both missed. Holds a watcher handle: call `close()` when done
- * (the handle never keeps the process alive).
+ * Tracks the files of one folder (not its subfolders). A watcher marks the files it hears about; the folder's own mtime
+ * reveals files added, renamed or removed; a periodic full stat catches anything both missed. Holds a watcher handle:
+ * call `close()` when done (it never keeps the process alive).
  */
 export class FolderTracker {
   private readonly known = new Map<string, FileStamp>();
@@ -71,10 +61,7 @@ export class FolderTracker {
   // The folder's path with a trailing separator; names from readdir are joined to it as they are.
   private readonly prefix: string;
 
-  constructor(
-    readonly dir: string,
-    private readonly options: FolderTrackerOptions,
-  ) {
+  constructor(readonly dir: string, private readonly options: FolderTrackerOptions) {
     this.now = options.now ?? Date.now;
     this.prefix = join(dir, sep);
     this.watching = options.watch !== false;
@@ -167,10 +154,7 @@ export class FolderTracker {
     return { changed: changes.changed, removed: [...removed, ...changes.removed] };
   }
 
-  /**
-   * Stats the given names. Without `forced` every name that still exists is reported (it was
-   * marked dirty); with it, only names whose stamp moved or that are in that set.
-   */
+  /** Stats the given names: without `forced` reports every name that still exists, with it only those whose stamp moved or in that set. */
   private async restat(names: string[], forced?: Set<string>): Promise<FolderChanges> {
     const changes: FolderChanges = { changed: new Map(), removed: [] };
     for (let from = 0; from < names.length; from += STAT_BATCH) {
@@ -189,8 +173,9 @@ export class FolderTracker {
         if (this.known.delete(name)) changes.removed.push(name);
         continue;
       }
-      if (forced === undefined || forced.has(name) || !sameStamp(this.known.get(name), info)) {
-        const next = stampOf(info);
+      const known = this.known.get(name);
+      if (forced === undefined || forced.has(name) || known?.mtimeMs !== info.mtimeMs || known.size !== info.size || known.ino !== info.ino) {
+        const next = { mtimeMs: info.mtimeMs, size: info.size, ino: info.ino };
         this.known.set(name, next);
         changes.changed.set(name, next);
       }

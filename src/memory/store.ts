@@ -3,11 +3,11 @@ import { readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { MiniclawError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
-import { forEachLimited, FolderTracker, type FileStamp, type FolderChanges, type FolderTrackerOptions } from "./folder-tracker.js";
-import { readIndexFile, writeIndexFile } from "./index-file.js";
-import { fileNameToKey, hasOtherSpellings, keyToFileName, normalizeKey, NOTE_EXTENSION } from "./keys.js";
-import { countTerms, hasStamp, MAX_INDEXED_CHARS, NoteIndex, type IndexData, type IndexHit } from "./search-index.js";
-import { keyText, makeSnippet } from "./terms.js";
+import { forEachLimited, FolderTracker, type FolderTrackerOptions } from "./folder-tracker.js";
+import { changesSince, readIndexFile, writeIndexFile } from "./index-file.js";
+import { fileNameToKey, isNoteFile, noteFileOf } from "./keys.js";
+import { holdsTerms, NoteIndex, type IndexHit } from "./search-index.js";
+import { makeSnippet } from "./terms.js";
 import { RACY_MS } from "../fs/racy.js";
 import { readRegularText } from "../fs/regular-file.js";
 
@@ -43,36 +43,20 @@ export interface MemoryStoreOptions extends Pick<FolderTrackerOptions, "watch" |
   persistMinNotes?: number;
 }
 
-/** Number of search results when no limit is given. */
-export const DEFAULT_SEARCH_LIMIT = 5;
-/** Largest number of search results one call returns. */
-export const MAX_SEARCH_LIMIT = 50;
+/** Search results when no limit is given, and the most one call returns. */
+export const [DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT] = [5, 50];
 const READ_CONCURRENCY = 32;
 /** Wait after a change before writing the index file, so a burst of saves writes it once. */
-export const PERSIST_DELAY_MS = 200;
+const PERSIST_DELAY_MS = 200;
 /** Default of `persistMinNotes`. */
-export const PERSIST_MIN_NOTES = 200;
-
-/** Cheap test run on every name of the folder; agrees with `fileNameToKey` being defined. */
-const isNoteFile = (fileName: string): boolean =>
-  fileName.endsWith(NOTE_EXTENSION) && !fileName.startsWith(".") && fileName.length > NOTE_EXTENSION.length;
-
-/** True when the note (its key or its indexed text) really holds every one of `terms`. */
-function holdsTerms(key: string, content: string, terms: readonly string[]): boolean {
-  if (terms.length === 0) return false;
-  const words = new Set([...countTerms(keyText(key)).keys(), ...countTerms(content.slice(0, MAX_INDEXED_CHARS)).keys()]);
-  return terms.every((term) => words.has(term));
-}
+const PERSIST_MIN_NOTES = 200;
 
 /**
- * The memory folder. Writes are atomic and durable (`writeFileAtomic`). Search keeps an
- * index in memory, brought up to date on each search from what changed on disk, so notes
- * edited, added or removed by hand are found. The first search of a process starts from the
- * index file beside the notes (`.search-index`) when there is a usable one: every note's
- * stamp (mtime, size, inode) is checked against it and only the notes that differ are read
- * again; the store rewrites that file, atomically, shortly after the index changed.
- * Holds a folder watcher once searched: call `close()` when done (it never keeps the process
- * alive; a pending index write still completes).
+ * The memory folder. Writes are atomic and durable. Search keeps an index in memory, brought up to date on each search
+ * from what changed on disk, so notes edited, added or removed by hand are found. The first search of a process starts
+ * from the index file beside the notes when there is a usable one, reading again only the notes whose stamp differs; the
+ * store rewrites that file shortly after the index changed. Holds a folder watcher once searched: call `close()` when
+ * done (it never keeps the process alive; a pending index write still completes).
  */
 export class MemoryStore {
   private readonly tracker: FolderTracker;
@@ -84,10 +68,7 @@ export class MemoryStore {
   private persistTimer: NodeJS.Timeout | undefined;
   private persisting: Promise<void> = Promise.resolve();
 
-  constructor(
-    readonly dir: string,
-    options: MemoryStoreOptions = {},
-  ) {
+  constructor(readonly dir: string, options: MemoryStoreOptions = {}) {
     const { persistIndex, persistMinNotes, ...trackerOptions } = options;
     this.tracker = new FolderTracker(dir, { ...trackerOptions, accept: isNoteFile });
     this.persistEnabled = persistIndex !== false;
@@ -113,7 +94,7 @@ export class MemoryStore {
 
   /** The note of a key, or undefined when there is none. */
   async read(key: string): Promise<MemoryNote | undefined> {
-    const file = await this.fileOf(key);
+    const file = await noteFileOf(this.dir, key);
     try {
       const [content, info] = await Promise.all([readRegularText(file.path), stat(file.path)]);
       return { key: file.key, content, updated: info.mtime, size: info.size };
@@ -123,12 +104,11 @@ export class MemoryStore {
   }
 
   /**
-   * Writes a note atomically and durably, replacing any note of the same key (under
-   * whatever spelling it has on disk). Throws `MiniclawError` for a bad key or a
-   * failed write, which leaves the previous note whole.
+   * Writes a note atomically and durably, replacing any note of the same key (under whatever spelling it has on disk).
+   * Throws `MiniclawError` for a bad key or a failed write, which leaves the previous note whole.
    */
   async save(key: string, content: string): Promise<MemoryEntry & { replaced: boolean }> {
-    const file = await this.fileOf(key);
+    const file = await noteFileOf(this.dir, key);
     try {
       await writeFileAtomic(file.path, content);
     } catch (error) {
@@ -141,7 +121,7 @@ export class MemoryStore {
 
   /** Removes a note; resolves to false when there was none. */
   async delete(key: string): Promise<boolean> {
-    const file = await this.fileOf(key);
+    const file = await noteFileOf(this.dir, key);
     try {
       await unlink(file.path);
     } catch {
@@ -152,9 +132,8 @@ export class MemoryStore {
   }
 
   /**
-   * The notes most relevant to `query`, best first (at most `limit`, clamped to 1–50).
-   * An empty array means nothing matched. Never drops a note for a low score: a note
-   * containing a query word verbatim is always a candidate, and represented when any is.
+   * The notes most relevant to `query`, best first (at most `limit`, clamped to 1–50); empty when nothing matched. A
+   * note containing a query word verbatim is always a candidate, and represented when any is.
    */
   async search(query: string, limit = DEFAULT_SEARCH_LIMIT): Promise<MemorySearchResult[]> {
     await this.sync();
@@ -169,9 +148,8 @@ export class MemoryStore {
   }
 
   /**
-   * Resolves once the index is up to date with the last search and written to its file (a
-   * pending write runs now). Never rejects: a folder that cannot be written keeps the index
-   * in memory only.
+   * Resolves once the index is up to date with the last search and written to its file (a pending write runs now).
+   * Never rejects: a folder that cannot be written keeps the index in memory only.
    */
   async flush(): Promise<void> {
     await this.syncing;
@@ -217,11 +195,12 @@ export class MemoryStore {
 
   private async applyChanges(): Promise<void> {
     // The first pass reads the index file while it stats the notes: the read runs on Node's thread pool.
-    const fromFile = this.loaded ? undefined : this.readIndexFile();
+    const fromFile = this.loaded || !this.persistEnabled ? undefined : readIndexFile(this.dir, isNoteFile);
     this.loaded = true;
     const polled = await this.tracker.poll();
     const data = await fromFile;
-    const { changed, removed } = data ? this.startFrom(data, polled.changed) : polled;
+    if (data) this.index = NoteIndex.fromData(data);
+    const { changed, removed } = data ? changesSince(data, polled.changed) : polled;
     for (const name of removed) this.index.remove(name);
     await forEachLimited([...changed], READ_CONCURRENCY, async ([name, stamp]) => {
       const key = fileNameToKey(name);
@@ -237,37 +216,6 @@ export class MemoryStore {
       this.index.upsert(name, key, content, stamp.mtimeMs < readAt - RACY_MS ? stamp : undefined);
     });
     if (changed.size + removed.length > 0) this.schedulePersist();
-  }
-
-  private async readIndexFile(): Promise<IndexData | undefined> {
-    return this.persistEnabled ? readIndexFile(this.dir, isNoteFile) : undefined;
-  }
-
-  /**
-   * Takes the index file's data as the index, given the stamps of the first poll (which
-   * reports every note); resolves to the notes to read again (those whose stamp differs
-   * from the file's, and those the file does not hold) and the notes the file holds that are gone.
-   */
-  private startFrom(data: IndexData, polled: Map<string, FileStamp>): FolderChanges {
-    this.index = NoteIndex.fromData(data);
-    const stale = new Map<string, FileStamp>();
-    const gone: string[] = [];
-    let known = 0;
-    data.fileNames.forEach((fileName, at) => {
-      const stamp = polled.get(fileName);
-      if (stamp === undefined) {
-        gone.push(fileName);
-      } else {
-        known++;
-        if (!hasStamp(data, at, stamp)) stale.set(fileName, stamp);
-      }
-    });
-    if (known < polled.size) {
-      polled.forEach((stamp, fileName) => {
-        if (!this.index.has(fileName)) stale.set(fileName, stamp);
-      });
-    }
-    return { changed: stale, removed: gone };
   }
 
   private schedulePersist(): void {
@@ -289,26 +237,5 @@ export class MemoryStore {
       .catch((error: NodeJS.ErrnoException) => {
         if (error.code === "EACCES" || error.code === "EPERM" || error.code === "EROFS") this.persistEnabled = false;
       });
-  }
-
-  /**
-   * Where a key lives: its canonical file name, unless only another spelling of that key
-   * exists, which is then used in place: a file dropped in by hand (`100%.md`) or written
-   * under the earlier encoding (`Project Alpha.md`). Such notes are not renamed: a person
-   * may have named the file, and the loose reading of names finds them as they are.
-   */
-  private async fileOf(key: string): Promise<{ key: string; name: string; path: string; exists: boolean }> {
-    const name = keyToFileName(key);
-    const normalized = normalizeKey(key);
-    const exists = await stat(join(this.dir, name)).then(
-      (info) => info.isFile(),
-      () => false,
-    );
-    if (!exists && hasOtherSpellings(name)) {
-      const names = await readdir(this.dir).catch(() => [] as string[]);
-      const alias = names.find((other) => other !== name && fileNameToKey(other) === normalized);
-      if (alias) return { key: normalized, name: alias, path: join(this.dir, alias), exists: true };
-    }
-    return { key: normalized, name, path: join(this.dir, name), exists };
   }
 }

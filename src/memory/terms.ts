@@ -23,6 +23,16 @@ export function processTerm(word: string): string {
   return word.normalize("NFKD").replace(COMBINING_MARKS, "").toLowerCase();
 }
 
+/** How often each index term occurs in `text` (its words tokenized and processed). */
+export function countTerms(text: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const word of tokenize(text)) {
+    const term = processTerm(word);
+    if (term) counts.set(term, (counts.get(term) ?? 0) + 1);
+  }
+  return counts;
+}
+
 /** The words a key contributes to the index: "project-alpha" reads as "project alpha". */
 export function keyText(key: string): string {
   return key.replace(/[-_./]+/g, " ");
