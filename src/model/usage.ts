@@ -3,45 +3,27 @@ import type { ApiUsage, Usage } from "../types.js";
 
 export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
 
+/** The optional counts, written only when not zero, so a session without thinking or search reads as before. */
+const COUNTS = ["thinkingTokens", "webSearchRequests", "webFetchRequests"] as const;
+
 /** Converts the API's usage object (fields may be null or missing on compatible servers). */
 export function fromApiUsage(usage: Partial<ApiUsage> | null | undefined): Usage {
-  return withCounts(
-    {
-      inputTokens: usage?.input_tokens ?? 0,
-      outputTokens: usage?.output_tokens ?? 0,
-      cacheReadTokens: usage?.cache_read_input_tokens ?? 0,
-      cacheWriteTokens: usage?.cache_creation_input_tokens ?? 0,
-    },
-    {
-      thinkingTokens: usage?.output_tokens_details?.thinking_tokens ?? 0,
-      webSearchRequests: usage?.server_tool_use?.web_search_requests ?? 0,
-      webFetchRequests: usage?.server_tool_use?.web_fetch_requests ?? 0,
-    },
-  );
+  const tokens = { inputTokens: usage?.input_tokens ?? 0, outputTokens: usage?.output_tokens ?? 0, cacheReadTokens: usage?.cache_read_input_tokens ?? 0, cacheWriteTokens: usage?.cache_creation_input_tokens ?? 0 };
+  const tools = usage?.server_tool_use;
+  return withCounts(tokens, [usage?.output_tokens_details?.thinking_tokens ?? 0, tools?.web_search_requests ?? 0, tools?.web_fetch_requests ?? 0]);
 }
 
+/** The sum of two usages. */
 export function addUsage(a: Usage, b: Usage): Usage {
-  return withCounts(
-    {
-      inputTokens: a.inputTokens + b.inputTokens,
-      outputTokens: a.outputTokens + b.outputTokens,
-      cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-      cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
-    },
-    {
-      thinkingTokens: (a.thinkingTokens ?? 0) + (b.thinkingTokens ?? 0),
-      webSearchRequests: (a.webSearchRequests ?? 0) + (b.webSearchRequests ?? 0),
-      webFetchRequests: (a.webFetchRequests ?? 0) + (b.webFetchRequests ?? 0),
-    },
-  );
+  const sum = (key: keyof Usage): number => (a[key] ?? 0) + (b[key] ?? 0);
+  return withCounts({ inputTokens: sum("inputTokens"), outputTokens: sum("outputTokens"), cacheReadTokens: sum("cacheReadTokens"), cacheWriteTokens: sum("cacheWriteTokens") }, COUNTS.map(sum));
 }
 
-type Counts = Required<Pick<Usage, "thinkingTokens" | "webSearchRequests" | "webFetchRequests">>;
-
-/** The optional counts are written only when not zero, so a session without thinking or search reads as before. */
-function withCounts(tokens: Usage, counts: Counts): Usage {
-  const usage = { ...tokens };
-  for (const [key, value] of Object.entries(counts) as Array<[keyof Counts, number]>) if (value > 0) usage[key] = value;
+function withCounts(usage: Usage, counts: number[]): Usage {
+  COUNTS.forEach((key, i) => {
+    const count = counts[i] as number;
+    if (count > 0) usage[key] = count;
+  });
   return usage;
 }
 
@@ -60,10 +42,7 @@ export function cacheReadShare(u: Usage): number {
 export const WEB_SEARCH_USD = 10 / 1000;
 
 /** US dollars per million tokens; cache writes cost 1.25× input, cache reads 0.1×. */
-interface Price {
-  input: number;
-  output: number;
-}
+type Price = { input: number; output: number };
 
 /** Prices by model family prefix, longest prefix first; unknown models use the Sonnet price. */
 const PRICES: Array<[prefix: string, price: Price]> = [
