@@ -12,39 +12,32 @@ import { enterQueue } from "./lock-queue.js";
 import { processExists, startedAfter } from "./proc.js";
 import { readRegularFileSync } from "./regular-file.js";
 
-/** What a lock file holds. */
-interface LockOwner {
-  pid: number;
-  hostname: string;
-  /** When the lock was taken (ms since the epoch). */
-  ts: number;
-  /** Unique per acquisition, so a release never removes someone else's lock. */
-  token: string;
-}
+/** What a lock file holds: its owner, when it was taken (ms since the epoch), and a token unique per acquisition, so a release never removes someone else's lock. */
+type LockOwner = { pid: number; hostname: string; ts: number; token: string };
 
-/** Options of `acquireFileLock`. */
+/**
+ * Options of `acquireFileLock`. `clock` measures the wait (other processes live in real time: the system clock unless a
+ * test drives both sides). Messages read "<label> busy: <subject> ..." and "cannot create the <label> lock ..."; an
+ * in-process holder is named `inProcessHolder` (default "another caller"); `makeError` makes every error thrown, so
+ * each caller keeps its own error class.
+ */
 export interface FileLockOptions {
   timeoutMs: number;
-  /** Measures the wait. Other processes live in real time: give the system clock unless a test drives both sides. */
   clock: Clock;
-  /** What is locked, for messages: "session" gives "session busy: <subject> ..." and "cannot create the session lock ...". */
   label: string;
-  /** Names the locked thing after "<label> busy:", such as a session key or a file. */
   subject: string;
-  /** Who holds it when the holder is in this process ("another turn"); default "another caller". */
   inProcessHolder?: string;
-  /** Makes every error the lock throws, so each caller keeps its own error class. */
   makeError: (message: string, cause?: unknown) => Error;
 }
 
-/** A lock file with no readable owner younger than this may still be being written. */
+// A lock file with no readable owner younger than UNREADABLE_GRACE_MS may still be being written; a takeover guard (held
+// for microseconds) older than GUARD_STALE_MS was left by a crash; START_SLACK_MS allows for clock granularity between a
+// process's start and the lock it wrote.
 const UNREADABLE_GRACE_MS = 500;
-/** The takeover guard is held for microseconds; one older than this was left by a crash. */
 const GUARD_STALE_MS = 2_000;
+const START_SLACK_MS = 2_000;
 const POLL_MIN_MS = 5;
 const POLL_MAX_MS = 100;
-/** Slack between a process's start and the lock it wrote, for clock granularity. */
-const START_SLACK_MS = 2_000;
 
 /** Lock files held by this process, by path: the token written into each. */
 const held = new Map<string, string>();

@@ -5,17 +5,10 @@ import { join, sep } from "node:path";
 import { RACY_MS } from "../fs/racy.js";
 
 /** What identifies one version of a file on disk. */
-export interface FileStamp {
-  mtimeMs: number;
-  size: number;
-  ino: number;
-}
+export type FileStamp = { mtimeMs: number; size: number; ino: number };
 
 /** The files to (re)read, with their new stamps, and the files gone since the previous poll. */
-export interface FolderChanges {
-  changed: Map<string, FileStamp>;
-  removed: string[];
-}
+export type FolderChanges = { changed: Map<string, FileStamp>; removed: string[] };
 
 /** How a `FolderTracker` looks for changes. */
 export interface FolderTrackerOptions {

@@ -9,13 +9,7 @@ export interface Segment<T extends ArrayLike<number>> {
 }
 
 /** Every term's postings as flat data: terms sorted, the i-th term's `counts[i]` postings consecutive in the arrays. */
-export interface PostingData {
-  terms: string[];
-  counts: Uint32Array;
-  docs: Uint32Array;
-  keyCounts: Uint8Array;
-  textCounts: Uint8Array;
-}
+export type PostingData = { terms: string[]; counts: Uint32Array; docs: Uint32Array; keyCounts: Uint8Array; textCounts: Uint8Array };
 
 // A word's count in one note is capped to fit a byte: BM25's count term is then within 0.5% of its limit.
 const MAX_COUNT = 0xff;

@@ -3,37 +3,24 @@ import { readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { MiniclawError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
+import { RACY_MS } from "../fs/racy.js";
+import { readRegularText } from "../fs/regular-file.js";
 import { forEachLimited, FolderTracker, type FolderTrackerOptions } from "./folder-tracker.js";
 import { changesSince, readIndexFile, writeIndexFile } from "./index-file.js";
 import { fileNameToKey, isNoteFile, noteFileOf } from "./keys.js";
 import { holdsTerms, NoteIndex, type IndexHit } from "./search-index.js";
 import { makeSnippet } from "./terms.js";
-import { RACY_MS } from "../fs/racy.js";
-import { readRegularText } from "../fs/regular-file.js";
 
-/** A note's key and when it was last written. */
-export interface MemoryEntry {
-  key: string;
-  /** Last write, from the file's modification time (hand edits count). */
-  updated: Date;
-  size: number;
-}
+/** A note's key, its last write (the file's mtime: hand edits count) and size. */
+export type MemoryEntry = { key: string; updated: Date; size: number };
 
 /** A whole note. */
 export interface MemoryNote extends MemoryEntry {
   content: string;
 }
 
-/** One search result: the note's key, its relevance, and a short window around the match. */
-export interface MemorySearchResult {
-  key: string;
-  /** BM25+ score; only the order is meaningful. */
-  score: number;
-  snippet: string;
-  updated: Date;
-  /** Absolute path of the note file, for reading it whole. */
-  path: string;
-}
+/** One search result: the note's key, its BM25+ score (only the order means anything), a window around the match, and the note's absolute path. */
+export type MemorySearchResult = { key: string; score: number; snippet: string; updated: Date; path: string };
 
 /** Options of a `MemoryStore`. */
 export interface MemoryStoreOptions extends Pick<FolderTrackerOptions, "watch" | "fullCheckIntervalMs" | "now"> {
@@ -48,8 +35,8 @@ export const [DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT] = [5, 50];
 const READ_CONCURRENCY = 32;
 /** Wait after a change before writing the index file, so a burst of saves writes it once. */
 const PERSIST_DELAY_MS = 200;
-/** Default of `persistMinNotes`. */
-const PERSIST_MIN_NOTES = 200;
+
+type ReadHit = { fileName: string; content?: string; result?: MemorySearchResult };
 
 /**
  * The memory folder. Writes are atomic and durable. Search keeps an index in memory, brought up to date on each search
@@ -72,7 +59,7 @@ export class MemoryStore {
     const { persistIndex, persistMinNotes, ...trackerOptions } = options;
     this.tracker = new FolderTracker(dir, { ...trackerOptions, accept: isNoteFile });
     this.persistEnabled = persistIndex !== false;
-    this.persistMinNotes = persistMinNotes ?? PERSIST_MIN_NOTES;
+    this.persistMinNotes = persistMinNotes ?? 200;
   }
 
   /** The store of a workspace: `<workspace>/memory`. */
@@ -103,10 +90,7 @@ export class MemoryStore {
     }
   }
 
-  /**
-   * Writes a note atomically and durably, replacing any note of the same key (under whatever spelling it has on disk).
-   * Throws `MiniclawError` for a bad key or a failed write, which leaves the previous note whole.
-   */
+  /** Writes a note atomically and durably, replacing any note of the key under whatever spelling. Throws `MiniclawError`, leaving the previous note whole. */
   async save(key: string, content: string): Promise<MemoryEntry & { replaced: boolean }> {
     const file = await noteFileOf(this.dir, key);
     try {
@@ -122,13 +106,9 @@ export class MemoryStore {
   /** Removes a note; resolves to false when there was none. */
   async delete(key: string): Promise<boolean> {
     const file = await noteFileOf(this.dir, key);
-    try {
-      await unlink(file.path);
-    } catch {
-      return false;
-    }
-    this.tracker.touch(file.name);
-    return true;
+    const removed = await unlink(file.path).then(() => true, () => false);
+    if (removed) this.tracker.touch(file.name);
+    return removed;
   }
 
   /**
@@ -140,17 +120,19 @@ export class MemoryStore {
     const count = Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(limit)));
     const first = await this.readHits(this.index.search(query, count));
     if (first.every((hit) => hit.result)) return first.map((hit) => hit.result as MemorySearchResult);
-    // Some hit did not hold its words on disk (changed within a clock tick, or a forged index file):
-    // those notes are indexed again from what was just read, and the query answered afresh.
-    for (const hit of first) if (!hit.result && hit.content !== undefined) this.reindexRead(hit.fileName, hit.content);
+    // A hit did not hold its words on disk (changed within a clock tick, or a forged index file): reindex it from what was read, and ask again.
+    for (const { fileName, content, result } of first) {
+      if (result || content === undefined) continue;
+      const key = fileNameToKey(fileName);
+      if (key !== undefined) this.index.upsert(fileName, key, content);
+      this.tracker.touch(fileName);
+      this.schedulePersist();
+    }
     const second = await this.readHits(this.index.search(query, count));
     return second.flatMap((hit) => (hit.result ? [hit.result] : []));
   }
 
-  /**
-   * Resolves once the index is up to date with the last search and written to its file (a pending write runs now).
-   * Never rejects: a folder that cannot be written keeps the index in memory only.
-   */
+  /** Resolves once the index is up to date with the last search and written to its file (a pending write runs now). Never rejects. */
   async flush(): Promise<void> {
     await this.syncing;
     if (this.persistTimer) this.persistNow();
@@ -164,26 +146,18 @@ export class MemoryStore {
   }
 
   /** Reads each hit's note and checks it holds the matched words; a hit without `result` failed. */
-  private async readHits(hits: IndexHit[]): Promise<Array<{ fileName: string; content?: string; result?: MemorySearchResult }>> {
+  private readHits(hits: IndexHit[]): Promise<ReadHit[]> {
     return Promise.all(
-      hits.map(async (hit) => {
-        const path = join(this.dir, hit.fileName);
+      hits.map(async ({ fileName, score, terms }): Promise<ReadHit> => {
+        const path = join(this.dir, fileName);
         const content = await readRegularText(path).catch(() => undefined);
-        const stamp = this.tracker.stamp(hit.fileName);
-        const key = fileNameToKey(hit.fileName);
-        if (content === undefined || !stamp || key === undefined) return { fileName: hit.fileName };
-        if (!holdsTerms(key, content, hit.terms)) return { fileName: hit.fileName, content };
-        const snippet = makeSnippet(content, new Set(hit.terms));
-        return { fileName: hit.fileName, content, result: { key, score: hit.score, snippet, updated: new Date(stamp.mtimeMs), path } };
+        const stamp = this.tracker.stamp(fileName);
+        const key = fileNameToKey(fileName);
+        if (content === undefined || !stamp || key === undefined) return { fileName };
+        if (!holdsTerms(key, content, terms)) return { fileName, content };
+        return { fileName, content, result: { key, score, snippet: makeSnippet(content, new Set(terms)), updated: new Date(stamp.mtimeMs), path } };
       }),
     );
-  }
-
-  private reindexRead(fileName: string, content: string): void {
-    const key = fileNameToKey(fileName);
-    if (key !== undefined) this.index.upsert(fileName, key, content);
-    this.tracker.touch(fileName);
-    this.schedulePersist();
   }
 
   /** Brings the index up to date; concurrent callers share one pass at a time, in order. */
@@ -194,7 +168,7 @@ export class MemoryStore {
   }
 
   private async applyChanges(): Promise<void> {
-    // The first pass reads the index file while it stats the notes: the read runs on Node's thread pool.
+    // The first pass reads the index file (on the thread pool) while it stats the notes.
     const fromFile = this.loaded || !this.persistEnabled ? undefined : readIndexFile(this.dir, isNoteFile);
     this.loaded = true;
     const polled = await this.tracker.poll();
@@ -211,8 +185,7 @@ export class MemoryStore {
         this.tracker.forget(name);
         return;
       }
-      // A note modified this shortly before it was read could change again with the same stamp (coarse
-      // file system clocks, 2 s on FAT): its stamp is not persisted as proof of freshness.
+      // A note modified this shortly before it was read may change again with the same stamp (coarse clocks): its stamp proves nothing.
       this.index.upsert(name, key, content, stamp.mtimeMs < readAt - RACY_MS ? stamp : undefined);
     });
     if (changed.size + removed.length > 0) this.schedulePersist();
@@ -223,7 +196,7 @@ export class MemoryStore {
     this.persistTimer = setTimeout(() => this.persistNow(), PERSIST_DELAY_MS);
   }
 
-  /** Writes the index file after the sync in progress; failures only turn persisting off when the folder refuses writes. */
+  /** Writes the index file after the sync in progress; a folder that refuses writes turns persisting off. */
   private persistNow(): void {
     clearTimeout(this.persistTimer);
     this.persistTimer = undefined;
@@ -231,8 +204,7 @@ export class MemoryStore {
       .then(() => this.syncing)
       .then(async () => {
         const folder = await stat(this.dir).catch(() => undefined);
-        if (!folder?.isDirectory() || !this.persistEnabled) return;
-        await writeIndexFile(this.dir, this.index.exportData());
+        if (folder?.isDirectory() && this.persistEnabled) await writeIndexFile(this.dir, this.index.exportData());
       })
       .catch((error: NodeJS.ErrnoException) => {
         if (error.code === "EACCES" || error.code === "EPERM" || error.code === "EROFS") this.persistEnabled = false;

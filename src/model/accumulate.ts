@@ -5,11 +5,7 @@ import type { ApiMessage } from "../types.js";
 type Block = ApiMessage["content"][number];
 
 /** What an accumulator reports as the stream goes: text and thinking deltas, and each block once it is complete. */
-export interface StreamSink {
-  text(text: string): void;
-  thinking(text: string): void;
-  block(block: Block): void;
-}
+export type StreamSink = { text(text: string): void; thinking(text: string): void; block(block: Block): void };
 
 /**
  * Folds raw SSE events into a message. Tool input JSON is parsed once, when its block

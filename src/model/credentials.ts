@@ -21,11 +21,7 @@ export class MissingCredentialsError extends ConfigError {
 
 export type Env = Record<string, string | undefined>;
 
-export interface Credentials {
-  apiKey?: string;
-  authToken?: string;
-  baseURL?: string;
-}
+export type Credentials = { apiKey?: string; authToken?: string; baseURL?: string };
 
 /** The credentials in `env`, read as the SDK reads them. Throws MissingCredentialsError (a ConfigError) when there is none at all. */
 export function readCredentials(env: Env): Credentials {

@@ -12,12 +12,7 @@ import { constants, createBrotliDecompress, createGunzip, createInflate } from "
  * idle `idleMs` is closed (a server or a NAT may have dropped it); connecting (TLS included) longer than `connectMs`, a
  * response head later than `headMs` after the request, or a body silent for `bodyMs` while read, fails the request.
  */
-export interface TransportLimits {
-  idleMs?: number;
-  connectMs?: number;
-  headMs?: number;
-  bodyMs?: number;
-}
+export type TransportLimits = { idleMs?: number; connectMs?: number; headMs?: number; bodyMs?: number };
 
 const DEFAULT_LIMITS: Required<TransportLimits> = { idleMs: 4_000, connectMs: 10_000, headMs: 300_000, bodyMs: 300_000 };
 /** Statuses whose response has no body, whatever the server sends. */
@@ -30,18 +25,10 @@ const CREDENTIAL_HEADERS = ["authorization", "x-api-key", "proxy-authorization",
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** How requests of one scheme are sent: its module's `request` and a keep-alive agent. */
-interface Transport {
-  request: typeof httpRequest;
-  agent: HttpAgent;
-}
+type Transport = { request: typeof httpRequest; agent: HttpAgent };
 
 /** One request as this transport sends it. */
-interface Outgoing {
-  url: URL;
-  method: string;
-  headers: Record<string, string>;
-  body: Buffer | undefined;
-}
+type Outgoing = { url: URL; method: string; headers: Record<string, string>; body: Buffer | undefined };
 
 /**
  * A `fetch` for the Anthropic client. A request with a string or byte body (or none) to an http(s) URL goes over

@@ -69,17 +69,10 @@ export function estimateCostUsd(model: string, u: Usage): number {
 }
 
 /** Totals of a session reconstructed from its records alone: tokens, cache read share, estimated cost. */
-export interface UsageSummary {
-  usage: Usage;
-  costUsd: number;
-  cacheReadShare: number;
-  responses: number;
-}
+export type UsageSummary = { usage: Usage; costUsd: number; cacheReadShare: number; responses: number };
 
 /** Sums the usage stored with each response, and that of responses not stored (`discardedUsage`). */
-export function summarizeUsage(
-  records: ReadonlyArray<{ usage?: Usage | undefined; discardedUsage?: Usage | undefined; model?: string | undefined }>,
-): UsageSummary {
+export function summarizeUsage(records: ReadonlyArray<{ usage?: Usage | undefined; discardedUsage?: Usage | undefined; model?: string | undefined }>): UsageSummary {
   let usage = ZERO_USAGE;
   let costUsd = 0;
   let responses = 0;

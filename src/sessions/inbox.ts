@@ -26,10 +26,7 @@ export const COMPACT_DELIVERED_BYTES = 64 * 1024;
 const LOCK_TIMEOUT_MS = 10_000;
 
 /** A steering message as the inbox hands it over; fits the loop's `SteerMessage`. */
-export interface InboxMessage {
-  id: string;
-  text: string;
-}
+export type InboxMessage = { id: string; text: string };
 
 /** Options of `SessionInbox`. */
 export interface SessionInboxOptions {
@@ -79,11 +76,7 @@ export class SessionInbox {
   private readonly warned = new Set<string>();
 
   /** Throws SessionError for an invalid key. */
-  constructor(
-    sessionsDir: string,
-    private readonly key: string,
-    private readonly options: SessionInboxOptions = {},
-  ) {
+  constructor(sessionsDir: string, private readonly key: string, private readonly options: SessionInboxOptions = {}) {
     this.file = inboxPath(sessionsDir, key);
   }
 

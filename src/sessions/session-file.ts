@@ -22,10 +22,7 @@ export interface LoadRegion {
 }
 
 /** A warning on a line of a region: `line` counts from the region's first line (1); 0 is the line just before it. */
-export interface RegionWarning {
-  line: number;
-  message: string;
-}
+export type RegionWarning = { line: number; message: string };
 
 type RegionContext = { header?: HeaderRecord | undefined; compaction?: CompactionRecord | undefined };
 

@@ -51,11 +51,7 @@ class TailBuffer {
   /** File offset of `buf[0]`. */
   start: number;
 
-  constructor(
-    private readonly fd: number,
-    size: number,
-    private readonly chunkBytes: number,
-  ) {
+  constructor(private readonly fd: number, size: number, private readonly chunkBytes: number) {
     this.start = size;
   }
 
