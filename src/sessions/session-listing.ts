@@ -5,23 +5,22 @@ import type { Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
 import { decodeKey, SESSION_FILE_SUFFIX } from "./session-path.js";
 import { agentIdFromKey, newRecordId, type HeaderRecord, type SessionRecord } from "./records.js";
-import type { LoadRegion } from "./session-file.js";
-import { readLoadRegionFromFile } from "./session-tail.js";
+import { readLoadRegionFromFile, type LoadRegion } from "./session-file.js";
 import { buildSessionView } from "./session-view.js";
 import { sessionContextSize } from "./tokens.js";
 
-/** One line of `miniclaw sessions`. */
+/**
+ * One line of `miniclaw sessions`: the messages the model would see (from the last compaction on, summary included) and
+ * their estimated tokens (exact usage where the file has it), the newest record time (else the file's mtime), and for
+ * a subagent's session the session and delegate call that started it.
+ */
 export interface SessionListing {
   key: string;
   agentId: string;
-  /** Messages the model would see (from the last compaction on, summary included). */
   messages: number;
-  /** Estimated size of those messages in tokens (exact usage where the file has it). */
   estimatedTokens: number;
-  /** Newest record time, or the file's mtime when no record has one (ms since the epoch). */
   lastActivity: number;
   file: string;
-  /** A subagent's session: the session and the delegate call that started it (from its header). */
   parent?: { sessionKey: string; toolUseId: string };
 }
 
@@ -36,15 +35,11 @@ export type NestedListing = SessionListing & { depth: 0 | 1 };
  */
 export function nestUnderParents(listings: readonly SessionListing[]): NestedListing[] {
   const byKey = new Map(listings.map((listing) => [listing.key, listing]));
-  // Subagents cannot delegate, so a parent is never a child itself; a file that says otherwise is listed flat.
-  const isChild = (listing: SessionListing | undefined): boolean => {
-    const parent = listing?.parent?.sessionKey;
-    return parent !== undefined && parent !== listing!.key && byKey.has(parent) && byKey.get(parent)!.parent === undefined;
-  };
   const children = new Map<string, SessionListing[]>();
   for (const listing of listings) {
     const parent = listing.parent?.sessionKey;
-    if (parent === undefined || !isChild(listing)) continue;
+    // Subagents cannot delegate, so a parent is never a child itself; a file that says otherwise is listed flat.
+    if (parent === undefined || parent === listing.key || byKey.get(parent)?.parent !== undefined || !byKey.has(parent)) continue;
     children.set(parent, [...(children.get(parent) ?? []), listing]);
   }
   const nested = new Set([...children.values()].flat().map((listing) => listing.key));

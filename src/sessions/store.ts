@@ -13,10 +13,9 @@ import { addSteer, SessionInbox, type SessionInboxOptions } from "./inbox.js";
 import { serializeRecord } from "./line-parse.js";
 import { acquireSessionLock, defaultLoadMode, noteWrite } from "./lock.js";
 import { agentIdFromKey, headerRecordFor, type HeaderRecord, type SessionRecord } from "./records.js";
-import { parseAllRecords } from "./session-file.js";
+import { parseAllRecords, readLoadRegionFromFile } from "./session-file.js";
 import { listSessions, selectForkRecords, type SessionListing } from "./session-listing.js";
 import { resolveSessionFileName } from "./session-path.js";
-import { readLoadRegionFromFile } from "./session-tail.js";
 import { recordsToShow, viewForLoad, type LoadedSession } from "./session-view.js";
 
 export { DEFAULT_LOCK_TIMEOUT_MS, type LoadOptions, type SessionBackend, type SessionStorage, type SessionStoreOptions } from "./backend.js";
