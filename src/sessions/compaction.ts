@@ -6,20 +6,16 @@ import { newRecordId, type CompactionRecord, type MessageRecord } from "./record
 import { isPlainUserMessage } from "./repair.js";
 import { estimateTokens } from "./tokens.js";
 
-/** The share of the context window kept verbatim after a compaction, by default. */
+/** By default, the share of the context window kept verbatim after a compaction, and the share past which it triggers. */
 export const KEEP_SHARE_OF_WINDOW = 0.25;
-/** Compaction triggers when the next request passes this share of the window, by default. */
 export const COMPACT_AT_SHARE_OF_WINDOW = 0.8;
 
-/** Where to cut: everything before `cutIndex` is summarized, the rest kept as is. */
+/** Where to cut: the records before `cutIndex` are summarized, the rest (from `firstKeptId`, a plain user message in the file) kept; estimated tokens of each. */
 export interface CompactionPlan {
-  /** Index in the given records of the first kept one. */
   cutIndex: number;
-  /** Id of the first kept record: a plain user text message written in the file. */
   firstKeptId: string;
   toSummarize: MessageRecord[];
   kept: MessageRecord[];
-  /** Estimated tokens of each part. */
   summarizedTokens: number;
   keptTokens: number;
 }
@@ -38,10 +34,7 @@ export function planCompaction(records: MessageRecord[], options: { keepTokens: 
     budgetIndex = i;
     if (tail >= options.keepTokens) break;
   }
-  const isCut = (i: number): boolean => {
-    const record = records[i];
-    return record !== undefined && record.synthetic !== true && isPlainUserMessage(record.message);
-  };
+  const isCut = (i: number): boolean => records[i] !== undefined && records[i].synthetic !== true && isPlainUserMessage(records[i].message);
   // The tail from budgetIndex on holds keepTokens already (one huge message may hold far more): cut after it
   // to keep a little less, or failing that at it or before it, keeping more.
   let cutIndex = -1;
@@ -50,14 +43,8 @@ export function planCompaction(records: MessageRecord[], options: { keepTokens: 
   const first = records[cutIndex];
   if (cutIndex < 1 || first === undefined) return null;
   const sum = (from: number, to: number): number => tokens.slice(from, to).reduce((a, b) => a + b, 0);
-  return {
-    cutIndex,
-    firstKeptId: first.id,
-    toSummarize: records.slice(0, cutIndex),
-    kept: records.slice(cutIndex),
-    summarizedTokens: sum(0, cutIndex),
-    keptTokens: sum(cutIndex, records.length),
-  };
+  const [toSummarize, kept] = [records.slice(0, cutIndex), records.slice(cutIndex)];
+  return { cutIndex, firstKeptId: first.id, toSummarize, kept, summarizedTokens: sum(0, cutIndex), keptTokens: sum(cutIndex, records.length) };
 }
 
 /**
@@ -65,16 +52,9 @@ export function planCompaction(records: MessageRecord[], options: { keepTokens: 
  * that triggered it; `skills` names the skills loaded before the cut so the model can load them again.
  */
 export function compactionRecordFor(plan: CompactionPlan, summary: string, meta: { ts: number; tokensBefore: number; skills?: string[] }): CompactionRecord {
-  return {
-    type: "compaction",
-    id: newRecordId(),
-    ts: meta.ts,
-    summary,
-    firstKeptId: plan.firstKeptId,
-    replacedMessages: plan.toSummarize.filter((record) => record.synthetic !== true).length,
-    tokensBefore: meta.tokensBefore,
-    ...(meta.skills !== undefined && meta.skills.length > 0 && { skills: meta.skills }),
-  };
+  const replacedMessages = plan.toSummarize.filter((record) => record.synthetic !== true).length;
+  const skills = meta.skills !== undefined && meta.skills.length > 0 && { skills: meta.skills };
+  return { type: "compaction", id: newRecordId(), ts: meta.ts, summary, firstKeptId: plan.firstKeptId, replacedMessages, tokensBefore: meta.tokensBefore, ...skills };
 }
 
 // The longest tool result, tool input and text block quoted in the transcript, in characters (a huge message is summarised from its head and tail).

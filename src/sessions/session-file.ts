@@ -5,22 +5,19 @@ import { openRegularSync } from "../fs/regular-file.js";
 import { parseRecordLine } from "./line-parse.js";
 import type { CompactionRecord, HeaderRecord, MessageRecord, ModeRecord, OutputRecord, SessionRecord } from "./records.js";
 
-/** The part of a file that loading needs. */
+/**
+ * The part of a file that loading needs: the last readable compaction, the message records from its first kept one on
+ * (in file order), the ids of those written after the compaction line (all when there is none), the structured answers
+ * and last permission mode of the region, its latest `ts`, and damaged lines as `<file>:<line>: ...`.
+ */
 export interface LoadRegion {
   header?: HeaderRecord;
-  /** The last compaction record whose line could be read. */
   compaction?: CompactionRecord;
-  /** Message records from the compaction's first kept message on, in file order. */
   records: MessageRecord[];
-  /** Ids of the records written after the compaction line (all of them when there is none). */
   afterCompaction: Set<string>;
-  /** Structured answers of the region's turns (`output` records), in file order. */
   outputs?: OutputRecord[];
-  /** The last permission mode recorded in the region, if any. */
   mode?: ModeRecord["mode"];
-  /** Latest `ts` seen in the region, for "last activity". */
   lastTs?: number;
-  /** Damaged lines, as `<file>:<line>: ...`. */
   warnings: string[];
 }
 
@@ -62,15 +59,8 @@ export function regionOfRecords(all: readonly SessionRecord[], context: RegionCo
     if (passed) afterCompaction.add(record.id);
     lastTs = lastTs === undefined ? record.ts : Math.max(lastTs, record.ts);
   }
-  return {
-    ...(header && { header }),
-    ...(compaction && { compaction }),
-    records,
-    afterCompaction,
-    ...(outputs.length > 0 && { outputs }),
-    ...(mode !== undefined && { mode }),
-    ...(lastTs !== undefined && { lastTs }),
-  };
+  const found = { ...(outputs.length > 0 && { outputs }), ...(mode !== undefined && { mode }), ...(lastTs !== undefined && { lastTs }) };
+  return { ...(header && { header }), ...(compaction && { compaction }), records, afterCompaction, ...found };
 }
 
 /** The warning for a compaction whose first kept message is not in the file (on the line before the region). */
@@ -113,11 +103,9 @@ const FIRST_CHUNK_BYTES = 256 * 1024;
 const NEWLINE = 0x0a;
 
 /**
- * Reads a session file's load region backwards from the end: the last compaction line, then its first kept message,
- * then only the bytes from there on are decoded and parsed (a file never compacted is read whole). Line numbers in
- * warnings are counted only when there are warnings. Resolves to undefined when the file does not exist; rejects when
- * it is not a regular file. `chunkBytes` (the first read from the end) exists for tests. The reads are synchronous:
- * decoding blocks the event loop far longer than reading, and each trip through the thread pool costs ~0.3 ms.
+ * Reads a session file's load region from the end: the last compaction line, then its first kept message, then only the
+ * bytes from there on are parsed. Undefined when there is no file; rejects when it is not a regular file. `chunkBytes`
+ * is for tests. Synchronous: decoding blocks far longer than reading, and a trip through the thread pool costs ~0.3 ms.
  */
 export async function readLoadRegionFromFile(file: string, options: { chunkBytes?: number } = {}): Promise<LoadRegion | undefined> {
   let opened: { fd: number; size: number };
@@ -183,7 +171,8 @@ class TailBuffer {
       if ((at < 0 || newline < 0) && this.grow()) continue;
       if (at < 0) return undefined;
       const startRel = newline + 1;
-      const endRel = lineEndIn(this.buf, at);
+      const lineEnd = this.buf.indexOf(NEWLINE, at);
+      const endRel = lineEnd < 0 ? this.buf.length : lineEnd;
       const parsed = parseRecordLine(this.buf.toString("utf8", startRel, endRel));
       const record = parsed.ok ? accept(parsed.record) : undefined;
       if (record !== undefined) return { start: this.start + startRel, end: this.start + endRel, record };
@@ -219,9 +208,4 @@ function readAt(fd: number, position: number, length: number): Buffer {
     filled += bytesRead;
   }
   return buffer;
-}
-
-function lineEndIn(buf: Buffer, at: number): number {
-  const end = buf.indexOf(NEWLINE, at);
-  return end < 0 ? buf.length : end;
 }

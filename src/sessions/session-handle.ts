@@ -28,23 +28,16 @@ export interface SessionHandle {
   release(): Promise<void>;
 }
 
-/** What `openSession` resolves to. */
-export type OpenResult =
-  | { status: "open"; handle: SessionHandle }
-  /** The signal was aborted before the lock was won; nothing was read or written. */
-  | { status: "aborted" }
-  /** The lock was won but the file could not be read; the lock is released again. */
-  | { status: "unreadable"; error: string };
+/** What `openSession` resolves to: `aborted` before the lock was won (nothing read or written), `unreadable` when the file could not be read (the lock released). */
+export type OpenResult = { status: "open"; handle: SessionHandle } | { status: "aborted" } | { status: "unreadable"; error: string };
+/** `parent`: a subagent's session names, in its header, the session and the delegate call that started it. */
+type OpenOptions = { agentId: string; clock: Clock; signal?: AbortSignal; parent?: { sessionKey: string; toolUseId: string } };
 
 /**
  * Locks the session (waiting for a turn of it that runs elsewhere, unless `signal` aborts first) and loads it, closing
  * a crashed turn's end in the file. Throws SessionError only when the session stays busy past the store's wait.
  */
-export async function openSession(
-  store: SessionStorage,
-  key: string,
-  options: { agentId: string; clock: Clock; signal?: AbortSignal; parent?: { sessionKey: string; toolUseId: string } },
-): Promise<OpenResult> {
+export async function openSession(store: SessionStorage, key: string, options: OpenOptions): Promise<OpenResult> {
   const release = await lockUnlessAborted(store, key, options.signal);
   if (!release) return { status: "aborted" };
   let session: LoadedSession;
@@ -68,8 +61,7 @@ class OpenSession implements SessionHandle {
     private readonly clock: Clock,
     public session: LoadedSession,
     private readonly unlock: () => Promise<void>,
-    /** A subagent's session names, in its header, the session and the delegate call that started it. */
-    private readonly parent?: { sessionKey: string; toolUseId: string },
+    private readonly parent?: OpenOptions["parent"],
   ) {
     this.exists = session.exists;
     this.repair = this.rebuild(session.records, session.compaction).repair;

@@ -7,9 +7,8 @@ import type { LoadRegion } from "./session-file.js";
 /** A session as the loop needs it: the API view from the last compaction on. */
 export interface LoadedSession {
   key: string;
-  /** The session file (absolute when the store's folder is). */
+  /** The session file (absolute when the store's folder is), and whether it exists (else the first `append` writes a header). */
   file: string;
-  /** False when no file exists yet; the first `append` then writes a header record itself. */
   exists: boolean;
   agentId?: string;
   /**
@@ -27,17 +26,15 @@ export interface LoadedSession {
   compaction?: CompactionRecord;
   /** The usage of the last response written after the last compaction, and its index in `messages` (for `contextSize`). */
   lastUsage?: { usage: Usage; index: number };
-  /** The structured answers (`output` option) of the loaded part, in order: the last is the latest turn's. */
+  /** The structured answers (`output` option) and the last permission mode recorded in the loaded part. */
   outputs?: OutputRecord[];
-  /** The permission mode last recorded in the loaded part (a `/mode` or exit_plan_mode change). */
   mode?: PermissionModeName;
   /** Problems met while reading and repairs made (file and line named); the caller shows them. */
   warnings: string[];
 }
 
-/** The opening of the text block that carries a compaction summary. */
+/** The opening and closing of the text block that carries a compaction summary. */
 export const SUMMARY_PREFIX = "The conversation before this point was compacted. Summary of it:\n<summary>\n";
-/** The closing of the summary block. */
 export const SUMMARY_SUFFIX = "\n</summary>";
 
 /**
@@ -65,29 +62,15 @@ export function buildSessionView(
   }
   const lastUsage = findLastUsage(records, region.afterCompaction, messageOffset);
   const warnings = [...region.warnings, ...repaired.notes.map((note) => `${base.file}: ${note}`)];
-  const session: LoadedSession = {
-    key: base.key,
-    file: base.file,
-    exists: true,
-    ...(region.header && { agentId: region.header.agentId }),
-    messages,
-    records,
-    messageOffset,
-    ...(compaction && { compaction }),
-    ...(lastUsage && { lastUsage }),
-    ...(region.outputs && { outputs: region.outputs }),
-    ...(region.mode && { mode: region.mode }),
-    warnings,
-  };
+  const found = { ...(compaction && { compaction }), ...(lastUsage && { lastUsage }), ...(region.outputs && { outputs: region.outputs }), ...(region.mode && { mode: region.mode }) };
+  const session: LoadedSession = { key: base.key, file: base.file, exists: true, ...(region.header && { agentId: region.header.agentId }), messages, records, messageOffset, ...found, warnings };
   return { session, tail: repaired.tail, repair: repaired.repair };
 }
 
 function findLastUsage(records: MessageRecord[], after: Set<string>, offset: 0 | 1): LoadedSession["lastUsage"] {
   for (let i = records.length - 1; i >= 0; i--) {
     const record = records[i];
-    if (record?.usage !== undefined && record.message.role === "assistant" && after.has(record.id)) {
-      return { usage: record.usage, index: i + offset };
-    }
+    if (record?.usage !== undefined && record.message.role === "assistant" && after.has(record.id)) return { usage: record.usage, index: i + offset };
   }
   return undefined;
 }
