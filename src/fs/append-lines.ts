@@ -8,10 +8,9 @@ const fdatasyncAsync = promisify(fdatasync);
 export const APPEND_FLAGS = constants.O_APPEND | constants.O_CREAT;
 
 /**
- * Appends `text` (whole lines) to `file`, creating it, in one O_APPEND write: `header()` first when the file is empty,
- * a newline first when it does not end with one, so nothing is fused onto a torn line. With `sync`, flushed to the
- * device (on the thread pool) before it resolves. Resolves to whether the file was empty. Opening, reading and writing
- * are synchronous: each takes microseconds, where a trip through libuv's thread pool costs about 0.3 ms of waiting.
+ * Appends `text` (whole lines) to `file` in one O_APPEND write, creating it: `header()` first when it is empty, a newline
+ * first when it does not end with one (nothing is fused onto a torn line). With `sync`, flushed (on the thread pool).
+ * Resolves to whether the file was empty. Synchronous otherwise: microseconds, where the thread pool costs ~0.3 ms.
  */
 export async function appendLines(file: string, text: string, options: { header?: (() => string) | undefined; sync?: boolean } = {}): Promise<boolean> {
   const { fd, size } = openRegularSync(file, constants.O_RDWR | APPEND_FLAGS, 0o666);

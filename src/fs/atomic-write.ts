@@ -4,10 +4,8 @@ import { mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 /**
- * Writes `data` to `path` so that readers see the old content or the new, never a torn file, and the new
- * content survives a power loss once this resolves. Creates missing folders; keeps the mode of a file it
- * replaces. The temp file (`.<name>.<pid>.<random>.tmp`: hidden, so folder scans skip it) is removed if
- * anything fails, and the target is then left as it was.
+ * Writes `data` to `path` so that readers see the old content or the new, never a torn file, and the new survives a power
+ * loss once this resolves. Creates folders, keeps the mode; on failure the hidden temp file goes and the target is as it was.
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   const dir = dirname(path);

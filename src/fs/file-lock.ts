@@ -41,10 +41,7 @@ const POLL_MAX_MS = 100;
 
 /** Lock files held by this process, by path: the token written into each. */
 const held = new Map<string, string>();
-/**
- * Every token this process has written or is about to write, whatever the spelling of the path: a lock file of
- * this pid whose token is here is alive, so a second spelling of the same file (relative, through a symlink) waits.
- */
+/** Tokens this process has written or is about to: a lock of this pid holding one is alive, so another spelling of its path waits. */
 const ownTokens = new Set<string>();
 let exitHookInstalled = false;
 
@@ -112,10 +109,7 @@ async function acquireFile(lockPath: string, token: string, deadline: number, op
   }
 }
 
-/**
- * Creates the lock file exclusively. Creating, reading and removing lock files are synchronous here: each is one
- * small metadata operation, where a trip through libuv's thread pool costs a turn ~0.3 ms per step.
- */
+/** Creates the lock file exclusively. Lock files are created, read and removed synchronously: microseconds, where the thread pool costs ~0.3 ms. */
 function tryCreate(lockPath: string, content: string, options: FileLockOptions): boolean {
   try {
     writeFileSync(lockPath, content, { flag: "wx" });
@@ -147,11 +141,7 @@ async function inspect(lockPath: string, options: FileLockOptions): Promise<Lock
   return processExists(owner.pid) && !startedAfter(owner.pid, owner.ts + START_SLACK_MS) ? { kind: "alive", owner } : { kind: "dead", raw };
 }
 
-/**
- * Removes a dead owner's lock file, race-safely: only under a takeover guard (created exclusively, held for
- * microseconds as the steps are synchronous), and only if the file still holds the content judged dead, so a
- * lock just taken by another contender is never removed.
- */
+/** Removes a dead owner's lock under an exclusive takeover guard, and only if it still holds what was judged dead (never a lock just taken). */
 function takeOver(lockPath: string, raw: string): boolean {
   const guard = `${lockPath}.takeover`;
   try {

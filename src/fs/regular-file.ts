@@ -4,11 +4,7 @@ import { open, type FileHandle } from "node:fs/promises";
 
 const notRegular = (): Error => new Error("not a regular file");
 
-/**
- * Opens `path` with `flags` (reading by default) plus O_NONBLOCK (a FIFO with no writer would otherwise hold the open,
- * and a thread, for ever), and returns its descriptor and size when it is a regular file; anything else is closed and
- * refused. The caller closes the descriptor.
- */
+/** Opens `path` with `flags` plus O_NONBLOCK (a FIFO with no writer would hold the open for ever) and returns its descriptor and size; anything but a regular file is refused. */
 export function openRegularSync(path: string, flags: number = constants.O_RDONLY, mode?: number): { fd: number; size: number } {
   const fd = openSync(path, flags | constants.O_NONBLOCK, mode);
   try {

@@ -10,13 +10,13 @@ export type FileStamp = { mtimeMs: number; size: number; ino: number };
 /** The files to (re)read, with their new stamps, and the files gone since the previous poll. */
 export type FolderChanges = { changed: Map<string, FileStamp>; removed: string[] };
 
-/** How a `FolderTracker` looks for changes. */
+/**
+ * How a `FolderTracker` looks: `accept` says which file names count; `watch` (default true) uses `fs.watch` to learn of
+ * in-place edits, else every poll stats every file; a full stat runs every `fullCheckIntervalMs` even while watching.
+ */
 export interface FolderTrackerOptions {
-  /** Which file names count; others are never reported. */
   accept: (fileName: string) => boolean;
-  /** Use `fs.watch` to learn of in-place edits (default true); without it every poll stats every file. */
   watch?: boolean;
-  /** How often a full stat of every file runs even while watching, as a net for missed events. */
   fullCheckIntervalMs?: number;
   now?: () => number;
 }
@@ -36,9 +36,8 @@ export async function forEachLimited<T>(items: readonly T[], limit: number, fn: 
 }
 
 /**
- * Tracks the files of one folder (not its subfolders). A watcher marks the files it hears about; the folder's own mtime
- * reveals files added, renamed or removed; a periodic full stat catches anything both missed. Holds a watcher handle:
- * call `close()` when done (it never keeps the process alive).
+ * Tracks the files of one folder (not its subfolders): a watcher marks the files it hears about, the folder's mtime
+ * reveals names added or removed, a periodic full stat catches what both missed. Call `close()` when done.
  */
 export class FolderTracker {
   private readonly known = new Map<string, FileStamp>();

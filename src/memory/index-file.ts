@@ -1,9 +1,7 @@
 // The search index as flat data, and persisted beside the notes: a versioned binary file in gzip, read back or refused whole.
 //
-// A cache derived from the notes, never a source of truth: what it says is checked against the notes' stamps before
-// use, any doubt (torn, corrupt, another version or tokenizer) makes the store rebuild, and it is written only
-// atomically. gzip's CRC-32 and length catch a damaged file; reading and inflating run on the thread pool while the
-// store stats the notes.
+// A cache, never a source of truth: checked against the notes' stamps before use, rebuilt at any doubt (torn, corrupt,
+// another version or tokenizer: gzip's CRC-32 and length catch damage), written only atomically.
 import { endianness } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -33,10 +31,7 @@ export function hasStamp(data: IndexData, at: number, stamp: FileStamp): boolean
   return data.noteFields[base + MTIME] === stamp.mtimeMs && data.noteFields[base + SIZE] === stamp.size && data.noteFields[base + INO] === stamp.ino;
 }
 
-/**
- * What the first poll's stamps (every note) say of an index file's `data`: the notes to read again (stamp differs, or
- * not in the file) and the notes the file holds that are gone.
- */
+/** The notes to read again after starting from an index file's `data` (stamp differs, or not in the file) and those gone, by the first poll's stamps. */
 export function changesSince(data: IndexData, polled: Map<string, FileStamp>): FolderChanges {
   const changed = new Map<string, FileStamp>();
   const removed: string[] = [];
@@ -126,25 +121,18 @@ function readHeader(bytes: Buffer): Header | undefined {
   return header;
 }
 
-function readNotes(bytes: Buffer, at: ReturnType<typeof layout>, count: number): Pick<IndexData, "fileNames" | "noteFields"> | undefined {
-  const fileNames = count === 0 ? [] : bytes.toString("utf8", at.names, at.terms).split(NAME_SEPARATOR);
-  if (fileNames.length !== count) return undefined;
-  return { fileNames, noteFields: view(bytes, at.numbers, NOTE_FIELDS * count, Float64Array) };
-}
-
 /**
- * The index held in `bytes` (as `encodeIndex` made them, inflated), or undefined when they
- * are not a whole, consistent index of this version: sizes, note names unique, every posting
- * pointing at a note, postings of a term in ascending order, terms sorted and unique.
+ * The index held in `bytes` (as `encodeIndex` made them, inflated), or undefined when they are not a whole, consistent
+ * index of this version: sizes, unique note names, postings pointing at notes in ascending order, terms sorted and unique.
  */
 export function decodeIndex(bytes: Buffer, isNoteFile: (fileName: string) => boolean): IndexData | undefined {
   try {
     const header = readHeader(bytes);
     if (!header) return undefined;
     const at = layout(bytes.readUInt32LE(MAGIC.length), header);
-    const notes = readNotes(bytes, at, header.notes);
-    if (!notes || new Set(notes.fileNames).size !== notes.fileNames.length || !notes.fileNames.every(isNoteFile)) return undefined;
-    const fields = notes.noteFields;
+    const fileNames = header.notes === 0 ? [] : bytes.toString("utf8", at.names, at.terms).split(NAME_SEPARATOR);
+    if (fileNames.length !== header.notes || new Set(fileNames).size !== fileNames.length || !fileNames.every(isNoteFile)) return undefined;
+    const fields = view(bytes, at.numbers, NOTE_FIELDS * header.notes, Float64Array);
     for (let i = 0; i < fields.length; i += NOTE_FIELDS) {
       // A note's key and text lengths are counts: never negative, never NaN.
       if (!((fields[i + KEY_LENGTH] as number) >= 0 && (fields[i + TEXT_LENGTH] as number) >= 0)) return undefined;
@@ -154,7 +142,7 @@ export function decodeIndex(bytes: Buffer, isNoteFile: (fileName: string) => boo
     const docs = view(bytes, at.docs, header.postings, Uint32Array);
     const keyCounts = view(bytes, at.keyCounts, header.postings, Uint8Array);
     const textCounts = view(bytes, at.textCounts, header.postings, Uint8Array);
-    const data = { ...notes, terms, counts, docs, keyCounts, textCounts };
+    const data = { fileNames, noteFields: fields, terms, counts, docs, keyCounts, textCounts };
     return isConsistent(data) ? data : undefined;
   } catch {
     return undefined;

@@ -20,9 +20,8 @@ export function normalizeKey(key: string): string {
 }
 
 /**
- * The file name of a key: the shared encoding of its normalized form, then `.md` (`user-preferences.md`,
- * `^project ^alpha.md`, `a%2Fb.md`), so `..`, `a/b` and `.` land inside the folder as ordinary files. Throws a
- * `ToolError` (the model named the note) for an empty key, one not well-formed Unicode, or one too long.
+ * The file name of a key: its normalized form encoded, then `.md` (`^project ^alpha.md`, `a%2Fb.md`: `..` and `a/b` stay
+ * inside the folder). Throws a `ToolError` (the model named the note) for an empty, ill-formed or too long key.
  */
 export function keyToFileName(key: string): string {
   const normalized = normalizeKey(key);
@@ -48,10 +47,7 @@ export function isNoteFile(fileName: string): boolean {
   return fileName.endsWith(NOTE_EXTENSION) && !fileName.startsWith(".") && fileName.length > NOTE_EXTENSION.length;
 }
 
-/**
- * Where a key's note lives in `dir`: its canonical file name, unless only another spelling of it exists (by hand, or
- * of the earlier encoding), which is used in place, never renamed: a person may have named the file. Throws as `keyToFileName`.
- */
+/** Where a key's note lives in `dir`: its file name, unless only another spelling of it exists, used in place (a person may have named it). Throws as `keyToFileName`. */
 export async function noteFileOf(dir: string, key: string): Promise<{ key: string; name: string; path: string; exists: boolean }> {
   const name = keyToFileName(key);
   const normalized = normalizeKey(key);

@@ -40,10 +40,8 @@ export function holdsTerms(key: string, content: string, terms: readonly string[
 }
 
 /**
- * Full-text index of notes keyed by file name: BM25+ over the key (boosted) and the body, query words combined with OR,
- * words of four letters or more also matching by prefix. No score threshold: every note matching a query word is a
- * candidate, and `search` represents each query word found verbatim in some note. A replaced or removed note leaves
- * dead postings behind until `exportData` compacts them.
+ * Full-text index of notes by file name: BM25+ over the key (boosted) and the body, query words ORed, words of four
+ * letters or more also matching by prefix, no score threshold. Replaced or removed notes leave dead postings until `exportData`.
  */
 export class NoteIndex {
   private names: (string | undefined)[] = [];
@@ -101,10 +99,7 @@ export class NoteIndex {
     this.textLengthSum -= this.field(at, TEXT_LENGTH);
   }
 
-  /**
-   * The best `limit` notes for the query, best first. When a query word occurs verbatim in some note but in none of
-   * the top notes, the best note holding it takes the place of the lowest-ranked unprotected one.
-   */
+  /** The best `limit` notes, best first; a query word found verbatim only outside them brings its best note in, in place of the lowest unprotected one. */
   search(query: string, limit: number): IndexHit[] {
     const queryTerms = tokenize(query).map(processTerm).filter(Boolean).slice(0, 32);
     const size = this.names.length;

@@ -39,11 +39,9 @@ const PERSIST_DELAY_MS = 200;
 type ReadHit = { fileName: string; content?: string; result?: MemorySearchResult };
 
 /**
- * The memory folder. Writes are atomic and durable. Search keeps an index in memory, brought up to date on each search
- * from what changed on disk, so notes edited, added or removed by hand are found. The first search of a process starts
- * from the index file beside the notes when there is a usable one, reading again only the notes whose stamp differs; the
- * store rewrites that file shortly after the index changed. Holds a folder watcher once searched: call `close()` when
- * done (it never keeps the process alive; a pending index write still completes).
+ * The memory folder; writes are atomic and durable. Search keeps an index brought up to date from what changed on disk
+ * (hand edits are found), started from the index file beside the notes, which it rewrites shortly after a change.
+ * Holds a folder watcher once searched: call `close()` when done (it never keeps the process alive).
  */
 export class MemoryStore {
   private readonly tracker: FolderTracker;
@@ -111,10 +109,7 @@ export class MemoryStore {
     return removed;
   }
 
-  /**
-   * The notes most relevant to `query`, best first (at most `limit`, clamped to 1–50); empty when nothing matched. A
-   * note containing a query word verbatim is always a candidate, and represented when any is.
-   */
+  /** The notes most relevant to `query`, best first (at most `limit`, clamped to 1–50); a note holding a query word verbatim is always a candidate. */
   async search(query: string, limit = DEFAULT_SEARCH_LIMIT): Promise<MemorySearchResult[]> {
     await this.sync();
     const count = Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(limit)));

@@ -42,11 +42,7 @@ function clean(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-/**
- * A window of the note around the first word whose indexed form is one of `terms`:
- * a little before it and more after, cut at word boundaries and marked with "…".
- * When no word of the body matches (the key did), the window is the note's start.
- */
+/** A window of the note around the first word whose indexed form is in `terms` (else its start), cut at word boundaries and marked with "…". */
 export function makeSnippet(content: string, terms: ReadonlySet<string>): string {
   let at = 0;
   for (const match of content.matchAll(WORDS)) {

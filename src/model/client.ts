@@ -20,10 +20,8 @@ export interface ClientOptions {
 }
 
 /**
- * Builds the client as the SDK would from the environment, but explicitly, so no
- * profile or config file is consulted behind the user's back, and over node:http
- * (`nodeFetch`) rather than the global fetch. Throws ConfigError when there is
- * neither a key, a token, nor a base URL.
+ * Builds the client from `env` explicitly (no profile or config file behind the user's back), over `nodeFetch`. Throws
+ * ConfigError when there is neither a key, a token, nor a base URL.
  */
 export function createClient({ env, maxRetries = SDK_MAX_RETRIES, timeoutMs }: ClientOptions): Anthropic {
   const { apiKey, authToken, baseURL } = readCredentials(env);

@@ -109,10 +109,7 @@ function streamError(data: string, headers: Headers): Error {
   return new Anthropic.APIError(undefined, body as object, undefined, headers);
 }
 
-/**
- * Stream progress as events: text and thinking deltas, and the server tools the provider runs (a `tool_call` when the
- * call is complete, a `tool_result` when its result arrives). Custom tool calls are announced by the dispatcher.
- */
+/** Stream progress as events: deltas, and the provider's server tools (`tool_call` once complete, `tool_result` when it arrives). */
 function eventSink(emit: EventSink): StreamSink {
   const names = new Map<string, string>();
   return {

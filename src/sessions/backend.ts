@@ -39,11 +39,7 @@ export interface SessionBackend extends SessionStorage {
   fork(fromKey: string, toKey: string, options?: { upToMessageId?: string }): Promise<LoadedSession>;
   /** Where a session lives, for messages: its file, or `postgres:<schema>/<key>`. */
   locationOf(key: string): string;
-  /**
-   * Adds a steering message to the session's durable inbox and resolves to its id once stored: the turn holding the
-   * session (in any process) takes it before its next request, or its next turn does. Throws SessionError for empty
-   * or oversized text or a failed write.
-   */
+  /** Stores a steering message in the session's inbox for the turn holding it (any process) or its next; resolves to its id. Throws SessionError. */
   addSteer(key: string, text: string): Promise<string>;
   /** The session's durable inbox, as a turn's `inbox` option. */
   inbox(key: string, options?: SessionInboxOptions): Inbox;

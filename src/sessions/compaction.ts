@@ -21,10 +21,9 @@ export interface CompactionPlan {
 }
 
 /**
- * Plans a compaction of a loaded session's `records`. The kept tail holds about `keepTokens` and starts at a plain user
- * message (no tool_result), so no tool_use/tool_result pair is split and the first kept message can carry the summary;
- * synthetic records (some exist only in memory) are never cut points. Returns null when no cut point exists after the
- * first record (one long turn of tool calls, say). Pure.
+ * Plans a compaction of a loaded session's `records`: the kept tail holds about `keepTokens` and starts at a plain user
+ * message (never a synthetic one), so no tool_use is parted from its result and it can carry the summary. Null when no
+ * such cut exists after the first record (one long turn of tool calls). Pure.
  */
 export function planCompaction(records: MessageRecord[], options: { keepTokens: number }): CompactionPlan | null {
   const tokens = records.map((record) => estimateTokens(record.message));
@@ -47,10 +46,7 @@ export function planCompaction(records: MessageRecord[], options: { keepTokens: 
   return { cutIndex, firstKeptId: first.id, toSummarize, kept, summarizedTokens: sum(0, cutIndex), keptTokens: sum(cutIndex, records.length) };
 }
 
-/**
- * The compaction record to append once the model has written `summary` for `plan`. `tokensBefore` is the context size
- * that triggered it; `skills` names the skills loaded before the cut so the model can load them again.
- */
+/** The compaction record for `plan` and its `summary`; `tokensBefore` is the size that triggered it, `skills` those loaded before the cut. */
 export function compactionRecordFor(plan: CompactionPlan, summary: string, meta: { ts: number; tokensBefore: number; skills?: string[] }): CompactionRecord {
   const replacedMessages = plan.toSummarize.filter((record) => record.synthetic !== true).length;
   const skills = meta.skills !== undefined && meta.skills.length > 0 && { skills: meta.skills };
@@ -80,10 +76,7 @@ const SECTIONS = [
   "Skills: skills that were loaded (by name), so they can be loaded again.",
 ];
 
-/**
- * The user message text asking the model to summarise `toSummarize`, tool inputs and results cut to a few hundred
- * characters each. With `previousSummary` (compacted before) the model updates it, so nothing earlier is lost. Pure.
- */
+/** The text asking the model to summarise `toSummarize` (tool inputs and results cut short), updating `previousSummary` if any. Pure. */
 export function buildSummaryRequestText(toSummarize: MessageRecord[], previousSummary?: string): string {
   const transcript = toSummarize.map((record) => renderMessage(record.message)).join("\n\n");
   const sections = SECTIONS.map((line) => `## ${line}`).join("\n");
@@ -101,11 +94,7 @@ export function buildSummaryRequestText(toSummarize: MessageRecord[], previousSu
   ].join("\n\n");
 }
 
-/**
- * Splits the records to summarise into consecutive groups whose transcript holds at most `maxChars` characters (one
- * record alone always fits: its texts are cut to SUMMARY_TEXT_CHARS), so every summary request fits the window; each
- * group then updates the summary of the ones before. Pure.
- */
+/** Splits the records to summarise into consecutive groups of at most `maxChars` of transcript (one record always fits), summarised in turn. Pure. */
 export function splitForSummary(records: MessageRecord[], maxChars: number): MessageRecord[][] {
   const groups: MessageRecord[][] = [];
   let group: MessageRecord[] = [];
@@ -164,10 +153,9 @@ function cut(text: string, max: number): string {
 }
 
 /**
- * `messages` with every tool result but the `keepRecent` newest cut to `maxChars` characters of text and a marker
- * saying how much was cut (images and documents kept). The input is not mutated; unchanged messages are the same
- * objects. Changing an old message invalidates the prompt cache from there on: call it when the context is tight
- * (before compacting), not on every request.
+ * `messages` with every tool result but the `keepRecent` newest cut to `maxChars` characters of text and a marker (images
+ * and documents kept); unchanged messages are the same objects. It invalidates the prompt cache from the first change:
+ * call it when the context is tight, not on every request.
  */
 export function trimOldToolResults(messages: MessageParam[], options: { keepRecent: number; maxChars: number }): MessageParam[] {
   let toKeep = options.keepRecent;

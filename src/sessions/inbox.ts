@@ -40,9 +40,8 @@ export function inboxPath(sessionsDir: string, key: string): string {
 }
 
 /**
- * Adds a steering message to the inbox of session `key` and resolves to its id once the line is on disk (synced). Safe
- * with any number of writers in any number of processes; creates the sessions folder. Throws SessionError for empty
- * (or blank) text, text over MAX_STEER_BYTES, an invalid key, or a file that cannot be written.
+ * Adds a steering message to the inbox of session `key`; resolves to its id once it is on disk. Safe with any writers in
+ * any processes. Throws SessionError for blank text, text over MAX_STEER_BYTES, an invalid key, or a failed write.
  */
 export async function addSteer(sessionsDir: string, key: string, text: string, clock: Clock = systemClock): Promise<string> {
   const file = inboxPath(sessionsDir, key);
@@ -66,9 +65,8 @@ export function checkSteerText(key: string, text: string): void {
 }
 
 /**
- * The inbox of one session as a turn's `inbox` option: `take` before each request, `delivered` once the messages are
- * stored in the session. A new instance (a later turn, or the next process after a crash) hands out again what was
- * taken and never marked delivered, which the loop drops if the session already holds it.
+ * The inbox of one session as a turn's `inbox` option: `take` before each request, `delivered` once stored. A new
+ * instance hands out again what was taken and never marked delivered; the loop drops it if the session holds it.
  */
 export class SessionInbox {
   private readonly file: string;
@@ -80,11 +78,7 @@ export class SessionInbox {
     this.file = inboxPath(sessionsDir, key);
   }
 
-  /**
-   * The steers waiting, in the order they were added: not delivered, and not handed out by this instance before. A
-   * missing file is an empty inbox; a damaged line is skipped (and reported once). Throws SessionError when the file
-   * exists but cannot be read.
-   */
+  /** The steers waiting, in order: not delivered, not handed out by this instance; damaged lines skipped. Throws SessionError for an unreadable file. */
   async take(): Promise<InboxMessage[]> {
     const parsed = parseInbox(readInbox(this.file));
     for (const reason of parsed.damaged.filter((damage) => !this.warned.has(damage))) {
@@ -96,11 +90,7 @@ export class SessionInbox {
     return waiting.map(({ id, text }) => ({ id, text }));
   }
 
-  /**
-   * Marks `ids` delivered, durably, so no instance in any process takes them again; then removes or rewrites the file
-   * (see the file's comment). Ids not in the inbox are ignored. Throws SessionError when the file cannot be written or
-   * the lock not had in time.
-   */
+  /** Marks `ids` delivered, durably, for every instance in every process (unknown ids ignored). Throws SessionError. */
   async delivered(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     for (const id of ids) this.taken.add(id);

@@ -6,10 +6,7 @@ import { compactionRecord, headerRecord, modeRecord, outputRecord, type SessionR
 /** A parsed line, or why it was rejected (one short phrase fit for a warning). */
 export type ParsedLine = { ok: true; record: SessionRecord } | { ok: false; reason: string };
 
-/**
- * Parses and checks one line. Message records (nearly every line) get a hand-written check, as zod over every line of
- * a large file costs more than the JSON parse; the rare records use zod. Unknown types are rejected, not misread.
- */
+/** Parses and checks one line: messages (nearly every line) by hand, as zod costs more than the parse; unknown types rejected, not misread. */
 export function parseRecordLine(line: string): ParsedLine {
   let value: unknown;
   try {
@@ -20,10 +17,7 @@ export function parseRecordLine(line: string): ParsedLine {
   return checkRecordValue(value);
 }
 
-/**
- * One record as its stored JSON text (a file line without its newline, a row's `record`). Throws
- * SessionError, naming `where`, for a record `load` would reject: nothing invalid is ever written.
- */
+/** One record as its stored JSON text. Throws SessionError naming `where` for a record `load` would reject: nothing invalid is written. */
 export function serializeRecord(record: SessionRecord, where: string): string {
   const checked = checkRecordValue(record);
   if (!checked.ok) throw new SessionError(`refusing to write an invalid ${String(record.type)} record to ${where}: ${checked.reason}`);

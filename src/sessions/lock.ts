@@ -12,19 +12,13 @@ export function noteWrite(lockPath: string): void {
   if (isFileLockHeld(lockPath)) written.add(lockPath);
 }
 
-/**
- * The load mode when the caller names none: `read` without the lock; with it, `in-turn` once this process has
- * written (a turn is under way, so the end of the file is its own state), else `turn-start`.
- */
+/** The load mode when the caller names none: `read` without the lock; with it, `in-turn` once this process has written, else `turn-start`. */
 export function defaultLoadMode(lockPath: string): LoadMode {
   if (!isFileLockHeld(lockPath)) return "read";
   return written.has(lockPath) ? "in-turn" : "turn-start";
 }
 
-/**
- * Takes the session's lock (see `acquireFileLock`) within `timeoutMs`; resolves to an idempotent release.
- * Throws SessionError("session busy: <key> ...") naming the holder when the wait runs out.
- */
+/** Takes the session's lock (see `acquireFileLock`) within `timeoutMs`; throws SessionError("session busy: <key> ...") naming the holder. */
 export async function acquireSessionLock(lockPath: string, key: string, timeoutMs: number, clock: Clock): Promise<() => Promise<void>> {
   const makeError = (message: string, cause?: unknown): Error => new SessionError(message, cause === undefined ? undefined : { cause });
   const release = await acquireFileLock(lockPath, { timeoutMs, clock, label: "session", subject: key, inProcessHolder: "another turn", makeError });

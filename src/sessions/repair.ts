@@ -24,11 +24,10 @@ const CONTINUED_STOPS = new Set(["pause_turn", "model_context_window_exceeded"])
 export type TailMode = "close" | "answer" | "none";
 
 /**
- * Keeps a message sequence valid for the API as records are added one by one: a user message first (unless after a
- * summary), roles alternating, every tool_use answered first thing in the next message (missing results become
- * `is_error` results), orphan tool_results turned to text, no tool_use id twice, object inputs, no blank text, no empty
- * message. Loading and a running turn feed the same class, so a history built in memory equals a reload of its file;
- * repairs in the middle exist only in memory and are recomputed identically on every load. Never mutates its input.
+ * Keeps a message sequence valid for the API as records are added: a user message first (unless after a summary), roles
+ * alternating, every tool_use answered first thing next (missing results as `is_error`), orphan results as text, unique
+ * tool_use ids, object inputs, no blank text or empty message. Loading and a running turn both use it, so a history in
+ * memory equals a reload of its file. Never mutates its input.
  */
 export class HistoryRepair {
   /** One line per repair made, for the caller's warnings. */
@@ -147,10 +146,7 @@ export class HistoryRepair {
   }
 }
 
-/**
- * Repairs a whole loaded sequence (see HistoryRepair): `records` to send (file records, possibly fixed, and synthetic
- * ones), `tail` the synthetic records at the very end (the store appends them), stamped by `ts` and `newId`. Pure.
- */
+/** Repairs a loaded sequence (see HistoryRepair): the `records` to send, and the synthetic `tail` among them the store appends. Pure. */
 export function repairMessages(
   input: readonly MessageRecord[],
   options: { afterSummary: boolean; tail: TailMode; ts: number; newId: () => string },
@@ -167,9 +163,8 @@ function isUnsigned(block: ContentBlockParam): boolean {
 }
 
 /**
- * A response's content made safe to store and answer: no blank text, no unsigned thinking, no tool_use cut off by
- * max_tokens (`dropToolUse`), tool_use ids unique within the conversation (`seen`; a repeat gets a suffix), a non-object
- * input stored as `{}`. `calls` keep the model's original input, so an error result can tell the model what it sent.
+ * A response's content made safe to store: no blank text or unsigned thinking, no tool_use when `dropToolUse`, ids unique
+ * against `seen` (a repeat gets a suffix), object inputs. `calls` keep the original input for the model's error result.
  */
 export function cleanResponse(
   content: readonly ContentBlockParam[],

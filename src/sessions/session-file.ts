@@ -6,9 +6,8 @@ import { parseRecordLine } from "./line-parse.js";
 import type { CompactionRecord, HeaderRecord, MessageRecord, ModeRecord, OutputRecord, SessionRecord } from "./records.js";
 
 /**
- * The part of a file that loading needs: the last readable compaction, the message records from its first kept one on
- * (in file order), the ids of those written after the compaction line (all when there is none), the structured answers
- * and last permission mode of the region, its latest `ts`, and damaged lines as `<file>:<line>: ...`.
+ * The part of a file that loading needs: the last compaction, the message records from its first kept one on, the ids
+ * of those after the compaction line, the region's outputs, last mode and latest `ts`, and damaged lines as `<file>:<line>: ...`.
  */
 export interface LoadRegion {
   header?: HeaderRecord;
@@ -103,9 +102,9 @@ const FIRST_CHUNK_BYTES = 256 * 1024;
 const NEWLINE = 0x0a;
 
 /**
- * Reads a session file's load region from the end: the last compaction line, then its first kept message, then only the
- * bytes from there on are parsed. Undefined when there is no file; rejects when it is not a regular file. `chunkBytes`
- * is for tests. Synchronous: decoding blocks far longer than reading, and a trip through the thread pool costs ~0.3 ms.
+ * Reads a session file's load region from the end: the last compaction line, its first kept message, and only the bytes
+ * from there on are parsed. Undefined without a file; rejects for one that is not regular. Synchronous: decoding blocks
+ * far longer than reading, where the thread pool costs ~0.3 ms.
  */
 export async function readLoadRegionFromFile(file: string, options: { chunkBytes?: number } = {}): Promise<LoadRegion | undefined> {
   let opened: { fd: number; size: number };

@@ -33,10 +33,7 @@ export type OpenResult = { status: "open"; handle: SessionHandle } | { status: "
 /** `parent`: a subagent's session names, in its header, the session and the delegate call that started it. */
 type OpenOptions = { agentId: string; clock: Clock; signal?: AbortSignal; parent?: { sessionKey: string; toolUseId: string } };
 
-/**
- * Locks the session (waiting for a turn of it that runs elsewhere, unless `signal` aborts first) and loads it, closing
- * a crashed turn's end in the file. Throws SessionError only when the session stays busy past the store's wait.
- */
+/** Locks the session (unless `signal` aborts first) and loads it, closing a crashed turn's end. Throws SessionError when it stays busy. */
 export async function openSession(store: SessionStorage, key: string, options: OpenOptions): Promise<OpenResult> {
   const release = await lockUnlessAborted(store, key, options.signal);
   if (!release) return { status: "aborted" };

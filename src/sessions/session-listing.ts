@@ -29,10 +29,7 @@ type ListDeps = { onWarning: (message: string) => void; clock: Clock };
 /** A listing in display order: `depth` 1 for a subagent's session shown under its parent. */
 export type NestedListing = SessionListing & { depth: 0 | 1 };
 
-/**
- * Puts each subagent's session right after its parent's, oldest child first (the order the delegate calls ran);
- * parents keep their order. A child whose parent is not listed stays where it was, at depth 0. Pure.
- */
+/** Puts each subagent's session right after its parent's, oldest first; a child whose parent is not listed stays at depth 0. Pure. */
 export function nestUnderParents(listings: readonly SessionListing[]): NestedListing[] {
   const byKey = new Map(listings.map((listing) => [listing.key, listing]));
   const children = new Map<string, SessionListing[]>();
@@ -50,10 +47,7 @@ export function nestUnderParents(listings: readonly SessionListing[]): NestedLis
   });
 }
 
-/**
- * Lists the sessions of `dir`, newest activity first. A `.jsonl` file whose key can be read neither from its header
- * nor from its name is skipped with a warning; damaged lines are reported too. A missing folder lists nothing.
- */
+/** The sessions of `dir`, newest activity first; a file whose key is neither in its header nor its name is skipped with a warning. */
 export async function listSessions(dir: string, deps: ListDeps): Promise<SessionListing[]> {
   let names: string[];
   try {
@@ -100,10 +94,7 @@ export function listingOf(key: string, region: LoadRegion, file: string, now: nu
   };
 }
 
-/**
- * The records a fork copies of every record of a session, in order (all but headers, up to and including message
- * `upToMessageId` and its structured answers) and the source's agent. Throws SessionError when the message is missing.
- */
+/** The records a fork copies (all but headers, up to message `upToMessageId` and its outputs) and the agent. Throws SessionError for a missing message. */
 export function selectForkRecords(records: readonly SessionRecord[], where: string, fromKey: string, upToMessageId: string | undefined): { agentId: string; records: SessionRecord[] } {
   const header = records.find((record): record is HeaderRecord => record.type === "session");
   let end = records.length;

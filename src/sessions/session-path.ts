@@ -16,10 +16,7 @@ const settled = new Set<string>();
 /** Names already encoded: the store names a session's file at every append. */
 const names = new Map<string, string>();
 
-/**
- * The file name stem of a session key (`agent:main:main` is `agent#main#main`). Keys are not normalized: two keys
- * that differ are two sessions. Throws SessionError for an empty key or one that is not well-formed Unicode.
- */
+/** The file name stem of a session key (`agent#main#main`); keys are not normalized. Throws SessionError for an empty or ill-formed key. */
 export function encodeKey(key: string): string {
   if (typeof key !== "string" || key === "") throw new SessionError("invalid session key: the key is empty");
   try {
@@ -46,10 +43,8 @@ export function sessionFileName(key: string): string {
 }
 
 /**
- * The file name of a key's session in `dir`, after moving a file left under the old name (`agent%3Amain%3Amain.jsonl`)
- * to it: a hard link then an unlink (a rename where links fail), so an existing new file is never replaced nor the old
- * one lost; when both exist the new one is used. The lock file is not moved: only an older version reads it. Sync, and
- * free after the first call per file. Throws SessionError for an invalid key.
+ * The file name of a key's session in `dir`, after moving a file from the old name (`agent%3Amain%3Amain.jsonl`) by a link
+ * and an unlink, so neither file is ever lost (both existing: the new one is used). Throws SessionError for an invalid key.
  */
 export function resolveSessionFileName(dir: string, key: string): string {
   const name = sessionFileName(key);

@@ -37,10 +37,7 @@ export interface LoadedSession {
 export const SUMMARY_PREFIX = "The conversation before this point was compacted. Summary of it:\n<summary>\n";
 export const SUMMARY_SUFFIX = "\n</summary>";
 
-/**
- * Builds the loaded view of a region (pure), the synthetic tail records to append so the file itself ends validly,
- * and the repair that built it, to which later records of the session can be added.
- */
+/** The loaded view of a region, the synthetic tail the file needs to end validly, and the repair later records are added to. Pure. */
 export function buildSessionView(
   region: Pick<LoadRegion, "header" | "compaction" | "records" | "afterCompaction" | "warnings" | "outputs" | "mode">,
   base: { key: string; file: string; ts: number; newId: () => string; tail: TailMode },

@@ -71,10 +71,8 @@ export class SessionStore implements SessionBackend {
   }
 
   /**
-   * Reads the session from its last compaction on (only the file's tail is read), skipping damaged lines with a
-   * warning each and repairing the message sequence (see LoadMode); a turn-start load appends the repair of a crashed
-   * turn's end. A missing file loads as an empty session with `exists: false`. Throws SessionError only when the file
-   * cannot be read at all or the repair cannot be appended.
+   * Reads the session from its last compaction on, damaged lines skipped with a warning and the sequence repaired (see
+   * LoadMode); a missing file is an empty session. Throws SessionError only when it cannot be read or repaired.
    */
   async load(key: string, options: LoadOptions = {}): Promise<LoadedSession> {
     const file = this.fileFor(key);
@@ -85,11 +83,7 @@ export class SessionStore implements SessionBackend {
     return session;
   }
 
-  /**
-   * Appends `records` in one write of whole lines; a new (or empty) file gets a header first unless `records` starts
-   * with one, and a file not ending with a newline (a writer died mid-line) gets one first, so no record is fused onto
-   * a torn line. Throws SessionError for an invalid record (nothing is written) or a failed write.
-   */
+  /** Appends `records` in one write of whole lines (see appendLines), a header first in a new file. Throws SessionError; nothing invalid is written. */
   async append(key: string, records: SessionRecord[]): Promise<void> {
     if (records.length === 0) return;
     const file = this.fileFor(key);
@@ -118,11 +112,7 @@ export class SessionStore implements SessionBackend {
     writeWhole(fd, body);
   }
 
-  /**
-   * Holds the session for one turn: waits for earlier turns of this process, then for the lock file shared with other
-   * processes (a dead owner's is taken over at once), at most `lockTimeoutMs` in all; resolves to the release. Throws
-   * SessionError("session busy: ...") naming the holder when the wait runs out.
-   */
+  /** Holds the session for one turn (see acquireFileLock), at most `lockTimeoutMs`; throws SessionError("session busy: ...") naming the holder. */
   async lock(key: string): Promise<() => Promise<void>> {
     const file = this.fileFor(key);
     try {
@@ -154,10 +144,7 @@ export class SessionStore implements SessionBackend {
     return listSessions(this.dir, { onWarning: this.onWarning, clock: this.clock });
   }
 
-  /**
-   * The records of a session, for display: header, last compaction, the messages from its first kept one on, each
-   * structured answer after its message; with `all`, every readable line in order. Throws SessionError when missing.
-   */
+  /** The records to display (header, last compaction, what follows), or with `all` every readable line. Throws SessionError when missing. */
   async show(key: string, options: { all?: boolean } = {}): Promise<SessionRecord[]> {
     const file = this.fileFor(key);
     let records: SessionRecord[] | undefined;
@@ -171,11 +158,7 @@ export class SessionStore implements SessionBackend {
     return records;
   }
 
-  /**
-   * Copies `fromKey`'s records, up to and including message `upToMessageId` (all when absent), to a new session
-   * `toKey` whose header names `forkedFrom`; the copy is then loaded under its lock, which appends any repair its end
-   * needs. Throws SessionError when the source or the message is missing or `toKey` exists.
-   */
+  /** Copies `fromKey` (up to message `upToMessageId`) to a new session `toKey` and loads it under its lock. Throws SessionError. */
   async fork(fromKey: string, toKey: string, options: { upToMessageId?: string } = {}): Promise<LoadedSession> {
     const fromFile = this.fileFor(fromKey);
     const all = await this.readAll(fromFile);

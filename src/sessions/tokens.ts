@@ -15,18 +15,14 @@ export function contextWindowFor(model: string): number {
   return SMALL_WINDOW_PREFIXES.some((prefix) => model.startsWith(prefix)) ? CONTEXT_WINDOW / 2 : CONTEXT_WINDOW;
 }
 
-/**
- * Estimates the tokens of any JSON-able value: its characters as JSON would write them divided by CHARS_PER_TOKEN,
- * rounded up; a base64 image counts IMAGE_TOKENS. Deliberately rough; exact counts come from usage.
- */
+/** Roughly the tokens of a JSON-able value: its JSON characters / CHARS_PER_TOKEN, an image IMAGE_TOKENS. Exact counts come from usage. */
 export function estimateTokens(value: unknown): number {
   return Math.ceil(countChars(value) / CHARS_PER_TOKEN);
 }
 
 /**
- * The size in tokens of the next request: the previous response's exact usage (input, cache read and write, and its
- * output, now part of the history) plus an estimate of `messagesSince`. Without usage (first request, or just after a
- * compaction) everything is estimated, `systemAndTools` (system prompt and tool definitions) included.
+ * The size in tokens of the next request: the last response's usage (all input and its output) plus an estimate of
+ * `messagesSince`; without usage everything is estimated, `systemAndTools` (system prompt and tools) included.
  */
 export function contextSize(input: { lastUsage?: Usage | undefined; messagesSince: unknown[]; systemAndTools?: unknown }): number {
   const added = input.messagesSince.reduce<number>((sum, message) => sum + estimateTokens(message), 0);

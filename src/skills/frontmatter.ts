@@ -23,9 +23,8 @@ const ENGINES = Object.fromEntries(
 const LOOSE_LINE = /^([A-Za-z][\w-]*):[ \t]*(.*)$/;
 
 /**
- * Parses the frontmatter of a markdown text. Throws an `Error` carrying the YAML message when the block cannot be parsed
- * or is not a mapping; the caller names the file. An options object is always passed, which bypasses gray-matter's
- * content-keyed cache (it hands back the same, possibly mutated or half-parsed, object for equal text).
+ * Parses the frontmatter of a markdown text; throws with the YAML message when it cannot be parsed or is not a mapping.
+ * Options are always passed: they bypass gray-matter's cache, which hands back one (mutable) object for equal text.
  */
 export function parseFrontmatter(text: string): ParsedFrontmatter {
   const file = matter(normalize(text), { engines: ENGINES });
@@ -35,10 +34,7 @@ export function parseFrontmatter(text: string): ParsedFrontmatter {
   return { data: { ...(raw as Record<string, unknown>) }, body: file.content, hasFrontmatter: (file as { isEmpty?: boolean }).isEmpty === true || file.matter.length > 0 };
 }
 
-/**
- * Reads the top-level `key: value` lines of a frontmatter block that is not valid YAML (an unquoted description holding
- * ": ", say): nested values are skipped, the text after the first ": " is the value. Undefined when there is no block.
- */
+/** The top-level `key: value` lines of a frontmatter block that is not YAML (an unquoted ": " in a value); undefined without a block. */
 export function parseLooseFrontmatter(text: string): ParsedFrontmatter | undefined {
   const normalized = normalize(text);
   const match = /^---[ \t]*\n([\s\S]*?)\n---[ \t]*(?:\n|$)/.exec(normalized);

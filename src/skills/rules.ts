@@ -19,10 +19,7 @@ const MAX_DESCRIPTION_CHARS = 1024;
 const MAX_COMPATIBILITY_CHARS = 500;
 const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
-/**
- * Checks a parsed frontmatter block against the Agent Skills rules. Never throws: every broken rule becomes one short
- * sentence in `problems` and the usable parts are kept. Fields outside the format (such as `homepage`) are ignored.
- */
+/** Checks a frontmatter block against the Agent Skills rules; never throws: a broken rule is a sentence in `problems`, usable parts are kept. */
 export function checkSkillFrontmatter(data: Record<string, unknown>, folder: string): { fields: SkillFields; problems: string[] } {
   const problems: string[] = [];
   const fields: SkillFields = { name: checkName(data["name"], folder, problems), description: checkDescription(data["description"], problems) };

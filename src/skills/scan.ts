@@ -34,10 +34,9 @@ function isDirectory(path: string, entry: Dirent): boolean {
 }
 
 /**
- * Every SKILL.md under `root`, sorted by path. A folder holding a SKILL.md is a skill, not searched further (its
- * subfolders are its resources); other folders are searched as collections, down to MAX_SKILL_DEPTH. Hidden folders and
- * `node_modules` are skipped, symlinks followed once. A missing root yields no files and no warning. Synchronous, as
- * every walk here: a few small directory reads cost microseconds, a trip through the thread pool ~0.3 ms.
+ * Every SKILL.md under `root` (a missing root has none), sorted: a folder holding one is a skill, not searched further;
+ * others are collections, searched to MAX_SKILL_DEPTH; hidden folders and `node_modules` skipped, symlinks followed
+ * once. Synchronous, as every walk here: small directory reads take microseconds, the thread pool ~0.3 ms.
  */
 export function findSkillFiles(root: string, warn: (message: string) => void): string[] {
   const found: string[] = [];
