@@ -59,7 +59,6 @@ export class FolderTracker {
     this.watching = options.watch !== false;
   }
 
-  /** The stamp last seen for a file, if it is known. */
   stamp(fileName: string): FileStamp | undefined {
     return this.known.get(fileName);
   }

@@ -2,11 +2,7 @@
 import { lowerBound, mergeSorted } from "./ranking.js";
 
 /** Postings of one term, side by side: note positions (ascending) and the term's counts in each note's key and text. */
-export interface Segment<T extends ArrayLike<number>> {
-  docs: T;
-  keyCounts: T;
-  textCounts: T;
-}
+export type Segment<T extends ArrayLike<number>> = { docs: T; keyCounts: T; textCounts: T };
 
 /** Every term's postings as flat data: terms sorted, the i-th term's `counts[i]` postings consecutive in the arrays. */
 export type PostingData = { terms: string[]; counts: Uint32Array; docs: Uint32Array; keyCounts: Uint8Array; textCounts: Uint8Array };
@@ -20,7 +16,7 @@ const MAX_COUNT = 0xff;
  */
 export class Postings {
   private baseTerms: readonly string[] = [];
-  /** The i-th base term's postings run from baseStarts[i] to baseStarts[i + 1]. */
+  // The i-th base term's postings run from baseStarts[i] to baseStarts[i + 1].
   private baseStarts: Uint32Array = new Uint32Array(1);
   private baseDocs: Uint32Array = new Uint32Array(0);
   private baseKeyCounts: Uint8Array = new Uint8Array(0);
@@ -118,7 +114,6 @@ export class Postings {
     return { terms, counts: Uint32Array.from(counts), docs: docs.slice(0, n), keyCounts: keyCounts.slice(0, n), textCounts: textCounts.slice(0, n) };
   }
 
-  /** Position of `term` in baseTerms, or -1. */
   private baseIndexOf(term: string): number {
     const i = lowerBound(this.baseTerms, term);
     return this.baseTerms[i] === term ? i : -1;

@@ -5,13 +5,8 @@ import { Postings } from "./postings.js";
 import { bestOf, bitCount, bm25, idf } from "./ranking.js";
 import { countTerms, keyText, processTerm, tokenize } from "./terms.js";
 
-/** One ranked note, before the store adds its snippet and time. */
-export interface IndexHit {
-  fileName: string;
-  score: number;
-  /** The indexed words of the note that matched, for the snippet. */
-  terms: string[];
-}
+/** One ranked note, with the indexed words that matched (for the snippet), before the store adds its snippet and time. */
+export type IndexHit = { fileName: string; score: number; terms: string[] };
 
 /** Characters of a note that are indexed; the rest of a very large file is not searchable. */
 export const MAX_INDEXED_CHARS = 200_000;
@@ -22,15 +17,8 @@ const PREFIX_MIN_CHARS = 4;
 // The weight of a longer word a query word starts, as MiniSearch (which this index replaced) gives it.
 const PREFIX_WEIGHT = 0.375;
 
-/** What one query accumulates per note position. */
-interface Tally {
-  score: Float64Array;
-  /** Bit i set: the note matched query word i, exactly or by prefix. */
-  queryTerms: Uint32Array;
-  /** Bit i set: the note holds query word i verbatim. */
-  exact: Uint32Array;
-  touched: number[];
-}
+/** What one query accumulates per note position; bit i of `queryTerms` set when the note matched query word i, of `exact` when verbatim. */
+type Tally = { score: Float64Array; queryTerms: Uint32Array; exact: Uint32Array; touched: number[] };
 
 /** True when the note (its key or its indexed text) holds every one of `terms` as the index reads it. */
 export function holdsTerms(key: string, content: string, terms: readonly string[]): boolean {
@@ -61,7 +49,6 @@ export class NoteIndex {
     return index;
   }
 
-  /** Number of notes indexed. */
   get size(): number {
     return this.live;
   }

@@ -22,11 +22,9 @@ export interface MemoryNote extends MemoryEntry {
 /** One search result: the note's key, its BM25+ score (only the order means anything), a window around the match, and the note's absolute path. */
 export type MemorySearchResult = { key: string; score: number; snippet: string; updated: Date; path: string };
 
-/** Options of a `MemoryStore`. */
+/** Options of a `MemoryStore`: `persistIndex` keeps the index in a file for the next process (default true), once there are `persistMinNotes` (default 200). */
 export interface MemoryStoreOptions extends Pick<FolderTrackerOptions, "watch" | "fullCheckIntervalMs" | "now"> {
-  /** Keep the search index in a file beside the notes, so the next process starts from it (default true). */
   persistIndex?: boolean;
-  /** Fewest notes for which the index file is written (default 200): below that, building it anew is as quick. */
   persistMinNotes?: number;
 }
 

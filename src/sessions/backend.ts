@@ -47,14 +47,14 @@ export interface SessionBackend extends SessionStorage {
   close(): Promise<void>;
 }
 
-/** Options of `SessionStore`. */
+/**
+ * Options of `SessionStore`: `clock` stamps header and repair records (a lock is waited for in real time); `lockTimeoutMs`
+ * bounds that wait (default DEFAULT_LOCK_TIMEOUT_MS); `onWarning` (must not throw) hears `list`, `show` and `fork`; `fsync`
+ * after each append survives power loss, not only a crash (default false).
+ */
 export interface SessionStoreOptions {
-  /** Stamps header and repair records (`ts`); waiting for a lock uses real time. */
   clock?: Clock;
-  /** How long `lock` waits for a busy session before throwing (default DEFAULT_LOCK_TIMEOUT_MS; real time). */
   lockTimeoutMs?: number;
-  /** Receives warnings of `list`, `show` and `fork` (load returns its own in `warnings`). Must not throw. */
   onWarning?: (message: string) => void;
-  /** fsync after each append: survives power loss, not only a crash of the process (default false). */
   fsync?: boolean;
 }

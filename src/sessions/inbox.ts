@@ -16,6 +16,7 @@ import { appendLines } from "../fs/append-lines.js";
 import { syncFolder, writeFileAtomic } from "../fs/atomic-write.js";
 import { withFileLock } from "../fs/file-lock.js";
 import { readRegularFileSync } from "../fs/regular-file.js";
+import { sessionLockOptions } from "./lock.js";
 import { sessionFileName } from "./session-path.js";
 
 /** Longest steering text `addSteer` accepts, in UTF-8 bytes. */
@@ -28,11 +29,8 @@ const LOCK_TIMEOUT_MS = 10_000;
 /** A steering message as the inbox hands it over; fits the loop's `SteerMessage`. */
 export type InboxMessage = { id: string; text: string };
 
-/** Options of `SessionInbox`. */
-export interface SessionInboxOptions {
-  /** Told once per damaged line, which is skipped. Default: silence. */
-  onWarning?: (message: string) => void;
-}
+/** Options of `SessionInbox`: `onWarning` is told once per damaged line, which is skipped. */
+export type SessionInboxOptions = { onWarning?: (message: string) => void };
 
 /** The inbox file of `key` in `sessionsDir`. Throws SessionError for an invalid key. */
 export function inboxPath(sessionsDir: string, key: string): string {
@@ -179,7 +177,5 @@ function asSessionError(error: unknown, what: string): SessionError {
 }
 
 function withInboxLock<T>(file: string, key: string, work: () => Promise<T>): Promise<T> {
-  const makeError = (message: string, cause?: unknown): Error => new SessionError(message, cause === undefined ? undefined : { cause });
-  // Other processes write in real time, so the wait is measured on the system clock.
-  return withFileLock(`${file}.lock`, { timeoutMs: LOCK_TIMEOUT_MS, clock: systemClock, label: "inbox", subject: key, makeError }, work);
+  return withFileLock(`${file}.lock`, sessionLockOptions("inbox", key, LOCK_TIMEOUT_MS), work);
 }

@@ -1,7 +1,7 @@
 // One turn at a time per session: the shared file lock (fs/file-lock.ts) plus whether this turn has written yet.
-import type { Clock } from "../deps.js";
+import { systemClock } from "../deps.js";
 import { SessionError } from "../errors.js";
-import { acquireFileLock, isFileLockHeld } from "../fs/file-lock.js";
+import { acquireFileLock, isFileLockHeld, type FileLockOptions } from "../fs/file-lock.js";
 import type { LoadMode } from "./session-view.js";
 
 /** Lock paths held by this process whose session has been written since the lock was taken. */
@@ -18,10 +18,19 @@ export function defaultLoadMode(lockPath: string): LoadMode {
   return written.has(lockPath) ? "in-turn" : "turn-start";
 }
 
-/** Takes the session's lock (see `acquireFileLock`) within `timeoutMs`; throws SessionError("session busy: <key> ...") naming the holder. */
-export async function acquireSessionLock(lockPath: string, key: string, timeoutMs: number, clock: Clock): Promise<() => Promise<void>> {
+/**
+ * The options of a lock of the sessions folder ("<label> busy: <subject> ...", SessionErrors). The wait is measured on
+ * the system clock whatever clock a store was given: other processes live in real time, and a test's frozen clock must
+ * not spin or expire it.
+ */
+export function sessionLockOptions(label: string, subject: string, timeoutMs: number): FileLockOptions {
   const makeError = (message: string, cause?: unknown): Error => new SessionError(message, cause === undefined ? undefined : { cause });
-  const release = await acquireFileLock(lockPath, { timeoutMs, clock, label: "session", subject: key, inProcessHolder: "another turn", makeError });
+  return { timeoutMs, clock: systemClock, label, subject, makeError };
+}
+
+/** Takes the session's lock (see `acquireFileLock`) within `timeoutMs`; throws SessionError("session busy: <key> ...") naming the holder. */
+export async function acquireSessionLock(lockPath: string, key: string, timeoutMs: number): Promise<() => Promise<void>> {
+  const release = await acquireFileLock(lockPath, { ...sessionLockOptions("session", key, timeoutMs), inProcessHolder: "another turn" });
   written.delete(lockPath);
   let released = false;
   return async () => {

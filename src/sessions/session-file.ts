@@ -155,7 +155,6 @@ class TailBuffer {
     return true;
   }
 
-  /** Grows until the file offset `offset` is held. */
   cover(offset: number): void {
     while (this.start > offset && this.grow());
   }

@@ -23,8 +23,8 @@ export type { LoadedSession, LoadMode } from "./session-view.js";
 export type { SessionListing } from "./session-listing.js";
 
 /**
- * The file-backed session store: `<dir>/<encoded key>.jsonl`, one record per line, appended and never rewritten.
- * Safe from several stores and processes at once: appends are single O_APPEND writes, and `lock` serializes turns.
+ * The file-backed session store (see SessionBackend): `<dir>/<encoded key>.jsonl`, one record per line, appended, never
+ * rewritten. Safe from several stores and processes at once: appends are single O_APPEND writes, `lock` serializes turns.
  */
 export class SessionStore implements SessionBackend {
   readonly dir: string;
@@ -32,9 +32,8 @@ export class SessionStore implements SessionBackend {
   private readonly lockTimeoutMs: number;
   private readonly onWarning: (message: string) => void;
   private readonly fsync: boolean;
-  /** Files this store appended to whole: their tail is known to end a line, so later appends skip the check. */
+  // Files whose tail our last append ended with a newline, and the append descriptors held while we hold their lock.
   private readonly knownWhole = new Set<string>();
-  /** Append descriptors kept open while this store holds a session's lock (closed on release). */
   private readonly handles = new Map<string, number>();
   private dirReady = false;
 
@@ -63,17 +62,12 @@ export class SessionStore implements SessionBackend {
     return new SessionInbox(this.dir, key, options);
   }
 
-  /** Nothing to release: files are opened per use. */
   async close(): Promise<void> {}
 
   async exists(key: string): Promise<boolean> {
     return stat(this.fileFor(key)).then(() => true, () => false);
   }
 
-  /**
-   * Reads the session from its last compaction on, damaged lines skipped with a warning and the sequence repaired (see
-   * LoadMode); a missing file is an empty session. Throws SessionError only when it cannot be read or repaired.
-   */
   async load(key: string, options: LoadOptions = {}): Promise<LoadedSession> {
     const file = this.fileFor(key);
     const region = await readRegion(file);
@@ -83,7 +77,6 @@ export class SessionStore implements SessionBackend {
     return session;
   }
 
-  /** Appends `records` in one write of whole lines (see appendLines), a header first in a new file. Throws SessionError; nothing invalid is written. */
   async append(key: string, records: SessionRecord[]): Promise<void> {
     if (records.length === 0) return;
     const file = this.fileFor(key);
@@ -112,7 +105,6 @@ export class SessionStore implements SessionBackend {
     writeWhole(fd, body);
   }
 
-  /** Holds the session for one turn (see acquireFileLock), at most `lockTimeoutMs`; throws SessionError("session busy: ...") naming the holder. */
   async lock(key: string): Promise<() => Promise<void>> {
     const file = this.fileFor(key);
     try {
@@ -123,8 +115,7 @@ export class SessionStore implements SessionBackend {
     this.dirReady = true;
     // Another process may have written (or died mid-line) since our last turn: check the tail again once.
     this.knownWhole.delete(file);
-    // Measured on the system clock whatever the store's clock: a test's frozen or instant clock must not spin or expire it.
-    const release = await acquireSessionLock(lockPathOf(file), key, this.lockTimeoutMs, systemClock);
+    const release = await acquireSessionLock(lockPathOf(file), key, this.lockTimeoutMs);
     return async () => {
       const fd = this.handles.get(file);
       this.handles.delete(file);
@@ -139,12 +130,10 @@ export class SessionStore implements SessionBackend {
     return header;
   }
 
-  /** Every session of the folder, most recent first; damaged lines and stray files are reported through `onWarning`. */
   async list(): Promise<SessionListing[]> {
     return listSessions(this.dir, { onWarning: this.onWarning, clock: this.clock });
   }
 
-  /** The records to display (header, last compaction, what follows), or with `all` every readable line. Throws SessionError when missing. */
   async show(key: string, options: { all?: boolean } = {}): Promise<SessionRecord[]> {
     const file = this.fileFor(key);
     let records: SessionRecord[] | undefined;
@@ -158,7 +147,6 @@ export class SessionStore implements SessionBackend {
     return records;
   }
 
-  /** Copies `fromKey` (up to message `upToMessageId`) to a new session `toKey` and loads it under its lock. Throws SessionError. */
   async fork(fromKey: string, toKey: string, options: { upToMessageId?: string } = {}): Promise<LoadedSession> {
     const fromFile = this.fileFor(fromKey);
     const all = await this.readAll(fromFile);
