@@ -1,13 +1,9 @@
 // Key ↔ file name: one readable, reversible encoding, safe on every file system, for session and memory files.
-//
-// `agent:main:20261201T093745` → `agent#main#20261201^t093745`: `:` becomes `#` (Windows forbids `:`); an uppercase
-// letter becomes `^` and its lowercase, so a case-insensitive file system never merges two keys. Kept: lowercase
-// ASCII letters, digits, `- _ . , ( ) + = @ ! '`, space, and caseless or lowercase letters, digits and marks of other
-// scripts (`café`, `日本語`). Everything else (separators, `% # ^ ~`, controls, a leading or trailing dot or space,
-// letters whose case does not map one to one such as `ß`) is `%XX` per UTF-8 byte: a name never leaves its folder
-// and is never hidden. A Windows device name (`con`, `com1`...) gets its first letter escaped. A name not stable
-// under NFC (macOS may hand names back decomposed) has every non-ASCII character escaped. Both earlier encodings
-// escaped `#` and `^`, so `decodeFileStemLoosely` reads their names too.
+// `agent:main:20261201T093745` → `agent#main#20261201^t093745`: `:` is `#` (Windows forbids `:`), an uppercase letter `^`
+// and its lowercase (a case-insensitive file system never merges two keys). Kept: lowercase ASCII letters, digits,
+// `- _ . , ( ) + = @ ! '`, space, caseless or lowercase letters and marks of other scripts; anything else (a leading or
+// trailing dot or space, `ß`) is `%XX` per UTF-8 byte, so a name never leaves its folder nor hides. A Windows device name
+// gets its first letter escaped; a name not stable under NFC, every non-ASCII character. Older encodings escaped `#` and `^`.
 import { createHash } from "node:crypto";
 import { MiniclawError } from "../errors.js";
 

@@ -32,10 +32,7 @@ async function settlesBefore(promise: Promise<void>, deadline: number, clock: Cl
   await Promise.resolve();
   if (settled) return true;
   const stop = new AbortController();
-  const outcome = await Promise.race([
-    promise.then(() => true),
-    clock.sleep(Math.max(0, deadline - clock.now()), stop.signal).then(() => false),
-  ]);
+  const outcome = await Promise.race([promise.then(() => true), clock.sleep(Math.max(0, deadline - clock.now()), stop.signal).then(() => false)]);
   stop.abort();
   return outcome || settled;
 }

@@ -1,9 +1,5 @@
-// Memory keys ↔ note file names: the shared encoding of fs/file-names.ts, plus what notes need of their own.
-//
-// Unlike session keys, note keys are trimmed and NFC-normalized (a model or a person types them, and `café` typed two
-// ways is one note); a key too long for a file name is refused, not hashed (a note's key is read back from its name
-// alone); and names are read loosely, so a note dropped in by hand (`100%.md`) or written under the earlier encoding
-// (`Project Alpha.md`) is still found under its key.
+// Memory keys ↔ note file names: the encoding of fs/file-names.ts, but keys trimmed and NFC-normalized (people type them),
+// too long a key refused, not hashed (the name is all there is), and names read loosely (`100%.md`, `Project Alpha.md`).
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ToolError } from "../errors.js";

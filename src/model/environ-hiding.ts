@@ -24,29 +24,23 @@ export function hideSecretsFromProcEnviron(isSecret: (name: string, value: strin
 let hiding: EnvironHiding | undefined;
 
 function hideOnce(isSecret: (name: string, value: string) => boolean): EnvironHiding {
-  let block: { start: number; bytes: Buffer };
+  let step = "read the environment block";
+  let fd: number | undefined;
   try {
-    block = readEnvironBlock();
-  } catch (error) {
-    return { hidden: [], unavailable: `cannot read the environment block (${reason(error)})` };
-  }
-  const targets = findSecrets(block.bytes, isSecret);
-  if (targets.length === 0) return { hidden: [] };
-  for (const { name, value } of targets) if (process.env[name] === value) process.env[name] = value;
-  let fd: number;
-  try {
+    const block = readEnvironBlock();
+    const targets = findSecrets(block.bytes, isSecret);
+    if (targets.length === 0) return { hidden: [] };
+    for (const { name, value } of targets) if (process.env[name] === value) process.env[name] = value;
+    step = "open /proc/self/mem for writing";
     fd = openSync("/proc/self/mem", "r+");
-  } catch (error) {
-    return { hidden: [], unavailable: `cannot open /proc/self/mem for writing (${reason(error)})` };
-  }
-  try {
+    step = "write the environment block";
     for (const { offset, length } of targets) writeSync(fd, Buffer.alloc(length, "*"), 0, length, block.start + offset);
+    return { hidden: [...new Set(targets.map((t) => t.name))] };
   } catch (error) {
-    return { hidden: [], unavailable: `cannot write the environment block (${reason(error)})` };
+    return { hidden: [], unavailable: `cannot ${step} (${error instanceof Error ? error.message : String(error)})` };
   } finally {
-    closeSync(fd);
+    if (fd !== undefined) closeSync(fd);
   }
-  return { hidden: [...new Set(targets.map((t) => t.name))] };
 }
 
 /** The block's address and its bytes as they are now (`/proc/self/environ` reads exactly env_start..env_end). */
@@ -77,8 +71,4 @@ function findSecrets(bytes: Buffer, isSecret: (name: string, value: string) => b
     entryStart = entryEnd + 1;
   }
   return spans;
-}
-
-function reason(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -41,31 +41,18 @@ export function cacheReadShare(u: Usage): number {
 /** US dollars per web search (the API charges $10 per 1,000); fetches cost only the tokens they add. */
 export const WEB_SEARCH_USD = 10 / 1000;
 
-/** US dollars per million tokens; cache writes cost 1.25× input, cache reads 0.1×. */
-type Price = { input: number; output: number };
-
-/** Prices by model family prefix, longest prefix first; unknown models use the Sonnet price. */
-const PRICES: Array<[prefix: string, price: Price]> = [
-  ["claude-opus-4-1", { input: 15, output: 75 }],
-  ["claude-opus-4-0", { input: 15, output: 75 }],
-  ["claude-opus", { input: 5, output: 25 }],
-  ["claude-haiku-4", { input: 1, output: 5 }],
-  ["claude-haiku", { input: 1, output: 5 }],
-  ["claude-sonnet", { input: 3, output: 15 }],
+/** US dollars per million input and output tokens by model prefix, the first match wins (cache writes cost 1.25× input, reads 0.1×); else Sonnet's. */
+const PRICES: Array<[prefix: string, input: number, output: number]> = [
+  ["claude-opus-4-1", 15, 75], ["claude-opus-4-0", 15, 75], ["claude-opus", 5, 25], ["claude-haiku", 1, 5], ["claude-sonnet", 3, 15],
 ];
-const DEFAULT_PRICE: Price = { input: 3, output: 15 };
+const DEFAULT_PRICE: [string, number, number] = ["", 3, 15];
 
 /** Estimated cost in US dollars of the given usage on the given model. */
 export function estimateCostUsd(model: string, u: Usage): number {
-  const price = PRICES.find(([prefix]) => model.startsWith(prefix))?.[1] ?? DEFAULT_PRICE;
+  const [, input, output] = PRICES.find(([prefix]) => model.startsWith(prefix)) ?? DEFAULT_PRICE;
   const perToken = (perMillion: number): number => perMillion / 1_000_000;
-  return (
-    u.inputTokens * perToken(price.input) +
-    u.cacheWriteTokens * perToken(price.input * 1.25) +
-    u.cacheReadTokens * perToken(price.input * 0.1) +
-    u.outputTokens * perToken(price.output) +
-    (u.webSearchRequests ?? 0) * WEB_SEARCH_USD
-  );
+  const tokens = u.inputTokens * perToken(input) + u.cacheWriteTokens * perToken(input * 1.25) + u.cacheReadTokens * perToken(input * 0.1);
+  return tokens + u.outputTokens * perToken(output) + (u.webSearchRequests ?? 0) * WEB_SEARCH_USD;
 }
 
 /** Totals of a session reconstructed from its records alone: tokens, cache read share, estimated cost. */

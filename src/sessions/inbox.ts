@@ -1,12 +1,8 @@
-// The durable steering inbox of a session: a JSONL file beside the session file where `addSteer` appends and a running turn takes.
-//
-// `<session file name>.inbox` (not `.jsonl`, so the listing never takes it for a session) holds lines
-// `{"type":"steer","id","ts","text"}` and `{"type":"delivered","ids":[...]}`. Every write holds the inbox's lock file
-// for milliseconds: the inbox also removes and rewrites its file, and an append to a file just removed would be lost.
-// Reads take no lock: a line still being written (no newline yet) is left for the next read. `delivered` removes the
-// file when no steer waits, and rewrites it with only the waiting ones once delivered ones pass COMPACT_DELIVERED_BYTES.
-// Exactly once: a crash between the session record and `delivered` hands a steer once more to the next process, and the
-// loop drops it because the session's `steerIds` already hold it.
+// The durable steering inbox of a session: `<session file name>.inbox` (not `.jsonl`: never listed as a session), where
+// `addSteer` appends `{"type":"steer","id","ts","text"}` and a running turn takes, then appends `{"type":"delivered","ids"}`.
+// Writes hold its lock file for milliseconds (the file is also removed when nothing waits, or rewritten once delivered
+// steers pass COMPACT_DELIVERED_BYTES); reads take none and leave a line without its newline for later. Exactly once: a
+// steer handed out again after a crash is dropped by the loop, as the session's `steerIds` hold it.
 import { randomUUID } from "node:crypto";
 import { mkdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
