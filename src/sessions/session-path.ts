@@ -50,15 +50,13 @@ export function resolveSessionFileName(dir: string, key: string): string {
   const name = sessionFileName(key);
   const path = join(dir, name);
   if (settled.has(path)) return name;
-  if (existsSync(path)) {
-    settled.add(path);
-    return name;
-  }
-  const legacy = join(dir, legacyStem(key) + SESSION_FILE_SUFFIX);
-  if (legacy !== path && existsSync(legacy)) {
+  if (!existsSync(path)) {
+    const legacy = join(dir, legacyStem(key) + SESSION_FILE_SUFFIX);
+    if (legacy === path || !existsSync(legacy)) return name;
     moveWithoutReplacing(legacy, path);
-    if (existsSync(path)) settled.add(path);
+    if (!existsSync(path)) return name;
   }
+  settled.add(path);
   return name;
 }
 

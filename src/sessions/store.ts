@@ -97,11 +97,8 @@ export class SessionStore implements SessionBackend {
 
   /** One O_APPEND write (synchronous: microseconds), through the descriptor held for the turn. */
   private appendPlain(file: string, body: string): void {
-    let fd = this.handles.get(file);
-    if (fd === undefined) {
-      fd = openRegularSync(file, constants.O_WRONLY | APPEND_FLAGS, 0o666).fd;
-      this.handles.set(file, fd);
-    }
+    const fd = this.handles.get(file) ?? openRegularSync(file, constants.O_WRONLY | APPEND_FLAGS, 0o666).fd;
+    this.handles.set(file, fd);
     writeWhole(fd, body);
   }
 
