@@ -13,7 +13,7 @@ import { processExists, startedAfter } from "./proc.js";
 import { readRegularFileSync } from "./regular-file.js";
 
 /** What a lock file holds: its owner, when it was taken (ms since the epoch), and a token unique per acquisition, so a release never removes someone else's lock. */
-type LockOwner = { pid: number; hostname: string; ts: number; token: string };
+export type LockOwner = { pid: number; hostname: string; ts: number; token: string };
 
 /**
  * Options of `acquireFileLock`. `clock` measures the wait (other processes live in real time: the system clock unless a
