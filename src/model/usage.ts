@@ -8,7 +8,12 @@ const COUNTS = ["thinkingTokens", "webSearchRequests", "webFetchRequests"] as co
 
 /** Converts the API's usage object (fields may be null or missing on compatible servers). */
 export function fromApiUsage(usage: Partial<ApiUsage> | null | undefined): Usage {
-  const tokens = { inputTokens: usage?.input_tokens ?? 0, outputTokens: usage?.output_tokens ?? 0, cacheReadTokens: usage?.cache_read_input_tokens ?? 0, cacheWriteTokens: usage?.cache_creation_input_tokens ?? 0 };
+  const tokens = {
+    inputTokens: usage?.input_tokens ?? 0,
+    outputTokens: usage?.output_tokens ?? 0,
+    cacheReadTokens: usage?.cache_read_input_tokens ?? 0,
+    cacheWriteTokens: usage?.cache_creation_input_tokens ?? 0,
+  };
   const tools = usage?.server_tool_use;
   return withCounts(tokens, [usage?.output_tokens_details?.thinking_tokens ?? 0, tools?.web_search_requests ?? 0, tools?.web_fetch_requests ?? 0]);
 }
@@ -16,7 +21,8 @@ export function fromApiUsage(usage: Partial<ApiUsage> | null | undefined): Usage
 /** The sum of two usages. */
 export function addUsage(a: Usage, b: Usage): Usage {
   const sum = (key: keyof Usage): number => (a[key] ?? 0) + (b[key] ?? 0);
-  return withCounts({ inputTokens: sum("inputTokens"), outputTokens: sum("outputTokens"), cacheReadTokens: sum("cacheReadTokens"), cacheWriteTokens: sum("cacheWriteTokens") }, COUNTS.map(sum));
+  const tokens = { inputTokens: sum("inputTokens"), outputTokens: sum("outputTokens"), cacheReadTokens: sum("cacheReadTokens"), cacheWriteTokens: sum("cacheWriteTokens") };
+  return withCounts(tokens, COUNTS.map(sum));
 }
 
 function withCounts(usage: Usage, counts: number[]): Usage {

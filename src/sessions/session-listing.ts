@@ -95,7 +95,12 @@ export function listingOf(key: string, region: LoadRegion, file: string, now: nu
 }
 
 /** The records a fork copies (all but headers, up to message `upToMessageId` and its outputs) and the agent. Throws SessionError for a missing message. */
-export function selectForkRecords(records: readonly SessionRecord[], where: string, fromKey: string, upToMessageId: string | undefined): { agentId: string; records: SessionRecord[] } {
+export function selectForkRecords(
+  records: readonly SessionRecord[],
+  where: string,
+  fromKey: string,
+  upToMessageId: string | undefined,
+): { agentId: string; records: SessionRecord[] } {
   const header = records.find((record): record is HeaderRecord => record.type === "session");
   let end = records.length;
   if (upToMessageId !== undefined) {

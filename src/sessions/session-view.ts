@@ -42,7 +42,7 @@ export function buildSessionView(
   region: Pick<LoadRegion, "header" | "compaction" | "records" | "afterCompaction" | "warnings" | "outputs" | "mode">,
   base: { key: string; file: string; ts: number; newId: () => string; tail: TailMode },
 ): { session: LoadedSession; tail: MessageRecord[]; repair: HistoryRepair } {
-  const { compaction } = region;
+  const { compaction, header, outputs, mode } = region;
   const repaired = repairMessages(region.records, { afterSummary: compaction !== undefined, tail: base.tail, ts: base.ts, newId: base.newId });
   const records = repaired.records;
   let messages = records.map((record) => record.message);
@@ -59,8 +59,8 @@ export function buildSessionView(
   }
   const lastUsage = findLastUsage(records, region.afterCompaction, messageOffset);
   const warnings = [...region.warnings, ...repaired.notes.map((note) => `${base.file}: ${note}`)];
-  const found = { ...(compaction && { compaction }), ...(lastUsage && { lastUsage }), ...(region.outputs && { outputs: region.outputs }), ...(region.mode && { mode: region.mode }) };
-  const session: LoadedSession = { key: base.key, file: base.file, exists: true, ...(region.header && { agentId: region.header.agentId }), messages, records, messageOffset, ...found, warnings };
+  const found = { ...(compaction && { compaction }), ...(lastUsage && { lastUsage }), ...(outputs && { outputs }), ...(mode && { mode }) };
+  const session: LoadedSession = { key: base.key, file: base.file, exists: true, ...(header && { agentId: header.agentId }), messages, records, messageOffset, ...found, warnings };
   return { session, tail: repaired.tail, repair: repaired.repair };
 }
 

@@ -86,7 +86,10 @@ export class SessionStore implements SessionBackend {
       this.dirReady = true;
       // Our last append ended a line and, while we hold the lock, nobody else wrote since: a plain append suffices.
       if (this.knownWhole.has(file) && !this.fsync && isFileLockHeld(lockPathOf(file))) this.appendPlain(file, body);
-      else await appendLines(file, body, { sync: this.fsync, header: records[0]?.type === "session" ? undefined : () => serialize(headerRecordFor(key, agentIdFromKey(key), this.clock.now()), file) });
+      else {
+        const header = records[0]?.type === "session" ? undefined : () => serialize(headerRecordFor(key, agentIdFromKey(key), this.clock.now()), file);
+        await appendLines(file, body, { sync: this.fsync, header });
+      }
       this.knownWhole.add(file);
       noteWrite(lockPathOf(file));
     } catch (error) {
