@@ -3,11 +3,7 @@ import type * as z from "zod";
 import { ConfigError } from "../errors.js";
 import { readRegularText } from "./regular-file.js";
 
-/**
- * The text of a configuration file, or undefined when it does not exist and `optional` says that is
- * fine. Throws ConfigError naming the file otherwise: `hint` says how to create a required one.
- * Only a regular file is read: a FIFO or a device in its place is refused, never waited on.
- */
+/** The text of a configuration file (a regular one), or undefined when it is missing and `optional`. Throws ConfigError naming the file, with `hint` when missing. */
 export async function readConfigText(file: string, options: { optional?: boolean; hint?: string } = {}): Promise<string | undefined> {
   try {
     return await readRegularText(file);
@@ -29,10 +25,8 @@ export function parseJsonConfig(text: string, where: string): unknown {
 }
 
 /**
- * `value` checked by `schema`, or a ConfigError whose one line is `where: field: problem` for the
- * first issue. An unknown field names the fields that are known, and the closest one when it
- * looks like a misspelling or a name another tool uses (`aliases`: their name → ours, or a
- * phrase saying where that setting lives here).
+ * `value` checked by `schema`, or a ConfigError `where: field: problem` for the first issue. An unknown field names the
+ * known ones and the closest, or its `aliases` entry (another tool's name → ours, or where that setting lives here).
  */
 export function checkConfig<S extends z.ZodType>(schema: S, value: unknown, where: string, aliases: Readonly<Record<string, string>> = {}): z.infer<S> {
   const parsed = schema.safeParse(value);

@@ -1,22 +1,9 @@
 // Key ↔ file name: one readable, reversible encoding, safe on every file system, for session and memory files.
-//
-// The rules, for a key such as `agent:main:20261201T093745`:
-// - `:` becomes `#`, so the key's parts stay apart and readable: `agent#main#20261201^t093745`
-//   (Windows forbids `:` in names).
-// - An uppercase letter becomes `^` and its lowercase (`T` → `^t`), so no two names differ only
-//   by case: a case-insensitive file system (macOS, Windows) never merges two keys.
-// - Kept as they are: lowercase ASCII letters, digits, `- _ . , ( ) + = @ ! '` and space, and
-//   letters, digits and marks of other scripts that have no case or are lowercase (`café`, `日本語`).
-// - Everything else (`/ \ % # ^ ~ < > " | ? *`, control characters, a leading dot or space, a
-//   trailing dot or space, letters whose case does not map one to one such as `ß`) becomes `%XX`
-//   per UTF-8 byte, uppercase hex. So a name has no separator, is never `.`/`..` or hidden, and
-//   cannot leave its folder.
-// - A Windows device name (`con`, `nul`, `com1`... with or without an extension) gets its first
-//   letter escaped: `%63on`.
-// - If the result is not stable under Unicode NFC (macOS may hand names back decomposed), every
-//   non-ASCII character is escaped instead, so the name reads back as written.
-// `#` and `^` were escaped by both earlier encodings (sessions: `agent%3Amain%3Amain`; memory:
-// letters kept, `Project Alpha`), so `decodeFileStemLoosely` reads every old name correctly.
+// `agent:main:20261201T093745` → `agent#main#20261201^t093745`: `:` is `#` (Windows forbids `:`), an uppercase letter `^`
+// and its lowercase (a case-insensitive file system never merges two keys). Kept: lowercase ASCII letters, digits,
+// `- _ . , ( ) + = @ ! '`, space, caseless or lowercase letters and marks of other scripts; anything else (a leading or
+// trailing dot or space, `ß`) is `%XX` per UTF-8 byte, so a name never leaves its folder nor hides. A Windows device name
+// gets its first letter escaped; a name not stable under NFC, every non-ASCII character. Older encodings escaped `#` and `^`.
 import { createHash } from "node:crypto";
 import { MiniclawError } from "../errors.js";
 
@@ -34,11 +21,9 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 const TOKEN = /%[0-9A-Fa-f]{2}|\^.|./gsu;
 
 /**
- * The file name stem of `key`, by the rules above. With `maxBytes`, a longer stem is
- * cut (never inside an escape or a character) and ends with `~` and a SHA-256 prefix
- * of the key: such names do not decode, so the caller must keep the key elsewhere
- * (sessions keep it in the file's header). Throws MiniclawError for an empty key or
- * one that is not well-formed Unicode (a lone surrogate would not survive UTF-8).
+ * The file name stem of `key`, by the rules above. With `maxBytes`, a longer stem is cut (never inside an escape or
+ * a character) and ends with `~` and a SHA-256 prefix of the key: such names do not decode, so the caller keeps the
+ * key elsewhere. Throws MiniclawError for an empty key or one that is not well-formed Unicode.
  */
 export function encodeFileStem(key: string, maxBytes = Infinity): string {
   if (key.length === 0) throw new MiniclawError("invalid key: the key is empty");
@@ -57,10 +42,7 @@ export function encodeFileStem(key: string, maxBytes = Infinity): string {
   return `${cut}${HASH_MARK}${hash}`;
 }
 
-/**
- * The key of a stem `encodeFileStem` made, or undefined for any other name (a hashed
- * long key, a stray file, an old-style name), so a stray file never masquerades as a key.
- */
+/** The key of a stem `encodeFileStem` made, or undefined for any other name (hashed, stray, old-style). */
 export function decodeFileStem(stem: string): string | undefined {
   const canonical = stem.normalize("NFC");
   if (isHashedStem(canonical)) return undefined;
@@ -74,11 +56,8 @@ export function decodeFileStem(stem: string): string | undefined {
 }
 
 /**
- * The key of any name: `%XX` runs that form UTF-8 decode, `^x` is `X`, `#` is `:`, the
- * rest is read as written (a `%` that decodes to nothing stays). Reads the names of
- * this encoding, of both earlier ones, and most names a person types. The name is
- * NFC-normalized first (its literal characters are, by construction), so a name a file
- * system handed back decomposed reads as written; escaped characters come back as they were.
+ * The key of any name, NFC-normalized first: `%XX` runs that form UTF-8 decode, `^x` is `X`, `#` is `:`, the rest
+ * (a `%` that decodes to nothing included) as written. Reads this encoding, both earlier ones, and typed names.
  */
 export function decodeFileStemLoosely(stem: string): string | undefined {
   let key = "";
@@ -131,7 +110,14 @@ function upperOf(lower: string): string | undefined {
 }
 
 function escapeChar(char: string): string {
-  return [...Buffer.from(char, "utf8")].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join("");
+  return escapeBytes(Buffer.from(char, "utf8"));
+}
+
+/** Bytes as `%XX` escapes, uppercase hex. */
+export function escapeBytes(bytes: Iterable<number>): string {
+  let out = "";
+  for (const byte of bytes) out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  return out;
 }
 
 /** UTF-8 bytes as text; bytes that do not form UTF-8 stay as the `%XX` they were written as. */
@@ -139,6 +125,6 @@ function decodeBytes(bytes: number[]): string {
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(new Uint8Array(bytes));
   } catch {
-    return bytes.map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join("");
+    return escapeBytes(bytes);
   }
 }

@@ -5,11 +5,8 @@ import type { Clock } from "../deps.js";
 const tails = new Map<string, Promise<void>>();
 
 /**
- * Joins the queue of `lockPath` and waits until every earlier holder has left or
- * the clock reaches `deadline`. Resolves to the function that leaves the queue
- * (idempotent); on timeout, leaves at once (so later waiters are not held up by
- * a caller that gave up) and throws the error `onTimeout` makes. The queue is
- * module-wide, so two stores on one folder in one process share it.
+ * Joins the process-wide queue of `lockPath` and waits until every earlier holder has left; resolves to the idempotent
+ * function that leaves it. At `deadline` it leaves at once (no later waiter is held up) and throws `onTimeout()`.
  */
 export async function enterQueue(lockPath: string, deadline: number, clock: Clock, onTimeout: () => Error): Promise<() => void> {
   const previous = tails.get(lockPath) ?? Promise.resolve();
@@ -35,10 +32,7 @@ async function settlesBefore(promise: Promise<void>, deadline: number, clock: Cl
   await Promise.resolve();
   if (settled) return true;
   const stop = new AbortController();
-  const outcome = await Promise.race([
-    promise.then(() => true),
-    clock.sleep(Math.max(0, deadline - clock.now()), stop.signal).then(() => false),
-  ]);
+  const outcome = await Promise.race([promise.then(() => true), clock.sleep(Math.max(0, deadline - clock.now()), stop.signal).then(() => false)]);
   stop.abort();
   return outcome || settled;
 }

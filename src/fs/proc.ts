@@ -1,10 +1,10 @@
-// Processes as Linux shows them: whether one exists, and the fields of /proc/<pid>/stat.
+// Processes as Linux shows them: whether one exists, when it started, and the fields of /proc/<pid>/stat.
 import { readFileSync } from "node:fs";
 
-/**
- * Whether a process exists (`id`) or a process group has a member (`-pgid`): `kill(id, 0)` signals
- * nothing, and EPERM means one exists under another user.
- */
+/** Linux clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on every mainstream build). */
+const USER_HZ = 100;
+
+/** Whether a process exists (`id`) or a process group has a member (`-pgid`); EPERM means one of another user. */
 export function processExists(id: number): boolean {
   try {
     process.kill(id, 0);
@@ -14,11 +14,7 @@ export function processExists(id: number): boolean {
   }
 }
 
-/**
- * The fields of `/proc/<pid>/stat` after the command name in brackets, which may itself hold spaces
- * and brackets: `[0]` is the state, `[1]` the parent, `[2]` the process group, field N of proc(5) is
- * `[N - 3]`. Undefined where it cannot be read (no such process, no /proc).
- */
+/** The fields of `/proc/<pid>/stat` after the bracketed command name: field N of proc(5) is `[N - 3]` (`[2]` the group). Undefined where unreadable. */
 export function procStatFields(pid: number | "self"): string[] | undefined {
   let stat: string;
   try {
@@ -27,6 +23,18 @@ export function procStatFields(pid: number | "self"): string[] | undefined {
     return undefined;
   }
   return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/** Whether the process now holding `pid` started after `ts` (ms since the epoch): a pid reused since. False where that cannot be read. */
+export function startedAfter(pid: number, ts: number): boolean {
+  try {
+    const startTicks = Number(procStatFields(pid)?.[19]);
+    const bootSeconds = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
+    if (!Number.isFinite(startTicks) || !Number.isFinite(bootSeconds)) return false;
+    return bootSeconds * 1000 + (startTicks / USER_HZ) * 1000 > ts;
+  } catch {
+    return false;
+  }
 }
 
 /** Sends `signal` to every process of a process group; a group already gone is no error. */

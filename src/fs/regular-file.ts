@@ -2,15 +2,9 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 
-// Opening without blocking: a FIFO with no writer would otherwise hold the open (and the process, or a pool thread) for ever.
-const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
-
 const notRegular = (): Error => new Error("not a regular file");
 
-/**
- * Opens `path` with `flags` (reading by default) plus O_NONBLOCK, and resolves to its descriptor and
- * size when it is a regular file; anything else is closed again and refused. The caller closes the descriptor.
- */
+/** Opens `path` with `flags` plus O_NONBLOCK (a FIFO with no writer would hold the open for ever) and returns its descriptor and size; anything but a regular file is refused. */
 export function openRegularSync(path: string, flags: number = constants.O_RDONLY, mode?: number): { fd: number; size: number } {
   const fd = openSync(path, flags | constants.O_NONBLOCK, mode);
   try {
@@ -25,7 +19,7 @@ export function openRegularSync(path: string, flags: number = constants.O_RDONLY
 
 /** As `openRegularSync`, for reading, on the thread pool: resolves to the open handle (the caller closes it) and the file's size. */
 export async function openRegular(path: string): Promise<{ handle: FileHandle; size: number }> {
-  const handle = await open(path, READ_FLAGS);
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw notRegular();
@@ -51,10 +45,7 @@ export async function readRegularText(path: string): Promise<string> {
   return (await readRegularFile(path)).toString("utf8");
 }
 
-/**
- * The bytes of a regular file, read by one request to the thread pool where the system allows
- * (a whole-file read in chunks waits for the event loop between chunks). Rejects for anything else at `path`.
- */
+/** The bytes of a regular file, in one request to the thread pool where the size allows (chunks would wait for the event loop). Rejects for anything else. */
 export async function readRegularFile(path: string): Promise<Buffer> {
   const { handle, size } = await openRegular(path);
   try {
@@ -62,8 +53,8 @@ export async function readRegularFile(path: string): Promise<Buffer> {
     if (size === 0) return await handle.readFile();
     const buffer = Buffer.allocUnsafe(size);
     let length = 0;
-    while (length < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+    while (length < size) {
+      const { bytesRead } = await handle.read(buffer, length, size - length, length);
       if (bytesRead === 0) break;
       length += bytesRead;
     }

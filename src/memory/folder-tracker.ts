@@ -5,42 +5,26 @@ import { join, sep } from "node:path";
 import { RACY_MS } from "../fs/racy.js";
 
 /** What identifies one version of a file on disk. */
-export interface FileStamp {
-  mtimeMs: number;
-  size: number;
-  ino: number;
-}
+export type FileStamp = { mtimeMs: number; size: number; ino: number };
 
 /** The files to (re)read, with their new stamps, and the files gone since the previous poll. */
-export interface FolderChanges {
-  changed: Map<string, FileStamp>;
-  removed: string[];
-}
+export type FolderChanges = { changed: Map<string, FileStamp>; removed: string[] };
 
-/** How a `FolderTracker` looks for changes. */
+/**
+ * How a `FolderTracker` looks: `accept` says which file names count; `watch` (default true) uses `fs.watch` to learn of
+ * in-place edits, else every poll stats every file; a full stat runs every `fullCheckIntervalMs` even while watching.
+ */
 export interface FolderTrackerOptions {
-  /** Which file names count; others are never reported. */
   accept: (fileName: string) => boolean;
-  /** Use `fs.watch` to learn of in-place edits (default true); without it every poll stats every file. */
   watch?: boolean;
-  /** How often a full stat of every file runs even while watching, as a net for missed events. */
   fullCheckIntervalMs?: number;
   now?: () => number;
 }
 
 /** Default interval of the full check while a watcher runs. */
-export const FULL_CHECK_INTERVAL_MS = 60_000;
-// Stats run synchronously, several times faster than through the thread pool, in batches
-// between which the event loop turns (10,000 notes: about 50 ms in all).
+const FULL_CHECK_INTERVAL_MS = 60_000;
+// Stats run synchronously, several times faster than through the thread pool, in batches between which the event loop turns.
 const STAT_BATCH = 500;
-
-function stampOf(s: { mtimeMs: number; size: number; ino: number }): FileStamp {
-  return { mtimeMs: s.mtimeMs, size: s.size, ino: s.ino };
-}
-
-function sameStamp(a: FileStamp | undefined, b: FileStamp): boolean {
-  return a !== undefined && a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
-}
 
 /** Runs `fn` over `items` with at most `limit` calls in flight. */
 export async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -52,10 +36,8 @@ export async function forEachLimited<T>(items: readonly T[], limit: number, fn: 
 }
 
 /**
- * Tracks the files of one folder (not its subfolders). A watcher marks the files it hears
- * about; the folder's own mtime reveals files added, renamed or removed; a periodic full
- * stat catches anything both missed. Holds a watcher handle: call `close()` when done
- * (the handle never keeps the process alive).
+ * Tracks the files of one folder (not its subfolders): a watcher marks the files it hears about, the folder's mtime
+ * reveals names added or removed, a periodic full stat catches what both missed. Call `close()` when done.
  */
 export class FolderTracker {
   private readonly known = new Map<string, FileStamp>();
@@ -71,16 +53,12 @@ export class FolderTracker {
   // The folder's path with a trailing separator; names from readdir are joined to it as they are.
   private readonly prefix: string;
 
-  constructor(
-    readonly dir: string,
-    private readonly options: FolderTrackerOptions,
-  ) {
+  constructor(readonly dir: string, private readonly options: FolderTrackerOptions) {
     this.now = options.now ?? Date.now;
     this.prefix = join(dir, sep);
     this.watching = options.watch !== false;
   }
 
-  /** The stamp last seen for a file, if it is known. */
   stamp(fileName: string): FileStamp | undefined {
     return this.known.get(fileName);
   }
@@ -167,10 +145,7 @@ export class FolderTracker {
     return { changed: changes.changed, removed: [...removed, ...changes.removed] };
   }
 
-  /**
-   * Stats the given names. Without `forced` every name that still exists is reported (it was
-   * marked dirty); with it, only names whose stamp moved or that are in that set.
-   */
+  /** Stats the given names: without `forced` reports every name that still exists, with it only those whose stamp moved or in that set. */
   private async restat(names: string[], forced?: Set<string>): Promise<FolderChanges> {
     const changes: FolderChanges = { changed: new Map(), removed: [] };
     for (let from = 0; from < names.length; from += STAT_BATCH) {
@@ -189,8 +164,9 @@ export class FolderTracker {
         if (this.known.delete(name)) changes.removed.push(name);
         continue;
       }
-      if (forced === undefined || forced.has(name) || !sameStamp(this.known.get(name), info)) {
-        const next = stampOf(info);
+      const known = this.known.get(name);
+      if (forced === undefined || forced.has(name) || known?.mtimeMs !== info.mtimeMs || known.size !== info.size || known.ino !== info.ino) {
+        const next = { mtimeMs: info.mtimeMs, size: info.size, ino: info.ino };
         this.known.set(name, next);
         changes.changed.set(name, next);
       }

@@ -1,23 +1,53 @@
-// The persisted search index beside the notes: a versioned binary file in gzip, read back or refused whole.
+// The search index as flat data, and persisted beside the notes: a versioned binary file in gzip, read back or refused whole.
 //
-// It is a cache derived from the notes, never a source of truth: whatever it says is checked
-// against the notes' stamps before use, any doubt (torn, corrupt, another version, another
-// tokenizer) makes the store ignore it and rebuild, and the store writes it only atomically.
-// gzip's CRC-32 and length catch a damaged file, and it shrinks the file about 3.5 times; both
-// the read and the inflating run on Node's thread pool, while the store stats the notes.
+// A cache, never a source of truth: checked against the notes' stamps before use, rebuilt at any doubt (torn, corrupt,
+// another version or tokenizer: gzip's CRC-32 and length catch damage), written only atomically.
 import { endianness } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { gunzip, gzip } from "node:zlib";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { readRegularFile } from "../fs/regular-file.js";
-import type { FileStamp } from "./folder-tracker.js";
-import { KEY_LENGTH, NOTE_FIELDS, TEXT_LENGTH, type IndexData } from "./search-index.js";
+import type { FileStamp, FolderChanges } from "./folder-tracker.js";
+import type { PostingData } from "./postings.js";
+
+/** Numbers kept per note, in `IndexData.noteFields`: its key's distinct words, its text's, then its stamp (mtimeMs, size, ino). */
+export const NOTE_FIELDS = 5;
+/** Where each of a note's numbers sits among its NOTE_FIELDS. */
+export const [KEY_LENGTH, TEXT_LENGTH, MTIME, SIZE, INO] = [0, 1, 2, 3, 4] as const;
 
 /**
- * Name of the index file in the memory folder. Hidden and not `.md`, so it is never
- * listed as a note, and no memory key maps to it (a key's file name always ends in `.md`).
+ * The whole index as flat data, so that loading 10,000 notes builds no object per note: the notes by position (file
+ * names, and NOTE_FIELDS numbers each, the stamp NaN where it must not be trusted later), and the postings.
  */
+export interface IndexData extends PostingData {
+  fileNames: string[];
+  noteFields: Float64Array;
+}
+
+/** True when the note at position `at` of `data` was recorded with `stamp`, as a stamp to trust. */
+export function hasStamp(data: IndexData, at: number, stamp: FileStamp): boolean {
+  const base = at * NOTE_FIELDS;
+  return data.noteFields[base + MTIME] === stamp.mtimeMs && data.noteFields[base + SIZE] === stamp.size && data.noteFields[base + INO] === stamp.ino;
+}
+
+/** The notes to read again after starting from an index file's `data` (stamp differs, or not in the file) and those gone, by the first poll's stamps. */
+export function changesSince(data: IndexData, polled: Map<string, FileStamp>): FolderChanges {
+  const changed = new Map<string, FileStamp>();
+  const removed: string[] = [];
+  data.fileNames.forEach((fileName, at) => {
+    const stamp = polled.get(fileName);
+    if (stamp === undefined) removed.push(fileName);
+    else if (!hasStamp(data, at, stamp)) changed.set(fileName, stamp);
+  });
+  if (data.fileNames.length - removed.length < polled.size) {
+    const inFile = new Set(data.fileNames);
+    for (const [fileName, stamp] of polled) if (!inFile.has(fileName)) changed.set(fileName, stamp);
+  }
+  return { changed, removed };
+}
+
+/** Name of the index file in the memory folder: hidden and not `.md`, so never a note, and no key maps to it. */
 export const INDEX_FILE_NAME = ".search-index";
 // Bump when the layout, the tokenizer or the scoring inputs change: an older file is then rebuilt.
 const FORMAT = 2;
@@ -31,14 +61,9 @@ const MIN_CHUNK = 64 * 1024;
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 
-interface Header {
-  format: number;
+/** The JSON header: format, byte order, and the sizes of the sections. */
+interface Header extends Record<"format" | "notes" | "nameBytes" | "termBytes" | "terms" | "postings", number> {
   endian: string;
-  notes: number;
-  nameBytes: number;
-  termBytes: number;
-  terms: number;
-  postings: number;
 }
 
 // The numbers section holds IndexData.noteFields as it is: NOTE_FIELDS float64 per note.
@@ -96,25 +121,18 @@ function readHeader(bytes: Buffer): Header | undefined {
   return header;
 }
 
-function readNotes(bytes: Buffer, at: ReturnType<typeof layout>, count: number): Pick<IndexData, "fileNames" | "noteFields"> | undefined {
-  const fileNames = count === 0 ? [] : bytes.toString("utf8", at.names, at.terms).split(NAME_SEPARATOR);
-  if (fileNames.length !== count) return undefined;
-  return { fileNames, noteFields: view(bytes, at.numbers, NOTE_FIELDS * count, Float64Array) };
-}
-
 /**
- * The index held in `bytes` (as `encodeIndex` made them, inflated), or undefined when they
- * are not a whole, consistent index of this version: sizes, note names unique, every posting
- * pointing at a note, postings of a term in ascending order, terms sorted and unique.
+ * The index held in `bytes` (as `encodeIndex` made them, inflated), or undefined when they are not a whole, consistent
+ * index of this version: sizes, unique note names, postings pointing at notes in ascending order, terms sorted and unique.
  */
 export function decodeIndex(bytes: Buffer, isNoteFile: (fileName: string) => boolean): IndexData | undefined {
   try {
     const header = readHeader(bytes);
     if (!header) return undefined;
     const at = layout(bytes.readUInt32LE(MAGIC.length), header);
-    const notes = readNotes(bytes, at, header.notes);
-    if (!notes || new Set(notes.fileNames).size !== notes.fileNames.length || !notes.fileNames.every(isNoteFile)) return undefined;
-    const fields = notes.noteFields;
+    const fileNames = header.notes === 0 ? [] : bytes.toString("utf8", at.names, at.terms).split(NAME_SEPARATOR);
+    if (fileNames.length !== header.notes || new Set(fileNames).size !== fileNames.length || !fileNames.every(isNoteFile)) return undefined;
+    const fields = view(bytes, at.numbers, NOTE_FIELDS * header.notes, Float64Array);
     for (let i = 0; i < fields.length; i += NOTE_FIELDS) {
       // A note's key and text lengths are counts: never negative, never NaN.
       if (!((fields[i + KEY_LENGTH] as number) >= 0 && (fields[i + TEXT_LENGTH] as number) >= 0)) return undefined;
@@ -124,7 +142,7 @@ export function decodeIndex(bytes: Buffer, isNoteFile: (fileName: string) => boo
     const docs = view(bytes, at.docs, header.postings, Uint32Array);
     const keyCounts = view(bytes, at.keyCounts, header.postings, Uint8Array);
     const textCounts = view(bytes, at.textCounts, header.postings, Uint8Array);
-    const data = { ...notes, terms, counts, docs, keyCounts, textCounts };
+    const data = { fileNames, noteFields: fields, terms, counts, docs, keyCounts, textCounts };
     return isConsistent(data) ? data : undefined;
   } catch {
     return undefined;

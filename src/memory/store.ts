@@ -3,76 +3,43 @@ import { readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { MiniclawError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
-import { forEachLimited, FolderTracker, type FileStamp, type FolderChanges, type FolderTrackerOptions } from "./folder-tracker.js";
-import { readIndexFile, writeIndexFile } from "./index-file.js";
-import { fileNameToKey, hasOtherSpellings, keyToFileName, normalizeKey, NOTE_EXTENSION } from "./keys.js";
-import { countTerms, hasStamp, MAX_INDEXED_CHARS, NoteIndex, type IndexData, type IndexHit } from "./search-index.js";
-import { keyText, makeSnippet } from "./terms.js";
 import { RACY_MS } from "../fs/racy.js";
 import { readRegularText } from "../fs/regular-file.js";
+import { forEachLimited, FolderTracker, type FolderTrackerOptions } from "./folder-tracker.js";
+import { changesSince, readIndexFile, writeIndexFile } from "./index-file.js";
+import { fileNameToKey, isNoteFile, noteFileOf } from "./keys.js";
+import { holdsTerms, NoteIndex, type IndexHit } from "./search-index.js";
+import { makeSnippet } from "./terms.js";
 
-/** A note's key and when it was last written. */
-export interface MemoryEntry {
-  key: string;
-  /** Last write, from the file's modification time (hand edits count). */
-  updated: Date;
-  size: number;
-}
+/** A note's key, its last write (the file's mtime: hand edits count) and size. */
+export type MemoryEntry = { key: string; updated: Date; size: number };
 
 /** A whole note. */
 export interface MemoryNote extends MemoryEntry {
   content: string;
 }
 
-/** One search result: the note's key, its relevance, and a short window around the match. */
-export interface MemorySearchResult {
-  key: string;
-  /** BM25+ score; only the order is meaningful. */
-  score: number;
-  snippet: string;
-  updated: Date;
-  /** Absolute path of the note file, for reading it whole. */
-  path: string;
-}
+/** One search result: the note's key, its BM25+ score (only the order means anything), a window around the match, and the note's absolute path. */
+export type MemorySearchResult = { key: string; score: number; snippet: string; updated: Date; path: string };
 
-/** Options of a `MemoryStore`. */
+/** Options of a `MemoryStore`: `persistIndex` keeps the index in a file for the next process (default true), once there are `persistMinNotes` (default 200). */
 export interface MemoryStoreOptions extends Pick<FolderTrackerOptions, "watch" | "fullCheckIntervalMs" | "now"> {
-  /** Keep the search index in a file beside the notes, so the next process starts from it (default true). */
   persistIndex?: boolean;
-  /** Fewest notes for which the index file is written (default 200): below that, building it anew is as quick. */
   persistMinNotes?: number;
 }
 
-/** Number of search results when no limit is given. */
-export const DEFAULT_SEARCH_LIMIT = 5;
-/** Largest number of search results one call returns. */
-export const MAX_SEARCH_LIMIT = 50;
+/** Search results when no limit is given, and the most one call returns. */
+export const [DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT] = [5, 50];
 const READ_CONCURRENCY = 32;
 /** Wait after a change before writing the index file, so a burst of saves writes it once. */
-export const PERSIST_DELAY_MS = 200;
-/** Default of `persistMinNotes`. */
-export const PERSIST_MIN_NOTES = 200;
+const PERSIST_DELAY_MS = 200;
 
-/** Cheap test run on every name of the folder; agrees with `fileNameToKey` being defined. */
-const isNoteFile = (fileName: string): boolean =>
-  fileName.endsWith(NOTE_EXTENSION) && !fileName.startsWith(".") && fileName.length > NOTE_EXTENSION.length;
-
-/** True when the note (its key or its indexed text) really holds every one of `terms`. */
-function holdsTerms(key: string, content: string, terms: readonly string[]): boolean {
-  if (terms.length === 0) return false;
-  const words = new Set([...countTerms(keyText(key)).keys(), ...countTerms(content.slice(0, MAX_INDEXED_CHARS)).keys()]);
-  return terms.every((term) => words.has(term));
-}
+type ReadHit = { fileName: string; content?: string; result?: MemorySearchResult };
 
 /**
- * The memory folder. Writes are atomic and durable (`writeFileAtomic`). Search keeps an
- * index in memory, brought up to date on each search from what changed on disk, so notes
- * edited, added or removed by hand are found. The first search of a process starts from the
- * index file beside the notes (`.search-index`) when there is a usable one: every note's
- * stamp (mtime, size, inode) is checked against it and only the notes that differ are read
- * again; the store rewrites that file, atomically, shortly after the index changed.
- * Holds a folder watcher once searched: call `close()` when done (it never keeps the process
- * alive; a pending index write still completes).
+ * The memory folder; writes are atomic and durable. Search keeps an index brought up to date from what changed on disk
+ * (hand edits are found), started from the index file beside the notes, which it rewrites shortly after a change.
+ * Holds a folder watcher once searched: call `close()` when done (it never keeps the process alive).
  */
 export class MemoryStore {
   private readonly tracker: FolderTracker;
@@ -84,14 +51,11 @@ export class MemoryStore {
   private persistTimer: NodeJS.Timeout | undefined;
   private persisting: Promise<void> = Promise.resolve();
 
-  constructor(
-    readonly dir: string,
-    options: MemoryStoreOptions = {},
-  ) {
+  constructor(readonly dir: string, options: MemoryStoreOptions = {}) {
     const { persistIndex, persistMinNotes, ...trackerOptions } = options;
     this.tracker = new FolderTracker(dir, { ...trackerOptions, accept: isNoteFile });
     this.persistEnabled = persistIndex !== false;
-    this.persistMinNotes = persistMinNotes ?? PERSIST_MIN_NOTES;
+    this.persistMinNotes = persistMinNotes ?? 200;
   }
 
   /** The store of a workspace: `<workspace>/memory`. */
@@ -113,7 +77,7 @@ export class MemoryStore {
 
   /** The note of a key, or undefined when there is none. */
   async read(key: string): Promise<MemoryNote | undefined> {
-    const file = await this.fileOf(key);
+    const file = await noteFileOf(this.dir, key);
     try {
       const [content, info] = await Promise.all([readRegularText(file.path), stat(file.path)]);
       return { key: file.key, content, updated: info.mtime, size: info.size };
@@ -122,13 +86,9 @@ export class MemoryStore {
     }
   }
 
-  /**
-   * Writes a note atomically and durably, replacing any note of the same key (under
-   * whatever spelling it has on disk). Throws `MiniclawError` for a bad key or a
-   * failed write, which leaves the previous note whole.
-   */
+  /** Writes a note atomically and durably, replacing any note of the key under whatever spelling. Throws `MiniclawError`, leaving the previous note whole. */
   async save(key: string, content: string): Promise<MemoryEntry & { replaced: boolean }> {
-    const file = await this.fileOf(key);
+    const file = await noteFileOf(this.dir, key);
     try {
       await writeFileAtomic(file.path, content);
     } catch (error) {
@@ -141,38 +101,31 @@ export class MemoryStore {
 
   /** Removes a note; resolves to false when there was none. */
   async delete(key: string): Promise<boolean> {
-    const file = await this.fileOf(key);
-    try {
-      await unlink(file.path);
-    } catch {
-      return false;
-    }
-    this.tracker.touch(file.name);
-    return true;
+    const file = await noteFileOf(this.dir, key);
+    const removed = await unlink(file.path).then(() => true, () => false);
+    if (removed) this.tracker.touch(file.name);
+    return removed;
   }
 
-  /**
-   * The notes most relevant to `query`, best first (at most `limit`, clamped to 1–50).
-   * An empty array means nothing matched. Never drops a note for a low score: a note
-   * containing a query word verbatim is always a candidate, and represented when any is.
-   */
+  /** The notes most relevant to `query`, best first (at most `limit`, clamped to 1–50); a note holding a query word verbatim is always a candidate. */
   async search(query: string, limit = DEFAULT_SEARCH_LIMIT): Promise<MemorySearchResult[]> {
     await this.sync();
     const count = Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(limit)));
     const first = await this.readHits(this.index.search(query, count));
     if (first.every((hit) => hit.result)) return first.map((hit) => hit.result as MemorySearchResult);
-    // Some hit did not hold its words on disk (changed within a clock tick, or a forged index file):
-    // those notes are indexed again from what was just read, and the query answered afresh.
-    for (const hit of first) if (!hit.result && hit.content !== undefined) this.reindexRead(hit.fileName, hit.content);
+    // A hit did not hold its words on disk (changed within a clock tick, or a forged index file): reindex it from what was read, and ask again.
+    for (const { fileName, content, result } of first) {
+      if (result || content === undefined) continue;
+      const key = fileNameToKey(fileName);
+      if (key !== undefined) this.index.upsert(fileName, key, content);
+      this.tracker.touch(fileName);
+      this.schedulePersist();
+    }
     const second = await this.readHits(this.index.search(query, count));
     return second.flatMap((hit) => (hit.result ? [hit.result] : []));
   }
 
-  /**
-   * Resolves once the index is up to date with the last search and written to its file (a
-   * pending write runs now). Never rejects: a folder that cannot be written keeps the index
-   * in memory only.
-   */
+  /** Resolves once the index is up to date with the last search and written to its file (a pending write runs now). Never rejects. */
   async flush(): Promise<void> {
     await this.syncing;
     if (this.persistTimer) this.persistNow();
@@ -186,26 +139,18 @@ export class MemoryStore {
   }
 
   /** Reads each hit's note and checks it holds the matched words; a hit without `result` failed. */
-  private async readHits(hits: IndexHit[]): Promise<Array<{ fileName: string; content?: string; result?: MemorySearchResult }>> {
+  private readHits(hits: IndexHit[]): Promise<ReadHit[]> {
     return Promise.all(
-      hits.map(async (hit) => {
-        const path = join(this.dir, hit.fileName);
+      hits.map(async ({ fileName, score, terms }): Promise<ReadHit> => {
+        const path = join(this.dir, fileName);
         const content = await readRegularText(path).catch(() => undefined);
-        const stamp = this.tracker.stamp(hit.fileName);
-        const key = fileNameToKey(hit.fileName);
-        if (content === undefined || !stamp || key === undefined) return { fileName: hit.fileName };
-        if (!holdsTerms(key, content, hit.terms)) return { fileName: hit.fileName, content };
-        const snippet = makeSnippet(content, new Set(hit.terms));
-        return { fileName: hit.fileName, content, result: { key, score: hit.score, snippet, updated: new Date(stamp.mtimeMs), path } };
+        const stamp = this.tracker.stamp(fileName);
+        const key = fileNameToKey(fileName);
+        if (content === undefined || !stamp || key === undefined) return { fileName };
+        if (!holdsTerms(key, content, terms)) return { fileName, content };
+        return { fileName, content, result: { key, score, snippet: makeSnippet(content, new Set(terms)), updated: new Date(stamp.mtimeMs), path } };
       }),
     );
-  }
-
-  private reindexRead(fileName: string, content: string): void {
-    const key = fileNameToKey(fileName);
-    if (key !== undefined) this.index.upsert(fileName, key, content);
-    this.tracker.touch(fileName);
-    this.schedulePersist();
   }
 
   /** Brings the index up to date; concurrent callers share one pass at a time, in order. */
@@ -216,12 +161,13 @@ export class MemoryStore {
   }
 
   private async applyChanges(): Promise<void> {
-    // The first pass reads the index file while it stats the notes: the read runs on Node's thread pool.
-    const fromFile = this.loaded ? undefined : this.readIndexFile();
+    // The first pass reads the index file (on the thread pool) while it stats the notes.
+    const fromFile = this.loaded || !this.persistEnabled ? undefined : readIndexFile(this.dir, isNoteFile);
     this.loaded = true;
     const polled = await this.tracker.poll();
     const data = await fromFile;
-    const { changed, removed } = data ? this.startFrom(data, polled.changed) : polled;
+    if (data) this.index = NoteIndex.fromData(data);
+    const { changed, removed } = data ? changesSince(data, polled.changed) : polled;
     for (const name of removed) this.index.remove(name);
     await forEachLimited([...changed], READ_CONCURRENCY, async ([name, stamp]) => {
       const key = fileNameToKey(name);
@@ -232,42 +178,10 @@ export class MemoryStore {
         this.tracker.forget(name);
         return;
       }
-      // A note modified this shortly before it was read could change again with the same stamp (coarse
-      // file system clocks, 2 s on FAT): its stamp is not persisted as proof of freshness.
+      // A note modified this shortly before it was read may change again with the same stamp (coarse clocks): its stamp proves nothing.
       this.index.upsert(name, key, content, stamp.mtimeMs < readAt - RACY_MS ? stamp : undefined);
     });
     if (changed.size + removed.length > 0) this.schedulePersist();
-  }
-
-  private async readIndexFile(): Promise<IndexData | undefined> {
-    return this.persistEnabled ? readIndexFile(this.dir, isNoteFile) : undefined;
-  }
-
-  /**
-   * Takes the index file's data as the index, given the stamps of the first poll (which
-   * reports every note); resolves to the notes to read again (those whose stamp differs
-   * from the file's, and those the file does not hold) and the notes the file holds that are gone.
-   */
-  private startFrom(data: IndexData, polled: Map<string, FileStamp>): FolderChanges {
-    this.index = NoteIndex.fromData(data);
-    const stale = new Map<string, FileStamp>();
-    const gone: string[] = [];
-    let known = 0;
-    data.fileNames.forEach((fileName, at) => {
-      const stamp = polled.get(fileName);
-      if (stamp === undefined) {
-        gone.push(fileName);
-      } else {
-        known++;
-        if (!hasStamp(data, at, stamp)) stale.set(fileName, stamp);
-      }
-    });
-    if (known < polled.size) {
-      polled.forEach((stamp, fileName) => {
-        if (!this.index.has(fileName)) stale.set(fileName, stamp);
-      });
-    }
-    return { changed: stale, removed: gone };
   }
 
   private schedulePersist(): void {
@@ -275,7 +189,7 @@ export class MemoryStore {
     this.persistTimer = setTimeout(() => this.persistNow(), PERSIST_DELAY_MS);
   }
 
-  /** Writes the index file after the sync in progress; failures only turn persisting off when the folder refuses writes. */
+  /** Writes the index file after the sync in progress; a folder that refuses writes turns persisting off. */
   private persistNow(): void {
     clearTimeout(this.persistTimer);
     this.persistTimer = undefined;
@@ -283,32 +197,10 @@ export class MemoryStore {
       .then(() => this.syncing)
       .then(async () => {
         const folder = await stat(this.dir).catch(() => undefined);
-        if (!folder?.isDirectory() || !this.persistEnabled) return;
-        await writeIndexFile(this.dir, this.index.exportData());
+        if (folder?.isDirectory() && this.persistEnabled) await writeIndexFile(this.dir, this.index.exportData());
       })
       .catch((error: NodeJS.ErrnoException) => {
         if (error.code === "EACCES" || error.code === "EPERM" || error.code === "EROFS") this.persistEnabled = false;
       });
-  }
-
-  /**
-   * Where a key lives: its canonical file name, unless only another spelling of that key
-   * exists, which is then used in place: a file dropped in by hand (`100%.md`) or written
-   * under the earlier encoding (`Project Alpha.md`). Such notes are not renamed: a person
-   * may have named the file, and the loose reading of names finds them as they are.
-   */
-  private async fileOf(key: string): Promise<{ key: string; name: string; path: string; exists: boolean }> {
-    const name = keyToFileName(key);
-    const normalized = normalizeKey(key);
-    const exists = await stat(join(this.dir, name)).then(
-      (info) => info.isFile(),
-      () => false,
-    );
-    if (!exists && hasOtherSpellings(name)) {
-      const names = await readdir(this.dir).catch(() => [] as string[]);
-      const alias = names.find((other) => other !== name && fileNameToKey(other) === normalized);
-      if (alias) return { key: normalized, name: alias, path: join(this.dir, alias), exists: true };
-    }
-    return { key: normalized, name, path: join(this.dir, name), exists };
   }
 }

@@ -6,10 +6,9 @@ const WORDS = /[^\n\r\p{Z}\p{P}]+/gu;
 const COMBINING_MARKS = /\p{M}+/gu;
 const ASCII = /^[\x00-\x7f]*$/;
 
-/** Characters of a snippet shown before its first match. */
-export const SNIPPET_BEFORE_CHARS = 60;
-/** Characters of a snippet in all, before the "…" marks. */
-export const SNIPPET_CHARS = 240;
+// Characters of a snippet shown before its first match, and in all (before the "…" marks).
+const SNIPPET_BEFORE_CHARS = 60;
+const SNIPPET_CHARS = 240;
 
 /** Splits text into words (the MiniSearch tokenizer). */
 export function tokenize(text: string): string[] {
@@ -23,28 +22,28 @@ export function processTerm(word: string): string {
   return word.normalize("NFKD").replace(COMBINING_MARKS, "").toLowerCase();
 }
 
+/** How often each index term occurs in `text` (its words tokenized and processed). */
+export function countTerms(text: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const word of tokenize(text)) {
+    const term = processTerm(word);
+    if (term) counts.set(term, (counts.get(term) ?? 0) + 1);
+  }
+  return counts;
+}
+
 /** The words a key contributes to the index: "project-alpha" reads as "project alpha". */
 export function keyText(key: string): string {
   return key.replace(/[-_./]+/g, " ");
 }
 
-function clean(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+/** A window of the note around the first word whose indexed form is in `terms` (else its start), cut at word boundaries and marked with "…". */
+export function makeSnippet(content: string, terms: ReadonlySet<string>): string {
+  for (const match of content.matchAll(WORDS)) if (terms.has(processTerm(match[0]))) return snippetAt(content, match.index);
+  return snippetAt(content, 0);
 }
 
-/**
- * A window of the note around the first word whose indexed form is one of `terms`:
- * a little before it and more after, cut at word boundaries and marked with "…".
- * When no word of the body matches (the key did), the window is the note's start.
- */
-export function makeSnippet(content: string, terms: ReadonlySet<string>): string {
-  let at = 0;
-  for (const match of content.matchAll(WORDS)) {
-    if (terms.has(processTerm(match[0]))) {
-      at = match.index;
-      break;
-    }
-  }
+function snippetAt(content: string, at: number): string {
   let start = Math.max(0, at - SNIPPET_BEFORE_CHARS);
   if (start > 0) {
     const space = content.slice(start, at).search(/\s/);
@@ -55,6 +54,6 @@ export function makeSnippet(content: string, terms: ReadonlySet<string>): string
     const cut = content.slice(at, end).search(/\s\S*$/);
     if (cut > 0) end = at + cut;
   }
-  const body = clean(content.slice(start, end));
+  const body = content.slice(start, end).replace(/\s+/g, " ").trim();
   return `${start > 0 ? "…" : ""}${body}${end < content.length ? "…" : ""}`;
 }

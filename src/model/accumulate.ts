@@ -5,18 +5,9 @@ import type { ApiMessage } from "../types.js";
 type Block = ApiMessage["content"][number];
 
 /** What an accumulator reports as the stream goes: text and thinking deltas, and each block once it is complete. */
-export interface StreamSink {
-  text(text: string): void;
-  thinking(text: string): void;
-  block(block: Block): void;
-}
+export type StreamSink = { text(text: string): void; thinking(text: string): void; block(block: Block): void };
 
-/**
- * Folds raw SSE events into a message. Tool input JSON is parsed once, when its block
- * stops (the SDK's MessageStream re-parses partial JSON on every delta). The sink
- * receives deltas as they arrive and each finished block. `result()` throws when the
- * stream ended early.
- */
+/** Folds raw SSE events into a message, parsing tool input JSON once when its block stops (the SDK re-parses it on every delta). */
 export class MessageAccumulator {
   private message: ApiMessage | undefined;
   private readonly json = new Map<number, string>();

@@ -10,10 +10,7 @@ export interface ApiErrorFields extends Error {
   type?: string | null;
 }
 
-/**
- * The error as an SDK API error from any copy of the SDK, else undefined. Every `APIError`
- * sets its own `status`, `headers` and `error` fields (undefined when there was no answer).
- */
+/** The error as an SDK API error from any copy of the SDK (every `APIError` sets `status`, `headers` and `error`), else undefined. */
 export function asApiError(error: unknown): ApiErrorFields | undefined {
   return error instanceof Error && "status" in error && "headers" in error && "error" in error ? (error as ApiErrorFields) : undefined;
 }
@@ -23,10 +20,7 @@ export function isBadRequest(error: unknown): error is ApiErrorFields {
   return asApiError(error)?.status === 400;
 }
 
-/**
- * One line describing an API or network error, fit for a log or the CLI. A failed connection
- * names what it tried (the address from the error's causes, e.g. `connect ECONNREFUSED 127.0.0.1:9`).
- */
+/** One line describing an API or network error; a failed connection names what it tried (`connect ECONNREFUSED 127.0.0.1:9`). */
 export function describeError(error: unknown): string {
   const api = asApiError(error);
   // No status and no body: no answer came (an SSE `error` event mid-stream has a body and no status).

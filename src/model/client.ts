@@ -11,31 +11,18 @@ export const DEFAULT_MODEL = "claude-sonnet-5-5";
 /** SDK retries of 429, 529, 5xx and connection errors before the first byte (it honours retry-after). */
 export const SDK_MAX_RETRIES = 3;
 
-export interface ClientOptions {
-  /** Where ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN and ANTHROPIC_BASE_URL are read. */
-  env: Env;
-  maxRetries?: number;
-  /** Request timeout in milliseconds (the SDK's default is 10 minutes). */
-  timeoutMs?: number;
-}
+/** Options of `createClient`: `env` holds ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN and ANTHROPIC_BASE_URL; `timeoutMs` defaults to the SDK's 10 minutes. */
+export type ClientOptions = { env: Env; maxRetries?: number; timeoutMs?: number };
 
 /**
- * Builds the client as the SDK would from the environment, but explicitly, so no
- * profile or config file is consulted behind the user's back, and over node:http
- * (`nodeFetch`) rather than the global fetch. Throws ConfigError when there is
- * neither a key, a token, nor a base URL.
+ * Builds the client from `env` explicitly (no profile or config file behind the user's back), over `nodeFetch`. Throws
+ * ConfigError when there is neither a key, a token, nor a base URL.
  */
 export function createClient({ env, maxRetries = SDK_MAX_RETRIES, timeoutMs }: ClientOptions): Anthropic {
   const { apiKey, authToken, baseURL } = readCredentials(env);
-  return new Anthropic({
-    // A compatible local server may need no key; the SDK still wants one credential.
-    apiKey: apiKey ?? (authToken ? null : "no-key"),
-    authToken: authToken ?? null,
-    ...(baseURL !== undefined && { baseURL }),
-    maxRetries,
-    fetch: nodeFetch,
-    ...(timeoutMs !== undefined && { timeout: timeoutMs }),
-  });
+  // A compatible local server may need no key; the SDK still wants one credential.
+  const credentials = { apiKey: apiKey ?? (authToken ? null : "no-key"), authToken: authToken ?? null, ...(baseURL !== undefined && { baseURL }) };
+  return new Anthropic({ ...credentials, maxRetries, fetch: nodeFetch, ...(timeoutMs !== undefined && { timeout: timeoutMs }) });
 }
 
 /** The model for an agent: its SOUL.md choice, else the runtime's, else the default. */

@@ -1,10 +1,7 @@
 // Reading ANTHROPIC_* credentials from an env object, without loading the SDK (so a missing key fails fast).
 import { ConfigError } from "../errors.js";
 
-/**
- * The message of the error thrown when no credentials are set. It names only what holds for
- * every program using miniclaw; the command line adds `CLI_CREDENTIALS_HINT` to it.
- */
+/** The message when no credentials are set: what holds for any program using miniclaw (the command line adds `CLI_CREDENTIALS_HINT`). */
 export const MISSING_CREDENTIALS_MESSAGE =
   "miniclaw needs credentials for the Anthropic API. Set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) " +
   "to your key, or set ANTHROPIC_BASE_URL to a server that speaks the Messages API.";
@@ -21,11 +18,7 @@ export class MissingCredentialsError extends ConfigError {
 
 export type Env = Record<string, string | undefined>;
 
-export interface Credentials {
-  apiKey?: string;
-  authToken?: string;
-  baseURL?: string;
-}
+export type Credentials = { apiKey?: string; authToken?: string; baseURL?: string };
 
 /** The credentials in `env`, read as the SDK reads them. Throws MissingCredentialsError (a ConfigError) when there is none at all. */
 export function readCredentials(env: Env): Credentials {

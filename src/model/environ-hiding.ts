@@ -10,14 +10,11 @@ const ENV_START_FIELD = 50 - 3;
 const ENV_END_FIELD = 51 - 3;
 
 /**
- * Called once the API client exists. `/proc/<pid>/environ` shows the environment a process was started
- * with, whatever `process.env` says later, and any process of the same user (a command the model runs,
- * whose parent we are) can read it. For each variable of that block for which `isSecret(name, value)`
- * holds, this sets the variable again in `process.env` (setenv copies the value elsewhere, so the program
- * still reads it) and then overwrites its value in the block with `*` through /proc/self/mem. Linux only:
- * where /proc is missing or cannot be written it changes nothing and says why. Never throws. The block
- * never changes afterwards: later calls (each client built from the process's environment makes one)
- * return the first call's outcome at once.
+ * Called once the API client exists. `/proc/<pid>/environ` shows the environment a process started with, whatever
+ * `process.env` says later, to any process of the same user (a command the model runs). Each variable there for which
+ * `isSecret(name, value)` holds is set again in `process.env` (setenv copies the value, so the program still reads it),
+ * then overwritten with `*` in the block through /proc/self/mem. Linux only: elsewhere it changes nothing and says why.
+ * Never throws; later calls return the first call's outcome.
  */
 export function hideSecretsFromProcEnviron(isSecret: (name: string, value: string) => boolean): EnvironHiding {
   hiding ??= hideOnce(isSecret);
@@ -27,29 +24,23 @@ export function hideSecretsFromProcEnviron(isSecret: (name: string, value: strin
 let hiding: EnvironHiding | undefined;
 
 function hideOnce(isSecret: (name: string, value: string) => boolean): EnvironHiding {
-  let block: { start: number; bytes: Buffer };
+  let step = "read the environment block";
+  let fd: number | undefined;
   try {
-    block = readEnvironBlock();
-  } catch (error) {
-    return { hidden: [], unavailable: `cannot read the environment block (${reason(error)})` };
-  }
-  const targets = findSecrets(block.bytes, isSecret);
-  if (targets.length === 0) return { hidden: [] };
-  for (const { name, value } of targets) if (process.env[name] === value) process.env[name] = value;
-  let fd: number;
-  try {
+    const block = readEnvironBlock();
+    const targets = findSecrets(block.bytes, isSecret);
+    if (targets.length === 0) return { hidden: [] };
+    for (const { name, value } of targets) if (process.env[name] === value) process.env[name] = value;
+    step = "open /proc/self/mem for writing";
     fd = openSync("/proc/self/mem", "r+");
-  } catch (error) {
-    return { hidden: [], unavailable: `cannot open /proc/self/mem for writing (${reason(error)})` };
-  }
-  try {
+    step = "write the environment block";
     for (const { offset, length } of targets) writeSync(fd, Buffer.alloc(length, "*"), 0, length, block.start + offset);
+    return { hidden: [...new Set(targets.map((t) => t.name))] };
   } catch (error) {
-    return { hidden: [], unavailable: `cannot write the environment block (${reason(error)})` };
+    return { hidden: [], unavailable: `cannot ${step} (${error instanceof Error ? error.message : String(error)})` };
   } finally {
-    closeSync(fd);
+    if (fd !== undefined) closeSync(fd);
   }
-  return { hidden: [...new Set(targets.map((t) => t.name))] };
 }
 
 /** The block's address and its bytes as they are now (`/proc/self/environ` reads exactly env_start..env_end). */
@@ -63,17 +54,9 @@ function readEnvironBlock(): { start: number; bytes: Buffer } {
   return { start, bytes };
 }
 
-interface SecretSpan {
-  name: string;
-  value: string;
-  /** Where the value starts, from the start of the block. */
-  offset: number;
-  length: number;
-}
-
-/** The `NAME=value` entries of a NUL-separated block whose values are secrets and not blanked already. */
-function findSecrets(bytes: Buffer, isSecret: (name: string, value: string) => boolean): SecretSpan[] {
-  const spans: SecretSpan[] = [];
+/** The `NAME=value` entries of a NUL-separated block whose values are secrets and not blanked already; `offset` is the value's in the block. */
+function findSecrets(bytes: Buffer, isSecret: (name: string, value: string) => boolean): Array<{ name: string; value: string; offset: number; length: number }> {
+  const spans: Array<{ name: string; value: string; offset: number; length: number }> = [];
   let entryStart = 0;
   while (entryStart < bytes.length) {
     const nul = bytes.indexOf(0, entryStart);
@@ -88,8 +71,4 @@ function findSecrets(bytes: Buffer, isSecret: (name: string, value: string) => b
     entryStart = entryEnd + 1;
   }
   return spans;
-}
-
-function reason(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

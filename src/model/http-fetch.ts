@@ -1,26 +1,18 @@
 // The client's transport: `fetch` over node:http and node:https for the requests the SDK sends, the global fetch for the rest.
-//
-// Node's own fetch (undici) parses HTTP with a WebAssembly build of llhttp. V8 compiles it at the first
-// request, then again with its optimizing tier on background threads: about a quarter of a second of CPU
-// beside the first rounds of a turn, and a process done before that compilation waits for it at exit.
-// node:http parses with the llhttp compiled into Node itself, so none of that happens.
+// Node's fetch (undici) parses HTTP with a WebAssembly llhttp that V8 compiles at the first request (a quarter of a second
+// of CPU, which a short process waits for at exit); node:http uses the llhttp compiled into Node.
 import type { ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import type { Socket } from "node:net";
 import { pipeline, Readable } from "node:stream";
 import { constants, createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 
-/** The time limits of the transport, in milliseconds; undici's defaults unless a test sets others. */
-export interface TransportLimits {
-  /** A kept-alive connection idle this long is closed (a server or a NAT may have dropped it silently). */
-  idleMs?: number;
-  /** Connecting (with the TLS handshake) longer than this fails the request. */
-  connectMs?: number;
-  /** A response whose head has not come this long after the request was sent fails. */
-  headMs?: number;
-  /** A response body silent this long while its reader waits fails. */
-  bodyMs?: number;
-}
+/**
+ * The time limits of the transport in milliseconds, undici's defaults unless a test sets others: a kept-alive connection
+ * idle `idleMs` is closed (a server or a NAT may have dropped it); connecting (TLS included) longer than `connectMs`, a
+ * response head later than `headMs` after the request, or a body silent for `bodyMs` while read, fails the request.
+ */
+export type TransportLimits = { idleMs?: number; connectMs?: number; headMs?: number; bodyMs?: number };
 
 const DEFAULT_LIMITS: Required<TransportLimits> = { idleMs: 4_000, connectMs: 10_000, headMs: 300_000, bodyMs: 300_000 };
 /** Statuses whose response has no body, whatever the server sends. */
@@ -33,30 +25,19 @@ const CREDENTIAL_HEADERS = ["authorization", "x-api-key", "proxy-authorization",
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** How requests of one scheme are sent: its module's `request` and a keep-alive agent. */
-interface Transport {
-  request: typeof httpRequest;
-  agent: HttpAgent;
-}
+type Transport = { request: typeof httpRequest; agent: HttpAgent };
 
 /** One request as this transport sends it. */
-interface Outgoing {
-  url: URL;
-  method: string;
-  headers: Record<string, string>;
-  body: Buffer | undefined;
-}
+type Outgoing = { url: URL; method: string; headers: Record<string, string>; body: Buffer | undefined };
 
 /**
- * A `fetch` for the Anthropic client. A request with a string or byte body (or none) to an http or https
- * URL goes over node:http(s) with keep-alive connections, whose idle sockets never hold the process open
- * and close after `idleMs`. Anything else (a stream or form body, a Request object, another scheme, a
- * URL holding a password, a redirect mode, an undici dispatcher) is left to the global fetch. It answers
- * as fetch does: a Response whose body streams as it arrives (inflated when the server compressed it);
- * redirects followed, with no credential sent to another origin, none from https to http and none to
- * another scheme; a rejection with the signal's reason
- * when aborted; `TypeError("fetch failed")` with the system's error as its cause when the connection
- * fails, cannot be made within `connectMs`, gives no response head within `headMs`, or its body stays
- * silent for `bodyMs`; the words of the last three say "timed out", as the SDK expects of a timeout.
+ * A `fetch` for the Anthropic client. A request with a string or byte body (or none) to an http(s) URL goes over
+ * node:http(s) with keep-alive connections whose idle sockets never hold the process open; anything else (a stream or
+ * form body, a Request, another scheme, a URL with a password, a redirect mode, an undici dispatcher) goes to the global
+ * fetch. It answers as fetch does: a Response whose body streams as it arrives (inflated); redirects followed, with no
+ * credential sent to another origin, none from https to http or to another scheme; a rejection with the signal's reason
+ * when aborted; `TypeError("fetch failed")` with the cause when the connection fails or a limit passes (whose words say
+ * "timed out", as the SDK expects of a timeout).
  */
 export function createNodeFetch(limits: TransportLimits = {}): Fetch {
   const { idleMs, ...timeouts } = { ...DEFAULT_LIMITS, ...limits };
@@ -116,11 +97,7 @@ function headersOf(init: RequestInit["headers"]): Record<string, string> {
   return headers;
 }
 
-/**
- * The request a redirect asks for, as fetch makes it: 303, and 301 or 302 after a POST, become a GET
- * without a body; another origin gets no credential; https never redirects to plain http, nor anything to
- * another scheme.
- */
+/** The request a redirect asks for, as fetch makes it: 303, and 301 or 302 after a POST, become a GET without a body; see `createNodeFetch`. */
 function redirected(from: Outgoing, message: IncomingMessage): Outgoing | undefined {
   const location = message.headers.location;
   if (location === undefined) return undefined;
@@ -142,10 +119,7 @@ function redirected(from: Outgoing, message: IncomingMessage): Outgoing | undefi
   return { url, method: toGet ? "GET" : from.method, headers, body: toGet ? undefined : from.body };
 }
 
-/**
- * Sends one request and resolves at its response's head; rejects as fetch does. An abort before the head
- * rejects with the signal's reason, and one after it ends the body stream with that reason, as fetch's does.
- */
+/** Sends one request and resolves at its response's head; an abort before the head rejects with the signal's reason, one after it ends the body with it. */
 function exchange(
   request: Transport["request"], agent: HttpAgent, outgoing: Outgoing, signal: AbortSignal | undefined, { connectMs, headMs }: { connectMs: number; headMs: number },
 ): Promise<IncomingMessage> {
@@ -163,7 +137,7 @@ function exchange(
     });
     const onAbort = (): void => {
       const reason = abortReason(signal as AbortSignal);
-      const error = reason instanceof Error ? reason : abortError();
+      const error = reason instanceof Error ? reason : new DOMException("This operation was aborted", "AbortError");
       message?.destroy(error);
       sent.destroy(error);
       reject(reason);
@@ -190,10 +164,7 @@ function limitConnect(request: ClientRequest, socket: Socket, connectMs: number)
   socket.once("close", stop);
 }
 
-/**
- * Fails a response body that stays silent for `bodyMs` while its reader waits for it. A body paused
- * because its reader is busy is not silent: the limit starts again when reading resumes.
- */
+/** Fails a body silent for `bodyMs` while its reader waits; one paused because its reader is busy is not silent. */
 function limitSilence(message: IncomingMessage, bodyMs: number): void {
   message.setTimeout(bodyMs, () => {
     if (!message.isPaused()) message.destroy(fetchFailed(timedOut(`the response body timed out after ${bodyMs} ms of silence`)));
@@ -211,12 +182,8 @@ function fetchFailed(cause: unknown): TypeError {
   return new TypeError("fetch failed", { cause });
 }
 
-function abortError(): DOMException {
-  return new DOMException("This operation was aborted", "AbortError");
-}
-
 function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? abortError();
+  return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
 }
 
 /** A fetch Response over the incoming message: the body streams, inflated as fetch would. */

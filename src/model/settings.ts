@@ -52,10 +52,7 @@ export function forcesToolUse(choice: ToolChoiceSetting | undefined): boolean {
   return choice === "any" || typeof choice === "object";
 }
 
-/**
- * The first problem of a combination, as `[field, problem]`, or undefined: a budget
- * that does not leave room below `max_tokens`, or thinking with a forced tool choice.
- */
+/** The first problem of a combination as `[field, problem]`: a thinking budget not below `max_tokens`, or thinking with a forced tool. */
 export function checkSettings(settings: { thinking?: ThinkingSetting; maxTokens?: number; toolChoice?: ToolChoiceSetting }): [string, string] | undefined {
   const { thinking, maxTokens, toolChoice } = settings;
   if (typeof thinking === "number" && maxTokens !== undefined && thinking >= maxTokens) {

@@ -5,10 +5,8 @@
 export type SseHandler = (event: string | null, data: string) => void;
 
 /**
- * Reads `body` to its end, calling `onEvent` for every event (comments, `id:` and `retry:`
- * fields are skipped; an event with neither name nor data is not one). Lines may end in LF,
- * CRLF or CR, split anywhere between chunks, as UTF-8 may. An error thrown by `onEvent`
- * stops the read, cancels the body and rejects; so does a body that fails.
+ * Reads `body` to its end, calling `onEvent` for every event (comments, `id:` and `retry:` skipped); lines end in LF,
+ * CRLF or CR, split anywhere. An error thrown by `onEvent`, or by the body, cancels the body and rejects.
  */
 export async function readSse(body: ReadableStream<Uint8Array>, onEvent: SseHandler): Promise<void> {
   const reader = body.getReader();

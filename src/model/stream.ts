@@ -29,12 +29,9 @@ export interface StreamOptions {
 export type StreamOutcome = { outcome: "message"; message: ApiMessage } | { outcome: "aborted" } | { outcome: "failed"; error: unknown };
 
 /**
- * Streams one request and resolves to how it ended; never rejects. Text deltas are
- * emitted as they arrive. A stream that broke after the response started (connection
- * dropped, SSE `error` event such as overloaded_error, silence) is retried from
- * scratch, discarding the partial message, up to `maxStreamRetries` times with
- * exponential backoff. Errors before the stream started are the SDK's (already
- * retried) and are returned as they are. An abort is an outcome, not an error.
+ * Streams one request and resolves to how it ended; never rejects. Deltas are emitted as they arrive. A stream broken
+ * after the response started (dropped, an SSE `error` event such as overloaded_error, silence) is retried from scratch
+ * up to `maxStreamRetries` times with exponential backoff; errors before it started are the SDK's (already retried).
  */
 export async function streamMessage(client: Anthropic, params: MessageParams, opts: StreamOptions): Promise<StreamOutcome> {
   const maxRetries = opts.maxStreamRetries ?? MAX_STREAM_RETRIES;
@@ -63,8 +60,7 @@ async function streamOnce(client: Anthropic, params: MessageParams, opts: Stream
   let lastEventAt = 0;
   let idle: NodeJS.Timeout | undefined;
   let stalled = false;
-  // One timer per attempt, set again only when it fires before the stream has been quiet long enough:
-  // events come many times a second, and a timer per event cost more than reading the event.
+  // One timer per attempt, set again when it fires early: a timer per event (many a second) costs more than the event.
   const watchIdle = (delayMs: number): void => {
     idle = setTimeout(() => {
       const quietMs = performance.now() - lastEventAt;
@@ -113,11 +109,7 @@ function streamError(data: string, headers: Headers): Error {
   return new Anthropic.APIError(undefined, body as object, undefined, headers);
 }
 
-/**
- * Stream progress as events: text and thinking deltas, and the server tools the provider runs
- * (a `tool_call` when the call is complete, a `tool_result` when its result arrives), so a
- * search shows as it happens. Custom tool calls are announced by the dispatcher, which runs them.
- */
+/** Stream progress as events: deltas, and the provider's server tools (`tool_call` once complete, `tool_result` when it arrives). */
 function eventSink(emit: EventSink): StreamSink {
   const names = new Map<string, string>();
   return {

@@ -3,45 +3,33 @@ import type { ApiUsage, Usage } from "../types.js";
 
 export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
 
+/** The optional counts, written only when not zero, so a session without thinking or search reads as before. */
+const COUNTS = ["thinkingTokens", "webSearchRequests", "webFetchRequests"] as const;
+
 /** Converts the API's usage object (fields may be null or missing on compatible servers). */
 export function fromApiUsage(usage: Partial<ApiUsage> | null | undefined): Usage {
-  return withCounts(
-    {
-      inputTokens: usage?.input_tokens ?? 0,
-      outputTokens: usage?.output_tokens ?? 0,
-      cacheReadTokens: usage?.cache_read_input_tokens ?? 0,
-      cacheWriteTokens: usage?.cache_creation_input_tokens ?? 0,
-    },
-    {
-      thinkingTokens: usage?.output_tokens_details?.thinking_tokens ?? 0,
-      webSearchRequests: usage?.server_tool_use?.web_search_requests ?? 0,
-      webFetchRequests: usage?.server_tool_use?.web_fetch_requests ?? 0,
-    },
-  );
+  const tokens = {
+    inputTokens: usage?.input_tokens ?? 0,
+    outputTokens: usage?.output_tokens ?? 0,
+    cacheReadTokens: usage?.cache_read_input_tokens ?? 0,
+    cacheWriteTokens: usage?.cache_creation_input_tokens ?? 0,
+  };
+  const tools = usage?.server_tool_use;
+  return withCounts(tokens, [usage?.output_tokens_details?.thinking_tokens ?? 0, tools?.web_search_requests ?? 0, tools?.web_fetch_requests ?? 0]);
 }
 
+/** The sum of two usages. */
 export function addUsage(a: Usage, b: Usage): Usage {
-  return withCounts(
-    {
-      inputTokens: a.inputTokens + b.inputTokens,
-      outputTokens: a.outputTokens + b.outputTokens,
-      cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-      cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
-    },
-    {
-      thinkingTokens: (a.thinkingTokens ?? 0) + (b.thinkingTokens ?? 0),
-      webSearchRequests: (a.webSearchRequests ?? 0) + (b.webSearchRequests ?? 0),
-      webFetchRequests: (a.webFetchRequests ?? 0) + (b.webFetchRequests ?? 0),
-    },
-  );
+  const sum = (key: keyof Usage): number => (a[key] ?? 0) + (b[key] ?? 0);
+  const tokens = { inputTokens: sum("inputTokens"), outputTokens: sum("outputTokens"), cacheReadTokens: sum("cacheReadTokens"), cacheWriteTokens: sum("cacheWriteTokens") };
+  return withCounts(tokens, COUNTS.map(sum));
 }
 
-type Counts = Required<Pick<Usage, "thinkingTokens" | "webSearchRequests" | "webFetchRequests">>;
-
-/** The optional counts are written only when not zero, so a session without thinking or search reads as before. */
-function withCounts(tokens: Usage, counts: Counts): Usage {
-  const usage = { ...tokens };
-  for (const [key, value] of Object.entries(counts) as Array<[keyof Counts, number]>) if (value > 0) usage[key] = value;
+function withCounts(usage: Usage, counts: number[]): Usage {
+  COUNTS.forEach((key, i) => {
+    const count = counts[i] as number;
+    if (count > 0) usage[key] = count;
+  });
   return usage;
 }
 
@@ -59,48 +47,25 @@ export function cacheReadShare(u: Usage): number {
 /** US dollars per web search (the API charges $10 per 1,000); fetches cost only the tokens they add. */
 export const WEB_SEARCH_USD = 10 / 1000;
 
-/** US dollars per million tokens; cache writes cost 1.25× input, cache reads 0.1×. */
-interface Price {
-  input: number;
-  output: number;
-}
-
-/** Prices by model family prefix, longest prefix first; unknown models use the Sonnet price. */
-const PRICES: Array<[prefix: string, price: Price]> = [
-  ["claude-opus-4-1", { input: 15, output: 75 }],
-  ["claude-opus-4-0", { input: 15, output: 75 }],
-  ["claude-opus", { input: 5, output: 25 }],
-  ["claude-haiku-4", { input: 1, output: 5 }],
-  ["claude-haiku", { input: 1, output: 5 }],
-  ["claude-sonnet", { input: 3, output: 15 }],
+/** US dollars per million input and output tokens by model prefix, the first match wins (cache writes cost 1.25× input, reads 0.1×); else Sonnet's. */
+const PRICES: Array<[prefix: string, input: number, output: number]> = [
+  ["claude-opus-4-1", 15, 75], ["claude-opus-4-0", 15, 75], ["claude-opus", 5, 25], ["claude-haiku", 1, 5], ["claude-sonnet", 3, 15],
 ];
-const DEFAULT_PRICE: Price = { input: 3, output: 15 };
+const DEFAULT_PRICE: [string, number, number] = ["", 3, 15];
 
 /** Estimated cost in US dollars of the given usage on the given model. */
 export function estimateCostUsd(model: string, u: Usage): number {
-  const price = PRICES.find(([prefix]) => model.startsWith(prefix))?.[1] ?? DEFAULT_PRICE;
+  const [, input, output] = PRICES.find(([prefix]) => model.startsWith(prefix)) ?? DEFAULT_PRICE;
   const perToken = (perMillion: number): number => perMillion / 1_000_000;
-  return (
-    u.inputTokens * perToken(price.input) +
-    u.cacheWriteTokens * perToken(price.input * 1.25) +
-    u.cacheReadTokens * perToken(price.input * 0.1) +
-    u.outputTokens * perToken(price.output) +
-    (u.webSearchRequests ?? 0) * WEB_SEARCH_USD
-  );
+  const tokens = u.inputTokens * perToken(input) + u.cacheWriteTokens * perToken(input * 1.25) + u.cacheReadTokens * perToken(input * 0.1);
+  return tokens + u.outputTokens * perToken(output) + (u.webSearchRequests ?? 0) * WEB_SEARCH_USD;
 }
 
 /** Totals of a session reconstructed from its records alone: tokens, cache read share, estimated cost. */
-export interface UsageSummary {
-  usage: Usage;
-  costUsd: number;
-  cacheReadShare: number;
-  responses: number;
-}
+export type UsageSummary = { usage: Usage; costUsd: number; cacheReadShare: number; responses: number };
 
 /** Sums the usage stored with each response, and that of responses not stored (`discardedUsage`). */
-export function summarizeUsage(
-  records: ReadonlyArray<{ usage?: Usage | undefined; discardedUsage?: Usage | undefined; model?: string | undefined }>,
-): UsageSummary {
+export function summarizeUsage(records: ReadonlyArray<{ usage?: Usage | undefined; discardedUsage?: Usage | undefined; model?: string | undefined }>): UsageSummary {
   let usage = ZERO_USAGE;
   let costUsd = 0;
   let responses = 0;

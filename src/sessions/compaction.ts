@@ -1,39 +1,29 @@
-// Compaction planning (pure): where to cut a session so the kept tail is whole, and the record that says so.
+// Compaction: where to cut a session so the kept tail is whole (pure), the prompt that summarises the rest, the record
+// that says so, and the lighter step before it, trimming old tool results in what is sent.
+import { cutMiddle, isServerResult, serverCallText, serverResultText, toolResultText } from "../content.js";
+import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from "../types.js";
 import { newRecordId, type CompactionRecord, type MessageRecord } from "./records.js";
 import { isPlainUserMessage } from "./repair.js";
 import { estimateTokens } from "./tokens.js";
 
-export { buildSummaryRequestText, splitForSummary, SUMMARY_SYSTEM_PROMPT } from "./summary-prompt.js";
-export { trimOldToolResults } from "./trim-tool-results.js";
-
-/** The share of the context window kept verbatim after a compaction, by default. */
+/** By default, the share of the context window kept verbatim after a compaction, and the share past which it triggers. */
 export const KEEP_SHARE_OF_WINDOW = 0.25;
-/** Compaction triggers when the next request passes this share of the window, by default. */
 export const COMPACT_AT_SHARE_OF_WINDOW = 0.8;
 
-/** Where to cut: everything before `cutIndex` is summarized, the rest kept as is. */
+/** Where to cut: the records before `cutIndex` are summarized, the rest (from `firstKeptId`, a plain user message in the file) kept; estimated tokens of each. */
 export interface CompactionPlan {
-  /** Index in the given records of the first kept one. */
   cutIndex: number;
-  /** Id of the first kept record: a plain user text message written in the file. */
   firstKeptId: string;
   toSummarize: MessageRecord[];
   kept: MessageRecord[];
-  /** Estimated tokens of each part. */
   summarizedTokens: number;
   keptTokens: number;
 }
 
 /**
- * Plans a compaction of `records` (a loaded session's `records`). The kept tail
- * holds about `keepTokens` and starts at a plain user text message (a user message
- * without tool_result), so no tool_use/tool_result pair is split and the first
- * kept message can carry the summary. The cut is the first such message after the
- * point where the tail reaches `keepTokens` (keeping a little less), or failing that
- * the last one at or before it (keeping more). Synthetic records are never
- * cut points (some exist only in memory). Returns null when no cut point exists
- * after the first record, e.g. one long turn of tool calls: nothing can be
- * summarized without splitting it. Pure.
+ * Plans a compaction of a loaded session's `records`: the kept tail holds about `keepTokens` and starts at a plain user
+ * message (never a synthetic one), so no tool_use is parted from its result and it can carry the summary. Null when no
+ * such cut exists after the first record (one long turn of tool calls). Pure.
  */
 export function planCompaction(records: MessageRecord[], options: { keepTokens: number }): CompactionPlan | null {
   const tokens = records.map((record) => estimateTokens(record.message));
@@ -43,10 +33,7 @@ export function planCompaction(records: MessageRecord[], options: { keepTokens: 
     budgetIndex = i;
     if (tail >= options.keepTokens) break;
   }
-  const isCut = (i: number): boolean => {
-    const record = records[i];
-    return record !== undefined && record.synthetic !== true && isPlainUserMessage(record.message);
-  };
+  const isCut = (i: number): boolean => records[i] !== undefined && records[i].synthetic !== true && isPlainUserMessage(records[i].message);
   // The tail from budgetIndex on holds keepTokens already (one huge message may hold far more): cut after it
   // to keep a little less, or failing that at it or before it, keeping more.
   let cutIndex = -1;
@@ -55,34 +42,152 @@ export function planCompaction(records: MessageRecord[], options: { keepTokens: 
   const first = records[cutIndex];
   if (cutIndex < 1 || first === undefined) return null;
   const sum = (from: number, to: number): number => tokens.slice(from, to).reduce((a, b) => a + b, 0);
-  return {
-    cutIndex,
-    firstKeptId: first.id,
-    toSummarize: records.slice(0, cutIndex),
-    kept: records.slice(cutIndex),
-    summarizedTokens: sum(0, cutIndex),
-    keptTokens: sum(cutIndex, records.length),
-  };
+  const [toSummarize, kept] = [records.slice(0, cutIndex), records.slice(cutIndex)];
+  return { cutIndex, firstKeptId: first.id, toSummarize, kept, summarizedTokens: sum(0, cutIndex), keptTokens: sum(cutIndex, records.length) };
+}
+
+/** The compaction record for `plan` and its `summary`; `tokensBefore` is the size that triggered it, `skills` those loaded before the cut. */
+export function compactionRecordFor(plan: CompactionPlan, summary: string, meta: { ts: number; tokensBefore: number; skills?: string[] }): CompactionRecord {
+  const replacedMessages = plan.toSummarize.filter((record) => record.synthetic !== true).length;
+  const skills = meta.skills !== undefined && meta.skills.length > 0 && { skills: meta.skills };
+  return { type: "compaction", id: newRecordId(), ts: meta.ts, summary, firstKeptId: plan.firstKeptId, replacedMessages, tokensBefore: meta.tokensBefore, ...skills };
+}
+
+// The longest tool result, tool input and text block quoted in the transcript, in characters (a huge message is summarised from its head and tail).
+const SUMMARY_TOOL_RESULT_CHARS = 400;
+const SUMMARY_TOOL_INPUT_CHARS = 300;
+const SUMMARY_TEXT_CHARS = 40_000;
+
+/** A system prompt for the summary request (stable text, so it caches). */
+export const SUMMARY_SYSTEM_PROMPT =
+  "You summarise an assistant's working session so that the assistant can continue it without the original messages. " +
+  "Be specific and complete: exact file paths, commands, names, numbers and error messages matter more than prose.";
+
+const SECTIONS = [
+  "Goal: what the user wants overall, in their terms.",
+  "Constraints: requirements, limits and instructions the user gave.",
+  "Progress: what has been done so far, in order.",
+  "Decisions: choices made and why.",
+  "Facts learned: what was found out about the code, system or world.",
+  "Open tasks: what is left to do, and the next step.",
+  "Files: every file read, and every file created or changed (with what changed).",
+  "Tool failures: commands or tools that failed, with the error, and whether it was resolved.",
+  "User preferences: style, tone and working preferences the user showed.",
+  "Skills: skills that were loaded (by name), so they can be loaded again.",
+];
+
+/** The text asking the model to summarise `toSummarize` (tool inputs and results cut short), updating `previousSummary` if any. Pure. */
+export function buildSummaryRequestText(toSummarize: MessageRecord[], previousSummary?: string): string {
+  const transcript = toSummarize.map((record) => renderMessage(record.message)).join("\n\n");
+  const sections = SECTIONS.map((line) => `## ${line}`).join("\n");
+  const intro =
+    previousSummary === undefined
+      ? "Summarise the conversation below."
+      : "The conversation below continues an earlier one whose summary follows. Update that summary with the new messages: keep everything in it that still holds, change what changed, add what is new.\n\n<previous-summary>\n" +
+        previousSummary +
+        "\n</previous-summary>";
+  return [
+    intro,
+    `<conversation>\n${transcript}\n</conversation>`,
+    `Write the summary in Markdown with exactly these sections (write "none" for an empty one):\n${sections}`,
+    "Reply with the summary only.",
+  ].join("\n\n");
+}
+
+/** Splits the records to summarise into consecutive groups of at most `maxChars` of transcript (one record always fits), summarised in turn. Pure. */
+export function splitForSummary(records: MessageRecord[], maxChars: number): MessageRecord[][] {
+  const groups: MessageRecord[][] = [];
+  let group: MessageRecord[] = [];
+  let size = 0;
+  for (const record of records) {
+    const chars = renderMessage(record.message).length + 2;
+    if (group.length > 0 && size + chars > maxChars) {
+      groups.push(group);
+      group = [];
+      size = 0;
+    }
+    group.push(record);
+    size += chars;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
+
+function renderMessage(message: MessageParam): string {
+  const who = message.role === "user" ? "User" : "Assistant";
+  if (typeof message.content === "string") return `[${who}]\n${cutText(message.content)}`;
+  return message.content.map((block) => renderBlock(who, block)).filter((line) => line !== "").join("\n");
+}
+
+function renderBlock(who: string, block: ContentBlockParam): string {
+  switch (block.type) {
+    case "text":
+      return `[${who}]\n${cutText(block.text)}`;
+    case "tool_use":
+      return `[Tool call ${block.name} ${block.id}] ${cut(JSON.stringify(block.input), SUMMARY_TOOL_INPUT_CHARS)}`;
+    case "tool_result": {
+      const status = block.is_error === true ? " (error)" : "";
+      return `[Tool result ${block.tool_use_id}${status}] ${cut(toolResultText(block.content), SUMMARY_TOOL_RESULT_CHARS)}`;
+    }
+    case "thinking":
+    case "redacted_thinking":
+      return "";
+    case "server_tool_use":
+      return `[Server tool call ${block.name} ${block.id}] ${cut(serverCallText(block), SUMMARY_TOOL_INPUT_CHARS)}`;
+    default: {
+      if (!isServerResult(block)) return `[${who} ${block.type}]`;
+      // Titles and URLs, never the encrypted or full page content.
+      const { isError, text } = serverResultText(block);
+      const id = "tool_use_id" in block ? ` ${String(block.tool_use_id)}` : "";
+      return `[Server tool result${id}${isError ? " (error)" : ""}] ${cut(text, SUMMARY_TOOL_RESULT_CHARS * 2)}`;
+    }
+  }
+}
+
+function cutText(text: string): string {
+  return cutMiddle(text, SUMMARY_TEXT_CHARS, (more) => `\n… [${more} characters of this message left out] …\n`, 0.5);
+}
+
+function cut(text: string, max: number): string {
+  return cutMiddle(text, max, (more) => `… [${more} more characters]`, 1);
 }
 
 /**
- * The compaction record to append once the model has written `summary` for
- * `plan`. `tokensBefore` is the context size that triggered it; `skills` names
- * the skills loaded before the cut so the model can load them again.
+ * `messages` with every tool result but the `keepRecent` newest cut to `maxChars` characters of text and a marker (images
+ * and documents kept); unchanged messages are the same objects. It invalidates the prompt cache from the first change:
+ * call it when the context is tight, not on every request.
  */
-export function compactionRecordFor(
-  plan: CompactionPlan,
-  summary: string,
-  meta: { ts: number; tokensBefore: number; skills?: string[] },
-): CompactionRecord {
-  return {
-    type: "compaction",
-    id: newRecordId(),
-    ts: meta.ts,
-    summary,
-    firstKeptId: plan.firstKeptId,
-    replacedMessages: plan.toSummarize.filter((record) => record.synthetic !== true).length,
-    tokensBefore: meta.tokensBefore,
-    ...(meta.skills !== undefined && meta.skills.length > 0 && { skills: meta.skills }),
-  };
+export function trimOldToolResults(messages: MessageParam[], options: { keepRecent: number; maxChars: number }): MessageParam[] {
+  let toKeep = options.keepRecent;
+  const out = [...messages];
+  for (let i = out.length - 1; i >= 0; i--) {
+    const message = out[i];
+    if (message === undefined || message.role !== "user" || typeof message.content === "string") continue;
+    let changed = false;
+    const content = [...message.content];
+    for (let j = content.length - 1; j >= 0; j--) {
+      const block = content[j];
+      if (block?.type !== "tool_result") continue;
+      if (toKeep > 0) {
+        toKeep--;
+        continue;
+      }
+      const trimmed = trimResult(block, options.maxChars);
+      if (trimmed !== block) {
+        content[j] = trimmed;
+        changed = true;
+      }
+    }
+    if (changed) out[i] = { ...message, content };
+  }
+  return out;
+}
+
+function trimResult(block: ToolResultBlockParam, maxChars: number): ToolResultBlockParam {
+  const text = toolResultText(block.content, "skip");
+  if (text.length <= maxChars) return block;
+  const marker = (cut: number): string => `\n[… ${cut} characters of this old tool result trimmed from the request; the session file keeps it whole]`;
+  const kept: ContentBlockParam = { type: "text", text: cutMiddle(text, maxChars, marker, 1) };
+  const others = typeof block.content === "string" || block.content === undefined ? [] : block.content.filter((part) => part.type !== "text");
+  return { ...block, content: [kept as { type: "text"; text: string }, ...others] };
 }

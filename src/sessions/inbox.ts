@@ -1,33 +1,20 @@
-// The durable steering inbox of a session: a JSONL file beside the session file where `addSteer` appends and a running turn takes.
-//
-// The file is `<session file name>.inbox` (`agent#main#main.jsonl.inbox`), named after the session
-// file like its `.lock`; it does not end in `.jsonl`, so the session listing never takes it for a
-// session. Its lines: `{"type":"steer","id","ts","text"}` and `{"type":"delivered","ids":[...]}`.
-//
-// Every write (`addSteer`, `delivered`) holds the inbox's lock file for milliseconds (fs/file-lock.ts).
-// O_APPEND alone keeps concurrent appends whole, but the inbox also removes and rewrites its file,
-// and a writer appending to a file just removed would lose its line: the lock makes that impossible.
-// Reads take no lock: a line being written (no newline yet) is left for the next read.
-//
-// Clean-up, done by `delivered` under the lock: when no steer is left waiting, the file is removed;
-// when delivered steers take more than COMPACT_DELIVERED_BYTES while some wait, the file is rewritten
-// atomically with only the waiting ones. The file therefore never outgrows the messages not yet read.
-//
-// Exactly once: `take` never hands one id twice in one instance, and a delivered id never again; a
-// crash between the session record and `delivered` hands it once more to the next process, and the
-// loop drops it because the session's `steerIds` already hold it.
+// The durable steering inbox of a session: `<session file name>.inbox` (not `.jsonl`: never listed as a session), where
+// `addSteer` appends `{"type":"steer","id","ts","text"}` and a running turn takes, then appends `{"type":"delivered","ids"}`.
+// Writes hold its lock file for milliseconds (the file is also removed when nothing waits, or rewritten once delivered
+// steers pass COMPACT_DELIVERED_BYTES); reads take none and leave a line without its newline for later. Exactly once: a
+// steer handed out again after a crash is dropped by the loop, as the session's `steerIds` hold it.
 import { randomUUID } from "node:crypto";
-import { mkdir, open, unlink } from "node:fs/promises";
+import { mkdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { systemClock, type Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
+import { appendLines } from "../fs/append-lines.js";
 import { syncFolder, writeFileAtomic } from "../fs/atomic-write.js";
 import { withFileLock } from "../fs/file-lock.js";
-import { sessionFileName } from "./session-path.js";
 import { readRegularFileSync } from "../fs/regular-file.js";
+import { sessionLockOptions } from "./lock.js";
+import { sessionFileName } from "./session-path.js";
 
-/** Suffix added to the session file's name to name its inbox. */
-export const INBOX_FILE_SUFFIX = ".inbox";
 /** Longest steering text `addSteer` accepts, in UTF-8 bytes. */
 export const MAX_STEER_BYTES = 100 * 1024;
 /** Delivered steers kept in a file that still has waiting ones before it is rewritten without them. */
@@ -36,27 +23,19 @@ export const COMPACT_DELIVERED_BYTES = 64 * 1024;
 const LOCK_TIMEOUT_MS = 10_000;
 
 /** A steering message as the inbox hands it over; fits the loop's `SteerMessage`. */
-export interface InboxMessage {
-  id: string;
-  text: string;
-}
+export type InboxMessage = { id: string; text: string };
 
-/** Options of `SessionInbox`. */
-export interface SessionInboxOptions {
-  /** Told once per damaged line, which is skipped. Default: silence. */
-  onWarning?: (message: string) => void;
-}
+/** Options of `SessionInbox`: `onWarning` is told once per damaged line, which is skipped. */
+export type SessionInboxOptions = { onWarning?: (message: string) => void };
 
 /** The inbox file of `key` in `sessionsDir`. Throws SessionError for an invalid key. */
 export function inboxPath(sessionsDir: string, key: string): string {
-  return join(sessionsDir, sessionFileName(key) + INBOX_FILE_SUFFIX);
+  return join(sessionsDir, sessionFileName(key) + ".inbox");
 }
 
 /**
- * Adds a steering message to the inbox of session `key` and resolves to its id once the
- * line is on disk (fsynced). Safe with any number of writers in any number of processes.
- * Creates the sessions folder if needed. Throws SessionError for empty (or blank) text, text
- * over MAX_STEER_BYTES, an invalid key, or a file that cannot be written.
+ * Adds a steering message to the inbox of session `key`; resolves to its id once it is on disk. Safe with any writers in
+ * any processes. Throws SessionError for blank text, text over MAX_STEER_BYTES, an invalid key, or a failed write.
  */
 export async function addSteer(sessionsDir: string, key: string, text: string, clock: Clock = systemClock): Promise<string> {
   const file = inboxPath(sessionsDir, key);
@@ -80,11 +59,8 @@ export function checkSteerText(key: string, text: string): void {
 }
 
 /**
- * The inbox of one session as a turn's `inbox` option: `take` before each request, `delivered`
- * once the messages are stored in the session. It remembers the ids it handed out; a new
- * instance (the next process after a crash, or a later turn) hands out again what was taken
- * and never marked delivered, which the loop drops if the session already holds it. Instances
- * in other processes read the same file.
+ * The inbox of one session as a turn's `inbox` option: `take` before each request, `delivered` once stored. A new
+ * instance hands out again what was taken and never marked delivered; the loop drops it if the session holds it.
  */
 export class SessionInbox {
   private readonly file: string;
@@ -92,38 +68,23 @@ export class SessionInbox {
   private readonly warned = new Set<string>();
 
   /** Throws SessionError for an invalid key. */
-  constructor(
-    sessionsDir: string,
-    private readonly key: string,
-    private readonly options: SessionInboxOptions = {},
-  ) {
+  constructor(sessionsDir: string, private readonly key: string, private readonly options: SessionInboxOptions = {}) {
     this.file = inboxPath(sessionsDir, key);
   }
 
-  /**
-   * The steers waiting, in the order they were added: not delivered, and not handed out by
-   * this instance before. A missing file is an empty inbox; a last line without its newline
-   * (still being written, or torn by a crash) is left for later; a damaged line is skipped
-   * (and reported once). Throws SessionError when the file exists but cannot be read.
-   */
+  /** The steers waiting, in order: not delivered, not handed out by this instance; damaged lines skipped. Throws SessionError for an unreadable file. */
   async take(): Promise<InboxMessage[]> {
     const parsed = parseInbox(readInbox(this.file));
-    this.warnOnce(parsed.damaged);
-    const out: InboxMessage[] = [];
-    for (const steer of parsed.steers) {
-      if (parsed.delivered.has(steer.id) || this.taken.has(steer.id)) continue;
-      this.taken.add(steer.id);
-      out.push({ id: steer.id, text: steer.text });
+    for (const reason of parsed.damaged.filter((damage) => !this.warned.has(damage))) {
+      this.warned.add(reason);
+      this.options.onWarning?.(`${this.file}: skipped a damaged line: ${reason}`);
     }
-    return out;
+    const waiting = parsed.steers.filter((steer) => !parsed.delivered.has(steer.id) && !this.taken.has(steer.id));
+    for (const steer of waiting) this.taken.add(steer.id);
+    return waiting.map(({ id, text }) => ({ id, text }));
   }
 
-  /**
-   * Marks `ids` delivered, durably (fsynced), so no instance in any process takes them
-   * again; then removes the file when nothing waits, or rewrites it when delivered steers
-   * have piled up (see the file's comment). Ids not in the inbox are ignored. Throws
-   * SessionError when the file cannot be written or the lock not had in time.
-   */
+  /** Marks `ids` delivered, durably, for every instance in every process (unknown ids ignored). Throws SessionError. */
   async delivered(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     for (const id of ids) this.taken.add(id);
@@ -135,17 +96,9 @@ export class SessionInbox {
       throw asSessionError(error, `cannot mark steering delivered in ${this.file}`);
     }
   }
-
-  private warnOnce(damaged: string[]): void {
-    for (const reason of damaged) {
-      if (this.warned.has(reason)) continue;
-      this.warned.add(reason);
-      this.options.onWarning?.(`${this.file}: skipped a damaged line: ${reason}`);
-    }
-  }
 }
 
-/** Under the lock: the mark appended, or the file removed or rewritten when that leaves it smaller (see the file's comment). */
+/** Under the lock: the mark appended, or the file removed or rewritten when that leaves it smaller. */
 async function markDelivered(file: string, ids: string[]): Promise<void> {
   const text = readInbox(file);
   const { steers, delivered } = parseInbox(text);
@@ -153,32 +106,22 @@ async function markDelivered(file: string, ids: string[]): Promise<void> {
   if (marked.length === 0) return;
   for (const id of marked) delivered.add(id);
   const waiting = steers.filter((steer) => !delivered.has(steer.id));
-  if (waiting.length === 0) return removeInbox(file);
-  const waitingBytes = waiting.reduce((sum, steer) => sum + Buffer.byteLength(steer.line, "utf8") + 1, 0);
-  if (Buffer.byteLength(text, "utf8") - waitingBytes > COMPACT_DELIVERED_BYTES) {
-    return writeFileAtomic(file, waiting.map((steer) => steer.line + "\n").join(""));
+  if (waiting.length === 0) {
+    await unlink(file).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== "ENOENT") throw error;
+    });
+    return syncFolder(dirname(file));
   }
+  const waitingBytes = waiting.reduce((sum, steer) => sum + Buffer.byteLength(steer.line, "utf8") + 1, 0);
+  if (Buffer.byteLength(text, "utf8") - waitingBytes > COMPACT_DELIVERED_BYTES) return writeFileAtomic(file, waiting.map((steer) => steer.line + "\n").join(""));
   await appendLine(file, JSON.stringify({ type: "delivered", ids: marked }) + "\n");
 }
 
-/** One steer line as read, with its text as written (kept whole when the file is rewritten). */
-interface StoredSteer extends InboxMessage {
-  line: string;
-}
-
-interface ParsedInbox {
-  steers: StoredSteer[];
-  delivered: Set<string>;
-  /** One phrase per damaged line, naming it by its number. */
-  damaged: string[];
-}
-
-/** Reads the whole lines of an inbox file (the text after the last newline is not yet a line). */
-function parseInbox(text: string): ParsedInbox {
-  const lines = text.split("\n").slice(0, -1);
+/** The whole lines of an inbox file (the text after the last newline is not yet a line): each steer with its line as written. */
+function parseInbox(text: string): { steers: Array<InboxMessage & { line: string }>; delivered: Set<string>; damaged: string[] } {
+  const result = { steers: [] as Array<InboxMessage & { line: string }>, delivered: new Set<string>(), damaged: [] as string[] };
   const seen = new Set<string>();
-  const result: ParsedInbox = { steers: [], delivered: new Set(), damaged: [] };
-  lines.forEach((line, index) => {
+  text.split("\n").slice(0, -1).forEach((line, index) => {
     if (line.trim() === "") return;
     const value = parseJson(line);
     if (isSteer(value)) {
@@ -193,29 +136,24 @@ function parseInbox(text: string): ParsedInbox {
   return result;
 }
 
-function parseJson(line: string): unknown {
+function parseJson(line: string): Record<string, unknown> | undefined {
   try {
-    return JSON.parse(line);
+    const value: unknown = JSON.parse(line);
+    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
 }
 
-function isSteer(value: unknown): value is { id: string; text: string } {
-  const v = value as Record<string, unknown> | undefined;
-  return typeof v === "object" && v !== null && v["type"] === "steer" && typeof v["id"] === "string" && v["id"] !== "" && typeof v["text"] === "string";
+function isSteer(v: Record<string, unknown> | undefined): v is { id: string; text: string } {
+  return v?.["type"] === "steer" && typeof v["id"] === "string" && v["id"] !== "" && typeof v["text"] === "string";
 }
 
-function isDelivered(value: unknown): value is { ids: string[] } {
-  const v = value as Record<string, unknown> | undefined;
-  return typeof v === "object" && v !== null && v["type"] === "delivered" && Array.isArray(v["ids"]) && v["ids"].every((id) => typeof id === "string");
+function isDelivered(v: Record<string, unknown> | undefined): v is { ids: string[] } {
+  return v?.["type"] === "delivered" && Array.isArray(v["ids"]) && v["ids"].every((id) => typeof id === "string");
 }
 
-/**
- * The inbox's text, "" when there is none. Read synchronously: a turn looks before every request, the
- * file is small and almost always absent, and one `open` answers that without a trip through the
- * thread pool (a file added just after is seen next time).
- */
+/** The inbox's text, "" when there is none. Synchronous: a turn looks before every request, and the file is small and almost always absent. */
 function readInbox(file: string): string {
   try {
     return readRegularFileSync(file);
@@ -225,32 +163,9 @@ function readInbox(file: string): string {
   }
 }
 
-/**
- * Appends one line in one O_APPEND write and fsyncs it. A file that does not end with a
- * newline holds a line torn by a writer that died (none is alive: the caller holds the
- * lock), so a newline goes first and the torn part stays a damaged line of its own.
- */
+/** Appends one line, synced; the caller holds the lock, so a torn last line is a dead writer's and stays a damaged line of its own. */
 async function appendLine(file: string, line: string): Promise<void> {
-  const handle = await open(file, "a+");
-  let created = false;
-  try {
-    const { size } = await handle.stat();
-    created = size === 0;
-    const last = Buffer.alloc(1);
-    if (size > 0) await handle.read(last, 0, 1, size - 1);
-    await handle.writeFile(size > 0 && last[0] !== 0x0a ? "\n" + line : line);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  if (created) await syncFolder(dirname(file));
-}
-
-async function removeInbox(file: string): Promise<void> {
-  await unlink(file).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== "ENOENT") throw error;
-  });
-  await syncFolder(dirname(file));
+  if (await appendLines(file, line, { sync: true })) await syncFolder(dirname(file));
 }
 
 function asSessionError(error: unknown, what: string): SessionError {
@@ -258,7 +173,5 @@ function asSessionError(error: unknown, what: string): SessionError {
 }
 
 function withInboxLock<T>(file: string, key: string, work: () => Promise<T>): Promise<T> {
-  const makeError = (message: string, cause?: unknown): Error => new SessionError(message, cause === undefined ? undefined : { cause });
-  // Other processes write in real time, so the wait is measured on the system clock.
-  return withFileLock(`${file}.lock`, { timeoutMs: LOCK_TIMEOUT_MS, clock: systemClock, label: "inbox", subject: key, makeError }, work);
+  return withFileLock(`${file}.lock`, sessionLockOptions("inbox", key, LOCK_TIMEOUT_MS), work);
 }

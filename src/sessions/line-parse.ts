@@ -1,17 +1,12 @@
 // Parsing one line of a session file: a fast structural check for messages, zod for the rare records.
 import { SessionError } from "../errors.js";
-import { compactionRecord, headerRecord, modeRecord, outputRecord } from "./records.js";
-import type { SessionRecord } from "./records.js";
+import type * as z from "zod";
+import { compactionRecord, headerRecord, modeRecord, outputRecord, type SessionRecord } from "./records.js";
 
 /** A parsed line, or why it was rejected (one short phrase fit for a warning). */
 export type ParsedLine = { ok: true; record: SessionRecord } | { ok: false; reason: string };
 
-/**
- * Parses and checks one line. Message records (nearly every line) get a
- * hand-written structural check, because running zod over every line of a large
- * file costs more than the JSON parse itself; headers and compactions use zod.
- * Unknown record types are rejected, so a newer writer's records are reported, not misread.
- */
+/** Parses and checks one line: messages (nearly every line) by hand, as zod costs more than the parse; unknown types rejected, not misread. */
 export function parseRecordLine(line: string): ParsedLine {
   let value: unknown;
   try {
@@ -22,40 +17,32 @@ export function parseRecordLine(line: string): ParsedLine {
   return checkRecordValue(value);
 }
 
-/**
- * One record as its stored JSON text (a file line without its newline, a row's `record`). Throws
- * SessionError, naming `where`, for a record `load` would reject: nothing invalid is ever written.
- */
+/** One record as its stored JSON text. Throws SessionError naming `where` for a record `load` would reject: nothing invalid is written. */
 export function serializeRecord(record: SessionRecord, where: string): string {
   const checked = checkRecordValue(record);
   if (!checked.ok) throw new SessionError(`refusing to write an invalid ${String(record.type)} record to ${where}: ${checked.reason}`);
   return JSON.stringify(record);
 }
 
+/** The zod schema of each record type but messages (the rare ones). */
+const SCHEMAS = new Map<unknown, z.ZodType>([["session", headerRecord], ["compaction", compactionRecord], ["output", outputRecord], ["mode", modeRecord]]);
+
 /** Checks a parsed value as a session record (as `load` does per line and `append` per record). */
 function checkRecordValue(value: unknown): ParsedLine {
   if (!isObject(value)) return { ok: false, reason: "not a JSON object" };
-  switch (value["type"]) {
-    case "message":
-      return checkMessageRecord(value);
-    case "session":
-      return fromZod(headerRecord.safeParse(value));
-    case "compaction":
-      return fromZod(compactionRecord.safeParse(value));
-    case "output":
-      return fromZod(outputRecord.safeParse(value));
-    case "mode":
-      return fromZod(modeRecord.safeParse(value));
-    default:
-      return { ok: false, reason: `unknown record type ${JSON.stringify(value["type"])}` };
+  if (value["type"] === "message") {
+    const problem = messageRecordProblem(value);
+    return problem === undefined ? { ok: true, record: value as unknown as SessionRecord } : { ok: false, reason: problem };
   }
+  const result = SCHEMAS.get(value["type"])?.safeParse(value);
+  if (result === undefined) return { ok: false, reason: `unknown record type ${JSON.stringify(value["type"])}` };
+  if (result.success) return { ok: true, record: result.data as SessionRecord };
+  const issue = result.error.issues[0];
+  return { ok: false, reason: issue ? `${issue.path.map(String).join(".") || "record"}: ${issue.message}` : "invalid record" };
 }
 
-/**
- * Checks a value as a message record (as `append` does before writing, and `load`
- * while reading). Returns the reason it is not one, or undefined when it is.
- */
-export function messageRecordProblem(value: Record<string, unknown>): string | undefined {
+/** Why a value is not a message record, or undefined when it is one. */
+function messageRecordProblem(value: Record<string, unknown>): string | undefined {
   if (typeof value["id"] !== "string" || value["id"] === "") return "message record without an id";
   if (typeof value["ts"] !== "number") return "message record without a numeric ts";
   const message = value["message"];
@@ -74,20 +61,9 @@ export function messageRecordProblem(value: Record<string, unknown>): string | u
   return undefined;
 }
 
-function checkMessageRecord(value: Record<string, unknown>): ParsedLine {
-  const problem = messageRecordProblem(value);
-  return problem === undefined ? { ok: true, record: value as unknown as SessionRecord } : { ok: false, reason: problem };
-}
-
 function isUsage(value: unknown): boolean {
   if (!isObject(value)) return false;
   return ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens"].every((k) => typeof value[k] === "number");
-}
-
-function fromZod(result: { success: true; data: SessionRecord } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } }): ParsedLine {
-  if (result.success) return { ok: true, record: result.data };
-  const issue = result.error.issues[0];
-  return { ok: false, reason: issue ? `${issue.path.map(String).join(".") || "record"}: ${issue.message}` : "invalid record" };
 }
 
 /** True for a plain (non-array) object. */

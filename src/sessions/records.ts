@@ -3,95 +3,66 @@ import { randomUUID } from "node:crypto";
 import * as z from "zod";
 import type { MessageParam } from "../types.js";
 
+const count = z.number();
 const usageSchema = z.object({
-  inputTokens: z.number(),
-  outputTokens: z.number(),
-  cacheReadTokens: z.number(),
-  cacheWriteTokens: z.number(),
-  thinkingTokens: z.number().exactOptional(),
-  webSearchRequests: z.number().exactOptional(),
-  webFetchRequests: z.number().exactOptional(),
+  inputTokens: count, outputTokens: count, cacheReadTokens: count, cacheWriteTokens: count,
+  thinkingTokens: count.exactOptional(), webSearchRequests: count.exactOptional(), webFetchRequests: count.exactOptional(),
 });
+const permissionMode = z.enum(["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]);
+/** What every record but the header has. */
+const stamped = { id: z.string(), ts: z.number() };
 
-const messageSchema = z.object({
-  role: z.enum(["user", "assistant"]),
-  content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]),
-});
-
-/** First line of a file: who it belongs to. */
+/** First line of a file: who it belongs to; `forkedFrom` the key a fork was copied from; `parent` the session and delegate call that started a subagent's. */
 export const headerRecord = z.object({
   type: z.literal("session"),
   version: z.literal(1),
   key: z.string(),
   agentId: z.string(),
   ts: z.number(),
-  /** Set on a fork: the key it was copied from. */
   forkedFrom: z.string().optional(),
-  /** Set on a subagent's session: the session and the delegate call that started it. */
   parent: z.object({ sessionKey: z.string(), toolUseId: z.string() }).optional(),
 });
 
-/** One API message. Assistant messages carry the usage, model and stop reason of their response. */
+/**
+ * One API message. Assistant messages carry the usage, model and stop reason of their response, and `discardedUsage`
+ * of responses not stored (a tool call cut off by max_tokens and retried, an empty reply), so the file alone sums the
+ * cost. `synthetic` marks messages the harness wrote itself (repairs, interrupts); `steerIds` the inbox steers a user
+ * message carries (each is delivered once).
+ */
 export const messageRecord = z.object({
   type: z.literal("message"),
-  id: z.string(),
-  ts: z.number(),
-  message: messageSchema,
+  ...stamped,
+  message: z.object({ role: z.enum(["user", "assistant"]), content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]) }),
   usage: usageSchema.optional(),
-  /**
-   * Usage of responses of this turn that were not stored (a tool call cut off by
-   * max_tokens and retried, an empty reply), so the file alone still sums the cost.
-   */
   discardedUsage: usageSchema.optional(),
   model: z.string().optional(),
   stopReason: z.string().optional(),
-  /** Set on messages the harness wrote itself (repairs, interrupts), never by the model. */
   synthetic: z.boolean().optional(),
-  /** Ids of the durable-inbox steering messages this user message carries: each is delivered once. */
   steerIds: z.array(z.string()).optional(),
 });
 
 /**
- * A compaction: `summary` stands for every message before `firstKeptId`. Loading
- * starts from the last such record; the older lines stay in the file.
+ * A compaction: `summary` stands for every message before `firstKeptId`; loading starts from the last one, older lines
+ * stay. It names the skills loaded and the permission mode recorded before the cut, and the summary request's usage.
  */
 export const compactionRecord = z.object({
   type: z.literal("compaction"),
-  id: z.string(),
-  ts: z.number(),
+  ...stamped,
   summary: z.string(),
   firstKeptId: z.string(),
   replacedMessages: z.number(),
   tokensBefore: z.number(),
-  /** Skills loaded before the cut, so they are named again after it. */
   skills: z.array(z.string()).optional(),
-  /** Usage and model of the summary request, so the file alone sums a session's cost. */
   usage: usageSchema.optional(),
   model: z.string().optional(),
-  /** The permission mode recorded before the cut, so a load from here on still knows it. */
-  mode: z.enum(["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]).optional(),
+  mode: permissionMode.optional(),
 });
 
-/** A structured answer of a turn (the `output` option), validated, after the assistant message it was read from. */
-export const outputRecord = z.object({
-  type: z.literal("output"),
-  id: z.string(),
-  ts: z.number(),
-  /** The assistant message whose text held it. */
-  messageId: z.string(),
-  output: z.unknown(),
-});
+/** A structured answer of a turn (the `output` option), validated, after the assistant message (`messageId`) whose text held it. */
+export const outputRecord = z.object({ type: z.literal("output"), ...stamped, messageId: z.string(), output: z.unknown() });
 
 /** A change of permission mode, from the next tool call on; a reload takes the last one. */
-export const modeRecord = z.object({
-  type: z.literal("mode"),
-  id: z.string(),
-  ts: z.number(),
-  mode: z.enum(["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]),
-  by: z.enum(["user", "exit_plan_mode"]),
-});
-
-export const sessionRecord = z.discriminatedUnion("type", [headerRecord, messageRecord, compactionRecord, outputRecord, modeRecord]);
+export const modeRecord = z.object({ type: z.literal("mode"), ...stamped, mode: permissionMode, by: z.enum(["user", "exit_plan_mode"]) });
 
 export type HeaderRecord = z.infer<typeof headerRecord>;
 export type MessageRecord = Omit<z.infer<typeof messageRecord>, "message"> & { message: MessageParam };

@@ -2,40 +2,32 @@
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam, ToolUseBlock } from "../types.js";
 import type { MessageRecord } from "./records.js";
 import { toolResultText } from "../content.js";
+import { isObject } from "./line-parse.js";
 
-/** Text of the error result that answers a tool_use whose result never reached the file. */
-export const INTERRUPTED_TOOL_TEXT =
-  "The session was interrupted before this tool finished; its result is unknown. Check the current state before retrying it.";
-/** Text of the synthetic assistant reply to a user message that was never answered. */
+/** The error result answering a tool_use whose result never reached the file. */
+export const INTERRUPTED_TOOL_TEXT = "The session was interrupted before this tool finished; its result is unknown. Check the current state before retrying it.";
+/** The synthetic assistant reply to a user message that was never answered. */
 export const NO_REPLY_TEXT = "(no reply: the previous turn was interrupted)";
-/** Text standing in for messages lost from the start of the sequence (corrupt lines). */
-export const LOST_START_TEXT = "(the start of this conversation could not be read)";
-/** Text standing in for a user message lost between two assistant messages. */
-export const LOST_MESSAGE_TEXT = "(a message of this conversation could not be read)";
-/** Stands between an assistant message the loop sent back and the model's continuation. */
-export const CONTINUE_TEXT = "(continue)";
+// Stand-ins for messages lost at the start (corrupt lines) or between two assistant messages, and the user turn
+// between an assistant message the loop sent back (pause_turn) and the model's continuation.
+const LOST_START_TEXT = "(the start of this conversation could not be read)";
+const LOST_MESSAGE_TEXT = "(a message of this conversation could not be read)";
+const CONTINUE_TEXT = "(continue)";
 
 /** Stops after which the loop continues with a second assistant message of its own. */
 const CONTINUED_STOPS = new Set(["pause_turn", "model_context_window_exceeded"]);
 
 /**
- * What to do at the end of a loaded sequence: "close" answers a trailing tool_use
- * with error results and a trailing user message with a synthetic assistant note
- * (between turns); "answer" only answers the tool_use (a read-only view); "none"
- * leaves the end as written (a turn under way).
+ * The end of a loaded sequence: "close" answers a trailing tool_use with error results and a trailing user message with
+ * a synthetic note (between turns); "answer" only answers the tool_use (a read-only view); "none" leaves it as written.
  */
 export type TailMode = "close" | "answer" | "none";
 
 /**
- * Keeps a message sequence valid for the API as records are added one by one: it
- * starts with a user message (unless it follows a summary), roles alternate, every
- * tool_use is answered first thing in the next message (missing results become
- * `is_error` results), no tool_result lacks its tool_use (orphans become text), no
- * tool_use id is used twice, inputs are objects, no text block is blank, empty
- * messages are dropped. Loading a file and a running turn feed the same instance
- * type, so a history built in memory equals the one a reload of its file builds.
- * Repairs in the middle exist only in memory (the file is append-only) and are
- * recomputed identically on every load. Never mutates its input.
+ * Keeps a message sequence valid for the API as records are added: a user message first (unless after a summary), roles
+ * alternating, every tool_use answered first thing next (missing results as `is_error`), orphan results as text, unique
+ * tool_use ids, object inputs, no blank text or empty message. Loading and a running turn both use it, so a history in
+ * memory equals a reload of its file. Never mutates its input.
  */
 export class HistoryRepair {
   /** One line per repair made, for the caller's warnings. */
@@ -76,7 +68,7 @@ export class HistoryRepair {
     if (mode === "none") return tail;
     if (this.pending.length > 0) {
       this.notes.push(`answered ${this.pending.length} interrupted tool call(s) (${this.pending.join(", ")}) with an error result`);
-      tail.push(syntheticWith(newId(), "user", this.pending.map(interruptedResult), ts));
+      tail.push(synthetic(newId(), "user", this.pending.map(interruptedResult), ts));
     }
     const lastRole = tail.at(-1)?.message.role ?? this.last?.message.role;
     if (mode === "close" && lastRole === "user") {
@@ -150,44 +142,29 @@ export class HistoryRepair {
       return synthetic(`${previous.id}:lost`, "user", LOST_MESSAGE_TEXT, previous.ts);
     }
     this.notes.push(`answered ${pending.length} tool call(s) with no result (${pending.join(", ")}) with an error result`);
-    return syntheticWith(`${previous.id}:results`, "user", pending.map(interruptedResult), previous.ts);
+    return synthetic(`${previous.id}:results`, "user", pending.map(interruptedResult), previous.ts);
   }
 }
 
-/** What `repairMessages` returns. */
-export interface RepairResult {
-  /** The sequence to send: file records, possibly with fixed content, plus synthetic ones. */
-  records: MessageRecord[];
-  /** The synthetic records at the very end; the store appends them when it holds the lock. */
-  tail: MessageRecord[];
-  notes: string[];
-}
-
-/** Repairs a whole loaded sequence (see HistoryRepair); `ts` and `newId` stamp the tail records. Pure. */
+/** Repairs a loaded sequence (see HistoryRepair): the `records` to send, and the synthetic `tail` among them the store appends. Pure. */
 export function repairMessages(
   input: readonly MessageRecord[],
   options: { afterSummary: boolean; tail: TailMode; ts: number; newId: () => string },
-): RepairResult & { repair: HistoryRepair } {
+): { records: MessageRecord[]; tail: MessageRecord[]; notes: string[]; repair: HistoryRepair } {
   const repair = new HistoryRepair(options.afterSummary);
   const records = input.flatMap((record) => repair.add(record));
   const tail = repair.close(options.tail, options.ts, options.newId);
   return { records: [...records, ...tail], tail, notes: repair.notes, repair };
 }
 
-/**
- * A thinking block cut off before its signature arrived (a stream ended by max_tokens): the
- * API refuses it back, and its text is no evidence of anything, so it is not kept.
- */
+/** A thinking block cut off before its signature (a stream ended by max_tokens): the API refuses it back, so it is not kept. */
 function isUnsigned(block: ContentBlockParam): boolean {
   return block.type === "thinking" && (typeof block.signature !== "string" || block.signature === "");
 }
 
 /**
- * A response's content made safe to store and answer, as it arrives: no blank text, no unsigned thinking,
- * no tool_use cut off by max_tokens (`dropToolUse`), tool_use ids unique within the
- * conversation (`seen`; a compatible server may reuse them: the repeat gets a suffix),
- * and a non-object input stored as `{}`. `calls` keep the model's original input, so
- * the error result tells the model what it sent.
+ * A response's content made safe to store: no blank text or unsigned thinking, no tool_use when `dropToolUse`, ids unique
+ * against `seen` (a repeat gets a suffix), object inputs. `calls` keep the original input for the model's error result.
  */
 export function cleanResponse(
   content: readonly ContentBlockParam[],
@@ -211,7 +188,7 @@ export function cleanResponse(
 }
 
 /** The ids of the tool_use blocks of an assistant message, in order. */
-export function idsOfToolUses(message: MessageParam): string[] {
+function idsOfToolUses(message: MessageParam): string[] {
   if (message.role !== "assistant" || typeof message.content === "string") return [];
   return message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : []));
 }
@@ -234,18 +211,10 @@ function interruptedResult(id: string): ToolResultBlockParam {
   return { type: "tool_result", tool_use_id: id, is_error: true, content: INTERRUPTED_TOOL_TEXT };
 }
 
-function synthetic(id: string, role: "user" | "assistant", text: string, ts: number): MessageRecord {
-  return syntheticWith(id, role, [{ type: "text", text }], ts);
-}
-
-function syntheticWith(id: string, role: "user" | "assistant", content: ContentBlockParam[], ts: number): MessageRecord {
-  return { type: "message", id, ts, message: { role, content }, synthetic: true };
+function synthetic(id: string, role: "user" | "assistant", content: string | ContentBlockParam[], ts: number): MessageRecord {
+  return { type: "message", id, ts, message: { role, content: typeof content === "string" ? [{ type: "text", text: content }] : content }, synthetic: true };
 }
 
 function isBlank(text: string): boolean {
   return text.trim() === "";
-}
-
-function isObject(value: unknown): boolean {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

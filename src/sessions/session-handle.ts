@@ -6,52 +6,13 @@ import type { HistoryRepair } from "./repair.js";
 import { buildSessionView, type LoadedSession } from "./session-view.js";
 import type { SessionStorage } from "./store.js";
 
-/**
- * A session held for one turn. Its `session` is the API view, kept current in
- * memory as messages are appended and compactions made, built by the same repair
- * a load uses: it equals what a reload of the file would give, so requests are
- * byte-identical whether a conversation runs in one process or across restarts.
- */
-export interface SessionHandle {
-  readonly key: string;
-  /** The view: messages to send, their records, the last compaction and usage. Replaced by `compact`. */
-  readonly session: LoadedSession;
-  /** Every tool_use id of the history, so a new response's ids can be made unique. */
-  readonly toolUseIds: ReadonlySet<string>;
-  /**
-   * Writes one message to the file (the header first when the session is new),
-   * then adds it to the view: what the model sees is always on disk. Throws
-   * SessionError when the write fails; the view is then unchanged.
-   */
-  append(message: MessageParam, extra?: Partial<Omit<MessageRecord, "type" | "message">>): Promise<void>;
-  /** Appends the structured answer read from the last assistant message; the view is unchanged. Throws SessionError. */
-  appendOutput(output: unknown): Promise<void>;
-  /** Records a change of permission mode (the view's `mode` follows); the header first when the session is new. Throws SessionError. */
-  appendMode(mode: ModeRecord["mode"], by: ModeRecord["by"]): Promise<void>;
-  /** Appends a compaction record and rebuilds the view from its first kept message, in memory. Throws SessionError. */
-  compact(record: CompactionRecord): Promise<void>;
-  /** Releases the lock; never throws. */
-  release(): Promise<void>;
-}
+/** What `openSession` resolves to: `aborted` before the lock was won (nothing read or written), `unreadable` when the file could not be read (the lock released). */
+export type OpenResult = { status: "open"; handle: SessionHandle } | { status: "aborted" } | { status: "unreadable"; error: string };
+/** `parent`: a subagent's session names, in its header, the session and the delegate call that started it. */
+type OpenOptions = { agentId: string; clock: Clock; signal?: AbortSignal; parent?: { sessionKey: string; toolUseId: string } };
 
-/** What `openSession` resolves to. */
-export type OpenResult =
-  | { status: "open"; handle: SessionHandle }
-  /** The signal was aborted before the lock was won; nothing was read or written. */
-  | { status: "aborted" }
-  /** The lock was won but the file could not be read; the lock is released again. */
-  | { status: "unreadable"; error: string };
-
-/**
- * Locks the session (waiting for a turn of it that runs elsewhere, unless `signal`
- * aborts first) and loads it, closing a crashed turn's end in the file. Throws
- * SessionError only when the session stays busy past the store's wait.
- */
-export async function openSession(
-  store: SessionStorage,
-  key: string,
-  options: { agentId: string; clock: Clock; signal?: AbortSignal; parent?: { sessionKey: string; toolUseId: string } },
-): Promise<OpenResult> {
+/** Locks the session (unless `signal` aborts first) and loads it, closing a crashed turn's end. Throws SessionError when it stays busy. */
+export async function openSession(store: SessionStorage, key: string, options: OpenOptions): Promise<OpenResult> {
   const release = await lockUnlessAborted(store, key, options.signal);
   if (!release) return { status: "aborted" };
   let session: LoadedSession;
@@ -61,10 +22,14 @@ export async function openSession(
     await release().catch(() => undefined);
     return { status: "unreadable", error: error instanceof Error ? error.message : String(error) };
   }
-  return { status: "open", handle: new OpenSession(store, key, options.agentId, options.clock, session, release, options.parent) };
+  return { status: "open", handle: new SessionHandle(store, key, options.agentId, options.clock, session, release, options.parent) };
 }
 
-class OpenSession implements SessionHandle {
+/**
+ * A session held for one turn, opened by `openSession`. Its `session` is the API view, kept current in memory by the same
+ * repair a load uses: it equals a reload of the file, so requests are byte-identical in one process or across restarts.
+ */
+export class SessionHandle {
   private repair: HistoryRepair;
   private exists: boolean;
 
@@ -73,68 +38,77 @@ class OpenSession implements SessionHandle {
     readonly key: string,
     private readonly agentId: string,
     private readonly clock: Clock,
-    public session: LoadedSession,
+    private view: LoadedSession,
     private readonly unlock: () => Promise<void>,
-    /** A subagent's session names, in its header, the session and the delegate call that started it. */
-    private readonly parent?: { sessionKey: string; toolUseId: string },
+    private readonly parent?: OpenOptions["parent"],
   ) {
-    this.exists = session.exists;
-    this.repair = this.rebuild(session.records, session.compaction).repair;
+    this.exists = view.exists;
+    this.repair = this.rebuild(view.records, view.compaction).repair;
   }
 
+  /** The view: messages to send, their records, the last compaction and usage. Replaced by `compact`. */
+  get session(): LoadedSession {
+    return this.view;
+  }
+
+  /** Every tool_use id of the history, so a new response's ids can be made unique. */
   get toolUseIds(): ReadonlySet<string> {
     return this.repair.toolUseIds;
   }
 
+  /** Writes one message to the file (the header first when new), then adds it to the view. Throws SessionError; the view is then unchanged. */
   async append(message: MessageParam, extra: Partial<Omit<MessageRecord, "type" | "message">> = {}): Promise<void> {
     const ts = this.clock.now();
     const record: MessageRecord = { type: "message", id: newRecordId(), ts, ...extra, message };
-    const header: SessionRecord[] = this.exists ? [] : [this.header(ts)];
-    await this.store.append(this.key, [...header, record]);
-    this.exists = true;
+    await this.write(ts, record);
     for (const added of this.repair.add(record)) {
-      this.session.records.push(added);
-      this.session.messages.push(added.message);
-      if (added.usage && added.message.role === "assistant") this.session.lastUsage = { usage: added.usage, index: this.session.messages.length - 1 };
+      this.view.records.push(added);
+      this.view.messages.push(added.message);
+      if (added.usage && added.message.role === "assistant") this.view.lastUsage = { usage: added.usage, index: this.view.messages.length - 1 };
     }
   }
 
+  /** Appends the structured answer read from the last assistant message; the view is unchanged. Throws SessionError. */
   async appendOutput(output: unknown): Promise<void> {
-    const messageId = this.session.records.at(-1)?.id ?? "";
+    const messageId = this.view.records.at(-1)?.id ?? "";
     const record: OutputRecord = { type: "output", id: newRecordId(), ts: this.clock.now(), messageId, output };
     await this.store.append(this.key, [record]);
   }
 
+  /** Records a change of permission mode (the view's `mode` follows); the header first when the session is new. Throws SessionError. */
   async appendMode(mode: ModeRecord["mode"], by: ModeRecord["by"]): Promise<void> {
     const ts = this.clock.now();
-    const header: SessionRecord[] = this.exists ? [] : [this.header(ts)];
-    await this.store.append(this.key, [...header, { type: "mode", id: newRecordId(), ts, mode, by }]);
-    this.exists = true;
-    this.session.mode = mode;
+    await this.write(ts, { type: "mode", id: newRecordId(), ts, mode, by });
+    this.view.mode = mode;
   }
 
+  /** Appends a compaction record and rebuilds the view from its first kept message, in memory. Throws SessionError. */
   async compact(record: CompactionRecord): Promise<void> {
     await this.store.append(this.key, [record]);
-    const first = this.session.records.findIndex((r) => r.id === record.firstKeptId);
-    const built = this.rebuild(this.session.records.slice(Math.max(0, first)), record);
-    this.session = { ...built.session, warnings: [], ...(this.session.mode && { mode: this.session.mode }) };
+    const first = this.view.records.findIndex((r) => r.id === record.firstKeptId);
+    const built = this.rebuild(this.view.records.slice(Math.max(0, first)), record);
+    this.view = { ...built.session, warnings: [], ...(this.view.mode && { mode: this.view.mode }) };
     this.repair = built.repair;
   }
 
+  /** Releases the lock; never throws. */
   async release(): Promise<void> {
     await this.unlock().catch(() => undefined);
   }
 
-  private header(ts: number): SessionRecord {
-    return { ...headerRecordFor(this.key, this.agentId, ts), ...(this.parent && { parent: this.parent }) };
+  /** Appends one record, the header first when the session is new. */
+  private async write(ts: number, record: SessionRecord): Promise<void> {
+    const header = (): SessionRecord => ({ ...headerRecordFor(this.key, this.agentId, ts), ...(this.parent && { parent: this.parent }) });
+    await this.store.append(this.key, this.exists ? [record] : [header(), record]);
+    this.exists = true;
   }
 
   /** The view of `records` after `compaction`, as a load of the file would build it. */
   private rebuild(records: MessageRecord[], compaction: CompactionRecord | undefined): { session: LoadedSession; repair: HistoryRepair } {
     const region = { records, afterCompaction: new Set<string>(), warnings: [], ...(compaction && { compaction }) };
-    const base = { key: this.key, file: this.session.file, ts: this.clock.now(), newId: newRecordId, tail: "none" as const };
+    const base = { key: this.key, file: this.view.file, ts: this.clock.now(), newId: newRecordId, tail: "none" as const };
     const built = buildSessionView(region, base);
-    return { session: { ...built.session, exists: this.session.exists, ...(this.session.agentId && { agentId: this.session.agentId }) }, repair: built.repair };
+    return { session: { ...built.session, exists: this.view.exists, ...(this.view.agentId && { agentId: this.view.agentId }) }, repair: built.repair };
   }
 }
 

@@ -4,47 +4,39 @@ import { join } from "node:path";
 import type { Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
 import { decodeKey, SESSION_FILE_SUFFIX } from "./session-path.js";
-import { agentIdFromKey, newRecordId } from "./records.js";
-import type { SessionRecord } from "./records.js";
-import { parseAllRecords, type LoadRegion } from "./session-file.js";
-import { readLoadRegionFromFile } from "./session-tail.js";
+import { agentIdFromKey, newRecordId, type HeaderRecord, type SessionRecord } from "./records.js";
+import { readLoadRegionFromFile, type LoadRegion } from "./session-file.js";
 import { buildSessionView } from "./session-view.js";
 import { sessionContextSize } from "./tokens.js";
 
-/** One line of `miniclaw sessions`. */
+/**
+ * One line of `miniclaw sessions`: the messages the model would see (from the last compaction on, summary included) and
+ * their estimated tokens (exact usage where the file has it), the newest record time (else the file's mtime), and for
+ * a subagent's session the session and delegate call that started it.
+ */
 export interface SessionListing {
   key: string;
   agentId: string;
-  /** Messages the model would see (from the last compaction on, summary included). */
   messages: number;
-  /** Estimated size of those messages in tokens (exact usage where the file has it). */
   estimatedTokens: number;
-  /** Newest record time, or the file's mtime when no record has one (ms since the epoch). */
   lastActivity: number;
   file: string;
-  /** A subagent's session: the session and the delegate call that started it (from its header). */
   parent?: { sessionKey: string; toolUseId: string };
 }
+
+type ListDeps = { onWarning: (message: string) => void; clock: Clock };
 
 /** A listing in display order: `depth` 1 for a subagent's session shown under its parent. */
 export type NestedListing = SessionListing & { depth: 0 | 1 };
 
-/**
- * Puts each subagent's session right after its parent's, oldest child first (the order the
- * delegate calls ran); parents keep their order. A child whose parent is not listed (its file
- * removed) stays where it was, at depth 0, so nothing disappears from the list. Pure.
- */
+/** Puts each subagent's session right after its parent's, oldest first; a child whose parent is not listed stays at depth 0. Pure. */
 export function nestUnderParents(listings: readonly SessionListing[]): NestedListing[] {
   const byKey = new Map(listings.map((listing) => [listing.key, listing]));
-  // Subagents cannot delegate, so a parent is never a child itself; a file that says otherwise is listed flat.
-  const isChild = (listing: SessionListing | undefined): boolean => {
-    const parent = listing?.parent?.sessionKey;
-    return parent !== undefined && parent !== listing!.key && byKey.has(parent) && byKey.get(parent)!.parent === undefined;
-  };
   const children = new Map<string, SessionListing[]>();
   for (const listing of listings) {
     const parent = listing.parent?.sessionKey;
-    if (parent === undefined || !isChild(listing)) continue;
+    // Subagents cannot delegate, so a parent is never a child itself; a file that says otherwise is listed flat.
+    if (parent === undefined || parent === listing.key || byKey.get(parent)?.parent !== undefined || !byKey.has(parent)) continue;
     children.set(parent, [...(children.get(parent) ?? []), listing]);
   }
   const nested = new Set([...children.values()].flat().map((listing) => listing.key));
@@ -55,12 +47,8 @@ export function nestUnderParents(listings: readonly SessionListing[]): NestedLis
   });
 }
 
-/**
- * Lists the sessions of `dir`, newest activity first. A `.jsonl` file whose key
- * can be read neither from its header nor from its name is skipped with a
- * warning; damaged lines are reported too. A missing folder lists nothing.
- */
-export async function listSessions(dir: string, deps: { onWarning: (message: string) => void; clock: Clock }): Promise<SessionListing[]> {
+/** The sessions of `dir`, newest activity first; a file whose key is neither in its header nor its name is skipped with a warning. */
+export async function listSessions(dir: string, deps: ListDeps): Promise<SessionListing[]> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -76,7 +64,7 @@ export async function listSessions(dir: string, deps: { onWarning: (message: str
   return listings.sort((a, b) => b.lastActivity - a.lastActivity || a.key.localeCompare(b.key));
 }
 
-async function listOne(file: string, stem: string, deps: { onWarning: (message: string) => void; clock: Clock }): Promise<SessionListing | undefined> {
+async function listOne(file: string, stem: string, deps: ListDeps): Promise<SessionListing | undefined> {
   const region = await readLoadRegionFromFile(file).catch((error: Error) => {
     deps.onWarning(`${file}: skipped: cannot read it (${error.message})`);
     return undefined;
@@ -106,47 +94,22 @@ export function listingOf(key: string, region: LoadRegion, file: string, now: nu
   };
 }
 
-/** Every readable record of a file's text, in file order; damaged lines go to `onWarning`. */
-export function readAllRecords(text: string, file: string, onWarning: (message: string) => void): SessionRecord[] {
-  const { records, warnings } = parseAllRecords(text, file);
-  warnings.forEach((warning) => onWarning(warning));
-  return records;
-}
-
-/**
- * The records a fork copies (all but headers, in file order, up to and including
- * message `upToMessageId`) and the agent of the source. Throws SessionError when
- * that message is not in the file.
- */
-export function forkRecords(
-  text: string,
-  file: string,
-  fromKey: string,
-  upToMessageId: string | undefined,
-  onWarning: (message: string) => void,
-): { agentId: string; records: SessionRecord[] } {
-  const { records, warnings } = parseAllRecords(text, file);
-  warnings.forEach((warning) => onWarning(warning));
-  return selectForkRecords(records, file, fromKey, upToMessageId);
-}
-
-/** `forkRecords` of records already read (every record of the source, in order). Throws SessionError when the message is not among them. */
+/** The records a fork copies (all but headers, up to message `upToMessageId` and its outputs) and the agent. Throws SessionError for a missing message. */
 export function selectForkRecords(
   records: readonly SessionRecord[],
   where: string,
   fromKey: string,
   upToMessageId: string | undefined,
 ): { agentId: string; records: SessionRecord[] } {
-  const header = records.find((record) => record.type === "session");
+  const header = records.find((record): record is HeaderRecord => record.type === "session");
   let end = records.length;
   if (upToMessageId !== undefined) {
     end = records.findIndex((record) => record.type === "message" && record.id === upToMessageId) + 1;
     if (end === 0) throw new SessionError(`no message ${upToMessageId} in session ${fromKey} (${where})`);
-    // The structured answer read from that message belongs to it.
     while (records[end]?.type === "output") end++;
   }
   return {
-    agentId: header?.type === "session" ? header.agentId : agentIdFromKey(fromKey),
+    agentId: header?.agentId ?? agentIdFromKey(fromKey),
     records: records.slice(0, end).filter((record) => record.type !== "session"),
   };
 }

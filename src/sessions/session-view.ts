@@ -7,63 +7,43 @@ import type { LoadRegion } from "./session-file.js";
 /** A session as the loop needs it: the API view from the last compaction on. */
 export interface LoadedSession {
   key: string;
-  /** The session file (absolute when the store's folder is). */
+  /** The session file (absolute when the store's folder is), and whether it exists (else the first `append` writes a header). */
   file: string;
-  /** False when no file exists yet; the first `append` then writes a header record itself. */
   exists: boolean;
   agentId?: string;
   /**
-   * Messages to send, valid for the API: they start with a user message (the
-   * summary first when compacted), roles alternate, every tool_use is answered in
-   * the next message. How they end depends on the load mode (see LoadOptions):
-   * between turns, with an assistant message asking for no tool, so the caller
-   * appends the next user message as is; during a turn, as the turn wrote them.
+   * Messages to send, valid for the API: a user message first (the summary first when compacted), roles alternating,
+   * every tool_use answered in the next message. Their end depends on the load mode (see LoadMode).
    */
   messages: MessageParam[];
   /**
-   * The message records behind `messages`: `messages[i + messageOffset]` is built
-   * from `records[i]`. Repairs appear as records with `synthetic: true`. When the
-   * summary is merged into the first kept user message, `messages[0]` carries it
-   * in front of `records[0].message`'s content.
+   * The message records behind `messages`: `messages[i + messageOffset]` is built from `records[i]`; repairs are
+   * records with `synthetic: true`. A summary merged into the first kept user message stands in front of its content.
    */
   records: MessageRecord[];
   /** 1 when the summary stands as its own first message, else 0. */
   messageOffset: 0 | 1;
   compaction?: CompactionRecord;
-  /**
-   * The usage of the last response written after the last compaction, and the
-   * index in `messages` of that assistant message: what `contextSize` needs.
-   */
+  /** The usage of the last response written after the last compaction, and its index in `messages` (for `contextSize`). */
   lastUsage?: { usage: Usage; index: number };
-  /** The structured answers (`output` option) of the loaded part, in order: the last is the latest turn's. */
+  /** The structured answers (`output` option) and the last permission mode recorded in the loaded part. */
   outputs?: OutputRecord[];
-  /** The permission mode last recorded in the loaded part (a `/mode` or exit_plan_mode change). */
   mode?: PermissionModeName;
   /** Problems met while reading and repairs made (file and line named); the caller shows them. */
   warnings: string[];
 }
 
-/** The opening of the text block that carries a compaction summary. */
+/** The opening and closing of the text block that carries a compaction summary. */
 export const SUMMARY_PREFIX = "The conversation before this point was compacted. Summary of it:\n<summary>\n";
-/** The closing of the summary block. */
 export const SUMMARY_SUFFIX = "\n</summary>";
 
-/**
- * Builds the loaded view of a region (pure) and returns the synthetic tail
- * records the store should append so the file itself ends validly, and the
- * repair that built it, to which later records of the session can be added.
- */
+/** The loaded view of a region, the synthetic tail the file needs to end validly, and the repair later records are added to. Pure. */
 export function buildSessionView(
   region: Pick<LoadRegion, "header" | "compaction" | "records" | "afterCompaction" | "warnings" | "outputs" | "mode">,
   base: { key: string; file: string; ts: number; newId: () => string; tail: TailMode },
 ): { session: LoadedSession; tail: MessageRecord[]; repair: HistoryRepair } {
-  const { compaction } = region;
-  const repaired = repairMessages(region.records, {
-    afterSummary: compaction !== undefined,
-    tail: base.tail,
-    ts: base.ts,
-    newId: base.newId,
-  });
+  const { compaction, header, outputs, mode } = region;
+  const repaired = repairMessages(region.records, { afterSummary: compaction !== undefined, tail: base.tail, ts: base.ts, newId: base.newId });
   const records = repaired.records;
   let messages = records.map((record) => record.message);
   let messageOffset: 0 | 1 = 0;
@@ -79,29 +59,15 @@ export function buildSessionView(
   }
   const lastUsage = findLastUsage(records, region.afterCompaction, messageOffset);
   const warnings = [...region.warnings, ...repaired.notes.map((note) => `${base.file}: ${note}`)];
-  const session: LoadedSession = {
-    key: base.key,
-    file: base.file,
-    exists: true,
-    ...(region.header && { agentId: region.header.agentId }),
-    messages,
-    records,
-    messageOffset,
-    ...(compaction && { compaction }),
-    ...(lastUsage && { lastUsage }),
-    ...(region.outputs && { outputs: region.outputs }),
-    ...(region.mode && { mode: region.mode }),
-    warnings,
-  };
+  const found = { ...(compaction && { compaction }), ...(lastUsage && { lastUsage }), ...(outputs && { outputs }), ...(mode && { mode }) };
+  const session: LoadedSession = { key: base.key, file: base.file, exists: true, ...(header && { agentId: header.agentId }), messages, records, messageOffset, ...found, warnings };
   return { session, tail: repaired.tail, repair: repaired.repair };
 }
 
 function findLastUsage(records: MessageRecord[], after: Set<string>, offset: 0 | 1): LoadedSession["lastUsage"] {
   for (let i = records.length - 1; i >= 0; i--) {
     const record = records[i];
-    if (record?.usage !== undefined && record.message.role === "assistant" && after.has(record.id)) {
-      return { usage: record.usage, index: i + offset };
-    }
+    if (record?.usage !== undefined && record.message.role === "assistant" && after.has(record.id)) return { usage: record.usage, index: i + offset };
   }
   return undefined;
 }
@@ -112,15 +78,10 @@ function asBlocks(content: MessageParam["content"]): ContentBlockParam[] {
 
 /**
  * How a load treats the end of the session, where a crash leaves its marks.
- * - `turn-start`: the session is between turns. A trailing tool_use (a crash
- *   mid-tool) gets `is_error` results and a trailing user message (a turn that
- *   never got its reply) a synthetic assistant note "(no reply: ...)"; the store
- *   appends both (`synthetic: true`), so the caller appends the next user
- *   message as is.
- * - `in-turn`: a turn is under way; the end is returned as written (its request
- *   in flight, its tools running), nothing is added.
- * - `read`: a read-only view; a trailing tool_use is answered in memory only and
- *   nothing is written, so a reader never writes into another process's turn.
+ * - `turn-start`: between turns. A trailing tool_use gets `is_error` results and a trailing user message a synthetic
+ *   "(no reply: ...)"; the store appends both, so the caller appends the next user message as is.
+ * - `in-turn`: a turn is under way; the end is returned as written, nothing is added.
+ * - `read`: a trailing tool_use is answered in memory only; a reader never writes into another process's turn.
  */
 export type LoadMode = "turn-start" | "in-turn" | "read";
 

@@ -5,86 +5,36 @@ import type { Usage } from "../types.js";
 export const CHARS_PER_TOKEN = 4;
 /** What one image costs in tokens at most (about 1.15 megapixels / 750), instead of its base64 length. */
 export const IMAGE_TOKENS = 1_600;
-/** The window of a model missing from CONTEXT_WINDOWS. */
-export const DEFAULT_CONTEXT_WINDOW = 200_000;
+/** Every current Claude model's window (1M for some Sonnet models only behind a beta header, which miniclaw does not send). */
+const CONTEXT_WINDOW = 200_000;
+/** Older models with half that window, by model id prefix. */
+const SMALL_WINDOW_PREFIXES = ["claude-2.0", "claude-instant"];
 
-/**
- * Context windows in tokens by model id prefix; the longest matching prefix wins.
- * Every current Claude model has 200k by default (1M for some Sonnet models only
- * behind a beta header, which miniclaw does not send).
- */
-export const CONTEXT_WINDOWS: Readonly<Record<string, number>> = {
-  "claude-opus-4": 200_000,
-  "claude-sonnet-4": 200_000,
-  "claude-haiku-4": 200_000,
-  "claude-3-7-sonnet": 200_000,
-  "claude-3-5-sonnet": 200_000,
-  "claude-3-5-haiku": 200_000,
-  "claude-3-opus": 200_000,
-  "claude-3-sonnet": 200_000,
-  "claude-3-haiku": 200_000,
-  "claude-2.1": 200_000,
-  "claude-2.0": 100_000,
-  "claude-instant": 100_000,
-};
-
-/** The context window of `model`, from CONTEXT_WINDOWS (DEFAULT_CONTEXT_WINDOW when unknown). */
+/** The context window of `model` in tokens (200,000 unless it is a known older model). */
 export function contextWindowFor(model: string): number {
-  let best: string | undefined;
-  for (const prefix of Object.keys(CONTEXT_WINDOWS)) {
-    if (model.startsWith(prefix) && (best === undefined || prefix.length > best.length)) best = prefix;
-  }
-  return best === undefined ? DEFAULT_CONTEXT_WINDOW : (CONTEXT_WINDOWS[best] ?? DEFAULT_CONTEXT_WINDOW);
+  return SMALL_WINDOW_PREFIXES.some((prefix) => model.startsWith(prefix)) ? CONTEXT_WINDOW / 2 : CONTEXT_WINDOW;
 }
 
-/**
- * Estimates the tokens of any JSON-able value: its characters (strings, keys and
- * punctuation as JSON would write them) divided by CHARS_PER_TOKEN, rounded up.
- * A base64 image counts IMAGE_TOKENS. Deliberately rough; exact counts come from usage.
- */
+/** Roughly the tokens of a JSON-able value: its JSON characters / CHARS_PER_TOKEN, an image IMAGE_TOKENS. Exact counts come from usage. */
 export function estimateTokens(value: unknown): number {
   return Math.ceil(countChars(value) / CHARS_PER_TOKEN);
 }
 
-/** What `contextSize` needs. */
-export interface ContextSizeInput {
-  /** Usage of the previous response of this session (after its last compaction), if any. */
-  lastUsage?: Usage | undefined;
-  /** Messages added after that response (all messages when there is none). */
-  messagesSince: unknown[];
-  /** System prompt and tool definitions: counted only when there is no usage yet. */
-  systemAndTools?: unknown;
-}
-
 /**
- * The size in tokens of the next request: the previous response's exact usage
- * (input + cache read + cache write + output: everything already sent plus the
- * reply, which is now part of the history) and an estimate of what was added
- * since. Without usage (first request, or just after a compaction) everything is
- * estimated, system prompt and tool definitions included.
+ * The size in tokens of the next request: the last response's usage (all input and its output) plus an estimate of
+ * `messagesSince`; without usage everything is estimated, `systemAndTools` (system prompt and tools) included.
  */
-export function contextSize(input: ContextSizeInput): number {
+export function contextSize(input: { lastUsage?: Usage | undefined; messagesSince: unknown[]; systemAndTools?: unknown }): number {
   const added = input.messagesSince.reduce<number>((sum, message) => sum + estimateTokens(message), 0);
   if (input.lastUsage === undefined) return added + (input.systemAndTools === undefined ? 0 : estimateTokens(input.systemAndTools));
   const { inputTokens, cacheReadTokens, cacheWriteTokens, outputTokens } = input.lastUsage;
   return inputTokens + cacheReadTokens + cacheWriteTokens + outputTokens + added;
 }
 
-/**
- * The size of the next request of a loaded session (see `contextSize`), from its
- * `lastUsage` and the messages after it. `systemAndTools` is what the request adds
- * besides the messages (counted only when the session has no usage yet).
- */
-export function sessionContextSize(
-  session: { messages: unknown[]; lastUsage?: { usage: Usage; index: number } | undefined },
-  systemAndTools?: unknown,
-): number {
+/** The size of the next request of a loaded session (see `contextSize`), from its `lastUsage` and the messages after it. */
+export function sessionContextSize(session: { messages: unknown[]; lastUsage?: { usage: Usage; index: number } | undefined }, systemAndTools?: unknown): number {
   const last = session.lastUsage;
-  return contextSize({
-    lastUsage: last?.usage,
-    messagesSince: last === undefined ? session.messages : session.messages.slice(last.index + 1),
-    systemAndTools,
-  });
+  return contextSize({ lastUsage: last?.usage, messagesSince: last === undefined ? session.messages : session.messages.slice(last.index + 1), systemAndTools });
 }
 
 function countChars(value: unknown): number {

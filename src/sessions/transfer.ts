@@ -11,11 +11,8 @@ export async function exportSession(store: SessionBackend, key: string): Promise
 }
 
 /**
- * Writes the records of a JSONL text (`source` names it in messages) as a new session: under
- * `key` when given (its header then names that key), else under its header's key. All or
- * nothing: a line that is not a record, a text without a header and without `key`, or a
- * session that exists already throws SessionError and writes nothing. Resolves to the key and
- * the number of records written.
+ * Writes the records of a JSONL text (`source` names it) as a new session under `key`, else its header's key; resolves
+ * to the key and the records written. All or nothing: a bad line, no key, or an existing session throws SessionError.
  */
 export async function importSession(store: SessionBackend, text: string, source: string, key?: string): Promise<{ key: string; records: number }> {
   const { records, warnings } = parseAllRecords(text, source);

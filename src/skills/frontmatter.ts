@@ -11,64 +11,32 @@ export interface ParsedFrontmatter {
   hasFrontmatter: boolean;
 }
 
-function refuse(language: string) {
-  return () => {
-    throw new Error(`frontmatter language "${language}" is not allowed (use YAML)`);
-  };
-}
-
 // gray-matter evaluates `---js` blocks with eval(); a third-party SKILL.md must never run code on load.
-const ENGINES = {
-  js: refuse("js"),
-  javascript: refuse("javascript"),
-  coffee: refuse("coffee"),
-  coffeescript: refuse("coffeescript"),
-  cson: refuse("cson"),
-};
-
-/**
- * Parses the frontmatter of a markdown text. Throws an `Error` carrying the YAML
- * message when the block cannot be parsed or is not a mapping; the caller names the file.
- * An options object is always passed so gray-matter's content-keyed cache is bypassed:
- * that cache hands back the same (possibly mutated, possibly half-parsed) object for equal text.
- */
-export function parseFrontmatter(text: string): ParsedFrontmatter {
-  const normalized = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-  const file = matter(normalized, { engines: ENGINES });
-  const raw: unknown = file.data;
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
-    throw new Error("frontmatter is not a mapping of fields");
-  }
-  return {
-    data: { ...(raw as Record<string, unknown>) },
-    body: file.content,
-    // gray-matter marks an empty `---` block with `isEmpty`, which its types leave out.
-    hasFrontmatter: (file as { isEmpty?: boolean }).isEmpty === true || file.matter.length > 0,
-  };
-}
-
+const ENGINES = Object.fromEntries(
+  ["js", "javascript", "coffee", "coffeescript", "cson"].map((language) => [
+    language,
+    () => {
+      throw new Error(`frontmatter language "${language}" is not allowed (use YAML)`);
+    },
+  ]),
+);
 const LOOSE_LINE = /^([A-Za-z][\w-]*):[ \t]*(.*)$/;
 
-function looseValue(value: string): unknown {
-  const trimmed = value.trim();
-  if (/^[{[]/.test(trimmed)) {
-    try {
-      return JSON.parse(trimmed) as unknown;
-    } catch {
-      return undefined;
-    }
-  }
-  const quoted = /^(["'])(.*)\1$/.exec(trimmed);
-  return quoted?.[2] ?? trimmed;
+/**
+ * Parses the frontmatter of a markdown text; throws with the YAML message when it cannot be parsed or is not a mapping.
+ * Options are always passed: they bypass gray-matter's cache, which hands back one (mutable) object for equal text.
+ */
+export function parseFrontmatter(text: string): ParsedFrontmatter {
+  const file = matter(normalize(text), { engines: ENGINES });
+  const raw: unknown = file.data;
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new Error("frontmatter is not a mapping of fields");
+  // gray-matter marks an empty `---` block with `isEmpty`, which its types leave out.
+  return { data: { ...(raw as Record<string, unknown>) }, body: file.content, hasFrontmatter: (file as { isEmpty?: boolean }).isEmpty === true || file.matter.length > 0 };
 }
 
-/**
- * Reads the top-level `key: value` lines of a frontmatter block that is not valid YAML,
- * such as an unquoted description containing ": ". Nested values are skipped; the text
- * after the first ": " is the value. Returns undefined when there is no `---` block.
- */
+/** The top-level `key: value` lines of a frontmatter block that is not YAML (an unquoted ": " in a value); undefined without a block. */
 export function parseLooseFrontmatter(text: string): ParsedFrontmatter | undefined {
-  const normalized = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+  const normalized = normalize(text);
   const match = /^---[ \t]*\n([\s\S]*?)\n---[ \t]*(?:\n|$)/.exec(normalized);
   if (!match) return undefined;
   const data: Record<string, unknown> = {};
@@ -78,4 +46,18 @@ export function parseLooseFrontmatter(text: string): ParsedFrontmatter | undefin
     if (field?.[1] && value !== undefined) data[field[1]] = value;
   }
   return { data, body: normalized.slice(match[0].length), hasFrontmatter: true };
+}
+
+function normalize(text: string): string {
+  return text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+}
+
+function looseValue(value: string): unknown {
+  const trimmed = value.trim();
+  if (!/^[{[]/.test(trimmed)) return /^(["'])(.*)\1$/.exec(trimmed)?.[2] ?? trimmed;
+  try {
+    return JSON.parse(trimmed) as unknown;
+  } catch {
+    return undefined;
+  }
 }

@@ -29,38 +29,24 @@ export interface SkillLoaderOptions {
 
 /** Thrown by `SkillLoader.body` for a name no loaded skill has: the model's to fix, so the message lists the available ones. */
 export class UnknownSkillError extends ToolError {
-  constructor(
-    readonly skillName: string,
-    readonly available: string[],
-  ) {
-    const names = available.length > 0 ? available.join(", ") : "none are installed";
-    super(`Unknown skill "${skillName}". Available skills: ${names}.`);
+  constructor(readonly skillName: string, readonly available: string[]) {
+    super(`Unknown skill "${skillName}". Available skills: ${available.length > 0 ? available.join(", ") : "none are installed"}.`);
   }
-}
-
-function safeParse(text: string): ParsedFrontmatter | undefined {
-  try {
-    return parseFrontmatter(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function firstLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return (message.split("\n")[0] ?? "").trim();
 }
 
 /** What reading a SKILL.md came to: its frontmatter and body, or nothing, and the warning to give. */
-interface ParseOutcome {
-  parsed: ParsedFrontmatter | undefined;
-  warning?: string;
-}
+type ParseOutcome = { parsed: ParsedFrontmatter | undefined; warning?: string };
 
 /** Outcomes of the SKILL.md files this process read, by path, with the version of the file read. */
 const parsedFiles = new Map<string, ParseOutcome & { version: string }>();
+/** Most files of a skill's folder listed after its body. */
+const MAX_LISTED_FILES = 100;
 
-/** Reads and parses a SKILL.md (synchronously, as the scan: a SKILL.md is small, and every turn loads them all). */
+function firstLine(error: unknown): string {
+  return ((error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "").trim();
+}
+
+/** Reads and parses a SKILL.md: strict YAML first, else line by line with a warning. Synchronous: it is small, and every turn loads them all. */
 function readAndParse(file: string): ParseOutcome {
   let text: string;
   try {
@@ -79,13 +65,7 @@ function readAndParse(file: string): ParseOutcome {
   }
 }
 
-/** Most files of a skill's folder listed after its body. */
-const MAX_LISTED_FILES = 100;
-
-/**
- * Loads skills from the folders it is given and serves them to the prompt and to `load_skill`.
- * Holds state (the loaded set); `load()` rescans from scratch and may be called again.
- */
+/** Loads skills from the folders it is given and serves them to the prompt and to `load_skill`; `load()` rescans from scratch. */
 export class SkillLoader {
   private skills = new Map<string, Skill>();
   private listings = new Map<number, string>();
@@ -101,11 +81,8 @@ export class SkillLoader {
         const skill = this.readSkill(root, file);
         if (!skill) continue;
         const earlier = fromRoot.get(skill.name);
-        if (earlier) {
-          this.warn(`${file}: skill name "${skill.name}" is also used by ${earlier.file}; keeping the first`);
-          continue;
-        }
-        fromRoot.set(skill.name, skill);
+        if (earlier) this.warn(`${file}: skill name "${skill.name}" is also used by ${earlier.file}; keeping the first`);
+        else fromRoot.set(skill.name, skill);
       }
       for (const [name, skill] of fromRoot) found.set(name, skill);
     }
@@ -123,10 +100,7 @@ export class SkillLoader {
     return this.skills.get(name);
   }
 
-  /**
-   * Layer 1: one `- name: description` line per skill, sorted, within `budgetChars`.
-   * Over budget, descriptions are shortened (one warning per budget and load); no skill is dropped.
-   */
+  /** Layer 1: one `- name: description` line per skill, sorted, within `budgetChars` (see formatSkillListing; one warning per budget and load). */
   listing(budgetChars = DEFAULT_LISTING_BUDGET_CHARS): string {
     const cached = this.listings.get(budgetChars);
     if (cached !== undefined) return cached;
@@ -139,15 +113,17 @@ export class SkillLoader {
     return text;
   }
 
-  /**
-   * Layer 2: the skill's body, read fresh from disk, inside `<skill name="...">` tags, followed
-   * by the absolute paths of its other files. Throws `UnknownSkillError` for an unknown name.
-   */
+  /** Layer 2: the skill's body, read fresh from disk, and its other files (see formatSkillBody). Throws `UnknownSkillError` for an unknown name. */
   async body(name: string): Promise<string> {
     const skill = this.skills.get(name);
     if (!skill) throw new UnknownSkillError(name, this.list().map((s) => s.name));
     const text = await readRegularText(skill.file);
-    const body = (safeParse(text) ?? parseLooseFrontmatter(text))?.body ?? text;
+    let body: string;
+    try {
+      body = parseFrontmatter(text).body;
+    } catch {
+      body = parseLooseFrontmatter(text)?.body ?? text;
+    }
     const files = listSkillResources(skill.dir, skill.file);
     const more = Math.max(0, files.length - MAX_LISTED_FILES);
     return formatSkillBody(skill.name, skill.dir, body, files.slice(0, MAX_LISTED_FILES), more);
@@ -166,11 +142,7 @@ export class SkillLoader {
     return { ...fields, file, dir, root };
   }
 
-  /**
-   * Strict YAML first; frontmatter that is not YAML is read line by line, with a warning. A file
-   * unchanged since an earlier load of this process (same stat, not modified within RACY_MS) is not
-   * read or parsed again: its outcome is remembered, warning included.
-   */
+  /** The frontmatter of a SKILL.md; a file unchanged since an earlier load of this process (see fileVersion) is not read again, its warning repeated. */
   private parse(file: string): ParsedFrontmatter | undefined {
     let info: Stats;
     try {

@@ -1,17 +1,7 @@
 // What the model reads of skills: the one-line-per-skill listing (layer 1) and a loaded skill (layer 2).
 
 /** A name and description pair, as the listing needs it. */
-export interface ListedSkill {
-  name: string;
-  description: string;
-}
-
-/** The layer-1 listing and, when it had to shrink, the longest description it kept. */
-export interface SkillListing {
-  text: string;
-  /** Set when descriptions were shortened to fit the budget: their new maximum length. */
-  shortenedTo?: number;
-}
+type ListedSkill = { name: string; description: string };
 
 /** Default size of the layer-1 listing, in characters. */
 export const DEFAULT_LISTING_BUDGET_CHARS = 8000;
@@ -42,21 +32,17 @@ function fairCap(lengths: number[], room: number): number {
 }
 
 /**
- * Formats the listing: one `- name: description` line per skill, sorted by name.
- * Over `budgetChars`, descriptions are cut evenly (short ones stay whole, long ones share
- * the rest) and the cut is marked with "…". A skill is never dropped: when even the bare
- * names exceed the budget, the names are all listed and the listing exceeds it.
+ * The layer-1 listing: one `- name: description` line per skill, sorted by name. Over `budgetChars`, descriptions are
+ * cut evenly (short ones stay whole, long ones share the rest), marked with "…", and `shortenedTo` is their new longest.
+ * A skill is never dropped: when even the bare names exceed the budget, the listing exceeds it.
  */
-export function formatSkillListing(skills: readonly ListedSkill[], budgetChars = DEFAULT_LISTING_BUDGET_CHARS): SkillListing {
+export function formatSkillListing(skills: readonly ListedSkill[], budgetChars = DEFAULT_LISTING_BUDGET_CHARS): { text: string; shortenedTo?: number } {
   const sorted = [...skills].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const full = sorted.map((s) => line(s.name, s.description)).join("\n");
   if (full.length <= budgetChars) return { text: full };
   // Each described line costs its name, "- " and ": " plus a newline between lines.
   const fixed = sorted.reduce((sum, s) => sum + s.name.length + 4, 0) + Math.max(0, sorted.length - 1);
-  const cap = fairCap(
-    sorted.map((s) => s.description.length),
-    Math.max(0, budgetChars - fixed),
-  );
+  const cap = fairCap(sorted.map((s) => s.description.length), Math.max(0, budgetChars - fixed));
   const text = sorted.map((s) => line(s.name, shorten(s.description, cap))).join("\n");
   return { text, shortenedTo: cap };
 }
@@ -65,10 +51,7 @@ function escapeAttribute(value: string): string {
   return value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
 }
 
-/**
- * Formats a loaded skill (layer 2): the body inside `<skill name="...">` tags, then the
- * skill's other files as absolute paths that `read_file` can open (layer 3).
- */
+/** A loaded skill (layer 2): the body inside `<skill name="...">` tags, then its other files as absolute paths `read_file` can open (layer 3). */
 export function formatSkillBody(name: string, dir: string, body: string, files: readonly string[], moreFiles = 0): string {
   const parts = [`<skill name="${escapeAttribute(name)}">`, body.trim(), "</skill>"];
   if (files.length > 0) {

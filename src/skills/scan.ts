@@ -3,9 +3,9 @@ import { readdirSync, realpathSync, statSync, type Dirent } from "node:fs";
 import { join, resolve } from "node:path";
 
 /** The file that marks a folder as a skill. */
-export const SKILL_FILE = "SKILL.md";
+const SKILL_FILE = "SKILL.md";
 /** How deep below a skills folder a SKILL.md is looked for (`<dir>/<collection>/<name>/SKILL.md` is depth 3). */
-export const MAX_SKILL_DEPTH = 5;
+const MAX_SKILL_DEPTH = 5;
 /** Most files listed for one skill, so a huge folder cannot flood a tool result. */
 const MAX_RESOURCE_FILES = 1000;
 
@@ -13,7 +13,7 @@ function skipped(name: string): boolean {
   return name.startsWith(".") || name === "node_modules" || name === "__pycache__";
 }
 
-/** A folder's entries; none when it cannot be listed. Synchronous, as every walk here: skill folders are small. */
+/** A folder's entries; none when it cannot be listed. */
 function entries(dir: string): Dirent[] {
   try {
     return readdirSync(dir, { withFileTypes: true });
@@ -34,17 +34,14 @@ function isDirectory(path: string, entry: Dirent): boolean {
 }
 
 /**
- * Every SKILL.md under `root`, sorted by path. A folder holding a SKILL.md is a skill and
- * is not searched further (its subfolders are its resources); other folders are searched
- * as collections, down to `MAX_SKILL_DEPTH`. Hidden folders and `node_modules` are skipped,
- * symlinks are followed once. A missing root yields no files and no warning.
+ * Every SKILL.md under `root` (a missing root has none), sorted: a folder holding one is a skill, not searched further;
+ * others are collections, searched to MAX_SKILL_DEPTH; hidden folders and `node_modules` skipped, symlinks followed
+ * once. Synchronous, as every walk here: small directory reads take microseconds, the thread pool ~0.3 ms.
  */
 export function findSkillFiles(root: string, warn: (message: string) => void): string[] {
   const found: string[] = [];
   const seen = new Set<string>();
-  // Every turn scans: a few small directory reads cost microseconds where each trip through libuv's thread pool costs about 0.3 ms of waiting.
-  // `real` is the folder's real path, which `seen` keys on: asked of the system only for the root and for links,
-  // since a real folder inside a real folder is there by its name.
+  // `real` is the folder's real path, which `seen` keys on: asked of the system only for the root and for links.
   function walk(dir: string, real: string, depth: number): void {
     if (seen.has(real)) return;
     seen.add(real);
@@ -54,9 +51,7 @@ export function findSkillFiles(root: string, warn: (message: string) => void): s
       return;
     }
     if (depth >= MAX_SKILL_DEPTH) {
-      if (list.some((entry) => entry.isDirectory() && !skipped(entry.name))) {
-        warn(`${dir}: not searched for skills, deeper than ${MAX_SKILL_DEPTH} levels below ${root}`);
-      }
+      if (list.some((entry) => entry.isDirectory() && !skipped(entry.name))) warn(`${dir}: not searched for skills, deeper than ${MAX_SKILL_DEPTH} levels below ${root}`);
       return;
     }
     for (const entry of list.sort((a, b) => (a.name < b.name ? -1 : 1))) {

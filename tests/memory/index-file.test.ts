@@ -5,8 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { INDEX_FILE_NAME, readIndexFile, writeIndexFile } from "../../src/memory/index-file.js";
-import { hasStamp, MTIME, NOTE_FIELDS } from "../../src/memory/search-index.js";
+import { hasStamp, INDEX_FILE_NAME, MTIME, NOTE_FIELDS, readIndexFile, writeIndexFile } from "../../src/memory/index-file.js";
 import { MemoryStore } from "../../src/memory/store.js";
 
 let workspace: string;

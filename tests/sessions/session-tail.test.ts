@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { readLoadRegion } from "./whole-text-region.js";
-import { readLoadRegionFromFile } from "../../src/sessions/session-tail.js";
+import { readLoadRegionFromFile } from "../../src/sessions/session-file.js";
 import type { SessionRecord } from "../../src/sessions/records.js";
 import { tempDir } from "./session-builders.js";
 

@@ -1,0 +1,127 @@
+// The posting lists of the note index: those loaded whole in flat arrays, and those added since, by term.
+import { lowerBound, mergeSorted } from "./ranking.js";
+
+/** Postings of one term, side by side: note positions (ascending) and the term's counts in each note's key and text. */
+export type Segment<T extends ArrayLike<number>> = { docs: T; keyCounts: T; textCounts: T };
+
+/** Every term's postings as flat data: terms sorted, the i-th term's `counts[i]` postings consecutive in the arrays. */
+export type PostingData = { terms: string[]; counts: Uint32Array; docs: Uint32Array; keyCounts: Uint8Array; textCounts: Uint8Array };
+
+// A word's count in one note is capped to fit a byte: BM25's count term is then within 0.5% of its limit.
+const MAX_COUNT = 0xff;
+
+/**
+ * The postings of every term. Those loaded whole (from the index file, or by the last export) stay in flat arrays, not
+ * a map, so loading 10,000 notes' index builds no object per term; postings added since are kept by term.
+ */
+export class Postings {
+  private baseTerms: readonly string[] = [];
+  // The i-th base term's postings run from baseStarts[i] to baseStarts[i + 1].
+  private baseStarts: Uint32Array = new Uint32Array(1);
+  private baseDocs: Uint32Array = new Uint32Array(0);
+  private baseKeyCounts: Uint8Array = new Uint8Array(0);
+  private baseTextCounts: Uint8Array = new Uint8Array(0);
+  private readonly added = new Map<string, Segment<number[]>>();
+  /** The terms of `added` not in baseTerms. */
+  private newTerms: string[] = [];
+  private newTermsSorted = true;
+
+  /** Takes `data` as the base, dropping what was added. */
+  load(data: PostingData): void {
+    this.baseTerms = data.terms;
+    const counts = data.counts;
+    const starts = new Uint32Array(counts.length + 1);
+    for (let i = 0, at = 0; i < counts.length; i++) starts[i + 1] = at += counts[i] as number;
+    this.baseStarts = starts;
+    this.added.clear();
+    this.newTerms = [];
+    this.newTermsSorted = true;
+    this.baseDocs = data.docs;
+    this.baseKeyCounts = data.keyCounts;
+    this.baseTextCounts = data.textCounts;
+  }
+
+  /** Adds the posting of `term` in the note at position `at`, a position above every earlier one. */
+  add(term: string, at: number, keyCount: number, textCount: number): void {
+    let segment = this.added.get(term);
+    if (!segment) {
+      segment = { docs: [], keyCounts: [], textCounts: [] };
+      this.added.set(term, segment);
+      if (this.baseIndexOf(term) < 0) {
+        this.newTerms.push(term);
+        this.newTermsSorted = false;
+      }
+    }
+    segment.docs.push(at);
+    segment.keyCounts.push(Math.min(MAX_COUNT, keyCount));
+    segment.textCounts.push(Math.min(MAX_COUNT, textCount));
+  }
+
+  /** The postings of `term`: those loaded whole, then those added since (each part absent when empty). */
+  segments(term: string): Segment<ArrayLike<number>>[] {
+    const found: Segment<ArrayLike<number>>[] = [];
+    const i = this.baseIndexOf(term);
+    if (i >= 0) {
+      const [from, to] = [this.baseStarts[i] as number, this.baseStarts[i + 1] as number];
+      found.push({ docs: this.baseDocs.subarray(from, to), keyCounts: this.baseKeyCounts.subarray(from, to), textCounts: this.baseTextCounts.subarray(from, to) });
+    }
+    const added = this.added.get(term);
+    if (added) found.push(added);
+    return found;
+  }
+
+  /** Every term that starts with `prefix`, itself included when it is one. */
+  withPrefix(prefix: string): string[] {
+    const found: string[] = [];
+    for (const sorted of [this.baseTerms, this.sortedNewTerms()]) {
+      for (let i = lowerBound(sorted, prefix); i < sorted.length && (sorted[i] as string).startsWith(prefix); i++) found.push(sorted[i] as string);
+    }
+    return found;
+  }
+
+  /** True when the note at `at` has a posting of `term`. */
+  holds(term: string, at: number): boolean {
+    // Each segment's positions ascend (added notes take new, higher positions).
+    return this.segments(term).some(({ docs }) => docs[lowerBound(docs, at)] === at);
+  }
+
+  /** Every posting as flat data, positions mapped through `renumber` and those mapped below 0 (removed notes) dropped. */
+  export(renumber: Int32Array): PostingData {
+    let total = this.baseDocs.length;
+    for (const segment of this.added.values()) total += segment.docs.length;
+    const docs = new Uint32Array(total);
+    const keyCounts = new Uint8Array(total);
+    const textCounts = new Uint8Array(total);
+    const terms: string[] = [];
+    const counts: number[] = [];
+    let n = 0;
+    for (const term of mergeSorted(this.baseTerms, this.sortedNewTerms())) {
+      const before = n;
+      for (const segment of this.segments(term)) {
+        for (let p = 0; p < segment.docs.length; p++) {
+          const to = renumber[segment.docs[p] as number] as number;
+          if (to < 0) continue;
+          docs[n] = to;
+          keyCounts[n] = segment.keyCounts[p] as number;
+          textCounts[n++] = segment.textCounts[p] as number;
+        }
+      }
+      if (n > before) {
+        terms.push(term);
+        counts.push(n - before);
+      }
+    }
+    return { terms, counts: Uint32Array.from(counts), docs: docs.slice(0, n), keyCounts: keyCounts.slice(0, n), textCounts: textCounts.slice(0, n) };
+  }
+
+  private baseIndexOf(term: string): number {
+    const i = lowerBound(this.baseTerms, term);
+    return this.baseTerms[i] === term ? i : -1;
+  }
+
+  private sortedNewTerms(): string[] {
+    if (!this.newTermsSorted) this.newTerms.sort();
+    this.newTermsSorted = true;
+    return this.newTerms;
+  }
+}
