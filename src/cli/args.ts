@@ -7,7 +7,7 @@ import type { Effort, ThinkingSetting } from "../types.js";
 
 /** The command line, parsed: the command, the words after it, and the options. */
 export interface CliArgs {
-  command: "repl" | "run" | "cron" | "sessions" | "mcp" | "steer" | "db" | "demo" | "init" | "help" | "version";
+  command: "repl" | "run" | "cron" | "sessions" | "mcp" | "steer" | "db" | "demo" | "init" | "replay" | "help" | "version";
   /** Words after the command (`run MESSAGE...`, `sessions show KEY`, `cron run JOB`, `steer KEY TEXT...`). */
   words: string[];
   workspace?: string;
@@ -33,9 +33,15 @@ export interface CliArgs {
   databaseUrl?: string;
   /** `--sandbox off|on|auto`: the OS sandbox of commands (over MINICLAW_SANDBOX and settings.json). */
   sandbox?: "off" | "on" | "auto";
+  /** `run --record FILE`, `--record FILE` (the REPL): a cassette of every request and response. */
+  record?: string;
+  /** `replay --tolerate system,tools`: request fields whose changes are no difference. */
+  tolerate?: string[];
+  /** The command line as given, less `--record FILE`: what a cassette keeps, for `miniclaw replay` to run again. */
+  argv?: string[];
 }
 
-const COMMANDS = new Set(["run", "cron", "sessions", "mcp", "steer", "db", "demo", "init", "help"]);
+const COMMANDS = new Set(["run", "cron", "sessions", "mcp", "steer", "db", "demo", "init", "replay", "help"]);
 /** The modes in the order a person meets them: the default first, the one that asks nothing last. */
 const MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"];
 /** The commands that run turns, and so take `--thinking` and `--effort`. */
@@ -64,6 +70,8 @@ Commands:
                             (from another terminal; see miniclaw steer --help)
   demo                      the REPL against the built-in scripted model (no key needed)
   init [DIR]                create a workspace from the templates (default ./workspace); keeps existing files
+  replay FILE               run a cassette (made with --record) again against this code and workspace,
+                            offline; pass, or the first difference (--tolerate system,tools)
 
 Options:
   --workspace DIR           workspace folder (env MINICLAW_WORKSPACE, default ./workspace)
@@ -85,12 +93,14 @@ Options:
                             (on, the default); auto also runs a command the gate cannot
                             prove read-only unasked, confined to the working folder with no
                             network (env MINICLAW_SANDBOX, or "sandbox" in settings.json)
+  --record FILE             run, the REPL: write every model request and response to a
+                            cassette (credentials removed) that miniclaw replay FILE runs again
   -h, --help                this text
   -v, --version             the version`;
 
 const OPTIONS = {
   workspace: { type: "string" }, model: { type: "string" }, agent: { type: "string" }, session: { type: "string" }, "permission-mode": { type: "string" },
-  thinking: { type: "string" }, effort: { type: "string" }, "max-iterations": { type: "string" }, "output-schema": { type: "string" }, "database-url": { type: "string" }, sandbox: { type: "string" },
+  thinking: { type: "string" }, effort: { type: "string" }, "max-iterations": { type: "string" }, "output-schema": { type: "string" }, "database-url": { type: "string" }, sandbox: { type: "string" }, record: { type: "string" }, tolerate: { type: "string" },
   continue: { type: "boolean", short: "c", default: false }, all: { type: "boolean", default: false }, force: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false }, version: { type: "boolean", short: "v", default: false },
 } as const;
@@ -115,6 +125,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     words: command === "repl" || command === "help" || command === "version" ? [] : positionals.slice(1),
     all: values.all === true,
     continueLast: values.continue === true,
+    argv: withoutRecord(argv),
     force: values.force === true,
     ...given({
       workspace: values.workspace,
@@ -128,8 +139,20 @@ export function parseCliArgs(argv: string[]): CliArgs {
       outputSchema: values["output-schema"],
       databaseUrl: values["database-url"],
       sandbox: values.sandbox as CliArgs["sandbox"],
+      record: values.record,
+      tolerate: values.tolerate?.split(",").map((field) => field.trim()).filter(Boolean),
     }),
   };
+}
+
+/** `argv` less `--record FILE` (or `--record=FILE`). */
+function withoutRecord(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--record") i++;
+    else if (!argv[i]!.startsWith("--record=")) out.push(argv[i]!);
+  }
+  return out;
 }
 
 /** node:util's parse, its errors turned into one line pointing at --help. */
@@ -151,6 +174,8 @@ function checkCombinations(command: string, values: Values): void {
   for (const flag of ["thinking", "effort", "max-iterations"] as const) {
     if (values[flag] !== undefined && !TURN_COMMANDS.has(command)) throw new ConfigError(`--${flag} goes with the REPL, miniclaw run and miniclaw cron`);
   }
+  if (values.record !== undefined && command !== "run" && command !== "repl") throw new ConfigError("--record goes with miniclaw run and the REPL");
+  if (values.tolerate !== undefined && command !== "replay") throw new ConfigError("--tolerate goes with miniclaw replay");
   if (values["output-schema"] !== undefined && command !== "run") {
     throw new ConfigError("--output-schema goes with miniclaw run (a cron job names its outputSchema in cron.json)");
   }

@@ -28,7 +28,8 @@ export async function openCliAssistant(args: CliArgs, io: CliIo, options: Assist
   const mcp = existsSync(join(options.workspace, "mcp.json")) ? await (await import("../mcp/index.js")).openMcpHub(options.workspace, io.env, warn) : undefined;
   let opened: OpenedSessions | undefined;
   try {
-    opened = await openSessions(args, io, options.workspace, { onWarning: warn, ...(options.clock && { clock: options.clock }) });
+    // A store given (a replay's own) is the caller's to close.
+    opened = options.store ? { sessions: options.store, close: async () => {} } : await openSessions(args, io, options.workspace, { onWarning: warn, ...(options.clock && { clock: options.clock }) });
     const shell = sandbox === undefined ? {} : { shell: { sandbox } };
     const assistant = await openAssistant({ ...options, ...shell, store: opened.sessions, toolSources: [...(options.toolSources ?? []), ...(mcp ? [mcp] : [])] });
     // Said once, when bubblewrap has been probed (a short run, not waited for): commands then run unsandboxed.

@@ -19,6 +19,7 @@ const COMMANDS: Record<Exclude<CliArgs["command"], "help" | "version">, () => Pr
   demo: async () => (await import("./demo.js")).runDemo,
   init: async () => (await import("./init.js")).initCommand,
   repl: async () => (await import("./repl.js")).runRepl,
+  replay: async () => (await import("./replay.js")).replayCommand,
 };
 
 /** Runs the CLI and resolves to the exit code. Never throws: a failure becomes `describeFailure` on stderr and exit 1. */

@@ -13,6 +13,7 @@ import { HISTORY_FILE, openLineInput, type LineInput } from "./line-input.js";
 import { createMarkdownStream } from "./markdown-stream.js";
 import { createRenderer, useColor } from "./render.js";
 import { openWorkspace, reportRetries } from "./setup.js";
+import type { CassetteRecorder } from "../testing/record.js";
 import { handleSlashCommand, replCommandOf, type ReplState } from "./slash-commands.js";
 import { restoredMode } from "./setting-commands.js";
 import { createSteerEcho, takeTypedLine, type RunningTurn, type SteerEcho } from "./typed-during-turn.js";
@@ -36,6 +37,8 @@ interface Repl {
   /** The API's base URL without a trailing slash. */
   server: string;
   turn?: ReplTurn | undefined;
+  /** With `--record FILE`: the cassette each message is marked in. */
+  recorder?: CassetteRecorder | undefined;
   close(): Promise<void>;
 }
 
@@ -47,9 +50,9 @@ interface Repl {
  * pointed at the scripted model); `banner` is printed once before the first prompt.
  */
 export async function runRepl(args: CliArgs, io: CliIo, options: { client?: Anthropic; banner?: string } = {}): Promise<number> {
-  const { workspace, client } = await openWorkspace(args, io, options.client);
+  const { workspace, client, recorder } = await openWorkspace(args, io, options.client);
   const input = await openLineInput(io, join(workspace, HISTORY_FILE));
-  const repl = await openRepl(args, io, input, workspace, client).catch((error: unknown) => {
+  const repl = await openRepl(args, io, input, workspace, client, recorder).catch((error: unknown) => {
     input.close();
     throw error;
   });
@@ -77,7 +80,7 @@ export async function runRepl(args: CliArgs, io: CliIo, options: { client?: Anth
 }
 
 /** Opens the assistant with the terminal's approver, and wires Ctrl-C and the lines typed during a turn to the REPL. */
-async function openRepl(args: CliArgs, io: CliIo, input: LineInput, workspace: string, client: Anthropic): Promise<Repl> {
+async function openRepl(args: CliArgs, io: CliIo, input: LineInput, workspace: string, client: Anthropic, recorder: CassetteRecorder | undefined): Promise<Repl> {
   const color = useColor(io.stdout, io.env);
   const width = (): number => io.stdout.columns ?? DEFAULT_COLUMNS;
   const live: { turn?: ReplTurn | undefined } = {};
@@ -100,7 +103,7 @@ async function openRepl(args: CliArgs, io: CliIo, input: LineInput, workspace: s
   const effort = args.effort === undefined ? undefined : { level: args.effort, source: "--effort" as const };
   const sessionKey = args.session ?? assistant.sessionKeyFor(agentId);
   const state: ReplState = { assistant, mcp, agentId, sessionKey, out: io.stdout, color, effort, showThinking: false, queue: "steer" };
-  const repl: Repl = Object.assign(live, { io, input, state, echo: createSteerEcho(), server: client.baseURL.replace(/\/+$/, ""), close: opened.close });
+  const repl: Repl = Object.assign(live, { io, input, state, echo: createSteerEcho(), server: client.baseURL.replace(/\/+$/, ""), recorder, close: opened.close });
   let lastInterrupt = 0;
   input.onInterrupt = () => {
     if (repl.turn && !repl.turn.controller.signal.aborted) return repl.turn.controller.abort();
@@ -184,6 +187,7 @@ async function sendTurn(line: string, repl: Repl, turn: ReplTurn): Promise<boole
   input.setBusy(true);
   try {
     const settings = state.effort === undefined ? {} : { turn: { effort: state.effort.level } };
+    repl.recorder?.turn(line, turn.running.sessionKey, settings.turn);
     const result = await state.assistant.send(line, { sessionKey: turn.running.sessionKey, signal: turn.controller.signal, onEvent: repl.echo.filter(turn.sink), ...settings });
     if (!input.interactive && result.text) io.stdout.write(`${visibleReply(result.text, io.stdout)}\n`);
     if (!turn.sink.atLineStart()) io.stdout.write("\n");

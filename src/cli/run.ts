@@ -25,7 +25,7 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   if (!text) throw new ConfigError('miniclaw run needs a message, e.g. miniclaw run "what is in this folder?"');
   const [{ openCliAssistant }, { readOutputSchema }] = await Promise.all([import("./assistant-setup.js"), import("../loop/output-schema-file.js")]);
   const output = args.outputSchema === undefined ? undefined : await readOutputSchema(resolve(io.cwd, args.outputSchema), args.outputSchema);
-  const { workspace, client } = await openWorkspace(args, io);
+  const { workspace, client, recorder } = await openWorkspace(args, io);
   const server = client.baseURL;
   const render = createRenderer(io.stderr, { color: useColor(io.stderr, io.env), streamText: false, server });
   const opened = await openCliAssistant(args, io, {
@@ -46,6 +46,8 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
     const sessionKey = await chooseRunSession(args, workspace, assistant.route(text).agent.id, systemClock.now());
     await writeLastRunKey(workspace, sessionKey);
     io.stderr.write(`session: ${visibleLine(sessionKey, 200)} (miniclaw run --continue MESSAGE goes on with it)\n`);
+    if (recorder && (await assistant.sessions.exists(sessionKey))) recorder.session(sessionKey, await assistant.sessions.show(sessionKey, { all: true }));
+    recorder?.turn(text, sessionKey);
     const result = await assistant.send(text, {
       signal: controller.signal,
       // The turn's error is printed once, as the run's last line, by `report`.

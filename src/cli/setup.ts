@@ -3,7 +3,8 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { EventSink } from "../types.js";
 import { readCredentials } from "../model/credentials.js";
 import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
-import { isSecretVariable } from "../gate/secret-env.js";
+import { isSecretVariable, secretValues } from "../gate/secret-env.js";
+import type { CassetteRecorder } from "../testing/record.js";
 import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
@@ -13,15 +14,16 @@ import type { CliIo } from "./io.js";
  * making sure the workspace exists (one line when it was created). `client` is a ready one (the demo's). Once the
  * client holds the key, the process's secrets are blanked where its children could read them (Linux).
  */
-export async function openWorkspace(args: CliArgs, io: CliIo, client?: Anthropic): Promise<{ workspace: string; client: Anthropic }> {
+export async function openWorkspace(args: CliArgs, io: CliIo, client?: Anthropic): Promise<{ workspace: string; client: Anthropic; recorder?: CassetteRecorder }> {
   if (!client) readCredentials(io.env);
-  const loading = client ? Promise.resolve(client) : import("../model/client.js").then((m) => m.createClient({ env: io.env }));
+  const recorder = args.record === undefined ? undefined : (await import("../testing/record.js")).recordCassette(args.record, { secrets: secretValues(io.env), argv: args.argv ?? [] });
+  const loading = client ? Promise.resolve(client) : import("../model/client.js").then((m) => m.createClient({ env: io.env, ...(recorder && { wrapFetch: recorder.wrap }) }));
   const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
   if (await ensureWorkspace(workspace)) io.stderr.write(`Created a new workspace at ${workspace} from the templates.\n`);
   const ready = await loading;
   // The commands the model runs must not find the key in /proc/<our pid>/environ.
   if (io.env === process.env) hideSecretsFromProcEnviron(isSecretVariable);
-  return { workspace, client: ready };
+  return { workspace, client: ready, ...(recorder && { recorder }) };
 }
 
 const RESPONSE_RETRY = /\] (\S+) (\S+) failed with status (\d+) in \d+ms - retrying, (\d+) attempts? remaining/;

@@ -11,18 +11,22 @@ export const DEFAULT_MODEL = "claude-sonnet-5-5";
 /** SDK retries of 429, 529, 5xx and connection errors before the first byte (it honours retry-after). */
 export const SDK_MAX_RETRIES = 3;
 
-/** Options of `createClient`: `env` holds ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN and ANTHROPIC_BASE_URL; `timeoutMs` defaults to the SDK's 10 minutes. */
-export type ClientOptions = { env: Env; maxRetries?: number; timeoutMs?: number };
+/**
+ * Options of `createClient`: `env` holds ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN and ANTHROPIC_BASE_URL; `timeoutMs`
+ * defaults to the SDK's 10 minutes; `wrapFetch` wraps the transport (a cassette recorder from miniclaw/testing).
+ */
+export type ClientOptions = { env: Env; maxRetries?: number; timeoutMs?: number; wrapFetch?: (fetch: typeof globalThis.fetch) => typeof globalThis.fetch };
 
 /**
  * Builds the client from `env` explicitly (no profile or config file behind the user's back), over `nodeFetch`. Throws
  * ConfigError when there is neither a key, a token, nor a base URL.
  */
-export function createClient({ env, maxRetries = SDK_MAX_RETRIES, timeoutMs }: ClientOptions): Anthropic {
+export function createClient({ env, maxRetries = SDK_MAX_RETRIES, timeoutMs, wrapFetch }: ClientOptions): Anthropic {
   const { apiKey, authToken, baseURL } = readCredentials(env);
   // A compatible local server may need no key; the SDK still wants one credential.
   const credentials = { apiKey: apiKey ?? (authToken ? null : "no-key"), authToken: authToken ?? null, ...(baseURL !== undefined && { baseURL }) };
-  return new Anthropic({ ...credentials, maxRetries, fetch: nodeFetch, ...(timeoutMs !== undefined && { timeout: timeoutMs }) });
+  const fetch = wrapFetch ? wrapFetch(nodeFetch) : nodeFetch;
+  return new Anthropic({ ...credentials, maxRetries, fetch, ...(timeoutMs !== undefined && { timeout: timeoutMs }) });
 }
 
 /** The model for an agent: its SOUL.md choice, else the runtime's, else the default. */

@@ -10,3 +10,6 @@ export { MIN_THINKING_BUDGET_TOKENS } from "./thinking.js";
 export { estimateTokens, countInputTokens } from "./cache.js";
 export type { Fault, Match, MatchFields, RecordedRequest, Reply, RequestBody, Rule, ScriptedModel, ScriptedFetch } from "./types.js";
 export type { ScriptedModelOptions, ScriptedSearch, ScriptedSearchResult, ScriptedServerTool, ScriptedStopReason } from "./types.js";
+export { recordCassette, type CassetteRecorder } from "./record.js";
+export { replay, type Replay, type ReplayOptions } from "./replay.js";
+export { readCassette, CASSETTE_VERSION, type Cassette, type CassetteHeader, type CassetteTurn, type Exchange } from "./cassette.js";

@@ -1,0 +1,82 @@
+// `miniclaw replay FILE`: a cassette's turns run again against this code and workspace, offline; pass, or the first difference.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { refuseApprover } from "../deps.js";
+import { ConfigError } from "../errors.js";
+import { secretValues } from "../gate/secret-env.js";
+import { createClient } from "../model/client.js";
+import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
+import { SessionStore } from "../sessions/store.js";
+import { importSession } from "../sessions/transfer.js";
+import { readCassette, type Cassette } from "../testing/cassette.js";
+import { replay } from "../testing/replay.js";
+import { assistantFlags, parseCliArgs, turnFlags, type CliArgs } from "./args.js";
+import { openCliAssistant } from "./assistant-setup.js";
+import type { CliIo } from "./io.js";
+import { visibleText } from "./visible-text.js";
+
+/**
+ * Replays FILE: a local server answers each request with its recorded response once it matches the recorded request
+ * (`--tolerate system,tools` lets those fields differ), while the cassette's turns run again with the flags they were
+ * recorded with, the current workspace's agents and tools, in sessions of their own (the workspace's are not touched).
+ * Resolves to 0 and one `replay: pass` line, or 1 and the first difference. A bad file is a one-line ConfigError.
+ */
+export async function replayCommand(args: CliArgs, io: CliIo): Promise<number> {
+  const [file, ...rest] = args.words;
+  if (file === undefined || rest.length > 0) throw new ConfigError("usage: miniclaw replay FILE [--tolerate system,tools]");
+  let cassette: Cassette;
+  try {
+    cassette = readCassette(resolve(io.cwd, file));
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  const recorded = parseCliArgs(cassette.header.argv ?? ["run", "replayed"]);
+  const secrets = secretValues(io.env);
+  const server = await replay(cassette, { tolerate: args.tolerate ?? [], secrets });
+  const sessions = await mkdtemp(join(tmpdir(), "miniclaw-replay-"));
+  try {
+    const requests = cassette.turns.reduce((n, turn) => n + turn.exchanges.length, 0);
+    const workspace = args.workspace ?? recorded.workspace;
+    await runTurns(cassette, { ...recorded, ...(workspace !== undefined && { workspace }) }, io, server.baseURL, join(sessions, "sessions"));
+    const why = server.differences[0] ?? (server.remaining() > 0 ? `the run made ${requests - server.remaining()} of the ${requests} recorded requests` : undefined);
+    if (why === undefined) {
+      io.stdout.write(`replay: pass (${cassette.turns.length} turn${cassette.turns.length === 1 ? "" : "s"}, ${requests} requests)\n`);
+      return 0;
+    }
+    io.stdout.write(`replay: differs from the recording: ${visibleText(why)}\n`);
+    return 1;
+  } finally {
+    await server.close();
+    await rm(sessions, { recursive: true, force: true });
+  }
+}
+
+/** Each recorded turn sent again through an assistant on the replay server, in a sessions folder of its own. */
+async function runTurns(cassette: Cassette, args: CliArgs, io: CliIo, baseURL: string, sessionsDir: string): Promise<void> {
+  const env = { ...io.env, ANTHROPIC_BASE_URL: baseURL, ANTHROPIC_API_KEY: io.env["ANTHROPIC_API_KEY"] || "replay", ANTHROPIC_AUTH_TOKEN: "" };
+  const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
+  await ensureWorkspace(workspace);
+  const store = new SessionStore(sessionsDir);
+  if (cassette.session) await importSession(store, cassette.session.records.map((record) => JSON.stringify(record)).join("\n"), "the cassette", cassette.session.key);
+  const { databaseUrl: _database, ...fileArgs } = args;
+  const opened = await openCliAssistant(fileArgs, { ...io, env }, {
+    workspace,
+    cwd: io.cwd,
+    env,
+    client: createClient({ env, maxRetries: 0 }),
+    store,
+    approver: refuseApprover,
+    onWarning: (message) => void io.stderr.write(`warning: ${visibleText(message)}\n`),
+    turn: turnFlags(args),
+    ...assistantFlags(args),
+  });
+  try {
+    for (const turn of cassette.turns) {
+      const result = await opened.assistant.send(turn.text, { ...(turn.sessionKey !== undefined && { sessionKey: turn.sessionKey }), ...(turn.options && { turn: turn.options }) });
+      io.stderr.write(`turn: ${result.stopReason}${result.error ? ` (${visibleText(result.error)})` : ""}\n`);
+    }
+  } finally {
+    await opened.close();
+  }
+}
