@@ -2,11 +2,9 @@
 import type { ShellWord } from "./shell-words.js";
 
 /**
- * The options one program (or git subcommand) may take while staying read-only.
- * Long names are written without `--`: `"name"` takes no value, `"name="` needs
- * one (`--name=v` or `--name v`), `"name[=]"` takes an optional attached value.
- * Exact names only: GNU tools also accept abbreviations (`sort --out=f`), which
- * therefore never match and are refused.
+ * The options one program (or git subcommand) may take while staying read-only. Long names without `--`: `"name"` takes
+ * no value, `"name="` needs one (`--name=v`, `--name v`), `"name[=]"` an optional attached one. Exact names only: an
+ * abbreviation (`sort --out=f`) never matches, so it is refused.
  */
 export interface ArgSpec {
   /** Single-letter flags without a value; `#` admits digits (`head -5`). */
@@ -31,12 +29,13 @@ export interface ParsedFlag {
   value: ShellWord | null;
 }
 
+/** The arguments of a command as its spec reads them. */
 export interface ParsedArgs {
   flags: ParsedFlag[];
   positionals: ShellWord[];
 }
 
-export type ArgResult = { ok: true; args: ParsedArgs } | { ok: false; reason: string };
+type ArgResult = { ok: true; args: ParsedArgs } | { ok: false; reason: string };
 
 type LongKind = "flag" | "value" | "optional" | "pair";
 
@@ -45,7 +44,7 @@ export function mayExpandToOption(word: ShellWord): boolean {
   return word.glob && /^[*?[{]/.test(word.value);
 }
 
-/** Parses `words` (the arguments after the program name) against `spec`. */
+/** Parses `words` (the arguments after the program name) against `spec`; the reason starts with `program:`. */
 export function parseArgs(program: string, words: readonly ShellWord[], spec: ArgSpec): ArgResult {
   const args: ParsedArgs = { flags: [], positionals: [] };
   const fail = (reason: string): ArgResult => ({ ok: false, reason: `${program}: ${reason}` });
@@ -85,23 +84,15 @@ function parseLong(word: ShellWord, next: ShellWord | undefined, after: ShellWor
   const attached = eq === -1 ? null : { value: word.value.slice(eq + 1), glob: false };
   const denied = deniedLong(name, spec);
   if (denied !== undefined) return denied;
-  if (spec.anyFlags) {
-    args.flags.push({ name, value: attached });
-    return 0;
-  }
-  const kind = longKind(name.slice(2), spec);
+  const kind = spec.anyFlags ? "optional" : longKind(name.slice(2), spec);
   if (kind === undefined) return `\`${name}\` is not on the read-only list`;
   if (kind === "flag" && attached !== null) return `\`${name}\` takes no value`;
-  if (kind === "optional" || kind === "flag") {
-    args.flags.push({ name, value: attached });
-    return 0;
-  }
   if (kind === "pair") {
     if (next === undefined || after === undefined) return `\`${name}\` needs two values`;
     args.flags.push({ name, value: next }, { name, value: after });
     return 2;
   }
-  if (attached !== null) {
+  if (kind !== "value" || attached !== null) {
     args.flags.push({ name, value: attached });
     return 0;
   }
@@ -166,10 +157,8 @@ function parseShort(word: ShellWord, next: ShellWord | undefined, spec: ArgSpec,
 }
 
 /**
- * The values of the options in `names` (`-f F`, `-fF`, `--file F`, `--file=F`, and any
- * prefix of a long name that is not itself an option of `spec`, as GNU getopt accepts): the
- * files those options make the program read. Errs towards more words: a letter in a cluster
- * counts wherever it stands.
+ * The values of the options in `names` (`-f F`, `-fF`, `--file F`, `--file=F`, and any prefix of a long name that is not
+ * itself an option of `spec`, as GNU getopt accepts). Errs towards more words: a letter in a cluster counts anywhere.
  */
 export function optionValues(words: readonly ShellWord[], names: readonly string[], spec?: ArgSpec): ShellWord[] {
   const found: ShellWord[] = [];

@@ -1,28 +1,23 @@
 // What one allowed program reads, judged before it runs: each argument by its role, the folders it walks, the git history it shows.
-import { optionValues } from "./arg-spec.js";
-import type { ParsedArgs } from "./arg-spec.js";
+import { optionValues, type ParsedArgs } from "./arg-spec.js";
 import { homeReason, physicalWords, resolveWord } from "./path-resolve.js";
 import type { ProgramRule } from "./program-rules.js";
 import type { PlannedRead } from "./read-plan.js";
-import { treeRoots } from "./recursive-reads.js";
-import type { TreeRoot } from "./recursive-reads.js";
+import { treeRoots, type TreeRoot } from "./recursive-reads.js";
+import { gitSubcommandAt } from "./rules-git.js";
 import type { ShellWord } from "./shell-words.js";
-import { judgeWord, literalPathReason, wordVariants } from "./word-reads.js";
-import type { WordScope } from "./word-reads.js";
+import { judgeWord, literalPathReason, wordVariants, type WordScope } from "./word-reads.js";
 
-/** The verdict on one simple command's reads, and what the disk-aware pass must still verify. */
-export interface CommandReads {
+/** The verdict on one simple command's reads, what the disk pass must verify, and whether it is git showing contents from history. */
+interface CommandReads {
   reason: string | null;
   reads: PlannedRead[];
-  /** True when it is git showing file contents from history (patches, `git show`). */
   gitContent: boolean;
 }
 
 /**
- * Judges the paths `program` (already allowed by `rule`) reads: every argument (content for
- * programs that print what they read and for values of their file options, names otherwise),
- * every folder it walks (never `/`, a home folder or a folder holding one for content; never
- * `/` for listings), each resolved from every folder in `scope`.
+ * Judges what `program` (allowed by `rule`) reads, from every folder of `scope`: each argument (as content for programs
+ * that print what they read and for file options' values, as names otherwise) and each folder it walks.
  */
 export function commandReads(program: string, rule: ProgramRule, parsed: ParsedArgs, args: readonly ShellWord[], scope: WordScope): CommandReads {
   const reads: PlannedRead[] = [];
@@ -89,13 +84,11 @@ const GIT_LOG_LIKE = new Set(["log", "reflog", "whatchanged"]);
 const PATCH_FLAG = /^(--patch.*|--unified.*|--word-diff.*|--color-words.*|--function-context|--full-diff|--cc|--diff-merges.*|--remerge-diff|--text|--binary|-[LU].*|-[a-zA-Z0-9]*[puWcm][a-zA-Z0-9]*)$/;
 
 /**
- * The revisions and objects a git command names: its words after the subcommand that are not
- * options, before `--`; `X:path` stands for X, a range for both ends, `^X` and `X^@` for X.
- * Values of options come along too (`-n 5`): harmless, a name that is no object is skipped.
- * Called when git may print contents, so the history check starts from these as well.
+ * The revisions a git command names, for the history check: its words after the subcommand that are not options, before
+ * `--`; `X:path` stands for X, a range for both ends, `^X` and `X^@` for X. Option values come along, harmlessly.
  */
 export function gitObjectNames(args: readonly ShellWord[]): string[] {
-  const sub = args.findIndex((w) => !w.value.startsWith("-"));
+  const sub = gitSubcommandAt(args);
   const names: string[] = [];
   for (const word of args.slice(sub + 1)) {
     if (word.value === "--") break;
@@ -111,7 +104,7 @@ export function gitObjectNames(args: readonly ShellWord[]): string[] {
 
 /** Whether this git command may print the content of files, from the work tree or from history. */
 function gitShowsContent(args: readonly ShellWord[]): boolean {
-  const sub = args.find((w) => !w.value.startsWith("-"));
+  const sub = args[gitSubcommandAt(args)];
   if (sub === undefined || GIT_NAMES_ONLY.has(sub.value)) return false;
   if (!GIT_LOG_LIKE.has(sub.value)) return true;
   return args.some((w) => PATCH_FLAG.test(w.value));

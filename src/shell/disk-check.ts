@@ -1,37 +1,24 @@
 // The gate's second pass: what a command judged safe will read, checked against the disk (symlinks, wildcards, folders, git history).
 import { realpath } from "node:fs/promises";
 import { basename, dirname } from "node:path";
-import { expandGlob, MAX_CONTENT_CHECKS, MAX_WALK_ENTRIES, walkTree } from "./disk-walk.js";
-import type { Budget } from "./disk-walk.js";
+import { expandGlob, MAX_CONTENT_CHECKS, MAX_WALK_ENTRIES, walkTree, type Budget } from "./disk-walk.js";
 import { gitHistoryReason } from "./git-history.js";
-import { homeDotfileReason, homeReason } from "./path-resolve.js";
-import type { PathContext } from "./path-resolve.js";
-import { isProcessSecretPath } from "./process-secrets.js";
-import type { PlannedRead, ReadPlan } from "./read-plan.js";
+import { homeReason, type PathContext } from "./path-resolve.js";
+import { NO_FILTERS, type PlannedRead, type ReadPlan } from "./read-plan.js";
 import { fileContentSecretReason } from "../gate/secret-content.js";
-import { placeReason, repositoryConfigReason, walkNameReason } from "../gate/secret-paths.js";
+import { isProcessSecretPath, placeReason, walkNameReason } from "../gate/secret-paths.js";
 import { remoteCredentialsReason } from "./remote-credentials.js";
-import { literalPathReason, namesPart } from "./word-reads.js";
-
-/** The real working folder (symlinks resolved) and the home folder the gate judges from. */
-export interface DiskContext {
-  cwd: string;
-  home?: string;
-}
+import { literalPathReason } from "./word-reads.js";
 
 /**
- * Why a command the pure pass judged safe is not, once the disk is looked at; empty when it
- * is. Each path it reads is resolved to its real path (`notes.txt` → `~/.ssh/id_rsa`) and judged
- * again; wildcards are expanded (bounded); folders a content reader walks are searched for secret
- * files and for links to them (bounded: past the bound, not safe); a git command that prints
- * patches is not safe in a repository whose history ever held a secret-named file. Every regular
- * file whose content is read (an operand, a wildcard's match, a file a walk meets) is a secret
- * by content too: its first KB are checked for keys, tokens, credential URLs and password
- * assignments. `git remote` is not safe where a configuration git reads holds a URL with
- * credentials. Called by the gate after a "safe" verdict; it only ever adds reasons. A path that
- * does not exist is fine.
+ * Why a command the pure pass judged safe is not, once the disk is looked at; empty when it is. Called after a safe
+ * verdict, it only adds reasons. Each path read is judged again by its real path (`notes.txt` → `~/.ssh/id_rsa`);
+ * wildcards are expanded and folders a content reader walks are searched (bounded: past the bound, not safe); every
+ * file whose content is read is judged by its first KB too (keys, tokens, credential URLs); git patches are not safe
+ * where the history ever held a secret-named file, nor `git remote` where a configuration holds a URL with credentials.
+ * `context.cwd` is the real working folder. A path that does not exist is fine.
  */
-export async function diskReasons(plan: ReadPlan, context: DiskContext): Promise<string[]> {
+export async function diskReasons(plan: ReadPlan, context: { cwd: string; home?: string }): Promise<string[]> {
   const budget: Budget = { left: MAX_WALK_ENTRIES, contentLeft: MAX_CONTENT_CHECKS };
   const reasons: string[] = [];
   const seen = new Set<string>();
@@ -53,7 +40,7 @@ export async function diskReasons(plan: ReadPlan, context: DiskContext): Promise
   return reasons;
 }
 
-async function readReason(read: PlannedRead, context: DiskContext, budget: Budget): Promise<string | null> {
+async function readReason(read: PlannedRead, context: PathContext, budget: Budget): Promise<string | null> {
   if (!read.glob) {
     // The path as the kernel opens it (`..` after links) first, then the normalised one the pure pass judged.
     for (const physical of read.physical ?? []) {
@@ -72,10 +59,9 @@ async function readReason(read: PlannedRead, context: DiskContext, budget: Budge
 }
 
 /** One existing path, by its real location; `fromGlob`: names met by a wildcard for a names-only program are not judged. */
-async function realPathReason(read: PlannedRead, path: string, fromGlob: boolean, context: DiskContext, budget: Budget): Promise<string | null> {
+async function realPathReason(read: PlannedRead, path: string, fromGlob: boolean, judged: PathContext, budget: Budget): Promise<string | null> {
   const real = await realpath(path).catch(() => null);
   if (real === null) return null;
-  const judged: PathContext = { cwd: context.cwd, ...(context.home === undefined ? {} : { home: context.home }) };
   const shown = real === path ? path : `${path} (really ${real})`;
   const say = (why: string): string =>
     why.startsWith(`reads ${real}`) ? `${read.program} reads ${shown}${why.slice(`reads ${real}`.length)}` : `${read.program} reads ${shown}, and ${why}`;
@@ -90,23 +76,18 @@ async function realPathReason(read: PlannedRead, path: string, fromGlob: boolean
     case "listing":
       return real === "/" || isProcessSecretPath(real) ? `${read.program} lists ${shown}, the whole file system or /proc` : null;
     case "tree": {
-      const why = homeReason(real, context.home) ?? literalPathReason(real, judged);
+      const why = homeReason(real, judged.home) ?? literalPathReason(real, judged);
       if (why !== null) return say(why);
-      const filters = read.filters ?? { skipHidden: false, followLinks: false, fileFilters: [], excludeDirs: [], opaqueFilters: false };
-      const found = await walkTree(real, filters, budget, (entry, target, isDir) => {
+      const found = await walkTree(real, read.filters ?? NO_FILTERS, budget, (entry, target, isDir) => {
         // The folders above an entry were judged on the way down: its own name is what is new, unless a link leads elsewhere.
-        const named = target === entry ? walkNameReason(basename(entry), isDir) : (metReason(target, isDir, judged) ?? homeReason(target, context.home));
+        const byName = (names: string): string | null => walkNameReason(names, isDir);
+        const named = target === entry ? byName(basename(entry)) : (literalPathReason(target, judged, byName) ?? homeReason(target, judged.home));
         const reason = named ?? (isDir ? null : contentReason(target, budget));
         return reason === null ? null : `${entry}${target === entry ? "" : ` (a link to ${target})`}: ${reason}`;
       });
       return found === null ? null : `${read.program} reads every file under ${shown}, and ${found}`;
     }
   }
-}
-
-/** A file or folder a walk met, judged by place and by the names below the working folder. */
-function metReason(path: string, isDir: boolean, context: PathContext): string | null {
-  return placeReason(path) ?? walkNameReason(namesPart(path, context.cwd), isDir) ?? homeDotfileReason(path, context.home) ?? repositoryConfigReason(path);
 }
 
 /** The content check of a file about to be read, within the budget; a file the gate cannot open, the command cannot either. */
@@ -121,11 +102,7 @@ function contentReason(path: string, budget: Budget): string | null {
   }
 }
 
-/**
- * The folders a `git remote` of the line runs in. git's words reach the plan as content reads
- * resolved from each folder the line may be in (git has no option table: every word is judged
- * as a path), so `git remote -v` run from `/r` shows as a read of `/r/remote` by git.
- */
+/** The folders a `git remote` runs in: git's words reach the plan as reads from each folder (`git remote -v` in `/r` reads `/r/remote`). */
 function gitRemoteDirs(plan: ReadPlan): Set<string> {
   return new Set(plan.reads.filter((r) => r.program === "git" && !r.glob && basename(r.path) === "remote").map((r) => dirname(r.path)));
 }

@@ -1,19 +1,15 @@
 // The folders the commands of one line may run in: the working folder and every `cd` target, followed as bash would.
-import { physicalWords, PREVIOUS_FOLDER, resolveWord } from "./path-resolve.js";
-import type { Base, PathContext } from "./path-resolve.js";
-import type { SimpleCommand } from "./shell-parse.js";
-import type { ShellWord } from "./shell-words.js";
+import { physicalWords, PREVIOUS_FOLDER, resolveWord, type Base, type PathContext } from "./path-resolve.js";
+import type { ShellWord, SimpleCommand } from "./shell-parse.js";
 import { wordVariants } from "./word-reads.js";
 
 /** Past this many possible folders the gate stops following `cd` and asks. */
 const MAX_BASES = 16;
 
 /**
- * Every folder a command of the line may run in. A `cd` may fail, may sit in a subshell
- * or a pipeline whose change ends with it, so each target is added to the working folder
- * rather than replacing it, and every command of the line is judged from all of them:
- * more folders to check, never fewer. `cd` alone goes home; `cd -` goes to $OLDPWD, which
- * may be any folder: both `/` and a folder of unknown place (`~-`, judged like a home folder).
+ * Every folder a command of the line may run in. A `cd` may fail or sit in a subshell, so each target is added to the
+ * working folder rather than replacing it, and every command is judged from all of them. `cd` alone goes home; `cd -`
+ * to $OLDPWD, which may be any folder: both `/` and a folder of unknown place (`~-`).
  */
 export function lineBases(commands: readonly SimpleCommand[], context: PathContext): { bases: Base[]; reason: string | null } {
   const bases = new Set<Base>([context.cwd ?? ""]);
@@ -31,7 +27,7 @@ export function lineBases(commands: readonly SimpleCommand[], context: PathConte
     const from = [...bases];
     for (const { value } of variants.values) {
       for (const path of resolveWord(value, from, context.home)) bases.add(path);
-      // Where the kernel's `cd` really lands when `..` follows a link; commands after it are resolved from there too.
+      // Where the kernel's `cd` lands when `..` follows a link.
       for (const path of physicalWords(value, from, context.home)) bases.add(path);
     }
     if (bases.size > MAX_BASES) return { bases: [...bases], reason: "the line changes folder too many times for the gate to follow" };

@@ -1,10 +1,15 @@
 // The read-only programs and the arguments each may take: a data table, deny by default.
 import type { ArgSpec, ParsedArgs } from "./arg-spec.js";
-import type { ShellWord } from "./shell-words.js";
+import { VERSION_RULES } from "./command-families.js";
+import { ARCHIVE_RULES } from "./rules-archive.js";
+import { AWK_RULES } from "./rules-awk.js";
+import { COMPARE_RULES } from "./rules-compare.js";
 import { checkGit } from "./rules-git.js";
-import { checkFind, checkJqFilter, checkSedScripts } from "./rules-scripts.js";
-import { MORE_RULES } from "./rules-more.js";
+import { checkFind, checkJqFilter } from "./rules-scripts.js";
+import { checkSedScripts } from "./rules-sed.js";
+import { SYSTEM_RULES, testRule } from "./rules-system.js";
 import { sandboxSupport } from "./sandbox-probe.js";
+import type { ShellWord } from "./shell-words.js";
 
 /** How one program is judged. A program absent from the table is never safe. */
 export interface ProgramRule {
@@ -12,24 +17,13 @@ export interface ProgramRule {
   spec?: ArgSpec;
   /** Further rules over the parsed arguments (or the raw words when there is no spec); returns why it is not safe. */
   check?: (args: ParsedArgs, words: readonly ShellWord[]) => string | null;
-  /**
-   * It prints file contents, so wildcards among its arguments are checked against
-   * secret names too (literal secret paths are refused for every program).
-   */
+  /** It prints file contents, so wildcards among its arguments are checked against secret names too. */
   readsContent?: boolean;
-  /**
-   * Its arguments are only printed or compared, never opened or obeyed as options that act
-   * (`echo`, `printf` without -v, `test`): an argument computed by a substitution is harmless here,
-   * and no argument is judged as a path it reads (`test -f .env` only asks whether the file exists).
-   */
+  /** Its arguments are only printed or compared, never opened (`echo`, `test -f .env`): a computed one is harmless. */
   printsArgs?: boolean;
-  /**
-   * Options whose value (attached or the next word) names a file the program reads, whose
-   * content can come out (in its output or its error messages: `date -f F`, `wc --files0-from F`).
-   * Those values are judged as content, wildcards included, whatever `readsContent` says.
-   */
+  /** Options whose value names a file whose content can come out (`date -f F`, `wc --files0-from F`): judged as content. */
   fileOptions?: readonly string[];
-  /** Options whose value is a wildcard choosing which files a recursive read opens (`grep --include=GLOB`): judged as a wildcard read. */
+  /** Options whose value is a wildcard choosing which files a recursive read opens (`grep --include=GLOB`). */
   globOptions?: readonly string[];
   /** Flags that make every argument a file whose content is printed (`tree --fromfile F`). */
   contentModeFlags?: readonly string[];
@@ -110,7 +104,6 @@ export const PROGRAM_RULES: ReadonlyMap<string, ProgramRule> = new Map<string, P
   ["wc", { spec: ANY_FLAGS, fileOptions: ["--files0-from"] }],
   ["pwd", { spec: { short: "LP", maxPositionals: 0 } }],
   ["echo", { spec: ANY_FLAGS, printsArgs: true }],
-  ["printf", { spec: { anyFlags: true, deny: { "-v": "assigns a shell variable (PATH, for one)" } } }],
   ["date", { spec: { short: "uR", shortValue: "dfr", shortOptional: "I", long: ["utc", "universal", "rfc-email", "debug", "date=", "file=", "reference=", "iso-8601[=]", "rfc-3339="] }, check: checkDate, fileOptions: ["-f", "--file"] }],
   ["whoami", { spec: NO_ARGS }],
   ["uname", { spec: NO_ARGS }],
@@ -125,8 +118,6 @@ export const PROGRAM_RULES: ReadonlyMap<string, ProgramRule> = new Map<string, P
   ["tree", { spec: { anyFlags: true, deny: { "-o": "writes its output to a file", "-R": "writes files in every folder" } }, fileOptions: ["--infofile", "--gitfile"], contentModeFlags: ["--fromfile", "--fromtabfile"] }],
   ["nl", { spec: ANY_FLAGS, readsContent: true }],
   ["tac", { spec: ANY_FLAGS, readsContent: true }],
-  ["basename", { spec: ANY_FLAGS }],
-  ["dirname", { spec: ANY_FLAGS }],
   ["realpath", { spec: ANY_FLAGS }],
   ["readlink", { spec: ANY_FLAGS }],
   ["true", { spec: ANY_FLAGS, printsArgs: true }],
@@ -139,8 +130,17 @@ export const PROGRAM_RULES: ReadonlyMap<string, ProgramRule> = new Map<string, P
   ["jq", { spec: JQ, check: checkJqFilter, readsContent: true }],
   ["find", { check: (_args, words) => checkFind(words) }],
   ["git", { check: (_args, words) => checkGit(words), readsContent: true }],
-  ["node", { check: (_args, words) => (isVersionQuery(words) ? null : "node runs code; only `node --version` is read-only") }],
-  ...MORE_RULES,
+  // Computed arguments are harmless where they are only printed: not as printf's format or before it (`-v NAME` assigns).
+  ["printf", { spec: { anyFlags: true, deny: { "-v": "assigns a shell variable (PATH, for one)" } }, printsArgs: true, check: checkPrintf }],
+  ["basename", { spec: ANY_FLAGS, printsArgs: true }],
+  ["dirname", { spec: ANY_FLAGS, printsArgs: true }],
+  ["test", testRule("test")],
+  ["[", testRule("[")],
+  ...ARCHIVE_RULES,
+  ...AWK_RULES,
+  ...COMPARE_RULES,
+  ...SYSTEM_RULES,
+  ...VERSION_RULES,
 ]);
 
 /** sed runs unasked only under `--sandbox` (added when it runs); its script is also parsed, as a second line. */
@@ -160,6 +160,8 @@ function checkDate(args: ParsedArgs): string | null {
   return bad === undefined ? null : `date: \`${bad.value}\` would set the clock; only +FORMAT arguments are read-only`;
 }
 
-function isVersionQuery(words: readonly ShellWord[]): boolean {
-  return words.length === 1 && (words[0]?.value === "--version" || words[0]?.value === "-v");
+function checkPrintf(_args: ParsedArgs, words: readonly ShellWord[]): string | null {
+  const format = words[0]?.value === "--" ? words[1] : words[0];
+  const early = words.slice(0, words.indexOf(format as ShellWord) + 1).find((w) => w.dynamic === true);
+  return early === undefined ? null : "printf: a computed format or option could be `-v NAME` (assigning a shell variable)";
 }

@@ -1,4 +1,6 @@
-// A forgiving bash lexer for the raw-text guard: every simple command of a line (substitutions included) as quote-removed words.
+// A forgiving bash lexer for the raw-word guard (process-secrets.ts): every simple command of a line, substitutions included,
+// as quote-removed words. The grammar cannot serve there: the guard holds in bypass mode, which runs lines the grammar
+// refuses, so this reader never fails and errs towards seeing more words.
 
 /** What an expansion the lexer cannot know (`$VAR`, `$(...)`, `${...}`) becomes: a wildcard, so it can stand for anything. */
 const UNKNOWN = "*";
@@ -6,12 +8,7 @@ const UNKNOWN = "*";
 const OPERATORS = new Set([";", "|", "&", "(", ")", "\n"]);
 const ANSI_ESCAPES: Readonly<Record<string, string>> = { n: "\n", t: "\t", r: "\r", a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", v: "\v" };
 
-/**
- * Splits a command line into simple commands, each a list of words after quote removal,
- * as bash would, never failing: unknown expansions become `*`, the commands inside
- * `$( )`, backticks and `<( )` are commands of their own, `$'\x2f'` is decoded. Used
- * where no parse can be trusted (bypass mode): it errs towards seeing more words.
- */
+/** The simple commands of a line as bash splits them: unknown expansions become `*`, substitutions are commands of their own, `$'\x2f'` is decoded. */
 export function rawCommands(command: string): string[][] {
   const lexer = new RawLexer(command);
   lexer.lexList(null);

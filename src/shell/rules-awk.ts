@@ -21,11 +21,7 @@ const AWK: ArgSpec = {
   },
 };
 
-/**
- * Names that reach outside the program's input and output: commands, files opened by name, the
- * environment (also through SYMTAB), the list of files to read. Matched as words anywhere in the
- * text (strings too): a false match only means asking.
- */
+/** Names that reach commands, files by name, the environment (also through SYMTAB) or the file list; matched anywhere (strings too). */
 const REFUSED_NAMES = /\b(system|getline|close|ENVIRON|PROCINFO|SYMTAB|FUNCTAB|ARGV|ARGC)\b/;
 /** Keywords after which gawk's grammar expects an expression, so a `/` there starts a regular expression. */
 const EXPECTS_OPERAND = new Set(["print", "printf", "return", "case", "in", "do", "else", "if", "while", "for", "delete", "exit", "getline"]);
@@ -46,7 +42,7 @@ class AwkScanner {
   private depth = 0;
   /** Parenthesis depth of the print statement being read, if any. */
   private printDepth: number | null = null;
-  /** For each open parenthesis: does it hold the condition of if/while/for (after which a statement, not an operator, follows)? */
+  /** Per open parenthesis: whether it holds the condition of if/while/for (a statement, not an operator, follows). */
   private readonly parens: boolean[] = [];
   private lastWord = "";
 

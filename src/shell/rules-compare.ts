@@ -3,11 +3,7 @@ import type { ArgSpec } from "./arg-spec.js";
 import type { ProgramRule } from "./program-rules.js";
 import type { ShellWord } from "./shell-words.js";
 
-/**
- * GNU diff has no option that writes a file or runs a program except `-l` (pipes through `pr`);
- * `-X`/`--exclude-from` read a pattern file and are refused. `--from-file`/`--to-file` name a file
- * it compares, judged like its operands. `-r` makes it a recursive reader.
- */
+/** GNU diff: only `-l` (pipes through `pr`) runs a program; `-X` reads a pattern file. `--from-file`/`--to-file` are operands. */
 const DIFF: ArgSpec = {
   short: "qsceunytpTrNiEZbwBadv",
   shortValue: "CUWFxSID",
@@ -61,11 +57,8 @@ const XXD_VALUE = /^-(c|cols|g|groupsize|l|len|n|name|o|offset|s|seek)$/;
 const XXD_ATTACHED = /^-[cglos][-+]?(0x[0-9a-fA-F]+|[0-9]+)$/;
 const XXD_FLAG = /^-(a|autoskip|b|bits|C|capitalize|E|EBCDIC|e|h|help|i|include|p|ps|postscript|plain|u|upper|v|version|d)$/;
 
-/**
- * `xxd [options] [infile]`: one input at most, since a second file name is where xxd writes;
- * `-r` (revert) and anything not listed are refused. Options stop at the first file name.
- */
-export function checkXxd(words: readonly ShellWord[]): string | null {
+/** `xxd [options] [infile]`: a second file name is where xxd writes; `-r` and anything not listed are refused. */
+function checkXxd(words: readonly ShellWord[]): string | null {
   let i = 0;
   for (; i < words.length; i++) {
     const word = words[i] as ShellWord;
@@ -77,7 +70,7 @@ export function checkXxd(words: readonly ShellWord[]): string | null {
   return words.length - i > 1 ? "xxd: a second file name is the output file xxd writes" : null;
 }
 
-/** The comparison and layout rules; merged into the table by rules-more.ts. */
+/** The comparison and layout rules of the table. */
 export const COMPARE_RULES: ReadonlyArray<readonly [string, ProgramRule]> = [
   ["diff", { spec: DIFF, readsContent: true, fileOptions: ["--from-file", "--to-file"] }],
   ["cmp", { spec: CMP, readsContent: true }],

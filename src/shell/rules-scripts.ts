@@ -1,11 +1,7 @@
-// Programs with a language of their own: find expressions, sed scripts (rules-sed.ts) and jq filters, each checked against a read-only subset.
-import type { ParsedArgs } from "./arg-spec.js";
-import { mayExpandToOption } from "./arg-spec.js";
+// find expressions and jq filters, each checked against a read-only subset (sed scripts: rules-sed.ts; awk: rules-awk.ts).
+import { mayExpandToOption, type ParsedArgs } from "./arg-spec.js";
 import type { ShellWord } from "./shell-words.js";
 
-export { checkSedScript, checkSedScripts } from "./rules-sed.js";
-
-const FIND_LEADING = new Set(["-H", "-L", "-P"]);
 const FIND_NO_ARG = new Set([
   "-print", "-print0", "-ls", "-prune", "-quit", "-depth", "-d", "-empty", "-true", "-false", "-follow", "-mount", "-xdev", "-noleaf",
   "-daystart", "-readable", "-writable", "-executable", "-nouser", "-nogroup", "-not", "-a", "-and", "-o", "-or", "(", ")", "!", ",",
@@ -21,15 +17,21 @@ const FIND_REFUSALS: Readonly<Record<string, string>> = {
   "-fprint": "writes a file", "-fprint0": "writes a file", "-fprintf": "writes a file", "-fls": "writes a file",
 };
 
+/** find's starting points (after -H/-L/-P, before the first test or action), and where its expression starts. */
+export function findStartingPoints(words: readonly ShellWord[]): { points: ShellWord[]; end: number } {
+  let start = 0;
+  while (start < words.length && ["-H", "-L", "-P"].includes((words[start] as ShellWord).value)) start++;
+  let end = start;
+  while (end < words.length && !/^-|^[()!,]$/.test((words[end] as ShellWord).value)) end++;
+  return { points: words.slice(start, end), end };
+}
+
 /** Why this `find ...` is not read-only; only listed tests and actions pass. */
 export function checkFind(words: readonly ShellWord[]): string | null {
-  let i = 0;
-  while (i < words.length && FIND_LEADING.has((words[i] as ShellWord).value)) i++;
-  while (i < words.length && !isFindExpressionStart(words[i] as ShellWord)) {
-    if (mayExpandToOption(words[i] as ShellWord)) return `find: the starting point \`${(words[i] as ShellWord).value}\` starts with a wildcard and could expand to an action`;
-    i++;
-  }
-  for (; i < words.length; i++) {
+  const { points, end } = findStartingPoints(words);
+  const wild = points.find(mayExpandToOption);
+  if (wild !== undefined) return `find: the starting point \`${wild.value}\` starts with a wildcard and could expand to an action`;
+  for (let i = end; i < words.length; i++) {
     const word = words[i] as ShellWord;
     if (word.glob) return `find: \`${word.value}\` is an unquoted wildcard the shell would expand; quote it`;
     const v = word.value;
@@ -47,15 +49,9 @@ export function checkFind(words: readonly ShellWord[]): string | null {
   return null;
 }
 
-function isFindExpressionStart(word: ShellWord): boolean {
-  return word.value.startsWith("-") || ["(", ")", "!", ","].includes(word.value);
-}
-
 /**
- * jq names that reach outside the input: the environment (`env`, `$ENV`, however spaced or commented
- * between `$` and the name), where the program and its inputs live, and modules. Matched as whole
- * words anywhere in the filter, strings and comments included: jq has no other spelling of a name,
- * and a false match only means asking.
+ * jq names that reach outside the input: the environment (`env`, `$ENV`, however spaced), file locations, modules.
+ * Matched as whole words anywhere, strings and comments included: a false match only means asking.
  */
 const JQ_REFUSED = /\b(env|ENV|__loc__|input_filename|get_search_list|get_prog_origin|get_jq_origin|import|include|modulemeta)\b/i;
 

@@ -14,9 +14,8 @@ const SPACE = " \t\n\v\f\r";
 const EOF = undefined;
 
 /**
- * Why the sed script(s) are not read-only, or null. The `-e` values are joined with newlines,
- * as sed itself does (an `a foo\` continues into the next `-e`); without `-e` the first
- * positional is the script. This is the second line: a sed judged safe also runs with `--sandbox`.
+ * Why the sed script(s) are not read-only, or null. The `-e` values are joined with newlines as sed does (an `a foo\`
+ * continues into the next); without `-e` the first positional is the script. A sed judged safe also runs with `--sandbox`.
  */
 export function checkSedScripts(args: ParsedArgs): string | null {
   const fromFlags = args.flags.filter((f) => f.name === "-e" || f.name === "--expression").map((f) => f.value);

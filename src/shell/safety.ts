@@ -1,57 +1,44 @@
 // checkCommandSafety: safe only when every simple command is provably read-only; then the approvals lists.
-import { isAllowed, isDenied, normalizeCommand } from "./approval-match.js";
-import type { ApprovalLists } from "./approval-match.js";
-import { parseArgs } from "./arg-spec.js";
-import type { ParsedArgs } from "./arg-spec.js";
+import { isAllowed, isDenied, normalizeCommand, type ApprovalLists } from "./approval-match.js";
+import { parseArgs, type ParsedArgs } from "./arg-spec.js";
 import { familyReason } from "./command-families.js";
 import { commandReads, gitObjectNames } from "./command-reads.js";
 import { lineBases } from "./line-cwds.js";
 import type { PathContext } from "./path-resolve.js";
-import { PROGRAM_RULES } from "./program-rules.js";
-import type { ProgramRule } from "./program-rules.js";
-import type { ReadPlan } from "./read-plan.js";
-import { isShellParserLoaded, loadShellParser, parseShellSync } from "./shell-parse.js";
 import { parsePlainCommand } from "./plain-command.js";
-import type { ParsedShell, ShellRedirect, ShellWord, SimpleCommand } from "./shell-parse.js";
-import { judgeWord, wordVariants } from "./word-reads.js";
-import type { WordScope } from "./word-reads.js";
+import { PROGRAM_RULES, type ProgramRule } from "./program-rules.js";
+import type { ReadPlan } from "./read-plan.js";
+import { isShellParserLoaded, loadShellParser, parseShellSync, type ParsedShell, type ShellRedirect, type ShellWord, type SimpleCommand } from "./shell-parse.js";
+import { judgeWord, wordVariants, type WordScope } from "./word-reads.js";
 
 export type { ApprovalLists } from "./approval-match.js";
 
-/**
- * `safe`: provably read-only, terminating, offline, no secrets. `approved` / `denied`:
- * listed in the approvals file. `needs_approval`: everything else.
- */
+/** `safe`: provably read-only, terminating, offline, no secrets. `approved` / `denied`: listed in the approvals file. `needs_approval`: the rest. */
 export type SafetyVerdict = "safe" | "approved" | "denied" | "needs_approval";
 
-/**
- * Where the command will run: relative paths, `cd` and `..` are resolved from `cwd`, `~`
- * from `home`. Without them the gate assumes the worst it can (a `..` may reach `/`).
- */
+/** Where the command will run: relative paths, `cd` and `..` from `cwd`, `~` from `home`. Without them the gate assumes the worst. */
 export type SafetyOptions = PathContext;
 
 /** A verdict with the reasons it is not safe (empty when safe), fit to show the user or the model. */
 export interface SafetyAssessment {
   verdict: SafetyVerdict;
   reasons: string[];
-  /** For a safe command: the paths it will read, for the gate's disk-aware pass (absolute paths only). */
+  /** For a safe command: what it will read, for the disk pass. */
   plan?: ReadPlan;
 }
 
 /**
- * Classifies a shell command. Order: `denied` (exact entry, or any simple
- * command matching a denied pattern) beats everything; then `safe`; then
- * `approved` (exact entry, or a single whole simple command matching an allowed
- * pattern); else `needs_approval`. Never throws.
+ * Classifies a shell command. Order: `denied` (exact entry, or any simple command matching a denied pattern) beats
+ * everything; then `safe`; then `approved` (exact entry, or one whole simple command matching an allowed pattern);
+ * else `needs_approval`. Never throws.
  */
 export async function checkCommandSafety(command: string, approvals?: ApprovalLists, options?: SafetyOptions): Promise<SafetyVerdict> {
   return (await assessCommand(command, approvals, options)).verdict;
 }
 
 /**
- * `checkCommandSafety` with the reasons (and, when safe, what it reads). A plain command whose
- * verdict is safe or denied is judged without the grammar, when every denied entry is plain too (a
- * pattern such as `cat *` needs the grammar to match); anything else loads the parser on first use.
+ * `checkCommandSafety` with the reasons (and, when safe, what it reads). A plain command whose verdict is safe or denied
+ * is judged without loading the grammar, when every denied entry is plain too (a pattern such as `cat *` needs it).
  */
 export async function assessCommand(command: string, approvals?: ApprovalLists, options?: SafetyOptions): Promise<SafetyAssessment> {
   const plain = isShellParserLoaded() ? undefined : parsePlainCommand(command);
@@ -65,28 +52,13 @@ export async function assessCommand(command: string, approvals?: ApprovalLists, 
     const problem = `the shell parser could not be loaded (${error instanceof Error ? error.message : String(error)})`;
     return assessParsed(command, { commands: [], problems: [problem] }, approvals, options);
   }
-  return assessCommandSync(command, approvals, options) as SafetyAssessment;
+  return assessParsed(command, parseShellSync(command) as ParsedShell, approvals, options);
 }
 
-/** The synchronous path, for `readOnly` checks: undefined until the parser has been loaded once. */
-export function assessCommandSync(command: string, approvals?: ApprovalLists, options?: SafetyOptions): SafetyAssessment | undefined {
-  const parsed = parseShellSync(command);
-  return parsed === undefined ? undefined : assessParsed(command, parsed, approvals, options);
-}
-
-/** The synchronous verdict, undefined until the parser has been loaded (`loadShellParser`). */
-export function checkCommandSafetySync(command: string, approvals?: ApprovalLists, options?: SafetyOptions): SafetyVerdict | undefined {
-  return assessCommandSync(command, approvals, options)?.verdict;
-}
-
-/**
- * The verdict of a command the pure pass called safe but a later check (the disk-aware pass)
- * did not: `approved` when the approvals file allows it, else `needs_approval`, with `reasons`.
- * Called by the gate after the parser is loaded; never makes a verdict laxer.
- */
+/** The verdict of a command the pure pass called safe and the disk pass did not: `approved` when allowed, else `needs_approval`. */
 export function demoteSafe(command: string, approvals: ApprovalLists, reasons: string[], options: SafetyOptions = {}): SafetyAssessment {
   const parsed = parseShellSync(command) ?? { commands: [], problems: ["the shell parser is not loaded"] };
-  const scope = lineScope(parsed, options);
+  const scope: WordScope = { bases: lineBases(parsed.commands, options).bases, context: options };
   const allowed = isAllowed(normalizeCommand(command), parsed, approvals.allowed ?? [], (r) => redirectReason(r, scope));
   return { verdict: allowed ? "approved" : "needs_approval", reasons };
 }
@@ -98,10 +70,6 @@ function assessParsed(command: string, parsed: ParsedShell, approvals: ApprovalL
   if (reasons.length === 0) return { verdict: "safe", reasons, plan };
   if (isAllowed(normalized, parsed, approvals.allowed ?? [], (r) => redirectReason(r, scope))) return { verdict: "approved", reasons };
   return { verdict: "needs_approval", reasons };
-}
-
-function lineScope(parsed: ParsedShell, context: SafetyOptions): WordScope {
-  return { bases: lineBases(parsed.commands, context).bases, context };
 }
 
 function judgeLine(parsed: ParsedShell, context: SafetyOptions): { reasons: string[]; plan: ReadPlan; scope: WordScope } {
@@ -149,7 +117,7 @@ function judgeProgram(program: string, rule: ProgramRule, args: readonly ShellWo
   if (reads.reason !== null) return reads.reason;
   plan.reads.push(...reads.reads);
   if (reads.gitContent) {
-    // After `cd -` or `cd ~user` git runs in a repository the gate cannot find, so its history cannot be checked.
+    // After `cd -` or `cd ~user` git runs in a repository the gate cannot find.
     const unknown = scope.bases.find((b) => b.startsWith("~"));
     if (unknown !== undefined) return `${program} may print file contents from the history of a repository in \`${unknown}\`, a folder the gate cannot know`;
     plan.gitContentDirs.push(...scope.bases.filter((b) => b.startsWith("/")));
@@ -161,12 +129,8 @@ function judgeProgram(program: string, rule: ProgramRule, args: readonly ShellWo
 const OUTPUT_OPS = new Set([">", ">>", ">|", "&>", "&>>"]);
 const FD_TARGET = /^([0-9]+-?|-)$/;
 
-/**
- * Why a redirection is not read-only: output anywhere but /dev/null, or input from a secret
- * or a device (resolved from `scope`; from an unknown folder without it). Input files are
- * added to `plan` for the disk-aware pass.
- */
-export function redirectReason(redirect: ShellRedirect, scope: WordScope = { bases: [""], context: {} }, plan?: ReadPlan): string | null {
+/** Why a redirection is not read-only: output anywhere but /dev/null, or input from a secret or a device (added to `plan`). */
+function redirectReason(redirect: ShellRedirect, scope: WordScope, plan?: ReadPlan): string | null {
   const { op, target } = redirect;
   if (op === "<<" || op === "<<<" || op === ">&-" || op === "<&-") return null;
   if (target === null) return `a redirection (${op}) it cannot read`;

@@ -2,9 +2,8 @@
 import type { Node as SyntaxNode, Tree } from "web-tree-sitter";
 
 /**
- * Raw-text patterns refused outright. Bash joins `sort -\<newline>o` into `-o`
- * where tree-sitter sees `-` and `o`; tree-sitter drops a word that starts with
- * an escaped space; control characters such as CR are word characters to bash.
+ * Raw-text patterns refused outright. Bash joins `sort -\<newline>o` into `-o` where tree-sitter sees `-` and `o`;
+ * tree-sitter drops a word that starts with an escaped space; control characters such as CR are word characters to bash.
  */
 const LEXICAL_TRAPS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\S\\\r?\n\S/, "a line continuation inside a word"],
@@ -14,12 +13,7 @@ const LEXICAL_TRAPS: ReadonlyArray<readonly [RegExp, string]> = [
   [/[\x00-\x08\x0b-\x1f\x7f]/, "control characters"],
 ];
 
-/**
- * Problems with how `tree` covers `text`: a trap pattern, an operator token
- * holding more than the operator, or a character that no leaf of the tree
- * covers (text the parser skipped, which bash would not) other than blanks and
- * line continuations.
- */
+/** A trap pattern, an operator token holding more than the operator, or text no leaf covers but blanks and line continuations. */
 export function lexicalProblems(text: string, tree: Tree): string[] {
   const problems = LEXICAL_TRAPS.filter(([pattern]) => pattern.test(text)).map(([, problem]) => problem);
   const covered = new Uint8Array(text.length);

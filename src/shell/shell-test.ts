@@ -1,15 +1,10 @@
 // `[ ... ]` as bash runs it: the program `[` with one argument per blank-separated word, whatever tree-sitter's expression tree says.
 import type { Node as SyntaxNode } from "web-tree-sitter";
-import { appendWord, decodeWord } from "./shell-words.js";
-import type { ShellWord, WordSink } from "./shell-words.js";
+import { appendWord, decodeWord, type ShellWord, type WordSink } from "./shell-words.js";
 
 /** Nodes tree-sitter builds inside `[ ]` that only group words; their leaves are the words. */
 const GROUPS = new Set(["unary_expression", "binary_expression"]);
-/**
- * Operator tokens that are plain words (or parts of words) to bash inside `[ ]`: tree-sitter reads `~/x`
- * as the operator `~` and the word `/x`. `<`, `>`, `&&`, `(`... are not: bash reads them as
- * redirections or control operators.
- */
+/** Tokens that are words (or parts) to bash inside `[ ]` (tree-sitter reads `~/x` as `~` and `/x`); `<`, `&&`, `(`... are syntax to bash. */
 const WORD_TOKENS = new Set(["!", "=", "==", "!=", "~"]);
 
 interface Atom {
@@ -19,9 +14,8 @@ interface Atom {
 }
 
 /**
- * The argv of a `[ ... ]` test command (`[`, its words, `]`), or null after recording a problem
- * when it is `[[ ]]`, when it holds a token bash would read as something other than a word, or
- * when two of its pieces are not separated by blanks (bash would then see other words).
+ * The argv of a `[ ... ]` test command (`[`, its words, `]`); null, with a problem recorded, for `[[ ]]`, a token bash
+ * reads as other than a word, or pieces not separated by blanks (bash would then see other words).
  */
 export function testCommandWords(node: SyntaxNode, source: string, sink: WordSink): ShellWord[] | null {
   const open = node.firstChild;

@@ -5,16 +5,9 @@ import type { Node as SyntaxNode } from "web-tree-sitter";
 export interface ShellWord {
   /** The value after quote removal (`'a;b'` → `a;b`, `a\ b` → `a b`). A leading `~` is kept as written. */
   value: string;
-  /**
-   * True when unquoted `* ? [ { }` or an unquoted `$( )` remain, so the shell may expand the word
-   * into other or several words.
-   */
+  /** True when unquoted `* ? [ { }` or an unquoted `$( )` remain: the shell may expand it into other or several words. */
   glob: boolean;
-  /**
-   * True when part of the word is computed when the command runs (a `$( )` or backtick substitution
-   * whose inner commands are judged on their own): `value` shows the substitution as written and
-   * is not what the program receives.
-   */
+  /** True when part of it is a `$( )` or backtick substitution (judged on its own): `value` then shows it as written. */
   dynamic?: boolean;
 }
 
@@ -41,10 +34,9 @@ export const PROCESS_SUBSTITUTION_PATH = "/dev/fd/63";
 const GLOB_CHARS = new Set(["*", "?", "[", "{", "}"]);
 
 /**
- * Decodes a word-like node (word, quoted strings, concatenations, numbers, substitutions).
- * Returns null, after recording why in `sink.problems`, when any part is an expansion the
- * gate does not accept or a node this module does not know. A `$( )` or backtick part makes
- * the word `dynamic` (and `glob` when unquoted, since bash splits and expands the result).
+ * Decodes a word-like node (word, quoted strings, concatenations, numbers, substitutions); null, with the problem in
+ * `sink`, for an expansion the gate does not accept or an unknown node. A `$( )` part makes the word `dynamic` (and `glob`
+ * when unquoted, since bash splits and expands the result).
  */
 export function decodeWord(node: SyntaxNode, sink: WordSink): ShellWord | null {
   const word = decodeParts(node, sink);
@@ -81,11 +73,7 @@ function decodeParts(node: SyntaxNode, sink: WordSink): ShellWord | null {
   }
 }
 
-/**
- * Records the problem of an expansion node (and walks the commands inside a substitution).
- * Returns false when the node is not an expansion at all. Used where no substitution is
- * accepted (here-documents), so `$( )` and `<( )` are problems here.
- */
+/** Records the problem of an expansion node, substitutions included (their commands are walked); false when it is none. */
 export function flagExpansion(node: SyntaxNode, sink: WordSink): boolean {
   if (node.type === "command_substitution" || node.type === "process_substitution") {
     sink.problems.push(node.type === "command_substitution" ? "command substitution $( ) or backticks" : "process substitution <( ) or >( )");
@@ -98,10 +86,7 @@ export function flagExpansion(node: SyntaxNode, sink: WordSink): boolean {
   return true;
 }
 
-/**
- * `$( )` and backticks: the inner commands are walked (and judged like any other), the word's
- * value is unknown. `<( )` is a readable pipe path; `>( )` stays a problem (it writes).
- */
+/** `$( )` and backticks: the inner commands are walked, the value is unknown. `<( )` is a pipe's path; `>( )` writes. */
 function decodeSubstitution(node: SyntaxNode, sink: WordSink, quoted: boolean): ShellWord | null {
   sink.walkNested(node);
   // Inside backticks bash ends at the first unescaped backtick (quotes do not hide it) and turns \` into a
@@ -117,11 +102,9 @@ function decodeSubstitution(node: SyntaxNode, sink: WordSink, quoted: boolean): 
 }
 
 /**
- * True when part of a word is a quoted or escaped `{`, `}` or `,`. Bash's brace expansion skips
- * those, but ShellWord.value is after quote removal: brace expansion of the value would close the
- * brace of `.e{n,'}'}v` early (`.en}v`, `.e}v`) where bash gives `.env` and `.e}v`, and would expand
- * `'{'a,b'}'*` where bash globs a literal name. So decodeWord refuses such a word when it may expand;
- * a parser joining pieces that tree-sitter split checks the joined word with mayMisreadBraces.
+ * True when part of a word is a quoted or escaped `{`, `}` or `,`. Bash's brace expansion skips those, but the value is
+ * after quote removal: expanding it would read `.e{n,'}'}v` as `.en}v` where bash gives `.env`. Such a word that may
+ * expand is refused (a parser joining pieces tree-sitter split checks the joined word with mayMisreadBraces).
  */
 export function quotesBraceSyntax(node: SyntaxNode): boolean {
   switch (node.type) {
@@ -162,11 +145,7 @@ export function appendWord(word: ShellWord, part: ShellWord): void {
   if (part.dynamic === true) word.dynamic = true;
 }
 
-/**
- * The literal parts come from the raw text between the children (tree-sitter leaves blank-only
- * content out of its children); `$( )` and backtick children make the word dynamic, any other
- * child (`$NAME`, `${...}`, `$(( ))`) is a problem.
- */
+/** Literal parts come from the raw text between the children (tree-sitter leaves blank-only content out); `$NAME` and kin are problems. */
 function decodeDoubleQuoted(node: SyntaxNode, sink: WordSink): ShellWord | null {
   const raw = node.text;
   if (raw.length < 2 || !raw.startsWith('"') || !raw.endsWith('"')) return quotedProblem(sink);
