@@ -92,10 +92,13 @@ function parseLong(word: ShellWord, next: ShellWord | undefined, after: ShellWor
     args.flags.push({ name, value: next }, { name, value: after });
     return 2;
   }
-  if (kind !== "value" || attached !== null) {
-    args.flags.push({ name, value: attached });
-    return 0;
-  }
+  if (kind === "value" && attached === null) return takeNext(name, next, args);
+  args.flags.push({ name, value: attached });
+  return 0;
+}
+
+/** A flag whose value is the next word: one word consumed, or why it is refused. */
+function takeNext(name: string, next: ShellWord | undefined, args: ParsedArgs): number | string {
   if (next === undefined) return `\`${name}\` needs a value`;
   if (mayExpandToOption(next)) return `the value of \`${name}\` starts with a wildcard`;
   args.flags.push({ name, value: next });
@@ -135,20 +138,11 @@ function parseShort(word: ShellWord, next: ShellWord | undefined, spec: ArgSpec,
       continue;
     }
     const rest = letters.slice(j + 1);
-    if (spec.shortOptional?.includes(c)) {
+    if (spec.shortOptional?.includes(c) || (spec.shortValue?.includes(c) && rest !== "")) {
       args.flags.push({ name, value: rest === "" ? null : { value: rest, glob: false } });
       return 0;
     }
-    if (spec.shortValue?.includes(c)) {
-      if (rest !== "") {
-        args.flags.push({ name, value: { value: rest, glob: false } });
-        return 0;
-      }
-      if (next === undefined) return `\`${name}\` needs a value`;
-      if (mayExpandToOption(next)) return `the value of \`${name}\` starts with a wildcard`;
-      args.flags.push({ name, value: next });
-      return 1;
-    }
+    if (spec.shortValue?.includes(c)) return takeNext(name, next, args);
     const allowed = (spec.short ?? "").includes(c) || (/[0-9]/.test(c) && (spec.short ?? "").includes("#"));
     if (!allowed) return `\`${name}\` is not on the read-only list`;
     args.flags.push({ name, value: null });

@@ -11,19 +11,17 @@ import { spawnPlanned, type CommandPlan } from "./sandbox/sandbox-command.js";
 /** After the shell exits, how long to wait for pipes held open by background children before killing them. */
 const PIPE_GRACE_MS = 250;
 
-/** The bounds of one command. */
+/** The bounds of one command: head and tail kept of each stream, data memory per process, output past which it is killed. */
 export interface ProcessLimits {
   timeoutMs: number;
-  /** Head and tail kept of each stream. */
   captureBytes: number;
-  /** Data memory (heap and private mappings) of each process of the command: `ulimit -d`, in bytes. */
   memoryBytes: number;
-  /** stdout and stderr together; past it the process group is killed. */
   outputBytes: number;
-  /** Once the shell has ended, kill what is still running of its group (`straysKilled`): a read-only command leaves nothing behind. */
+  /** Once the shell has ended, kill what is still running of its group (`straysKilled`). */
   leaveNothingRunning?: boolean;
 }
 
+/** How a command ended, with what it printed. */
 export interface ProcessResult {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
@@ -40,19 +38,16 @@ export interface ProcessResult {
 }
 
 /**
- * The command line bash runs: the memory limit first, on the same line so bash's line numbers in error
- * messages stay those of the command. The limit is RLIMIT_DATA rather than address space (`ulimit -v`),
- * which breaks programs that reserve large ranges they never use (node, WebAssembly, JVMs). A hard
- * limit lower than ours is kept (ulimit then fails quietly).
+ * The command line bash runs: the memory limit first, on the same line so bash's line numbers stay the command's. Data,
+ * not address space (`ulimit -v` breaks node, WebAssembly and JVMs, which reserve ranges they never use); a lower hard limit stays.
  */
 export function limitedCommand(command: string, memoryBytes: number): string {
   return `ulimit -d ${Math.max(1, Math.floor(memoryBytes / 1024))} 2>/dev/null; ${command}`;
 }
 
 /**
- * Runs a planned command (`bash -c`, under bubblewrap or not) and resolves when it and its pipes are
- * done. Throws a ToolError when the signal is already aborted or it cannot start; every other ending
- * (exit, signal, timeout, abort, output limit) is a result.
+ * Runs a planned command (`bash -c`, under bubblewrap or not) and resolves when it and its pipes are done. Throws a
+ * ToolError when already aborted or it cannot start; every other ending (exit, signal, timeout, abort, output limit) is a result.
  */
 export function runProcess(plan: CommandPlan, env: ToolContext["env"], context: ToolContext, limits: ProcessLimits): Promise<ProcessResult> {
   if (context.signal.aborted) throw new ToolError("aborted before the command started");
@@ -133,15 +128,12 @@ function killGroup(child: ChildProcess): void {
 const STRAY_GRACE_MS = 100;
 
 /**
- * SIGKILL to what is left running of a process group whose shell has ended (a `sort` inside `<(...)`
- * still reading): true when anything was. A member that has finished but not yet been reaped (a
- * zombie, as a finished `<(...)` is until the system's first process collects it) is not running,
- * nor is one still exiting (`sort` closes its output before it exits) when it is done within the grace.
+ * SIGKILL to what is left running of a group whose shell has ended (a `sort` inside `<(...)` still reading): true when
+ * anything was. A zombie not yet reaped is not running, nor one still exiting within the grace (`sort` closes its output first).
  */
 async function killStrays(pgid: number): Promise<boolean> {
   const deadline = Date.now() + STRAY_GRACE_MS;
-  // /proc is scanned whole once, then only the members seen running are watched; when they are done,
-  // one more scan catches anything they started meanwhile.
+  // /proc is scanned whole once, then only the members seen running are watched, then once more for what they started.
   let running = runningMembers(pgid);
   while (running.length > 0) {
     if (Date.now() >= deadline) {
@@ -155,10 +147,7 @@ async function killStrays(pgid: number): Promise<boolean> {
   return false;
 }
 
-/**
- * The members of the group that are anything but zombies, from /proc (read only when the group
- * still exists after its shell). Without /proc the group itself stands for a member still running.
- */
+/** The members of the group that are not zombies, from /proc; without /proc the group itself stands for one. */
 function runningMembers(pgid: number): number[] {
   if (!processExists(-pgid)) return [];
   let names: string[];

@@ -14,22 +14,19 @@ export type SandboxOption = SandboxSetting | { mode: SandboxSetting; network?: "
 
 const SETTINGS: readonly SandboxSetting[] = ["off", "on", "auto"];
 
-/** Where one command runs. */
-export interface CommandPlace {
+/** Where one command runs; `tmpdir` is its own TMPDIR, made by the caller. */
+interface CommandPlace {
   cwd: string;
   workspace: string;
-  /** The command's own TMPDIR, made by the caller. */
   tmpdir: string;
   home: string;
 }
 
 /**
- * The sandbox of one runtime's commands. `on` (the default): every command runs under bubblewrap
- * where it works, read-only commands with nothing writable and no network, approved ones writing only
- * the working folder, the workspace (less its configuration) and TMPDIR. `auto` also lets a command the
- * judge cannot prove read-only run unasked, confined to the working folder with no network. `off`: no
- * sandbox. Where bubblewrap is missing or cannot build a sandbox, commands run as without one, and
- * `notice()` says so in one line.
+ * The sandbox of one runtime's commands. `on` (the default): every command runs under bubblewrap where it works,
+ * read-only ones with nothing writable and no network, approved ones writing only the working folder, the workspace (less
+ * its configuration) and TMPDIR. `auto` also runs unasked, confined to the working folder and offline, a command the judge
+ * cannot prove read-only. `off`: none. Without a working bubblewrap commands run unsandboxed and `notice()` says so.
  */
 export class CommandSandbox {
   readonly setting: SandboxSetting;

@@ -2,12 +2,11 @@
 import { realpath } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { expandGlob, MAX_CONTENT_CHECKS, MAX_WALK_ENTRIES, walkTree, type Budget } from "./disk-walk.js";
-import { gitHistoryReason } from "./git-history.js";
+import { gitHistoryReason, remoteCredentialsReason } from "./git-secrets.js";
 import { homeReason, type PathContext } from "./path-resolve.js";
 import { NO_FILTERS, type PlannedRead, type ReadPlan } from "./read-plan.js";
 import { fileContentSecretReason } from "../gate/secret-content.js";
 import { isProcessSecretPath, placeReason, walkNameReason } from "../gate/secret-paths.js";
-import { remoteCredentialsReason } from "./remote-credentials.js";
 import { literalPathReason } from "./word-reads.js";
 
 /**

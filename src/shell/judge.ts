@@ -11,12 +11,10 @@ import { assessCommand, demoteSafe, type SafetyAssessment, type SafetyVerdict } 
 const KINDS: Record<SafetyVerdict, CommandVerdict["kind"]> = { safe: "safe", approved: "approved", denied: "denied", needs_approval: "needs" };
 
 /**
- * The judge of shell commands. A word that reaches a process's environment is never allowed; then
- * the pure verdict (`assessCommand`: the approvals lists, the read-only rules); a safe one is
- * looked at on the disk (real paths, wildcards, folders walked, git history), which can only make
- * it stricter. With a sandbox in `auto` that works here, a command that would need approval is
- * `contained` instead (it runs unasked, confined) unless it plainly needs the network or writes
- * elsewhere. "Always" saves the command as written, unless it is too broad to be an entry.
+ * The judge of shell commands: a word that reaches a process's environment is never allowed; then the pure verdict
+ * (approvals lists, read-only rules), made only stricter for a safe one by the disk pass. Under a working `auto` sandbox a
+ * command that would need approval is `contained` unless it plainly needs the network or writes elsewhere. "Always"
+ * saves the command as written, unless it is too broad to be an entry.
  */
 export function createCommandJudge(sandbox?: CommandSandbox): CommandJudge {
   const realCwds = new Map<string, string>();
@@ -47,7 +45,7 @@ export function createCommandJudge(sandbox?: CommandSandbox): CommandJudge {
   };
 }
 
-/** The pure verdict, then, for a safe one, the disk-aware pass. */
+/** The pure verdict, then the disk pass for a safe one. */
 async function withDisk(command: string, approvals: Parameters<CommandJudge["judge"]>[1], place: CommandPlace, cwd: string): Promise<SafetyAssessment> {
   const assessment = await assessCommand(command, approvals, place);
   if (assessment.verdict !== "safe" || assessment.plan === undefined) return assessment;

@@ -29,10 +29,7 @@ export class OutputCapture {
     }
   }
 
-  /**
-   * The text within `budget` bytes (at most the capture limit): everything when
-   * it fits, else the first and last halves around a marker saying how many bytes were cut.
-   */
+  /** The text within `budget` bytes (at most the limit): all of it, or the first and last halves around a marker of what was cut. */
   render(budget: number): string {
     const allowed = Math.min(budget, this.limit);
     if (this.total <= allowed) return Buffer.concat(this.head).subarray(0, this.total).toString("utf8");
@@ -45,10 +42,7 @@ export class OutputCapture {
   }
 }
 
-/**
- * Shares one byte budget between stdout and stderr: both whole when they fit;
- * otherwise stderr keeps at least a quarter (errors matter) and stdout the rest.
- */
+/** Shares one byte budget between stdout and stderr: both whole when they fit, else stderr keeps at least a quarter (errors matter). */
 export function splitBudget(stdoutBytes: number, stderrBytes: number, budget: number): { stdout: number; stderr: number } {
   if (stdoutBytes + stderrBytes <= budget) return { stdout: stdoutBytes, stderr: stderrBytes };
   const stderr = Math.min(stderrBytes, Math.max(Math.floor(budget / 4), budget - stdoutBytes));

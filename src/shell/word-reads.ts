@@ -1,8 +1,10 @@
-// One argument of a command as the paths it may open: braces expanded, `~` and `..` resolved, judged by place and by name.
-import { MAX_BRACE_WORDS, braceWordCount, expandBraces } from "./brace-expand.js";
-import { homeDotfileReason, namesPart, physicalWords, resolveWord, wordPieces, type Base, type PathContext } from "./path-resolve.js";
+// One argument of a command as the paths it may open (braces expanded, `~` and `..` resolved, judged by place and by name),
+// from every folder the commands of its line may run in.
+import { MAX_BRACE_WORDS, expandBraces } from "./brace-expand.js";
+import { homeDotfileReason, namesPart, physicalWords, PREVIOUS_FOLDER, resolveWord, wordPieces, type Base, type PathContext } from "./path-resolve.js";
 import type { PlannedRead } from "./read-plan.js";
 import { globReason, nameReason, pathReason, placeReason, repositoryConfigReason } from "../gate/secret-paths.js";
+import type { SimpleCommand } from "./shell-parse.js";
 import { PROCESS_SUBSTITUTION_PATH, type ShellWord } from "./shell-words.js";
 
 /** Where the words of one simple command are resolved from: every folder the line may have `cd`-ed into. */
@@ -17,7 +19,7 @@ type WordRole = "content" | "name";
 /** The words bash makes of `word` by brace expansion, each with whether wildcards remain; a reason when too many. */
 export function wordVariants(word: ShellWord): { values: Array<{ value: string; glob: boolean }> } | { reason: string } {
   if (!word.glob) return { values: [{ value: word.value, glob: false }] };
-  const expanded = braceWordCount(word.value) > MAX_BRACE_WORDS ? null : expandBraces(word.value);
+  const expanded = expandBraces(word.value);
   if (expanded === null) return { reason: `the brace expansion of \`${clip(word.value)}\` makes more than ${MAX_BRACE_WORDS} words` };
   return { values: expanded.map((value) => ({ value, glob: /[*?[]/.test(value) })) };
 }
@@ -76,4 +78,49 @@ function globPathReason(pattern: string, role: WordRole, context: PathContext): 
 
 function clip(text: string): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** Past this many possible folders the gate stops following `cd` and asks. */
+const MAX_BASES = 16;
+
+/**
+ * Every folder a command of the line may run in. A `cd` may fail or sit in a subshell, so each target is added to the
+ * working folder rather than replacing it, and every command is judged from all of them. `cd` alone goes home; `cd -`
+ * to $OLDPWD, which may be any folder: both `/` and a folder of unknown place (`~-`).
+ */
+export function lineBases(commands: readonly SimpleCommand[], context: PathContext): { bases: Base[]; reason: string | null } {
+  const bases = new Set<Base>([context.cwd ?? ""]);
+  for (const command of commands) {
+    const [name, ...args] = command.argv;
+    if (name?.value !== "cd" || name.glob || name.dynamic === true) continue;
+    const target = cdTarget(args);
+    if (target === "-") {
+      bases.add("/").add(PREVIOUS_FOLDER);
+      continue;
+    }
+    const variants = wordVariants(target);
+    if ("reason" in variants) return { bases: [...bases], reason: `cd ${variants.reason}` };
+    if (variants.values.some((v) => v.glob) || target.dynamic === true) return { bases: [...bases], reason: `cd into \`${target.value}\`, a folder the gate cannot know in advance` };
+    const from = [...bases];
+    for (const { value } of variants.values) {
+      for (const path of resolveWord(value, from, context.home)) bases.add(path);
+      // Where the kernel's `cd` lands when `..` follows a link.
+      for (const path of physicalWords(value, from, context.home)) bases.add(path);
+    }
+    if (bases.size > MAX_BASES) return { bases: [...bases], reason: "the line changes folder too many times for the gate to follow" };
+  }
+  return { bases: [...bases], reason: null };
+}
+
+const HOME: ShellWord = { value: "~", glob: false };
+
+/** The folder `cd` goes to: its first operand, home without one, `-` for the previous folder. */
+function cdTarget(args: readonly ShellWord[]): ShellWord | "-" {
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i] as ShellWord;
+    if (word.value === "-") return "-";
+    if (word.value === "--") return args[i + 1] ?? HOME;
+    if (!word.value.startsWith("-")) return word;
+  }
+  return HOME;
 }

@@ -2,7 +2,7 @@
 import type { ResolvedSandbox } from "./resolve-sandbox.js";
 
 /** What this machine's bwrap can do, from the probe, and where the seccomp program arrives. */
-export interface BwrapFeatures {
+interface BwrapFeatures {
   /** bubblewrap 0.8+: no user namespace can be made inside (one would hand the command every capability again). */
   disableUserns: boolean;
   /** The descriptor bwrap reads the Unix-socket filter from, or null to run without it. */
@@ -10,10 +10,8 @@ export interface BwrapFeatures {
 }
 
 /**
- * Namespaces and process rules. `--cap-drop ALL` matters when miniclaw runs as root: bwrap then keeps
- * every capability inside, and a command could remount `/` read-write. `--new-session` takes the
- * terminal away (no TIOCSTI typing into the user's shell); `--die-with-parent` and the PID namespace end
- * every process of the command with it.
+ * Namespaces and process rules. `--cap-drop ALL` matters as root (bwrap would keep every capability inside: `/` could be
+ * remounted); `--new-session` takes the terminal away (no TIOCSTI); `--die-with-parent` and the PID namespace end it all.
  */
 function processArgs(sandbox: ResolvedSandbox, features: BwrapFeatures): string[] {
   return [
@@ -26,10 +24,8 @@ function processArgs(sandbox: ResolvedSandbox, features: BwrapFeatures): string[
 }
 
 /**
- * The mounts, in the order bwrap applies them; a later mount covers an earlier one. The whole system read-only,
- * a fresh /dev and /proc (this PID namespace's processes only), the private folders, the working folder seen
- * again, the writable roots, TMPDIR, the pins and read-only paths inside the roots, and last the masks, so
- * nothing bound later uncovers a secret.
+ * The mounts, in order (a later one covers an earlier): the system read-only, a fresh /dev and /proc, the private folders,
+ * the working folder seen again, the writable roots, TMPDIR, the pins and read-only paths inside them, last the masks.
  */
 function mountArgs(sandbox: ResolvedSandbox): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
@@ -45,10 +41,7 @@ function mountArgs(sandbox: ResolvedSandbox): string[] {
   return args;
 }
 
-/**
- * The whole bwrap command line after the program name: process rules, mounts, TMPDIR, the working
- * folder, then `bash -c command`. `command` is passed as one argument, never parsed here.
- */
+/** bwrap's arguments: process rules, mounts, TMPDIR, the working folder, then `bash -c command` (one argument, never parsed here). */
 export function bwrapArgs(sandbox: ResolvedSandbox, command: string, features: BwrapFeatures): string[] {
   return [
     ...processArgs(sandbox, features),

@@ -2,6 +2,7 @@
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ToolError } from "../../errors.js";
+import { isInside } from "../../gate/path-check.js";
 import type { SandboxKind, SandboxPolicy } from "./sandbox-policy.js";
 
 /** One path as the sandbox sees it. */
@@ -23,7 +24,7 @@ export interface PathInspector {
   linkedFiles(dir: string): string[];
 }
 
-/** Files looked at per masked folder for other names: the credential stores are small; a large one is not walked whole. */
+/** Files looked at per masked folder for other names: credential stores are small; a large one is not walked whole. */
 const LINK_SCAN_LIMIT = 500;
 
 /** The Node inspector. */
@@ -69,7 +70,7 @@ export interface ResolvedSandbox {
   visible: string[];
   writable: string[];
   tmpdir: string;
-  /** Folders between a writable root and a read-only path, bound onto themselves so they cannot be renamed away and replaced. */
+  /** Folders between a writable root and a read-only path, bound onto themselves so they cannot be renamed and replaced. */
   pinned: string[];
   readOnly: string[];
   maskedFiles: string[];
@@ -84,12 +85,7 @@ export interface ResolvedSandbox {
   warnings: string[];
 }
 
-const isUnder = (path: string, root: string): boolean => path === root || path.startsWith(root === "/" ? "/" : `${root}/`);
-
-/**
- * Resolves `policy` with `inspector`'s reads (a few dozen stats, under a millisecond). Throws a ToolError
- * when the working folder or TMPDIR does not exist (an earlier command may have removed the folder it ran in).
- */
+/** Resolves `policy` with `inspector`'s reads. Throws a ToolError when the working folder or TMPDIR does not exist. */
 export function resolveSandbox(policy: SandboxPolicy, inspector: PathInspector = nodePathInspector): ResolvedSandbox {
   const real = (path: string): string | null => inspector.inspect(path)?.real ?? null;
   const existing = (path: string, what: string): string => {
@@ -102,11 +98,11 @@ export function resolveSandbox(policy: SandboxPolicy, inspector: PathInspector =
   const writable = outermost(policy.writableRoots.flatMap((root) => (inspector.inspect(root)?.type === "dir" ? [real(root) as string] : [])));
   const visible = [policy.cwd, ...(policy.workspace === undefined ? [] : [policy.workspace])]
     .flatMap((path) => real(path) ?? [])
-    .filter((path) => !writable.some((root) => isUnder(path, root)));
+    .filter((path) => !writable.some((root) => isInside(path, root)));
   const privateDirs = policy.unixSockets ? ["/tmp"] : ["/tmp", "/run"];
   const bound = [...visible, ...writable, tmpdir];
   const guard = protect(policy.readOnlyInside, writable, inspector);
-  const masks = hide(policy.masked, inspector, (path) => !privateDirs.some((dir) => isUnder(path, dir)) || bound.some((root) => isUnder(path, root)));
+  const masks = hide(policy.masked, inspector, (path) => !privateDirs.some((dir) => isInside(path, dir)) || bound.some((root) => isInside(path, root)));
   return {
     kind: policy.kind, cwd: policy.cwd, visible: unique(visible), writable, tmpdir, ...guard, ...masks, privateDirs,
     network: policy.network, unixSockets: policy.unixSockets,
@@ -114,9 +110,8 @@ export function resolveSandbox(policy: SandboxPolicy, inspector: PathInspector =
 }
 
 /**
- * The mounts that keep `paths` read-only inside the writable roots. A path that is missing or a symlink
- * is protected by its nearest real folder inside the root (a command could otherwise create or swap
- * the name); when that folder is the root itself, the path is reported unprotected.
+ * The mounts that keep `paths` read-only inside the writable roots. A missing or symlinked path is protected by its nearest
+ * real folder (the name could otherwise be created or swapped); when that is the root itself, it is reported unprotected.
  */
 function protect(paths: string[], writable: string[], inspector: PathInspector): Pick<ResolvedSandbox, "pinned" | "readOnly" | "unprotected"> {
   const pinned = new Set<string>();
@@ -127,7 +122,7 @@ function protect(paths: string[], writable: string[], inspector: PathInspector):
     let info = inspector.inspect(target);
     while ((info === null || info.symlink) && dirname(target) !== target) info = inspector.inspect((target = dirname(target)));
     if (info === null) continue;
-    const root = writable.find((dir) => isUnder(info.real, dir));
+    const root = writable.find((dir) => isInside(info.real, dir));
     if (root === undefined) continue;
     if (info.real === root) {
       unprotected.push(path);
@@ -137,7 +132,7 @@ function protect(paths: string[], writable: string[], inspector: PathInspector):
     readOnly.add(info.real);
   }
   const outer = outermost([...readOnly]);
-  return { pinned: [...pinned].filter((dir) => !outer.some((path) => isUnder(dir, path))).sort(), readOnly: outer.sort(), unprotected };
+  return { pinned: [...pinned].filter((dir) => !outer.some((path) => isInside(dir, path))).sort(), readOnly: outer.sort(), unprotected };
 }
 
 /** The masks of `paths` that exist and `shown` says are visible, each target hidden once, with what they cannot hide. */
@@ -148,7 +143,7 @@ function hide(paths: string[], inspector: PathInspector, shown: (path: string) =
     if (info !== null && shown(info.real)) found.set(info.real, info);
   }
   const dirs = outermost([...found.values()].filter((info) => info.type === "dir").map((info) => info.real));
-  const files = [...found.values()].filter((info) => info.type !== "dir" && !dirs.some((dir) => isUnder(info.real, dir)));
+  const files = [...found.values()].filter((info) => info.type !== "dir" && !dirs.some((dir) => isInside(info.real, dir)));
   const linked = [
     ...files.filter((info) => info.type === "file" && info.links > 1).map((info) => info.real),
     ...dirs.flatMap((dir) => inspector.linkedFiles(dir)),
@@ -160,7 +155,7 @@ function hide(paths: string[], inspector: PathInspector, shown: (path: string) =
 /** Folders with those inside another dropped, shortest first (a mount on a folder covers what is under it). */
 function outermost(dirs: string[]): string[] {
   const sorted = unique(dirs).sort((a, b) => a.length - b.length || a.localeCompare(b));
-  return sorted.filter((dir, i) => !sorted.slice(0, i).some((outer) => isUnder(dir, outer)));
+  return sorted.filter((dir, i) => !sorted.slice(0, i).some((outer) => isInside(dir, outer)));
 }
 
 function unique(paths: string[]): string[] {

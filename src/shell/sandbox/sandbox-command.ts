@@ -30,8 +30,7 @@ export type CommandPlan =
     };
 
 /**
- * The plan for `command` under `policy`. Without a policy (setting `off`) or without a working bwrap
- * (`probe.available` false), the command runs as today, with no sandbox: `bash -c command`.
+ * The plan for `command` under `policy`: plain `bash -c command` without a policy (setting `off`) or a working bwrap.
  * Throws a ToolError when the policy's working folder or TMPDIR does not exist.
  */
 export function planCommand(command: string, policy: SandboxPolicy | null, probe: BwrapProbe, inspector: PathInspector = nodePathInspector): CommandPlan {
@@ -45,9 +44,8 @@ export function planCommand(command: string, policy: SandboxPolicy | null, probe
 }
 
 /**
- * Spawns a plan with `spawn` and `options` as given (detached, env, cwd...), adding descriptor 3 for
- * the seccomp program and writing it at once: bwrap reads it to the end before the command starts.
- * Descriptors past stdin, stdout and stderr in `options.stdio` are not passed on to a sandboxed command.
+ * Spawns a plan with `options` as given, adding descriptor 3 for the seccomp program, written at once (bwrap reads it
+ * before the command starts). Descriptors past stdin, stdout and stderr are not passed on to a sandboxed command.
  */
 export function spawnPlanned(spawn: Spawn, plan: CommandPlan, options: SpawnOptions): ChildProcess {
   const seccomp = plan.sandboxed ? plan.seccomp : null;

@@ -1,10 +1,7 @@
 // What one sandboxed command may touch: the policy's shape and the three policies the gate's verdicts map to.
 import { gitProtectedPaths, homeSecretPaths, shellStartupPaths, systemSecretPaths, type ListDir } from "./secret-locations.js";
 
-/**
- * `read-only`: what the gate proved read-only; `confined`: what `auto` runs unasked, writing only the
- * working folder, offline; `approved`: what the user approved.
- */
+/** `read-only`: what the gate proved read-only; `confined`: what `auto` runs unasked (writing only the working folder, offline); `approved`. */
 export type SandboxKind = "read-only" | "confined" | "approved";
 
 /** The user's setting: `off` (no sandbox), `on` (the default where bubblewrap works), `auto` (confined commands run unasked). */
@@ -26,10 +23,7 @@ export interface SandboxPolicy {
   /** Hidden: a folder shows empty, a file reads as empty. Missing paths are skipped. */
   masked: string[];
   network: boolean;
-  /**
-   * Whether the command may open Unix sockets. Denied, no local service (docker, D-Bus, ssh-agent,
-   * a database) answers it, whatever sockets it can see; and /run is private.
-   */
+  /** Whether it may open Unix sockets; denied, no local service (docker, D-Bus, ssh-agent) answers it, and /run is private. */
   unixSockets: boolean;
 }
 
@@ -50,11 +44,9 @@ export interface PolicyPlace {
 }
 
 /**
- * The standard policy of each kind. Commands that run unasked (`read-only`, `confined`) see no secret
- * and no network and cannot open Unix sockets. An `approved` command keeps the home's credentials, the
- * project's secret files and local services (`git push` over ssh, `npm publish`, `docker` are what users
- * approve) and the network as set; it still writes only the working folder, the workspace and its TMPDIR,
- * never the configuration files; in `auto`, git hooks, git config and shell start-up files stay read-only too.
+ * The policy of each kind. Commands that run unasked see no secret, no network and no Unix socket. An `approved` one keeps
+ * the credentials, local services and the network as set (`git push`, `npm publish`, `docker` are what users approve), but
+ * writes only the working folder, the workspace and TMPDIR, never configuration (in `auto`, nor git hooks, config, shell start-up files).
  */
 export function policyFor(kind: SandboxKind, place: PolicyPlace): SandboxPolicy {
   const system = systemSecretPaths(place.listDir);

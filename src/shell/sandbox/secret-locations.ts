@@ -2,10 +2,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 
-/**
- * Credential folders and files of a home, relative to it. Folders are hidden whole; a file is read
- * as empty. Histories are here because commands typed by hand carry tokens (`curl -H "Authorization: ..."`).
- */
+/** Credential folders and files of a home; histories too, since commands typed by hand carry tokens (`curl -H "Authorization: ..."`). */
 const HOME_SECRETS = [
   ".ssh", ".aws", ".azure", ".gnupg", ".password-store", ".kube", ".docker", ".config/gh", ".config/gcloud",
   ".netrc", "_netrc", ".git-credentials", ".npmrc", ".pypirc", ".pgpass", ".vault-token", ".claude.json",
@@ -13,10 +10,7 @@ const HOME_SECRETS = [
   ".mysql_history", ".node_repl_history", ".sqlite_history", ".lesshst", ".local/share/fish/fish_history",
 ];
 
-/**
- * Shell start-up files of a home: a command that could write them would run its code in every later
- * shell, sandboxed or not, so they stay read-only even where the home is writable.
- */
+/** Shell start-up files: a command that wrote them would run its code in every later shell, so they stay read-only. */
 const HOME_STARTUP = [
   ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile",
   ".zlogin", ".zlogout", ".kshrc", ".cshrc", ".tcshrc", ".mkshrc", ".inputrc", ".config/fish",
@@ -46,19 +40,13 @@ export function shellStartupPaths(home: string): string[] {
   return HOME_STARTUP.map((name) => join(home, name));
 }
 
-/**
- * The system's secret locations: service secrets and the SSH host keys (`/etc/ssh/ssh_host_*_key`,
- * listed now, since a mount needs a name, not a pattern). `listDir` is the one effect.
- */
+/** The system's secret locations: service secrets and the SSH host keys, listed now (a mount needs a name, not a pattern). */
 export function systemSecretPaths(listDir: ListDir = listDirOrNothing): string[] {
   const hostKeys = listDir("/etc/ssh").filter((name) => /^ssh_host_.+_key$/.test(name)).sort().map((name) => join("/etc/ssh", name));
   return [...SYSTEM_SECRETS, ...hostKeys];
 }
 
-/**
- * The git hooks and config of each writable folder: they stay read-only, since a later git command,
- * approved or not, runs what they name (a hook, `core.fsmonitor`, `core.sshCommand`...).
- */
+/** The git hooks and config of each writable folder: read-only, since a later git runs what they name (hooks, `core.fsmonitor`...). */
 export function gitProtectedPaths(roots: readonly string[]): string[] {
   return roots.flatMap((root) => [join(root, ".git", "hooks"), join(root, ".git", "config")]);
 }

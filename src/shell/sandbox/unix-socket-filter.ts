@@ -1,9 +1,6 @@
 // The seccomp program that stops a sandboxed command from opening Unix sockets (and io_uring, which could open them unseen).
-//
-// A read-only bind mount does not stop connect() on a socket file, nor does a network namespace stop it on a
-// path: a docker socket, a D-Bus bus (systemd-run escapes every mount) or an ssh-agent left anywhere visible
-// would answer. Denying socket(AF_UNIX) closes all of them at once; socketpair() stays allowed, since pipes
-// between a program's own processes (node's child stdio, test runners) are built on it and reach no one else.
+// Neither a read-only mount nor a network namespace stops connect() on a visible socket file (docker, D-Bus, ssh-agent);
+// socketpair() stays allowed: pipes between a program's own processes are built on it and reach no one else.
 
 /** classic BPF opcodes (linux/filter.h) */
 const LD_W_ABS = 0x20;
@@ -56,9 +53,8 @@ function abiSteps(abi: AbiNumbers, next: string): Step[] {
 }
 
 /**
- * The filter as the bytes bwrap's `--seccomp FD` reads (an array of struct sock_filter, little-endian),
- * or null on an architecture this file has no numbers for (the caller then runs without it and says so).
- * Calls of an ABI the filter does not know are allowed: only the two ABIs a host runs are listed.
+ * The filter as the bytes bwrap's `--seccomp FD` reads (struct sock_filter[], little-endian), or null on an architecture
+ * without numbers here (the caller says so). Calls of an ABI the filter does not know are allowed.
  */
 export function unixSocketFilter(arch: string = process.arch): Uint8Array | null {
   const abis = ABIS[arch];

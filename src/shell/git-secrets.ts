@@ -1,0 +1,137 @@
+// What a read-only git may print that no path shows: patches of a secret-named file its history ever held, remote URLs with credentials.
+import { execFile } from "node:child_process";
+import { statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { scanSecrets } from "../gate/redact.js";
+import { readFileHead } from "../gate/secret-content.js";
+import { walkNameReason } from "../gate/secret-paths.js";
+import { READ_ONLY_GIT_CONFIG, readOnlyGitEnv } from "./child-sandbox.js";
+
+const TIMEOUT_MS = 5_000;
+const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Why `git log -p`, `git show` or `git diff` run in `dir` may print a secret: the history, reflog or index, or a commit
+ * among `objects` (the revisions named, maybe dangling), holds a secret-named path; or `objects` names a blob or tree.
+ * Null when none did, or outside a repository. Not cached (a cache keyed on less than every ref missed new ones). A
+ * timeout or any other failure answers with a reason: asking is the safe side.
+ */
+export async function gitHistoryReason(dir: string, home: string | undefined, objects: readonly string[] = []): Promise<string | null> {
+  const env = gitEnv(home);
+  const gitDir = (await runGit(dir, ["rev-parse", "--absolute-git-dir"], env).catch(() => null))?.trim();
+  if (gitDir === undefined || gitDir === "") return null;
+  try {
+    const starts = await startingPoints(dir, objects, env);
+    if (typeof starts === "string") return starts;
+    return await scanHistory(dir, starts, env);
+  } catch (error) {
+    return `the gate could not check the repository's history for secrets (${error instanceof Error ? error.message.split("\n")[0] : String(error)})`;
+  }
+}
+
+/** The commits among `objects` (by full id), or why one cannot be checked: a blob, a tree, an ambiguous id. */
+async function startingPoints(dir: string, objects: readonly string[], env: NodeJS.ProcessEnv): Promise<string[] | string> {
+  if (objects.length === 0) return [];
+  if (objects.some((o) => /[\n\r]/.test(o))) return "a revision it names holds a line break, so the gate cannot look it up";
+  const answer = await runGit(dir, ["cat-file", "--batch-check"], env, `${objects.join("\n")}\n`);
+  const commits: string[] = [];
+  for (const line of answer.split("\n").filter(Boolean)) {
+    const [id = "", type = ""] = line.split(" ");
+    if (type === "commit" || type === "tag") commits.push(id);
+    else if (type === "blob" || type === "tree") return `it names the ${type} ${id} by id, whose content the gate cannot judge by name`;
+    else if (line.endsWith(" ambiguous")) return `\`${line.slice(0, -" ambiguous".length)}\` names several objects, which the gate cannot tell apart`;
+  }
+  return commits;
+}
+
+async function scanHistory(dir: string, starts: readonly string[], env: NodeJS.ProcessEnv): Promise<string | null> {
+  const log = ["log", "--all", "--reflog", "-m", "--no-renames", "--no-ext-diff", "--no-textconv", "--diff-filter=A", "--name-only", "--format=", "-z"];
+  const history = await runGit(dir, [...log, ...starts, "--"], env);
+  const index = await runGit(dir, ["ls-files", "-z"], env);
+  for (const path of `${history}\0${index}`.split(/[\0\n]/)) {
+    const why = path === "" ? null : walkNameReason(path, false);
+    if (why !== null) return `the repository's history holds ${path}, which its patches would print (${why})`;
+  }
+  return null;
+}
+
+function runGit(cwd: string, args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile("git", args, { cwd, env, timeout: TIMEOUT_MS, maxBuffer: MAX_OUTPUT_BYTES, encoding: "utf8", windowsHide: true }, (error, stdout) => {
+      if (error) reject(error);
+      else resolve(stdout);
+    });
+    // A git that exits before reading its input must not crash the gate with EPIPE.
+    child.stdin?.on("error", () => {});
+    child.stdin?.end(input ?? "");
+  });
+}
+
+/** A small environment (no API key, no prompts) for a git that reads only and reaches no other host. */
+function gitEnv(home: string | undefined): NodeJS.ProcessEnv {
+  const env = { PATH: process.env["PATH"] ?? "/usr/bin:/bin", LC_ALL: "C", GIT_TERMINAL_PROMPT: "0", ...(home === undefined ? {} : { HOME: home }) };
+  return readOnlyGitEnv(env, [...READ_ONLY_GIT_CONFIG, ["protocol.allow", "never"]]);
+}
+
+/** Configuration files are small; a remote past this point is not looked for. */
+const MAX_CONFIG_BYTES = 256 * 1024;
+
+/**
+ * Why `git remote` run in `dir` may print a credential: a configuration git reads there (the repository's, found as git
+ * finds it from `dir` upward; the user's; `/etc/gitconfig`) holds a URL with userinfo. An unreadable file is skipped, as git skips it.
+ */
+export function remoteCredentialsReason(dir: string, home: string | undefined): string | null {
+  const user = home === undefined ? [] : [join(home, ".gitconfig"), join(home, ".config", "git", "config")];
+  for (const file of [...repositoryConfigs(dir), ...user, "/etc/gitconfig"]) {
+    if (holdsUrlCredentials(file)) return `git remote prints the remote URLs, and ${file} holds a URL with credentials`;
+  }
+  return null;
+}
+
+function holdsUrlCredentials(file: string): boolean {
+  try {
+    const head = readFileHead(file, MAX_CONFIG_BYTES);
+    return head !== null && scanSecrets(head.toString("utf8")).labels.includes("URL credentials");
+  } catch {
+    return false;
+  }
+}
+
+/** The repository configuration files git reads from `dir`: none outside a repository. */
+function repositoryConfigs(dir: string): string[] {
+  for (let current = resolve(dir); ; current = dirname(current)) {
+    const dotGit = join(current, ".git");
+    const kind = entryKind(dotGit);
+    if (kind === "dir") return [join(dotGit, "config"), join(dotGit, "config.worktree")];
+    if (kind === "file") return linkedConfigs(current, dotGit);
+    if (dirname(current) === current) return [];
+  }
+}
+
+/** A worktree's or submodule's `.git` file (`gitdir: …`): its own git folder, and the common one a `commondir` file names. */
+function linkedConfigs(worktree: string, dotGit: string): string[] {
+  const gitDir = /^gitdir: (.+)$/m.exec(readSmall(dotGit))?.[1]?.trim();
+  if (gitDir === undefined) return [];
+  const own = resolve(worktree, gitDir);
+  const common = readSmall(join(own, "commondir")).trim();
+  const shared = common === "" ? own : resolve(own, common);
+  return [join(shared, "config"), join(own, "config.worktree"), ...(shared === own ? [] : [join(own, "config")])];
+}
+
+function entryKind(path: string): "dir" | "file" | null {
+  try {
+    const info = statSync(path);
+    return info.isDirectory() ? "dir" : info.isFile() ? "file" : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A small file's text, read as a regular file only (a FIFO put in its place is not waited on); empty when it cannot be. */
+function readSmall(path: string): string {
+  try {
+    return readFileHead(path, 4096)?.toString("utf8") ?? "";
+  } catch {
+    return "";
+  }
+}
