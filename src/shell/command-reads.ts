@@ -77,8 +77,8 @@ function judgeRoot(root: TreeRoot, scope: WordScope, program: string): { reason:
 
 /** git subcommands that print names, refs or counts only; the others may print file contents. */
 const GIT_NAMES_ONLY = new Set([
-  "status", "branch", "rev-parse", "remote", "ls-files", "tag", "check-ignore", "shortlog", "describe", "rev-list", "for-each-ref",
-  "ls-tree", "count-objects", "merge-base", "name-rev", "show-ref", "symbolic-ref", "var", "version", "help", "worktree",
+  "status", "branch", "rev-parse", "remote", "ls-files", "tag", "check-ignore", "shortlog", "describe", "rev-list", "for-each-ref", "ls-tree", "count-objects",
+  "merge-base", "name-rev", "show-ref", "symbolic-ref", "var", "version", "help", "worktree",
 ]);
 const GIT_LOG_LIKE = new Set(["log", "reflog", "whatchanged"]);
 const PATCH_FLAG = /^(--patch.*|--unified.*|--word-diff.*|--color-words.*|--function-context|--full-diff|--cc|--diff-merges.*|--remerge-diff|--text|--binary|-[LU].*|-[a-zA-Z0-9]*[puWcm][a-zA-Z0-9]*)$/;

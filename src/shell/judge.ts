@@ -6,7 +6,7 @@ import type { CommandSandbox } from "./command-sandbox.js";
 import { diskReasons } from "./disk-check.js";
 import { outsideReach } from "./outside-reach.js";
 import { processSecretsReason } from "./process-secrets.js";
-import { assessCommand, demoteSafe, type SafetyAssessment, type SafetyVerdict } from "./safety.js";
+import { assessCommand, type SafetyAssessment, type SafetyVerdict } from "./safety.js";
 
 const KINDS: Record<SafetyVerdict, CommandVerdict["kind"]> = { safe: "safe", approved: "approved", denied: "denied", needs_approval: "needs" };
 
@@ -49,11 +49,7 @@ export function createCommandJudge(sandbox?: CommandSandbox): CommandJudge {
 async function withDisk(command: string, approvals: Parameters<CommandJudge["judge"]>[1], place: CommandPlace, cwd: string): Promise<SafetyAssessment> {
   const assessment = await assessCommand(command, approvals, place);
   if (assessment.verdict !== "safe" || assessment.plan === undefined) return assessment;
-  let disk: string[];
-  try {
-    disk = await diskReasons(assessment.plan, { cwd, home: place.home });
-  } catch (error) {
-    disk = [`the gate could not check the files it reads (${error instanceof Error ? error.message : String(error)})`];
-  }
-  return disk.length === 0 ? assessment : demoteSafe(command, approvals, disk, place);
+  const failed = (error: unknown): string[] => [`the gate could not check the files it reads (${error instanceof Error ? error.message : String(error)})`];
+  const disk = await diskReasons(assessment.plan, { cwd, home: place.home }).catch(failed);
+  return disk.length === 0 ? assessment : { verdict: assessment.allowed?.() === true ? "approved" : "needs_approval", reasons: disk };
 }

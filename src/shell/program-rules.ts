@@ -32,64 +32,52 @@ export interface ProgramRule {
 /** Any flag passes: audited to have no flag that writes, runs a program or blocks. */
 const ANY_FLAGS: ArgSpec = { anyFlags: true };
 const NO_ARGS: ArgSpec = { anyFlags: true, maxPositionals: 0 };
-
 const HEAD_TAIL: ArgSpec = {
-  short: "qvz#",
-  shortValue: "nc",
-  long: ["quiet", "silent", "verbose", "zero-terminated", "lines=", "bytes="],
+  short: "qvz#", shortValue: "nc", long: ["quiet", "silent", "verbose", "zero-terminated", "lines=", "bytes="],
   deny: { "-f": "follows the file and never ends", "-F": "follows the file and never ends", "--follow": "never ends", "--retry": "keeps waiting for the file", "--pid": "waits on a process", "-s": "only matters when following" },
 };
-
 const GREP: ArgSpec = {
   short: "EFGPiyvwxcLlonhHqsrRIabZzUT#",
   shortValue: "ABCmefdD",
   long: [
-    "extended-regexp", "fixed-strings", "basic-regexp", "perl-regexp", "ignore-case", "no-ignore-case", "invert-match", "word-regexp",
-    "line-regexp", "count", "files-with-matches", "files-without-match", "only-matching", "quiet", "silent", "no-messages", "byte-offset",
-    "line-number", "with-filename", "no-filename", "null", "null-data", "text", "recursive", "dereference-recursive", "initial-tab",
-    "line-buffered", "color[=]", "colour[=]", "regexp=", "file=", "max-count=", "after-context=", "before-context=", "context=",
-    "include=", "exclude=", "exclude-dir=", "exclude-from=", "binary-files=", "label=", "devices=", "directories=",
+    "extended-regexp", "fixed-strings", "basic-regexp", "perl-regexp", "ignore-case", "no-ignore-case", "invert-match", "word-regexp", "line-regexp", "count",
+    "files-with-matches", "files-without-match", "only-matching", "quiet", "silent", "no-messages", "byte-offset", "line-number", "with-filename", "no-filename",
+    "null", "null-data", "text", "recursive", "dereference-recursive", "initial-tab", "line-buffered", "color[=]", "colour[=]", "regexp=", "file=", "max-count=",
+    "after-context=", "before-context=", "context=", "include=", "exclude=", "exclude-dir=", "exclude-from=", "binary-files=", "label=", "devices=", "directories=",
   ],
 };
-
 const RIPGREP: ArgSpec = {
   short: "iSsFwxvcloLnNHIqbpa0UP",
   shortValue: "ABCmegtTMjdrfE",
   long: [
-    "files", "files-with-matches", "files-without-match", "count", "count-matches", "json", "vimgrep", "line-number", "no-line-number",
-    "heading", "no-heading", "column", "no-column", "smart-case", "case-sensitive", "ignore-case", "fixed-strings", "word-regexp",
-    "line-regexp", "invert-match", "only-matching", "multiline", "multiline-dotall", "stats", "trim", "no-messages", "null",
-    "with-filename", "no-filename", "follow", "type-list", "passthru", "pcre2", "crlf", "byte-offset", "pretty", "text", "quiet",
-    "glob-case-insensitive", "type=", "type-not=", "glob=", "iglob=", "regexp=", "file=", "max-count=", "max-depth=", "context=",
-    "after-context=", "before-context=", "sort=", "sortr=", "max-filesize=", "replace=", "encoding=", "threads=", "color=", "colors=",
-    "max-columns=", "path-separator=", "context-separator=", "engine=",
+    "files", "files-with-matches", "files-without-match", "count", "count-matches", "json", "vimgrep", "line-number", "no-line-number", "heading", "no-heading",
+    "column", "no-column", "smart-case", "case-sensitive", "ignore-case", "fixed-strings", "word-regexp", "line-regexp", "invert-match", "only-matching",
+    "multiline", "multiline-dotall", "stats", "trim", "no-messages", "null", "with-filename", "no-filename", "follow", "type-list", "passthru", "pcre2", "crlf",
+    "byte-offset", "pretty", "text", "quiet", "glob-case-insensitive", "type=", "type-not=", "glob=", "iglob=", "regexp=", "file=", "max-count=", "max-depth=",
+    "context=", "after-context=", "before-context=", "sort=", "sortr=", "max-filesize=", "replace=", "encoding=", "threads=", "color=", "colors=", "max-columns=",
+    "path-separator=", "context-separator=", "engine=",
   ],
   deny: { "--pre": "runs a preprocessor program on every file", "-z": "runs decompression programs", "--search-zip": "runs decompression programs", "--hostname-bin": "runs a program" },
 };
-
 const SORT: ArgSpec = {
   short: "bdfgiMhnRrVcCmsuz",
   shortValue: "ktS",
   long: [
-    "ignore-leading-blanks", "dictionary-order", "ignore-case", "general-numeric-sort", "ignore-nonprinting", "month-sort",
-    "human-numeric-sort", "numeric-sort", "random-sort", "reverse", "version-sort", "merge", "stable", "unique", "zero-terminated",
-    "debug", "check[=]", "key=", "field-separator=", "buffer-size=", "parallel=", "sort=",
+    "ignore-leading-blanks", "dictionary-order", "ignore-case", "general-numeric-sort", "ignore-nonprinting", "month-sort", "human-numeric-sort", "numeric-sort",
+    "random-sort", "reverse", "version-sort", "merge", "stable", "unique", "zero-terminated", "debug", "check[=]", "key=", "field-separator=", "buffer-size=",
+    "parallel=", "sort=",
   ],
   deny: { "-o": "writes its output to a file", "--output": "writes its output to a file", "--compress-program": "runs a helper program", "-T": "writes temporary files", "--temporary-directory": "writes temporary files" },
 };
-
 const SED: ArgSpec = {
-  short: "nErsuz",
-  shortValue: "el",
-  long: ["quiet", "silent", "regexp-extended", "separate", "unbuffered", "null-data", "zero-terminated", "posix", "sandbox", "debug", "expression=", "line-length="],
+  short: "nErsuz", shortValue: "el", long: ["quiet", "silent", "regexp-extended", "separate", "unbuffered", "null-data", "zero-terminated", "posix", "sandbox", "debug", "expression=", "line-length="],
   deny: { "-i": "edits files in place", "--in-place": "edits files in place", "-f": "reads its script from a file", "--file": "reads its script from a file" },
 };
-
 const JQ: ArgSpec = {
   short: "nrjacsSeCMR",
   long: [
-    "null-input", "raw-input", "slurp", "compact-output", "raw-output", "raw-output0", "join-output", "ascii-output", "sort-keys",
-    "color-output", "monochrome-output", "tab", "indent=", "exit-status", "seq", "stream", "stream-errors", "args", "jsonargs",
+    "null-input", "raw-input", "slurp", "compact-output", "raw-output", "raw-output0", "join-output", "ascii-output", "sort-keys", "color-output",
+    "monochrome-output", "tab", "indent=", "exit-status", "seq", "stream", "stream-errors", "args", "jsonargs",
   ],
   longPair: ["arg", "argjson", "slurpfile", "rawfile"],
   deny: { "-f": "reads its program from a file", "--from-file": "reads its program from a file", "-L": "loads modules", "--library-path": "loads modules" },

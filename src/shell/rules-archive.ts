@@ -8,9 +8,9 @@ const TAR: ArgSpec = {
   short: "tvzjJ",
   shortValue: "f",
   long: [
-    "list", "file=", "verbose", "gzip", "gunzip", "ungzip", "bzip2", "xz", "lzma", "lzip", "lzop", "zstd", "wildcards", "no-wildcards",
-    "anchored", "no-anchored", "ignore-case", "no-ignore-case", "wildcards-match-slash", "no-wildcards-match-slash", "exclude=",
-    "numeric-owner", "utc", "full-time", "quoting-style=", "force-local", "occurrence[=]", "totals", "version",
+    "list", "file=", "verbose", "gzip", "gunzip", "ungzip", "bzip2", "xz", "lzma", "lzip", "lzop", "zstd", "wildcards", "no-wildcards", "anchored", "no-anchored",
+    "ignore-case", "no-ignore-case", "wildcards-match-slash", "no-wildcards-match-slash", "exclude=", "numeric-owner", "utc", "full-time", "quoting-style=",
+    "force-local", "occurrence[=]", "totals", "version",
   ],
   deny: {
     "--to-command": "runs a program for every member", "--use-compress-program": "runs a program", "-I": "runs a program",

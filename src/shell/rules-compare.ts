@@ -8,13 +8,12 @@ const DIFF: ArgSpec = {
   short: "qsceunytpTrNiEZbwBadv",
   shortValue: "CUWFxSID",
   long: [
-    "normal", "brief", "report-identical-files", "context[=]", "unified[=]", "ed", "rcs", "side-by-side", "width=", "left-column",
-    "suppress-common-lines", "show-c-function", "show-function-line=", "label=", "expand-tabs", "initial-tab", "tabsize=", "suppress-blank-empty",
-    "recursive", "no-dereference", "new-file", "unidirectional-new-file", "ignore-file-name-case", "no-ignore-file-name-case", "exclude=",
-    "starting-file=", "from-file=", "to-file=", "ignore-case", "ignore-tab-expansion", "ignore-trailing-space", "ignore-space-change",
-    "ignore-all-space", "ignore-blank-lines", "ignore-matching-lines=", "text", "strip-trailing-cr", "ifdef=", "line-format=",
-    "old-line-format=", "new-line-format=", "unchanged-line-format=", "old-group-format=", "new-group-format=", "unchanged-group-format=",
-    "changed-group-format=", "minimal", "horizon-lines=", "speed-large-files", "color[=]", "palette=", "version",
+    "normal", "brief", "report-identical-files", "context[=]", "unified[=]", "ed", "rcs", "side-by-side", "width=", "left-column", "suppress-common-lines",
+    "show-c-function", "show-function-line=", "label=", "expand-tabs", "initial-tab", "tabsize=", "suppress-blank-empty", "recursive", "no-dereference", "new-file",
+    "unidirectional-new-file", "ignore-file-name-case", "no-ignore-file-name-case", "exclude=", "starting-file=", "from-file=", "to-file=", "ignore-case",
+    "ignore-tab-expansion", "ignore-trailing-space", "ignore-space-change", "ignore-all-space", "ignore-blank-lines", "ignore-matching-lines=", "text",
+    "strip-trailing-cr", "ifdef=", "line-format=", "old-line-format=", "new-line-format=", "unchanged-line-format=", "old-group-format=", "new-group-format=",
+    "unchanged-group-format=", "changed-group-format=", "minimal", "horizon-lines=", "speed-large-files", "color[=]", "palette=", "version",
   ],
   deny: {
     "-l": "pipes its output through the pr program", "--paginate": "pipes its output through the pr program",
@@ -30,9 +29,9 @@ const COLUMN: ArgSpec = {
   short: "tdeLJxV",
   shortValue: "nONlEHRTWripcos",
   long: [
-    "table", "table-name=", "table-order=", "table-columns=", "table-columns-limit=", "table-noextreme=", "table-noheadings",
-    "table-header-repeat", "table-hide=", "table-right=", "table-truncate=", "table-wrap=", "keep-empty-lines", "json", "tree=", "tree-id=",
-    "tree-parent=", "output-width=", "output-separator=", "separator=", "fillrows", "version",
+    "table", "table-name=", "table-order=", "table-columns=", "table-columns-limit=", "table-noextreme=", "table-noheadings", "table-header-repeat", "table-hide=",
+    "table-right=", "table-truncate=", "table-wrap=", "keep-empty-lines", "json", "tree=", "tree-id=", "tree-parent=", "output-width=", "output-separator=",
+    "separator=", "fillrows", "version",
   ],
 };
 

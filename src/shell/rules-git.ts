@@ -21,20 +21,18 @@ const DIFF_OUTPUT_DENY: Readonly<Record<string, string>> = {
 };
 
 const DIFF_LONG = [
-  "patch", "no-patch", "stat[=]", "numstat", "shortstat", "dirstat[=]", "name-only", "name-status", "summary", "raw", "color[=]", "no-color",
-  "word-diff[=]", "color-words[=]", "ignore-all-space", "ignore-space-change", "ignore-blank-lines", "ignore-cr-at-eol", "find-renames[=]",
-  "find-copies[=]", "no-renames", "minimal", "patience", "histogram", "diff-algorithm=", "unified=", "abbrev[=]", "full-index", "binary",
-  "relative[=]", "no-relative", "text", "diff-filter=", "check", "exit-code", "quiet", "src-prefix=", "dst-prefix=", "no-prefix",
-  "ignore-submodules[=]", "no-ext-diff", "no-textconv", "function-context", "merge-base",
+  "patch", "no-patch", "stat[=]", "numstat", "shortstat", "dirstat[=]", "name-only", "name-status", "summary", "raw", "color[=]", "no-color", "word-diff[=]",
+  "color-words[=]", "ignore-all-space", "ignore-space-change", "ignore-blank-lines", "ignore-cr-at-eol", "find-renames[=]", "find-copies[=]", "no-renames",
+  "minimal", "patience", "histogram", "diff-algorithm=", "unified=", "abbrev[=]", "full-index", "binary", "relative[=]", "no-relative", "text", "diff-filter=",
+  "check", "exit-code", "quiet", "src-prefix=", "dst-prefix=", "no-prefix", "ignore-submodules[=]", "no-ext-diff", "no-textconv", "function-context", "merge-base",
 ];
 
 const LOG_LONG = [
-  "oneline", "graph", "decorate[=]", "no-decorate", "all", "branches[=]", "tags[=]", "remotes[=]", "abbrev-commit", "no-abbrev-commit",
-  "format=", "pretty[=]", "since=", "until=", "after=", "before=", "author=", "committer=", "grep=", "all-match", "invert-grep",
-  "regexp-ignore-case", "reverse", "first-parent", "merges", "no-merges", "follow", "date=", "relative-date", "skip=", "max-count=",
-  "source", "topo-order", "date-order", "author-date-order", "left-right", "cherry-pick", "cherry-mark", "no-walk[=]", "full-history",
-  "simplify-by-decoration", "ancestry-path", "boundary", "parents", "children", "use-mailmap", "no-mailmap", "max-parents=",
-  "min-parents=", "walk-reflogs", "max-age=", "min-age=", "author-date-order", "stdin-never", "log-size", "expand-tabs[=]", "no-expand-tabs",
+  "oneline", "graph", "decorate[=]", "no-decorate", "all", "branches[=]", "tags[=]", "remotes[=]", "abbrev-commit", "no-abbrev-commit", "format=", "pretty[=]",
+  "since=", "until=", "after=", "before=", "author=", "committer=", "grep=", "all-match", "invert-grep", "regexp-ignore-case", "reverse", "first-parent", "merges",
+  "no-merges", "follow", "date=", "relative-date", "skip=", "max-count=", "source", "topo-order", "date-order", "author-date-order", "left-right", "cherry-pick",
+  "cherry-mark", "no-walk[=]", "full-history", "simplify-by-decoration", "ancestry-path", "boundary", "parents", "children", "use-mailmap", "no-mailmap",
+  "max-parents=", "min-parents=", "walk-reflogs", "max-age=", "min-age=", "author-date-order", "stdin-never", "log-size", "expand-tabs[=]", "no-expand-tabs",
 ];
 
 const LOG: ArgSpec = { short: "puwbRzigE#", shortValue: "nSGL", shortOptional: "MCBU", long: [...DIFF_LONG, ...LOG_LONG], deny: DIFF_OUTPUT_DENY };
@@ -181,8 +179,8 @@ function checkGitAction(sub: string, rule: GitActions, words: readonly ShellWord
 const UNWRAPPED_LISTINGS = new Set(["reflog show", "stash list"]);
 /** Options that make a log-like listing compute diffs of file contents (patches, stats, pickaxe, line history). */
 const CONTENT_DIFF_OPTIONS = new Set([
-  "-p", "-u", "-U", "-W", "-S", "-G", "-L", "--patch", "--stat", "--numstat", "--shortstat", "--dirstat", "--word-diff", "--color-words",
-  "--unified", "--check", "--function-context", "--binary", "--patch-with-stat", "--patch-with-raw", "--compact-summary",
+  "-p", "-u", "-U", "-W", "-S", "-G", "-L", "--patch", "--stat", "--numstat", "--shortstat", "--dirstat", "--word-diff", "--color-words", "--unified", "--check",
+  "--function-context", "--binary", "--patch-with-stat", "--patch-with-raw", "--compact-summary",
 ]);
 
 /** Diffs of contents in a listing the git function does not wrap (`git reflog -p`) run the configuration's textconv and external diff. */

@@ -22,8 +22,9 @@ export type SafetyOptions = PathContext;
 export interface SafetyAssessment {
   verdict: SafetyVerdict;
   reasons: string[];
-  /** For a safe command: what it will read, for the disk pass. */
+  /** For a safe command: what it will read, and whether the approvals file allows it (should the disk pass demote it). */
   plan?: ReadPlan;
+  allowed?: () => boolean;
 }
 
 /**
@@ -54,21 +55,13 @@ export async function assessCommand(command: string, approvals?: ApprovalLists, 
   return assessParsed(command, parseShellSync(command) as ParsedShell, approvals, options);
 }
 
-/** The verdict of a command the pure pass called safe and the disk pass did not: `approved` when allowed, else `needs_approval`. */
-export function demoteSafe(command: string, approvals: ApprovalLists, reasons: string[], options: SafetyOptions = {}): SafetyAssessment {
-  const parsed = parseShellSync(command) ?? { commands: [], problems: ["the shell parser is not loaded"] };
-  const scope: WordScope = { bases: lineBases(parsed.commands, options).bases, context: options };
-  const allowed = isAllowed(normalizeCommand(command), parsed, approvals.allowed ?? [], (r) => redirectReason(r, scope));
-  return { verdict: allowed ? "approved" : "needs_approval", reasons };
-}
-
 function assessParsed(command: string, parsed: ParsedShell, approvals: ApprovalLists = {}, options: SafetyOptions = {}): SafetyAssessment {
   const normalized = normalizeCommand(command);
   if (isDenied(normalized, parsed, approvals.denied ?? [])) return { verdict: "denied", reasons: ["it is in the denied list of the approvals file"] };
   const { reasons, plan, scope } = judgeLine(parsed, options);
-  if (reasons.length === 0) return { verdict: "safe", reasons, plan };
-  if (isAllowed(normalized, parsed, approvals.allowed ?? [], (r) => redirectReason(r, scope))) return { verdict: "approved", reasons };
-  return { verdict: "needs_approval", reasons };
+  const allowed = (): boolean => isAllowed(normalized, parsed, approvals.allowed ?? [], (r) => redirectReason(r, scope));
+  if (reasons.length === 0) return { verdict: "safe", reasons, plan, allowed };
+  return { verdict: allowed() ? "approved" : "needs_approval", reasons };
 }
 
 function judgeLine(parsed: ParsedShell, context: SafetyOptions): { reasons: string[]; plan: ReadPlan; scope: WordScope } {

@@ -31,8 +31,6 @@ const EXPANSION_PROBLEMS: Readonly<Record<string, string>> = {
 /** What bash passes for `<( )`: the path of a pipe the substituted commands write to. */
 export const PROCESS_SUBSTITUTION_PATH = "/dev/fd/63";
 
-const GLOB_CHARS = new Set(["*", "?", "[", "{", "}"]);
-
 /**
  * Decodes a word-like node (word, quoted strings, concatenations, numbers, substitutions); null, with the problem in
  * `sink`, for an expansion the gate does not accept or an unknown node. A `$( )` part makes the word `dynamic` (and `glob`
@@ -176,48 +174,19 @@ function quotedProblem(sink: WordSink): null {
   return null;
 }
 
-/** Inside double quotes a backslash escapes only `$ \` " \` and newline; a bare `$` or backtick is refused. */
+/** Inside double quotes a backslash escapes only `$ \` " \\` and newline; a `$`, backtick or quote left unescaped is refused. */
 function unescapeDoubleQuoted(text: string): string | null {
-  let out = "";
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string;
-    if (c === "$" || c === "`" || c === '"') return null;
-    if (c !== "\\" || i + 1 >= text.length) {
-      out += c;
-      continue;
-    }
-    const next = text[i + 1] as string;
-    if (next === "\n") i++;
-    else if ("$`\"\\".includes(next)) {
-      out += next;
-      i++;
-    } else out += c;
-  }
-  return out;
+  if (/(^|[^\\])(\\\\)*[$`"]/.test(text)) return null;
+  return text.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === "\n" ? "" : c));
 }
 
-/** Unquoted text: a backslash makes the next character literal; wildcard and brace characters mark the word as expandable. */
+/** Unquoted text: a backslash makes the next character literal; unescaped wildcard and brace characters make the word expandable. */
 function decodeUnquoted(text: string, sink: WordSink): ShellWord | null {
-  let value = "";
-  let glob = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string;
-    if (c === "\\") {
-      const next = text[i + 1];
-      i++;
-      if (next !== undefined && next !== "\n") value += next;
-      continue;
-    }
-    if (c === "$" || c === "`") {
-      sink.problems.push("an unparsed `$` or backtick");
-      return null;
-    }
-    if (c === "\n") {
-      sink.problems.push("a newline inside a word");
-      return null;
-    }
-    if (GLOB_CHARS.has(c)) glob = true;
-    value += c;
+  const unescaped = text.replace(/\\[\s\S]?/g, "");
+  const bad = /[$`\n]/.exec(unescaped)?.[0];
+  if (bad !== undefined) {
+    sink.problems.push(bad === "\n" ? "a newline inside a word" : "an unparsed `$` or backtick");
+    return null;
   }
-  return { value, glob };
+  return { value: text.replace(/\\([\s\S]?)/g, (_, c: string) => (c === "\n" ? "" : c)), glob: /[*?[{}]/.test(unescaped) };
 }

@@ -4,16 +4,15 @@ import { join } from "node:path";
 
 /** Credential folders and files of a home; histories too, since commands typed by hand carry tokens (`curl -H "Authorization: ..."`). */
 const HOME_SECRETS = [
-  ".ssh", ".aws", ".azure", ".gnupg", ".password-store", ".kube", ".docker", ".config/gh", ".config/gcloud",
-  ".netrc", "_netrc", ".git-credentials", ".npmrc", ".pypirc", ".pgpass", ".vault-token", ".claude.json",
-  ".bash_history", ".zsh_history", ".histfile", ".sh_history", ".python_history", ".psql_history",
+  ".ssh", ".aws", ".azure", ".gnupg", ".password-store", ".kube", ".docker", ".config/gh", ".config/gcloud", ".netrc", "_netrc", ".git-credentials", ".npmrc",
+  ".pypirc", ".pgpass", ".vault-token", ".claude.json", ".bash_history", ".zsh_history", ".histfile", ".sh_history", ".python_history", ".psql_history",
   ".mysql_history", ".node_repl_history", ".sqlite_history", ".lesshst", ".local/share/fish/fish_history",
 ];
 
 /** Shell start-up files: a command that wrote them would run its code in every later shell, so they stay read-only. */
 const HOME_STARTUP = [
-  ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile",
-  ".zlogin", ".zlogout", ".kshrc", ".cshrc", ".tcshrc", ".mkshrc", ".inputrc", ".config/fish",
+  ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".kshrc", ".cshrc", ".tcshrc",
+  ".mkshrc", ".inputrc", ".config/fish",
 ];
 
 /** Secrets the system hands to services and containers. */
