@@ -1,8 +1,9 @@
-// checkCommandSafety: safe only when every simple command is provably read-only; then the approvals lists.
-import { isAllowed, isDenied, normalizeCommand, type ApprovalLists } from "./approval-match.js";
+// checkCommandSafety: safe only when every simple command is provably read-only; then the approvals lists, whose patterns
+// match words, a bare `*` standing for any.
+import { broadPatternReason, normalizeCommand, type ApprovalLists } from "../gate/approval-entries.js";
 import { parseArgs, type ParsedArgs } from "./arg-spec.js";
 import { familyReason } from "./command-families.js";
-import { commandReads, gitObjectNames } from "./command-reads.js";
+import { commandReads } from "./command-reads.js";
 import type { PathContext } from "./path-resolve.js";
 import { parsePlainCommand } from "./plain-command.js";
 import { PROGRAM_RULES, type ProgramRule } from "./program-rules.js";
@@ -10,7 +11,7 @@ import type { ReadPlan } from "./read-plan.js";
 import { isShellParserLoaded, loadShellParser, parseShellSync, type ParsedShell, type ShellRedirect, type ShellWord, type SimpleCommand } from "./shell-parse.js";
 import { judgeWord, lineBases, wordVariants, type WordScope } from "./word-reads.js";
 
-export type { ApprovalLists } from "./approval-match.js";
+export type { ApprovalLists } from "../gate/approval-entries.js";
 
 /** `safe`: provably read-only, terminating, offline, no secrets. `approved` / `denied`: listed in the approvals file. `needs_approval`: the rest. */
 export type SafetyVerdict = "safe" | "approved" | "denied" | "needs_approval";
@@ -103,19 +104,7 @@ function judgeProgram(program: string, rule: ProgramRule, args: readonly ShellWo
     const computed = args.find((w) => w.dynamic === true);
     if (computed !== undefined) return `${program}: the argument \`${computed.value}\` is computed by a substitution, so the gate cannot see what it opens`;
   }
-  const why = rule.check?.(parsed, args) ?? null;
-  if (why !== null) return why;
-  const reads = commandReads(program, rule, parsed, args, scope);
-  if (reads.reason !== null) return reads.reason;
-  plan.reads.push(...reads.reads);
-  if (reads.gitContent) {
-    // After `cd -` or `cd ~user` git runs in a repository the gate cannot find.
-    const unknown = scope.bases.find((b) => b.startsWith("~"));
-    if (unknown !== undefined) return `${program} may print file contents from the history of a repository in \`${unknown}\`, a folder the gate cannot know`;
-    plan.gitContentDirs.push(...scope.bases.filter((b) => b.startsWith("/")));
-    plan.gitObjects.push(...gitObjectNames(args));
-  }
-  return null;
+  return rule.check?.(parsed, args) ?? commandReads(program, rule, parsed, args, scope, plan);
 }
 
 const OUTPUT_OPS = new Set([">", ">>", ">|", "&>", "&>>"]);
@@ -141,4 +130,56 @@ function redirectReason(redirect: ShellRedirect, scope: WordScope, plan?: ReadPl
     return null;
   }
   return `the redirection ${op} is not on the read-only list`;
+}
+
+const MAX_CACHED_PATTERNS = 1_000;
+const patternCache = new Map<string, ShellWord[] | null>();
+
+/** The words of an entry that parses as one simple command without redirection or assignment; null otherwise (or while the grammar is not loaded). */
+function compilePattern(entry: string): ShellWord[] | null {
+  const cached = patternCache.get(entry);
+  if (cached !== undefined) return cached;
+  const parsed = parseShellSync(entry);
+  if (parsed === undefined) return null;
+  const only = parsed.commands[0];
+  const clean = parsed.problems.length === 0 && parsed.commands.length === 1 && only !== undefined;
+  const pattern = clean && only.redirects.length === 0 && only.assignments.length === 0 ? only.argv : null;
+  if (patternCache.size >= MAX_CACHED_PATTERNS) patternCache.clear();
+  patternCache.set(entry, pattern);
+  return pattern;
+}
+
+const isWildcard = (word: ShellWord): boolean => word.glob && word.value === "*";
+
+/** A `*` matches one word; a trailing `*` matches any number of remaining words (none included). */
+function matchesPattern(argv: readonly ShellWord[], pattern: readonly ShellWord[]): boolean {
+  for (let i = 0; i < pattern.length; i++) {
+    const p = pattern[i] as ShellWord;
+    const word = argv[i];
+    if (isWildcard(p) && i === pattern.length - 1) return true;
+    if (word === undefined || (!isWildcard(p) && (word.glob || word.value !== p.value))) return false;
+  }
+  return argv.length === pattern.length;
+}
+
+/** Denied when the command is a denied entry, or any simple command in it has an entry's words (`ls && rm -rf 'build'`). */
+function isDenied(normalized: string, parsed: ParsedShell, denied: readonly string[]): boolean {
+  if (denied.includes(normalized)) return true;
+  const patterns = denied.map(compilePattern).filter((p): p is ShellWord[] => p !== null);
+  return patterns.length > 0 && parsed.commands.some((c) => patterns.some((p) => matchesPattern(c.argv, p)));
+}
+
+/**
+ * Approved when the command is an allowed entry, or exactly one understood simple command (no chain, substitution,
+ * assignment or unsafe redirection) matching an allowed pattern. Entries too broad (`broadPatternReason`) approve nothing.
+ */
+function isAllowed(normalized: string, parsed: ParsedShell, allowed: readonly string[], redirectReason: (redirect: ShellRedirect) => string | null): boolean {
+  if (allowed.some((entry) => entry === normalized && broadPatternReason(entry) === null)) return true;
+  const only = parsed.commands[0];
+  if (parsed.problems.length > 0 || parsed.commands.length !== 1 || only === undefined || only.nested) return false;
+  if (only.assignments.length > 0 || only.redirects.some((r) => redirectReason(r) !== null)) return false;
+  return allowed.some((entry) => {
+    const pattern = compilePattern(entry);
+    return pattern !== null && pattern.some(isWildcard) && broadPatternReason(entry) === null && matchesPattern(only.argv, pattern);
+  });
 }

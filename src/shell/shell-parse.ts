@@ -1,7 +1,6 @@
-// Shell command → simple commands (argv, assignments, redirections) via tree-sitter-bash: the reader every verdict rests on,
-// where anything not understood is a problem. Two other readers exist where this one is not the safe choice: the plain fast
-// path (plain-command.ts: the same parse of a subset, without loading the grammar) and the raw-word guard (raw-words.ts:
-// it must see the words of lines this reader refuses, and never fails).
+// Shell command → simple commands via tree-sitter-bash: the reader every verdict rests on; anything not understood is a problem.
+// Two other readers exist where this one is not the safe choice: plain-command.ts (the same parse of a subset, without loading
+// the grammar) and raw-words.ts (the never-in-any-mode guard must see the words of lines this reader refuses).
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { setFlagsFromString } from "node:v8";
@@ -22,13 +21,12 @@ export interface ShellRedirect {
   target: ShellWord | null;
 }
 
-/** A simple command with every redirection that applies to it (its own and those of enclosing groups). */
+/** A simple command with its `NAME=value` words as written and every redirection that applies to it (enclosing groups' too). */
 export interface SimpleCommand {
   argv: ShellWord[];
-  /** `NAME=value` words before the command, as written. */
   assignments: string[];
   redirects: ShellRedirect[];
-  /** True for commands inside a substitution (`$( )`, backticks, `<( )`); they run like the others. */
+  /** True inside a substitution (`$( )`, backticks, `<( )`); such commands run like the others. */
   nested: boolean;
 }
 
@@ -38,17 +36,14 @@ export interface ParsedShell {
   problems: string[];
 }
 
-/** Longer command lines are not analysed at all. */
 const MAX_COMMAND_CHARS = 100_000;
-
 let parser: Parser | undefined;
 let loading: Promise<void> | undefined;
 let baselineOnly = false;
 
 /**
- * For a process that owns its JavaScript engine (the miniclaw command): the grammar is compiled by V8's baseline tier only,
- * which parses a command in well under a millisecond, instead of a second of background CPU tiering it up. Set when the
- * grammar loads, not at start: a V8 flag set before Node's own modules are compiled makes them miss their code cache.
+ * For a process that owns its engine (the miniclaw command): V8 compiles the grammar with its baseline tier only (well under
+ * a millisecond a command, not a second of background tiering). Set as the grammar loads: earlier, Node's own modules miss their code cache.
  */
 export function keepShellParserAtBaseline(): void {
   baselineOnly = true;
@@ -116,7 +111,6 @@ const STRUCTURE_TOKENS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
 ]);
 const SUBSTITUTION_TOKENS = new Set(["$(", ")", "`", "<(", ">("]);
 
-/** Walks statements depth-first, collecting simple commands and problems. */
 class Walker implements WordSink {
   readonly commands: SimpleCommand[] = [];
   readonly problems: string[] = [];
@@ -201,7 +195,6 @@ class Walker implements WordSink {
     this.push(command);
   }
 
-  /** `[ ... ]` is the program `[` with words; `[[ ... ]]` is bash syntax of its own and not accepted. */
   private walkTest(node: SyntaxNode, inherited: ShellRedirect[]): void {
     const argv = testCommandWords(node, this.source, this);
     if (argv !== null) this.push({ argv, assignments: [], redirects: [...inherited] });
