@@ -1,11 +1,11 @@
-// One run_command child: bash in its own process group, under a memory limit, killed whole on timeout, abort or too much output.
+// One run_command child: bash in its own process group, under a memory limit, killed whole on timeout, abort or too much output,
+// with the head and tail of its output.
 import type { ChildProcess } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ToolError } from "../errors.js";
 import { processExists, procStatFields, signalGroup } from "../fs/proc.js";
 import type { ToolContext } from "../tools/define.js";
-import { OutputCapture } from "./run-command-output.js";
 import { spawnPlanned, type CommandPlan } from "./sandbox/sandbox-command.js";
 
 /** After the shell exits, how long to wait for pipes held open by background children before killing them. */
@@ -163,4 +163,46 @@ function runningMembers(pgid: number): number[] {
 function isRunningIn(pid: number, pgid: number): boolean {
   const [state, , group] = procStatFields(pid) ?? [];
   return Number(group) === pgid && state !== "Z" && state !== "X";
+}
+
+/** Holds the first and last `limit` bytes of a stream, whatever its length, plus the total count. */
+export class OutputCapture {
+  private readonly head: Buffer[] = [];
+  private headBytes = 0;
+  private readonly tail: Buffer[] = [];
+  private tailBytes = 0;
+  private total = 0;
+
+  constructor(private readonly limit: number) {}
+
+  /** Bytes seen so far. */
+  get totalBytes(): number {
+    return this.total;
+  }
+
+  push(chunk: Buffer): void {
+    this.total += chunk.length;
+    if (this.headBytes < this.limit) {
+      const part = chunk.subarray(0, this.limit - this.headBytes);
+      this.head.push(part);
+      this.headBytes += part.length;
+    }
+    this.tail.push(chunk);
+    this.tailBytes += chunk.length;
+    while (this.tail.length > 1 && this.tailBytes - (this.tail[0] as Buffer).length >= this.limit) {
+      this.tailBytes -= (this.tail.shift() as Buffer).length;
+    }
+  }
+
+  /** The text within `budget` bytes (at most the limit): all of it, or the first and last halves around a marker of what was cut. */
+  render(budget: number): string {
+    const allowed = Math.min(budget, this.limit);
+    if (this.total <= allowed) return Buffer.concat(this.head).subarray(0, this.total).toString("utf8");
+    const half = Math.floor(allowed / 2);
+    const first = Buffer.concat(this.head).subarray(0, half);
+    const tail = Buffer.concat(this.tail);
+    const last = tail.subarray(Math.max(0, tail.length - half));
+    const cut = this.total - first.length - last.length;
+    return `${first.toString("utf8")}\n\n[... ${cut} bytes cut from the middle of this output ...]\n\n${last.toString("utf8")}`;
+  }
 }

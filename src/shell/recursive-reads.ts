@@ -2,7 +2,7 @@
 import type { ParsedArgs, ParsedFlag } from "./arg-spec.js";
 import { NO_FILTERS, type TreeFilters } from "./read-plan.js";
 import { gitSubcommandAt } from "./rules-git.js";
-import { findStartingPoints } from "./rules-scripts.js";
+import { findStartingPoints } from "./program-rules.js";
 import { PROCESS_SUBSTITUTION_PATH, type ShellWord } from "./shell-words.js";
 
 /** A folder a command walks: `tree` reads every file's content, `listing` prints every name. */

@@ -1,7 +1,7 @@
 // awk programs that only print: safe only where `awk --sandbox` exists (it then runs so), with the program read as a second line.
 import type { ArgSpec, ParsedArgs } from "./arg-spec.js";
 import type { ProgramRule } from "./program-rules.js";
-import { sandboxSupport } from "./sandbox-probe.js";
+import { sandboxSupport } from "./child-sandbox.js";
 
 /** gawk options that change only how input is read or numbers printed; files, includes, extensions, profiles and dumps are out. */
 const AWK: ArgSpec = {

@@ -7,7 +7,6 @@ import { returnScratch, takeScratch } from "./command-scratch.js";
 import { limitedCommand, runProcess, type ProcessLimits, type ProcessResult } from "./command-process.js";
 import { CommandSandbox } from "./command-sandbox.js";
 import { defineTool, type Grant, type Tool, type ToolContext } from "../tools/define.js";
-import { formatBytes, splitBudget } from "./run-command-output.js";
 
 /** How long a command may run before its process group is killed. */
 export const COMMAND_TIMEOUT_MS = 30_000;
@@ -111,4 +110,19 @@ function formatResult(result: ProcessResult, limits: ProcessLimits): string {
 
 function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(3))}s`;
+}
+
+/** Shares one byte budget between stdout and stderr: both whole when they fit, else stderr keeps at least a quarter (errors matter). */
+export function splitBudget(stdoutBytes: number, stderrBytes: number, budget: number): { stdout: number; stderr: number } {
+  if (stdoutBytes + stderrBytes <= budget) return { stdout: stdoutBytes, stderr: stderrBytes };
+  const stderr = Math.min(stderrBytes, Math.max(Math.floor(budget / 4), budget - stdoutBytes));
+  return { stdout: budget - stderr, stderr };
+}
+
+/** A byte count for a person: whole GiB, MiB or KiB where it divides evenly, else bytes. */
+export function formatBytes(bytes: number): string {
+  for (const [unit, size] of [["GiB", 1024 ** 3], ["MiB", 1024 ** 2], ["KiB", 1024]] as const) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
+  }
+  return `${bytes} bytes`;
 }

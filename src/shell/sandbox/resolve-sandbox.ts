@@ -5,29 +5,27 @@ import { ToolError } from "../../errors.js";
 import { isInside } from "../../gate/path-check.js";
 import type { SandboxKind, SandboxPolicy } from "./sandbox-policy.js";
 
-/** One path as the sandbox sees it. */
+/**
+ * One path as the sandbox sees it: every symlink resolved (mounts act on places, not names), whether its last component is
+ * a symlink (the name could be replaced whatever is mounted on the target), and its hard links (other names a mount does not hide).
+ */
 export interface PathInfo {
-  /** The path with every symlink resolved: mounts act on places, not names. */
   real: string;
   type: "dir" | "file" | "other";
-  /** Whether the last component itself is a symlink (its name could be replaced, whatever is mounted on its target). */
   symlink: boolean;
-  /** Hard links of a file: more than one and the others are names a mount does not hide. */
   links: number;
 }
 
-/** The file-system reads resolution makes, injected so a test can show any layout. */
+/** The file-system reads resolution makes, injected so a test can show any layout: a path (null when missing), and a folder's files with other names. */
 export interface PathInspector {
-  /** Null when the path does not exist (or a symlink on it leads nowhere). */
   inspect(path: string): PathInfo | null;
-  /** Files under a folder (two levels, a bounded number) with more than one hard link. */
   linkedFiles(dir: string): string[];
 }
 
 /** Files looked at per masked folder for other names: credential stores are small; a large one is not walked whole. */
 const LINK_SCAN_LIMIT = 500;
 
-/** The Node inspector. */
+/** The Node inspector; `linkedFiles` looks two levels down. */
 export const nodePathInspector: PathInspector = {
   inspect(path) {
     try {
@@ -103,10 +101,8 @@ export function resolveSandbox(policy: SandboxPolicy, inspector: PathInspector =
   const bound = [...visible, ...writable, tmpdir];
   const guard = protect(policy.readOnlyInside, writable, inspector);
   const masks = hide(policy.masked, inspector, (path) => !privateDirs.some((dir) => isInside(path, dir)) || bound.some((root) => isInside(path, root)));
-  return {
-    kind: policy.kind, cwd: policy.cwd, visible: unique(visible), writable, tmpdir, ...guard, ...masks, privateDirs,
-    network: policy.network, unixSockets: policy.unixSockets,
-  };
+  const { kind, cwd, network, unixSockets } = policy;
+  return { kind, cwd, visible: [...new Set(visible)], writable, tmpdir, ...guard, ...masks, privateDirs, network, unixSockets };
 }
 
 /**
@@ -144,20 +140,13 @@ function hide(paths: string[], inspector: PathInspector, shown: (path: string) =
   }
   const dirs = outermost([...found.values()].filter((info) => info.type === "dir").map((info) => info.real));
   const files = [...found.values()].filter((info) => info.type !== "dir" && !dirs.some((dir) => isInside(info.real, dir)));
-  const linked = [
-    ...files.filter((info) => info.type === "file" && info.links > 1).map((info) => info.real),
-    ...dirs.flatMap((dir) => inspector.linkedFiles(dir)),
-  ];
+  const linked = [...files.filter((info) => info.type === "file" && info.links > 1).map((info) => info.real), ...dirs.flatMap((dir) => inspector.linkedFiles(dir))];
   const warnings = linked.map((path) => `${path} has another name (a hard link) that the sandbox does not hide`);
   return { maskedFiles: files.map((info) => info.real).sort(), maskedDirs: dirs, warnings };
 }
 
 /** Folders with those inside another dropped, shortest first (a mount on a folder covers what is under it). */
 function outermost(dirs: string[]): string[] {
-  const sorted = unique(dirs).sort((a, b) => a.length - b.length || a.localeCompare(b));
+  const sorted = [...new Set(dirs)].sort((a, b) => a.length - b.length || a.localeCompare(b));
   return sorted.filter((dir, i) => !sorted.slice(0, i).some((outer) => isInside(dir, outer)));
-}
-
-function unique(paths: string[]): string[] {
-  return [...new Set(paths)];
 }

@@ -1,33 +1,22 @@
-// How one command is spawned: `bwrap … bash -c COMMAND` under its policy, or plain `bash -c COMMAND` where there is no sandbox.
+// How one command is spawned: `bwrap … bash -c COMMAND` under its policy (the arguments built purely, so every mount can be
+// read off a list), or plain `bash -c COMMAND` where there is no sandbox.
 import type { ChildProcess, SpawnOptions, StdioOptions } from "node:child_process";
 import type { Spawn } from "../../deps.js";
-import { bwrapArgs } from "./bwrap-args.js";
 import { unsandboxedNotice, type BwrapProbe } from "./bwrap-probe.js";
-import { nodePathInspector, resolveSandbox, type PathInspector } from "./resolve-sandbox.js";
+import { nodePathInspector, resolveSandbox, type PathInspector, type ResolvedSandbox } from "./resolve-sandbox.js";
 import type { SandboxPolicy } from "./sandbox-policy.js";
 import { unixSocketFilter } from "./unix-socket-filter.js";
 
 /** The descriptor the seccomp program is handed to bwrap on: the first after stdin, stdout and stderr. */
 const SECCOMP_FD = 3;
 
-/** What to spawn for one command. */
+/**
+ * What to spawn for one command: under bwrap, with the seccomp program to write to descriptor 3 and what this sandbox cannot
+ * promise here (for the caller to say once); or plain bash, with why there is no sandbox (null when the setting is `off`).
+ */
 export type CommandPlan =
-  | {
-      sandboxed: true;
-      file: string;
-      args: string[];
-      /** The bytes to write to descriptor 3 of the child (`spawnPlanned` does it), or null. */
-      seccomp: Uint8Array | null;
-      /** What this sandbox cannot promise here, one line each, for the caller to say once. */
-      warnings: string[];
-    }
-  | {
-      sandboxed: false;
-      file: "bash";
-      args: string[];
-      /** Why there is no sandbox, once per process (`commands run unsandboxed: ...`); null when the setting is `off`. */
-      notice: string | null;
-    };
+  | { sandboxed: true; file: string; args: string[]; seccomp: Uint8Array | null; warnings: string[] }
+  | { sandboxed: false; file: "bash"; args: string[]; notice: string | null };
 
 /**
  * The plan for `command` under `policy`: plain `bash -c command` without a policy (setting `off`) or a working bwrap.
@@ -60,4 +49,34 @@ export function spawnPlanned(spawn: Spawn, plan: CommandPlan, options: SpawnOpti
     pipe.end(seccomp);
   }
   return child;
+}
+
+/**
+ * bwrap's arguments: process rules, mounts, TMPDIR, the working folder, then `bash -c command` (one argument, never parsed).
+ * `--disable-userns` (bwrap 0.8+) keeps a user namespace, which would hand back every capability, from being made inside;
+ * `--cap-drop ALL` matters as root (`/` could be remounted); `--new-session` takes the terminal away (no TIOCSTI).
+ */
+export function bwrapArgs(sandbox: ResolvedSandbox, command: string, features: { disableUserns: boolean; seccompFd: number | null }): string[] {
+  return [
+    ...["--die-with-parent", "--new-session", "--unshare-all", "--unshare-user", ...(features.disableUserns ? ["--disable-userns"] : [])],
+    ...(sandbox.network ? ["--share-net"] : []),
+    ...["--cap-drop", "ALL", ...(features.seccompFd === null ? [] : ["--seccomp", String(features.seccompFd)])],
+    ...mountArgs(sandbox),
+    ...["--setenv", "TMPDIR", sandbox.tmpdir, "--chdir", sandbox.cwd, "bash", "-c", command],
+  ];
+}
+
+/** The mounts in order, a later one covering an earlier: the system read-only, then what each field says, the masks last. */
+function mountArgs(sandbox: ResolvedSandbox): string[] {
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  for (const dir of sandbox.privateDirs) args.push("--tmpfs", dir);
+  for (const dir of sandbox.visible) args.push("--ro-bind", dir, dir);
+  for (const dir of sandbox.writable) args.push("--bind", dir, dir);
+  args.push("--bind", sandbox.tmpdir, sandbox.tmpdir);
+  for (const dir of sandbox.pinned) args.push("--bind", dir, dir);
+  for (const path of sandbox.readOnly) args.push("--ro-bind", path, path);
+  // /dev/null itself, with its device: reads are empty and writes vanish (a plain bind would be nodev and refuse reads).
+  for (const file of sandbox.maskedFiles) args.push("--dev-bind", "/dev/null", file);
+  for (const dir of sandbox.maskedDirs) args.push("--tmpfs", dir, "--remount-ro", dir);
+  return args;
 }

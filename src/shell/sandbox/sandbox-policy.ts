@@ -1,5 +1,7 @@
-// What one sandboxed command may touch: the policy's shape and the three policies the gate's verdicts map to.
-import { gitProtectedPaths, homeSecretPaths, shellStartupPaths, systemSecretPaths, type ListDir } from "./secret-locations.js";
+// What one sandboxed command may touch: the policy's shape, the three policies the gate's verdicts map to, and where secrets
+// and start-up scripts live outside a project.
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 
 /** `read-only`: what the gate proved read-only; `confined`: what `auto` runs unasked (writing only the working folder, offline); `approved`. */
 export type SandboxKind = "read-only" | "confined" | "approved";
@@ -40,7 +42,8 @@ export interface PolicyPlace {
   configFiles?: string[];
   /** The project's secret files, found by name or content by the caller. */
   projectSecrets?: string[];
-  listDir?: ListDir;
+  /** Lists a folder's names (the SSH host keys); by default [] for a folder that cannot be read. */
+  listDir?: (dir: string) => string[];
 }
 
 /**
@@ -54,11 +57,51 @@ export function policyFor(kind: SandboxKind, place: PolicyPlace): SandboxPolicy 
   const base = { kind, cwd: place.cwd, tmpdir: place.tmpdir, ...(place.workspace === undefined ? {} : { workspace: place.workspace }) };
   if (kind === "approved") {
     const writableRoots = place.workspace === undefined ? [place.cwd] : [place.cwd, place.workspace];
-    const guarded = place.setting === "auto" ? [...gitProtectedPaths(writableRoots), ...shellStartupPaths(place.home)] : [];
+    const guarded = place.setting === "auto" ? runsLater(writableRoots, place.home) : [];
     return { ...base, writableRoots, readOnlyInside: [...guarded, ...config], masked: system, network: place.network, unixSockets: true };
   }
   const masked = [...homeSecretPaths(place.home), ...system, ...(place.projectSecrets ?? [])];
   const writableRoots = kind === "confined" ? [place.cwd] : [];
-  const readOnlyInside = kind === "confined" ? [...gitProtectedPaths(writableRoots), ...shellStartupPaths(place.home), ...config] : [];
+  const readOnlyInside = kind === "confined" ? [...runsLater(writableRoots, place.home), ...config] : [];
   return { ...base, writableRoots, readOnlyInside, masked, network: false, unixSockets: false };
+}
+
+/** Credential folders and files of a home; histories too, since commands typed by hand carry tokens (`curl -H "Authorization: ..."`). */
+const HOME_SECRETS = [
+  ".ssh", ".aws", ".azure", ".gnupg", ".password-store", ".kube", ".docker", ".config/gh", ".config/gcloud", ".netrc", "_netrc", ".git-credentials", ".npmrc",
+  ".pypirc", ".pgpass", ".vault-token", ".claude.json", ".bash_history", ".zsh_history", ".histfile", ".sh_history", ".python_history", ".psql_history",
+  ".mysql_history", ".node_repl_history", ".sqlite_history", ".lesshst", ".local/share/fish/fish_history",
+];
+
+/** Shell start-up files: a command that wrote them would run its code in every later shell. */
+const HOME_STARTUP = [
+  ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".kshrc", ".cshrc", ".tcshrc",
+  ".mkshrc", ".inputrc", ".config/fish",
+];
+
+/** Secrets the system hands to services and containers. */
+const SYSTEM_SECRETS = ["/run/secrets", "/var/run/secrets", "/etc/shadow", "/etc/gshadow"];
+
+/** The home's secret locations as absolute paths, whether or not they exist (the sandbox skips missing ones). */
+export function homeSecretPaths(home: string): string[] {
+  return HOME_SECRETS.map((name) => join(home, name));
+}
+
+/** The system's secret locations: service secrets and the SSH host keys, listed now (a mount needs a name, not a pattern). */
+export function systemSecretPaths(listDir: (dir: string) => string[] = listOrNothing): string[] {
+  const hostKeys = listDir("/etc/ssh").filter((name) => /^ssh_host_.+_key$/.test(name)).sort().map((name) => join("/etc/ssh", name));
+  return [...SYSTEM_SECRETS, ...hostKeys];
+}
+
+/** What runs code in later commands, so it stays read-only: git hooks and config of the writable folders (hooks, `core.fsmonitor`), shell start-up files. */
+function runsLater(roots: readonly string[], home: string): string[] {
+  return [...roots.flatMap((root) => [join(root, ".git", "hooks"), join(root, ".git", "config")]), ...HOME_STARTUP.map((name) => join(home, name))];
+}
+
+function listOrNothing(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }

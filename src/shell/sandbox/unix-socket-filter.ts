@@ -2,21 +2,10 @@
 // Neither a read-only mount nor a network namespace stops connect() on a visible socket file (docker, D-Bus, ssh-agent);
 // socketpair() stays allowed: pipes between a program's own processes are built on it and reach no one else.
 
-/** classic BPF opcodes (linux/filter.h) */
-const LD_W_ABS = 0x20;
-const JEQ_K = 0x15;
-const JGE_K = 0x35;
-const RET_K = 0x06;
-
-const RET_ALLOW = 0x7fff0000;
-const EPERM = 1;
-const RET_EPERM = 0x00050000 | EPERM;
-const AF_UNIX = 1;
-
-/** Offsets in struct seccomp_data: nr, arch, then args[0] (its low 32 bits on little-endian machines). */
-const NR = 0;
-const ARCH = 4;
-const ARG0_LOW = 16;
+/** classic BPF opcodes (linux/filter.h), seccomp returns, and offsets in struct seccomp_data (args[0]'s low half on little-endian). */
+const [LD_W_ABS, JEQ_K, JGE_K, RET_K] = [0x20, 0x15, 0x35, 0x06];
+const [RET_ALLOW, RET_EPERM, AF_UNIX] = [0x7fff0000, 0x00050000 | 1, 1];
+const [NR, ARCH, ARG0_LOW] = [0, 4, 16];
 
 /** The syscall numbers that matter, for a native ABI and the 32-bit one the same kernel also accepts. */
 interface AbiNumbers {
