@@ -11,17 +11,22 @@ import { spawnPlanned, type CommandPlan } from "./sandbox/sandbox-command.js";
 /** After the shell exits, how long to wait for pipes held open by background children before killing them. */
 const PIPE_GRACE_MS = 250;
 
-/** The bounds of one command: head and tail kept of each stream, data memory per process, output past which it is killed. */
+/**
+ * The bounds of one command: head and tail kept of each stream, data memory per process, output past which it is killed;
+ * with `leaveNothingRunning`, what is still running of its group once the shell has ended is killed.
+ */
 export interface ProcessLimits {
   timeoutMs: number;
   captureBytes: number;
   memoryBytes: number;
   outputBytes: number;
-  /** Once the shell has ended, kill what is still running of its group (`straysKilled`). */
   leaveNothingRunning?: boolean;
 }
 
-/** How a command ended, with what it printed. */
+/**
+ * How a command ended, with what it printed; what was killed: for too much output (`outputLimited`), background processes
+ * holding the pipes after the shell exited (`leftoversKilled`), what `leaveNothingRunning` found running (`straysKilled`).
+ */
 export interface ProcessResult {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
@@ -29,11 +34,8 @@ export interface ProcessResult {
   stderr: OutputCapture;
   timedOut: boolean;
   aborted: boolean;
-  /** The output passed `outputBytes` and the group was killed. */
   outputLimited: boolean;
-  /** Background processes still holding the output pipes after the shell exited were killed. */
   leftoversKilled: boolean;
-  /** With `leaveNothingRunning`: processes still running in the group once the shell had ended were killed. */
   straysKilled: boolean;
 }
 
@@ -84,15 +86,15 @@ function watch(
     killGroup(child);
   };
   signal.addEventListener("abort", onAbort, { once: true });
-  const cleanUp = (): void => {
+  const settle = (): boolean => {
+    if (settled) return false;
     clearTimeout(timer);
     clearTimeout(grace);
     signal.removeEventListener("abort", onAbort);
+    return (settled = true);
   };
   const finish = (): void => {
-    if (settled) return;
-    settled = true;
-    cleanUp();
+    if (!settle()) return;
     if (!limits.leaveNothingRunning || child.pid === undefined) return resolve(result);
     void killStrays(child.pid).then((killed) => {
       result.straysKilled = killed;
@@ -100,10 +102,7 @@ function watch(
     });
   };
   child.once("error", (error) => {
-    if (settled) return;
-    settled = true;
-    cleanUp();
-    reject(new ToolError(`could not start the command: ${error.message}`));
+    if (settle()) reject(new ToolError(`could not start the command: ${error.message}`));
   });
   child.once("exit", (code, exitSignal) => {
     result.exitCode = code;
@@ -165,23 +164,18 @@ function isRunningIn(pid: number, pgid: number): boolean {
   return Number(group) === pgid && state !== "Z" && state !== "X";
 }
 
-/** Holds the first and last `limit` bytes of a stream, whatever its length, plus the total count. */
+/** Holds the first and last `limit` bytes of a stream, whatever its length, and how many bytes it has seen. */
 export class OutputCapture {
+  totalBytes = 0;
   private readonly head: Buffer[] = [];
   private headBytes = 0;
   private readonly tail: Buffer[] = [];
   private tailBytes = 0;
-  private total = 0;
 
   constructor(private readonly limit: number) {}
 
-  /** Bytes seen so far. */
-  get totalBytes(): number {
-    return this.total;
-  }
-
   push(chunk: Buffer): void {
-    this.total += chunk.length;
+    this.totalBytes += chunk.length;
     if (this.headBytes < this.limit) {
       const part = chunk.subarray(0, this.limit - this.headBytes);
       this.head.push(part);
@@ -197,12 +191,12 @@ export class OutputCapture {
   /** The text within `budget` bytes (at most the limit): all of it, or the first and last halves around a marker of what was cut. */
   render(budget: number): string {
     const allowed = Math.min(budget, this.limit);
-    if (this.total <= allowed) return Buffer.concat(this.head).subarray(0, this.total).toString("utf8");
+    if (this.totalBytes <= allowed) return Buffer.concat(this.head).subarray(0, this.totalBytes).toString("utf8");
     const half = Math.floor(allowed / 2);
     const first = Buffer.concat(this.head).subarray(0, half);
     const tail = Buffer.concat(this.tail);
     const last = tail.subarray(Math.max(0, tail.length - half));
-    const cut = this.total - first.length - last.length;
+    const cut = this.totalBytes - first.length - last.length;
     return `${first.toString("utf8")}\n\n[... ${cut} bytes cut from the middle of this output ...]\n\n${last.toString("utf8")}`;
   }
 }

@@ -29,9 +29,8 @@ export function commandReads(program: string, rule: ProgramRule, parsed: ParsedA
     ...globValues.map((word) => [word, true, false] as const),
   ];
   for (const [word, content, opened] of judged) {
-    const verdict = judgeWord(word, content ? "content" : "name", scope, program, opened);
-    if (verdict.reason !== null) return `${program} ${verdict.reason}`;
-    plan.reads.push(...verdict.reads);
+    const why = judgeWord(word, content ? "content" : "name", scope, program, plan.reads, opened);
+    if (why !== null) return `${program} ${why}`;
   }
   for (const root of treeRoots(program, parsed, args)) {
     const why = judgeRoot(root, scope, program, plan);

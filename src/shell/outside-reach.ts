@@ -1,8 +1,8 @@
 // Whether a command plainly needs what a confined sandbox withholds, the network or a write outside the working folder: then auto still asks.
-import { isAbsolute, resolve } from "node:path";
 import type { CommandPlace } from "../gate/context.js";
 import { isInside } from "../gate/path-check.js";
 import { NETWORK_PROGRAMS } from "./command-families.js";
+import { resolveWord } from "./path-resolve.js";
 import { parseShellSync } from "./shell-parse.js";
 
 /** Programs whose work is the network, another host, or another user. */
@@ -42,7 +42,7 @@ export function outsideReach(command: string, place: CommandPlace): string | nul
     for (const redirect of simple.redirects) {
       const target = redirect.target?.value;
       if (target === undefined || !/>/.test(redirect.op) || HARMLESS_TARGETS.has(target)) continue;
-      if (target.startsWith("~") || (isAbsolute(target) && !isInside(resolve(target), place.cwd))) return `it writes ${target}, outside the working folder`;
+      if (target.startsWith("~") || resolveWord(target, [place.cwd], place.home).some((path) => !isInside(path, place.cwd))) return `it writes ${target}, outside the working folder`;
     }
   }
   return null;

@@ -52,11 +52,6 @@ function resolveFrom(value: string, base: Base, home: string | undefined): strin
   return opaque("", base === "" ? value : `${base}/${value}`);
 }
 
-/** Whether a path climbs with `..` anywhere, where the kernel may leave the folder the name suggests (after a link). */
-export function climbs(path: string): boolean {
-  return /(^|\/)\.\.(\/|$)/.test(path);
-}
-
 /**
  * The absolute paths `value` names from `bases` as the kernel opens them, not normalised, when they climb: the kernel
  * applies each `..` after resolving the links before it (`link/..` is the parent of the link's target). The disk pass
@@ -66,7 +61,7 @@ export function physicalWords(value: string, bases: readonly Base[], home: strin
   const out = new Set<string>();
   for (const base of bases) {
     const raw = rawJoin(value, base, home);
-    if (raw !== null && climbs(raw)) out.add(raw);
+    if (raw !== null && /(^|\/)\.\.(\/|$)/.test(raw)) out.add(raw);
   }
   return [...out];
 }

@@ -124,10 +124,8 @@ function redirectReason(redirect: ShellRedirect, scope: WordScope, plan?: ReadPl
     return target.value === "/dev/null" && !target.glob ? null : `writes to ${target.value} (${op})`;
   }
   if (op === "<") {
-    const judged = judgeWord(target, "content", scope, "<");
-    if (judged.reason !== null) return `an input redirection ${judged.reason}`;
-    plan?.reads.push(...judged.reads);
-    return null;
+    const why = judgeWord(target, "content", scope, "<", plan?.reads ?? []);
+    return why === null ? null : `an input redirection ${why}`;
   }
   return `the redirection ${op} is not on the read-only list`;
 }

@@ -25,18 +25,17 @@ export function wordVariants(word: ShellWord): { values: Array<{ value: string; 
 }
 
 /**
- * Why reading `word` may expose a secret, read /proc or a device, or blow up; with the absolute paths it names when
- * `opened` (an operand or a file option's value, not an option). Literal paths are judged for every role (`du
- * --files0-from=/proc/1/environ` prints what it reads), wildcards only for content (`ls *` shows names alone).
+ * Why reading `word` may expose a secret, read /proc or a device, or blow up; else null, with the absolute paths it names
+ * added to `reads` when `opened` (an operand or a file option's value, not an option). Literal paths are judged for every
+ * role (`du --files0-from=/proc/1/environ` prints what it reads), wildcards only for content (`ls *` shows names alone).
  */
-export function judgeWord(word: ShellWord, role: WordRole, scope: WordScope, program: string, opened = true): { reason: string | null; reads: PlannedRead[] } {
+export function judgeWord(word: ShellWord, role: WordRole, scope: WordScope, program: string, reads: PlannedRead[], opened = true): string | null {
   // A `<( )` pipe, whose commands were judged on their own; written by hand it names a descriptor no child has open.
-  if (word.dynamic === true || (!word.glob && word.value === PROCESS_SUBSTITUTION_PATH)) return { reason: null, reads: [] };
+  if (word.dynamic === true || (!word.glob && word.value === PROCESS_SUBSTITUTION_PATH)) return null;
   const asWritten = writtenReason(word, role);
-  if (asWritten !== null) return { reason: asWritten, reads: [] };
+  if (asWritten !== null) return asWritten;
   const variants = wordVariants(word);
-  if ("reason" in variants) return { reason: variants.reason, reads: [] };
-  const reads: PlannedRead[] = [];
+  if ("reason" in variants) return variants.reason;
   for (const { value, glob } of variants.values) {
     // Options are judged by name only; the files options read arrive as words of their own.
     const planned = opened ? value : null;
@@ -44,12 +43,12 @@ export function judgeWord(word: ShellWord, role: WordRole, scope: WordScope, pro
       const physical = glob || piece !== planned ? [] : physicalWords(piece, scope.bases, scope.context.home);
       for (const path of resolveWord(piece, scope.bases, scope.context.home)) {
         const reason = glob ? globPathReason(path, role, scope.context) : literalPathReason(path, scope.context);
-        if (reason !== null) return { reason, reads: [] };
+        if (reason !== null) return reason;
         if (piece === planned && path.startsWith("/")) reads.push({ path, glob, kind: role, program, ...(physical.length > 0 ? { physical } : {}) });
       }
     }
   }
-  return { reason: null, reads };
+  return null;
 }
 
 /** The word judged as written, before any resolution (`.ssh/../x` names `.ssh`). */
