@@ -2,34 +2,29 @@
 import type { ShellWord } from "./shell-words.js";
 
 /**
- * The options one program (or git subcommand) may take while staying read-only. Long names without `--`: `"name"` takes
- * no value, `"name="` needs one (`--name=v`, `--name v`), `"name[=]"` an optional attached one. Exact names only: an
- * abbreviation (`sort --out=f`) never matches, so it is refused.
+ * The options one program (or git subcommand) may take while staying read-only: letters without a value (`#` admits
+ * digits: `head -5`), with one attached or next (`-n5`), with an optional attached one (`-M50%`); long names without `--`:
+ * `"name"`, `"name="` (`--name=v`, `--name v`), `"name[=]"` (optional, attached), pairs (`--arg name value`). Exact names
+ * only: an abbreviation (`sort --out=f`) never matches. `anyFlags`: every flag passes (programs audited to have none that
+ * writes, runs or blocks); `deny` refuses with a reason, before anything else.
  */
 export interface ArgSpec {
-  /** Single-letter flags without a value; `#` admits digits (`head -5`). */
   short?: string;
-  /** Single-letter flags whose value is attached (`-n5`) or the next word. */
   shortValue?: string;
-  /** Single-letter flags with an optional attached value (`git diff -M50%`). */
   shortOptional?: string;
   long?: readonly string[];
-  /** Long flags taking two values (`jq --arg name value`). */
   longPair?: readonly string[];
-  /** Every flag passes except those in `deny`: only for programs audited to have no flag that writes, runs or blocks. */
   anyFlags?: boolean;
-  /** Flags refused with a reason (`"-o": "writes its output to a file"`), checked before anything else. */
   deny?: Readonly<Record<string, string>>;
   maxPositionals?: number;
 }
 
-/** A flag as given (`-n`, `--lines`) with its value, if any. */
+/** A flag as given (`-n`, `--lines`) with its value, if any; the arguments of a command as its spec reads them. */
 export interface ParsedFlag {
   name: string;
   value: ShellWord | null;
 }
 
-/** The arguments of a command as its spec reads them. */
 export interface ParsedArgs {
   flags: ParsedFlag[];
   positionals: ShellWord[];
@@ -77,7 +72,7 @@ function checkPositionals(args: ParsedArgs, spec: ArgSpec, fail: (reason: string
   return { ok: true, args };
 }
 
-/** Returns how many following words the flag consumed, or why it is refused. */
+/** How many following words the flag consumed, or why it is refused. */
 function parseLong(word: ShellWord, next: ShellWord | undefined, after: ShellWord | undefined, spec: ArgSpec, args: ParsedArgs): number | string {
   const eq = word.value.indexOf("=");
   const name = eq === -1 ? word.value : word.value.slice(0, eq);
@@ -97,7 +92,6 @@ function parseLong(word: ShellWord, next: ShellWord | undefined, after: ShellWor
   return 0;
 }
 
-/** A flag whose value is the next word: one word consumed, or why it is refused. */
 function takeNext(name: string, next: ShellWord | undefined, args: ParsedArgs): number | string {
   if (next === undefined) return `\`${name}\` needs a value`;
   if (mayExpandToOption(next)) return `the value of \`${name}\` starts with a wildcard`;
@@ -125,7 +119,6 @@ function longKind(name: string, spec: ArgSpec): LongKind | undefined {
   return undefined;
 }
 
-/** A cluster such as `-rn`, `-n5`, `-k2,2` or `-e PATTERN`. */
 function parseShort(word: ShellWord, next: ShellWord | undefined, spec: ArgSpec, args: ParsedArgs): number | string {
   const letters = word.value.slice(1);
   for (let j = 0; j < letters.length; j++) {
@@ -186,7 +179,6 @@ export function optionValues(words: readonly ShellWord[], names: readonly string
 
 const LONG_NAMES = new WeakMap<ArgSpec, ReadonlySet<string>>();
 
-/** The long options a spec lists, as written on the command line (`--lines`), computed once per spec. */
 function longNames(spec: ArgSpec | undefined): ReadonlySet<string> {
   if (spec === undefined) return new Set();
   let names = LONG_NAMES.get(spec);

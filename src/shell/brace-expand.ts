@@ -3,7 +3,6 @@
 /** Words one brace expansion may produce before the gate stops expanding and calls the word unsafe. */
 export const MAX_BRACE_WORDS = 4096;
 
-/** A brace expression found in a word: the text before it, its alternatives (unexpanded) or sequence, and the rest. */
 interface BraceSplit {
   pre: string;
   alternatives: string[] | null;
@@ -84,7 +83,7 @@ function splitTopLevel(inner: string): string[] {
 const INT_SEQUENCE = /^([-+]?[0-9]+)\.\.([-+]?[0-9]+)(?:\.\.([-+]?[0-9]+))?$/;
 const CHAR_SEQUENCE = /^([^0-9])\.\.([^0-9])(?:\.\.([-+]?[0-9]+))?$/su;
 
-/** `{1..10}`, `{01..3}`, `{z..a..2}`: the words (only when few enough to list) and how many there are. */
+/** `{1..10}`, `{01..3}`, `{z..a..2}`: the words (when few enough to list) and how many. */
 function parseSequence(inner: string): { sequence: string[] | null; sequenceLength: number } | null {
   const ints = INT_SEQUENCE.exec(inner);
   const match = ints ?? CHAR_SEQUENCE.exec(inner);

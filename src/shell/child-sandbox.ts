@@ -16,7 +16,7 @@ export function sandboxSupport(): SandboxSupport {
   return probed;
 }
 
-/** The probe's answer if it has run in this process, without running it. */
+/** The probe's answer if it has run in this process. */
 export function probedSandboxSupport(): SandboxSupport | undefined {
   return probed;
 }
@@ -43,10 +43,7 @@ const HIDDEN_FOLDERS = ["OLDPWD", "CDPATH"];
 /** What a command that never names sed or awk gets: both refuse, as where the machine has no sandbox mode. */
 const NOT_NAMED: SandboxSupport = { sed: false, awk: false };
 
-/**
- * A copy of `env` that gives git `entries` as command-line configuration: the scope that outranks every file, and one git
- * reads `safe.bareRepository` from. The user's own pairs are kept, ours after them (so ours win); a bad count is replaced.
- */
+/** `env` giving git `entries` as command-line configuration (outranking every file), after the user's own pairs so ours win. */
 function withGitConfig(env: Env, entries: GitConfig): Env {
   const out: Env = { ...env };
   const raw = env["GIT_CONFIG_COUNT"]?.trim();
@@ -64,18 +61,14 @@ export function readOnlyGitEnv(env: Env, config: GitConfig = READ_ONLY_GIT_CONFI
   return { ...withGitConfig(env, config), GIT_OPTIONAL_LOCKS: "0", GIT_NO_LAZY_FETCH: "1", GIT_PAGER: "cat" };
 }
 
-/**
- * The sandbox support a read-only child needs. The gate probes when it judges a sed or awk however spelled (`s\ed`), so
- * a probe already run answers; else a command whose text names them is probed now, and any other gets refusing functions.
- */
+/** The support a read-only child needs: the probe's if the gate ran it (judging a sed however spelled), or now if the text names them. */
 export function sandboxSupportFor(command: string): SandboxSupport {
   return probedSandboxSupport() ?? (/sed|awk/.test(command) ? sandboxSupport() : NOT_NAMED);
 }
 
 /**
- * The environment of a run_command child, from the scrubbed `env`. When `readOnly` (run unasked as provably read-only),
- * bash also imports functions that run `sed --sandbox` and `awk --sandbox` (or refuse where there is none) and a `git`
- * that never runs external diff or textconv programs: functions, so `\sed`, `'sed'` and `$(sed ...)` are covered too.
+ * The environment of a run_command child, from the scrubbed `env`. When `readOnly`, bash imports functions running sed and
+ * awk with `--sandbox` (refusing without one) and a `git` that runs no external diff or textconv: `\sed` and `$(sed)` too.
  */
 export function sandboxEnv(env: Env, readOnly: boolean, support: SandboxSupport): Env {
   const out = readOnly ? readOnlyGitEnv(env) : withGitConfig(env, EVERY_CHILD_GIT_CONFIG);
@@ -95,11 +88,7 @@ function sandboxedFunction(program: string, supported: boolean): string {
   return `() { echo "miniclaw: ${program} runs unasked only in its --sandbox mode, which this machine lacks or this command did not name it for; the user must approve the command" >&2; return 126; }`;
 }
 
-/**
- * `git` for read-only commands: diff-like subcommands get `--no-ext-diff --no-textconv` (`blame` `--no-textconv`) right
- * after the subcommand; `--ext-diff`, `--textconv`, `-c`, `--config-env` and `--exec-path=` make it refuse. Global options
- * with a value are skipped whole, so the subcommand is still found.
- */
+/** Diff-like subcommands get `--no-ext-diff --no-textconv`; `--ext-diff`, `--textconv`, `-c`, `--config-env`, `--exec-path=` refuse. */
 const GIT_READ_ONLY_FUNCTION = `() {
   local -a pre=()
   local a

@@ -58,9 +58,8 @@ export function familyReason(program: string): string {
 }
 
 /**
- * Program → the one-word arguments that only print its version. Left out: `go` and `rustc`/`cargo` (a
- * go.mod or rust-toolchain.toml can make them download and run another toolchain), `yarn`/`pnpm`
- * (corepack downloads the pinned version), `ruby -v`/`php -v` (they go on to run stdin), project scripts.
+ * Program → the arguments that only print its version. Left out: go, rustc and cargo (go.mod or rust-toolchain.toml can
+ * fetch and run another toolchain), yarn and pnpm (corepack fetches one), `ruby -v` and `php -v` (they then run stdin).
  */
 const VERSION_FLAGS: ReadonlyArray<readonly [programs: readonly string[], flags: readonly string[]]> = [
   [["python", "python3"], ["--version", "-V"]],
@@ -72,7 +71,7 @@ const VERSION_FLAGS: ReadonlyArray<readonly [programs: readonly string[], flags:
   [["ruby", "deno", "bun", "docker", "bash"], ["--version"]],
 ];
 
-/** One rule per program of VERSION_FLAGS: the version query is safe, anything else keeps its family's reason. */
+/** The version query is safe, anything else keeps its family's reason. */
 export const VERSION_RULES: ReadonlyArray<readonly [string, ProgramRule]> = VERSION_FLAGS.flatMap(([programs, flags]) =>
   programs.map((program): readonly [string, ProgramRule] => [
     program,

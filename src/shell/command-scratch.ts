@@ -9,15 +9,12 @@ const MAX_SPARE = 2;
 /** How long kept folders outlive the last command: quick rounds reuse them, and a process killed outright after a pause leaves none. */
 const SPARE_IDLE_MS = 2_000;
 
-/** Folders of commands that have ended, each left empty, by the folder they were made in. */
+/** Folders of ended commands, left empty, by the folder they were made in. */
 const spare = new Map<string, string[]>();
 let removedAtExit = false;
 let idleTimer: NodeJS.Timeout | undefined;
 
-/**
- * A folder of its own for one command under `parent`: one kept from an earlier command when it is still a folder of this
- * user's that nobody else can enter, else a new one. Throws ToolError when none can be made there.
- */
+/** A folder of its own for one command under `parent`: a kept one still this user's alone, or a new one. Throws ToolError when none can be made. */
 export function takeScratch(parent: string): string {
   const kept = spare.get(parent);
   // One no longer ours is forgotten, not removed: what is at that name now may be someone else's.
@@ -46,7 +43,7 @@ export async function returnScratch(parent: string, dir: string, keep: boolean):
   await removeQuietly(dir);
 }
 
-/** A folder that cannot be removed (a process just killed still creating a file in it) is left to the system's cleaning. */
+/** One that cannot be removed (a process just killed still writing in it) is left to the system's cleaning. */
 async function removeQuietly(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true, maxRetries: 2 }).catch(() => undefined);
 }
@@ -70,14 +67,13 @@ function isEmpty(dir: string): boolean {
   }
 }
 
-/** After a pause and at exit, the kept folders go (empty, unless something wrote there since). */
 function removeSpare(): void {
   for (const dirs of spare.values()) {
     for (const dir of dirs.splice(0)) {
       try {
         if (isOwnFolder(dir)) rmSync(dir, { recursive: true, force: true });
       } catch {
-        // Already gone, or the system's cleaning of its temporary folder will take it.
+        // Already gone, or the system's cleaning will take it.
       }
     }
   }

@@ -10,12 +10,9 @@ import { isProcessSecretPath, placeReason, walkNameReason } from "../gate/secret
 import { literalPathReason } from "./word-reads.js";
 
 /**
- * Why a command the pure pass judged safe is not, once the disk is looked at; empty when it is. Called after a safe
- * verdict, it only adds reasons. Each path read is judged again by its real path (`notes.txt` → `~/.ssh/id_rsa`);
- * wildcards are expanded and folders a content reader walks are searched (bounded: past the bound, not safe); every
- * file whose content is read is judged by its first KB too (keys, tokens, credential URLs); git patches are not safe
- * where the history ever held a secret-named file, nor `git remote` where a configuration holds a URL with credentials.
- * `context.cwd` is the real working folder. A path that does not exist is fine.
+ * Why a command the pure pass judged safe is not, once the disk is looked at (`context.cwd` real); only ever adds reasons.
+ * Each path read is judged by its real path and, when its content is read, by its first KB; wildcards are expanded and
+ * walked folders searched, within bounds; git's patches and remotes as `git-secrets.ts` says. A missing path is fine.
  */
 export async function diskReasons(plan: ReadPlan, context: { cwd: string; home?: string }): Promise<string[]> {
   const budget: Budget = { left: MAX_WALK_ENTRIES, contentLeft: MAX_CONTENT_CHECKS };
@@ -29,7 +26,7 @@ export async function diskReasons(plan: ReadPlan, context: { cwd: string; home?:
     if (why !== null) reasons.push(why);
   }
   for (const dir of gitRemoteDirs(plan)) {
-    const why = remoteCredentialsReason(dir, context.home);
+    const why = await remoteCredentialsReason(dir, context.home);
     if (why !== null) reasons.push(why);
   }
   for (const dir of new Set(plan.gitContentDirs)) {
@@ -57,7 +54,7 @@ async function readReason(read: PlannedRead, context: PathContext, budget: Budge
   return null;
 }
 
-/** One existing path, by its real location; `fromGlob`: names met by a wildcard for a names-only program are not judged. */
+/** One existing path, by its real location; a wildcard's matches for a names-only program are judged by place only. */
 async function realPathReason(read: PlannedRead, path: string, fromGlob: boolean, judged: PathContext, budget: Budget): Promise<string | null> {
   const real = await realpath(path).catch(() => null);
   if (real === null) return null;
@@ -89,7 +86,7 @@ async function realPathReason(read: PlannedRead, path: string, fromGlob: boolean
   }
 }
 
-/** The content check of a file about to be read, within the budget; a file the gate cannot open, the command cannot either. */
+/** Within the budget; a file the gate cannot open, the command cannot either. */
 function contentReason(path: string, budget: Budget): string | null {
   // git's objects are compressed: no shape shows through, and a walk of a repository would spend the budget on them.
   if (budget.contentLeft <= 0 || /\/\.git\/objects\//i.test(path)) return null;
@@ -101,7 +98,7 @@ function contentReason(path: string, budget: Budget): string | null {
   }
 }
 
-/** The folders a `git remote` runs in: git's words reach the plan as reads from each folder (`git remote -v` in `/r` reads `/r/remote`). */
+/** Where a `git remote` runs: git's words reach the plan as reads (`git remote -v` in `/r` reads `/r/remote`). */
 function gitRemoteDirs(plan: ReadPlan): Set<string> {
   return new Set(plan.reads.filter((r) => r.program === "git" && !r.glob && basename(r.path) === "remote").map((r) => dirname(r.path)));
 }

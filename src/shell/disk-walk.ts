@@ -11,7 +11,7 @@ export const MAX_WALK_ENTRIES = 20_000;
 /** Files whose first KB the gate reads for secrets, for one command; past it, by name only (what they print is still redacted). */
 export const MAX_CONTENT_CHECKS = 2_000;
 
-/** Countdowns shared by every look at the disk for one command: entries listed, and files whose content is checked. */
+/** Countdowns shared by every look at the disk for one command. */
 export interface Budget {
   left: number;
   contentLeft: number;
@@ -41,13 +41,11 @@ export async function expandGlob(pattern: string, budget: Budget): Promise<strin
   return current;
 }
 
-/** Judges what a walk met: its path, its real path (other when reached through a symlink) and whether it is a folder. */
 type WalkVisitor = (path: string, real: string, isDir: boolean) => string | null;
 
 /**
- * Walks the folder `root` (a real path) as a recursive reader with `filters` would, judging every file it would open and
- * the target of every symlink met (followed or not: a link to a secret is a secret). Returns the first reason, "too many"
- * past the budget, or null. Unreadable folders are skipped, as the readers skip them.
+ * Walks the real folder `root` as a reader with `filters` would, judging every file it would open (with its real path) and
+ * every symlink's target, followed or not. The first reason, "too many" past the budget, or null; unreadable folders are skipped.
  */
 export async function walkTree(root: string, filters: TreeFilters, budget: Budget, judge: WalkVisitor): Promise<string | null> {
   const seen = new Set<string>([root]);
@@ -93,11 +91,7 @@ async function visit(entry: Dirent, path: string, filters: TreeFilters, judge: W
   return judge(path, path, false);
 }
 
-/**
- * True only when the reader surely does not open the file `name`. GNU grep: the last --include/--exclude that matches
- * decides; when none does, the file is read unless the first is --include. A glob not translated here matches everything
- * as an include and nothing as an exclude: a doubt means "read".
- */
+/** GNU grep: the last --include/--exclude that matches decides, else the first being --include skips; a doubt means "read". */
 function skipsFile(name: string, filters: TreeFilters): boolean {
   if (filters.skipHidden && name.startsWith(".")) return true;
   if (filters.fileFilters.length === 0) return false;
@@ -108,7 +102,6 @@ function skipsFile(name: string, filters: TreeFilters): boolean {
   return filters.fileFilters[0]?.include === true && !filters.opaqueFilters;
 }
 
-/** True only when the reader surely does not enter the folder `name`. */
 function skipsDir(name: string, filters: TreeFilters): boolean {
   if (filters.skipHidden && name.startsWith(".")) return true;
   return filters.excludeDirs.some((glob) => matches(glob, name, false));

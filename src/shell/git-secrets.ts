@@ -1,7 +1,6 @@
 // What a read-only git may print that no path shows: patches of a secret-named file its history ever held, remote URLs with credentials.
 import { execFile } from "node:child_process";
-import { statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { scanSecrets } from "../gate/redact.js";
 import { readFileHead } from "../gate/secret-content.js";
 import { walkNameReason } from "../gate/secret-paths.js";
@@ -77,15 +76,16 @@ function gitEnv(home: string | undefined): NodeJS.ProcessEnv {
 const MAX_CONFIG_BYTES = 256 * 1024;
 
 /**
- * Why `git remote` run in `dir` may print a credential: a configuration git reads there (the repository's, found as git
- * finds it from `dir` upward; the user's; `/etc/gitconfig`) holds a URL with userinfo. An unreadable file is skipped, as git skips it.
+ * Why `git remote` run in `dir` may print a credential: a configuration git reads there (its repository's and worktree's,
+ * the user's, `/etc/gitconfig`) holds a URL with userinfo. An unreadable file is skipped, as git skips it.
  */
-export function remoteCredentialsReason(dir: string, home: string | undefined): string | null {
+export async function remoteCredentialsReason(dir: string, home: string | undefined): Promise<string | null> {
+  const [own, common] = (await runGit(dir, ["rev-parse", "--absolute-git-dir", "--git-common-dir"], gitEnv(home)).catch(() => "")).split("\n");
+  const shared = own && common ? resolve(dir, common) : undefined;
+  const repository = own && shared ? [join(shared, "config"), join(own, "config.worktree"), ...(shared === own ? [] : [join(own, "config")])] : [];
   const user = home === undefined ? [] : [join(home, ".gitconfig"), join(home, ".config", "git", "config")];
-  for (const file of [...repositoryConfigs(dir), ...user, "/etc/gitconfig"]) {
-    if (holdsUrlCredentials(file)) return `git remote prints the remote URLs, and ${file} holds a URL with credentials`;
-  }
-  return null;
+  const file = [...repository, ...user, "/etc/gitconfig"].find(holdsUrlCredentials);
+  return file === undefined ? null : `git remote prints the remote URLs, and ${file} holds a URL with credentials`;
 }
 
 function holdsUrlCredentials(file: string): boolean {
@@ -94,44 +94,5 @@ function holdsUrlCredentials(file: string): boolean {
     return head !== null && scanSecrets(head.toString("utf8")).labels.includes("URL credentials");
   } catch {
     return false;
-  }
-}
-
-/** The repository configuration files git reads from `dir`: none outside a repository. */
-function repositoryConfigs(dir: string): string[] {
-  for (let current = resolve(dir); ; current = dirname(current)) {
-    const dotGit = join(current, ".git");
-    const kind = entryKind(dotGit);
-    if (kind === "dir") return [join(dotGit, "config"), join(dotGit, "config.worktree")];
-    if (kind === "file") return linkedConfigs(current, dotGit);
-    if (dirname(current) === current) return [];
-  }
-}
-
-/** A worktree's or submodule's `.git` file (`gitdir: …`): its own git folder, and the common one a `commondir` file names. */
-function linkedConfigs(worktree: string, dotGit: string): string[] {
-  const gitDir = /^gitdir: (.+)$/m.exec(readSmall(dotGit))?.[1]?.trim();
-  if (gitDir === undefined) return [];
-  const own = resolve(worktree, gitDir);
-  const common = readSmall(join(own, "commondir")).trim();
-  const shared = common === "" ? own : resolve(own, common);
-  return [join(shared, "config"), join(own, "config.worktree"), ...(shared === own ? [] : [join(own, "config")])];
-}
-
-function entryKind(path: string): "dir" | "file" | null {
-  try {
-    const info = statSync(path);
-    return info.isDirectory() ? "dir" : info.isFile() ? "file" : null;
-  } catch {
-    return null;
-  }
-}
-
-/** A small file's text, read as a regular file only (a FIFO put in its place is not waited on); empty when it cannot be. */
-function readSmall(path: string): string {
-  try {
-    return readFileHead(path, 4096)?.toString("utf8") ?? "";
-  } catch {
-    return "";
   }
 }

@@ -10,21 +10,20 @@ import { SYSTEM_RULES, testRule } from "./rules-system.js";
 import { sandboxSupport } from "./child-sandbox.js";
 import type { ShellWord } from "./shell-words.js";
 
-/** How one program is judged. A program absent from the table is never safe. */
+/**
+ * How one program is judged (one absent from the table is never safe): the options it may take, a further `check` over
+ * them and the raw words (why it is not safe, or null); `readsContent`: it prints what it reads, so wildcards are checked
+ * against secret names too; `printsArgs`: its arguments are only printed or compared (`echo`, `test -f .env`), so a computed
+ * one is harmless; options whose value is a file whose content can come out (`date -f F`), or a wildcard choosing what a
+ * recursive read opens (`grep --include=GLOB`); flags making every argument a file it prints (`tree --fromfile`).
+ */
 export interface ProgramRule {
-  /** Options it may take (deny by default). */
   spec?: ArgSpec;
-  /** Further rules over the parsed arguments (or the raw words when there is no spec); returns why it is not safe. */
   check?: (args: ParsedArgs, words: readonly ShellWord[]) => string | null;
-  /** It prints file contents, so wildcards among its arguments are checked against secret names too. */
   readsContent?: boolean;
-  /** Its arguments are only printed or compared, never opened (`echo`, `test -f .env`): a computed one is harmless. */
   printsArgs?: boolean;
-  /** Options whose value names a file whose content can come out (`date -f F`, `wc --files0-from F`): judged as content. */
   fileOptions?: readonly string[];
-  /** Options whose value is a wildcard choosing which files a recursive read opens (`grep --include=GLOB`). */
   globOptions?: readonly string[];
-  /** Flags that make every argument a file whose content is printed (`tree --fromfile F`). */
   contentModeFlags?: readonly string[];
 }
 

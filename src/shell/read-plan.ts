@@ -6,31 +6,27 @@
  */
 type ReadKind = "content" | "name" | "tree" | "listing";
 
-/** Which files a recursive reader skips by name, and whether it follows links. */
+/**
+ * Which files a recursive reader skips by name, and whether it follows links: rg's hidden files, `grep -R`/`rg -L`, grep's
+ * `--include`/`--exclude` globs in order and `--exclude-dir` globs; `opaqueFilters` (`--exclude-from`): no include relied on.
+ */
 export interface TreeFilters {
-  /** rg skips dotfiles and dot-folders. */
   skipHidden: boolean;
-  /** grep -R, rg -L: symlinks met on the way are followed. */
   followLinks: boolean;
-  /** grep's `--include`/`--exclude` globs in the order given. */
   fileFilters: ReadonlyArray<{ include: boolean; glob: string }>;
-  /** grep's `--exclude-dir` globs. */
   excludeDirs: readonly string[];
-  /** `--exclude-from` and the like: filters the gate cannot read, so no include is relied on. */
   opaqueFilters: boolean;
 }
 
 /** A walk that skips nothing and follows no link. */
 export const NO_FILTERS: TreeFilters = { skipHidden: false, followLinks: false, fileFilters: [], excludeDirs: [], opaqueFilters: false };
 
-/** One path a command may read: absolute, possibly with wildcards still to expand. */
+/** One path `program` may read: absolute, maybe with wildcards to expand, and as the kernel opens it when it climbs with `..` (`physical`). */
 export interface PlannedRead {
   path: string;
   glob: boolean;
   kind: ReadKind;
-  /** The program, for the reason shown to the user. */
   program: string;
-  /** The same path unnormalised, as the kernel opens it, when it climbs with `..` (see `physicalWords`). */
   physical?: string[];
   filters?: TreeFilters;
 }

@@ -1,20 +1,20 @@
 // Shell words from tree-sitter-bash nodes: the literal value after quoting, or a problem when the shell would expand it.
 import type { Node as SyntaxNode } from "web-tree-sitter";
 
-/** One argument as the shell will pass it, when that is knowable without running anything. */
+/**
+ * One argument as the shell will pass it: its value after quote removal (`a\ b` → `a b`, a leading `~` kept); `glob` when
+ * unquoted `* ? [ { }` or `$( )` remain (it may become other or several words); `dynamic` when part is a substitution
+ * (judged on its own), whose text `value` then shows as written.
+ */
 export interface ShellWord {
-  /** The value after quote removal (`'a;b'` → `a;b`, `a\ b` → `a b`). A leading `~` is kept as written. */
   value: string;
-  /** True when unquoted `* ? [ { }` or an unquoted `$( )` remain: the shell may expand it into other or several words. */
   glob: boolean;
-  /** True when part of it is a `$( )` or backtick substitution (judged on its own): `value` then shows it as written. */
   dynamic?: boolean;
 }
 
-/** Where the walker collects what it did not understand, and what substitutions would run. */
+/** Where the walker collects what it did not understand; `walkNested` judges the commands inside `$( )`, backticks and `<( )`. */
 export interface WordSink {
   problems: string[];
-  /** Called with the statements inside `$( )`, backticks and `<( )`, so the commands inside are judged too. */
   walkNested(node: SyntaxNode): void;
 }
 

@@ -59,27 +59,26 @@ export const nodePathInspector: PathInspector = {
   },
 };
 
-/** A policy as mounts: every path real and existing, nothing nested under what hides it. */
+/**
+ * A policy as mounts: every path real and existing, nothing nested under what hides it. `cwd` stays as given (`$PWD` says
+ * so); `visible` is bound again after /tmp and /run (`privateDirs`) are emptied; `pinned` folders, between a writable root
+ * and a read-only path, are bound onto themselves so they cannot be renamed and replaced; `unprotected` are read-only paths
+ * missing with the root itself as nearest folder; `warnings` say what cannot be hidden (a masked secret's other name).
+ */
 export interface ResolvedSandbox {
   kind: SandboxKind;
-  /** As given: the command starts there and `$PWD` says so. */
   cwd: string;
-  /** Bound read-only again after /tmp and /run are made private, so a working folder there stays visible. */
   visible: string[];
   writable: string[];
   tmpdir: string;
-  /** Folders between a writable root and a read-only path, bound onto themselves so they cannot be renamed and replaced. */
   pinned: string[];
   readOnly: string[];
   maskedFiles: string[];
   maskedDirs: string[];
-  /** Host folders replaced by empty ones: /tmp always, /run when Unix sockets are denied. */
   privateDirs: string[];
   network: boolean;
   unixSockets: boolean;
-  /** Read-only paths that could not be protected: missing, with the writable root itself as nearest folder. */
   unprotected: string[];
-  /** What the sandbox cannot hide here, one line each (a masked secret with another name). */
   warnings: string[];
 }
 

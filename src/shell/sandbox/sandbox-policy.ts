@@ -9,40 +9,36 @@ export type SandboxKind = "read-only" | "confined" | "approved";
 /** The user's setting: `off` (no sandbox), `on` (the default where bubblewrap works), `auto` (confined commands run unasked). */
 export type SandboxSetting = "off" | "on" | "auto";
 
-/** One command's sandbox, as paths; `resolveSandbox` turns it into mounts. */
+/**
+ * One command's sandbox as paths (`resolveSandbox` makes them mounts). It starts in `cwd`; it sees `workspace` even under a
+ * private /tmp or /run; it writes its own existing `tmpdir` and the `writableRoots`, except `readOnlyInside` them; it sees
+ * the `masked` paths empty (missing ones skipped); without `unixSockets` no local service (docker, D-Bus, ssh-agent) answers it.
+ */
 export interface SandboxPolicy {
   kind: SandboxKind;
-  /** Where the command starts; always visible. */
   cwd: string;
-  /** Visible even where it lies under a folder the sandbox makes private (/tmp, /run). */
   workspace?: string;
-  /** The command's own TMPDIR, an existing folder the caller made: writable under every kind. */
   tmpdir: string;
-  /** Folders the command may write besides its TMPDIR; none for `read-only`. */
   writableRoots: string[];
-  /** Kept read-only even inside a writable root: git hooks and config, configuration files, shell start-up files. */
   readOnlyInside: string[];
-  /** Hidden: a folder shows empty, a file reads as empty. Missing paths are skipped. */
   masked: string[];
   network: boolean;
-  /** Whether it may open Unix sockets; denied, no local service (docker, D-Bus, ssh-agent) answers it, and /run is private. */
   unixSockets: boolean;
 }
 
-/** Where a command runs and what the user set: what `policyFor` needs. */
+/**
+ * What `policyFor` needs: where a command runs, the setting, `sandbox.network` for approved commands, the workspace's
+ * configuration files (never writable), the project's secret files the caller found, and how to list a folder (tests).
+ */
 export interface PolicyPlace {
   cwd: string;
   workspace?: string;
   tmpdir: string;
   home: string;
   setting: "on" | "auto";
-  /** `sandbox.network` for approved commands: the user approved the command, so the default is allow. */
   network: boolean;
-  /** The workspace's configuration files (and any other the caller names): never writable from a command. */
   configFiles?: string[];
-  /** The project's secret files, found by name or content by the caller. */
   projectSecrets?: string[];
-  /** Lists a folder's names (the SSH host keys); by default [] for a folder that cannot be read. */
   listDir?: (dir: string) => string[];
 }
 
