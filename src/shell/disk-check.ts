@@ -61,29 +61,22 @@ async function realPathReason(read: PlannedRead, path: string, fromGlob: boolean
   const shown = real === path ? path : `${path} (really ${real})`;
   const say = (why: string): string =>
     why.startsWith(`reads ${real}`) ? `${read.program} reads ${shown}${why.slice(`reads ${real}`.length)}` : `${read.program} reads ${shown}, and ${why}`;
-  switch (read.kind) {
-    case "content":
-    case "name": {
-      const why = read.kind === "name" && fromGlob ? placeReason(real) : literalPathReason(real, judged);
-      if (why !== null) return say(why);
-      const inside = read.kind === "content" ? contentReason(real, budget) : null;
-      return inside === null ? null : `${read.program} reads ${shown}, and ${inside}`;
-    }
-    case "listing":
-      return real === "/" || isProcessSecretPath(real) ? `${read.program} lists ${shown}, the whole file system or /proc` : null;
-    case "tree": {
-      const why = homeReason(real, judged.home) ?? literalPathReason(real, judged);
-      if (why !== null) return say(why);
-      const found = await walkTree(real, read.filters ?? NO_FILTERS, budget, (entry, target, isDir) => {
-        // The folders above an entry were judged on the way down: its own name is what is new, unless a link leads elsewhere.
-        const byName = (names: string): string | null => walkNameReason(names, isDir);
-        const named = target === entry ? byName(basename(entry)) : (literalPathReason(target, judged, byName) ?? homeReason(target, judged.home));
-        const reason = named ?? (isDir ? null : contentReason(target, budget));
-        return reason === null ? null : `${entry}${target === entry ? "" : ` (a link to ${target})`}: ${reason}`;
-      });
-      return found === null ? null : `${read.program} reads every file under ${shown}, and ${found}`;
-    }
+  if (read.kind === "listing") return real === "/" || isProcessSecretPath(real) ? `${read.program} lists ${shown}, the whole file system or /proc` : null;
+  if (read.kind !== "tree") {
+    const why = read.kind === "name" && fromGlob ? placeReason(real) : literalPathReason(real, judged);
+    const inside = why === null && read.kind === "content" ? contentReason(real, budget) : null;
+    return why !== null ? say(why) : inside === null ? null : `${read.program} reads ${shown}, and ${inside}`;
   }
+  const why = homeReason(real, judged.home) ?? literalPathReason(real, judged);
+  if (why !== null) return say(why);
+  const found = await walkTree(real, read.filters ?? NO_FILTERS, budget, (entry, target, isDir) => {
+    // The folders above an entry were judged on the way down: its own name is what is new, unless a link leads elsewhere.
+    const byName = (names: string): string | null => walkNameReason(names, isDir);
+    const named = target === entry ? byName(basename(entry)) : (literalPathReason(target, judged, byName) ?? homeReason(target, judged.home));
+    const reason = named ?? (isDir ? null : contentReason(target, budget));
+    return reason === null ? null : `${entry}${target === entry ? "" : ` (a link to ${target})`}: ${reason}`;
+  });
+  return found === null ? null : `${read.program} reads every file under ${shown}, and ${found}`;
 }
 
 /** Within the budget; a file the gate cannot open, the command cannot either. */

@@ -176,7 +176,7 @@ export function findStartingPoints(words: readonly ShellWord[]): { points: Shell
   return { points: words.slice(start, end), end };
 }
 
-/** Why this `find ...` is not read-only; only listed tests and actions pass. */
+/** Only the listed tests and actions pass. */
 function checkFind(words: readonly ShellWord[]): string | null {
   const { points, end } = findStartingPoints(words);
   const wild = points.find(mayExpandToOption);
@@ -199,13 +199,9 @@ function checkFind(words: readonly ShellWord[]): string | null {
   return null;
 }
 
-/**
- * jq names that reach outside the input: the environment (`env`, `$ENV`, however spaced), file locations, modules.
- * Matched as whole words anywhere, strings and comments included: a false match only means asking.
- */
+/** jq names reaching outside the input (the environment however spaced, file locations, modules); matched anywhere, strings too. */
 const JQ_REFUSED = /\b(env|ENV|__loc__|input_filename|get_search_list|get_prog_origin|get_jq_origin|import|include|modulemeta)\b/i;
 
-/** Why the jq filter is not read-only: it may not read the environment or load modules. */
 function checkJqFilter(args: ParsedArgs): string | null {
   const filter = args.positionals[0];
   if (filter === undefined) return null;

@@ -17,26 +17,13 @@ const DOT: ShellWord = { value: ".", glob: false };
 /** The folders this command walks (`parsed` by its spec, `words` raw), starting at `.` when none is named; empty when it walks none. */
 export function treeRoots(program: string, parsed: ParsedArgs, words: readonly ShellWord[]): TreeRoot[] {
   const has = (...names: string[]): boolean => parsed.flags.some((f) => names.includes(f.name));
-  switch (program) {
-    case "grep":
-      return grepRoots(parsed, has);
-    case "rg":
-      return rgRoots(parsed, has);
-    case "git":
-      return gitDiffRoots(words);
-    case "diff":
-      return diffRoots(parsed);
-    case "ls":
-      return has("-R", "--recursive") ? listing(parsed.positionals) : [];
-    case "du":
-      return listing(parsed.positionals);
-    case "tree":
-      return has("--fromfile", "--fromtabfile") ? [] : listing(parsed.positionals);
-    case "find":
-      return listing(findStartingPoints(words).points, words.some((w) => w.value === "-L" || w.value === "-follow"));
-    default:
-      return DECOMPRESSORS.includes(program) && has("-r", "--recursive") ? parsed.positionals.map((word) => ({ word, kind: "tree", filters: FOLLOWING })) : [];
-  }
+  if (program === "grep") return grepRoots(parsed, has);
+  if (program === "rg") return rgRoots(parsed, has);
+  if (program === "git") return gitDiffRoots(words);
+  if (program === "diff") return diffRoots(parsed);
+  if (program === "find") return listing(findStartingPoints(words).points, words.some((w) => w.value === "-L" || w.value === "-follow"));
+  if (program === "du" || (program === "ls" && has("-R", "--recursive")) || (program === "tree" && !has("--fromfile", "--fromtabfile"))) return listing(parsed.positionals);
+  return DECOMPRESSORS.includes(program) && has("-r", "--recursive") ? parsed.positionals.map((word) => ({ word, kind: "tree", filters: FOLLOWING })) : [];
 }
 
 /** gzip and its kin: with -r they decompress (or, with -f, copy) every file under a folder to stdout; -f follows links. */

@@ -70,15 +70,12 @@ const XZ: ArgSpec = {
 };
 const BZIP2: ArgSpec = { short: "dzkftcqvsV123456789", long: ["decompress", "compress", "keep", "force", "test", "stdout", "quiet", "verbose", "small", "fast", "best", "version"], deny: COMPRESSOR_DENY };
 
-/** Across the three families (each spec admits only its own spellings). Modes: xz and bzip2 obey the last given, so -t then -z compresses. */
+/** For all three (each spec admits only its own spellings); xz and bzip2 obey the last mode given: -t then -z compresses. */
 const TO_STDOUT = ["-c", "--stdout", "--to-stdout"];
 const LIST_OR_TEST = ["-l", "--list", "-t", "--test"];
 const MODES = ["-z", "--compress", "-d", "--decompress", "--uncompress"];
 
-/**
- * Read-only when it writes to stdout (a *cat program, or -c), or only lists or tests: -l/-t with no mode option
- * anywhere, not a program whose name implies one (unxz, gunzip, bunzip2 decompress), and without -f.
- */
+/** Read-only writing to stdout (a *cat, or -c), or only listing or testing: -l/-t with no mode anywhere or implied (gunzip), no -f. */
 function compressorRule(program: string, spec: ArgSpec, alwaysStdout: boolean, impliesMode = false): ProgramRule {
   const check = (args: ParsedArgs): string | null => {
     const names = args.flags.map((f) => f.name);

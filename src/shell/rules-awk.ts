@@ -35,7 +35,7 @@ export function checkAwkProgram(program: string): string | null {
   return new AwkScanner(program).scan();
 }
 
-/** A token scan that knows strings, regular expressions (where gawk's grammar expects an operand), comments and parentheses. */
+/** A token scan knowing strings, regular expressions (where gawk expects an operand), comments and parentheses. */
 class AwkScanner {
   private i = 0;
   private operandBefore = false;
@@ -107,7 +107,6 @@ class AwkScanner {
     return this.operator(0);
   }
 
-  /** A string or regular expression up to its unescaped end on the same line; unterminated is refused. */
   private skipQuoted(end: string, what: string): string | null {
     for (this.i++; this.i < this.text.length; this.i++) {
       const c = this.text[this.i];

@@ -42,7 +42,6 @@ const REF_FILTER = ["contains[=]", "no-contains[=]", "merged[=]", "no-merged[=]"
 /** Options that put `git tag` in list mode, so its words are patterns and not a tag to create. */
 const TAG_LISTING = new Set(["-l", "--list", "-n", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at"]);
 
-/** A subcommand's options, then a check over them and the raw words after it. */
 interface GitSubcommand {
   spec: ArgSpec;
   check?: (args: ParsedArgs, words: readonly ShellWord[]) => string | null;
@@ -160,7 +159,6 @@ export function checkGit(words: readonly ShellWord[]): string | null {
   return checkFormats(parsed.args) ?? rule.check?.(parsed.args, rest) ?? null;
 }
 
-/** Why `git SUB ACTION ...` is not read-only, or null. */
 function checkGitAction(sub: string, rule: GitActions, words: readonly ShellWord[]): string | null {
   const first = words[0];
   const explicit = first !== undefined && !first.value.startsWith("-");

@@ -31,7 +31,7 @@ export function checkSedScripts(args: ParsedArgs): string | null {
   return reason === null ? null : `sed: ${reason}`;
 }
 
-/** Why this one sed script is not in the read-only subset, or null when it is. */
+/** Why this one sed script is not in the read-only subset, or null. */
 export function checkSedScript(script: string): string | null {
   if (/[^\x00-\x7f]/.test(script)) return "a script with non-ASCII characters (sed splits them by locale, which the gate cannot know)";
   try {
@@ -217,7 +217,6 @@ class SedReader {
     return this.i < this.text.length ? this.text[this.i++] : EOF;
   }
 
-  /** Steps back over the character `ch` just read; nothing to undo when it was the end of the script. */
   private back(ch: string | undefined): void {
     if (ch !== EOF) this.i--;
   }

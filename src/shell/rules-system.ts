@@ -24,9 +24,7 @@ export const SYSTEM_RULES: ReadonlyArray<readonly [string, ProgramRule]> = [
   ["lscpu", { spec: { short: "abBcJxyV", shortOptional: "Cep", long: ["all", "online", "bytes", "caches[=]", "offline", "json", "extended[=]", "parse[=]", "hex", "physical", "output-all", "version"], maxPositionals: 0 } }],
   ["type", { spec: { short: "aftpP" }, printsArgs: true }],
   ["command", { check: (_args, words) => checkCommandLookup(words), printsArgs: true }],
-  ...["sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "md5sum", "b2sum"].map((p) => [p, checksumRule(p)] as const),
-  ["cksum", checksumRule("cksum")],
-  ["sum", checksumRule("sum")],
+  ...["sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "md5sum", "b2sum", "cksum", "sum"].map((p) => [p, checksumRule(p)] as const),
   ["seq", { check: (_args, words) => checkSeq(words) }],
 ];
 
@@ -35,10 +33,7 @@ function checksumRule(program: string): ProgramRule {
   return { spec: { anyFlags: true }, check: (_args, words) => checkChecksum(program, words), readsContent: true };
 }
 
-/**
- * `-c`/`--check` opens the files listed in its input, unseen by the gate: refused in every spelling (`-bc`, `--ch`), and
- * so is a wildcard that could expand to a bare option (`*`, `{-c,x}`); `*.txt` cannot (getopt stops at the `.`).
- */
+/** `-c` opens the files its input lists: refused in every spelling (`-bc`, `--ch`) or wildcard that could be one (`*`, not `*.txt`). */
 function checkChecksum(program: string, words: readonly ShellWord[]): string | null {
   for (const word of words) {
     const v = word.value;
@@ -89,9 +84,8 @@ const TEST_UNARY = new Set(["-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k"
 const TEST_BINARY = new Set(["=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef"]);
 
 /**
- * `test` and `[`: refuses `-v` and `-R` (bash evaluates an array subscript there: `a[$(cmd)]` runs cmd). A computed word
- * passes only quoted and where bash cannot take it for an operator: alone, after a literal unary operator or `!`, or
- * beside a literal binary operator.
+ * `-v` and `-R` are refused (bash evaluates `a[$(cmd)]` there). A computed word passes only quoted and where bash cannot take
+ * it for an operator: alone, after a literal unary operator or `!`, or beside a literal binary operator.
  */
 function checkTest(program: string, words: readonly ShellWord[]): string | null {
   let args = words;

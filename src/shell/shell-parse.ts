@@ -136,22 +136,14 @@ class Walker implements WordSink {
   private walkStatement(node: SyntaxNode, inherited: ShellRedirect[]): void {
     const tokens = STRUCTURE_TOKENS.get(node.type);
     if (tokens !== undefined) return this.walkChildren(node, inherited, tokens);
-    switch (node.type) {
-      case "command":
-        return this.walkCommand(node, inherited);
-      case "test_command":
-        return this.walkTest(node, inherited);
-      case "redirected_statement":
-        return this.walkRedirected(node, inherited);
-      case "variable_assignment":
-      case "variable_assignments":
-        this.checkAssignment(node);
-        return this.push({ argv: [], assignments: [node.text], redirects: inherited });
-      case "comment":
-        return;
-      default:
-        this.problems.push(node.isMissing || node.isError ? "the command does not parse as bash" : `unsupported shell syntax: ${node.type}`);
+    if (node.type === "command") return this.walkCommand(node, inherited);
+    if (node.type === "test_command") return this.walkTest(node, inherited);
+    if (node.type === "redirected_statement") return this.walkRedirected(node, inherited);
+    if (node.type === "variable_assignment" || node.type === "variable_assignments") {
+      this.checkAssignment(node);
+      return this.push({ argv: [], assignments: [node.text], redirects: inherited });
     }
+    if (node.type !== "comment") this.problems.push(node.isMissing || node.isError ? "the command does not parse as bash" : `unsupported shell syntax: ${node.type}`);
   }
 
   private walkCommand(node: SyntaxNode, inherited: ShellRedirect[]): void {

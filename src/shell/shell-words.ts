@@ -51,24 +51,14 @@ export function mayMisreadBraces(word: ShellWord, quoted: boolean): boolean {
 }
 
 function decodeParts(node: SyntaxNode, sink: WordSink): ShellWord | null {
-  switch (node.type) {
-    case "word":
-    case "extglob_pattern":
-      return decodeUnquoted(node.text, sink);
-    case "number":
-      return /^[-+]?[0-9A-Za-z#_]+$/.test(node.text) ? { value: node.text, glob: false } : unknown(node, sink);
-    case "raw_string":
-      return { value: node.text.slice(1, -1), glob: false };
-    case "string":
-      return decodeDoubleQuoted(node, sink);
-    case "concatenation":
-      return decodeConcatenation(node, sink);
-    case "command_substitution":
-    case "process_substitution":
-      return decodeSubstitution(node, sink, false);
-    default:
-      return flagExpansion(node, sink) ? null : unknown(node, sink);
-  }
+  const type = node.type;
+  if (type === "word" || type === "extglob_pattern") return decodeUnquoted(node.text, sink);
+  if (type === "number") return /^[-+]?[0-9A-Za-z#_]+$/.test(node.text) ? { value: node.text, glob: false } : unknown(node, sink);
+  if (type === "raw_string") return { value: node.text.slice(1, -1), glob: false };
+  if (type === "string") return decodeDoubleQuoted(node, sink);
+  if (type === "concatenation") return decodeConcatenation(node, sink);
+  if (type === "command_substitution" || type === "process_substitution") return decodeSubstitution(node, sink, false);
+  return flagExpansion(node, sink) ? null : unknown(node, sink);
 }
 
 /** Records the problem of an expansion node, substitutions included (their commands are walked); false when it is none. */
@@ -105,19 +95,10 @@ function decodeSubstitution(node: SyntaxNode, sink: WordSink, quoted: boolean): 
  * expand is refused (a parser joining pieces tree-sitter split checks the joined word with mayMisreadBraces).
  */
 export function quotesBraceSyntax(node: SyntaxNode): boolean {
-  switch (node.type) {
-    case "word":
-    case "extglob_pattern":
-      return /\\[{},]/.test(node.text.replace(/\\\\/g, ""));
-    case "raw_string":
-    case "string":
-      // Conservative: a `{`, `}` or `,` anywhere inside the quotes (even inside a `$( )` there) counts.
-      return /[{},]/.test(node.text);
-    case "concatenation":
-      return node.children.some((child) => child !== null && quotesBraceSyntax(child));
-    default:
-      return false;
-  }
+  if (node.type === "word" || node.type === "extglob_pattern") return /\\[{},]/.test(node.text.replace(/\\\\/g, ""));
+  // Conservative: a `{`, `}` or `,` anywhere inside the quotes (even inside a `$( )` there) counts.
+  if (node.type === "raw_string" || node.type === "string") return /[{},]/.test(node.text);
+  return node.type === "concatenation" && node.children.some((child) => child !== null && quotesBraceSyntax(child));
 }
 
 function unknown(node: SyntaxNode, sink: WordSink): null {
