@@ -2,11 +2,8 @@
 import type { ShellWord } from "./shell-words.js";
 
 /**
- * The options one program (or git subcommand) may take while staying read-only: letters without a value (`#` admits
- * digits: `head -5`), with one attached or next (`-n5`), with an optional attached one (`-M50%`); long names without `--`:
- * `"name"`, `"name="` (`--name=v`, `--name v`), `"name[=]"` (optional, attached), pairs (`--arg name value`). Exact names
- * only: an abbreviation (`sort --out=f`) never matches. `anyFlags`: every flag passes (programs audited to have none that
- * writes, runs or blocks); `deny` refuses with a reason, before anything else.
+ * The options a program (or git subcommand) may take staying read-only: letters bare (`#`: digits), with a value (`-n5`, `-n 5`) or an
+ * optional one (`-M50%`); long names `name`, `name=`, `name[=]`, pairs; exact names only. `anyFlags` for audited programs; `deny` first.
  */
 export interface ArgSpec {
   short?: string;
@@ -143,10 +140,7 @@ function parseShort(word: ShellWord, next: ShellWord | undefined, spec: ArgSpec,
   return 0;
 }
 
-/**
- * The values of the options in `names` (`-f F`, `-fF`, `--file F`, `--file=F`, and any prefix of a long name that is not
- * itself an option of `spec`, as GNU getopt accepts). Errs towards more words: a letter in a cluster counts anywhere.
- */
+/** The values of the options in `names` (`-fF`, `-f F`, `--file=F`, `--file F`, or a prefix getopt takes for one), erring towards more. */
 export function optionValues(words: readonly ShellWord[], names: readonly string[], spec?: ArgSpec): ShellWord[] {
   const found: ShellWord[] = [];
   if (names.length === 0) return found;

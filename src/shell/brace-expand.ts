@@ -22,10 +22,7 @@ export function braceWordCount(text: string): number {
   return Math.min(middle * braceWordCount(split.post), MAX_BRACE_WORDS + 1);
 }
 
-/**
- * The words bash makes of `text` by brace expansion, in bash's order; null when more than MAX_BRACE_WORDS. Quoting is not
- * known here (the value is after quote removal), so a quoted brace is expanded too: more words to check, never fewer.
- */
+/** The words bash makes of `text`, in its order; null past MAX_BRACE_WORDS. Quoted braces are expanded too: more words, never fewer. */
 export function expandBraces(text: string): string[] | null {
   return braceWordCount(text) > MAX_BRACE_WORDS ? null : expand(text);
 }

@@ -67,8 +67,8 @@ export function sandboxSupportFor(command: string): SandboxSupport {
 }
 
 /**
- * The environment of a run_command child, from the scrubbed `env`. When `readOnly`, bash imports functions running sed and
- * awk with `--sandbox` (refusing without one) and a `git` that runs no external diff or textconv: `\sed` and `$(sed)` too.
+ * A run_command child's environment from the scrubbed `env`; when `readOnly`, with functions running sed and awk `--sandbox` (or
+ * refusing) and git without external diff or textconv, so `\sed` and `$(sed)` are covered too.
  */
 export function sandboxEnv(env: Env, readOnly: boolean, support: SandboxSupport): Env {
   const out = readOnly ? readOnlyGitEnv(env) : withGitConfig(env, EVERY_CHILD_GIT_CONFIG);

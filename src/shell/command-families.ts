@@ -58,8 +58,8 @@ export function familyReason(program: string): string {
 }
 
 /**
- * Program → the arguments that only print its version. Left out: go, rustc and cargo (go.mod or rust-toolchain.toml can
- * fetch and run another toolchain), yarn and pnpm (corepack fetches one), `ruby -v` and `php -v` (they then run stdin).
+ * Program → the arguments that only print its version. Not go, rustc, cargo, yarn, pnpm (a project file can make them fetch and run
+ * another toolchain), nor `ruby -v` and `php -v` (they then run stdin).
  */
 const VERSION_FLAGS: ReadonlyArray<readonly [programs: readonly string[], flags: readonly string[]]> = [
   [["python", "python3"], ["--version", "-V"]],

@@ -11,10 +11,7 @@ import { spawnPlanned, type CommandPlan } from "./sandbox/sandbox-command.js";
 /** After the shell exits, how long to wait for pipes held open by background children before killing them. */
 const PIPE_GRACE_MS = 250;
 
-/**
- * The bounds of one command: head and tail kept of each stream, data memory per process, output past which it is killed;
- * with `leaveNothingRunning`, what is still running of its group once the shell has ended is killed.
- */
+/** Head and tail kept of each stream, data memory per process, output past which it is killed; `leaveNothingRunning` kills the group's rest. */
 export interface ProcessLimits {
   timeoutMs: number;
   captureBytes: number;
@@ -23,10 +20,7 @@ export interface ProcessLimits {
   leaveNothingRunning?: boolean;
 }
 
-/**
- * How a command ended, with what it printed; what was killed: for too much output (`outputLimited`), background processes
- * holding the pipes after the shell exited (`leftoversKilled`), what `leaveNothingRunning` found running (`straysKilled`).
- */
+/** How a command ended and what it printed; what was killed: too much output, processes holding the pipes, with `leaveNothingRunning` the rest. */
 export interface ProcessResult {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
@@ -40,17 +34,14 @@ export interface ProcessResult {
 }
 
 /**
- * The command line bash runs: the memory limit first, on the same line so bash's line numbers stay the command's. Data,
- * not address space (`ulimit -v` breaks node, WebAssembly and JVMs, which reserve ranges they never use); a lower hard limit stays.
+ * The line bash runs: the memory limit first, on the same line (line numbers stay the command's). Data, not address space: `ulimit -v`
+ * breaks node, WebAssembly and JVMs, which reserve ranges they never use.
  */
 export function limitedCommand(command: string, memoryBytes: number): string {
   return `ulimit -d ${Math.max(1, Math.floor(memoryBytes / 1024))} 2>/dev/null; ${command}`;
 }
 
-/**
- * Runs a planned command (`bash -c`, under bubblewrap or not) and resolves when it and its pipes are done. Throws a
- * ToolError when already aborted or it cannot start; every other ending (exit, signal, timeout, abort, output limit) is a result.
- */
+/** Runs a planned command; resolves when it and its pipes are done. Throws a ToolError when already aborted or it cannot start. */
 export function runProcess(plan: CommandPlan, env: ToolContext["env"], context: ToolContext, limits: ProcessLimits): Promise<ProcessResult> {
   if (context.signal.aborted) throw new ToolError("aborted before the command started");
   const child = spawnPlanned(context.spawn, plan, { cwd: context.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
@@ -127,8 +118,8 @@ function killGroup(child: ChildProcess): void {
 const STRAY_GRACE_MS = 100;
 
 /**
- * SIGKILL to what is left running of a group whose shell has ended (a `sort` inside `<(...)` still reading): true when
- * anything was. A zombie not yet reaped is not running, nor one still exiting within the grace (`sort` closes its output first).
+ * Kills what still runs of a group whose shell ended (a `sort` in `<(...)`): true when anything did. Zombies and members done exiting
+ * within the grace (`sort` closes its output first) do not count.
  */
 async function killStrays(pgid: number): Promise<boolean> {
   const deadline = Date.now() + STRAY_GRACE_MS;

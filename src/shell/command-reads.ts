@@ -9,9 +9,8 @@ import type { ShellWord } from "./shell-words.js";
 import { judgeWord, literalPathReason, wordVariants, type WordScope } from "./word-reads.js";
 
 /**
- * Why what `program` (allowed by `rule`) reads from the folders of `scope` is not safe, or null with the reads added to
- * `plan`: each argument (content for programs that print what they read and for file options' values, names otherwise),
- * each folder it walks, and the repositories whose history git shows.
+ * Why what `program` reads from the folders of `scope` is not safe, or null with it added to `plan`: each argument (content for programs
+ * that print it and for file options' values, names otherwise), each folder it walks, the repositories whose history git shows.
  */
 export function commandReads(program: string, rule: ProgramRule, parsed: ParsedArgs, args: readonly ShellWord[], scope: WordScope, plan: ReadPlan): string | null {
   const contentMode = parsed.flags.some((f) => f.name.length >= 3 && (rule.contentModeFlags ?? []).some((flag) => flag.startsWith(f.name)));
@@ -72,10 +71,7 @@ const GIT_NAMES_ONLY = new Set([
 const GIT_LOG_LIKE = new Set(["log", "reflog", "whatchanged"]);
 const PATCH_FLAG = /^(--patch.*|--unified.*|--word-diff.*|--color-words.*|--function-context|--full-diff|--cc|--diff-merges.*|--remerge-diff|--text|--binary|-[LU].*|-[a-zA-Z0-9]*[puWcm][a-zA-Z0-9]*)$/;
 
-/**
- * The revisions a git command names, for the history check: its words after the subcommand that are not options, before
- * `--`; `X:path` stands for X, a range for both ends, `^X` and `X^@` for X. Option values come along, harmlessly.
- */
+/** The revisions git names, for the history check: words after the subcommand before `--` (`X:path` → X, ranges → both ends, `^X` → X). */
 function gitObjectNames(args: readonly ShellWord[]): string[] {
   const names: string[] = [];
   for (const word of args.slice(gitSubcommandAt(args) + 1)) {

@@ -23,10 +23,8 @@ interface CommandPlace {
 }
 
 /**
- * The sandbox of one runtime's commands. `on` (the default): every command runs under bubblewrap where it works,
- * read-only ones with nothing writable and no network, approved ones writing only the working folder, the workspace (less
- * its configuration) and TMPDIR. `auto` also runs unasked, confined to the working folder and offline, a command the judge
- * cannot prove read-only. `off`: none. Without a working bubblewrap commands run unsandboxed and `notice()` says so.
+ * The sandbox of a runtime's commands. `on`: bubblewrap where it works, read-only commands writing nothing and offline, approved ones
+ * writing the working folder, workspace and TMPDIR; `auto` also runs unasked, confined and offline, what the judge cannot prove read-only.
  */
 export class CommandSandbox {
   readonly setting: SandboxSetting;

@@ -10,9 +10,8 @@ import { isProcessSecretPath, placeReason, walkNameReason } from "../gate/secret
 import { literalPathReason } from "./word-reads.js";
 
 /**
- * Why a command the pure pass judged safe is not, once the disk is looked at (`context.cwd` real); only ever adds reasons.
- * Each path read is judged by its real path and, when its content is read, by its first KB; wildcards are expanded and
- * walked folders searched, within bounds; git's patches and remotes as `git-secrets.ts` says. A missing path is fine.
+ * Why a command the pure pass judged safe is not, once the disk is looked at (`cwd` real): paths by their real place and first KB,
+ * wildcards expanded, walked folders searched, git's patches and remotes. Only ever adds reasons; a missing path is fine.
  */
 export async function diskReasons(plan: ReadPlan, context: { cwd: string; home?: string }): Promise<string[]> {
   const budget: Budget = { left: MAX_WALK_ENTRIES, contentLeft: MAX_CONTENT_CHECKS };

@@ -17,10 +17,7 @@ export interface Budget {
   contentLeft: number;
 }
 
-/**
- * The existing paths an absolute wildcard pattern may match, or null past the budget. Matching is wider than bash's (a
- * bracket matches any character, case is ignored), so no match is missed; dotfiles need a literal leading dot, as in bash.
- */
+/** The paths an absolute wildcard may match, or null past the budget: wider than bash (any bracket character, any case); dotfiles need a dot. */
 export async function expandGlob(pattern: string, budget: Budget): Promise<string[] | null> {
   let current = ["/"];
   for (const segment of pattern.split("/").filter((s) => s !== "")) {
@@ -44,8 +41,8 @@ export async function expandGlob(pattern: string, budget: Budget): Promise<strin
 type WalkVisitor = (path: string, real: string, isDir: boolean) => string | null;
 
 /**
- * Walks the real folder `root` as a reader with `filters` would, judging every file it would open (with its real path) and
- * every symlink's target, followed or not. The first reason, "too many" past the budget, or null; unreadable folders are skipped.
+ * Walks the real folder `root` as a reader with `filters` would, judging each file it opens and each symlink's target: the first reason,
+ * or "too many" past the budget. Unreadable folders are skipped, as readers skip them.
  */
 export async function walkTree(root: string, filters: TreeFilters, budget: Budget, judge: WalkVisitor): Promise<string | null> {
   const seen = new Set<string>([root]);

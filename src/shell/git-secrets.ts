@@ -10,10 +10,8 @@ const TIMEOUT_MS = 5_000;
 const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 
 /**
- * Why `git log -p`, `git show` or `git diff` run in `dir` may print a secret: the history, reflog or index, or a commit
- * among `objects` (the revisions named, maybe dangling), holds a secret-named path; or `objects` names a blob or tree.
- * Null when none did, or outside a repository. Not cached (a cache keyed on less than every ref missed new ones). A
- * timeout or any other failure answers with a reason: asking is the safe side.
+ * Why `git log -p`, `show` or `diff` in `dir` may print a secret: a secret-named path in the history, reflog, index or a commit named
+ * in `objects`, or a blob or tree named by id. Not cached (new refs); a failure answers with a reason, as asking is the safe side.
  */
 export async function gitHistoryReason(dir: string, home: string | undefined, objects: readonly string[] = []): Promise<string | null> {
   const env = gitEnv(home);
@@ -75,10 +73,7 @@ function gitEnv(home: string | undefined): NodeJS.ProcessEnv {
 /** Configuration files are small; a remote past this point is not looked for. */
 const MAX_CONFIG_BYTES = 256 * 1024;
 
-/**
- * Why `git remote` run in `dir` may print a credential: a configuration git reads there (its repository's and worktree's,
- * the user's, `/etc/gitconfig`) holds a URL with userinfo. An unreadable file is skipped, as git skips it.
- */
+/** Why `git remote` in `dir` may print a credential: a configuration git reads there (repository, worktree, user, system) holds a URL with one. */
 export async function remoteCredentialsReason(dir: string, home: string | undefined): Promise<string | null> {
   const [own, common] = (await runGit(dir, ["rev-parse", "--absolute-git-dir", "--git-common-dir"], gitEnv(home)).catch(() => "")).split("\n");
   const shared = own && common ? resolve(dir, common) : undefined;

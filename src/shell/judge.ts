@@ -11,10 +11,8 @@ import { assessCommand, type SafetyAssessment, type SafetyVerdict } from "./safe
 const KINDS: Record<SafetyVerdict, CommandVerdict["kind"]> = { safe: "safe", approved: "approved", denied: "denied", needs_approval: "needs" };
 
 /**
- * The judge of shell commands: a word that reaches a process's environment is never allowed; then the pure verdict
- * (approvals lists, read-only rules), made only stricter for a safe one by the disk pass. Under a working `auto` sandbox a
- * command that would need approval is `contained` unless it plainly needs the network or writes elsewhere. "Always"
- * saves the command as written, unless it is too broad to be an entry.
+ * The judge of shell commands: a word reaching a process's environment is never allowed; then the pure verdict, made only stricter by the
+ * disk pass; under a working `auto` sandbox, `contained` instead of asking unless plainly needing more. "Always" saves the command as written.
  */
 export function createCommandJudge(sandbox?: CommandSandbox): CommandJudge {
   const realCwds = new Map<string, string>();

@@ -23,9 +23,8 @@ const NETWORK_SUBCOMMANDS: Record<string, readonly string[]> = {
 const HARMLESS_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr"]);
 
 /**
- * Why a command the judge cannot prove read-only plainly needs the network or writes outside the working folder, or null:
- * a network program or subcommand (`curl`, `git push`, `npm install`), a global install, or an output redirection
- * elsewhere. What it needs without showing it, the confined sandbox still withholds: the command fails there, and says so.
+ * Why a command plainly needs the network or writes outside the working folder (a network program or subcommand, a global install, a
+ * redirection elsewhere), or null. What it needs without showing it, the confined sandbox still withholds.
  */
 export function outsideReach(command: string, place: CommandPlace): string | null {
   const parsed = parseShellSync(command);

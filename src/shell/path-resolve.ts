@@ -1,9 +1,6 @@
 // Where a word of a command points, as bash and the kernel will see it: `~`, `..` and the working folder, without touching the disk.
 
-/**
- * What the gate knows of the place a command runs in. Without `cwd`, relative paths are judged by their names and a `..`
- * that climbs out of the unknown folder is assumed to reach `/`; without `home`, `~` is a home folder of unknown place.
- */
+/** Where a command runs. Without `cwd` relative paths are judged by name and a `..` out of it may reach `/`; without `home`, `~` is unknown. */
 export interface PathContext {
   cwd?: string;
   home?: string;
@@ -22,11 +19,7 @@ export function wordPieces(word: string): string[] {
   return [...new Set([word, ...word.split(/[=:]/)])].filter((piece) => piece !== "");
 }
 
-/**
- * The paths `value` may name from any of `bases`, normalised (`.`, `..`, repeated slashes). A path that climbs with `..`
- * above a folder of unknown place is also returned anchored at `/`, the worst case. Results are absolute, `~`-prefixed
- * (home unknown) or relative (cwd unknown).
- */
+/** The paths `value` may name from `bases`, normalised; one that climbs above a folder of unknown place is also anchored at `/`, the worst. */
 export function resolveWord(value: string, bases: readonly Base[], home: string | undefined): string[] {
   const out = new Set<string>();
   for (const base of bases) for (const path of resolveFrom(value, base, home)) out.add(path);
@@ -52,11 +45,7 @@ function resolveFrom(value: string, base: Base, home: string | undefined): strin
   return opaque("", base === "" ? value : `${base}/${value}`);
 }
 
-/**
- * The absolute paths `value` names from `bases` as the kernel opens them, not normalised, when they climb: the kernel
- * applies each `..` after resolving the links before it (`link/..` is the parent of the link's target). The disk pass
- * resolves these with realpath.
- */
+/** The unnormalised paths `value` names from `bases` when they climb: the kernel resolves links before each `..` (`link/..` is the target's parent). */
 export function physicalWords(value: string, bases: readonly Base[], home: string | undefined): string[] {
   const out = new Set<string>();
   for (const base of bases) {

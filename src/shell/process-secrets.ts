@@ -11,10 +11,8 @@ const RECURSIVE_READERS = new Set(["grep", "egrep", "fgrep", "zgrep", "rg", "ag"
 const MAX_BASES = 16;
 
 /**
- * Why a command may not run in any mode, or null: the environment the CLI started with (API key included) is readable
- * through `/proc/<pid>/environ` and `ps e` in forms no redaction catches (base64, a slice). A guard on the raw words that
- * only ever refuses: each is resolved as bash would (braces, `~`, `..`, from the cwd and every `cd` of the line; `$VAR`
- * may be anything). Refused: a path into /proc, a wildcard at the top of the tree (`/pro*`), a recursive search from `/`.
+ * Why a command may not run in any mode: the environment (API key included) shows through `/proc/<pid>/environ` and `ps e` in forms no
+ * redaction catches. Raw words resolved as bash would, from every `cd`: a path into /proc, `/pro*`, a recursive search from `/`.
  */
 export function processSecretsReason(command: string, context: PathContext = {}): string | null {
   const commands = rawCommands(command);

@@ -11,11 +11,8 @@ import { sandboxSupport } from "./child-sandbox.js";
 import type { ShellWord } from "./shell-words.js";
 
 /**
- * How one program is judged (one absent from the table is never safe): the options it may take, a further `check` over
- * them and the raw words (why it is not safe, or null); `readsContent`: it prints what it reads, so wildcards are checked
- * against secret names too; `printsArgs`: its arguments are only printed or compared (`echo`, `test -f .env`), so a computed
- * one is harmless; options whose value is a file whose content can come out (`date -f F`), or a wildcard choosing what a
- * recursive read opens (`grep --include=GLOB`); flags making every argument a file it prints (`tree --fromfile`).
+ * How a program is judged (one not in the table never is safe): its options and a `check`; `readsContent` (wildcards checked against secret
+ * names), `printsArgs` (only printed or compared: computed ones harmless); options naming files it prints or globs it walks; content-mode flags.
  */
 export interface ProgramRule {
   spec?: ArgSpec;

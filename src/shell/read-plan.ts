@@ -1,15 +1,9 @@
 // What a command the gate judged safe will read from the disk, for the second, disk-aware pass to verify.
 
-/**
- * How a path is read. `content`: its bytes may reach the output. `name`: only names, sizes or counts come out. `tree`:
- * every file under a folder is read (`grep -r`, `rg`). `listing`: every name under a folder is listed (`ls -R`, `find`).
- */
+/** `content`: bytes may reach the output; `name`: only names, sizes or counts; `tree`: every file under it is read; `listing`: every name is. */
 type ReadKind = "content" | "name" | "tree" | "listing";
 
-/**
- * Which files a recursive reader skips by name, and whether it follows links: rg's hidden files, `grep -R`/`rg -L`, grep's
- * `--include`/`--exclude` globs in order and `--exclude-dir` globs; `opaqueFilters` (`--exclude-from`): no include relied on.
- */
+/** What a recursive reader skips by name (rg's hidden files, grep's --include/--exclude/--exclude-dir), and whether it follows links. */
 export interface TreeFilters {
   skipHidden: boolean;
   followLinks: boolean;
@@ -31,10 +25,7 @@ export interface PlannedRead {
   filters?: TreeFilters;
 }
 
-/**
- * Everything the disk pass checks: the reads, the folders where git shows file contents from history (`git log -p`,
- * `git show`), and the revisions those commands name (which may lie outside every ref: a dangling commit, a blob by id).
- */
+/** What the disk pass checks: the reads, the folders where git shows history, and the revisions named (maybe outside every ref). */
 export interface ReadPlan {
   reads: PlannedRead[];
   gitContentDirs: string[];

@@ -14,10 +14,7 @@ const SPACE = " \t\n\v\f\r";
 const EOF = undefined;
 const isDigit = (ch: string | undefined): boolean => ch !== EOF && ch >= "0" && ch <= "9";
 
-/**
- * Why the sed script(s) are not read-only, or null. The `-e` values are joined with newlines as sed does (an `a foo\`
- * continues into the next); without `-e` the first positional is the script. A sed judged safe also runs with `--sandbox`.
- */
+/** Why the sed scripts (the `-e` values joined by newlines, as sed does, or the first operand) are not read-only; it also runs `--sandbox`. */
 export function checkSedScripts(args: ParsedArgs): string | null {
   const fromFlags = args.flags.filter((f) => f.name === "-e" || f.name === "--expression").map((f) => f.value);
   const scripts = fromFlags.length > 0 ? fromFlags : [args.positionals[0]];

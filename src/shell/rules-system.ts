@@ -84,8 +84,8 @@ const TEST_UNARY = new Set(["-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k"
 const TEST_BINARY = new Set(["=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef"]);
 
 /**
- * `-v` and `-R` are refused (bash evaluates `a[$(cmd)]` there). A computed word passes only quoted and where bash cannot take
- * it for an operator: alone, after a literal unary operator or `!`, or beside a literal binary operator.
+ * `-v`, `-R` evaluate `a[$(cmd)]`: refused. A computed word passes only quoted where bash cannot take it for an operator (alone, after
+ * a literal unary operator or `!`, beside a literal binary one).
  */
 function checkTest(program: string, words: readonly ShellWord[]): string | null {
   let args = words;

@@ -32,10 +32,7 @@ const runCommandInput = z.object({ command: z.string().min(1).describe("The comm
 /** What an out-of-memory failure prints, from the C library, bash, coreutils, Python, C++ and node. */
 const OUT_OF_MEMORY = /memory exhausted|cannot allocate|out of memory|MemoryError|bad_alloc|allocation failed/i;
 
-/**
- * The run_command tool. The gate judges its command before `run` (a refusal never reaches it), and the grant picks the
- * sandbox: read-only, confined (`auto`'s contained commands) or approved; the child's environment comes from `sandboxEnv`.
- */
+/** The run_command tool: the gate judges the command before `run`, and the grant picks the sandbox (read-only, confined or approved). */
 export function createRunCommandTool(options: RunCommandOptions = {}, sandbox: CommandSandbox = new CommandSandbox("off")): Tool<{ command: string }> {
   const limits: ProcessLimits = {
     timeoutMs: options.timeoutMs ?? COMMAND_TIMEOUT_MS,
@@ -66,9 +63,8 @@ export function createRunCommandTool(options: RunCommandOptions = {}, sandbox: C
 }
 
 /**
- * Runs the command in the sandbox its grant calls for. A read-only or sandboxed command gets a TMPDIR of its own
- * (`command-scratch.ts`), so a `sort` killed at its timeout leaves no spill files; a read-only one leaves nothing running,
- * and its folder, which a straggler may have written to, is not kept. What the sandbox cannot promise is said once.
+ * Runs the command in its grant's sandbox, with a TMPDIR of its own (no spill files left); a read-only one leaves nothing running, and
+ * its folder, which a straggler may have written to, is not kept. What the sandbox cannot promise is said once.
  */
 async function runSandboxed(command: string, grant: Grant, context: ToolContext, limits: ProcessLimits, sandbox: CommandSandbox, warned: Set<string>): Promise<ProcessResult> {
   const env = sandboxEnv(context.env, grant.readOnly, sandboxSupportFor(command));

@@ -29,18 +29,14 @@ export interface SafetyAssessment {
 }
 
 /**
- * Classifies a shell command. Order: `denied` (exact entry, or any simple command matching a denied pattern) beats
- * everything; then `safe`; then `approved` (exact entry, or one whole simple command matching an allowed pattern);
- * else `needs_approval`. Never throws.
+ * Classifies a shell command: `denied` (an entry, or any simple command matching a denied pattern) first, then `safe`, then `approved`
+ * (an entry, or one whole simple command matching an allowed pattern), else `needs_approval`. Never throws.
  */
 export async function checkCommandSafety(command: string, approvals?: ApprovalLists, options?: SafetyOptions): Promise<SafetyVerdict> {
   return (await assessCommand(command, approvals, options)).verdict;
 }
 
-/**
- * `checkCommandSafety` with the reasons (and, when safe, what it reads). A plain command whose verdict is safe or denied
- * is judged without loading the grammar, when every denied entry is plain too (a pattern such as `cat *` needs it).
- */
+/** With the reasons. A plain command safe or denied is judged without loading the grammar when every denied entry is plain too. */
 export async function assessCommand(command: string, approvals?: ApprovalLists, options?: SafetyOptions): Promise<SafetyAssessment> {
   const plain = isShellParserLoaded() ? undefined : parsePlainCommand(command);
   if (plain !== undefined && (approvals?.denied ?? []).every((entry) => parsePlainCommand(entry) !== undefined)) {
@@ -167,10 +163,7 @@ function isDenied(normalized: string, parsed: ParsedShell, denied: readonly stri
   return patterns.length > 0 && parsed.commands.some((c) => patterns.some((p) => matchesPattern(c.argv, p)));
 }
 
-/**
- * Approved when the command is an allowed entry, or exactly one understood simple command (no chain, substitution,
- * assignment or unsafe redirection) matching an allowed pattern. Entries too broad (`broadPatternReason`) approve nothing.
- */
+/** An allowed entry, or one understood simple command (no chain, substitution, assignment, unsafe redirection) matching a pattern not too broad. */
 function isAllowed(normalized: string, parsed: ParsedShell, allowed: readonly string[], redirectReason: (redirect: ShellRedirect) => string | null): boolean {
   if (allowed.some((entry) => entry === normalized && broadPatternReason(entry) === null)) return true;
   const only = parsed.commands[0];

@@ -2,8 +2,8 @@
 import type { Node as SyntaxNode, Tree } from "web-tree-sitter";
 
 /**
- * Raw-text patterns refused outright. Bash joins `sort -\<newline>o` into `-o` where tree-sitter sees `-` and `o`;
- * tree-sitter drops a word that starts with an escaped space; control characters such as CR are word characters to bash.
+ * Refused outright: bash joins `-\<newline>o` into `-o` where tree-sitter sees two words; tree-sitter drops a word starting with an
+ * escaped blank; control characters such as CR are word characters to bash.
  */
 const LEXICAL_TRAPS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\S\\\r?\n\S/, "a line continuation inside a word"],

@@ -42,8 +42,8 @@ let loading: Promise<void> | undefined;
 let baselineOnly = false;
 
 /**
- * For a process that owns its engine (the miniclaw command): V8 compiles the grammar with its baseline tier only (well under
- * a millisecond a command, not a second of background tiering). Set as the grammar loads: earlier, Node's own modules miss their code cache.
+ * For the miniclaw command: V8 compiles the grammar at its baseline tier only (no second of background tiering), set as it loads (earlier,
+ * Node's own modules would miss their code cache).
  */
 export function keepShellParserAtBaseline(): void {
   baselineOnly = true;

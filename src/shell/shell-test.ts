@@ -13,10 +13,7 @@ interface Atom {
   end: number;
 }
 
-/**
- * The argv of a `[ ... ]` test command (`[`, its words, `]`); null, with a problem recorded, for `[[ ]]`, a token bash
- * reads as other than a word, or pieces not separated by blanks (bash would then see other words).
- */
+/** The argv of a `[ ... ]` test; null, with a problem, for `[[ ]]`, a token bash reads as no word, or pieces not separated by blanks. */
 export function testCommandWords(node: SyntaxNode, source: string, sink: WordSink): ShellWord[] | null {
   const open = node.firstChild;
   const close = node.lastChild;

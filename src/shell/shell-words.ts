@@ -2,9 +2,8 @@
 import type { Node as SyntaxNode } from "web-tree-sitter";
 
 /**
- * One argument as the shell will pass it: its value after quote removal (`a\ b` → `a b`, a leading `~` kept); `glob` when
- * unquoted `* ? [ { }` or `$( )` remain (it may become other or several words); `dynamic` when part is a substitution
- * (judged on its own), whose text `value` then shows as written.
+ * One argument as the shell passes it, after quote removal (a leading `~` kept); `glob` when unquoted `* ? [ { }` or `$( )` remain;
+ * `dynamic` when part is a substitution, shown as written.
  */
 export interface ShellWord {
   value: string;
@@ -32,9 +31,8 @@ const EXPANSION_PROBLEMS: Readonly<Record<string, string>> = {
 export const PROCESS_SUBSTITUTION_PATH = "/dev/fd/63";
 
 /**
- * Decodes a word-like node (word, quoted strings, concatenations, numbers, substitutions); null, with the problem in
- * `sink`, for an expansion the gate does not accept or an unknown node. A `$( )` part makes the word `dynamic` (and `glob`
- * when unquoted, since bash splits and expands the result).
+ * Decodes a word-like node; null, with the problem in `sink`, for an expansion not accepted or an unknown node. A `$( )` part makes it
+ * `dynamic` (and `glob` unquoted: bash splits and expands the result).
  */
 export function decodeWord(node: SyntaxNode, sink: WordSink): ShellWord | null {
   const word = decodeParts(node, sink);
@@ -90,9 +88,8 @@ function decodeSubstitution(node: SyntaxNode, sink: WordSink, quoted: boolean): 
 }
 
 /**
- * True when part of a word is a quoted or escaped `{`, `}` or `,`. Bash's brace expansion skips those, but the value is
- * after quote removal: expanding it would read `.e{n,'}'}v` as `.en}v` where bash gives `.env`. Such a word that may
- * expand is refused (a parser joining pieces tree-sitter split checks the joined word with mayMisreadBraces).
+ * True when part of a word is a quoted or escaped `{`, `}` or `,`: expanding the unquoted value would read `.e{n,'}'}v` as `.en}v`
+ * where bash gives `.env`, so such a word is refused when it may expand.
  */
 export function quotesBraceSyntax(node: SyntaxNode): boolean {
   if (node.type === "word" || node.type === "extglob_pattern") return /\\[{},]/.test(node.text.replace(/\\\\/g, ""));

@@ -25,9 +25,8 @@ export function wordVariants(word: ShellWord): { values: Array<{ value: string; 
 }
 
 /**
- * Why reading `word` may expose a secret, read /proc or a device, or blow up; else null, with the absolute paths it names
- * added to `reads` when `opened` (an operand or a file option's value, not an option). Literal paths are judged for every
- * role (`du --files0-from=/proc/1/environ` prints what it reads), wildcards only for content (`ls *` shows names alone).
+ * Why reading `word` may expose a secret, /proc or a device, or blow up; else null, its paths added to `reads` when `opened` (not an
+ * option). Literal paths are judged for every role (`du --files0-from=/proc/1/environ`), wildcards only for content (`ls *` shows names).
  */
 export function judgeWord(word: ShellWord, role: WordRole, scope: WordScope, program: string, reads: PlannedRead[], opened = true): string | null {
   // A `<( )` pipe, whose commands were judged on their own; written by hand it names a descriptor no child has open.
@@ -60,10 +59,7 @@ function writtenReason(word: ShellWord, role: WordRole): string | null {
   return null;
 }
 
-/**
- * Why a resolved literal path is secret: by its place (devices, /proc, home dotfiles), by the names below the working
- * folder (`byName`), or as a repository's configuration (on the whole path: `cd .git && cat config` reads it too).
- */
+/** Why a resolved path is secret: by place, by the names below the working folder (`byName`), or as a repository's configuration. */
 export function literalPathReason(path: string, context: PathContext, byName: (names: string) => string | null = nameReason): string | null {
   return placeReason(path) ?? byName(namesPart(path, context.cwd)) ?? homeDotfileReason(path, context.home) ?? repositoryConfigReason(path);
 }
@@ -83,9 +79,8 @@ function clip(text: string): string {
 const MAX_BASES = 16;
 
 /**
- * Every folder a command of the line may run in. A `cd` may fail or sit in a subshell, so each target is added to the
- * working folder rather than replacing it, and every command is judged from all of them. `cd` alone goes home; `cd -`
- * to $OLDPWD, which may be any folder: both `/` and a folder of unknown place (`~-`).
+ * Every folder a command of the line may run in: each `cd` target is added (a `cd` may fail or end with a subshell), `cd -` adds `/`
+ * and a folder of unknown place.
  */
 export function lineBases(commands: readonly SimpleCommand[], context: PathContext): { bases: Base[]; reason: string | null } {
   const bases = new Set<Base>([context.cwd ?? ""]);

@@ -5,10 +5,7 @@ import { ToolError } from "../../errors.js";
 import { isInside } from "../../gate/path-check.js";
 import type { SandboxKind, SandboxPolicy } from "./sandbox-policy.js";
 
-/**
- * One path as the sandbox sees it: every symlink resolved (mounts act on places, not names), whether its last component is
- * a symlink (the name could be replaced whatever is mounted on the target), and its hard links (other names a mount does not hide).
- */
+/** A path with every symlink resolved (mounts act on places), whether its last component is a link (replaceable), and its hard links (unhidden names). */
 export interface PathInfo {
   real: string;
   type: "dir" | "file" | "other";
@@ -60,10 +57,8 @@ export const nodePathInspector: PathInspector = {
 };
 
 /**
- * A policy as mounts: every path real and existing, nothing nested under what hides it. `cwd` stays as given (`$PWD` says
- * so); `visible` is bound again after /tmp and /run (`privateDirs`) are emptied; `pinned` folders, between a writable root
- * and a read-only path, are bound onto themselves so they cannot be renamed and replaced; `unprotected` are read-only paths
- * missing with the root itself as nearest folder; `warnings` say what cannot be hidden (a masked secret's other name).
+ * A policy as mounts: paths real and existing, nothing nested under what hides it; `pinned` folders cannot be renamed away, `unprotected`
+ * read-only paths had only the root to protect them, `warnings` say what cannot be hidden.
  */
 export interface ResolvedSandbox {
   kind: SandboxKind;
@@ -104,10 +99,7 @@ export function resolveSandbox(policy: SandboxPolicy, inspector: PathInspector =
   return { kind, cwd, visible: [...new Set(visible)], writable, tmpdir, ...guard, ...masks, privateDirs, network, unixSockets };
 }
 
-/**
- * The mounts that keep `paths` read-only inside the writable roots. A missing or symlinked path is protected by its nearest
- * real folder (the name could otherwise be created or swapped); when that is the root itself, it is reported unprotected.
- */
+/** Keeps `paths` read-only inside the writable roots; a missing or linked one by its nearest real folder, unless that is the root. */
 function protect(paths: string[], writable: string[], inspector: PathInspector): Pick<ResolvedSandbox, "pinned" | "readOnly" | "unprotected"> {
   const pinned = new Set<string>();
   const readOnly = new Set<string>();

@@ -10,18 +10,12 @@ import { unixSocketFilter } from "./unix-socket-filter.js";
 /** The descriptor the seccomp program is handed to bwrap on: the first after stdin, stdout and stderr. */
 const SECCOMP_FD = 3;
 
-/**
- * What to spawn for one command: under bwrap, with the seccomp program to write to descriptor 3 and what this sandbox cannot
- * promise here (for the caller to say once); or plain bash, with why there is no sandbox (null when the setting is `off`).
- */
+/** What to spawn: bwrap, with the seccomp bytes for descriptor 3 and what it cannot promise here; or bash, with why (null when `off`). */
 export type CommandPlan =
   | { sandboxed: true; file: string; args: string[]; seccomp: Uint8Array | null; warnings: string[] }
   | { sandboxed: false; file: "bash"; args: string[]; notice: string | null };
 
-/**
- * The plan for `command` under `policy`: plain `bash -c command` without a policy (setting `off`) or a working bwrap.
- * Throws a ToolError when the policy's working folder or TMPDIR does not exist.
- */
+/** The plan for `command` under `policy`, or plain bash without one. Throws a ToolError when its working folder or TMPDIR is gone. */
 export function planCommand(command: string, policy: SandboxPolicy | null, probe: BwrapProbe, inspector: PathInspector = nodePathInspector): CommandPlan {
   if (policy === null || !probe.available) return { sandboxed: false, file: "bash", args: ["-c", command], notice: policy === null ? null : unsandboxedNotice(probe) };
   const sandbox = resolveSandbox(policy, inspector);
@@ -32,10 +26,7 @@ export function planCommand(command: string, policy: SandboxPolicy | null, probe
   return { sandboxed: true, file: probe.path, args, seccomp, warnings };
 }
 
-/**
- * Spawns a plan with `options` as given, adding descriptor 3 for the seccomp program, written at once (bwrap reads it
- * before the command starts). Descriptors past stdin, stdout and stderr are not passed on to a sandboxed command.
- */
+/** Spawns a plan, writing the seccomp program to descriptor 3 at once; a sandboxed command gets only stdin, stdout and stderr. */
 export function spawnPlanned(spawn: Spawn, plan: CommandPlan, options: SpawnOptions): ChildProcess {
   const seccomp = plan.sandboxed ? plan.seccomp : null;
   if (seccomp === null) return spawn(plan.file, plan.args, options);
@@ -52,9 +43,8 @@ export function spawnPlanned(spawn: Spawn, plan: CommandPlan, options: SpawnOpti
 }
 
 /**
- * bwrap's arguments: process rules, mounts, TMPDIR, the working folder, then `bash -c command` (one argument, never parsed).
- * `--disable-userns` (bwrap 0.8+) keeps a user namespace, which would hand back every capability, from being made inside;
- * `--cap-drop ALL` matters as root (`/` could be remounted); `--new-session` takes the terminal away (no TIOCSTI).
+ * bwrap's arguments, `bash -c command` last. `--disable-userns`: no user namespace inside (it would hand back every capability);
+ * `--cap-drop ALL` matters as root; `--new-session` takes the terminal away (no TIOCSTI).
  */
 export function bwrapArgs(sandbox: ResolvedSandbox, command: string, features: { disableUserns: boolean; seccompFd: number | null }): string[] {
   return [

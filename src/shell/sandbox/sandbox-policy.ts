@@ -10,9 +10,8 @@ export type SandboxKind = "read-only" | "confined" | "approved";
 export type SandboxSetting = "off" | "on" | "auto";
 
 /**
- * One command's sandbox as paths (`resolveSandbox` makes them mounts). It starts in `cwd`; it sees `workspace` even under a
- * private /tmp or /run; it writes its own existing `tmpdir` and the `writableRoots`, except `readOnlyInside` them; it sees
- * the `masked` paths empty (missing ones skipped); without `unixSockets` no local service (docker, D-Bus, ssh-agent) answers it.
+ * One command's sandbox as paths: it starts in `cwd`, sees `workspace` even under a private /tmp, writes `tmpdir` and `writableRoots`
+ * but not `readOnlyInside`, sees `masked` empty; without `unixSockets` no local service (docker, D-Bus, ssh-agent) answers it.
  */
 export interface SandboxPolicy {
   kind: SandboxKind;
@@ -26,10 +25,7 @@ export interface SandboxPolicy {
   unixSockets: boolean;
 }
 
-/**
- * What `policyFor` needs: where a command runs, the setting, `sandbox.network` for approved commands, the workspace's
- * configuration files (never writable), the project's secret files the caller found, and how to list a folder (tests).
- */
+/** What `policyFor` needs: the place, the setting, the network for approved commands, configuration never writable, the project's secrets. */
 export interface PolicyPlace {
   cwd: string;
   workspace?: string;
@@ -43,9 +39,8 @@ export interface PolicyPlace {
 }
 
 /**
- * The policy of each kind. Commands that run unasked see no secret, no network and no Unix socket. An `approved` one keeps
- * the credentials, local services and the network as set (`git push`, `npm publish`, `docker` are what users approve), but
- * writes only the working folder, the workspace and TMPDIR, never configuration (in `auto`, nor git hooks, config, shell start-up files).
+ * The policy of each kind: commands run unasked see no secret, network or Unix socket; approved ones keep those (`git push`, `docker`)
+ * but write only the working folder, workspace and TMPDIR, never configuration (in `auto`, nor git hooks and config, shell start-up files).
  */
 export function policyFor(kind: SandboxKind, place: PolicyPlace): SandboxPolicy {
   const system = systemSecretPaths(place.listDir);

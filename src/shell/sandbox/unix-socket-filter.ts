@@ -41,10 +41,7 @@ function abiSteps(abi: AbiNumbers, next: string): Step[] {
   return steps;
 }
 
-/**
- * The filter as the bytes bwrap's `--seccomp FD` reads (struct sock_filter[], little-endian), or null on an architecture
- * without numbers here (the caller says so). Calls of an ABI the filter does not know are allowed.
- */
+/** The filter as bwrap's `--seccomp FD` reads it (struct sock_filter[]), or null without numbers for this architecture. */
 export function unixSocketFilter(arch: string = process.arch): Uint8Array | null {
   const abis = ABIS[arch];
   if (abis === undefined) return null;
