@@ -17,15 +17,9 @@ export interface ArgSpec {
 }
 
 /** A flag as given (`-n`, `--lines`) with its value, if any; the arguments of a command as its spec reads them. */
-export interface ParsedFlag {
-  name: string;
-  value: ShellWord | null;
-}
+export interface ParsedFlag { name: string; value: ShellWord | null }
 
-export interface ParsedArgs {
-  flags: ParsedFlag[];
-  positionals: ShellWord[];
-}
+export interface ParsedArgs { flags: ParsedFlag[]; positionals: ShellWord[] }
 
 type ArgResult = { ok: true; args: ParsedArgs } | { ok: false; reason: string };
 

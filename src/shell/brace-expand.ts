@@ -35,7 +35,6 @@ function expand(text: string): string[] {
   return middle.flatMap((m) => tails.map((t) => split.pre + m + t));
 }
 
-/** The first `{` that opens a valid brace expression (a top-level comma, or a sequence), as bash scans. */
 function findBrace(text: string): BraceSplit | null {
   for (let open = text.indexOf("{"); open !== -1; open = text.indexOf("{", open + 1)) {
     const close = matchingClose(text, open);
@@ -80,7 +79,6 @@ function splitTopLevel(inner: string): string[] {
 const INT_SEQUENCE = /^([-+]?[0-9]+)\.\.([-+]?[0-9]+)(?:\.\.([-+]?[0-9]+))?$/;
 const CHAR_SEQUENCE = /^([^0-9])\.\.([^0-9])(?:\.\.([-+]?[0-9]+))?$/su;
 
-/** `{1..10}`, `{01..3}`, `{z..a..2}`: the words (when few enough to list) and how many. */
 function parseSequence(inner: string): { sequence: string[] | null; sequenceLength: number } | null {
   const ints = INT_SEQUENCE.exec(inner);
   const match = ints ?? CHAR_SEQUENCE.exec(inner);

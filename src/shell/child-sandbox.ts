@@ -3,10 +3,7 @@
 import { spawnSync } from "node:child_process";
 
 /** What the read-only sandbox can rely on: GNU sed 4.3+ and gawk, whose `--sandbox` refuses what runs programs or opens files by name. */
-export interface SandboxSupport {
-  sed: boolean;
-  awk: boolean;
-}
+export interface SandboxSupport { sed: boolean; awk: boolean }
 
 let probed: SandboxSupport | undefined;
 
@@ -82,7 +79,6 @@ export function sandboxEnv(env: Env, readOnly: boolean, support: SandboxSupport)
   return out;
 }
 
-/** Runs the program with `--sandbox` first (no e/w/r commands, no system(), redirections or getline from files), or refuses without one. */
 function sandboxedFunction(program: string, supported: boolean): string {
   if (supported) return `() { command ${program} --sandbox "$@"; }`;
   return `() { echo "miniclaw: ${program} runs unasked only in its --sandbox mode, which this machine lacks or this command did not name it for; the user must approve the command" >&2; return 126; }`;

@@ -61,7 +61,6 @@ export function runProcess(plan: CommandPlan, env: ToolContext["env"], context: 
   return new Promise((resolve, reject) => watch(child, context.signal, limits, result, resolve, reject));
 }
 
-/** Timeout, abort, exit, the pipe grace and the stragglers of one child; settles exactly once. */
 function watch(
   child: ChildProcess, signal: AbortSignal, limits: ProcessLimits, result: ProcessResult,
   resolve: (result: ProcessResult) => void, reject: (error: Error) => void,
@@ -149,7 +148,6 @@ function runningMembers(pgid: number): number[] {
   return names.map(Number).filter((pid) => Number.isInteger(pid) && isRunningIn(pid, pgid));
 }
 
-/** Whether `pid` is in the group and neither a zombie nor gone (false when /proc cannot tell). */
 function isRunningIn(pid: number, pgid: number): boolean {
   const [state, , group] = procStatFields(pid) ?? [];
   return Number(group) === pgid && state !== "Z" && state !== "X";

@@ -85,7 +85,6 @@ function gitObjectNames(args: readonly ShellWord[]): string[] {
   return names;
 }
 
-/** Whether this git command may print the content of files, from the work tree or from history. */
 function gitShowsContent(args: readonly ShellWord[]): boolean {
   const sub = args[gitSubcommandAt(args)];
   if (sub === undefined || GIT_NAMES_ONLY.has(sub.value)) return false;

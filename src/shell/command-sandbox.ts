@@ -14,13 +14,7 @@ export type SandboxOption = SandboxSetting | { mode: SandboxSetting; network?: "
 
 const SETTINGS: readonly SandboxSetting[] = ["off", "on", "auto"];
 
-/** Where one command runs; `tmpdir` is its own TMPDIR, made by the caller. */
-interface CommandPlace {
-  cwd: string;
-  workspace: string;
-  tmpdir: string;
-  home: string;
-}
+interface CommandPlace { cwd: string; workspace: string; tmpdir: string; home: string }
 
 /**
  * The sandbox of a runtime's commands. `on`: bubblewrap where it works, read-only commands writing nothing and offline, approved ones

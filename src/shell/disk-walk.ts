@@ -12,10 +12,7 @@ export const MAX_WALK_ENTRIES = 20_000;
 export const MAX_CONTENT_CHECKS = 2_000;
 
 /** Countdowns shared by every look at the disk for one command. */
-export interface Budget {
-  left: number;
-  contentLeft: number;
-}
+export interface Budget { left: number; contentLeft: number }
 
 /** The paths an absolute wildcard may match, or null past the budget: wider than bash (any bracket character, any case); dotfiles need a dot. */
 export async function expandGlob(pattern: string, budget: Budget): Promise<string[] | null> {

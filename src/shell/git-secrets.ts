@@ -70,7 +70,6 @@ function gitEnv(home: string | undefined): NodeJS.ProcessEnv {
   return readOnlyGitEnv(env, [...READ_ONLY_GIT_CONFIG, ["protocol.allow", "never"]]);
 }
 
-/** Configuration files are small; a remote past this point is not looked for. */
 const MAX_CONFIG_BYTES = 256 * 1024;
 
 /** Why `git remote` in `dir` may print a credential: a configuration git reads there (repository, worktree, user, system) holds a URL with one. */

@@ -20,9 +20,7 @@ export interface Shell {
 }
 
 /** Options of the shell: run_command's limits, and its OS sandbox (default MINICLAW_SANDBOX of `env`, else `on`). */
-export interface ShellOptions extends RunCommandOptions {
-  sandbox?: SandboxOption;
-}
+export interface ShellOptions extends RunCommandOptions { sandbox?: SandboxOption }
 
 /** The judge and run_command over one sandbox, made once for a runtime. Throws ConfigError for a bad sandbox setting. */
 export function createShell(options: ShellOptions = {}, env: Readonly<Record<string, string | undefined>> = process.env): Shell {

@@ -43,7 +43,6 @@ export function createCommandJudge(sandbox?: CommandSandbox): CommandJudge {
   };
 }
 
-/** The pure verdict, then the disk pass for a safe one. */
 async function withDisk(command: string, approvals: Parameters<CommandJudge["judge"]>[1], place: CommandPlace, cwd: string): Promise<SafetyAssessment> {
   const assessment = await assessCommand(command, approvals, place);
   if (assessment.verdict !== "safe" || assessment.plan === undefined) return assessment;

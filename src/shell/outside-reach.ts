@@ -8,7 +8,6 @@ import { parseShellSync } from "./shell-parse.js";
 /** Programs whose work is the network, another host, or another user. */
 const OUTSIDE_PROGRAMS = new Set([...NETWORK_PROGRAMS, "apt", "apt-get", "brew", "dnf", "yum", "pacman", "snap", "sudo", "su", "doas"]);
 
-/** Subcommands that fetch or publish, by program. */
 const NETWORK_SUBCOMMANDS: Record<string, readonly string[]> = {
   git: ["clone", "fetch", "pull", "push", "ls-remote", "submodule"],
   npm: ["install", "i", "ci", "add", "publish", "update", "upgrade", "outdated", "view", "info", "audit", "login", "exec", "create", "init"],
@@ -19,7 +18,6 @@ const NETWORK_SUBCOMMANDS: Record<string, readonly string[]> = {
   composer: ["install", "update", "require"], deno: ["install"],
 };
 
-/** Write targets outside the working folder that leave nothing there. */
 const HARMLESS_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr"]);
 
 /**

@@ -1,10 +1,7 @@
 // Where a word of a command points, as bash and the kernel will see it: `~`, `..` and the working folder, without touching the disk.
 
 /** Where a command runs. Without `cwd` relative paths are judged by name and a `..` out of it may reach `/`; without `home`, `~` is unknown. */
-export interface PathContext {
-  cwd?: string;
-  home?: string;
-}
+export interface PathContext { cwd?: string; home?: string }
 
 /** A folder a relative path may start from: absolute, `~`-prefixed (place unknown), or relative to the unknown working folder (""). */
 export type Base = string;

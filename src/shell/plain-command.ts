@@ -12,7 +12,6 @@ const RESERVED = new Set([
   ...["if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do", "done", "in", "function", "time", "coproc"],
   ...["export", "declare", "typeset", "local", "readonly", "unset", "unsetenv"],
 ]);
-/** Longer lines go to the grammar, which bounds them itself. */
 const MAX_PLAIN_CHARS = 4_096;
 /** Pipes and lists; `&` alone, `|&`, `;;` and the rest are not plain. */
 const PLAIN_OPERATOR = /(&&|\|\||[|;])/;
@@ -31,7 +30,6 @@ export function parsePlainCommand(command: string): ParsedShell | undefined {
   return { commands, problems: [] };
 }
 
-/** The words of one plain simple command, or undefined when it is not one (empty included). */
 function plainWords(text: string): string[] | undefined {
   const words = text.split(/[ \t]+/).filter((word) => word !== "");
   const [program, ...args] = words;

@@ -5,7 +5,6 @@ import { rawCommands } from "./raw-words.js";
 import { DECOMPRESSORS } from "./recursive-reads.js";
 import { isProcessSecretPath, normalizeSlashes as normalize } from "../gate/secret-paths.js";
 
-/** Programs that read file contents recursively when given a folder (gzip and its kin with -r). */
 const RECURSIVE_READERS = new Set(["grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "git", ...DECOMPRESSORS]);
 /** Folders a line may `cd` into before the guard stops following and assumes it may be anywhere. */
 const MAX_BASES = 16;

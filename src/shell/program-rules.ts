@@ -173,7 +173,6 @@ export function findStartingPoints(words: readonly ShellWord[]): { points: Shell
   return { points: words.slice(start, end), end };
 }
 
-/** Only the listed tests and actions pass. */
 function checkFind(words: readonly ShellWord[]): string | null {
   const { points, end } = findStartingPoints(words);
   const wild = points.find(mayExpandToOption);

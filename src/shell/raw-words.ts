@@ -79,7 +79,6 @@ class RawLexer {
     while (this.i < this.text.length && this.text[this.i] !== "\n") this.i++;
   }
 
-  /** One piece of a word: a quoted string, an escape, an expansion or a plain character. */
   private lexWordPart(): void {
     const c = this.text[this.i] as string;
     if (c === "\\") {
@@ -123,7 +122,6 @@ class RawLexer {
     this.i++;
   }
 
-  /** `$(...)`, `$((...))`, `${...}`, `$NAME`, `$'...'`, `$"..."`, or a plain `$`. */
   private lexDollar(): void {
     const next = this.text[this.i + 1];
     if (next === "(") {

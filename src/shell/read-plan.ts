@@ -26,8 +26,4 @@ export interface PlannedRead {
 }
 
 /** What the disk pass checks: the reads, the folders where git shows history, and the revisions named (maybe outside every ref). */
-export interface ReadPlan {
-  reads: PlannedRead[];
-  gitContentDirs: string[];
-  gitObjects: string[];
-}
+export interface ReadPlan { reads: PlannedRead[]; gitContentDirs: string[]; gitObjects: string[] }

@@ -6,11 +6,7 @@ import { findStartingPoints } from "./program-rules.js";
 import { PROCESS_SUBSTITUTION_PATH, type ShellWord } from "./shell-words.js";
 
 /** A folder a command walks: `tree` reads every file's content, `listing` prints every name. */
-export interface TreeRoot {
-  word: ShellWord;
-  kind: "tree" | "listing";
-  filters: TreeFilters;
-}
+export interface TreeRoot { word: ShellWord; kind: "tree" | "listing"; filters: TreeFilters }
 
 const DOT: ShellWord = { value: ".", glob: false };
 

@@ -42,10 +42,7 @@ const REF_FILTER = ["contains[=]", "no-contains[=]", "merged[=]", "no-merged[=]"
 /** Options that put `git tag` in list mode, so its words are patterns and not a tag to create. */
 const TAG_LISTING = new Set(["-l", "--list", "-n", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at"]);
 
-interface GitSubcommand {
-  spec: ArgSpec;
-  check?: (args: ParsedArgs, words: readonly ShellWord[]) => string | null;
-}
+interface GitSubcommand { spec: ArgSpec; check?: (args: ParsedArgs, words: readonly ShellWord[]) => string | null }
 
 /** The read-only subcommands. Anything else (commit, reset, checkout, clean, push, config...) is refused. */
 const SUBCOMMANDS: Readonly<Record<string, GitSubcommand>> = {
@@ -115,10 +112,7 @@ const SUBCOMMANDS: Readonly<Record<string, GitSubcommand>> = {
 };
 
 /** A subcommand whose first word picks what it does (`stash list`): only the listed actions; `implicit` when the first word is an option. */
-interface GitActions {
-  actions: Readonly<Record<string, ArgSpec>>;
-  implicit?: string;
-}
+interface GitActions { actions: Readonly<Record<string, ArgSpec>>; implicit?: string }
 
 const ACTION_SUBCOMMANDS: Readonly<Record<string, GitActions>> = {
   stash: { actions: { list: LOG, show: { ...DIFF, short: `${DIFF.short ?? ""}u`, long: [...(DIFF.long ?? []), "include-untracked", "only-untracked"] } } },
@@ -205,7 +199,6 @@ function checkCatFile(args: ParsedArgs): string | null {
 }
 
 const BUILTIN_PRETTY = new Set(["oneline", "short", "medium", "full", "fuller", "reference", "email", "mboxrd", "raw"]);
-/** Options whose value is, or may hold (`shortlog --group=format:...`), a pretty format. */
 const FORMAT_OPTIONS = new Set(["--format", "--pretty", "--group"]);
 
 /** `%G` and `%(signature)` run the configuration's gpg; a `--pretty` name that is not built in is read from the configuration. */

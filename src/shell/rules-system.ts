@@ -79,7 +79,6 @@ function checkSeq(words: readonly ShellWord[]): string | null {
   return count > MAX_SEQ_COUNT ? `seq: ${count === Infinity ? "an endless" : "a very long"} sequence (more than ${MAX_SEQ_COUNT} numbers)` : null;
 }
 
-/** Unary and binary operators of `test` / `[` that only look at strings, numbers or file metadata. */
 const TEST_UNARY = new Set(["-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-t", "-u", "-w", "-x", "-G", "-L", "-N", "-O", "-S", "-n", "-z", "-o"]);
 const TEST_BINARY = new Set(["=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef"]);
 

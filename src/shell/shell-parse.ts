@@ -31,10 +31,7 @@ export interface SimpleCommand {
 }
 
 /** The parse of a whole command line. It is fully understood only when `problems` is empty. */
-export interface ParsedShell {
-  commands: SimpleCommand[];
-  problems: string[];
-}
+export interface ParsedShell { commands: SimpleCommand[]; problems: string[] }
 
 const MAX_COMMAND_CHARS = 100_000;
 let parser: Parser | undefined;
@@ -101,7 +98,6 @@ export function parseWithGrammar(command: string): ParsedShell | undefined {
 }
 
 const PROGRAM_TOKENS = new Set([";", "\n"]);
-/** Structures whose children are statements, with the operator tokens each may hold. */
 const STRUCTURE_TOKENS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ["list", new Set(["&&", "||"])],
   ["pipeline", new Set(["|", "|&"])],

@@ -5,19 +5,11 @@ import type { Node as SyntaxNode } from "web-tree-sitter";
  * One argument as the shell passes it, after quote removal (a leading `~` kept); `glob` when unquoted `* ? [ { }` or `$( )` remain;
  * `dynamic` when part is a substitution, shown as written.
  */
-export interface ShellWord {
-  value: string;
-  glob: boolean;
-  dynamic?: boolean;
-}
+export interface ShellWord { value: string; glob: boolean; dynamic?: boolean }
 
 /** Where the walker collects what it did not understand; `walkNested` judges the commands inside `$( )`, backticks and `<( )`. */
-export interface WordSink {
-  problems: string[];
-  walkNested(node: SyntaxNode): void;
-}
+export interface WordSink { problems: string[]; walkNested(node: SyntaxNode): void }
 
-/** Expansions whose value the gate cannot know and does not accept; substitutions are handled apart. */
 const EXPANSION_PROBLEMS: Readonly<Record<string, string>> = {
   simple_expansion: "variable expansion ($NAME)",
   expansion: "parameter expansion (${...})",

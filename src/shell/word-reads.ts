@@ -8,10 +8,7 @@ import type { SimpleCommand } from "./shell-parse.js";
 import { PROCESS_SUBSTITUTION_PATH, type ShellWord } from "./shell-words.js";
 
 /** Where the words of one simple command are resolved from: every folder the line may have `cd`-ed into. */
-export interface WordScope {
-  bases: readonly Base[];
-  context: PathContext;
-}
+export interface WordScope { bases: readonly Base[]; context: PathContext }
 
 /** `content`: what is read may be printed. `name`: only names, sizes or counts come out. */
 type WordRole = "content" | "name";
@@ -75,13 +72,9 @@ function clip(text: string): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
-/** Past this many possible folders the gate stops following `cd` and asks. */
 const MAX_BASES = 16;
 
-/**
- * Every folder a command of the line may run in: each `cd` target is added (a `cd` may fail or end with a subshell), `cd -` adds `/`
- * and a folder of unknown place.
- */
+/** Every folder a command of the line may run in: each `cd` target is added (a `cd` may fail or end with a subshell), `cd -` adds `/` and a folder of unknown place. */
 export function lineBases(commands: readonly SimpleCommand[], context: PathContext): { bases: Base[]; reason: string | null } {
   const bases = new Set<Base>([context.cwd ?? ""]);
   for (const command of commands) {
@@ -108,7 +101,6 @@ export function lineBases(commands: readonly SimpleCommand[], context: PathConte
 
 const HOME: ShellWord = { value: "~", glob: false };
 
-/** The folder `cd` goes to: its first operand, home without one, `-` for the previous folder. */
 function cdTarget(args: readonly ShellWord[]): ShellWord | "-" {
   for (let i = 0; i < args.length; i++) {
     const word = args[i] as ShellWord;

@@ -8,11 +8,7 @@ export type BwrapProbe =
   | { available: true; path: string; disableUserns: boolean }
   | { available: false; reason: string };
 
-/** The PATH searched for `bwrap` (a test hides it by giving one without it), and how to run it. */
-interface BwrapProbeOptions {
-  pathEnv: string | undefined;
-  spawn: Spawn;
-}
+interface BwrapProbeOptions { pathEnv: string | undefined; spawn: Spawn }
 
 /** A sandbox that is never slow to build: past this, the probe gives up and says so. */
 const PROBE_TIMEOUT_MS = 5_000;
@@ -57,7 +53,6 @@ export function findOnPath(name: string, pathEnv: string | undefined): string | 
   return null;
 }
 
-/** One probe run: whether it exited 0, and what it said on stderr. */
 function tryRun(spawn: Spawn, file: string, args: string[]): Promise<{ ok: boolean; stderr: string }> {
   return new Promise((resolve) => {
     let stderr = "";
@@ -68,7 +63,6 @@ function tryRun(spawn: Spawn, file: string, args: string[]): Promise<{ ok: boole
   });
 }
 
-/** The one line that says why bwrap cannot sandbox here, from what it printed. */
 function whyNot(stderr: string): string {
   const line = stderr.trim().split("\n")[0]?.replace(/^bwrap: /, "") ?? "";
   const said = line === "" ? "it failed without a message" : line;

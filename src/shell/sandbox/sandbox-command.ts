@@ -56,7 +56,6 @@ export function bwrapArgs(sandbox: ResolvedSandbox, command: string, features: {
   ];
 }
 
-/** The mounts in order, a later one covering an earlier: the system read-only, then what each field says, the masks last. */
 function mountArgs(sandbox: ResolvedSandbox): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   for (const dir of sandbox.privateDirs) args.push("--tmpfs", dir);

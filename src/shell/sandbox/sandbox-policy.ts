@@ -70,7 +70,6 @@ const HOME_STARTUP = [
   ".mkshrc", ".inputrc", ".config/fish",
 ];
 
-/** Secrets the system hands to services and containers. */
 const SYSTEM_SECRETS = ["/run/secrets", "/var/run/secrets", "/etc/shadow", "/etc/gshadow"];
 
 /** The home's secret locations as absolute paths, whether or not they exist (the sandbox skips missing ones). */
