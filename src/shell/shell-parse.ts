@@ -5,10 +5,8 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { setFlagsFromString } from "node:v8";
 import type { Node as SyntaxNode, Parser } from "web-tree-sitter";
-import { lexicalProblems } from "./shell-lexical.js";
 import { parsePlainCommand } from "./plain-command.js";
-import { parseRedirect, REDIRECT_TYPES } from "./shell-redirects.js";
-import { testCommandWords } from "./shell-test.js";
+import { lexicalProblems, parseRedirect, REDIRECT_TYPES, testCommandWords } from "./shell-syntax.js";
 import { QUOTED_BRACES_PROBLEM, appendWord, decodeWord, mayMisreadBraces, quotesBraceSyntax, type ShellWord, type WordSink } from "./shell-words.js";
 
 export type { ShellWord } from "./shell-words.js";
