@@ -51,15 +51,9 @@ export function parseArgs(program: string, words: readonly ShellWord[], spec: Ar
     if (typeof step === "string") return fail(step);
     i += step;
   }
-  return checkPositionals(args, spec, fail);
-}
-
-function checkPositionals(args: ParsedArgs, spec: ArgSpec, fail: (reason: string) => ArgResult): ArgResult {
-  if (spec.maxPositionals === undefined) return { ok: true, args };
-  if (args.positionals.length > spec.maxPositionals) {
-    return fail(spec.maxPositionals === 0 ? "takes no arguments here" : `at most ${spec.maxPositionals} argument(s) here (a further one may be an output file)`);
-  }
-  if (args.positionals.some((w) => w.glob)) return fail("a wildcard here could expand to several arguments");
+  const max = spec.maxPositionals;
+  if (max !== undefined && args.positionals.length > max) return fail(max === 0 ? "takes no arguments here" : `at most ${max} argument(s) here (a further one may be an output file)`);
+  if (max !== undefined && args.positionals.some((w) => w.glob)) return fail("a wildcard here could expand to several arguments");
   return { ok: true, args };
 }
 

@@ -88,11 +88,7 @@ function parseSequence(inner: string): { sequence: string[] | null; sequenceLeng
   const step = (Math.abs(Number(by ?? 1)) || 1) * (to >= from ? 1 : -1);
   const length = Math.floor(Math.abs(to - from) / Math.abs(step)) + 1;
   const width = /^[-+]?0[0-9]/.test(first) || /^[-+]?0[0-9]/.test(last) ? Math.max(first.length, last.length) : 0;
-  const word = (n: number): string => (ints === null ? String.fromCodePoint(n) : pad(n, width));
+  const padded = (n: number): string => `${n < 0 ? "-" : ""}${String(Math.abs(n)).padStart(n < 0 ? width - 1 : width, "0")}`;
+  const word = (n: number): string => (ints === null ? String.fromCodePoint(n) : padded(n));
   return { sequence: length > MAX_BRACE_WORDS ? null : Array.from({ length }, (_, i) => word(from + step * i)), sequenceLength: length };
-}
-
-function pad(n: number, width: number): string {
-  const digits = String(Math.abs(n)).padStart(n < 0 ? width - 1 : width, "0");
-  return n < 0 ? `-${digits}` : digits;
 }

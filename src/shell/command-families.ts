@@ -2,51 +2,35 @@
 import type { ProgramRule } from "./program-rules.js";
 
 /** Programs whose work is the network or another host (also what `auto` never confines). */
-export const NETWORK_PROGRAMS: readonly string[] = [
-  ...["curl", "wget", "nc", "ncat", "netcat", "ssh", "scp", "sftp", "rsync", "ftp", "telnet", "socat", "ping", "dig", "nslookup", "host", "whois"],
-  ...["http", "https", "aria2c", "gh", "glab", "aws", "gcloud", "gsutil", "az", "kubectl", "helm", "docker", "podman", "terraform", "pulumi"],
-  ...["heroku", "vercel", "netlify", "flyctl"],
-];
+export const NETWORK_PROGRAMS: readonly string[] = (
+  "curl wget nc ncat netcat ssh scp sftp rsync ftp telnet socat ping dig nslookup host whois http https aria2c gh glab aws gcloud gsutil az " +
+  "kubectl helm docker podman terraform pulumi heroku vercel netlify flyctl"
+).split(" ");
 
-/** Family → the programs in it; the first family listing a program names its reason. Programs of the read-only table are left out. */
-const FAMILIES: ReadonlyArray<readonly [reason: string, programs: readonly string[]]> = [
-  ["can print secrets from the environment", ["printenv", "env", "set", "export", "declare", "typeset", "compgen"]],
+/** Family → its programs, space-separated; the first family listing a program names its reason. Programs of the read-only table are left out. */
+const FAMILIES: ReadonlyArray<readonly [reason: string, programs: string]> = [
+  ["can print secrets from the environment", "printenv env set export declare typeset compgen"],
   [
     "runs another command (a wrapper)",
-    [
-      ...["eval", "exec", "source", ".", "sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "xargs", "sudo", "doas", "su", "runuser", "nohup"],
-      ...["timeout", "nice", "ionice", "command", "builtin", "time", "stdbuf", "setsid", "chroot", "watch", "strace", "ltrace", "script", "parallel"],
-      ...["flock", "unbuffer", "coproc", "trap", "busybox"],
-    ],
+    "eval exec source . sh bash zsh dash ksh fish csh tcsh xargs sudo doas su runuser nohup timeout nice ionice command builtin time stdbuf setsid " +
+      "chroot watch strace ltrace script parallel flock unbuffer coproc trap busybox",
   ],
   [
     "runs code (an interpreter or build tool)",
-    [
-      ...["node", "nodejs", "python", "python2", "python3", "perl", "ruby", "php", "lua", "deno", "bun", "npx", "npm", "pnpm", "yarn", "tsx", "ts-node"],
-      ...["mawk", "nawk", "java", "go", "cargo", "rustc", "make", "cmake", "gcc", "cc", "clang", "osascript", "pwsh", "powershell", "Rscript", "julia"],
-      ...["swift", "vim", "vi", "nvim", "emacs", "nano", "less", "more", "man"],
-    ],
+    "node nodejs python python2 python3 perl ruby php lua deno bun npx npm pnpm yarn tsx ts-node mawk nawk java go cargo rustc make cmake gcc cc " +
+      "clang osascript pwsh powershell Rscript julia swift vim vi nvim emacs nano less more man",
   ],
-  ["uses the network", NETWORK_PROGRAMS],
-  [
-    "writes, moves or deletes files",
-    [
-      ...["cp", "mv", "rm", "rmdir", "tee", "dd", "chmod", "chown", "chgrp", "touch", "mkdir", "ln", "install", "truncate", "shred", "mkfifo"],
-      ...["mknod", "unlink", "patch", "zip", "split", "csplit", "rename", "mktemp"],
-    ],
-  ],
-  ["may never end", ["yes", "top", "htop", "sleep", "wait", "read"]],
+  ["uses the network", NETWORK_PROGRAMS.join(" ")],
+  ["writes, moves or deletes files", "cp mv rm rmdir tee dd chmod chown chgrp touch mkdir ln install truncate shred mkfifo mknod unlink patch zip split csplit rename mktemp"],
+  ["may never end", "yes top htop sleep wait read"],
   [
     "changes the system or other processes",
-    [
-      ...["kill", "pkill", "killall", "shutdown", "reboot", "systemctl", "service", "mount", "umount", "crontab", "useradd", "passwd", "apt"],
-      ...["apt-get", "brew", "pip", "pip3", "ulimit", "umask", "alias", "unalias", "shopt", "hash"],
-    ],
+    "kill pkill killall shutdown reboot systemctl service mount umount crontab useradd passwd apt apt-get brew pip pip3 ulimit umask alias unalias shopt hash",
   ],
 ];
 
 const REASON_BY_PROGRAM: ReadonlyMap<string, string> = new Map(
-  FAMILIES.flatMap(([reason, programs]) => programs.map((program) => [program, reason] as const)).reverse(),
+  FAMILIES.flatMap(([reason, programs]) => programs.split(" ").map((program) => [program, reason] as const)).reverse(),
 );
 
 /** Why `program` is never safe, in a few words; a generic sentence for programs in no family. */

@@ -39,11 +39,7 @@ export async function returnScratch(parent: string, dir: string, keep: boolean):
     idleTimer.refresh();
     return;
   }
-  await removeQuietly(dir);
-}
-
-/** One that cannot be removed (a process just killed still writing in it) is left to the system's cleaning. */
-async function removeQuietly(dir: string): Promise<void> {
+  // One that cannot be removed (a process just killed still writing in it) is left to the system's cleaning.
   await rm(dir, { recursive: true, force: true, maxRetries: 2 }).catch(() => undefined);
 }
 

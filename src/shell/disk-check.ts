@@ -24,7 +24,8 @@ export async function diskReasons(plan: ReadPlan, context: { cwd: string; home?:
     const why = await readReason(read, context, budget);
     if (why !== null) reasons.push(why);
   }
-  for (const dir of gitRemoteDirs(plan)) {
+  // Where a `git remote` runs: git's words reach the plan as reads (`git remote -v` in `/r` reads `/r/remote`).
+  for (const dir of new Set(plan.reads.filter((r) => r.program === "git" && !r.glob && basename(r.path) === "remote").map((r) => dirname(r.path)))) {
     const why = await remoteCredentialsReason(dir, context.home);
     if (why !== null) reasons.push(why);
   }
@@ -88,9 +89,4 @@ function contentReason(path: string, budget: Budget): string | null {
   } catch {
     return null;
   }
-}
-
-/** Where a `git remote` runs: git's words reach the plan as reads (`git remote -v` in `/r` reads `/r/remote`). */
-function gitRemoteDirs(plan: ReadPlan): Set<string> {
-  return new Set(plan.reads.filter((r) => r.program === "git" && !r.glob && basename(r.path) === "remote").map((r) => dirname(r.path)));
 }

@@ -15,26 +15,13 @@ const KINDS: Record<SafetyVerdict, CommandVerdict["kind"]> = { safe: "safe", app
  * disk pass; under a working `auto` sandbox, `contained` instead of asking unless plainly needing more. "Always" saves the command as written.
  */
 export function createCommandJudge(sandbox?: CommandSandbox): CommandJudge {
-  const realCwds = new Map<string, string>();
-  const realCwd = (cwd: string): string => {
-    let real = realCwds.get(cwd);
-    if (real === undefined) {
-      try {
-        real = resolveRealPath(cwd);
-      } catch {
-        real = cwd;
-      }
-      realCwds.set(cwd, real);
-    }
-    return real;
-  };
   return {
     async judge(command, approvals, place) {
       const entry = normalizeCommand(command);
       const always = broadPatternReason(entry) === null ? { alwaysSaves: entry } : {};
       const never = processSecretsReason(command, place);
       if (never) return { kind: "never", reasons: [never] };
-      const cwd = realCwd(place.cwd);
+      const cwd = realOrSame(place.cwd);
       const assessed = await withDisk(command, approvals, place, cwd);
       const kind = KINDS[assessed.verdict];
       const contained = kind === "needs" && (await sandbox?.confines()) === true && outsideReach(command, { ...place, cwd }) === null;
@@ -49,4 +36,12 @@ async function withDisk(command: string, approvals: Parameters<CommandJudge["jud
   const failed = (error: unknown): string[] => [`the gate could not check the files it reads (${error instanceof Error ? error.message : String(error)})`];
   const disk = await diskReasons(assessment.plan, { cwd, home: place.home }).catch(failed);
   return disk.length === 0 ? assessment : { verdict: assessment.allowed?.() === true ? "approved" : "needs_approval", reasons: disk };
+}
+
+function realOrSame(path: string): string {
+  try {
+    return resolveRealPath(path);
+  } catch {
+    return path;
+  }
 }

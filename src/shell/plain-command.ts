@@ -19,7 +19,7 @@ const PLAIN_OPERATOR = /(&&|\|\||[|;])/;
 /** The parse of a plain line (`ls -la src`, `git log --oneline | head -5`), as `parseWithGrammar` gives it; undefined for any other line. */
 export function parsePlainCommand(command: string): ParsedShell | undefined {
   if (command.length > MAX_PLAIN_CHARS) return undefined;
-  // The capture keeps the operators: commands at even places, operators between.
+  // Commands at even places, the captured operators between.
   const parts = command.split(PLAIN_OPERATOR);
   const commands: ParsedShell["commands"] = [];
   for (let i = 0; i < parts.length; i += 2) {

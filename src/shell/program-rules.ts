@@ -149,16 +149,14 @@ function checkPrintf(_args: ParsedArgs, words: readonly ShellWord[]): string | n
   return early === undefined ? null : "printf: a computed format or option could be `-v NAME` (assigning a shell variable)";
 }
 
-const FIND_NO_ARG = new Set([
-  "-print", "-print0", "-ls", "-prune", "-quit", "-depth", "-d", "-empty", "-true", "-false", "-follow", "-mount", "-xdev", "-noleaf", "-daystart", "-readable",
-  "-writable", "-executable", "-nouser", "-nogroup", "-not", "-a", "-and", "-o", "-or", "(", ")", "!", ",", "-nowarn", "-warn", "-ignore_readdir_race",
-  "-noignore_readdir_race",
-]);
-const FIND_ONE_ARG = new Set([
-  "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-type", "-xtype", "-size", "-mtime", "-mmin", "-atime", "-amin", "-ctime",
-  "-cmin", "-newer", "-anewer", "-cnewer", "-user", "-group", "-uid", "-gid", "-perm", "-links", "-inum", "-samefile", "-maxdepth", "-mindepth", "-used", "-fstype",
-  "-lname", "-ilname", "-regextype", "-printf",
-]);
+const FIND_NO_ARG = new Set(
+  ("-print -print0 -ls -prune -quit -depth -d -empty -true -false -follow -mount -xdev -noleaf -daystart -readable -writable -executable -nouser " +
+    "-nogroup -not -a -and -o -or ( ) ! , -nowarn -warn -ignore_readdir_race -noignore_readdir_race").split(" "),
+);
+const FIND_ONE_ARG = new Set(
+  ("-name -iname -path -ipath -wholename -iwholename -regex -iregex -type -xtype -size -mtime -mmin -atime -amin -ctime -cmin -newer -anewer " +
+    "-cnewer -user -group -uid -gid -perm -links -inum -samefile -maxdepth -mindepth -used -fstype -lname -ilname -regextype -printf").split(" "),
+);
 const FIND_REFUSALS: Readonly<Record<string, string>> = {
   "-exec": "runs a command", "-execdir": "runs a command", "-ok": "runs a command", "-okdir": "runs a command", "-delete": "deletes files",
   "-fprint": "writes a file", "-fprint0": "writes a file", "-fprintf": "writes a file", "-fls": "writes a file",

@@ -24,14 +24,12 @@ export const SYSTEM_RULES: ReadonlyArray<readonly [string, ProgramRule]> = [
   ["lscpu", { spec: { short: "abBcJxyV", shortOptional: "Cep", long: ["all", "online", "bytes", "caches[=]", "offline", "json", "extended[=]", "parse[=]", "hex", "physical", "output-all", "version"], maxPositionals: 0 } }],
   ["type", { spec: { short: "aftpP" }, printsArgs: true }],
   ["command", { check: (_args, words) => checkCommandLookup(words), printsArgs: true }],
-  ...["sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "md5sum", "b2sum", "cksum", "sum"].map((p) => [p, checksumRule(p)] as const),
+  // Checksum programs have no option that writes, runs a program or waits, but `-c`.
+  ...["sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "md5sum", "b2sum", "cksum", "sum"].map(
+    (p): readonly [string, ProgramRule] => [p, { spec: { anyFlags: true }, check: (_args, words) => checkChecksum(p, words), readsContent: true }],
+  ),
   ["seq", { check: (_args, words) => checkSeq(words) }],
 ];
-
-/** Checksum programs have no option that writes, runs a program or waits, but `-c`. */
-function checksumRule(program: string): ProgramRule {
-  return { spec: { anyFlags: true }, check: (_args, words) => checkChecksum(program, words), readsContent: true };
-}
 
 /** `-c` opens the files its input lists: refused in every spelling (`-bc`, `--ch`) or wildcard that could be one (`*`, not `*.txt`). */
 function checkChecksum(program: string, words: readonly ShellWord[]): string | null {

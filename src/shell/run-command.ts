@@ -109,14 +109,14 @@ function formatSeconds(ms: number): string {
 }
 
 /** Shares one byte budget between stdout and stderr: both whole when they fit, else stderr keeps at least a quarter (errors matter). */
-export function splitBudget(stdoutBytes: number, stderrBytes: number, budget: number): { stdout: number; stderr: number } {
+function splitBudget(stdoutBytes: number, stderrBytes: number, budget: number): { stdout: number; stderr: number } {
   if (stdoutBytes + stderrBytes <= budget) return { stdout: stdoutBytes, stderr: stderrBytes };
   const stderr = Math.min(stderrBytes, Math.max(Math.floor(budget / 4), budget - stdoutBytes));
   return { stdout: budget - stderr, stderr };
 }
 
 /** A byte count for a person: whole GiB, MiB or KiB where it divides evenly, else bytes. */
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   for (const [unit, size] of [["GiB", 1024 ** 3], ["MiB", 1024 ** 2], ["KiB", 1024]] as const) {
     if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
   }

@@ -149,10 +149,8 @@ class Walker implements WordSink {
     node.children.forEach((child, index) => {
       if (child === null) return;
       const field = node.fieldNameForChild(index);
-      if ((field === "name" || field === "argument") && child.startIndex === lastRedirectEnd) {
-        this.problems.push("a word run together with a redirection before it");
-      }
       if (field === "name" || field === "argument") {
+        if (child.startIndex === lastRedirectEnd) this.problems.push("a word run together with a redirection before it");
         const piece = field === "name" ? (child.firstChild ?? child) : child;
         const word = decodeWord(piece, this);
         const previous = command.argv[command.argv.length - 1];
@@ -202,9 +200,7 @@ class Walker implements WordSink {
   }
 
   private checkAssignment(node: SyntaxNode): void {
-    for (const child of node.namedChildren) {
-      if (child !== null && child.type !== "variable_name") decodeWord(child, this);
-    }
+    for (const child of node.namedChildren) if (child !== null && child.type !== "variable_name") decodeWord(child, this);
   }
 
   private push(command: Omit<SimpleCommand, "nested">): void {

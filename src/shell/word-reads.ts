@@ -17,7 +17,8 @@ type WordRole = "content" | "name";
 export function wordVariants(word: ShellWord): { values: Array<{ value: string; glob: boolean }> } | { reason: string } {
   if (!word.glob) return { values: [{ value: word.value, glob: false }] };
   const expanded = expandBraces(word.value);
-  if (expanded === null) return { reason: `the brace expansion of \`${clip(word.value)}\` makes more than ${MAX_BRACE_WORDS} words` };
+  const shown = word.value.length > 60 ? `${word.value.slice(0, 57)}...` : word.value;
+  if (expanded === null) return { reason: `the brace expansion of \`${shown}\` makes more than ${MAX_BRACE_WORDS} words` };
   return { values: expanded.map((value) => ({ value, glob: /[*?[]/.test(value) })) };
 }
 
@@ -66,10 +67,6 @@ function globPathReason(pattern: string, role: WordRole, context: PathContext): 
   if (/^\/[^/]*[*?[]/.test(pattern)) return `the wildcard \`${pattern}\` at the top of the file tree can reach /proc`;
   const plain = pattern.replace(/[*?[\]]/g, "");
   return placeReason(plain) ?? homeDotfileReason(plain, context.home) ?? globReason(namesPart(pattern, context.cwd));
-}
-
-function clip(text: string): string {
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
 const MAX_BASES = 16;

@@ -20,14 +20,8 @@ interface AbiNumbers {
 
 /** Per host architecture (`process.arch`): the native ABI first, then its 32-bit compatibility ABI. */
 const ABIS: Partial<Record<string, [AbiNumbers, AbiNumbers]>> = {
-  x64: [
-    { arch: 0xc000003e, socket: 41, ioUringSetup: 425, denyFromNr: 0x40000000 },
-    { arch: 0x40000003, socket: 359, socketcall: 102, ioUringSetup: 425 },
-  ],
-  arm64: [
-    { arch: 0xc00000b7, socket: 198, ioUringSetup: 425 },
-    { arch: 0x40000028, socket: 281, ioUringSetup: 425 },
-  ],
+  x64: [{ arch: 0xc000003e, socket: 41, ioUringSetup: 425, denyFromNr: 0x40000000 }, { arch: 0x40000003, socket: 359, socketcall: 102, ioUringSetup: 425 }],
+  arm64: [{ arch: 0xc00000b7, socket: 198, ioUringSetup: 425 }, { arch: 0x40000028, socket: 281, ioUringSetup: 425 }],
 };
 
 type Step = { op: number; k: number; yes?: string; no?: string } | { label: string };
