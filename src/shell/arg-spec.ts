@@ -18,11 +18,8 @@ export interface ArgSpec {
 
 /** A flag as given (`-n`, `--lines`) with its value, if any; the arguments of a command as its spec reads them. */
 export interface ParsedFlag { name: string; value: ShellWord | null }
-
 export interface ParsedArgs { flags: ParsedFlag[]; positionals: ShellWord[] }
-
 type ArgResult = { ok: true; args: ParsedArgs } | { ok: false; reason: string };
-
 type LongKind = "flag" | "value" | "optional" | "pair";
 
 /** True when the shell could expand this word into something starting with `-`. */

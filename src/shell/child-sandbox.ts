@@ -4,7 +4,6 @@ import { spawnSync } from "node:child_process";
 
 /** What the read-only sandbox can rely on: GNU sed 4.3+ and gawk, whose `--sandbox` refuses what runs programs or opens files by name. */
 export interface SandboxSupport { sed: boolean; awk: boolean }
-
 let probed: SandboxSupport | undefined;
 
 /** Probes `sed --sandbox` and `awk --sandbox` once per process (two short runs); where one is missing the gate asks for that program. */
@@ -28,7 +27,6 @@ function accepts(program: string, args: string[]): boolean {
 
 type Env = Record<string, string | undefined>;
 type GitConfig = ReadonlyArray<readonly [string, string]>;
-
 /** Every child: a folder the model wrote (`x/HEAD`, `x/config`, `x/objects/`) never becomes a repository whose config names programs. */
 const EVERY_CHILD_GIT_CONFIG: GitConfig = [["safe.bareRepository", "explicit"]];
 /** A git that only reads ignores the program-running settings of any config (external diff and textconv: the `git` function). */

@@ -11,9 +11,7 @@ export type { SandboxSetting } from "./sandbox/sandbox-policy.js";
 
 /** The sandbox as a person sets it: the mode, and whether approved commands reach the network (default allow). */
 export type SandboxOption = SandboxSetting | { mode: SandboxSetting; network?: "allow" | "deny" };
-
 const SETTINGS: readonly SandboxSetting[] = ["off", "on", "auto"];
-
 interface CommandPlace { cwd: string; workspace: string; tmpdir: string; home: string }
 
 /**

@@ -8,7 +8,6 @@ import { ToolError } from "../errors.js";
 const MAX_SPARE = 2;
 /** How long kept folders outlive the last command: quick rounds reuse them, and a process killed outright after a pause leaves none. */
 const SPARE_IDLE_MS = 2_000;
-
 const spare = new Map<string, string[]>();
 let removedAtExit = false;
 let idleTimer: NodeJS.Timeout | undefined;

@@ -10,7 +10,6 @@ import { globToRegExp } from "../gate/secret-paths.js";
 export const MAX_WALK_ENTRIES = 20_000;
 /** Files whose first KB the gate reads for secrets, for one command; past it, by name only (what they print is still redacted). */
 export const MAX_CONTENT_CHECKS = 2_000;
-
 /** Countdowns shared by every look at the disk for one command. */
 export interface Budget { left: number; contentLeft: number }
 

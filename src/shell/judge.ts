@@ -1,6 +1,6 @@
 // The command judge the gate is handed: the raw-word guard, the parsed verdict, then the disk pass for a verdict of safe.
 import { broadPatternReason, normalizeCommand } from "../gate/approval-entries.js";
-import type { CommandJudge, CommandPlace, CommandVerdict } from "../gate/context.js";
+import type { CommandJudge, CommandVerdict } from "../gate/context.js";
 import { resolveRealPath } from "../gate/path-check.js";
 import type { CommandSandbox } from "./command-sandbox.js";
 import { diskReasons } from "./disk-check.js";
@@ -22,20 +22,14 @@ export function createCommandJudge(sandbox?: CommandSandbox): CommandJudge {
       const never = processSecretsReason(command, place);
       if (never) return { kind: "never", reasons: [never] };
       const cwd = realOrSame(place.cwd);
-      const assessed = await withDisk(command, approvals, place, cwd);
-      const kind = KINDS[assessed.verdict];
+      const assessed = await assessCommand(command, approvals, place);
+      const disk = assessed.plan === undefined ? [] : await diskReasons(assessed.plan, { cwd, home: place.home }).catch(diskFailed);
+      const { verdict, reasons }: SafetyAssessment = disk.length === 0 ? assessed : { verdict: assessed.allowed?.() === true ? "approved" : "needs_approval", reasons: disk };
+      const kind = KINDS[verdict];
       const contained = kind === "needs" && (await sandbox?.confines()) === true && outsideReach(command, { ...place, cwd }) === null;
-      return { kind: contained ? "contained" : kind, reasons: assessed.reasons, ...always };
+      return { kind: contained ? "contained" : kind, reasons, ...always };
     },
   };
-}
-
-async function withDisk(command: string, approvals: Parameters<CommandJudge["judge"]>[1], place: CommandPlace, cwd: string): Promise<SafetyAssessment> {
-  const assessment = await assessCommand(command, approvals, place);
-  if (assessment.verdict !== "safe" || assessment.plan === undefined) return assessment;
-  const failed = (error: unknown): string[] => [`the gate could not check the files it reads (${error instanceof Error ? error.message : String(error)})`];
-  const disk = await diskReasons(assessment.plan, { cwd, home: place.home }).catch(failed);
-  return disk.length === 0 ? assessment : { verdict: assessment.allowed?.() === true ? "approved" : "needs_approval", reasons: disk };
 }
 
 function realOrSame(path: string): string {
@@ -44,4 +38,8 @@ function realOrSame(path: string): string {
   } catch {
     return path;
   }
+}
+
+function diskFailed(error: unknown): string[] {
+  return [`the gate could not check the files it reads (${error instanceof Error ? error.message : String(error)})`];
 }

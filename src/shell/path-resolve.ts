@@ -2,13 +2,10 @@
 
 /** Where a command runs. Without `cwd` relative paths are judged by name and a `..` out of it may reach `/`; without `home`, `~` is unknown. */
 export interface PathContext { cwd?: string; home?: string }
-
 /** A folder a relative path may start from: absolute, `~`-prefixed (place unknown), or relative to the unknown working folder (""). */
 export type Base = string;
-
 /** The folder `cd -` and `~-` lead to ($OLDPWD): unknown, judged like a home folder of unknown place. */
 export const PREVIOUS_FOLDER = "~-";
-
 const TILDE = /^~([^/]*)(?:\/(.*))?$/s;
 
 /** The pieces of a word that may be paths: the word, and each piece after `=` or `:` (`--file=.env`, `HEAD:.env`). */

@@ -7,7 +7,6 @@ import { PROCESS_SUBSTITUTION_PATH, type ShellWord } from "./shell-words.js";
 
 /** A folder a command walks: `tree` reads every file's content, `listing` prints every name. */
 export interface TreeRoot { word: ShellWord; kind: "tree" | "listing"; filters: TreeFilters }
-
 const DOT: ShellWord = { value: ".", glob: false };
 
 /** The folders this command walks (`parsed` by its spec, `words` raw), starting at `.` when none is named; empty when it walks none. */
@@ -17,8 +16,8 @@ export function treeRoots(program: string, parsed: ParsedArgs, words: readonly S
   if (program === "rg") return rgRoots(parsed, has);
   if (program === "git") return gitDiffRoots(words);
   if (program === "diff") return diffRoots(parsed);
-  if (program === "find") return listing(findStartingPoints(words).points, words.some((w) => w.value === "-L" || w.value === "-follow"));
-  if (program === "du" || (program === "ls" && has("-R", "--recursive")) || (program === "tree" && !has("--fromfile", "--fromtabfile"))) return listing(parsed.positionals);
+  if (program === "find") return walked(findStartingPoints(words).points, "listing", { ...NO_FILTERS, followLinks: words.some((w) => w.value === "-L" || w.value === "-follow") });
+  if (program === "du" || (program === "ls" && has("-R", "--recursive")) || (program === "tree" && !has("--fromfile", "--fromtabfile"))) return walked(parsed.positionals, "listing");
   return DECOMPRESSORS.includes(program) && has("-r", "--recursive") ? parsed.positionals.map((word) => ({ word, kind: "tree", filters: FOLLOWING })) : [];
 }
 
@@ -38,14 +37,10 @@ function grepRoots(parsed: ParsedArgs, has: (...names: string[]) => boolean): Tr
   const recurseValue = (f: ParsedFlag): boolean => (f.name === "-d" || f.name === "--directories") && f.value?.value === "recurse";
   if (!has("-r", "-R", "--recursive", "--dereference-recursive") && !parsed.flags.some(recurseValue)) return [];
   const files = has("-e", "-f", "--regexp", "--file") ? parsed.positionals : parsed.positionals.slice(1);
-  const filters: TreeFilters = {
-    ...NO_FILTERS,
-    followLinks: has("-R", "--dereference-recursive"),
-    fileFilters: parsed.flags.filter((f) => (f.name === "--include" || f.name === "--exclude") && f.value !== null).map((f) => ({ include: f.name === "--include", glob: f.value?.value ?? "" })),
-    excludeDirs: parsed.flags.filter((f) => f.name === "--exclude-dir" && f.value !== null).map((f) => f.value?.value ?? ""),
-    opaqueFilters: has("--exclude-from"),
-  };
-  return (files.length > 0 ? files : [DOT]).map((word) => ({ word, kind: "tree", filters }));
+  const globs = (...names: string[]): ParsedFlag[] => parsed.flags.filter((f) => names.includes(f.name) && f.value !== null);
+  const fileFilters = globs("--include", "--exclude").map((f) => ({ include: f.name === "--include", glob: f.value?.value ?? "" }));
+  const excludeDirs = globs("--exclude-dir").map((f) => f.value?.value ?? "");
+  return walked(files, "tree", { ...NO_FILTERS, followLinks: has("-R", "--dereference-recursive"), fileFilters, excludeDirs, opaqueFilters: has("--exclude-from") });
 }
 
 function rgRoots(parsed: ParsedArgs, has: (...names: string[]) => boolean): TreeRoot[] {
@@ -53,9 +48,7 @@ function rgRoots(parsed: ParsedArgs, has: (...names: string[]) => boolean): Tree
   const noPattern = has("-e", "-f", "--regexp", "--file", "--files");
   const files = noPattern ? parsed.positionals : parsed.positionals.slice(1);
   // rg skips hidden files (--hidden and -u are refused) and follows links only with -L.
-  const filters: TreeFilters = { ...NO_FILTERS, skipHidden: true, followLinks: has("-L", "--follow") };
-  const kind = has("--files") ? "listing" : "tree";
-  return (files.length > 0 ? files : [DOT]).map((word) => ({ word, kind, filters }));
+  return walked(files, has("--files") ? "listing" : "tree", { ...NO_FILTERS, skipHidden: true, followLinks: has("-L", "--follow") });
 }
 
 /** `git diff` compares folders when given two paths (`--no-index`, or outside a repository): each is walked. */
@@ -68,6 +61,7 @@ function gitDiffRoots(words: readonly ShellWord[]): TreeRoot[] {
   return paths.map((word) => ({ word, kind: "tree", filters: NO_FILTERS }));
 }
 
-function listing(positionals: readonly ShellWord[], followLinks = false): TreeRoot[] {
-  return (positionals.length > 0 ? positionals : [DOT]).map((word) => ({ word, kind: "listing", filters: { ...NO_FILTERS, followLinks } }));
+/** Each of `words`, or `.` when there is none, as a root walked that way. */
+function walked(words: readonly ShellWord[], kind: TreeRoot["kind"], filters: TreeFilters = NO_FILTERS): TreeRoot[] {
+  return (words.length > 0 ? words : [DOT]).map((word) => ({ word, kind, filters }));
 }

@@ -69,7 +69,6 @@ const XZ: ArgSpec = {
   deny: COMPRESSOR_DENY,
 };
 const BZIP2: ArgSpec = { short: "dzkftcqvsV123456789", long: ["decompress", "compress", "keep", "force", "test", "stdout", "quiet", "verbose", "small", "fast", "best", "version"], deny: COMPRESSOR_DENY };
-
 /** For all three (each spec admits only its own spellings); xz and bzip2 obey the last mode given: -t then -z compresses. */
 const TO_STDOUT = ["-c", "--stdout", "--to-stdout"];
 const LIST_OR_TEST = ["-l", "--list", "-t", "--test"];

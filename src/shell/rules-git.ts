@@ -37,11 +37,9 @@ const LOG_LONG = [
 
 const LOG: ArgSpec = { short: "puwbRzigE#", shortValue: "nSGL", shortOptional: "MCBU", long: [...DIFF_LONG, ...LOG_LONG], deny: DIFF_OUTPUT_DENY };
 const DIFF: ArgSpec = { short: "puwbRz", shortOptional: "MCBU", long: [...DIFF_LONG, "cached", "staged", "no-index"], deny: DIFF_OUTPUT_DENY };
-
 const REF_FILTER = ["contains[=]", "no-contains[=]", "merged[=]", "no-merged[=]", "points-at=", "sort=", "format=", "color[=]", "ignore-case", "omit-empty"];
 /** Options that put `git tag` in list mode, so its words are patterns and not a tag to create. */
 const TAG_LISTING = new Set(["-l", "--list", "-n", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at"]);
-
 interface GitSubcommand { spec: ArgSpec; check?: (args: ParsedArgs, words: readonly ShellWord[]) => string | null }
 
 /** The read-only subcommands. Anything else (commit, reset, checkout, clean, push, config...) is refused. */

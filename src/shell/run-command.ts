@@ -28,7 +28,6 @@ export interface RunCommandOptions {
 }
 
 const runCommandInput = z.object({ command: z.string().min(1).describe("The command line, run with bash -c") });
-
 /** What an out-of-memory failure prints, from the C library, bash, coreutils, Python, C++ and node. */
 const OUT_OF_MEMORY = /memory exhausted|cannot allocate|out of memory|MemoryError|bad_alloc|allocation failed/i;
 

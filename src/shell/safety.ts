@@ -15,7 +15,6 @@ export type { ApprovalLists } from "../gate/approval-entries.js";
 
 /** `safe`: provably read-only, terminating, offline, no secrets. `approved` / `denied`: listed in the approvals file. `needs_approval`: the rest. */
 export type SafetyVerdict = "safe" | "approved" | "denied" | "needs_approval";
-
 /** Where the command will run: relative paths, `cd` and `..` from `cwd`, `~` from `home`. Without them the gate assumes the worst. */
 export type SafetyOptions = PathContext;
 

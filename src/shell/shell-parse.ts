@@ -30,7 +30,6 @@ export interface SimpleCommand {
 
 /** The parse of a whole command line. It is fully understood only when `problems` is empty. */
 export interface ParsedShell { commands: SimpleCommand[]; problems: string[] }
-
 const MAX_COMMAND_CHARS = 100_000;
 let parser: Parser | undefined;
 let loading: Promise<void> | undefined;

@@ -95,7 +95,6 @@ function parseHeredoc(node: SyntaxNode, sink: WordSink): ShellRedirect | null {
 const GROUPS = new Set(["unary_expression", "binary_expression"]);
 /** Tokens that are words (or parts) to bash inside `[ ]` (tree-sitter reads `~/x` as `~` and `/x`); `<`, `&&`, `(`... are syntax to bash. */
 const WORD_TOKENS = new Set(["!", "=", "==", "!=", "~"]);
-
 interface Atom { word: ShellWord; start: number; end: number }
 
 /** The argv of a `[ ... ]` test; null, with a problem, for `[[ ]]`, a token bash reads as no word, or pieces not separated by blanks. */

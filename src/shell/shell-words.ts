@@ -6,7 +6,6 @@ import type { Node as SyntaxNode } from "web-tree-sitter";
  * `dynamic` when part is a substitution, shown as written.
  */
 export interface ShellWord { value: string; glob: boolean; dynamic?: boolean }
-
 /** Where the walker collects what it did not understand; `walkNested` judges the commands inside `$( )`, backticks and `<( )`. */
 export interface WordSink { problems: string[]; walkNested(node: SyntaxNode): void }
 

@@ -9,7 +9,6 @@ import { PROCESS_SUBSTITUTION_PATH, type ShellWord } from "./shell-words.js";
 
 /** Where the words of one simple command are resolved from: every folder the line may have `cd`-ed into. */
 export interface WordScope { bases: readonly Base[]; context: PathContext }
-
 /** `content`: what is read may be printed. `name`: only names, sizes or counts come out. */
 type WordRole = "content" | "name";
 

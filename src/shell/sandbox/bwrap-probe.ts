@@ -9,13 +9,10 @@ export type BwrapProbe =
   | { available: false; reason: string };
 
 interface BwrapProbeOptions { pathEnv: string | undefined; spawn: Spawn }
-
 /** A sandbox that is never slow to build: past this, the probe gives up and says so. */
 const PROBE_TIMEOUT_MS = 5_000;
-
 /** The flags every sandbox is built with, so the probe fails where a command would; `--disable-userns` (0.8+) is tried first. */
 const PROBE_ARGS = ["--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"];
-
 const probes = new WeakMap<Spawn, Map<string, Promise<BwrapProbe>>>();
 
 /** Probes bubblewrap once per process for each PATH and spawn function. Never rejects: a failure is `available: false` with a one-line reason. */

@@ -7,10 +7,8 @@ import type { SandboxKind, SandboxPolicy } from "./sandbox-policy.js";
 
 /** A path with every symlink resolved (mounts act on places), whether its last component is a link (replaceable), and its hard links (unhidden names). */
 export interface PathInfo { real: string; type: "dir" | "file" | "other"; symlink: boolean; links: number }
-
 /** The file-system reads resolution makes, injected so a test can show any layout: a path (null when missing), and a folder's files with other names. */
 export interface PathInspector { inspect(path: string): PathInfo | null; linkedFiles(dir: string): string[] }
-
 /** Files looked at per masked folder for other names: credential stores are small; a large one is not walked whole. */
 const LINK_SCAN_LIMIT = 500;
 

@@ -5,7 +5,6 @@ import { join } from "node:path";
 
 /** `read-only`: what the gate proved read-only; `confined`: what `auto` runs unasked (writing only the working folder, offline); `approved`. */
 export type SandboxKind = "read-only" | "confined" | "approved";
-
 /** The user's setting: `off` (no sandbox), `on` (the default where bubblewrap works), `auto` (confined commands run unasked). */
 export type SandboxSetting = "off" | "on" | "auto";
 
