@@ -19,22 +19,16 @@ const PLAIN_OPERATOR = /(&&|\|\||[|;])/;
 /** The parse of a plain line (`ls -la src`, `git log --oneline | head -5`), as `parseWithGrammar` gives it; undefined for any other line. */
 export function parsePlainCommand(command: string): ParsedShell | undefined {
   if (command.length > MAX_PLAIN_CHARS) return undefined;
-  // Commands at even places, the captured operators between.
   const parts = command.split(PLAIN_OPERATOR);
   const commands: ParsedShell["commands"] = [];
+  // Commands at even places, the captured operators between.
   for (let i = 0; i < parts.length; i += 2) {
-    const words = plainWords(parts[i] as string);
-    if (words === undefined) return undefined;
+    const words = (parts[i] as string).split(/[ \t]+/).filter((word) => word !== "");
+    const [program, ...args] = words;
+    if (program === undefined || !PLAIN_PROGRAM.test(program) || RESERVED.has(program)) return undefined;
+    // A lone `==` is an operator token to tree-sitter-bash (of `[[ ]]`), though a word to bash.
+    if (!args.every((word) => PLAIN_WORD.test(word) && word !== "==")) return undefined;
     commands.push({ argv: words.map((value) => ({ value, glob: false })), assignments: [], redirects: [], nested: false });
   }
   return { commands, problems: [] };
-}
-
-function plainWords(text: string): string[] | undefined {
-  const words = text.split(/[ \t]+/).filter((word) => word !== "");
-  const [program, ...args] = words;
-  if (program === undefined || !PLAIN_PROGRAM.test(program) || RESERVED.has(program)) return undefined;
-  // A lone `==` is an operator token to tree-sitter-bash (of `[[ ]]`), though a word to bash.
-  if (!args.every((word) => PLAIN_WORD.test(word) && word !== "==")) return undefined;
-  return words;
 }

@@ -55,7 +55,7 @@ function assessParsed(command: string, parsed: ParsedShell, approvals: ApprovalL
   const normalized = normalizeCommand(command);
   if (isDenied(normalized, parsed, approvals.denied ?? [])) return { verdict: "denied", reasons: ["it is in the denied list of the approvals file"] };
   const { reasons, plan, scope } = judgeLine(parsed, options);
-  const allowed = (): boolean => isAllowed(normalized, parsed, approvals.allowed ?? [], (r) => redirectReason(r, scope));
+  const allowed = (): boolean => isAllowed(normalized, parsed, approvals.allowed ?? [], scope);
   if (reasons.length === 0) return { verdict: "safe", reasons, plan, allowed };
   return { verdict: allowed() ? "approved" : "needs_approval", reasons };
 }
@@ -163,11 +163,11 @@ function isDenied(normalized: string, parsed: ParsedShell, denied: readonly stri
 }
 
 /** An allowed entry, or one understood simple command (no chain, substitution, assignment, unsafe redirection) matching a pattern not too broad. */
-function isAllowed(normalized: string, parsed: ParsedShell, allowed: readonly string[], redirectReason: (redirect: ShellRedirect) => string | null): boolean {
+function isAllowed(normalized: string, parsed: ParsedShell, allowed: readonly string[], scope: WordScope): boolean {
   if (allowed.some((entry) => entry === normalized && broadPatternReason(entry) === null)) return true;
   const only = parsed.commands[0];
   if (parsed.problems.length > 0 || parsed.commands.length !== 1 || only === undefined || only.nested) return false;
-  if (only.assignments.length > 0 || only.redirects.some((r) => redirectReason(r) !== null)) return false;
+  if (only.assignments.length > 0 || only.redirects.some((r) => redirectReason(r, scope) !== null)) return false;
   return allowed.some((entry) => {
     const pattern = compilePattern(entry);
     return pattern !== null && pattern.some(isWildcard) && broadPatternReason(entry) === null && matchesPattern(only.argv, pattern);
