@@ -57,17 +57,8 @@ const COMPRESSOR_DENY: Readonly<Record<string, string>> = {
   "-S": "names the files it writes or deletes (--suffix)",
   "--suffix": "names the files it writes or deletes",
 };
-const GZIP: ArgSpec = {
-  short: "cdfklnNqtv123456789",
-  long: ["stdout", "to-stdout", "decompress", "uncompress", "force", "keep", "list", "no-name", "name", "quiet", "test", "verbose", "fast", "best", "rsyncable", "synchronous", "version"],
-  deny: COMPRESSOR_DENY,
-};
-const XZ: ArgSpec = {
-  short: "zdtlkfcqvVe0123456789",
-  shortValue: "TFCM",
-  long: ["compress", "decompress", "uncompress", "test", "list", "keep", "force", "stdout", "to-stdout", "quiet", "verbose", "threads=", "format=", "check=", "single-stream", "no-sparse", "memlimit=", "memory=", "robot", "extreme", "fast", "best", "ignore-check", "version", "info-memory"],
-  deny: COMPRESSOR_DENY,
-};
+const GZIP: ArgSpec = { short: "cdfklnNqtv123456789", long: ["stdout", "to-stdout", "decompress", "uncompress", "force", "keep", "list", "no-name", "name", "quiet", "test", "verbose", "fast", "best", "rsyncable", "synchronous", "version"], deny: COMPRESSOR_DENY };
+const XZ: ArgSpec = { short: "zdtlkfcqvVe0123456789", shortValue: "TFCM", long: ["compress", "decompress", "uncompress", "test", "list", "keep", "force", "stdout", "to-stdout", "quiet", "verbose", "threads=", "format=", "check=", "single-stream", "no-sparse", "memlimit=", "memory=", "robot", "extreme", "fast", "best", "ignore-check", "version", "info-memory"], deny: COMPRESSOR_DENY };
 const BZIP2: ArgSpec = { short: "dzkftcqvsV123456789", long: ["decompress", "compress", "keep", "force", "test", "stdout", "quiet", "verbose", "small", "fast", "best", "version"], deny: COMPRESSOR_DENY };
 /** For all three (each spec admits only its own spellings); xz and bzip2 obey the last mode given: -t then -z compresses. */
 const TO_STDOUT = ["-c", "--stdout", "--to-stdout"];

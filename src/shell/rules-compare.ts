@@ -35,12 +35,7 @@ const COLUMN: ArgSpec = {
   ],
 };
 
-const OD: ArgSpec = {
-  short: "abcdfilosxv",
-  shortValue: "AjNt",
-  shortOptional: "Sw",
-  long: ["address-radix=", "endian=", "skip-bytes=", "read-bytes=", "strings[=]", "format=", "output-duplicates", "width[=]", "traditional", "version"],
-};
+const OD: ArgSpec = { short: "abcdfilosxv", shortValue: "AjNt", shortOptional: "Sw", long: ["address-radix=", "endian=", "skip-bytes=", "read-bytes=", "strings[=]", "format=", "output-duplicates", "width[=]", "traditional", "version"] };
 /** `-f` reads a format file by name: left out. */
 const HEXDUMP: ArgSpec = { short: "bcCdoxvV", shortValue: "ens", shortOptional: "L", long: ["one-byte-octal", "one-byte-char", "canonical", "two-bytes-decimal", "two-bytes-octal", "two-bytes-hex", "color[=]", "format=", "length=", "skip=", "no-squeezing", "version"] };
 const STRINGS: ArgSpec = { short: "adfwoV", shortValue: "ntTeUs", long: ["all", "data", "print-file-name", "bytes=", "radix=", "include-all-whitespace", "target=", "encoding=", "unicode=", "output-separator=", "version"] };

@@ -44,47 +44,18 @@ interface GitSubcommand { spec: ArgSpec; check?: (args: ParsedArgs, words: reado
 
 /** The read-only subcommands. Anything else (commit, reset, checkout, clean, push, config...) is refused. */
 const SUBCOMMANDS: Readonly<Record<string, GitSubcommand>> = {
-  status: {
-    spec: {
-      short: "sbvz",
-      shortOptional: "u",
-      long: ["short", "branch", "porcelain[=]", "long", "verbose", "untracked-files[=]", "ignored[=]", "ignore-submodules[=]", "no-renames", "renames", "find-renames[=]", "column[=]", "no-column", "ahead-behind", "no-ahead-behind", "show-stash", "null"],
-    },
-  },
+  status: { spec: { short: "sbvz", shortOptional: "u", long: ["short", "branch", "porcelain[=]", "long", "verbose", "untracked-files[=]", "ignored[=]", "ignore-submodules[=]", "no-renames", "renames", "find-renames[=]", "column[=]", "no-column", "ahead-behind", "no-ahead-behind", "show-stash", "null"] } },
   log: { spec: LOG },
   show: { spec: LOG },
   diff: { spec: DIFF },
   branch: {
-    spec: {
-      short: "arlv",
-      long: ["all", "remotes", "list", "verbose", "show-current", "color[=]", "no-color", "column[=]", "no-column", "ignore-case", "contains[=]", "no-contains[=]", "merged[=]", "no-merged[=]", "points-at=", "sort=", "format=", "abbrev=", "omit-empty"],
-    },
+    spec: { short: "arlv", long: ["all", "remotes", "list", "verbose", "show-current", "color[=]", "no-color", "column[=]", "no-column", "ignore-case", "contains[=]", "no-contains[=]", "merged[=]", "no-merged[=]", "points-at=", "sort=", "format=", "abbrev=", "omit-empty"] },
     check: (args) =>
-      args.positionals.length === 0 || args.flags.some((f) => f.name === "-l" || f.name === "--list")
-        ? null
-        : "git branch with a name creates a branch; only listing (no names, or --list PATTERN) is read-only",
+      args.positionals.length === 0 || args.flags.some((f) => f.name === "-l" || f.name === "--list") ? null : "git branch with a name creates a branch; only listing (no names, or --list PATTERN) is read-only",
   },
-  "rev-parse": {
-    spec: {
-      short: "q",
-      long: ["show-toplevel", "abbrev-ref[=]", "short[=]", "verify", "quiet", "git-dir", "absolute-git-dir", "git-common-dir", "is-inside-work-tree", "is-inside-git-dir", "is-bare-repository", "is-shallow-repository", "show-prefix", "show-cdup", "symbolic", "symbolic-full-name", "all", "branches[=]", "tags[=]", "remotes[=]", "show-superproject-working-tree", "default=", "path-format="],
-    },
-  },
-  blame: {
-    spec: {
-      short: "lstfnpecwb",
-      shortValue: "L",
-      shortOptional: "MC",
-      long: ["porcelain", "line-porcelain", "show-stats", "root", "show-name", "show-number", "show-email", "date=", "abbrev=", "incremental", "minimal"],
-    },
-  },
-  "ls-files": {
-    spec: {
-      short: "cdmoiskuzvtf",
-      shortValue: "x",
-      long: ["cached", "deleted", "modified", "others", "ignored", "stage", "killed", "unmerged", "directory", "no-empty-directory", "eol", "deduplicate", "exclude-standard", "full-name", "error-unmatch", "recurse-submodules", "sparse", "exclude=", "exclude-from=", "exclude-per-directory=", "format=", "abbrev[=]", "with-tree="],
-    },
-  },
+  "rev-parse": { spec: { short: "q", long: ["show-toplevel", "abbrev-ref[=]", "short[=]", "verify", "quiet", "git-dir", "absolute-git-dir", "git-common-dir", "is-inside-work-tree", "is-inside-git-dir", "is-bare-repository", "is-shallow-repository", "show-prefix", "show-cdup", "symbolic", "symbolic-full-name", "all", "branches[=]", "tags[=]", "remotes[=]", "show-superproject-working-tree", "default=", "path-format="] } },
+  blame: { spec: { short: "lstfnpecwb", shortValue: "L", shortOptional: "MC", long: ["porcelain", "line-porcelain", "show-stats", "root", "show-name", "show-number", "show-email", "date=", "abbrev=", "incremental", "minimal"] } },
+  "ls-files": { spec: { short: "cdmoiskuzvtf", shortValue: "x", long: ["cached", "deleted", "modified", "others", "ignored", "stage", "killed", "unmerged", "directory", "no-empty-directory", "eol", "deduplicate", "exclude-standard", "full-name", "error-unmatch", "recurse-submodules", "sparse", "exclude=", "exclude-from=", "exclude-per-directory=", "format=", "abbrev[=]", "with-tree="] } },
   remote: { spec: { short: "v", long: ["verbose"], maxPositionals: 0 } },
   tag: {
     spec: { short: "li", shortOptional: "n", long: ["list", "column[=]", "no-column", ...REF_FILTER] },
