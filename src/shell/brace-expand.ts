@@ -3,13 +3,7 @@
 /** Words one brace expansion may produce before the gate stops expanding and calls the word unsafe. */
 export const MAX_BRACE_WORDS = 4096;
 
-interface BraceSplit {
-  pre: string;
-  alternatives: string[] | null;
-  sequence: string[] | null;
-  sequenceLength: number;
-  post: string;
-}
+interface BraceSplit { pre: string; alternatives: string[] | null; sequence: string[] | null; sequenceLength: number; post: string }
 
 /** How many words bash makes of `text` (1 without braces), counted without making them and capped above MAX_BRACE_WORDS. */
 export function braceWordCount(text: string): number {

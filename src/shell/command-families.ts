@@ -1,5 +1,6 @@
 // Programs that are never safe, by family so a refusal says why; and the toolchains among them whose version query is.
 import type { ProgramRule } from "./program-rules.js";
+import type { ShellWord } from "./shell-words.js";
 
 /** Programs whose work is the network or another host (also what `auto` never confines). */
 export const NETWORK_PROGRAMS: readonly string[] = (
@@ -57,14 +58,11 @@ const VERSION_FLAGS: ReadonlyArray<readonly [programs: readonly string[], flags:
 
 /** The version query is safe, anything else keeps its family's reason. */
 export const VERSION_RULES: ReadonlyArray<readonly [string, ProgramRule]> = VERSION_FLAGS.flatMap(([programs, flags]) =>
-  programs.map((program): readonly [string, ProgramRule] => [
-    program,
-    {
-      check: (_args, words) => {
-        const only = words.length === 1 ? words[0] : undefined;
-        if (only !== undefined && !only.glob && only.dynamic !== true && flags.includes(only.value)) return null;
-        return `${familyReason(program)}; only \`${program} ${flags[0] ?? "--version"}\` is read-only`;
-      },
-    },
-  ]),
+  programs.map((program): readonly [string, ProgramRule] => [program, { check: (_args, words) => versionReason(program, flags, words) }]),
 );
+
+function versionReason(program: string, flags: readonly string[], words: readonly ShellWord[]): string | null {
+  const only = words.length === 1 ? words[0] : undefined;
+  if (only !== undefined && !only.glob && only.dynamic !== true && flags.includes(only.value)) return null;
+  return `${familyReason(program)}; only \`${program} ${flags[0] ?? "--version"}\` is read-only`;
+}

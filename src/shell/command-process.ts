@@ -12,13 +12,7 @@ import { spawnPlanned, type CommandPlan } from "./sandbox/sandbox-command.js";
 const PIPE_GRACE_MS = 250;
 
 /** Head and tail kept of each stream, data memory per process, output past which it is killed; `leaveNothingRunning` kills the group's rest. */
-export interface ProcessLimits {
-  timeoutMs: number;
-  captureBytes: number;
-  memoryBytes: number;
-  outputBytes: number;
-  leaveNothingRunning?: boolean;
-}
+export interface ProcessLimits { timeoutMs: number; captureBytes: number; memoryBytes: number; outputBytes: number; leaveNothingRunning?: boolean }
 
 /** How a command ended and what it printed; what was killed: too much output, processes holding the pipes, with `leaveNothingRunning` the rest. */
 export interface ProcessResult {

@@ -25,8 +25,7 @@ export class CommandSandbox {
 
   constructor(option: SandboxOption | undefined, private readonly spawn: Spawn = nodeSpawn, private readonly pathEnv: string | undefined = process.env["PATH"]) {
     const { mode, network } = typeof option === "object" ? option : { mode: option ?? "on", network: "allow" };
-    if (!SETTINGS.includes(mode)) throw new ConfigError(`sandbox: must be one of ${SETTINGS.join(", ")}, got ${JSON.stringify(mode)}`);
-    this.setting = mode;
+    this.setting = checkSetting(mode, "sandbox:");
     this.network = network !== "deny";
   }
 
@@ -60,6 +59,10 @@ export class CommandSandbox {
 export function sandboxFromEnv(env: Readonly<Record<string, string | undefined>>): SandboxSetting | undefined {
   const raw = env["MINICLAW_SANDBOX"]?.trim();
   if (raw === undefined || raw === "") return undefined;
-  if (!SETTINGS.includes(raw as SandboxSetting)) throw new ConfigError(`MINICLAW_SANDBOX must be one of ${SETTINGS.join(", ")}, got "${raw}"`);
-  return raw as SandboxSetting;
+  return checkSetting(raw, "MINICLAW_SANDBOX");
+}
+
+function checkSetting(value: string, where: string): SandboxSetting {
+  if (!SETTINGS.includes(value as SandboxSetting)) throw new ConfigError(`${where} must be one of ${SETTINGS.join(", ")}, got ${JSON.stringify(value)}`);
+  return value as SandboxSetting;
 }

@@ -37,18 +37,11 @@ export async function diskReasons(plan: ReadPlan, context: { cwd: string; home?:
 }
 
 async function readReason(read: PlannedRead, context: PathContext, budget: Budget): Promise<string | null> {
-  if (!read.glob) {
-    // The path as the kernel opens it (`..` after links) first, then the normalised one the pure pass judged.
-    for (const physical of read.physical ?? []) {
-      const why = await realPathReason(read, physical, false, context, budget);
-      if (why !== null) return why;
-    }
-    return realPathReason(read, read.path, false, context, budget);
-  }
-  const matches = await expandGlob(read.path, budget);
+  // A literal path as the kernel opens it (`..` after links) first, then the normalised one the pure pass judged.
+  const matches = read.glob ? await expandGlob(read.path, budget) : [...(read.physical ?? []), read.path];
   if (matches === null) return `${read.program}: the wildcard ${read.path} matches more files than the gate can check`;
   for (const match of matches) {
-    const why = await realPathReason(read, match, true, context, budget);
+    const why = await realPathReason(read, match, read.glob, context, budget);
     if (why !== null) return why;
   }
   return null;

@@ -11,11 +11,10 @@ export { checkCommandSafety, type SafetyVerdict, type SafetyOptions } from "./sa
 export { keepShellParserAtBaseline } from "./shell-parse.js";
 export { CommandSandbox, sandboxFromEnv, type SandboxOption, type SandboxSetting } from "./command-sandbox.js";
 
-/** The shell as a runtime plugs it in: the judge the gate asks about commands, and the tool that runs them. */
+/** The shell as a runtime plugs it in: the judge the gate asks, the tool that runs commands, the line saying they run unsandboxed. */
 export interface Shell {
   judge: CommandJudge;
   tool: AnyTool;
-  /** The line to say at start when commands run unsandboxed although the setting wants a sandbox. */
   notice(): Promise<string | undefined>;
 }
 

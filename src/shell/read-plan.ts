@@ -16,14 +16,7 @@ export interface TreeFilters {
 export const NO_FILTERS: TreeFilters = { skipHidden: false, followLinks: false, fileFilters: [], excludeDirs: [], opaqueFilters: false };
 
 /** One path `program` may read: absolute, maybe with wildcards to expand, and as the kernel opens it when it climbs with `..` (`physical`). */
-export interface PlannedRead {
-  path: string;
-  glob: boolean;
-  kind: ReadKind;
-  program: string;
-  physical?: string[];
-  filters?: TreeFilters;
-}
+export interface PlannedRead { path: string; glob: boolean; kind: ReadKind; program: string; physical?: string[]; filters?: TreeFilters }
 
 /** What the disk pass checks: the reads, the folders where git shows history, and the revisions named (maybe outside every ref). */
 export interface ReadPlan { reads: PlannedRead[]; gitContentDirs: string[]; gitObjects: string[] }

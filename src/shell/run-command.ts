@@ -16,14 +16,14 @@ const COMMAND_MEMORY_LIMIT_BYTES = 4 * 1024 ** 3;
 /** stdout and stderr together, past which the command is killed: only head and tail are kept anyway. */
 const COMMAND_OUTPUT_LIMIT_BYTES = 64 * 1024 ** 2;
 
-/** Options of `createRunCommandTool`. */
+/**
+ * Options of `createRunCommandTool`: the timeout, the head and tail of each stream the model sees (bytes), data memory per process
+ * (`ulimit -d`, default 4 GiB), output past which the process group is killed (default 64 MiB).
+ */
 export interface RunCommandOptions {
   timeoutMs?: number;
-  /** What the model sees of each stream: its head and tail within this many bytes. */
   maxOutputBytes?: number;
-  /** Data memory per process of the command (`ulimit -d`); default 4 GiB. */
   memoryLimitBytes?: number;
-  /** Output after which the command's process group is killed; default 64 MiB. */
   outputLimitBytes?: number;
 }
 

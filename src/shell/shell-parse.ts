@@ -11,22 +11,14 @@ import { QUOTED_BRACES_PROBLEM, appendWord, decodeWord, mayMisreadBraces, quotes
 
 export type { ShellWord } from "./shell-words.js";
 
-/** One redirection: `2>/dev/null` is `{ op: ">", fd: "2", target: "/dev/null" }`; here-documents have op `<<`. */
-export interface ShellRedirect {
-  op: string;
-  fd: string | null;
-  /** The file or descriptor redirected to; null for here-documents and `>&-`. */
-  target: ShellWord | null;
-}
+/** One redirection: `2>/dev/null` is `{ op: ">", fd: "2", target: "/dev/null" }`; no target for here-documents (op `<<`) and `>&-`. */
+export interface ShellRedirect { op: string; fd: string | null; target: ShellWord | null }
 
-/** A simple command with its `NAME=value` words as written and every redirection that applies to it (enclosing groups' too). */
-export interface SimpleCommand {
-  argv: ShellWord[];
-  assignments: string[];
-  redirects: ShellRedirect[];
-  /** True inside a substitution (`$( )`, backticks, `<( )`); such commands run like the others. */
-  nested: boolean;
-}
+/**
+ * A simple command with its `NAME=value` words as written and every redirection that applies to it (enclosing groups' too);
+ * `nested` inside a substitution (`$( )`, backticks, `<( )`), where it runs like the others.
+ */
+export interface SimpleCommand { argv: ShellWord[]; assignments: string[]; redirects: ShellRedirect[]; nested: boolean }
 
 /** The parse of a whole command line. It is fully understood only when `problems` is empty. */
 export interface ParsedShell { commands: SimpleCommand[]; problems: string[] }

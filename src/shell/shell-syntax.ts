@@ -106,9 +106,7 @@ export function testCommandWords(node: SyntaxNode, source: string, sink: WordSin
     return null;
   }
   const inner: Atom[] = [];
-  for (const child of node.children.slice(1, -1)) {
-    if (child !== null && !collectAtoms(child, sink, inner)) return null;
-  }
+  if (node.children.slice(1, -1).some((child) => child !== null && !collectAtoms(child, sink, inner))) return null;
   const words = joinTouching(inner, source);
   const first = inner[0];
   const last = inner[inner.length - 1];
