@@ -15,7 +15,8 @@ const KINDS: Record<SafetyVerdict, CommandVerdict["kind"]> = { safe: "safe", app
 
 /**
  * The judge of shell commands: a word reaching a process's environment is never allowed; then the pure verdict, made only stricter by the
- * disk pass; under a working `auto` sandbox, `contained` instead of asking unless plainly needing more. "Always" saves the command as written.
+ * disk pass; under a working `auto` sandbox, `contained` instead of asking unless plainly needing more. "Always" saves the command as
+ * written, unless it is too broad to be an entry.
  */
 export function createCommandJudge(sandbox?: CommandSandbox): CommandJudge {
   return {

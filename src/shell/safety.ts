@@ -35,7 +35,7 @@ export async function checkCommandSafety(command: string, approvals?: ApprovalLi
   return (await assessCommand(command, approvals, options)).verdict;
 }
 
-/** With the reasons. A plain command safe or denied is judged without loading the grammar when every denied entry is plain too. */
+/** `checkCommandSafety` with the reasons; a plain command safe or denied is judged without the grammar when every denied entry is plain. */
 export async function assessCommand(command: string, approvals?: ApprovalLists, options?: SafetyOptions): Promise<SafetyAssessment> {
   const plain = isShellParserLoaded() ? undefined : parsePlainCommand(command);
   if (plain !== undefined && (approvals?.denied ?? []).every((entry) => parsePlainCommand(entry) !== undefined)) {
