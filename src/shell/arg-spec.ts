@@ -2,42 +2,24 @@
 import type { ShellWord } from "./shell-words.js";
 
 /**
- * The options one program (or git subcommand) may take while staying read-only.
- * Long names are written without `--`: `"name"` takes no value, `"name="` needs
- * one (`--name=v` or `--name v`), `"name[=]"` takes an optional attached value.
- * Exact names only: GNU tools also accept abbreviations (`sort --out=f`), which
- * therefore never match and are refused.
+ * The options a program (or git subcommand) may take staying read-only: letters bare (`#`: digits), with a value (`-n5`, `-n 5`) or an
+ * optional one (`-M50%`); long names `name`, `name=`, `name[=]`, pairs; exact names only. `anyFlags` for audited programs; `deny` first.
  */
 export interface ArgSpec {
-  /** Single-letter flags without a value; `#` admits digits (`head -5`). */
   short?: string;
-  /** Single-letter flags whose value is attached (`-n5`) or the next word. */
   shortValue?: string;
-  /** Single-letter flags with an optional attached value (`git diff -M50%`). */
   shortOptional?: string;
   long?: readonly string[];
-  /** Long flags taking two values (`jq --arg name value`). */
   longPair?: readonly string[];
-  /** Every flag passes except those in `deny`: only for programs audited to have no flag that writes, runs or blocks. */
   anyFlags?: boolean;
-  /** Flags refused with a reason (`"-o": "writes its output to a file"`), checked before anything else. */
   deny?: Readonly<Record<string, string>>;
   maxPositionals?: number;
 }
 
-/** A flag as given (`-n`, `--lines`) with its value, if any. */
-export interface ParsedFlag {
-  name: string;
-  value: ShellWord | null;
-}
-
-export interface ParsedArgs {
-  flags: ParsedFlag[];
-  positionals: ShellWord[];
-}
-
-export type ArgResult = { ok: true; args: ParsedArgs } | { ok: false; reason: string };
-
+/** A flag as given (`-n`, `--lines`) with its value, if any; the arguments of a command as its spec reads them. */
+export interface ParsedFlag { name: string; value: ShellWord | null }
+export interface ParsedArgs { flags: ParsedFlag[]; positionals: ShellWord[] }
+type ArgResult = { ok: true; args: ParsedArgs } | { ok: false; reason: string };
 type LongKind = "flag" | "value" | "optional" | "pair";
 
 /** True when the shell could expand this word into something starting with `-`. */
@@ -45,7 +27,7 @@ export function mayExpandToOption(word: ShellWord): boolean {
   return word.glob && /^[*?[{]/.test(word.value);
 }
 
-/** Parses `words` (the arguments after the program name) against `spec`. */
+/** Parses `words` (the arguments after the program name) against `spec`; the reason starts with `program:`. */
 export function parseArgs(program: string, words: readonly ShellWord[], spec: ArgSpec): ArgResult {
   const args: ParsedArgs = { flags: [], positionals: [] };
   const fail = (reason: string): ArgResult => ({ ok: false, reason: `${program}: ${reason}` });
@@ -66,45 +48,33 @@ export function parseArgs(program: string, words: readonly ShellWord[], spec: Ar
     if (typeof step === "string") return fail(step);
     i += step;
   }
-  return checkPositionals(args, spec, fail);
-}
-
-function checkPositionals(args: ParsedArgs, spec: ArgSpec, fail: (reason: string) => ArgResult): ArgResult {
-  if (spec.maxPositionals === undefined) return { ok: true, args };
-  if (args.positionals.length > spec.maxPositionals) {
-    return fail(spec.maxPositionals === 0 ? "takes no arguments here" : `at most ${spec.maxPositionals} argument(s) here (a further one may be an output file)`);
-  }
-  if (args.positionals.some((w) => w.glob)) return fail("a wildcard here could expand to several arguments");
+  const max = spec.maxPositionals;
+  if (max !== undefined && args.positionals.length > max) return fail(max === 0 ? "takes no arguments here" : `at most ${max} argument(s) here (a further one may be an output file)`);
+  if (max !== undefined && args.positionals.some((w) => w.glob)) return fail("a wildcard here could expand to several arguments");
   return { ok: true, args };
 }
 
-/** Returns how many following words the flag consumed, or why it is refused. */
+/** How many following words the flag consumed, or why it is refused. */
 function parseLong(word: ShellWord, next: ShellWord | undefined, after: ShellWord | undefined, spec: ArgSpec, args: ParsedArgs): number | string {
   const eq = word.value.indexOf("=");
   const name = eq === -1 ? word.value : word.value.slice(0, eq);
   const attached = eq === -1 ? null : { value: word.value.slice(eq + 1), glob: false };
   const denied = deniedLong(name, spec);
   if (denied !== undefined) return denied;
-  if (spec.anyFlags) {
-    args.flags.push({ name, value: attached });
-    return 0;
-  }
-  const kind = longKind(name.slice(2), spec);
+  const kind = spec.anyFlags ? "optional" : longKind(name.slice(2), spec);
   if (kind === undefined) return `\`${name}\` is not on the read-only list`;
   if (kind === "flag" && attached !== null) return `\`${name}\` takes no value`;
-  if (kind === "optional" || kind === "flag") {
-    args.flags.push({ name, value: attached });
-    return 0;
-  }
   if (kind === "pair") {
     if (next === undefined || after === undefined) return `\`${name}\` needs two values`;
     args.flags.push({ name, value: next }, { name, value: after });
     return 2;
   }
-  if (attached !== null) {
-    args.flags.push({ name, value: attached });
-    return 0;
-  }
+  if (kind === "value" && attached === null) return takeNext(name, next, args);
+  args.flags.push({ name, value: attached });
+  return 0;
+}
+
+function takeNext(name: string, next: ShellWord | undefined, args: ParsedArgs): number | string {
   if (next === undefined) return `\`${name}\` needs a value`;
   if (mayExpandToOption(next)) return `the value of \`${name}\` starts with a wildcard`;
   args.flags.push({ name, value: next });
@@ -131,7 +101,6 @@ function longKind(name: string, spec: ArgSpec): LongKind | undefined {
   return undefined;
 }
 
-/** A cluster such as `-rn`, `-n5`, `-k2,2` or `-e PATTERN`. */
 function parseShort(word: ShellWord, next: ShellWord | undefined, spec: ArgSpec, args: ParsedArgs): number | string {
   const letters = word.value.slice(1);
   for (let j = 0; j < letters.length; j++) {
@@ -144,20 +113,11 @@ function parseShort(word: ShellWord, next: ShellWord | undefined, spec: ArgSpec,
       continue;
     }
     const rest = letters.slice(j + 1);
-    if (spec.shortOptional?.includes(c)) {
+    if (spec.shortOptional?.includes(c) || (spec.shortValue?.includes(c) && rest !== "")) {
       args.flags.push({ name, value: rest === "" ? null : { value: rest, glob: false } });
       return 0;
     }
-    if (spec.shortValue?.includes(c)) {
-      if (rest !== "") {
-        args.flags.push({ name, value: { value: rest, glob: false } });
-        return 0;
-      }
-      if (next === undefined) return `\`${name}\` needs a value`;
-      if (mayExpandToOption(next)) return `the value of \`${name}\` starts with a wildcard`;
-      args.flags.push({ name, value: next });
-      return 1;
-    }
+    if (spec.shortValue?.includes(c)) return takeNext(name, next, args);
     const allowed = (spec.short ?? "").includes(c) || (/[0-9]/.test(c) && (spec.short ?? "").includes("#"));
     if (!allowed) return `\`${name}\` is not on the read-only list`;
     args.flags.push({ name, value: null });
@@ -165,12 +125,7 @@ function parseShort(word: ShellWord, next: ShellWord | undefined, spec: ArgSpec,
   return 0;
 }
 
-/**
- * The values of the options in `names` (`-f F`, `-fF`, `--file F`, `--file=F`, and any
- * prefix of a long name that is not itself an option of `spec`, as GNU getopt accepts): the
- * files those options make the program read. Errs towards more words: a letter in a cluster
- * counts wherever it stands.
- */
+/** The values of the options in `names` (`-fF`, `-f F`, `--file=F`, `--file F`, or a prefix getopt takes for one), erring towards more. */
 export function optionValues(words: readonly ShellWord[], names: readonly string[], spec?: ArgSpec): ShellWord[] {
   const found: ShellWord[] = [];
   if (names.length === 0) return found;
@@ -203,7 +158,6 @@ export function optionValues(words: readonly ShellWord[], names: readonly string
 
 const LONG_NAMES = new WeakMap<ArgSpec, ReadonlySet<string>>();
 
-/** The long options a spec lists, as written on the command line (`--lines`), computed once per spec. */
 function longNames(spec: ArgSpec | undefined): ReadonlySet<string> {
   if (spec === undefined) return new Set();
   let names = LONG_NAMES.get(spec);

@@ -3,37 +3,22 @@
 /** Words one brace expansion may produce before the gate stops expanding and calls the word unsafe. */
 export const MAX_BRACE_WORDS = 4096;
 
-/** A brace expression found in a word: the text before it, its alternatives (unexpanded) or sequence, and the rest. */
-interface BraceSplit {
-  pre: string;
-  alternatives: string[] | null;
-  sequence: string[] | null;
-  sequenceLength: number;
-  post: string;
-}
+interface BraceSplit { pre: string; alternatives: string[] | null; sequence: string[] | null; sequenceLength: number; post: string }
 
-/**
- * How many words bash makes of `text` by brace expansion (1 when it has none), computed
- * without producing them; capped just above `limit` so that `{a,b}` thirty times costs nothing.
- */
-export function braceWordCount(text: string, limit = MAX_BRACE_WORDS): number {
+/** How many words bash makes of `text` (1 without braces), counted without making them and capped above MAX_BRACE_WORDS. */
+export function braceWordCount(text: string): number {
   const split = findBrace(text);
   if (split === null) return 1;
   let middle = 0;
   if (split.alternatives === null) middle = split.sequenceLength;
-  else for (const alternative of split.alternatives) middle = Math.min(middle + braceWordCount(alternative, limit), limit + 1);
-  if (middle > limit) return limit + 1;
-  return Math.min(middle * braceWordCount(split.post, limit), limit + 1);
+  else for (const alternative of split.alternatives) middle = Math.min(middle + braceWordCount(alternative), MAX_BRACE_WORDS + 1);
+  if (middle > MAX_BRACE_WORDS) return MAX_BRACE_WORDS + 1;
+  return Math.min(middle * braceWordCount(split.post), MAX_BRACE_WORDS + 1);
 }
 
-/**
- * The words bash makes of `text` by brace expansion, in bash's order; null when they would
- * be more than `limit`. Quoting is not known here (the value is after quote removal), so a
- * quoted brace is expanded too: more words to check, never fewer.
- */
-export function expandBraces(text: string, limit = MAX_BRACE_WORDS): string[] | null {
-  if (braceWordCount(text, limit) > limit) return null;
-  return expand(text);
+/** The words bash makes of `text`, in its order; null past MAX_BRACE_WORDS. Quoted braces are expanded too: more words, never fewer. */
+export function expandBraces(text: string): string[] | null {
+  return braceWordCount(text) > MAX_BRACE_WORDS ? null : expand(text);
 }
 
 function expand(text: string): string[] {
@@ -44,7 +29,6 @@ function expand(text: string): string[] {
   return middle.flatMap((m) => tails.map((t) => split.pre + m + t));
 }
 
-/** The first `{` that opens a valid brace expression (a top-level comma, or a sequence), as bash scans. */
 function findBrace(text: string): BraceSplit | null {
   for (let open = text.indexOf("{"); open !== -1; open = text.indexOf("{", open + 1)) {
     const close = matchingClose(text, open);
@@ -89,32 +73,16 @@ function splitTopLevel(inner: string): string[] {
 const INT_SEQUENCE = /^([-+]?[0-9]+)\.\.([-+]?[0-9]+)(?:\.\.([-+]?[0-9]+))?$/;
 const CHAR_SEQUENCE = /^([^0-9])\.\.([^0-9])(?:\.\.([-+]?[0-9]+))?$/su;
 
-/** `{1..10}`, `{01..3}`, `{z..a..2}`: the words (only when few enough to list) and how many there are. */
 function parseSequence(inner: string): { sequence: string[] | null; sequenceLength: number } | null {
   const ints = INT_SEQUENCE.exec(inner);
-  if (ints !== null) {
-    const [from, to] = [Number(ints[1]), Number(ints[2])];
-    const step = Math.abs(Number(ints[3] ?? 1)) || 1;
-    const length = Math.floor(Math.abs(to - from) / step) + 1;
-    const width = /^[-+]?0[0-9]/.test(ints[1] as string) || /^[-+]?0[0-9]/.test(ints[2] as string) ? Math.max((ints[1] as string).length, (ints[2] as string).length) : 0;
-    const list = length > MAX_BRACE_WORDS ? null : steps(from, to, step, length).map((n) => pad(n, width));
-    return { sequence: list, sequenceLength: length };
-  }
-  const chars = CHAR_SEQUENCE.exec(inner);
-  if (chars === null || [...(chars[1] as string)].length !== 1 || [...(chars[2] as string)].length !== 1) return null;
-  const [from, to] = [(chars[1] as string).codePointAt(0) as number, (chars[2] as string).codePointAt(0) as number];
-  const step = Math.abs(Number(chars[3] ?? 1)) || 1;
-  const length = Math.floor(Math.abs(to - from) / step) + 1;
-  const list = length > MAX_BRACE_WORDS ? null : steps(from, to, step, length).map((n) => String.fromCodePoint(n));
-  return { sequence: list, sequenceLength: length };
-}
-
-function steps(from: number, to: number, step: number, length: number): number[] {
-  const direction = to >= from ? 1 : -1;
-  return Array.from({ length }, (_, i) => from + direction * step * i);
-}
-
-function pad(n: number, width: number): string {
-  const digits = String(Math.abs(n)).padStart(n < 0 ? width - 1 : width, "0");
-  return n < 0 ? `-${digits}` : digits;
+  const match = ints ?? CHAR_SEQUENCE.exec(inner);
+  if (match === null) return null;
+  const [, first = "", last = "", by] = match;
+  const [from, to] = ints !== null ? [Number(first), Number(last)] : [first.codePointAt(0) as number, last.codePointAt(0) as number];
+  const step = (Math.abs(Number(by ?? 1)) || 1) * (to >= from ? 1 : -1);
+  const length = Math.floor(Math.abs(to - from) / Math.abs(step)) + 1;
+  const width = /^[-+]?0[0-9]/.test(first) || /^[-+]?0[0-9]/.test(last) ? Math.max(first.length, last.length) : 0;
+  const padded = (n: number): string => `${n < 0 ? "-" : ""}${String(Math.abs(n)).padStart(n < 0 ? width - 1 : width, "0")}`;
+  const word = (n: number): string => (ints === null ? String.fromCodePoint(n) : padded(n));
+  return { sequence: length > MAX_BRACE_WORDS ? null : Array.from({ length }, (_, i) => word(from + step * i)), sequenceLength: length };
 }

@@ -1,29 +1,20 @@
-// One run_command child: bash in its own process group, under a memory limit, killed whole on timeout, abort or too much output.
+// One run_command child: bash in its own process group, under a memory limit, killed whole on timeout, abort or too much output,
+// with the head and tail of its output.
 import type { ChildProcess } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ToolError } from "../errors.js";
 import { processExists, procStatFields, signalGroup } from "../fs/proc.js";
 import type { ToolContext } from "../tools/define.js";
-import { OutputCapture } from "./run-command-output.js";
 import { spawnPlanned, type CommandPlan } from "./sandbox/sandbox-command.js";
 
 /** After the shell exits, how long to wait for pipes held open by background children before killing them. */
 const PIPE_GRACE_MS = 250;
 
-/** The bounds of one command. */
-export interface ProcessLimits {
-  timeoutMs: number;
-  /** Head and tail kept of each stream. */
-  captureBytes: number;
-  /** Data memory (heap and private mappings) of each process of the command: `ulimit -d`, in bytes. */
-  memoryBytes: number;
-  /** stdout and stderr together; past it the process group is killed. */
-  outputBytes: number;
-  /** Once the shell has ended, kill what is still running of its group (`straysKilled`): a read-only command leaves nothing behind. */
-  leaveNothingRunning?: boolean;
-}
+/** Head and tail kept of each stream, data memory per process, output past which it is killed; `leaveNothingRunning` kills the group's rest. */
+export interface ProcessLimits { timeoutMs: number; captureBytes: number; memoryBytes: number; outputBytes: number; leaveNothingRunning?: boolean }
 
+/** How a command ended and what it printed; what was killed: too much output, processes holding the pipes, with `leaveNothingRunning` the rest. */
 export interface ProcessResult {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
@@ -31,29 +22,20 @@ export interface ProcessResult {
   stderr: OutputCapture;
   timedOut: boolean;
   aborted: boolean;
-  /** The output passed `outputBytes` and the group was killed. */
   outputLimited: boolean;
-  /** Background processes still holding the output pipes after the shell exited were killed. */
   leftoversKilled: boolean;
-  /** With `leaveNothingRunning`: processes still running in the group once the shell had ended were killed. */
   straysKilled: boolean;
 }
 
 /**
- * The command line bash runs: the memory limit first, on the same line so bash's line numbers in error
- * messages stay those of the command. The limit is RLIMIT_DATA rather than address space (`ulimit -v`),
- * which breaks programs that reserve large ranges they never use (node, WebAssembly, JVMs). A hard
- * limit lower than ours is kept (ulimit then fails quietly).
+ * The line bash runs: the memory limit first, on the same line (line numbers stay the command's). Data, not address space: `ulimit -v`
+ * breaks node, WebAssembly and JVMs, which reserve ranges they never use.
  */
 export function limitedCommand(command: string, memoryBytes: number): string {
   return `ulimit -d ${Math.max(1, Math.floor(memoryBytes / 1024))} 2>/dev/null; ${command}`;
 }
 
-/**
- * Runs a planned command (`bash -c`, under bubblewrap or not) and resolves when it and its pipes are
- * done. Throws a ToolError when the signal is already aborted or it cannot start; every other ending
- * (exit, signal, timeout, abort, output limit) is a result.
- */
+/** Runs a planned command; resolves when it and its pipes are done. Throws a ToolError when already aborted or it cannot start. */
 export function runProcess(plan: CommandPlan, env: ToolContext["env"], context: ToolContext, limits: ProcessLimits): Promise<ProcessResult> {
   if (context.signal.aborted) throw new ToolError("aborted before the command started");
   const child = spawnPlanned(context.spawn, plan, { cwd: context.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
@@ -73,7 +55,6 @@ export function runProcess(plan: CommandPlan, env: ToolContext["env"], context: 
   return new Promise((resolve, reject) => watch(child, context.signal, limits, result, resolve, reject));
 }
 
-/** Timeout, abort, exit, the pipe grace and the stragglers of one child; settles exactly once. */
 function watch(
   child: ChildProcess, signal: AbortSignal, limits: ProcessLimits, result: ProcessResult,
   resolve: (result: ProcessResult) => void, reject: (error: Error) => void,
@@ -89,15 +70,15 @@ function watch(
     killGroup(child);
   };
   signal.addEventListener("abort", onAbort, { once: true });
-  const cleanUp = (): void => {
+  const settle = (): boolean => {
+    if (settled) return false;
     clearTimeout(timer);
     clearTimeout(grace);
     signal.removeEventListener("abort", onAbort);
+    return (settled = true);
   };
   const finish = (): void => {
-    if (settled) return;
-    settled = true;
-    cleanUp();
+    if (!settle()) return;
     if (!limits.leaveNothingRunning || child.pid === undefined) return resolve(result);
     void killStrays(child.pid).then((killed) => {
       result.straysKilled = killed;
@@ -105,10 +86,7 @@ function watch(
     });
   };
   child.once("error", (error) => {
-    if (settled) return;
-    settled = true;
-    cleanUp();
-    reject(new ToolError(`could not start the command: ${error.message}`));
+    if (settle()) reject(new ToolError(`could not start the command: ${error.message}`));
   });
   child.once("exit", (code, exitSignal) => {
     result.exitCode = code;
@@ -133,15 +111,12 @@ function killGroup(child: ChildProcess): void {
 const STRAY_GRACE_MS = 100;
 
 /**
- * SIGKILL to what is left running of a process group whose shell has ended (a `sort` inside `<(...)`
- * still reading): true when anything was. A member that has finished but not yet been reaped (a
- * zombie, as a finished `<(...)` is until the system's first process collects it) is not running,
- * nor is one still exiting (`sort` closes its output before it exits) when it is done within the grace.
+ * Kills what still runs of a group whose shell ended (a `sort` in `<(...)`): true when anything did. Zombies and members done exiting
+ * within the grace (`sort` closes its output first) do not count.
  */
 async function killStrays(pgid: number): Promise<boolean> {
   const deadline = Date.now() + STRAY_GRACE_MS;
-  // /proc is scanned whole once, then only the members seen running are watched; when they are done,
-  // one more scan catches anything they started meanwhile.
+  // /proc is scanned whole once, then only the members seen running are watched, then once more for what they started.
   let running = runningMembers(pgid);
   while (running.length > 0) {
     if (Date.now() >= deadline) {
@@ -155,10 +130,7 @@ async function killStrays(pgid: number): Promise<boolean> {
   return false;
 }
 
-/**
- * The members of the group that are anything but zombies, from /proc (read only when the group
- * still exists after its shell). Without /proc the group itself stands for a member still running.
- */
+/** The members of the group that are not zombies, from /proc; without /proc the group itself stands for one. */
 function runningMembers(pgid: number): number[] {
   if (!processExists(-pgid)) return [];
   let names: string[];
@@ -170,8 +142,44 @@ function runningMembers(pgid: number): number[] {
   return names.map(Number).filter((pid) => Number.isInteger(pid) && isRunningIn(pid, pgid));
 }
 
-/** Whether `pid` is in the group and neither a zombie nor gone (false when /proc cannot tell). */
 function isRunningIn(pid: number, pgid: number): boolean {
   const [state, , group] = procStatFields(pid) ?? [];
   return Number(group) === pgid && state !== "Z" && state !== "X";
+}
+
+/** Holds the first and last `limit` bytes of a stream, whatever its length, and how many bytes it has seen. */
+export class OutputCapture {
+  totalBytes = 0;
+  private readonly head: Buffer[] = [];
+  private headBytes = 0;
+  private readonly tail: Buffer[] = [];
+  private tailBytes = 0;
+
+  constructor(private readonly limit: number) {}
+
+  push(chunk: Buffer): void {
+    this.totalBytes += chunk.length;
+    if (this.headBytes < this.limit) {
+      const part = chunk.subarray(0, this.limit - this.headBytes);
+      this.head.push(part);
+      this.headBytes += part.length;
+    }
+    this.tail.push(chunk);
+    this.tailBytes += chunk.length;
+    while (this.tail.length > 1 && this.tailBytes - (this.tail[0] as Buffer).length >= this.limit) {
+      this.tailBytes -= (this.tail.shift() as Buffer).length;
+    }
+  }
+
+  /** The text within `budget` bytes (at most the limit): all of it, or the first and last halves around a marker of what was cut. */
+  render(budget: number): string {
+    const allowed = Math.min(budget, this.limit);
+    if (this.totalBytes <= allowed) return Buffer.concat(this.head).subarray(0, this.totalBytes).toString("utf8");
+    const half = Math.floor(allowed / 2);
+    const first = Buffer.concat(this.head).subarray(0, half);
+    const tail = Buffer.concat(this.tail);
+    const last = tail.subarray(Math.max(0, tail.length - half));
+    const cut = this.totalBytes - first.length - last.length;
+    return `${first.toString("utf8")}\n\n[... ${cut} bytes cut from the middle of this output ...]\n\n${last.toString("utf8")}`;
+  }
 }

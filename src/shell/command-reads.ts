@@ -1,107 +1,83 @@
 // What one allowed program reads, judged before it runs: each argument by its role, the folders it walks, the git history it shows.
-import { optionValues } from "./arg-spec.js";
-import type { ParsedArgs } from "./arg-spec.js";
+import { optionValues, type ParsedArgs } from "./arg-spec.js";
 import { homeReason, physicalWords, resolveWord } from "./path-resolve.js";
 import type { ProgramRule } from "./program-rules.js";
-import type { PlannedRead } from "./read-plan.js";
-import { treeRoots } from "./recursive-reads.js";
-import type { TreeRoot } from "./recursive-reads.js";
+import type { ReadPlan } from "./read-plan.js";
+import { treeRoots, type TreeRoot } from "./recursive-reads.js";
+import { gitSubcommandAt } from "./rules-git.js";
 import type { ShellWord } from "./shell-words.js";
-import { judgeWord, literalPathReason, wordVariants } from "./word-reads.js";
-import type { WordScope } from "./word-reads.js";
-
-/** The verdict on one simple command's reads, and what the disk-aware pass must still verify. */
-export interface CommandReads {
-  reason: string | null;
-  reads: PlannedRead[];
-  /** True when it is git showing file contents from history (patches, `git show`). */
-  gitContent: boolean;
-}
+import { judgeWord, literalPathReason, wordVariants, type WordScope } from "./word-reads.js";
 
 /**
- * Judges the paths `program` (already allowed by `rule`) reads: every argument (content for
- * programs that print what they read and for values of their file options, names otherwise),
- * every folder it walks (never `/`, a home folder or a folder holding one for content; never
- * `/` for listings), each resolved from every folder in `scope`.
+ * Why what `program` reads from the folders of `scope` is not safe, or null with it added to `plan`: each argument (content for programs
+ * that print it and for file options' values, names otherwise), each folder it walks, the repositories whose history git shows.
  */
-export function commandReads(program: string, rule: ProgramRule, parsed: ParsedArgs, args: readonly ShellWord[], scope: WordScope): CommandReads {
-  const reads: PlannedRead[] = [];
+export function commandReads(program: string, rule: ProgramRule, parsed: ParsedArgs, args: readonly ShellWord[], scope: WordScope, plan: ReadPlan): string | null {
   const contentMode = parsed.flags.some((f) => f.name.length >= 3 && (rule.contentModeFlags ?? []).some((flag) => flag.startsWith(f.name)));
-  const fileValues = optionValues(args, rule.fileOptions ?? [], rule.spec);
-  // `--include='.en*'` chooses files by a wildcard, quoted or not: judged as a wildcard read.
+  // `--include='.en*'` chooses files by a wildcard, quoted or not.
   const globValues = optionValues(args, rule.globOptions ?? [], rule.spec).map((word) => ({ value: word.value.replace(/^!/, ""), glob: true }));
   const operands = new Set(parsed.positionals);
-  // A program that only prints or compares its arguments (`echo .env`, `[ -f .env ]`) opens none of them;
-  // bash still expands their braces, so the bound on that holds for them too.
-  const opened = rule.printsArgs === true ? [] : args;
+  // What a program only prints or compares (`echo .env`, `[ -f .env ]`) it does not open, but bash still expands its braces.
   for (const word of rule.printsArgs === true ? args : []) {
     const variants = wordVariants(word);
-    if ("reason" in variants) return fail(`${program} ${variants.reason}`);
+    if ("reason" in variants) return `${program} ${variants.reason}`;
   }
   const judged = [
-    ...opened.map((word) => [word, rule.readsContent === true || contentMode, operands.has(word)] as const),
-    ...fileValues.map((word) => [word, true, true] as const),
+    ...(rule.printsArgs === true ? [] : args).map((word) => [word, rule.readsContent === true || contentMode, operands.has(word)] as const),
+    ...optionValues(args, rule.fileOptions ?? [], rule.spec).map((word) => [word, true, true] as const),
     ...globValues.map((word) => [word, true, false] as const),
   ];
   for (const [word, content, opened] of judged) {
-    const verdict = judgeWord(word, content ? "content" : "name", scope, program, opened);
-    if (verdict.reason !== null) return fail(`${program} ${verdict.reason}`);
-    reads.push(...verdict.reads);
+    const why = judgeWord(word, content ? "content" : "name", scope, program, plan.reads, opened);
+    if (why !== null) return `${program} ${why}`;
   }
   for (const root of treeRoots(program, parsed, args)) {
-    const verdict = judgeRoot(root, scope, program);
-    if (verdict.reason !== null) return fail(verdict.reason);
-    reads.push(...verdict.reads);
+    const why = judgeRoot(root, scope, program, plan);
+    if (why !== null) return why;
   }
-  return { reason: null, reads, gitContent: program === "git" && gitShowsContent(args) };
-}
-
-function fail(reason: string): CommandReads {
-  return { reason, reads: [], gitContent: false };
+  if (program !== "git" || !gitShowsContent(args)) return null;
+  // After `cd -` or `cd ~user` git runs in a repository the gate cannot find.
+  const unknown = scope.bases.find((b) => b.startsWith("~"));
+  if (unknown !== undefined) return `git may print file contents from the history of a repository in \`${unknown}\`, a folder the gate cannot know`;
+  plan.gitContentDirs.push(...scope.bases.filter((b) => b.startsWith("/")));
+  plan.gitObjects.push(...gitObjectNames(args));
+  return null;
 }
 
 /** A walked folder: content readers never of `/`, a home folder or what holds one; listings never of `/`. */
-function judgeRoot(root: TreeRoot, scope: WordScope, program: string): { reason: string | null; reads: PlannedRead[] } {
+function judgeRoot(root: TreeRoot, scope: WordScope, program: string, plan: ReadPlan): string | null {
   const variants = wordVariants(root.word);
-  if ("reason" in variants) return { reason: `${program} ${variants.reason}`, reads: [] };
-  const reads: PlannedRead[] = [];
+  if ("reason" in variants) return `${program} ${variants.reason}`;
   for (const { value, glob } of variants.values) {
     // A wildcard root walks every match: judge the folder the wildcard starts in.
     const fixed = glob ? value.slice(0, Math.max(value.search(/[*?[]/), 0)).replace(/[^/]*$/, "") || "." : value;
     for (const path of resolveWord(fixed, scope.bases, scope.context.home)) {
       const why = root.kind === "tree" ? (homeReason(path, scope.context.home) ?? literalPathReason(path, scope.context)) : path === "/" ? "lists the whole file system from /" : null;
-      if (why !== null) return { reason: `${program} ${why}${glob ? ` (through the wildcard \`${value}\`)` : ""}`, reads: [] };
+      if (why !== null) return `${program} ${why}${glob ? ` (through the wildcard \`${value}\`)` : ""}`;
     }
     const physical = glob ? [] : physicalWords(value, scope.bases, scope.context.home);
     for (const path of resolveWord(value, scope.bases, scope.context.home)) {
-      if (path.startsWith("/")) reads.push({ path, glob, kind: root.kind, program, filters: root.filters, ...(physical.length > 0 ? { physical } : {}) });
+      if (path.startsWith("/")) plan.reads.push({ path, glob, kind: root.kind, program, filters: root.filters, ...(physical.length > 0 ? { physical } : {}) });
     }
   }
-  return { reason: null, reads };
+  return null;
 }
 
 /** git subcommands that print names, refs or counts only; the others may print file contents. */
 const GIT_NAMES_ONLY = new Set([
-  "status", "branch", "rev-parse", "remote", "ls-files", "tag", "check-ignore", "shortlog", "describe", "rev-list", "for-each-ref",
-  "ls-tree", "count-objects", "merge-base", "name-rev", "show-ref", "symbolic-ref", "var", "version", "help", "worktree",
+  "status", "branch", "rev-parse", "remote", "ls-files", "tag", "check-ignore", "shortlog", "describe", "rev-list", "for-each-ref", "ls-tree", "count-objects",
+  "merge-base", "name-rev", "show-ref", "symbolic-ref", "var", "version", "help", "worktree",
 ]);
 const GIT_LOG_LIKE = new Set(["log", "reflog", "whatchanged"]);
 const PATCH_FLAG = /^(--patch.*|--unified.*|--word-diff.*|--color-words.*|--function-context|--full-diff|--cc|--diff-merges.*|--remerge-diff|--text|--binary|-[LU].*|-[a-zA-Z0-9]*[puWcm][a-zA-Z0-9]*)$/;
 
-/**
- * The revisions and objects a git command names: its words after the subcommand that are not
- * options, before `--`; `X:path` stands for X, a range for both ends, `^X` and `X^@` for X.
- * Values of options come along too (`-n 5`): harmless, a name that is no object is skipped.
- * Called when git may print contents, so the history check starts from these as well.
- */
-export function gitObjectNames(args: readonly ShellWord[]): string[] {
-  const sub = args.findIndex((w) => !w.value.startsWith("-"));
+/** The revisions git names, for the history check: words after the subcommand before `--` (`X:path` → X, ranges → both ends, `^X` → X). */
+function gitObjectNames(args: readonly ShellWord[]): string[] {
   const names: string[] = [];
-  for (const word of args.slice(sub + 1)) {
+  for (const word of args.slice(gitSubcommandAt(args) + 1)) {
     if (word.value === "--") break;
     if (word.value.startsWith("-") || word.dynamic === true) continue;
-    const revision = word.value.split(":")[0] ?? "";
-    for (const end of revision.split(/\.{2,3}/)) {
+    for (const end of (word.value.split(":")[0] ?? "").split(/\.{2,3}/)) {
       const name = end.replace(/^\^+/, "").replace(/\^(@|!|-[0-9]*)$/, "");
       if (name !== "") names.push(name);
     }
@@ -109,10 +85,8 @@ export function gitObjectNames(args: readonly ShellWord[]): string[] {
   return names;
 }
 
-/** Whether this git command may print the content of files, from the work tree or from history. */
 function gitShowsContent(args: readonly ShellWord[]): boolean {
-  const sub = args.find((w) => !w.value.startsWith("-"));
+  const sub = args[gitSubcommandAt(args)];
   if (sub === undefined || GIT_NAMES_ONLY.has(sub.value)) return false;
-  if (!GIT_LOG_LIKE.has(sub.value)) return true;
-  return args.some((w) => PATCH_FLAG.test(w.value));
+  return !GIT_LOG_LIKE.has(sub.value) || args.some((w) => PATCH_FLAG.test(w.value));
 }

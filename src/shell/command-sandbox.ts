@@ -11,25 +11,12 @@ export type { SandboxSetting } from "./sandbox/sandbox-policy.js";
 
 /** The sandbox as a person sets it: the mode, and whether approved commands reach the network (default allow). */
 export type SandboxOption = SandboxSetting | { mode: SandboxSetting; network?: "allow" | "deny" };
-
 const SETTINGS: readonly SandboxSetting[] = ["off", "on", "auto"];
-
-/** Where one command runs. */
-export interface CommandPlace {
-  cwd: string;
-  workspace: string;
-  /** The command's own TMPDIR, made by the caller. */
-  tmpdir: string;
-  home: string;
-}
+interface CommandPlace { cwd: string; workspace: string; tmpdir: string; home: string }
 
 /**
- * The sandbox of one runtime's commands. `on` (the default): every command runs under bubblewrap
- * where it works, read-only commands with nothing writable and no network, approved ones writing only
- * the working folder, the workspace (less its configuration) and TMPDIR. `auto` also lets a command the
- * judge cannot prove read-only run unasked, confined to the working folder with no network. `off`: no
- * sandbox. Where bubblewrap is missing or cannot build a sandbox, commands run as without one, and
- * `notice()` says so in one line.
+ * The sandbox of a runtime's commands. `on`: bubblewrap where it works, read-only commands writing nothing and offline, approved ones
+ * writing the working folder, workspace and TMPDIR; `auto` also runs unasked, confined and offline, what the judge cannot prove read-only.
  */
 export class CommandSandbox {
   readonly setting: SandboxSetting;
@@ -38,8 +25,7 @@ export class CommandSandbox {
 
   constructor(option: SandboxOption | undefined, private readonly spawn: Spawn = nodeSpawn, private readonly pathEnv: string | undefined = process.env["PATH"]) {
     const { mode, network } = typeof option === "object" ? option : { mode: option ?? "on", network: "allow" };
-    if (!SETTINGS.includes(mode)) throw new ConfigError(`sandbox: must be one of ${SETTINGS.join(", ")}, got ${JSON.stringify(mode)}`);
-    this.setting = mode;
+    this.setting = checkSetting(mode, "sandbox:");
     this.network = network !== "deny";
   }
 
@@ -73,6 +59,10 @@ export class CommandSandbox {
 export function sandboxFromEnv(env: Readonly<Record<string, string | undefined>>): SandboxSetting | undefined {
   const raw = env["MINICLAW_SANDBOX"]?.trim();
   if (raw === undefined || raw === "") return undefined;
-  if (!SETTINGS.includes(raw as SandboxSetting)) throw new ConfigError(`MINICLAW_SANDBOX must be one of ${SETTINGS.join(", ")}, got "${raw}"`);
-  return raw as SandboxSetting;
+  return checkSetting(raw, "MINICLAW_SANDBOX");
+}
+
+function checkSetting(value: string, where: string): SandboxSetting {
+  if (!SETTINGS.includes(value as SandboxSetting)) throw new ConfigError(`${where} must be one of ${SETTINGS.join(", ")}, got ${JSON.stringify(value)}`);
+  return value as SandboxSetting;
 }

@@ -4,34 +4,18 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { ToolError } from "../errors.js";
 
-/**
- * Empty folders kept per parent folder; more are removed. Few: a process killed outright leaves
- * the ones it kept behind (empty), and commands one after another need one.
- */
+/** Empty folders kept per parent; few, since a process killed outright leaves the ones it kept behind. */
 const MAX_SPARE = 2;
-
-/**
- * How long kept folders outlive the last command: rounds that follow each other quickly reuse them,
- * and a process killed outright (SIGTERM, SIGKILL: no exit event) after a pause leaves none behind.
- */
+/** How long kept folders outlive the last command: quick rounds reuse them, and a process killed outright after a pause leaves none. */
 const SPARE_IDLE_MS = 2_000;
-
-/** Folders of commands that have ended, each left empty, by the folder they were made in. */
 const spare = new Map<string, string[]>();
 let removedAtExit = false;
 let idleTimer: NodeJS.Timeout | undefined;
 
-/**
- * A folder of its own for one command under `parent`: one kept from an earlier command when it is
- * still a folder of this user's that nobody else can enter, else a new one.
- * Making and removing a folder costs a system call each; between the rounds of a turn that ran
- * commands, it measured at about a tenth of a round (ext4 mounted with `discard`).
- * Throws ToolError when no folder can be made there.
- */
+/** A folder of its own for one command under `parent`: a kept one still this user's alone, or a new one. Throws ToolError when none can be made. */
 export function takeScratch(parent: string): string {
   const kept = spare.get(parent);
-  // Kept only when left empty, by a command that left nothing running. One no longer ours is
-  // forgotten, not removed: what is at that name now may be someone else's.
+  // One no longer ours is forgotten, not removed: what is at that name now may be someone else's.
   for (let dir = kept?.pop(); dir !== undefined; dir = kept?.pop()) if (isOwnFolder(dir)) return dir;
   if (!removedAtExit) {
     removedAtExit = true;
@@ -44,11 +28,7 @@ export function takeScratch(parent: string): string {
   }
 }
 
-/**
- * Gives back the folder of a command that has ended: kept for a later command when `keep` and the
- * command left it empty (nearly always); else removed with what it holds (`sort` spills, a command
- * killed at its timeout), off the event loop, so that no run leaves files for the next.
- */
+/** Gives back an ended command's folder: kept for a later one when `keep` and left empty, else removed with what it holds. */
 export async function returnScratch(parent: string, dir: string, keep: boolean): Promise<void> {
   const kept = spare.get(parent) ?? [];
   if (keep && kept.length < MAX_SPARE && isEmpty(dir)) {
@@ -58,18 +38,11 @@ export async function returnScratch(parent: string, dir: string, keep: boolean):
     idleTimer.refresh();
     return;
   }
-  await removeQuietly(dir);
-}
-
-/** A folder that cannot be removed (a process just killed still creating a file in it) is left to the system's cleaning. */
-async function removeQuietly(dir: string): Promise<void> {
+  // One that cannot be removed (a process just killed still writing in it) is left to the system's cleaning.
   await rm(dir, { recursive: true, force: true, maxRetries: 2 }).catch(() => undefined);
 }
 
-/**
- * A folder (not a link) of this user's that nobody else can enter: a kept one may have been cleaned
- * away with the system's temporary files since, and its name taken by someone else.
- */
+/** A folder (not a link) of this user's that nobody else can enter: a kept one may have been cleaned away and its name taken. */
 function isOwnFolder(dir: string): boolean {
   try {
     const info = lstatSync(dir);
@@ -88,14 +61,13 @@ function isEmpty(dir: string): boolean {
   }
 }
 
-/** After a pause and at exit, the kept folders go (empty, unless something wrote there since). */
 function removeSpare(): void {
   for (const dirs of spare.values()) {
     for (const dir of dirs.splice(0)) {
       try {
         if (isOwnFolder(dir)) rmSync(dir, { recursive: true, force: true });
       } catch {
-        // Already gone, or the system's cleaning of its temporary folder will take it.
+        // Already gone, or the system's cleaning will take it.
       }
     }
   }

@@ -1,37 +1,19 @@
 // The gate's second pass: what a command judged safe will read, checked against the disk (symlinks, wildcards, folders, git history).
 import { realpath } from "node:fs/promises";
 import { basename, dirname } from "node:path";
-import { expandGlob, MAX_CONTENT_CHECKS, MAX_WALK_ENTRIES, walkTree } from "./disk-walk.js";
-import type { Budget } from "./disk-walk.js";
-import { gitHistoryReason } from "./git-history.js";
-import { homeDotfileReason, homeReason } from "./path-resolve.js";
-import type { PathContext } from "./path-resolve.js";
-import { isProcessSecretPath } from "./process-secrets.js";
-import type { PlannedRead, ReadPlan } from "./read-plan.js";
+import { expandGlob, MAX_CONTENT_CHECKS, MAX_WALK_ENTRIES, walkTree, type Budget } from "./disk-walk.js";
+import { gitHistoryReason, remoteCredentialsReason } from "./git-secrets.js";
+import { homeReason, type PathContext } from "./path-resolve.js";
+import { NO_FILTERS, type PlannedRead, type ReadPlan } from "./read-plan.js";
 import { fileContentSecretReason } from "../gate/secret-content.js";
-import { placeReason, repositoryConfigReason, walkNameReason } from "../gate/secret-paths.js";
-import { remoteCredentialsReason } from "./remote-credentials.js";
-import { literalPathReason, namesPart } from "./word-reads.js";
-
-/** The real working folder (symlinks resolved) and the home folder the gate judges from. */
-export interface DiskContext {
-  cwd: string;
-  home?: string;
-}
+import { isProcessSecretPath, placeReason, walkNameReason } from "../gate/secret-paths.js";
+import { literalPathReason } from "./word-reads.js";
 
 /**
- * Why a command the pure pass judged safe is not, once the disk is looked at; empty when it
- * is. Each path it reads is resolved to its real path (`notes.txt` → `~/.ssh/id_rsa`) and judged
- * again; wildcards are expanded (bounded); folders a content reader walks are searched for secret
- * files and for links to them (bounded: past the bound, not safe); a git command that prints
- * patches is not safe in a repository whose history ever held a secret-named file. Every regular
- * file whose content is read (an operand, a wildcard's match, a file a walk meets) is a secret
- * by content too: its first KB are checked for keys, tokens, credential URLs and password
- * assignments. `git remote` is not safe where a configuration git reads holds a URL with
- * credentials. Called by the gate after a "safe" verdict; it only ever adds reasons. A path that
- * does not exist is fine.
+ * Why a command the pure pass judged safe is not, once the disk is looked at (`cwd` real): paths by their real place and first KB,
+ * wildcards expanded, walked folders searched, git's patches and remotes. Only ever adds reasons; a missing path is fine.
  */
-export async function diskReasons(plan: ReadPlan, context: DiskContext): Promise<string[]> {
+export async function diskReasons(plan: ReadPlan, context: { cwd: string; home?: string }): Promise<string[]> {
   const budget: Budget = { left: MAX_WALK_ENTRIES, contentLeft: MAX_CONTENT_CHECKS };
   const reasons: string[] = [];
   const seen = new Set<string>();
@@ -42,8 +24,9 @@ export async function diskReasons(plan: ReadPlan, context: DiskContext): Promise
     const why = await readReason(read, context, budget);
     if (why !== null) reasons.push(why);
   }
-  for (const dir of gitRemoteDirs(plan)) {
-    const why = remoteCredentialsReason(dir, context.home);
+  // Where a `git remote` runs: git's words reach the plan as reads (`git remote -v` in `/r` reads `/r/remote`).
+  for (const dir of new Set(plan.reads.filter((r) => r.program === "git" && !r.glob && basename(r.path) === "remote").map((r) => dirname(r.path)))) {
+    const why = await remoteCredentialsReason(dir, context.home);
     if (why !== null) reasons.push(why);
   }
   for (const dir of new Set(plan.gitContentDirs)) {
@@ -53,63 +36,43 @@ export async function diskReasons(plan: ReadPlan, context: DiskContext): Promise
   return reasons;
 }
 
-async function readReason(read: PlannedRead, context: DiskContext, budget: Budget): Promise<string | null> {
-  if (!read.glob) {
-    // The path as the kernel opens it (`..` after links) first, then the normalised one the pure pass judged.
-    for (const physical of read.physical ?? []) {
-      const why = await realPathReason(read, physical, false, context, budget);
-      if (why !== null) return why;
-    }
-    return realPathReason(read, read.path, false, context, budget);
-  }
-  const matches = await expandGlob(read.path, budget);
+async function readReason(read: PlannedRead, context: PathContext, budget: Budget): Promise<string | null> {
+  // A literal path as the kernel opens it (`..` after links) first, then the normalised one the pure pass judged.
+  const matches = read.glob ? await expandGlob(read.path, budget) : [...(read.physical ?? []), read.path];
   if (matches === null) return `${read.program}: the wildcard ${read.path} matches more files than the gate can check`;
   for (const match of matches) {
-    const why = await realPathReason(read, match, true, context, budget);
+    const why = await realPathReason(read, match, read.glob, context, budget);
     if (why !== null) return why;
   }
   return null;
 }
 
-/** One existing path, by its real location; `fromGlob`: names met by a wildcard for a names-only program are not judged. */
-async function realPathReason(read: PlannedRead, path: string, fromGlob: boolean, context: DiskContext, budget: Budget): Promise<string | null> {
+/** One existing path, by its real location; a wildcard's matches for a names-only program are judged by place only. */
+async function realPathReason(read: PlannedRead, path: string, fromGlob: boolean, judged: PathContext, budget: Budget): Promise<string | null> {
   const real = await realpath(path).catch(() => null);
   if (real === null) return null;
-  const judged: PathContext = { cwd: context.cwd, ...(context.home === undefined ? {} : { home: context.home }) };
   const shown = real === path ? path : `${path} (really ${real})`;
   const say = (why: string): string =>
     why.startsWith(`reads ${real}`) ? `${read.program} reads ${shown}${why.slice(`reads ${real}`.length)}` : `${read.program} reads ${shown}, and ${why}`;
-  switch (read.kind) {
-    case "content":
-    case "name": {
-      const why = read.kind === "name" && fromGlob ? placeReason(real) : literalPathReason(real, judged);
-      if (why !== null) return say(why);
-      const inside = read.kind === "content" ? contentReason(real, budget) : null;
-      return inside === null ? null : `${read.program} reads ${shown}, and ${inside}`;
-    }
-    case "listing":
-      return real === "/" || isProcessSecretPath(real) ? `${read.program} lists ${shown}, the whole file system or /proc` : null;
-    case "tree": {
-      const why = homeReason(real, context.home) ?? literalPathReason(real, judged);
-      if (why !== null) return say(why);
-      const filters = read.filters ?? { skipHidden: false, followLinks: false, fileFilters: [], excludeDirs: [], opaqueFilters: false };
-      const found = await walkTree(real, filters, budget, (entry, target, isDir) => {
-        // The folders above an entry were judged on the way down: its own name is what is new, unless a link leads elsewhere.
-        const named = target === entry ? walkNameReason(basename(entry), isDir) : (metReason(target, isDir, judged) ?? homeReason(target, context.home));
-        const reason = named ?? (isDir ? null : contentReason(target, budget));
-        return reason === null ? null : `${entry}${target === entry ? "" : ` (a link to ${target})`}: ${reason}`;
-      });
-      return found === null ? null : `${read.program} reads every file under ${shown}, and ${found}`;
-    }
+  if (read.kind === "listing") return real === "/" || isProcessSecretPath(real) ? `${read.program} lists ${shown}, the whole file system or /proc` : null;
+  if (read.kind !== "tree") {
+    const why = read.kind === "name" && fromGlob ? placeReason(real) : literalPathReason(real, judged);
+    const inside = why === null && read.kind === "content" ? contentReason(real, budget) : null;
+    return why !== null ? say(why) : inside === null ? null : `${read.program} reads ${shown}, and ${inside}`;
   }
+  const why = homeReason(real, judged.home) ?? literalPathReason(real, judged);
+  if (why !== null) return say(why);
+  const found = await walkTree(real, read.filters ?? NO_FILTERS, budget, (entry, target, isDir) => {
+    // The folders above an entry were judged on the way down: its own name is what is new, unless a link leads elsewhere.
+    const byName = (names: string): string | null => walkNameReason(names, isDir);
+    const named = target === entry ? byName(basename(entry)) : (literalPathReason(target, judged, byName) ?? homeReason(target, judged.home));
+    const reason = named ?? (isDir ? null : contentReason(target, budget));
+    return reason === null ? null : `${entry}${target === entry ? "" : ` (a link to ${target})`}: ${reason}`;
+  });
+  return found === null ? null : `${read.program} reads every file under ${shown}, and ${found}`;
 }
 
-/** A file or folder a walk met, judged by place and by the names below the working folder. */
-function metReason(path: string, isDir: boolean, context: PathContext): string | null {
-  return placeReason(path) ?? walkNameReason(namesPart(path, context.cwd), isDir) ?? homeDotfileReason(path, context.home) ?? repositoryConfigReason(path);
-}
-
-/** The content check of a file about to be read, within the budget; a file the gate cannot open, the command cannot either. */
+/** Within the budget; a file the gate cannot open, the command cannot either. */
 function contentReason(path: string, budget: Budget): string | null {
   // git's objects are compressed: no shape shows through, and a walk of a repository would spend the budget on them.
   if (budget.contentLeft <= 0 || /\/\.git\/objects\//i.test(path)) return null;
@@ -119,13 +82,4 @@ function contentReason(path: string, budget: Budget): string | null {
   } catch {
     return null;
   }
-}
-
-/**
- * The folders a `git remote` of the line runs in. git's words reach the plan as content reads
- * resolved from each folder the line may be in (git has no option table: every word is judged
- * as a path), so `git remote -v` run from `/r` shows as a read of `/r/remote` by git.
- */
-function gitRemoteDirs(plan: ReadPlan): Set<string> {
-  return new Set(plan.reads.filter((r) => r.program === "git" && !r.glob && basename(r.path) === "remote").map((r) => dirname(r.path)));
 }

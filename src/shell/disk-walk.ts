@@ -1,31 +1,19 @@
-// Bounded looks at the disk for the gate: wildcards expanded as bash would (or wider), and folder trees walked for secrets.
-import { readdir, realpath, stat } from "node:fs/promises";
+// Bounded looks at the disk for the gate: wildcards expanded as bash would (or wider), and folder trees walked as a recursive
+// reader would walk them, skipping only what it surely skips (rg's hidden files, grep's --include/--exclude as GNU grep 3 applies them).
 import type { Dirent } from "node:fs";
+import { readdir, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { TreeFilters } from "./read-plan.js";
 import { globToRegExp } from "../gate/secret-paths.js";
-import { skipsDir, skipsFile } from "./tree-filters.js";
 
 /** Entries the gate looks at for one command before it gives up and asks. */
 export const MAX_WALK_ENTRIES = 20_000;
-
-/**
- * Files whose first KB the gate reads for secrets, for one command: about 30 µs each. Past it,
- * files are judged by name only; what they print is still redacted by the same shapes.
- */
+/** Files whose first KB the gate reads for secrets, for one command; past it, by name only (what they print is still redacted). */
 export const MAX_CONTENT_CHECKS = 2_000;
+/** Countdowns shared by every look at the disk for one command. */
+export interface Budget { left: number; contentLeft: number }
 
-/** Countdowns shared by every look at the disk for one command: entries listed, and files whose content is checked. */
-export interface Budget {
-  left: number;
-  contentLeft: number;
-}
-
-/**
- * The existing paths an absolute wildcard pattern may match, or null when looking took more
- * than the budget. Matching is wider than bash's (a bracket matches any character, case is
- * ignored), so no match bash would make is missed; dotfiles need a literal leading dot, as in bash.
- */
+/** The paths an absolute wildcard may match, or null past the budget: wider than bash (any bracket character, any case); dotfiles need a dot. */
 export async function expandGlob(pattern: string, budget: Budget): Promise<string[] | null> {
   let current = ["/"];
   for (const segment of pattern.split("/").filter((s) => s !== "")) {
@@ -46,19 +34,16 @@ export async function expandGlob(pattern: string, budget: Budget): Promise<strin
   return current;
 }
 
-/** Judges what a walk met: its path, its real path (different when reached through a symlink) and whether it is a folder. */
-export type WalkVisitor = (path: string, real: string, isDir: boolean) => string | null;
+type WalkVisitor = (path: string, real: string, isDir: boolean) => string | null;
 
 /**
- * Walks the folder `root` (a real path) as a recursive reader with `filters` would, calling
- * `judge` on every file it would open and on the real target of every symlink met (followed
- * or not: a link to a secret is a secret). Returns the first reason, "too many" past the
- * budget, or null. Unreadable folders are skipped, as the readers skip them.
+ * Walks the real folder `root` as a reader with `filters` would, judging each file it opens and each symlink's target: the first reason,
+ * or "too many" past the budget. Unreadable folders are skipped, as readers skip them.
  */
 export async function walkTree(root: string, filters: TreeFilters, budget: Budget, judge: WalkVisitor): Promise<string | null> {
   const seen = new Set<string>([root]);
   let level = [root];
-  // Breadth first, each level's folders read together: a project of ten thousand files in tens of milliseconds.
+  // Breadth first, each level's folders read together.
   while (level.length > 0) {
     const listed = await Promise.all(level.map(async (dir) => ({ dir, entries: await readdir(dir, { withFileTypes: true }).catch(() => [] as Dirent[]) })));
     const next: string[] = [];
@@ -97,4 +82,55 @@ async function visit(entry: Dirent, path: string, filters: TreeFilters, judge: W
   if (skipsFile(entry.name, filters)) return null;
   if (!entry.isFile()) return `${path} is a special file (a pipe, socket or device) that a reader may wait on forever`;
   return judge(path, path, false);
+}
+
+/** GNU grep: the last --include/--exclude that matches decides, else the first being --include skips; a doubt means "read". */
+function skipsFile(name: string, filters: TreeFilters): boolean {
+  if (filters.skipHidden && name.startsWith(".")) return true;
+  if (filters.fileFilters.length === 0) return false;
+  for (let i = filters.fileFilters.length - 1; i >= 0; i--) {
+    const { include, glob } = filters.fileFilters[i] as { include: boolean; glob: string };
+    if (matches(glob, name, include)) return !include;
+  }
+  return filters.fileFilters[0]?.include === true && !filters.opaqueFilters;
+}
+
+function skipsDir(name: string, filters: TreeFilters): boolean {
+  if (filters.skipHidden && name.startsWith(".")) return true;
+  return filters.excludeDirs.some((glob) => matches(glob, name, false));
+}
+
+function matches(glob: string, name: string, whenUnsure: boolean): boolean {
+  const re = fnmatchRegExp(glob);
+  return re === null ? whenUnsure : re.test(name);
+}
+
+/** fnmatch without FNM_PERIOD (grep's globs match a leading dot too); null for syntax not translated here. */
+function fnmatchRegExp(glob: string): RegExp | null {
+  if (glob.includes("[:") || glob.includes("[=") || glob.includes("[.")) return null;
+  let source = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i] as string;
+    if (c === "\\" && i + 1 < glob.length) source += escape(glob[++i] as string);
+    else if (c === "*") source += "[\\s\\S]*";
+    else if (c === "?") source += "[\\s\\S]";
+    else if (c === "[") {
+      const end = glob.indexOf("]", i + (glob[i + 1] === "!" || glob[i + 1] === "^" ? 3 : 2));
+      if (end === -1) source += "\\[";
+      else {
+        const body = glob.slice(i + 1, end).replace(/^[!^]/, "^").replace(/\\/g, "\\\\").replace(/^(\^?)\]/, "$1\\]");
+        source += `[${body}]`;
+        i = end;
+      }
+    } else source += escape(c);
+  }
+  try {
+    return new RegExp(`^${source}$`);
+  } catch {
+    return null;
+  }
+}
+
+function escape(c: string): string {
+  return c.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
 }

@@ -11,18 +11,15 @@ export { checkCommandSafety, type SafetyVerdict, type SafetyOptions } from "./sa
 export { keepShellParserAtBaseline } from "./shell-parse.js";
 export { CommandSandbox, sandboxFromEnv, type SandboxOption, type SandboxSetting } from "./command-sandbox.js";
 
-/** The shell as a runtime plugs it in: the judge the gate asks about commands, and the tool that runs them. */
+/** The shell as a runtime plugs it in: the judge the gate asks, the tool that runs commands, the line saying they run unsandboxed. */
 export interface Shell {
   judge: CommandJudge;
   tool: AnyTool;
-  /** The line to say at start when commands run unsandboxed although the setting wants a sandbox. */
   notice(): Promise<string | undefined>;
 }
 
 /** Options of the shell: run_command's limits, and its OS sandbox (default MINICLAW_SANDBOX of `env`, else `on`). */
-export interface ShellOptions extends RunCommandOptions {
-  sandbox?: SandboxOption;
-}
+export interface ShellOptions extends RunCommandOptions { sandbox?: SandboxOption }
 
 /** The judge and run_command over one sandbox, made once for a runtime. Throws ConfigError for a bad sandbox setting. */
 export function createShell(options: ShellOptions = {}, env: Readonly<Record<string, string | undefined>> = process.env): Shell {

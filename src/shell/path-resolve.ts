@@ -1,27 +1,19 @@
 // Where a word of a command points, as bash and the kernel will see it: `~`, `..` and the working folder, without touching the disk.
 
-/**
- * What the gate knows of the place a command runs in. Without `cwd`, relative paths are
- * judged by their names and a `..` that climbs out of the unknown folder is assumed to
- * reach `/`; without `home`, `~` stays a home folder of unknown place.
- */
-export interface PathContext {
-  cwd?: string;
-  home?: string;
+/** Where a command runs. Without `cwd` relative paths are judged by name and a `..` out of it may reach `/`; without `home`, `~` is unknown. */
+export interface PathContext { cwd?: string; home?: string }
+/** A folder a relative path may start from: absolute, `~`-prefixed (place unknown), or relative to the unknown working folder (""). */
+export type Base = string;
+/** The folder `cd -` and `~-` lead to ($OLDPWD): unknown, judged like a home folder of unknown place. */
+export const PREVIOUS_FOLDER = "~-";
+const TILDE = /^~([^/]*)(?:\/(.*))?$/s;
+
+/** The pieces of a word that may be paths: the word, and each piece after `=` or `:` (`--file=.env`, `HEAD:.env`). */
+export function wordPieces(word: string): string[] {
+  return [...new Set([word, ...word.split(/[=:]/)])].filter((piece) => piece !== "");
 }
 
-/**
- * A folder a relative path may start from: an absolute path, or a relative one (from an
- * unknown folder, "" being that folder itself) when the gate was not told where it runs.
- */
-export type Base = string;
-
-/**
- * The paths `value` may name from any of `bases`, normalised (`.`, `..`, repeated slashes).
- * A path that climbs with `..` above an unknown folder (the unknown working folder, or a
- * home folder of unknown place) is also returned anchored at `/`: the worst case.
- * Results are absolute, `~`-prefixed (home unknown) or relative (cwd unknown).
- */
+/** The paths `value` may name from `bases`, normalised; one that climbs above a folder of unknown place is also anchored at `/`, the worst. */
 export function resolveWord(value: string, bases: readonly Base[], home: string | undefined): string[] {
   const out = new Set<string>();
   for (const base of bases) for (const path of resolveFrom(value, base, home)) out.add(path);
@@ -29,18 +21,17 @@ export function resolveWord(value: string, bases: readonly Base[], home: string 
 }
 
 function resolveFrom(value: string, base: Base, home: string | undefined): string[] {
-  if (value.startsWith("/")) return [normalize("/", value.slice(1))];
-  const tilde = /^~([^/]*)(?:\/(.*))?$/s.exec(value);
+  const joined = rawJoin(value, base, home);
+  if (joined !== null) return [normalize(joined)];
+  const tilde = TILDE.exec(value);
   if (tilde !== null) {
     const [, user = "", rest = ""] = tilde;
-    if (user === "" && home !== undefined) return [normalize("/", `${home}/${rest}`)];
     if (user === "+") return resolveFrom(rest === "" ? "." : rest, base, home);
     // `~-` is $OLDPWD, which may be any folder (often the user's home): a folder of unknown place, and `/` at worst.
-    if (user === "-") return [normalize("/", rest), ...opaque(PREVIOUS_FOLDER, rest)];
-    if (user === "root") return [normalize("/", `root/${rest}`)];
+    if (user === "-") return [normalize(rest), ...opaque(PREVIOUS_FOLDER, rest)];
+    if (user === "root") return [normalize(`root/${rest}`)];
     return opaque(`~${user}`, rest);
   }
-  if (base.startsWith("/")) return [normalize("/", `${base}/${value}`)];
   if (base.startsWith("~")) {
     const slash = base.indexOf("/");
     return opaque(slash === -1 ? base : base.slice(0, slash), slash === -1 ? value : `${base.slice(slash + 1)}/${value}`);
@@ -48,35 +39,20 @@ function resolveFrom(value: string, base: Base, home: string | undefined): strin
   return opaque("", base === "" ? value : `${base}/${value}`);
 }
 
-/**
- * The folder `cd -` and `~-` lead to ($OLDPWD): unknown, judged like a home folder of unknown
- * place; its parent is as unknown as itself.
- */
-export const PREVIOUS_FOLDER = "~-";
-
-/** Whether a path climbs with `..` anywhere, where the kernel may leave the folder the name suggests (after a link). */
-export function climbs(path: string): boolean {
-  return /(^|\/)\.\.(\/|$)/.test(path);
-}
-
-/**
- * The absolute paths `value` names from `bases` exactly as the kernel will open them, not
- * normalised, when `..` appears: the kernel applies each `..` after resolving the links before
- * it, so `link/..` is the parent of the link's target, not the folder holding the link. Only
- * the strings that climb; the disk pass resolves them with the file system's realpath.
- */
+/** The unnormalised paths `value` names from `bases` when they climb: the kernel resolves links before each `..` (`link/..` is the target's parent). */
 export function physicalWords(value: string, bases: readonly Base[], home: string | undefined): string[] {
   const out = new Set<string>();
   for (const base of bases) {
     const raw = rawJoin(value, base, home);
-    if (raw !== null && climbs(raw)) out.add(raw);
+    if (raw !== null && /(^|\/)\.\.(\/|$)/.test(raw)) out.add(raw);
   }
   return [...out];
 }
 
+/** `value` joined to an absolute base or the known home, as written; null when it starts from a folder of unknown place. */
 function rawJoin(value: string, base: Base, home: string | undefined): string | null {
   if (value.startsWith("/")) return value;
-  const tilde = /^~([^/]*)(?:\/(.*))?$/s.exec(value);
+  const tilde = TILDE.exec(value);
   if (tilde !== null) {
     const [, user = "", rest = ""] = tilde;
     if (user === "" && home !== undefined) return `${home}/${rest}`;
@@ -95,9 +71,9 @@ function opaque(head: string, rest: string): string[] {
   return [tail === "" ? head : `${head}/${tail}`];
 }
 
-/** Joins and normalises an absolute path; `..` at `/` stays at `/`, as the kernel does. */
-function normalize(root: "/", rest: string): string {
-  return root + collapse(rest.split("/")).segments.join("/");
+/** An absolute path normalised; `..` at `/` stays at `/`, as the kernel does. */
+function normalize(path: string): string {
+  return `/${collapse(path.split("/")).segments.join("/")}`;
 }
 
 function collapse(parts: readonly string[]): { segments: string[]; climbed: boolean } {
@@ -116,12 +92,9 @@ function collapse(parts: readonly string[]): { segments: string[]; climbed: bool
 const HOME_LIKE = /^(~[^/]*|\/root|\/home\/[^/]+|\/users\/[^/]+)$/i;
 const HOME_PARENTS = new Set(["/", "/home", "/users"]);
 
-/**
- * Why a whole-folder read (`grep -r`, `rg`, `git diff --no-index`) of `path` is not safe:
- * it is `/`, a home folder, or a folder that holds one (the known `home` or usual places).
- */
+/** Why a whole-folder read (`grep -r`, `rg`) of `path` is not safe: it is `/`, a home folder, or a folder that holds one. */
 export function homeReason(path: string, home: string | undefined): string | null {
-  const p = path.length > 1 ? path.replace(/\/+$/, "") : path;
+  const p = stripSlash(path);
   if (p === "/") return "reads the whole file system from /";
   if (HOME_LIKE.test(p) || (home !== undefined && p === stripSlash(home))) return `reads the whole home folder ${path}`;
   if (HOME_PARENTS.has(p.toLowerCase())) return `reads ${path}, which holds home folders`;
@@ -136,6 +109,14 @@ export function homeDotfileReason(path: string, home: string | undefined): strin
   const rest = path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : null;
   if (rest === null || !rest.startsWith(".") || rest === "." || rest === "..") return null;
   return `reads ${path}, a file of the home folder's configuration (keys are often kept there)`;
+}
+
+/** The part of `path` below the working folder, whose names say what it is; the whole path when outside. */
+export function namesPart(path: string, cwd: string | undefined): string {
+  if (cwd === undefined || !path.startsWith("/")) return path;
+  const root = stripSlash(cwd);
+  if (path === root) return ".";
+  return path.startsWith(`${root}/`) ? path.slice(root.length + 1) : path;
 }
 
 function stripSlash(path: string): string {

@@ -1,26 +1,17 @@
 // Reads that expose another process's environment (and so the API key): refused in every mode, bypass included.
 import { expandBraces } from "./brace-expand.js";
-import { resolveWord } from "./path-resolve.js";
-import type { Base, PathContext } from "./path-resolve.js";
+import { resolveWord, wordPieces, type Base, type PathContext } from "./path-resolve.js";
 import { rawCommands } from "./raw-words.js";
+import { DECOMPRESSORS } from "./recursive-reads.js";
 import { isProcessSecretPath, normalizeSlashes as normalize } from "../gate/secret-paths.js";
 
-export { isProcessSecretPath } from "../gate/secret-paths.js";
-
-/** Programs that read file contents recursively when given a folder (gzip and its kin with -r). */
-const RECURSIVE_READERS = /^(grep|egrep|fgrep|zgrep|rg|ag|ack|git|gzip|gunzip|zcat|xz|unxz|xzcat|bzip2|bunzip2|bzcat)$/;
+const RECURSIVE_READERS = new Set(["grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "git", ...DECOMPRESSORS]);
 /** Folders a line may `cd` into before the guard stops following and assumes it may be anywhere. */
 const MAX_BASES = 16;
 
 /**
- * Why a command may not run in any mode, or null. The environment the CLI was started
- * with (API key included) is readable through `/proc/<pid>/environ` and `ps e`, in forms
- * that no redaction of the exact key text can catch (base64, reversed, a slice). This is
- * a guard on the raw words, on top of the parsed gate: it only ever refuses. Every word
- * is resolved as bash would (braces, `~`, `..`, relative to `context.cwd` and to every
- * `cd` target of the line; `$VAR` and `$( )` may be anything). Refused: a path into
- * /proc, a wildcard at the top of the tree (`/pro*`), a recursive content search from `/`
- * in any command of the line, and `ps e`. Without a cwd, a `..` chain may reach `/`.
+ * Why a command may not run in any mode: the environment (API key included) shows through `/proc/<pid>/environ` and `ps e` in forms no
+ * redaction catches. Raw words resolved as bash would, from every `cd`: a path into /proc, `/pro*`, a recursive search from `/`.
  */
 export function processSecretsReason(command: string, context: PathContext = {}): string | null {
   const commands = rawCommands(command);
@@ -35,7 +26,7 @@ export function processSecretsReason(command: string, context: PathContext = {})
     if (why !== null) return why;
   }
   // The check as it was before paths were resolved (a reader first on the line, `/` anywhere): nothing it refused is let through.
-  if (RECURSIVE_READERS.test(loose[0] ?? "") && loose.slice(1).some((w) => normalize(w) === "/")) return "a recursive search from / reads /proc, where process environments live";
+  if (RECURSIVE_READERS.has(loose[0] ?? "") && loose.slice(1).some((w) => normalize(w) === "/")) return "a recursive search from / reads /proc, where process environments live";
   if (/(^|[\s;|&(`])ps\s+(?:[^\s-]*e|[^|;&]*\s[^\s-]*e)/.test(command)) return "`ps e` prints the environment of processes";
   return null;
 }
@@ -49,7 +40,7 @@ function wordReason(word: string, bases: readonly Base[], home: string | undefin
 }
 
 function recursiveFromRootReason(words: readonly string[], bases: readonly Base[], home: string | undefined): string | null {
-  const reader = words.findIndex((w) => RECURSIVE_READERS.test(w.slice(w.lastIndexOf("/") + 1)));
+  const reader = words.findIndex((w) => RECURSIVE_READERS.has(w.slice(w.lastIndexOf("/") + 1)));
   if (reader === -1) return null;
   const fromRoot = words.slice(reader + 1).some((w) => wordPaths(w, bases, home).includes("/"));
   return fromRoot ? "a recursive search from / reads /proc, where process environments live" : null;
@@ -59,8 +50,7 @@ function recursiveFromRootReason(words: readonly string[], bases: readonly Base[
 function wordPaths(word: string, bases: readonly Base[], home: string | undefined): string[] {
   // The word as written too, `..` kept: `/proc/../etc` was refused before paths were resolved, and still is.
   const paths: string[] = word.startsWith("/") ? [normalize(word)] : [];
-  for (const piece of new Set([word, ...word.split(/[=:]/)])) {
-    if (piece === "") continue;
+  for (const piece of wordPieces(word)) {
     // Too many alternatives to list: each brace group may stand for anything, like a wildcard.
     const expanded = expandBraces(piece) ?? [piece.replace(/\{[^{}]*\}?/g, "*")];
     for (const one of expanded) paths.push(...resolveWord(one, bases, home));

@@ -1,4 +1,6 @@
-// A forgiving bash lexer for the raw-text guard: every simple command of a line (substitutions included) as quote-removed words.
+// A forgiving bash lexer for the raw-word guard (process-secrets.ts): every simple command of a line, substitutions included,
+// as quote-removed words. The grammar cannot serve there: the guard holds in bypass mode, which runs lines the grammar
+// refuses, so this reader never fails and errs towards seeing more words.
 
 /** What an expansion the lexer cannot know (`$VAR`, `$(...)`, `${...}`) becomes: a wildcard, so it can stand for anything. */
 const UNKNOWN = "*";
@@ -6,12 +8,7 @@ const UNKNOWN = "*";
 const OPERATORS = new Set([";", "|", "&", "(", ")", "\n"]);
 const ANSI_ESCAPES: Readonly<Record<string, string>> = { n: "\n", t: "\t", r: "\r", a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", v: "\v" };
 
-/**
- * Splits a command line into simple commands, each a list of words after quote removal,
- * as bash would, never failing: unknown expansions become `*`, the commands inside
- * `$( )`, backticks and `<( )` are commands of their own, `$'\x2f'` is decoded. Used
- * where no parse can be trusted (bypass mode): it errs towards seeing more words.
- */
+/** The simple commands of a line as bash splits them: unknown expansions become `*`, substitutions are commands of their own, `$'\x2f'` is decoded. */
 export function rawCommands(command: string): string[][] {
   const lexer = new RawLexer(command);
   lexer.lexList(null);
@@ -62,8 +59,10 @@ class RawLexer {
     this.word = null;
   }
 
-  private append(text: string): void {
-    this.word = (this.word ?? "") + text;
+  /** Appends `text` (nothing when empty: no word starts) and moves past `width` characters. */
+  private take(text: string, width: number): void {
+    if (text !== "") this.word = (this.word ?? "") + text;
+    this.i += width;
   }
 
   /** Lexes a nested command list as its own commands, then resumes the current word. */
@@ -75,58 +74,44 @@ class RawLexer {
     this.endCommand();
     this.words = saved.words;
     this.word = saved.word;
-    this.append(UNKNOWN);
+    this.take(UNKNOWN, 0);
   }
 
   private skipComment(): void {
     while (this.i < this.text.length && this.text[this.i] !== "\n") this.i++;
   }
 
-  /** One piece of a word: a quoted string, an escape, an expansion or a plain character. */
-  private lexWordPart(): void {
+  /** One piece of a word; inside double quotes (`quoted`) only substitutions and expansions are special. */
+  private lexWordPart(quoted = false): void {
     const c = this.text[this.i] as string;
-    if (c === "\\") {
-      const next = this.text[this.i + 1];
-      if (next !== undefined && next !== "\n") this.append(next);
-      this.i += 2;
-    } else if (c === "'") {
-      const end = this.text.indexOf("'", this.i + 1);
-      const stop = end === -1 ? this.text.length : end;
-      this.append(this.text.slice(this.i + 1, stop));
-      this.i = stop + 1;
-    } else if (c === '"') {
-      this.i++;
-      this.lexDoubleQuoted();
-    } else if (c === "`") {
+    const next = this.text[this.i + 1] ?? "";
+    if (c === "`") {
       this.i++;
       this.nested("`");
     } else if (c === "$") this.lexDollar();
-    else {
-      this.append(c);
+    else if (quoted || (c !== "\\" && c !== "'" && c !== '"')) this.take(c, 1);
+    else if (c === "\\") this.take(next === "\n" ? "" : next, 2);
+    else if (c === '"') {
+      this.word ??= "";
       this.i++;
+      this.lexDoubleQuoted();
+    } else {
+      const end = this.text.indexOf("'", this.i + 1);
+      const stop = end === -1 ? this.text.length : end;
+      this.word ??= "";
+      this.take(this.text.slice(this.i + 1, stop), stop + 1 - this.i);
     }
   }
 
   private lexDoubleQuoted(): void {
-    this.append("");
     while (this.i < this.text.length && this.text[this.i] !== '"') {
-      const c = this.text[this.i] as string;
-      if (c === "\\" && '$`"\\\n'.includes(this.text[this.i + 1] ?? "")) {
-        if (this.text[this.i + 1] !== "\n") this.append(this.text[this.i + 1] as string);
-        this.i += 2;
-      } else if (c === "`") {
-        this.i++;
-        this.nested("`");
-      } else if (c === "$") this.lexDollar();
-      else {
-        this.append(c);
-        this.i++;
-      }
+      const next = this.text[this.i + 1] ?? "";
+      if (this.text[this.i] === "\\" && '$`"\\\n'.includes(next) && next !== "") this.take(next === "\n" ? "" : next, 2);
+      else this.lexWordPart(true);
     }
     this.i++;
   }
 
-  /** `$(...)`, `$((...))`, `${...}`, `$NAME`, `$'...'`, `$"..."`, or a plain `$`. */
   private lexDollar(): void {
     const next = this.text[this.i + 1];
     if (next === "(") {
@@ -135,48 +120,28 @@ class RawLexer {
     }
     if (next === "{") {
       const end = this.text.indexOf("}", this.i);
-      this.i = end === -1 ? this.text.length : end + 1;
-      return this.append(UNKNOWN);
+      return this.take(UNKNOWN, (end === -1 ? this.text.length : end + 1) - this.i);
     }
     if (next === "'") return this.lexAnsiC();
     if (next === '"') {
+      this.word ??= "";
       this.i += 2;
       return this.lexDoubleQuoted();
     }
     const name = /^(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])/.exec(this.text.slice(this.i + 1));
-    if (name === null) {
-      this.append("$");
-      this.i++;
-      return;
-    }
-    this.i += 1 + name[0].length;
-    this.append(UNKNOWN);
+    return name === null ? this.take("$", 1) : this.take(UNKNOWN, 1 + name[0].length);
   }
 
   /** `$'...'`: backslash escapes decoded (`\x2f` is `/`), as bash does before the program sees the word. */
   private lexAnsiC(): void {
-    let i = this.i + 2;
-    let out = "";
-    while (i < this.text.length && this.text[i] !== "'") {
-      const c = this.text[i] as string;
-      if (c !== "\\") {
-        out += c;
-        i++;
-        continue;
-      }
-      const rest = this.text.slice(i + 1);
-      const code = /^(?:x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{1,4})|U([0-9a-fA-F]{1,8})|([0-7]{1,3}))/.exec(rest);
-      if (code !== null) {
-        const value = code[1] ?? code[2] ?? code[3];
-        out += String.fromCodePoint(value !== undefined ? parseInt(value, 16) : parseInt(code[4] as string, 8));
-        i += 1 + code[0].length;
-      } else {
-        const e = rest[0] ?? "";
-        out += ANSI_ESCAPES[e] ?? e;
-        i += 2;
-      }
-    }
-    this.i = i + 1;
-    this.append(out);
+    const body = /^(?:\\[\s\S]?|[^'\\])*/.exec(this.text.slice(this.i + 2))?.[0] ?? "";
+    const escape = /\\(?:x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{1,4})|U([0-9a-fA-F]{1,8})|([0-7]{1,3})|([\s\S]?))/g;
+    const decode = (_: string, x?: string, u?: string, U?: string, octal?: string, other = ""): string => {
+      const hex = x ?? u ?? U;
+      if (hex !== undefined || octal !== undefined) return String.fromCodePoint(hex !== undefined ? parseInt(hex, 16) : parseInt(octal as string, 8));
+      return ANSI_ESCAPES[other] ?? other;
+    };
+    this.word ??= "";
+    this.take(body.replace(escape, decode), 3 + body.length);
   }
 }

@@ -1,47 +1,22 @@
 // What a command the gate judged safe will read from the disk, for the second, disk-aware pass to verify.
 
-/**
- * How a path is read. `content`: its bytes may reach the output. `name`: opened or listed,
- * only names, sizes or counts come out. `tree`: every file under a folder is read
- * (`grep -r`, `rg`, `git diff --no-index`). `listing`: every name under a folder is listed
- * (`ls -R`, `find`, `du`, `tree`).
- */
-export type ReadKind = "content" | "name" | "tree" | "listing";
+/** `content`: bytes may reach the output; `name`: only names, sizes or counts; `tree`: every file under it is read; `listing`: every name is. */
+type ReadKind = "content" | "name" | "tree" | "listing";
 
-/** Which files a recursive reader skips by name (grep's `--include`/`--exclude`, rg's hidden files). */
+/** What a recursive reader skips by name (rg's hidden files, grep's --include/--exclude/--exclude-dir), and whether it follows links. */
 export interface TreeFilters {
-  /** rg skips dotfiles and dot-folders. */
   skipHidden: boolean;
-  /** grep -R, rg -L: symlinks met on the way are followed. */
   followLinks: boolean;
-  /** grep's `--include`/`--exclude` globs in the order given; a file is skipped only when grep surely skips it. */
   fileFilters: ReadonlyArray<{ include: boolean; glob: string }>;
-  /** grep's `--exclude-dir` globs. */
   excludeDirs: readonly string[];
-  /** `--exclude-from` and the like: filters the gate cannot read, so none is relied on for includes. */
   opaqueFilters: boolean;
 }
 
-/** One path a command may read: absolute, possibly with wildcards still to expand. */
-export interface PlannedRead {
-  path: string;
-  glob: boolean;
-  kind: ReadKind;
-  /** The program, for the reason shown to the user. */
-  program: string;
-  /** The same path unnormalised, as the kernel opens it, when it climbs with `..` (see `physicalWords`). */
-  physical?: string[];
-  filters?: TreeFilters;
-}
+/** A walk that skips nothing and follows no link. */
+export const NO_FILTERS: TreeFilters = { skipHidden: false, followLinks: false, fileFilters: [], excludeDirs: [], opaqueFilters: false };
 
-/**
- * Everything the disk-aware pass checks. `gitContentDirs`: folders where a git command
- * shows file contents from history (`git log -p`, `git show`, `git diff`). `gitObjects`: the
- * revisions and object names those commands name (`3a4d202`, `HEAD~1`), which may lie
- * outside every ref (a dangling commit, a blob by id).
- */
-export interface ReadPlan {
-  reads: PlannedRead[];
-  gitContentDirs: string[];
-  gitObjects: string[];
-}
+/** One path `program` may read: absolute, maybe with wildcards to expand, and as the kernel opens it when it climbs with `..` (`physical`). */
+export interface PlannedRead { path: string; glob: boolean; kind: ReadKind; program: string; physical?: string[]; filters?: TreeFilters }
+
+/** What the disk pass checks: the reads, the folders where git shows history, and the revisions named (maybe outside every ref). */
+export interface ReadPlan { reads: PlannedRead[]; gitContentDirs: string[]; gitObjects: string[] }

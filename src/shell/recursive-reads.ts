@@ -1,57 +1,31 @@
 // Commands that read or list a whole folder tree, and which folders: grep -r, rg, git diff, diff, gzip -r, ls -R, find, du, tree.
 import type { ParsedArgs, ParsedFlag } from "./arg-spec.js";
-import type { TreeFilters } from "./read-plan.js";
-import { PROCESS_SUBSTITUTION_PATH } from "./shell-words.js";
-import type { ShellWord } from "./shell-words.js";
+import { NO_FILTERS, type TreeFilters } from "./read-plan.js";
+import { gitSubcommandAt } from "./rules-git.js";
+import { findStartingPoints } from "./program-rules.js";
+import { PROCESS_SUBSTITUTION_PATH, type ShellWord } from "./shell-words.js";
 
 /** A folder a command walks: `tree` reads every file's content, `listing` prints every name. */
-export interface TreeRoot {
-  word: ShellWord;
-  kind: "tree" | "listing";
-  filters: TreeFilters;
-}
-
+export interface TreeRoot { word: ShellWord; kind: "tree" | "listing"; filters: TreeFilters }
 const DOT: ShellWord = { value: ".", glob: false };
-const NO_FILTERS: TreeFilters = { skipHidden: false, followLinks: false, fileFilters: [], excludeDirs: [], opaqueFilters: false };
 
-/**
- * The folders this command walks, with how (`parsed` as the program's spec parsed its
- * arguments; `words` the raw arguments). Empty for commands that read only the paths named.
- * A walk with no folder named starts at `.`, as grep -r, rg, ls -R, find, du and tree do.
- */
+/** The folders this command walks (`parsed` by its spec, `words` raw), starting at `.` when none is named; empty when it walks none. */
 export function treeRoots(program: string, parsed: ParsedArgs, words: readonly ShellWord[]): TreeRoot[] {
   const has = (...names: string[]): boolean => parsed.flags.some((f) => names.includes(f.name));
-  switch (program) {
-    case "grep":
-      return grepRoots(parsed, has);
-    case "rg":
-      return rgRoots(parsed, has);
-    case "git":
-      return gitDiffRoots(words);
-    case "diff":
-      return diffRoots(parsed);
-    case "ls":
-      return has("-R", "--recursive") ? listing(parsed.positionals) : [];
-    case "du":
-      return listing(parsed.positionals);
-    case "tree":
-      return has("--fromfile", "--fromtabfile") ? [] : listing(parsed.positionals);
-    case "find":
-      return listing(findStartingPoints(words), words.some((w) => w.value === "-L" || w.value === "-follow"));
-    default:
-      return DECOMPRESSORS.has(program) && has("-r", "--recursive") ? parsed.positionals.map((word) => ({ word, kind: "tree", filters: FOLLOWING })) : [];
-  }
+  if (program === "grep") return grepRoots(parsed, has);
+  if (program === "rg") return rgRoots(parsed, has);
+  if (program === "git") return gitDiffRoots(words);
+  if (program === "diff") return diffRoots(parsed);
+  if (program === "find") return walked(findStartingPoints(words).points, "listing", { ...NO_FILTERS, followLinks: words.some((w) => w.value === "-L" || w.value === "-follow") });
+  if (program === "du" || (program === "ls" && has("-R", "--recursive")) || (program === "tree" && !has("--fromfile", "--fromtabfile"))) return walked(parsed.positionals, "listing");
+  return DECOMPRESSORS.includes(program) && has("-r", "--recursive") ? parsed.positionals.map((word) => ({ word, kind: "tree", filters: FOLLOWING })) : [];
 }
 
-/** gzip and its kin with -r decompress (or, with -f, copy) every file under a folder to stdout; -f follows links. */
-const DECOMPRESSORS = new Set(["gzip", "gunzip", "zcat", "xz", "unxz", "xzcat", "bzip2", "bunzip2", "bzcat"]);
+/** gzip and its kin: with -r they decompress (or, with -f, copy) every file under a folder to stdout; -f follows links. */
+export const DECOMPRESSORS: readonly string[] = ["gzip", "gunzip", "zcat", "xz", "unxz", "xzcat", "bzip2", "bunzip2", "bzcat"];
 const FOLLOWING: TreeFilters = { ...NO_FILTERS, followLinks: true };
 
-/**
- * diff reads a folder operand even without -r: files of the same name are compared and, with
- * -N, a file on one side only is printed whole. Any operand may be a folder, so each is a walked
- * root (with -r it is the whole tree; without, the top level, which the walk covers too).
- */
+/** diff reads a folder operand even without -r (with -N a file on one side only is printed whole): every operand is walked. */
 function diffRoots(parsed: ParsedArgs): TreeRoot[] {
   const named = parsed.flags.filter((f) => (f.name === "--from-file" || f.name === "--to-file") && f.value !== null).map((f) => f.value as ShellWord);
   // `-` is stdin; the pipe of a `<( )` is no folder (and its commands were judged on their own).
@@ -63,14 +37,10 @@ function grepRoots(parsed: ParsedArgs, has: (...names: string[]) => boolean): Tr
   const recurseValue = (f: ParsedFlag): boolean => (f.name === "-d" || f.name === "--directories") && f.value?.value === "recurse";
   if (!has("-r", "-R", "--recursive", "--dereference-recursive") && !parsed.flags.some(recurseValue)) return [];
   const files = has("-e", "-f", "--regexp", "--file") ? parsed.positionals : parsed.positionals.slice(1);
-  const filters: TreeFilters = {
-    ...NO_FILTERS,
-    followLinks: has("-R", "--dereference-recursive"),
-    fileFilters: parsed.flags.filter((f) => (f.name === "--include" || f.name === "--exclude") && f.value !== null).map((f) => ({ include: f.name === "--include", glob: f.value?.value ?? "" })),
-    excludeDirs: parsed.flags.filter((f) => f.name === "--exclude-dir" && f.value !== null).map((f) => f.value?.value ?? ""),
-    opaqueFilters: has("--exclude-from"),
-  };
-  return (files.length > 0 ? files : [DOT]).map((word) => ({ word, kind: "tree", filters }));
+  const globs = (...names: string[]): ParsedFlag[] => parsed.flags.filter((f) => names.includes(f.name) && f.value !== null);
+  const fileFilters = globs("--include", "--exclude").map((f) => ({ include: f.name === "--include", glob: f.value?.value ?? "" }));
+  const excludeDirs = globs("--exclude-dir").map((f) => f.value?.value ?? "");
+  return walked(files, "tree", { ...NO_FILTERS, followLinks: has("-R", "--dereference-recursive"), fileFilters, excludeDirs, opaqueFilters: has("--exclude-from") });
 }
 
 function rgRoots(parsed: ParsedArgs, has: (...names: string[]) => boolean): TreeRoot[] {
@@ -78,14 +48,12 @@ function rgRoots(parsed: ParsedArgs, has: (...names: string[]) => boolean): Tree
   const noPattern = has("-e", "-f", "--regexp", "--file", "--files");
   const files = noPattern ? parsed.positionals : parsed.positionals.slice(1);
   // rg skips hidden files (--hidden and -u are refused) and follows links only with -L.
-  const filters: TreeFilters = { ...NO_FILTERS, skipHidden: true, followLinks: has("-L", "--follow") };
-  const kind = has("--files") ? "listing" : "tree";
-  return (files.length > 0 ? files : [DOT]).map((word) => ({ word, kind, filters }));
+  return walked(files, has("--files") ? "listing" : "tree", { ...NO_FILTERS, skipHidden: true, followLinks: has("-L", "--follow") });
 }
 
 /** `git diff` compares folders when given two paths (`--no-index`, or outside a repository): each is walked. */
 function gitDiffRoots(words: readonly ShellWord[]): TreeRoot[] {
-  const sub = words.findIndex((w) => !w.value.startsWith("-"));
+  const sub = gitSubcommandAt(words);
   if (words[sub]?.value !== "diff") return [];
   const rest = words.slice(sub + 1);
   const dashes = rest.findIndex((w) => w.value === "--");
@@ -93,19 +61,7 @@ function gitDiffRoots(words: readonly ShellWord[]): TreeRoot[] {
   return paths.map((word) => ({ word, kind: "tree", filters: NO_FILTERS }));
 }
 
-function listing(positionals: readonly ShellWord[], followLinks = false): TreeRoot[] {
-  return (positionals.length > 0 ? positionals : [DOT]).map((word) => ({ word, kind: "listing", filters: { ...NO_FILTERS, followLinks } }));
-}
-
-/** find's starting points: the words after -H/-L/-P and before the first test or action. */
-function findStartingPoints(words: readonly ShellWord[]): ShellWord[] {
-  let i = 0;
-  while (i < words.length && ["-H", "-L", "-P"].includes((words[i] as ShellWord).value)) i++;
-  const points: ShellWord[] = [];
-  for (; i < words.length; i++) {
-    const word = words[i] as ShellWord;
-    if (word.value.startsWith("-") || ["(", ")", "!", ","].includes(word.value)) break;
-    points.push(word);
-  }
-  return points;
+/** Each of `words`, or `.` when there is none, as a root walked that way. */
+function walked(words: readonly ShellWord[], kind: TreeRoot["kind"], filters: TreeFilters = NO_FILTERS): TreeRoot[] {
+  return (words.length > 0 ? words : [DOT]).map((word) => ({ word, kind, filters }));
 }

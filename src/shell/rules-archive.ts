@@ -1,17 +1,16 @@
 // Archives read without extracting: `tar -t`, `unzip -l/-p`, `zipinfo`, and compressors that write to stdout (`zcat`, `gzip -dc`, `xzcat`, `bzcat`) or only list or test.
-import { parseArgs } from "./arg-spec.js";
-import type { ArgSpec, ParsedArgs } from "./arg-spec.js";
+import { parseArgs, type ArgSpec, type ParsedArgs } from "./arg-spec.js";
 import type { ProgramRule } from "./program-rules.js";
 import type { ShellWord } from "./shell-words.js";
 
-/** tar options that change nothing but what the listing shows. Anything that runs a program, reads a list or writes is absent. */
+/** tar options that change only what the listing shows: nothing that runs a program, reads a list or writes. */
 const TAR: ArgSpec = {
   short: "tvzjJ",
   shortValue: "f",
   long: [
-    "list", "file=", "verbose", "gzip", "gunzip", "ungzip", "bzip2", "xz", "lzma", "lzip", "lzop", "zstd", "wildcards", "no-wildcards",
-    "anchored", "no-anchored", "ignore-case", "no-ignore-case", "wildcards-match-slash", "no-wildcards-match-slash", "exclude=",
-    "numeric-owner", "utc", "full-time", "quoting-style=", "force-local", "occurrence[=]", "totals", "version",
+    "list", "file=", "verbose", "gzip", "gunzip", "ungzip", "bzip2", "xz", "lzma", "lzip", "lzop", "zstd", "wildcards", "no-wildcards", "anchored", "no-anchored",
+    "ignore-case", "no-ignore-case", "wildcards-match-slash", "no-wildcards-match-slash", "exclude=", "numeric-owner", "utc", "full-time", "quoting-style=",
+    "force-local", "occurrence[=]", "totals", "version",
   ],
   deny: {
     "--to-command": "runs a program for every member", "--use-compress-program": "runs a program", "-I": "runs a program",
@@ -33,7 +32,6 @@ function checkTar(words: readonly ShellWord[]): string | null {
   if (!parsed.ok) return parsed.reason;
   const names = parsed.args.flags.map((f) => f.name);
   if (!names.includes("-t") && !names.includes("--list")) return "tar without -t (--list) extracts or creates; only listing is read-only";
-  // Without -f tar reads the archive named by TAPE or a compiled-in device: not something the gate can see.
   if (!names.includes("-f") && !names.includes("--file")) return "tar without -f reads a default archive (TAPE or a tape device)";
   const local = names.includes("--force-local");
   const archive = parsed.args.flags.find((f) => (f.name === "-f" || f.name === "--file") && f.value !== null && (f.value.glob || (!local && f.value.value.includes(":"))));
@@ -46,91 +44,43 @@ const ZIPINFO: ArgSpec = { short: "12smlvhtTzCx" };
 
 /** `unzip -l/-v/-t/-p/-c/-z` list, test or print; `unzip -Z` is zipinfo. Without one of them unzip extracts. */
 function checkUnzip(words: readonly ShellWord[]): string | null {
-  if (words[0]?.value === "-Z" && !words[0].glob) return checkArgs("unzip -Z", words.slice(1), ZIPINFO);
-  const parsed = parseArgs("unzip", words, UNZIP);
+  const zipinfo = words[0]?.value === "-Z" && !words[0].glob;
+  const parsed = zipinfo ? parseArgs("unzip -Z", words.slice(1), ZIPINFO) : parseArgs("unzip", words, UNZIP);
   if (!parsed.ok) return parsed.reason;
-  return parsed.args.flags.some((f) => UNZIP_MODES.includes(f.name)) ? null : "unzip without -l, -v, -t, -p, -c or -z extracts files";
+  return zipinfo || parsed.args.flags.some((f) => UNZIP_MODES.includes(f.name)) ? null : "unzip without -l, -v, -t, -p, -c or -z extracts files";
 }
 
-function checkArgs(program: string, words: readonly ShellWord[], spec: ArgSpec): string | null {
-  const parsed = parseArgs(program, words, spec);
-  return parsed.ok ? null : parsed.reason;
-}
-
-/**
- * A compressor family (gzip, xz, bzip2): its options, and which of them write to stdout or only list
- * or test. -r (it walks folders, and with -f follows links into them) and -S (it names the files
- * written) are refused whatever the mode.
- */
-interface Compressor {
-  spec: ArgSpec;
-  toStdout: readonly string[];
-  listOrTest: readonly string[];
-  /** Options that set a compress or decompress mode: xz and bzip2 obey the last mode given, so -t then -z compresses. */
-  modes: readonly string[];
-}
-
+/** -r walks folders (and with -f follows links into them); -S names the files written: refused in every mode. */
 const COMPRESSOR_DENY: Readonly<Record<string, string>> = {
   "-r": "walks folders recursively (and with -f follows links), reading everything under them",
   "--recursive": "walks folders recursively (and with -f follows links), reading everything under them",
   "-S": "names the files it writes or deletes (--suffix)",
   "--suffix": "names the files it writes or deletes",
 };
-const STDOUT = ["-c", "--stdout", "--to-stdout"];
-const LIST_TEST = ["-l", "--list", "-t", "--test"];
+const GZIP: ArgSpec = { short: "cdfklnNqtv123456789", long: ["stdout", "to-stdout", "decompress", "uncompress", "force", "keep", "list", "no-name", "name", "quiet", "test", "verbose", "fast", "best", "rsyncable", "synchronous", "version"], deny: COMPRESSOR_DENY };
+const XZ: ArgSpec = { short: "zdtlkfcqvVe0123456789", shortValue: "TFCM", long: ["compress", "decompress", "uncompress", "test", "list", "keep", "force", "stdout", "to-stdout", "quiet", "verbose", "threads=", "format=", "check=", "single-stream", "no-sparse", "memlimit=", "memory=", "robot", "extreme", "fast", "best", "ignore-check", "version", "info-memory"], deny: COMPRESSOR_DENY };
+const BZIP2: ArgSpec = { short: "dzkftcqvsV123456789", long: ["decompress", "compress", "keep", "force", "test", "stdout", "quiet", "verbose", "small", "fast", "best", "version"], deny: COMPRESSOR_DENY };
+/** For all three (each spec admits only its own spellings); xz and bzip2 obey the last mode given: -t then -z compresses. */
+const TO_STDOUT = ["-c", "--stdout", "--to-stdout"];
+const LIST_OR_TEST = ["-l", "--list", "-t", "--test"];
 const MODES = ["-z", "--compress", "-d", "--decompress", "--uncompress"];
 
-const GZIP: Compressor = {
-  spec: {
-    short: "cdfklnNqtv123456789",
-    long: ["stdout", "to-stdout", "decompress", "uncompress", "force", "keep", "list", "no-name", "name", "quiet", "test", "verbose", "fast", "best", "rsyncable", "synchronous", "version"],
-    deny: COMPRESSOR_DENY,
-  },
-  toStdout: STDOUT,
-  listOrTest: LIST_TEST,
-  modes: MODES,
-};
-const XZ: Compressor = {
-  spec: {
-    short: "zdtlkfcqvVe0123456789",
-    shortValue: "TFCM",
-    long: ["compress", "decompress", "uncompress", "test", "list", "keep", "force", "stdout", "to-stdout", "quiet", "verbose", "threads=", "format=", "check=", "single-stream", "no-sparse", "memlimit=", "memory=", "robot", "extreme", "fast", "best", "ignore-check", "version", "info-memory"],
-    deny: COMPRESSOR_DENY,
-  },
-  toStdout: STDOUT,
-  listOrTest: LIST_TEST,
-  modes: MODES,
-};
-const BZIP2: Compressor = {
-  spec: { short: "dzkftcqvsV123456789", long: ["decompress", "compress", "keep", "force", "test", "stdout", "quiet", "verbose", "small", "fast", "best", "version"], deny: COMPRESSOR_DENY },
-  toStdout: ["-c", "--stdout"],
-  listOrTest: ["-t", "--test"],
-  modes: ["-z", "--compress", "-d", "--decompress"],
-};
-
-/**
- * Read-only when it writes to stdout (a *cat program, or -c), or when it only lists or tests: -l/-t
- * with no mode option anywhere (the last mode wins) and not a program whose name implies one
- * (unxz, gunzip, bunzip2 decompress), and without -f.
- */
-function compressorCheck(program: string, kind: Compressor, alwaysStdout: boolean, impliesMode: boolean): (args: ParsedArgs) => string | null {
-  return (args) => {
+/** Read-only writing to stdout (a *cat, or -c), or only listing or testing: -l/-t with no mode anywhere or implied (gunzip), no -f. */
+function compressorRule(program: string, spec: ArgSpec, alwaysStdout: boolean, impliesMode = false): ProgramRule {
+  const check = (args: ParsedArgs): string | null => {
     const names = args.flags.map((f) => f.name);
-    if (alwaysStdout || names.some((n) => kind.toStdout.includes(n))) return null;
-    if (!names.some((n) => kind.listOrTest.includes(n))) return `${program} without -c (or -l, -t) writes files next to its input`;
-    const mode = names.find((n) => kind.modes.includes(n));
+    if (alwaysStdout || names.some((n) => TO_STDOUT.includes(n))) return null;
+    if (!names.some((n) => LIST_OR_TEST.includes(n))) return `${program} without -c (or -l, -t) writes files next to its input`;
+    const mode = names.find((n) => MODES.includes(n));
     if (mode !== undefined) return `${program}: \`${mode}\` with -l or -t: the last mode given wins, so it may compress or decompress into files`;
     if (impliesMode) return `${program} decompresses into files unless -c is given (its -l or -t is not judged apart from its implied -d)`;
     if (names.includes("-f") || names.includes("--force")) return `${program}: -f without -c may write or overwrite files`;
     return null;
   };
+  return { spec, readsContent: true, check };
 }
 
-function compressorRule(program: string, kind: Compressor, alwaysStdout: boolean, impliesMode = false): ProgramRule {
-  return { spec: kind.spec, readsContent: true, check: compressorCheck(program, kind, alwaysStdout, impliesMode) };
-}
-
-/** The archive and decompression rules; merged into the table by rules-more.ts. */
+/** The archive and decompression rules of the table. */
 export const ARCHIVE_RULES: ReadonlyArray<readonly [string, ProgramRule]> = [
   ["tar", { check: (_args, words) => checkTar(words) }],
   ["unzip", { check: (_args, words) => checkUnzip(words), readsContent: true }],

@@ -1,7 +1,7 @@
 // awk programs that only print: safe only where `awk --sandbox` exists (it then runs so), with the program read as a second line.
 import type { ArgSpec, ParsedArgs } from "./arg-spec.js";
 import type { ProgramRule } from "./program-rules.js";
-import { sandboxSupport } from "./sandbox-probe.js";
+import { sandboxSupport } from "./child-sandbox.js";
 
 /** gawk options that change only how input is read or numbers printed; files, includes, extensions, profiles and dumps are out. */
 const AWK: ArgSpec = {
@@ -21,11 +21,7 @@ const AWK: ArgSpec = {
   },
 };
 
-/**
- * Names that reach outside the program's input and output: commands, files opened by name, the
- * environment (also through SYMTAB), the list of files to read. Matched as words anywhere in the
- * text (strings too): a false match only means asking.
- */
+/** Names that reach commands, files by name, the environment (also through SYMTAB) or the file list; matched anywhere (strings too). */
 const REFUSED_NAMES = /\b(system|getline|close|ENVIRON|PROCINFO|SYMTAB|FUNCTAB|ARGV|ARGC)\b/;
 /** Keywords after which gawk's grammar expects an expression, so a `/` there starts a regular expression. */
 const EXPECTS_OPERAND = new Set(["print", "printf", "return", "case", "in", "do", "else", "if", "while", "for", "delete", "exit", "getline"]);
@@ -39,14 +35,14 @@ export function checkAwkProgram(program: string): string | null {
   return new AwkScanner(program).scan();
 }
 
-/** A token scan that knows strings, regular expressions (where gawk's grammar expects an operand), comments and parentheses. */
+/** A token scan knowing strings, regular expressions (where gawk expects an operand), comments and parentheses. */
 class AwkScanner {
   private i = 0;
   private operandBefore = false;
   private depth = 0;
   /** Parenthesis depth of the print statement being read, if any. */
   private printDepth: number | null = null;
-  /** For each open parenthesis: does it hold the condition of if/while/for (after which a statement, not an operator, follows)? */
+  /** Per open parenthesis: whether it holds the condition of if/while/for (a statement, not an operator, follows). */
   private readonly parens: boolean[] = [];
   private lastWord = "";
 
@@ -69,13 +65,13 @@ class AwkScanner {
     if (c === "/" && !this.operandBefore) return this.skipRegex();
     if (/[A-Za-z_]/.test(c)) return this.word();
     if (/[0-9.]/.test(c)) return this.number();
-    if (c === "|") return this.text[this.i + 1] === "|" ? this.operator(1) : "a pipe `|` runs a command";
-    if (c === ">") return this.printDepth !== null && this.depth <= this.printDepth ? "a redirection `>` in print writes a file" : this.operator(/[>=]/.test(this.text[this.i + 1] ?? "") ? 1 : 0);
+    if (c === "|") return this.text[this.i + 1] === "|" ? this.after("operator", 1) : "a pipe `|` runs a command";
+    if (c === ">") return this.printDepth !== null && this.depth <= this.printDepth ? "a redirection `>` in print writes a file" : this.after("operator", /[>=]/.test(this.text[this.i + 1] ?? "") ? 1 : 0);
     if (c === "(") return this.open();
     if (c === ")") return this.close();
-    if (c === "]") return this.operand();
-    if ((c === "+" || c === "-") && this.text[this.i + 1] === c) return this.operand(1);
-    return this.operator(0);
+    if (c === "]") return this.after("operand");
+    if ((c === "+" || c === "-") && this.text[this.i + 1] === c) return this.after("operand", 1);
+    return this.after("operator");
   }
 
   private word(): null {
@@ -89,13 +85,13 @@ class AwkScanner {
 
   private number(): null {
     this.i += (/^[0-9.]+([eE][-+]?[0-9]+)?/.exec(this.text.slice(this.i)) as RegExpExecArray)[0].length - 1;
-    return this.operand();
+    return this.after("operand");
   }
 
   private open(): null {
     this.parens.push(!this.operandBefore && CONTROL.has(this.lastWord));
     this.depth++;
-    return this.operator(0);
+    return this.after("operator");
   }
 
   private close(): string | null {
@@ -103,20 +99,19 @@ class AwkScanner {
     if (control === undefined) return "an unbalanced `)`";
     this.depth--;
     // After `if (...)` a statement follows, where `/` starts a regular expression.
-    return control ? this.operator(0) : this.operand();
+    return control ? this.after("operator") : this.after("operand");
   }
 
   private endStatement(c: string): null {
     if (c !== "\n" || this.printDepth === null || this.depth <= this.printDepth) this.printDepth = null;
-    return this.operator(0);
+    return this.after("operator");
   }
 
-  /** A string or regular expression up to its unescaped end on the same line; unterminated is refused. */
   private skipQuoted(end: string, what: string): string | null {
     for (this.i++; this.i < this.text.length; this.i++) {
       const c = this.text[this.i];
       if (c === "\\") this.i++;
-      else if (c === end) return this.operand();
+      else if (c === end) return this.after("operand");
       else if (c === "\n") break;
     }
     return `an unterminated ${what}`;
@@ -135,7 +130,7 @@ class AwkScanner {
         if (brackets === 1) open = this.i;
       } else if (c === "]") {
         if (brackets > 0 && this.i > open + 1 && (this.text[open + 1] !== "^" || this.i > open + 2)) brackets--;
-      } else if (c === "/" && brackets === 0) return this.operand();
+      } else if (c === "/" && brackets === 0) return this.after("operand");
     }
     return "an unterminated regular expression";
   }
@@ -150,16 +145,10 @@ class AwkScanner {
     return null;
   }
 
-  private operand(extra = 0): null {
+  /** Moves past `extra` more characters of a token that was an operand or an operator (after which `/` starts a regex). */
+  private after(token: "operand" | "operator", extra = 0): null {
     this.i += extra;
-    this.operandBefore = true;
-    this.lastWord = "";
-    return null;
-  }
-
-  private operator(extra: number): null {
-    this.i += extra;
-    this.operandBefore = false;
+    this.operandBefore = token === "operand";
     this.lastWord = "";
     return null;
   }

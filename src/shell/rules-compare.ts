@@ -3,22 +3,17 @@ import type { ArgSpec } from "./arg-spec.js";
 import type { ProgramRule } from "./program-rules.js";
 import type { ShellWord } from "./shell-words.js";
 
-/**
- * GNU diff has no option that writes a file or runs a program except `-l` (pipes through `pr`);
- * `-X`/`--exclude-from` read a pattern file and are refused. `--from-file`/`--to-file` name a file
- * it compares, judged like its operands. `-r` makes it a recursive reader.
- */
+/** GNU diff: only `-l` (pipes through `pr`) runs a program; `-X` reads a pattern file. `--from-file`/`--to-file` are operands. */
 const DIFF: ArgSpec = {
   short: "qsceunytpTrNiEZbwBadv",
   shortValue: "CUWFxSID",
   long: [
-    "normal", "brief", "report-identical-files", "context[=]", "unified[=]", "ed", "rcs", "side-by-side", "width=", "left-column",
-    "suppress-common-lines", "show-c-function", "show-function-line=", "label=", "expand-tabs", "initial-tab", "tabsize=", "suppress-blank-empty",
-    "recursive", "no-dereference", "new-file", "unidirectional-new-file", "ignore-file-name-case", "no-ignore-file-name-case", "exclude=",
-    "starting-file=", "from-file=", "to-file=", "ignore-case", "ignore-tab-expansion", "ignore-trailing-space", "ignore-space-change",
-    "ignore-all-space", "ignore-blank-lines", "ignore-matching-lines=", "text", "strip-trailing-cr", "ifdef=", "line-format=",
-    "old-line-format=", "new-line-format=", "unchanged-line-format=", "old-group-format=", "new-group-format=", "unchanged-group-format=",
-    "changed-group-format=", "minimal", "horizon-lines=", "speed-large-files", "color[=]", "palette=", "version",
+    "normal", "brief", "report-identical-files", "context[=]", "unified[=]", "ed", "rcs", "side-by-side", "width=", "left-column", "suppress-common-lines",
+    "show-c-function", "show-function-line=", "label=", "expand-tabs", "initial-tab", "tabsize=", "suppress-blank-empty", "recursive", "no-dereference", "new-file",
+    "unidirectional-new-file", "ignore-file-name-case", "no-ignore-file-name-case", "exclude=", "starting-file=", "from-file=", "to-file=", "ignore-case",
+    "ignore-tab-expansion", "ignore-trailing-space", "ignore-space-change", "ignore-all-space", "ignore-blank-lines", "ignore-matching-lines=", "text",
+    "strip-trailing-cr", "ifdef=", "line-format=", "old-line-format=", "new-line-format=", "unchanged-line-format=", "old-group-format=", "new-group-format=",
+    "unchanged-group-format=", "changed-group-format=", "minimal", "horizon-lines=", "speed-large-files", "color[=]", "palette=", "version",
   ],
   deny: {
     "-l": "pipes its output through the pr program", "--paginate": "pipes its output through the pr program",
@@ -34,18 +29,13 @@ const COLUMN: ArgSpec = {
   short: "tdeLJxV",
   shortValue: "nONlEHRTWripcos",
   long: [
-    "table", "table-name=", "table-order=", "table-columns=", "table-columns-limit=", "table-noextreme=", "table-noheadings",
-    "table-header-repeat", "table-hide=", "table-right=", "table-truncate=", "table-wrap=", "keep-empty-lines", "json", "tree=", "tree-id=",
-    "tree-parent=", "output-width=", "output-separator=", "separator=", "fillrows", "version",
+    "table", "table-name=", "table-order=", "table-columns=", "table-columns-limit=", "table-noextreme=", "table-noheadings", "table-header-repeat", "table-hide=",
+    "table-right=", "table-truncate=", "table-wrap=", "keep-empty-lines", "json", "tree=", "tree-id=", "tree-parent=", "output-width=", "output-separator=",
+    "separator=", "fillrows", "version",
   ],
 };
 
-const OD: ArgSpec = {
-  short: "abcdfilosxv",
-  shortValue: "AjNt",
-  shortOptional: "Sw",
-  long: ["address-radix=", "endian=", "skip-bytes=", "read-bytes=", "strings[=]", "format=", "output-duplicates", "width[=]", "traditional", "version"],
-};
+const OD: ArgSpec = { short: "abcdfilosxv", shortValue: "AjNt", shortOptional: "Sw", long: ["address-radix=", "endian=", "skip-bytes=", "read-bytes=", "strings[=]", "format=", "output-duplicates", "width[=]", "traditional", "version"] };
 /** `-f` reads a format file by name: left out. */
 const HEXDUMP: ArgSpec = { short: "bcCdoxvV", shortValue: "ens", shortOptional: "L", long: ["one-byte-octal", "one-byte-char", "canonical", "two-bytes-decimal", "two-bytes-octal", "two-bytes-hex", "color[=]", "format=", "length=", "skip=", "no-squeezing", "version"] };
 const STRINGS: ArgSpec = { short: "adfwoV", shortValue: "ntTeUs", long: ["all", "data", "print-file-name", "bytes=", "radix=", "include-all-whitespace", "target=", "encoding=", "unicode=", "output-separator=", "version"] };
@@ -61,11 +51,8 @@ const XXD_VALUE = /^-(c|cols|g|groupsize|l|len|n|name|o|offset|s|seek)$/;
 const XXD_ATTACHED = /^-[cglos][-+]?(0x[0-9a-fA-F]+|[0-9]+)$/;
 const XXD_FLAG = /^-(a|autoskip|b|bits|C|capitalize|E|EBCDIC|e|h|help|i|include|p|ps|postscript|plain|u|upper|v|version|d)$/;
 
-/**
- * `xxd [options] [infile]`: one input at most, since a second file name is where xxd writes;
- * `-r` (revert) and anything not listed are refused. Options stop at the first file name.
- */
-export function checkXxd(words: readonly ShellWord[]): string | null {
+/** `xxd [options] [infile]`: a second file name is where xxd writes; `-r` and anything not listed are refused. */
+function checkXxd(words: readonly ShellWord[]): string | null {
   let i = 0;
   for (; i < words.length; i++) {
     const word = words[i] as ShellWord;
@@ -77,7 +64,7 @@ export function checkXxd(words: readonly ShellWord[]): string | null {
   return words.length - i > 1 ? "xxd: a second file name is the output file xxd writes" : null;
 }
 
-/** The comparison and layout rules; merged into the table by rules-more.ts. */
+/** The comparison and layout rules of the table. */
 export const COMPARE_RULES: ReadonlyArray<readonly [string, ProgramRule]> = [
   ["diff", { spec: DIFF, readsContent: true, fileOptions: ["--from-file", "--to-file"] }],
   ["cmp", { spec: CMP, readsContent: true }],

@@ -12,12 +12,9 @@ const REFUSED: Readonly<Record<string, string>> = {
 const BLANK = " \t";
 const SPACE = " \t\n\v\f\r";
 const EOF = undefined;
+const isDigit = (ch: string | undefined): boolean => ch !== EOF && ch >= "0" && ch <= "9";
 
-/**
- * Why the sed script(s) are not read-only, or null. The `-e` values are joined with newlines,
- * as sed itself does (an `a foo\` continues into the next `-e`); without `-e` the first
- * positional is the script. This is the second line: a sed judged safe also runs with `--sandbox`.
- */
+/** Why the sed scripts (the `-e` values joined by newlines, as sed does, or the first operand) are not read-only; it also runs `--sandbox`. */
 export function checkSedScripts(args: ParsedArgs): string | null {
   const fromFlags = args.flags.filter((f) => f.name === "-e" || f.name === "--expression").map((f) => f.value);
   const scripts = fromFlags.length > 0 ? fromFlags : [args.positionals[0]];
@@ -31,12 +28,11 @@ export function checkSedScripts(args: ParsedArgs): string | null {
   return reason === null ? null : `sed: ${reason}`;
 }
 
-/** Why this one sed script is not in the read-only subset, or null when it is. */
+/** Why this one sed script is not in the read-only subset, or null. */
 export function checkSedScript(script: string): string | null {
   if (/[^\x00-\x7f]/.test(script)) return "a script with non-ASCII characters (sed splits them by locale, which the gate cannot know)";
-  const reader = new SedReader(script);
   try {
-    reader.program();
+    new SedReader(script).program();
     return null;
   } catch (error) {
     if (error instanceof SedRefusal) return error.message;
@@ -77,7 +73,10 @@ class SedReader {
     if (ch === "{") return;
     if (ch === "}" || SIMPLE.has(ch)) return this.endOfCommand(ch);
     if (ch === "a" || ch === "i" || ch === "c") return this.appendText();
-    if (ch === "q" || ch === "Q" || ch === "l") return this.numberArgument(ch);
+    if (ch === "q" || ch === "Q" || ch === "l") {
+      this.integerAfterBlanks();
+      return this.endOfCommand(ch);
+    }
     if (ch === "s") return this.substitute();
     if (ch === "y") {
       const slash = this.delimiter("y");
@@ -98,7 +97,7 @@ class SedReader {
       if (ch === "}" || ch === "#") return this.back(ch);
       if (ch === "e") this.refuse("the s flag `e` runs the result as a command");
       if (ch === "w") this.refuse("the s flag `w` writes a file");
-      if (ch >= "0" && ch <= "9") this.digits();
+      if (isDigit(ch)) this.skipDigits();
       else if (!"gpiImM".includes(ch)) this.refuse(`the s flag \`${ch}\` is not on the read-only list`);
     }
   }
@@ -114,13 +113,6 @@ class SedReader {
     }
   }
 
-  private numberArgument(command: string): void {
-    const ch = this.nonblank();
-    if (ch !== EOF && ch >= "0" && ch <= "9") this.digits();
-    else this.back(ch);
-    this.endOfCommand(command);
-  }
-
   /** compile_address, given the character already read: `/re/` or `\cREc` with I/M flags, `N`, `N~S`, `+N`, `~N`, `$`; false when `ch` starts none. */
   private address(ch: string | undefined): boolean {
     if (ch === "/" || ch === "\\") {
@@ -132,8 +124,8 @@ class SedReader {
       this.back(flag);
       return true;
     }
-    if (ch !== EOF && ch >= "0" && ch <= "9") {
-      this.digits();
+    if (isDigit(ch)) {
+      this.skipDigits();
       const tilde = this.nonblank();
       if (tilde === "~") this.integerAfterBlanks();
       else this.back(tilde);
@@ -205,27 +197,23 @@ class SedReader {
   }
 
   private integerAfterBlanks(): void {
-    const ch = this.nonblank();
-    if (ch !== EOF && ch >= "0" && ch <= "9") this.digits();
-    else this.back(ch);
+    this.back(this.nonblank());
+    this.skipDigits();
   }
 
-  private digits(): void {
-    let ch = this.next();
-    while (ch !== EOF && ch >= "0" && ch <= "9") ch = this.next();
-    this.back(ch);
+  private skipDigits(): void {
+    while (isDigit(this.text[this.i])) this.i++;
   }
 
   private skipLine(): void {
-    let ch = this.next();
-    while (ch !== EOF && ch !== "\n") ch = this.next();
+    const end = this.text.indexOf("\n", this.i);
+    this.i = end === -1 ? this.text.length : end + 1;
   }
 
   private next(): string | undefined {
     return this.i < this.text.length ? this.text[this.i++] : EOF;
   }
 
-  /** Steps back over the character `ch` just read; nothing to undo when it was the end of the script. */
   private back(ch: string | undefined): void {
     if (ch !== EOF) this.i--;
   }

@@ -1,16 +1,13 @@
-// System information, lookups, checksums and number sequences: programs that only report, with the options that keep them so.
-import type { ArgSpec, ParsedArgs } from "./arg-spec.js";
+// System information, lookups, checksums, number sequences and `test`: programs that only report, with the options that keep them so.
+import type { ParsedArgs } from "./arg-spec.js";
 import { familyReason } from "./command-families.js";
 import type { ProgramRule } from "./program-rules.js";
 import type { ShellWord } from "./shell-words.js";
 
-/** Checksum programs: audited to have no option that writes, runs a program or waits; `-c` is refused by `checkChecksum`. */
-const CHECKSUM: ArgSpec = { anyFlags: true };
+/** A `seq` longer than this would run for minutes and flood the output: asked instead. */
+const MAX_SEQ_COUNT = 1_000_000;
 
-/** A `seq` longer than this would run for seconds to minutes and flood the output: asked instead. */
-export const MAX_SEQ_COUNT = 1_000_000;
-
-/** The report-only programs; merged into the table by rules-more.ts. */
+/** The report-only programs of the table. */
 export const SYSTEM_RULES: ReadonlyArray<readonly [string, ProgramRule]> = [
   // Without arguments or with -s it prints the name; an argument or -F would set it, -f/-i/-A ask DNS.
   ["hostname", { spec: { short: "s", long: ["short", "version"], maxPositionals: 0 } }],
@@ -27,24 +24,15 @@ export const SYSTEM_RULES: ReadonlyArray<readonly [string, ProgramRule]> = [
   ["lscpu", { spec: { short: "abBcJxyV", shortOptional: "Cep", long: ["all", "online", "bytes", "caches[=]", "offline", "json", "extended[=]", "parse[=]", "hex", "physical", "output-all", "version"], maxPositionals: 0 } }],
   ["type", { spec: { short: "aftpP" }, printsArgs: true }],
   ["command", { check: (_args, words) => checkCommandLookup(words), printsArgs: true }],
-  ...["sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "md5sum", "b2sum"].map((p) => [p, checksumRule(p)] as const),
-  ["cksum", checksumRule("cksum")],
-  ["sum", checksumRule("sum")],
+  // Checksum programs have no option that writes, runs a program or waits, but `-c`.
+  ...["sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "md5sum", "b2sum", "cksum", "sum"].map(
+    (p): readonly [string, ProgramRule] => [p, { spec: { anyFlags: true }, check: (_args, words) => checkChecksum(p, words), readsContent: true }],
+  ),
   ["seq", { check: (_args, words) => checkSeq(words) }],
 ];
 
-/** `command -v NAME` / `command -V NAME` only look names up; any other form runs NAME. */
-function checksumRule(program: string): ProgramRule {
-  return { spec: CHECKSUM, check: (_args, words) => checkChecksum(program, words), readsContent: true };
-}
-
-/**
- * `-c`/`--check` opens the files listed inside its input, which the gate never sees (and a
- * list naming /dev/zero never ends): refused in every spelling (`-bc`, `--ch`), and so is a
- * wildcard that could expand to a bare option (`*`, `{-c,x}`); `*.txt` cannot, since a `.` is
- * no option letter and getopt stops at it with an error before any file is read.
- */
-export function checkChecksum(program: string, words: readonly ShellWord[]): string | null {
+/** `-c` opens the files its input lists: refused in every spelling (`-bc`, `--ch`) or wildcard that could be one (`*`, not `*.txt`). */
+function checkChecksum(program: string, words: readonly ShellWord[]): string | null {
   for (const word of words) {
     const v = word.value;
     if (v === "--") break;
@@ -62,7 +50,7 @@ function mayBeOptionsOnly(word: ShellWord): boolean {
   return /^[*?[-]/.test(word.value) && !/[./=]/.test(word.value.replace(/\[[^\]]*\]/g, ""));
 }
 
-
+/** `command -v NAME` / `command -V NAME` only look names up; any other form runs NAME. */
 function checkCommandLookup(words: readonly ShellWord[]): string | null {
   const first = words[0];
   const lookup = first !== undefined && first.dynamic !== true && !first.glob && /^-p?[vV]p?$/.test(first.value);
@@ -89,17 +77,14 @@ function checkSeq(words: readonly ShellWord[]): string | null {
   return count > MAX_SEQ_COUNT ? `seq: ${count === Infinity ? "an endless" : "a very long"} sequence (more than ${MAX_SEQ_COUNT} numbers)` : null;
 }
 
-/** Unary and binary operators of `test` / `[` that only look at strings, numbers or file metadata. */
 const TEST_UNARY = new Set(["-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-t", "-u", "-w", "-x", "-G", "-L", "-N", "-O", "-S", "-n", "-z", "-o"]);
 const TEST_BINARY = new Set(["=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef"]);
 
 /**
- * `test` and `[`: refuses `-v` and `-R` (bash evaluates an array subscript there, `a[$(cmd)]`
- * runs cmd). A word computed by a substitution is accepted only inside double quotes and where
- * bash cannot take it for an operator: alone, after a literal unary operator or `!`, or beside
- * a literal binary operator, in a test of one to three words.
+ * `-v`, `-R` evaluate `a[$(cmd)]`: refused. A computed word passes only quoted where bash cannot take it for an operator (alone, after
+ * a literal unary operator or `!`, beside a literal binary one).
  */
-export function checkTest(program: string, words: readonly ShellWord[]): string | null {
+function checkTest(program: string, words: readonly ShellWord[]): string | null {
   let args = words;
   if (program === "[") {
     if (args[args.length - 1]?.value !== "]" || args[args.length - 1]?.dynamic === true) return "[: the test does not end with `]`";
@@ -117,7 +102,7 @@ export function checkTest(program: string, words: readonly ShellWord[]): string 
   return shapeOk ? null : `${program}: a computed word where bash could read it as an operator`;
 }
 
-/** The rule for `test` and `[`: operators and operands are only compared, so computed operands are printed-like. */
+/** The rule for `test` and `[`: operands are only compared, so computed ones are like printed ones. */
 export function testRule(program: "test" | "["): ProgramRule {
   return { check: (_args: ParsedArgs, words) => checkTest(program, words), printsArgs: true };
 }

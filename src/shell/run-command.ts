@@ -1,4 +1,4 @@
-// run_command: a shell command judged by the command gate, sandboxed when judged read-only, with a timeout, memory and output limits, closed stdin and capped output.
+// run_command: a shell command judged by the command gate, sandboxed by its grant, with a timeout, memory and output limits, closed stdin and capped output.
 import { homedir, tmpdir } from "node:os";
 import * as z from "zod";
 import { ToolError } from "../errors.js";
@@ -7,39 +7,31 @@ import { returnScratch, takeScratch } from "./command-scratch.js";
 import { limitedCommand, runProcess, type ProcessLimits, type ProcessResult } from "./command-process.js";
 import { CommandSandbox } from "./command-sandbox.js";
 import { defineTool, type Grant, type Tool, type ToolContext } from "../tools/define.js";
-import { formatBytes, splitBudget } from "./run-command-output.js";
 
-export { isSecretName, isSecretValue, isSecretVariable, scrubEnv, secretValues } from "../gate/secret-env.js";
-
+/** How long a command may run before its process group is killed. */
 export const COMMAND_TIMEOUT_MS = 30_000;
-export const MAX_COMMAND_OUTPUT_BYTES = 30_000;
+const MAX_COMMAND_OUTPUT_BYTES = 30_000;
 /** Data memory of each process of a command: enough for compilers and test runners, not for a runaway. */
-export const COMMAND_MEMORY_LIMIT_BYTES = 4 * 1024 ** 3;
-/** Output of one command (stdout and stderr together) past which it is killed: only head and tail are kept anyway. */
-export const COMMAND_OUTPUT_LIMIT_BYTES = 64 * 1024 ** 2;
+const COMMAND_MEMORY_LIMIT_BYTES = 4 * 1024 ** 3;
+/** stdout and stderr together, past which the command is killed: only head and tail are kept anyway. */
+const COMMAND_OUTPUT_LIMIT_BYTES = 64 * 1024 ** 2;
 
-/** Options of `createRunCommandTool`. */
+/**
+ * Options of `createRunCommandTool`: the timeout, the head and tail of each stream the model sees (bytes), data memory per process
+ * (`ulimit -d`, default 4 GiB), output past which the process group is killed (default 64 MiB).
+ */
 export interface RunCommandOptions {
   timeoutMs?: number;
-  /** What the model sees of each stream: its head and tail within this many bytes. */
   maxOutputBytes?: number;
-  /** Data memory per process of the command (`ulimit -d`); default 4 GiB. */
   memoryLimitBytes?: number;
-  /** Output after which the command's process group is killed; default 64 MiB. */
   outputLimitBytes?: number;
 }
 
 const runCommandInput = z.object({ command: z.string().min(1).describe("The command line, run with bash -c") });
-
 /** What an out-of-memory failure prints, from the C library, bash, coreutils, Python, C++ and node. */
 const OUT_OF_MEMORY = /memory exhausted|cannot allocate|out of memory|MemoryError|bad_alloc|allocation failed/i;
 
-/**
- * The run_command tool. Its access is the command: the gate judges it before `run` (a refusal never
- * reaches `run`), and its grant picks the sandbox: read-only (`grant.readOnly`), confined
- * (`grant.contained`, the sandbox's `auto`), or approved. Under every kind the child also gets the
- * environment-level guards of `sandboxEnv` (sed and awk sandboxed, git without external programs).
- */
+/** The run_command tool: the gate judges the command before `run`, and the grant picks the sandbox (read-only, confined or approved). */
 export function createRunCommandTool(options: RunCommandOptions = {}, sandbox: CommandSandbox = new CommandSandbox("off")): Tool<{ command: string }> {
   const limits: ProcessLimits = {
     timeoutMs: options.timeoutMs ?? COMMAND_TIMEOUT_MS,
@@ -70,13 +62,8 @@ export function createRunCommandTool(options: RunCommandOptions = {}, sandbox: C
 }
 
 /**
- * Runs the command in the sandbox its grant calls for. A read-only or sandboxed command gets a
- * temporary folder of its own as TMPDIR, removed with what it holds when the command ends, or kept
- * for a later one when the command left it empty (`command-scratch.ts`): `sort` and others spill
- * there, and a command killed at its timeout would otherwise leave its spill files behind. A read-only
- * command leaves nothing running: what is left of its process group when it ends is killed, and its
- * folder, which a straggler may still be writing to, is not kept. What the sandbox cannot promise
- * here is said once, as a warning.
+ * Runs the command in its grant's sandbox, with a TMPDIR of its own (no spill files left); a read-only one leaves nothing running, and
+ * its folder, which a straggler may have written to, is not kept. What the sandbox cannot promise is said once.
  */
 async function runSandboxed(command: string, grant: Grant, context: ToolContext, limits: ProcessLimits, sandbox: CommandSandbox, warned: Set<string>): Promise<ProcessResult> {
   const env = sandboxEnv(context.env, grant.readOnly, sandboxSupportFor(command));
@@ -118,4 +105,19 @@ function formatResult(result: ProcessResult, limits: ProcessLimits): string {
 
 function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(3))}s`;
+}
+
+/** Shares one byte budget between stdout and stderr: both whole when they fit, else stderr keeps at least a quarter (errors matter). */
+function splitBudget(stdoutBytes: number, stderrBytes: number, budget: number): { stdout: number; stderr: number } {
+  if (stdoutBytes + stderrBytes <= budget) return { stdout: stdoutBytes, stderr: stderrBytes };
+  const stderr = Math.min(stderrBytes, Math.max(Math.floor(budget / 4), budget - stdoutBytes));
+  return { stdout: budget - stderr, stderr };
+}
+
+/** A byte count for a person: whole GiB, MiB or KiB where it divides evenly, else bytes. */
+function formatBytes(bytes: number): string {
+  for (const [unit, size] of [["GiB", 1024 ** 3], ["MiB", 1024 ** 2], ["KiB", 1024]] as const) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
+  }
+  return `${bytes} bytes`;
 }

@@ -1,58 +1,41 @@
-// checkCommandSafety: safe only when every simple command is provably read-only; then the approvals lists.
-import { isAllowed, isDenied, normalizeCommand } from "./approval-match.js";
-import type { ApprovalLists } from "./approval-match.js";
-import { parseArgs } from "./arg-spec.js";
-import type { ParsedArgs } from "./arg-spec.js";
+// checkCommandSafety: safe only when every simple command is provably read-only; then the approvals lists, whose patterns
+// match words, a bare `*` standing for any.
+import { broadPatternReason, normalizeCommand, type ApprovalLists } from "../gate/approval-entries.js";
+import { parseArgs, type ParsedArgs } from "./arg-spec.js";
 import { familyReason } from "./command-families.js";
-import { commandReads, gitObjectNames } from "./command-reads.js";
-import { lineBases } from "./line-cwds.js";
+import { commandReads } from "./command-reads.js";
 import type { PathContext } from "./path-resolve.js";
-import { PROGRAM_RULES } from "./program-rules.js";
-import type { ProgramRule } from "./program-rules.js";
-import type { ReadPlan } from "./read-plan.js";
-import { isShellParserLoaded, loadShellParser, parseShellSync } from "./shell-parse.js";
 import { parsePlainCommand } from "./plain-command.js";
-import type { ParsedShell, ShellRedirect, ShellWord, SimpleCommand } from "./shell-parse.js";
-import { judgeWord, wordVariants } from "./word-reads.js";
-import type { WordScope } from "./word-reads.js";
+import { PROGRAM_RULES, type ProgramRule } from "./program-rules.js";
+import type { ReadPlan } from "./read-plan.js";
+import { isShellParserLoaded, loadShellParser, parseShellSync, type ParsedShell, type ShellRedirect, type ShellWord, type SimpleCommand } from "./shell-parse.js";
+import { judgeWord, lineBases, wordVariants, type WordScope } from "./word-reads.js";
 
-export type { ApprovalLists } from "./approval-match.js";
+export type { ApprovalLists } from "../gate/approval-entries.js";
 
-/**
- * `safe`: provably read-only, terminating, offline, no secrets. `approved` / `denied`:
- * listed in the approvals file. `needs_approval`: everything else.
- */
+/** `safe`: provably read-only, terminating, offline, no secrets. `approved` / `denied`: listed in the approvals file. `needs_approval`: the rest. */
 export type SafetyVerdict = "safe" | "approved" | "denied" | "needs_approval";
-
-/**
- * Where the command will run: relative paths, `cd` and `..` are resolved from `cwd`, `~`
- * from `home`. Without them the gate assumes the worst it can (a `..` may reach `/`).
- */
+/** Where the command will run: relative paths, `cd` and `..` from `cwd`, `~` from `home`. Without them the gate assumes the worst. */
 export type SafetyOptions = PathContext;
 
 /** A verdict with the reasons it is not safe (empty when safe), fit to show the user or the model. */
 export interface SafetyAssessment {
   verdict: SafetyVerdict;
   reasons: string[];
-  /** For a safe command: the paths it will read, for the gate's disk-aware pass (absolute paths only). */
+  /** For a safe command: what it will read, and whether the approvals file allows it (should the disk pass demote it). */
   plan?: ReadPlan;
+  allowed?: () => boolean;
 }
 
 /**
- * Classifies a shell command. Order: `denied` (exact entry, or any simple
- * command matching a denied pattern) beats everything; then `safe`; then
- * `approved` (exact entry, or a single whole simple command matching an allowed
- * pattern); else `needs_approval`. Never throws.
+ * Classifies a shell command: `denied` (an entry, or any simple command matching a denied pattern) first, then `safe`, then `approved`
+ * (an entry, or one whole simple command matching an allowed pattern), else `needs_approval`. Never throws.
  */
 export async function checkCommandSafety(command: string, approvals?: ApprovalLists, options?: SafetyOptions): Promise<SafetyVerdict> {
   return (await assessCommand(command, approvals, options)).verdict;
 }
 
-/**
- * `checkCommandSafety` with the reasons (and, when safe, what it reads). A plain command whose
- * verdict is safe or denied is judged without the grammar, when every denied entry is plain too (a
- * pattern such as `cat *` needs the grammar to match); anything else loads the parser on first use.
- */
+/** `checkCommandSafety` with the reasons; a plain command safe or denied is judged without the grammar when every denied entry is plain. */
 export async function assessCommand(command: string, approvals?: ApprovalLists, options?: SafetyOptions): Promise<SafetyAssessment> {
   const plain = isShellParserLoaded() ? undefined : parsePlainCommand(command);
   if (plain !== undefined && (approvals?.denied ?? []).every((entry) => parsePlainCommand(entry) !== undefined)) {
@@ -65,43 +48,16 @@ export async function assessCommand(command: string, approvals?: ApprovalLists, 
     const problem = `the shell parser could not be loaded (${error instanceof Error ? error.message : String(error)})`;
     return assessParsed(command, { commands: [], problems: [problem] }, approvals, options);
   }
-  return assessCommandSync(command, approvals, options) as SafetyAssessment;
-}
-
-/** The synchronous path, for `readOnly` checks: undefined until the parser has been loaded once. */
-export function assessCommandSync(command: string, approvals?: ApprovalLists, options?: SafetyOptions): SafetyAssessment | undefined {
-  const parsed = parseShellSync(command);
-  return parsed === undefined ? undefined : assessParsed(command, parsed, approvals, options);
-}
-
-/** The synchronous verdict, undefined until the parser has been loaded (`loadShellParser`). */
-export function checkCommandSafetySync(command: string, approvals?: ApprovalLists, options?: SafetyOptions): SafetyVerdict | undefined {
-  return assessCommandSync(command, approvals, options)?.verdict;
-}
-
-/**
- * The verdict of a command the pure pass called safe but a later check (the disk-aware pass)
- * did not: `approved` when the approvals file allows it, else `needs_approval`, with `reasons`.
- * Called by the gate after the parser is loaded; never makes a verdict laxer.
- */
-export function demoteSafe(command: string, approvals: ApprovalLists, reasons: string[], options: SafetyOptions = {}): SafetyAssessment {
-  const parsed = parseShellSync(command) ?? { commands: [], problems: ["the shell parser is not loaded"] };
-  const scope = lineScope(parsed, options);
-  const allowed = isAllowed(normalizeCommand(command), parsed, approvals.allowed ?? [], (r) => redirectReason(r, scope));
-  return { verdict: allowed ? "approved" : "needs_approval", reasons };
+  return assessParsed(command, parseShellSync(command) as ParsedShell, approvals, options);
 }
 
 function assessParsed(command: string, parsed: ParsedShell, approvals: ApprovalLists = {}, options: SafetyOptions = {}): SafetyAssessment {
   const normalized = normalizeCommand(command);
   if (isDenied(normalized, parsed, approvals.denied ?? [])) return { verdict: "denied", reasons: ["it is in the denied list of the approvals file"] };
   const { reasons, plan, scope } = judgeLine(parsed, options);
-  if (reasons.length === 0) return { verdict: "safe", reasons, plan };
-  if (isAllowed(normalized, parsed, approvals.allowed ?? [], (r) => redirectReason(r, scope))) return { verdict: "approved", reasons };
-  return { verdict: "needs_approval", reasons };
-}
-
-function lineScope(parsed: ParsedShell, context: SafetyOptions): WordScope {
-  return { bases: lineBases(parsed.commands, context).bases, context };
+  const allowed = (): boolean => isAllowed(normalized, parsed, approvals.allowed ?? [], scope);
+  if (reasons.length === 0) return { verdict: "safe", reasons, plan, allowed };
+  return { verdict: allowed() ? "approved" : "needs_approval", reasons };
 }
 
 function judgeLine(parsed: ParsedShell, context: SafetyOptions): { reasons: string[]; plan: ReadPlan; scope: WordScope } {
@@ -143,30 +99,14 @@ function judgeProgram(program: string, rule: ProgramRule, args: readonly ShellWo
     const computed = args.find((w) => w.dynamic === true);
     if (computed !== undefined) return `${program}: the argument \`${computed.value}\` is computed by a substitution, so the gate cannot see what it opens`;
   }
-  const why = rule.check?.(parsed, args) ?? null;
-  if (why !== null) return why;
-  const reads = commandReads(program, rule, parsed, args, scope);
-  if (reads.reason !== null) return reads.reason;
-  plan.reads.push(...reads.reads);
-  if (reads.gitContent) {
-    // After `cd -` or `cd ~user` git runs in a repository the gate cannot find, so its history cannot be checked.
-    const unknown = scope.bases.find((b) => b.startsWith("~"));
-    if (unknown !== undefined) return `${program} may print file contents from the history of a repository in \`${unknown}\`, a folder the gate cannot know`;
-    plan.gitContentDirs.push(...scope.bases.filter((b) => b.startsWith("/")));
-    plan.gitObjects.push(...gitObjectNames(args));
-  }
-  return null;
+  return rule.check?.(parsed, args) ?? commandReads(program, rule, parsed, args, scope, plan);
 }
 
 const OUTPUT_OPS = new Set([">", ">>", ">|", "&>", "&>>"]);
 const FD_TARGET = /^([0-9]+-?|-)$/;
 
-/**
- * Why a redirection is not read-only: output anywhere but /dev/null, or input from a secret
- * or a device (resolved from `scope`; from an unknown folder without it). Input files are
- * added to `plan` for the disk-aware pass.
- */
-export function redirectReason(redirect: ShellRedirect, scope: WordScope = { bases: [""], context: {} }, plan?: ReadPlan): string | null {
+/** Why a redirection is not read-only: output anywhere but /dev/null, or input from a secret or a device (added to `plan`). */
+function redirectReason(redirect: ShellRedirect, scope: WordScope, plan?: ReadPlan): string | null {
   const { op, target } = redirect;
   if (op === "<<" || op === "<<<" || op === ">&-" || op === "<&-") return null;
   if (target === null) return `a redirection (${op}) it cannot read`;
@@ -179,10 +119,57 @@ export function redirectReason(redirect: ShellRedirect, scope: WordScope = { bas
     return target.value === "/dev/null" && !target.glob ? null : `writes to ${target.value} (${op})`;
   }
   if (op === "<") {
-    const judged = judgeWord(target, "content", scope, "<");
-    if (judged.reason !== null) return `an input redirection ${judged.reason}`;
-    plan?.reads.push(...judged.reads);
-    return null;
+    const why = judgeWord(target, "content", scope, "<", plan?.reads ?? []);
+    return why === null ? null : `an input redirection ${why}`;
   }
   return `the redirection ${op} is not on the read-only list`;
+}
+
+const MAX_CACHED_PATTERNS = 1_000;
+const patternCache = new Map<string, ShellWord[] | null>();
+
+/** The words of an entry that parses as one simple command without redirection or assignment; null otherwise (or while the grammar is not loaded). */
+function compilePattern(entry: string): ShellWord[] | null {
+  const cached = patternCache.get(entry);
+  if (cached !== undefined) return cached;
+  const parsed = parseShellSync(entry);
+  if (parsed === undefined) return null;
+  const only = parsed.commands[0];
+  const clean = parsed.problems.length === 0 && parsed.commands.length === 1 && only !== undefined;
+  const pattern = clean && only.redirects.length === 0 && only.assignments.length === 0 ? only.argv : null;
+  if (patternCache.size >= MAX_CACHED_PATTERNS) patternCache.clear();
+  patternCache.set(entry, pattern);
+  return pattern;
+}
+
+const isWildcard = (word: ShellWord): boolean => word.glob && word.value === "*";
+
+/** A `*` matches one word; a trailing `*` matches any number of remaining words (none included). */
+function matchesPattern(argv: readonly ShellWord[], pattern: readonly ShellWord[]): boolean {
+  for (let i = 0; i < pattern.length; i++) {
+    const p = pattern[i] as ShellWord;
+    const word = argv[i];
+    if (isWildcard(p) && i === pattern.length - 1) return true;
+    if (word === undefined || (!isWildcard(p) && (word.glob || word.value !== p.value))) return false;
+  }
+  return argv.length === pattern.length;
+}
+
+/** Denied when the command is a denied entry, or any simple command in it has an entry's words (`ls && rm -rf 'build'`). */
+function isDenied(normalized: string, parsed: ParsedShell, denied: readonly string[]): boolean {
+  if (denied.includes(normalized)) return true;
+  const patterns = denied.map(compilePattern).filter((p): p is ShellWord[] => p !== null);
+  return patterns.length > 0 && parsed.commands.some((c) => patterns.some((p) => matchesPattern(c.argv, p)));
+}
+
+/** An allowed entry, or one understood simple command (no chain, substitution, assignment, unsafe redirection) matching a pattern not too broad. */
+function isAllowed(normalized: string, parsed: ParsedShell, allowed: readonly string[], scope: WordScope): boolean {
+  if (allowed.some((entry) => entry === normalized && broadPatternReason(entry) === null)) return true;
+  const only = parsed.commands[0];
+  if (parsed.problems.length > 0 || parsed.commands.length !== 1 || only === undefined || only.nested) return false;
+  if (only.assignments.length > 0 || only.redirects.some((r) => redirectReason(r, scope) !== null)) return false;
+  return allowed.some((entry) => {
+    const pattern = compilePattern(entry);
+    return pattern !== null && pattern.some(isWildcard) && broadPatternReason(entry) === null && matchesPattern(only.argv, pattern);
+  });
 }

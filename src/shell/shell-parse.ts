@@ -1,67 +1,45 @@
-// Shell command → simple commands (argv, assignments, redirections), via tree-sitter-bash; anything not understood is a problem.
+// Shell command → simple commands via tree-sitter-bash: the reader every verdict rests on; anything not understood is a problem.
+// Two other readers exist where this one is not the safe choice: plain-command.ts (the same parse of a subset, without loading
+// the grammar) and raw-words.ts (the never-in-any-mode guard must see the words of lines this reader refuses).
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { setFlagsFromString } from "node:v8";
 import type { Node as SyntaxNode, Parser } from "web-tree-sitter";
-import { lexicalProblems } from "./shell-lexical.js";
 import { parsePlainCommand } from "./plain-command.js";
-import { testCommandWords } from "./shell-test.js";
-import { QUOTED_BRACES_PROBLEM, appendWord, decodeWord, flagExpansion, mayMisreadBraces, quotesBraceSyntax } from "./shell-words.js";
-import type { ShellWord, WordSink } from "./shell-words.js";
+import { lexicalProblems, parseRedirect, REDIRECT_TYPES, testCommandWords } from "./shell-syntax.js";
+import { QUOTED_BRACES_PROBLEM, appendWord, decodeWord, mayMisreadBraces, quotesBraceSyntax, type ShellWord, type WordSink } from "./shell-words.js";
 
 export type { ShellWord } from "./shell-words.js";
 
-/** One redirection: `2>/dev/null` is `{ op: ">", fd: "2", target: "/dev/null" }`; here-documents have op `<<`. */
-export interface ShellRedirect {
-  op: string;
-  fd: string | null;
-  /** The file or descriptor redirected to; null for here-documents and `>&-`. */
-  target: ShellWord | null;
-}
+/** One redirection: `2>/dev/null` is `{ op: ">", fd: "2", target: "/dev/null" }`; no target for here-documents (op `<<`) and `>&-`. */
+export interface ShellRedirect { op: string; fd: string | null; target: ShellWord | null }
 
-/** A simple command with every redirection that applies to it (its own and those of enclosing groups). */
-export interface SimpleCommand {
-  argv: ShellWord[];
-  /** `NAME=value` words before the command, as written. */
-  assignments: string[];
-  redirects: ShellRedirect[];
-  /** True for commands inside a substitution (`$( )`, backticks, `<( )`); they run like the others. */
-  nested: boolean;
-}
+/**
+ * A simple command with its `NAME=value` words as written and every redirection that applies to it (enclosing groups' too);
+ * `nested` inside a substitution (`$( )`, backticks, `<( )`), where it runs like the others.
+ */
+export interface SimpleCommand { argv: ShellWord[]; assignments: string[]; redirects: ShellRedirect[]; nested: boolean }
 
 /** The parse of a whole command line. It is fully understood only when `problems` is empty. */
-export interface ParsedShell {
-  commands: SimpleCommand[];
-  problems: string[];
-}
-
-/** Longer command lines are not analysed at all. */
-export const MAX_COMMAND_CHARS = 100_000;
-
+export interface ParsedShell { commands: SimpleCommand[]; problems: string[] }
+const MAX_COMMAND_CHARS = 100_000;
 let parser: Parser | undefined;
 let loading: Promise<void> | undefined;
 let baselineOnly = false;
 
 /**
- * For a process that owns its JavaScript engine (the miniclaw command, not a library user's program):
- * the grammar is compiled by V8's baseline tier only. Its Liftoff code parses a command in well under a
- * millisecond; tiering the 1.4 MB grammar up to TurboFan costs about a second of CPU on background
- * threads, which slows the rounds beside it on a small machine and holds the process at exit until done.
- * The flag is set when the grammar loads, not at start: a V8 flag set before Node's own modules are
- * compiled makes them miss their code cache.
+ * For the miniclaw command: V8 compiles the grammar at its baseline tier only (no second of background tiering), set as it loads (earlier,
+ * Node's own modules would miss their code cache).
  */
 export function keepShellParserAtBaseline(): void {
   baselineOnly = true;
 }
 
-/**
- * Loads the bash grammar (WebAssembly) once per process; later calls return the
- * same promise. Rejects when the grammar cannot be loaded; a later call retries.
- */
+/** Loads the bash grammar (WebAssembly) once per process; later calls share the promise. Rejects on failure; a later call retries. */
 export function loadShellParser(): Promise<void> {
   loading ??= (async () => {
     if (baselineOnly) setFlagsFromString("--liftoff-only");
-    // Imported here, not at the top: a process whose commands are all plain never loads tree-sitter at all.
+    // Imported here: a process whose commands are all plain never loads tree-sitter at all.
     const { Language, Parser } = await import("web-tree-sitter");
     await Parser.init();
     const require = createRequire(import.meta.url);
@@ -80,20 +58,17 @@ export async function parseShell(command: string): Promise<ParsedShell> {
   return parseShellSync(command) as ParsedShell;
 }
 
-/** True once the grammar is loaded (`loadShellParser`): every command can then be parsed synchronously. */
+/** True once the grammar is loaded: every command can then be parsed synchronously. */
 export function isShellParserLoaded(): boolean {
   return parser !== undefined;
 }
 
-/**
- * Parses synchronously: a plain command (`parsePlainCommand`) at once, anything else with the
- * grammar; undefined for those while the grammar is not loaded yet (see `loadShellParser`).
- */
+/** A plain command at once, anything else with the grammar; undefined for those while the grammar is not loaded. */
 export function parseShellSync(command: string): ParsedShell | undefined {
   return parsePlainCommand(command) ?? parseWithGrammar(command);
 }
 
-/** Parses with the grammar alone; undefined while it is not loaded. What `parsePlainCommand` must agree with. */
+/** Parses with the grammar alone (what `parsePlainCommand` must agree with); undefined while it is not loaded. */
 export function parseWithGrammar(command: string): ParsedShell | undefined {
   if (parser === undefined) return undefined;
   if (command.length > MAX_COMMAND_CHARS) return { commands: [], problems: [`command longer than ${MAX_COMMAND_CHARS} characters`] };
@@ -111,11 +86,7 @@ export function parseWithGrammar(command: string): ParsedShell | undefined {
   }
 }
 
-/** Here-document delimiters whose end line tree-sitter finds where bash does: a plain name, whole-quoted or not. */
-const HEREDOC_DELIMITER = /^(?:[A-Za-z_][A-Za-z0-9_]*|'[A-Za-z_][A-Za-z0-9_]*'|"[A-Za-z_][A-Za-z0-9_]*")$/;
-
 const PROGRAM_TOKENS = new Set([";", "\n"]);
-/** Structures whose children are statements, with the operator tokens each may hold. */
 const STRUCTURE_TOKENS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ["list", new Set(["&&", "||"])],
   ["pipeline", new Set(["|", "|&"])],
@@ -124,10 +95,7 @@ const STRUCTURE_TOKENS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ["negated_command", new Set(["!"])],
 ]);
 const SUBSTITUTION_TOKENS = new Set(["$(", ")", "`", "<(", ">("]);
-const REDIRECT_TYPES = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"]);
-const HEREDOC_PARTS = new Set(["<<", "<<-", "heredoc_start", "heredoc_body", "heredoc_end"]);
 
-/** Walks statements depth-first, collecting simple commands and problems. */
 class Walker implements WordSink {
   readonly commands: SimpleCommand[] = [];
   readonly problems: string[] = [];
@@ -153,22 +121,14 @@ class Walker implements WordSink {
   private walkStatement(node: SyntaxNode, inherited: ShellRedirect[]): void {
     const tokens = STRUCTURE_TOKENS.get(node.type);
     if (tokens !== undefined) return this.walkChildren(node, inherited, tokens);
-    switch (node.type) {
-      case "command":
-        return this.walkCommand(node, inherited);
-      case "test_command":
-        return this.walkTest(node, inherited);
-      case "redirected_statement":
-        return this.walkRedirected(node, inherited);
-      case "variable_assignment":
-      case "variable_assignments":
-        this.checkAssignment(node);
-        return this.push({ argv: [], assignments: [node.text], redirects: inherited });
-      case "comment":
-        return;
-      default:
-        this.problems.push(node.isMissing || node.isError ? "the command does not parse as bash" : `unsupported shell syntax: ${node.type}`);
+    if (node.type === "command") return this.walkCommand(node, inherited);
+    if (node.type === "test_command") return this.walkTest(node, inherited);
+    if (node.type === "redirected_statement") return this.walkRedirected(node, inherited);
+    if (node.type === "variable_assignment" || node.type === "variable_assignments") {
+      this.checkAssignment(node);
+      return this.push({ argv: [], assignments: [node.text], redirects: inherited });
     }
+    if (node.type !== "comment") this.problems.push(node.isMissing || node.isError ? "the command does not parse as bash" : `unsupported shell syntax: ${node.type}`);
   }
 
   private walkCommand(node: SyntaxNode, inherited: ShellRedirect[]): void {
@@ -180,10 +140,8 @@ class Walker implements WordSink {
     node.children.forEach((child, index) => {
       if (child === null) return;
       const field = node.fieldNameForChild(index);
-      if ((field === "name" || field === "argument") && child.startIndex === lastRedirectEnd) {
-        this.problems.push("a word run together with a redirection before it");
-      }
       if (field === "name" || field === "argument") {
+        if (child.startIndex === lastRedirectEnd) this.problems.push("a word run together with a redirection before it");
         const piece = field === "name" ? (child.firstChild ?? child) : child;
         const word = decodeWord(piece, this);
         const previous = command.argv[command.argv.length - 1];
@@ -198,7 +156,7 @@ class Walker implements WordSink {
         }
         lastWordEnd = child.endIndex;
       } else if (field === "redirect" || REDIRECT_TYPES.has(child.type)) {
-        const redirect = this.parseRedirect(child);
+        const redirect = parseRedirect(child, this.source, this);
         if (redirect !== null) command.redirects.push(redirect);
         lastRedirectEnd = child.endIndex;
       } else if (child.type === "variable_assignment") {
@@ -212,7 +170,6 @@ class Walker implements WordSink {
     this.push(command);
   }
 
-  /** `[ ... ]` is the program `[` with words; `[[ ... ]]` is bash syntax of its own and not accepted. */
   private walkTest(node: SyntaxNode, inherited: ShellRedirect[]): void {
     const argv = testCommandWords(node, this.source, this);
     if (argv !== null) this.push({ argv, assignments: [], redirects: [...inherited] });
@@ -225,7 +182,7 @@ class Walker implements WordSink {
       if (child === null) return;
       if (node.fieldNameForChild(index) === "body") body = child;
       else {
-        const redirect = this.parseRedirect(child);
+        const redirect = parseRedirect(child, this.source, this);
         if (redirect !== null) redirects.push(redirect);
       }
     });
@@ -233,57 +190,8 @@ class Walker implements WordSink {
     else this.walkStatement(body, redirects);
   }
 
-  private parseRedirect(node: SyntaxNode): ShellRedirect | null {
-    if (node.type === "heredoc_redirect") return this.parseHeredoc(node);
-    if (!REDIRECT_TYPES.has(node.type)) {
-      this.problems.push(`unsupported redirection syntax: ${node.type}`);
-      return null;
-    }
-    let op = "";
-    let fd: string | null = null;
-    let target: ShellWord | null = null;
-    let destinations = 0;
-    node.children.forEach((child, index) => {
-      if (child === null) return;
-      const field = node.fieldNameForChild(index);
-      if (field === "descriptor") fd = child.text;
-      else if (!child.isNamed) op += child.type;
-      else if (destinations++ === 0) target = decodeWord(child, this);
-    });
-    const closes = op.endsWith("-");
-    if (destinations > (closes ? 0 : 1)) this.problems.push("words after a redirection (write redirections at the end)");
-    if (fd !== null && !/^[0-9]+$/.test(fd)) this.problems.push(`a redirection whose descriptor is written ${fd}`);
-    // tree-sitter reads `0<x` as the word 0 and `<x`; bash reads a descriptor.
-    if (fd === null && /(^|[\s;&|()])[0-9]+$/.test(this.source.slice(0, node.startIndex))) {
-      this.problems.push("a number run together with a redirection");
-    }
-    return { op, fd, target };
-  }
-
-  private parseHeredoc(node: SyntaxNode): ShellRedirect | null {
-    for (const child of node.children) {
-      if (child === null) continue;
-      if (!HEREDOC_PARTS.has(child.type)) {
-        this.problems.push("a here-document combined with other syntax on its line");
-        return null;
-      }
-      if (child.type === "heredoc_start" && !HEREDOC_DELIMITER.test(child.text)) {
-        this.problems.push(`a here-document delimiter written as ${child.text} (only NAME, 'NAME' or "NAME")`);
-      }
-      if (child.type !== "heredoc_body") continue;
-      for (const part of child.namedChildren) {
-        if (part !== null && part.type !== "heredoc_content" && !flagExpansion(part, this)) {
-          this.problems.push(`unsupported here-document content: ${part.type}`);
-        }
-      }
-    }
-    return { op: "<<", fd: null, target: null };
-  }
-
   private checkAssignment(node: SyntaxNode): void {
-    for (const child of node.namedChildren) {
-      if (child !== null && child.type !== "variable_name") decodeWord(child, this);
-    }
+    for (const child of node.namedChildren) if (child !== null && child.type !== "variable_name") decodeWord(child, this);
   }
 
   private push(command: Omit<SimpleCommand, "nested">): void {

@@ -1,31 +1,14 @@
 // Shell words from tree-sitter-bash nodes: the literal value after quoting, or a problem when the shell would expand it.
 import type { Node as SyntaxNode } from "web-tree-sitter";
 
-/** One argument as the shell will pass it, when that is knowable without running anything. */
-export interface ShellWord {
-  /** The value after quote removal (`'a;b'` → `a;b`, `a\ b` → `a b`). A leading `~` is kept as written. */
-  value: string;
-  /**
-   * True when unquoted `* ? [ { }` or an unquoted `$( )` remain, so the shell may expand the word
-   * into other or several words.
-   */
-  glob: boolean;
-  /**
-   * True when part of the word is computed when the command runs (a `$( )` or backtick substitution
-   * whose inner commands are judged on their own): `value` shows the substitution as written and
-   * is not what the program receives.
-   */
-  dynamic?: boolean;
-}
+/**
+ * One argument as the shell passes it, after quote removal (a leading `~` kept); `glob` when unquoted `* ? [ { }` or `$( )` remain;
+ * `dynamic` when part is a substitution, shown as written.
+ */
+export interface ShellWord { value: string; glob: boolean; dynamic?: boolean }
+/** Where the walker collects what it did not understand; `walkNested` judges the commands inside `$( )`, backticks and `<( )`. */
+export interface WordSink { problems: string[]; walkNested(node: SyntaxNode): void }
 
-/** Where the walker collects what it did not understand, and what substitutions would run. */
-export interface WordSink {
-  problems: string[];
-  /** Called with the statements inside `$( )`, backticks and `<( )`, so the commands inside are judged too. */
-  walkNested(node: SyntaxNode): void;
-}
-
-/** Expansions whose value the gate cannot know and does not accept; substitutions are handled apart. */
 const EXPANSION_PROBLEMS: Readonly<Record<string, string>> = {
   simple_expansion: "variable expansion ($NAME)",
   expansion: "parameter expansion (${...})",
@@ -38,13 +21,9 @@ const EXPANSION_PROBLEMS: Readonly<Record<string, string>> = {
 /** What bash passes for `<( )`: the path of a pipe the substituted commands write to. */
 export const PROCESS_SUBSTITUTION_PATH = "/dev/fd/63";
 
-const GLOB_CHARS = new Set(["*", "?", "[", "{", "}"]);
-
 /**
- * Decodes a word-like node (word, quoted strings, concatenations, numbers, substitutions).
- * Returns null, after recording why in `sink.problems`, when any part is an expansion the
- * gate does not accept or a node this module does not know. A `$( )` or backtick part makes
- * the word `dynamic` (and `glob` when unquoted, since bash splits and expands the result).
+ * Decodes a word-like node; null, with the problem in `sink`, for an expansion not accepted or an unknown node. A `$( )` part makes it
+ * `dynamic` (and `glob` unquoted: bash splits and expands the result).
  */
 export function decodeWord(node: SyntaxNode, sink: WordSink): ShellWord | null {
   const word = decodeParts(node, sink);
@@ -61,31 +40,17 @@ export function mayMisreadBraces(word: ShellWord, quoted: boolean): boolean {
 }
 
 function decodeParts(node: SyntaxNode, sink: WordSink): ShellWord | null {
-  switch (node.type) {
-    case "word":
-    case "extglob_pattern":
-      return decodeUnquoted(node.text, sink);
-    case "number":
-      return /^[-+]?[0-9A-Za-z#_]+$/.test(node.text) ? { value: node.text, glob: false } : unknown(node, sink);
-    case "raw_string":
-      return { value: node.text.slice(1, -1), glob: false };
-    case "string":
-      return decodeDoubleQuoted(node, sink);
-    case "concatenation":
-      return decodeConcatenation(node, sink);
-    case "command_substitution":
-    case "process_substitution":
-      return decodeSubstitution(node, sink, false);
-    default:
-      return flagExpansion(node, sink) ? null : unknown(node, sink);
-  }
+  const type = node.type;
+  if (type === "word" || type === "extglob_pattern") return decodeUnquoted(node.text, sink);
+  if (type === "number") return /^[-+]?[0-9A-Za-z#_]+$/.test(node.text) ? { value: node.text, glob: false } : unknown(node, sink);
+  if (type === "raw_string") return { value: node.text.slice(1, -1), glob: false };
+  if (type === "string") return decodeDoubleQuoted(node, sink);
+  if (type === "concatenation") return decodeConcatenation(node, sink);
+  if (type === "command_substitution" || type === "process_substitution") return decodeSubstitution(node, sink, false);
+  return flagExpansion(node, sink) ? null : unknown(node, sink);
 }
 
-/**
- * Records the problem of an expansion node (and walks the commands inside a substitution).
- * Returns false when the node is not an expansion at all. Used where no substitution is
- * accepted (here-documents), so `$( )` and `<( )` are problems here.
- */
+/** Records the problem of an expansion node, substitutions included (their commands are walked); false when it is none. */
 export function flagExpansion(node: SyntaxNode, sink: WordSink): boolean {
   if (node.type === "command_substitution" || node.type === "process_substitution") {
     sink.problems.push(node.type === "command_substitution" ? "command substitution $( ) or backticks" : "process substitution <( ) or >( )");
@@ -98,10 +63,7 @@ export function flagExpansion(node: SyntaxNode, sink: WordSink): boolean {
   return true;
 }
 
-/**
- * `$( )` and backticks: the inner commands are walked (and judged like any other), the word's
- * value is unknown. `<( )` is a readable pipe path; `>( )` stays a problem (it writes).
- */
+/** `$( )` and backticks: the inner commands are walked, the value is unknown. `<( )` is a pipe's path; `>( )` writes. */
 function decodeSubstitution(node: SyntaxNode, sink: WordSink, quoted: boolean): ShellWord | null {
   sink.walkNested(node);
   // Inside backticks bash ends at the first unescaped backtick (quotes do not hide it) and turns \` into a
@@ -117,26 +79,14 @@ function decodeSubstitution(node: SyntaxNode, sink: WordSink, quoted: boolean): 
 }
 
 /**
- * True when part of a word is a quoted or escaped `{`, `}` or `,`. Bash's brace expansion skips
- * those, but ShellWord.value is after quote removal: brace expansion of the value would close the
- * brace of `.e{n,'}'}v` early (`.en}v`, `.e}v`) where bash gives `.env` and `.e}v`, and would expand
- * `'{'a,b'}'*` where bash globs a literal name. So decodeWord refuses such a word when it may expand;
- * a parser joining pieces that tree-sitter split checks the joined word with mayMisreadBraces.
+ * True when part of a word is a quoted or escaped `{`, `}` or `,`: expanding the unquoted value would read `.e{n,'}'}v` as `.en}v`
+ * where bash gives `.env`, so such a word is refused when it may expand.
  */
 export function quotesBraceSyntax(node: SyntaxNode): boolean {
-  switch (node.type) {
-    case "word":
-    case "extglob_pattern":
-      return /\\[{},]/.test(node.text.replace(/\\\\/g, ""));
-    case "raw_string":
-    case "string":
-      // Conservative: a `{`, `}` or `,` anywhere inside the quotes (even inside a `$( )` there) counts.
-      return /[{},]/.test(node.text);
-    case "concatenation":
-      return node.children.some((child) => child !== null && quotesBraceSyntax(child));
-    default:
-      return false;
-  }
+  if (node.type === "word" || node.type === "extglob_pattern") return /\\[{},]/.test(node.text.replace(/\\\\/g, ""));
+  // Conservative: a `{`, `}` or `,` anywhere inside the quotes (even inside a `$( )` there) counts.
+  if (node.type === "raw_string" || node.type === "string") return /[{},]/.test(node.text);
+  return node.type === "concatenation" && node.children.some((child) => child !== null && quotesBraceSyntax(child));
 }
 
 function unknown(node: SyntaxNode, sink: WordSink): null {
@@ -162,11 +112,7 @@ export function appendWord(word: ShellWord, part: ShellWord): void {
   if (part.dynamic === true) word.dynamic = true;
 }
 
-/**
- * The literal parts come from the raw text between the children (tree-sitter leaves blank-only
- * content out of its children); `$( )` and backtick children make the word dynamic, any other
- * child (`$NAME`, `${...}`, `$(( ))`) is a problem.
- */
+/** Literal parts come from the raw text between the children (tree-sitter leaves blank-only content out); `$NAME` and kin are problems. */
 function decodeDoubleQuoted(node: SyntaxNode, sink: WordSink): ShellWord | null {
   const raw = node.text;
   if (raw.length < 2 || !raw.startsWith('"') || !raw.endsWith('"')) return quotedProblem(sink);
@@ -197,48 +143,19 @@ function quotedProblem(sink: WordSink): null {
   return null;
 }
 
-/** Inside double quotes a backslash escapes only `$ \` " \` and newline; a bare `$` or backtick is refused. */
+/** Inside double quotes a backslash escapes only `$ \` " \\` and newline; a `$`, backtick or quote left unescaped is refused. */
 function unescapeDoubleQuoted(text: string): string | null {
-  let out = "";
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string;
-    if (c === "$" || c === "`" || c === '"') return null;
-    if (c !== "\\" || i + 1 >= text.length) {
-      out += c;
-      continue;
-    }
-    const next = text[i + 1] as string;
-    if (next === "\n") i++;
-    else if ("$`\"\\".includes(next)) {
-      out += next;
-      i++;
-    } else out += c;
-  }
-  return out;
+  if (/(^|[^\\])(\\\\)*[$`"]/.test(text)) return null;
+  return text.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === "\n" ? "" : c));
 }
 
-/** Unquoted text: a backslash makes the next character literal; wildcard and brace characters mark the word as expandable. */
+/** Unquoted text: a backslash makes the next character literal; unescaped wildcard and brace characters make the word expandable. */
 function decodeUnquoted(text: string, sink: WordSink): ShellWord | null {
-  let value = "";
-  let glob = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string;
-    if (c === "\\") {
-      const next = text[i + 1];
-      i++;
-      if (next !== undefined && next !== "\n") value += next;
-      continue;
-    }
-    if (c === "$" || c === "`") {
-      sink.problems.push("an unparsed `$` or backtick");
-      return null;
-    }
-    if (c === "\n") {
-      sink.problems.push("a newline inside a word");
-      return null;
-    }
-    if (GLOB_CHARS.has(c)) glob = true;
-    value += c;
+  const unescaped = text.replace(/\\[\s\S]?/g, "");
+  const bad = /[$`\n]/.exec(unescaped)?.[0];
+  if (bad !== undefined) {
+    sink.problems.push(bad === "\n" ? "a newline inside a word" : "an unparsed `$` or backtick");
+    return null;
   }
-  return { value, glob };
+  return { value: text.replace(/\\([\s\S]?)/g, (_, c: string) => (c === "\n" ? "" : c)), glob: /[*?[{}]/.test(unescaped) };
 }

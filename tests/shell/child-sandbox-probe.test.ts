@@ -1,17 +1,14 @@
 // The sed/awk sandbox probe runs when the gate judges sed or awk or a command names them; other read-only children get refusing functions.
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { sandboxEnv, sandboxSupportFor } from "../../src/shell/child-sandbox.js";
-import { sandboxSupport } from "../../src/shell/sandbox-probe.js";
+import { sandboxEnv, sandboxSupport, sandboxSupportFor } from "../../src/shell/child-sandbox.js";
 import { runModuleScript, sourceUrl } from "../helpers/module-script.js";
 
 describe("the sandbox support a read-only child gets", () => {
   it("in a new process: refusing for a command that never names sed or awk (no probe run), the machine's once one does", () => {
     const child = sourceUrl("src/shell/child-sandbox.ts");
-    const probe = sourceUrl("src/shell/sandbox-probe.ts");
     const script = `
-      const { sandboxSupportFor } = await import(${JSON.stringify(child)});
-      const { probedSandboxSupport } = await import(${JSON.stringify(probe)});
+      const { probedSandboxSupport, sandboxSupportFor } = await import(${JSON.stringify(child)});
       const out = [sandboxSupportFor("echo hi"), probedSandboxSupport() ?? null, sandboxSupportFor("sed -n 1p notes.txt"), probedSandboxSupport() ?? null];
       console.log(JSON.stringify(out));`;
     const run = runModuleScript(script);

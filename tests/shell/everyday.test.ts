@@ -1,7 +1,7 @@
 // The gate over a labelled corpus of everyday commands: no harmful command is judged safe, and few harmless ones are asked.
 import { describe, expect, it } from "vitest";
 import { assessCommand } from "../../src/shell/safety.js";
-import { sandboxSupport } from "../../src/shell/sandbox-probe.js";
+import { sandboxSupport } from "../../src/shell/child-sandbox.js";
 import { EVERYDAY_CASES } from "./fixtures/everyday.js";
 
 /** The goal for harmless commands still asked (9.6% today); also a ceiling against regressions. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isProcessSecretPath, processSecretsReason } from "../../src/shell/process-secrets.js";
+import { isProcessSecretPath } from "../../src/gate/secret-paths.js";
+import { processSecretsReason } from "../../src/shell/process-secrets.js";
 import { buildToolContext } from "../helpers/tool-context.js";
 import { checkCommand, checkPath } from "../tools/gated-run.js";
 

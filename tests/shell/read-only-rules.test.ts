@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { checkAwkProgram } from "../../src/shell/rules-awk.js";
 import { checkCommandSafety } from "../../src/shell/safety.js";
-import { sandboxSupport } from "../../src/shell/sandbox-probe.js";
+import { sandboxSupport } from "../../src/shell/child-sandbox.js";
 import { makeTempDir } from "../helpers/tool-context.js";
 
 const SAFE: Record<string, string[]> = {

@@ -1,6 +1,6 @@
 // The gate's verdicts over the shared corpus, plus the reasons it gives and the approvals lists.
 import { describe, expect, it } from "vitest";
-import { assessCommand, checkCommandSafety, checkCommandSafetySync } from "../../src/shell/safety.js";
+import { assessCommand, checkCommandSafety } from "../../src/shell/safety.js";
 import { APPROVAL_CASES, COMMAND_CASES } from "./fixtures/commands.js";
 
 describe("checkCommandSafety over the corpus", () => {
@@ -33,11 +33,5 @@ describe("reasons", () => {
     expect((await assessCommand("cat $(curl x)")).reasons).toEqual(["curl uses the network", "cat: the argument `$(curl x)` is computed by a substitution, so the gate cannot see what it opens"]);
     expect((await assessCommand("sort -o out in")).reasons).toEqual(["sort: `-o` writes its output to a file"]);
     expect((await assessCommand("cat .env")).reasons).toEqual(["cat reads .env, which may hold secrets"]);
-  });
-
-  it("answers synchronously once the parser is loaded", async () => {
-    await checkCommandSafety("ls");
-    expect(checkCommandSafetySync("ls -la")).toBe("safe");
-    expect(checkCommandSafetySync("rm x")).toBe("needs_approval");
   });
 });

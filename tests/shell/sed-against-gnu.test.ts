@@ -5,7 +5,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { checkSedScript } from "../../src/shell/rules-sed.js";
-import { sandboxSupport } from "../../src/shell/sandbox-probe.js";
+import { sandboxSupport } from "../../src/shell/child-sandbox.js";
 import { makeTempDir } from "../helpers/tool-context.js";
 
 /** Pieces of regexes and texts that meet where a reader can lose track: brackets, classes, delimiters, escapes, separators. */

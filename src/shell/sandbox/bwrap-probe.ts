@@ -8,29 +8,14 @@ export type BwrapProbe =
   | { available: true; path: string; disableUserns: boolean }
   | { available: false; reason: string };
 
-/** Where to look and how to run. */
-export interface BwrapProbeOptions {
-  /** The PATH searched for `bwrap` (a test hides bwrap by giving one without it). */
-  pathEnv: string | undefined;
-  spawn: Spawn;
-}
-
+interface BwrapProbeOptions { pathEnv: string | undefined; spawn: Spawn }
 /** A sandbox that is never slow to build: past this, the probe gives up and says so. */
 const PROBE_TIMEOUT_MS = 5_000;
-
-/**
- * The flags every sandbox is built with, so the probe fails exactly where a command would. `--disable-userns`
- * (bubblewrap 0.8) is tried first; an older bwrap is probed again without it.
- */
+/** The flags every sandbox is built with, so the probe fails where a command would; `--disable-userns` (0.8+) is tried first. */
 const PROBE_ARGS = ["--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"];
-
 const probes = new WeakMap<Spawn, Map<string, Promise<BwrapProbe>>>();
 
-/**
- * Probes bubblewrap once per process for each PATH and spawn function (a few milliseconds), and
- * remembers the answer. Never rejects: every failure is `{ available: false, reason }` with a reason
- * of one line ("bubblewrap (bwrap) is not installed", "user namespaces are disabled: ...").
- */
+/** Probes bubblewrap once per process for each PATH and spawn function. Never rejects: a failure is `available: false` with a one-line reason. */
 export function probeBwrap(options: BwrapProbeOptions): Promise<BwrapProbe> {
   let byPath = probes.get(options.spawn);
   if (byPath === undefined) probes.set(options.spawn, (byPath = new Map()));
@@ -65,7 +50,6 @@ export function findOnPath(name: string, pathEnv: string | undefined): string | 
   return null;
 }
 
-/** One probe run: whether it exited 0, and what it said on stderr. */
 function tryRun(spawn: Spawn, file: string, args: string[]): Promise<{ ok: boolean; stderr: string }> {
   return new Promise((resolve) => {
     let stderr = "";
@@ -76,7 +60,6 @@ function tryRun(spawn: Spawn, file: string, args: string[]): Promise<{ ok: boole
   });
 }
 
-/** The one line that says why bwrap cannot sandbox here, from what it printed. */
 function whyNot(stderr: string): string {
   const line = stderr.trim().split("\n")[0]?.replace(/^bwrap: /, "") ?? "";
   const said = line === "" ? "it failed without a message" : line;

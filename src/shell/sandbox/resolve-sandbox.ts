@@ -2,31 +2,17 @@
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ToolError } from "../../errors.js";
+import { isInside } from "../../gate/path-check.js";
 import type { SandboxKind, SandboxPolicy } from "./sandbox-policy.js";
 
-/** One path as the sandbox sees it. */
-export interface PathInfo {
-  /** The path with every symlink resolved: mounts act on places, not names. */
-  real: string;
-  type: "dir" | "file" | "other";
-  /** Whether the last component itself is a symlink (its name could be replaced, whatever is mounted on its target). */
-  symlink: boolean;
-  /** Hard links of a file: more than one and the others are names a mount does not hide. */
-  links: number;
-}
-
-/** The file-system reads resolution makes, injected so a test can show any layout. */
-export interface PathInspector {
-  /** Null when the path does not exist (or a symlink on it leads nowhere). */
-  inspect(path: string): PathInfo | null;
-  /** Files under a folder (two levels, a bounded number) with more than one hard link. */
-  linkedFiles(dir: string): string[];
-}
-
-/** Files looked at per masked folder for other names: the credential stores are small; a large one is not walked whole. */
+/** A path with every symlink resolved (mounts act on places), whether its last component is a link (replaceable), and its hard links (unhidden names). */
+export interface PathInfo { real: string; type: "dir" | "file" | "other"; symlink: boolean; links: number }
+/** The file-system reads resolution makes, injected so a test can show any layout: a path (null when missing), and a folder's files with other names. */
+export interface PathInspector { inspect(path: string): PathInfo | null; linkedFiles(dir: string): string[] }
+/** Files looked at per masked folder for other names: credential stores are small; a large one is not walked whole. */
 const LINK_SCAN_LIMIT = 500;
 
-/** The Node inspector. */
+/** The Node inspector; `linkedFiles` looks two levels down. */
 export const nodePathInspector: PathInspector = {
   inspect(path) {
     try {
@@ -60,36 +46,28 @@ export const nodePathInspector: PathInspector = {
   },
 };
 
-/** A policy as mounts: every path real and existing, nothing nested under what hides it. */
+/**
+ * A policy as mounts: paths real and existing, nothing nested under what hides it; `pinned` folders cannot be renamed away, `unprotected`
+ * read-only paths had only the root to protect them, `warnings` say what cannot be hidden.
+ */
 export interface ResolvedSandbox {
   kind: SandboxKind;
-  /** As given: the command starts there and `$PWD` says so. */
   cwd: string;
-  /** Bound read-only again after /tmp and /run are made private, so a working folder there stays visible. */
   visible: string[];
   writable: string[];
   tmpdir: string;
-  /** Folders between a writable root and a read-only path, bound onto themselves so they cannot be renamed away and replaced. */
   pinned: string[];
   readOnly: string[];
   maskedFiles: string[];
   maskedDirs: string[];
-  /** Host folders replaced by empty ones: /tmp always, /run when Unix sockets are denied. */
   privateDirs: string[];
   network: boolean;
   unixSockets: boolean;
-  /** Read-only paths that could not be protected: missing, with the writable root itself as nearest folder. */
   unprotected: string[];
-  /** What the sandbox cannot hide here, one line each (a masked secret with another name). */
   warnings: string[];
 }
 
-const isUnder = (path: string, root: string): boolean => path === root || path.startsWith(root === "/" ? "/" : `${root}/`);
-
-/**
- * Resolves `policy` with `inspector`'s reads (a few dozen stats, under a millisecond). Throws a ToolError
- * when the working folder or TMPDIR does not exist (an earlier command may have removed the folder it ran in).
- */
+/** Resolves `policy` with `inspector`'s reads. Throws a ToolError when the working folder or TMPDIR does not exist. */
 export function resolveSandbox(policy: SandboxPolicy, inspector: PathInspector = nodePathInspector): ResolvedSandbox {
   const real = (path: string): string | null => inspector.inspect(path)?.real ?? null;
   const existing = (path: string, what: string): string => {
@@ -102,22 +80,16 @@ export function resolveSandbox(policy: SandboxPolicy, inspector: PathInspector =
   const writable = outermost(policy.writableRoots.flatMap((root) => (inspector.inspect(root)?.type === "dir" ? [real(root) as string] : [])));
   const visible = [policy.cwd, ...(policy.workspace === undefined ? [] : [policy.workspace])]
     .flatMap((path) => real(path) ?? [])
-    .filter((path) => !writable.some((root) => isUnder(path, root)));
+    .filter((path) => !writable.some((root) => isInside(path, root)));
   const privateDirs = policy.unixSockets ? ["/tmp"] : ["/tmp", "/run"];
   const bound = [...visible, ...writable, tmpdir];
   const guard = protect(policy.readOnlyInside, writable, inspector);
-  const masks = hide(policy.masked, inspector, (path) => !privateDirs.some((dir) => isUnder(path, dir)) || bound.some((root) => isUnder(path, root)));
-  return {
-    kind: policy.kind, cwd: policy.cwd, visible: unique(visible), writable, tmpdir, ...guard, ...masks, privateDirs,
-    network: policy.network, unixSockets: policy.unixSockets,
-  };
+  const masks = hide(policy.masked, inspector, (path) => !privateDirs.some((dir) => isInside(path, dir)) || bound.some((root) => isInside(path, root)));
+  const { kind, cwd, network, unixSockets } = policy;
+  return { kind, cwd, visible: [...new Set(visible)], writable, tmpdir, ...guard, ...masks, privateDirs, network, unixSockets };
 }
 
-/**
- * The mounts that keep `paths` read-only inside the writable roots. A path that is missing or a symlink
- * is protected by its nearest real folder inside the root (a command could otherwise create or swap
- * the name); when that folder is the root itself, the path is reported unprotected.
- */
+/** Keeps `paths` read-only inside the writable roots; a missing or linked one by its nearest real folder, unless that is the root. */
 function protect(paths: string[], writable: string[], inspector: PathInspector): Pick<ResolvedSandbox, "pinned" | "readOnly" | "unprotected"> {
   const pinned = new Set<string>();
   const readOnly = new Set<string>();
@@ -127,7 +99,7 @@ function protect(paths: string[], writable: string[], inspector: PathInspector):
     let info = inspector.inspect(target);
     while ((info === null || info.symlink) && dirname(target) !== target) info = inspector.inspect((target = dirname(target)));
     if (info === null) continue;
-    const root = writable.find((dir) => isUnder(info.real, dir));
+    const root = writable.find((dir) => isInside(info.real, dir));
     if (root === undefined) continue;
     if (info.real === root) {
       unprotected.push(path);
@@ -137,7 +109,7 @@ function protect(paths: string[], writable: string[], inspector: PathInspector):
     readOnly.add(info.real);
   }
   const outer = outermost([...readOnly]);
-  return { pinned: [...pinned].filter((dir) => !outer.some((path) => isUnder(dir, path))).sort(), readOnly: outer.sort(), unprotected };
+  return { pinned: [...pinned].filter((dir) => !outer.some((path) => isInside(dir, path))).sort(), readOnly: outer.sort(), unprotected };
 }
 
 /** The masks of `paths` that exist and `shown` says are visible, each target hidden once, with what they cannot hide. */
@@ -148,21 +120,14 @@ function hide(paths: string[], inspector: PathInspector, shown: (path: string) =
     if (info !== null && shown(info.real)) found.set(info.real, info);
   }
   const dirs = outermost([...found.values()].filter((info) => info.type === "dir").map((info) => info.real));
-  const files = [...found.values()].filter((info) => info.type !== "dir" && !dirs.some((dir) => isUnder(info.real, dir)));
-  const linked = [
-    ...files.filter((info) => info.type === "file" && info.links > 1).map((info) => info.real),
-    ...dirs.flatMap((dir) => inspector.linkedFiles(dir)),
-  ];
+  const files = [...found.values()].filter((info) => info.type !== "dir" && !dirs.some((dir) => isInside(info.real, dir)));
+  const linked = [...files.filter((info) => info.type === "file" && info.links > 1).map((info) => info.real), ...dirs.flatMap((dir) => inspector.linkedFiles(dir))];
   const warnings = linked.map((path) => `${path} has another name (a hard link) that the sandbox does not hide`);
   return { maskedFiles: files.map((info) => info.real).sort(), maskedDirs: dirs, warnings };
 }
 
 /** Folders with those inside another dropped, shortest first (a mount on a folder covers what is under it). */
 function outermost(dirs: string[]): string[] {
-  const sorted = unique(dirs).sort((a, b) => a.length - b.length || a.localeCompare(b));
-  return sorted.filter((dir, i) => !sorted.slice(0, i).some((outer) => isUnder(dir, outer)));
-}
-
-function unique(paths: string[]): string[] {
-  return [...new Set(paths)];
+  const sorted = [...new Set(dirs)].sort((a, b) => a.length - b.length || a.localeCompare(b));
+  return sorted.filter((dir, i) => !sorted.slice(0, i).some((outer) => isInside(dir, outer)));
 }

@@ -1,60 +1,45 @@
-// What one sandboxed command may touch: the policy's shape and the three policies the gate's verdicts map to.
-import { gitProtectedPaths, homeSecretPaths, shellStartupPaths, systemSecretPaths, type ListDir } from "./secret-locations.js";
+// What one sandboxed command may touch: the policy's shape, the three policies the gate's verdicts map to, and where secrets
+// and start-up scripts live outside a project.
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 
-/**
- * `read-only`: what the gate proved read-only; `confined`: what `auto` runs unasked, writing only the
- * working folder, offline; `approved`: what the user approved.
- */
+/** `read-only`: what the gate proved read-only; `confined`: what `auto` runs unasked (writing only the working folder, offline); `approved`. */
 export type SandboxKind = "read-only" | "confined" | "approved";
-
 /** The user's setting: `off` (no sandbox), `on` (the default where bubblewrap works), `auto` (confined commands run unasked). */
 export type SandboxSetting = "off" | "on" | "auto";
 
-/** One command's sandbox, as paths; `resolveSandbox` turns it into mounts. */
+/**
+ * One command's sandbox as paths: it starts in `cwd`, sees `workspace` even under a private /tmp, writes `tmpdir` and `writableRoots`
+ * but not `readOnlyInside`, sees `masked` empty; without `unixSockets` no local service (docker, D-Bus, ssh-agent) answers it.
+ */
 export interface SandboxPolicy {
   kind: SandboxKind;
-  /** Where the command starts; always visible. */
   cwd: string;
-  /** Visible even where it lies under a folder the sandbox makes private (/tmp, /run). */
   workspace?: string;
-  /** The command's own TMPDIR, an existing folder the caller made: writable under every kind. */
   tmpdir: string;
-  /** Folders the command may write besides its TMPDIR; none for `read-only`. */
   writableRoots: string[];
-  /** Kept read-only even inside a writable root: git hooks and config, configuration files, shell start-up files. */
   readOnlyInside: string[];
-  /** Hidden: a folder shows empty, a file reads as empty. Missing paths are skipped. */
   masked: string[];
   network: boolean;
-  /**
-   * Whether the command may open Unix sockets. Denied, no local service (docker, D-Bus, ssh-agent,
-   * a database) answers it, whatever sockets it can see; and /run is private.
-   */
   unixSockets: boolean;
 }
 
-/** Where a command runs and what the user set: what `policyFor` needs. */
+/** What `policyFor` needs: the place, the setting, the network for approved commands, configuration never writable, the project's secrets. */
 export interface PolicyPlace {
   cwd: string;
   workspace?: string;
   tmpdir: string;
   home: string;
   setting: "on" | "auto";
-  /** `sandbox.network` for approved commands: the user approved the command, so the default is allow. */
   network: boolean;
-  /** The workspace's configuration files (and any other the caller names): never writable from a command. */
   configFiles?: string[];
-  /** The project's secret files, found by name or content by the caller. */
   projectSecrets?: string[];
-  listDir?: ListDir;
+  listDir?: (dir: string) => string[];
 }
 
 /**
- * The standard policy of each kind. Commands that run unasked (`read-only`, `confined`) see no secret
- * and no network and cannot open Unix sockets. An `approved` command keeps the home's credentials, the
- * project's secret files and local services (`git push` over ssh, `npm publish`, `docker` are what users
- * approve) and the network as set; it still writes only the working folder, the workspace and its TMPDIR,
- * never the configuration files; in `auto`, git hooks, git config and shell start-up files stay read-only too.
+ * The policy of each kind: commands run unasked see no secret, network or Unix socket; approved ones keep those (`git push`, `docker`)
+ * but write only the working folder, workspace and TMPDIR, never configuration (in `auto`, nor git hooks and config, shell start-up files).
  */
 export function policyFor(kind: SandboxKind, place: PolicyPlace): SandboxPolicy {
   const system = systemSecretPaths(place.listDir);
@@ -62,11 +47,50 @@ export function policyFor(kind: SandboxKind, place: PolicyPlace): SandboxPolicy 
   const base = { kind, cwd: place.cwd, tmpdir: place.tmpdir, ...(place.workspace === undefined ? {} : { workspace: place.workspace }) };
   if (kind === "approved") {
     const writableRoots = place.workspace === undefined ? [place.cwd] : [place.cwd, place.workspace];
-    const guarded = place.setting === "auto" ? [...gitProtectedPaths(writableRoots), ...shellStartupPaths(place.home)] : [];
+    const guarded = place.setting === "auto" ? runsLater(writableRoots, place.home) : [];
     return { ...base, writableRoots, readOnlyInside: [...guarded, ...config], masked: system, network: place.network, unixSockets: true };
   }
   const masked = [...homeSecretPaths(place.home), ...system, ...(place.projectSecrets ?? [])];
   const writableRoots = kind === "confined" ? [place.cwd] : [];
-  const readOnlyInside = kind === "confined" ? [...gitProtectedPaths(writableRoots), ...shellStartupPaths(place.home), ...config] : [];
+  const readOnlyInside = kind === "confined" ? [...runsLater(writableRoots, place.home), ...config] : [];
   return { ...base, writableRoots, readOnlyInside, masked, network: false, unixSockets: false };
+}
+
+/** Credential folders and files of a home; histories too, since commands typed by hand carry tokens (`curl -H "Authorization: ..."`). */
+const HOME_SECRETS = [
+  ".ssh", ".aws", ".azure", ".gnupg", ".password-store", ".kube", ".docker", ".config/gh", ".config/gcloud", ".netrc", "_netrc", ".git-credentials", ".npmrc",
+  ".pypirc", ".pgpass", ".vault-token", ".claude.json", ".bash_history", ".zsh_history", ".histfile", ".sh_history", ".python_history", ".psql_history",
+  ".mysql_history", ".node_repl_history", ".sqlite_history", ".lesshst", ".local/share/fish/fish_history",
+];
+
+/** Shell start-up files: a command that wrote them would run its code in every later shell. */
+const HOME_STARTUP = [
+  ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".kshrc", ".cshrc", ".tcshrc",
+  ".mkshrc", ".inputrc", ".config/fish",
+];
+
+const SYSTEM_SECRETS = ["/run/secrets", "/var/run/secrets", "/etc/shadow", "/etc/gshadow"];
+
+/** The home's secret locations as absolute paths, whether or not they exist (the sandbox skips missing ones). */
+export function homeSecretPaths(home: string): string[] {
+  return HOME_SECRETS.map((name) => join(home, name));
+}
+
+/** The system's secret locations: service secrets and the SSH host keys, listed now (a mount needs a name, not a pattern). */
+export function systemSecretPaths(listDir: (dir: string) => string[] = listOrNothing): string[] {
+  const hostKeys = listDir("/etc/ssh").filter((name) => /^ssh_host_.+_key$/.test(name)).sort().map((name) => join("/etc/ssh", name));
+  return [...SYSTEM_SECRETS, ...hostKeys];
+}
+
+/** What runs code in later commands, so it stays read-only: git hooks and config of the writable folders (hooks, `core.fsmonitor`), shell start-up files. */
+function runsLater(roots: readonly string[], home: string): string[] {
+  return [...roots.flatMap((root) => [join(root, ".git", "hooks"), join(root, ".git", "config")]), ...HOME_STARTUP.map((name) => join(home, name))];
+}
+
+function listOrNothing(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }

@@ -1,25 +1,11 @@
 // The seccomp program that stops a sandboxed command from opening Unix sockets (and io_uring, which could open them unseen).
-//
-// A read-only bind mount does not stop connect() on a socket file, nor does a network namespace stop it on a
-// path: a docker socket, a D-Bus bus (systemd-run escapes every mount) or an ssh-agent left anywhere visible
-// would answer. Denying socket(AF_UNIX) closes all of them at once; socketpair() stays allowed, since pipes
-// between a program's own processes (node's child stdio, test runners) are built on it and reach no one else.
+// Neither a read-only mount nor a network namespace stops connect() on a visible socket file (docker, D-Bus, ssh-agent);
+// socketpair() stays allowed: pipes between a program's own processes are built on it and reach no one else.
 
-/** classic BPF opcodes (linux/filter.h) */
-const LD_W_ABS = 0x20;
-const JEQ_K = 0x15;
-const JGE_K = 0x35;
-const RET_K = 0x06;
-
-const RET_ALLOW = 0x7fff0000;
-const EPERM = 1;
-const RET_EPERM = 0x00050000 | EPERM;
-const AF_UNIX = 1;
-
-/** Offsets in struct seccomp_data: nr, arch, then args[0] (its low 32 bits on little-endian machines). */
-const NR = 0;
-const ARCH = 4;
-const ARG0_LOW = 16;
+/** classic BPF opcodes (linux/filter.h), seccomp returns, and offsets in struct seccomp_data (args[0]'s low half on little-endian). */
+const [LD_W_ABS, JEQ_K, JGE_K, RET_K] = [0x20, 0x15, 0x35, 0x06];
+const [RET_ALLOW, RET_EPERM, AF_UNIX] = [0x7fff0000, 0x00050000 | 1, 1];
+const [NR, ARCH, ARG0_LOW] = [0, 4, 16];
 
 /** The syscall numbers that matter, for a native ABI and the 32-bit one the same kernel also accepts. */
 interface AbiNumbers {
@@ -34,14 +20,8 @@ interface AbiNumbers {
 
 /** Per host architecture (`process.arch`): the native ABI first, then its 32-bit compatibility ABI. */
 const ABIS: Partial<Record<string, [AbiNumbers, AbiNumbers]>> = {
-  x64: [
-    { arch: 0xc000003e, socket: 41, ioUringSetup: 425, denyFromNr: 0x40000000 },
-    { arch: 0x40000003, socket: 359, socketcall: 102, ioUringSetup: 425 },
-  ],
-  arm64: [
-    { arch: 0xc00000b7, socket: 198, ioUringSetup: 425 },
-    { arch: 0x40000028, socket: 281, ioUringSetup: 425 },
-  ],
+  x64: [{ arch: 0xc000003e, socket: 41, ioUringSetup: 425, denyFromNr: 0x40000000 }, { arch: 0x40000003, socket: 359, socketcall: 102, ioUringSetup: 425 }],
+  arm64: [{ arch: 0xc00000b7, socket: 198, ioUringSetup: 425 }, { arch: 0x40000028, socket: 281, ioUringSetup: 425 }],
 };
 
 type Step = { op: number; k: number; yes?: string; no?: string } | { label: string };
@@ -55,11 +35,7 @@ function abiSteps(abi: AbiNumbers, next: string): Step[] {
   return steps;
 }
 
-/**
- * The filter as the bytes bwrap's `--seccomp FD` reads (an array of struct sock_filter, little-endian),
- * or null on an architecture this file has no numbers for (the caller then runs without it and says so).
- * Calls of an ABI the filter does not know are allowed: only the two ABIs a host runs are listed.
- */
+/** The filter as bwrap's `--seccomp FD` reads it (struct sock_filter[]), or null without numbers for this architecture. */
 export function unixSocketFilter(arch: string = process.arch): Uint8Array | null {
   const abis = ABIS[arch];
   if (abis === undefined) return null;

@@ -1,10 +1,9 @@
 // The sandbox's mounts without running bwrap: a made-up file system in, bwrap's arguments out, in the order bwrap applies them.
 import { describe, expect, it } from "vitest";
 import { ToolError } from "../../../src/errors.js";
-import { bwrapArgs } from "../../../src/shell/sandbox/bwrap-args.js";
+import { bwrapArgs } from "../../../src/shell/sandbox/sandbox-command.js";
 import { resolveSandbox, type PathInfo, type PathInspector } from "../../../src/shell/sandbox/resolve-sandbox.js";
-import { policyFor, type SandboxPolicy } from "../../../src/shell/sandbox/sandbox-policy.js";
-import { homeSecretPaths, systemSecretPaths } from "../../../src/shell/sandbox/secret-locations.js";
+import { homeSecretPaths, policyFor, systemSecretPaths, type SandboxPolicy } from "../../../src/shell/sandbox/sandbox-policy.js";
 import { unixSocketFilter } from "../../../src/shell/sandbox/unix-socket-filter.js";
 
 type Entry = { type: "dir" | "file"; links?: number } | { link: string };

@@ -1,31 +1,17 @@
-// Whether a git repository ever held a secret-named file (in any commit, reflog, the index or a commit named by id): then its patches are not safe to show.
+// What a read-only git may print that no path shows: patches of a secret-named file its history ever held, remote URLs with credentials.
 import { execFile } from "node:child_process";
+import { join, resolve } from "node:path";
+import { scanSecrets } from "../gate/redact.js";
+import { readFileHead } from "../gate/secret-content.js";
 import { walkNameReason } from "../gate/secret-paths.js";
+import { READ_ONLY_GIT_CONFIG, readOnlyGitEnv } from "./child-sandbox.js";
 
 const TIMEOUT_MS = 5_000;
 const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 
 /**
- * Config for every git the gate runs: nothing the repository's own config names is run
- * (no fsmonitor, no signature program, no pager, no bare repository found by accident),
- * and nothing is fetched (no transport at all, so no ssh command either).
- */
-const SAFE_CONFIG: ReadonlyArray<readonly [string, string]> = [
-  ["safe.bareRepository", "explicit"],
-  ["core.fsmonitor", "false"],
-  ["log.showSignature", "false"],
-  ["core.pager", "cat"],
-  ["protocol.allow", "never"],
-];
-
-/**
- * Why `git log -p`, `git show` or `git diff` run in `dir` may print a secret: the repository's
- * history, reflog or index, or a commit among `objects` (the revisions the command names, which
- * may be dangling), holds a path named like one (`.env`, a key...); or `objects` names a blob or
- * a tree, whose content the gate cannot judge by name. Null when none did, or `dir` is in no
- * repository. Not cached: a cache keyed on less than every ref and reflog missed new refs.
- * Bounded by a timeout, after which (or on any other failure) it answers with a reason: asking
- * is the safe side.
+ * Why `git log -p`, `show` or `diff` in `dir` may print a secret: a secret-named path in the history, reflog, index or a commit named
+ * in `objects`, or a blob or tree named by id. Not cached (new refs); a failure answers with a reason, as asking is the safe side.
  */
 export async function gitHistoryReason(dir: string, home: string | undefined, objects: readonly string[] = []): Promise<string | null> {
   const env = gitEnv(home);
@@ -78,21 +64,29 @@ function runGit(cwd: string, args: string[], env: NodeJS.ProcessEnv, input?: str
   });
 }
 
-/** A small environment: no API key, no pager, no prompts, no lazy fetches, and the safe config. */
+/** A small environment (no API key, no prompts) for a git that reads only and reaches no other host. */
 function gitEnv(home: string | undefined): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env["PATH"] ?? "/usr/bin:/bin",
-    LC_ALL: "C",
-    GIT_TERMINAL_PROMPT: "0",
-    GIT_OPTIONAL_LOCKS: "0",
-    GIT_NO_LAZY_FETCH: "1",
-    GIT_PAGER: "cat",
-    GIT_CONFIG_COUNT: String(SAFE_CONFIG.length),
-  };
-  if (home !== undefined) env["HOME"] = home;
-  SAFE_CONFIG.forEach(([key, value], i) => {
-    env[`GIT_CONFIG_KEY_${i}`] = key;
-    env[`GIT_CONFIG_VALUE_${i}`] = value;
-  });
-  return env;
+  const env = { PATH: process.env["PATH"] ?? "/usr/bin:/bin", LC_ALL: "C", GIT_TERMINAL_PROMPT: "0", ...(home === undefined ? {} : { HOME: home }) };
+  return readOnlyGitEnv(env, [...READ_ONLY_GIT_CONFIG, ["protocol.allow", "never"]]);
+}
+
+const MAX_CONFIG_BYTES = 256 * 1024;
+
+/** Why `git remote` in `dir` may print a credential: a configuration git reads there (repository, worktree, user, system) holds a URL with one. */
+export async function remoteCredentialsReason(dir: string, home: string | undefined): Promise<string | null> {
+  const [own, common] = (await runGit(dir, ["rev-parse", "--absolute-git-dir", "--git-common-dir"], gitEnv(home)).catch(() => "")).split("\n");
+  const shared = own && common ? resolve(dir, common) : undefined;
+  const repository = own && shared ? [join(shared, "config"), join(own, "config.worktree"), ...(shared === own ? [] : [join(own, "config")])] : [];
+  const user = home === undefined ? [] : [join(home, ".gitconfig"), join(home, ".config", "git", "config")];
+  const file = [...repository, ...user, "/etc/gitconfig"].find(holdsUrlCredentials);
+  return file === undefined ? null : `git remote prints the remote URLs, and ${file} holds a URL with credentials`;
+}
+
+function holdsUrlCredentials(file: string): boolean {
+  try {
+    const head = readFileHead(file, MAX_CONFIG_BYTES);
+    return head !== null && scanSecrets(head.toString("utf8")).labels.includes("URL credentials");
+  } catch {
+    return false;
+  }
 }
