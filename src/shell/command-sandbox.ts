@@ -1,8 +1,11 @@
 // run_command's OS sandbox: the setting, bubblewrap probed once, and the policy each command runs under.
 import { spawn as nodeSpawn } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import type { Spawn } from "../deps.js";
 import { ConfigError } from "../errors.js";
 import { configurationPaths } from "../gate/config-registry.js";
+import { nameReason } from "../gate/secret-paths.js";
 import { probeBwrap, unsandboxedNotice, type BwrapProbe } from "./sandbox/bwrap-probe.js";
 import { planCommand, type CommandPlan } from "./sandbox/sandbox-command.js";
 import { policyFor, type SandboxKind, type SandboxSetting } from "./sandbox/sandbox-policy.js";
@@ -50,7 +53,8 @@ export class CommandSandbox {
     const probe = await this.probe();
     if (this.setting === "off") return planCommand(command, null, probe);
     const setting = this.setting === "auto" ? "auto" : "on";
-    const policy = policyFor(kind, { ...place, setting, network: this.network, configFiles: configurationPaths(place.workspace) });
+    const projectSecrets = kind === "approved" ? [] : secretNamesIn(place.cwd);
+    const policy = policyFor(kind, { ...place, setting, network: this.network, configFiles: configurationPaths(place.workspace), projectSecrets });
     return planCommand(command, policy, probe);
   }
 }
@@ -60,6 +64,17 @@ export function sandboxFromEnv(env: Readonly<Record<string, string | undefined>>
   const raw = env["MINICLAW_SANDBOX"]?.trim();
   if (raw === undefined || raw === "") return undefined;
   return checkSetting(raw, "MINICLAW_SANDBOX");
+}
+
+/** The files and folders directly in the working folder whose names say they hold secrets (`.env`, keys, credential files): masked for commands that run unasked. */
+function secretNamesIn(cwd: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(cwd);
+  } catch {
+    return [];
+  }
+  return names.map((name) => join(cwd, name)).filter((path) => nameReason(path.slice(cwd.length)) !== null);
 }
 
 function checkSetting(value: string, where: string): SandboxSetting {

@@ -49,4 +49,20 @@ describe.skipIf(!probe.available)(`the sandbox's auto over ${DEV_COMMANDS.length
     expect(readdirSync(outside)).toEqual([]);
     expect(readdirSync(project)).toContain("made.txt");
   });
+
+  it("hides the project's secret files from commands that run unasked, and not from approved ones", async () => {
+    writeFileSync(join(project, ".env"), "API_KEY=in-the-env-file\n");
+    const tmpdir = join(project, ".tmp");
+    mkdirSync(tmpdir, { recursive: true });
+    const sandbox = new CommandSandbox("auto");
+    const read = async (kind: "read-only" | "confined" | "approved"): Promise<string> => {
+      const plan = await sandbox.plan("cat .env", kind, { cwd: project, workspace: join(project, "ws"), tmpdir, home: place.home });
+      const child = spawnPlanned(spawn, plan, { cwd: project, stdio: ["ignore", "pipe", "ignore"] });
+      let out = "";
+      child.stdout?.on("data", (chunk: Buffer) => (out += chunk.toString()));
+      await new Promise((resolve) => child.on("close", resolve));
+      return out;
+    };
+    expect([await read("read-only"), await read("confined"), await read("approved")]).toEqual(["", "", "API_KEY=in-the-env-file\n"]);
+  });
 });
