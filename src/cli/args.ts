@@ -33,6 +33,8 @@ export interface CliArgs {
   databaseUrl?: string;
   /** `--sandbox off|on|auto`: the OS sandbox of commands (over MINICLAW_SANDBOX and settings.json). */
   sandbox?: "off" | "on" | "auto";
+  /** `run --output-format text|json|stream-json`: the reply alone, one JSON object, or one event per line then the object. */
+  outputFormat?: "text" | "json" | "stream-json";
   /** `run --record FILE`, `--record FILE` (the REPL): a cassette of every request and response. */
   record?: string;
   /** `replay --tolerate system,tools`: request fields whose changes are no difference. */
@@ -52,6 +54,10 @@ export const USAGE = `Usage: miniclaw [command] [options]
 Commands:
   (none)                    the REPL assistant (line mode when stdin is not a terminal)
   run MESSAGE               one turn; the final reply on stdout
+  run --output-format json|stream-json MESSAGE
+                            one JSON object (result, session, stop reason, usage, cost), or
+                            one event per line and then that object; piped stdin joins the
+                            message (or is the message, with none or -)
   run --output-schema FILE MESSAGE
                             one turn whose answer is a JSON object checked against the
                             JSON Schema in FILE; the object alone on stdout
@@ -100,7 +106,7 @@ Options:
 
 const OPTIONS = {
   workspace: { type: "string" }, model: { type: "string" }, agent: { type: "string" }, session: { type: "string" }, "permission-mode": { type: "string" },
-  thinking: { type: "string" }, effort: { type: "string" }, "max-iterations": { type: "string" }, "output-schema": { type: "string" }, "database-url": { type: "string" }, sandbox: { type: "string" }, record: { type: "string" }, tolerate: { type: "string" },
+  thinking: { type: "string" }, effort: { type: "string" }, "max-iterations": { type: "string" }, "output-schema": { type: "string" }, "database-url": { type: "string" }, sandbox: { type: "string" }, record: { type: "string" }, tolerate: { type: "string" }, "output-format": { type: "string" },
   continue: { type: "boolean", short: "c", default: false }, all: { type: "boolean", default: false }, force: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false }, version: { type: "boolean", short: "v", default: false },
 } as const;
@@ -140,6 +146,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
       databaseUrl: values["database-url"],
       sandbox: values.sandbox as CliArgs["sandbox"],
       record: values.record,
+      outputFormat: values["output-format"] as CliArgs["outputFormat"],
       tolerate: values.tolerate?.split(",").map((field) => field.trim()).filter(Boolean),
     }),
   };
@@ -176,6 +183,8 @@ function checkCombinations(command: string, values: Values): void {
   }
   if (values.record !== undefined && command !== "run" && command !== "repl") throw new ConfigError("--record goes with miniclaw run and the REPL");
   if (values.tolerate !== undefined && command !== "replay") throw new ConfigError("--tolerate goes with miniclaw replay");
+  if (values["output-format"] !== undefined && command !== "run") throw new ConfigError("--output-format goes with miniclaw run");
+  if (values["output-format"] !== undefined && !["text", "json", "stream-json"].includes(values["output-format"])) throw new ConfigError("--output-format must be one of: text, json, stream-json");
   if (values["output-schema"] !== undefined && command !== "run") {
     throw new ConfigError("--output-schema goes with miniclaw run (a cron job names its outputSchema in cron.json)");
   }

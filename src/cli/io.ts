@@ -1,4 +1,5 @@
 // The process as the CLI sees it: streams, environment, working directory, signals. The one home of `process`.
+import { fstatSync } from "node:fs";
 
 /** What a command may touch of its process; tests pass their own. */
 export interface CliIo {
@@ -7,6 +8,8 @@ export interface CliIo {
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: Record<string, string | undefined>;
   cwd: string;
+  /** stdin is a shell pipe or a file (`|`, `<`), so `run` reads it with its words; a socket a parent left open is not. */
+  stdinPiped?: boolean;
   /** Subscribes to SIGINT/SIGTERM; returns the unsubscribe function. */
   onSignal(signal: "SIGINT" | "SIGTERM", handler: () => void): () => void;
 }
@@ -35,9 +38,20 @@ export function nodeIo(): CliIo {
     stderr: process.stderr,
     env: process.env,
     cwd: process.cwd(),
+    stdinPiped: piped(),
     onSignal(signal, handler) {
       process.on(signal, handler);
       return () => process.off(signal, handler);
     },
   };
+}
+
+/** Whether fd 0 is a FIFO or a regular file (false for a terminal, /dev/null, a socket, or no fd 0). */
+function piped(): boolean {
+  try {
+    const stat = fstatSync(0);
+    return stat.isFIFO() || stat.isFile();
+  } catch {
+    return false;
+  }
 }

@@ -5,12 +5,12 @@ import { ConfigError, SessionError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { readRegularText } from "../fs/regular-file.js";
 import { refuseApprover, systemClock } from "../deps.js";
-import { isSuccessfulStop, type JsonSchema, type TurnResult } from "../types.js";
 import { assistantFlags, turnFlags, type CliArgs } from "./args.js";
 import { stopOnSignals, type CliIo } from "./io.js";
-import { createRenderer, namingServer, useColor } from "./render.js";
+import { createRenderer, useColor } from "./render.js";
+import { readPipedStdin, report, runMessage, streamJson } from "./run-output.js";
 import { openWorkspace, reportRetries } from "./setup.js";
-import { visibleJson, visibleLine, visibleReply, visibleText } from "./visible-text.js";
+import { visibleLine, visibleText } from "./visible-text.js";
 
 /**
  * Runs one turn and resolves to the exit code: 0 when the model finished (or was cut) on its own, 130 when interrupted
@@ -21,8 +21,10 @@ import { visibleJson, visibleLine, visibleReply, visibleText } from "./visible-t
  * turn that ends without one exits 1.
  */
 export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
-  const text = args.words.join(" ").trim();
-  if (!text) throw new ConfigError('miniclaw run needs a message, e.g. miniclaw run "what is in this folder?"');
+  const text = runMessage(args.words, await readPipedStdin(io, args.words));
+  if (!text) throw new ConfigError('miniclaw run needs a message, e.g. miniclaw run "what is in this folder?", or piped on stdin');
+  const format = args.outputFormat ?? "text";
+  const started = Date.now();
   const [{ openCliAssistant }, { readOutputSchema }] = await Promise.all([import("./assistant-setup.js"), import("../loop/output-schema-file.js")]);
   const output = args.outputSchema === undefined ? undefined : await readOutputSchema(resolve(io.cwd, args.outputSchema), args.outputSchema);
   const { workspace, client, recorder } = await openWorkspace(args, io);
@@ -48,41 +50,23 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
     io.stderr.write(`session: ${visibleLine(sessionKey, 200)} (miniclaw run --continue MESSAGE goes on with it)\n`);
     if (recorder && (await assistant.sessions.exists(sessionKey))) recorder.session(sessionKey, await assistant.sessions.show(sessionKey, { all: true }));
     recorder?.turn(text, sessionKey);
+    const streamed = format === "stream-json" ? streamJson(io) : undefined;
     const result = await assistant.send(text, {
       signal: controller.signal,
       // The turn's error is printed once, as the run's last line, by `report`.
-      onEvent: (event) => event.type !== "turn_end" && render(event),
+      onEvent: (event) => {
+        streamed?.(event);
+        if (event.type !== "turn_end") render(event);
+      },
       sessionKey,
       ...(output !== undefined && { turn: { output } }),
     });
-    return report(result, io, server, output, signalled.code);
+    return report({ result, format, output, server, signalled: signalled.code, durationMs: Date.now() - started }, io);
   } finally {
     // The handlers stay until the servers are stopped: a signal now must not kill the process mid-close.
     await opened.close();
     signalled.off();
   }
-}
-
-/** Prints the reply (or the structured answer) and how the turn ended; resolves to the exit code. */
-function report(result: TurnResult, io: CliIo, server: string, output: JsonSchema | undefined, signalled: number | undefined): number {
-  if (output === undefined && result.text) io.stdout.write(`${visibleReply(result.text, io.stdout)}\n`);
-  if (result.stopReason === "aborted") {
-    io.stderr.write(signalled === 143 ? "terminated\n" : "interrupted\n");
-    return signalled === 143 ? 143 : 130;
-  }
-  if (output !== undefined && isSuccessfulStop(result.stopReason)) {
-    if (result.output !== undefined) io.stdout.write(`${visibleJson(result.output)}\n`);
-    else io.stderr.write(`miniclaw: ${result.stopReason}: the turn ended without a structured answer\n`);
-    return result.output !== undefined ? 0 : 1;
-  }
-  if (isSuccessfulStop(result.stopReason)) {
-    if (result.stopReason !== "end_turn" && result.stopReason !== "stop_sequence") io.stderr.write(`(stopped: ${result.stopReason})\n`);
-    return 0;
-  }
-  // One line whatever the error holds (an API error can carry a multi-line body): a script reads the last line of stderr.
-  const why = namingServer(result.error ?? (result.stopReason === "error" ? "the turn failed" : "the turn stopped"), server).replace(/\s+/g, " ").trim();
-  io.stderr.write(`miniclaw: ${result.stopReason}: ${visibleText(why)}\n`);
-  return 1;
 }
 
 /** Where the key of the last `run` session is kept, inside the workspace (hidden, so session listings skip it). */

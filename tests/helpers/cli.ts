@@ -72,6 +72,7 @@ export function startMain(args: string[], opts: MainOptions = {}): MainRun {
     }),
     env: { ...(opts.env ?? cleanEnv()) },
     cwd: opts.cwd ?? process.cwd(),
+    stdinPiped: opts.input !== undefined,
     onSignal(name, handler) {
       handlers[name].add(handler);
       return () => handlers[name].delete(handler);
@@ -107,11 +108,12 @@ export function runMain(args: string[], opts: MainOptions = {}): Promise<CliRun>
 
 /**
  * Runs the real binary with `args` and resolves when it exits (killed after `timeoutMs`). For what
- * only a process shows: exit codes, a real stdin pipe, signals; everything else goes through `runMain`.
+ * only a process shows: exit codes, a real stdin pipe, signals; everything else goes through `runMain`. With `command`,
+ * runs that program with `args` instead (a shell pipeline into the binary).
  */
-export function runCli(args: string[], opts: CliOptions & { timeoutMs?: number } = {}): Promise<CliRun> {
+export function runCli(args: string[], opts: CliOptions & { timeoutMs?: number; command?: string } = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: opts.env ?? cleanEnv(), cwd: opts.cwd, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(opts.command ?? process.execPath, opts.command ? args : [BIN, ...args], { env: opts.env ?? cleanEnv(), cwd: opts.cwd, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
