@@ -53,3 +53,8 @@ export class SessionError extends MiniclawError {}
 export class ToolError extends MiniclawError {
   override readonly fixedBy: FixedBy = "model";
 }
+
+/** The message of anything thrown: an Error's message, or the value as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -2,15 +2,10 @@
 import type { ApprovalLists } from "./approval-entries.js";
 
 /**
- * `default` asks for what is not provably safe; `acceptEdits` writes and edits files inside the
- * working folder and workspace unasked, commands staying gated; `plan` runs only what is
- * read-only; `dontAsk` refuses what `default` would ask about (as `run` and cron do);
- * `bypassPermissions` runs all but the denied, and only the user can enter it. Denied entries
- * are refused in every mode.
- * `default` already writes and edits inside the roots unasked, so for the built-in file tools
- * `acceptEdits` differs only in name: what both still ask about inside the roots is protected
- * (`.git/`, the approvals file, configuration a later run obeys, secrets), and a mode for edits
- * must not let the model rewrite what decides what runs unasked.
+ * `default` asks for what is not provably safe; `acceptEdits` also writes and edits inside the roots unasked (as `default`
+ * already does for the built-in file tools: what both still ask about there is protected); `plan` runs only what reads;
+ * `dontAsk` refuses what `default` would ask about (as `run` and cron do); `bypassPermissions` runs all but the denied,
+ * and only the user can enter it. Denied entries are refused in every mode.
  */
 export type PermissionMode = "default" | "acceptEdits" | "plan" | "dontAsk" | "bypassPermissions";
 
@@ -23,26 +18,20 @@ export interface ModeHolder {
 }
 
 /**
- * What one call of a tool may touch, declared by the tool (once, as a value or a function of the
- * parsed input): `read` only reads (runs unasked, alongside other reads, in plan mode too); `act`
- * changes something the user allowed by giving the tool (unasked, never in plan mode); `ask` needs
- * the user's approval each time (or its name in the allowed list); a `command` is judged by the
- * command judge; a `path` (relative to the working folder) by the path rules.
+ * What one call may touch, declared by its tool (a value, or a function of the parsed input): `read` only reads (unasked,
+ * alongside other reads, in plan mode too); `act` changes what the user allowed by giving the tool (unasked, never in plan
+ * mode); `ask` needs approval each time (or its name in the allowed list); a `command` goes to the command judge; a `path`
+ * (relative to the working folder) to the path rules.
  */
 export type Access = "read" | "act" | "ask" | { command: string } | { path: string; write?: boolean };
 
 /** What a call is, as the approver and the events show it. */
-export type Subject =
-  | { kind: "command"; command: string }
-  | { kind: "path"; access: "read" | "write"; path: string }
-  | { kind: "tool"; tool: string; input: unknown };
+export type Subject = { kind: "command"; command: string } | { kind: "path"; access: "read" | "write"; path: string } | { kind: "tool"; tool: string; input: unknown };
 
 /**
- * The gate's conclusion about one call before the mode is applied. `safe`: reads only, unasked in
- * every mode; `act`: unasked, but changes something; `contained`: a command the judge cannot prove
- * read-only that runs unasked in an OS sandbox confined to the working folder, offline (the sandbox's
- * `auto`); `approved`: the approvals file allows it; `needs`: the user must approve it; `denied`: the
- * approvals file denies it; `never`: refused in every mode, bypassPermissions included.
+ * The gate's conclusion about one call before the mode is applied: `safe` reads only (unasked in every mode); `act` runs
+ * unasked but changes something; `contained` is a command the sandbox's `auto` confines to the working folder, offline;
+ * `approved` by the approvals file; `needs` the user; `denied` by the approvals file; `never`, in any mode.
  */
 export interface Verdict {
   kind: "safe" | "act" | "contained" | "approved" | "needs" | "denied" | "never";
@@ -51,11 +40,11 @@ export interface Verdict {
   subject: Subject;
   /** Why it is not safe, in a few words (empty when safe). */
   reason: string;
-  /** The entry "always" adds to the approvals file; absent when the answer lasts for this process only. */
+  /** The entry "always" adds to the allowed list; absent when the answer lasts for this process only. */
   alwaysSaves?: string;
   /** The entry "deny always" adds to the denied list; absent when nothing is saved. */
   denySaves?: string;
-  /** Under the path rules: the real path judged (symlinks and `..` resolved), for the tool to use. */
+  /** Under the path rules: the real path judged, for the tool to use. */
   path?: string;
 }
 
@@ -78,9 +67,8 @@ export interface GateCall {
 }
 
 /**
- * A call the gate has judged. `readOnly` is known at once (the call may run alongside other reads);
- * `settle` applies the mode as it is then, asks the approver when the policy says so, saves
- * "always" answers, emits the `approval` event, and resolves to the decision. Never rejects.
+ * A judged call. `readOnly` is known at once (it may run alongside other reads); `settle` applies the mode as it is then,
+ * asks the approver when the policy says so, saves "always", emits the `approval` event and resolves to the decision. Never rejects.
  */
 export interface Judged {
   readonly readOnly: boolean;
@@ -88,19 +76,16 @@ export interface Judged {
 }
 
 /**
- * The user's answer to a plan: `answered` with the mode to continue in (`undefined`: stay in plan
- * mode), or not answered (nobody can answer, as in `run` and cron) with the refusal the model reads.
- * Never `bypassPermissions`: only the user enters it, by choosing the mode themselves.
+ * The user's answer to a plan: the mode to continue in (`undefined`: stay in plan mode), or, when nobody can answer (`run`,
+ * cron), the refusal the model reads. Never `bypassPermissions`: only the user enters it.
  */
-export type LeavePlanAnswer =
-  | { answered: true; mode: Exclude<PermissionMode, "bypassPermissions"> | undefined }
-  | { answered: false; reason: string };
+export type LeavePlanAnswer = { answered: true; mode: Exclude<PermissionMode, "bypassPermissions"> | undefined } | { answered: false; reason: string };
 
-/** The gate as tools and the dispatcher see it. Implementations never throw for a refusal. */
+/** The gate as tools and the dispatcher see it. Never throws for a refusal. */
 export interface Gate {
   /** The mode now: read at each check, so a change applies from the next tool call. */
   readonly mode: PermissionMode;
-  /** Judges one call, once; see Judged. Never rejects: a failing judge refuses the call. */
+  /** Judges one call, once. Never rejects: a failing judge refuses the call. */
   check(call: GateCall): Promise<Judged>;
   /** Shows the approver a plan: "allow once" continues in `default`, "allow always" in `acceptEdits`. */
   askLeavePlan(plan: string, toolUseId: string): Promise<LeavePlanAnswer>;
@@ -114,18 +99,14 @@ export interface CommandPlace {
   home: string;
 }
 
-/** The command judge's conclusion: a verdict kind, why, and what "always" would save. */
+/** The command judge's conclusion: a verdict kind, why, and the allowed entry "always" saves (absent when too broad to be one). */
 export interface CommandVerdict {
   kind: "safe" | "contained" | "approved" | "needs" | "denied" | "never";
   reasons: string[];
-  /** The allowed entry "always" saves; absent when the command is too broad to be one. */
   alwaysSaves?: string;
 }
 
-/**
- * Judges shell commands for the gate (the shell module provides one): whether a command is
- * provably read-only, listed in the approvals file, or refused in every mode. Never rejects.
- */
+/** Judges shell commands for the gate (the shell module provides one): read-only, listed in the approvals file, or never. Never rejects. */
 export interface CommandJudge {
   judge(command: string, approvals: ApprovalLists, place: CommandPlace): Promise<CommandVerdict>;
 }

@@ -34,10 +34,7 @@ const SECRET_FILES: readonly RegExp[] = [
 /** Copies editors, tools and people leave: `.env~`, `id_rsa.bak`, `key.pem.orig`, vim's `.swp` to `.swa`, GNU's `.~1~`, a lock beside a config. */
 const BACKUP_SUFFIX = /(~|\.~[0-9]+~|\.(bak|backup|orig|old|new|prev|save|sav|tmp|copy|lock|sw[a-p]))$/;
 
-/**
- * The names `name` may be a copy of, itself first: suffixes stripped one by one (`key.pem.bak.orig`),
- * emacs's `#name#`, and vim's swap file of a plain name (`.id_rsa.swp` is `id_rsa`'s).
- */
+/** The names `name` may be a copy of, itself first: suffixes stripped one by one (`key.pem.bak.orig`), emacs's `#name#`, vim's `.id_rsa.swp`. */
 function backupBaseNames(name: string): string[] {
   const names = [name];
   let current = /^#.+#$/.test(name) ? name.slice(1, -1) : name;
@@ -84,12 +81,9 @@ export function pathReason(path: string): string | null {
 }
 
 /**
- * Why a path is a repository's configuration, whose remote URLs and `http.extraheader` may carry a
- * token (a clone made with one, a CI checkout): `config` or `config.worktree` (or a backup of
- * one) inside a `.git` folder or below it (worktrees, submodules), or in a bare repository's
- * folder named `*.git`. Its neighbours (`HEAD`, refs, objects) stay readable, so `git log` and
- * `git status` are not affected. For reads only (writes into `.git` are refused on their own
- * ground); judged on the whole path: a command run from inside `.git` reads it too.
+ * Why a path is a repository's configuration, whose remote URLs and `http.extraheader` may carry a token: `config` or
+ * `config.worktree` (or a backup) in or below a `.git` folder, or in a bare repository's `*.git` folder. Its neighbours stay
+ * readable (`git log` works). For reads; judged on the whole path, since a command run from inside `.git` reads it too.
  */
 export function repositoryConfigReason(path: string): string | null {
   const segments = path.toLowerCase().split("/").filter((s) => s !== "");
@@ -100,10 +94,7 @@ export function repositoryConfigReason(path: string): string | null {
   return `reads ${path}, a repository's configuration (its remote URLs may carry a token)`;
 }
 
-/**
- * Why this path is secret by where it is, whatever its folders are called: a device, /proc, a
- * system secret, a home folder's dotfile. Applies to a resolved absolute path as a whole.
- */
+/** Why a resolved absolute path is secret by where it is, whatever its folders are called: a device, /proc, a system secret, a home folder's dotfile. */
 export function placeReason(path: string): string | null {
   const lower = path.toLowerCase().replace(/\/(\.?\/)+/g, "/");
   if ((lower.startsWith("/dev/") || lower === "/dev") && lower !== "/dev/null") return `reads the device ${path} (may never end)`;
@@ -115,15 +106,14 @@ export function placeReason(path: string): string | null {
 }
 
 /**
- * Why this path is secret by its names: a folder such as `.ssh` on the way, or a file name
- * such as `.env`. For a resolved path, pass the part below the working folder: the folders
- * above it (a project kept in a folder called `gh`) say nothing about the file.
+ * Why this path is secret by its names: a folder such as `.ssh` on the way, or a file name such as `.env`. For a resolved
+ * path, pass the part below the working folder: the folders above it (a project kept in `gh/`) say nothing about the file.
  */
 export function nameReason(path: string): string | null {
   const lower = path.toLowerCase();
   const segments = lower.split("/").filter((s) => s !== "");
-  const dir = secretDir(segments.slice(0, -1));
-  if (dir !== undefined) return `reads inside ${dir}/, which holds secrets`;
+  const dir = secretDirReason(segments.slice(0, -1));
+  if (dir !== null) return dir;
   const last = segments[segments.length - 1];
   if (last === undefined) return null;
   const names = backupBaseNames(last);
@@ -132,9 +122,10 @@ export function nameReason(path: string): string | null {
   return names.some((n) => SECRET_FILES.some((re) => re.test(n))) ? `reads ${path}, which may hold secrets` : null;
 }
 
-/** The first folder among `segments` (lower case) that is a secret folder or a copy of one (`.ssh.bak`). */
-function secretDir(segments: readonly string[]): string | undefined {
-  return segments.find((s) => backupBaseNames(s).some((n) => SECRET_DIRS.has(n)));
+/** Why a folder among `segments` (lower case) holds secrets: it is a secret folder or a copy of one (`.ssh.bak`). */
+function secretDirReason(segments: readonly string[]): string | null {
+  const dir = segments.find((s) => backupBaseNames(s).some((n) => SECRET_DIRS.has(n)));
+  return dir === undefined ? null : `reads inside ${dir}/, which holds secrets`;
 }
 
 /** A system secret by its whole path (lower case, a backup too: `/etc/shadow.bak`), or anything in a system secret folder. */
@@ -149,18 +140,12 @@ function isSystemSecret(lower: string): boolean {
 const CREDENTIALS_CODE = /credentials.*\.([mc]?[jt]sx?|map|py|pyc|go|rs|rb|java|kt|class|c|h|cc|cpp|hpp|cs|php|swift|md|rst|html)$/i;
 
 /**
- * `nameReason` for what a walk meets rather than what a command names: a folder counts only
- * by the secret folder names (`.ssh`), and code named after credentials is not a secret.
- * Used where nothing was judged before (the files under a folder `grep -r` reads, the paths
- * of a git history), so it narrows no earlier verdict.
+ * `nameReason` for what a walk meets (the files `grep -r` reads, a git history's paths) rather than what a command names: a
+ * folder counts only by the secret folder names, and code named after credentials is no secret. It narrows no earlier verdict.
  */
 export function walkNameReason(path: string, isDir: boolean): string | null {
-  const last = path.slice(path.lastIndexOf("/") + 1);
-  if (isDir) {
-    const dir = secretDir(path.toLowerCase().split("/"));
-    return dir === undefined ? null : `reads inside ${dir}/, which holds secrets`;
-  }
-  return CREDENTIALS_CODE.test(last) ? null : nameReason(path);
+  if (isDir) return secretDirReason(path.toLowerCase().split("/"));
+  return CREDENTIALS_CODE.test(path.slice(path.lastIndexOf("/") + 1)) ? null : nameReason(path);
 }
 
 /** Why a wildcard pattern could match a secret (by the typical secret names), or null. */
@@ -180,10 +165,7 @@ export function globReason(pattern: string): string | null {
   return plain;
 }
 
-/**
- * A shell wildcard segment as a regular expression that matches at least what bash would
- * (a bracket expression matches any one character); a leading dot must be literal, as in bash.
- */
+/** A shell wildcard segment as a regular expression matching at least what bash would; a leading dot must be literal, as in bash. */
 export function globToRegExp(segment: string): RegExp {
   let source = "";
   for (let i = 0; i < segment.length; i++) {
@@ -200,9 +182,8 @@ export function globToRegExp(segment: string): RegExp {
 }
 
 function charSource(c: string): string {
-  if (c === "*") return "[^/]*";
   if (c === "?") return "[^/]";
-  if (c === "[" || c === "]" || c === "{" || c === "}") return "[^/]*";
+  if ("*[]{}".includes(c)) return "[^/]*";
   return c.replace(/[\\^$.+()|]/g, "\\$&");
 }
 
