@@ -1,7 +1,7 @@
 // What a turn's tools see of it, and a subagent's turn under its parent's: a fresh session linked to the parent, the parent's mode, approver, signal, events and brakes.
 import { ZERO_USAGE } from "../model/usage.js";
 import type { AnyTool, TurnScope } from "../tools/define.js";
-import { isAllowedTool } from "../tools/source.js";
+import { isOffered } from "../tools/source.js";
 import type { AgentConfig, TurnResult } from "../types.js";
 import { runHook } from "./hooks.js";
 import { limiter } from "./limiter.js";
@@ -46,7 +46,7 @@ export async function runSubagent(parent: ParentTurn, childId: string, task: str
   await runHook("onSubagentStart", hooks?.onSubagentStart && (() => hooks.onSubagentStart!({ toolUseId, agentId: childId, sessionKey, task })), rt.emit);
   const within = [...parent.offered()].filter((name) => name !== "delegate" && name !== "exit_plan_mode");
   within.push(...(rt.web?.search ? ["web_search"] : []), ...(rt.web?.fetch ? ["web_fetch"] : []));
-  const tools = within.filter((name) => child.tools === undefined || isAllowedTool(name, child.tools));
+  const tools = within.filter((name) => isOffered(name, child));
   const options: TurnOptions = {
     runtime: rt.runtime,
     // The child sees the parent's mode as it is at each of its calls, and cannot change it.

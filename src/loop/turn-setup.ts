@@ -145,7 +145,7 @@ function modelSettings(agent: AgentConfig, options: TurnOptions): Pick<TurnSetup
 function offeredWeb(agent: AgentConfig, gate: Gate): WebSettings | undefined {
   const web: WebSettings = { ...agent.web };
   for (const [key, name] of [["search", "web_search"], ["fetch", "web_fetch"]] as const) {
-    if (web[key] && (!isOffered(name, { agent }) || gate.deniesTool(name))) delete web[key];
+    if (web[key] && (!isOffered(name, agent) || gate.deniesTool(name))) delete web[key];
   }
   return web.search || web.fetch ? web : undefined;
 }

@@ -6,11 +6,9 @@ import { defineTool, type AnyTool } from "./define.js";
 import type { ToolSource } from "./source.js";
 
 /**
- * `delegate { agent, task }` for an agent whose SOUL.md lists `delegates` (of `agents`, never itself).
- * The turn runs the subagent (`TurnScope.delegate`: a fresh session linked to the parent, the tools
- * both have, the parent's mode, approver, signal and brakes). The result is the subagent's final
- * text; an error or a brake is an `is_error` result. Read-only as the gate sees it: the call itself
- * changes nothing, and each of the subagent's calls is gated; so calls of one response run together.
+ * `delegate { agent, task }` for an agent whose SOUL.md lists `delegates` (of `agents`, never itself); the turn runs the
+ * subagent (`TurnScope.delegate`). The result is its final text; an error or a brake is an is_error result. Read-only as the
+ * gate sees it (each of the subagent's calls is gated), so the delegate calls of one response run together.
  */
 export function delegateSource(agents: Readonly<Record<string, AgentConfig>>): ToolSource {
   const made = new Map<string, AnyTool | undefined>();

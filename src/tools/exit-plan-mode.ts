@@ -5,14 +5,11 @@ import type { PermissionMode } from "../gate/context.js";
 import { defineTool, type Tool } from "./define.js";
 import type { ToolSource } from "./source.js";
 
-const input = z.object({
-  plan: z.string().min(1).describe("The plan to carry out, in Markdown: the steps, the files to change and the commands to run"),
-});
+const input = z.object({ plan: z.string().min(1).describe("The plan to carry out, in Markdown: the steps, the files to change and the commands to run") });
 
 /**
- * Offers exit_plan_mode once the mode is plan. Within a turn it then stays (outside plan mode it
- * refuses): a tool withdrawn mid-turn could leave a request holding tool_use blocks and no tools,
- * which the API refuses, and every change of the tools costs the prompt cache.
+ * Offers exit_plan_mode once the mode is plan, and for the rest of the turn (outside plan mode it refuses): a tool withdrawn
+ * mid-turn could leave tool_use blocks with no tools, which the API refuses, and each change of the tools costs the cache.
  */
 export function planSource(): ToolSource {
   const tool = createExitPlanModeTool();
@@ -20,11 +17,9 @@ export function planSource(): ToolSource {
 }
 
 /**
- * `exit_plan_mode({ plan })`: asks the user, through the gate's `askLeavePlan`, to approve the plan.
- * On approval the turn takes the mode the user chose (never `bypassPermissions`, which only the user
- * enters, by choosing it themselves); the result tells the model the new mode, or that it is still in
- * plan mode. Outside plan mode, or where nobody can answer (`run`, cron), the call is an is_error
- * result and the mode stays. Read-only, so it runs in plan mode; it asks the user itself.
+ * `exit_plan_mode({ plan })`: asks the user (`gate.askLeavePlan`) to approve the plan; on approval the turn takes the mode the
+ * user chose (never `bypassPermissions`) and the result names it. Outside plan mode, or where nobody can answer (`run`, cron),
+ * an is_error result, the mode unchanged. Read-only, so it runs in plan mode; it asks the user itself.
  */
 export function createExitPlanModeTool(): Tool<z.infer<typeof input>> {
   return defineTool({

@@ -4,15 +4,9 @@ import { ToolError } from "../errors.js";
 import { UnknownSkillError, type SkillLoader } from "../skills/loader.js";
 import { defineTool, type Tool } from "./define.js";
 
-const input = z.object({
-  name: z.string().min(1).describe("The skill's name, exactly as in the skills listing"),
-});
+const input = z.object({ name: z.string().min(1).describe("The skill's name, exactly as in the skills listing") });
 
-/**
- * `load_skill({ name })`: returns the skill's body inside `<skill name="...">` tags and the
- * paths of its other files. An unknown name throws a `ToolError` listing the available
- * skills, which the loop returns to the model as an is_error result. Read-only.
- */
+/** `load_skill({ name })`: the skill's body inside `<skill name="...">` tags and its other files' paths. An unknown name is an error listing the skills. */
 export function createLoadSkillTool(loader: SkillLoader): Tool<z.infer<typeof input>> {
   return defineTool({
     name: "load_skill",

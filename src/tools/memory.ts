@@ -9,29 +9,16 @@ const saveInput = z.object({
   content: z.string().min(1).describe("The whole note in Markdown; it replaces any earlier note with this key"),
 });
 
-const searchInput = z.object({
-  query: z.string().min(1).describe("Words to look for: names, topics, rare terms"),
-});
-
-function day(date: Date): string {
-  return date.toISOString().slice(0, 10);
-}
+const searchInput = z.object({ query: z.string().min(1).describe("Words to look for: names, topics, rare terms") });
 
 function formatResults(query: string, results: MemorySearchResult[]): string {
   if (results.length === 0) return `No memory notes matched "${query}".`;
-  const blocks = results.map(
-    (result, index) =>
-      `${index + 1}. ${result.key} (updated ${day(result.updated)}, score ${result.score.toFixed(2)}, file ${result.path})\n   ${result.snippet}`,
-  );
   const heading = `${results.length} note${results.length === 1 ? "" : "s"} matched "${query}", best first (read_file opens a whole note):`;
-  return [heading, ...blocks].join("\n");
+  const day = (date: Date): string => date.toISOString().slice(0, 10);
+  return [heading, ...results.map((r, i) => `${i + 1}. ${r.key} (updated ${day(r.updated)}, score ${r.score.toFixed(2)}, file ${r.path})\n   ${r.snippet}`)].join("\n");
 }
 
-/**
- * The two memory tools over one store: `save_memory({ key, content })` (writes) and
- * `memory_search({ query })` (read-only). A bad key or a failed write throws a `ToolError`,
- * which the loop returns to the model as an is_error result.
- */
+/** `save_memory({ key, content })` (acts) and `memory_search({ query })` (reads) over one store; a bad key or a failed write is a ToolError. */
 export function createMemoryTools(store: MemoryStore): AnyTool[] {
   const saveMemory = defineTool({
     name: "save_memory",

@@ -1,17 +1,15 @@
 // read_file: numbered lines from a text file, from an offset, within a line and byte cap that says how to read on.
-import { stat } from "node:fs/promises";
-import type { FileHandle } from "node:fs/promises";
+import { stat, type FileHandle } from "node:fs/promises";
 import * as z from "zod";
 import { ToolError } from "../errors.js";
 import { openRegular } from "../fs/regular-file.js";
-import { defineTool } from "./define.js";
-import type { Tool } from "./define.js";
-import { grantedPath, pathAccess, describeMissing } from "./file-access.js";
+import { defineTool, type Tool } from "./define.js";
+import { describeMissing, grantedPath, pathAccess } from "./file-access.js";
 
 export const MAX_READ_BYTES = 256 * 1024;
 export const MAX_READ_LINES = 2_000;
 /** Longer lines are cut (minified files would otherwise fill the whole budget with one line). */
-export const MAX_LINE_BYTES = 4_000;
+const MAX_LINE_BYTES = 4_000;
 const BINARY_SNIFF_BYTES = 8_192;
 const CHUNK_BYTES = 64 * 1024;
 
@@ -42,22 +40,14 @@ export function createReadFileTool(): Tool<z.infer<typeof readFileInput>> {
         throw new ToolError(`cannot read ${input.path}: ${error.message}`);
       });
       try {
-        await refuseBinary(handle, input.path, size);
-        const offset = input.offset ?? 1;
-        const limit = Math.min(input.limit ?? MAX_READ_LINES, MAX_READ_LINES);
-        return await readLines(handle, input.path, offset, limit);
+        const { buffer, bytesRead } = await handle.read(Buffer.alloc(BINARY_SNIFF_BYTES), 0, BINARY_SNIFF_BYTES, 0);
+        if (buffer.subarray(0, bytesRead).includes(0)) throw new ToolError(`${input.path} looks like a binary file (a NUL byte in its first 8 KB; ${size} bytes); read_file only reads text`);
+        return await readLines(handle, input.path, input.offset ?? 1, Math.min(input.limit ?? MAX_READ_LINES, MAX_READ_LINES));
       } finally {
         await handle.close();
       }
     },
   });
-}
-
-async function refuseBinary(handle: FileHandle, shown: string, size: number): Promise<void> {
-  const { buffer, bytesRead } = await handle.read(Buffer.alloc(BINARY_SNIFF_BYTES), 0, BINARY_SNIFF_BYTES, 0);
-  if (buffer.subarray(0, bytesRead).includes(0)) {
-    throw new ToolError(`${shown} looks like a binary file (a NUL byte in its first 8 KB; ${size} bytes); read_file only reads text`);
-  }
 }
 
 /** Reads from `offset`, stopping before the line that would pass the line or byte cap. */
