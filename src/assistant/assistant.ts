@@ -4,7 +4,7 @@ import { ConfigError } from "../errors.js";
 import type { PermissionMode } from "../gate/context.js";
 import { compactSession } from "../loop/compact.js";
 import { runAgentTurn } from "../loop/run-turn.js";
-import { recordMode } from "../loop/steering.js";
+import { recordMode } from "../loop/session-writes.js";
 import type { TurnOptions } from "../loop/turn-options.js";
 import { pickModel } from "../model/client.js";
 import { openSession } from "../sessions/session-handle.js";

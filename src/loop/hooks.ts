@@ -1,5 +1,6 @@
 // The hooks of a turn's lifecycle, around the tool hooks; a throwing lifecycle hook is reported, never fatal.
 import type { ToolHooks } from "../tools/dispatch.js";
+import { messageOf } from "../errors.js";
 import type { EventSink, TurnResult } from "../types.js";
 
 /** What a turn's start hook may add: text given to the model with the user's message (not in the system prompt). */
@@ -7,11 +8,7 @@ export interface TurnStartAddition {
   context?: string;
 }
 
-/**
- * Hooks of a turn. The tool hooks (`beforeToolUse`, `afterToolUse`) keep their rule: a throw
- * denies the call. A lifecycle hook that throws or rejects is reported as a `warning` event
- * and the turn goes on as if it were not there.
- */
+/** Hooks of a turn. A tool hook that throws denies the call; a lifecycle hook that throws is a `warning` event, and the turn goes on without it. */
 export interface TurnHooks extends ToolHooks {
   /** Before the user's message is stored; may add context to it. */
   onTurnStart?(info: { sessionKey: string; agentId: string; text: string }): TurnStartAddition | void | Promise<TurnStartAddition | void>;
@@ -30,7 +27,7 @@ export async function runHook<T>(name: string, hook: (() => T | Promise<T>) | un
   try {
     return await hook();
   } catch (error) {
-    emit({ type: "warning", message: `the ${name} hook failed (${error instanceof Error ? error.message : String(error)}); the turn goes on without it` });
+    emit({ type: "warning", message: `the ${name} hook failed (${messageOf(error)}); the turn goes on without it` });
     return undefined;
   }
 }

@@ -1,14 +1,12 @@
 // The JSON Schema file of a structured answer (`run --output-schema`, a cron job's `outputSchema`), read and checked before any request.
 import { ConfigError } from "../errors.js";
-import { createOutputFormat } from "./output.js";
-import type { JsonSchema } from "../types.js";
 import { readRegularText } from "../fs/regular-file.js";
+import type { JsonSchema } from "../types.js";
+import { createOutputFormat } from "./output.js";
 
 /**
- * Reads the JSON Schema of a structured answer from `file` (`run --output-schema`, a cron job's
- * `outputSchema`). Throws ConfigError, its message starting with `label` (default the file's path):
- * the file is missing or unreadable, is not JSON, its root is not `{"type": "object", ...}`, or
- * it is a schema the library cannot check answers against.
+ * Reads the JSON Schema of a structured answer from `file`. Throws ConfigError starting with `label` (default the path): the
+ * file is missing or unreadable, not JSON, its root is not `{"type": "object", ...}`, or answers cannot be checked against it.
  */
 export async function readOutputSchema(file: string, label = file): Promise<JsonSchema> {
   const raw = await readRegularText(file).catch((error: NodeJS.ErrnoException) => {

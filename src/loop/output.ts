@@ -10,20 +10,18 @@ import type { ContentBlockParam } from "../types.js";
 const MAX_ISSUES_SHOWN = 8;
 
 /** The answer checked: the parsed value, or what was wrong with it in a few lines the model can act on. */
-export type OutputCheck = { ok: true; value: unknown } | { ok: false; problem: string };
+type OutputCheck = { ok: true; value: unknown } | { ok: false; problem: string };
 
-/** A schema ready for a turn. */
+/**
+ * A schema ready for a turn: `schema` is sent as `output_config.format.schema` (the API's subset: objects closed, unsupported
+ * constraints moved into descriptions); `check` parses the answer as JSON and validates it against the schema as given.
+ */
 export interface OutputFormat {
-  /** The JSON Schema sent as `output_config.format.schema`: the API's subset (objects closed, unsupported constraints moved into descriptions). */
   schema: Record<string, unknown>;
-  /** Parses the answer's text as JSON and validates it against the schema as given, constraints included. */
   check(text: string): OutputCheck;
 }
 
-/**
- * Prepares a zod schema or a JSON Schema object. Throws ConfigError when it cannot
- * be used: not an object schema, or a JSON Schema that cannot be read.
- */
+/** Prepares a zod schema or a JSON Schema object. Throws ConfigError when it cannot be used: not an object schema, or unreadable. */
 export function createOutputFormat(output: ZodType | Record<string, unknown>): OutputFormat {
   const zod = isZodSchema(output);
   const validator = zod ? output : fromJsonSchema(output);
@@ -33,9 +31,7 @@ export function createOutputFormat(output: ZodType | Record<string, unknown>): O
   } catch (error) {
     throw new ConfigError(`the output schema cannot be written as JSON Schema: ${(error as Error).message}`);
   }
-  if (jsonSchema["type"] !== "object") {
-    throw new ConfigError(`the output schema must describe an object (its "type" must be "object"), got ${JSON.stringify(jsonSchema["type"] ?? null)}`);
-  }
+  if (jsonSchema["type"] !== "object") throw new ConfigError(`the output schema must describe an object (its "type" must be "object"), got ${JSON.stringify(jsonSchema["type"] ?? null)}`);
   let schema: Record<string, unknown>;
   try {
     schema = transformJSONSchema(jsonSchema) as Record<string, unknown>;
@@ -59,8 +55,7 @@ function checkAnswer(validator: ZodType, text: string): OutputCheck {
   try {
     value = JSON.parse(stripFence(text));
   } catch (error) {
-    const shown = text.trim() === "" ? "the answer was empty" : `the answer is not JSON (${(error as Error).message})`;
-    return { ok: false, problem: shown };
+    return { ok: false, problem: text.trim() === "" ? "the answer was empty" : `the answer is not JSON (${(error as Error).message})` };
   }
   const result = validator.safeParse(value);
   if (result.success) return { ok: true, value: result.data };
@@ -71,8 +66,7 @@ function checkAnswer(validator: ZodType, text: string): OutputCheck {
 
 /** A compatible server without constrained output may wrap the JSON in a Markdown fence; the fence is not the answer. */
 function stripFence(text: string): string {
-  const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text);
-  return fenced?.[1] ?? text;
+  return /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text)?.[1] ?? text;
 }
 
 /** The user message that asks the model to answer again after an invalid structured answer. */

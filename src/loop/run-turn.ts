@@ -9,31 +9,25 @@ import { isRuntime, openRuntime, type Runtime } from "../runtime/open-runtime.js
 import { runToolUses } from "../tools/dispatch.js";
 import type { AnyTool, TurnScope } from "../tools/define.js";
 import type { AgentConfig, ApiMessage, ContentBlockParam, ToolUseBlock, TurnResult, Usage } from "../types.js";
-import { budgetExceeded } from "./brakes.js";
-import { ContextKeeper } from "./context-keeper.js";
+import { ContextKeeper } from "./compact.js";
 import { runHook } from "./hooks.js";
-import { appendOrFail, appendSteered, finish, settleOutput } from "./session-writes.js";
+import { answerText } from "./output.js";
+import { buildRequest } from "./request.js";
+import { appendOrFail, appendSteered, finish, PLAN_MODE_NOTICE, recordMode, settleOutput } from "./session-writes.js";
 import { turnScope } from "./subagent.js";
 import { checkTurnArguments, type TurnOptions } from "./turn-options.js";
+import { isPromptTooLong, streamOptions, toolContext, userMessage, webRefused } from "./turn-parts.js";
 import { setUpTurn, type ParentLink, type TurnSetup } from "./turn-setup.js";
-import { answerText } from "./output.js";
-import { isPromptTooLong, webRefused } from "./api-refusals.js";
-import { PLAN_MODE_NOTICE, recordMode } from "./steering.js";
-import { buildRequest } from "./request.js";
-import { streamOptions, toolContext, userMessage } from "./turn-parts.js";
 import { TurnState } from "./turn-state.js";
 
 const INTERRUPTED = "interrupted by the user";
 
 /**
- * Runs one turn of `agent` in session `sessionKey` to its end and resolves to its
- * result. Once the session is locked it never rejects: a failure of the model, the
- * network, the session file or anything else ends the turn with stop reason `error`
- * (and a one-line `error`), an abort through `options.signal` with `aborted`; either
- * way `turn_end` is emitted and the session is left valid for the next request.
- * Without a runtime in `options`, one is opened for this turn and closed after it.
- * Throws only what a person must fix before the turn starts: ConfigError (a bad
- * argument or option, no credentials, a bad setting) and SessionError (the session stayed busy).
+ * Runs one turn of `agent` in session `sessionKey` to its end. Once the session is locked it never rejects: any failure ends
+ * the turn with stop reason `error` and a one-line `error`, an abort through `options.signal` with `aborted`; either way
+ * `turn_end` is emitted and the session is left valid for the next request. Without a runtime in `options`, one is opened for
+ * this turn and closed after it. Throws only what a person must fix before the turn starts: ConfigError (a bad argument or
+ * option, no credentials) and SessionError (the session stayed busy).
  */
 export async function runAgentTurn<T = unknown>(sessionKey: string, userText: string, agent: AgentConfig, options: TurnOptions<T> = {}): Promise<TurnResult<T>> {
   checkTurnArguments(sessionKey, userText, agent, options);
@@ -109,10 +103,7 @@ async function runRounds(rt: TurnSetup, session: SessionHandle, turn: TurnState,
   }
 }
 
-/**
- * Stores the user's message (with the time, the plan-mode notice, a start hook's context and any
- * steering waiting), before any request; resolves to the turn's end when it cannot be sent or stored.
- */
+/** Stores the user's message (with the time, the plan-mode notice, a start hook's context and any steering waiting) before any request; resolves to the turn's end when it cannot be sent or stored. */
 async function storeUserMessage(rt: TurnSetup, session: SessionHandle, turn: TurnState, context: ContextKeeper, userText: string): Promise<TurnResult | undefined> {
   const start = await runHook("onTurnStart", rt.hooks?.onTurnStart && (() => rt.hooks!.onTurnStart!({ sessionKey: session.key, agentId: rt.agent.id, text: userText })), rt.emit);
   const added: ContentBlockParam[] = [
@@ -186,10 +177,7 @@ async function takeResponse(rt: TurnSetup, session: SessionHandle, turn: TurnSta
   return { end: await finish(session, turn, ended) };
 }
 
-/**
- * A reply cut by the context window is dropped, with any paused part before it: after
- * compaction the model answers again from the user's message. A second overflow ends the turn.
- */
+/** A reply cut by the context window is dropped, with any paused part before it: after compaction the model answers again. A second overflow ends the turn. */
 async function overflow(session: SessionHandle, turn: TurnState, context: ContextKeeper, usage: Usage): Promise<Next> {
   const stop = "model_context_window_exceeded";
   turn.setAside(usage);
@@ -202,7 +190,7 @@ async function overflow(session: SessionHandle, turn: TurnState, context: Contex
 
 /** Runs the calls of a response and stores their results; resolves to the turn's end when a brake stops it. */
 async function runTools(rt: TurnSetup, session: SessionHandle, turn: TurnState, calls: ToolUseBlock[], tools: ReadonlyMap<string, AnyTool>, scope: TurnScope): Promise<TurnResult | undefined> {
-  const overBudget = budgetExceeded(turn.usage, turn.costUsd, rt);
+  const overBudget = turn.overBudget();
   const results = await runToolUses(calls, {
     tools,
     gate: rt.gate,

@@ -1,18 +1,22 @@
-// What the loop writes to the session besides responses: the user's message with steering, the checked structured answer, the note that ends a turn.
+// What the loop writes to the session besides responses: the user's message with steering, mode changes, the checked structured answer, the note that ends a turn.
+import { messageOf } from "../errors.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
-import type { MessageParam, StopReason, TurnResult } from "../types.js";
+import type { EventSink, MessageParam, PermissionModeName, SteerMessage, StopReason, TurnResult } from "../types.js";
 import { correctionText } from "./output.js";
-import { takeSteering } from "./steering.js";
 import type { TurnSetup } from "./turn-setup.js";
 import type { TurnState } from "./turn-state.js";
+
+/** Told to the model with the user's message in plan mode (never in the system prompt, which stays byte-stable for the cache). */
+export const PLAN_MODE_NOTICE =
+  "<context>Plan mode is on: only what reads runs; anything that writes, edits or runs a program that may change something is refused. " +
+  "Investigate, then propose a plan; call exit_plan_mode with the plan when you are ready to carry it out.</context>";
 
 /** Stops of the harness's own, named in the note that answers a turn left without a reply. */
 const NOTED_STOPS: ReadonlySet<StopReason> = new Set(["aborted", "error", "max_iterations", "budget_exceeded", "repeated_tool_call", "model_context_window_exceeded"]);
 
 /**
- * Ends the turn. When the history ends with a user message (the user's, or tool
- * results) the transcript says why it got no reply, so the file reads true; if even
- * that cannot be written, the next load closes the turn instead.
+ * Ends the turn. When the history ends with a user message (the user's, or tool results) the transcript says why it got no
+ * reply, so the file reads true; if even that cannot be written, the next load closes the turn instead.
  */
 export async function finish(session: SessionHandle, turn: TurnState, stopReason: StopReason, error?: string, errorStatus?: number): Promise<TurnResult> {
   if (session.session.messages.at(-1)?.role === "user") {
@@ -23,13 +27,23 @@ export async function finish(session: SessionHandle, turn: TurnState, stopReason
   return turn.end(stopReason, error, errorStatus);
 }
 
+/** Runs an append; a failure (disk full, permissions) becomes a one-line error instead of a throw. */
+export async function appendOrFail(write: () => Promise<void>): Promise<string | undefined> {
+  try {
+    await write();
+    return undefined;
+  } catch (error) {
+    return `could not write the session: ${messageOf(error)}`;
+  }
+}
+
 /**
- * Appends a user message with the steering messages waiting in the inbox after its content
- * (one record, carrying their ids, so each is delivered once). Without `message`, appends the
- * steering alone when there is any, and resolves `false` when there was none.
+ * Appends a user message with the steering messages waiting in the inbox after its content (one record carrying their ids,
+ * so each is delivered once); resolves to the write's error, if any. Without `message`, appends the steering alone when
+ * there is any, and resolves `false` when there was none.
  */
 export async function appendSteered(session: SessionHandle, rt: TurnSetup, message?: MessageParam): Promise<string | undefined | false> {
-  const steering = await takeSteering(rt.inbox, session, rt.emit);
+  const steering = await takeSteering(rt, session);
   if (!message && !steering) return false;
   const base = message ? (typeof message.content === "string" ? [{ type: "text" as const, text: message.content }] : message.content) : [];
   const content = [...base, ...(steering?.blocks ?? [])];
@@ -38,37 +52,73 @@ export async function appendSteered(session: SessionHandle, rt: TurnSetup, messa
   return unwritten;
 }
 
-/** Runs an append; a failure (disk full, permissions) becomes a one-line error instead of a throw. */
-export async function appendOrFail(write: () => Promise<void>): Promise<string | undefined> {
+/**
+ * Takes what waits in the inbox, as text blocks (`The user added: …`, neutral, so the model weighs them as the user's words),
+ * leaving out any message the session already holds (a crash after the record was written and before the inbox heard of it
+ * would deliver it again). `delivered` tells the inbox, once the record is written. A failing inbox is only a warning.
+ */
+async function takeSteering({ inbox, emit }: TurnSetup, session: SessionHandle) {
+  if (!inbox) return undefined;
+  let taken: SteerMessage[];
   try {
-    await write();
-    return undefined;
+    taken = await inbox.take();
   } catch (error) {
-    return `could not write the session: ${error instanceof Error ? error.message : String(error)}`;
+    emit({ type: "warning", message: `could not read the steering inbox (${messageOf(error)})` });
+    return undefined;
   }
+  const held = new Set(session.session.records.flatMap((record) => record.steerIds ?? []));
+  const fresh = taken.filter((m) => m.text.trim() !== "" && (m.id === undefined || !held.has(m.id)));
+  // Already held, or blank: nothing to send, but the inbox is told they are done with.
+  const repeated = taken.flatMap((m) => (m.id !== undefined && (held.has(m.id) || m.text.trim() === "") ? [m.id] : []));
+  const delivered = async (ids: string[]): Promise<void> => {
+    if (ids.length === 0 || !inbox.delivered) return;
+    try {
+      await inbox.delivered(ids);
+    } catch (error) {
+      emit({ type: "warning", message: `could not mark steering messages delivered (${messageOf(error)}); the session records them, so they are not repeated` });
+    }
+  };
+  if (fresh.length === 0) {
+    await delivered(repeated);
+    return undefined;
+  }
+  for (const m of fresh) emit({ type: "steer", text: m.text });
+  const ids = fresh.flatMap((m) => (m.id === undefined ? [] : [m.id]));
+  return { blocks: fresh.map((m) => ({ type: "text" as const, text: `The user added: ${m.text}` })), ids, delivered: () => delivered([...ids, ...repeated]) };
+}
+
+/** Records the permission mode when it differs from the session's last recorded one (a new session counts as `default`), and reports it; `by` says who changed it. */
+export async function recordMode(mode: PermissionModeName, session: SessionHandle, emit: EventSink, by: "user" | "exit_plan_mode"): Promise<void> {
+  const previous = session.session.mode ?? "default";
+  if (mode === previous) return;
+  try {
+    await session.appendMode(mode, by);
+  } catch (error) {
+    emit({ type: "warning", message: `could not record the permission mode (${messageOf(error)})` });
+    return;
+  }
+  emit({ type: "mode", mode, previous, by });
 }
 
 /**
- * Checks the structured answer of a turn that asked for one. Valid: stored as an output record
- * and the turn ends. Invalid: the model is told what was wrong and answers again, up to
- * `outputRetries` times; then the turn ends `output_invalid`. Never returned as a success.
+ * Checks the structured answer of a turn that asked for one. Valid: stored as an output record, and the turn ends. Invalid:
+ * the model is told what was wrong and answers again, up to `outputRetries` times; then the turn ends `output_invalid`.
  */
 export async function settleOutput(rt: TurnSetup, session: SessionHandle, turn: TurnState, stop: StopReason, answer: string): Promise<{ end: TurnResult } | { again: true }> {
   const checked = rt.output!.check(answer);
   if (!checked.ok && turn.outputRetries >= rt.outputRetries) {
     const tries = rt.outputRetries + 1;
-    const why = `the answer did not match the output schema (${tries} answer${tries === 1 ? "" : "s"} checked): ${checked.problem}`;
-    return { end: await finish(session, turn, "output_invalid", why) };
+    return { end: await finish(session, turn, "output_invalid", `the answer did not match the output schema (${tries} answer${tries === 1 ? "" : "s"} checked): ${checked.problem}`) };
   }
   const unwritten = await appendOrFail(() =>
     checked.ok ? session.appendOutput(checked.value) : session.append({ role: "user", content: [{ type: "text", text: correctionText(checked.problem) }] }),
   );
   if (unwritten) return { end: await finish(session, turn, "error", unwritten) };
-  if (!checked.ok) {
-    turn.outputRetries++;
-    turn.text = "";
-    return { again: true };
+  if (checked.ok) {
+    turn.output = checked.value;
+    return { end: await finish(session, turn, stop) };
   }
-  turn.output = checked.value;
-  return { end: await finish(session, turn, stop) };
+  turn.outputRetries++;
+  turn.text = "";
+  return { again: true };
 }

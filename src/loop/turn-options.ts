@@ -1,7 +1,6 @@
 // What a caller may pass to one turn: per-turn settings only (what belongs to every turn lives in the runtime), checked by zod.
-import * as z from "zod";
 import type Anthropic from "@anthropic-ai/sdk";
-import type { ZodType } from "zod";
+import * as z from "zod";
 import type { Approver } from "../deps.js";
 import { ConfigError } from "../errors.js";
 import { checkConfig } from "../fs/config-file.js";
@@ -12,10 +11,9 @@ import { isRuntime, type Runtime, type RuntimeOptions } from "../runtime/open-ru
 import { RUNTIME_OPTION_NAMES } from "../runtime/runtime-options.js";
 import type { AnyTool } from "../tools/define.js";
 import type { AgentConfig, Effort, EventSink, Inbox, JsonSchema, ThinkingSetting, ToolChoiceSetting } from "../types.js";
-
-export type { JsonSchema } from "../types.js";
 import type { TurnHooks } from "./hooks.js";
 
+export type { JsonSchema } from "../types.js";
 
 /** What a caller may pass to `runAgentTurn`; every field has a default. `T` is the type of `output`. */
 export interface TurnOptions<T = unknown> {
@@ -36,11 +34,10 @@ export interface TurnOptions<T = unknown> {
   /** Overrides the agent's `tool_choice` (first request of the turn only). */
   toolChoice?: ToolChoiceSetting;
   /**
-   * Asks for a structured final answer: a zod schema (the result's `output` is typed from it)
-   * or a JSON Schema object. The answer is validated; an invalid one is sent back to the model
-   * with what was wrong, up to `outputRetries` times, then the turn ends with `output_invalid`.
+   * Asks for a structured final answer: a zod schema (the result's `output` is typed from it) or a JSON Schema object. An
+   * invalid answer is sent back with what was wrong, up to `outputRetries` times, then the turn ends with `output_invalid`.
    */
-  output?: ZodType<T> | JsonSchema;
+  output?: z.ZodType<T> | JsonSchema;
   /** Corrections asked for after an invalid structured answer (default 2). */
   outputRetries?: number;
   /** Model requests before the turn stops with `max_iterations`; default the agent's, else 20. */
@@ -61,9 +58,8 @@ export interface TurnOptions<T = unknown> {
   /** The mode of this turn, or a holder whose mode may change during it; default the runtime's. */
   permissionMode?: PermissionMode | ModeHolder;
   /**
-   * Steering: messages the user adds while the turn runs. Drained before each model request;
-   * each joins the next request after that round's tool results ("The user added: …").
-   * A message still waiting when the model has answered starts a follow-up in the same turn.
+   * Steering: messages the user adds while the turn runs, drained before each request into the next user message ("The user
+   * added: …"). A message still waiting when the model has answered starts a follow-up in the same turn.
    */
   inbox?: Inbox;
 }
@@ -111,10 +107,7 @@ const ALIASES: Record<string, string> = {
   ...Object.fromEntries(RUNTIME_OPTION_NAMES.filter((name) => !(name in schema.shape)).map((name) => [name, `a runtime option: pass runtime: { ${name} } or open one with openRuntime`])),
 };
 
-/**
- * Throws a one-line ConfigError naming the field and the fix when the arguments of a turn are not
- * what it takes: the session key, the text, the agent, and every option (an unknown name too).
- */
+/** Throws a one-line ConfigError naming the field and the fix when an argument of a turn (an option too, or an unknown name) is not what it takes. */
 export function checkTurnArguments(sessionKey: unknown, userText: unknown, agent: unknown, options: unknown): void {
   if (typeof sessionKey !== "string" || sessionKey.trim() === "") throw new ConfigError(`runAgentTurn: sessionKey must be a non-empty string such as "agent:main:main", got ${shown(sessionKey)}`);
   if (typeof userText !== "string") throw new ConfigError(`runAgentTurn: userText must be a string, got ${shown(userText)}`);

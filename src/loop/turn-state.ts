@@ -1,7 +1,6 @@
-// The state of one turn: what it has counted so far, and the result it ends with.
+// The state of one turn: what it has counted so far, its brakes (requests, budget, repeated calls), and the result it ends with.
 import { addUsage, estimateCostUsd, ZERO_USAGE } from "../model/usage.js";
-import type { ContentBlockParam, MessageParam, StopReason, TurnResult, Usage } from "../types.js";
-import { budgetExceeded, RepeatBreaker } from "./brakes.js";
+import type { ContentBlockParam, MessageParam, StopReason, ToolUseBlock, TurnResult, Usage } from "../types.js";
 import { MAX_TOKENS_CEILING, type SharedBrakes, type TurnSetup } from "./turn-setup.js";
 
 /** Everything a turn counts and decides as it goes; `run-turn.ts` reads and updates it between requests. */
@@ -12,9 +11,8 @@ export class TurnState {
   iterations = 0;
   /** The text of the latest response that had any: the turn's answer. */
   text = "";
-  /** Output tokens of the next request: doubled once when a tool call was cut off by max_tokens. */
+  /** Output tokens of the next request: doubled once when a tool call was cut off by max_tokens, up to `maxTokensCeiling` (plus the thinking budget). */
   maxTokens: number;
-  /** The most `maxTokens` may grow to: the ceiling plus the thinking budget, which counts toward max_tokens. */
   readonly maxTokensCeiling: number;
   /** Set once a response was taken (not retried or dropped): the forced tool choice was for that first one only. */
   answered = false;
@@ -23,17 +21,12 @@ export class TurnState {
   readonly breaker = new RepeatBreaker();
   /** Who changed the permission mode during this turn's tools: exit_plan_mode sets it; otherwise the user did. */
   modeChangedBy: "user" | "exit_plan_mode" = "user";
-  /** Corrections asked for after an invalid structured answer. */
+  /** Corrections asked for after an invalid structured answer, and the validated answer once there is one. */
   outputRetries = 0;
-  /** The validated structured answer, once there is one. */
   output: unknown;
   /** The content of a response paused by the API (`pause_turn`), sent back last until the message is whole. */
   private paused: ContentBlockParam[] = [];
-  /**
-   * Usage of responses that were not stored (a tool call cut off and asked again, an
-   * empty reply). It rides on the next assistant record as `discardedUsage`, so the
-   * session file alone still sums the whole cost.
-   */
+  /** Usage of responses not stored (a cut tool call asked again, an empty reply): the next assistant record carries it, so the file sums the whole cost. */
   private unstored: Usage | undefined;
 
   constructor(
@@ -59,10 +52,7 @@ export class TurnState {
     this.rt.link?.shared.request();
   }
 
-  /**
-   * Why no further request may be made, as a stop reason and a line: this turn's iteration brake or
-   * budget (spent by its subagents too), or, for a subagent, its parent's limits.
-   */
+  /** Why no further request may be made: this turn's iteration brake or budget (its subagents' spending counted), or a subagent's parent's. */
   stopBefore(): [StopReason, string] | undefined {
     const own = this.ownLimit();
     if (own) return own;
@@ -70,18 +60,21 @@ export class TurnState {
     return parent && [parent[0], `the parent turn's limit: ${parent[1]}`];
   }
 
-  /** This turn's own iteration brake or budget, when reached (its subagents' spending counted). */
   private ownLimit(): [StopReason, string] | undefined {
     if (this.iterations >= this.rt.maxIterations) return ["max_iterations", `stopped after ${this.rt.maxIterations} model requests`];
-    const overBudget = budgetExceeded(this.usage, this.costUsd, this.rt);
+    const overBudget = this.overBudget();
     return overBudget ? ["budget_exceeded", overBudget] : undefined;
   }
 
-  /**
-   * The brakes a subagent shares with this turn: each of its requests and costs counts here as it
-   * happens (its events already reported them), so children running together cannot each spend
-   * what is left; `spent` says why this turn's own limits are reached, if they are.
-   */
+  /** Which budget, if any, the turn has passed. */
+  overBudget(): string | undefined {
+    const { maxBudgetUsd, maxOutputTokens } = this.rt;
+    if (this.costUsd > maxBudgetUsd) return `the turn's estimated cost $${this.costUsd.toFixed(4)} passed its budget of $${maxBudgetUsd}`;
+    if (this.usage.outputTokens > maxOutputTokens) return `the turn's ${this.usage.outputTokens} output tokens passed its budget of ${maxOutputTokens}`;
+    return undefined;
+  }
+
+  /** The brakes a subagent shares: its requests and costs count here as they happen, so children running together cannot each spend what is left. */
   shareBrakes(): SharedBrakes {
     return {
       request: () => void this.iterations++,
@@ -137,4 +130,36 @@ export class TurnState {
     this.rt.emit({ type: "turn_end", ...end });
     return { text: this.text, ...this.identity, ...end, ...(errorStatus !== undefined && { errorStatus }), ...(this.output !== undefined && { output: this.output }) };
   }
+}
+
+/** Identical consecutive calls allowed to run; the next one is answered with an error, the one after ends the turn. */
+const REPEAT_LIMIT = 2;
+
+/** Consecutive identical calls (same tool, same input) across a turn: the third gets an error telling the model to change approach, a fourth trips the breaker. */
+class RepeatBreaker {
+  private last = "";
+  private count = 0;
+  /** Set once a call came after the warning; the loop then stops. */
+  tripped = false;
+
+  /** Registers a call and returns the refusal text when it must not run. */
+  check(call: ToolUseBlock): string | undefined {
+    const signature = `${call.name}\u0000${stableJson(call.input)}`;
+    this.count = signature === this.last ? this.count + 1 : 1;
+    this.last = signature;
+    if (this.count <= REPEAT_LIMIT) return undefined;
+    if (this.count === REPEAT_LIMIT + 1) {
+      return `You have called ${call.name} with the same input ${this.count} times in a row and got the same kind of result. Do not call it again with this input: change your approach or answer with what you have.`;
+    }
+    this.tripped = true;
+    return `Stopped: ${call.name} was called with the same input ${this.count} times in a row. The turn has ended.`;
+  }
+}
+
+/** JSON with sorted keys, so `{a,b}` and `{b,a}` are the same call. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (!value || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
 }
