@@ -1,5 +1,4 @@
-// The public API of miniclaw's core: what a library user builds with, as named re-exports. Every export is a promise kept
-// across versions; the optional parts are subpath exports (miniclaw/shell, /mcp, /postgres, /cron, /testing).
+// The public API of miniclaw's core, as named re-exports; the optional parts are subpath exports (miniclaw/shell, /mcp, /postgres, /cron, /testing).
 
 // A turn, and the runtime turns share.
 export { runAgentTurn } from "./loop/run-turn.js";

@@ -12,19 +12,17 @@ export type ToolResultBlockParam = Anthropic.ToolResultBlockParam;
 export type ApiMessage = Anthropic.Message;
 export type ApiUsage = Anthropic.Usage;
 
-/** One agent, as read from `agents/<id>/SOUL.md`. */
+/** One agent, as read from `agents/<id>/SOUL.md`: `id` is its folder's name (in session keys, `agent:<id>:main`), `prompt` the SOUL body. */
 export interface AgentConfig {
-  /** Folder name under `agents/`, used in session keys (`agent:<id>:main`). */
   id: string;
   /** Display name from the frontmatter. */
   name: string;
-  /** The SOUL body: the agent's own system prompt. */
   prompt: string;
   /** Model id; falls back to `--model`, `MINICLAW_MODEL`, then the default. */
   model?: string;
   /** Routing prefix such as `/research`. */
   prefix?: string;
-  /** Allowlist of tool names; all tools when absent. */
+  /** Allowlist of tool names (globs such as `mcp__github__*` too); all tools when absent. */
   tools?: string[];
   /** Output token cap per request. */
   maxTokens?: number;
@@ -74,24 +72,12 @@ export interface Usage {
 
 /** Why a turn ended: the API's stop reasons plus the harness's own. */
 export type StopReason =
-  | "end_turn"
-  | "stop_sequence"
-  | "max_tokens"
-  | "refusal"
-  | "model_context_window_exceeded"
-  | "aborted"
-  | "max_iterations"
-  | "budget_exceeded"
-  | "repeated_tool_call"
-  | "output_invalid"
-  | "error";
+  | ("end_turn" | "stop_sequence" | "max_tokens" | "refusal" | "model_context_window_exceeded")
+  | ("aborted" | "max_iterations" | "budget_exceeded" | "repeated_tool_call" | "output_invalid" | "error");
 
 const SUCCESSFUL_STOPS: ReadonlySet<StopReason> = new Set(["end_turn", "stop_sequence", "max_tokens", "refusal"]);
 
-/**
- * Whether a turn that stopped for `stop` succeeded: the model finished, or was cut, on its own
- * (`miniclaw run` exits 0, a cron run is no error). Every other reason is a failure or an interruption.
- */
+/** Whether a turn that stopped for `stop` succeeded: the model finished, or was cut, on its own (`miniclaw run` exits 0). Every other reason is a failure or an interruption. */
 export function isSuccessfulStop(stop: StopReason): boolean {
   return SUCCESSFUL_STOPS.has(stop);
 }
@@ -118,16 +104,10 @@ export interface TurnResult<T = unknown> {
   output?: T;
 }
 
-/**
- * A decision of whoever answers an approval request. `unavailable` means nobody
- * could answer (`run`, `cron`): the command is refused and the model told it needs the user's approval.
- */
+/** A decision of whoever answers an approval request; `unavailable`: nobody could answer (`run`, cron), so the call is refused and the model told why. */
 export type ApprovalDecision = "allow_once" | "allow_always" | "deny_once" | "deny_always" | "unavailable";
 
-/**
- * Events emitted during a turn. Contract: `onEvent` is called synchronously, in
- * order, with plain JSON-safe objects; it must not throw (a throw is caught and ignored).
- */
+/** Events emitted during a turn. Contract: `onEvent` is called synchronously, in order, with plain JSON-safe objects; it must not throw (a throw is ignored). */
 export type AgentEvent = (
   | { type: "turn_start"; sessionKey: string; agentId: string }
   | { type: "request_start"; iteration: number; model: string }
@@ -154,7 +134,7 @@ export type AgentEvent = (
   parentToolUseId?: string;
 };
 
-/** The permission modes (documented with PermissionMode in permissions/context.ts). */
+/** The permission modes (documented with PermissionMode in gate/context.ts). */
 export type PermissionModeName = "default" | "acceptEdits" | "plan" | "dontAsk" | "bypassPermissions";
 
 export type EventSink = (event: AgentEvent) => void;

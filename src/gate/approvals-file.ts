@@ -27,11 +27,9 @@ const REREAD_MS = 2_000;
 const LOCK_TIMEOUT_MS = 5_000;
 
 /**
- * Reads the lists, for a gate that looks at the file before every call: one synchronous stat, and a read when the file's
- * version (device, inode, size, times) changed, it changed within two seconds, or the last read is two seconds old. A missing
- * or empty file is empty lists. A corrupt or invalid file is reported through `onWarning`, left untouched, and approves and
- * denies nothing. Allowed entries too broad to honour (`rm *`, `*`) are left out with a warning; tool names and globs stay.
- * `clock` is the wall clock file times are written in (a test moves it ahead).
+ * Reads the lists before every call: one stat, and a read when the file changed (or within two seconds of a change, or two
+ * seconds after the last read). Missing or empty: empty lists. Corrupt or invalid: a warning, the file untouched, nothing
+ * approved or denied. Allowed entries too broad to honour (`rm *`) are left out with a warning. `clock` is the files' wall clock.
  */
 export function approvalsReader(path: string, onWarning?: WarningSink, clock: () => number = Date.now): () => { allowed: string[]; denied: string[] } {
   let seen: { version: string; readAt: number; lists: { allowed: string[]; denied: string[] } } | undefined;
@@ -68,9 +66,8 @@ function listsOf(path: string, result: ReadResult, onWarning?: WarningSink): { a
 }
 
 /**
- * Adds entries to the lists: under a lock file beside it (`<file>.lock`; a crashed saver's lock is taken over at once), re-reads
- * the file, takes the union, and replaces it atomically, so concurrent savers lose nothing. Resolves false (after a warning)
- * without writing when the file is corrupt or invalid; rejects with a MiniclawError on I/O errors or a lock held over five seconds.
+ * Adds entries: under `<file>.lock`, re-reads the file, takes the union and replaces it atomically, so concurrent savers lose
+ * nothing. Resolves false (after a warning) when the file is corrupt; rejects with a MiniclawError on I/O errors or a busy lock.
  */
 export async function addApprovals(path: string, additions: { allowed?: readonly string[]; denied?: readonly string[] }, onWarning?: WarningSink): Promise<boolean> {
   await mkdir(dirname(path), { recursive: true });

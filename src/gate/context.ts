@@ -31,20 +31,17 @@ export type Subject = { kind: "command"; command: string } | { kind: "path"; acc
 /**
  * The gate's conclusion about one call before the mode is applied: `safe` reads only (unasked in every mode); `act` runs
  * unasked but changes something; `contained` is a command the sandbox's `auto` confines to the working folder, offline;
- * `approved` by the approvals file; `needs` the user; `denied` by the approvals file; `never`, in any mode.
+ * `approved` by the approvals file; `needs` the user; `denied` by the approvals file; `never`, in any mode. `readOnly`: the
+ * call only reads (plan mode may still ask, outside the roots); `reason`: why it is not safe; `alwaysSaves` and `denySaves`:
+ * the entries "always" and "deny always" add (absent: the answer lasts for this process); `path`: the real path judged.
  */
 export interface Verdict {
   kind: "safe" | "act" | "contained" | "approved" | "needs" | "denied" | "never";
-  /** The call only reads: plan mode may still ask about it (a read outside the roots). */
   readOnly: boolean;
   subject: Subject;
-  /** Why it is not safe, in a few words (empty when safe). */
   reason: string;
-  /** The entry "always" adds to the allowed list; absent when the answer lasts for this process only. */
   alwaysSaves?: string;
-  /** The entry "deny always" adds to the denied list; absent when nothing is saved. */
   denySaves?: string;
-  /** Under the path rules: the real path judged, for the tool to use. */
   path?: string;
 }
 
@@ -75,10 +72,7 @@ export interface Judged {
   settle(): Promise<Decision>;
 }
 
-/**
- * The user's answer to a plan: the mode to continue in (`undefined`: stay in plan mode), or, when nobody can answer (`run`,
- * cron), the refusal the model reads. Never `bypassPermissions`: only the user enters it.
- */
+/** The user's answer to a plan: the mode to continue in (`undefined`: stay in plan mode), or, when nobody can answer, the refusal the model reads. */
 export type LeavePlanAnswer = { answered: true; mode: Exclude<PermissionMode, "bypassPermissions"> | undefined } | { answered: false; reason: string };
 
 /** The gate as tools and the dispatcher see it. Never throws for a refusal. */
@@ -87,7 +81,7 @@ export interface Gate {
   readonly mode: PermissionMode;
   /** Judges one call, once. Never rejects: a failing judge refuses the call. */
   check(call: GateCall): Promise<Judged>;
-  /** Shows the approver a plan: "allow once" continues in `default`, "allow always" in `acceptEdits`. */
+  /** Shows the approver a plan: "allow once" continues in `default`, "allow always" in `acceptEdits`; never `bypassPermissions`. */
   askLeavePlan(plan: string, toolUseId: string): Promise<LeavePlanAnswer>;
   /** Whether the approvals file denies this tool name (a server tool is then not offered at all). */
   deniesTool(tool: string): boolean;

@@ -14,28 +14,26 @@ import { decide, LEAVE_PLAN_UNAVAILABLE, policyCause, refusalText, shownOf } fro
 /** Longest input of a tool call shown to the approver and in events, in characters (JSON); the middle is cut. */
 const MAX_SHOWN_INPUT_CHARS = 300;
 
-/** What `createGate` needs; every effect is injected. */
+/**
+ * What `createGate` needs, every effect injected: the mode (or a holder, read as each call is settled); the approver, asked
+ * only when the policy says ask (a throw counts as nobody answering); `home` (`~`, whose dotfiles are secrets); `emit`, told
+ * every refusal and answer; warnings (each once; default `warning` events); the command judge (without one, every command is
+ * asked); and the "always" answers the approvals file cannot hold, shared by a runtime's turns.
+ */
 export interface GateOptions extends PathFolders {
-  /** The mode, or a holder whose mode may change: it is read when each call is settled. */
   mode: PermissionMode | ModeHolder;
-  /** Asked only when the policy says ask. Must not throw (a throw counts as nobody answering). */
   approver: Approver;
-  /** Where `~` points and whose dotfiles are secrets; default the process's home. */
   home?: string;
-  /** Receives an `approval` event for every refusal and every answer of the approver. */
   emit: EventSink;
-  /** Warnings for the user (a corrupt approvals file...), each distinct one once; default `warning` events. */
   onWarning?: WarningSink;
-  /** Judges shell commands; without one, every command needs approval. */
   judge?: CommandJudge;
-  /** "Always" answers that last for the process (those the approvals file cannot hold); shared by the turns of a runtime. */
   remembered?: Set<string>;
 }
 
 /**
  * Builds the gate. `check` judges a call once: a tool name on the denied list is refused; a command goes to the judge, a path
  * to the path rules, other tools by their declared access. `settle` then applies `decide` in the mode of that moment, asks
- * the approver when it says ask, and saves "always" answers. A refusal is `{ allowed: false, reason }`, never a throw.
+ * the approver when it says ask, and saves "always" answers. A refusal is a sentence for the model, never a throw.
  */
 export function createGate(options: GateOptions): Gate {
   return new PolicyGate(options);

@@ -9,9 +9,8 @@ import { isProcessSecretPath, pathReason, repositoryConfigReason } from "./secre
 const MAX_SYMLINK_HOPS = 40;
 
 /**
- * The real path `path` refers to: symlinks resolved, `..` applied. For a path that does not exist yet, the deepest existing
- * ancestor is resolved and the rest appended; a dangling symlink is followed, so a link inside a root cannot smuggle a new
- * file outside it. Synchronous: a few metadata calls cost less than a trip through the thread pool. Throws ELOOP, EACCES...
+ * The real path `path` refers to: symlinks resolved (a dangling one followed, so a link in a root cannot smuggle a new file out
+ * of it), `..` applied, a part not created yet appended. Synchronous: a few metadata calls cost less than the thread pool. Throws ELOOP, EACCES...
  */
 export function resolveRealPath(path: string, hops = 0): string {
   const missing: string[] = [];
@@ -40,27 +39,22 @@ function isSymbolicLink(path: string): boolean {
   }
 }
 
-/** The folders the path rules judge against. */
+/**
+ * The folders the path rules judge against: `cwd` resolves relative paths; `roots` are used unasked (the working folder and
+ * the workspace); never written unasked: the approvals file (read at every check, "always" added to it), `protectedDirs` (the
+ * workspace's sessions) and `configuration` (what later runs obey, `configurationPaths`).
+ */
 export interface PathFolders {
-  /** Relative paths are resolved from here. */
   cwd: string;
-  /** Folders the file tools use unasked: the working folder and the workspace. */
   roots: readonly string[];
-  /** `workspace/exec-approvals.json`: read at every check, "always" answers added to it, never written unasked. */
   approvalsPath: string;
-  /** Folders inside the roots never written unasked: the workspace's sessions (transcripts and steering inboxes). */
   protectedDirs?: readonly string[];
-  /** The configuration later runs obey (`configurationPaths`): writes to it are asked in every mode but bypassPermissions. */
   configuration?: readonly string[];
 }
 
 type Resolved = { roots: string[]; approvals: string; protectedDirs: string[]; configuration: string[] };
 
-/**
- * The path rules: /proc never; inside the roots and not sensitive, reads are safe and writes act; anything else needs the
- * user. The folders are resolved at the first path judged (a turn that touches none never does); one that cannot be
- * resolved stands as written.
- */
+/** The path rules: /proc never; inside the roots and not sensitive, reads are safe and writes act; anything else needs the user. Folders are resolved at the first path judged. */
 export function pathRules(folders: PathFolders): (path: string, write: boolean) => Verdict {
   const settled = (path: string): string => {
     try {
@@ -90,11 +84,7 @@ function isInside(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
-/**
- * Why a path inside the roots still needs the user: writes of configuration a later run obeys; secrets by name; for reads,
- * a repository's configuration and secrets by content; and writes into `.git/` (hooks), onto the approvals file (the model
- * would approve its own commands), into the session files, or of configuration planted for a later run.
- */
+/** Why a path inside the roots still needs the user: configuration and secrets; for reads, by content too; writes into `.git/`, the approvals file or the sessions. */
 function sensitiveReason(path: string, write: boolean, folders: Resolved): string | null {
   const config = write ? configurationReason(path, folders.configuration) : null;
   if (config !== null) return config;
@@ -123,10 +113,7 @@ const CONFIG_ANYWHERE = /^(exec-approvals\.json|\.?mcp\.json)(\..*)?$/i;
 /** Workspace files a later run with this folder as its workspace would obey. */
 const WORKSPACE_CONFIG = /^cron\.json(\..*)?$/i;
 
-/**
- * A write that plants configuration for any later run: any approvals file (a run with another `--workspace` must not approve
- * commands for the next plain run), any MCP server list, the cron file of any folder named `workspace`; siblings and any case.
- */
+/** A write that plants configuration for any later run: any approvals file or MCP server list, the cron file of any folder named `workspace`; siblings and any case. */
 function plantedConfigReason(path: string): string | null {
   const segments = path.split(sep);
   const name = segments[segments.length - 1] ?? "";

@@ -8,9 +8,8 @@ export const MIN_KNOWN_SECRET_LENGTH = 8;
 
 /**
  * `text` with every credential replaced by a marker naming it (`[redacted: GitHub token]`): the `known` values first (exact,
- * longest first, 8+ characters), then private keys, URL userinfo, issued tokens by their prefixes, `Authorization:` values
- * (the scheme kept), and the values of secret-named keys in `key=value`, YAML and JSON (key and quotes kept). Linear in the
- * length of `text`; each pass first looks for the literal pieces its shapes need, so clean text costs a few scans.
+ * longest first), then private keys, URL userinfo, issued tokens, `Authorization:` values and secret-named keys' values. Linear;
+ * each pass first looks for the literal pieces its shapes need, so clean text costs a few scans.
  */
 export function redactSecrets(text: string, known: readonly string[] = []): string {
   return scanSecrets(text, known).text;
@@ -28,10 +27,7 @@ export function scanSecrets(text: string, known: readonly string[] = []): { text
   return { text: out, labels };
 }
 
-/**
- * A tool result's content with `redactSecrets` applied to every text it carries (a string, text blocks, text documents, the
- * text of search results; images untouched); the same object when nothing changed. For the dispatcher, on every result.
- */
+/** A tool result's content with `redactSecrets` applied to every text it carries (documents and search results too); the same object when nothing changed. */
 export function redactContent<T extends ToolResultBlockParam["content"]>(content: T, known: readonly string[] = []): T {
   if (content === undefined) return content;
   if (typeof content === "string") return redactSecrets(content, known) as T;

@@ -4,9 +4,8 @@
 export type Mark = (label: string) => string;
 
 /**
- * `text` with the value of every secret-named key that holds a credential replaced by `mark` (`password=…`, `DB_PASSWORD='…'`,
- * `  token: …`, `"client_secret": "…"`, `?access_token=…&`), key, separator and quotes kept; and the text of elements named so
- * (`<password>…</password>`) and netrc's passwords. Code that only names a secret is left alone: see `acceptValue`.
+ * `text` with the value of every secret-named key that holds a credential replaced by `mark` (`DB_PASSWORD='…'`, `  token: …`,
+ * `"client_secret": "…"`, `?access_token=…&`), key and quotes kept; and elements named so and netrc's passwords. See `acceptValue`.
  */
 export function redactAssignments(text: string, mark: Mark): string {
   const assigned = text.replace(ASSIGNMENT, (match: string, word: string, separator: string, ...rest: unknown[]) => {
@@ -39,14 +38,13 @@ export function redactAssignments(text: string, mark: Mark): string {
 
 /** netrc's `machine host login name password …`: the value follows a space, after a login on the same line. */
 const NETRC = /(?<=\blogin[ \t]+[^\s]{1,256}[ \t]+)(password|passwd)([ \t]+)([^\s]{1,512})/g;
+/** An XML element named like a secret holding text (`<password>…</password>`, Maven's `<passphrase>`, `<apiKey>`). */
+const ELEMENT = /<([A-Za-z][\w.:-]{0,60})>([^<\r\n]{1,512})<\/\1>/g;
 
 function redactNetrc(text: string, mark: Mark): string {
   if (!text.includes("login")) return text;
   return text.replace(NETRC, (match: string, word: string, space: string, value: string) => (acceptPlainValue(value) ? `${word}${space}${mark("password")}` : match));
 }
-
-/** An XML element named like a secret holding text (`<password>…</password>`, Maven's `<passphrase>`, `<apiKey>`). */
-const ELEMENT = /<([A-Za-z][\w.:-]{0,60})>([^<\r\n]{1,512})<\/\1>/g;
 
 function redactElements(text: string, mark: Mark): string {
   if (!text.includes("</")) return text;
@@ -79,10 +77,9 @@ const LAST_WORDS = [...["pass(?:word|wd|phrase)?", "pwd", "secret", "token"].fla
 const ELEMENT_NAME = new RegExp(`(?:${LAST_WORDS.join("|")})$`);
 
 /**
- * The last word of a secret-named key (nothing of the key follows: `passwordField`, `max_tokens`, `password_hash` are other
- * things), its closing quote if any (backslash-escaped too, for JSON in a string), `=`, `:` or `:=` with blanks around, and
- * a value: double-, escaped-double- or single-quoted, or bare up to the next space or quote (a back-quoted word is a code
- * span in prose). Every part is bounded, so the scan is linear; `keywordLabel` then checks the word starts a key part.
+ * The last word of a secret-named key (nothing of the key follows: `passwordField`, `max_tokens` are other things), its closing
+ * quote if any (escaped too, for JSON in a string), `=`, `:` or `:=`, and a value: quoted (double, escaped double, single) or
+ * bare up to a space or quote. Every part is bounded, so the scan is linear; `keywordLabel` checks the word starts a key part.
  */
 const ASSIGNMENT = new RegExp(
   `(${LAST_WORDS.join("|")}|_auth)(?![A-Za-z0-9_])((?:\\\\?["'])?[ \\t]*(?::=|[:=])[ \\t]*)(?:"((?:[^"\\\\\\r\\n]|\\\\.){1,1000})"|\\\\"([^"\\\\\\r\\n]{1,1000})\\\\"|'([^'\\r\\n]{1,1000})'|([^\\s"'\`]{1,1000}))`,
@@ -96,9 +93,8 @@ const LABELS: Readonly<Record<string, string>> = {
 };
 
 /**
- * What the secret-naming `keyword` found at `start` names (`password`, `API key`), or null. The short ones and `key` must
- * start a key part: lower or upper case after no letter or digit (`db_pass`, `MYSQL_PWD`, `apiKey`), capitalised after no
- * capital (`dbPass`), so `bypass`, `compass` and `monkey` are not secrets; the long ones may end a glued word (`PGPASSWORD`).
+ * What the secret-naming `keyword` at `start` names (`password`, `API key`), or null. The short ones and `key` must start a key
+ * part (`db_pass`, `MYSQL_PWD`, `apiKey`, `dbPass`: not `bypass`, `monkey`); the long ones may end a glued word (`PGPASSWORD`).
  */
 function keywordLabel(text: string, start: number, keyword: string): string | null {
   const before = text.charAt(start - 1);
@@ -136,14 +132,13 @@ const SECRET_WORD = /pass(?:word|wd)?|secret|token/i;
 /** Code: a member expression (`input.value`, `process.env.X`), a call, an index, a block, a condition, a statement's end or a next statement. */
 const CODE = /^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+$|[()[\]{}<>;]|\|\||&&|,$/;
 
-/** What the assignment matched: the key back to its start, whether it is quoted (JSON, a dictionary), what stands between key and value, the value, the rest of its line. */
+/** What the assignment matched: the key back to its start, whether it is quoted, the separator, the value, whether the key starts its line (`export` aside: configuration rather than code), the rest of the line. */
 interface AssignmentValue {
   key: string;
   keyQuoted: boolean;
   separator: string;
   value: string;
   quoted: boolean;
-  /** The key starts its line (`export` aside): an env, INI or YAML file rather than code. */
   lineStart: boolean;
   rest: string;
 }
@@ -155,11 +150,10 @@ function acceptPlainValue(value: string): boolean {
 }
 
 /**
- * Whether the value of a secret-named key is a credential. Never: what `acceptPlainValue` refuses (`password = password`,
- * `token: ProgressTokenSchema$1`), quoted text with spaces (a label), a bare value that is code or that, after a spaced
- * separator, does not end its line. Then by where it stands: any value where only configuration writes one (`KEY=value`, a
- * key that starts its line, JSON's `"key": "value"`); one with a digit or a symbol after YAML's indented `key: value`
- * (`progressToken: messageId` ends a line of code too); in code, only one of 8+ characters with a digit and a letter.
+ * Whether the value of a secret-named key is a credential. Never what `acceptPlainValue` refuses, quoted text with spaces (a
+ * label), a bare value that is code or does not end its line after a spaced separator. Then by where it stands (`placeOf`):
+ * in configuration any value; after YAML's indented `key: value` one with a digit or a symbol (`progressToken: messageId`
+ * ends a line of code too); in code only one of 8+ characters with a digit and a letter.
  */
 function acceptValue(found: AssignmentValue): boolean {
   const { key, value, quoted, separator, rest } = found;
@@ -173,7 +167,7 @@ function acceptValue(found: AssignmentValue): boolean {
   return value.length >= 8 && /[0-9]/.test(value) && /[A-Za-z]/.test(value);
 }
 
-/** Where an assignment stands, by its form: a configuration line, an indented YAML `key: value`, or code. */
+/** Where an assignment stands, by its form: configuration (`KEY=value`, a key starting its line, JSON's `"key": "value"`), indented YAML, or code. */
 function placeOf({ keyQuoted, separator, quoted, lineStart, rest }: AssignmentValue): "configuration" | "yaml" | "code" {
   const colon = /^\\?["']?[ \t]*:/.test(separator);
   // A quoted value followed by `;`, `,` or `)` ends a statement or an argument: code, wherever its line starts.
@@ -184,11 +178,7 @@ function placeOf({ keyQuoted, separator, quoted, lineStart, rest }: AssignmentVa
   return colon ? "yaml" : "code";
 }
 
-/**
- * Whether an Authorization value is a credential: after a scheme (`Bearer x`), a word of 6+ characters with a digit or a
- * symbol (or 20+) that is no reference, mask or word such as `secret`; with no scheme, a token-like word of 12+ characters
- * with a digit (`authorization: string;` and `headers.authorization = token` are code).
- */
+/** Whether an Authorization value is a credential: after a scheme, a word of 6+ characters with a digit or a symbol (or 20+); with none, a token-like word of 12+ with a digit. */
 function acceptAuthorization(scheme: string | undefined, value: string): boolean {
   const first = value.split(/[ \t]/, 1)[0] ?? "";
   if (REFERENCE.test(first) || MASKED.test(first) || /^[a-z_.-]*(?:secret|token)[a-z_.-]*$/i.test(first)) return false;
@@ -196,11 +186,7 @@ function acceptAuthorization(scheme: string | undefined, value: string): boolean
   return /^(?=.*[0-9])[A-Za-z0-9._~+/=:-]{12,}$/.test(first);
 }
 
-/**
- * The value a bare match stands for, from the character before its key: in a query string (`?token=abc&next=1`) it ends at
- * `&` or `#`; in a connection string (`Server=db;Password=x;`) at `;`; elsewhere a `;` is code's. Trailing escapes (`\n` of
- * `"API_KEY=x\n"` in code) are not part of it.
- */
+/** The value a bare match stands for, by the character before its key: a query string's ends at `&` or `#`, a connection string's at `;`; trailing escapes (`\n`) dropped. */
 function bareValue(before: string, raw: string): string {
   let value = raw;
   if (before === "?" || before === "&") value = value.split(/[&#]/, 1)[0] ?? value;

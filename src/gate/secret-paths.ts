@@ -1,10 +1,7 @@
 // Which paths hold secrets or never end when read: `.env`, `~/.ssh`, shell profiles, credential files and their backups, system secret folders, `/proc/*/environ`, devices.
 
 /** Folders whose whole content is secret, matched as a path segment. */
-const SECRET_DIRS = new Set([
-  ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", "gcloud", "gh", ".m2", ".gradle", "anthropic", ".anthropic",
-  "secrets", ".secrets",
-]);
+const SECRET_DIRS = new Set([".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", "gcloud", "gh", ".m2", ".gradle", "anthropic", ".anthropic", "secrets", ".secrets"]);
 
 /** Secret file names, matched against the last path segment (lower case) and the names it is a backup of. */
 const SECRET_FILES: readonly RegExp[] = [
@@ -36,9 +33,8 @@ const BACKUP_SUFFIX = /(~|\.~[0-9]+~|\.(bak|backup|orig|old|new|prev|save|sav|tm
 
 /** The names `name` may be a copy of, itself first: suffixes stripped one by one (`key.pem.bak.orig`), emacs's `#name#`, vim's `.id_rsa.swp`. */
 function backupBaseNames(name: string): string[] {
-  const names = [name];
   let current = /^#.+#$/.test(name) ? name.slice(1, -1) : name;
-  if (current !== name) names.push(current);
+  const names = current === name ? [name] : [name, current];
   for (let strips = 0; strips < 4; strips++) {
     const stripped = current.replace(BACKUP_SUFFIX, "");
     if (stripped === current || stripped === "" || stripped === ".") break;
@@ -75,15 +71,14 @@ const SECRET_SAMPLES = [
   "environ", ".bashrc", ".zshrc", ".profile", ".bash_history", ".claude.json",
 ];
 
-/** Why reading or writing this literal path touches a secret or a device; null when it does not. */
+/** Why reading or writing this literal path touches a secret or a device, or null. */
 export function pathReason(path: string): string | null {
   return placeReason(path) ?? nameReason(path);
 }
 
 /**
- * Why a path is a repository's configuration, whose remote URLs and `http.extraheader` may carry a token: `config` or
- * `config.worktree` (or a backup) in or below a `.git` folder, or in a bare repository's `*.git` folder. Its neighbours stay
- * readable (`git log` works). For reads; judged on the whole path, since a command run from inside `.git` reads it too.
+ * Why a path is a repository's configuration, whose remote URLs may carry a token: `config` or `config.worktree` (or a backup)
+ * in or below a `.git` folder or in a bare `*.git` one; its neighbours stay readable. For reads, judged on the whole path.
  */
 export function repositoryConfigReason(path: string): string | null {
   const segments = path.toLowerCase().split("/").filter((s) => s !== "");
@@ -139,10 +134,7 @@ function isSystemSecret(lower: string): boolean {
 /** Source, build output and docs named after credentials (`credentials.ts`, `credentials.d.mts.map`): code, not a credential store. */
 const CREDENTIALS_CODE = /credentials.*\.([mc]?[jt]sx?|map|py|pyc|go|rs|rb|java|kt|class|c|h|cc|cpp|hpp|cs|php|swift|md|rst|html)$/i;
 
-/**
- * `nameReason` for what a walk meets (the files `grep -r` reads, a git history's paths) rather than what a command names: a
- * folder counts only by the secret folder names, and code named after credentials is no secret. It narrows no earlier verdict.
- */
+/** `nameReason` for what a walk meets (the files `grep -r` reads, a git history's paths): a folder counts only by its name, and code named after credentials is none. */
 export function walkNameReason(path: string, isDir: boolean): string | null {
   if (isDir) return secretDirReason(path.toLowerCase().split("/"));
   return CREDENTIALS_CODE.test(path.slice(path.lastIndexOf("/") + 1)) ? null : nameReason(path);

@@ -2,20 +2,13 @@
 
 /**
  * A kind of issued credential known by its own text: `label` names it in the marker, `triggers` are literal pieces every match
- * contains (the cheap test before the pattern runs). The pattern is global, never starts inside a word, and bounds every
- * repetition (one over megabytes overflows the engine's backtracking stack), so a scan stays linear.
+ * contains (the cheap test first). The pattern never starts inside a word (`ghp_` in `high_…` is none) and bounds every
+ * repetition (one over megabytes overflows the engine's stack), so a scan stays linear.
  */
-interface TokenShape {
-  label: string;
-  triggers: readonly string[];
-  pattern: RegExp;
-}
-
-// Not preceded by a letter or digit: `ghp_` inside `high_…` or `sk-` inside `task-…` is no token.
-const shape = (label: string, triggers: readonly string[], source: string): TokenShape => ({ label, triggers, pattern: new RegExp(`(?<![A-Za-z0-9])(?:${source})`, "g") });
+const shape = (label: string, triggers: readonly string[], source: string) => ({ label, triggers, pattern: new RegExp(`(?<![A-Za-z0-9])(?:${source})`, "g") });
 
 /** Prefixes only issued keys and tokens have, each with the length its issuer gives it (`sk-ant-` alone, in a doc, is no key). */
-export const TOKEN_SHAPES: readonly TokenShape[] = [
+export const TOKEN_SHAPES: ReadonlyArray<ReturnType<typeof shape>> = [
   shape("Anthropic API key", ["sk-ant-"], "sk-ant-[A-Za-z0-9_-]{20,512}"),
   shape("OpenAI API key", ["sk-"], "sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,512}|sk-[A-Za-z0-9]{32,512}"),
   shape("GitHub token", ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"], "gh[pousr]_[A-Za-z0-9]{30,512}|github_pat_[A-Za-z0-9_]{30,512}"),
@@ -37,17 +30,11 @@ export const TOKEN_TRIGGER = new RegExp(TOKEN_SHAPES.flatMap((s) => s.triggers).
 export const AWS_KEY = /(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Za-z])(?:([ \t,;:|'"=]{1,6})([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=]))?/g;
 export const AWS_TRIGGERS: readonly string[] = ["AKIA", "ASIA"];
 
-/**
- * The authority after `://`: up to the first `/`, quote, space or backslash. Not `?` or `#`: passwords holding them are
- * pasted into URLs unencoded, and git and libpq take them so.
- */
+/** The authority after `://`: up to the first `/`, quote, space or backslash (not `?` or `#`: git and libpq take passwords holding them unencoded). */
 const AUTHORITY = /[^\s/"'`<>\\]{1,512}/y;
 const SCHEME_CHAR = /[A-Za-z0-9+.-]/;
 
-/**
- * The URL whose `://` (or `separator`: `:\/\/` in JSON) is at `at`: where its scheme starts (1–31 characters, from a letter)
- * and its userinfo (the authority up to its last `@`: a raw `@` in a password is common); null without either. Constant work.
- */
+/** The URL whose `://` (or `separator`: `:\/\/` in JSON) is at `at`: where its scheme starts, and its userinfo (up to the authority's last `@`); null without either. */
 export function userinfoAt(text: string, at: number, separator = "://"): { schemeStart: number; userinfo: string } | null {
   let start = at;
   while (start > 0 && at - start < 31 && SCHEME_CHAR.test(text.charAt(start - 1))) start--;
@@ -72,10 +59,7 @@ export function hasUserinfoCredentials(userinfo: string): boolean {
   return password.length >= 3 && !PLACEHOLDER.test(password);
 }
 
-/**
- * The user and password of a value that is itself a URL with a password (`postgres://app:pw@db/prod`), placeholders
- * included; null otherwise. What the environment scrub extracts from a secret variable to redact on its own.
- */
+/** The user and password of a value that is itself a URL with a password (`postgres://app:pw@db/prod`), placeholders included; null otherwise. */
 export function urlPassword(value: string): { user: string; password: string } | null {
   const at = value.indexOf("://");
   const found = at === -1 ? null : userinfoAt(value, at);
@@ -85,21 +69,13 @@ export function urlPassword(value: string): { user: string; password: string } |
 }
 
 const KEY_HEADER = /-----BEGIN ((?:[A-Z0-9]+ ){0,4})PRIVATE KEY(?: BLOCK)?-----/g;
-/**
- * One line of a key's body: a line break (real, `\n` escaped in JSON, or spaces where a key was pasted on one line), then a
- * base64 line or an RFC 1421 header (`Proc-Type: 4,ENCRYPTED`). Taken line by line: one expression repeating over megabytes
- * of lines would exhaust the engine's stack.
- */
+/** One line of a key's body, taken one at a time (a repetition over megabytes would exhaust the engine's stack): a line break (real, escaped, or spaces), then base64 or an RFC 1421 header. */
 const KEY_BODY_LINE = /(?:\r?\n|\\r\\n|\\n|[ \t]+)[ \t]*(?:[A-Za-z][A-Za-z0-9-]{0,29}: [^\r\n\\]{0,200}|[A-Za-z0-9+/=]{1,65536})?/y;
 const KEY_FOOTER = /[ \t]*(?:\r?\n|\\r\\n|\\n)?[ \t]*-----END (?:[A-Z0-9]+ ){0,4}PRIVATE KEY(?: BLOCK)?-----/y;
 /** Key lines are 64 or 70 characters; prose after a header that is only quoted never has a 40-character base64 run. */
 const KEY_LINE = /[A-Za-z0-9+/=]{40}/;
 
-/**
- * The private keys (PEM and PGP) in `text`, in order, not overlapping: each header with its body, through its footer when one
- * ends it. A header counts only when its body holds a 40-character base64 run (a key, whole or cut short), so code and docs
- * that quote a header are left alone. One linear scan.
- */
+/** The private keys (PEM and PGP) in `text`, in order: each header with its body and footer, when the body holds a 40-character base64 run (docs quoting a header do not). */
 export function findPrivateKeys(text: string): Array<{ start: number; end: number }> {
   if (!text.includes("PRIVATE KEY")) return [];
   const spans: Array<{ start: number; end: number }> = [];

@@ -5,10 +5,9 @@ import type { Approver } from "../deps.js";
 import { ConfigError } from "../errors.js";
 import { checkConfig } from "../fs/config-file.js";
 import type { ModeHolder, PermissionMode } from "../gate/context.js";
-import { parseEffort, parseMaxIterations, parseThinking, parseToolChoice, type Parsed } from "../model/settings.js";
-import { fn, isTool, modeSchema, objectOf } from "../runtime/option-checks.js";
+import { parseEffort, parseMaxIterations, parseThinking, parseToolChoice } from "../model/settings.js";
+import { fn, isTool, modeSchema, objectOf, RUNTIME_OPTION_NAMES, settingOf } from "../runtime/runtime-options.js";
 import { isRuntime, type Runtime, type RuntimeOptions } from "../runtime/open-runtime.js";
-import { RUNTIME_OPTION_NAMES } from "../runtime/runtime-options.js";
 import type { AnyTool } from "../tools/define.js";
 import type { AgentConfig, Effort, EventSink, Inbox, JsonSchema, ThinkingSetting, ToolChoiceSetting } from "../types.js";
 import type { TurnHooks } from "./hooks.js";
@@ -64,26 +63,18 @@ export interface TurnOptions<T = unknown> {
   inbox?: Inbox;
 }
 
-/** A setting's parser as a zod check, so its problem is the error's message. */
-function parsed<T>(parse: (raw: unknown) => Parsed<T>): z.ZodType<unknown> {
-  return z.unknown().superRefine((raw, ctx) => {
-    const result = parse(raw);
-    if (!result.ok) ctx.addIssue({ code: "custom", message: result.problem });
-  });
-}
-
 const schema = z.strictObject({
   runtime: objectOf("a runtime from openRuntime, or its options").optional(),
   workspace: z.string().min(1).optional(),
   client: objectOf("an Anthropic client (from createClient, or the SDK)").optional(),
   model: z.string().min(1).optional(),
   maxTokens: z.number().int().positive().optional(),
-  thinking: parsed(parseThinking).optional(),
-  effort: parsed(parseEffort).optional(),
+  thinking: settingOf(parseThinking).optional(),
+  effort: settingOf(parseEffort).optional(),
   toolChoice: z.union([z.string(), z.strictObject({ tool: z.string().min(1) })]).refine((v) => typeof v !== "string" || parseToolChoice(v).ok, 'must be "auto", "any", "none" or { tool }').optional(),
   output: objectOf("a zod schema or a JSON Schema object").optional(),
   outputRetries: z.number().int().nonnegative().optional(),
-  maxIterations: parsed(parseMaxIterations).optional(),
+  maxIterations: settingOf(parseMaxIterations).optional(),
   maxBudgetUsd: z.number().positive().optional(),
   maxOutputTokens: z.number().int().positive().optional(),
   hooks: objectOf("an object of hooks").optional(),

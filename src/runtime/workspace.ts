@@ -5,11 +5,9 @@ import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../errors.js";
 import { TEMPLATE_WORKSPACE } from "../paths.js";
 
-/** What `initWorkspace` did: workspace-relative paths, in template order. */
-export interface InitResult {
-  /** Files copied from the templates. */
+/** What `initWorkspace` did, as workspace-relative paths in template order: the files copied, and those that existed and were kept. */
+interface InitResult {
   created: string[];
-  /** Template files that already existed and were left as they are. */
   kept: string[];
 }
 
@@ -18,10 +16,7 @@ export function resolveWorkspace(cwd: string, flag: string | undefined, env: Rec
   return resolve(cwd, flag ?? env["MINICLAW_WORKSPACE"] ?? "workspace");
 }
 
-/**
- * True when `dir` exists as a folder, false when it does not exist. Throws ConfigError
- * when something else (a file) stands at that path.
- */
+/** True when `dir` exists as a folder, false when it does not. Throws ConfigError when something else (a file) stands there. */
 export async function checkWorkspace(dir: string): Promise<boolean> {
   const info = await stat(dir).catch(() => undefined);
   if (info && !info.isDirectory()) throw new ConfigError(`the workspace ${dir} is not a folder (set --workspace or MINICLAW_WORKSPACE to a folder)`);
@@ -29,22 +24,16 @@ export async function checkWorkspace(dir: string): Promise<boolean> {
 }
 
 /**
- * Fills the workspace from the templates when it does not exist yet or is an empty folder
- * (hidden entries such as `.DS_Store` do not count), and resolves to true when it did so (the
- * CLI says so in one line). A folder with anything else in it is left as it is: what it lacks
- * is reported where it is needed (`loadAgents` explains a missing `agents/`).
+ * Fills the workspace from the templates when it does not exist yet or is an empty folder (hidden entries such as `.DS_Store`
+ * aside); resolves true when it did. A folder with anything else is left as it is: what it lacks is reported where it is needed.
  */
 export async function ensureWorkspace(dir: string, templates = TEMPLATE_WORKSPACE): Promise<boolean> {
-  if ((await checkWorkspace(dir)) && !(await isEmptyFolder(dir))) return false;
+  if ((await checkWorkspace(dir)) && !(await readdir(dir)).every((name) => name.startsWith("."))) return false;
   await initWorkspace(dir, templates);
   return true;
 }
 
-/**
- * Copies every template file that `dir` lacks, creating `dir` and folders as needed, and
- * never overwrites a file that exists (the copy itself refuses, so a file created meanwhile
- * is kept too). Throws ConfigError when `dir` is not a folder.
- */
+/** Copies every template file `dir` lacks, creating folders as needed; never overwrites a file (the copy itself refuses). Throws ConfigError when `dir` is not a folder. */
 export async function initWorkspace(dir: string, templates = TEMPLATE_WORKSPACE): Promise<InitResult> {
   await checkWorkspace(dir);
   await mkdir(dir, { recursive: true });
@@ -62,11 +51,6 @@ export async function initWorkspace(dir: string, templates = TEMPLATE_WORKSPACE)
     }
   }
   return result;
-}
-
-async function isEmptyFolder(dir: string): Promise<boolean> {
-  const entries = await readdir(dir);
-  return entries.every((name) => name.startsWith("."));
 }
 
 /** Every file below `root`, relative to it, sorted so the listing reads the same everywhere. */
