@@ -3,8 +3,7 @@
 // A turn, and the runtime turns share.
 export { runAgentTurn } from "./loop/run-turn.js";
 export { streamAgentTurn, type TurnMessage } from "./loop/stream-turn.js";
-export type { TurnOptions, JsonSchema } from "./loop/turn-options.js";
-export type { TurnHooks, TurnStartAddition } from "./loop/hooks.js";
+export type { TurnOptions, JsonSchema, TurnHooks, TurnStartAddition } from "./loop/turn-options.js";
 export { openRuntime, type Runtime, type RuntimeOptions, type RuntimeSettings } from "./runtime/open-runtime.js";
 
 // Tools and where they come from.

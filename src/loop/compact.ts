@@ -7,7 +7,7 @@ import type { MessageRecord } from "../sessions/records.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
 import { CHARS_PER_TOKEN, contextWindowFor, estimateTokens, sessionContextSize } from "../sessions/tokens.js";
 import type { EventSink, MessageParam, Usage } from "../types.js";
-import { runHook } from "./hooks.js";
+import { runHook } from "./turn-options.js";
 import type { TurnSetup } from "./turn-setup.js";
 
 /** Output tokens allowed for a summary. */

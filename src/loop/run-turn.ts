@@ -10,14 +10,12 @@ import { runToolUses } from "../tools/dispatch.js";
 import type { AnyTool, TurnScope } from "../tools/define.js";
 import type { AgentConfig, ApiMessage, ContentBlockParam, ToolUseBlock, TurnResult, Usage } from "../types.js";
 import { ContextKeeper } from "./compact.js";
-import { runHook } from "./hooks.js";
 import { answerText } from "./output.js";
 import { buildRequest } from "./request.js";
 import { appendOrFail, appendSteered, finish, PLAN_MODE_NOTICE, recordMode, settleOutput } from "./session-writes.js";
 import { turnScope } from "./subagent.js";
-import { checkTurnArguments, type TurnOptions } from "./turn-options.js";
-import { isPromptTooLong, streamOptions, toolContext, userMessage, webRefused } from "./turn-parts.js";
-import { setUpTurn, type ParentLink, type TurnSetup } from "./turn-setup.js";
+import { checkTurnArguments, runHook, type TurnOptions } from "./turn-options.js";
+import { isPromptTooLong, setUpTurn, streamOptions, toolContext, userMessage, webRefused, type ParentLink, type TurnSetup } from "./turn-setup.js";
 import { TurnState } from "./turn-state.js";
 
 const INTERRUPTED = "interrupted by the user";

@@ -1,12 +1,10 @@
-// What a turn's tools see of it, and a subagent's turn under its parent's: a fresh session linked to the parent, the parent's mode, approver, signal, events and brakes.
+// What a turn's tools see of it; a subagent's turn under its parent's (a fresh session linked to it, its mode, approver, signal, events and brakes); at most N jobs at once.
 import { messageOf } from "../errors.js";
 import { ZERO_USAGE } from "../model/usage.js";
 import type { AnyTool, TurnScope } from "../tools/define.js";
 import { isOffered } from "../tools/source.js";
 import type { AgentConfig, TurnResult } from "../types.js";
-import { runHook } from "./hooks.js";
-import { limiter } from "./limiter.js";
-import type { TurnOptions } from "./turn-options.js";
+import { runHook, type TurnOptions } from "./turn-options.js";
 import type { ParentLink, TurnSetup } from "./turn-setup.js";
 import type { TurnState } from "./turn-state.js";
 
@@ -77,4 +75,24 @@ async function runSubagent(parent: ParentTurn, childId: string, task: string, to
   rt.emit({ type: "subagent_end", toolUseId, agentId: childId, stopReason: result.stopReason, usage: result.usage, costUsd: result.costUsd });
   await runHook("onSubagentEnd", hooks?.onSubagentEnd && (() => hooks.onSubagentEnd!({ toolUseId, agentId: childId, result })), rt.emit);
   return result;
+}
+
+/**
+ * Runs at most `max` of the given jobs at once, the rest in the order they came as others finish.
+ * A finishing job hands its slot straight to the next waiting one, so a newcomer cannot slip in between.
+ */
+export function limiter(max: number): <T>(job: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async (job) => {
+    if (running >= max) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running++;
+    try {
+      return await job();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
 }

@@ -1,16 +1,16 @@
-// What a caller may pass to one turn: per-turn settings only (what belongs to every turn lives in the runtime), checked by zod.
+// What a caller may pass to one turn: per-turn settings only (what belongs to every turn lives in the runtime), checked by zod; and its lifecycle hooks.
 import type Anthropic from "@anthropic-ai/sdk";
 import * as z from "zod";
 import type { Approver } from "../deps.js";
-import { ConfigError } from "../errors.js";
+import { ConfigError, messageOf } from "../errors.js";
 import { checkConfig } from "../fs/config-file.js";
 import type { ModeHolder, PermissionMode } from "../gate/context.js";
 import { parseEffort, parseMaxIterations, parseThinking, parseToolChoice } from "../model/settings.js";
 import { fn, isTool, modeSchema, objectOf, RUNTIME_OPTION_NAMES, settingOf } from "../runtime/runtime-options.js";
 import { isRuntime, type Runtime, type RuntimeOptions } from "../runtime/open-runtime.js";
 import type { AnyTool } from "../tools/define.js";
-import type { AgentConfig, Effort, EventSink, Inbox, JsonSchema, ThinkingSetting, ToolChoiceSetting } from "../types.js";
-import type { TurnHooks } from "./hooks.js";
+import type { ToolHooks } from "../tools/dispatch.js";
+import type { AgentConfig, Effort, EventSink, Inbox, JsonSchema, ThinkingSetting, ToolChoiceSetting, TurnResult } from "../types.js";
 
 export type { JsonSchema } from "../types.js";
 
@@ -117,4 +117,33 @@ export function checkTurnArguments(sessionKey: unknown, userText: unknown, agent
 function shown(value: unknown): string {
   if (value === undefined || value === null) return String(value);
   return typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : typeof value;
+}
+
+/** What a turn's start hook may add: text given to the model with the user's message (not in the system prompt). */
+export interface TurnStartAddition {
+  context?: string;
+}
+
+/** Hooks of a turn. A tool hook that throws denies the call; a lifecycle hook that throws is a `warning` event, and the turn goes on without it. */
+export interface TurnHooks extends ToolHooks {
+  /** Before the user's message is stored; may add context to it. */
+  onTurnStart?(info: { sessionKey: string; agentId: string; text: string }): TurnStartAddition | void | Promise<TurnStartAddition | void>;
+  /** Before a compaction summarises the older part of the session. */
+  onBeforeCompact?(info: { sessionKey: string; agentId: string; tokensBefore: number; reason: string }): void | Promise<void>;
+  /** After the turn ended, with its result. */
+  onTurnEnd?(result: TurnResult): void | Promise<void>;
+  /** When a delegate call starts a subagent, and when it ends. */
+  onSubagentStart?(info: { toolUseId: string; agentId: string; sessionKey: string; task: string }): void | Promise<void>;
+  onSubagentEnd?(info: { toolUseId: string; agentId: string; result: TurnResult }): void | Promise<void>;
+}
+
+/** Runs one lifecycle hook; a throw or rejection becomes a warning and `undefined`. */
+export async function runHook<T>(name: string, hook: (() => T | Promise<T>) | undefined, emit: EventSink): Promise<T | undefined> {
+  if (!hook) return undefined;
+  try {
+    return await hook();
+  } catch (error) {
+    emit({ type: "warning", message: `the ${name} hook failed (${messageOf(error)}); the turn goes on without it` });
+    return undefined;
+  }
 }

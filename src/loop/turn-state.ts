@@ -24,9 +24,9 @@ export class TurnState {
   /** Corrections asked for after an invalid structured answer, and the validated answer once there is one. */
   outputRetries = 0;
   output: unknown;
-  /** The content of a response paused by the API (`pause_turn`), sent back last until the message is whole. */
+  /** A response paused by the API (`pause_turn`), sent back last until the message is whole. */
   private paused: ContentBlockParam[] = [];
-  /** Usage of responses not stored (a cut tool call asked again, an empty reply): the next assistant record carries it, so the file sums the whole cost. */
+  /** Usage of responses not stored (a cut tool call asked again, an empty reply): the next record carries it, so the file sums the whole cost. */
   private unstored: Usage | undefined;
 
   constructor(
@@ -46,13 +46,13 @@ export class TurnState {
     this.rt.emit({ type: "usage", usage: response, costUsd });
   }
 
-  /** Counts one model request, here and, for a subagent, in its parent's brake. */
+  /** Counts one model request, here and in a subagent's parent. */
   request(): void {
     this.iterations++;
     this.rt.link?.shared.request();
   }
 
-  /** Why no further request may be made: this turn's iteration brake or budget (its subagents' spending counted), or a subagent's parent's. */
+  /** Why no further request may be made: this turn's iteration brake or budget (its subagents' spending counted), or its parent's. */
   stopBefore(): [StopReason, string] | undefined {
     const own = this.ownLimit();
     if (own) return own;
@@ -86,42 +86,38 @@ export class TurnState {
     };
   }
 
-  /** Remembers the usage of a response that will not be stored. */
+  /** Sets aside the usage of a response that will not be stored; `setAsideUsage` is what the next assistant record carries, `clearSetAside` once one did. */
   setAside(response: Usage): void {
     this.unstored = addUsage(this.unstored ?? ZERO_USAGE, response);
   }
 
-  /** The usage set aside so far, as the next assistant record carries it. */
   setAsideUsage(): { discardedUsage?: Usage } {
     return this.unstored ? { discardedUsage: this.unstored } : {};
   }
 
-  /** Forgets the usage set aside, once a record carrying it was written. */
   clearSetAside(): void {
     this.unstored = undefined;
   }
 
-  /** Holds a paused response's content (and sets its usage aside) until its continuation arrives; pauses add up. */
+  /** Holds a paused response's content (pauses add up, their usage set aside) until `takePaused` joins its continuation to it, or `dropPaused`. */
   pause(content: ContentBlockParam[], usage: Usage): void {
     this.paused = [...this.paused, ...content];
     this.setAside(usage);
   }
 
-  /** Forgets a paused response that will not be continued (its usage stays set aside). */
   dropPaused(): void {
     this.paused = [];
+  }
+
+  takePaused(content: ContentBlockParam[]): ContentBlockParam[] {
+    const whole = this.paused.length === 0 ? content : [...this.paused, ...content];
+    this.paused = [];
+    return whole;
   }
 
   /** The messages to send: with a paused response, that response last, for the model to continue. */
   withPaused(messages: MessageParam[]): MessageParam[] {
     return this.paused.length === 0 ? messages : [...messages, { role: "assistant", content: this.paused }];
-  }
-
-  /** A continuation joined to the paused content before it: one message, as the API sees it. */
-  takePaused(content: ContentBlockParam[]): ContentBlockParam[] {
-    const whole = this.paused.length === 0 ? content : [...this.paused, ...content];
-    this.paused = [];
-    return whole;
   }
 
   /** Ends the turn: emits `turn_end` and returns the result. */
@@ -135,14 +131,12 @@ export class TurnState {
 /** Identical consecutive calls allowed to run; the next one is answered with an error, the one after ends the turn. */
 const REPEAT_LIMIT = 2;
 
-/** Consecutive identical calls (same tool, same input) across a turn: the third gets an error telling the model to change approach, a fourth trips the breaker. */
+/** Consecutive identical calls (same tool, same input): `check` answers the third with an error telling the model to change approach; a fourth sets `tripped`. */
 class RepeatBreaker {
   private last = "";
   private count = 0;
-  /** Set once a call came after the warning; the loop then stops. */
   tripped = false;
 
-  /** Registers a call and returns the refusal text when it must not run. */
   check(call: ToolUseBlock): string | undefined {
     const signature = `${call.name}\u0000${stableJson(call.input)}`;
     this.count = signature === this.last ? this.count + 1 : 1;

@@ -1,11 +1,52 @@
-// The exit_plan_mode tool: the model hands its plan to the user, who chooses the mode to carry it out in.
+// The tools that act on the turn itself: delegate (a task handed to another agent, run as a subagent) and exit_plan_mode (the plan handed to the user, who chooses the mode to go on in).
 import * as z from "zod";
 import { ToolError } from "../errors.js";
 import type { PermissionMode } from "../gate/context.js";
-import { defineTool, type Tool } from "./define.js";
+import { isSuccessfulStop, type AgentConfig } from "../types.js";
+import { defineTool, type AnyTool, type Tool } from "./define.js";
 import type { ToolSource } from "./source.js";
 
-const input = z.object({ plan: z.string().min(1).describe("The plan to carry out, in Markdown: the steps, the files to change and the commands to run") });
+/**
+ * `delegate { agent, task }` for an agent whose SOUL.md lists `delegates` (of `agents`, never itself); the turn runs the
+ * subagent (`TurnScope.delegate`). The result is its final text; an error or a brake is an is_error result. Read-only as the
+ * gate sees it (each of the subagent's calls is gated), so the delegate calls of one response run together.
+ */
+export function delegateSource(agents: Readonly<Record<string, AgentConfig>>): ToolSource {
+  const made = new Map<string, AnyTool | undefined>();
+  return {
+    list({ agent }) {
+      if (!made.has(agent.id)) made.set(agent.id, delegateTool(agent, agents));
+      const tool = made.get(agent.id);
+      return tool ? [tool] : [];
+    },
+  };
+}
+
+function delegateTool(parent: AgentConfig, agents: Readonly<Record<string, AgentConfig>>): AnyTool | undefined {
+  const ids = (parent.delegates ?? []).filter((id) => id !== parent.id && agents[id] !== undefined);
+  const [first, ...rest] = ids;
+  if (first === undefined) return undefined;
+  const described = ids.map((id) => `${id} (${agents[id]!.name})`).join(", ");
+  const tool = defineTool({
+    name: "delegate",
+    description:
+      `Hands a task to another agent, which works on it in a fresh context and returns its final answer: ${described}. ` +
+      "It sees none of this conversation: put everything it needs in the task. Several delegate calls in one response run at the same time.",
+    input: z.object({ agent: z.enum([first, ...rest]), task: z.string().trim().min(1, "must say what to do") }),
+    access: "read",
+    async run({ agent, task }, context) {
+      if (!context.turn) throw new ToolError("delegate runs only inside a turn");
+      const result = await context.turn.delegate(agent, task, context.toolUseId);
+      if (isSuccessfulStop(result.stopReason)) return result.text || "(the subagent finished without a text answer)";
+      const why = `${result.stopReason}${result.error ? `: ${result.error}` : ""}`;
+      throw new ToolError(`the subagent ${agent} stopped (${why})${result.text ? `; its last answer: ${result.text}` : ""}`);
+    },
+  });
+  // The subagent shares the turn's abort signal and stops at once; waiting for it keeps its events before the parent's end.
+  return { ...tool, waitsOnInterrupt: true };
+}
+
+const planInput = z.object({ plan: z.string().min(1).describe("The plan to carry out, in Markdown: the steps, the files to change and the commands to run") });
 
 /**
  * Offers exit_plan_mode once the mode is plan, and for the rest of the turn (outside plan mode it refuses): a tool withdrawn
@@ -21,13 +62,13 @@ export function planSource(): ToolSource {
  * user chose (never `bypassPermissions`) and the result names it. Outside plan mode, or where nobody can answer (`run`, cron),
  * an is_error result, the mode unchanged. Read-only, so it runs in plan mode; it asks the user itself.
  */
-export function createExitPlanModeTool(): Tool<z.infer<typeof input>> {
+export function createExitPlanModeTool(): Tool<z.infer<typeof planInput>> {
   return defineTool({
     name: "exit_plan_mode",
     description:
       "In plan mode, call this with your plan once you have investigated and are ready to act. The user reviews the plan and chooses whether to leave plan mode; " +
       "the result says which mode you are in then. Call it only in plan mode, and only with a complete plan.",
-    input,
+    input: planInput,
     access: "read",
     async run({ plan }, context) {
       const previous = context.gate.mode;
