@@ -7,20 +7,14 @@ export type ResultContent = string | ReadonlyArray<{ type: string; text?: string
 export function toolResultText(content: ResultContent, others: "name" | "skip" = "name"): string {
   if (content === undefined) return "";
   if (typeof content === "string") return content;
-  return content
-    .flatMap((part) => (part.type === "text" && typeof part.text === "string" ? [part.text] : others === "name" ? [`[${part.type}]`] : []))
-    .join("\n");
+  return content.flatMap((part) => (part.type === "text" && typeof part.text === "string" ? [part.text] : others === "name" ? [`[${part.type}]`] : [])).join("\n");
 }
 
-/**
- * Text longer than `max` characters cut to `max`: its head (`headShare` of it, 70% by default) and tail, with `marker(cut)`
- * between them, `cut` being the characters left out. Deterministic, so a cut prompt or result stays byte-stable for the cache.
- */
+/** Text over `max` characters cut to its head (`headShare` of `max`) and tail around `marker(cut)`; deterministic, so a cut prompt stays byte-stable for the cache. */
 export function cutMiddle(text: string, max: number, marker: (cut: number) => string, headShare = 0.7): string {
   if (text.length <= max) return text;
   const head = Math.floor(max * headShare);
-  const tail = max - head;
-  return text.slice(0, head) + marker(text.length - max) + text.slice(text.length - tail);
+  return text.slice(0, head) + marker(text.length - max) + text.slice(text.length - (max - head));
 }
 
 /** A server tool's call or result block, loosely typed: these blocks come back from the provider as they are. */

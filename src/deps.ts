@@ -28,11 +28,9 @@ export const systemClock: Clock = {
 export type Spawn = typeof nodeSpawn;
 export const nodeSpawnDefault: Spawn = nodeSpawn;
 
-/** What the approver is asked: one command, file action or tool call the gate could not clear. */
+/** What the approver is asked about a call the gate could not clear: `tool` (`run_command`, a file tool, the tool called) and `command`, the call in one line. */
 export interface ApprovalRequest {
-  /** `run_command` for commands; the file tool's name for file actions; otherwise the tool called. */
   tool: string;
-  /** The command line, a short description such as `write /etc/hosts`, or the call as `name {input as JSON}` (cut when long). */
   command: string;
   /** Why it needs approval, in a few words. */
   reason: string;

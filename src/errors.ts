@@ -18,10 +18,7 @@ export class MiniclawError extends Error {
 /** Fixed by a person: missing credentials, a bad SOUL.md, cron.json or approvals file, a bad option. Thrown before or outside a turn, never shown to the model. */
 export class ConfigError extends MiniclawError {}
 
-/**
- * A session that cannot be read, written or locked: fixed by a person when the disk is at fault (the message names it), by nobody
- * when it says "session busy" (another turn holds it: try again). Once a turn has started it never escapes: the turn ends `error`.
- */
+/** A session that cannot be read, written or locked (a person fixes the disk), or "session busy" (try again). Once a turn started, it ends `error` instead. */
 export class SessionError extends MiniclawError {}
 
 /** Fixed by the model: a call it can correct (a bad path, a refused command, an unknown skill), thrown from `run` and answered as an is_error result. */

@@ -57,15 +57,13 @@ export interface WebSettings {
   fetch?: { maxUses?: number; maxContentTokens?: number; allowedDomains?: string[]; blockedDomains?: string[] };
 }
 
-/** Token counts of one response or a sum of several, in our own spelling. */
+/** Token counts of one response or a sum of several, in our own spelling: `thinkingTokens` are part of `outputTokens`; server tool requests are priced apart. */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
-  /** Output tokens spent thinking (part of `outputTokens`), where the API reports them. */
   thinkingTokens?: number;
-  /** Server tool requests, priced apart (web search per 1,000 searches). */
   webSearchRequests?: number;
   webFetchRequests?: number;
 }
@@ -75,25 +73,18 @@ export type StopReason =
   | ("end_turn" | "stop_sequence" | "max_tokens" | "refusal" | "model_context_window_exceeded")
   | ("aborted" | "max_iterations" | "budget_exceeded" | "repeated_tool_call" | "output_invalid" | "error");
 
-const SUCCESSFUL_STOPS: ReadonlySet<StopReason> = new Set(["end_turn", "stop_sequence", "max_tokens", "refusal"]);
-
 /** Whether a turn that stopped for `stop` succeeded: the model finished, or was cut, on its own (`miniclaw run` exits 0). Every other reason is a failure or an interruption. */
 export function isSuccessfulStop(stop: StopReason): boolean {
-  return SUCCESSFUL_STOPS.has(stop);
+  return stop === "end_turn" || stop === "stop_sequence" || stop === "max_tokens" || stop === "refusal";
 }
 
-/** What `runAgentTurn` resolves to; `T` is the type of `output` when an output schema was given. */
+/** What `runAgentTurn` resolves to: the text of the last response that had any, usage summed over every request, the estimated cost in US dollars, the requests. */
 export interface TurnResult<T = unknown> {
-  /** The final assistant text of the turn (text blocks of the last response). */
   text: string;
   stopReason: StopReason;
-  /** Summed over every request of the turn. */
   usage: Usage;
-  /** Estimated cost in US dollars from the model's price table. */
   costUsd: number;
-  /** Number of model requests made. */
   iterations: number;
-  /** The agent that answered and the session it wrote to. */
   agentId: string;
   sessionKey: string;
   /** One-line description when `stopReason` is `error` (or a brake explains itself). */

@@ -13,9 +13,8 @@ export interface SlashCommand {
 const SLASH_COMMAND = /^\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/;
 
 /**
- * Picks the agent for a message: one that starts with an agent's prefix, white space and some text goes to that agent without
- * the prefix and the space (`/research what changed?` → `["researcher", "what changed?"]`); anything else (the prefix alone,
- * `/researchers ...`, an unknown `/word`) to `defaultAgentId`, unchanged. Pure.
+ * Picks the agent for a message: its prefix, white space and text go to that agent without the prefix (`/research what?` → `["researcher", "what?"]`);
+ * anything else (the prefix alone, `/researchers`, an unknown `/word`) to `defaultAgentId`, unchanged. Pure.
  */
 export function resolveAgent(text: string, agents: Readonly<Record<string, AgentConfig>>, defaultAgentId = DEFAULT_AGENT_ID): [agentId: string, text: string] {
   for (const id of Object.keys(agents).sort()) {

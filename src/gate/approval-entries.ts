@@ -11,10 +11,7 @@ export function normalizeCommand(command: string): string {
   return command.trim();
 }
 
-/**
- * Why an allowed entry is too broad to honour, or null: its program is a wildcard (`*`, `* -rf`), or its arguments are only
- * wildcards and options (`rm *`, `bash *`), so it approves every use of a program. Words split on blanks: a quoted `'*'` counts.
- */
+/** Why an allowed entry is too broad to honour, or null: its program is a wildcard (`* -rf`), or its arguments only wildcards and options (`rm *`, `bash *`). */
 export function broadPatternReason(entry: string): string | null {
   const [program, ...args] = entry.trim().split(/\s+/).filter((w) => w !== "");
   if (program === undefined) return null;
@@ -31,10 +28,7 @@ export function isToolEntry(entry: string): boolean {
   return TOOL_ENTRY.test(entry) && !/^[*?]/.test(entry);
 }
 
-/**
- * True when one of the entries names the tool, exactly or as a glob. Allowed lists pass `narrowOnly`, so entries that start
- * with a wildcard match nothing; a denied `*` denies every tool, as it denies every command.
- */
+/** Whether an entry names the tool, exactly or as a glob; with `narrowOnly` (allowed lists) none starting with a wildcard; a denied `*` denies every tool. */
 export function matchesToolName(name: string, entries: readonly string[], narrowOnly: boolean): boolean {
   return entries.some((entry) => TOOL_ENTRY.test(entry) && (!narrowOnly || isToolEntry(entry)) && compileGlob(entry).test(name));
 }

@@ -27,9 +27,8 @@ const REREAD_MS = 2_000;
 const LOCK_TIMEOUT_MS = 5_000;
 
 /**
- * Reads the lists before every call: one stat, and a read when the file changed (or within two seconds of a change, or two
- * seconds after the last read). Missing or empty: empty lists. Corrupt or invalid: a warning, the file untouched, nothing
- * approved or denied. Allowed entries too broad to honour (`rm *`) are left out with a warning. `clock` is the files' wall clock.
+ * Reads the lists before every call: one stat, a read when the file changed (or within two seconds of it). Missing: empty lists. Corrupt: a warning, the file
+ * untouched, nothing approved or denied. Allowed entries too broad to honour (`rm *`) are left out with a warning. `clock` is the files' wall clock.
  */
 export function approvalsReader(path: string, onWarning?: WarningSink, clock: () => number = Date.now): () => { allowed: string[]; denied: string[] } {
   let seen: { version: string; readAt: number; lists: { allowed: string[]; denied: string[] } } | undefined;
@@ -65,10 +64,7 @@ function listsOf(path: string, result: ReadResult, onWarning?: WarningSink): { a
   return { allowed, denied: result.data.denied };
 }
 
-/**
- * Adds entries: under `<file>.lock`, re-reads the file, takes the union and replaces it atomically, so concurrent savers lose
- * nothing. Resolves false (after a warning) when the file is corrupt; rejects with a MiniclawError on I/O errors or a busy lock.
- */
+/** Adds entries under `<file>.lock`: re-read, union, atomic replace, so savers lose nothing. Resolves false (warned) for a corrupt file; rejects on I/O or a busy lock. */
 export async function addApprovals(path: string, additions: { allowed?: readonly string[]; denied?: readonly string[] }, onWarning?: WarningSink): Promise<boolean> {
   await mkdir(dirname(path), { recursive: true });
   const makeError = (message: string, cause?: unknown): Error => new MiniclawError(message, cause === undefined ? undefined : { cause });

@@ -6,12 +6,7 @@ const CONFIG_FILES = ["exec-approvals.json", "cron.json", "mcp.json", "settings.
 /** Folders of a workspace whose every file is such configuration: agents' SOUL.md, skills, output schemas. */
 const CONFIG_DIRS = ["agents", "skills", "schemas"];
 
-/**
- * The configuration of `workspace` as absolute paths (real paths when the caller resolved the
- * workspace): the approvals file, cron.json and its state, mcp.json, settings.json, and the
- * agents, skills and schemas folders. Whatever widens what the model may reach (tools, web,
- * delegates, an MCP server's read-only tools, a skill's allowed tools, limits) is written there.
- */
+/** The configuration of `workspace` as absolute paths: what widens what the model may reach (approvals, cron.json and its state, mcp.json, settings.json, agents, skills, schemas). */
 export function configurationPaths(workspace: string): string[] {
   return [...CONFIG_FILES, ...CONFIG_DIRS].map((name) => join(workspace, name));
 }

@@ -2,10 +2,8 @@
 import type { ApprovalLists } from "./approval-entries.js";
 
 /**
- * `default` asks for what is not provably safe; `acceptEdits` also writes and edits inside the roots unasked (as `default`
- * already does for the built-in file tools: what both still ask about there is protected); `plan` runs only what reads;
- * `dontAsk` refuses what `default` would ask about (as `run` and cron do); `bypassPermissions` runs all but the denied,
- * and only the user can enter it. Denied entries are refused in every mode.
+ * `default` asks for what is not provably safe; `acceptEdits` also edits inside the roots unasked; `plan` runs only what reads; `dontAsk` refuses what
+ * `default` would ask about (as `run` and cron do); `bypassPermissions` runs all but the denied, and only the user can enter it.
  */
 export type PermissionMode = "default" | "acceptEdits" | "plan" | "dontAsk" | "bypassPermissions";
 
@@ -18,10 +16,8 @@ export interface ModeHolder {
 }
 
 /**
- * What one call may touch, declared by its tool (a value, or a function of the parsed input): `read` only reads (unasked,
- * alongside other reads, in plan mode too); `act` changes what the user allowed by giving the tool (unasked, never in plan
- * mode); `ask` needs approval each time (or its name in the allowed list); a `command` goes to the command judge; a `path`
- * (relative to the working folder) to the path rules.
+ * What one call may touch, declared by its tool (or a function of the input): `read` only reads (unasked, in plan mode too); `act` changes what the user
+ * allowed by giving the tool (unasked, never in plan mode); `ask` needs approval each time; a `command` goes to the judge, a `path` to the path rules.
  */
 export type Access = "read" | "act" | "ask" | { command: string } | { path: string; write?: boolean };
 
@@ -29,11 +25,8 @@ export type Access = "read" | "act" | "ask" | { command: string } | { path: stri
 export type Subject = { kind: "command"; command: string } | { kind: "path"; access: "read" | "write"; path: string } | { kind: "tool"; tool: string; input: unknown };
 
 /**
- * The gate's conclusion about one call before the mode is applied: `safe` reads only (unasked in every mode); `act` runs
- * unasked but changes something; `contained` is a command the sandbox's `auto` confines to the working folder, offline;
- * `approved` by the approvals file; `needs` the user; `denied` by the approvals file; `never`, in any mode. `readOnly`: the
- * call only reads (plan mode may still ask, outside the roots); `reason`: why it is not safe; `alwaysSaves` and `denySaves`:
- * the entries "always" and "deny always" add (absent: the answer lasts for this process); `path`: the real path judged.
+ * The gate's conclusion before the mode applies: `safe` reads only; `act` changes something unasked; `contained` runs in the sandbox's `auto`; `approved`
+ * or `denied` by the approvals file; `needs` the user; `never` in any mode. `alwaysSaves`/`denySaves`: the entries "always" adds (absent: for this process).
  */
 export interface Verdict {
   kind: "safe" | "act" | "contained" | "approved" | "needs" | "denied" | "never";
@@ -63,10 +56,7 @@ export interface GateCall {
   access: Access;
 }
 
-/**
- * A judged call. `readOnly` is known at once (it may run alongside other reads); `settle` applies the mode as it is then,
- * asks the approver when the policy says so, saves "always", emits the `approval` event and resolves to the decision. Never rejects.
- */
+/** A judged call: `readOnly` at once (it may run beside other reads); `settle` applies the mode as it is then, asks, saves "always", emits `approval`. Never rejects. */
 export interface Judged {
   readonly readOnly: boolean;
   settle(): Promise<Decision>;

@@ -15,10 +15,8 @@ import { decide, LEAVE_PLAN_UNAVAILABLE, policyCause, refusalText, shownOf } fro
 const MAX_SHOWN_INPUT_CHARS = 300;
 
 /**
- * What `createGate` needs, every effect injected: the mode (or a holder, read as each call is settled); the approver, asked
- * only when the policy says ask (a throw counts as nobody answering); `home` (`~`, whose dotfiles are secrets); `emit`, told
- * every refusal and answer; warnings (each once; default `warning` events); the command judge (without one, every command is
- * asked); and the "always" answers the approvals file cannot hold, shared by a runtime's turns.
+ * What `createGate` needs, every effect injected: the mode (or a holder, read as each call settles), the approver (a throw counts as nobody answering),
+ * `emit` (every refusal and answer), warnings (each once), the judge (without one, commands are asked), and a runtime's shared "always" answers.
  */
 export interface GateOptions extends PathFolders {
   mode: PermissionMode | ModeHolder;
@@ -31,9 +29,8 @@ export interface GateOptions extends PathFolders {
 }
 
 /**
- * Builds the gate. `check` judges a call once: a tool name on the denied list is refused; a command goes to the judge, a path
- * to the path rules, other tools by their declared access. `settle` then applies `decide` in the mode of that moment, asks
- * the approver when it says ask, and saves "always" answers. A refusal is a sentence for the model, never a throw.
+ * Builds the gate: `check` judges a call once (a denied name refused, a command by the judge, a path by the path rules, other tools by their access);
+ * `settle` then applies `decide` in the mode of that moment, asks when it says ask, and saves "always". A refusal is a sentence for the model, never a throw.
  */
 export function createGate(options: GateOptions): Gate {
   return new PolicyGate(options);

@@ -9,8 +9,8 @@ import { isProcessSecretPath, pathReason, repositoryConfigReason } from "./secre
 const MAX_SYMLINK_HOPS = 40;
 
 /**
- * The real path `path` refers to: symlinks resolved (a dangling one followed, so a link in a root cannot smuggle a new file out
- * of it), `..` applied, a part not created yet appended. Synchronous: a few metadata calls cost less than the thread pool. Throws ELOOP, EACCES...
+ * The real path `path` refers to: symlinks resolved (a dangling one followed, so a link cannot smuggle a new file out of a root), `..` applied, a part not
+ * created yet appended. Synchronous: a few metadata calls cost less than the thread pool. Throws ELOOP, EACCES...
  */
 export function resolveRealPath(path: string, hops = 0): string {
   const missing: string[] = [];
@@ -39,11 +39,7 @@ function isSymbolicLink(path: string): boolean {
   }
 }
 
-/**
- * The folders the path rules judge against: `cwd` resolves relative paths; `roots` are used unasked (the working folder and
- * the workspace); never written unasked: the approvals file (read at every check, "always" added to it), `protectedDirs` (the
- * workspace's sessions) and `configuration` (what later runs obey, `configurationPaths`).
- */
+/** The folders the path rules judge against: `roots` are used unasked; the approvals file, `protectedDirs` (sessions) and `configuration` are never written unasked. */
 export interface PathFolders {
   cwd: string;
   roots: readonly string[];

@@ -2,9 +2,8 @@
 import type { PermissionMode, Subject, Verdict } from "./context.js";
 
 /**
- * The policy, in one place. Denied entries and what is never allowed are refused in every mode; what is safe runs in every
- * mode; plan mode refuses what does not only read; what acts, what the sandbox contains, what the approvals file allows, and
- * anything in bypassPermissions runs; dontAsk refuses what the others would ask about; default and acceptEdits ask.
+ * The policy, in one place: denied and never are refused in every mode; safe runs in every mode; plan refuses what does not only read; what acts, what the
+ * sandbox contains, what the approvals file allows, and anything in bypassPermissions runs; dontAsk refuses what the others ask about; the rest asks.
  */
 export function decide(verdict: Pick<Verdict, "kind" | "readOnly">, mode: PermissionMode): "allow" | "ask" | "refuse" {
   if (verdict.kind === "never" || verdict.kind === "denied") return "refuse";

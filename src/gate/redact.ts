@@ -7,9 +7,8 @@ import { AWS_KEY, AWS_TRIGGERS, findPrivateKeys, hasUserinfoCredentials, TOKEN_S
 export const MIN_KNOWN_SECRET_LENGTH = 8;
 
 /**
- * `text` with every credential replaced by a marker naming it (`[redacted: GitHub token]`): the `known` values first (exact,
- * longest first), then private keys, URL userinfo, issued tokens, `Authorization:` values and secret-named keys' values. Linear;
- * each pass first looks for the literal pieces its shapes need, so clean text costs a few scans.
+ * `text` with every credential replaced by a marker naming it (`[redacted: GitHub token]`): `known` values (longest first), private keys, URL userinfo,
+ * issued tokens, `Authorization:` values and secret-named keys' values. Linear; each pass first looks for the literals its shapes need.
  */
 export function redactSecrets(text: string, known: readonly string[] = []): string {
   return scanSecrets(text, known).text;

@@ -3,10 +3,7 @@
 /** Replaces one credential: called with what it is (`password`, `authorization`), returns the text to put in its place. */
 export type Mark = (label: string) => string;
 
-/**
- * `text` with the value of every secret-named key that holds a credential replaced by `mark` (`DB_PASSWORD='…'`, `  token: …`,
- * `"client_secret": "…"`, `?access_token=…&`), key and quotes kept; and elements named so and netrc's passwords. See `acceptValue`.
- */
+/** `text` with the value of every secret-named key that holds a credential (`DB_PASSWORD='…'`, `"api_key": "…"`, `?token=…&`) replaced by `mark`, key and quotes kept. */
 export function redactAssignments(text: string, mark: Mark): string {
   const assigned = text.replace(ASSIGNMENT, (match: string, word: string, separator: string, ...rest: unknown[]) => {
     const groups = rest.slice(0, 4) as Array<string | undefined>;
@@ -77,9 +74,8 @@ const LAST_WORDS = [...["pass(?:word|wd|phrase)?", "pwd", "secret", "token"].fla
 const ELEMENT_NAME = new RegExp(`(?:${LAST_WORDS.join("|")})$`);
 
 /**
- * The last word of a secret-named key (nothing of the key follows: `passwordField`, `max_tokens` are other things), its closing
- * quote if any (escaped too, for JSON in a string), `=`, `:` or `:=`, and a value: quoted (double, escaped double, single) or
- * bare up to a space or quote. Every part is bounded, so the scan is linear; `keywordLabel` checks the word starts a key part.
+ * The last word of a secret-named key (nothing of the key follows: `max_tokens` is another thing), its closing quote, `=`, `:` or `:=`, and a value, quoted
+ * or bare up to a space or quote. Every part is bounded, so the scan is linear; `keywordLabel` checks the word starts a key part.
  */
 const ASSIGNMENT = new RegExp(
   `(${LAST_WORDS.join("|")}|_auth)(?![A-Za-z0-9_])((?:\\\\?["'])?[ \\t]*(?::=|[:=])[ \\t]*)(?:"((?:[^"\\\\\\r\\n]|\\\\.){1,1000})"|\\\\"([^"\\\\\\r\\n]{1,1000})\\\\"|'([^'\\r\\n]{1,1000})'|([^\\s"'\`]{1,1000}))`,
@@ -93,8 +89,8 @@ const LABELS: Readonly<Record<string, string>> = {
 };
 
 /**
- * What the secret-naming `keyword` at `start` names (`password`, `API key`), or null. The short ones and `key` must start a key
- * part (`db_pass`, `MYSQL_PWD`, `apiKey`, `dbPass`: not `bypass`, `monkey`); the long ones may end a glued word (`PGPASSWORD`).
+ * What the secret-naming `keyword` at `start` names (`password`, `API key`), or null: the short ones and `key` must start a key part (`db_pass`, `apiKey`,
+ * not `bypass`, `monkey`); the long ones may end a glued word (`PGPASSWORD`).
  */
 function keywordLabel(text: string, start: number, keyword: string): string | null {
   const before = text.charAt(start - 1);
@@ -150,10 +146,8 @@ function acceptPlainValue(value: string): boolean {
 }
 
 /**
- * Whether the value of a secret-named key is a credential. Never what `acceptPlainValue` refuses, quoted text with spaces (a
- * label), a bare value that is code or does not end its line after a spaced separator. Then by where it stands (`placeOf`):
- * in configuration any value; after YAML's indented `key: value` one with a digit or a symbol (`progressToken: messageId`
- * ends a line of code too); in code only one of 8+ characters with a digit and a letter.
+ * Whether the value of a secret-named key is a credential: never a label, a literal, a reference or code; then by where it stands (`placeOf`): any value
+ * in configuration, one with a digit or a symbol in YAML (`progressToken: messageId` ends a line of code too), in code only 8+ characters with a digit and a letter.
  */
 function acceptValue(found: AssignmentValue): boolean {
   const { key, value, quoted, separator, rest } = found;

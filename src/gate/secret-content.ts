@@ -6,10 +6,7 @@ import { scanSecrets } from "./redact.js";
 /** How much of a file the content check reads: credentials files are small, and a key's header comes first. */
 export const CONTENT_HEAD_BYTES = 8 * 1024;
 
-/**
- * Why the first bytes of a file (decoded as UTF-8; pass at most `CONTENT_HEAD_BYTES`) make it a secret: the first credential
- * the redaction shapes find in them (`its content holds what looks like a GitHub token`), or null.
- */
+/** Why the first bytes of a file (UTF-8, at most `CONTENT_HEAD_BYTES`) make it a secret: the first credential the redaction shapes find in them, or null. */
 export function contentSecretReason(head: Buffer | string): string | null {
   const label = scanSecrets(typeof head === "string" ? head : head.toString("utf8")).labels[0];
   if (label === undefined) return null;
@@ -27,10 +24,7 @@ export function fileContentSecretReason(path: string): string | null {
   return head === null || head.length === 0 ? null : contentSecretReason(head);
 }
 
-/**
- * The first `maxBytes` bytes of the regular file at `path`, opened synchronously without blocking (a FIFO or a device is never
- * waited on); null when nothing is there or it is not a regular file. Other failures (EACCES, EIO) are thrown.
- */
+/** The first `maxBytes` bytes of the regular file at `path`, opened without blocking; null when missing or not a regular file. Other failures (EACCES) throw. */
 export function readFileHead(path: string, maxBytes: number): Buffer | null {
   let opened: { fd: number; size: number };
   try {

@@ -5,9 +5,8 @@ import { urlPassword } from "./secret-shapes.js";
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|(^|_)PASS(_|$)|(^|_)PWD$|DSN|WEBHOOK/i;
 
 /**
- * Whether a variable's name marks it as a secret: `ANTHROPIC_*`, `MINICLAW_DATABASE_*` (the sessions' database holds the
- * transcript, even with no password in its URL), or KEY, TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL, DSN, WEBHOOK in it, or
- * a PASS or PWD word (`DB_PASS`, `MYSQL_PWD`; not `PWD` or `OLDPWD`, which hold folders).
+ * Whether a variable's name marks it as a secret: `ANTHROPIC_*`, `MINICLAW_DATABASE_*` (the transcript's database), KEY, TOKEN, SECRET, PASSWORD,
+ * PASSWD, CREDENTIAL, DSN, WEBHOOK in it, or a PASS or PWD word (`DB_PASS`; not `PWD` or `OLDPWD`, which hold folders).
  */
 export function isSecretName(name: string): boolean {
   return name.startsWith("ANTHROPIC_") || name.startsWith("MINICLAW_DATABASE_") || (SECRET_NAME.test(name) && name !== "PWD" && name !== "OLDPWD");
@@ -28,10 +27,7 @@ export function scrubEnv(env: Record<string, string | undefined>): Record<string
   return Object.fromEntries(Object.entries(env).filter(([name, value]) => !isSecretVariable(name, value)));
 }
 
-/**
- * The texts to redact from every tool result: the values of the secret variables of `env` (not plain URLs such as a base URL,
- * secret by name only), and the password of a credential URL on its own; each of 8+ characters, not to garble ordinary output.
- */
+/** The texts redacted from every tool result: the secret variables' values (not plain `_URL`s) and credential URLs' passwords on their own, each of 8+ characters. */
 export function secretValues(env: Record<string, string | undefined>): string[] {
   const found = new Set<string>();
   for (const [name, value] of Object.entries(env)) {

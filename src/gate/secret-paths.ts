@@ -5,26 +5,15 @@ const SECRET_DIRS = new Set([".ssh", ".gnupg", ".aws", ".azure", ".kube", ".dock
 
 /** Secret file names, matched against the last path segment (lower case) and the names it is a backup of. */
 const SECRET_FILES: readonly RegExp[] = [
-  /^\.env(\..+)?$/,
-  /^.+\.env$/,
-  /^\.envrc$/,
-  /^[._]netrc$/,
+  /^\.env(\..+)?$/, /^.+\.env$/, /^\.envrc$/, /^[._]netrc$/, /^environ$/, /^krb5cc(_.*)?$/, /^ssh_host_.*key$/,
   /^\.(npmrc|pypirc|pgpass|git-credentials|htpasswd|boto|s3cfg|vault-token|my\.cnf|mylogin\.cnf|dockercfg|terraformrc|authinfo(\.gpg)?|passwd-s3fs|smbcredentials|cvspass)$/,
   /^(htpasswd|passwd-s3fs|terraform\.rc|debian\.cnf|chap-secrets|pap-secrets|ipsec\.secrets)$/,
-  /^\.?credentials(\..+)?$/,
-  /(^|[._-])credentials?\.(json|ya?ml|toml|ini|xml|csv|txt|conf|cfg|properties)$/,
+  /^\.?credentials(\..+)?$/, /(^|[._-])credentials?\.(json|ya?ml|toml|ini|xml|csv|txt|conf|cfg|properties)$/,
   /^(auth|secrets?|token|service-?account.*|client_secrets?.*)\.json$/,
   /^(.+[._-])?secrets?\.(ya?ml|json|toml|ini|env|properties|conf|cfg|xml|tfvars)$/,
-  /^(.+[._-])?\.?kubeconfig(\..+)?$/,
-  /\.tfstate(\.backup)?$|\.tfvars(\.json)?$/,
-  /^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/,
-  /^.+_(rsa|dsa|ecdsa|ed25519)(_sk)?$/,
-  /^ssh_host_.*key$/,
-  /^krb5cc(_.*)?$/,
-  /^environ$/,
+  /^(.+[._-])?\.?kubeconfig(\..+)?$/, /\.tfstate(\.backup)?$|\.tfvars(\.json)?$/, /^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/, /^.+_(rsa|dsa|ecdsa|ed25519)(_sk)?$/,
   /^\.(bashrc|bash_profile|bash_login|bash_logout|profile|login|zshrc|zshenv|zprofile|zlogin|kshrc|cshrc|tcshrc|mkshrc)$/,
-  /^\.(.*_)?history$|^\.histfile$|^\.lesshst$/,
-  /^(\.claude\.json|config\.fish|fish_variables)$/,
+  /^\.(.*_)?history$|^\.histfile$|^\.lesshst$/, /^(\.claude\.json|config\.fish|fish_variables)$/,
   /\.(pem|key|p12|pfx|jks|keystore|kdbx|ppk|p8|pkcs12|keytab)$/,
 ];
 
@@ -76,10 +65,7 @@ export function pathReason(path: string): string | null {
   return placeReason(path) ?? nameReason(path);
 }
 
-/**
- * Why a path is a repository's configuration, whose remote URLs may carry a token: `config` or `config.worktree` (or a backup)
- * in or below a `.git` folder or in a bare `*.git` one; its neighbours stay readable. For reads, judged on the whole path.
- */
+/** Why a path is a repository's configuration, whose remote URLs may carry a token: `config` (or a backup) in or below `.git`, or in a bare `*.git`. For reads. */
 export function repositoryConfigReason(path: string): string | null {
   const segments = path.toLowerCase().split("/").filter((s) => s !== "");
   const last = segments[segments.length - 1];
@@ -100,10 +86,7 @@ export function placeReason(path: string): string | null {
   return null;
 }
 
-/**
- * Why this path is secret by its names: a folder such as `.ssh` on the way, or a file name such as `.env`. For a resolved
- * path, pass the part below the working folder: the folders above it (a project kept in `gh/`) say nothing about the file.
- */
+/** Why a path is secret by its names (a folder such as `.ssh` on the way, a file such as `.env`); for a resolved path, pass the part below the working folder. */
 export function nameReason(path: string): string | null {
   const lower = path.toLowerCase();
   const segments = lower.split("/").filter((s) => s !== "");

@@ -1,9 +1,8 @@
 // The shapes credentials take in text: issued tokens by their prefixes, the userinfo of URLs, private-key blocks. One table for redaction, the content check and the environment scrub.
 
 /**
- * A kind of issued credential known by its own text: `label` names it in the marker, `triggers` are literal pieces every match
- * contains (the cheap test first). The pattern never starts inside a word (`ghp_` in `high_…` is none) and bounds every
- * repetition (one over megabytes overflows the engine's stack), so a scan stays linear.
+ * An issued credential known by its text: `triggers` are literals every match holds (the cheap test first); the pattern never starts inside a word
+ * (`ghp_` in `high_…`) and bounds every repetition (one over megabytes overflows the engine's stack), so a scan stays linear.
  */
 const shape = (label: string, triggers: readonly string[], source: string) => ({ label, triggers, pattern: new RegExp(`(?<![A-Za-z0-9])(?:${source})`, "g") });
 

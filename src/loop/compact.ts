@@ -16,9 +16,8 @@ const SUMMARY_MAX_TOKENS = 4096;
 const TRIM = { keepRecent: 6, maxChars: 2_000 };
 
 /**
- * Keeps the requests of one turn within the context window. `fit()` runs before each request: past the threshold it
- * compacts (once per turn if the summary fails); when compaction is impossible or failed, old tool results are trimmed in
- * what is sent (never in the file), and only a request that still cannot fit is refused.
+ * Keeps a turn's requests within the context window: past the threshold `fit()` compacts (once per turn if the summary fails); failing that, old tool
+ * results are trimmed in what is sent (never in the file), and only a request that still cannot fit is refused.
  */
 export class ContextKeeper {
   private trimmed = false;
@@ -34,10 +33,7 @@ export class ContextKeeper {
     this.fixedPart = { system: rt.systemPrompt, tools: [...rt.firstTools.values()].map((t) => t.inputSchema) };
   }
 
-  /**
-   * Why a new user message can never be sent (with the system prompt, the tools and room for a summary and the reply, it
-   * would pass the model's window), or undefined. Checked before the message is stored, so it never enters the session.
-   */
+  /** Why a new user message could never fit beside the system prompt, tools, a summary and the reply, or undefined; checked before it is stored. */
   oversized(message: MessageParam): string | undefined {
     const tokens = estimateTokens(message);
     const room = this.rt.contextWindow - estimateTokens(this.fixedPart) - this.rt.maxTokens - SUMMARY_MAX_TOKENS;
@@ -95,11 +91,7 @@ interface CompactInput {
   keepTokens?: number;
 }
 
-/**
- * Summarises the older part of a session and appends a compaction record; the old lines stay in the file. Never throws:
- * nothing to cut, a failing summary or a failing write resolves `{ compacted: false, reason }` (with the usage of any summary
- * request answered) and the session's view is unchanged.
- */
+/** Summarises the older part of a session into a compaction record (the old lines stay). Never throws: a failure is `{ compacted: false, reason }`, the view unchanged. */
 export async function compactSession(input: CompactInput): Promise<{ compacted: true; usage: Usage } | { compacted: false; reason: string; usage?: Usage }> {
   const keepTokens = input.keepTokens ?? Math.floor(contextWindowFor(input.model) * KEEP_SHARE_OF_WINDOW);
   const { session } = input.session;
@@ -121,11 +113,7 @@ export async function compactSession(input: CompactInput): Promise<{ compacted: 
   return { compacted: true, usage };
 }
 
-/**
- * The model's summary of `records`, updating `previous`. A transcript too long for one request is summarised in groups that
- * each fit half of what the window leaves beside the summary (four characters a token is rough), in order, each updating the
- * summary so far. Resolves to the summary and the usage of every request made.
- */
+/** The model's summary of `records` over `previous`: in groups that each fit half of what the window leaves (four characters a token is rough), with every request's usage. */
 async function summarise(input: CompactInput, records: MessageRecord[], previous: string | undefined): Promise<{ summary: string; usage: Usage } | { failed: string; usage?: Usage }> {
   let summary = previous;
   let usage: Usage | undefined;

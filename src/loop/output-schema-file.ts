@@ -4,10 +4,7 @@ import { readRegularText } from "../fs/regular-file.js";
 import type { JsonSchema } from "../types.js";
 import { createOutputFormat } from "./output.js";
 
-/**
- * Reads the JSON Schema of a structured answer from `file`. Throws ConfigError starting with `label` (default the path): the
- * file is missing or unreadable, not JSON, its root is not `{"type": "object", ...}`, or answers cannot be checked against it.
- */
+/** Reads the JSON Schema of a structured answer from `file`. Throws ConfigError starting with `label`: missing, unreadable, not JSON, not an object's schema, uncheckable. */
 export async function readOutputSchema(file: string, label = file): Promise<JsonSchema> {
   const raw = await readRegularText(file).catch((error: NodeJS.ErrnoException) => {
     throw new ConfigError(error.code === "ENOENT" ? `${label}: no such file` : `${label}: cannot be read: ${error.message}`);

@@ -12,10 +12,7 @@ const MAX_ISSUES_SHOWN = 8;
 /** The answer checked: the parsed value, or what was wrong with it in a few lines the model can act on. */
 type OutputCheck = { ok: true; value: unknown } | { ok: false; problem: string };
 
-/**
- * A schema ready for a turn: `schema` is sent as `output_config.format.schema` (the API's subset: objects closed, unsupported
- * constraints moved into descriptions); `check` parses the answer as JSON and validates it against the schema as given.
- */
+/** A schema ready for a turn: `schema` as `output_config.format` takes it (the API's subset); `check` parses the answer and validates it against the schema as given. */
 export interface OutputFormat {
   schema: Record<string, unknown>;
   check(text: string): OutputCheck;

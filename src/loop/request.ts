@@ -24,9 +24,8 @@ export interface RequestInput {
 const EPHEMERAL = { type: "ephemeral" } as const;
 
 /**
- * The request for the current history, which is valid already (sessions/repair.ts keeps it so). Breakpoints (4 at most): the
- * last tool, the system prompt, the newest message, and the newest message of the previous request (the last user message
- * before it), so each request reads the one before from the cache. No temperature, top_p or top_k: API 2026-10-21 rejects them.
+ * The request for the history as it is (sessions/repair.ts keeps it valid). Cache breakpoints: the last tool, the system prompt, the newest message and the
+ * previous request's newest (the last user message before it). No temperature, top_p or top_k: API 2026-10-21 rejects them.
  */
 export function buildRequest(input: RequestInput): MessageParams {
   const defined: Anthropic.ToolUnion[] = [

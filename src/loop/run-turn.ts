@@ -21,11 +21,9 @@ import { TurnState } from "./turn-state.js";
 const INTERRUPTED = "interrupted by the user";
 
 /**
- * Runs one turn of `agent` in session `sessionKey` to its end. Once the session is locked it never rejects: any failure ends
- * the turn with stop reason `error` and a one-line `error`, an abort through `options.signal` with `aborted`; either way
- * `turn_end` is emitted and the session is left valid for the next request. Without a runtime in `options`, one is opened for
- * this turn and closed after it. Throws only what a person must fix before the turn starts: ConfigError (a bad argument or
- * option, no credentials) and SessionError (the session stayed busy).
+ * Runs one turn of `agent` in session `sessionKey` to its end. Once the session is locked it never rejects: a failure ends the turn `error` (with a
+ * one-line `error`), an abort `aborted`; `turn_end` is emitted and the session left valid. Without a runtime in `options`, one is opened for the turn.
+ * Throws only what a person must fix first: ConfigError (a bad argument or option, no credentials), SessionError (the session stayed busy).
  */
 export async function runAgentTurn<T = unknown>(sessionKey: string, userText: string, agent: AgentConfig, options: TurnOptions<T> = {}): Promise<TurnResult<T>> {
   checkTurnArguments(sessionKey, userText, agent, options);
@@ -118,19 +116,11 @@ async function storeUserMessage(rt: TurnSetup, session: SessionHandle, turn: Tur
 
 /** The next request: the history as it is (a paused reply last), the tools of this round, the turn's settings. */
 function requestOf(rt: TurnSetup, turn: TurnState, context: ContextKeeper, tools: ReadonlyMap<string, AnyTool>) {
-  return buildRequest({
-    model: rt.model,
-    maxTokens: turn.maxTokens,
-    system: rt.systemPrompt,
-    tools: [...tools.values()],
-    messages: turn.withPaused(context.toSend()),
-    thinking: rt.thinking,
-    effort: rt.effort,
-    web: rt.web,
-    // A forced tool choice is for the first response only, or the turn could never end.
-    toolChoice: turn.answered ? undefined : rt.toolChoice,
-    format: rt.output?.schema,
-  });
+  const { model, thinking, effort, web } = rt;
+  // A forced tool choice is for the first response only, or the turn could never end.
+  const toolChoice = turn.answered ? undefined : rt.toolChoice;
+  const messages = turn.withPaused(context.toSend());
+  return buildRequest({ model, maxTokens: turn.maxTokens, system: rt.systemPrompt, tools: [...tools.values()], messages, thinking, effort, web, toolChoice, format: rt.output?.schema });
 }
 
 /** What a response leads to: the end of the turn, another request, or tool calls to run. */
@@ -190,12 +180,8 @@ async function overflow(session: SessionHandle, turn: TurnState, context: Contex
 async function runTools(rt: TurnSetup, session: SessionHandle, turn: TurnState, calls: ToolUseBlock[], tools: ReadonlyMap<string, AnyTool>, scope: TurnScope): Promise<TurnResult | undefined> {
   const overBudget = turn.overBudget();
   const results = await runToolUses(calls, {
-    tools,
-    gate: rt.gate,
+    tools, gate: rt.gate, signal: rt.signal, hooks: rt.hooks, secrets: rt.runtime.secrets,
     context: (id) => toolContext(rt, scope, id),
-    signal: rt.signal,
-    hooks: rt.hooks,
-    secrets: rt.runtime.secrets,
     refuse: (call) => (overBudget ? `Not run: ${overBudget}. The turn has ended.` : turn.breaker.check(call)),
     onStart: (call) => rt.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input }),
     onResult: (call, answer) => rt.emit({ type: "tool_result", id: call.id, name: call.name, isError: answer.is_error === true, content: toolResultText(answer.content) }),

@@ -14,10 +14,7 @@ export const PLAN_MODE_NOTICE =
 /** Stops of the harness's own, named in the note that answers a turn left without a reply. */
 const NOTED_STOPS: ReadonlySet<StopReason> = new Set(["aborted", "error", "max_iterations", "budget_exceeded", "repeated_tool_call", "model_context_window_exceeded"]);
 
-/**
- * Ends the turn. When the history ends with a user message (the user's, or tool results) the transcript says why it got no
- * reply, so the file reads true; if even that cannot be written, the next load closes the turn instead.
- */
+/** Ends the turn; a history ending with a user message gets a note saying why it got no reply (if even that fails, the next load closes the turn). */
 export async function finish(session: SessionHandle, turn: TurnState, stopReason: StopReason, error?: string, errorStatus?: number): Promise<TurnResult> {
   if (session.session.messages.at(-1)?.role === "user") {
     const why = error ?? (NOTED_STOPS.has(stopReason) ? stopReason.replace(/_/g, " ") : "the model gave no reply");
@@ -38,9 +35,8 @@ export async function appendOrFail(write: () => Promise<void>): Promise<string |
 }
 
 /**
- * Appends a user message with the steering messages waiting in the inbox after its content (one record carrying their ids,
- * so each is delivered once); resolves to the write's error, if any. Without `message`, appends the steering alone when
- * there is any, and resolves `false` when there was none.
+ * Appends a user message with the inbox's waiting steering after it, in one record carrying their ids (each delivered once); resolves to the write's error.
+ * Without `message`, appends the steering alone, or resolves `false` when there is none.
  */
 export async function appendSteered(session: SessionHandle, rt: TurnSetup, message?: MessageParam): Promise<string | undefined | false> {
   const steering = await takeSteering(rt, session);
@@ -53,9 +49,8 @@ export async function appendSteered(session: SessionHandle, rt: TurnSetup, messa
 }
 
 /**
- * Takes what waits in the inbox, as text blocks (`The user added: …`, neutral, so the model weighs them as the user's words),
- * leaving out any message the session already holds (a crash after the record was written and before the inbox heard of it
- * would deliver it again). `delivered` tells the inbox, once the record is written. A failing inbox is only a warning.
+ * Takes the inbox's messages as `The user added: …` blocks, leaving out those the session already holds (a crash between the record and `delivered`
+ * would deliver them again); `delivered` tells the inbox once the record is written. A failing inbox is only a warning.
  */
 async function takeSteering({ inbox, emit }: TurnSetup, session: SessionHandle) {
   if (!inbox) return undefined;
@@ -100,10 +95,7 @@ export async function recordMode(mode: PermissionModeName, session: SessionHandl
   emit({ type: "mode", mode, previous, by });
 }
 
-/**
- * Checks the structured answer of a turn that asked for one. Valid: stored as an output record, and the turn ends. Invalid:
- * the model is told what was wrong and answers again, up to `outputRetries` times; then the turn ends `output_invalid`.
- */
+/** Checks a structured answer: valid, stored and the turn ends; invalid, the model is told why and answers again, up to `outputRetries` times, then `output_invalid`. */
 export async function settleOutput(rt: TurnSetup, session: SessionHandle, turn: TurnState, stop: StopReason, answer: string): Promise<{ end: TurnResult } | { again: true }> {
   const checked = rt.output!.check(answer);
   if (!checked.ok && turn.outputRetries >= rt.outputRetries) {

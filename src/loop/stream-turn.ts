@@ -7,9 +7,8 @@ import type { TurnOptions } from "./turn-options.js";
 export type TurnMessage<T = unknown> = AgentEvent | { type: "result"; result: TurnResult<T> };
 
 /**
- * `runAgentTurn` as an async iterable: yields each event as `onEvent` would receive it (an `onEvent` given is still called),
- * then `{ type: "result", result }`. Leaving the loop early interrupts the turn, which ends as `aborted` with its session
- * left valid. What `runAgentTurn` throws is thrown by the iteration, after the events before it.
+ * `runAgentTurn` as an async iterable: each event (an `onEvent` given is still called), then `{ type: "result", result }`. Leaving early interrupts the
+ * turn (`aborted`, its session valid); what `runAgentTurn` throws is thrown after the events before it.
  */
 export async function* streamAgentTurn<T = unknown>(sessionKey: string, userText: string, agent: AgentConfig, options: TurnOptions<T> = {}): AsyncIterable<TurnMessage<T>> {
   const queue: AgentEvent[] = [];

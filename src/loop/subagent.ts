@@ -36,11 +36,8 @@ export function turnScope(rt: TurnSetup, turn: TurnState, sessionKey: string, to
 }
 
 /**
- * Runs `childId` on `task` as a subagent: its own prompt and a fresh session (`agent:<child>:sub-<tool_use id>`, its header
- * naming the parent session and call); the tools both it and the parent have (never `delegate` nor `exit_plan_mode`: depth
- * 1, and only the user's turn leaves plan mode); the parent's mode at each call (never looser), approver (its requests name
- * the subagent), signal, and brakes, which its requests and costs count against as they happen. Its events reach the
- * parent's sink tagged with `parentToolUseId`. A child that cannot start (its session busy) still ends, as an error result.
+ * Runs `childId` on `task` as a subagent: a fresh session (`agent:<child>:sub-<tool_use id>`) naming its parent; the tools both have (never `delegate` or
+ * `exit_plan_mode`); the parent's mode at each call, approver, signal and brakes; its events tagged `parentToolUseId`. A child that cannot start ends `error`.
  */
 async function runSubagent(parent: ParentTurn, childId: string, task: string, toolUseId: string): Promise<TurnResult> {
   const { rt } = parent;
@@ -77,10 +74,7 @@ async function runSubagent(parent: ParentTurn, childId: string, task: string, to
   return result;
 }
 
-/**
- * Runs at most `max` of the given jobs at once, the rest in the order they came as others finish.
- * A finishing job hands its slot straight to the next waiting one, so a newcomer cannot slip in between.
- */
+/** Runs at most `max` jobs at once, the rest in order; a finishing job hands its slot straight to the next waiting one, so a newcomer cannot slip in. */
 export function limiter(max: number): <T>(job: () => Promise<T>) => Promise<T> {
   let running = 0;
   const waiting: Array<() => void> = [];

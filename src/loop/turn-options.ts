@@ -32,10 +32,7 @@ export interface TurnOptions<T = unknown> {
   effort?: Effort;
   /** Overrides the agent's `tool_choice` (first request of the turn only). */
   toolChoice?: ToolChoiceSetting;
-  /**
-   * Asks for a structured final answer: a zod schema (the result's `output` is typed from it) or a JSON Schema object. An
-   * invalid answer is sent back with what was wrong, up to `outputRetries` times, then the turn ends with `output_invalid`.
-   */
+  /** A structured final answer: a zod schema (`output` is typed from it) or a JSON Schema; an invalid one is sent back up to `outputRetries` times, then `output_invalid`. */
   output?: z.ZodType<T> | JsonSchema;
   /** Corrections asked for after an invalid structured answer (default 2). */
   outputRetries?: number;
@@ -56,10 +53,7 @@ export interface TurnOptions<T = unknown> {
   approver?: Approver;
   /** The mode of this turn, or a holder whose mode may change during it; default the runtime's. */
   permissionMode?: PermissionMode | ModeHolder;
-  /**
-   * Steering: messages the user adds while the turn runs, drained before each request into the next user message ("The user
-   * added: …"). A message still waiting when the model has answered starts a follow-up in the same turn.
-   */
+  /** Steering: messages the user adds while the turn runs, joining the next request ("The user added: …"); one left when the model answered starts a follow-up. */
   inbox?: Inbox;
 }
 

@@ -88,10 +88,7 @@ export async function setUpTurn(runtime: Runtime, agent: AgentConfig, options: T
   };
 }
 
-/**
- * Thinking, effort, tool choice and max_tokens, options over the agent's frontmatter; without a max_tokens of its own, a
- * thinking budget is added to the default, so the answer keeps its room. Throws ConfigError naming the agent and the field.
- */
+/** Thinking, effort, tool choice and max_tokens (a thinking budget added to the default), options over SOUL.md. Throws ConfigError naming the agent and the field. */
 function modelSettings(agent: AgentConfig, options: TurnOptions) {
   const thinking = options.thinking ?? agent.thinking;
   const toolChoice = options.toolChoice ?? agent.toolChoice;
@@ -125,10 +122,7 @@ function checkToolNames(agent: AgentConfig, tools: ReadonlyMap<string, AnyTool>,
 
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
-/**
- * The user message of a turn: the current time (`Sunday 2026-11-29 15:40 UTC`, without Intl, whose first use costs ~15 ms)
- * in a block of its own and `extra` blocks after it, never in the system prompt, so the prompt prefix stays cached.
- */
+/** The user message of a turn: the time (without Intl, whose first use costs ~15 ms) and `extra` in blocks of their own, never in the cached system prompt. */
 export function userMessage(text: string, now: number | undefined, extra: readonly ContentBlockParam[] = []): MessageParam {
   const blocks: ContentBlockParam[] = [{ type: "text", text: text.trim() ? text : "(empty message)" }];
   const d = now === undefined ? undefined : new Date(now);

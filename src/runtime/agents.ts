@@ -104,10 +104,8 @@ function parseSoul(id: string, text: string, file: string, onWarning: (message: 
 }
 
 /**
- * Loads every agent of `<workspaceDir>/agents/<id>/SOUL.md`, keyed by folder name, in id order; a missing or empty workspace
- * is first created from the templates, unless `create` is false. A bad agent is reported through `onWarning` (file and field
- * named) and skipped; a prefix already taken is dropped, and a `tools:` name neither built in nor in `knownTools` kept, each
- * with a warning. Throws ConfigError when no agent loads: carrying every reason, or saying how to add one.
+ * Loads `<workspaceDir>/agents/<id>/SOUL.md`, keyed by id, in order, creating a missing workspace from the templates unless `create` is false. A bad agent,
+ * a taken prefix, an unknown `tools:` name are warnings (the agent skipped, the prefix dropped). Throws ConfigError when none loads, saying why or how to add one.
  */
 export async function loadAgents(workspaceDir: string, options: LoadAgentsOptions = {}): Promise<Record<string, AgentConfig>> {
   await (options.create === false ? checkWorkspace(workspaceDir) : ensureWorkspace(workspaceDir));

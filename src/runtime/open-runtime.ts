@@ -80,10 +80,8 @@ export function isRuntime(value: unknown): value is Runtime {
 }
 
 /**
- * Opens a runtime. Every option has a default: the workspace `./workspace`, the process's working folder and `process.env`,
- * a client from its ANTHROPIC_*, sessions in the workspace's `sessions/`, the built-in tools (run_command through the shell
- * module, files, memory, skills, and `delegate` for agents that list `delegates`), a refusing approver, the `default` mode.
- * Throws a one-line ConfigError for a bad option or missing credentials.
+ * Opens a runtime; every option has a default: `./workspace`, the process's folder and environment, a client from its ANTHROPIC_*, sessions in
+ * `sessions/`, the built-in tools, a refusing approver, the `default` mode. Throws a one-line ConfigError for a bad option or missing credentials.
  */
 export async function openRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   checkRuntimeOptions(options);
@@ -157,9 +155,8 @@ export function modesOf(mode: PermissionMode | ModeHolder | undefined): ModeHold
 let last: { credentials: string; client: Anthropic } | undefined;
 
 /**
- * The default client: the previous runtime's when the environment names the same credentials (a client holds no state of a
- * turn, and building one costs some 0.2 ms). Once built from the process's own environment, the secrets are blanked in the
- * environment block its commands could read as /proc/<our pid>/environ (process.env keeps them). Throws ConfigError without credentials.
+ * The default client: the previous one while the credentials stay the same (building one costs 0.2 ms). Built from the process's own environment, the
+ * secrets are blanked in its block as /proc/<pid>/environ shows it (process.env keeps them). Throws ConfigError without credentials.
  */
 function defaultClient(env: Env): Anthropic {
   const credentials = JSON.stringify(readCredentials(env));

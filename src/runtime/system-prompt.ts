@@ -9,10 +9,7 @@ export const MAX_PROMPT_FILE_CHARS = 20_000;
 /** The shared profile of the user, at the top of the workspace. */
 const USER_PROFILE_FILE = "USER.md";
 
-/**
- * What the system prompt is made of, all stable across turns: the agent, the text of `workspace/USER.md`, the skills listing
- * (shown only when `load_skill` is offered), and the names of the tools offered (notes are written only for those present).
- */
+/** What the system prompt is made of, stable across turns: the skills listing shows only with `load_skill`, a tool's note only when it is offered. */
 interface SystemPromptInput {
   agent: Pick<AgentConfig, "prompt">;
   userProfile?: string | undefined;
@@ -42,10 +39,7 @@ const TOOL_NOTES: ReadonlyArray<[names: readonly string[], note: (tools: Readonl
 
 const section = (title: string, body: string): string => `# ${title}\n\n${body}`;
 
-/**
- * The system prompt: the agent's SOUL body, the user's profile, the skills listing, short notes on the tools present. Pure and
- * byte-stable: no dates, no counts that change, fixed order; changing facts (the time) belong in the newest user message.
- */
+/** The system prompt: SOUL body, user profile, skills listing, notes on the tools. Pure and byte-stable: the time belongs in the newest user message. */
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const tools = new Set(input.toolNames);
   const parts = [capText(input.agent.prompt.trim(), MAX_PROMPT_FILE_CHARS, "the agent's SOUL.md")];

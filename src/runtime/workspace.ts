@@ -23,10 +23,7 @@ export async function checkWorkspace(dir: string): Promise<boolean> {
   return info !== undefined;
 }
 
-/**
- * Fills the workspace from the templates when it does not exist yet or is an empty folder (hidden entries such as `.DS_Store`
- * aside); resolves true when it did. A folder with anything else is left as it is: what it lacks is reported where it is needed.
- */
+/** Fills the workspace from the templates when it is missing or empty (dotfiles aside), resolving true; anything else is left as it is, lacks reported where needed. */
 export async function ensureWorkspace(dir: string, templates = TEMPLATE_WORKSPACE): Promise<boolean> {
   if ((await checkWorkspace(dir)) && !(await readdir(dir)).every((name) => name.startsWith("."))) return false;
   await initWorkspace(dir, templates);

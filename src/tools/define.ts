@@ -85,9 +85,8 @@ export function isZodSchema(value: unknown): value is z.ZodType {
 }
 
 /**
- * Defines a tool from a zod object schema; what a call may touch is declared here, never asked from `run`. Throws a
- * ConfigError at definition when the name is not one the API accepts, the input is not a zod object schema, `run` is not a
- * function, or `access` is given beside its old aliases.
+ * Defines a tool from a zod object schema; what a call may touch is declared here, never asked from `run`. Throws ConfigError at definition: a name
+ * the API refuses, an input that is not a zod object schema, a `run` that is not a function, `access` beside its old aliases.
  */
 export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool<z.infer<S>> {
   const label = `defineTool(${typeof spec?.name === "string" ? spec.name : "?"})`;

@@ -27,27 +27,22 @@ export interface ToolHooks {
   afterToolUse?(call: ToolCall, result: ToolResultBlockParam): ToolResultBlockParam | void | Promise<ToolResultBlockParam | void>;
 }
 
+/** What the dispatcher runs with: `context` builds one call's; `refuse` answers a call unrun (the repeat breaker, a budget stop); `secrets` never reach the model. */
 interface DispatchOptions {
   tools: ReadonlyMap<string, AnyTool>;
   gate: Gate;
-  /** The context of one call (it carries the call's toolUseId). */
   context: (toolUseId: string) => ToolContext;
   signal: AbortSignal;
   hooks?: ToolHooks | undefined;
-  /** Answers a call without running it (the repeated-call breaker, a budget stop). */
   refuse?: (call: ToolUseBlock) => string | undefined;
-  /** Values that must never reach the model (the API key...), redacted beside credentials known by their shape. */
   secrets?: readonly string[];
-  /** Told as each call starts, and each final result as it comes. */
   onStart?: (call: ToolUseBlock) => void;
   onResult?: (call: ToolUseBlock, result: ToolResultBlockParam) => void;
 }
 
 /**
- * Runs the calls and resolves to one tool_result per tool_use, in order. Each call's input is parsed once, its access read
- * once, and the gate asked once (`gate.check`) before `run`: a call judged read-only runs alongside the read-only calls next
- * to it; any other runs alone, settled (asked about, when the policy says so) just before it would run. Unknown tools,
- * invalid input, hook denials, refusals, throws and interrupts become is_error results saying what happened. Never rejects.
+ * Runs the calls and resolves to one tool_result per tool_use, in order. Each is parsed, its access read and the gate asked once, before `run`: one judged
+ * read-only runs beside its read-only neighbours, any other alone, settled just before it runs. Every failure is an is_error result. Never rejects.
  */
 export async function runToolUses(calls: readonly ToolUseBlock[], opts: DispatchOptions): Promise<ToolResultBlockParam[]> {
   const results: ToolResultBlockParam[] = [];
@@ -75,10 +70,7 @@ export async function runToolUses(calls: readonly ToolUseBlock[], opts: Dispatch
   }
 }
 
-/**
- * A signal of its own for each running call (`open`, `close` once answered), all fed by one listener on the turn's signal:
- * each call listens twice (here and in its process), and Node warns past ten listeners on one signal.
- */
+/** A signal of its own for each running call, all fed by one listener on the turn's: each call listens twice, and Node warns past ten listeners on one signal. */
 function callSignals(turn: AbortSignal): { open(): { signal: AbortSignal; close(): void }; dispose(): void } {
   const open = new Set<AbortController>();
   const onAbort = (): void => open.forEach((controller) => controller.abort(turn.reason));
@@ -124,26 +116,26 @@ async function prepare(call: ToolUseBlock, opts: DispatchOptions): Promise<Prepa
   }
 }
 
+/** Answers one prepared call: runs it with a signal of its own, then redacts, caps, and passes it through the after-hook. */
 async function runOne(prepared: Prepared, opts: DispatchOptions, signals: ReturnType<typeof callSignals>): Promise<ToolResultBlockParam> {
-  opts.onStart?.(prepared.call);
-  const answer = "answer" in prepared ? redact(prepared.answer, opts.secrets) : await answerCall(prepared, opts, signals);
-  opts.onResult?.(prepared.call, answer);
-  return answer;
-}
-
-async function answerCall(ready: Ready, opts: DispatchOptions, signals: ReturnType<typeof callSignals>): Promise<ToolResultBlockParam> {
-  const { call, input } = ready;
-  if (opts.signal.aborted) return result(call.id, INTERRUPTED, true);
-  const own = signals.open();
+  const { call } = prepared;
+  opts.onStart?.(call);
   let answer: ToolResultBlockParam;
-  try {
-    answer = await approveAndRun(ready, { ...opts.context(call.id), signal: own.signal });
-  } finally {
-    own.close();
+  if ("answer" in prepared) answer = redact(prepared.answer, opts.secrets);
+  else if (opts.signal.aborted) answer = result(call.id, INTERRUPTED, true);
+  else {
+    const own = signals.open();
+    try {
+      answer = await approveAndRun(prepared, { ...opts.context(call.id), signal: own.signal });
+    } finally {
+      own.close();
+    }
+    // Redacted before the cap, which could otherwise cut a credential into halves too short to know.
+    answer = capResult(redact(answer, opts.secrets), MAX_TOOL_RESULT_CHARS);
+    answer = redact(await runAfterHook(opts.hooks, { id: call.id, name: call.name, input: prepared.input }, answer), opts.secrets);
   }
-  // Redacted before the cap, which could otherwise cut a credential into halves too short to know.
-  answer = capResult(redact(answer, opts.secrets), MAX_TOOL_RESULT_CHARS);
-  return redact(await runAfterHook(opts.hooks, { id: call.id, name: call.name, input }, answer), opts.secrets);
+  opts.onResult?.(call, answer);
+  return answer;
 }
 
 /** Settles the gate's judgement, then runs the tool with what it granted; an interrupt answers at once, even while the approver is asked. */

@@ -15,9 +15,8 @@ export interface ToolView {
 }
 
 /**
- * A source of tools, asked before each request of every turn (a server's changed list, a mode that turned plan, shows in the
- * next). It must answer quickly, the same tools in the same order for the same view: they are part of the cached prompt.
- * `close` is the owner's to call.
+ * A source of tools, asked before each request (a server's new list, a mode turned plan, shows in the next). It must answer quickly, the same tools in the
+ * same order for the same view: they are part of the cached prompt. `close` is the owner's to call.
  */
 export interface ToolSource {
   list(view: ToolView): readonly AnyTool[] | Promise<readonly AnyTool[]>;

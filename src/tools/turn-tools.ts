@@ -7,9 +7,8 @@ import { defineTool, type AnyTool, type Tool } from "./define.js";
 import type { ToolSource } from "./source.js";
 
 /**
- * `delegate { agent, task }` for an agent whose SOUL.md lists `delegates` (of `agents`, never itself); the turn runs the
- * subagent (`TurnScope.delegate`). The result is its final text; an error or a brake is an is_error result. Read-only as the
- * gate sees it (each of the subagent's calls is gated), so the delegate calls of one response run together.
+ * `delegate { agent, task }` for an agent with `delegates` (never itself); the turn runs the subagent, and its final text is the result (a failure, an
+ * is_error one). Read-only to the gate (each of the subagent's calls is gated), so one response's delegate calls run together.
  */
 export function delegateSource(agents: Readonly<Record<string, AgentConfig>>): ToolSource {
   const made = new Map<string, AnyTool | undefined>();
@@ -48,19 +47,15 @@ function delegateTool(parent: AgentConfig, agents: Readonly<Record<string, Agent
 
 const planInput = z.object({ plan: z.string().min(1).describe("The plan to carry out, in Markdown: the steps, the files to change and the commands to run") });
 
-/**
- * Offers exit_plan_mode once the mode is plan, and for the rest of the turn (outside plan mode it refuses): a tool withdrawn
- * mid-turn could leave tool_use blocks with no tools, which the API refuses, and each change of the tools costs the cache.
- */
+/** Offers exit_plan_mode in plan mode, then for the rest of the turn: a tool withdrawn mid-turn could leave tool_use blocks with no tools, and costs the cache. */
 export function planSource(): ToolSource {
   const tool = createExitPlanModeTool();
   return { list: ({ mode, offered }) => (mode === "plan" || offered.has(tool.name) ? [tool] : []) };
 }
 
 /**
- * `exit_plan_mode({ plan })`: asks the user (`gate.askLeavePlan`) to approve the plan; on approval the turn takes the mode the
- * user chose (never `bypassPermissions`) and the result names it. Outside plan mode, or where nobody can answer (`run`, cron),
- * an is_error result, the mode unchanged. Read-only, so it runs in plan mode; it asks the user itself.
+ * `exit_plan_mode({ plan })`: the user approves the plan (`gate.askLeavePlan`) and the turn takes the mode they chose (never `bypassPermissions`). Outside
+ * plan mode or where nobody can answer, an is_error result. Read-only, so it runs in plan mode; it asks the user itself.
  */
 export function createExitPlanModeTool(): Tool<z.infer<typeof planInput>> {
   return defineTool({
