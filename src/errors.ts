@@ -26,6 +26,15 @@ export class ToolError extends MiniclawError {
   override readonly fixedBy: FixedBy = "model";
 }
 
+/** What `run` returns; whatever it throws becomes a ConfigError whose message is `message(the thrown message)`. */
+export function orConfigError<T>(run: () => T, message: (problem: string) => string): T {
+  try {
+    return run();
+  } catch (error) {
+    throw new ConfigError(message(messageOf(error)));
+  }
+}
+
 /** The message of anything thrown: an Error's message, or the value as text. */
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

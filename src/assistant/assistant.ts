@@ -12,7 +12,7 @@ import { pickModel } from "../model/client.js";
 import { BUNDLED_SKILLS } from "../paths.js";
 import { loadAgents } from "../runtime/agents.js";
 import { openRuntime, type Runtime, type RuntimeOptions } from "../runtime/open-runtime.js";
-import { openSession } from "../sessions/session-handle.js";
+import { openSession, type SessionHandle } from "../sessions/session-handle.js";
 import { SessionStore, type SessionBackend } from "../sessions/store.js";
 import { sessionContextSize } from "../sessions/tokens.js";
 import { SkillLoader } from "../skills/loader.js";
@@ -117,14 +117,7 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
 /** Records the runtime's mode in an existing session, under its lock; a failure is a warning. */
 async function recordIn(runtime: Runtime, sessions: SessionBackend, sessionKey: string, agentId: string, warn: (message: string) => void): Promise<void> {
   try {
-    if (!(await sessions.exists(sessionKey))) return;
-    const opened = await openSession(sessions, sessionKey, { agentId, clock: runtime.clock });
-    if (opened.status !== "open") return;
-    try {
-      await recordMode(runtime.modes.mode, opened.handle, () => {}, "user");
-    } finally {
-      await opened.handle.release();
-    }
+    if (await sessions.exists(sessionKey)) await inSession(runtime, sessions, sessionKey, agentId, (session) => recordMode(runtime.modes.mode, session, () => {}, "user"));
   } catch (error) {
     warn(`could not record the permission mode in ${sessionKey} (${messageOf(error)})`);
   }
@@ -132,25 +125,26 @@ async function recordIn(runtime: Runtime, sessions: SessionBackend, sessionKey: 
 
 /** Compacts a session now, keeping nothing verbatim beyond its last turn; one line saying what happened. */
 async function compactNow(runtime: Runtime, sessions: SessionBackend, agent: AgentConfig, sessionKey: string, onEvent: EventSink | undefined): Promise<string> {
-  const opened = await openSession(sessions, sessionKey, { agentId: agent.id, clock: runtime.clock });
-  if (opened.status !== "open") return `Not compacted: ${opened.status === "unreadable" ? opened.error : "interrupted"}.`;
-  const session = opened.handle;
-  try {
+  const compacted = await inSession(runtime, sessions, sessionKey, agent.id, async (session) => {
     if (session.session.records.length === 0) return "Nothing to compact yet.";
+    const model = pickModel(agent.model, runtime.settings.model);
     const outcome = await compactSession({
-      client: runtime.client,
-      model: pickModel(agent.model, runtime.settings.model),
-      session,
-      tokensBefore: sessionContextSize(session.session),
-      reason: "requested",
-      signal: new AbortController().signal,
-      emit: onEvent ?? (() => {}),
-      now: () => runtime.clock.now(),
-      keepTokens: 0,
+      client: runtime.client, model, session, tokensBefore: sessionContextSize(session.session), reason: "requested", keepTokens: 0,
+      signal: new AbortController().signal, emit: onEvent ?? (() => {}), now: () => runtime.clock.now(),
     });
     if (!outcome.compacted) return `Not compacted: ${outcome.reason}.`;
     return `Compacted ${sessionKey}: the model now sees ${session.session.messages.length} messages, the summary first.`;
+  });
+  return typeof compacted === "string" ? compacted : `Not compacted: ${compacted.error ?? "interrupted"}.`;
+}
+
+/** Runs `work` on a session under its lock, released after; or resolves to why it could not be opened. */
+async function inSession<T>(runtime: Runtime, sessions: SessionBackend, key: string, agentId: string, work: (session: SessionHandle) => Promise<T>): Promise<T | { error?: string }> {
+  const opened = await openSession(sessions, key, { agentId, clock: runtime.clock });
+  if (opened.status !== "open") return opened.status === "unreadable" ? { error: opened.error } : {};
+  try {
+    return await work(opened.handle);
   } finally {
-    await session.release();
+    await opened.handle.release();
   }
 }

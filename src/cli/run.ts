@@ -23,7 +23,7 @@ import { visibleJson, visibleLine, visibleReply, visibleText } from "./visible-t
 export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   const text = args.words.join(" ").trim();
   if (!text) throw new ConfigError('miniclaw run needs a message, e.g. miniclaw run "what is in this folder?"');
-  const [{ openCliAssistant }, { readOutputSchema }] = await Promise.all([import("./assistant-setup.js"), import("../loop/output-schema-file.js")]);
+  const [{ openCliAssistant }, { readOutputSchema }] = await Promise.all([import("./assistant-setup.js"), import("../loop/output.js")]);
   const output = args.outputSchema === undefined ? undefined : await readOutputSchema(resolve(io.cwd, args.outputSchema), args.outputSchema);
   const { workspace, client } = await openWorkspace(args, io);
   const server = client.baseURL;

@@ -146,7 +146,6 @@ class PolicyGate implements Gate {
   }
 }
 
-/** A verdict on a call judged by its declared access (or refused by name). */
 function toolVerdict(call: GateCall, kind: Verdict["kind"], reason: string): Verdict {
   return { kind, readOnly: call.access === "read", subject: { kind: "tool", tool: call.tool, input: call.input }, reason };
 }
@@ -160,7 +159,6 @@ function keyOf({ subject }: Verdict): string {
   return `${subject.kind}:${subject.kind === "command" ? normalizeCommand(subject.command) : shownOf(subject)}`;
 }
 
-/** The approver's question for a verdict. */
 function requestOf(verdict: Verdict): ApprovalRequest {
   const { subject, reason } = verdict;
   const always = verdict.alwaysSaves !== undefined ? { alwaysSaves: verdict.alwaysSaves } : {};

@@ -1,7 +1,6 @@
-// The path rules: paths as the OS will see them (.., symlinks, files not created yet), and how they stand against the roots.
+// The path rules: paths as the OS will see them (.., symlinks, files not created yet), how they stand against the roots, and the configuration writes always ask about.
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { configurationReason } from "./config-registry.js";
 import type { Verdict } from "./context.js";
 import { fileContentSecretReason } from "./secret-content.js";
 import { isProcessSecretPath, pathReason, repositoryConfigReason } from "./secret-paths.js";
@@ -37,6 +36,14 @@ function isSymbolicLink(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The configuration of a workspace, files and folders whose every file counts: what widens what the model may reach. */
+const CONFIG_ENTRIES = ["exec-approvals.json", "cron.json", "mcp.json", "settings.json", join("cron", "state.json"), "agents", "skills", "schemas"];
+
+/** The configuration of `workspace` as absolute paths: writes to it are asked in every mode but bypassPermissions. */
+export function configurationPaths(workspace: string): string[] {
+  return CONFIG_ENTRIES.map((name) => join(workspace, name));
 }
 
 /** The folders the path rules judge against: `roots` are used unasked; the approvals file, `protectedDirs` (sessions) and `configuration` are never written unasked. */
@@ -82,8 +89,10 @@ function isInside(path: string, root: string): boolean {
 
 /** Why a path inside the roots still needs the user: configuration and secrets; for reads, by content too; writes into `.git/`, the approvals file or the sessions. */
 function sensitiveReason(path: string, write: boolean, folders: Resolved): string | null {
-  const config = write ? configurationReason(path, folders.configuration) : null;
-  if (config !== null) return config;
+  // Siblings such as `cron.json.tmp` count.
+  if (write && folders.configuration.some((entry) => path === entry || path.startsWith(`${entry}${sep}`) || path.startsWith(`${entry}.`))) {
+    return `writes ${path}, configuration of the workspace that a later run obeys (what it runs, or what the model may reach)`;
+  }
   const secret = pathReason(path);
   if (secret !== null) return write ? secret.replace(/^reads /, "writes ") : secret;
   if (!write) return repositoryConfigReason(path) ?? contentReason(path);

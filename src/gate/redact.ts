@@ -84,9 +84,7 @@ function redactUrls(text: string, mark: Mark): string {
 
 function redactTokens(text: string, mark: Mark): string {
   let out = text;
-  for (const { label, triggers, pattern } of TOKEN_TRIGGER.test(text) ? TOKEN_SHAPES : []) {
-    if (triggers.some((t) => out.includes(t))) out = out.replace(pattern, () => mark(label));
-  }
+  for (const { label, triggers, pattern } of TOKEN_TRIGGER.test(text) ? TOKEN_SHAPES : []) if (triggers.some((t) => out.includes(t))) out = out.replace(pattern, () => mark(label));
   if (!AWS_TRIGGERS.some((t) => out.includes(t))) return out;
   return out.replace(AWS_KEY, (_match: string, separator: string | undefined, secret: string | undefined) =>
     secret === undefined ? mark("AWS access key id") : `${mark("AWS access key id")}${separator ?? ""}${mark("AWS secret access key")}`,

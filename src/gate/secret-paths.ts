@@ -106,7 +106,7 @@ function secretDirReason(segments: readonly string[]): string | null {
   return dir === undefined ? null : `reads inside ${dir}/, which holds secrets`;
 }
 
-/** A system secret by its whole path (lower case, a backup too: `/etc/shadow.bak`), or anything in a system secret folder. */
+/** A system secret by its whole path (a backup too: `/etc/shadow.bak`), or anything in a system secret folder. */
 function isSystemSecret(lower: string): boolean {
   const slash = lower.lastIndexOf("/");
   const names = backupBaseNames(lower.slice(slash + 1)).map((n) => `${lower.slice(0, slash)}/${n}`);

@@ -10,7 +10,6 @@ import type { EventSink, MessageParam, Usage } from "../types.js";
 import { runHook } from "./turn-options.js";
 import type { TurnSetup } from "./turn-setup.js";
 
-/** Output tokens allowed for a summary. */
 const SUMMARY_MAX_TOKENS = 4096;
 /** When trimming is the fallback: the newest results kept whole, older ones cut to this size. */
 const TRIM = { keepRecent: 6, maxChars: 2_000 };
@@ -76,18 +75,16 @@ export class ContextKeeper {
   }
 }
 
+/** A compaction's inputs: `tokensBefore` (the size that triggered it) is for the record; `keepTokens` default a quarter of the model's window. */
 interface CompactInput {
   client: Anthropic;
   model: string;
-  /** The open session; its view is replaced when the compaction is written. */
   session: SessionHandle;
-  /** The context size that triggered it, for the record. */
   tokensBefore: number;
   reason: string;
   signal: AbortSignal;
   emit: EventSink;
   now: () => number;
-  /** Tokens to keep verbatim; default a quarter of the model's window. */
   keepTokens?: number;
 }
 

@@ -94,7 +94,6 @@ function stripCacheControl(block: ContentBlockParam): ContentBlockParam {
   return rest as ContentBlockParam;
 }
 
-/** Whether a block, or a block inside a tool result, carries cache_control. */
 function hasCacheControl(block: ContentBlockParam): boolean {
   if ("cache_control" in block && block.cache_control) return true;
   return block.type === "tool_result" && Array.isArray(block.content) && block.content.some((inner) => hasCacheControl(inner as ContentBlockParam));

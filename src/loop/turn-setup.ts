@@ -18,7 +18,6 @@ import { createOutputFormat } from "./output.js";
 import type { TurnOptions } from "./turn-options.js";
 
 const DEFAULT_MAX_ITERATIONS = 20;
-/** Corrections asked for after an invalid structured answer. */
 const DEFAULT_OUTPUT_RETRIES = 2;
 const DEFAULT_MAX_TOKENS = 8192;
 /** Ceiling for the one retry after a tool_use was cut off by max_tokens. */

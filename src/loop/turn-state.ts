@@ -7,7 +7,6 @@ import { MAX_TOKENS_CEILING, type SharedBrakes, type TurnSetup } from "./turn-se
 export class TurnState {
   usage: Usage = ZERO_USAGE;
   costUsd = 0;
-  /** Model requests made so far. */
   iterations = 0;
   /** The text of the latest response that had any: the turn's answer. */
   text = "";
@@ -66,7 +65,6 @@ export class TurnState {
     return overBudget ? ["budget_exceeded", overBudget] : undefined;
   }
 
-  /** Which budget, if any, the turn has passed. */
   overBudget(): string | undefined {
     const { maxBudgetUsd, maxOutputTokens } = this.rt;
     if (this.costUsd > maxBudgetUsd) return `the turn's estimated cost $${this.costUsd.toFixed(4)} passed its budget of $${maxBudgetUsd}`;
@@ -120,7 +118,7 @@ export class TurnState {
     return this.paused.length === 0 ? messages : [...messages, { role: "assistant", content: this.paused }];
   }
 
-  /** Ends the turn: emits `turn_end` and returns the result. */
+  /** Emits `turn_end` and returns the result. */
   end(stopReason: StopReason, error?: string, errorStatus?: number): TurnResult {
     const end = { stopReason, usage: this.usage, costUsd: this.costUsd, iterations: this.iterations, ...(error !== undefined && { error }) };
     this.rt.emit({ type: "turn_end", ...end });

@@ -3,7 +3,7 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import * as z from "zod";
 import { safeSink } from "../deps.js";
-import { ConfigError, messageOf } from "../errors.js";
+import { ConfigError, messageOf, orConfigError } from "../errors.js";
 import { checkConfig } from "../fs/config-file.js";
 import { readRegularText } from "../fs/regular-file.js";
 import { checkSettings, parseEffort, parseMaxIterations, parseThinking, parseToolChoice } from "../model/settings.js";
@@ -85,12 +85,7 @@ export interface LoadAgentsOptions {
 /** Parses one SOUL.md text into an agent. Throws ConfigError naming the file and the field: a bad frontmatter field, YAML that does not parse, an empty body. */
 function parseSoul(id: string, text: string, file: string, onWarning: (message: string) => void): AgentConfig {
   if (!text.trim()) throw new ConfigError(`${file}: the file is empty: start it with a --- block that gives at least "name", then the prompt`);
-  let parsed;
-  try {
-    parsed = parseFrontmatter(text);
-  } catch (error) {
-    throw new ConfigError(`${file}: frontmatter cannot be parsed: ${(error as Error).message.split("\n")[0]}`);
-  }
+  const parsed = orConfigError(() => parseFrontmatter(text), (why) => `${file}: frontmatter cannot be parsed: ${why.split("\n")[0]}`);
   if (!parsed.hasFrontmatter) throw new ConfigError(`${file}: no frontmatter: start the file with a --- block that gives at least "name"`);
   const soul = checkConfig(soulSchema, parsed.data, file);
   const prompt = parsed.body.trim();

@@ -2,7 +2,7 @@
 import { join, resolve } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { nodeSpawnDefault, refuseApprover, safeSink, systemClock, type Approver, type Clock, type Spawn } from "../deps.js";
-import { configurationPaths } from "../gate/config-registry.js";
+import { configurationPaths } from "../gate/path-check.js";
 import type { WarningSink } from "../gate/approvals-file.js";
 import type { CommandJudge, Gate, ModeHolder, PermissionMode } from "../gate/context.js";
 import { createGate } from "../gate/gate.js";
@@ -33,15 +33,7 @@ export const APPROVALS_FILE = "exec-approvals.json";
 const RUNTIME = Symbol("miniclaw.runtime");
 
 /** Settings every turn of a runtime shares (see RuntimeOptions); a turn's options win where they overlap. */
-export interface RuntimeSettings {
-  model: string | undefined;
-  compactAt: number | undefined;
-  includeTime: boolean;
-  userProfile: string | undefined;
-  streamRetryBaseMs: number | undefined;
-  streamIdleTimeoutMs: number | undefined;
-  maxConcurrentDelegates: number | undefined;
-}
+export type RuntimeSettings = { [K in "model" | "compactAt" | "userProfile" | "streamRetryBaseMs" | "streamIdleTimeoutMs" | "maxConcurrentDelegates"]: RuntimeOptions[K] } & { includeTime: boolean };
 
 /** What turns run with, opened once by `openRuntime` and shared by any number of turns (a REPL, a cron worker, a server). `close()` when done. */
 export interface Runtime {

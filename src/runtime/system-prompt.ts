@@ -6,7 +6,6 @@ import type { AgentConfig } from "../types.js";
 
 /** Largest part taken from one file (SOUL body, USER.md), in characters; longer ones keep head and tail. */
 export const MAX_PROMPT_FILE_CHARS = 20_000;
-/** The shared profile of the user, at the top of the workspace. */
 const USER_PROFILE_FILE = "USER.md";
 
 /** What the system prompt is made of, stable across turns: the skills listing shows only with `load_skill`, a tool's note only when it is offered. */
@@ -22,13 +21,11 @@ export function capText(text: string, maxChars: number, label: string): string {
   return cutMiddle(text, maxChars, (cut) => `\n\n[… ${cut} characters of ${label} cut here …]\n\n`);
 }
 
-const SKILLS_INTRO =
-  "Skills are instructions for particular kinds of task. When a request matches one below, call load_skill with its name before you start, then follow what it returns.";
+const SKILLS_INTRO = "Skills are instructions for particular kinds of task. When a request matches one below, call load_skill with its name before you start, then follow what it returns.";
 
 const MEMORY_NOTE = "- Long-term memory is a set of notes shared by every agent.";
 const SEARCH_NOTE = "Before answering about the user, their projects or anything discussed earlier, call memory_search.";
-const SAVE_NOTE =
-  "When you learn something worth keeping (a preference, a decision, a fact that will matter later), save it with save_memory under a short, stable key; saving a key replaces its note, so merge with what it held.";
+const SAVE_NOTE = "When you learn something worth keeping (a preference, a decision, a fact that will matter later), save it with save_memory under a short, stable key; saving a key replaces its note, so merge with what it held.";
 
 // Fixed order, so the prompt does not change when the tools are listed in another order.
 const TOOL_NOTES: ReadonlyArray<[names: readonly string[], note: (tools: ReadonlySet<string>) => string]> = [

@@ -50,7 +50,7 @@ export async function initWorkspace(dir: string, templates = TEMPLATE_WORKSPACE)
   return result;
 }
 
-/** Every file below `root`, relative to it, sorted so the listing reads the same everywhere. */
+/** Every file below `root`, relative to it, sorted. */
 async function filesUnder(root: string, prefix = ""): Promise<string[]> {
   const files: string[] = [];
   const entries = await readdir(join(root, prefix), { withFileTypes: true });

@@ -2,7 +2,7 @@
 import { spawn as nodeSpawn } from "node:child_process";
 import type { Spawn } from "../deps.js";
 import { ConfigError } from "../errors.js";
-import { configurationPaths } from "../gate/config-registry.js";
+import { configurationPaths } from "../gate/path-check.js";
 import { probeBwrap, unsandboxedNotice, type BwrapProbe } from "./sandbox/bwrap-probe.js";
 import { planCommand, type CommandPlan } from "./sandbox/sandbox-command.js";
 import { policyFor, type SandboxKind, type SandboxSetting } from "./sandbox/sandbox-policy.js";

@@ -89,7 +89,6 @@ function callSignals(turn: AbortSignal): { open(): { signal: AbortSignal; close(
   };
 }
 
-/** A call ready to run (its tool, its input parsed, the gate's judgement), or already answered. */
 type Ready = { call: ToolUseBlock; tool: AnyTool; input: unknown; judged: Judged };
 type Prepared = { call: ToolUseBlock; answer: ToolResultBlockParam } | Ready;
 
@@ -194,14 +193,12 @@ function result(id: string, text: string, isError: boolean): ToolResultBlockPara
   return { type: "tool_result", tool_use_id: id, content: [{ type: "text", text: text.trim() ? text : "(no output)" }], ...(isError && { is_error: true }) };
 }
 
-/** The result with every credential replaced by a marker naming it: the environment's secret values, and every credential by its shape. */
 function redact(answer: ToolResultBlockParam, secrets: readonly string[] = []): ToolResultBlockParam {
   if (answer.content === undefined) return answer;
   const content = redactContent(answer.content, secrets);
   return content === answer.content ? answer : { ...answer, content };
 }
 
-/** Cuts text content longer than `max` characters, keeping head and tail and saying how much was cut. */
 function capResult(answer: ToolResultBlockParam, max: number): ToolResultBlockParam {
   if (!Array.isArray(answer.content)) return answer;
   const content = answer.content.map((block) => {

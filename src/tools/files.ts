@@ -32,6 +32,10 @@ function grantedPath(context: ToolContext): string {
 }
 
 const describeMissing = (path: string, cwd: string): string => `${path} does not exist (relative paths start at ${cwd})`;
+/** A file tool's failure, for the model to act on. */
+const fail = (message: string): never => {
+  throw new ToolError(message);
+};
 
 
 const readFileInput = z.object({
@@ -51,15 +55,12 @@ export function createReadFileTool(): Tool<z.infer<typeof readFileInput>> {
     access: pathAccess(false),
     async run(input, context) {
       const path = grantedPath(context);
-      const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
-        throw new ToolError(error.code === "ENOENT" ? describeMissing(input.path, context.cwd) : `cannot read ${input.path}: ${error.message}`);
-      });
+      const missing = describeMissing(input.path, context.cwd);
+      const info = await stat(path).catch((error: NodeJS.ErrnoException) => fail(error.code === "ENOENT" ? missing : `cannot read ${input.path}: ${error.message}`));
       if (info.isDirectory()) throw new ToolError(`${input.path} is a directory, not a file; list it with run_command (ls ${input.path})`);
       if (!info.isFile()) throw new ToolError(`${input.path} is not a regular file`);
       // Without blocking, and checked again once open: a FIFO put in the file's place since the stat is refused, not waited on.
-      const { handle, size } = await openRegular(path).catch((error: Error) => {
-        throw new ToolError(`cannot read ${input.path}: ${error.message}`);
-      });
+      const { handle, size } = await openRegular(path).catch((error: Error) => fail(`cannot read ${input.path}: ${error.message}`));
       try {
         const { buffer, bytesRead } = await handle.read(Buffer.alloc(BINARY_SNIFF_BYTES), 0, BINARY_SNIFF_BYTES, 0);
         if (buffer.subarray(0, bytesRead).includes(0)) throw new ToolError(`${input.path} looks like a binary file (a NUL byte in its first 8 KB; ${size} bytes); read_file only reads text`);
@@ -144,7 +145,7 @@ export function createWriteFileTool(): Tool<z.infer<typeof writeFileInput>> {
       const path = grantedPath(context);
       const existing = await stat(path).catch(() => null);
       if (existing?.isDirectory()) throw new ToolError(`${input.path} is a directory; give a file path`);
-      await write(path, input.path, input.content);
+      await writeFileAtomic(path, input.content).catch((error: Error) => fail(`could not write ${input.path}: ${error.message}`));
       const what = existing === null ? "created" : "replaced";
       return `Wrote ${Buffer.byteLength(input.content, "utf8")} bytes (${countLines(input.content)} lines) to ${input.path} (${what}).`;
     },
@@ -174,33 +175,23 @@ export function createEditFileTool(): Tool<z.infer<typeof editFileInput>> {
       if (at === -1) throw new ToolError(notFound(input.path, text, old));
       const count = text.split(old).length - 1;
       if (count > 1) throw new ToolError(`old_string occurs ${count} times in ${input.path}; include more surrounding lines so it matches exactly once`);
-      await write(path, input.path, text.slice(0, at) + replacement + text.slice(at + old.length));
+      const updated = text.slice(0, at) + replacement + text.slice(at + old.length);
+      await writeFileAtomic(path, updated).catch((error: Error) => fail(`could not write ${input.path}: ${error.message}`));
       return `Edited ${input.path}: replaced ${countLines(old)} line(s) with ${countLines(replacement)} at line ${countLines(text.slice(0, at + 1))}.`;
     },
   });
 }
 
-async function write(path: string, shown: string, content: string): Promise<void> {
-  try {
-    await writeFileAtomic(path, content);
-  } catch (error) {
-    throw new ToolError(`could not write ${shown}: ${(error as Error).message}`);
-  }
-}
-
 /** A whole text file for editing: a missing path, a folder, a file over MAX_EDIT_BYTES or one with NUL bytes is a ToolError naming `shown`. */
 async function readTextForEdit(path: string, shown: string, cwd: string): Promise<string> {
-  const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
-    throw new ToolError(error.code === "ENOENT" ? `${describeMissing(shown, cwd)}; use write_file to create it` : `cannot read ${shown}: ${error.message}`);
-  });
+  const missing = `${describeMissing(shown, cwd)}; use write_file to create it`;
+  const info = await stat(path).catch((error: NodeJS.ErrnoException) => fail(error.code === "ENOENT" ? missing : `cannot read ${shown}: ${error.message}`));
   if (info.isDirectory()) throw new ToolError(`${shown} is a directory, not a file`);
   // A FIFO or a device would never end the read (or never start it): only a regular file is edited.
   if (!info.isFile()) throw new ToolError(`${shown} is not a regular file`);
   if (info.size > MAX_EDIT_BYTES) throw new ToolError(`${shown} is ${info.size} bytes, more than edit_file handles (${MAX_EDIT_BYTES}); use write_file or run_command`);
   // Read through a non-blocking open: a FIFO put in the file's place since the stat is refused, not waited on.
-  const bytes = await readRegularFile(path).catch((error: Error) => {
-    throw new ToolError(`cannot read ${shown}: ${error.message}`);
-  });
+  const bytes = await readRegularFile(path).catch((error: Error) => fail(`cannot read ${shown}: ${error.message}`));
   if (bytes.subarray(0, 8_192).includes(0)) throw new ToolError(`${shown} looks like a binary file; edit_file only edits text`);
   return bytes.toString("utf8");
 }

@@ -10,8 +10,7 @@ const input = z.object({ name: z.string().min(1).describe("The skill's name, exa
 export function createLoadSkillTool(loader: SkillLoader): Tool<z.infer<typeof input>> {
   return defineTool({
     name: "load_skill",
-    description:
-      "Load the full instructions of one skill from the skills listing. Call it before doing a task a skill covers, then follow what it says; it also lists the skill's other files, which read_file can open.",
+    description: "Load the full instructions of one skill from the skills listing. Call it before doing a task a skill covers, then follow what it says; it also lists the skill's other files, which read_file can open.",
     input,
     access: "read",
     async run({ name }) {

@@ -22,23 +22,19 @@ function formatResults(query: string, results: MemorySearchResult[]): string {
 export function createMemoryTools(store: MemoryStore): AnyTool[] {
   const saveMemory = defineTool({
     name: "save_memory",
-    description:
-      "Save a long-term note that every agent can find later with memory_search. One note per key; saving an existing key replaces that note, so to add to a note, search or recall it first and save the combined text.",
+    description: "Save a long-term note that every agent can find later with memory_search. One note per key; saving an existing key replaces that note, so to add to a note, search or recall it first and save the combined text.",
     input: saveInput,
     access: "act",
     async run({ key, content }) {
-      try {
-        const saved = await store.save(key, content);
-        return `${saved.replaced ? "Replaced" : "Saved"} memory note "${saved.key}" (${saved.size} bytes).`;
-      } catch (error) {
-        throw new ToolError((error as Error).message, { cause: error });
-      }
+      const saved = await store.save(key, content).catch((error: Error) => {
+        throw new ToolError(error.message, { cause: error });
+      });
+      return `${saved.replaced ? "Replaced" : "Saved"} memory note "${saved.key}" (${saved.size} bytes).`;
     },
   });
   const memorySearch = defineTool({
     name: "memory_search",
-    description:
-      "Search the long-term memory notes shared by all agents. Returns the best few notes, ranked by relevance, each with a snippet around the match.",
+    description: "Search the long-term memory notes shared by all agents. Returns the best few notes, ranked by relevance, each with a snippet around the match.",
     input: searchInput,
     access: "read",
     async run({ query }) {
