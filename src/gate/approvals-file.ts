@@ -13,14 +13,10 @@ import { broadPatternReason, isToolEntry, normalizeCommand } from "./approval-en
 
 /** The file's schema. Unknown fields are kept, so later versions can add patterns, timestamps... */
 const schema = z.looseObject({ allowed: z.array(z.string()).default([]), denied: z.array(z.string()).default([]) });
-
 type ApprovalsFile = z.infer<typeof schema>;
-
 /** Receives one-line warnings meant for the user (core code never prints). */
 export type WarningSink = (message: string) => void;
-
 type ReadResult = { ok: true; data: ApprovalsFile } | { ok: false; problem: string };
-
 /** Longest a read is trusted on its stat alone: a network file system may answer a stat from its cache. */
 const REREAD_MS = 2_000;
 /** Longest wait for another process's save: each holds the lock for one read-merge-write. */

@@ -36,7 +36,6 @@ function backupBaseNames(name: string): string[] {
 
 /** Dotfiles and dot-folders directly in a home folder: shell profiles, tool configs and credential stores. */
 const HOME_DOTFILE = /^(~[^/]*|\/root|\/home\/[^/]+|\/users\/[^/]+)\/\.[^/]/;
-
 /** Templates that look like secrets by name but by convention hold none. */
 const NOT_SECRET = /^\.env\.(example|sample|template|dist|defaults)$/;
 

@@ -24,11 +24,9 @@ export const TOKEN_SHAPES: ReadonlyArray<ReturnType<typeof shape>> = [
 
 /** Every literal piece of every token shape: one scan for these tells whether any shape can match. */
 export const TOKEN_TRIGGER = new RegExp(TOKEN_SHAPES.flatMap((s) => s.triggers).map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"));
-
 /** An AWS access key id (`AKIA…`, `ASIA…`) and, when it follows on the same line within a few separators (`id,secret`), its 40-character secret. */
 export const AWS_KEY = /(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Za-z])(?:([ \t,;:|'"=]{1,6})([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=]))?/g;
 export const AWS_TRIGGERS: readonly string[] = ["AKIA", "ASIA"];
-
 /** The authority after `://`: up to the first `/`, quote, space or backslash (not `?` or `#`: git and libpq take passwords holding them unencoded). */
 const AUTHORITY = /[^\s/"'`<>\\]{1,512}/y;
 const SCHEME_CHAR = /[A-Za-z0-9+.-]/;

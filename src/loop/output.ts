@@ -7,7 +7,6 @@ import { isZodSchema } from "../tools/define.js";
 import type { ContentBlockParam, JsonSchema } from "../types.js";
 
 const MAX_ISSUES_SHOWN = 8;
-
 /** The answer checked: the parsed value, or what was wrong with it in a few lines the model can act on. */
 type OutputCheck = { ok: true; value: unknown } | { ok: false; problem: string };
 

@@ -15,7 +15,7 @@ import { buildRequest } from "./request.js";
 import { appendOrFail, appendSteered, finish, PLAN_MODE_NOTICE, recordMode, settleOutput } from "./session-writes.js";
 import { turnScope } from "./subagent.js";
 import { checkTurnArguments, runHook, type TurnOptions } from "./turn-options.js";
-import { isPromptTooLong, setUpTurn, streamOptions, toolContext, userMessage, webRefused, type ParentLink, type TurnSetup } from "./turn-setup.js";
+import { isPromptTooLong, setUpTurn, toolContext, userMessage, webRefused, type ParentLink, type TurnSetup } from "./turn-setup.js";
 import { TurnState } from "./turn-state.js";
 
 const INTERRUPTED = "interrupted by the user";
@@ -78,7 +78,7 @@ async function runRounds(rt: TurnSetup, session: SessionHandle, turn: TurnState,
     // The sources are asked again before each request: a server's new tools, a mode that turned plan.
     if (turn.iterations > 1) tools = await rt.runtime.tools({ agent: rt.agent, mode: rt.modes.mode, offered: new Set(tools.keys()) }, rt.extraTools);
     rt.emit({ type: "request_start", iteration: turn.iterations, model: rt.model });
-    const streamed = await streamMessage(rt.client, requestOf(rt, turn, context, tools), streamOptions(rt));
+    const streamed = await streamMessage(rt.client, requestOf(rt, turn, context, tools), rt.stream);
     if (streamed.outcome === "aborted") return finish(session, turn, "aborted", INTERRUPTED);
     if (streamed.outcome === "failed") {
       if (!isPromptTooLong(streamed.error) || turn.overflowCompacted) {

@@ -1,7 +1,7 @@
 // What the loop writes to the session besides responses: the user's message with steering, mode changes, the checked structured answer, the note that ends a turn.
 import { messageOf } from "../errors.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
-import type { EventSink, MessageParam, PermissionModeName, SteerMessage, StopReason, TurnResult } from "../types.js";
+import type { EventSink, MessageParam, PermissionModeName, StopReason, TurnResult } from "../types.js";
 import { correctionText } from "./output.js";
 import type { TurnSetup } from "./turn-setup.js";
 import type { TurnState } from "./turn-state.js";
@@ -26,12 +26,7 @@ export async function finish(session: SessionHandle, turn: TurnState, stopReason
 
 /** Runs an append; a failure (disk full, permissions) becomes a one-line error instead of a throw. */
 export async function appendOrFail(write: () => Promise<void>): Promise<string | undefined> {
-  try {
-    await write();
-    return undefined;
-  } catch (error) {
-    return `could not write the session: ${messageOf(error)}`;
-  }
+  return write().then(() => undefined, (error: unknown) => `could not write the session: ${messageOf(error)}`);
 }
 
 /**
@@ -54,24 +49,18 @@ export async function appendSteered(session: SessionHandle, rt: TurnSetup, messa
  */
 async function takeSteering({ inbox, emit }: TurnSetup, session: SessionHandle) {
   if (!inbox) return undefined;
-  let taken: SteerMessage[];
-  try {
-    taken = await inbox.take();
-  } catch (error) {
+  const taken = await Promise.resolve().then(() => inbox.take()).catch((error: unknown) => {
     emit({ type: "warning", message: `could not read the steering inbox (${messageOf(error)})` });
-    return undefined;
-  }
+  });
+  if (!taken) return undefined;
   const held = new Set(session.session.records.flatMap((record) => record.steerIds ?? []));
   const fresh = taken.filter((m) => m.text.trim() !== "" && (m.id === undefined || !held.has(m.id)));
   // Already held, or blank: nothing to send, but the inbox is told they are done with.
   const repeated = taken.flatMap((m) => (m.id !== undefined && (held.has(m.id) || m.text.trim() === "") ? [m.id] : []));
   const delivered = async (ids: string[]): Promise<void> => {
     if (ids.length === 0 || !inbox.delivered) return;
-    try {
-      await inbox.delivered(ids);
-    } catch (error) {
-      emit({ type: "warning", message: `could not mark steering messages delivered (${messageOf(error)}); the session records them, so they are not repeated` });
-    }
+    const warn = (error: unknown): void => emit({ type: "warning", message: `could not mark steering messages delivered (${messageOf(error)}); the session records them, so they are not repeated` });
+    await Promise.resolve().then(() => inbox.delivered!(ids)).catch(warn);
   };
   if (fresh.length === 0) {
     await delivered(repeated);
@@ -86,13 +75,10 @@ async function takeSteering({ inbox, emit }: TurnSetup, session: SessionHandle) 
 export async function recordMode(mode: PermissionModeName, session: SessionHandle, emit: EventSink, by: "user" | "exit_plan_mode"): Promise<void> {
   const previous = session.session.mode ?? "default";
   if (mode === previous) return;
-  try {
-    await session.appendMode(mode, by);
-  } catch (error) {
-    emit({ type: "warning", message: `could not record the permission mode (${messageOf(error)})` });
-    return;
-  }
-  emit({ type: "mode", mode, previous, by });
+  await session.appendMode(mode, by).then(
+    () => emit({ type: "mode", mode, previous, by }),
+    (error: unknown) => emit({ type: "warning", message: `could not record the permission mode (${messageOf(error)})` }),
+  );
 }
 
 /** Checks a structured answer: valid, stored and the turn ends; invalid, the model is told why and answers again, up to `outputRetries` times, then `output_invalid`. */

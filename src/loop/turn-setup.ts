@@ -57,15 +57,14 @@ export async function setUpTurn(runtime: Runtime, agent: AgentConfig, options: T
   const web = offeredWeb(agent, gate);
   checkToolNames(agent, firstTools, web, settings.toolChoice);
   const contextWindow = contextWindowFor(model);
+  const { settings: shared, clock } = runtime;
+  const signal = options.signal ?? new AbortController().signal;
+  const { streamRetryBaseMs: retryBaseMs, streamIdleTimeoutMs: idleTimeoutMs } = shared;
+  const stream: StreamOptions = { signal, emit, clock, ...(retryBaseMs !== undefined && { retryBaseMs }), ...(idleTimeoutMs !== undefined && { idleTimeoutMs }) };
   return {
-    runtime,
-    agent,
-    client: runtime.client,
-    model,
-    /** The turn's `model` option (a fallback for agents that name none), which its subagents share. */
+    runtime, agent, client: runtime.client, model, ...settings, web, emit, modes, approver, gate, extraTools, firstTools, contextWindow, link, signal, stream,
+    // The turn's `model` option (a fallback for agents that name none), which its subagents share.
     modelOption: options.model,
-    ...settings,
-    web,
     output: options.output === undefined ? undefined : createOutputFormat(options.output),
     outputRetries: options.outputRetries ?? DEFAULT_OUTPUT_RETRIES,
     maxIterations: options.maxIterations ?? agent.maxIterations ?? DEFAULT_MAX_ITERATIONS,
@@ -73,17 +72,8 @@ export async function setUpTurn(runtime: Runtime, agent: AgentConfig, options: T
     maxOutputTokens: options.maxOutputTokens ?? Infinity,
     hooks: options.hooks,
     inbox: options.inbox,
-    signal: options.signal ?? new AbortController().signal,
-    emit,
-    modes,
-    approver,
-    gate,
-    extraTools,
-    firstTools,
-    systemPrompt: buildSystemPrompt({ agent, userProfile: runtime.settings.userProfile, skillsListing: runtime.skillsListing, toolNames: [...firstTools.keys()] }),
-    contextWindow,
-    compactAt: runtime.settings.compactAt ?? Math.floor(contextWindow * COMPACT_AT_SHARE_OF_WINDOW),
-    link,
+    systemPrompt: buildSystemPrompt({ agent, userProfile: shared.userProfile, skillsListing: runtime.skillsListing, toolNames: [...firstTools.keys()] }),
+    compactAt: shared.compactAt ?? Math.floor(contextWindow * COMPACT_AT_SHARE_OF_WINDOW),
   };
 }
 
@@ -133,18 +123,6 @@ export function userMessage(text: string, now: number | undefined, extra: readon
 export function toolContext(rt: TurnSetup, scope: TurnScope, toolUseId: string): ToolContext {
   const { cwd, workspace, clock, spawn, childEnv } = rt.runtime;
   return { cwd, workspace, signal: rt.signal, clock, spawn, env: childEnv, emit: rt.emit, toolUseId, gate: rt.gate, turn: scope };
-}
-
-/** The stream settings of the turn's requests. */
-export function streamOptions(rt: TurnSetup): StreamOptions {
-  const { settings, clock } = rt.runtime;
-  return {
-    signal: rt.signal,
-    emit: rt.emit,
-    clock,
-    ...(settings.streamRetryBaseMs !== undefined && { retryBaseMs: settings.streamRetryBaseMs }),
-    ...(settings.streamIdleTimeoutMs !== undefined && { idleTimeoutMs: settings.streamIdleTimeoutMs }),
-  };
 }
 
 /** A request refused for the web server tools (a provider without them answers 400): one line naming the agent and how to turn `web` off. */

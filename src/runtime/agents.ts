@@ -14,15 +14,11 @@ import { checkWorkspace, ensureWorkspace } from "./workspace.js";
 
 /** The file that defines an agent, inside `agents/<id>/`. */
 export const SOUL_FILE = "SOUL.md";
-
 const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
-
 /** The API's server tools, offered to agents whose SOUL.md sets `web` (and kept by a `tools:` list only when named). */
 export const SERVER_TOOL_NAMES: readonly string[] = ["web_search", "web_fetch"];
-
 /** The tools every agent has unless its SOUL.md narrows them (a test checks it against a turn's tools); MCP names (`mcp__*`) are not checked at load. */
 export const BUILTIN_TOOL_NAMES: readonly string[] = ["run_command", "read_file", "write_file", "edit_file", "save_memory", "memory_search", "load_skill"];
-
 /** A list in YAML or as one string of names separated by spaces or commas. */
 const names = <T extends z.ZodType>(item: T, error: string) => z.preprocess((v) => (typeof v === "string" ? v.split(/[\s,]+/).filter(Boolean) : v), z.array(item, { error }));
 
@@ -33,7 +29,6 @@ function defined<T extends Record<string, unknown>>(value: T): { [K in keyof T]?
 
 /** What `web: true` offers: a few searches and fetches per request, each page cut to a size that leaves room to work. */
 const DEFAULT_WEB = { search: { maxUses: 5 }, fetch: { maxUses: 5, maxContentTokens: 20_000 } };
-
 const count = (what: string) => z.number({ error: `must be a whole number of ${what}` }).int(`must be a whole number of ${what}`).positive("must be greater than 0").optional();
 const domains = z.array(z.string().trim().min(1), { error: "must be a list of domains, such as [docs.python.org]" }).optional();
 /** The API takes one list or the other, never both: refused here, at load, rather than by every request. */

@@ -29,7 +29,6 @@ export type { RuntimeOptions, ShellOptions };
 
 /** The approvals file inside the workspace. */
 export const APPROVALS_FILE = "exec-approvals.json";
-
 const RUNTIME = Symbol("miniclaw.runtime");
 
 /** Settings every turn of a runtime shares (see RuntimeOptions); a turn's options win where they overlap. */
@@ -91,28 +90,22 @@ export async function openRuntime(options: RuntimeOptions = {}): Promise<Runtime
   const builtinTools = memory && skills && [...(shell ? [shell.tool] : []), ...createFileTools(), ...createMemoryTools(memory), createLoadSkillTool(skills)];
   const sources = [...(builtinTools ? [toolList(builtinTools)] : []), ...(options.toolSources ?? []), ...(options.tools ? [toolList(options.tools)] : [])];
   const after = [delegateSource(agents), planSource()];
+  const { streamRetryBaseMs, streamIdleTimeoutMs, maxConcurrentDelegates } = options;
   return {
-    [RUNTIME]: true,
-    workspace,
-    cwd,
-    env,
+    [RUNTIME]: true, workspace, cwd, env, client, agents,
     childEnv: scrubEnv(env),
     secrets: secretValues(env),
-    client,
     store: options.store ?? new SessionStore(join(workspace, "sessions"), options.clock ? { clock: options.clock } : {}),
     clock: options.clock ?? systemClock,
     spawn: options.spawn ?? nodeSpawnDefault,
     modes: modesOf(options.permissionMode),
     approver: options.approver ?? refuseApprover,
-    agents,
     settings: {
       model: options.model ?? env["MINICLAW_MODEL"],
       compactAt: options.compactAt ?? compactAtFromEnv(env),
       includeTime: options.includeTime ?? true,
       userProfile: options.userProfile ?? readUserProfile(workspace),
-      streamRetryBaseMs: options.streamRetryBaseMs,
-      streamIdleTimeoutMs: options.streamIdleTimeoutMs,
-      maxConcurrentDelegates: options.maxConcurrentDelegates,
+      streamRetryBaseMs, streamIdleTimeoutMs, maxConcurrentDelegates,
     },
     skillsListing: skills?.listing(),
     tools: (view, extra = []) => collectTools([...sources, toolList(extra), ...after], view),

@@ -22,7 +22,6 @@ export function capText(text: string, maxChars: number, label: string): string {
 }
 
 const SKILLS_INTRO = "Skills are instructions for particular kinds of task. When a request matches one below, call load_skill with its name before you start, then follow what it returns.";
-
 const MEMORY_NOTE = "- Long-term memory is a set of notes shared by every agent.";
 const SEARCH_NOTE = "Before answering about the user, their projects or anything discussed earlier, call memory_search.";
 const SAVE_NOTE = "When you learn something worth keeping (a preference, a decision, a fact that will matter later), save it with save_memory under a short, stable key; saving a key replaces its note, so merge with what it held.";

@@ -4,11 +4,10 @@ import { messageOf } from "../errors.js";
 import type { Gate, Judged } from "../gate/context.js";
 import { redactContent } from "../gate/redact.js";
 import type { ToolResultBlockParam, ToolUseBlock } from "../types.js";
-import { accessOf, type AnyTool, type ToolContext, type ToolOutput } from "./define.js";
+import { accessOf, type AnyTool, type ToolContext } from "./define.js";
 
 /** Largest tool result sent to the model, in characters; the rest is cut with a marker. */
 export const MAX_TOOL_RESULT_CHARS = 50_000;
-
 const INTERRUPTED = "Interrupted: the user stopped this turn before the tool finished.";
 
 /** A call as hooks see it. */
@@ -130,7 +129,7 @@ async function runOne(prepared: Prepared, opts: DispatchOptions, signals: Return
       own.close();
     }
     // Redacted before the cap, which could otherwise cut a credential into halves too short to know.
-    answer = capResult(redact(answer, opts.secrets), MAX_TOOL_RESULT_CHARS);
+    answer = capResult(redact(answer, opts.secrets));
     answer = redact(await runAfterHook(opts.hooks, { id: call.id, name: call.name, input: prepared.input }, answer), opts.secrets);
   }
   opts.onResult?.(call, answer);
@@ -152,7 +151,8 @@ async function approveAndRun({ tool, input, judged }: Ready, context: ToolContex
       // An approval that came after the interrupt must not start the tool: the model was told it did not run.
       if (signal.aborted) return result(id, INTERRUPTED, true);
       const { allowed: _allowed, ...grant } = decision;
-      return outputResult(id, await tool.run(input, { ...context, grant }));
+      const output = await tool.run(input, { ...context, grant });
+      return typeof output === "string" ? result(id, output, false) : { type: "tool_result", tool_use_id: id, content: output };
     } catch (error) {
       return result(id, signal.aborted ? INTERRUPTED : `Error: ${messageOf(error)}`, true);
     }
@@ -184,10 +184,6 @@ async function runAfterHook(hooks: ToolHooks | undefined, call: ToolCall, answer
   }
 }
 
-function outputResult(id: string, output: ToolOutput): ToolResultBlockParam {
-  return typeof output === "string" ? result(id, output, false) : { type: "tool_result", tool_use_id: id, content: output };
-}
-
 /** A tool_result with one text block (never empty: the API rejects empty text). */
 function result(id: string, text: string, isError: boolean): ToolResultBlockParam {
   return { type: "tool_result", tool_use_id: id, content: [{ type: "text", text: text.trim() ? text : "(no output)" }], ...(isError && { is_error: true }) };
@@ -199,11 +195,8 @@ function redact(answer: ToolResultBlockParam, secrets: readonly string[] = []): 
   return content === answer.content ? answer : { ...answer, content };
 }
 
-function capResult(answer: ToolResultBlockParam, max: number): ToolResultBlockParam {
+function capResult(answer: ToolResultBlockParam, max = MAX_TOOL_RESULT_CHARS): ToolResultBlockParam {
   if (!Array.isArray(answer.content)) return answer;
-  const content = answer.content.map((block) => {
-    if (block.type !== "text" || block.text.length <= max) return block;
-    return { ...block, text: cutMiddle(block.text, max, (cut) => `\n\n[... ${cut} characters cut: the result was ${block.text.length} characters, the limit is ${max} ...]\n\n`) };
-  });
-  return { ...answer, content };
+  const marker = (length: number) => (cut: number) => `\n\n[... ${cut} characters cut: the result was ${length} characters, the limit is ${max} ...]\n\n`;
+  return { ...answer, content: answer.content.map((b) => (b.type !== "text" || b.text.length <= max ? b : { ...b, text: cutMiddle(b.text, max, marker(b.text.length)) })) };
 }

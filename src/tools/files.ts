@@ -12,7 +12,6 @@ export const MAX_READ_LINES = 2_000;
 const MAX_LINE_BYTES = 4_000;
 const BINARY_SNIFF_BYTES = 8_192;
 const CHUNK_BYTES = 64 * 1024;
-
 /** Files larger than this are not loaded whole for editing. */
 const MAX_EDIT_BYTES = 10 * 1024 * 1024;
 
