@@ -142,9 +142,5 @@ async function compactNow(runtime: Runtime, sessions: SessionBackend, agent: Age
 async function inSession<T>(runtime: Runtime, sessions: SessionBackend, key: string, agentId: string, work: (session: SessionHandle) => Promise<T>): Promise<T | { error?: string }> {
   const opened = await openSession(sessions, key, { agentId, clock: runtime.clock });
   if (opened.status !== "open") return opened.status === "unreadable" ? { error: opened.error } : {};
-  try {
-    return await work(opened.handle);
-  } finally {
-    await opened.handle.release();
-  }
+  return work(opened.handle).finally(() => opened.handle.release());
 }

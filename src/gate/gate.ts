@@ -138,11 +138,8 @@ class PolicyGate implements Gate {
     const entry = list === "allowed" ? verdict.alwaysSaves : list === "denied" ? verdict.denySaves : undefined;
     if (list === "allowed" && entry === undefined) this.remembered.add(keyOf(verdict));
     if (list === undefined || entry === undefined) return;
-    try {
-      await addApprovals(this.options.approvalsPath, { [list]: [entry] }, this.warn);
-    } catch (error) {
-      this.warn(`could not save the decision to ${this.options.approvalsPath} (${messageOf(error)})`);
-    }
+    const { approvalsPath } = this.options;
+    await addApprovals(approvalsPath, { [list]: [entry] }, this.warn).catch((error: unknown) => this.warn(`could not save the decision to ${approvalsPath} (${messageOf(error)})`));
   }
 }
 

@@ -101,11 +101,8 @@ export async function compactSession(input: CompactInput): Promise<{ compacted: 
   const text = skills.length > 0 ? `${summary}\n\nSkills loaded before this point (load them again with load_skill when needed): ${skills.join(", ")}` : summary;
   const mode = session.mode;
   const record = { ...compactionRecordFor(plan, text, { ts: input.now(), tokensBefore: input.tokensBefore, skills }), usage, model: input.model, ...(mode && { mode }) };
-  try {
-    await input.session.compact(record);
-  } catch (error) {
-    return { compacted: false, reason: `the compaction could not be written: ${describeError(error)}`, usage };
-  }
+  const unwritten = await input.session.compact(record).then(() => undefined, (error: unknown) => `the compaction could not be written: ${describeError(error)}`);
+  if (unwritten) return { compacted: false, reason: unwritten, usage };
   input.emit({ type: "compaction", summaryTokens: Math.ceil(text.length / 4), replacedMessages: record.replacedMessages, reason: input.reason });
   return { compacted: true, usage };
 }
@@ -131,13 +128,7 @@ async function summarise(input: CompactInput, records: MessageRecord[], previous
 
 /** Names of skills loaded with load_skill in these records, plus those a previous compaction named. */
 function loadedSkills(records: MessageRecord[], previous: string[] = []): string[] {
-  const names = new Set(previous);
-  for (const { message } of records) {
-    if (message.role !== "assistant" || typeof message.content === "string") continue;
-    for (const block of message.content) {
-      const name = block.type === "tool_use" && block.name === "load_skill" ? (block.input as { name?: unknown }).name : undefined;
-      if (typeof name === "string") names.add(name);
-    }
-  }
-  return [...names].sort();
+  const blocks = records.flatMap(({ message }) => (message.role === "assistant" && typeof message.content !== "string" ? message.content : []));
+  const names = blocks.map((b) => (b.type === "tool_use" && b.name === "load_skill" ? (b.input as { name?: unknown }).name : undefined));
+  return [...new Set([...previous, ...names.filter((name): name is string => typeof name === "string")])].sort();
 }

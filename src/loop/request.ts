@@ -4,20 +4,17 @@ import type { MessageParams } from "../model/stream.js";
 import type { AnyTool } from "../tools/define.js";
 import type { ContentBlockParam, Effort, MessageParam, ThinkingSetting, ToolChoiceSetting, WebSettings } from "../types.js";
 
+/** What one request is built from: thinking and effort absent leave the API's default; `web` is what the agent's list and the denied list leave; `format` the answer's JSON Schema. */
 export interface RequestInput {
   model: string;
   maxTokens: number;
   system: string;
   tools: readonly AnyTool[];
   messages: readonly MessageParam[];
-  /** Absent: the API's default. */
   thinking?: ThinkingSetting | undefined;
   effort?: Effort | undefined;
-  /** The web server tools to offer, after the agent's tool list and the denied list. */
   web?: WebSettings | undefined;
-  /** Only on the request that opens a turn. */
   toolChoice?: ToolChoiceSetting | undefined;
-  /** The JSON Schema the final answer must follow (`output_config.format`). */
   format?: Record<string, unknown> | undefined;
 }
 

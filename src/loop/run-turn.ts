@@ -41,20 +41,14 @@ export async function runAgentTurn<T = unknown>(sessionKey: string, userText: st
 async function runTurn(runtime: Runtime, sessionKey: string, userText: string, agent: AgentConfig, options: TurnOptions, link?: ParentLink): Promise<TurnResult> {
   const rt = await setUpTurn(runtime, agent, options, link);
   const turn = new TurnState(rt, { sessionKey, agentId: agent.id });
-  const parent = link?.parent;
-  const opened = await openSession(runtime.store, sessionKey, { agentId: agent.id, clock: runtime.clock, signal: rt.signal, ...(parent && { parent }) });
+  const opened = await openSession(runtime.store, sessionKey, { agentId: agent.id, clock: runtime.clock, signal: rt.signal, ...(link && { parent: link.parent }) });
   if (opened.status === "aborted") return turn.end("aborted", "interrupted before the turn started");
   rt.emit({ type: "turn_start", sessionKey, agentId: agent.id });
   if (opened.status === "unreadable") return turn.end("error", `could not read the session: ${opened.error}`);
   const session = opened.handle;
-  let result: TurnResult;
-  try {
-    result = await runRounds(rt, session, turn, userText);
-  } catch (error) {
-    result = await finish(session, turn, "error", `unexpected failure: ${describeError(error)}`);
-  } finally {
-    await session.release();
-  }
+  const result = await runRounds(rt, session, turn, userText)
+    .catch((error: unknown) => finish(session, turn, "error", `unexpected failure: ${describeError(error)}`))
+    .finally(() => session.release());
   await runHook("onTurnEnd", rt.hooks?.onTurnEnd && (() => rt.hooks!.onTurnEnd!(result)), rt.emit);
   return result;
 }

@@ -63,12 +63,9 @@ async function runSubagent(parent: ParentTurn, childId: string, task: string, to
     ...(rt.modelOption !== undefined && { model: rt.modelOption }),
   };
   const link: ParentLink = { parent: { sessionKey: parent.sessionKey, toolUseId }, shared: parent.state.shareBrakes() };
-  let result: TurnResult;
-  try {
-    result = await parent.run(sessionKey, task, { ...child, tools: within.filter((name) => isOffered(name, child)), delegates: [] }, options, link);
-  } catch (error) {
-    result = { text: "", stopReason: "error", error: messageOf(error), usage: ZERO_USAGE, costUsd: 0, iterations: 0, agentId: childId, sessionKey };
-  }
+  const agent = { ...child, tools: within.filter((name) => isOffered(name, child)), delegates: [] };
+  const failed = (error: unknown): TurnResult => ({ text: "", stopReason: "error", error: messageOf(error), usage: ZERO_USAGE, costUsd: 0, iterations: 0, agentId: childId, sessionKey });
+  const result = await parent.run(sessionKey, task, agent, options, link).catch(failed);
   rt.emit({ type: "subagent_end", toolUseId, agentId: childId, stopReason: result.stopReason, usage: result.usage, costUsd: result.costUsd });
   await runHook("onSubagentEnd", hooks?.onSubagentEnd && (() => hooks.onSubagentEnd!({ toolUseId, agentId: childId, result })), rt.emit);
   return result;

@@ -96,9 +96,8 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool<z.inf
     throw new ConfigError(`${label}: input must be a zod object schema, z.object({...})${jsonSchema ? ", not a JSON Schema object" : ""}`);
   }
   if (typeof spec.run !== "function") throw new ConfigError(`${label}: run must be a function (input, context) => string or content blocks`);
-  if (spec.access !== undefined && (spec.readOnly !== undefined || spec.needsApproval !== undefined)) {
-    throw new ConfigError(`${label}: give access alone; readOnly and needsApproval are its old spellings`);
-  }
+  const aliased = spec.readOnly !== undefined || spec.needsApproval !== undefined;
+  if (spec.access !== undefined && aliased) throw new ConfigError(`${label}: give access alone; readOnly and needsApproval are its old spellings`);
   const access = spec.access ?? accessOfAliases<z.infer<S>>(spec.readOnly, spec.needsApproval);
   const inputSchema = { ...jsonSchemaOf(spec.input), type: "object" } as Anthropic.Tool.InputSchema;
   return { name: spec.name, description: spec.description, input: spec.input as unknown as z.ZodType<z.infer<S>>, inputSchema, access, run: spec.run };
@@ -108,8 +107,7 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool<z.inf
 function accessOfAliases<I>(readOnly: boolean | ((input: I) => boolean) | undefined, needsApproval: NeedsApproval<I> | undefined): AccessRule<I> {
   if (typeof readOnly !== "function" && typeof needsApproval !== "function") return needsApproval ? "ask" : readOnly ? "read" : "act";
   return async (input, context) => {
-    const asks = typeof needsApproval === "function" ? await needsApproval(input, context) : needsApproval === true;
-    if (asks) return "ask";
+    if (typeof needsApproval === "function" ? await needsApproval(input, context) : needsApproval === true) return "ask";
     return (typeof readOnly === "function" ? readOnly(input) : readOnly === true) ? "read" : "act";
   };
 }
@@ -123,12 +121,10 @@ export async function accessOf<I>(tool: Tool<I>, input: I, context: ToolContext)
 const jsonSchemas = new WeakMap<z.ZodObject, Record<string, unknown>>();
 
 function jsonSchemaOf(input: z.ZodObject): Record<string, unknown> {
-  let json = jsonSchemas.get(input);
-  if (json === undefined) {
-    json = z.toJSONSchema(input, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>;
-    delete json["$schema"];
-    jsonSchemas.set(input, json);
-  }
+  const cached = jsonSchemas.get(input);
+  if (cached) return cached;
+  const { $schema: _dropped, ...json } = z.toJSONSchema(input, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>;
+  jsonSchemas.set(input, json);
   return json;
 }
 

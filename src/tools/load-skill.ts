@@ -14,12 +14,9 @@ export function createLoadSkillTool(loader: SkillLoader): Tool<z.infer<typeof in
     input,
     access: "read",
     async run({ name }) {
-      try {
-        return await loader.body(name.trim());
-      } catch (error) {
-        if (error instanceof UnknownSkillError) throw error;
-        throw new ToolError(`Cannot load skill "${name}": ${(error as Error).message}`, { cause: error });
-      }
+      return loader.body(name.trim()).catch((error: Error) => {
+        throw error instanceof UnknownSkillError ? error : new ToolError(`Cannot load skill "${name}": ${error.message}`, { cause: error });
+      });
     },
   });
 }

@@ -11,20 +11,19 @@ import type { ToolSource } from "./source.js";
  * is_error one). Read-only to the gate (each of the subagent's calls is gated), so one response's delegate calls run together.
  */
 export function delegateSource(agents: Readonly<Record<string, AgentConfig>>): ToolSource {
-  const made = new Map<string, AnyTool | undefined>();
+  const made = new Map<string, AnyTool[]>();
   return {
     list({ agent }) {
-      if (!made.has(agent.id)) made.set(agent.id, delegateTool(agent, agents));
-      const tool = made.get(agent.id);
-      return tool ? [tool] : [];
+      if (!made.has(agent.id)) made.set(agent.id, delegateTools(agent, agents));
+      return made.get(agent.id)!;
     },
   };
 }
 
-function delegateTool(parent: AgentConfig, agents: Readonly<Record<string, AgentConfig>>): AnyTool | undefined {
+function delegateTools(parent: AgentConfig, agents: Readonly<Record<string, AgentConfig>>): AnyTool[] {
   const ids = (parent.delegates ?? []).filter((id) => id !== parent.id && agents[id] !== undefined);
   const [first, ...rest] = ids;
-  if (first === undefined) return undefined;
+  if (first === undefined) return [];
   const described = ids.map((id) => `${id} (${agents[id]!.name})`).join(", ");
   const tool = defineTool({
     name: "delegate",
@@ -42,7 +41,7 @@ function delegateTool(parent: AgentConfig, agents: Readonly<Record<string, Agent
     },
   });
   // The subagent shares the turn's abort signal and stops at once; waiting for it keeps its events before the parent's end.
-  return { ...tool, waitsOnInterrupt: true };
+  return [{ ...tool, waitsOnInterrupt: true }];
 }
 
 const planInput = z.object({ plan: z.string().min(1).describe("The plan to carry out, in Markdown: the steps, the files to change and the commands to run") });
