@@ -128,7 +128,7 @@ const SECRET_WORD = /pass(?:word|wd)?|secret|token/i;
 /** Code: a member expression (`input.value`, `process.env.X`), a call, an index, a block, a condition, a statement's end or a next statement. */
 const CODE = /^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+$|[()[\]{}<>;]|\|\||&&|,$/;
 
-/** What the assignment matched: the key back to its start, whether it is quoted, the separator, the value, whether the key starts its line (`export` aside: configuration rather than code), the rest of the line. */
+/** What the assignment matched; `lineStart`: the key starts its line (`export` aside), as in configuration rather than code. */
 interface AssignmentValue {
   key: string;
   keyQuoted: boolean;

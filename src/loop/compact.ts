@@ -1,12 +1,11 @@
 // Keeps a turn's history within the context window: compaction (the pure plan from sessions/, the model's summary, one record appended), trimming old tool results as the fallback.
-import type Anthropic from "@anthropic-ai/sdk";
 import { describeError } from "../model/api-error.js";
 import { addUsage, fromApiUsage, ZERO_USAGE } from "../model/usage.js";
 import { buildSummaryRequestText, compactionRecordFor, KEEP_SHARE_OF_WINDOW, planCompaction, splitForSummary, SUMMARY_SYSTEM_PROMPT, trimOldToolResults } from "../sessions/compaction.js";
 import type { MessageRecord } from "../sessions/records.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
 import { CHARS_PER_TOKEN, contextWindowFor, estimateTokens, sessionContextSize } from "../sessions/tokens.js";
-import type { EventSink, MessageParam, Usage } from "../types.js";
+import type { MessageParam, Usage } from "../types.js";
 import { runHook } from "./turn-options.js";
 import type { TurnSetup } from "./turn-setup.js";
 
@@ -76,17 +75,7 @@ export class ContextKeeper {
 }
 
 /** A compaction's inputs: `tokensBefore` (the size that triggered it) is for the record; `keepTokens` default a quarter of the model's window. */
-interface CompactInput {
-  client: Anthropic;
-  model: string;
-  session: SessionHandle;
-  tokensBefore: number;
-  reason: string;
-  signal: AbortSignal;
-  emit: EventSink;
-  now: () => number;
-  keepTokens?: number;
-}
+type CompactInput = Pick<TurnSetup, "client" | "model" | "signal" | "emit"> & { session: SessionHandle; tokensBefore: number; reason: string; now: () => number; keepTokens?: number };
 
 /** Summarises the older part of a session into a compaction record (the old lines stay). Never throws: a failure is `{ compacted: false, reason }`, the view unchanged. */
 export async function compactSession(input: CompactInput): Promise<{ compacted: true; usage: Usage } | { compacted: false; reason: string; usage?: Usage }> {

@@ -50,11 +50,6 @@ function stripFence(text: string): string {
   return /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text)?.[1] ?? text;
 }
 
-/** The user message that asks the model to answer again after an invalid structured answer. */
-export function correctionText(problem: string): string {
-  return `Your final answer did not match the required JSON schema: ${problem}. Answer again with only the corrected JSON object.`;
-}
-
 /** The answer of a response: its last run of text blocks (what came before a search or a tool call is not the answer). */
 export function answerText(content: readonly ContentBlockParam[]): string {
   let first = content.length;

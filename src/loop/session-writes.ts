@@ -2,7 +2,6 @@
 import { messageOf } from "../errors.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
 import type { EventSink, MessageParam, PermissionModeName, StopReason, TurnResult } from "../types.js";
-import { correctionText } from "./output.js";
 import type { TurnSetup } from "./turn-setup.js";
 import type { TurnState } from "./turn-state.js";
 
@@ -88,9 +87,8 @@ export async function settleOutput(rt: TurnSetup, session: SessionHandle, turn: 
     const tries = rt.outputRetries + 1;
     return { end: await finish(session, turn, "output_invalid", `the answer did not match the output schema (${tries} answer${tries === 1 ? "" : "s"} checked): ${checked.problem}`) };
   }
-  const unwritten = await appendOrFail(() =>
-    checked.ok ? session.appendOutput(checked.value) : session.append({ role: "user", content: [{ type: "text", text: correctionText(checked.problem) }] }),
-  );
+  const correction = checked.ok ? "" : `Your final answer did not match the required JSON schema: ${checked.problem}. Answer again with only the corrected JSON object.`;
+  const unwritten = await appendOrFail(() => (checked.ok ? session.appendOutput(checked.value) : session.append({ role: "user", content: [{ type: "text", text: correction }] })));
   if (unwritten) return { end: await finish(session, turn, "error", unwritten) };
   if (checked.ok) {
     turn.output = checked.value;

@@ -70,8 +70,7 @@ export async function setUpTurn(runtime: Runtime, agent: AgentConfig, options: T
     maxIterations: options.maxIterations ?? agent.maxIterations ?? DEFAULT_MAX_ITERATIONS,
     maxBudgetUsd: options.maxBudgetUsd ?? Infinity,
     maxOutputTokens: options.maxOutputTokens ?? Infinity,
-    hooks: options.hooks,
-    inbox: options.inbox,
+    hooks: options.hooks, inbox: options.inbox,
     systemPrompt: buildSystemPrompt({ agent, userProfile: shared.userProfile, skillsListing: runtime.skillsListing, toolNames: [...firstTools.keys()] }),
     compactAt: shared.compactAt ?? Math.floor(contextWindow * COMPACT_AT_SHARE_OF_WINDOW),
   };

@@ -34,9 +34,14 @@ const domains = z.array(z.string().trim().min(1), { error: "must be a list of do
 /** The API takes one list or the other, never both: refused here, at load, rather than by every request. */
 const oneList = (tool: { allowed_domains?: string[] | undefined; blocked_domains?: string[] | undefined }): boolean => !(tool.allowed_domains && tool.blocked_domains);
 const NOT_BOTH = { message: "may give allowed_domains or blocked_domains, not both" };
-const search = z.strictObject({ max_uses: count("searches"), allowed_domains: domains, blocked_domains: domains }, { error: "must be true, false or { max_uses, allowed_domains, blocked_domains }" }).refine(oneList, NOT_BOTH);
+const search = z
+  .strictObject({ max_uses: count("searches"), allowed_domains: domains, blocked_domains: domains }, { error: "must be true, false or { max_uses, allowed_domains, blocked_domains }" })
+  .refine(oneList, NOT_BOTH);
 const fetch = z
-  .strictObject({ max_uses: count("fetches"), max_content_tokens: count("tokens"), allowed_domains: domains, blocked_domains: domains }, { error: "must be true, false or { max_uses, max_content_tokens, allowed_domains, blocked_domains }" })
+  .strictObject(
+    { max_uses: count("fetches"), max_content_tokens: count("tokens"), allowed_domains: domains, blocked_domains: domains },
+    { error: "must be true, false or { max_uses, max_content_tokens, allowed_domains, blocked_domains }" },
+  )
   .refine(oneList, NOT_BOTH);
 const onOff = <T extends z.ZodType>(tool: T) => z.union([z.boolean(), z.null(), tool]).optional();
 const WEB_SHAPE = "must be true, false or { search: {...}, fetch: {...} }";

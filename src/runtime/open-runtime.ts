@@ -20,7 +20,7 @@ import { delegateSource, planSource } from "../tools/turn-tools.js";
 import { createFileTools } from "../tools/files.js";
 import { createLoadSkillTool } from "../tools/load-skill.js";
 import { createMemoryTools } from "../tools/memory.js";
-import { collectTools, toolList, type ToolSource, type ToolView } from "../tools/source.js";
+import { collectTools, toolList, type ToolView } from "../tools/source.js";
 import type { AgentConfig, EventSink } from "../types.js";
 import { checkRuntimeOptions, compactAtFromEnv, type RuntimeOptions } from "./runtime-options.js";
 import { readUserProfile } from "./system-prompt.js";
@@ -122,7 +122,8 @@ function gatesOf(place: { workspace: string; cwd: string; home: string | undefin
   const { workspace, cwd, home, warn, judge } = place;
   const remembered = new Set<string>();
   const folders = { approvalsPath: join(workspace, APPROVALS_FILE), roots: [cwd, workspace], protectedDirs: [join(workspace, "sessions")], configuration: configurationPaths(workspace), cwd };
-  return (turn) => createGate({ ...folders, mode: turn.modes, approver: turn.approver, emit: turn.emit, remembered, ...(home && { home }), ...(warn && { onWarning: warn }), ...(judge && { judge }) });
+  const shared = { ...folders, remembered, ...(home && { home }), ...(warn && { onWarning: warn }), ...(judge && { judge }) };
+  return (turn) => createGate({ ...shared, mode: turn.modes, approver: turn.approver, emit: turn.emit });
 }
 
 async function loadSkills(workspace: string, onWarning: WarningSink | undefined): Promise<SkillLoader> {

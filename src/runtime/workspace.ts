@@ -5,12 +5,6 @@ import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../errors.js";
 import { TEMPLATE_WORKSPACE } from "../paths.js";
 
-/** What `initWorkspace` did, as workspace-relative paths in template order: the files copied, and those that existed and were kept. */
-interface InitResult {
-  created: string[];
-  kept: string[];
-}
-
 /** The workspace folder from `--workspace`, `MINICLAW_WORKSPACE`, or `./workspace`, resolved from `cwd`. */
 export function resolveWorkspace(cwd: string, flag: string | undefined, env: Record<string, string | undefined>): string {
   return resolve(cwd, flag ?? env["MINICLAW_WORKSPACE"] ?? "workspace");
@@ -30,11 +24,14 @@ export async function ensureWorkspace(dir: string, templates = TEMPLATE_WORKSPAC
   return true;
 }
 
-/** Copies every template file `dir` lacks, creating folders as needed; never overwrites a file (the copy itself refuses). Throws ConfigError when `dir` is not a folder. */
-export async function initWorkspace(dir: string, templates = TEMPLATE_WORKSPACE): Promise<InitResult> {
+/**
+ * Copies every template file `dir` lacks, creating folders as needed; never overwrites a file (the copy itself refuses). Resolves to the workspace-relative
+ * paths copied and kept, in template order. Throws ConfigError when `dir` is not a folder.
+ */
+export async function initWorkspace(dir: string, templates = TEMPLATE_WORKSPACE): Promise<{ created: string[]; kept: string[] }> {
   await checkWorkspace(dir);
   await mkdir(dir, { recursive: true });
-  const result: InitResult = { created: [], kept: [] };
+  const result = { created: [] as string[], kept: [] as string[] };
   if (resolve(templates) === resolve(dir)) return result;
   for (const file of await filesUnder(templates)) {
     const target = join(dir, file);

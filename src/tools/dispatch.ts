@@ -11,11 +11,7 @@ export const MAX_TOOL_RESULT_CHARS = 50_000;
 const INTERRUPTED = "Interrupted: the user stopped this turn before the tool finished.";
 
 /** A call as hooks see it. */
-export interface ToolCall {
-  id: string;
-  name: string;
-  input: unknown;
-}
+export type ToolCall = Pick<ToolUseBlock, "id" | "name" | "input">;
 
 /** What `beforeToolUse` may answer: go on (optionally with a rewritten input), or deny with a reason. */
 export type BeforeToolUseResult = void | { decision: "allow"; input?: unknown } | { decision: "deny"; reason: string };
