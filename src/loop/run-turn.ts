@@ -93,7 +93,7 @@ async function runRounds(rt: TurnSetup, session: SessionHandle, turn: TurnState,
   }
 }
 
-/** Stores the user's message (with the time, the plan-mode notice, a start hook's context and any steering waiting) before any request; resolves to the turn's end when it cannot be sent or stored. */
+/** Stores the user's message (the time, the plan-mode notice, a start hook's context, waiting steering) before any request; the turn's end if it cannot. */
 async function storeUserMessage(rt: TurnSetup, session: SessionHandle, turn: TurnState, context: ContextKeeper, userText: string): Promise<TurnResult | undefined> {
   const start = await runHook("onTurnStart", rt.hooks?.onTurnStart && (() => rt.hooks!.onTurnStart!({ sessionKey: session.key, agentId: rt.agent.id, text: userText })), rt.emit);
   const added: ContentBlockParam[] = [
