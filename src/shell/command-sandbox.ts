@@ -4,7 +4,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Spawn } from "../deps.js";
 import { ConfigError } from "../errors.js";
-import { configurationPaths } from "../gate/config-registry.js";
+import { configurationPaths } from "../gate/path-check.js";
 import { nameReason } from "../gate/secret-paths.js";
 import { probeBwrap, unsandboxedNotice, type BwrapProbe } from "./sandbox/bwrap-probe.js";
 import { planCommand, type CommandPlan } from "./sandbox/sandbox-command.js";
