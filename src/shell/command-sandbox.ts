@@ -19,7 +19,7 @@ interface CommandPlace { cwd: string; workspace: string; tmpdir: string; home: s
 
 /**
  * The sandbox of a runtime's commands. `on`: bubblewrap where it works, read-only commands writing nothing and offline, approved ones
- * writing the working folder, workspace and TMPDIR; `auto` also runs unasked, confined and offline, what the judge cannot prove read-only.
+ * writing the working folder and TMPDIR (never the workspace); `auto` also runs unasked, confined and offline, what the judge cannot prove read-only.
  */
 export class CommandSandbox {
   readonly setting: SandboxSetting;

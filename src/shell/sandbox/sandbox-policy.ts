@@ -39,14 +39,16 @@ export interface PolicyPlace {
 
 /**
  * The policy of each kind: commands run unasked see no secret, network or Unix socket; approved ones keep those (`git push`, `docker`)
- * but write only the working folder, workspace and TMPDIR, never configuration (in `auto`, nor git hooks and config, shell start-up files).
+ * but write only the working folder and TMPDIR (in `auto`, not git hooks and config, shell start-up files). The workspace is read-only
+ * to every command, inside the working folder too: a folder mount, which a file replaced by rename beside it cannot undo.
  */
 export function policyFor(kind: SandboxKind, place: PolicyPlace): SandboxPolicy {
   const system = systemSecretPaths(place.listDir);
-  const config = place.configFiles ?? [];
+  // Its configuration files by name as well, for a workspace that is the working folder itself.
+  const config = [...(place.workspace === undefined ? [] : [place.workspace]), ...(place.configFiles ?? [])];
   const base = { kind, cwd: place.cwd, tmpdir: place.tmpdir, ...(place.workspace === undefined ? {} : { workspace: place.workspace }) };
   if (kind === "approved") {
-    const writableRoots = place.workspace === undefined ? [place.cwd] : [place.cwd, place.workspace];
+    const writableRoots = [place.cwd];
     const guarded = place.setting === "auto" ? runsLater(writableRoots, place.home) : [];
     return { ...base, writableRoots, readOnlyInside: [...guarded, ...config], masked: system, network: place.network, unixSockets: true };
   }

@@ -108,9 +108,9 @@ describe("bwrap arguments", () => {
     expect(resolveSandbox(policyFor("read-only", place), fakeFs(tree)).warnings).toEqual(["/w/h/.netrc has another name (a hard link) that the sandbox does not hide"]);
   });
 
-  it("lets an approved command keep the network, Unix sockets and the home's credentials, but not write the configuration", () => {
+  it("lets an approved command keep the network, Unix sockets and the home's credentials, but not write the workspace", () => {
     const policy = policyFor("approved", { ...place, workspace: "/w/ws", configFiles: ["/w/ws/mcp.json"] });
-    expect(policy).toMatchObject({ writableRoots: ["/w/p", "/w/ws"], readOnlyInside: ["/w/ws/mcp.json"], network: true, unixSockets: true });
+    expect(policy).toMatchObject({ writableRoots: ["/w/p"], readOnlyInside: ["/w/ws", "/w/ws/mcp.json"], network: true, unixSockets: true });
     expect(policy.masked).not.toContain("/w/h/.ssh");
     const args = bwrapArgs(resolveSandbox(policy, fakeFs(TREE)), "git push", { disableUserns: false, seccompFd: null });
     expect(args).toContain("--share-net");
