@@ -10,7 +10,7 @@ export const PACKAGE_ROOT = ((from: string): string => {
     if (dirname(dir) === dir) return dirname(from);
   }
 })(dirname(fileURLToPath(import.meta.url)));
-/** Templates a new workspace is created from, kept apart from any live workspace, so a run never changes the package. */
-export const TEMPLATE_WORKSPACE = join(PACKAGE_ROOT, "templates", "workspace");
+/** The shipped workspace a new one is made from: the package's `workspace/`, never a live workspace itself (the default lives in the home). */
+export const TEMPLATE_WORKSPACE = join(PACKAGE_ROOT, "workspace");
 /** Skills shipped with miniclaw; `workspace/skills/` adds the user's own and wins on a name clash. */
 export const BUNDLED_SKILLS = join(PACKAGE_ROOT, "skills");

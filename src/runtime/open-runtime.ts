@@ -24,6 +24,7 @@ import { collectTools, toolList, type ToolView } from "../tools/source.js";
 import type { AgentConfig, EventSink } from "../types.js";
 import { checkRuntimeOptions, compactAtFromEnv, type RuntimeOptions } from "./runtime-options.js";
 import { readUserProfile } from "./system-prompt.js";
+import { defaultWorkspace } from "./workspace.js";
 
 export type { RuntimeOptions, ShellOptions };
 
@@ -71,13 +72,13 @@ export function isRuntime(value: unknown): value is Runtime {
 }
 
 /**
- * Opens a runtime; every option has a default: `./workspace`, the process's folder and environment, a client from its ANTHROPIC_*, sessions in
+ * Opens a runtime; every option has a default: `~/.miniclaw/workspace`, the process's folder and environment, a client from its ANTHROPIC_*, sessions in
  * `sessions/`, the built-in tools, a refusing approver, the `default` mode. Throws a one-line ConfigError for a bad option or missing credentials.
  */
 export async function openRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   checkRuntimeOptions(options);
   const env = options.env ?? process.env;
-  const workspace = resolve(options.workspace ?? "workspace");
+  const workspace = options.workspace === undefined ? defaultWorkspace(env) : resolve(options.workspace);
   const cwd = resolve(options.cwd ?? process.cwd());
   const client = options.client ?? defaultClient(env);
   const builtins = options.builtinTools !== false;

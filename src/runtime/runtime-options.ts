@@ -17,7 +17,7 @@ import type { AgentConfig } from "../types.js";
 
 /** What a runtime is built from; every field has a default (see `openRuntime`). */
 export interface RuntimeOptions {
-  /** Workspace folder (agents, sessions, memory, approvals). Default `./workspace`. */
+  /** Workspace folder (agents, sessions, memory, approvals). Default `~/.miniclaw/workspace`. */
   workspace?: string;
   /** Working folder of commands and relative paths. Default the process's. */
   cwd?: string;

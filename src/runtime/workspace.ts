@@ -1,13 +1,20 @@
 // The workspace folder: where it is, and its creation from the shipped templates (on first use, or by `miniclaw init`).
 import { constants } from "node:fs";
 import { copyFile, mkdir, readdir, stat } from "node:fs/promises";
+import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../errors.js";
 import { TEMPLATE_WORKSPACE } from "../paths.js";
 
-/** The workspace folder from `--workspace`, `MINICLAW_WORKSPACE`, or `./workspace`, resolved from `cwd`. */
+/** The default workspace: the person's, in their home (`HOME`, else the OS's idea of it), not the folder they run in. */
+export function defaultWorkspace(env: Readonly<Record<string, string | undefined>>): string {
+  return join(env["HOME"] || homedir(), ".miniclaw", "workspace");
+}
+
+/** The workspace folder from `--workspace`, `MINICLAW_WORKSPACE` (both resolved from `cwd`), or `~/.miniclaw/workspace`. */
 export function resolveWorkspace(cwd: string, flag: string | undefined, env: Record<string, string | undefined>): string {
-  return resolve(cwd, flag ?? env["MINICLAW_WORKSPACE"] ?? "workspace");
+  const given = flag ?? (env["MINICLAW_WORKSPACE"] || undefined);
+  return given === undefined ? defaultWorkspace(env) : resolve(cwd, given);
 }
 
 /** True when `dir` exists as a folder, false when it does not. Throws ConfigError when something else (a file) stands there. */
