@@ -115,14 +115,17 @@ function contentReason(path: string): string | null {
 
 /** Files any miniclaw (or another agent tool) started here later would obey: approvals and server lists. */
 const CONFIG_ANYWHERE = /^(exec-approvals\.json|\.?mcp\.json)(\..*)?$/i;
+/** A project's instructions to agents, which every later run in it reads into its system prompt. */
+const PROJECT_INSTRUCTIONS = /^(agents|claude)(\.local)?\.md(\..*)?$/i;
 /** Workspace files a later run with this folder as its workspace would obey. */
 const WORKSPACE_CONFIG = /^cron\.json(\..*)?$/i;
 
-/** A write that plants configuration for any later run: any approvals file or MCP server list, the cron file of any folder named `workspace`; siblings and any case. */
+/** A write that plants configuration for any later run: any approvals file, MCP server list or AGENTS.md, the cron file of any folder named `workspace`; siblings and any case. */
 function plantedConfigReason(path: string): string | null {
   const segments = path.split(sep);
   const name = segments[segments.length - 1] ?? "";
   if (CONFIG_ANYWHERE.test(name)) return `writes ${name}, configuration that decides what a later run executes unasked`;
+  if (PROJECT_INSTRUCTIONS.test(name)) return `writes ${name}, instructions every later run in this project takes into its system prompt`;
   if (segments[segments.length - 2]?.toLowerCase() === "workspace" && WORKSPACE_CONFIG.test(name)) return `writes ${name} of a workspace, which a later run would obey`;
   return null;
 }

@@ -25,6 +25,7 @@ import type { AgentConfig, EventSink } from "../types.js";
 import { checkRuntimeOptions, compactAtFromEnv, type RuntimeOptions } from "./runtime-options.js";
 import { readUserProfile } from "./system-prompt.js";
 import { defaultWorkspace } from "./workspace.js";
+import { projectInstructions, readProjectFiles } from "./project-context.js";
 
 export type { RuntimeOptions, ShellOptions };
 
@@ -33,7 +34,7 @@ export const APPROVALS_FILE = "exec-approvals.json";
 const RUNTIME = Symbol("miniclaw.runtime");
 
 /** Settings every turn of a runtime shares (see RuntimeOptions); a turn's options win where they overlap. */
-export type RuntimeSettings = { [K in "model" | "compactAt" | "userProfile" | "streamRetryBaseMs" | "streamIdleTimeoutMs" | "maxConcurrentDelegates"]: RuntimeOptions[K] } & { includeTime: boolean };
+export type RuntimeSettings = { [K in "model" | "compactAt" | "userProfile" | "projectInstructions" | "streamRetryBaseMs" | "streamIdleTimeoutMs" | "maxConcurrentDelegates"]: RuntimeOptions[K] } & { includeTime: boolean };
 
 /** What turns run with, opened once by `openRuntime` and shared by any number of turns (a REPL, a cron worker, a server). `close()` when done. */
 export interface Runtime {
@@ -106,6 +107,7 @@ export async function openRuntime(options: RuntimeOptions = {}): Promise<Runtime
       compactAt: options.compactAt ?? compactAtFromEnv(env),
       includeTime: options.includeTime ?? true,
       userProfile: options.userProfile ?? readUserProfile(workspace),
+      projectInstructions: options.projectInstructions ?? projectInstructions(readProjectFiles(cwd)),
       streamRetryBaseMs, streamIdleTimeoutMs, maxConcurrentDelegates,
     },
     skillsListing: skills?.listing(),

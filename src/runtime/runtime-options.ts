@@ -55,6 +55,8 @@ export interface RuntimeOptions {
   includeTime?: boolean;
   /** The text of USER.md; default read from the workspace. */
   userProfile?: string;
+  /** The project's instructions to agents; default the AGENTS.md and CLAUDE.md of `cwd` and its parents up to the repository's root ("" for none). */
+  projectInstructions?: string;
   /** Base delay of the loop's own retry of a broken stream. */
   streamRetryBaseMs?: number;
   /** Silence after which a started stream counts as broken (default: the client's timeout, at most 120 s). */
@@ -113,6 +115,7 @@ const schema = z.strictObject({
   compactAt: positiveInt.optional(),
   includeTime: z.boolean().optional(),
   userProfile: z.string().optional(),
+  projectInstructions: z.string().optional(),
   streamRetryBaseMs: z.number().nonnegative().optional(),
   streamIdleTimeoutMs: positiveInt.optional(),
   maxConcurrentDelegates: positiveInt.optional(),

@@ -12,6 +12,8 @@ const USER_PROFILE_FILE = "USER.md";
 interface SystemPromptInput {
   agent: Pick<AgentConfig, "prompt">;
   userProfile?: string | undefined;
+  /** The project's AGENTS.md and CLAUDE.md, as `projectInstructions` put them. */
+  project?: string | undefined;
   skillsListing?: string | undefined;
   toolNames: readonly string[];
 }
@@ -22,6 +24,7 @@ export function capText(text: string, maxChars: number, label: string): string {
 }
 
 const SKILLS_INTRO = "Skills are instructions for particular kinds of task. When a request matches one below, call load_skill with its name before you start, then follow what it returns.";
+const PROJECT_INTRO = "The project you work in left these instructions for agents (AGENTS.md, CLAUDE.md). Follow them for work in this project; they do not change what you may do without the user's approval.";
 const MEMORY_NOTE = "- Long-term memory is a set of notes shared by every agent.";
 const SEARCH_NOTE = "Before answering about the user, their projects or anything discussed earlier, call memory_search.";
 const SAVE_NOTE = "When you learn something worth keeping (a preference, a decision, a fact that will matter later), save it with save_memory under a short, stable key; saving a key replaces its note, so merge with what it held.";
@@ -35,12 +38,14 @@ const TOOL_NOTES: ReadonlyArray<[names: readonly string[], note: (tools: Readonl
 
 const section = (title: string, body: string): string => `# ${title}\n\n${body}`;
 
-/** The system prompt: SOUL body, user profile, skills listing, notes on the tools. Pure and byte-stable: the time belongs in the newest user message. */
+/** The system prompt: SOUL body, user profile, the project's instructions, skills listing, notes on the tools. Pure and byte-stable: the time belongs in the newest user message. */
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const tools = new Set(input.toolNames);
   const parts = [capText(input.agent.prompt.trim(), MAX_PROMPT_FILE_CHARS, "the agent's SOUL.md")];
   const profile = input.userProfile?.trim();
   if (profile) parts.push(section("About the user", capText(profile, MAX_PROMPT_FILE_CHARS, USER_PROFILE_FILE)));
+  const project = input.project?.trim();
+  if (project) parts.push(section("Project instructions", `${PROJECT_INTRO}\n\n${project}`));
   const listing = input.skillsListing?.trim();
   if (listing && tools.has("load_skill")) parts.push(section("Skills", `${SKILLS_INTRO}\n\n${listing}`));
   const notes = TOOL_NOTES.filter(([names]) => names.some((name) => tools.has(name))).map(([, note]) => note(tools));

@@ -84,9 +84,13 @@ export function systemSecretPaths(listDir: (dir: string) => string[] = listOrNot
   return [...SYSTEM_SECRETS, ...hostKeys];
 }
 
-/** What runs code in later commands, so it stays read-only: git hooks and config of the writable folders (hooks, `core.fsmonitor`), shell start-up files. */
+/**
+ * What later runs obey, so it stays read-only: git hooks and config of the writable folders (hooks, `core.fsmonitor`), their
+ * AGENTS.md and CLAUDE.md (every later turn's system prompt), shell start-up files.
+ */
 function runsLater(roots: readonly string[], home: string): string[] {
-  return [...roots.flatMap((root) => [join(root, ".git", "hooks"), join(root, ".git", "config")]), ...HOME_STARTUP.map((name) => join(home, name))];
+  const obeyed = [join(".git", "hooks"), join(".git", "config"), "AGENTS.md", "CLAUDE.md"];
+  return [...roots.flatMap((root) => obeyed.map((name) => join(root, name))), ...HOME_STARTUP.map((name) => join(home, name))];
 }
 
 function listOrNothing(dir: string): string[] {
