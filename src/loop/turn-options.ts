@@ -96,6 +96,7 @@ const ALIASES: Record<string, string> = {
 export function checkTurnArguments(sessionKey: unknown, userText: unknown, agent: unknown, options: unknown): void {
   if (typeof sessionKey !== "string" || sessionKey.trim() === "") throw new ConfigError(`runAgentTurn: sessionKey must be a non-empty string such as "agent:main:main", got ${shown(sessionKey)}`);
   if (typeof userText !== "string") throw new ConfigError(`runAgentTurn: userText must be a string, got ${shown(userText)}`);
+  if (userText.trim() === "") throw new ConfigError("runAgentTurn: userText is empty: give the message the model should answer");
   const a = agent as Partial<AgentConfig> | null | undefined;
   if (typeof a !== "object" || a === null || typeof a.id !== "string" || typeof a.prompt !== "string") {
     throw new ConfigError(`runAgentTurn: agent must be an AgentConfig ({ id, name, prompt }), as loadAgents returns, got ${shown(agent)}`);
