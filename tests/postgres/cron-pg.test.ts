@@ -251,14 +251,18 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
     let calls = 0;
     const worker = await startWorker("a", [job("pulse")], async () => ((calls += 1), { status: "ok" }));
     const name = workerName(database);
-    await withTestClient(async (client) => {
+    await withTestClient(async (holder) => {
       // Holding the tick's lock keeps the worker's claim waiting on a checked-out connection.
-      await client.query("BEGIN");
-      await client.query("SELECT pg_advisory_xact_lock($1::bigint)", [database.lockKey("cron-tick:pulse")]);
+      await holder.query("BEGIN");
+      await holder.query("SELECT pg_advisory_xact_lock($1::bigint)", [database.lockKey("cron-tick:pulse")]);
       worker.fire(at(0));
-      await until(async () => (await client.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, [name])).rows.length === 1);
-      await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [name]);
-      await client.query("COMMIT");
+      // Watched and cut from another client: a transaction keeps its first view of pg_stat_activity to its end, so the
+      // holder would never see, nor terminate, a connection the worker opened after that (its idle one busy polling).
+      await withTestClient(async (client) => {
+        await until(async () => (await client.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, [name])).rows.length === 1);
+        await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [name]);
+      });
+      await holder.query("COMMIT");
     });
     await until(() => worker.logs.length === 1);
     expect(worker.logs[0]).toMatch(/^cron: lost the database \(terminating connection due to administrator command\); ticks and runs wait until it is back$/);
