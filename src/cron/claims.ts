@@ -22,11 +22,7 @@ export interface RunLease {
 }
 
 /** What a claim came to: records of what did not run (already stored: a skipped tick, a dead worker's run), and the lease of a run to start now. */
-export interface Claim {
-  job: CronJob;
-  records: RunRecord[];
-  lease?: RunLease;
-}
+export type Claim = { job: CronJob; records: RunRecord[]; lease?: RunLease };
 
 /**
  * The scheduler's seam: who may run each tick, across however many processes share the jobs. The scheduler keeps the timers and

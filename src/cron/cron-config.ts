@@ -64,10 +64,7 @@ const jobSchema = z.strictObject({
   prompt: text("the message sent to the agent").optional(),
   heartbeat: z.boolean({ error: "must be true or false" }).optional(),
   enabled: z.boolean({ error: "must be true or false" }).optional(),
-  activeHours: z
-    .strictObject({ start: time, end: time }, { error: 'must be an object such as {"start": "08:00", "end": "22:00"}' })
-    .refine((h) => h.start !== h.end, "start and end must differ")
-    .optional(),
+  activeHours: z.strictObject({ start: time, end: time }, { error: 'must be an object such as {"start": "08:00", "end": "22:00"}' }).refine((h) => h.start !== h.end, "start and end must differ").optional(),
   maxBudgetUsd: z.number({ error: "must be a number of dollars" }).positive("must be greater than 0").optional(),
   outputSchema: text("a JSON Schema file, relative to the workspace").optional(),
   until: text('an ISO date-time such as "2026-06-14T18:00:00+02:00"')
@@ -76,10 +73,7 @@ const jobSchema = z.strictObject({
   finalPrompt: text("the message of the final run").optional(),
 });
 
-const fileSchema = z.strictObject(
-  { jobs: z.array(z.unknown(), { error: 'must be a list of jobs: {"jobs": [...]}' }) },
-  { error: 'must be an object such as {"jobs": [...]}' },
-);
+const fileSchema = z.strictObject({ jobs: z.array(z.unknown(), { error: 'must be a list of jobs: {"jobs": [...]}' }) }, { error: 'must be an object such as {"jobs": [...]}' });
 
 /**
  * Reads and checks `<workspace>/cron.json`, and the output schema files its jobs name. Throws ConfigError with one line naming

@@ -37,17 +37,13 @@ export function createJobRunner(opts: JobRunnerOptions): RunJob {
     const prompt = final ? { text: job.finalPrompt ?? DEFAULT_FINAL_PROMPT } : job.heartbeat ? await heartbeatPrompt(workspace, job) : { text: job.prompt ?? "" };
     if (prompt.skip) return { status: "skipped", detail: prompt.skip };
     // Its own assistant for each run, on the runner's clock, with the job's agent and budget.
-    const [agent, budget] = [job.agent !== undefined && { defaultAgent: job.agent }, job.maxBudgetUsd !== undefined && { maxBudgetUsd: job.maxBudgetUsd }];
+    const agent = job.agent !== undefined && { defaultAgent: job.agent };
+    const budget = job.maxBudgetUsd !== undefined && { maxBudgetUsd: job.maxBudgetUsd };
     const assistant = await openAssistant({ ...opts.assistant, ...agent, clock, includeTime: true, turn: { ...opts.assistant.turn, ...budget } });
     try {
-      const onEvent = opts.onEvent;
-      const result = await assistant.send(prompt.text, {
-        sessionKey: job.session,
-        approver: refuseApprover,
-        signal,
-        ...(onEvent && { onEvent: (event) => onEvent(job, event) }),
-        ...(job.output !== undefined && { turn: { output: job.output } }),
-      });
+      const events = opts.onEvent && { onEvent: (event: AgentEvent) => opts.onEvent?.(job, event) };
+      const output = job.output !== undefined && { turn: { output: job.output } };
+      const result = await assistant.send(prompt.text, { sessionKey: job.session, approver: refuseApprover, signal, ...events, ...output });
       const outcome = outcomeOf(job, result);
       return final ? finalOutcome(job, outcome) : outcome;
     } finally {
@@ -84,11 +80,8 @@ async function heartbeatPrompt(workspace: string, job: CronJob): Promise<{ text:
 export function outcomeOf(job: CronJob, result: TurnResult): RunOutcome {
   const spent = { usage: result.usage, costUsd: result.costUsd };
   const replied = result.text ? { ...spent, reply: result.text } : spent;
-  const overspent =
-    job.maxBudgetUsd !== undefined && result.costUsd > job.maxBudgetUsd
-      ? `the run cost $${result.costUsd.toFixed(4)}, over its budget of $${job.maxBudgetUsd}; raise maxBudgetUsd in cron.json to let it run`
-      : undefined;
-  const pause = pauseReason(result) ?? overspent;
+  const over = job.maxBudgetUsd !== undefined && result.costUsd > job.maxBudgetUsd;
+  const pause = pauseReason(result) ?? (over ? `the run cost $${result.costUsd.toFixed(4)}, over its budget of $${job.maxBudgetUsd}; raise maxBudgetUsd in cron.json to let it run` : undefined);
   if (pause) return { status: "paused", ...replied, detail: pause };
   if (!isSuccessfulStop(result.stopReason)) {
     const why = result.stopReason === "error" ? (result.error ?? "the turn failed") : `${result.stopReason}${result.error ? `: ${result.error}` : ""}`;

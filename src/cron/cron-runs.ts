@@ -29,23 +29,16 @@ export interface RunOutcome {
 /** Runs one job. Should resolve even on failure (a throw is recorded as `error`), and stop soon after `signal` aborts (shutdown). */
 export type RunJob = (job: CronJob, signal: AbortSignal) => Promise<RunOutcome>;
 
-/** One line of runs.jsonl. Times are ISO strings. */
-export interface RunRecord extends RunOutcome {
-  job: string;
-  start: string;
-  end: string;
-}
+/** One line of runs.jsonl: the outcome, its job, and when it started and ended (ISO strings). */
+export type RunRecord = RunOutcome & { job: string; start: string; end: string };
 
 /** Runs `job` once through `runJob` and resolves to its record; never throws. */
 export async function executeRun(job: CronJob, runJob: RunJob, opts: { clock: Clock; signal: AbortSignal }): Promise<RunRecord> {
-  const start = opts.clock.now();
-  let outcome: RunOutcome;
-  try {
-    outcome = await runJob(job, opts.signal);
-  } catch (error) {
-    outcome = { status: "error", detail: messageOf(error) };
-  }
-  return { job: job.name, start: new Date(start).toISOString(), end: new Date(opts.clock.now()).toISOString(), ...outcome };
+  const start = new Date(opts.clock.now()).toISOString();
+  const outcome = await Promise.resolve()
+    .then(() => runJob(job, opts.signal))
+    .catch((error: unknown): RunOutcome => ({ status: "error", detail: messageOf(error) }));
+  return { job: job.name, start, end: new Date(opts.clock.now()).toISOString(), ...outcome };
 }
 
 /** A record of a run that did not happen (start = end = `at`). */

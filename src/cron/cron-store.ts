@@ -30,11 +30,8 @@ export interface CronStore {
   setPause(job: string, pause: JobPause | undefined): Promise<void>;
 }
 
-/** Why and since when a job is paused (an ISO time). */
-export interface JobPause {
-  since: string;
-  reason: string;
-}
+/** Why and since when (an ISO time) a job is paused. */
+export type JobPause = { since: string; reason: string };
 
 /** The pause a run's record stores for its job: one when its status is `paused`. */
 export function pauseOf(record: RunRecord): JobPause | undefined {

@@ -41,14 +41,11 @@ export function nextRunTime(expression: string, tz: string | undefined, from: Da
 }
 
 /** A job's timer, as the scheduler holds it: `cancel` stops its ticks. */
-export interface JobTimer {
-  cancel(): void;
-}
+export type JobTimer = { cancel(): void };
 
 /**
  * Starts the timer of one job: calls `tick` at each time its schedule names, until cancelled, with that scheduled time when the
- * timer knows it (claims name each tick by it). Returns null when the schedule never fires. Tests pass their own to tick at
- * chosen moments instead of waiting on the wall clock.
+ * timer knows it (claims name each tick by it); null when the schedule never fires. Tests pass one that ticks when told.
  */
 export type StartTimer = (job: CronJob, tick: (scheduledAt?: Date) => void) => JobTimer | null;
 
@@ -72,31 +69,17 @@ export interface SchedulerOptions {
   onRecord: (record: RunRecord) => void | Promise<void>;
 }
 
-export interface Scheduler {
-  /**
-   * Stops scheduling, gives running jobs up to `graceMs` to finish, aborts the rest and waits at most ABORT_SETTLE_MS more, then
-   * closes the claims and resolves. Calling it again aborts running jobs now.
-   */
-  stop(graceMs: number): Promise<void>;
-}
+/**
+ * A started scheduler. `stop` stops scheduling, gives running jobs up to `graceMs` to finish, aborts the rest and waits at most
+ * ABORT_SETTLE_MS more, then closes the claims and resolves; called again, it aborts running jobs now.
+ */
+export type Scheduler = { stop(graceMs: number): Promise<void> };
 
 /** A scheduled job: its timer, its run while one goes on, and how many claims of it are being asked for (a tick meanwhile counts as coming while it runs). */
-interface Entry {
-  job: CronJob;
-  timer: JobTimer | null;
-  running?: { controller: AbortController; done: Promise<void> } | undefined;
-  claiming: number;
-}
+type Entry = { job: CronJob; timer: JobTimer | null; running?: { controller: AbortController; done: Promise<void> } | undefined; claiming: number };
 
 /** One scheduler: its options, its jobs, and the work in flight that `stop` waits for. */
-interface State {
-  opts: SchedulerOptions;
-  clock: Clock;
-  claims: CronClaims;
-  entries: Entry[];
-  inflight: Set<Promise<unknown>>;
-  stopping: boolean;
-}
+type State = { opts: SchedulerOptions; clock: Clock; claims: CronClaims; entries: Entry[]; inflight: Set<Promise<unknown>>; stopping: boolean };
 
 /**
  * Schedules the enabled jobs and returns at once. At each tick the claims say whether this process runs it (a lease), or what

@@ -1,9 +1,8 @@
 // Cron on a workspace's files: one scheduling process per workspace (a lock file; a second stands by), a lock file per running job, runs.jsonl and state.json.
 //
 // A second `miniclaw cron` stands by rather than refuses: a lock file is stale once its owner is dead (fs/file-lock.ts), so a
-// scheduler killed outright, SIGKILL included, is taken over within one standby poll, and while the first lives nothing here
-// ticks. A job's lock file is held by whichever process runs it (the scheduler, or `cron run JOB`): a tick meanwhile is skipped.
-// Across hosts sharing a folder an owner's life cannot be seen, so a standby there waits until the first releases its lock.
+// scheduler killed outright is taken over within one standby poll, and while it lives the standby ticks nothing. Across hosts
+// sharing a folder an owner's life cannot be seen: a standby there waits until the first releases its lock.
 import { mkdir } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";

@@ -9,10 +9,7 @@ const HEARTBEAT_ACK_MAX_CHARS = 300;
 export const HEARTBEAT_FILE = "HEARTBEAT.md";
 
 /** A daily window `HH:MM`–`HH:MM` in the job's time zone; `end` before `start` wraps past midnight. */
-export interface ActiveHours {
-  start: string;
-  end: string;
-}
+export type ActiveHours = { start: string; end: string };
 
 const COMMENT = /<!--[\s\S]*?(?:-->|$)/g;
 const NOT_CONTENT: RegExp[] = [
@@ -24,10 +21,7 @@ const NOT_CONTENT: RegExp[] = [
 
 /** True when HEARTBEAT.md holds something to check: a line that is not blank, not a heading, not an empty list item, outside HTML comments. False means no model call. */
 export function hasHeartbeatContent(markdown: string): boolean {
-  return markdown
-    .replace(COMMENT, "")
-    .split(/\r?\n/)
-    .some((line) => !NOT_CONTENT.some((pattern) => pattern.test(line)));
+  return markdown.replace(COMMENT, "").split(/\r?\n/).some((line) => !NOT_CONTENT.some((pattern) => pattern.test(line)));
 }
 
 /** The message a heartbeat run sends: the checklist and how to answer; `extra` is the job's own prompt, if any. */

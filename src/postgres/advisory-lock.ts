@@ -1,11 +1,9 @@
 // The one holder of advisory locks, for a session's turn and a cron job's run alike: each lock on a turn connection of its own, watched while held.
 //
-// A session-level advisory lock lives as long as its connection, so each held lock keeps a connection of the turns pool until
-// release, and its holder writes through it: a commit there proves the lock was still held. The server frees the locks of a
-// dead process at once, of a vanished host within about 25 s (keepalives, database.ts). While held, the connection's 'error'
-// event, or a heartbeat left unanswered, marks the lock lost (`lost` aborts): the server frees it, or soon will, and another
-// process may take it. Waiters of this process queue in memory (fs/lock-queue.ts), never on a connection. A connection whose
-// unlock fails is destroyed, which frees the lock too.
+// A session-level advisory lock lives as long as its connection: the server frees the locks of a dead process at once, of a
+// vanished host within about 25 s (keepalives, database.ts). So each held lock keeps a connection until release, its holder
+// writes through it (a commit there proves the lock was still held), and a connection error or an unanswered heartbeat marks
+// the lock lost. Waiters of this process queue in memory (fs/lock-queue.ts), never on a connection.
 import { systemClock } from "../deps.js";
 import { enterQueue } from "../fs/lock-queue.js";
 import { CONNECT_TIMEOUT_MS } from "./config.js";

@@ -4,18 +4,15 @@ import { systemClock } from "../deps.js";
 import { STILL_GOING, type Claim, type ClaimsOptions, type CronBackend, type CronClaims } from "../cron/claims.js";
 import type { CronJob } from "../cron/cron-config.js";
 import { skippedRecord, type RunRecord } from "../cron/cron-runs.js";
-import { lockHeldSql, LockLostError, takeAdvisoryLock, type AdvisoryLock } from "./advisory-lock.js";
-import { openCronQueue } from "./cron-pg.js";
+import { LockLostError, takeAdvisoryLock, type AdvisoryLock } from "./advisory-lock.js";
+import { openCronQueue, runLock } from "./cron-pg.js";
 import { databaseCronStore, fetchedLease, handLease, insertRun, isStale, placeOf, reapOrphans, STALE_DETAIL, storeRecord, type PgCronContext } from "./cron-pg-runs.js";
 import { describeDatabaseError, isConnectionLost, PROCESS_NAME, type Database } from "./database.js";
 import { inTransaction } from "./transaction.js";
 
 /** How often each worker asks (one query for all its jobs) which jobs have a run waiting or orphaned. */
 const POLL_MS = 1_000;
-/**
- * Runs one worker goes on with at once, by default. Each holds two turn connections (its run lock's and its turn's), so it is
- * never more than half the turn connections of the process; the runs beyond it wait in their queue for another worker's poll.
- */
+/** Runs one worker goes on with at once, by default: each holds two turn connections (its run lock's, its turn's); the rest wait for another worker. */
 const DEFAULT_MAX_RUNS = 8;
 /** After winning a tick, how many times (and how far apart) the winner tries the run lock a poller may hold for a moment. */
 const EAGER_TRIES = 8;
@@ -33,9 +30,6 @@ export interface PgClaimsOptions extends ClaimsOptions {
 export interface PgCron extends CronBackend {
   openClaims(jobs: readonly CronJob[], options: PgClaimsOptions): Promise<CronClaims>;
 }
-
-/** The advisory lock subject of `job`'s run lock: whoever holds it alone fetches, runs or reaps the job's runs. */
-export const runLock = (job: string): string => `cron-run:${job}`;
 
 /** The cron backend of `database`: the cron_runs and cron_pauses store, run locks, and claims over pg-boss. */
 export function pgCron(database: Database): PgCron {
@@ -55,19 +49,12 @@ export function pgCron(database: Database): PgCron {
 }
 
 /** One worker's claims: its context, the jobs it is attempting or running (at most `maxRuns`), whether it is closing, its outage log. */
-interface Worker extends PgCronContext {
-  maxRuns: number;
-  attempting: Set<string>;
-  closing: boolean;
-  outage: ReturnType<typeof outageLog>;
-}
+type Worker = PgCronContext & { maxRuns: number; attempting: Set<string>; closing: boolean; outage: ReturnType<typeof outageLog> };
 
 /**
- * At each tick (named by its scheduled second) the worker whose insert into cron_ticks wins: does nothing for a paused job,
- * records a `skipped` run when a run of the job is waiting or going anywhere (its run lock held, by a worker or by `cron run`),
- * or else sends the run to the job's pg-boss queue in the same transaction, then tries to run it at once. A run is only ever
- * fetched and run by the holder of the job's run lock, who first reaps the runs of dead workers; a run fetched later than one
- * interval after its tick is recorded as skipped. Database failures are logged once per outage.
+ * At each tick the worker whose insert into cron_ticks wins does nothing for a paused job, records a `skipped` run when a run of
+ * the job is waiting or going anywhere, or else sends the run to pg-boss in the same transaction and tries to run it at once.
+ * Only the holder of a job's run lock fetches and runs its runs, reaping dead workers' first. Failures are logged once per outage.
  */
 function pgClaims(w: Worker, pollMs: number): CronClaims {
   return {
@@ -93,7 +80,7 @@ function pgClaims(w: Worker, pollMs: number): CronClaims {
       if (idle.length === 0 || isFull(w) || w.closing) return [];
       let names: Set<string>;
       try {
-        names = new Set(await w.queue.withWork(idle.map((job) => ({ name: job.name, lockKey: w.database.lockKey(runLock(job.name)) }))));
+        names = new Set(await w.queue.withWork(idle.map((job) => job.name)));
         w.outage.ok();
       } catch (error) {
         w.outage.failed("polling", error);
@@ -155,9 +142,7 @@ function claimTick(w: Worker, job: CronJob, at: Date): Promise<"sent" | RunRecor
     await client.query(`DELETE FROM ${database.table("cron_ticks")} WHERE job = $1 AND tick < $2::timestamptz - interval '1 day'`, [job.name, at]);
     const paused = await client.query(`SELECT 1 FROM ${database.table("cron_pauses")} WHERE job = $1`, [job.name]);
     if (paused.rows.length > 0) return undefined;
-    // The run lock is held without a pending run by `cron run JOB`: its run is going too.
-    const held = await client.query(`SELECT ${lockHeldSql("$1::bigint")} AS held`, [database.lockKey(runLock(job.name))]);
-    if (held.rows[0]?.held || (await w.queue.hasPending(client, job.name))) {
+    if (await w.queue.busy(client, job.name)) {
       const record = skippedRecord(job, w.clock.now(), STILL_GOING);
       await insertRun(database, client, record, { tick: at, worker: w.worker });
       return record;

@@ -18,22 +18,11 @@ export const STALE_DETAIL = "not started within one interval of its tick (no wor
 const STORE_TRIES = 5;
 const STORE_GAP_MS = 1_000;
 
-/** What the runs of one worker share. */
-export interface PgCronContext {
-  database: Database;
-  queue: CronQueue;
-  clock: Clock;
-  log: (line: string) => void;
-  /** This process in cron_ticks and cron_runs. */
-  worker: string;
-}
+/** What the runs of one worker share; `worker` names this process in cron_ticks and cron_runs. */
+export type PgCronContext = { database: Database; queue: CronQueue; clock: Clock; log: (line: string) => void; worker: string };
 
 /** Where a record is filed besides its own fields: the tick it ran for and its attempt (none for `cron run`), and its worker. */
-export interface RunPlace {
-  tick?: Date;
-  attempt?: number;
-  worker: string;
-}
+type RunPlace = { tick?: Date; attempt?: number; worker: string };
 
 /**
  * The database store: records in `cron_runs`, pauses in `cron_pauses`, so every worker sees a pause at its next tick and

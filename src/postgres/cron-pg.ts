@@ -14,87 +14,74 @@ const MAINTENANCE_INTERVAL_SECONDS = 300;
 /** pg-boss's own connections per process: fetch, complete, fail and maintenance are short. */
 const BOSS_CONNECTIONS = 3;
 
-/** A run sent to a job's queue, as the worker that fetched it (or found it orphaned) sees it. */
-export interface QueuedRun {
-  id: string;
-  /** The scheduled time it runs for. */
-  tick: Date;
-  /** 0 for the first attempt, 1 for the retry after a dead worker. */
-  retryCount: number;
-  /** When its last attempt started (by the database's clock); undefined before it ever ran. */
-  startedOn: Date | undefined;
-  /** When it could first be fetched: when it was sent, or, for a retry, when its dead worker's attempt was failed. */
-  availableSince: Date;
-}
-
-/** The pg-boss side of the workers: sending runs, finding, fetching and finishing them. Calls throw what the server says. */
-export interface CronQueue {
-  /** Sends a run of `job` for `tick` inside the caller's open transaction on `client` (it commits or rolls back with it). */
-  send(client: Queryable, job: string, tick: Date): Promise<void>;
-  /** True when a run of `job` is waiting, waiting for its retry, or active; read in the caller's transaction on `client`. */
-  hasPending(client: Queryable, job: string): Promise<boolean>;
-  /** Of `jobs` (names with their run lock keys), those with a run waiting or active whose run lock no process holds, in one query. */
-  withWork(jobs: ReadonlyArray<{ name: string; lockKey: string }>): Promise<string[]>;
-  /** The active runs of `job`: only the holder of the job's run lock makes a run active, so to that holder these are orphans. */
-  active(job: string): Promise<QueuedRun[]>;
-  /** Takes the next waiting run of `job` (made active) through `client` (the run lock's connection), or undefined. */
-  fetch(client: Queryable, job: string): Promise<QueuedRun | undefined>;
-  /** Marks a run finished (its record says how it went), in the caller's transaction on `client`. */
-  complete(client: Queryable, job: string, id: string): Promise<void>;
-  /** Fails an orphaned run in the caller's transaction: it comes back for one retry, or, after its retry, is failed for good. */
-  failOrphan(client: Queryable, job: string, run: QueuedRun, message: string): Promise<void>;
-  /** Stops pg-boss's maintenance and closes its connections; never throws. */
-  stop(): Promise<void>;
-}
+/**
+ * A run sent to a job's queue: the tick it runs for, its retry count (1 for the retry after a dead worker), when its last attempt
+ * started (the database's clock; undefined before it ran), and since when it could be fetched (sent, or its dead worker's attempt failed).
+ */
+export type QueuedRun = { id: string; tick: Date; retryCount: number; startedOn: Date | undefined; availableSince: Date };
 
 /** The pg-boss queue of `job`. */
 const queueName = (job: string): string => `miniclaw.cron.${job}`;
+
+/** The advisory lock subject of `job`'s run lock: whoever holds it alone fetches, runs or reaps the job's runs. */
+export const runLock = (job: string): string => `cron-run:${job}`;
 
 /** Creates or updates pg-boss's tables in `<schema>_boss` (`miniclaw db migrate`). Safe beside other processes doing the same: they take turns. */
 export async function migrateCron(database: Database): Promise<void> {
   await stopBoss(await startBoss(database, { supervise: false, onError: () => {} }));
 }
 
+/** The pg-boss side of the workers (`openCronQueue`): sending runs, finding, fetching and finishing them. Calls throw what the server says. */
+export type CronQueue = Awaited<ReturnType<typeof openCronQueue>>;
+
 /**
  * pg-boss for a worker of `jobs`: installs its tables if needed, creates each job's queue, and keeps its maintenance running
  * until `stop`. `log` gets a line for each error pg-boss reports in the background (a lost connection); none ends the process.
  */
-export async function openCronQueue(database: Database, jobs: readonly string[], log: (line: string) => void): Promise<CronQueue> {
+export async function openCronQueue(database: Database, jobs: readonly string[], log: (line: string) => void) {
   const onError = (error: unknown): void => log(`cron: pg-boss: ${error instanceof Error ? error.message : String(error)}`);
   const boss = await startBoss(database, { supervise: true, onError, queues: jobs.map(queueName) });
   const jobTable = `"${database.schema}_boss".job`;
   return {
-    async send(client, job, tick) {
+    /** Sends a run of `job` for `tick` inside the caller's open transaction on `client` (it commits or rolls back with it). */
+    async send(client: Queryable, job: string, tick: Date): Promise<void> {
       const id = await boss.send(queueName(job), { tick: tick.toISOString() }, { ...QUEUE_OPTIONS, db: through(client) });
       if (id === null) throw new Error(`pg-boss did not take the run of ${job} (is its queue ${queueName(job)} created?)`);
     },
-    async hasPending(client, job) {
-      const { rows } = await client.query(`SELECT 1 FROM ${jobTable} WHERE name = $1 AND state < 'completed' LIMIT 1`, [queueName(job)]);
-      return rows.length > 0;
+    /** Whether a run of `job` is waiting, retrying or going (on a worker, or by `cron run JOB`, which holds the run lock alone); in the caller's transaction. */
+    async busy(client: Queryable, job: string): Promise<boolean> {
+      const sql = `SELECT ${lockHeldSql("$2::bigint")} OR EXISTS (SELECT 1 FROM ${jobTable} WHERE name = $1 AND state < 'completed') AS busy`;
+      return (await client.query<{ busy: boolean }>(sql, [queueName(job), database.lockKey(runLock(job))])).rows[0]?.busy === true;
     },
-    async withWork(jobs) {
+    /** Of `jobs`, those with a run waiting or active whose run lock no process holds: the ones a poller should lock. One query for all. */
+    async withWork(jobs: readonly string[]): Promise<string[]> {
       const { rows } = await database.pool.query<{ name: string }>(
         `SELECT q.name FROM unnest($1::text[], $2::bigint[], $3::text[]) AS q(queue, key, name)
           WHERE EXISTS (SELECT 1 FROM ${jobTable} j WHERE j.name = q.queue AND j.state < 'completed' AND j.start_after < now()) AND NOT ${lockHeldSql("q.key")}`,
-        [jobs.map((job) => queueName(job.name)), jobs.map((job) => job.lockKey), jobs.map((job) => job.name)],
+        [jobs.map(queueName), jobs.map((job) => database.lockKey(runLock(job))), jobs],
       );
       return rows.map((row) => row.name);
     },
-    async active(job) {
+    /** The active runs of `job`: only the holder of the job's run lock makes a run active, so to that holder these are orphans. */
+    async active(job: string): Promise<QueuedRun[]> {
       const sql = `SELECT id, data, retry_count AS "retryCount", started_on AS "startedOn", start_after AS "startAfter" FROM ${jobTable} WHERE name = $1 AND state = 'active'`;
       return (await database.pool.query<BossRow>(sql, [queueName(job)])).rows.map(toQueuedRun);
     },
-    async fetch(client, job) {
+    /** Takes the next waiting run of `job` (made active) through `client` (the run lock's connection), or undefined. */
+    async fetch(client: Queryable, job: string): Promise<QueuedRun | undefined> {
       const [row] = await boss.fetch(queueName(job), { includeMetadata: true, batchSize: 1, db: through(client) });
       return row && toQueuedRun(row);
     },
-    async complete(client, job, id) {
+    /** Marks a run finished (its record says how it went), in the caller's transaction on `client`. */
+    async complete(client: Queryable, job: string, id: string): Promise<void> {
       await boss.complete(queueName(job), id, {}, { db: through(client) });
     },
-    async failOrphan(client, job, run, message) {
+    /** Fails an orphaned run in the caller's transaction: it comes back for one retry, or, after its retry, is failed for good. */
+    async failOrphan(client: Queryable, job: string, run: QueuedRun, message: string): Promise<void> {
       await boss.fail(queueName(job), run.id, { message }, { db: through(client) });
     },
-    stop: () => stopBoss(boss),
+    /** Stops pg-boss's maintenance and closes its connections; never throws. */
+    stop: (): Promise<void> => stopBoss(boss),
   };
 }
 
@@ -119,16 +106,8 @@ function toQueuedRun(row: BossRow): QueuedRun {
  */
 async function startBoss(database: Database, opts: { supervise: boolean; onError: (error: unknown) => void; queues?: string[] }): Promise<PgBoss> {
   const { default: PgBossClass } = await import("pg-boss");
-  const boss = new PgBossClass({
-    connectionString: database.config.url,
-    schema: `${database.schema}_boss`,
-    max: BOSS_CONNECTIONS,
-    application_name: "miniclaw cron (pg-boss)",
-    schedule: false,
-    supervise: opts.supervise,
-    maintenanceIntervalSeconds: MAINTENANCE_INTERVAL_SECONDS,
-    migrate: true,
-  });
+  const connection = { connectionString: database.config.url, schema: `${database.schema}_boss`, max: BOSS_CONNECTIONS, application_name: "miniclaw cron (pg-boss)" };
+  const boss = new PgBossClass({ ...connection, schedule: false, supervise: opts.supervise, maintenanceIntervalSeconds: MAINTENANCE_INTERVAL_SECONDS, migrate: true });
   boss.on("error", opts.onError);
   try {
     await inTransaction(database, async (client) => {

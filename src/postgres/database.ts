@@ -77,17 +77,12 @@ export async function openDatabase(config: ResolvedDatabaseConfig): Promise<Data
 
 async function connect(config: ResolvedDatabaseConfig): Promise<Database> {
   const { default: pgModule } = await import("pg");
-  const common: pg.PoolConfig = {
-    connectionString: config.url,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    allowExitOnIdle: true,
-    // Both ends probe a silent peer: this process notices a vanished server, and the server a vanished client (a dead host, a cut network) in about 25 s, freeing its locks.
-    keepAlive: true,
-    keepAliveInitialDelayMillis: 10_000,
-    application_name: PROCESS_NAME,
-    options: `${urlOptions(config.url)} -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3`.trim(),
-    query_timeout: QUERY_TIMEOUT_MS,
-  };
+  // Both ends probe a silent peer: this process notices a vanished server, and the server a vanished client (a dead host, a cut
+  // network) in about 25 s, freeing its locks. The URL's own `options` go first: the driver would otherwise drop them for ours.
+  const urlOptions = URL.canParse(config.url) ? (new URL(config.url).searchParams.get("options") ?? "") : "";
+  const options = `${urlOptions} -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3`.trim();
+  const keepalives = { keepAlive: true, keepAliveInitialDelayMillis: 10_000, options };
+  const common: pg.PoolConfig = { connectionString: config.url, application_name: PROCESS_NAME, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: QUERY_TIMEOUT_MS, allowExitOnIdle: true, ...keepalives };
   const pool = new pgModule.Pool({ ...common, max: config.poolSize });
   const turns = new pgModule.Pool({ ...common, max: config.turnConnections });
   // An idle client that loses its server emits on the pool; the next query reports it instead of the process dying.
@@ -113,15 +108,6 @@ export function describeDatabaseError(error: unknown): string {
   if (Array.isArray(e.errors) && e.errors.length > 0) return describeDatabaseError(e.errors[0]);
   const message = e.message ?? String(error);
   return /timeout/i.test(message) ? `${message} (the server did not answer in time)` : message;
-}
-
-/** The `options` parameter of the URL, kept ahead of miniclaw's own (the driver would otherwise replace it). */
-function urlOptions(url: string): string {
-  try {
-    return new URL(url).searchParams.get("options") ?? "";
-  } catch {
-    return "";
-  }
 }
 
 const LOST_CODES = ["57P01", "57P02", "57P03", "ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ETIMEDOUT"];

@@ -3,17 +3,13 @@ import type { Database } from "./database.js";
 import { inTransaction } from "./transaction.js";
 
 /**
- * Every migration, oldest first: its version (unique, increasing) and the SQL that makes it, given the quoted schema name. A
- * released one is never edited: a change is a new version.
- *
- * Sessions: `sessions.epoch` grows each time a process takes a session's lock; an append names the epoch it was given and writes
- * nothing when it has moved on (the fence). `next_seq` numbers the records. `session_records.record` is `json`, not `jsonb`: the
- * text is kept as written, so a reload sends the model the same bytes (its prompt cache depends on them) and an export is the
- * file's line. `session_inbox` holds steering messages not yet delivered (a delivered one is deleted).
- *
- * Cron: `cron_runs.record` holds the run record as runs.jsonl would; beside it, for queries, `tick` (the scheduled time the run
- * belongs to, null for `cron run`), `attempt` (2 for the retry after its worker died) and `worker`. `cron_pauses` holds the
- * pauses. `cron_ticks` has one row per (job, scheduled second): the worker whose insert wins runs that tick.
+ * Every migration, oldest first: its version (unique, increasing) and its SQL, given the quoted schema. A released one is never
+ * edited: a change is a new version.
+ * - `sessions.epoch` grows each time a process takes a session's lock; an append names the epoch it was given and writes nothing
+ *   once it has moved on (the fence). `session_records.record` is `json`, not `jsonb`: kept as written, so a reload sends the
+ *   model the same bytes (its prompt cache depends on them) and an export is the file's line. `session_inbox`: steers not yet delivered.
+ * - `cron_runs.record` is the record as runs.jsonl holds it; beside it `tick` (null for `cron run`), `attempt` (2 for the retry
+ *   after its worker died) and `worker`. `cron_ticks` has one row per (job, scheduled second): the worker whose insert wins runs it.
  */
 const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: (schema: string) => string }> = [
   {

@@ -13,13 +13,8 @@ import { recordsToShow, viewForLoad, type LoadedSession } from "../sessions/sess
 import type { Inbox } from "../types.js";
 import { DEFAULT_LOCK_TIMEOUT_MS, type LoadOptions, type SessionBackend, type SessionStoreOptions } from "../sessions/store.js";
 
-/** A session this store holds for a turn: its lock (and the connection under it), the epoch it was given, the next sequence number. */
-interface Held {
-  lock: AdvisoryLock;
-  epoch: string;
-  nextSeq: number;
-  written: boolean;
-}
+/** A session this store holds for a turn: its lock (and the connection under it), the epoch it was given, the next sequence number, whether it wrote. */
+type Held = { lock: AdvisoryLock; epoch: string; nextSeq: number; written: boolean };
 
 /**
  * Sessions in `database`, with the file store's contract (`SessionBackend`) for many processes on many hosts. A turn holds its
@@ -28,21 +23,17 @@ interface Held {
  * connection, a long pause) can never write into a session another process now holds. `owned`: `close` gives the database back.
  */
 export class PgSessionStore implements SessionBackend {
+  private readonly held = new Map<string, Held>();
   private readonly clock: Clock;
   private readonly lockTimeoutMs: number;
-  private readonly onWarning: (message: string) => void;
-  private readonly held = new Map<string, Held>();
-  private readonly owned: boolean;
   private closed = false;
 
   constructor(
     readonly database: Database,
-    options: Omit<SessionStoreOptions, "fsync"> & { owned?: boolean } = {},
+    private readonly options: Omit<SessionStoreOptions, "fsync"> & { owned?: boolean } = {},
   ) {
     this.clock = options.clock ?? systemClock;
     this.lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
-    this.onWarning = options.onWarning ?? (() => {});
-    this.owned = options.owned ?? false;
   }
 
   locationOf(key: string): string {
@@ -112,9 +103,8 @@ export class PgSessionStore implements SessionBackend {
   }
 
   async list(): Promise<SessionListing[]> {
-    const { rows } = await querySessions(this.database, "list sessions", (db) =>
-      db.query<{ key: string; updated: Date }>(`SELECT key, updated_at AS updated FROM ${this.t("sessions")} WHERE next_seq > 0 ORDER BY key`),
-    );
+    const sql = `SELECT key, updated_at AS updated FROM ${this.t("sessions")} WHERE next_seq > 0 ORDER BY key`;
+    const { rows } = await querySessions(this.database, "list sessions", (db) => db.query<{ key: string; updated: Date }>(sql));
     // Each session's region is one query: as many at once as the pool holds, not one after another.
     const batch = this.database.config.poolSize;
     const regions: Array<LoadRegion | undefined> = [];
@@ -151,7 +141,7 @@ export class PgSessionStore implements SessionBackend {
 
   /** Gives back the database when this store opened it (`owned`); a store given a database leaves it to its giver. Idempotent. */
   async close(): Promise<void> {
-    if (!this.owned || this.closed) return;
+    if (!this.options.owned || this.closed) return;
     this.closed = true;
     await this.database.close();
   }
@@ -170,7 +160,7 @@ export class PgSessionStore implements SessionBackend {
   /** `read` with its warnings told; throws SessionError when there is no such session. */
   private warned<T extends { warnings: string[] }>(read: T | undefined, key: string): T {
     if (read === undefined) throw new SessionError(`no session ${key} (${this.locationOf(key)})`);
-    read.warnings.forEach((warning) => this.onWarning(warning));
+    read.warnings.forEach((warning) => this.options.onWarning?.(warning));
     return read;
   }
 

@@ -5,8 +5,7 @@ import { startScheduler, type CronJob, type RunJob, type RunOutcome, type RunRec
 import { openPostgres, STALE_DETAIL, type Postgres } from "../../src/postgres/index.js";
 import { PROCESS_NAME, type Database } from "../../src/postgres/database.js";
 import { inTransaction } from "../../src/postgres/transaction.js";
-import { openCronQueue } from "../../src/postgres/cron-pg.js";
-import { runLock } from "../../src/postgres/cron-claims.js";
+import { openCronQueue, runLock } from "../../src/postgres/cron-pg.js";
 import { databaseUnavailable, newTestSchema, withTestClient, type TestSchema } from "../helpers/pg.js";
 import { until as waitUntil } from "../helpers/manual-clock.js";
 
