@@ -64,7 +64,10 @@ const jobSchema = z.strictObject({
   prompt: text("the message sent to the agent").optional(),
   heartbeat: z.boolean({ error: "must be true or false" }).optional(),
   enabled: z.boolean({ error: "must be true or false" }).optional(),
-  activeHours: z.strictObject({ start: time, end: time }, { error: 'must be an object such as {"start": "08:00", "end": "22:00"}' }).refine((h) => h.start !== h.end, "start and end must differ").optional(),
+  activeHours: z
+    .strictObject({ start: time, end: time }, { error: 'must be an object such as {"start": "08:00", "end": "22:00"}' })
+    .refine((h) => h.start !== h.end, "start and end must differ")
+    .optional(),
   maxBudgetUsd: z.number({ error: "must be a number of dollars" }).positive("must be greater than 0").optional(),
   outputSchema: text("a JSON Schema file, relative to the workspace").optional(),
   until: text('an ISO date-time such as "2026-06-14T18:00:00+02:00"')
@@ -97,11 +100,8 @@ export async function loadCronJobs(workspace: string): Promise<CronJob[]> {
 export function parseCronJobs(raw: string, file: string): CronJob[] {
   const top = checkConfig(fileSchema, parseJsonConfig(raw, file), file);
   const jobs = top.jobs.map((entry, index) => parseJob(entry, index, file));
-  const seen = new Set<string>();
-  for (const job of jobs) {
-    if (seen.has(job.name)) throw new ConfigError(`${file}: job "${job.name}": name: is used by another job; names must be unique`);
-    seen.add(job.name);
-  }
+  const twice = jobs.find((job, index) => jobs.findIndex((other) => other.name === job.name) !== index);
+  if (twice) throw new ConfigError(`${file}: job "${twice.name}": name: is used by another job; names must be unique`);
   return jobs;
 }
 

@@ -80,8 +80,9 @@ async function heartbeatPrompt(workspace: string, job: CronJob): Promise<{ text:
 export function outcomeOf(job: CronJob, result: TurnResult): RunOutcome {
   const spent = { usage: result.usage, costUsd: result.costUsd };
   const replied = result.text ? { ...spent, reply: result.text } : spent;
-  const over = job.maxBudgetUsd !== undefined && result.costUsd > job.maxBudgetUsd;
-  const pause = pauseReason(result) ?? (over ? `the run cost $${result.costUsd.toFixed(4)}, over its budget of $${job.maxBudgetUsd}; raise maxBudgetUsd in cron.json to let it run` : undefined);
+  const overspent = job.maxBudgetUsd !== undefined && result.costUsd > job.maxBudgetUsd;
+  const overspentReason = `the run cost $${result.costUsd.toFixed(4)}, over its budget of $${job.maxBudgetUsd}; raise maxBudgetUsd in cron.json to let it run`;
+  const pause = pauseReason(result) ?? (overspent ? overspentReason : undefined);
   if (pause) return { status: "paused", ...replied, detail: pause };
   if (!isSuccessfulStop(result.stopReason)) {
     const why = result.stopReason === "error" ? (result.error ?? "the turn failed") : `${result.stopReason}${result.error ? `: ${result.error}` : ""}`;

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { systemClock } from "../deps.js";
 import { STILL_GOING, type Claim, type ClaimsOptions, type CronBackend, type CronClaims } from "../cron/claims.js";
 import type { CronJob } from "../cron/cron-config.js";
-import { skippedRecord, type RunRecord } from "../cron/cron-runs.js";
+import { messageOf, skippedRecord, type RunRecord } from "../cron/cron-runs.js";
 import { LockLostError, takeAdvisoryLock, type AdvisoryLock } from "./advisory-lock.js";
 import { openCronQueue, runLock } from "./cron-pg.js";
 import { databaseCronStore, fetchedLease, handLease, insertRun, isStale, placeOf, reapOrphans, STALE_DETAIL, storeRecord, type PgCronContext } from "./cron-pg-runs.js";
@@ -157,7 +157,7 @@ function outageLog(log: (line: string) => void): { failed: (what: string, error:
   let down = false;
   return {
     failed(what, error) {
-      if (!isConnectionLost(error) && !(error instanceof LockLostError)) return log(`cron: ${what}: ${error instanceof Error ? error.message : String(error)}`);
+      if (!isConnectionLost(error) && !(error instanceof LockLostError)) return log(`cron: ${what}: ${messageOf(error)}`);
       if (!down) log(`cron: lost the database (${describeDatabaseError(error)}); ticks and runs wait until it is back`);
       down = true;
     },

@@ -1,5 +1,6 @@
 // pg-boss for cron on PostgreSQL: its schema (`<schema>_boss`), one queue per job, and the few calls the workers make. The only home of pg-boss.
 import type PgBoss from "pg-boss";
+import { messageOf } from "../cron/cron-runs.js";
 import { lockHeldSql } from "./advisory-lock.js";
 import type { Database, Queryable } from "./database.js";
 import { inTransaction } from "./transaction.js";
@@ -39,7 +40,7 @@ export type CronQueue = Awaited<ReturnType<typeof openCronQueue>>;
  * until `stop`. `log` gets a line for each error pg-boss reports in the background (a lost connection); none ends the process.
  */
 export async function openCronQueue(database: Database, jobs: readonly string[], log: (line: string) => void) {
-  const onError = (error: unknown): void => log(`cron: pg-boss: ${error instanceof Error ? error.message : String(error)}`);
+  const onError = (error: unknown): void => log(`cron: pg-boss: ${messageOf(error)}`);
   const boss = await startBoss(database, { supervise: true, onError, queues: jobs.map(queueName) });
   const jobTable = `"${database.schema}_boss".job`;
   return {

@@ -82,7 +82,8 @@ async function connect(config: ResolvedDatabaseConfig): Promise<Database> {
   const urlOptions = URL.canParse(config.url) ? (new URL(config.url).searchParams.get("options") ?? "") : "";
   const options = `${urlOptions} -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3`.trim();
   const keepalives = { keepAlive: true, keepAliveInitialDelayMillis: 10_000, options };
-  const common: pg.PoolConfig = { connectionString: config.url, application_name: PROCESS_NAME, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: QUERY_TIMEOUT_MS, allowExitOnIdle: true, ...keepalives };
+  const timeouts = { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: QUERY_TIMEOUT_MS };
+  const common: pg.PoolConfig = { connectionString: config.url, application_name: PROCESS_NAME, allowExitOnIdle: true, ...timeouts, ...keepalives };
   const pool = new pgModule.Pool({ ...common, max: config.poolSize });
   const turns = new pgModule.Pool({ ...common, max: config.turnConnections });
   // An idle client that loses its server emits on the pool; the next query reports it instead of the process dying.

@@ -21,7 +21,10 @@ export interface Postgres {
   close(): Promise<void>;
 }
 
-/** Options of `openPostgres`, for its sessions: `clock` stamps their records, `onWarning` hears a corrupt row skipped, `lockTimeoutMs` (default 10 s) bounds a turn's wait for a busy session. */
+/**
+ * Options of `openPostgres`, for its sessions: `clock` stamps their records, `onWarning` hears a corrupt row skipped, `lockTimeoutMs`
+ * (default 10 s) bounds a turn's wait for a busy session.
+ */
 export type OpenPostgresOptions = Omit<SessionStoreOptions, "fsync">;
 
 /**

@@ -19,7 +19,10 @@ export function querySessions<T>(database: Database, what: string, query: (db: Q
   });
 }
 
-/** The load region in one query: the header, the last compaction, and every record from the compaction's first kept message on (from the compaction itself when that message is gone). */
+/**
+ * The load region in one query: the header, the last compaction, and every record from the compaction's first kept message on
+ * (from the compaction itself when that message is gone).
+ */
 export async function readRegion(database: Database, key: string, client?: Queryable): Promise<LoadRegion | undefined> {
   const r = database.table("session_records");
   const sql = `WITH c AS (SELECT seq, record->>'firstKeptId' AS kept FROM ${r} WHERE session_key = $1 AND type = 'compaction' ORDER BY seq DESC LIMIT 1),

@@ -1,15 +1,16 @@
-// The PostgreSQL session store: one row per record, a turn held by an advisory lock (advisory-lock.ts), appends fenced by an epoch.
+// The PostgreSQL session store: one row per record, a turn held by an advisory lock (advisory-lock.ts), appends fenced by an epoch, a steering inbox of rows.
+import { randomUUID } from "node:crypto";
 import { systemClock, type Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
 import { describeLockHolder, LockLostError, takeAdvisoryLock, type AdvisoryLock } from "./advisory-lock.js";
 import { describeDatabaseError, type Database } from "./database.js";
-import { addPgSteer, pgInbox } from "./pg-inbox.js";
 import { querySessions, readAllRecords, readRegion, sessionLocation } from "./pg-session-read.js";
 import { serializeRecord } from "../sessions/line-parse.js";
 import { agentIdFromKey, headerRecordFor, type HeaderRecord, type SessionRecord } from "../sessions/records.js";
 import type { LoadRegion } from "../sessions/session-file.js";
 import { listingOf, selectForkRecords, type SessionListing } from "../sessions/session-listing.js";
 import { recordsToShow, viewForLoad, type LoadedSession } from "../sessions/session-view.js";
+import { checkSteerText, type InboxMessage } from "../sessions/inbox.js";
 import type { Inbox } from "../types.js";
 import { DEFAULT_LOCK_TIMEOUT_MS, type LoadOptions, type SessionBackend, type SessionStoreOptions } from "../sessions/store.js";
 
@@ -131,12 +132,33 @@ export class PgSessionStore implements SessionBackend {
     });
   }
 
-  addSteer(key: string, text: string): Promise<string> {
-    return addPgSteer(this.database, key, text, this.clock);
+  async addSteer(key: string, text: string): Promise<string> {
+    checkSteerText(key, text);
+    const id = randomUUID();
+    const sql = `INSERT INTO ${this.t("session_inbox")} (session_key, id, ts, text) VALUES ($1, $2, $3, $4)`;
+    await querySessions(this.database, `add to the steering inbox of ${key}`, (db) => db.query(sql, [key, id, this.clock.now(), text]));
+    return id;
   }
 
   inbox(key: string): Inbox {
-    return pgInbox(this.database, key);
+    // Each message is handed once per inbox; `delivered` deletes its row, so no inbox anywhere hands it again. A crash between
+    // the session record and `delivered` hands it once more to the next turn, which drops what the session already holds.
+    const taken = new Set<string>();
+    return {
+      take: async () => {
+        const sql = `SELECT id, text FROM ${this.t("session_inbox")} WHERE session_key = $1 ORDER BY seq`;
+        const { rows } = await querySessions(this.database, `read the steering inbox of ${key}`, (db) => db.query<InboxMessage>(sql, [key]));
+        const fresh = rows.filter((row) => !taken.has(row.id));
+        for (const row of fresh) taken.add(row.id);
+        return fresh.map(({ id, text }) => ({ id, text }));
+      },
+      delivered: async (ids) => {
+        if (ids.length === 0) return;
+        for (const id of ids) taken.add(id);
+        const sql = `DELETE FROM ${this.t("session_inbox")} WHERE session_key = $1 AND id = ANY($2::text[])`;
+        await querySessions(this.database, `mark steering delivered for ${key}`, (db) => db.query(sql, [key, ids]));
+      },
+    };
   }
 
   /** Gives back the database when this store opened it (`owned`); a store given a database leaves it to its giver. Idempotent. */
