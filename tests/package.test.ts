@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from "node:child_process";
 import { promisify } from "node:util";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
@@ -22,6 +22,18 @@ describe("the package", () => {
       expect(existsSync(join(ROOT, pkg.exports[entry]!.types))).toBe(true);
     }
     expect(pkg.bin["miniclaw"]).toBe("bin/miniclaw.js");
+  });
+
+  it("ships types that reach no package's types but the SDK's and zod's (and Node's own), and a module's its peer ships", () => {
+    const shipped = readdirSync(join(ROOT, "dist"), { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".d.ts"));
+    expect(shipped.length).toBeGreaterThan(100);
+    const reached = shipped.flatMap((file) => {
+      const text = readFileSync(join(ROOT, "dist", file), "utf8");
+      const specifiers = [...text.matchAll(/(?:from\s+|import\(\s*)["']([^"']+)["']/g)].map((m) => m[1]!);
+      const own = file.startsWith("mcp/") ? /^@modelcontextprotocol\/client$/ : /^$/;
+      return specifiers.filter((spec) => !/^(\.|node:|@anthropic-ai\/sdk(\/|$)|zod(\/|$))/.test(spec) && !own.test(spec)).map((spec) => `${file}: ${spec}`);
+    });
+    expect(reached).toEqual([]);
   });
 
   it("imports on plain Node, without a TypeScript loader, by its package name", () => {

@@ -1,15 +1,29 @@
 // One PostgreSQL database per process and config: two pools (short queries, turn-long connections), migrated on first open. The only home of `pg`.
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
-import type pg from "pg";
+import type * as pg from "pg";
 import { ConfigError } from "../errors.js";
 import { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS, redactUrl, type ResolvedDatabaseConfig } from "./config.js";
 import { migrate } from "./migrations.js";
 
+// pg's pools and clients by the shape miniclaw uses, so the package's types never reach @types/pg, which a user may not have.
+/** A query's answer, as pg gives it. */
+export interface QueryResult<R> { rows: R[]; rowCount: number | null }
+/** Anything that runs a query: a pool or a client; `query_timeout` bounds one query. */
+export interface Queryable {
+  query<R = any>(text: string | { text: string; values?: unknown[]; query_timeout?: number }, values?: unknown[]): Promise<QueryResult<R>>;
+}
 /** A client of either pool; `release(true)` destroys it instead of returning it. */
-export type PoolClient = pg.PoolClient;
-/** Anything that runs a query: a pool or a client. */
-export type Queryable = Pick<pg.Pool, "query">;
+export interface PoolClient extends Queryable {
+  release(destroy?: boolean): void;
+  on(event: "error", listener: (error: Error) => void): unknown;
+  off(event: "error", listener: (error: Error) => void): unknown;
+}
+/** One of the two pools. */
+export interface Pool extends Queryable {
+  connect(): Promise<PoolClient>;
+  end(): Promise<void>;
+}
 
 /** How this process names itself: the application name of its connections, and the worker in cron_runs and cron_ticks. */
 export const PROCESS_NAME = `miniclaw pid ${process.pid} on ${hostname()}`;
@@ -27,8 +41,8 @@ export class Database {
 
   constructor(
     readonly config: ResolvedDatabaseConfig,
-    readonly pool: pg.Pool,
-    readonly turns: pg.Pool,
+    readonly pool: Pool,
+    readonly turns: Pool,
   ) {}
 
   get schema(): string {

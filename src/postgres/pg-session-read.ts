@@ -1,6 +1,6 @@
 // Reading sessions on PostgreSQL: the load region in one query, every record of a session, rows parsed as records.
 import { SessionError } from "../errors.js";
-import { describeDatabaseError, type Database, type Queryable } from "./database.js";
+import { describeDatabaseError, isConnectionLost, type Database, type Queryable } from "./database.js";
 import { parseRecordLine } from "../sessions/line-parse.js";
 import type { CompactionRecord, SessionRecord } from "../sessions/records.js";
 import { keptMissing, regionOfRecords, type LoadRegion } from "../sessions/session-file.js";
@@ -14,9 +14,20 @@ export function sessionLocation(database: Database, key: string): string {
 
 /** Runs a query on `client` (a held session's connection) or the pool; a driver error becomes a SessionError saying what was being done. */
 export function querySessions<T>(database: Database, what: string, query: (db: Queryable) => Promise<T>, client?: Queryable): Promise<T> {
-  return query(client ?? database.pool).catch((error: unknown) => {
-    throw new SessionError(`cannot ${what} (${database.schema}): ${describeDatabaseError(error)}`, { cause: error });
-  });
+  return query(client ?? database.pool).catch((error: unknown) => failed(database, what, error));
+}
+
+/**
+ * `querySessions` for a read, which may run again: on the pool, a connection found dead when the query went out (a server
+ * restart or a terminated backend leaves idle ones behind until their error arrives) gets the query once more, on another.
+ */
+export function readSessions<T>(database: Database, what: string, query: (db: Queryable) => Promise<T>, client?: Queryable): Promise<T> {
+  if (client !== undefined) return querySessions(database, what, query, client);
+  return query(database.pool).catch((error: unknown) => (isConnectionLost(error) ? querySessions(database, what, query) : failed(database, what, error)));
+}
+
+function failed(database: Database, what: string, error: unknown): never {
+  throw new SessionError(`cannot ${what} (${database.schema}): ${describeDatabaseError(error)}`, { cause: error });
 }
 
 /**
@@ -29,7 +40,7 @@ export async function readRegion(database: Database, key: string, client?: Query
     k AS (SELECT min(x.seq) AS seq FROM ${r} x JOIN c ON x.id = c.kept WHERE x.session_key = $1 AND x.seq < c.seq)
     SELECT seq, record::text AS line, (SELECT seq FROM k) AS kept_seq FROM ${r}
     WHERE session_key = $1 AND (seq = 0 OR seq >= coalesce((SELECT seq FROM k), (SELECT seq FROM c), 0)) ORDER BY seq`;
-  const { rows } = await querySessions(database, `read session ${key}`, (db) => db.query<Row & { kept_seq: string | null }>(sql, [key]), client);
+  const { rows } = await readSessions(database, `read session ${key}`, (db) => db.query<Row & { kept_seq: string | null }>(sql, [key]), client);
   if (rows.length === 0) return undefined;
   const where = sessionLocation(database, key);
   const parsed = parseRows(where, rows);
@@ -44,7 +55,7 @@ export async function readRegion(database: Database, key: string, client?: Query
 /** Every record of session `key`, in order, with a warning for each row that is not one; undefined when there is none. */
 export async function readAllRecords(database: Database, key: string): Promise<{ records: SessionRecord[]; warnings: string[] } | undefined> {
   const sql = `SELECT seq, record::text AS line FROM ${database.table("session_records")} WHERE session_key = $1 ORDER BY seq`;
-  const { rows } = await querySessions(database, `read session ${key}`, (db) => db.query<Row>(sql, [key]));
+  const { rows } = await readSessions(database, `read session ${key}`, (db) => db.query<Row>(sql, [key]));
   return rows.length === 0 ? undefined : parseRows(sessionLocation(database, key), rows);
 }
 

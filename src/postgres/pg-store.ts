@@ -4,7 +4,7 @@ import { systemClock, type Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
 import { describeLockHolder, LockLostError, takeAdvisoryLock, type AdvisoryLock } from "./advisory-lock.js";
 import { describeDatabaseError, type Database } from "./database.js";
-import { querySessions, readAllRecords, readRegion, sessionLocation } from "./pg-session-read.js";
+import { querySessions, readAllRecords, readSessions, readRegion, sessionLocation } from "./pg-session-read.js";
 import { serializeRecord } from "../sessions/line-parse.js";
 import { agentIdFromKey, headerRecordFor, type HeaderRecord, type SessionRecord } from "../sessions/records.js";
 import type { LoadRegion } from "../sessions/session-file.js";
@@ -42,7 +42,7 @@ export class PgSessionStore implements SessionBackend {
   }
 
   async exists(key: string): Promise<boolean> {
-    const { rows } = await querySessions(this.database, `check session ${key}`, (db) => db.query<{ n: string }>(`SELECT next_seq AS n FROM ${this.t("sessions")} WHERE key = $1`, [key]));
+    const { rows } = await readSessions(this.database, `check session ${key}`, (db) => db.query<{ n: string }>(`SELECT next_seq AS n FROM ${this.t("sessions")} WHERE key = $1`, [key]));
     return rows.length > 0 && Number(rows[0]!.n) > 0;
   }
 
@@ -105,7 +105,7 @@ export class PgSessionStore implements SessionBackend {
 
   async list(): Promise<SessionListing[]> {
     const sql = `SELECT key, updated_at AS updated FROM ${this.t("sessions")} WHERE next_seq > 0 ORDER BY key`;
-    const { rows } = await querySessions(this.database, "list sessions", (db) => db.query<{ key: string; updated: Date }>(sql));
+    const { rows } = await readSessions(this.database, "list sessions", (db) => db.query<{ key: string; updated: Date }>(sql));
     // Each session's region is one query: as many at once as the pool holds, not one after another.
     const batch = this.database.config.poolSize;
     const regions: Array<LoadRegion | undefined> = [];
@@ -147,7 +147,7 @@ export class PgSessionStore implements SessionBackend {
     return {
       take: async () => {
         const sql = `SELECT id, text FROM ${this.t("session_inbox")} WHERE session_key = $1 ORDER BY seq`;
-        const { rows } = await querySessions(this.database, `read the steering inbox of ${key}`, (db) => db.query<InboxMessage>(sql, [key]));
+        const { rows } = await readSessions(this.database, `read the steering inbox of ${key}`, (db) => db.query<InboxMessage>(sql, [key]));
         const fresh = rows.filter((row) => !taken.has(row.id));
         for (const row of fresh) taken.add(row.id);
         return fresh.map(({ id, text }) => ({ id, text }));

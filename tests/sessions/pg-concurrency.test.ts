@@ -225,4 +225,15 @@ describe.skipIf(unavailable !== undefined)("sessions on PostgreSQL across proces
     await release();
     expect((await store.load(KEY)).messages).toEqual([{ role: "user", content: "acknowledged" }]);
   });
+
+  it("reads on after the server ended every connection of the pool, idle ones included: a read runs again on a new one", async () => {
+    await store.append(KEY, [user("kept")]);
+    for (let round = 0; round < 5; round++) {
+      // Several idle connections in the pool, then all of them ended by the server at once.
+      await Promise.all([store.load(KEY), store.list(), store.exists(KEY), store.load(KEY)]);
+      await withTestClient((client) => client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE $1 AND pid <> pg_backend_pid()", [`miniclaw pid ${process.pid} on %`]));
+      const [loaded, listed, exists] = await Promise.all([store.load(KEY), store.list(), store.exists(KEY)]);
+      expect([loaded.messages, listed.map((s) => s.key), exists]).toEqual([[{ role: "user", content: "kept" }], [KEY], true]);
+    }
+  });
 });
