@@ -4,8 +4,11 @@ import { Marked, type Tokens } from "marked";
 import { markedTerminal } from "marked-terminal";
 import { escapeDecodedCharacters, visibleText } from "./visible-text.js";
 
-/** How rendered text looks: colors and bold (off, the Markdown marks are dropped and nothing is styled); the columns paragraphs and list items wrap to. */
-type MarkdownOptions = { color: boolean; width: number };
+/**
+ * How rendered text looks: colors and bold (off, the Markdown marks are dropped and nothing is styled); the columns
+ * paragraphs and list items wrap to, or how to read them (a terminal's, read for each block: a resized window rewraps what follows).
+ */
+type MarkdownOptions = { color: boolean; width: number | (() => number) };
 
 /** Text streamed in, rendered blocks written out; `end` renders what is held back (the open line, an unclosed fence or list), `idle` says nothing is. */
 export type MarkdownStream = { push(text: string): void; end(): void; idle(): boolean };
@@ -22,13 +25,16 @@ const REFERENCE_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S/;
  * escaped again in its output.
  */
 export function createMarkdownStream(write: (text: string) => void, opts: MarkdownOptions): MarkdownStream {
-  const marked = createMarked(opts);
+  const widthNow = typeof opts.width === "number" ? () => opts.width as number : opts.width;
+  let madeFor = widthNow();
+  let marked = createMarked(opts.color, madeFor);
   let open = "";
   let block: string[] = [];
   let kind: "fence" | "list" | "table" | undefined;
   let fence = "";
   let blankInList = 0;
   const render = (lines: string[]): void => {
+    if (widthNow() !== madeFor) marked = createMarked(opts.color, (madeFor = widthNow()));
     const source = visibleText(lines.join("\n"), { keepLineBreaks: true });
     const rendered = escapeDecodedCharacters((marked.parse(source) as string).replace(/\s+$/, ""));
     if (rendered) write(`${rendered}\n`);
@@ -82,13 +88,13 @@ export function createMarkdownStream(write: (text: string) => void, opts: Markdo
 }
 
 /** A Marked instance rendering for the terminal: our own styles (none without color), no links a terminal would follow, no emoji shortcodes. */
-function createMarked(opts: MarkdownOptions): Marked {
+function createMarked(color: boolean, width: number): Marked {
   const plain = (text: string): string => text;
-  const style = (...formats: Array<Parameters<typeof styleText>[0]>): typeof plain => (opts.color ? (text) => formats.reduce((acc, f) => styleText(f, acc), text) : plain);
+  const style = (...formats: Array<Parameters<typeof styleText>[0]>): typeof plain => (color ? (text) => formats.reduce((acc, f) => styleText(f, acc), text) : plain);
   const code = style("yellow");
   const marked = new Marked(
     markedTerminal({
-      width: opts.width, reflowText: true, tab: 2, emoji: false, showSectionPrefix: !opts.color, tableOptions: { style: { head: [], border: [] } },
+      width, reflowText: true, tab: 2, emoji: false, showSectionPrefix: !color, tableOptions: { style: { head: [], border: [] } },
       hr: plain, listitem: plain, table: plain, paragraph: plain, link: plain, text: plain,
       code, codespan: code, blockquote: style("gray", "italic"), html: style("gray"), heading: style("bold"), firstHeading: style("bold", "underline"),
       strong: style("bold"), em: style("italic"), del: style("strikethrough"), href: style("underline"),

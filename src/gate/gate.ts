@@ -39,6 +39,8 @@ export interface GateOptions {
   onWarning?: WarningSink;
   /** Judges shell commands; without one, every command needs approval. */
   judge?: CommandJudge;
+  /** Entries read as if the approvals file held them too, never written to it (the CLI's --allowed-tools, --disallowed-tools). */
+  approvals?: ApprovalLists;
   /** "Always" answers that last for the process (those the approvals file cannot hold); shared by the turns of a runtime. */
   remembered?: Set<string>;
 }
@@ -67,7 +69,7 @@ class PolicyGate implements Gate {
     const emit = safeSink(options.emit);
     this.emit = emit;
     this.warn = onceEach(options.onWarning ?? ((message) => emit({ type: "warning", message })));
-    this.readApprovals = approvalsReader(options.approvalsPath, this.warn);
+    this.readApprovals = withExtra(approvalsReader(options.approvalsPath, this.warn), options.approvals);
     this.places = placesOf(options);
     this.remembered = options.remembered ?? new Set<string>();
   }
@@ -197,6 +199,15 @@ function shownFor(verdict: Verdict): string {
     json = String(subject.input);
   }
   return `${subject.tool} ${cutMiddle(json, MAX_SHOWN_INPUT_CHARS, (cut) => ` … ${cut} characters … `)}`;
+}
+
+/** The approvals file's lists with `extra` added to each; the reader itself when there is nothing to add. */
+function withExtra<T extends { allowed: string[]; denied: string[] }>(read: () => T, extra: ApprovalLists | undefined): () => T {
+  if (!extra?.allowed?.length && !extra?.denied?.length) return read;
+  return () => {
+    const lists = read();
+    return { ...lists, allowed: [...lists.allowed, ...(extra.allowed ?? [])], denied: [...lists.denied, ...(extra.denied ?? [])] };
+  };
 }
 
 /** A sink that passes each distinct message once. */

@@ -159,6 +159,7 @@ function gatesOf(options: RuntimeOptions, place: { workspace: string; cwd: strin
       emit: turn.emit,
       ...(options.onWarning && { onWarning: safeWarn(options.onWarning) }),
       ...(judge && { judge }),
+      ...(options.approvals && { approvals: options.approvals }),
       remembered,
     });
 }
