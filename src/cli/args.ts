@@ -170,10 +170,10 @@ function readArgv(argv: string[]) {
 /** Options that make no sense with `command`, or together: a ConfigError saying where they go. */
 function checkCombinations(command: string, values: Values): void {
   if (command === "help" || command === "version") return;
-  if (values.continue && command !== "run" && command !== "repl") throw new ConfigError("--continue goes with the REPL and miniclaw run");
+  if (values.continue && command !== "run" && command !== "repl") throw new ConfigError("--continue goes with miniclaw run and the REPL");
   if (values.resume !== undefined && command !== "repl") throw new ConfigError("--resume goes with the REPL (miniclaw run takes --session KEY or --continue)");
   const chosen = [values.session !== undefined && "--session KEY", values.continue && "--continue", values.resume !== undefined && "--resume"].filter(Boolean);
-  if (chosen.length > 1) throw new ConfigError(`give one of ${chosen.join(", ")}, not several`);
+  if (chosen.length > 1) throw new ConfigError(`give ${chosen.slice(0, -1).join(", ")} or ${chosen.at(-1)}, not ${chosen.length === 2 ? "both" : "all three"}`);
   for (const flag of PROMPT_FLAGS) {
     if (values[flag] !== undefined && !["repl", "run", "demo"].includes(command)) throw new ConfigError(`--${flag} goes with the REPL and miniclaw run`);
   }
