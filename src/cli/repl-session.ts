@@ -37,13 +37,13 @@ export async function chooseReplSession(args: CliArgs, assistant: Assistant, inp
     if (!found) throw new ConfigError(`no session "${visibleLine(args.resume, 200)}" (miniclaw sessions lists them; miniclaw --resume alone offers the recent ones)`);
     return sessionOf(found, assistant);
   }
+  if (args.resume === true && !input.interactive) throw new ConfigError("miniclaw --resume without a KEY asks on a terminal: give --resume KEY (miniclaw sessions lists them)");
   const recent = conversations(listed, args.agent);
   if (recent.length === 0) {
     say(`No earlier conversation${args.agent ? ` with ${visibleLine(args.agent, 40)}` : ""} to reopen: starting ${visibleLine(fallback.sessionKey, 200)}.`);
     return fallback;
   }
   if (args.continueLast) return sessionOf(recent[0]!, assistant);
-  if (!input.interactive) throw new ConfigError("miniclaw --resume without a KEY asks on a terminal: give --resume KEY (miniclaw sessions lists them)");
   return pick(recent.slice(0, PICK_COUNT), assistant, input, say);
 }
 

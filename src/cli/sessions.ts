@@ -13,7 +13,7 @@ import { checkSessionKey, type CliArgs } from "./args.js";
 import { openSessions } from "./backends.js";
 import type { CliIo } from "./io.js";
 import { formatMinute, useColor } from "./render.js";
-import { sessionTable } from "./session-table.js";
+import { counted, sessionTable } from "./session-table.js";
 import { visibleText } from "./visible-text.js";
 import { readRegularText } from "../fs/regular-file.js";
 
@@ -52,7 +52,7 @@ async function sessionsSubcommand(store: SessionBackend, args: CliArgs, io: CliI
     if (!(await store.exists(from))) throw new ConfigError(`no session "${from}" (miniclaw sessions lists them)`);
     if (await store.exists(to)) throw new ConfigError(`session "${to}" already exists`);
     const forked = await store.fork(from, to, at ? { upToMessageId: at } : {});
-    io.stdout.write(`Forked ${from} into ${to} (${forked.messages.length} messages). Use it with --session ${to}.\n`);
+    io.stdout.write(`Forked ${from} into ${to} (${counted(forked.messages.length, "message")}). Use it with --session ${to}.\n`);
     return 0;
   }
   if (sub === "export") {
@@ -68,7 +68,7 @@ async function sessionsSubcommand(store: SessionBackend, args: CliArgs, io: CliI
       throw new ConfigError(`cannot read ${file}: ${error.code === "ENOENT" ? "no such file" : error.message}`);
     });
     const imported = await importSession(store, text, file, args.session);
-    io.stdout.write(`Imported ${imported.records} records into session ${visibleText(imported.key)} (${visibleText(store.locationOf(imported.key))}).\n`);
+    io.stdout.write(`Imported ${counted(imported.records, "record")} into session ${visibleText(imported.key)} (${visibleText(store.locationOf(imported.key))}).\n`);
     return 0;
   }
   throw new ConfigError(`unknown sessions command "${sub}" (use: sessions, sessions show KEY [--all], sessions new KEY, sessions fork FROM NEW [MESSAGE_ID], sessions export KEY, sessions import FILE)`);
@@ -108,7 +108,7 @@ function renderRecord(record: SessionRecord, paint: (style: Parameters<typeof st
     return paint("dim", "# session ") + shown(`${record.key} (agent ${record.agentId})`, "dim") + paint("dim", ` started ${formatMinute(record.ts)}`) + parent;
   }
   if (record.type === "compaction") {
-    return paint("magenta", `--- compaction at ${formatMinute(record.ts)}: ${record.replacedMessages} messages replaced by this summary ---\n`) + shown(record.summary) + paint("magenta", "\n---");
+    return paint("magenta", `--- compaction at ${formatMinute(record.ts)}: ${counted(record.replacedMessages, "message")} replaced by this summary ---\n`) + shown(record.summary) + paint("magenta", "\n---");
   }
   if (record.type === "output") return paint("green", "output: ") + shown(JSON.stringify(record.output));
   if (record.type === "mode") return paint("magenta", `--- permission mode ${record.mode} (${record.by === "user" ? "set by the user" : "after exit_plan_mode"}) ---`);

@@ -159,7 +159,7 @@ describe.concurrent("the REPL on a terminal, in process", () => {
     ctx.expect((await repl.done).code).toBe(0);
   });
 
-  for (const [name, key] of [["Ctrl-C", "\x03"], ["Esc", "\x1b"]]) {
+  for (const [name, key] of [["Ctrl-C", "\x03"], ["Esc", "\x1b"]] as const) {
     it(`${name} at an approval question ends the turn, as in Claude Code: nothing runs, no request follows, and the next turn works`, async (ctx) => {
       const { start, server } = await openIn(ctx);
       const repl = start();
