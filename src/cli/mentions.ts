@@ -51,13 +51,13 @@ export async function attachMentions(text: string, opts: { cwd: string; home?: s
 
 type Mention = { shown: string; path: string; text: string; truncated: boolean } | { shown: string; problem: string };
 
-/** One mention read: as written, or without the punctuation that ended its sentence when only that form exists. */
+/** One mention read: as written, else without the punctuation that ended its sentence (`@notes.md,`). */
 async function readMention(written: string, opts: { cwd: string; home?: string | undefined }): Promise<Mention> {
   const first = await readText(written, opts);
   const bare = written.replace(TRAILING, "");
   if (!("problem" in first) || bare === written || bare === "") return first;
-  const second = await readText(bare, opts);
-  return "problem" in second ? first : second;
+  // Neither exists: named without the punctuation, as the person meant it.
+  return readText(bare, opts);
 }
 
 async function readText(written: string, opts: { cwd: string; home?: string | undefined }): Promise<Mention> {

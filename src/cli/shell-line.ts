@@ -48,6 +48,7 @@ export function runShellLine(command: string, opts: ShellLineOptions): Promise<S
       }
     };
     opts.signal.addEventListener("abort", stop, { once: true });
+    if (opts.signal.aborted) stop();
     child.on("error", (error) => take(`${error.message}\n`));
     child.on("close", (code, signal) => {
       opts.signal.removeEventListener("abort", stop);
