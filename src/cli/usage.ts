@@ -13,7 +13,8 @@ Commands:
                             one turn whose answer is a JSON object checked against the
                             JSON Schema in FILE; the object alone on stdout
   cron                      run the jobs of workspace/cron.json until stopped
-  cron run JOB | cron list  run one job now (--force: even when paused) | list jobs and their next run
+  cron run JOB | cron list  run one job now (--force: even when paused) | list jobs and
+                            their next run
   cron runs [JOB]           the latest runs, of every job or of JOB
   sessions [show KEY]       list sessions | print one (--all: compacted parts too)
   sessions new KEY          create an empty session
@@ -26,9 +27,11 @@ Commands:
   steer KEY TEXT            add a message to session KEY's running turn, or its next one
                             (from another terminal; see miniclaw steer --help)
   demo                      the REPL against the built-in scripted model (no key needed)
-  init [DIR]                create a workspace from the templates (default ./workspace); keeps existing files
-  replay FILE               run a cassette (made with --record) again against this code and workspace,
-                            offline; pass, or the first difference (--tolerate system,tools)
+  init [DIR]                create a workspace from the templates (default ./workspace);
+                            keeps existing files
+  replay FILE               run a cassette (made with --record) again against this code and
+                            workspace, offline; pass, or the first difference (--tolerate
+                            system,tools)
   Each command has its own help: miniclaw COMMAND --help.
 
 Options:
