@@ -25,18 +25,15 @@ const REFERENCE_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S/;
  * escaped again in its output.
  */
 export function createMarkdownStream(write: (text: string) => void, opts: MarkdownOptions): MarkdownStream {
-  const widthNow = typeof opts.width === "number" ? () => opts.width as number : opts.width;
-  let madeFor = widthNow();
-  let marked = createMarked(opts.color, madeFor);
+  const markedNow = markedAtWidth(opts);
   let open = "";
   let block: string[] = [];
   let kind: "fence" | "list" | "table" | undefined;
   let fence = "";
   let blankInList = 0;
   const render = (lines: string[]): void => {
-    if (widthNow() !== madeFor) marked = createMarked(opts.color, (madeFor = widthNow()));
     const source = visibleText(lines.join("\n"), { keepLineBreaks: true });
-    const rendered = escapeDecodedCharacters((marked.parse(source) as string).replace(/\s+$/, ""));
+    const rendered = escapeDecodedCharacters((markedNow().parse(source) as string).replace(/\s+$/, ""));
     if (rendered) write(`${rendered}\n`);
   };
   const flush = (): void => {
@@ -84,6 +81,17 @@ export function createMarkdownStream(write: (text: string) => void, opts: Markdo
       flush();
     },
     idle: () => open === "" && block.length === 0,
+  };
+}
+
+/** The renderer for the width now: made again when the terminal's width changed since the last block. */
+function markedAtWidth(opts: MarkdownOptions): () => Marked {
+  const width = typeof opts.width === "number" ? () => opts.width as number : opts.width;
+  let madeFor = width();
+  let marked = createMarked(opts.color, madeFor);
+  return () => {
+    if (width() !== madeFor) marked = createMarked(opts.color, (madeFor = width()));
+    return marked;
   };
 }
 
