@@ -130,7 +130,7 @@ async function openRepl(args: CliArgs, io: CliIo, input: LineInput, workspace: s
   const effort = args.effort === undefined ? undefined : { level: args.effort, source: "--effort" as const };
   const named = args.model !== undefined ? "from --model" : io.env["MINICLAW_MODEL"] ? "from MINICLAW_MODEL" : "the default";
   const modelFallback = { model: assistant.runtime.settings.model ?? DEFAULT_MODEL, named };
-  // The session is chosen once the REPL is open (--resume may ask); until then, the agent's default.
+  // The session is chosen once the REPL is open (--resume may ask on the terminal): `startSession` sets it.
   const state: ReplState = { assistant, mcp, agentId: "", sessionKey: "", out: io.stdout, color, effort, showThinking: false, queue: "steer", modelFallback };
   const repl: Repl = Object.assign(live, { io, input, state, context, echo: createSteerEcho(), server: client.baseURL.replace(/\/+$/, ""), recorder, close: opened.close });
   let lastInterrupt = 0;
@@ -156,12 +156,12 @@ async function readMessages(repl: Repl): Promise<boolean> {
     const line = await input.next(`${visibleLine(state.assistant.agents[state.agentId]!.name, 60)}${mode}› `);
     if (line === undefined) return failed;
     if (!line.trim()) continue;
-    // A message's turn is set up before anything is awaited, so a line typed right after Enter already steers it.
     if (line.startsWith("!")) {
       await input.remember(line);
       await runUserCommand(line.slice(1), repl);
       continue;
     }
+    // A message's turn is set up before anything is awaited, so a line typed right after Enter already steers it.
     const command = replCommandOf(line, state.assistant.agents);
     if (command === undefined) repl.turn = newTurn(line, repl);
     await input.remember(line);

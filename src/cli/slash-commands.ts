@@ -37,7 +37,7 @@ const HELP: Array<[string, string]> = [
   ["/skills", "the skills the agents can load"],
   ["/memory <query>", "search long-term memory"],
   ["/cost", "tokens, cache read share and estimated cost of this session"],
-  ["/model [ID]", "the model for the next messages (default: --model, MINICLAW_MODEL or the built-in)"],
+  ["/model [ID]", "the model of the next messages (/model default goes back)"],
   ["/effort [LEVEL]", "low, medium, high, xhigh, max for every agent; default: each agent's own"],
   ["/thinking show|hide", "stream the model's thinking, or one line (the default)"],
   ["/mode [MODE]", "the permission mode: default, acceptEdits, plan, dontAsk, bypassPermissions"],
