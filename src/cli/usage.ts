@@ -131,8 +131,9 @@ runs, the session's next turn takes it with its message. Each message is deliver
 once, even if that process crashes. With a database (--database-url, or
 MINICLAW_DATABASE_URL) the inbox is a table: the turn may run on any host.
 
-  KEY     an existing session's key, such as agent:main:main or cron:researcher
-          (miniclaw sessions lists them; miniclaw sessions new KEY makes an empty one)
+  KEY     an existing session's key, such as agent:main:main, or the session of a job
+          of cron.json (cron:<job>) before its first run (miniclaw sessions lists them;
+          miniclaw sessions new KEY makes an empty one)
   TEXT    the message; the words after KEY are joined with spaces
 
 Prints the message's id on stderr and exits 0; exits 1 with one line when the session

@@ -75,10 +75,9 @@ describe.concurrent("miniclaw steer", () => {
     ctx.expect(stdout).toBe("done\n");
   }, 20_000);
 
-  it("reaches a cron job's session: the job's next run takes it", async (ctx) => {
+  it("reaches a cron job's session, even before its first run: the job's next run takes it", async (ctx) => {
     const t = await setup(ctx, [{ reply: "digest written" }]);
     await writeFile(join(t.workspace, "cron.json"), JSON.stringify({ jobs: [{ name: "digest", schedule: "0 8 * * *", prompt: "write the digest" }] }));
-    ctx.expect((await runMain(["sessions", "new", "cron:digest", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir })).code).toBe(0);
     ctx.expect((await runMain(["steer", "cron:digest", "skip the weather", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir })).code).toBe(0);
     const run = await runMain(["cron", "run", "digest", "--workspace", t.workspace], { env: t.env, cwd: t.dir });
     ctx.expect(run.code).toBe(0);
