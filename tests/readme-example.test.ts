@@ -1,7 +1,7 @@
 // The README's library example, run as a new user runs it: miniclaw packed, installed in a fresh `npm init -y` folder, the code pasted.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -68,8 +68,8 @@ describe("the README's library example, in a fresh npm folder", () => {
       expect(lines.slice(0, 2)).toEqual(["→ weather", "Take an umbrella: Sunny and 21°C in Lyon."]);
       expect(lines[2]).toMatch(/^end_turn \{/);
       expect(model.requests).toHaveLength(2);
-      expect(existsSync(join(app, "workspace", "agents", "main", "SOUL.md"))).toBe(true);
-      expect(existsSync(join(app, "workspace", "sessions", "agent#main#main.jsonl"))).toBe(true);
+      expect(existsSync(join(app, "assistant", "agents", "main", "SOUL.md"))).toBe(true);
+      expect(existsSync(join(app, "assistant", "sessions", "agent#main#main.jsonl"))).toBe(true);
     } finally {
       await model.close();
     }
@@ -111,14 +111,14 @@ describe("the README's library example, in a fresh npm folder", () => {
     expect(failed.stderr).not.toMatch(/npm run demo/);
   });
 
-  it("ships the licence and the workspace templates, and no live workspace", async () => {
+  it("ships the licence and the workspace templates, and nothing a run wrote", async () => {
     const pkg = join(app, "node_modules", "miniclaw");
     const license = await readFile(join(pkg, "LICENSE"), "utf8");
     expect(license).toMatch(/^MIT License\n\nCopyright \(c\) 2026 the miniclaw authors\n/);
     expect(JSON.parse(await readFile(join(pkg, "package.json"), "utf8")).license).toBe("MIT");
-    for (const file of ["agents/main/SOUL.md", "agents/researcher/SOUL.md", "cron.json", "HEARTBEAT.md"]) {
-      expect(await readFile(join(pkg, "templates", "workspace", file), "utf8")).toBe(await readFile(join(ROOT, "templates", "workspace", file), "utf8"));
+    for (const file of ["agents/main/SOUL.md", "agents/researcher/SOUL.md", "cron.json", "HEARTBEAT.md", "README.md"]) {
+      expect(await readFile(join(pkg, "workspace", file), "utf8")).toBe(await readFile(join(ROOT, "workspace", file), "utf8"));
     }
-    expect(existsSync(join(pkg, "workspace"))).toBe(false);
+    expect((await readdir(join(pkg, "workspace"))).sort()).toEqual(["HEARTBEAT.md", "README.md", "agents", "cron.json"]);
   });
 });
