@@ -12,10 +12,10 @@ const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
 
-/** This machine's environment without credentials, miniclaw settings, or the npm_* of a surrounding `npm test`. */
+/** This machine's environment without credentials, miniclaw settings, or the npm_* of a surrounding `npm test` (but npm's cache). */
 function userEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(ANTHROPIC_|MINICLAW_|npm_)/i.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && (!/^(ANTHROPIC_|MINICLAW_|npm_)/i.test(k) || k === "npm_config_cache")) env[k] = v;
   return { ...env, NO_COLOR: "1", ...extra };
 }
 
@@ -32,6 +32,7 @@ const STRUCTURED = "Thinking, effort, web research and structured output";
 
 let dir: string;
 let app: string;
+let installed: { stdout: string; stderr: string };
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "miniclaw-readme-"));
   app = join(dir, "app");
@@ -43,8 +44,8 @@ beforeAll(async () => {
     run("npm", ["init", "-y"], { cwd: app, env }),
   ]);
   const tarball = join(dir, packed.stdout.trim().split("\n").at(-1) ?? "");
-  // No install scripts: the only one is tree-sitter-bash's native binding check, and miniclaw loads its wasm file.
-  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", tarball, "zod"], { cwd: app, env });
+  // As a user installs it, scripts allowed: the package has none, nor do its dependencies.
+  installed = await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, "zod"], { cwd: app, env });
   await writeFile(join(app, "agent.mjs"), await readmeExample("As a library"));
   await writeFile(join(app, "forecast.mjs"), await readmeExample(STRUCTURED));
 }, 120_000);
@@ -109,6 +110,13 @@ describe("the README's library example, in a fresh npm folder", () => {
     expect(failed.stderr).toMatch(/MissingCredentialsError: miniclaw needs credentials .*ANTHROPIC_API_KEY/);
     expect(failed.stderr).toContain("fixedBy: 'person'");
     expect(failed.stderr).not.toMatch(/npm run demo/);
+  });
+
+  it("installs without a warning: no install script, of its own or of a dependency", async () => {
+    expect(installed.stderr).toBe("");
+    const pkg = JSON.parse(await readFile(join(app, "node_modules", "miniclaw", "package.json"), "utf8")) as { scripts?: Record<string, string> };
+    expect(Object.keys(pkg.scripts ?? {}).filter((name) => /^(pre|post)?install$|^prepare$/.test(name))).toEqual([]);
+    expect(existsSync(join(app, "node_modules", "tree-sitter-bash"))).toBe(false);
   });
 
   it("ships the licence and the workspace templates, and nothing a run wrote", async () => {

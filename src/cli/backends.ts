@@ -2,50 +2,42 @@
 import { join } from "node:path";
 import type { CronBackend } from "../cron/index.js";
 import type { Postgres } from "../postgres/index.js";
-import { SessionStore, type SessionBackend } from "../sessions/store.js";
-import type { Clock } from "../deps.js";
+import { SessionStore, type SessionBackend, type SessionStoreOptions } from "../sessions/store.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 
-/** Sessions the CLI opened, to hand to `openAssistant({ store })` and close at the end. */
+/** Sessions the CLI opened, to hand to `openAssistant({ store })`; `close` closes them (and gives the database back), never throwing. */
 export interface OpenedSessions {
   sessions: SessionBackend;
-  /** Closes the sessions (and gives the database back). Never throws. */
   close(): Promise<void>;
 }
 
-/** Cron's backend, the sessions its runs use, and whether every worker shares the jobs (a database). */
+/** Cron's backend, the sessions its runs use, and whether every worker shares the jobs (a database: a pause is seen by all of them). */
 export interface OpenedCron extends OpenedSessions {
   cron: CronBackend;
-  /** True on PostgreSQL: any number of workers tick the same jobs, and a pause is seen by all of them. */
   shared: boolean;
 }
 
 /** Options of the sessions opened. */
-export interface SessionsOptions {
-  clock?: Clock;
-  onWarning?: (message: string) => void;
-}
+type SessionsOptions = Pick<SessionStoreOptions, "clock" | "onWarning">;
 
 /**
- * The sessions of a command: PostgreSQL when `--database-url` or MINICLAW_DATABASE_URL of `io.env`
- * names a database (only then are `pg` and the postgres module loaded), else `<workspace>/sessions`.
- * Throws ConfigError for a bad setting or a database that cannot be used.
+ * The sessions of a command: PostgreSQL when `--database-url` or MINICLAW_DATABASE_URL of `io.env` names a database (only then
+ * are `pg` and the postgres module loaded), else `<workspace>/sessions`. Throws ConfigError for a bad setting or a database that
+ * cannot be used.
  */
 export async function openSessions(args: Pick<CliArgs, "databaseUrl">, io: Pick<CliIo, "env">, workspace: string, options: SessionsOptions = {}): Promise<OpenedSessions> {
   const postgres = await openDatabaseOf(args, io, options);
-  if (postgres) return { sessions: postgres.sessions, close: () => postgres.close() };
-  const sessions = new SessionStore(join(workspace, "sessions"), options);
-  return { sessions, close: () => sessions.close() };
+  const sessions = postgres?.sessions ?? new SessionStore(join(workspace, "sessions"), options);
+  return { sessions, close: () => (postgres ?? sessions).close() };
 }
 
 /** Cron's backend for `workspace`, chosen as `openSessions` chooses, with the sessions its runs go on. */
 export async function openCron(args: Pick<CliArgs, "databaseUrl">, io: Pick<CliIo, "env">, workspace: string, options: SessionsOptions = {}): Promise<OpenedCron> {
   const postgres = await openDatabaseOf(args, io, options);
-  if (postgres) return { cron: postgres.cron, shared: true, sessions: postgres.sessions, close: () => postgres.close() };
-  const { fileCron } = await import("../cron/index.js");
-  const sessions = new SessionStore(join(workspace, "sessions"), options);
-  return { cron: fileCron(workspace), shared: false, sessions, close: () => sessions.close() };
+  const sessions = postgres?.sessions ?? new SessionStore(join(workspace, "sessions"), options);
+  const cron = postgres?.cron ?? (await import("../cron/index.js")).fileCron(workspace);
+  return { cron, shared: postgres !== undefined, sessions, close: () => (postgres ?? sessions).close() };
 }
 
 /** `miniclaw db migrate`'s database, or undefined when none is configured. */

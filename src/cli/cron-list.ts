@@ -22,7 +22,7 @@ export async function listJobs(io: CliIo, workspace: string, store: CronStore, s
     return 0;
   }
   const paused = await store.readPauses();
-  const last = shared ? await lastRuns(store, jobs) : undefined;
+  const last = shared ? await Promise.all(jobs.map(async (job) => (await store.readRuns(job.name, 1))[0])) : undefined;
   const state = (job: CronJob): string => (!job.enabled ? "disabled" : paused[job.name] ? "paused" : "enabled");
   const rows = jobs.map((job) => [
     job.name,
@@ -34,7 +34,7 @@ export async function listJobs(io: CliIo, workspace: string, store: CronStore, s
   rows.forEach((row, index) => {
     io.stdout.write(`${visibleText(row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell)).join("  "))}\n`);
     const job = jobs[index]!;
-    const lastRun = last?.get(job.name);
+    const lastRun = last?.[index];
     if (last) io.stdout.write(`  last: ${lastRun ? visibleText(formatRunLine(lastRun)) : "never run"}\n`);
     if (state(job) !== "paused") return;
     const ended = job.until !== undefined && /ended at its until/.test(paused[job.name]!.reason);
@@ -53,12 +53,6 @@ export async function listRuns(io: CliIo, store: CronStore, job: string | undefi
   }
   for (const record of records) io.stdout.write(`${visibleText(formatRunLine(record))}\n`);
   return 0;
-}
-
-/** The last record of each job that has one. */
-async function lastRuns(store: CronStore, jobs: readonly CronJob[]): Promise<Map<string, RunRecord>> {
-  const found = await Promise.all(jobs.map(async (job) => [job.name, (await store.readRuns(job.name, 1))[0]] as const));
-  return new Map(found.flatMap(([name, record]) => (record ? [[name, record] as const] : [])));
 }
 
 /** `is paused since <time> (<reason>)`; the reason can quote the API, so callers print it through visibleText. */

@@ -1,22 +1,22 @@
 // `miniclaw cron`: the scheduler until SIGINT/SIGTERM, `cron run JOB` (one run now), `cron list` and `cron runs` (cron-list.ts).
 import { join } from "node:path";
 import { systemClock } from "../deps.js";
+import type { AgentEvent } from "../types.js";
 import { ConfigError } from "../errors.js";
-import type { McpHub } from "../mcp/hub.js";
 import { loadAgents } from "../runtime/agents.js";
 import { CRON_FILE, createJobRunner, executeRun, hasEnded, loadCronJobs, startScheduler, type CronJob, type CronStore, type RunJob } from "../cron/index.js";
 import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import { turnFlags, type CliArgs } from "./args.js";
 import { openCron, type OpenedCron } from "./backends.js";
 import { checkJobAgents, describeNext, describePause, listJobs, listRuns, printRun, warner } from "./cron-list.js";
-import type { CliIo } from "./io.js";
+import { stopOnSignals, type CliIo } from "./io.js";
 import { describeEvent } from "./render.js";
 import { sandboxOf } from "./settings.js";
 import { openWorkspace } from "./setup.js";
 import { visibleText } from "./visible-text.js";
 
 /** How long running jobs may go on after SIGINT/SIGTERM before they are aborted (a second signal aborts at once). */
-export const CRON_STOP_GRACE_MS = 10_000;
+const CRON_STOP_GRACE_MS = 10_000;
 const USAGE_LINE = "usage: miniclaw cron | miniclaw cron run JOB [--force] | miniclaw cron list | miniclaw cron runs [JOB]";
 /** Statuses after which `cron run` exits 0. */
 const SUCCESS = new Set(["ok", "alert", "skipped"]);
@@ -24,45 +24,33 @@ const SUCCESS = new Set(["ok", "alert", "skipped"]);
 /** Dispatches `cron`, `cron run JOB`, `cron list` and `cron runs`; resolves to the exit code. Throws ConfigError for a person to fix. */
 export async function cronCommand(args: CliArgs, io: CliIo): Promise<number> {
   const [sub, ...rest] = args.words;
-  if (sub === undefined) return withPrepared(args, io, (prepared) => runScheduler(prepared, io));
-  if (sub === "run" && rest.length === 1) return withPrepared(args, io, (prepared) => runOneJob(prepared, io, rest[0]!, args.force));
-  if (sub === "list" && rest.length === 0) return withBackend(args, io, true, (workspace, { cron, shared }) => listJobs(io, workspace, cron.store, shared, args.agent));
-  if (sub === "runs" && rest.length <= 1) return withBackend(args, io, false, (_workspace, { cron }) => listRuns(io, cron.store, rest[0]));
+  if (sub === undefined) return closing(await prepare(args, io), (prepared) => runScheduler(prepared, io));
+  if (sub === "run" && rest.length === 1) return closing(await prepare(args, io), (prepared) => runOneJob(prepared, io, rest[0]!, args.force));
+  if (sub === "list" && rest.length === 0) return closing(await openListing(args, io, true), ({ workspace, cron, shared }) => listJobs(io, workspace, cron.store, shared, args.agent));
+  if (sub === "runs" && rest.length <= 1) return closing(await openListing(args, io, false), ({ cron }) => listRuns(io, cron.store, rest[0]));
   throw new ConfigError(USAGE_LINE);
 }
 
-/** What the scheduler and `cron run` share: the jobs, the runner, the MCP servers of the process, and where runs are kept. */
-interface Prepared {
-  workspace: string;
-  jobs: CronJob[];
-  runJob: RunJob;
-  /** The servers of mcp.json, connected by the first run that needs them and shared by every run after it. */
-  mcp: McpHub | undefined;
-  /** Files, or PostgreSQL when a database is configured; its sessions are the runs'. */
-  backend: OpenedCron;
-}
+/**
+ * What the scheduler and `cron run` share: the jobs, the runner, and where runs are kept (`backend`: files, or PostgreSQL when a
+ * database is configured; its sessions are the runs'). `close` stops the process's MCP servers and closes the backend.
+ */
+type Prepared = { workspace: string; jobs: CronJob[]; runJob: RunJob; backend: OpenedCron; close(): Promise<void> };
 
-/** Runs a command over the prepared jobs, then stops the MCP servers and closes the backend, however the command ended. */
-async function withPrepared(args: CliArgs, io: CliIo, command: (prepared: Prepared) => Promise<number>): Promise<number> {
-  const prepared = await prepare(args, io);
+/** `command` over `opened`, closed after however the command ended. */
+async function closing<T extends { close(): Promise<void> }>(opened: T, command: (opened: T) => Promise<number>): Promise<number> {
   try {
-    return await command(prepared);
+    return await command(opened);
   } finally {
-    await prepared.mcp?.close();
-    await prepared.backend.close();
+    await opened.close();
   }
 }
 
-/** `cron list` and `cron runs`: the workspace (created if missing, when `ensure`) and its cron backend, closed after. */
-async function withBackend(args: CliArgs, io: CliIo, ensure: boolean, command: (workspace: string, backend: OpenedCron) => Promise<number>): Promise<number> {
+/** `cron list` and `cron runs`: the workspace (created if missing, when `ensure`) and its cron backend. */
+async function openListing(args: CliArgs, io: CliIo, ensure: boolean): Promise<OpenedCron & { workspace: string }> {
   const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
   if (ensure && (await ensureWorkspace(workspace))) io.stderr.write(`Created a new workspace at ${workspace} from the templates.\n`);
-  const backend = await openCron(args, io, workspace);
-  try {
-    return await command(workspace, backend);
-  } finally {
-    await backend.close();
-  }
+  return { ...(await openCron(args, io, workspace)), workspace };
 }
 
 async function runScheduler({ workspace, runJob, jobs, backend }: Prepared, io: CliIo): Promise<number> {
@@ -132,7 +120,7 @@ async function runOneJob({ workspace, runJob, jobs, backend }: Prepared, io: Cli
   }
   const controller = new AbortController();
   // SIGTERM too: the run ends as interrupted and the MCP servers are stopped rather than left to the reaper.
-  const offs = [io.onSignal("SIGINT", () => controller.abort()), io.onSignal("SIGTERM", () => controller.abort())];
+  const signals = stopOnSignals(io, ["SIGINT", "SIGTERM"], () => controller.abort());
   try {
     const record = await executeRun(job, runJob, { clock: systemClock, signal: AbortSignal.any([controller.signal, lease.lost]) });
     if (await lease.finish(record)) printRun(record, io);
@@ -144,7 +132,7 @@ async function runOneJob({ workspace, runJob, jobs, backend }: Prepared, io: Cli
     const finished = record.status === "paused" && job.until !== undefined && hasEnded(job, Date.parse(record.start)) && !/budget/.test(record.detail ?? "");
     return SUCCESS.has(record.status) || finished ? 0 : 1;
   } finally {
-    for (const off of offs) off();
+    signals.off();
     await lease.release();
   }
 }
@@ -165,25 +153,18 @@ async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
     await backend.close();
     throw error;
   });
-  const runJob = createJobRunner({
-    assistant: {
-      workspace,
-      cwd: io.cwd,
-      env: io.env,
-      client,
-      store: backend.sessions,
-      onWarning: warn,
-      toolSources: mcp ? [mcp] : [],
-      turn: turnFlags(args),
-      ...(sandbox !== undefined && { shell: { sandbox } }),
-      ...(args.model !== undefined && { model: args.model }),
-      ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }),
-    },
-    onEvent: (job, event) => {
-      const line = event.type === "turn_end" ? undefined : describeEvent(event, (_style, text) => text);
-      if (line !== undefined) io.stderr.write(`  ${job.name} ${line.trimStart()}\n`);
-    },
-  });
+  const shell = sandbox !== undefined && { shell: { sandbox } };
+  const flags = { ...shell, ...(args.model !== undefined && { model: args.model }), ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }) };
+  const assistant = { workspace, cwd: io.cwd, env: io.env, client, store: backend.sessions, onWarning: warn, toolSources: mcp ? [mcp] : [], turn: turnFlags(args), ...flags };
+  const onEvent = (job: CronJob, event: AgentEvent): void => {
+    const line = event.type === "turn_end" ? undefined : describeEvent(event, (_style, text) => text);
+    if (line !== undefined) io.stderr.write(`  ${job.name} ${line.trimStart()}\n`);
+  };
+  const runJob = createJobRunner({ assistant, onEvent });
   const withDefaultAgent: RunJob = (job, signal) => runJob(args.agent !== undefined && job.agent === undefined ? { ...job, agent: args.agent } : job, signal);
-  return { workspace, jobs, runJob: withDefaultAgent, mcp, backend };
+  const close = async (): Promise<void> => {
+    await mcp?.close();
+    await backend.close();
+  };
+  return { workspace, jobs, runJob: withDefaultAgent, backend, close };
 }

@@ -36,10 +36,7 @@ export interface CronJob {
   outputSchema?: string;
   /** The schema of `outputSchema`, read when cron.json loads (`loadCronJobs`). */
   output?: JsonSchema;
-  /**
-   * An ISO date-time with its offset. The first run at or after it is the final one (`hasEnded`):
-   * it sends `finalPrompt`, then the job is paused for good.
-   */
+  /** An ISO date-time with its offset. The first run at or after it is the final one (`hasEnded`): it sends `finalPrompt`, then the job is paused for good. */
   until?: string;
   /** The message of the final run; default DEFAULT_FINAL_PROMPT. Only with `until`. */
   finalPrompt?: string;
@@ -79,16 +76,12 @@ const jobSchema = z.strictObject({
   finalPrompt: text("the message of the final run").optional(),
 });
 
-const fileSchema = z.strictObject(
-  { jobs: z.array(z.unknown(), { error: 'must be a list of jobs: {"jobs": [...]}' }) },
-  { error: 'must be an object such as {"jobs": [...]}' },
-);
+const fileSchema = z.strictObject({ jobs: z.array(z.unknown(), { error: 'must be a list of jobs: {"jobs": [...]}' }) }, { error: 'must be an object such as {"jobs": [...]}' });
 
 /**
- * Reads and checks `<workspace>/cron.json`, and the output schema files its jobs name. Throws
- * ConfigError with one line naming the file, the job and the field: a missing file, bad JSON, a
- * bad field, a schedule that does not parse (in its time zone), a job with neither prompt nor
- * heartbeat, a duplicate name, an output schema file that is missing or not an object's schema.
+ * Reads and checks `<workspace>/cron.json`, and the output schema files its jobs name. Throws ConfigError with one line naming
+ * the file, the job and the field: a missing file, bad JSON, a bad field, a schedule that does not parse (in its time zone), a
+ * job with neither prompt nor heartbeat, a duplicate name, an output schema file that is missing or not an object's schema.
  */
 export async function loadCronJobs(workspace: string): Promise<CronJob[]> {
   const file = join(workspace, CRON_FILE);
@@ -107,11 +100,8 @@ export async function loadCronJobs(workspace: string): Promise<CronJob[]> {
 export function parseCronJobs(raw: string, file: string): CronJob[] {
   const top = checkConfig(fileSchema, parseJsonConfig(raw, file), file);
   const jobs = top.jobs.map((entry, index) => parseJob(entry, index, file));
-  const seen = new Set<string>();
-  for (const job of jobs) {
-    if (seen.has(job.name)) throw new ConfigError(`${file}: job "${job.name}": name: is used by another job; names must be unique`);
-    seen.add(job.name);
-  }
+  const twice = jobs.find((job, index) => jobs.findIndex((other) => other.name === job.name) !== index);
+  if (twice) throw new ConfigError(`${file}: job "${twice.name}": name: is used by another job; names must be unique`);
   return jobs;
 }
 
@@ -127,16 +117,8 @@ function parseJob(entry: unknown, index: number, file: string): CronJob {
   if (job.prompt === undefined && job.heartbeat !== true) fail('needs a "prompt", or "heartbeat": true to work through HEARTBEAT.md');
   if (job.outputSchema !== undefined && job.heartbeat === true) fail("outputSchema: does not go with a heartbeat, whose answer is HEARTBEAT_OK or an alert");
   if (job.finalPrompt !== undefined && job.until === undefined) fail('finalPrompt: is sent by the final run, after "until": set "until" too');
-  const { tz, agent, prompt, activeHours, maxBudgetUsd, outputSchema, until, finalPrompt } = job;
-  const optional = { tz, agent, prompt, activeHours, maxBudgetUsd, outputSchema, until, finalPrompt };
-  return {
-    name: job.name,
-    schedule: job.schedule,
-    session: job.session ?? `cron:${job.name}`,
-    heartbeat: job.heartbeat ?? false,
-    enabled: job.enabled ?? true,
-    ...(Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)) as Partial<CronJob>),
-  };
+  // zod leaves out the optional fields the file leaves out, as CronJob wants them.
+  return { ...job, session: job.session ?? `cron:${job.name}`, heartbeat: job.heartbeat ?? false, enabled: job.enabled ?? true } as CronJob;
 }
 
 function isTimeZone(tz: string): boolean {
@@ -148,10 +130,7 @@ function isTimeZone(tz: string): boolean {
   }
 }
 
-/**
- * True when a run of `job` at `at` (epoch ms) is at or after its `until`: such a run is the
- * final one, and once it has run the job is paused for good. False for a job without `until`.
- */
+/** True when a run of `job` at `at` (epoch ms) is at or after its `until`: the final run, after which the job is paused for good. False without `until`. */
 export function hasEnded(job: CronJob, at: number): boolean {
   return job.until !== undefined && at >= Date.parse(job.until);
 }

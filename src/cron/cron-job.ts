@@ -2,13 +2,13 @@
 import { join } from "node:path";
 import { refuseApprover, systemClock, type Clock } from "../deps.js";
 import { isSuccessfulStop, type AgentEvent, type TurnResult } from "../types.js";
-import { openAssistant, type Assistant, type AssistantOptions } from "../assistant/assistant.js";
-import { DEFAULT_FINAL_PROMPT, type CronJob } from "./cron-config.js";
-import { hasEnded } from "./cron-config.js";
+import { openAssistant, type AssistantOptions } from "../assistant/assistant.js";
+import { DEFAULT_FINAL_PROMPT, hasEnded, type CronJob } from "./cron-config.js";
 import type { RunJob, RunOutcome } from "./cron-runs.js";
 import { buildHeartbeatPrompt, hasHeartbeatContent, HEARTBEAT_FILE, interpretHeartbeatReply, isWithinActiveHours } from "./heartbeat.js";
 import { readRegularText } from "../fs/regular-file.js";
 
+/** Options of `createJobRunner`. */
 export interface JobRunnerOptions {
   /** How to open the assistant (workspace, env, client, model...); each run opens its own, so edited SOUL.md files apply. */
   assistant: Omit<AssistantOptions, "defaultAgent" | "approver">;
@@ -19,13 +19,11 @@ export interface JobRunnerOptions {
 }
 
 /**
- * The `runJob` callback of the scheduler and of `cron run`: skips outside active hours,
- * skips a heartbeat whose checklist has no content (no model call), otherwise sends one
- * message with the refusing approver (nothing waits for a human) and maps the turn to a
- * status. A run at or after the job's `until` sends its final prompt instead, and ends the
- * job (`finalOutcome`). The session's durable inbox comes with the assistant's `send`, so
- * steering left for the job's session joins the run's message. Every time is read from the
- * runner's clock. Throws only what opening the assistant throws (ConfigError: no such agent).
+ * The `runJob` callback of the scheduler and of `cron run`: skips outside active hours, skips a heartbeat whose checklist has no
+ * content (no model call), otherwise sends one message with the refusing approver (nothing waits for a human) and maps the turn
+ * to a status. A run at or after the job's `until` sends its final prompt instead, and ends the job (`finalOutcome`). Steering
+ * left in the job's session inbox joins the run's message. Every time is read from the runner's clock. Throws only what opening
+ * the assistant throws (ConfigError: no such agent).
  */
 export function createJobRunner(opts: JobRunnerOptions): RunJob {
   const clock = opts.clock ?? systemClock;
@@ -38,16 +36,14 @@ export function createJobRunner(opts: JobRunnerOptions): RunJob {
     const final = hasEnded(job, now);
     const prompt = final ? { text: job.finalPrompt ?? DEFAULT_FINAL_PROMPT } : job.heartbeat ? await heartbeatPrompt(workspace, job) : { text: job.prompt ?? "" };
     if (prompt.skip) return { status: "skipped", detail: prompt.skip };
-    const assistant = await openJobAssistant(opts, job, clock);
+    // Its own assistant for each run, on the runner's clock, with the job's agent and budget.
+    const agent = job.agent !== undefined && { defaultAgent: job.agent };
+    const budget = job.maxBudgetUsd !== undefined && { maxBudgetUsd: job.maxBudgetUsd };
+    const assistant = await openAssistant({ ...opts.assistant, ...agent, clock, includeTime: true, turn: { ...opts.assistant.turn, ...budget } });
     try {
-      const onEvent = opts.onEvent;
-      const result = await assistant.send(prompt.text, {
-        sessionKey: job.session,
-        approver: refuseApprover,
-        signal,
-        ...(onEvent && { onEvent: (event) => onEvent(job, event) }),
-        ...(job.output !== undefined && { turn: { output: job.output } }),
-      });
+      const events = opts.onEvent && { onEvent: (event: AgentEvent) => opts.onEvent?.(job, event) };
+      const output = job.output !== undefined && { turn: { output: job.output } };
+      const result = await assistant.send(prompt.text, { sessionKey: job.session, approver: refuseApprover, signal, ...events, ...output });
       const outcome = outcomeOf(job, result);
       return final ? finalOutcome(job, outcome) : outcome;
     } finally {
@@ -56,28 +52,13 @@ export function createJobRunner(opts: JobRunnerOptions): RunJob {
   };
 }
 
-/** The assistant of one run: its own (edited SOUL.md files apply), on the runner's clock, with the job's agent and budget. */
-function openJobAssistant(opts: JobRunnerOptions, job: CronJob, clock: Clock): Promise<Assistant> {
-  return openAssistant({
-    ...opts.assistant,
-    clock,
-    includeTime: true,
-    turn: {
-      ...opts.assistant.turn,
-      ...(job.maxBudgetUsd !== undefined && { maxBudgetUsd: job.maxBudgetUsd }),
-    },
-    ...(job.agent !== undefined && { defaultAgent: job.agent }),
-  });
-}
-
 /**
- * The outcome of a run at or after the job's `until`. Once the final run has happened the job
- * ends: a `paused` outcome whose detail says it ended, which the caller stores like any pause
- * (so no later tick runs it, `cron list` shows it, and `cron run --force` can run it once more).
- * A final run that failed (`error`: the API down, the turn aborted at shutdown) leaves the job
- * on, so the next tick makes the final run again; a skipped one made no call at all.
+ * The outcome of a run at or after the job's `until`. Once the final run has happened the job ends: a `paused` outcome whose
+ * detail says it ended, stored like any pause (no later tick runs it, `cron list` shows it, `cron run --force` runs it once
+ * more). A final run that failed (`error`: the API down, the turn aborted at shutdown) leaves the job on, so the next tick makes
+ * the final run again; a skipped one made no call at all.
  */
-export function finalOutcome(job: CronJob, outcome: RunOutcome): RunOutcome {
+function finalOutcome(job: CronJob, outcome: RunOutcome): RunOutcome {
   if (outcome.status === "skipped") return outcome;
   if (outcome.status === "error") return { ...outcome, detail: `${outcome.detail ?? "failed"}; the final run (after until ${job.until}) is tried again at the next tick` };
   const ended = `ended at its until ${job.until} after its final run`;
@@ -93,40 +74,33 @@ async function heartbeatPrompt(workspace: string, job: CronJob): Promise<{ text:
 }
 
 /**
- * The status of a finished turn. Authentication failures (401/403) and a spent budget
- * (stopped by it, or a run that finished but cost more) pause the job: retrying them
- * every tick would fail the same way, or keep spending.
+ * The status of a finished turn. Authentication failures (401/403) and a spent budget (stopped by it, or a run that finished but
+ * cost more) pause the job: retrying them every tick would fail the same way, or keep spending.
  */
 export function outcomeOf(job: CronJob, result: TurnResult): RunOutcome {
   const spent = { usage: result.usage, costUsd: result.costUsd };
-  const overspent =
-    job.maxBudgetUsd !== undefined && result.costUsd > job.maxBudgetUsd
-      ? `the run cost $${result.costUsd.toFixed(4)}, over its budget of $${job.maxBudgetUsd}; raise maxBudgetUsd in cron.json to let it run`
-      : undefined;
-  const pause = pauseReason(result) ?? overspent;
-  if (pause) return { status: "paused", ...spent, ...(result.text && { reply: result.text }), detail: pause };
+  const replied = result.text ? { ...spent, reply: result.text } : spent;
+  const overspent = job.maxBudgetUsd !== undefined && result.costUsd > job.maxBudgetUsd;
+  const overspentReason = `the run cost $${result.costUsd.toFixed(4)}, over its budget of $${job.maxBudgetUsd}; raise maxBudgetUsd in cron.json to let it run`;
+  const pause = pauseReason(result) ?? (overspent ? overspentReason : undefined);
+  if (pause) return { status: "paused", ...replied, detail: pause };
   if (!isSuccessfulStop(result.stopReason)) {
     const why = result.stopReason === "error" ? (result.error ?? "the turn failed") : `${result.stopReason}${result.error ? `: ${result.error}` : ""}`;
-    return { status: "error", ...spent, ...(result.text && { reply: result.text }), detail: why };
+    return { status: "error", ...replied, detail: why };
   }
   // A structured answer is the run's result; its text is the same object as JSON, so it is not kept twice.
   if (result.output !== undefined) return { status: "ok", ...spent, output: result.output };
-  if (job.output !== undefined) return { status: "error", ...spent, ...(result.text && { reply: result.text }), detail: `${result.stopReason}: the turn ended without a structured answer` };
+  if (job.output !== undefined) return { status: "error", ...replied, detail: `${result.stopReason}: the turn ended without a structured answer` };
   if (!job.heartbeat) return { status: "ok", ...spent, reply: result.text };
   const { ok, text } = interpretHeartbeatReply(result.text);
   return { status: ok ? "ok" : "alert", ...spent, ...(text && { reply: text }) };
 }
 
 /** Why a turn's failure should pause its job, or undefined when the next tick may well succeed. */
-export function pauseReason(result: TurnResult): string | undefined {
+function pauseReason(result: TurnResult): string | undefined {
   if (result.stopReason === "budget_exceeded") return `${result.error ?? "over budget"}; raise maxBudgetUsd in cron.json to let it run`;
-  if (result.stopReason === "error" && (result.errorStatus === 401 || result.errorStatus === 403)) {
-    return `${result.error}; check the credentials the API was given`;
-  }
+  if (result.stopReason === "error" && (result.errorStatus === 401 || result.errorStatus === 403)) return `${result.error}; check the credentials the API was given`;
   // A server without the agent's web tools, or one that does not know its model, would refuse every tick the same way.
   const webRefused = result.errorStatus === 400 && /offers the web server tools/.test(result.error ?? "");
-  if (result.stopReason === "error" && (webRefused || result.errorStatus === 404)) {
-    return `${result.error}; then \`cron run JOB --force\``;
-  }
-  return undefined;
+  return result.stopReason === "error" && (webRefused || result.errorStatus === 404) ? `${result.error}; then \`cron run JOB --force\`` : undefined;
 }

@@ -4,13 +4,12 @@ import type { Usage } from "../types.js";
 import type { CronJob } from "./cron-config.js";
 
 /** Characters of the reply shown in a run's line (an alert's is shown whole: it is the message); the record keeps all of it. */
-export const LINE_REPLY_CHARS = 100;
+const LINE_REPLY_CHARS = 100;
 
 /**
- * How a run ended. `ok`: done, nothing to flag (a heartbeat answered HEARTBEAT_OK);
- * `alert`: a heartbeat found something; `skipped`: no model call (outside active hours,
- * empty checklist, previous run still going); `error`: the run failed, the job goes on;
- * `paused`: it failed on authentication or budget, and is not run again until restart.
+ * How a run ended. `ok`: done, nothing to flag (a heartbeat answered HEARTBEAT_OK); `alert`: a heartbeat found something;
+ * `skipped`: no model call (outside active hours, empty checklist, previous run still going); `error`: the run failed, the job
+ * goes on; `paused`: it failed on authentication or budget, or ended at its `until`, and is not run again until resumed.
  */
 export type RunStatus = "ok" | "alert" | "skipped" | "error" | "paused";
 
@@ -27,29 +26,19 @@ export interface RunOutcome {
   detail?: string;
 }
 
-/**
- * Runs one job. Should resolve even on failure (a throw is recorded as `error`), and
- * stop soon after `signal` aborts (shutdown).
- */
+/** Runs one job. Should resolve even on failure (a throw is recorded as `error`), and stop soon after `signal` aborts (shutdown). */
 export type RunJob = (job: CronJob, signal: AbortSignal) => Promise<RunOutcome>;
 
-/** One line of runs.jsonl. Times are ISO strings. */
-export interface RunRecord extends RunOutcome {
-  job: string;
-  start: string;
-  end: string;
-}
+/** One line of runs.jsonl: the outcome, its job, and when it started and ended (ISO strings). */
+export type RunRecord = RunOutcome & { job: string; start: string; end: string };
 
 /** Runs `job` once through `runJob` and resolves to its record; never throws. */
 export async function executeRun(job: CronJob, runJob: RunJob, opts: { clock: Clock; signal: AbortSignal }): Promise<RunRecord> {
-  const start = opts.clock.now();
-  let outcome: RunOutcome;
-  try {
-    outcome = await runJob(job, opts.signal);
-  } catch (error) {
-    outcome = { status: "error", detail: error instanceof Error ? error.message : String(error) };
-  }
-  return { job: job.name, start: new Date(start).toISOString(), end: new Date(opts.clock.now()).toISOString(), ...outcome };
+  const start = new Date(opts.clock.now()).toISOString();
+  const outcome = await Promise.resolve()
+    .then(() => runJob(job, opts.signal))
+    .catch((error: unknown): RunOutcome => ({ status: "error", detail: messageOf(error) }));
+  return { job: job.name, start, end: new Date(opts.clock.now()).toISOString(), ...outcome };
 }
 
 /** A record of a run that did not happen (start = end = `at`). */
@@ -59,10 +48,9 @@ export function skippedRecord(job: CronJob, at: number, detail: string): RunReco
 }
 
 /**
- * The one line printed per run: `[2026-11-29 07:30] morning-check ok 2.1s "reply…"`, with
- * `(detail)` for skips and failures. Start time in `timeZone` (default the machine's). An alert's
- * reply is the point of the line, so it is never cut; other replies, and a structured answer
- * (as JSON, unquoted), are cut at LINE_REPLY_CHARS.
+ * The one line printed per run: `[2026-11-29 07:30] morning-check ok 2.1s "reply…"`, with `(detail)` for skips and failures.
+ * Start time in `timeZone` (default the machine's). An alert's reply is the point of the line, so it is never cut; other
+ * replies, and a structured answer (as JSON, unquoted), are cut at LINE_REPLY_CHARS.
  */
 export function formatRunLine(record: RunRecord, timeZone?: string): string {
   const start = Date.parse(record.start);
@@ -77,17 +65,15 @@ export function formatRunLine(record: RunRecord, timeZone?: string): string {
 
 /** `YYYY-MM-DD HH:MM` of `at` in `timeZone` (default the machine's). */
 export function formatTime(at: number | Date, timeZone?: string): string {
-  const parts = new Intl.DateTimeFormat("en-GB", {
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-    ...(timeZone && { timeZone }),
-  }).formatToParts(at);
+  const options = { year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23", ...(timeZone && { timeZone }) } as const;
+  const parts = new Intl.DateTimeFormat("en-GB", options).formatToParts(at);
   const part = (type: string): string => parts.find((p) => p.type === type)?.value ?? "??";
   return `${part("year")}-${part("month")}-${part("day")} ${part("hour")}:${part("minute")}`;
+}
+
+/** The message of a thrown value, for a one-line notice. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function cutAt(text: string, max: number): string {

@@ -12,19 +12,16 @@ import type { RunRecord } from "./cron-runs.js";
 
 /** Where every run is appended, inside the workspace. */
 export const RUNS_FILE = join("cron", "runs.jsonl");
+/** The state file (the pauses), inside the workspace, beside runs.jsonl. */
+export const CRON_STATE_FILE = join("cron", "state.json");
 
 /**
- * The run log and the pauses of a workspace's jobs, on files or in the database. Every method
- * may throw what its medium throws (ConfigError for a state file edited into something else);
- * callers report it and go on.
+ * The run log and the pauses of a workspace's jobs, as `cron list`, `cron runs` and `cron run` read them (runs are recorded by
+ * their leases). Every method may throw what its medium throws (ConfigError for a state file edited into something else).
  */
 export interface CronStore {
   /** Where the run log lives, for messages: `<workspace>/cron/runs.jsonl` or `the cron_runs table of schema S`. */
   readonly runsPlace: string;
-  /** Its short name: `runs.jsonl` or `cron_runs`. */
-  readonly runsName: string;
-  /** Appends one record. */
-  appendRun(record: RunRecord): Promise<void>;
   /** The latest `limit` records (of `job`, or of every job), oldest first. */
   readRuns(job: string | undefined, limit: number): Promise<RunRecord[]>;
   /** The paused jobs, by name. */
@@ -33,16 +30,19 @@ export interface CronStore {
   setPause(job: string, pause: JobPause | undefined): Promise<void>;
 }
 
-/** The files store of today: `<workspace>/cron/runs.jsonl` and `<workspace>/cron/state.json`. */
+/** Why and since when (an ISO time) a job is paused. */
+export type JobPause = { since: string; reason: string };
+
+/** The pause a run's record stores for its job: one when its status is `paused`. */
+export function pauseOf(record: RunRecord): JobPause | undefined {
+  return record.status === "paused" ? { since: record.end, reason: record.detail ?? "paused" } : undefined;
+}
+
+/** The files store: `<workspace>/cron/runs.jsonl` and `<workspace>/cron/state.json`. */
 export function fileCronStore(workspace: string): CronStore {
   return {
     runsPlace: join(workspace, RUNS_FILE),
-    runsName: "runs.jsonl",
-    appendRun: (record) => appendRunRecord(workspace, record),
-    async readRuns(job, limit) {
-      const records = (await readRunRecords(workspace)).filter((record) => job === undefined || record.job === job);
-      return records.slice(-limit);
-    },
+    readRuns: async (job, limit) => (await readRunRecords(workspace)).filter((record) => job === undefined || record.job === job).slice(-limit),
     readPauses: () => readPausedJobs(workspace),
     setPause: (job, pause) => setJobPause(workspace, job, pause),
   };
@@ -56,8 +56,8 @@ export async function appendRunRecord(workspace: string, record: RunRecord): Pro
 }
 
 /**
- * The records of runs.jsonl, oldest first; none when no run was recorded. A line that is not a
- * record (a torn append, a hand edit) is skipped: the history is for reading, not for deciding.
+ * The records of runs.jsonl, oldest first; none when no run was recorded. A line that is not a record (a torn append, a hand
+ * edit) is skipped: the history is for reading, not for deciding.
  */
 export async function readRunRecords(workspace: string): Promise<RunRecord[]> {
   const text = await readRegularText(join(workspace, RUNS_FILE)).catch((error: NodeJS.ErrnoException) => {
@@ -65,59 +65,44 @@ export async function readRunRecords(workspace: string): Promise<RunRecord[]> {
     throw error;
   });
   return text.split("\n").flatMap((line) => {
-    try {
-      const record = JSON.parse(line) as Partial<RunRecord> | null;
-      return record && typeof record.job === "string" && typeof record.start === "string" && typeof record.end === "string" ? [record as RunRecord] : [];
-    } catch {
-      return [];
-    }
+    const record = parsed(line) as Partial<RunRecord> | null | undefined;
+    return record && typeof record.job === "string" && typeof record.start === "string" && typeof record.end === "string" ? [record as RunRecord] : [];
   });
-}
-
-/** The state file, inside the workspace (beside runs.jsonl). */
-export const CRON_STATE_FILE = join("cron", "state.json");
-const LOCK_TIMEOUT_MS = 5_000;
-
-/** Why and since when a job is paused (an ISO time). */
-export interface JobPause {
-  since: string;
-  reason: string;
 }
 
 const stateSchema = z.object({ paused: z.record(z.string(), z.object({ since: z.string(), reason: z.string() })) });
 
-/**
- * The paused jobs of `workspace`, by name; none when the file does not exist. Throws
- * ConfigError when it cannot be read or was edited into something else.
- */
+/** The paused jobs of `workspace`, by name; none when the file does not exist. Throws ConfigError when it cannot be read or was edited into something else. */
 export async function readPausedJobs(workspace: string): Promise<Record<string, JobPause>> {
   const file = join(workspace, CRON_STATE_FILE);
   const raw = await readConfigText(file, { optional: true });
   if (raw === undefined) return {};
-  const parsed = stateSchema.safeParse(await Promise.resolve().then(() => JSON.parse(raw) as unknown).catch(() => undefined));
-  if (!parsed.success) throw new ConfigError(`${file}: not a cron state ({"paused": {JOB: {"since", "reason"}}}); delete it to resume every job`);
-  return parsed.data.paused;
+  const state = stateSchema.safeParse(parsed(raw));
+  if (!state.success) throw new ConfigError(`${file}: not a cron state ({"paused": {JOB: {"since", "reason"}}}); delete it to resume every job`);
+  return state.data.paused;
 }
 
 /**
- * Records `job` as paused (`pause`) or resumed (undefined). Read, change and atomic
- * replace happen under the file's lock: the scheduler and a `cron run` in another
- * process may both write, and neither may lose the other's change.
+ * Records `job` as paused (`pause`) or resumed (undefined). Read, change and atomic replace happen under the file's lock: the
+ * scheduler and a `cron run` in another process may both write, and neither may lose the other's change.
  */
 export async function setJobPause(workspace: string, job: string, pause: JobPause | undefined): Promise<void> {
   const file = join(workspace, CRON_STATE_FILE);
-  const lock = {
-    timeoutMs: LOCK_TIMEOUT_MS,
-    clock: systemClock,
-    label: "cron state",
-    subject: file,
-    makeError: (message: string, cause?: unknown) => new ConfigError(message, { cause }),
-  };
-  await withFileLock(`${file}.lock`, lock, async () => {
+  const makeError = (message: string, cause?: unknown): Error => new ConfigError(message, { cause });
+  await withFileLock(`${file}.lock`, { timeoutMs: 5_000, clock: systemClock, label: "cron state", subject: file, makeError }, async () => {
     const paused = await readPausedJobs(workspace);
     if (pause) paused[job] = pause;
     else if (job in paused) delete paused[job];
     else return;
     await writeFileAtomic(file, `${JSON.stringify({ paused }, null, 2)}\n`);
   });
+}
+
+/** The JSON of `text`, or undefined when it is not JSON. */
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

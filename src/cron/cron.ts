@@ -4,9 +4,8 @@ import type CronParser from "cron-parser";
 import type NodeSchedule from "node-schedule";
 import { systemClock, type Clock } from "../deps.js";
 import { hasEnded, type CronJob } from "./cron-config.js";
-import { executeRun, type RunJob, type RunRecord } from "./cron-runs.js";
+import { executeRun, messageOf, type RunJob, type RunRecord } from "./cron-runs.js";
 import { localClaims, type Claim, type CronClaims } from "./claims.js";
-import { gracefulStop, type RunningEntry } from "./stop.js";
 
 // Required on first use, not imported: a program importing the library for its loop pays nothing for cron.
 const requireCjs = createRequire(import.meta.url);
@@ -15,10 +14,10 @@ let nodeScheduleModule: typeof NodeSchedule | undefined;
 const cronParser = (): typeof CronParser => (cronParserModule ??= requireCjs("cron-parser") as typeof CronParser);
 const nodeSchedule = (): typeof NodeSchedule => (nodeScheduleModule ??= requireCjs("node-schedule") as typeof NodeSchedule);
 
-/**
- * Checks a cron expression (5 fields, or 6 with seconds first, or an alias such as
- * `@daily`) in time zone `tz`. Returns undefined when it is good, else why not, in a few words.
- */
+/** After the grace period, aborted runs get this long to settle before `stop` resolves anyway. */
+export const ABORT_SETTLE_MS = 1_000;
+
+/** Checks a cron expression (5 fields, or 6 with seconds first, or an alias such as `@daily`) in time zone `tz`: undefined when good, else why not. */
 export function checkSchedule(expression: string, tz?: string): string | undefined {
   const fields = expression.trim().split(/\s+/).length;
   if (!expression.trim().startsWith("@") && (fields < 5 || fields > 6)) {
@@ -28,7 +27,7 @@ export function checkSchedule(expression: string, tz?: string): string | undefin
     cronParser().parseExpression(expression, tz ? { tz } : {}).next();
     return undefined;
   } catch (error) {
-    return `is not a valid cron expression (${error instanceof Error ? error.message : String(error)})`;
+    return `is not a valid cron expression (${messageOf(error)})`;
   }
 }
 
@@ -41,22 +40,17 @@ export function nextRunTime(expression: string, tz: string | undefined, from: Da
   }
 }
 
-/** A job's timer, as the scheduler holds it. */
-export interface JobTimer {
-  /** No further ticks. */
-  cancel(): void;
-}
+/** A job's timer, as the scheduler holds it: `cancel` stops its ticks. */
+export type JobTimer = { cancel(): void };
 
 /**
- * Starts the timer of one job: calls `tick` at each time its schedule names, until cancelled,
- * with that scheduled time when the timer knows it (node-schedule does; claims name each tick by
- * it). Returns null when the schedule never fires. The scheduler's default is
- * `nodeScheduleTimer`; tests pass their own to tick at chosen moments instead of waiting on the wall clock.
+ * Starts the timer of one job: calls `tick` at each time its schedule names, until cancelled, with that scheduled time when the
+ * timer knows it (claims name each tick by it); null when the schedule never fires. Tests pass one that ticks when told.
  */
 export type StartTimer = (job: CronJob, tick: (scheduledAt?: Date) => void) => JobTimer | null;
 
-/** node-schedule's timers, which tick on the wall clock in the job's time zone. */
-export const nodeScheduleTimer: StartTimer = (job, tick) => nodeSchedule().scheduleJob({ rule: job.schedule, ...(job.tz && { tz: job.tz }) }, tick);
+/** node-schedule's timers, which tick on the wall clock in the job's time zone: the scheduler's default. */
+const nodeScheduleTimer: StartTimer = (job, tick) => nodeSchedule().scheduleJob({ rule: job.schedule, ...(job.tz && { tz: job.tz }) }, tick);
 
 export interface SchedulerOptions {
   /** The jobs to schedule; disabled ones are left out. */
@@ -67,7 +61,7 @@ export interface SchedulerOptions {
   claims?: CronClaims;
   /** Timestamps of records and the grace wait; default the system clock. */
   clock?: Clock;
-  /** Starts each job's timer; default `nodeScheduleTimer`. */
+  /** Starts each job's timer; default node-schedule's. */
   startTimer?: StartTimer;
   /** Notices: a job paused, shutdown progress, and the claims' own. Must not throw. */
   log: (line: string) => void;
@@ -75,63 +69,52 @@ export interface SchedulerOptions {
   onRecord: (record: RunRecord) => void | Promise<void>;
 }
 
-export interface Scheduler {
-  /**
-   * Stops scheduling, gives running jobs up to `graceMs` to finish, aborts the rest and waits at
-   * most ABORT_SETTLE_MS more, then closes the claims and resolves. Calling it again aborts running jobs now.
-   */
-  stop(graceMs: number): Promise<void>;
-}
+/**
+ * A started scheduler. `stop` stops scheduling, gives running jobs up to `graceMs` to finish, aborts the rest and waits at most
+ * ABORT_SETTLE_MS more, then closes the claims and resolves; called again, it aborts running jobs now.
+ */
+export type Scheduler = { stop(graceMs: number): Promise<void> };
 
-interface Entry extends RunningEntry {
-  /** A claim of this job is being asked for: a tick meanwhile counts as coming while it runs. */
-  claiming: number;
-}
+/** A scheduled job: its timer, its run while one goes on, and how many claims of it are being asked for (a tick meanwhile counts as coming while it runs). */
+type Entry = { job: CronJob; timer: JobTimer | null; running?: { controller: AbortController; done: Promise<void> } | undefined; claiming: number };
 
 /** One scheduler: its options, its jobs, and the work in flight that `stop` waits for. */
-interface State {
-  opts: SchedulerOptions;
-  clock: Clock;
-  claims: CronClaims;
-  entries: Entry[];
-  inflight: Set<Promise<unknown>>;
-  stopping: () => boolean;
-}
+type State = { opts: SchedulerOptions; clock: Clock; claims: CronClaims; entries: Entry[]; inflight: Set<Promise<unknown>>; stopping: boolean };
 
 /**
- * Schedules the enabled jobs and returns at once. At each tick the claims say whether this process
- * runs it (a lease), or what came of it instead (a skipped tick, records to report); a job never runs
- * twice at once here, and runs are isolated, so a throwing job never stops the others. Every
- * `claims.pollMs` the claims are asked for runs waiting for a worker. A run whose status is `paused`
- * is stored as the job's pause by the claims, which leave its later ticks alone until it is lifted.
+ * Schedules the enabled jobs and returns at once. At each tick the claims say whether this process runs it (a lease), or what
+ * came of it instead (a skipped tick, records to report); a job never runs twice at once here, and runs are isolated, so a
+ * throwing job never stops the others. Every `claims.pollMs` the claims are asked for runs waiting for a worker. A run whose
+ * status is `paused` is stored as the job's pause by the claims, which leave its later ticks alone until it is lifted.
  */
 export function startScheduler(opts: SchedulerOptions): Scheduler {
   const clock = opts.clock ?? systemClock;
-  const state: State = { opts, clock, claims: opts.claims ?? localClaims(clock), entries: [], inflight: new Set(), stopping: () => false };
-  state.entries = opts.jobs
-    .filter((job) => job.enabled)
-    .map((job) => {
-      const entry: Entry = { job, timer: null, claiming: 0 };
-      entry.timer = (opts.startTimer ?? nodeScheduleTimer)(job, (scheduledAt) => tick(state, entry, scheduledAt));
-      if (!entry.timer) opts.log(`cron: ${job.name} has no future run time for "${job.schedule}"; not scheduled`);
-      return entry;
-    });
+  const state: State = { opts, clock, claims: opts.claims ?? localClaims(clock), entries: [], inflight: new Set(), stopping: false };
+  for (const job of opts.jobs.filter((j) => j.enabled)) {
+    const entry: Entry = { job, timer: null, claiming: 0 };
+    entry.timer = (opts.startTimer ?? nodeScheduleTimer)(job, (scheduledAt) => tick(state, entry, scheduledAt));
+    if (!entry.timer) opts.log(`cron: ${job.name} has no future run time for "${job.schedule}"; not scheduled`);
+    state.entries.push(entry);
+  }
   const stopPolling = pollEvery(state);
-  const stopper = gracefulStop({ entries: state.entries, pending: () => [...state.inflight], log: opts.log, clock });
-  state.stopping = stopper.stopping;
-  let closed: Promise<void> | undefined;
+  let stopped: Promise<void> | undefined;
   return {
-    async stop(graceMs) {
+    stop(graceMs) {
+      if (stopped) {
+        abortRuns(state);
+        return stopped;
+      }
+      state.stopping = true;
       stopPolling();
-      await stopper.stop(graceMs);
-      await (closed ??= state.claims.close());
+      stopped = drain(state, graceMs).then(() => state.claims.close());
+      return stopped;
     },
   };
 }
 
 /** A tick of `entry`'s job, named by its scheduled second: the claims decide, then `settle`. */
 function tick(state: State, entry: Entry, scheduledAt?: Date): void {
-  if (state.stopping()) return;
+  if (state.stopping) return;
   const at = new Date(Math.round((scheduledAt?.getTime() ?? state.clock.now()) / 1000) * 1000);
   const running = entry.running !== undefined || entry.claiming > 0;
   entry.claiming += 1;
@@ -148,7 +131,7 @@ function pollEvery(state: State): () => void {
   };
   const soon = (delayMs: number): void => {
     timer = setTimeout(() => {
-      if (state.stopping()) return;
+      if (state.stopping) return;
       track(state, "polling", poll().finally(() => soon(state.claims.pollMs * (0.8 + Math.random() * 0.4))));
     }, delayMs);
   };
@@ -181,23 +164,45 @@ async function settle(state: State, claim: Claim): Promise<void> {
 /** Hands each record to `onRecord`, in order; a throw is logged. */
 async function report(state: State, records: readonly RunRecord[]): Promise<void> {
   for (const record of records) {
-    try {
-      await state.opts.onRecord(record);
-    } catch (error) {
-      state.opts.log(`cron: could not record the run of ${record.job}: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    await Promise.resolve()
+      .then(() => state.opts.onRecord(record))
+      .catch((error: unknown) => state.opts.log(`cron: could not record the run of ${record.job}: ${messageOf(error)}`));
   }
 }
 
 /** Keeps `promise` in the work `stop` waits for; its failure is logged. */
 function track(state: State, what: string, promise: Promise<unknown>): void {
-  const tracked = promise.catch((error: unknown) => state.opts.log(`cron: ${what}: ${error instanceof Error ? error.message : String(error)}`));
+  const tracked = promise.catch((error: unknown) => state.opts.log(`cron: ${what}: ${messageOf(error)}`));
   state.inflight.add(tracked);
   void tracked.finally(() => state.inflight.delete(tracked));
 }
 
 /** The line logged when a run pauses its job: an ended job (past its `until`) is over, any other waits for a person. */
-export function pauseNotice(job: CronJob, record: RunRecord): string {
+function pauseNotice(job: CronJob, record: RunRecord): string {
   if (hasEnded(job, Date.parse(record.start))) return `cron: ${job.name} has ended (its until, ${job.until}, has passed): no further runs; miniclaw cron run ${job.name} --force runs it once more`;
   return `cron: ${job.name} is paused: no further runs; miniclaw cron run ${job.name} --force runs it and, when it succeeds, resumes it`;
+}
+
+/** Cancels the timers, waits up to `graceMs` for the work in flight, aborts the runs still going and waits at most ABORT_SETTLE_MS more. */
+async function drain(state: State, graceMs: number): Promise<void> {
+  for (const entry of state.entries) entry.timer?.cancel();
+  const running = (): string => state.entries.filter((e) => e.running).map((e) => e.job.name).join(", ");
+  if (running()) state.opts.log(`cron: waiting up to ${(graceMs / 1000).toFixed(1)}s for ${running()} to finish`);
+  await settleOrTimeout(state, graceMs);
+  if (!running()) return;
+  state.opts.log(`cron: aborting ${running()}`);
+  abortRuns(state);
+  await settleOrTimeout(state, ABORT_SETTLE_MS);
+  if (running()) state.opts.log(`cron: gave up waiting for ${running()}`);
+}
+
+function abortRuns(state: State): void {
+  for (const entry of state.entries) entry.running?.controller.abort();
+}
+
+/** Waits until the work in flight settles or `ms` pass, whichever is first, leaving no timer behind. Never rejects. */
+async function settleOrTimeout(state: State, ms: number): Promise<void> {
+  const timeout = new AbortController();
+  await Promise.race([Promise.allSettled(state.inflight), state.clock.sleep(ms, timeout.signal).catch(() => undefined)]);
+  timeout.abort();
 }

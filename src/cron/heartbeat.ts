@@ -1,17 +1,15 @@
 // Heartbeat rules as pure functions: when HEARTBEAT.md has content, the prompt it becomes, the HEARTBEAT_OK reply, active hours.
+import { formatTime } from "./cron-runs.js";
 
 /** The reply token meaning "nothing needs attention". Stripped by `interpretHeartbeatReply` alone; never printed. */
-export const HEARTBEAT_TOKEN = "HEARTBEAT_OK";
+const HEARTBEAT_TOKEN = "HEARTBEAT_OK";
 /** A reply carrying the token is an acknowledgement only while what remains is at most this long. */
-export const HEARTBEAT_ACK_MAX_CHARS = 300;
+const HEARTBEAT_ACK_MAX_CHARS = 300;
 /** The checklist file heartbeat jobs read, inside the workspace. */
 export const HEARTBEAT_FILE = "HEARTBEAT.md";
 
 /** A daily window `HH:MM`–`HH:MM` in the job's time zone; `end` before `start` wraps past midnight. */
-export interface ActiveHours {
-  start: string;
-  end: string;
-}
+export type ActiveHours = { start: string; end: string };
 
 const COMMENT = /<!--[\s\S]*?(?:-->|$)/g;
 const NOT_CONTENT: RegExp[] = [
@@ -21,19 +19,9 @@ const NOT_CONTENT: RegExp[] = [
   /^\s*(?:[-*_=]\s*){3,}$/, // rule or setext underline
 ];
 
-/** The checklist without HTML comments: what the model is shown. */
-export function stripHeartbeatComments(markdown: string): string {
-  return markdown.replace(COMMENT, "");
-}
-
-/**
- * True when HEARTBEAT.md holds something to check: a line that is not blank, not a
- * heading, not an empty list item, outside HTML comments. False means no model call.
- */
+/** True when HEARTBEAT.md holds something to check: a line that is not blank, not a heading, not an empty list item, outside HTML comments. False means no model call. */
 export function hasHeartbeatContent(markdown: string): boolean {
-  return stripHeartbeatComments(markdown)
-    .split(/\r?\n/)
-    .some((line) => !NOT_CONTENT.some((pattern) => pattern.test(line)));
+  return markdown.replace(COMMENT, "").split(/\r?\n/).some((line) => !NOT_CONTENT.some((pattern) => pattern.test(line)));
 }
 
 /** The message a heartbeat run sends: the checklist and how to answer; `extra` is the job's own prompt, if any. */
@@ -46,7 +34,8 @@ export function buildHeartbeatPrompt(checklist: string, extra?: string): string 
     ...(extra?.trim() ? ["", extra.trim()] : []),
     "",
     "<checklist>",
-    stripHeartbeatComments(checklist).trim(),
+    // The model is shown the checklist without its HTML comments.
+    checklist.replace(COMMENT, "").trim(),
     "</checklist>",
   ].join("\n");
 }
@@ -58,9 +47,8 @@ const LEADING = new RegExp(`^${WRAP}${TOKEN}`);
 const TRAILING = new RegExp(`${WRAP}${TOKEN}${WRAP}$`);
 
 /**
- * Reads a heartbeat reply. The token at the start or end is removed; the reply is an
- * acknowledgement (`ok`) when the token was there and what remains is short. `text` is
- * what may be logged or shown: it never starts or ends with the token.
+ * Reads a heartbeat reply. The token at the start or end is removed; the reply is an acknowledgement (`ok`) when the token was
+ * there and what remains is short. `text` is what may be logged or shown: it never starts or ends with the token.
  */
 export function interpretHeartbeatReply(reply: string): { ok: boolean; text: string } {
   let text = reply.trim();
@@ -76,20 +64,14 @@ export function interpretHeartbeatReply(reply: string): { ok: boolean; text: str
 }
 
 /** Minutes since midnight of `HH:MM` (`24:00` is 1440). */
-export function minutesOf(time: string): number {
+function minutesOf(time: string): number {
   const [h, m] = time.split(":").map(Number);
   return (h ?? 0) * 60 + (m ?? 0);
 }
 
-/**
- * True when `at` (epoch ms) falls inside the window, read in `timeZone` (default the
- * machine's). `start` is inclusive, `end` exclusive; `end` before `start` wraps midnight.
- */
+/** True when `at` (epoch ms) falls inside the window, read in `timeZone` (default the machine's). `start` is inclusive, `end` exclusive; `end` before `start` wraps midnight. */
 export function isWithinActiveHours(at: number, hours: ActiveHours, timeZone?: string): boolean {
-  const parts = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23", ...(timeZone && { timeZone }) }).formatToParts(at);
-  const part = (type: string): number => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  const now = part("hour") * 60 + part("minute");
-  const start = minutesOf(hours.start);
-  const end = minutesOf(hours.end);
+  const now = minutesOf(formatTime(at, timeZone).slice(11));
+  const [start, end] = [minutesOf(hours.start), minutesOf(hours.end)];
   return start < end ? now >= start && now < end : now >= start || now < end;
 }

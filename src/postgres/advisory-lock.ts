@@ -1,15 +1,9 @@
 // The one holder of advisory locks, for a session's turn and a cron job's run alike: each lock on a turn connection of its own, watched while held.
 //
-// The connection policy, for every lock miniclaw holds across processes: a session-level advisory
-// lock lives as long as the connection that took it, so each held lock checks out a connection of
-// the turns pool and keeps it until release, and its holder writes through that connection (a
-// commit there proves the lock was still held). A process that dies frees its locks at once (the
-// server closes its connections); a host that vanishes frees them within about 25 s (keepalives,
-// database.ts). While held, the connection is watched: its 'error' event, or a heartbeat left
-// unanswered for HEARTBEAT_TIMEOUT_MS, marks the lock lost (`lost` aborts), for the server frees or
-// soon will free it and another process may take it. Waiters of this process queue in memory
-// (lock-queue.ts), never on a connection. Release unlocks; a connection that cannot is destroyed,
-// which frees the lock too.
+// A session-level advisory lock lives as long as its connection: the server frees the locks of a dead process at once, of a
+// vanished host within about 25 s (keepalives, database.ts). So each held lock keeps a connection until release, its holder
+// writes through it (a commit there proves the lock was still held), and a connection error or an unanswered heartbeat marks
+// the lock lost. Waiters of this process queue in memory (fs/lock-queue.ts), never on a connection.
 import { systemClock } from "../deps.js";
 import { enterQueue } from "../fs/lock-queue.js";
 import { CONNECT_TIMEOUT_MS } from "./config.js";
@@ -17,15 +11,15 @@ import { describeDatabaseError, isConnectionLost, type Database, type PoolClient
 import { transact } from "./transaction.js";
 
 /** While a lock is held and its connection idle, the connection is asked `SELECT 1` this often... */
-export const HEARTBEAT_MS = 5_000;
+const HEARTBEAT_MS = 5_000;
 /** ...and is given up as lost when no answer comes within this long (well before the server's keepalives give up). */
-export const HEARTBEAT_TIMEOUT_MS = 5_000;
+const HEARTBEAT_TIMEOUT_MS = 5_000;
 
 /** A held advisory lock. */
 export interface AdvisoryLock {
   /** Aborts (with the reason) when the connection is lost or stops answering: the lock is gone, or soon will be. */
   readonly lost: AbortSignal;
-  /** The lock's connection: each statement throws, unsent, once the lock is lost, and a connection error loses it. */
+  /** The lock's connection: each statement throws LockLostError, unsent, once the lock is lost, and a connection error loses it. */
   readonly client: Queryable;
   /** `fn` in a transaction on the lock's connection: its commit proves the lock was held to the end. */
   transaction<T>(fn: (client: Queryable) => Promise<T>): Promise<T>;
@@ -33,68 +27,57 @@ export interface AdvisoryLock {
   release(): Promise<void>;
 }
 
-/** Who holds a lock that could not be taken: another holder in this process, or another connection. */
-export type LockBusy = { busy: "this process" | "elsewhere" };
-
 /**
- * Takes the advisory lock of `subject` (a name inside the database's schema). `waitMs` 0 tries once;
- * more waits that long, in this process's queue and then on the server. Resolves to the lock, or to
- * who holds it. Throws when no turn connection frees up in time, or what the server says.
+ * Takes the advisory lock of `subject` (a name inside the database's schema). `waitMs` 0 tries once; more waits that long, in
+ * this process's queue and then on the server. Resolves to the lock, or to who holds it. Throws when no turn connection frees
+ * up in time, or what the server says.
  */
-export async function takeAdvisoryLock(database: Database, subject: string, waitMs: number): Promise<AdvisoryLock | LockBusy> {
+export async function takeAdvisoryLock(database: Database, subject: string, waitMs: number): Promise<AdvisoryLock | { busy: "this process" | "elsewhere" }> {
   const started = Date.now();
   const deadline = started + waitMs;
-  const queued = await enterQueue(`pg:${database.schema}:${subject}`, deadline, systemClock, () => new Error("busy")).catch(() => undefined);
-  if (!queued) return { busy: "this process" };
+  const leaveQueue = await enterQueue(`pg:${database.schema}:${subject}`, deadline, systemClock, () => new Error("busy")).catch(() => undefined);
+  if (!leaveQueue) return { busy: "this process" };
   try {
-    const client = await connect(database, waitMs > 0 ? deadline : started + CONNECT_TIMEOUT_MS, Date.now() - started);
+    const client = await connect(database, started, waitMs > 0 ? deadline : started + CONNECT_TIMEOUT_MS);
     const held = await lockOn(client, database.lockKey(subject), deadline).catch((error: unknown) => {
       client.release(true);
       throw error;
     });
-    if (!held) client.release();
-    return held ? watch(client, database.lockKey(subject), queued) : (queued(), { busy: "elsewhere" });
+    if (held) return watch(client, database.lockKey(subject), leaveQueue);
+    client.release();
+    leaveQueue();
+    return { busy: "elsewhere" };
   } catch (error) {
-    queued();
+    leaveQueue();
     throw error;
   }
 }
 
-/** Who holds the advisory lock of `subject`, from the server's own tables: its connection's application name (`miniclaw pid N on HOST`). */
-export async function describeLockHolder(database: Database, subject: string): Promise<string> {
-  const value = BigInt.asUintN(64, BigInt(database.lockKey(subject)));
-  const [high, low] = [Number(value >> 32n), Number(value & 0xffffffffn)];
-  const { rows } = await database.pool
-    .query<{ name: string; pid: number }>(
-      "SELECT a.application_name AS name, a.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $1 AND l.objid = $2 AND l.objsubid = 1 LIMIT 1",
-      [high, low],
-    )
-    .catch(() => ({ rows: [] as { name: string; pid: number }[] }));
-  const row = rows[0];
-  return row ? `${row.name || "another client"} (server process ${row.pid})` : "another process";
-}
+/** The condition on pg_locks `l` of the granted advisory lock whose key is `key` (a bigint expression), in this database. */
+const heldLock = (key: string): string => `l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND ((l.classid::bigint << 32) | l.objid::bigint) = ${key}`;
 
 /** The SQL that is true when the advisory lock whose key is `key` (a bigint expression) is held by any connection to this database. */
 export function lockHeldSql(key: string): string {
-  return `EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-    AND ((l.classid::bigint << 32) | l.objid::bigint) = ${key})`;
+  return `EXISTS (SELECT 1 FROM pg_locks l WHERE ${heldLock(key)})`;
+}
+
+/** Who holds the advisory lock of `subject`, from the server's own tables: its connection's application name (`miniclaw pid N on HOST`). */
+export async function describeLockHolder(database: Database, subject: string): Promise<string> {
+  const sql = `SELECT a.application_name AS name, a.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE ${heldLock("$1::bigint")} LIMIT 1`;
+  const { rows } = await database.pool.query<{ name: string; pid: number }>(sql, [database.lockKey(subject)]).catch(() => ({ rows: [] }));
+  return rows[0] ? `${rows[0].name || "another client"} (server process ${rows[0].pid})` : "another process";
 }
 
 /** A connection of the turns pool by `deadline`; all of them in use is said as such. */
-async function connect(database: Database, deadline: number, waitedMs: number): Promise<PoolClient> {
+async function connect(database: Database, started: number, deadline: number): Promise<PoolClient> {
   const connecting = database.turns.connect();
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - Date.now()))));
-  try {
-    const client = await Promise.race([connecting, late]);
-    if (client) return client;
-    connecting.then((c) => c.release(), () => undefined);
-    const waited = waitedMs + Math.max(0, deadline - Date.now());
-    throw new Error(`all ${database.config.turnConnections} turn connections of this process are in use (raise the database option's turnConnections) (waited ${Math.round(waited)} ms)`);
-  } finally {
-    clearTimeout(timer);
-  }
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()), undefined)));
+  const client = await Promise.race([connecting, late]).finally(() => clearTimeout(timer));
+  if (client) return client;
+  connecting.then((c) => c.release(), () => undefined);
+  throw new Error(`all ${database.config.turnConnections} turn connections of this process are in use (raise the database option's turnConnections) (waited ${Date.now() - started} ms)`);
 }
 
 /** Tries the lock on `client`, then waits for it on the server until `deadline`; false when another holds it then. */
@@ -105,10 +88,8 @@ async function lockOn(client: PoolClient, key: string, deadline: number): Promis
   if (left <= 0) return false;
   try {
     await client.query(`SET lock_timeout = ${left}`);
-    // The server gives up at lock_timeout; the driver's own limit only guards against a server that never answers.
-    // (`query_timeout` per query is read by the driver but missing from its types.)
-    const wait = { text: "SELECT pg_advisory_lock($1::bigint)", values: [key], query_timeout: left + CONNECT_TIMEOUT_MS };
-    await client.query(wait as { text: string; values: string[] });
+    // The server gives up at lock_timeout; the driver's own limit (read by the driver, missing from its types) only guards against a server that never answers.
+    await client.query({ text: "SELECT pg_advisory_lock($1::bigint)", values: [key], query_timeout: left + CONNECT_TIMEOUT_MS } as { text: string; values: string[] });
     return true;
   } catch (error) {
     if ((error as { code?: string }).code === "55P03") return false;
@@ -124,12 +105,10 @@ function watch(client: PoolClient, key: string, leaveQueue: () => void): Advisor
   let busy = 0;
   let released = false;
   const lose = (reason: unknown): void => {
-    if (lost.signal.aborted) return;
-    lost.abort(reason);
+    if (!lost.signal.aborted) lost.abort(reason);
     clearInterval(heartbeat);
   };
-  const onError = (error: Error): void => lose(error);
-  client.on("error", onError);
+  client.on("error", lose);
   const guarded = async <T>(fn: () => Promise<T>): Promise<T> => {
     if (lost.signal.aborted || released) throw new LockLostError(lost.signal.reason ?? new Error("the lock was released"));
     busy += 1;
@@ -144,11 +123,10 @@ function watch(client: PoolClient, key: string, leaveQueue: () => void): Advisor
   };
   const heartbeat = setInterval(() => {
     // A statement in flight has its own timeout; a beat queued behind it would only measure its length.
-    if (busy > 0 || lost.signal.aborted) return;
+    if (busy > 0) return;
     const timer = setTimeout(() => lose(new Error(`the database did not answer within ${HEARTBEAT_TIMEOUT_MS} ms`)), HEARTBEAT_TIMEOUT_MS);
     void guarded(() => client.query("SELECT 1")).then(() => clearTimeout(timer), (error: unknown) => (clearTimeout(timer), lose(error)));
-  }, HEARTBEAT_MS);
-  heartbeat.unref();
+  }, HEARTBEAT_MS).unref();
   const query = ((...args: Parameters<PoolClient["query"]>) => guarded(() => (client.query as (...a: unknown[]) => Promise<unknown>)(...args))) as Queryable["query"];
   return {
     lost: lost.signal,
@@ -160,7 +138,7 @@ function watch(client: PoolClient, key: string, leaveQueue: () => void): Advisor
       clearInterval(heartbeat);
       const unlocked = !lost.signal.aborted && (await client.query("SELECT pg_advisory_unlock($1::bigint)", [key]).then(() => true, () => false));
       // The listener stays on a destroyed client: it may still report its end.
-      if (unlocked) client.off("error", onError);
+      if (unlocked) client.off("error", lose);
       client.release(!unlocked);
       leaveQueue();
     },

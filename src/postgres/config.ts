@@ -1,12 +1,6 @@
 // Which database, if any: the `database` option over MINICLAW_DATABASE_URL / MINICLAW_DATABASE_SCHEMA, checked into one config.
 import { ConfigError } from "../errors.js";
 
-/** The schema of miniclaw's tables when none is named. */
-export const DEFAULT_SCHEMA = "miniclaw";
-/** Connections for short queries (loads by readers, listings, cron bookkeeping), per process. */
-export const DEFAULT_POOL_SIZE = 10;
-/** Connections that hold a session for a turn (one per running or waiting turn), per process. */
-export const DEFAULT_TURN_CONNECTIONS = 20;
 /** How long opening a connection may take before the operation fails with a clear error. */
 export const CONNECT_TIMEOUT_MS = 5_000;
 /** A query that takes longer than this fails (the server is gone or stuck), rather than hanging a turn. */
@@ -18,9 +12,9 @@ export interface DatabaseConfig {
   url: string;
   /** The schema of miniclaw's tables (default `miniclaw`); pg-boss's go in `<schema>_boss`. */
   schema?: string;
-  /** Connections for short queries (default DEFAULT_POOL_SIZE). */
+  /** Connections for short queries (loads by readers, listings, cron bookkeeping), per process; default 10. */
   poolSize?: number;
-  /** Connections that hold a session for a turn (default DEFAULT_TURN_CONNECTIONS). */
+  /** Connections held by turns and run locks (one per held lock), per process; default 20. */
   turnConnections?: number;
 }
 
@@ -31,10 +25,9 @@ export type DatabaseOption = string | DatabaseConfig;
 export type ResolvedDatabaseConfig = Required<DatabaseConfig>;
 
 /**
- * The database to use: the option when given, else MINICLAW_DATABASE_URL from `env`; undefined
- * (files) when neither is set. The schema comes from the option, else MINICLAW_DATABASE_SCHEMA,
- * else `miniclaw`. Throws ConfigError naming the setting for a URL that is not a PostgreSQL one,
- * a schema that is not a plain identifier, or a pool size that is not a positive integer.
+ * The database to use: the option when given, else MINICLAW_DATABASE_URL from `env`; undefined (files) when neither is set.
+ * The schema comes from the option, else MINICLAW_DATABASE_SCHEMA, else `miniclaw`. Throws ConfigError naming the setting for
+ * a URL that is not a PostgreSQL one, a schema that is not a plain identifier, or a pool size that is not a positive integer.
  */
 export function resolveDatabaseConfig(option: DatabaseOption | undefined, env: Readonly<Record<string, string | undefined>>): ResolvedDatabaseConfig | undefined {
   const given = typeof option === "string" ? { url: option } : option;
@@ -42,16 +35,11 @@ export function resolveDatabaseConfig(option: DatabaseOption | undefined, env: R
   if (url === undefined) return undefined;
   const source = given ? "the database option" : "MINICLAW_DATABASE_URL";
   if (!/^postgres(ql)?:\/\//.test(url)) throw new ConfigError(`${source} must be a PostgreSQL URL (postgres://user@host:5432/db), not "${redactUrl(url)}"`);
-  const schema = given?.schema ?? nonEmpty(env["MINICLAW_DATABASE_SCHEMA"]) ?? DEFAULT_SCHEMA;
+  const schema = given?.schema ?? nonEmpty(env["MINICLAW_DATABASE_SCHEMA"]) ?? "miniclaw";
   if (!/^[a-z_][a-z0-9_]{0,40}$/.test(schema)) {
     throw new ConfigError(`the database schema must be lowercase letters, digits and _ (at most 41, not starting with a digit), not "${schema}"`);
   }
-  return {
-    url,
-    schema,
-    poolSize: positive(given?.poolSize, DEFAULT_POOL_SIZE, "poolSize"),
-    turnConnections: positive(given?.turnConnections, DEFAULT_TURN_CONNECTIONS, "turnConnections"),
-  };
+  return { url, schema, poolSize: positive(given?.poolSize, 10, "poolSize"), turnConnections: positive(given?.turnConnections, 20, "turnConnections") };
 }
 
 /** The URL without its password, fit for a message. */

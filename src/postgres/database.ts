@@ -11,23 +11,25 @@ export type PoolClient = pg.PoolClient;
 /** Anything that runs a query: a pool or a client. */
 export type Queryable = Pick<pg.Pool, "query">;
 
+/** How this process names itself: the application name of its connections, and the worker in cron_runs and cron_ticks. */
+export const PROCESS_NAME = `miniclaw pid ${process.pid} on ${hostname()}`;
+
 /**
- * A database miniclaw uses: `pool` for short queries, `turns` for connections held for a
- * turn (a session's advisory lock lives as long as its connection). Shared by every store
- * and scheduler of the process that names the same URL and schema: each `openDatabase` counts
- * one user, each `close` one less, and the last `close` ends both pools. Idle connections close
- * after 10 s and never keep the process alive, so a program may also leave it open.
+ * A database miniclaw uses: `pool` for short queries, `turns` for connections held for a turn (a session's advisory lock lives
+ * as long as its connection). Shared by every store and scheduler of the process that names the same URL, schema and pool
+ * sizes: each `openDatabase` counts one user, each `close` one less, and the last `close` ends both pools. Idle connections
+ * close after 10 s and never keep the process alive, so a program may also leave it open.
  */
 export class Database {
-  readonly config: ResolvedDatabaseConfig;
-  readonly pool: pg.Pool;
-  readonly turns: pg.Pool;
+  /** Users of this database (see `openDatabase`). */
+  users = 0;
+  private ended = false;
 
-  constructor(config: ResolvedDatabaseConfig, pools: { pool: pg.Pool; turns: pg.Pool }) {
-    this.config = config;
-    this.pool = pools.pool;
-    this.turns = pools.turns;
-  }
+  constructor(
+    readonly config: ResolvedDatabaseConfig,
+    readonly pool: pg.Pool,
+    readonly turns: pg.Pool,
+  ) {}
 
   get schema(): string {
     return this.config.schema;
@@ -43,30 +45,22 @@ export class Database {
     return createHash("sha256").update(`${this.config.schema}\0${subject}`).digest().readBigInt64BE(0).toString();
   }
 
-  /** Users of this database (see `openDatabase`). */
-  users = 0;
-
-  /** One user fewer; the last one ends both pools (later queries then fail). Never throws. */
+  /** One user fewer; the last one ends both pools (later queries then fail). Idempotent once ended; never throws. */
   async close(): Promise<void> {
     this.users -= 1;
-    if (this.users > 0) return;
-    if (opened.get(databaseKey(this.config)) === this.opening) opened.delete(databaseKey(this.config));
+    if (this.users > 0 || this.ended) return;
+    this.ended = true;
+    opened.delete(databaseKey(this.config));
     await Promise.allSettled([this.pool.end(), this.turns.end()]);
   }
-
-  /** The promise `openDatabase` cached for this database. */
-  opening: Promise<Database> | undefined;
-
-  /** Whether the process holds one user of it for good (`holdDatabase`). */
-  held = false;
 }
 
 const opened = new Map<string, Promise<Database>>();
 
 /**
- * The process's database for `config`: connects, runs the migrations once (safe beside other
- * processes doing the same), and caches it, so every store and scheduler shares two pools.
- * Throws ConfigError saying why the server cannot be used (unreachable, refused, no such database).
+ * The process's database for `config`: connects, runs the migrations once (safe beside other processes doing the same), and
+ * caches it, so every store and scheduler shares two pools. Throws ConfigError saying why the server cannot be used
+ * (unreachable, refused, no such database).
  */
 export async function openDatabase(config: ResolvedDatabaseConfig): Promise<Database> {
   const key = databaseKey(config);
@@ -74,45 +68,28 @@ export async function openDatabase(config: ResolvedDatabaseConfig): Promise<Data
   if (!opening) {
     opening = connect(config);
     opened.set(key, opening);
-    opening.then((database) => (database.opening = opening), () => opened.delete(key));
+    opening.catch(() => opened.delete(key));
   }
   const database = await opening;
   database.users += 1;
   return database;
 }
 
-/**
- * `openDatabase` for a user that is the process itself (the turns given no store): the first call
- * takes one user for the rest of the process, later calls for the same config take none, so however
- * many turns run the database stays open as one user. Its idle connections never keep the process alive.
- */
-export async function holdDatabase(config: ResolvedDatabaseConfig): Promise<Database> {
-  const database = await openDatabase(config);
-  if (database.held) await database.close();
-  database.held = true;
-  return database;
-}
-
 async function connect(config: ResolvedDatabaseConfig): Promise<Database> {
   const { default: pgModule } = await import("pg");
-  const common: pg.PoolConfig = {
-    connectionString: config.url,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    allowExitOnIdle: true,
-    // Both ends probe a silent peer: this process notices a vanished server, and the server a vanished
-    // client (a dead host, a cut network) in about 25 s, freeing its locks.
-    keepAlive: true,
-    keepAliveInitialDelayMillis: 10_000,
-    application_name: `miniclaw pid ${process.pid} on ${hostname()}`,
-    options: `${urlOptions(config.url)} -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3`.trim(),
-    query_timeout: QUERY_TIMEOUT_MS,
-  };
+  // Both ends probe a silent peer: this process notices a vanished server, and the server a vanished client (a dead host, a cut
+  // network) in about 25 s, freeing its locks. The URL's own `options` go first: the driver would otherwise drop them for ours.
+  const urlOptions = URL.canParse(config.url) ? (new URL(config.url).searchParams.get("options") ?? "") : "";
+  const options = `${urlOptions} -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3`.trim();
+  const keepalives = { keepAlive: true, keepAliveInitialDelayMillis: 10_000, options };
+  const timeouts = { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: QUERY_TIMEOUT_MS };
+  const common: pg.PoolConfig = { connectionString: config.url, application_name: PROCESS_NAME, allowExitOnIdle: true, ...timeouts, ...keepalives };
   const pool = new pgModule.Pool({ ...common, max: config.poolSize });
   const turns = new pgModule.Pool({ ...common, max: config.turnConnections });
   // An idle client that loses its server emits on the pool; the next query reports it instead of the process dying.
   pool.on("error", () => {});
   turns.on("error", () => {});
-  const database = new Database(config, { pool, turns });
+  const database = new Database(config, pool, turns);
   try {
     await migrate(database);
   } catch (error) {
@@ -134,24 +111,15 @@ export function describeDatabaseError(error: unknown): string {
   return /timeout/i.test(message) ? `${message} (the server did not answer in time)` : message;
 }
 
-/** The `options` parameter of the URL, kept ahead of miniclaw's own (the driver would otherwise replace it). */
-function urlOptions(url: string): string {
-  try {
-    return new URL(url).searchParams.get("options") ?? "";
-  } catch {
-    return "";
-  }
-}
+const LOST_CODES = ["57P01", "57P02", "57P03", "ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ETIMEDOUT"];
 
 /**
- * Whether an error says the connection itself is gone (terminated by the server, reset, refused, no
- * answer in time), not that the server refused one statement: such a connection must not be reused.
+ * Whether an error says the connection itself is gone (terminated by the server, reset, refused, no answer in time), not that
+ * the server refused one statement: such a connection must not be reused.
  */
 export function isConnectionLost(error: unknown): boolean {
   const e = error as { code?: string; message?: string } | undefined;
-  if (e?.code === "57P01" || e?.code === "57P02" || e?.code === "57P03") return true;
-  if (["ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ETIMEDOUT"].includes(e?.code ?? "")) return true;
-  return /Connection terminated|Query read timeout|timeout exceeded|not queryable|ECONNRESET|ECONNREFUSED|EPIPE/i.test(e?.message ?? "");
+  return LOST_CODES.includes(e?.code ?? "") || /Connection terminated|Query read timeout|timeout exceeded|not queryable|ECONNRESET|ECONNREFUSED|EPIPE/i.test(e?.message ?? "");
 }
 
 /** What makes two configs the same database of the process: URL, schema and pool sizes. */

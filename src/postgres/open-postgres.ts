@@ -1,10 +1,10 @@
 // Opening PostgreSQL for sessions and cron: one database of the process, its session store and its cron backend.
-import type { Clock } from "../deps.js";
+import type { SessionStoreOptions } from "../sessions/store.js";
 import { resolveDatabaseConfig, type DatabaseOption } from "./config.js";
-import { migrateCron } from "./cron-pg.js";
 import { pgCron, type PgCron } from "./cron-claims.js";
+import { migrateCron } from "./cron-pg.js";
 import { openDatabase } from "./database.js";
-import { MIGRATIONS } from "./migrations.js";
+import { LATEST_VERSION } from "./migrations.js";
 import { PgSessionStore } from "./pg-store.js";
 
 /** Sessions and cron in one PostgreSQL schema, for as many processes and hosts as share it. */
@@ -21,38 +21,28 @@ export interface Postgres {
   close(): Promise<void>;
 }
 
-/** Options of `openPostgres`. */
-export interface OpenPostgresOptions {
-  /** Timestamps of session records; default the system clock. */
-  clock?: Clock;
-  /** Warnings of session loads (a corrupt row skipped). */
-  onWarning?: (message: string) => void;
-  /** How long a turn waits for a session another turn holds; default 10 s. */
-  lockTimeoutMs?: number;
-}
+/**
+ * Options of `openPostgres`, for its sessions: `clock` stamps their records, `onWarning` hears a corrupt row skipped, `lockTimeoutMs`
+ * (default 10 s) bounds a turn's wait for a busy session.
+ */
+export type OpenPostgresOptions = Omit<SessionStoreOptions, "fsync">;
 
 /**
- * Connects to `database` (a URL, or `{ url, schema?, poolSize?, turnConnections? }`) and runs
- * miniclaw's migrations once per process (safe beside other processes doing the same). The
- * environment is never read here: the CLI (MINICLAW_DATABASE_URL) or the caller says which
- * database. Throws ConfigError naming the setting, or saying why the server cannot be used.
+ * Connects to `database` (a URL, or `{ url, schema?, poolSize?, turnConnections? }`) and runs miniclaw's migrations once per
+ * process (safe beside other processes doing the same). The environment is never read here: the CLI (MINICLAW_DATABASE_URL)
+ * or the caller says which database. Throws ConfigError naming the setting, or saying why the server cannot be used.
  */
 export async function openPostgres(database: DatabaseOption, options: OpenPostgresOptions = {}): Promise<Postgres> {
   const config = resolveDatabaseConfig(database, {})!;
   const opened = await openDatabase(config);
-  const sessions = new PgSessionStore(opened, {
-    ...(options.clock && { clock: options.clock }),
-    ...(options.onWarning && { onWarning: options.onWarning }),
-    ...(options.lockTimeoutMs !== undefined && { lockTimeoutMs: options.lockTimeoutMs }),
-  });
   let closed: Promise<void> | undefined;
   return {
-    sessions,
+    sessions: new PgSessionStore(opened, options),
     cron: pgCron(opened),
     schema: config.schema,
     async migrate() {
       await migrateCron(opened);
-      return MIGRATIONS.at(-1)?.version ?? 0;
+      return LATEST_VERSION;
     },
     close: () => (closed ??= opened.close()),
   };

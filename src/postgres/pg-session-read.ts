@@ -5,39 +5,31 @@ import { parseRecordLine } from "../sessions/line-parse.js";
 import type { CompactionRecord, SessionRecord } from "../sessions/records.js";
 import { keptMissing, regionOfRecords, type LoadRegion } from "../sessions/session-file.js";
 
-interface Row {
-  seq: string;
-  line: string;
-}
+type Row = { seq: string; line: string };
 
 /** Where a session lives, for messages: `postgres:<schema>/<key>`. */
 export function sessionLocation(database: Database, key: string): string {
   return `postgres:${database.schema}/${key}`;
 }
 
-/**
- * Runs a query on `client` (a held session's connection) or the pool; a driver error becomes a
- * SessionError saying what was being done.
- */
-export async function querySessions<T>(database: Database, what: string, query: (db: Queryable) => Promise<T>, client?: Queryable): Promise<T> {
-  try {
-    return await query(client ?? database.pool);
-  } catch (error) {
+/** Runs a query on `client` (a held session's connection) or the pool; a driver error becomes a SessionError saying what was being done. */
+export function querySessions<T>(database: Database, what: string, query: (db: Queryable) => Promise<T>, client?: Queryable): Promise<T> {
+  return query(client ?? database.pool).catch((error: unknown) => {
     throw new SessionError(`cannot ${what} (${database.schema}): ${describeDatabaseError(error)}`, { cause: error });
-  }
+  });
 }
 
 /**
- * The load region in one query: the header, the last compaction, and every record from the
- * compaction's first kept message on (from the compaction itself when that message is gone).
+ * The load region in one query: the header, the last compaction, and every record from the compaction's first kept message on
+ * (from the compaction itself when that message is gone).
  */
 export async function readRegion(database: Database, key: string, client?: Queryable): Promise<LoadRegion | undefined> {
   const r = database.table("session_records");
   const sql = `WITH c AS (SELECT seq, record->>'firstKeptId' AS kept FROM ${r} WHERE session_key = $1 AND type = 'compaction' ORDER BY seq DESC LIMIT 1),
     k AS (SELECT min(x.seq) AS seq FROM ${r} x JOIN c ON x.id = c.kept WHERE x.session_key = $1 AND x.seq < c.seq)
-    SELECT seq, record::text AS line, (SELECT seq FROM c) AS compaction_seq, (SELECT seq FROM k) AS kept_seq FROM ${r}
+    SELECT seq, record::text AS line, (SELECT seq FROM k) AS kept_seq FROM ${r}
     WHERE session_key = $1 AND (seq = 0 OR seq >= coalesce((SELECT seq FROM k), (SELECT seq FROM c), 0)) ORDER BY seq`;
-  const { rows } = await querySessions(database, `read session ${key}`, (db) => db.query<Row & { compaction_seq: string | null; kept_seq: string | null }>(sql, [key]), client);
+  const { rows } = await querySessions(database, `read session ${key}`, (db) => db.query<Row & { kept_seq: string | null }>(sql, [key]), client);
   if (rows.length === 0) return undefined;
   const where = sessionLocation(database, key);
   const parsed = parseRows(where, rows);

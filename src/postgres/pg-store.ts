@@ -1,4 +1,5 @@
-// The PostgreSQL session store: one row per record, a turn held by an advisory lock (advisory-lock.ts), appends fenced by an epoch.
+// The PostgreSQL session store: one row per record, a turn held by an advisory lock (advisory-lock.ts), appends fenced by an epoch, a steering inbox of rows.
+import { randomUUID } from "node:crypto";
 import { systemClock, type Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
 import { describeLockHolder, LockLostError, takeAdvisoryLock, type AdvisoryLock } from "./advisory-lock.js";
@@ -9,46 +10,33 @@ import { agentIdFromKey, headerRecordFor, type HeaderRecord, type SessionRecord 
 import type { LoadRegion } from "../sessions/session-file.js";
 import { listingOf, selectForkRecords, type SessionListing } from "../sessions/session-listing.js";
 import { recordsToShow, viewForLoad, type LoadedSession } from "../sessions/session-view.js";
-import { addPgSteer, PgInbox } from "./pg-inbox.js";
+import { checkSteerText, type InboxMessage } from "../sessions/inbox.js";
 import type { Inbox } from "../types.js";
 import { DEFAULT_LOCK_TIMEOUT_MS, type LoadOptions, type SessionBackend, type SessionStoreOptions } from "../sessions/store.js";
 
-/** A session this store holds for a turn: its lock (and the connection under it), the epoch it was given, the next sequence number. */
-interface Held {
-  lock: AdvisoryLock;
-  epoch: string;
-  nextSeq: number;
-  written: boolean;
-}
+/** A session this store holds for a turn: its lock (and the connection under it), the epoch it was given, the next sequence number, whether it wrote. */
+type Held = { lock: AdvisoryLock; epoch: string; nextSeq: number; written: boolean };
 
 /**
- * Sessions in `database`: the same contract as the file store (`SessionStore`), for many
- * processes on many hosts. A turn holds its session through a session-level advisory lock
- * on a connection of its own, so a process that dies frees it at once; each lock bumps the
- * session's epoch, and an append writes only while the epoch is still the one its lock was
- * given, so a process that lost its lock (a cut connection, a long pause) can never write
- * into a session another process now holds.
+ * Sessions in `database`, with the file store's contract (`SessionBackend`) for many processes on many hosts. A turn holds its
+ * session by a session-level advisory lock on a connection of its own, so a process that dies frees it at once; each lock bumps
+ * the session's epoch, and an append writes only while the epoch is still its lock's, so a process that lost its lock (a cut
+ * connection, a long pause) can never write into a session another process now holds. `owned`: `close` gives the database back.
  */
 export class PgSessionStore implements SessionBackend {
+  private readonly held = new Map<string, Held>();
   private readonly clock: Clock;
   private readonly lockTimeoutMs: number;
-  private readonly onWarning: (message: string) => void;
-  private readonly held = new Map<string, Held>();
-  /** This store opened the database (`openSessionBackend`): `close` gives it back. */
-  private readonly owned: boolean;
   private closed = false;
 
   constructor(
     readonly database: Database,
-    options: Omit<SessionStoreOptions, "fsync"> & { owned?: boolean } = {},
+    private readonly options: Omit<SessionStoreOptions, "fsync"> & { owned?: boolean } = {},
   ) {
     this.clock = options.clock ?? systemClock;
     this.lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
-    this.onWarning = options.onWarning ?? (() => {});
-    this.owned = options.owned ?? false;
   }
 
-  /** Where a session lives, for messages: `postgres:<schema>/<key>`. */
   locationOf(key: string): string {
     return sessionLocation(this.database, key);
   }
@@ -85,22 +73,23 @@ export class PgSessionStore implements SessionBackend {
 
   async lock(key: string): Promise<() => Promise<void>> {
     if (key === "") throw new SessionError("invalid session key: empty");
+    const cannot = (error: unknown): SessionError => new SessionError(`cannot lock session ${key}: ${describeDatabaseError(error)}`, { cause: error });
     const taken = await takeAdvisoryLock(this.database, `session:${key}`, this.lockTimeoutMs).catch((error: unknown) => {
-      throw new SessionError(`cannot lock session ${key}: ${describeDatabaseError(error)}`, { cause: error });
+      throw cannot(error);
     });
-    if ("busy" in taken) throw this.busy(key, taken.busy === "this process" ? "another turn of this process" : await describeLockHolder(this.database, `session:${key}`));
-    const held: Held = { lock: taken, epoch: "0", nextSeq: 0, written: false };
-    try {
-      const { rows } = await taken.client.query<{ epoch: string; next_seq: string }>(
-        `INSERT INTO ${this.t("sessions")} AS s (key, epoch) VALUES ($1, 1) ON CONFLICT (key) DO UPDATE SET epoch = s.epoch + 1 RETURNING epoch, next_seq`,
-        [key],
-      );
-      held.epoch = rows[0]!.epoch;
-      held.nextSeq = Number(rows[0]!.next_seq);
-    } catch (error) {
-      await taken.release();
-      throw new SessionError(`cannot lock session ${key}: ${describeDatabaseError(error)}`, { cause: error });
+    if ("busy" in taken) {
+      const holder = taken.busy === "this process" ? "another turn of this process" : await describeLockHolder(this.database, `session:${key}`);
+      throw new SessionError(`session busy: ${key} is locked by ${holder} (waited ${this.lockTimeoutMs} ms; ${this.locationOf(key)})`);
     }
+    const bump = `INSERT INTO ${this.t("sessions")} AS s (key, epoch) VALUES ($1, 1) ON CONFLICT (key) DO UPDATE SET epoch = s.epoch + 1 RETURNING epoch, next_seq`;
+    const row = await taken.client.query<{ epoch: string; next_seq: string }>(bump, [key]).then(
+      (result) => result.rows[0]!,
+      async (error: unknown) => {
+        await taken.release();
+        throw cannot(error);
+      },
+    );
+    const held: Held = { lock: taken, epoch: row.epoch, nextSeq: Number(row.next_seq), written: false };
     this.held.set(key, held);
     return async () => {
       if (this.held.get(key) === held) this.held.delete(key);
@@ -110,84 +99,97 @@ export class PgSessionStore implements SessionBackend {
 
   async create(key: string, agentId: string = agentIdFromKey(key)): Promise<HeaderRecord> {
     const header = headerRecordFor(key, agentId, this.clock.now());
-    const release = await this.lock(key);
-    try {
-      if (this.held.get(key)!.nextSeq > 0) throw new SessionError(`session ${key} already exists (${this.locationOf(key)})`);
-      await this.append(key, [header]);
-      return header;
-    } finally {
-      await release();
-    }
+    await this.withNew(key, () => this.append(key, [header]));
+    return header;
   }
 
   async list(): Promise<SessionListing[]> {
-    const { rows } = await querySessions(this.database, "list sessions", (db) =>
-      db.query<{ key: string; updated: Date }>(`SELECT key, updated_at AS updated FROM ${this.t("sessions")} WHERE next_seq > 0 ORDER BY key`),
-    );
+    const sql = `SELECT key, updated_at AS updated FROM ${this.t("sessions")} WHERE next_seq > 0 ORDER BY key`;
+    const { rows } = await querySessions(this.database, "list sessions", (db) => db.query<{ key: string; updated: Date }>(sql));
     // Each session's region is one query: as many at once as the pool holds, not one after another.
     const batch = this.database.config.poolSize;
     const regions: Array<LoadRegion | undefined> = [];
     for (let i = 0; i < rows.length; i += batch) regions.push(...(await Promise.all(rows.slice(i, i + batch).map((row) => readRegion(this.database, row.key)))));
-    const listings: SessionListing[] = [];
-    rows.forEach((row, i) => {
-      const region = regions[i];
-      if (!region) return;
-      region.warnings.forEach((warning) => this.onWarning(warning));
-      listings.push(listingOf(row.key, region, this.locationOf(row.key), this.clock.now(), row.updated.getTime()));
-    });
-    return listings.sort((a, b) => b.lastActivity - a.lastActivity || a.key.localeCompare(b.key));
+    return rows
+      .flatMap((row, i) => {
+        const region = regions[i];
+        return region ? [listingOf(row.key, this.warned(region, row.key), this.locationOf(row.key), this.clock.now(), row.updated.getTime())] : [];
+      })
+      .sort((a, b) => b.lastActivity - a.lastActivity || a.key.localeCompare(b.key));
   }
 
   async show(key: string, options: { all?: boolean } = {}): Promise<SessionRecord[]> {
-    const missing = (): SessionError => new SessionError(`no session ${key} (${this.locationOf(key)})`);
-    if (options.all === true) {
-      const all = await readAllRecords(this.database, key);
-      if (!all) throw missing();
-      all.warnings.forEach((warning) => this.onWarning(warning));
-      return all.records;
-    }
-    const region = await readRegion(this.database, key);
-    if (region === undefined) throw missing();
-    region.warnings.forEach((warning) => this.onWarning(warning));
-    return recordsToShow(region);
+    if (options.all === true) return this.warned(await readAllRecords(this.database, key), key).records;
+    return recordsToShow(this.warned(await readRegion(this.database, key), key));
   }
 
   async fork(fromKey: string, toKey: string, options: { upToMessageId?: string } = {}): Promise<LoadedSession> {
     const source = await this.show(fromKey, { all: true });
     const { agentId, records } = selectForkRecords(source, this.locationOf(fromKey), fromKey, options.upToMessageId);
-    const release = await this.lock(toKey);
-    try {
-      if (this.held.get(toKey)!.nextSeq > 0) throw new SessionError(`session ${toKey} already exists (${this.locationOf(toKey)})`);
+    return this.withNew(toKey, async () => {
       await this.append(toKey, [headerRecordFor(toKey, agentId, this.clock.now(), fromKey), ...records]);
-      return await this.load(toKey, { mode: "turn-start" });
+      return this.load(toKey, { mode: "turn-start" });
+    });
+  }
+
+  async addSteer(key: string, text: string): Promise<string> {
+    checkSteerText(key, text);
+    const id = randomUUID();
+    const sql = `INSERT INTO ${this.t("session_inbox")} (session_key, id, ts, text) VALUES ($1, $2, $3, $4)`;
+    await querySessions(this.database, `add to the steering inbox of ${key}`, (db) => db.query(sql, [key, id, this.clock.now(), text]));
+    return id;
+  }
+
+  inbox(key: string): Inbox {
+    // Each message is handed once per inbox; `delivered` deletes its row, so no inbox anywhere hands it again. A crash between
+    // the session record and `delivered` hands it once more to the next turn, which drops what the session already holds.
+    const taken = new Set<string>();
+    return {
+      take: async () => {
+        const sql = `SELECT id, text FROM ${this.t("session_inbox")} WHERE session_key = $1 ORDER BY seq`;
+        const { rows } = await querySessions(this.database, `read the steering inbox of ${key}`, (db) => db.query<InboxMessage>(sql, [key]));
+        const fresh = rows.filter((row) => !taken.has(row.id));
+        for (const row of fresh) taken.add(row.id);
+        return fresh.map(({ id, text }) => ({ id, text }));
+      },
+      delivered: async (ids) => {
+        if (ids.length === 0) return;
+        for (const id of ids) taken.add(id);
+        const sql = `DELETE FROM ${this.t("session_inbox")} WHERE session_key = $1 AND id = ANY($2::text[])`;
+        await querySessions(this.database, `mark steering delivered for ${key}`, (db) => db.query(sql, [key, ids]));
+      },
+    };
+  }
+
+  /** Gives back the database when this store opened it (`owned`); a store given a database leaves it to its giver. Idempotent. */
+  async close(): Promise<void> {
+    if (!this.options.owned || this.closed) return;
+    this.closed = true;
+    await this.database.close();
+  }
+
+  /** `fn` while this store holds `key`, a session that does not exist yet; throws SessionError when it does. */
+  private async withNew<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const release = await this.lock(key);
+    try {
+      if (this.held.get(key)!.nextSeq > 0) throw new SessionError(`session ${key} already exists (${this.locationOf(key)})`);
+      return await fn();
     } finally {
       await release();
     }
   }
 
-  addSteer(key: string, text: string): Promise<string> {
-    return addPgSteer(this.database, key, text, this.clock);
-  }
-
-  inbox(key: string): Inbox {
-    return new PgInbox(this.database, key);
-  }
-
-  /** Gives back the database when this store opened it (`owned`); a store given a database leaves it to its giver. Idempotent. */
-  async close(): Promise<void> {
-    if (!this.owned || this.closed) return;
-    this.closed = true;
-    await this.database.close();
-  }
-
-  private busy(key: string, holder: string): SessionError {
-    return new SessionError(`session busy: ${key} is locked by ${holder} (waited ${this.lockTimeoutMs} ms; ${this.locationOf(key)})`);
+  /** `read` with its warnings told; throws SessionError when there is no such session. */
+  private warned<T extends { warnings: string[] }>(read: T | undefined, key: string): T {
+    if (read === undefined) throw new SessionError(`no session ${key} (${this.locationOf(key)})`);
+    read.warnings.forEach((warning) => this.options.onWarning?.(warning));
+    return read;
   }
 
   /**
-   * One statement, so one transaction: moves `next_seq` on only while the epoch is still ours
-   * (the row lock orders it against a takeover's epoch bump), and inserts the records numbered
-   * from there. No row updated means another process took the session: nothing is written.
+   * One statement, so one transaction: moves `next_seq` on only while the epoch is still ours (the row lock orders it against a
+   * takeover's epoch bump), and inserts the records numbered from there. No row updated means another process took the session:
+   * nothing is written.
    */
   private async appendHeld(key: string, held: Held, records: SessionRecord[], lines: string[]): Promise<void> {
     const where = this.locationOf(key);
@@ -195,21 +197,18 @@ export class PgSessionStore implements SessionBackend {
     if (held.lock.lost.aborted) throw lost();
     if (held.nextSeq === 0 && records[0]?.type !== "session") {
       const header = headerRecordFor(key, agentIdFromKey(key), this.clock.now());
-      records = [header, ...records];
-      lines = [serializeRecord(header, where), ...lines];
+      [records, lines] = [[header, ...records], [serializeRecord(header, where), ...lines]];
     }
     const sql = `WITH s AS (UPDATE ${this.t("sessions")} SET next_seq = next_seq + $3, updated_at = now() WHERE key = $1 AND epoch = $2 RETURNING next_seq - $3 AS first)
       INSERT INTO ${this.t("session_records")} (session_key, seq, id, type, record)
       SELECT $1, s.first + r.ord - 1, r.id, r.type, r.record FROM s, unnest($4::text[], $5::text[], $6::json[]) WITH ORDINALITY AS r(id, type, record, ord)`;
     const ids = records.map((record) => ("id" in record && typeof record.id === "string" ? record.id : null));
-    let inserted: number;
-    try {
-      const result = await held.lock.client.query(sql, [key, held.epoch, records.length, ids, records.map((r) => r.type), lines]);
-      inserted = result.rowCount ?? 0;
-    } catch (error) {
-      if (error instanceof LockLostError) throw lost();
-      throw new SessionError(`cannot append to session ${where}: ${describeDatabaseError(error)}`, { cause: error });
-    }
+    const inserted = await held.lock.client.query(sql, [key, held.epoch, records.length, ids, records.map((r) => r.type), lines]).then(
+      (result) => result.rowCount ?? 0,
+      (error: unknown) => {
+        throw error instanceof LockLostError ? lost() : new SessionError(`cannot append to session ${where}: ${describeDatabaseError(error)}`, { cause: error });
+      },
+    );
     if (inserted === 0) throw new SessionError(`cannot append to session ${where}: another process has taken over its lock since this one took it; nothing was written`);
     held.nextSeq += records.length;
     held.written = true;
@@ -219,5 +218,3 @@ export class PgSessionStore implements SessionBackend {
     return this.database.table(name);
   }
 }
-
-

@@ -3,11 +3,9 @@
 import { afterEach, describe, it } from "vitest";
 import { startScheduler, type CronJob, type RunJob, type RunOutcome, type RunRecord, type StartTimer } from "../../src/cron/index.js";
 import { openPostgres, STALE_DETAIL, type Postgres } from "../../src/postgres/index.js";
-import type { Database } from "../../src/postgres/database.js";
+import { PROCESS_NAME, type Database } from "../../src/postgres/database.js";
 import { inTransaction } from "../../src/postgres/transaction.js";
-import { openCronQueue } from "../../src/postgres/cron-pg.js";
-import { runLockKey } from "../../src/postgres/cron-claims.js";
-import { workerName } from "../../src/postgres/cron-table.js";
+import { openCronQueue, runLock } from "../../src/postgres/cron-pg.js";
 import { databaseUnavailable, newTestSchema, withTestClient, type TestSchema } from "../helpers/pg.js";
 import { until as waitUntil } from "../helpers/manual-clock.js";
 
@@ -224,7 +222,7 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
     const a = await startWorker("a", jobs, runJob, { maxRuns: 2 });
     a.fire(at(0));
     await until(() => going.size === 2);
-    const keys = jobs.map((j) => runLockKey(database, j.name));
+    const keys = jobs.map((j) => database.lockKey(runLock(j.name)));
     const holders = await withTestClient(async (client) => {
       const { rows: held } = await client.query<{ pid: number; key: string }>(
         `SELECT pid, ((classid::bigint << 32) | objid::bigint)::text AS key FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1`,
@@ -250,15 +248,19 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
     await open();
     let calls = 0;
     const worker = await startWorker("a", [job("pulse")], async () => ((calls += 1), { status: "ok" }));
-    const name = workerName(database);
-    await withTestClient(async (client) => {
+    const name = PROCESS_NAME;
+    await withTestClient(async (holder) => {
       // Holding the tick's lock keeps the worker's claim waiting on a checked-out connection.
-      await client.query("BEGIN");
-      await client.query("SELECT pg_advisory_xact_lock($1::bigint)", [database.lockKey("cron-tick:pulse")]);
+      await holder.query("BEGIN");
+      await holder.query("SELECT pg_advisory_xact_lock($1::bigint)", [database.lockKey("cron-tick:pulse")]);
       worker.fire(at(0));
-      await until(async () => (await client.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, [name])).rows.length === 1);
-      await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [name]);
-      await client.query("COMMIT");
+      // Watched and cut from another client: a transaction keeps its first view of pg_stat_activity to its end, so the
+      // holder would never see, nor terminate, a connection the worker opened after that (its idle one busy polling).
+      await withTestClient(async (client) => {
+        await until(async () => (await client.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, [name])).rows.length === 1);
+        await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [name]);
+      });
+      await holder.query("COMMIT");
     });
     await until(() => worker.logs.length === 1);
     expect(worker.logs[0]).toMatch(/^cron: lost the database \(terminating connection due to administrator command\); ticks and runs wait until it is back$/);
@@ -271,7 +273,7 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
 
   it("fails to open its queue, without ending the process, when its connection is terminated mid-install", async ({ expect }) => {
     await open();
-    const name = workerName(database);
+    const name = PROCESS_NAME;
     const opened = await withTestClient(async (client) => {
       await client.query("SELECT pg_advisory_lock($1::bigint)", [database.lockKey("pg-boss install")]);
       const opening = openCronQueue(database, ["pulse"], () => undefined).then(
@@ -300,7 +302,7 @@ describe.skipIf(unavailable !== undefined)("the cron scheduler on PostgreSQL", (
     const a = await startWorker("a", [job("pulse")], (j, signal) => (signals.length === 0 ? slow(j, signal) : ((retries += 1), Promise.resolve({ status: "ok" }))));
     a.fire(at(0));
     await until(() => signals.length === 1);
-    const key = runLockKey(database, "pulse");
+    const key = database.lockKey(runLock("pulse"));
     await withTestClient((client) => client.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = $1::bigint`, [key]));
     await until(() => signals[0]!.aborted);
     await until(() => a.logs.some((line) => /lost its run lock mid-run/.test(line)));
