@@ -14,6 +14,7 @@ import { loadAgents } from "../runtime/agents.js";
 import { openRuntime, type Runtime, type RuntimeOptions } from "../runtime/open-runtime.js";
 import { openSession, type SessionHandle } from "../sessions/session-handle.js";
 import { SessionStore, type SessionBackend } from "../sessions/store.js";
+import { planCompaction } from "../sessions/compaction.js";
 import { sessionContextSize } from "../sessions/tokens.js";
 import { SkillLoader } from "../skills/loader.js";
 import type { AgentConfig, EventSink, TurnResult } from "../types.js";
@@ -26,6 +27,8 @@ export interface AssistantOptions extends Omit<RuntimeOptions, "store" | "agents
   store?: SessionBackend;
   /** `--agent`: the agent of messages that carry no prefix. */
   defaultAgent?: string;
+  /** Text added to the end of every agent's system prompt (the CLI's --append-system-prompt). */
+  appendSystemPrompt?: string;
   /** Settings of every turn (budgets, hooks, thinking...); a message's own win over them. */
   turn?: Omit<TurnOptions, "runtime" | "workspace" | "client">;
 }
@@ -36,7 +39,7 @@ export interface SendOptions {
   signal?: AbortSignal;
   onEvent?: EventSink;
   approver?: Approver;
-  turn?: Partial<Pick<TurnOptions, "thinking" | "effort" | "toolChoice" | "output" | "outputRetries" | "maxBudgetUsd">>;
+  turn?: Partial<Pick<TurnOptions, "model" | "thinking" | "effort" | "toolChoice" | "output" | "outputRetries" | "maxBudgetUsd">>;
 }
 
 export interface Assistant {
@@ -68,10 +71,11 @@ export interface Assistant {
 
 /** Opens the workspace: agents and skills loaded once, one runtime for every turn. Throws ConfigError (no credentials, no agent). */
 export async function openAssistant(opts: AssistantOptions): Promise<Assistant> {
-  const { defaultAgent: wanted, turn: every, store: given, ...runtimeOptions } = opts;
+  const { defaultAgent: wanted, turn: every, store: given, appendSystemPrompt, ...runtimeOptions } = opts;
   const warn = opts.onWarning ?? (() => {});
   const skills = new SkillLoader({ dirs: [BUNDLED_SKILLS, join(opts.workspace, "skills")], onWarning: warn });
-  const [agents] = await Promise.all([loadAgents(opts.workspace, { onWarning: warn, knownTools: (opts.tools ?? []).map((tool) => tool.name) }), skills.load()]);
+  const [loaded] = await Promise.all([loadAgents(opts.workspace, { onWarning: warn, knownTools: (opts.tools ?? []).map((tool) => tool.name) }), skills.load()]);
+  const agents = appendSystemPrompt?.trim() ? withAppended(loaded, appendSystemPrompt.trim()) : loaded;
   const defaultAgent = wanted ?? DEFAULT_AGENT_ID;
   if (!agents[defaultAgent]) throw new ConfigError(`no agent "${defaultAgent}" in ${join(opts.workspace, "agents")} (available: ${Object.keys(agents).join(", ")})`);
   const memory = MemoryStore.forWorkspace(opts.workspace);
@@ -126,7 +130,8 @@ async function recordIn(runtime: Runtime, sessions: SessionBackend, sessionKey: 
 /** Compacts a session now, keeping nothing verbatim beyond its last turn; one line saying what happened. */
 async function compactNow(runtime: Runtime, sessions: SessionBackend, agent: AgentConfig, sessionKey: string, onEvent: EventSink | undefined): Promise<string> {
   const compacted = await inSession(runtime, sessions, sessionKey, agent.id, async (session) => {
-    if (session.session.records.length === 0) return "Nothing to compact yet.";
+    // Compaction keeps the last turn whole (keepTokens 0 keeps no more): a session that is only that turn has nothing to compact.
+    if (planCompaction(session.session.records, { keepTokens: 0 }) === null) return "Nothing to compact yet: compaction keeps the last turn whole, and this session has no earlier one.";
     const model = pickModel(agent.model, runtime.settings.model);
     const outcome = await compactSession({
       client: runtime.client, model, session, tokensBefore: sessionContextSize(session.session), reason: "requested", keepTokens: 0,
@@ -143,4 +148,9 @@ async function inSession<T>(runtime: Runtime, sessions: SessionBackend, key: str
   const opened = await openSession(sessions, key, { agentId, clock: runtime.clock });
   if (opened.status !== "open") return opened.status === "unreadable" ? { error: opened.error } : {};
   return work(opened.handle).finally(() => opened.handle.release());
+}
+
+/** Every agent with `text` after its prompt, set apart by a blank line. */
+function withAppended(agents: Record<string, AgentConfig>, text: string): Record<string, AgentConfig> {
+  return Object.fromEntries(Object.entries(agents).map(([id, agent]) => [id, { ...agent, prompt: `${agent.prompt.trimEnd()}\n\n${text}` }]));
 }

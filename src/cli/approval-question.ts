@@ -29,14 +29,15 @@ type Mark = (text: string) => string;
 /**
  * Asks on the terminal and takes one key: y, a, n or d (any other key asks again, with a hint). The request's text comes
  * from the model, so it is shown through `approvalQuestion` (escaped, whole) inside our colors; the answer is echoed as a
- * word. Ctrl-C or Esc answer "no"; end of input or an interrupt of the turn (`turnSignal`) answer "no" at once. An
+ * word. Ctrl-C or Esc stop the turn (`interrupt`), as in Claude Code, rather than answer "no" and let the model try
+ * another way; end of input or an interrupt of the turn (`turnSignal`) answer "no" at once. An
  * exit_plan_mode request shows the plan and takes y (default mode), a (accept edits) or n (keep planning).
  * `width` is read at each question (the window may have been resized); `approvalsFile` is where "always" writes.
  */
 export function terminalApprover(
   input: LineInput,
   out: { write(text: string): void },
-  opts: { color: boolean; turnSignal: () => AbortSignal | undefined; width: () => number; approvalsFile: string },
+  opts: { color: boolean; turnSignal: () => AbortSignal | undefined; interrupt: () => void; width: () => number; approvalsFile: string },
 ): Approver {
   return async (request) => {
     const paint = (text: string): string => (opts.color ? styleText("yellow", text) : text);
@@ -49,6 +50,12 @@ export function terminalApprover(
     let prompt = paint(question.prompt);
     for (;;) {
       const key = await untilAborted(input.askKey(prompt), signal);
+      if (key === CTRL_C && !signal?.aborted) {
+        // The call is refused and the turn ends with it: no further request is sent.
+        opts.interrupt();
+        out.write("stop\n");
+        return "deny_once";
+      }
       if (signal?.aborted || key === CTRL_C || key === CTRL_D) {
         out.write("no\n");
         return "deny_once";

@@ -4,6 +4,10 @@ import { ConfigError } from "../errors.js";
 import { parseEffort, parseMaxIterations, parseThinking, type Parsed } from "../model/settings.js";
 import { PERMISSION_MODES, type PermissionMode } from "../gate/context.js";
 import type { Effort, ThinkingSetting } from "../types.js";
+import { approvalEntries } from "./tool-flags.js";
+import { COMMAND_HELP } from "./usage.js";
+
+export { USAGE } from "./usage.js";
 
 /** The command line, parsed: the command, the words after it, and the options. */
 export interface CliArgs {
@@ -14,15 +18,23 @@ export interface CliArgs {
   model?: string;
   agent?: string;
   session?: string;
-  /** `run --continue`: go on in the session of the last `run` instead of a new one. */
+  /** `-c`, `--continue`: run goes on in the session of the last `run`; the REPL reopens the last conversation. */
   continueLast: boolean;
+  /** The REPL's `--resume KEY` (that session), or `--resume` alone (true: pick one of the recent ones). */
+  resume?: string | true;
   /** `sessions show --all`: the whole file, compacted parts too. */
   all: boolean;
   /** `cron run JOB --force`: run a paused job anyway. */
   force: boolean;
   permissionMode?: PermissionMode;
-  /** `--help` after a command that has its own help (`steer --help`): that command's, not the general one. */
-  helpFor?: "steer";
+  /** `--help` after a command (`steer --help`): that command's help, not the general one. */
+  helpFor?: string;
+  /** `--allowed-tools`, `--disallowed-tools`: entries added to the approvals lists for this process (see tool-flags.ts). */
+  approvals?: { allowed: string[]; denied: string[] };
+  /** `--append-system-prompt TEXT`: added to the end of every agent's system prompt. */
+  appendSystemPrompt?: string;
+  /** `--max-budget-usd N`: a turn stops once its estimated cost passes N dollars. */
+  maxBudgetUsd?: number;
   /** `--thinking`, `--effort`, `--max-iterations`: over every agent's SOUL.md (the REPL, run, cron). */
   thinking?: ThinkingSetting;
   effort?: Effort;
@@ -48,65 +60,14 @@ const COMMANDS = new Set(["run", "cron", "sessions", "mcp", "steer", "db", "demo
 const MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"];
 /** The commands that run turns, and so take `--thinking` and `--effort`. */
 const TURN_COMMANDS = new Set(["repl", "run", "cron", "demo"]);
-
-export const USAGE = `Usage: miniclaw [command] [options]
-
-Commands:
-  (none)                    the REPL assistant (line mode when stdin is not a terminal)
-  run MESSAGE               one turn; the final reply on stdout
-  run --output-format json|stream-json MESSAGE
-                            one JSON object (result, session, stop reason, usage, cost), or
-                            one event per line and then that object; piped stdin joins the
-                            message (or is the message, with none or -)
-  run --output-schema FILE MESSAGE
-                            one turn whose answer is a JSON object checked against the
-                            JSON Schema in FILE; the object alone on stdout
-  cron                      run the jobs of workspace/cron.json until stopped
-  cron run JOB | cron list  run one job now (--force: even when paused) | list jobs and their next run
-  cron runs [JOB]           the latest runs, of every job or of JOB
-  sessions [show KEY]       list sessions | print one (--all: compacted parts too)
-  sessions new KEY          create an empty session
-  sessions fork FROM NEW [ID]  copy a session (up to message ID) under a new key
-  sessions export KEY       a session as JSONL on stdout (either backend)
-  sessions import FILE      a session from a JSONL file (--session KEY: under another key)
-  db migrate                create or update the tables (PostgreSQL; also done on first use)
-  mcp                       the MCP servers of workspace/mcp.json: connects them, lists
-                            their state and tools, stops them
-  steer KEY TEXT            add a message to session KEY's running turn, or its next one
-                            (from another terminal; see miniclaw steer --help)
-  demo                      the REPL against the built-in scripted model (no key needed)
-  init [DIR]                create a workspace from the templates (default ~/.miniclaw/workspace); keeps existing files
-  replay FILE               run a cassette (made with --record) again against this code and workspace,
-                            offline; pass, or the first difference (--tolerate system,tools)
-
-Options:
-  --workspace DIR           workspace folder (env MINICLAW_WORKSPACE, default ~/.miniclaw/workspace)
-  --model ID                model (env MINICLAW_MODEL)
-  --agent ID                agent to talk to (default main)
-  --session KEY             session key (default agent:<agent>:main; run: a new session each time)
-  -c, --continue            run: go on in the session of the last run
-  --permission-mode MODE    default | acceptEdits | plan | dontAsk | bypassPermissions
-                            (the REPL's /mode changes it)
-  --thinking MODE           adaptive | off | a budget in tokens (at least 1024); overrides
-                            every agent's SOUL.md (REPL, run, cron)
-  --effort LEVEL            low | medium | high | xhigh | max; overrides every agent's
-                            SOUL.md (REPL, run, cron; the REPL's /effort changes it)
-  --max-iterations N        model requests per turn before it stops (default 20, or the
-                            agent's max_iterations; REPL, run, cron)
-  --database-url URL        sessions and cron on PostgreSQL (env MINICLAW_DATABASE_URL;
-                            schema from MINICLAW_DATABASE_SCHEMA, default miniclaw)
-  --sandbox MODE            on | auto | off: commands run under bubblewrap where it works
-                            (on, the default); auto also runs a command the gate cannot
-                            prove read-only unasked, confined to the working folder with no
-                            network (env MINICLAW_SANDBOX, or "sandbox" in settings.json)
-  --record FILE             run, the REPL: write every model request and response to a
-                            cassette (credentials removed) that miniclaw replay FILE runs again
-  -h, --help                this text
-  -v, --version             the version`;
+/** The commands a person starts with these flags, as with Claude Code; cron's jobs are set in cron.json. */
+const PROMPT_FLAGS = ["allowed-tools", "disallowed-tools", "append-system-prompt"] as const;
 
 const OPTIONS = {
   workspace: { type: "string" }, model: { type: "string" }, agent: { type: "string" }, session: { type: "string" }, "permission-mode": { type: "string" },
   thinking: { type: "string" }, effort: { type: "string" }, "max-iterations": { type: "string" }, "output-schema": { type: "string" }, "database-url": { type: "string" }, sandbox: { type: "string" }, record: { type: "string" }, tolerate: { type: "string" }, "output-format": { type: "string" },
+  "allowed-tools": { type: "string", multiple: true }, allowedTools: { type: "string", multiple: true }, "disallowed-tools": { type: "string", multiple: true }, disallowedTools: { type: "string", multiple: true },
+  "append-system-prompt": { type: "string" }, "max-budget-usd": { type: "string" }, resume: { type: "string" },
   continue: { type: "boolean", short: "c", default: false }, all: { type: "boolean", default: false }, force: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false }, version: { type: "boolean", short: "v", default: false },
 } as const;
@@ -115,12 +76,12 @@ type Values = ReturnType<typeof readArgv>["values"];
 
 /** Parses argv (without node and the script). Throws ConfigError with a one-line message on bad input. */
 export function parseCliArgs(argv: string[]): CliArgs {
-  const { values, positionals } = readArgv(argv);
+  const { values, positionals } = readArgv(withResumeValue(argv));
   const mode = values["permission-mode"];
   if (mode !== undefined && !(PERMISSION_MODES as readonly string[]).includes(mode)) throw new ConfigError(`--permission-mode must be one of: ${MODES.join(", ")}`);
   if (values.sandbox !== undefined && !["off", "on", "auto"].includes(values.sandbox)) throw new ConfigError("--sandbox must be one of: on, auto, off");
   const first = positionals[0];
-  if (values.help && first === "steer") return { command: "help", helpFor: "steer", words: [], all: false, continueLast: false, force: false };
+  if (values.help && first !== undefined && Object.hasOwn(COMMAND_HELP, first)) return { command: "help", helpFor: first, words: [], all: false, continueLast: false, force: false };
   const command = values.help ? "help" : values.version ? "version" : first && COMMANDS.has(first) ? first : "repl";
   if (command === "repl" && first !== undefined) {
     throw new ConfigError(`unknown command "${first}" (see miniclaw --help; to send a message use: miniclaw run "${first} ...")`);
@@ -137,7 +98,11 @@ export function parseCliArgs(argv: string[]): CliArgs {
       workspace: values.workspace,
       model: values.model,
       agent: values.agent,
-      session: values.session,
+      session: values.session === undefined ? undefined : checkSessionKey(values.session, "--session"),
+      resume: values.resume === undefined ? undefined : values.resume === "" ? true : values.resume,
+      approvals: approvalsOf(values),
+      appendSystemPrompt: values["append-system-prompt"],
+      maxBudgetUsd: values["max-budget-usd"] === undefined ? undefined : budgetOf(values["max-budget-usd"]),
       permissionMode: mode as PermissionMode | undefined,
       thinking: values.thinking === undefined ? undefined : checked("--thinking", parseThinking(values.thinking)),
       effort: values.effort === undefined ? undefined : checked("--effort", parseEffort(values.effort)),
@@ -150,6 +115,35 @@ export function parseCliArgs(argv: string[]): CliArgs {
       tolerate: values.tolerate?.split(",").map((field) => field.trim()).filter(Boolean),
     }),
   };
+}
+
+/**
+ * A key the CLI will create a session under: blanks are refused, since every line that names a key to type again
+ * (`--session KEY`, `miniclaw --resume KEY`) would need it quoted. Existing keys are found as they are (`--resume`, `show`).
+ */
+export function checkSessionKey(key: string, where: string): string {
+  if (key.trim() === "") throw new ConfigError(`${where}: the session key is empty`);
+  if (/[\s\p{Cc}]/u.test(key)) throw new ConfigError(`${where} "${key.replace(/[\p{Cc}]/gu, "?")}": a session key has no blanks or control characters (use - or _, e.g. agent:main:my-notes)`);
+  return key;
+}
+
+/** `--resume` takes an optional KEY: the next word when it is not an option, else `--resume=` (pick one). */
+function withResumeValue(argv: readonly string[]): string[] {
+  return argv.map((arg, i) => (arg !== "--resume" ? arg : argv[i + 1] === undefined || argv[i + 1]!.startsWith("-") ? "--resume=" : arg));
+}
+
+/** The approvals lists of `--allowed-tools` and `--disallowed-tools` (either spelling), or undefined when neither is given. */
+function approvalsOf(values: Values): CliArgs["approvals"] {
+  const allowed = [...(values["allowed-tools"] ?? []), ...(values.allowedTools ?? [])];
+  const denied = [...(values["disallowed-tools"] ?? []), ...(values.disallowedTools ?? [])];
+  if (allowed.length === 0 && denied.length === 0) return undefined;
+  return { allowed: approvalEntries(allowed, "allowed"), denied: approvalEntries(denied, "denied") };
+}
+
+function budgetOf(raw: string): number {
+  const value = Number(raw.trim().replace(/^\$/, ""));
+  if (raw.trim() === "" || !Number.isFinite(value) || value <= 0) throw new ConfigError(`--max-budget-usd must be a positive number of dollars, such as 0.50, got "${raw}"`);
+  return value;
 }
 
 /** `argv` less `--record FILE` (or `--record=FILE`). */
@@ -176,8 +170,14 @@ function readArgv(argv: string[]) {
 /** Options that make no sense with `command`, or together: a ConfigError saying where they go. */
 function checkCombinations(command: string, values: Values): void {
   if (command === "help" || command === "version") return;
-  if (values.continue && command !== "run") throw new ConfigError("--continue goes with miniclaw run (the REPL takes --session KEY)");
-  if (values.continue && values.session !== undefined) throw new ConfigError("give --session KEY or --continue, not both");
+  if (values.continue && command !== "run" && command !== "repl") throw new ConfigError("--continue goes with miniclaw run and the REPL");
+  if (values.resume !== undefined && command !== "repl") throw new ConfigError("--resume goes with the REPL (miniclaw run takes --session KEY or --continue)");
+  const chosen = [values.session !== undefined && "--session KEY", values.continue && "--continue", values.resume !== undefined && "--resume"].filter(Boolean);
+  if (chosen.length > 1) throw new ConfigError(`give ${chosen.slice(0, -1).join(", ")} or ${chosen.at(-1)}, not ${chosen.length === 2 ? "both" : "all three"}`);
+  for (const flag of PROMPT_FLAGS) {
+    if (values[flag] !== undefined && !["repl", "run", "demo"].includes(command)) throw new ConfigError(`--${flag} goes with the REPL and miniclaw run`);
+  }
+  if (values["max-budget-usd"] !== undefined && !TURN_COMMANDS.has(command)) throw new ConfigError("--max-budget-usd goes with the REPL, miniclaw run and miniclaw cron");
   for (const flag of ["thinking", "effort", "max-iterations"] as const) {
     if (values[flag] !== undefined && !TURN_COMMANDS.has(command)) throw new ConfigError(`--${flag} goes with the REPL, miniclaw run and miniclaw cron`);
   }
@@ -190,14 +190,14 @@ function checkCombinations(command: string, values: Values): void {
   }
 }
 
-/** What `--thinking`, `--effort` and `--max-iterations` set for every turn, over each agent's SOUL.md. */
-export function turnFlags(args: CliArgs): { thinking?: ThinkingSetting; effort?: Effort; maxIterations?: number } {
-  return given({ thinking: args.thinking, effort: args.effort, maxIterations: args.maxIterations });
+/** What `--thinking`, `--effort`, `--max-iterations` and `--max-budget-usd` set for every turn, over each agent's SOUL.md. */
+export function turnFlags(args: CliArgs): { thinking?: ThinkingSetting; effort?: Effort; maxIterations?: number; maxBudgetUsd?: number } {
+  return given({ thinking: args.thinking, effort: args.effort, maxIterations: args.maxIterations, maxBudgetUsd: args.maxBudgetUsd });
 }
 
-/** What `--model`, `--agent` and `--permission-mode` set for the assistant a command opens. */
-export function assistantFlags(args: CliArgs): { model?: string; defaultAgent?: string; permissionMode?: PermissionMode } {
-  return given({ model: args.model, defaultAgent: args.agent, permissionMode: args.permissionMode });
+/** What `--model`, `--agent`, `--permission-mode`, the tool lists and `--append-system-prompt` set for the assistant a command opens. */
+export function assistantFlags(args: CliArgs): { model?: string; defaultAgent?: string; permissionMode?: PermissionMode; approvals?: { allowed: string[]; denied: string[] }; appendSystemPrompt?: string } {
+  return given({ model: args.model, defaultAgent: args.agent, permissionMode: args.permissionMode, approvals: args.approvals, appendSystemPrompt: args.appendSystemPrompt });
 }
 
 /** The fields of `fields` that are set: an option absent stays absent rather than undefined. */

@@ -4,6 +4,7 @@ import { createInterface, type Interface } from "node:readline";
 import type { CliIo } from "./io.js";
 import { CTRL_D, TerminalKeys } from "./terminal-keys.js";
 import { readRegularText } from "../fs/regular-file.js";
+import { codePointsToCross, measureByGrapheme } from "./graphemes.js";
 
 export const HISTORY_FILE = ".history";
 const HISTORY_SIZE = 500;
@@ -28,6 +29,7 @@ export class LineInput {
   private busy = false;
   private prompt = "";
   private answer: ((key: string) => void) | undefined;
+  private readonly offResize: Array<() => void> = [];
   /** Called on Ctrl-C at an empty prompt, and on Ctrl-C or Esc while a turn runs (terminal only). */
   onInterrupt: (key: "ctrl-c" | "esc") => void = () => {};
   /** Called with each line typed while a turn runs (terminal only): true when it took the line, false to queue it as the next message. */
@@ -47,9 +49,15 @@ export class LineInput {
         if (!this.onTypedAhead(line)) this.typedAhead.push(line);
       },
       answer: (key) => this.answer?.(key),
+      repeatFor: (key) => codePointsToCross(this.editor.line, this.editor.cursor, key),
     });
     const input = this.keys?.editorInput ?? io.stdin;
+    const resizeListeners = io.stdout.listeners("resize");
     this.editor = createInterface({ input, output: io.stdout, terminal: this.interactive, history, historySize: HISTORY_SIZE, removeHistoryDuplicates: true });
+    if (this.interactive) {
+      measureByGrapheme(this.editor);
+      this.redrawOnResizeAtPromptOnly(resizeListeners);
+    }
     this.editor.on("line", (line) => {
       if (!this.interactive) return this.lines.push(line);
       const message = composer.add(line);
@@ -115,9 +123,27 @@ export class LineInput {
   }
 
   close(): void {
+    this.offResize.forEach((off) => off());
     this.keys?.close();
     this.editor.close();
     if (this.interactive) this.io.stdin.pause();
+  }
+
+  /**
+   * Readline redraws its prompt and line whenever the terminal is resized, wherever the cursor is: in the middle of a
+   * reply that printed a stray prompt, and the rows it thought it drew were later erased as a ghost. Its listener
+   * (the one createInterface added) is kept for the prompt alone: not during a turn, a command or a question.
+   */
+  private redrawOnResizeAtPromptOnly(before: readonly unknown[]): void {
+    const out = this.io.stdout;
+    for (const listener of out.listeners("resize").filter((l) => !before.includes(l)) as Array<() => void>) {
+      out.off("resize", listener);
+      const atPrompt = (): void => {
+        if (!this.busy && this.keys?.mode === "prompt" && !this.lines.closed()) listener();
+      };
+      out.on("resize", atPrompt);
+      this.offResize.push(() => out.off("resize", atPrompt));
+    }
   }
 
   /** Ctrl-C at the prompt first empties the line (and the message being composed); on an empty one, or during a turn, it goes to the REPL. */

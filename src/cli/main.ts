@@ -2,7 +2,8 @@
 import { keepShellParserAtBaseline } from "../shell/shell-parse.js";
 import { MiniclawError } from "../errors.js";
 import { CLI_CREDENTIALS_HINT, MissingCredentialsError } from "../model/credentials.js";
-import { parseCliArgs, USAGE, type CliArgs } from "./args.js";
+import { parseCliArgs, type CliArgs } from "./args.js";
+import { COMMAND_HELP, USAGE } from "./usage.js";
 import { nodeIo, type CliIo } from "./io.js";
 import { visibleText } from "./visible-text.js";
 
@@ -27,7 +28,7 @@ export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number
   keepShellParserAtBaseline();
   try {
     const args = parseCliArgs(argv);
-    if (args.command === "help") io.stdout.write(`${args.helpFor === "steer" ? (await import("./steer.js")).STEER_USAGE : USAGE}\n`);
+    if (args.command === "help") io.stdout.write(`${args.helpFor === undefined ? USAGE : COMMAND_HELP[args.helpFor]}\n`);
     else if (args.command === "version") io.stdout.write(`${await readVersion()}\n`);
     else return await (await COMMANDS[args.command]())(args, io);
     return 0;

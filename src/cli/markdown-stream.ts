@@ -4,8 +4,11 @@ import { Marked, type Tokens } from "marked";
 import { markedTerminal } from "marked-terminal";
 import { escapeDecodedCharacters, visibleText } from "./visible-text.js";
 
-/** How rendered text looks: colors and bold (off, the Markdown marks are dropped and nothing is styled); the columns paragraphs and list items wrap to. */
-type MarkdownOptions = { color: boolean; width: number };
+/**
+ * How rendered text looks: colors and bold (off, the Markdown marks are dropped and nothing is styled); the columns
+ * paragraphs and list items wrap to, or how to read them (a terminal's, read for each block: a resized window rewraps what follows).
+ */
+type MarkdownOptions = { color: boolean; width: number | (() => number) };
 
 /** Text streamed in, rendered blocks written out; `end` renders what is held back (the open line, an unclosed fence or list), `idle` says nothing is. */
 export type MarkdownStream = { push(text: string): void; end(): void; idle(): boolean };
@@ -22,7 +25,7 @@ const REFERENCE_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S/;
  * escaped again in its output.
  */
 export function createMarkdownStream(write: (text: string) => void, opts: MarkdownOptions): MarkdownStream {
-  const marked = createMarked(opts);
+  const markedNow = markedAtWidth(opts);
   let open = "";
   let block: string[] = [];
   let kind: "fence" | "list" | "table" | undefined;
@@ -30,7 +33,7 @@ export function createMarkdownStream(write: (text: string) => void, opts: Markdo
   let blankInList = 0;
   const render = (lines: string[]): void => {
     const source = visibleText(lines.join("\n"), { keepLineBreaks: true });
-    const rendered = escapeDecodedCharacters((marked.parse(source) as string).replace(/\s+$/, ""));
+    const rendered = escapeDecodedCharacters((markedNow().parse(source) as string).replace(/\s+$/, ""));
     if (rendered) write(`${rendered}\n`);
   };
   const flush = (): void => {
@@ -81,14 +84,25 @@ export function createMarkdownStream(write: (text: string) => void, opts: Markdo
   };
 }
 
+/** The renderer for the width now: made again when the terminal's width changed since the last block. */
+function markedAtWidth(opts: MarkdownOptions): () => Marked {
+  const width = typeof opts.width === "number" ? () => opts.width as number : opts.width;
+  let madeFor = width();
+  let marked = createMarked(opts.color, madeFor);
+  return () => {
+    if (width() !== madeFor) marked = createMarked(opts.color, (madeFor = width()));
+    return marked;
+  };
+}
+
 /** A Marked instance rendering for the terminal: our own styles (none without color), no links a terminal would follow, no emoji shortcodes. */
-function createMarked(opts: MarkdownOptions): Marked {
+function createMarked(color: boolean, width: number): Marked {
   const plain = (text: string): string => text;
-  const style = (...formats: Array<Parameters<typeof styleText>[0]>): typeof plain => (opts.color ? (text) => formats.reduce((acc, f) => styleText(f, acc), text) : plain);
+  const style = (...formats: Array<Parameters<typeof styleText>[0]>): typeof plain => (color ? (text) => formats.reduce((acc, f) => styleText(f, acc), text) : plain);
   const code = style("yellow");
   const marked = new Marked(
     markedTerminal({
-      width: opts.width, reflowText: true, tab: 2, emoji: false, showSectionPrefix: !opts.color, tableOptions: { style: { head: [], border: [] } },
+      width, reflowText: true, tab: 2, emoji: false, showSectionPrefix: !color, tableOptions: { style: { head: [], border: [] } },
       hr: plain, listitem: plain, table: plain, paragraph: plain, link: plain, text: plain,
       code, codespan: code, blockquote: style("gray", "italic"), html: style("gray"), heading: style("bold"), firstHeading: style("bold", "underline"),
       strong: style("bold"), em: style("italic"), del: style("strikethrough"), href: style("underline"),

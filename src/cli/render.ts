@@ -122,7 +122,7 @@ export function describeEvent(event: AgentEvent, paint: (style: Style, text: str
     case "retry":
       return paint("dim", `retrying (${event.attempt}): `) + visibleText(event.reason, within("dim"));
     case "compaction":
-      return paint("magenta", `[compacted ${event.replacedMessages} messages into a ${event.summaryTokens}-token summary: `) + visibleText(`${event.reason}]`, within("magenta"));
+      return paint("magenta", `[compacted ${event.replacedMessages} message${event.replacedMessages === 1 ? "" : "s"} into a ${event.summaryTokens}-token summary: `) + visibleText(`${event.reason}]`, within("magenta"));
     case "steer":
       return paint("dim", "(steer) ") + visibleLine(event.text, CLIP_COLUMNS, within("dim"));
     case "mode":

@@ -1,13 +1,13 @@
-// The REPL assistant: a banner naming agent, model and server, streamed Markdown replies, single-key approvals, Ctrl-C or Esc to interrupt, steering and type-ahead, slash commands.
+// The REPL assistant: a banner naming agent, model and server, streamed Markdown replies, single-key approvals, Ctrl-C or Esc to interrupt, steering and type-ahead, slash commands, !commands and @files.
 import { join } from "node:path";
 import { styleText } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";
 import { refuseApprover } from "../deps.js";
-import { pickModel } from "../model/client.js";
+import { DEFAULT_MODEL } from "../model/client.js";
 import { APPROVALS_FILE } from "../runtime/open-runtime.js";
 import { openCliAssistant } from "./assistant-setup.js";
 import { isSuccessfulStop } from "../types.js";
-import { assistantFlags, given, type CliArgs } from "./args.js";
+import { assistantFlags, given, turnFlags, type CliArgs } from "./args.js";
 import { stopOnSignals, type CliIo } from "./io.js";
 import { HISTORY_FILE, openLineInput, type LineInput } from "./line-input.js";
 import { createMarkdownStream } from "./markdown-stream.js";
@@ -20,10 +20,11 @@ import { createSteerEcho, takeTypedLine, type RunningTurn, type SteerEcho } from
 import { withSpinner } from "./thinking-line.js";
 import { terminalApprover } from "./approval-question.js";
 import { visibleLine, visibleReply, visibleText } from "./visible-text.js";
+import { banner, chooseReplSession, describeReopened } from "./repl-session.js";
+import { attachFiles, createPendingContext, runUserCommand, type PendingContext } from "./user-context.js";
 
 const EXIT_WINDOW_MS = 2_000;
 const DEFAULT_COLUMNS = 80;
-const DEFAULT_BASE_URL = "https://api.anthropic.com";
 
 /** The turn of one message: how to interrupt it, where its events are drawn, and what a typed line may steer. */
 type ReplTurn = { controller: AbortController; sink: ReturnType<typeof createRenderer> & { stop(): void }; running: RunningTurn };
@@ -39,6 +40,10 @@ interface Repl {
   turn?: ReplTurn | undefined;
   /** With `--record FILE`: the cassette each message is marked in. */
   recorder?: CassetteRecorder | undefined;
+  /** What `!command` and `@path` gathered for the next message. */
+  context: PendingContext;
+  /** The `!command` running now, stopped by Ctrl-C. */
+  command?: AbortController | undefined;
   close(): Promise<void>;
 }
 
@@ -56,20 +61,15 @@ export async function runRepl(args: CliArgs, io: CliIo, options: { client?: Anth
     input.close();
     throw error;
   });
-  const notes = input.interactive ? io.stdout : io.stderr;
-  if (options.banner) notes.write(`${options.banner}\n`);
-  if (input.interactive) io.stdout.write(`${banner(repl.state, args, io, client.baseURL)}\n`);
-  if (args.permissionMode === undefined) await resumeSessionMode(repl.state, notes);
-  // Started now so the first message waits less; a person takes seconds to type it. Piped lines arrive at once: the turn connects them.
-  if (input.interactive) void repl.state.mcp?.connect();
   // On a terminal, Ctrl-C is a key the line editor takes, never a signal.
   const signalled = stopOnSignals(io, input.interactive ? ["SIGTERM"] : ["SIGTERM", "SIGINT"], () => {
     repl.turn?.controller.abort();
+    repl.command?.abort();
     input.close();
   });
   let failed = false;
   try {
-    failed = await readMessages(repl);
+    if (await startSession(repl, args, client.baseURL, options.banner)) failed = await readMessages(repl);
   } finally {
     input.close();
     await repl.close();
@@ -79,34 +79,64 @@ export async function runRepl(args: CliArgs, io: CliIo, options: { client?: Anth
   return signalled.code ?? (failed && !input.interactive ? 1 : 0);
 }
 
+/** Picks the session, then says what the REPL opened: the banner, what it reopened, the mode it restored. False when the person picked none. */
+async function startSession(repl: Repl, args: CliArgs, baseURL: string, demoBanner: string | undefined): Promise<boolean> {
+  const { io, input, state } = repl;
+  const notes = input.interactive ? io.stdout : io.stderr;
+  const say = (text: string): void => void notes.write(`${text}\n`);
+  if (demoBanner) say(demoBanner);
+  const session = await chooseReplSession(args, state.assistant, input, say);
+  if (session === undefined) return false;
+  Object.assign(state, session);
+  const width = io.stdout.columns ?? DEFAULT_COLUMNS;
+  if (input.interactive) say(banner(state.assistant, session, { model: args.model, envModel: io.env["MINICLAW_MODEL"], baseURL, width }));
+  const reopened = await describeReopened(state.assistant, state.sessionKey, Date.now());
+  if (reopened) say(reopened);
+  if (args.permissionMode === undefined) await resumeSessionMode(state, notes);
+  // Started now so the first message waits less; a person takes seconds to type it. Piped lines arrive at once: the turn connects them.
+  if (input.interactive) void state.mcp?.connect();
+  return true;
+}
+
 /** Opens the assistant with the terminal's approver, and wires Ctrl-C and the lines typed during a turn to the REPL. */
 async function openRepl(args: CliArgs, io: CliIo, input: LineInput, workspace: string, client: Anthropic, recorder: CassetteRecorder | undefined): Promise<Repl> {
   const color = useColor(io.stdout, io.env);
   const width = (): number => io.stdout.columns ?? DEFAULT_COLUMNS;
-  const live: { turn?: ReplTurn | undefined } = {};
+  const live: { turn?: ReplTurn | undefined; command?: AbortController | undefined } = {};
+  const context = createPendingContext();
   const opened = await openCliAssistant(args, io, {
     workspace,
     cwd: io.cwd,
     env: io.env,
     client: reportRetries(client, () => live.turn?.sink, (message) => io.stderr.write(`warning: ${visibleText(message)}\n`)),
     approver: input.interactive
-      ? terminalApprover(input, io.stdout, { color, turnSignal: () => live.turn?.controller.signal, width, approvalsFile: join(workspace, APPROVALS_FILE) })
+      ? terminalApprover(input, io.stdout, {
+          color,
+          turnSignal: () => live.turn?.controller.signal,
+          // Esc or Ctrl-C at the question stops the turn, as it does while the turn streams.
+          interrupt: () => live.turn?.controller.abort(),
+          width,
+          approvalsFile: join(workspace, APPROVALS_FILE),
+        })
       : refuseApprover,
     // A warning during a turn is one of its lines; between turns (a server connecting in the background) it goes above the prompt.
     onWarning: (message) => (live.turn ? live.turn.sink({ type: "warning", message }) : input.notice(`warning: ${visibleText(message, { keepLineBreaks: true })}`)),
-    // --effort lives in the REPL's state (/effort changes it); --thinking and --max-iterations hold for every turn.
-    turn: given({ thinking: args.thinking, maxIterations: args.maxIterations }),
+    // --effort lives in the REPL's state (/effort changes it); the other turn flags hold for every turn. What !command and
+    // @path gathered joins the next message as context (never the system prompt, which stays byte-stable).
+    turn: { ...given({ ...turnFlags(args), effort: undefined }), hooks: { onTurnStart: () => given({ context: context.take() }) } },
     ...assistantFlags(args),
   });
   const { assistant, mcp } = opened;
-  const agentId = args.agent ?? "main";
   const effort = args.effort === undefined ? undefined : { level: args.effort, source: "--effort" as const };
-  const sessionKey = args.session ?? assistant.sessionKeyFor(agentId);
-  const state: ReplState = { assistant, mcp, agentId, sessionKey, out: io.stdout, color, effort, showThinking: false, queue: "steer" };
-  const repl: Repl = Object.assign(live, { io, input, state, echo: createSteerEcho(), server: client.baseURL.replace(/\/+$/, ""), recorder, close: opened.close });
+  const named = args.model !== undefined ? "from --model" : io.env["MINICLAW_MODEL"] ? "from MINICLAW_MODEL" : "the default";
+  const modelFallback = { model: assistant.runtime.settings.model ?? DEFAULT_MODEL, named };
+  // The session is chosen once the REPL is open (--resume may ask on the terminal): `startSession` sets it.
+  const state: ReplState = { assistant, mcp, agentId: "", sessionKey: "", out: io.stdout, color, effort, showThinking: false, queue: "steer", modelFallback };
+  const repl: Repl = Object.assign(live, { io, input, state, context, echo: createSteerEcho(), server: client.baseURL.replace(/\/+$/, ""), recorder, close: opened.close });
   let lastInterrupt = 0;
   input.onInterrupt = () => {
     if (repl.turn && !repl.turn.controller.signal.aborted) return repl.turn.controller.abort();
+    if (repl.command && !repl.command.signal.aborted) return repl.command.abort();
     const now = Date.now();
     if (now - lastInterrupt < EXIT_WINDOW_MS) return input.close();
     lastInterrupt = now;
@@ -126,6 +156,11 @@ async function readMessages(repl: Repl): Promise<boolean> {
     const line = await input.next(`${visibleLine(state.assistant.agents[state.agentId]!.name, 60)}${mode}› `);
     if (line === undefined) return failed;
     if (!line.trim()) continue;
+    if (line.startsWith("!")) {
+      await input.remember(line);
+      await runUserCommand(line.slice(1), repl);
+      continue;
+    }
     // A message's turn is set up before anything is awaited, so a line typed right after Enter already steers it.
     const command = replCommandOf(line, state.assistant.agents);
     if (command === undefined) repl.turn = newTurn(line, repl);
@@ -150,14 +185,6 @@ async function resumeSessionMode({ assistant, sessionKey }: ReplState, notes: { 
   if (restored.note) notes.write(`${restored.note}\n`);
 }
 
-/** `miniclaw · Jarvis (main) · model claude-… · server http://… · session … · /help …`; the server only when it is not Anthropic's. */
-function banner(state: ReplState, args: CliArgs, io: CliIo, baseURL: string): string {
-  const agent = state.assistant.agents[state.agentId]!;
-  const model = pickModel(agent.model, args.model, io.env["MINICLAW_MODEL"]);
-  const server = baseURL.replace(/\/+$/, "") === DEFAULT_BASE_URL ? "" : ` · server ${visibleLine(baseURL, 200)}`;
-  return `miniclaw · ${visibleLine(agent.name, 60)} (${state.agentId}) · model ${visibleLine(model, 80)}${server} · session ${visibleLine(state.sessionKey, 200)} · /help for commands, Ctrl-D to exit`;
-}
-
 /**
  * The turn of a message: to the REPL's own session for its agent, or a prefixed message to another agent's default
  * session. On a terminal the reply streams as Markdown with activity lines and a spinner; in line mode activity goes to stderr.
@@ -171,7 +198,7 @@ function newTurn(line: string, { state, io, input, server }: Repl): ReplTurn {
     ? createRenderer(io.stdout, {
         color,
         streamText: true,
-        markdown: (write) => createMarkdownStream(write, { color, width: io.stdout.columns ?? DEFAULT_COLUMNS }),
+        markdown: (write) => createMarkdownStream(write, { color, width: () => io.stdout.columns ?? DEFAULT_COLUMNS }),
         server,
         showThinking: state.showThinking,
       })
@@ -186,8 +213,10 @@ async function sendTurn(line: string, repl: Repl, turn: ReplTurn): Promise<boole
   const notes = input.interactive ? io.stdout : io.stderr;
   input.setBusy(true);
   try {
-    const settings = state.effort === undefined ? {} : { turn: { effort: state.effort.level } };
+    const overrides = given({ effort: state.effort?.level, model: state.model });
+    const settings = Object.keys(overrides).length === 0 ? {} : { turn: overrides };
     repl.recorder?.turn(line, turn.running.sessionKey, settings.turn);
+    if (line.includes("@")) await attachFiles(line, repl);
     const result = await state.assistant.send(line, { sessionKey: turn.running.sessionKey, signal: turn.controller.signal, onEvent: repl.echo.filter(turn.sink), ...settings });
     if (!input.interactive && result.text) io.stdout.write(`${visibleReply(result.text, io.stdout)}\n`);
     if (!turn.sink.atLineStart()) io.stdout.write("\n");

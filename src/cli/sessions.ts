@@ -6,19 +6,16 @@ import { formatUsageSummary, summarizeUsage } from "../model/usage.js";
 import { isServerResult, serverCallText, serverResultText } from "../content.js";
 import { checkWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import type { CompactionRecord, MessageRecord, SessionRecord } from "../sessions/records.js";
-import { nestUnderParents } from "../sessions/session-listing.js";
 import type { SessionBackend } from "../sessions/store.js";
 import { exportSession, importSession } from "../sessions/transfer.js";
 import type { ContentBlockParam } from "../types.js";
-import type { CliArgs } from "./args.js";
+import { checkSessionKey, type CliArgs } from "./args.js";
 import { openSessions } from "./backends.js";
 import type { CliIo } from "./io.js";
 import { formatMinute, useColor } from "./render.js";
+import { counted, sessionTable } from "./session-table.js";
 import { visibleText } from "./visible-text.js";
 import { readRegularText } from "../fs/regular-file.js";
-
-/** What a subagent's session key is indented with, under its parent's. */
-export const SUBAGENT_MARK = "  └ ";
 
 /** Needs no credentials: it only reads and writes sessions (files, or the database when one is configured). */
 export async function sessionsCommand(args: CliArgs, io: CliIo): Promise<number> {
@@ -42,6 +39,7 @@ async function sessionsSubcommand(store: SessionBackend, args: CliArgs, io: CliI
   }
   if (sub === "new") {
     if (!key) throw new ConfigError("usage: miniclaw sessions new KEY");
+    checkSessionKey(key, "sessions new");
     if (await store.exists(key)) throw new ConfigError(`session "${key}" already exists`);
     await store.create(key);
     io.stdout.write(`Created session ${key}. Use it with --session ${key}.\n`);
@@ -50,10 +48,11 @@ async function sessionsSubcommand(store: SessionBackend, args: CliArgs, io: CliI
   if (sub === "fork") {
     const [, from, to, at] = args.words;
     if (!from || !to) throw new ConfigError("usage: miniclaw sessions fork FROM_KEY NEW_KEY [MESSAGE_ID]");
+    checkSessionKey(to, "sessions fork");
     if (!(await store.exists(from))) throw new ConfigError(`no session "${from}" (miniclaw sessions lists them)`);
     if (await store.exists(to)) throw new ConfigError(`session "${to}" already exists`);
     const forked = await store.fork(from, to, at ? { upToMessageId: at } : {});
-    io.stdout.write(`Forked ${from} into ${to} (${forked.messages.length} messages). Use it with --session ${to}.\n`);
+    io.stdout.write(`Forked ${from} into ${to} (${counted(forked.messages.length, "message")}). Use it with --session ${to}.\n`);
     return 0;
   }
   if (sub === "export") {
@@ -69,7 +68,7 @@ async function sessionsSubcommand(store: SessionBackend, args: CliArgs, io: CliI
       throw new ConfigError(`cannot read ${file}: ${error.code === "ENOENT" ? "no such file" : error.message}`);
     });
     const imported = await importSession(store, text, file, args.session);
-    io.stdout.write(`Imported ${imported.records} records into session ${visibleText(imported.key)} (${visibleText(store.locationOf(imported.key))}).\n`);
+    io.stdout.write(`Imported ${counted(imported.records, "record")} into session ${visibleText(imported.key)} (${visibleText(store.locationOf(imported.key))}).\n`);
     return 0;
   }
   throw new ConfigError(`unknown sessions command "${sub}" (use: sessions, sessions show KEY [--all], sessions new KEY, sessions fork FROM NEW [MESSAGE_ID], sessions export KEY, sessions import FILE)`);
@@ -81,17 +80,7 @@ async function listAll(store: SessionBackend, io: CliIo): Promise<number> {
     io.stdout.write("No sessions yet.\n");
     return 0;
   }
-  // A subagent's session sits under the session whose delegate call started it.
-  const rows = nestUnderParents(sessions).map((s) => [
-    `${s.depth === 1 ? SUBAGENT_MARK : ""}${visibleText(s.key)}`,
-    visibleText(s.agentId),
-    String(s.messages),
-    `~${s.estimatedTokens}`,
-    formatMinute(s.lastActivity),
-  ]);
-  const header = ["KEY", "AGENT", "MESSAGES", "TOKENS", "LAST ACTIVITY"];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  for (const row of [header, ...rows]) io.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()}\n`);
+  for (const line of sessionTable(sessions)) io.stdout.write(`${line}\n`);
   return 0;
 }
 
@@ -107,6 +96,9 @@ async function showOne(store: SessionBackend, key: string, all: boolean, io: Cli
   return 0;
 }
 
+/** A text block miniclaw wrote into a user message, whole: `<context>…</context>`. */
+const CONTEXT_BLOCK = /^<context>([\s\S]*)<\/context>$/;
+
 /** One record for the terminal; everything the model or a file could have written is escaped (`visible-text`). */
 function renderRecord(record: SessionRecord, paint: (style: Parameters<typeof styleText>[0], text: string) => string): string {
   const shown = (text: string, style?: Parameters<typeof styleText>[0]): string =>
@@ -116,13 +108,16 @@ function renderRecord(record: SessionRecord, paint: (style: Parameters<typeof st
     return paint("dim", "# session ") + shown(`${record.key} (agent ${record.agentId})`, "dim") + paint("dim", ` started ${formatMinute(record.ts)}`) + parent;
   }
   if (record.type === "compaction") {
-    return paint("magenta", `--- compaction at ${formatMinute(record.ts)}: ${record.replacedMessages} messages replaced by this summary ---\n`) + shown(record.summary) + paint("magenta", "\n---");
+    return paint("magenta", `--- compaction at ${formatMinute(record.ts)}: ${counted(record.replacedMessages, "message")} replaced by this summary ---\n`) + shown(record.summary) + paint("magenta", "\n---");
   }
   if (record.type === "output") return paint("green", "output: ") + shown(JSON.stringify(record.output));
   if (record.type === "mode") return paint("magenta", `--- permission mode ${record.mode} (${record.by === "user" ? "set by the user" : "after exit_plan_mode"}) ---`);
   const { role, content } = record.message;
   const blocks: ContentBlockParam[] = typeof content === "string" ? [{ type: "text", text: content }] : content;
   const lines = blocks.map((block) => {
+    // What miniclaw adds to a user's message (the time, attachments, a hook's context) is not the user's words.
+    const context = block.type === "text" && role === "user" ? CONTEXT_BLOCK.exec(block.text) : null;
+    if (context) return paint("dim", "[context] ") + shown(clip(context[1]!, 400), "dim");
     if (block.type === "text") return shown(block.text);
     if (block.type === "tool_use") return paint("cyan", "→ ") + shown(`${block.name} ${JSON.stringify(block.input)}`, "cyan");
     if (block.type === "tool_result") {

@@ -1,4 +1,4 @@
-// The REPL's settings: /mode (the permission mode of every turn), /queue (what a line typed during a turn does), /effort and /thinking.
+// The REPL's settings: /mode (the permission mode of every turn), /queue (what a line typed during a turn does), /model, /effort and /thinking.
 import type { PermissionMode } from "../gate/context.js";
 import { parseEffort } from "../model/settings.js";
 import type { AgentConfig, Effort } from "../types.js";
@@ -13,6 +13,8 @@ export interface SettingState {
   assistant: { readonly permissionMode: PermissionMode; setPermissionMode(mode: PermissionMode): void };
   queue: "steer" | "followup";
   effort?: { level: Effort; source: "--effort" | "/effort" } | undefined;
+  /** The model `/model` chose for agents whose SOUL.md names none; absent, the runtime's (--model, MINICLAW_MODEL, the default). */
+  model?: string | undefined;
   showThinking: boolean;
 }
 
@@ -84,6 +86,28 @@ export function effortCommand(args: string, state: SettingState, agents: Record<
   if (!parsed.ok) return `/effort ${clip(word, 40)}: ${parsed.problem.replace(/, got .*$/, "")}, or default. Usage: /effort [LEVEL|default]`;
   state.effort = { level: parsed.value, source: "/effort" };
   return `Effort: ${parsed.value} for every agent, from the next message until the REPL ends (/effort default goes back to each agent's own).`;
+}
+
+/** A model id as the providers spell them: `claude-opus-4-1`, `anthropic.claude-…-v2:0`, `claude-…@20241022`. */
+const MODEL_ID = /^[A-Za-z0-9][\w.:@/-]*$/;
+
+/**
+ * `/model` shows the model of the current agent and where it comes from; `/model ID` sets it for the following messages
+ * until the REPL ends, as --model would (an agent whose SOUL.md names a model keeps it); `/model default` goes back.
+ * `fallback` is the runtime's model, `named` where that came from.
+ */
+export function modelCommand(args: string, state: SettingState, agent: Pick<AgentConfig, "name" | "model">, fallback: { model: string; named: string }): string {
+  const word = args.trim();
+  const own = agent.model ? ` ${clip(agent.name, 40)} keeps ${clip(agent.model, 80)}, named in its SOUL.md.` : "";
+  const current = (): string => (state.model ? `${clip(state.model, 80)} (set by /model; /model default goes back to ${clip(fallback.model, 80)})` : `${clip(fallback.model, 80)} (${fallback.named})`);
+  if (word === "") return `Model: ${current()}.${own} /model ID switches for the next messages.`;
+  if (word.toLowerCase() === "default") {
+    state.model = undefined;
+    return `Model: back to ${current()}.${own}`;
+  }
+  if (!MODEL_ID.test(word)) return `/model ${clip(word, 60)}: not a model id (such as claude-opus-4-1). Usage: /model [ID|default]`;
+  state.model = word;
+  return `Model: ${clip(word, 80)} from the next message until the REPL ends (/model default goes back to ${clip(fallback.model, 80)}).${own}`;
 }
 
 /** `/thinking show` streams the model's thinking dim; `/thinking hide` (the default) keeps one "thinking…" line; `/thinking` says which. */

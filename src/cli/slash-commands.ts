@@ -1,4 +1,5 @@
-// The REPL's own commands (/help, /agents, /new or /clear, /sessions, /compact, /skills, /memory, /cost, /effort, /thinking, /mode, /queue, /mcp, /exit).
+// The REPL's own commands (/help, /agents, /new or /clear, /sessions, /compact, /skills, /memory, /cost, /model, /effort, /thinking, /mode, /queue, /mcp, /exit).
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { styleText } from "node:util";
 import { formatUsageSummary, summarizeUsage } from "../model/usage.js";
@@ -6,14 +7,13 @@ import type { Assistant } from "../assistant/assistant.js";
 import { MCP_CONFIG_FILE } from "../mcp/config.js";
 import type { McpHub } from "../mcp/hub.js";
 import { listMcpServers, noMcpServers } from "./mcp.js";
-import { clip, formatMinute } from "./render.js";
-import { effortCommand, modeCommand, queueCommand, thinkingCommand, type SettingState } from "./setting-commands.js";
+import { clip } from "./render.js";
+import { sessionTable } from "./session-table.js";
+import { effortCommand, modeCommand, modelCommand, queueCommand, thinkingCommand, type SettingState } from "./setting-commands.js";
 import { visibleText } from "./visible-text.js";
 import { findAgentByPrefix, parseSlashCommand, resolveAgent, type SlashCommand } from "../assistant/routing.js";
 import type { AgentConfig } from "../types.js";
 import type { CompactionRecord, MessageRecord } from "../sessions/records.js";
-import { nestUnderParents } from "../sessions/session-listing.js";
-import { SUBAGENT_MARK } from "./sessions.js";
 
 /** The REPL's session state; the setting commands change their part of it. */
 export interface ReplState extends SettingState {
@@ -24,31 +24,38 @@ export interface ReplState extends SettingState {
   sessionKey: string;
   out: { write(text: string): void };
   color: boolean;
+  /** The model of agents that name none when /model has not chosen one, and where it comes from (`--model`...). */
+  modelFallback: { model: string; named: string };
 }
 
 const HELP: Array<[string, string]> = [
   ["/help", "this list"],
   ["/agents", "the agents and their prefixes"],
-  ["/new, /clear", "start a fresh session"],
+  ["/new, /clear", "start a new conversation (miniclaw -c or --resume reopens it later)"],
   ["/sessions", "list sessions"],
   ["/compact", "compact this session now"],
   ["/skills", "the skills the agents can load"],
   ["/memory <query>", "search long-term memory"],
   ["/cost", "tokens, cache read share and estimated cost of this session"],
+  ["/model [ID]", "the model of the next messages (/model default goes back)"],
   ["/effort [LEVEL]", "low, medium, high, xhigh, max for every agent; default: each agent's own"],
   ["/thinking show|hide", "stream the model's thinking, or one line (the default)"],
   ["/mode [MODE]", "the permission mode: default, acceptEdits, plan, dontAsk, bypassPermissions"],
   ["/queue steer|followup", "a line typed during a turn steers it (the default), or waits for its end"],
   ["/mcp", "the MCP servers of mcp.json, their state and tools"],
   ["/exit", "leave (also Ctrl-D)"],
+  ["!command", "run a shell command yourself; its output goes with your next message"],
+  ["@path", "in a message: attach that file (relative to the working folder)"],
 ];
 
 type Say = (text: string) => void;
 type Command = (state: ReplState, args: string, say: Say) => void | "exit" | Promise<void>;
 
+/** A fresh key (`agent:main:20260105-143000-a1b2`, UTC; the random tail keeps two in one second apart); its file is made by the first message. */
 const newSession: Command = (state, _, say) => {
-  state.sessionKey = `agent:${state.agentId}:${new Date().toISOString().replace(/[-:]/g, "").slice(0, 15).replace("T", "-")}`;
-  say(`New session ${clip(state.sessionKey, 200)}.`);
+  const stamp = new Date().toISOString().replace(/[-:]/g, "").slice(0, 15).replace("T", "-");
+  state.sessionKey = `agent:${state.agentId}:${stamp}-${randomBytes(2).toString("hex")}`;
+  say(`New conversation ${clip(state.sessionKey, 200)} (after a message, miniclaw -c or miniclaw --resume ${clip(state.sessionKey, 200)} reopens it).`);
 };
 
 const COMMANDS: Record<string, Command> = {
@@ -84,9 +91,13 @@ const COMMANDS: Record<string, Command> = {
   queue: (state, args, say) => say(queueCommand(args, state)),
   mode: async (state, args, say) => {
     say(modeCommand(args, state));
-    // Between turns nothing else would write it: recorded now, a reload keeps it even if the REPL ends here.
-    await state.assistant.recordPermissionMode(state.sessionKey, state.agentId);
+    // Between turns nothing else would write it: recorded now, a reload keeps it even if the REPL ends here. A new
+    // session has no file to hold it yet, so one is made (its header), unless the mode is the default every session starts in.
+    const { assistant, sessionKey, agentId } = state;
+    if (assistant.permissionMode !== "default" && !(await assistant.sessions.exists(sessionKey))) await assistant.sessions.create(sessionKey, agentId);
+    await assistant.recordPermissionMode(sessionKey, agentId);
   },
+  model: (state, args, say) => say(modelCommand(args, state, state.assistant.agents[state.agentId]!, state.modelFallback)),
   // The servers of this process, connected first if no turn has needed them yet; mcp.json is read once, when the REPL starts.
   mcp: async ({ mcp, assistant: { workspace } }, _, say) => {
     if (!mcp) return say(`${noMcpServers(workspace)}\nmcp.json is read when miniclaw starts: restart the REPL after writing it.`);
@@ -124,13 +135,8 @@ function dim(state: ReplState, text: string): string {
 }
 
 async function listSessions(state: ReplState, _: string, say: Say): Promise<void> {
-  const sessions = await state.assistant.sessions.list();
   // A session made by /new has no file until its first message; it is listed all the same, as the current one.
-  if (!sessions.some((s) => s.key === state.sessionKey)) say(`  ${clip(state.sessionKey, 200).padEnd(28)}    0 messages  (new) ←`);
-  for (const s of nestUnderParents(sessions)) {
-    const key = `${s.depth === 1 ? SUBAGENT_MARK : ""}${clip(s.key, 200)}`;
-    say(`  ${key.padEnd(28)} ${String(s.messages).padStart(4)} messages  ~${s.estimatedTokens} tokens  ${formatMinute(s.lastActivity)}${s.key === state.sessionKey ? " ←" : ""}`);
-  }
+  for (const line of sessionTable(await state.assistant.sessions.list(), { current: state.sessionKey })) say(`  ${line}`);
 }
 
 async function costOf(state: ReplState): Promise<string> {

@@ -1,6 +1,7 @@
 // The keys of a terminal sorted before the line editor sees them: pastes, Ctrl-C, Esc, Shift-Enter, type-ahead during a turn, single-key answers.
 import { PassThrough } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
+import type { EditKey } from "./graphemes.js";
 
 export const CTRL_C = "\x03";
 export const CTRL_D = "\x04";
@@ -11,6 +12,11 @@ const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
 /** What terminals send for Shift-Enter (or Alt-Enter): ESC CR, kitty's CSI u, xterm's modifyOtherKeys. */
 const SOFT_ENTER = ["\x1b\r", "\x1b\n", "\x1b[13;2u", "\x1b[27;2;13~"];
+/** The keys that move or delete one character at the prompt: arrows, Ctrl-B/F, Backspace, Delete, Ctrl-D. */
+const EDIT_KEYS: Readonly<Record<string, EditKey>> = {
+  "\x1b[D": "left", "\x1bOD": "left", "\x02": "left", "\x1b[C": "right", "\x1bOC": "right", "\x06": "right",
+  "\x7f": "backspace", "\b": "backspace", "\x1b[3~": "delete", "\x04": "delete",
+};
 /** Characters a paste may keep; other controls (an escape sequence inside a pasted log) are dropped. */
 const PASTE_JUNK = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
 
@@ -26,6 +32,8 @@ export interface KeyHandlers {
   queued(line: string): void;
   /** The key pressed at a single-key question (CTRL_C for Ctrl-C or Esc). */
   answer(key: string): void;
+  /** How many times the line editor must get `key` to cross one whole character as a person sees it (at least 1 is sent). */
+  repeatFor(key: EditKey): number;
 }
 
 /**
@@ -111,6 +119,8 @@ export class TerminalKeys {
 
   private promptKeys(chunk: string): void {
     if (chunk === ESC) return;
+    const edit = EDIT_KEYS[chunk];
+    if (edit !== undefined) return void this.editorInput.write(chunk.repeat(Math.max(1, this.handlers.repeatFor(edit))));
     const soft = SOFT_ENTER.map((sequence) => ({ index: chunk.indexOf(sequence), length: sequence.length }))
       .filter((found) => found.index >= 0)
       .sort((a, b) => a.index - b.index)[0];

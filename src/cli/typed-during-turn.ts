@@ -12,7 +12,8 @@ export type RunningTurn = { sessionKey: string; agentId: string; signal: AbortSi
 export type SteerEcho = ReturnType<typeof createSteerEcho>;
 
 /**
- * Handles a line typed during a turn; true when it was taken, false to queue it as the next message. /mode and /queue
+ * Handles a line typed during a turn; true when it was taken, false to queue it as the next message (as is every line
+ * typed while no turn runs). /mode and /queue
  * apply at once (a mode reaches the running turn from its next tool call). With `/queue steer` (the default), a plain
  * message for the running turn's agent goes to its session's inbox, shown dim as `(steer) …`; other commands, a message
  * for another agent, and everything under `/queue followup` wait for the turn's end, shown as `queued: …`. `note` writes
@@ -25,13 +26,15 @@ export function takeTypedLine(
 ): boolean {
   const { state } = ctx;
   const dim = (text: string): string => (state.color ? styleText("dim", text) : text);
+  const turn = ctx.running();
+  // Typed before the next prompt while no turn runs (a command of the REPL's own is finishing): simply the next line.
+  if (turn === undefined) return false;
   const command = replCommandOf(line, state.assistant.agents);
   if (command?.name === "mode" || command?.name === "queue") {
     ctx.note(visibleText(command.name === "mode" ? modeCommand(command.args, state) : queueCommand(command.args, state), { keepLineBreaks: true }));
     return true;
   }
-  const turn = ctx.running();
-  const steerable = command === undefined && turn !== undefined && !turn.signal.aborted && state.assistant.route(line).agent.id === turn.agentId;
+  const steerable = command === undefined && !turn.signal.aborted && state.assistant.route(line).agent.id === turn.agentId;
   if (state.queue === "followup" || !steerable) {
     ctx.note(dim(`queued: ${visibleLine(line, ctx.columns() - 10)}`));
     return false;

@@ -26,6 +26,8 @@ export interface GateOptions extends PathFolders {
   onWarning?: WarningSink;
   judge?: CommandJudge;
   remembered?: Set<string>;
+  /** Entries read as if the approvals file held them too, never written to it (the CLI's --allowed-tools, --disallowed-tools). */
+  approvals?: ApprovalLists;
 }
 
 /**
@@ -55,7 +57,7 @@ class PolicyGate implements Gate {
       if (!seen.has(message)) warn(message);
       seen.add(message);
     };
-    this.readApprovals = approvalsReader(options.approvalsPath, this.warn);
+    this.readApprovals = withExtra(approvalsReader(options.approvalsPath, this.warn), options.approvals);
     this.pathVerdict = pathRules(options);
     this.place = { cwd: resolve(options.cwd), home: resolve(options.home ?? homedir()) };
     this.remembered = options.remembered ?? new Set<string>();
@@ -174,4 +176,13 @@ function shownFor({ subject }: Verdict): string {
     json = String(subject.input);
   }
   return `${subject.tool} ${cutMiddle(json, MAX_SHOWN_INPUT_CHARS, (cut) => ` … ${cut} characters … `)}`;
+}
+
+/** The approvals file's lists with `extra` added to each; the reader itself when there is nothing to add. */
+function withExtra<T extends { allowed: string[]; denied: string[] }>(read: () => T, extra: ApprovalLists | undefined): () => T {
+  if (!extra?.allowed?.length && !extra?.denied?.length) return read;
+  return () => {
+    const lists = read();
+    return { ...lists, allowed: [...lists.allowed, ...(extra.allowed ?? [])], denied: [...lists.denied, ...(extra.denied ?? [])] };
+  };
 }

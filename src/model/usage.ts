@@ -87,5 +87,5 @@ export function formatUsageSummary(s: UsageSummary): string {
   const count = s.usage.webSearchRequests ?? 0;
   const searches = count > 0 ? ` · ${count} web search${count === 1 ? "" : "es"} ($${(count * WEB_SEARCH_USD).toFixed(2)})` : "";
   const cached = `${(s.cacheReadShare * 100).toFixed(1)}% read from cache`;
-  return `${s.responses} responses · ${input} tokens in (${cached}) · ${s.usage.outputTokens} tokens out${thinking}${searches} · ~$${s.costUsd.toFixed(4)}`;
+  return `${s.responses} ${s.responses === 1 ? "response" : "responses"} · ${input} tokens in (${cached}) · ${s.usage.outputTokens} tokens out${thinking}${searches} · ~$${s.costUsd.toFixed(4)}`;
 }

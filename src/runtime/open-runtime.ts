@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { nodeSpawnDefault, refuseApprover, safeSink, systemClock, type Approver, type Clock, type Spawn } from "../deps.js";
 import { configurationPaths } from "../gate/path-check.js";
+import type { ApprovalLists } from "../gate/approval-entries.js";
 import type { WarningSink } from "../gate/approvals-file.js";
 import type { CommandJudge, Gate, ModeHolder, PermissionMode } from "../gate/context.js";
 import { createGate } from "../gate/gate.js";
@@ -112,7 +113,7 @@ export async function openRuntime(options: RuntimeOptions = {}): Promise<Runtime
     },
     skillsListing: skills?.listing(),
     tools: (view, extra = []) => collectTools([...sources, toolList(extra), ...after], view),
-    gate: gatesOf({ workspace, cwd, home: env["HOME"], warn, judge: shell?.judge }),
+    gate: gatesOf({ workspace, cwd, home: env["HOME"], warn, judge: shell?.judge, approvals: options.approvals }),
     notices: async () => [(await shell?.notice()) ?? ""].filter((line) => line !== ""),
     async close() {
       if (options.memory === undefined) memory?.close();
@@ -121,11 +122,11 @@ export async function openRuntime(options: RuntimeOptions = {}): Promise<Runtime
 }
 
 /** One gate per turn (its events, approver, mode), all sharing the approvals file, the roots, the judge and "always". */
-function gatesOf(place: { workspace: string; cwd: string; home: string | undefined; warn: WarningSink | undefined; judge: CommandJudge | undefined }): Runtime["gate"] {
-  const { workspace, cwd, home, warn, judge } = place;
+function gatesOf(place: { workspace: string; cwd: string; home: string | undefined; warn: WarningSink | undefined; judge: CommandJudge | undefined; approvals: ApprovalLists | undefined }): Runtime["gate"] {
+  const { workspace, cwd, home, warn, judge, approvals } = place;
   const remembered = new Set<string>();
   const folders = { approvalsPath: join(workspace, APPROVALS_FILE), roots: [cwd, workspace], protectedDirs: [join(workspace, "sessions")], configuration: configurationPaths(workspace), cwd };
-  const shared = { ...folders, remembered, ...(home && { home }), ...(warn && { onWarning: warn }), ...(judge && { judge }) };
+  const shared = { ...folders, remembered, ...(home && { home }), ...(warn && { onWarning: warn }), ...(judge && { judge }), ...(approvals && { approvals }) };
   return (turn) => createGate({ ...shared, mode: turn.modes, approver: turn.approver, emit: turn.emit });
 }
 

@@ -4,6 +4,7 @@ import * as z from "zod";
 import type { Approver, Clock, Spawn } from "../deps.js";
 import { ConfigError } from "../errors.js";
 import { checkConfig } from "../fs/config-file.js";
+import type { ApprovalLists } from "../gate/approval-entries.js";
 import { PERMISSION_MODES, type ModeHolder, type PermissionMode } from "../gate/context.js";
 import type { MemoryStore } from "../memory/store.js";
 import type { Parsed } from "../model/settings.js";
@@ -31,6 +32,8 @@ export interface RuntimeOptions {
   store?: SessionStorage;
   /** Who answers approval requests; default refuses (nobody is there to ask). */
   approver?: Approver;
+  /** Entries beside exec-approvals.json's, for this runtime's turns alone and never written to it (the CLI's --allowed-tools, --disallowed-tools). */
+  approvals?: ApprovalLists;
   /** The mode of the runtime's turns, or a holder whose mode may change while they run. Default `default`. */
   permissionMode?: PermissionMode | ModeHolder;
   /** Tools every turn gets beside the built-ins (a same-named tool replaces the built-in). */
@@ -102,6 +105,7 @@ const schema = z.strictObject({
   model: z.string().min(1).optional(),
   store: objectOf("a session store (SessionStore, or openPostgres(url).sessions)").optional(),
   approver: fn.optional(),
+  approvals: z.strictObject({ allowed: z.array(z.string()).optional(), denied: z.array(z.string()).optional() }).optional(),
   permissionMode: modeSchema.optional(),
   tools: z.array(z.custom<AnyTool>(isTool, "must be tools made with defineTool")).optional(),
   toolSources: z.array(z.custom<ToolSource>((v) => typeof (v as ToolSource | null)?.list === "function", "must be tool sources (objects with list())")).optional(),

@@ -86,9 +86,9 @@ describe.concurrent("the REPL's keys on a terminal, in process", () => {
     const { repl, typeAndWait, exit } = await openIn(ctx);
     await typeAndWait("tell me a slow story\r", /Once/);
     await typeAndWait("\x1b", /\(interrupted\)[\s\S]*Jarvis› /);
-    await typeAndWait("/clear\r", /New session agent:main:\d{8}-\d{6}\./);
-    const key = /New session (agent:main:\d{8}-\d{6})\./.exec(repl.screen.output())![1]!;
-    await typeAndWait("/sessions\r", new RegExp(`${key} +0 messages +\\(new\\) ←[\\s\\S]*agent:main:main +\\d+ messages`));
+    await typeAndWait("/clear\r", /New conversation agent:main:\d{8}-\d{6}-[0-9a-f]{4} \(after a message, miniclaw -c or miniclaw --resume \S+ reopens it\)\./);
+    const key = /New conversation (agent:main:\S+) /.exec(repl.screen.output())![1]!;
+    await typeAndWait("/sessions\r", new RegExp(`${key} +0 +\\(new\\) ←[\\s\\S]*agent:main:main +main +\\d+ +~\\d+`));
     await exit();
   });
 
@@ -113,7 +113,14 @@ describe.concurrent("the REPL's keys on a terminal, in process", () => {
 
   it("the banner names the agent, the model and a server that is not Anthropic's", async (ctx) => {
     const { model, repl, exit } = await openIn(ctx, { MINICLAW_MODEL: "claude-test-model" });
-    ctx.expect(repl.screen.output()).toContain(`miniclaw · Jarvis (main) · model claude-test-model · server ${model.baseURL} · session agent:main:main`);
+    const lines = repl.screen.output().split("\n");
+    const top = lines.findIndex((line) => line.startsWith("miniclaw · "));
+    ctx.expect(lines.slice(top, top + 3)).toEqual([
+      "miniclaw · Jarvis (main) · model claude-test-model",
+      `server ${model.baseURL} · session agent:main:main`,
+      "/help for commands, Ctrl-D to exit",
+    ]);
+    for (const line of lines.slice(top, top + 3)) ctx.expect(line.length).toBeLessThanOrEqual(80);
     await exit();
   });
 

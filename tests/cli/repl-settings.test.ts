@@ -72,7 +72,7 @@ describe("the REPL's effort and thinking in a terminal", () => {
     shown = await say("think about coffee", /Thought it through\./);
     expect(shown).toMatch(/Secret reasoning about the drink\.\n\(thought for \d+\.\d s\)\nThought it through\./);
 
-    const cost = await say("/cost", /responses ·/);
+    const cost = await say("/cost", /responses? ·/);
     expect(cost).toMatch(/tokens out \(\d+ thinking\)/);
     const help = await say("/help", /\/exit/);
     expect(help).toMatch(/\/effort \[LEVEL\] +low, medium, high, xhigh, max for every agent; default: each agent's own/);
@@ -94,7 +94,7 @@ describe("the REPL's web tool lines, in process", () => {
     expect(lines.filter((line) => /^(→|  [✓✗])/.test(line))).toEqual(['→ web_search: "node 20 release date"', "  ✓ 2 results"]);
     mark = repl.screen.output().length;
     repl.type("/cost\r");
-    await repl.screen.waitFor(/responses ·.*· 1 web search \(\$0\.01\) · ~\$[\d.]+\n/, { from: mark });
+    await repl.screen.waitFor(/responses? ·.*· 1 web search \(\$0\.01\) · ~\$[\d.]+\n/, { from: mark });
     repl.type("/exit\r");
     expect((await repl.done).code).toBe(0);
   });

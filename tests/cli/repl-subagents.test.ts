@@ -48,7 +48,7 @@ describe("a subagent in the REPL", () => {
     mark = term.output().length;
     term.type("/sessions\r");
     await term.waitFor(/Jarvis› $/, { from: mark });
-    const listed = term.output().slice(mark).split("\n").filter((line) => /agent:/.test(line)).map((line) => line.replace(/ {2,}\d+ messages.*$/, ""));
+    const listed = term.output().slice(mark).split("\n").filter((line) => /agent:/.test(line)).map((line) => line.replace(/ {2,}(main|researcher) +\d+ +~\d+ .*$/, ""));
     expect(listed).toEqual([expect.stringMatching(/^ {2}agent:main:main$/), expect.stringMatching(/^ {4}└ agent:researcher:sub-\S+$/)]);
     term.type("\x04");
     expect(await term.exited).toBe(0);

@@ -71,7 +71,7 @@ describe("the REPL in a terminal", () => {
 
     mark = term.output().length;
     term.type("/new\r");
-    await term.waitFor(/New session agent:main:/, { from: mark });
+    await term.waitFor(/New conversation agent:main:/, { from: mark });
     term.type("/cost\r");
     await term.waitFor(/No usage yet in this session\.[\s\S]*Jarvis› /, { from: mark });
 
@@ -138,7 +138,7 @@ describe.concurrent("the REPL on a terminal, in process", () => {
     const dir = await mkdtemp(join(tmpdir(), "miniclaw-repl-"));
     const env = cleanEnv({ ANTHROPIC_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "x" });
     const start = () => startMain(["--workspace", join(dir, "ws")], { env, cwd: dir, terminal: true });
-    return { start };
+    return { start, server };
   }
 
   it("offers the inputs of earlier runs with the up arrow", async (ctx) => {
@@ -159,21 +159,27 @@ describe.concurrent("the REPL on a terminal, in process", () => {
     ctx.expect((await repl.done).code).toBe(0);
   });
 
-  it("Ctrl-C at an approval question answers no on its own line, runs nothing, and the next turn works", async (ctx) => {
-    const { start } = await openIn(ctx);
-    const repl = start();
-    await repl.screen.waitFor(/Jarvis› /);
-    let mark = repl.screen.output().length;
-    repl.type("please run the tests\r");
-    await repl.screen.waitFor(/Allow "npm test --version"\?/, { from: mark });
-    repl.type("\x03");
-    await repl.screen.waitFor(/\[d\]eny always no\n[\s\S]*The command said: Error: The user denied this command[\s\S]*Jarvis› /, { from: mark });
-    mark = repl.screen.output().length;
-    repl.type("hello\r");
-    await repl.screen.waitFor(/Hello there/, { from: mark });
-    repl.type("/exit\r");
-    ctx.expect((await repl.done).code).toBe(0);
-  });
+  for (const [name, key] of [["Ctrl-C", "\x03"], ["Esc", "\x1b"]] as const) {
+    it(`${name} at an approval question ends the turn, as in Claude Code: nothing runs, no request follows, and the next turn works`, async (ctx) => {
+      const { start, server } = await openIn(ctx);
+      const repl = start();
+      await repl.screen.waitFor(/Jarvis› /);
+      let mark = repl.screen.output().length;
+      repl.type("please run the tests\r");
+      await repl.screen.waitFor(/Allow "npm test --version"\?/, { from: mark });
+      repl.type(key);
+      await repl.screen.waitFor(/\[d\]eny always stop\n[\s\S]*\(interrupted\)\nJarvis› /, { from: mark });
+      ctx.expect(repl.screen.output().slice(mark)).not.toContain("The command said");
+      ctx.expect(server.requests).toHaveLength(1);
+      mark = repl.screen.output().length;
+      repl.type("hello\r");
+      await repl.screen.waitFor(/Hello there/, { from: mark });
+      // The interrupted call was answered in the session, so the next request is valid (the server checks every one).
+      ctx.expect(server.requests).toHaveLength(2);
+      repl.type("/exit\r");
+      ctx.expect((await repl.done).code).toBe(0);
+    });
+  }
 
   it("exits on Ctrl-D and on two Ctrl-C at an empty prompt", async (ctx) => {
     const { start } = await openIn(ctx);

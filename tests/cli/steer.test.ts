@@ -30,12 +30,21 @@ const STEERED = /The user added: (.*)/;
 const steersOf = (req: RecordedRequest | undefined): string[] => userTexts(req).flatMap((t) => STEERED.exec(t)?.[1] ?? []);
 
 describe.concurrent("miniclaw steer", () => {
+  it("refuses a session that does not exist with one line and exit 1, so a mistyped key holds nothing (the binary)", async (ctx) => {
+    const t = await setup(ctx, []);
+    const steer = await runCli(["steer", "agent:main:mian", "in", "metric", "units", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir });
+    ctx.expect(steer.code).toBe(1);
+    ctx.expect(steer.stdout).toBe("");
+    ctx.expect(steer.stderr).toBe('no session "agent:main:mian" (miniclaw sessions lists them; miniclaw sessions new KEY makes an empty one to steer)\n');
+  });
+
   it("queues a message that the session's next turn takes with its own, once, and prints the id on stderr", async (ctx) => {
     const t = await setup(ctx, [{ reply: "ok" }]);
+    ctx.expect((await runMain(["sessions", "new", "agent:main:main", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir })).code).toBe(0);
     const steer = await runCli(["steer", "agent:main:main", "in", "metric", "units", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir });
     ctx.expect(steer.code).toBe(0);
     ctx.expect(steer.stdout).toBe("");
-    ctx.expect(steer.stderr).toMatch(/^steer [0-9a-f-]{36} queued for agent:main:main \(no such session yet: its first turn will take it\)\n$/);
+    ctx.expect(steer.stderr).toMatch(/^steer [0-9a-f-]{36} queued for agent:main:main \(its running turn takes it before its next request, or its next turn does\)\n$/);
     const first = await runMain(["run", "--workspace", t.workspace, "--session", "agent:main:main", "how far is the moon?"], { env: t.env, cwd: t.dir });
     ctx.expect(first.code).toBe(0);
     ctx.expect(steersOf(t.model.requests[0])).toEqual(["in metric units"]);
@@ -66,7 +75,7 @@ describe.concurrent("miniclaw steer", () => {
     ctx.expect(stdout).toBe("done\n");
   }, 20_000);
 
-  it("reaches a cron job's session: the job's next run takes it", async (ctx) => {
+  it("reaches a cron job's session, even before its first run: the job's next run takes it", async (ctx) => {
     const t = await setup(ctx, [{ reply: "digest written" }]);
     await writeFile(join(t.workspace, "cron.json"), JSON.stringify({ jobs: [{ name: "digest", schedule: "0 8 * * *", prompt: "write the digest" }] }));
     ctx.expect((await runMain(["steer", "cron:digest", "skip the weather", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir })).code).toBe(0);

@@ -44,6 +44,8 @@ export interface MainRun {
   type(text: string): void;
   /** Calls the handlers this run subscribed for `name` (nothing is sent to the test process). */
   signal(name: "SIGINT" | "SIGTERM"): void;
+  /** Resizes the stand-in terminal (a terminal run only): stdout's `columns` change and it emits `resize`, as a TTY does. */
+  resize(columns: number): void;
   done: Promise<CliRun>;
 }
 
@@ -60,12 +62,13 @@ export function startMain(args: string[], opts: MainOptions = {}): MainRun {
   if (!opts.terminal) stdin.end(opts.input ?? "");
   else if (opts.input) stdin.write(opts.input);
   const handlers = { SIGINT: new Set<() => void>(), SIGTERM: new Set<() => void>() };
+  const stdout = capture(opts.terminal, (text) => {
+    out.stdout += text;
+    screen.append(text);
+  });
   const io: CliIo = {
     stdin,
-    stdout: capture(opts.terminal, (text) => {
-      out.stdout += text;
-      screen.append(text);
-    }),
+    stdout,
     stderr: capture(opts.terminal, (text) => {
       out.stderr += text;
       screen.append(text);
@@ -85,6 +88,10 @@ export function startMain(args: string[], opts: MainOptions = {}): MainRun {
     type: (text) => void stdin.write(text),
     signal: (name) => {
       for (const handler of [...handlers[name]]) handler();
+    },
+    resize: (columns) => {
+      Object.assign(stdout, { columns });
+      stdout.emit("resize");
     },
     done: main(args, io).then((code) => ({ code, ...out })),
   };

@@ -48,7 +48,8 @@ const planned: fc.Arbitrary<Planned> = fc.oneof(
 );
 
 export const stepArbitrary: fc.Arbitrary<Step> = fc.record({
-  user: text,
+  // A blank message is refused before any request (turn-arguments.test.ts), so each step says something.
+  user: text.map((t) => (t.trim() ? t : `${t}.`)),
   plan: fc.array(planned, { maxLength: 4 }),
   interrupt: fc.constantFrom("none", "none", "none", "before", "stream", "tool"),
   crash: fc.oneof(
