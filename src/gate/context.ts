@@ -75,6 +75,8 @@ export interface GateCall {
   tool: string;
   input: unknown;
   access: Access;
+  /** Why an `ask` call asks, when the tool says (Tool.approvalReason). */
+  reason?: string;
 }
 
 /**

@@ -104,7 +104,7 @@ class PolicyGate implements Gate {
     if (typeof access === "string") {
       if (access !== "ask") return toolVerdict(call, access === "read" ? "safe" : "act", "");
       const allowed = matchesToolName(call.tool, approvals.allowed, true);
-      return { ...toolVerdict(call, allowed ? "approved" : "needs", "the tool is declared to need approval"), alwaysSaves: call.tool, denySaves: call.tool };
+      return { ...toolVerdict(call, allowed ? "approved" : "needs", call.reason ?? "the tool is declared to need approval"), alwaysSaves: call.tool, denySaves: call.tool };
     }
     if ("command" in access) return this.commandVerdict(access.command, approvals);
     return this.places.pathVerdict(access.path, access.write === true);

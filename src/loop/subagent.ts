@@ -5,6 +5,7 @@ import { isAllowedTool } from "../tools/source.js";
 import type { AgentConfig, TurnResult } from "../types.js";
 import { runHook } from "./hooks.js";
 import { limiter } from "./limiter.js";
+import { sideRequests } from "./side-request.js";
 import type { TurnOptions } from "./turn-options.js";
 import type { ParentLink, TurnSetup } from "./turn-setup.js";
 import type { TurnState } from "./turn-state.js";
@@ -82,6 +83,7 @@ export function turnScope(rt: TurnSetup, turn: TurnState, sessionKey: string, to
     sessionKey,
     agentId: rt.agent.id,
     delegate: (agentId, task, toolUseId) => limit(() => runSubagent(parent, agentId, task, toolUseId)),
+    sample: sideRequests(rt, turn),
     setMode(mode) {
       rt.modes.mode = mode;
       turn.modeChangedBy = "exit_plan_mode";

@@ -111,7 +111,7 @@ export async function setUpTurn(runtime: Runtime, agent: AgentConfig, options: T
     gate,
     extraTools,
     firstTools,
-    systemPrompt: buildSystemPrompt({ agent, userProfile: runtime.settings.userProfile, skillsListing: runtime.skillsListing, toolNames: [...firstTools.keys()] }),
+    systemPrompt: buildSystemPrompt({ agent, userProfile: runtime.settings.userProfile, skillsListing: runtime.skillsListing, toolNames: [...firstTools.keys()], toolNotes: [...firstTools.values()].flatMap((tool) => tool.systemNote ?? []) }),
     contextWindow,
     compactAt: runtime.settings.compactAt ?? Math.floor(contextWindow * COMPACT_AT_SHARE_OF_WINDOW),
     link,

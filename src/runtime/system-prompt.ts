@@ -18,6 +18,8 @@ export interface SystemPromptInput {
   skillsListing?: string | undefined;
   /** Names of the tools offered this turn; notes are written only for those present. */
   toolNames: readonly string[];
+  /** Notes the offered tools carry (`Tool.systemNote`), in tool order; each distinct note is written once, last. */
+  toolNotes?: readonly string[];
 }
 
 /**
@@ -75,6 +77,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   if (listing && tools.has("load_skill")) parts.push(section("Skills", `${SKILLS_INTRO}\n\n${listing}`));
   const notes = TOOL_NOTES.filter(([names]) => names.some((name) => tools.has(name))).map(([, note]) => note(tools));
   if (notes.length > 0) parts.push(section("Tools and memory", notes.join("\n")));
+  parts.push(...new Set((input.toolNotes ?? []).map((note) => note.trim()).filter((note) => note !== "")));
   return parts.join("\n\n");
 }
 

@@ -130,7 +130,7 @@ async function prepare(call: ToolUseBlock, opts: DispatchOptions): Promise<Prepa
   const context = opts.context(call.id);
   let judged: Judged;
   try {
-    judged = await opts.gate.check({ id: call.id, tool: call.name, input: parsed.data, access: await accessOf(tool, parsed.data, context) });
+    judged = await opts.gate.check({ id: call.id, tool: call.name, input: parsed.data, access: await accessOf(tool, parsed.data, context), ...(tool.approvalReason !== undefined && { reason: tool.approvalReason }) });
   } catch (error) {
     // A throwing access declaration refuses the call: the check fails closed.
     return answered(`Error: Not run: the permission check of ${call.name} failed (${messageOf(error)}).`);
