@@ -37,6 +37,9 @@ export interface CliArgs {
   outputFormat?: "text" | "json" | "stream-json";
   /** `run --record FILE`, `--record FILE` (the REPL): a cassette of every request and response. */
   record?: string;
+  /** `mcp add`: `--transport stdio|http|sse`, `-e KEY=VALUE` (stdio), `-H "Name: value"` (http); `-y`: no question before writing mcp.json. */
+  mcpAdd?: { transport?: string; env: string[]; headers: string[] };
+  yes?: boolean;
   /** `replay --tolerate system,tools`: request fields whose changes are no difference. */
   tolerate?: string[];
   /** The command line as given, less `--record FILE`: what a cassette keeps, for `miniclaw replay` to run again. */
@@ -70,8 +73,14 @@ Commands:
   sessions export KEY       a session as JSONL on stdout (either backend)
   sessions import FILE      a session from a JSONL file (--session KEY: under another key)
   db migrate                create or update the tables (PostgreSQL; also done on first use)
-  mcp                       the MCP servers of workspace/mcp.json: connects them, lists
+  mcp [list]                the MCP servers of workspace/mcp.json: connects them, lists
                             their state and tools, stops them
+  mcp add NAME URL | mcp add NAME -- COMMAND [ARGS...]
+                            add a server to mcp.json after you confirm (--transport http|sse,
+                            -H "Name: value"; -e KEY=VALUE for a command; -y: no question)
+  mcp remove NAME           remove a server from mcp.json (and its sign-in) after you confirm
+  mcp login NAME            sign in to an http server (OAuth): opens the page with $BROWSER or
+                            prints it; the tokens go to workspace/mcp-credentials.json (0600)
   steer KEY TEXT            add a message to session KEY's running turn, or its next one
                             (from another terminal; see miniclaw steer --help)
   demo                      the REPL against the built-in scripted model (no key needed)
@@ -107,6 +116,7 @@ Options:
 const OPTIONS = {
   workspace: { type: "string" }, model: { type: "string" }, agent: { type: "string" }, session: { type: "string" }, "permission-mode": { type: "string" },
   thinking: { type: "string" }, effort: { type: "string" }, "max-iterations": { type: "string" }, "output-schema": { type: "string" }, "database-url": { type: "string" }, sandbox: { type: "string" }, record: { type: "string" }, tolerate: { type: "string" }, "output-format": { type: "string" },
+  transport: { type: "string", short: "t" }, env: { type: "string", short: "e", multiple: true }, header: { type: "string", short: "H", multiple: true }, yes: { type: "boolean", short: "y" },
   continue: { type: "boolean", short: "c", default: false }, all: { type: "boolean", default: false }, force: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false }, version: { type: "boolean", short: "v", default: false },
 } as const;
@@ -148,6 +158,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
       record: values.record,
       outputFormat: values["output-format"] as CliArgs["outputFormat"],
       tolerate: values.tolerate?.split(",").map((field) => field.trim()).filter(Boolean),
+      mcpAdd: values.transport === undefined && values.env === undefined && values.header === undefined ? undefined : { ...given({ transport: values.transport }), env: values.env ?? [], headers: values.header ?? [] },
+      yes: values.yes,
     }),
   };
 }
@@ -183,6 +195,9 @@ function checkCombinations(command: string, values: Values): void {
   }
   if (values.record !== undefined && command !== "run" && command !== "repl") throw new ConfigError("--record goes with miniclaw run and the REPL");
   if (values.tolerate !== undefined && command !== "replay") throw new ConfigError("--tolerate goes with miniclaw replay");
+  for (const flag of ["transport", "env", "header", "yes"] as const) {
+    if (values[flag] !== undefined && command !== "mcp") throw new ConfigError(`--${flag} goes with miniclaw mcp add (and -y with mcp remove)`);
+  }
   if (values["output-format"] !== undefined && command !== "run") throw new ConfigError("--output-format goes with miniclaw run");
   if (values["output-format"] !== undefined && !["text", "json", "stream-json"].includes(values["output-format"])) throw new ConfigError("--output-format must be one of: text, json, stream-json");
   if (values["output-schema"] !== undefined && command !== "run") {

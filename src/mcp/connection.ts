@@ -40,6 +40,8 @@ export class McpConnection {
   readonly calls = new CallScopes();
   private client: Client | undefined;
   private transport: Transport | undefined;
+  /** The client of the start under way, stopped when the start times out. */
+  private starting: Client | undefined;
   private auth: AuthSession | undefined;
   private closing = false;
   private restarts = 0;
@@ -126,6 +128,8 @@ export class McpConnection {
       if (this.config.type === "http" || this.config.type === "sse") this.auth = await AuthSession.open(this.name, this.config, this.deps.host, sdk);
       await withTimeout(this.attempt(sdk), limit, `did not connect within ${seconds(limit)}`, () => this.auth?.signingIn() === true);
     } catch (error) {
+      // A start still under way (a server that never answered) is stopped: its process must not outlive the attempt.
+      await this.starting?.close().catch(() => undefined);
       this.state = "failed";
       this.error = this.failureOf(error);
       return;
@@ -148,6 +152,7 @@ export class McpConnection {
 
   private async start(sdk: Sdk): Promise<void> {
     const client = new sdk.Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
+    this.starting = client;
     serveServerRequests(client, this.name, this.deps.host, this.calls);
     // Marked at once: a server announces the change before the result of the call that made it, so the lists are
     // fetched again before the next request (the SDK's own refresh would come later, debounced).

@@ -29,7 +29,10 @@ export interface McpServerStatus {
  * left out or tool not offered (must not throw), and what servers may ask of their host (see McpHost); `reportFailures:
  * false` keeps failures out of the warnings, for a caller that shows them itself.
  */
-export type McpHubOptions = { childEnv: Record<string, string | undefined>; onWarning?: (message: string) => void; reportFailures?: boolean } & Partial<McpHost>;
+export type McpHubOptions = { childEnv: Record<string, string | undefined>; onWarning?: (message: string) => void } & McpHubHost;
+
+/** The host's parts a hub takes, and whether failures are warnings too (default true). */
+export type McpHubHost = Partial<McpHost> & { reportFailures?: boolean };
 
 /** Where `${VAR}` is read and what stdio servers inherit, scrubbed of secrets (default the process's environment); the warnings, and the host's parts. */
 export type ConnectMcpOptions = { env?: Record<string, string | undefined>; onWarning?: (message: string) => void; roots?: readonly string[]; elicit?: Elicit; signIn?: SignIn; credentialsFile?: string; toolSearch?: ToolSearchMode };
@@ -54,7 +57,7 @@ export async function connectMcpServers(servers: McpServersConfig, options: Conn
 }
 
 /** A hub over checked servers whose stdio children get `env` without its secrets (their own `env` entries add to it). */
-export function hubFor(config: McpServersConfig, env: Record<string, string | undefined>, onWarning?: (message: string) => void, host: Partial<McpHost> = {}): McpHub {
+export function hubFor(config: McpServersConfig, env: Record<string, string | undefined>, onWarning?: (message: string) => void, host: McpHubHost = {}): McpHub {
   return new McpHub(config, { ...host, childEnv: scrubEnv(env), ...(onWarning !== undefined && { onWarning }) });
 }
 
@@ -83,7 +86,7 @@ export class McpHub implements ToolSource {
   /** Connects every enabled server, in parallel, once; never throws (failures are warnings, as are servers left out). */
   connect(): Promise<void> {
     this.connected ??= (async () => {
-      for (const c of this.connections) if (c.config.disabledReason !== undefined) this.warn(`MCP server "${c.name}" left out: ${c.config.disabledReason}`);
+      for (const c of this.connections) if (c.config.disabledReason !== undefined && this.options.reportFailures !== false) this.warn(`MCP server "${c.name}" left out: ${c.config.disabledReason}`);
       await Promise.all(this.connections.map((c) => c.connect()));
       if (this.options.reportFailures !== false) for (const c of this.connections) if (c.state === "failed") this.warn(`MCP server "${c.name}" left out: ${c.error ?? "it failed"}`);
       this.current = this.build();

@@ -3,10 +3,9 @@ import { join } from "node:path";
 import type { Env } from "../model/client.js";
 import { readMcpConfig, type McpServersConfig } from "./config.js";
 import { MCP_CREDENTIALS_FILE } from "./credential-store.js";
-import type { McpHost } from "./host.js";
-import { hubFor, type McpHub } from "./hub.js";
+import { hubFor, type McpHub, type McpHubHost } from "./hub.js";
 
-export { McpHub, connectMcpServers, hubFor, TOOL_SEARCH_MIN_CHARS, TOOL_SEARCH_MIN_TOOLS, type ConnectMcpOptions, type McpHubOptions, type McpServerStatus } from "./hub.js";
+export { McpHub, connectMcpServers, hubFor, TOOL_SEARCH_MIN_CHARS, TOOL_SEARCH_MIN_TOOLS, type ConnectMcpOptions, type McpHubOptions, type McpHubHost, type McpServerStatus } from "./hub.js";
 export { parseMcpConfig, readMcpConfig, MCP_CONFIG_FILE } from "./config.js";
 export type { McpServersConfig, McpServerConfig, McpStdioConfig, McpHttpConfig, McpSdkConfig, McpServerCommon, McpOAuthConfig } from "./config.js";
 export type { Elicit, ElicitationAnswer, ElicitationRequest, SignIn, ToolSearchMode } from "./host.js";
@@ -22,7 +21,7 @@ export { signInToServer } from "./login.js";
  * file is bad; fields of other clients are ignored with one warning each, and a server naming an unset variable is left
  * out with one.
  */
-export async function openMcpHub(workspace: string, env: Env, onWarning: (message: string) => void, host: Partial<McpHost> = {}): Promise<McpHub | undefined> {
+export async function openMcpHub(workspace: string, env: Env, onWarning: (message: string) => void, host: McpHubHost = {}): Promise<McpHub | undefined> {
   const notes: string[] = [];
   const config: McpServersConfig | undefined = await readMcpConfig(workspace, env, notes);
   if (config === undefined || Object.keys(config).length === 0) return undefined;

@@ -27,7 +27,7 @@ export async function signInToServer(workspace: string, server: string, env: Env
   const credentialsFile = join(workspace, MCP_CREDENTIALS_FILE);
   const store = new CredentialStore(credentialsFile);
   await store.update(server, config.url, ({ tokens: _dropped, ...rest }) => rest);
-  const hub = hubFor({ [server]: { ...config, enabled: true } }, env, undefined, { signIn, credentialsFile });
+  const hub = hubFor({ [server]: { ...config, enabled: true } }, env, undefined, { signIn, credentialsFile, reportFailures: false });
   try {
     await hub.connect();
     const [status] = hub.status();
