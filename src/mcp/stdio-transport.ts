@@ -146,7 +146,7 @@ export class StdioTransport implements Transport {
   private deliver(item: LineItem): void {
     if ("message" in item) return this.onmessage?.(item.message);
     if ("error" in item) return this.onerror?.(item.error);
-    const size = `${Math.ceil(item.oversized / 1024 / 1024)} MiB`;
+    const size = `${Math.round(item.oversized / 1024 / 1024)} MiB`;
     const limit = `${Math.round((this.params.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE) / 1024 / 1024)} MiB`;
     const message = `the server's answer was about ${size}, over the ${limit} one message may take; it was dropped`;
     if (item.id === undefined) return this.onerror?.(new Error(message));
