@@ -19,6 +19,8 @@ import { restoredMode } from "./setting-commands.js";
 import { createSteerEcho, takeTypedLine, type RunningTurn, type SteerEcho } from "./typed-during-turn.js";
 import { withSpinner } from "./thinking-line.js";
 import { terminalApprover } from "./approval-question.js";
+import { terminalElicit } from "./mcp-elicit.js";
+import { mcpPromptMessage } from "./mcp-prompt-command.js";
 import { visibleLine, visibleReply, visibleText } from "./visible-text.js";
 
 const EXIT_WINDOW_MS = 2_000;
@@ -97,7 +99,7 @@ async function openRepl(args: CliArgs, io: CliIo, input: LineInput, workspace: s
     // --effort lives in the REPL's state (/effort changes it); --thinking and --max-iterations hold for every turn.
     turn: given({ thinking: args.thinking, maxIterations: args.maxIterations }),
     ...assistantFlags(args),
-  });
+  }, input.interactive ? { elicit: terminalElicit(input, io.stdout, { color }) } : {});
   const { assistant, mcp } = opened;
   const agentId = args.agent ?? "main";
   const effort = args.effort === undefined ? undefined : { level: args.effort, source: "--effort" as const };
@@ -123,13 +125,20 @@ async function readMessages(repl: Repl): Promise<boolean> {
   let failed = false;
   for (;;) {
     const mode = state.assistant.permissionMode === "default" ? "" : ` (${state.assistant.permissionMode})`;
-    const line = await input.next(`${visibleLine(state.assistant.agents[state.agentId]!.name, 60)}${mode}› `);
-    if (line === undefined) return failed;
-    if (!line.trim()) continue;
+    const typed = await input.next(`${visibleLine(state.assistant.agents[state.agentId]!.name, 60)}${mode}› `);
+    if (typed === undefined) return failed;
+    if (!typed.trim()) continue;
+    // An MCP prompt's command is its text, sent as the message.
+    const prompt = await mcpPromptMessage(typed, state.mcp);
+    if (prompt && "error" in prompt) {
+      io.stdout.write(`${visibleText(prompt.error)}\n`);
+      continue;
+    }
+    const line = prompt?.text ?? typed;
     // A message's turn is set up before anything is awaited, so a line typed right after Enter already steers it.
     const command = replCommandOf(line, state.assistant.agents);
     if (command === undefined) repl.turn = newTurn(line, repl);
-    await input.remember(line);
+    await input.remember(typed);
     if (command === undefined) {
       if (!(await sendTurn(line, repl, repl.turn!))) failed = true;
       continue;
