@@ -2,7 +2,7 @@
 import type * as Miniclaw from "../src/index.js";
 
 /** The package's entry, what `import "miniclaw"` loads (package.json's exports); `npm run bench` builds it first. */
-const DIST_INDEX = new URL("../dist/lib/index.js", import.meta.url).href;
+const DIST_INDEX = new URL("../dist/pkg/index.js", import.meta.url).href;
 
 /** The miniclaw package's main export, from dist/. */
 export type MiniclawLibrary = typeof Miniclaw;

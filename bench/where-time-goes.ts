@@ -23,8 +23,9 @@ const WARMUP_TURNS = 10;
 
 /** Which part of the process a profile sample belongs to, by the file of its innermost frame. */
 function areaOf(url: string, name: string): string {
-  if (url.endsWith("/dist/lib/index.js")) return "miniclaw";
-  if (url.includes("/dist/lib/") || url.includes("/@anthropic-ai/sdk/")) return "Anthropic SDK";
+  // The package bundles the SDK and zod with miniclaw's own code (dist/pkg), so a sample there is any of the three.
+  if (url.includes("/dist/pkg/")) return "miniclaw (with the SDK and zod it bundles)";
+  if (url.includes("/@anthropic-ai/sdk/")) return "Anthropic SDK";
   if (url.includes("/src/testing/")) return "scripted server";
   if (url.includes("/zod/")) return "zod";
   if (url.includes("undici")) return "Node's fetch (undici)";

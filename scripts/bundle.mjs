@@ -1,7 +1,8 @@
 // Builds the package's code once: every entry (the core, its modules, the CLI) in one esbuild run into dist/pkg, sharing chunks.
 // Node 20 loads a package of many ES modules at a fraction of a millisecond per file; one file of the same code loads in a third of the time.
 import { build, transform } from "esbuild";
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
 const root = new URL("..", import.meta.url);
 const OUT = "dist/pkg";
@@ -10,12 +11,12 @@ const OUT = "dist/pkg";
 const ENTRIES = ["src/index.ts", "src/shell/index.ts", "src/mcp/index.ts", "src/postgres/index.ts", "src/cron/index.ts", "src/testing/index.ts", "src/cli/main.ts"];
 
 /**
- * Left out, loaded from node_modules when used: the optional peers (PostgreSQL, MCP), the tree-sitter packages (they find
- * their .wasm files beside their own modules), and cron's schedule packages (required only by cron, lazily). The rest is
+ * Left out, loaded from node_modules when used: the optional peers (PostgreSQL, MCP), web-tree-sitter (it finds its .wasm
+ * file beside its own module), and cron's schedule packages (required only by cron, lazily). The rest is
  * bundled: the SDK alone is 274 modules (250 ms to import on a 2-core machine; 75 ms as one file), and zod's namespace
  * import keeps only the parts miniclaw uses (a user's tools are still checked by the user's own schemas).
  */
-const EXTERNAL = ["pg", "pg-boss", "@modelcontextprotocol/client", "web-tree-sitter", "tree-sitter-bash", "node-schedule", "cron-parser"];
+const EXTERNAL = ["pg", "pg-boss", "@modelcontextprotocol/client", "web-tree-sitter", "node-schedule", "cron-parser"];
 
 /**
  * CommonJS code in an ES module bundle calls `require` for Node's builtins. js-yaml 3 (gray-matter's YAML) also
@@ -48,6 +49,8 @@ async function escapeToAscii(dir) {
 
 for (const dir of [OUT, "dist/cli-bundle", "dist/lib"]) rmSync(new URL(dir, root), { recursive: true, force: true });
 await build({
+  // Paths from the package's folder, whatever folder the build is started from (bin/miniclaw.js starts it from the user's).
+  absWorkingDir: fileURLToPath(root),
   entryPoints: ENTRIES,
   outdir: OUT,
   outbase: "src",
@@ -63,3 +66,11 @@ await build({
   banner: { js: REQUIRE_BANNER },
 });
 await escapeToAscii(OUT);
+
+/**
+ * The bash grammar: the one file of tree-sitter-bash miniclaw reads, shipped in the package with its licence, so a user's
+ * install has neither that package's 20 MB (C sources, native prebuilds) nor its native-binding install script.
+ */
+mkdirSync(new URL(`${OUT}/grammar`, root), { recursive: true });
+copyFileSync(new URL("node_modules/tree-sitter-bash/tree-sitter-bash.wasm", root), new URL(`${OUT}/grammar/tree-sitter-bash.wasm`, root));
+copyFileSync(new URL("node_modules/tree-sitter-bash/LICENSE", root), new URL(`${OUT}/grammar/LICENSE-tree-sitter-bash`, root));

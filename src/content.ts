@@ -3,30 +3,18 @@
 /** A tool_result's content as the API and the session file hold it. */
 export type ResultContent = string | ReadonlyArray<{ type: string; text?: string }> | undefined;
 
-/**
- * The text of a tool result's content: a string as it is; text parts joined by newlines.
- * Other parts (images, documents) are named as `[image]` (for events, logs and summaries),
- * or left out with `others: "skip"` (when the caller keeps those blocks beside the text).
- */
+/** The text of a tool result's content: text parts joined by newlines; other parts named (`[image]`), or left out with `others: "skip"`. */
 export function toolResultText(content: ResultContent, others: "name" | "skip" = "name"): string {
   if (content === undefined) return "";
   if (typeof content === "string") return content;
-  return content
-    .flatMap((part) => (part.type === "text" && typeof part.text === "string" ? [part.text] : others === "name" ? [`[${part.type}]`] : []))
-    .join("\n");
+  return content.flatMap((part) => (part.type === "text" && typeof part.text === "string" ? [part.text] : others === "name" ? [`[${part.type}]`] : [])).join("\n");
 }
 
-/**
- * Text longer than `max` characters cut to `max`: its head (`headShare` of `max`, 70% by default)
- * and tail, with `marker(cut)` between them, `cut` being the characters left out. A `headShare`
- * of 1 keeps the head alone. Text within `max` is returned as it is. Deterministic, so a cut
- * prompt or result stays byte-stable for the prompt cache.
- */
+/** Text over `max` characters cut to its head (`headShare` of `max`) and tail around `marker(cut)`; deterministic, so a cut prompt stays byte-stable for the cache. */
 export function cutMiddle(text: string, max: number, marker: (cut: number) => string, headShare = 0.7): string {
   if (text.length <= max) return text;
   const head = Math.floor(max * headShare);
-  const tail = max - head;
-  return text.slice(0, head) + marker(text.length - max) + text.slice(text.length - tail);
+  return text.slice(0, head) + marker(text.length - max) + text.slice(text.length - (max - head));
 }
 
 /** A server tool's call or result block, loosely typed: these blocks come back from the provider as they are. */
@@ -40,11 +28,7 @@ export function serverCallText(block: ServerBlock): string {
   return JSON.stringify(block.input ?? {});
 }
 
-/**
- * A server tool's result as text: the first line says what came back (`8 results`, `fetched <title>`,
- * or the error code), the next lines list titles and URLs. Never the encrypted or full page content:
- * this is what a person reads in the terminal and what a compaction summarises.
- */
+/** A server tool's result as a person reads it and a compaction summarises it: what came back, then titles and URLs; never the page content. */
 export function serverResultText(block: ServerBlock): { isError: boolean; text: string } {
   const content = block.content as Record<string, unknown> | Array<Record<string, unknown>> | undefined;
   if (Array.isArray(content)) {

@@ -1,6 +1,6 @@
 // Side effects the core takes as parameters: the clock, process spawning, the approver, and the event sink.
 import { spawn as nodeSpawn } from "node:child_process";
-import type { ApprovalDecision, EventSink } from "./types.js";
+import type { AgentEvent, ApprovalDecision } from "./types.js";
 
 /** Wall clock, injectable so tests can drive time. */
 export interface Clock {
@@ -8,6 +8,7 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+/** The real clock; `sleep` resolves early, never rejects, on an abort. */
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
@@ -27,18 +28,13 @@ export const systemClock: Clock = {
 export type Spawn = typeof nodeSpawn;
 export const nodeSpawnDefault: Spawn = nodeSpawn;
 
-/** What the approver is asked: one command, file action or tool call the gate could not clear. */
+/** What the approver is asked about a call the gate could not clear: `tool` (`run_command`, a file tool, the tool called) and `command`, the call in one line. */
 export interface ApprovalRequest {
-  /** `run_command` for commands; the file tool's name for file actions; otherwise the tool called. */
   tool: string;
-  /** The command line, a short description such as `write /etc/hosts`, or the call as `name {input as JSON}` (cut when long). */
   command: string;
   /** Why it needs approval, in a few words. */
   reason: string;
-  /**
-   * The exact entry an "always" answer adds to the approvals file; absent when "always" saves
-   * nothing and lasts until the process exits (file actions, and commands too broad to be an entry).
-   */
+  /** The exact entry "always" adds to the approvals file; absent when it saves nothing and lasts until the process exits (file actions, broad commands). */
   alwaysSaves?: string;
   /** For a tool that is neither a command nor a file tool: its parsed input (`command` shows it). */
   input?: unknown;
@@ -46,25 +42,18 @@ export interface ApprovalRequest {
   agent?: string;
 }
 
-/**
- * Decides on one approval request. Must not throw; a non-interactive approver
- * answers `unavailable` at once. "always" decisions are persisted by the caller.
- */
+/** Decides on one approval request. Must not throw; a non-interactive approver answers `unavailable` at once. The caller saves "always". */
 export type Approver = (request: ApprovalRequest) => Promise<ApprovalDecision>;
 
 /** The approver of `run` and `cron`: nobody can answer, so it refuses. */
 export const refuseApprover: Approver = async () => "unavailable";
 
-/**
- * The caller's event sink made safe to call: a sink must not throw, and if it does
- * the throw is contained, so a broken listener never breaks a turn, a decision or a
- * transcript. A missing sink drops events.
- */
-export function safeSink(sink: EventSink | undefined): EventSink {
+/** A caller's sink (of events, of warnings) made safe to call: a throw is contained, so a broken listener never breaks a turn; a missing sink drops all. */
+export function safeSink<T = AgentEvent>(sink: ((value: T) => void) | undefined): (value: T) => void {
   if (!sink) return () => {};
-  return (event) => {
+  return (value) => {
     try {
-      sink(event);
+      sink(value);
     } catch {
       // Contained on purpose: see above.
     }

@@ -1,11 +1,9 @@
-// The public API of miniclaw's core: what a library user builds with, as named re-exports. Every export is a promise kept
-// across versions; the optional parts are subpath exports (miniclaw/shell, /mcp, /postgres, /cron, /testing).
+// The public API of miniclaw's core, as named re-exports; the optional parts are subpath exports (miniclaw/shell, /mcp, /postgres, /cron, /testing).
 
 // A turn, and the runtime turns share.
 export { runAgentTurn } from "./loop/run-turn.js";
 export { streamAgentTurn, type TurnMessage } from "./loop/stream-turn.js";
-export type { TurnOptions, JsonSchema } from "./loop/turn-options.js";
-export type { TurnHooks, TurnStartAddition } from "./loop/hooks.js";
+export type { TurnOptions, JsonSchema, TurnHooks, TurnStartAddition } from "./loop/turn-options.js";
 export { openRuntime, type Runtime, type RuntimeOptions, type RuntimeSettings } from "./runtime/open-runtime.js";
 
 // Tools and where they come from.

@@ -12,19 +12,17 @@ export type ToolResultBlockParam = Anthropic.ToolResultBlockParam;
 export type ApiMessage = Anthropic.Message;
 export type ApiUsage = Anthropic.Usage;
 
-/** One agent, as read from `agents/<id>/SOUL.md`. */
+/** One agent, as read from `agents/<id>/SOUL.md`: `id` is its folder's name (in session keys, `agent:<id>:main`), `prompt` the SOUL body. */
 export interface AgentConfig {
-  /** Folder name under `agents/`, used in session keys (`agent:<id>:main`). */
   id: string;
   /** Display name from the frontmatter. */
   name: string;
-  /** The SOUL body: the agent's own system prompt. */
   prompt: string;
   /** Model id; falls back to `--model`, `MINICLAW_MODEL`, then the default. */
   model?: string;
   /** Routing prefix such as `/research`. */
   prefix?: string;
-  /** Allowlist of tool names; all tools when absent. */
+  /** Allowlist of tool names (globs such as `mcp__github__*` too); all tools when absent. */
   tools?: string[];
   /** Output token cap per request. */
   maxTokens?: number;
@@ -59,55 +57,34 @@ export interface WebSettings {
   fetch?: { maxUses?: number; maxContentTokens?: number; allowedDomains?: string[]; blockedDomains?: string[] };
 }
 
-/** Token counts of one response or a sum of several, in our own spelling. */
+/** Token counts of one response or a sum of several, in our own spelling: `thinkingTokens` are part of `outputTokens`; server tool requests are priced apart. */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
-  /** Output tokens spent thinking (part of `outputTokens`), where the API reports them. */
   thinkingTokens?: number;
-  /** Server tool requests, priced apart (web search per 1,000 searches). */
   webSearchRequests?: number;
   webFetchRequests?: number;
 }
 
 /** Why a turn ended: the API's stop reasons plus the harness's own. */
 export type StopReason =
-  | "end_turn"
-  | "stop_sequence"
-  | "max_tokens"
-  | "refusal"
-  | "model_context_window_exceeded"
-  | "aborted"
-  | "max_iterations"
-  | "budget_exceeded"
-  | "repeated_tool_call"
-  | "output_invalid"
-  | "error";
+  | ("end_turn" | "stop_sequence" | "max_tokens" | "refusal" | "model_context_window_exceeded")
+  | ("aborted" | "max_iterations" | "budget_exceeded" | "repeated_tool_call" | "output_invalid" | "error");
 
-const SUCCESSFUL_STOPS: ReadonlySet<StopReason> = new Set(["end_turn", "stop_sequence", "max_tokens", "refusal"]);
-
-/**
- * Whether a turn that stopped for `stop` succeeded: the model finished, or was cut, on its own
- * (`miniclaw run` exits 0, a cron run is no error). Every other reason is a failure or an interruption.
- */
+/** Whether a turn that stopped for `stop` succeeded: the model finished, or was cut, on its own (`miniclaw run` exits 0). Every other reason is a failure or an interruption. */
 export function isSuccessfulStop(stop: StopReason): boolean {
-  return SUCCESSFUL_STOPS.has(stop);
+  return stop === "end_turn" || stop === "stop_sequence" || stop === "max_tokens" || stop === "refusal";
 }
 
-/** What `runAgentTurn` resolves to; `T` is the type of `output` when an output schema was given. */
+/** What `runAgentTurn` resolves to: the text of the last response that had any, usage summed over every request, the estimated cost in US dollars, the requests. */
 export interface TurnResult<T = unknown> {
-  /** The final assistant text of the turn (text blocks of the last response). */
   text: string;
   stopReason: StopReason;
-  /** Summed over every request of the turn. */
   usage: Usage;
-  /** Estimated cost in US dollars from the model's price table. */
   costUsd: number;
-  /** Number of model requests made. */
   iterations: number;
-  /** The agent that answered and the session it wrote to. */
   agentId: string;
   sessionKey: string;
   /** One-line description when `stopReason` is `error` (or a brake explains itself). */
@@ -118,16 +95,10 @@ export interface TurnResult<T = unknown> {
   output?: T;
 }
 
-/**
- * A decision of whoever answers an approval request. `unavailable` means nobody
- * could answer (`run`, `cron`): the command is refused and the model told it needs the user's approval.
- */
+/** A decision of whoever answers an approval request; `unavailable`: nobody could answer (`run`, cron), so the call is refused and the model told why. */
 export type ApprovalDecision = "allow_once" | "allow_always" | "deny_once" | "deny_always" | "unavailable";
 
-/**
- * Events emitted during a turn. Contract: `onEvent` is called synchronously, in
- * order, with plain JSON-safe objects; it must not throw (a throw is caught and ignored).
- */
+/** Events emitted during a turn. Contract: `onEvent` is called synchronously, in order, with plain JSON-safe objects; it must not throw (a throw is ignored). */
 export type AgentEvent = (
   | { type: "turn_start"; sessionKey: string; agentId: string }
   | { type: "request_start"; iteration: number; model: string }
@@ -156,7 +127,7 @@ export type AgentEvent = (
   parentToolUseId?: string;
 };
 
-/** The permission modes (documented with PermissionMode in permissions/context.ts). */
+/** The permission modes (documented with PermissionMode in gate/context.ts). */
 export type PermissionModeName = "default" | "acceptEdits" | "plan" | "dontAsk" | "bypassPermissions";
 
 export type EventSink = (event: AgentEvent) => void;

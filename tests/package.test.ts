@@ -34,16 +34,14 @@ describe("the package", () => {
     expect(JSON.parse(out)).toEqual([...Array(8).fill("function"), "function"]);
   });
 
-  it("tracks the workspace templates and not the live workspace, which git ignores", () => {
+  it("tracks the shipped workspace, ships it, and git ignores what a run would write into it", () => {
     const git = (...args: string[]): string => execFileSync("git", args, { cwd: ROOT, encoding: "utf8" });
-    expect(git("ls-files", "--", "workspace").trim()).toBe("");
-    expect(git("ls-files", "--", "templates").trim().split("\n").sort()).toEqual(
-      ["HEARTBEAT.md", "agents/main/SOUL.md", "agents/researcher/SOUL.md", "cron.json"].map((file) => `templates/workspace/${file}`),
-    );
-    expect(git("check-ignore", "workspace/cron.json", "workspace/HEARTBEAT.md", "workspace/agents/main/SOUL.md").trim().split("\n")).toHaveLength(3);
-    expect(() => git("check-ignore", "templates/workspace/cron.json")).toThrow();
-    expect(pkg.files).toContain("templates");
-    expect(pkg.files.filter((entry) => entry.startsWith("workspace"))).toEqual([]);
+    const shipped = ["HEARTBEAT.md", "README.md", "agents/main/SOUL.md", "agents/researcher/SOUL.md", "cron.json"].map((file) => `workspace/${file}`);
+    expect(git("ls-files", "--", "workspace").trim().split("\n").sort()).toEqual(shipped);
+    const runtime = ["workspace/sessions/agent#main#main.jsonl", "workspace/memory/a.md", "workspace/exec-approvals.json", "workspace/mcp.json", "workspace/cron/state.json"];
+    expect(git("check-ignore", ...runtime).trim().split("\n")).toHaveLength(runtime.length);
+    expect(() => git("check-ignore", "workspace/cron.json")).toThrow();
+    expect(pkg.files.filter((entry) => entry.startsWith("workspace")).sort()).toEqual(["workspace/HEARTBEAT.md", "workspace/README.md", "workspace/agents", "workspace/cron.json"]);
   });
 
   it("exports what a library user builds with, and no internals", () => {

@@ -1,7 +1,7 @@
 // The README's library example, run as a new user runs it: miniclaw packed, installed in a fresh `npm init -y` folder, the code pasted.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -12,10 +12,10 @@ const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
 
-/** This machine's environment without credentials, miniclaw settings, or the npm_* of a surrounding `npm test`. */
+/** This machine's environment without credentials, miniclaw settings, or the npm_* of a surrounding `npm test` (but npm's cache). */
 function userEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(ANTHROPIC_|MINICLAW_|npm_)/i.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && (!/^(ANTHROPIC_|MINICLAW_|npm_)/i.test(k) || k === "npm_config_cache")) env[k] = v;
   return { ...env, NO_COLOR: "1", ...extra };
 }
 
@@ -32,6 +32,7 @@ const STRUCTURED = "Thinking, effort, web research and structured output";
 
 let dir: string;
 let app: string;
+let installed: { stdout: string; stderr: string };
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "miniclaw-readme-"));
   app = join(dir, "app");
@@ -43,8 +44,8 @@ beforeAll(async () => {
     run("npm", ["init", "-y"], { cwd: app, env }),
   ]);
   const tarball = join(dir, packed.stdout.trim().split("\n").at(-1) ?? "");
-  // No install scripts: the only one is tree-sitter-bash's native binding check, and miniclaw loads its wasm file.
-  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", tarball, "zod"], { cwd: app, env });
+  // As a user installs it, scripts allowed: the package has none, nor do its dependencies.
+  installed = await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, "zod"], { cwd: app, env });
   await writeFile(join(app, "agent.mjs"), await readmeExample("As a library"));
   await writeFile(join(app, "forecast.mjs"), await readmeExample(STRUCTURED));
 }, 120_000);
@@ -68,8 +69,8 @@ describe("the README's library example, in a fresh npm folder", () => {
       expect(lines.slice(0, 2)).toEqual(["→ weather", "Take an umbrella: Sunny and 21°C in Lyon."]);
       expect(lines[2]).toMatch(/^end_turn \{/);
       expect(model.requests).toHaveLength(2);
-      expect(existsSync(join(app, "workspace", "agents", "main", "SOUL.md"))).toBe(true);
-      expect(existsSync(join(app, "workspace", "sessions", "agent#main#main.jsonl"))).toBe(true);
+      expect(existsSync(join(app, "assistant", "agents", "main", "SOUL.md"))).toBe(true);
+      expect(existsSync(join(app, "assistant", "sessions", "agent#main#main.jsonl"))).toBe(true);
     } finally {
       await model.close();
     }
@@ -111,14 +112,21 @@ describe("the README's library example, in a fresh npm folder", () => {
     expect(failed.stderr).not.toMatch(/npm run demo/);
   });
 
-  it("ships the licence and the workspace templates, and no live workspace", async () => {
+  it("installs without a warning: no install script, of its own or of a dependency", async () => {
+    expect(installed.stderr).toBe("");
+    const pkg = JSON.parse(await readFile(join(app, "node_modules", "miniclaw", "package.json"), "utf8")) as { scripts?: Record<string, string> };
+    expect(Object.keys(pkg.scripts ?? {}).filter((name) => /^(pre|post)?install$|^prepare$/.test(name))).toEqual([]);
+    expect(existsSync(join(app, "node_modules", "tree-sitter-bash"))).toBe(false);
+  });
+
+  it("ships the licence and the workspace templates, and nothing a run wrote", async () => {
     const pkg = join(app, "node_modules", "miniclaw");
     const license = await readFile(join(pkg, "LICENSE"), "utf8");
     expect(license).toMatch(/^MIT License\n\nCopyright \(c\) 2026 the miniclaw authors\n/);
     expect(JSON.parse(await readFile(join(pkg, "package.json"), "utf8")).license).toBe("MIT");
-    for (const file of ["agents/main/SOUL.md", "agents/researcher/SOUL.md", "cron.json", "HEARTBEAT.md"]) {
-      expect(await readFile(join(pkg, "templates", "workspace", file), "utf8")).toBe(await readFile(join(ROOT, "templates", "workspace", file), "utf8"));
+    for (const file of ["agents/main/SOUL.md", "agents/researcher/SOUL.md", "cron.json", "HEARTBEAT.md", "README.md"]) {
+      expect(await readFile(join(pkg, "workspace", file), "utf8")).toBe(await readFile(join(ROOT, "workspace", file), "utf8"));
     }
-    expect(existsSync(join(pkg, "workspace"))).toBe(false);
+    expect((await readdir(join(pkg, "workspace"))).sort()).toEqual(["HEARTBEAT.md", "README.md", "agents", "cron.json"]);
   });
 });

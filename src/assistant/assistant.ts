@@ -1,22 +1,22 @@
 // The assistant the CLI and cron use: a runtime with the workspace's agents, routing, session keys, steering and compaction.
 import { join } from "node:path";
-import { ConfigError } from "../errors.js";
+import type { Approver } from "../deps.js";
+import { ConfigError, messageOf } from "../errors.js";
 import type { PermissionMode } from "../gate/context.js";
 import { compactSession } from "../loop/compact.js";
 import { runAgentTurn } from "../loop/run-turn.js";
-import { recordMode } from "../loop/steering.js";
+import { recordMode } from "../loop/session-writes.js";
 import type { TurnOptions } from "../loop/turn-options.js";
-import { pickModel } from "../model/client.js";
-import { openSession } from "../sessions/session-handle.js";
-import { SessionStore, type SessionBackend } from "../sessions/store.js";
-import { sessionContextSize } from "../sessions/tokens.js";
-import { SkillLoader } from "../skills/loader.js";
 import { MemoryStore } from "../memory/store.js";
-import type { Approver } from "../deps.js";
-import type { AgentConfig, EventSink, TurnResult } from "../types.js";
+import { pickModel } from "../model/client.js";
 import { BUNDLED_SKILLS } from "../paths.js";
 import { loadAgents } from "../runtime/agents.js";
 import { openRuntime, type Runtime, type RuntimeOptions } from "../runtime/open-runtime.js";
+import { openSession, type SessionHandle } from "../sessions/session-handle.js";
+import { SessionStore, type SessionBackend } from "../sessions/store.js";
+import { sessionContextSize } from "../sessions/tokens.js";
+import { SkillLoader } from "../skills/loader.js";
+import type { AgentConfig, EventSink, TurnResult } from "../types.js";
 import { DEFAULT_AGENT_ID, resolveAgent } from "./routing.js";
 
 /** What `openAssistant` takes: a runtime's options (its `store` a full backend), the default agent, and every turn's settings. */
@@ -30,19 +30,14 @@ export interface AssistantOptions extends Omit<RuntimeOptions, "store" | "agents
   turn?: Omit<TurnOptions, "runtime" | "workspace" | "client">;
 }
 
+/** What one message may set: its session (default `agent:<agent>:main`), signal, events, approver (cron's refuses), and its turn's settings over the assistant's and SOUL.md's. */
 export interface SendOptions {
-  /** `--session`: the session key; default `agent:<agent>:main`. */
   sessionKey?: string;
   signal?: AbortSignal;
   onEvent?: EventSink;
-  /** Overrides the assistant's approver for this message (cron passes the refusing one). */
   approver?: Approver;
-  /** Settings of this message's turn, over the assistant's `turn` and the agent's SOUL.md (the REPL's /effort, an output schema). */
-  turn?: TurnOverrides;
+  turn?: Partial<Pick<TurnOptions, "thinking" | "effort" | "toolChoice" | "output" | "outputRetries" | "maxBudgetUsd">>;
 }
-
-/** What one message may set for its turn alone. */
-export type TurnOverrides = Partial<Pick<TurnOptions, "thinking" | "effort" | "toolChoice" | "output" | "outputRetries" | "maxBudgetUsd">>;
 
 export interface Assistant {
   workspace: string;
@@ -88,14 +83,7 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
   };
   const sessionKeyFor = (agentId: string): string => `agent:${agentId}:main`;
   return {
-    workspace: opts.workspace,
-    agents,
-    skills,
-    memory,
-    sessions,
-    runtime,
-    route,
-    sessionKeyFor,
+    workspace: opts.workspace, agents, skills, memory, sessions, runtime, route, sessionKeyFor,
     get permissionMode() {
       return runtime.modes.mode;
     },
@@ -129,40 +117,30 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
 /** Records the runtime's mode in an existing session, under its lock; a failure is a warning. */
 async function recordIn(runtime: Runtime, sessions: SessionBackend, sessionKey: string, agentId: string, warn: (message: string) => void): Promise<void> {
   try {
-    if (!(await sessions.exists(sessionKey))) return;
-    const opened = await openSession(sessions, sessionKey, { agentId, clock: runtime.clock });
-    if (opened.status !== "open") return;
-    try {
-      await recordMode(runtime.modes.mode, opened.handle, () => {}, "user");
-    } finally {
-      await opened.handle.release();
-    }
+    if (await sessions.exists(sessionKey)) await inSession(runtime, sessions, sessionKey, agentId, (session) => recordMode(runtime.modes.mode, session, () => {}, "user"));
   } catch (error) {
-    warn(`could not record the permission mode in ${sessionKey} (${error instanceof Error ? error.message : String(error)})`);
+    warn(`could not record the permission mode in ${sessionKey} (${messageOf(error)})`);
   }
 }
 
 /** Compacts a session now, keeping nothing verbatim beyond its last turn; one line saying what happened. */
 async function compactNow(runtime: Runtime, sessions: SessionBackend, agent: AgentConfig, sessionKey: string, onEvent: EventSink | undefined): Promise<string> {
-  const opened = await openSession(sessions, sessionKey, { agentId: agent.id, clock: runtime.clock });
-  if (opened.status !== "open") return `Not compacted: ${opened.status === "unreadable" ? opened.error : "interrupted"}.`;
-  const session = opened.handle;
-  try {
+  const compacted = await inSession(runtime, sessions, sessionKey, agent.id, async (session) => {
     if (session.session.records.length === 0) return "Nothing to compact yet.";
+    const model = pickModel(agent.model, runtime.settings.model);
     const outcome = await compactSession({
-      client: runtime.client,
-      model: pickModel(agent.model, runtime.settings.model),
-      session,
-      tokensBefore: sessionContextSize(session.session),
-      reason: "requested",
-      signal: new AbortController().signal,
-      emit: onEvent ?? (() => {}),
-      now: () => runtime.clock.now(),
-      keepTokens: 0,
+      client: runtime.client, model, session, tokensBefore: sessionContextSize(session.session), reason: "requested", keepTokens: 0,
+      signal: new AbortController().signal, emit: onEvent ?? (() => {}), now: () => runtime.clock.now(),
     });
     if (!outcome.compacted) return `Not compacted: ${outcome.reason}.`;
     return `Compacted ${sessionKey}: the model now sees ${session.session.messages.length} messages, the summary first.`;
-  } finally {
-    await session.release();
-  }
+  });
+  return typeof compacted === "string" ? compacted : `Not compacted: ${compacted.error ?? "interrupted"}.`;
+}
+
+/** Runs `work` on a session under its lock, released after; or resolves to why it could not be opened. */
+async function inSession<T>(runtime: Runtime, sessions: SessionBackend, key: string, agentId: string, work: (session: SessionHandle) => Promise<T>): Promise<T | { error?: string }> {
+  const opened = await openSession(sessions, key, { agentId, clock: runtime.clock });
+  if (opened.status !== "open") return opened.status === "unreadable" ? { error: opened.error } : {};
+  return work(opened.handle).finally(() => opened.handle.release());
 }

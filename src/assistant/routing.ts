@@ -4,30 +4,20 @@ import type { AgentConfig } from "../types.js";
 /** The agent a message goes to when no prefix routes it. */
 export const DEFAULT_AGENT_ID = "main";
 
-/** A message of the form `/name rest`, split. */
+/** A message of the form `/name rest`, split: the word after the slash, and everything after the white space that follows it. */
 export interface SlashCommand {
-  /** The word after the slash, without it. */
   name: string;
-  /** Everything after the word and the white space that follows it. */
   args: string;
 }
 
 const SLASH_COMMAND = /^\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/;
 
 /**
- * Picks the agent for a message. A message that starts with an agent's prefix followed by
- * white space and some text goes to that agent, with the prefix and the white space after it
- * removed (`/research what changed?` → `["researcher", "what changed?"]`). Anything else (the
- * prefix alone, `/researchers ...`, an unknown `/word`) goes to `defaultAgentId`, unchanged.
- * Pure: the same input always gives the same answer.
+ * Picks the agent for a message: its prefix, white space and text go to that agent without the prefix (`/research what?` → `["researcher", "what?"]`);
+ * anything else (the prefix alone, `/researchers`, an unknown `/word`) to `defaultAgentId`, unchanged. Pure.
  */
-export function resolveAgent(
-  text: string,
-  agents: Readonly<Record<string, AgentConfig>>,
-  defaultAgentId = DEFAULT_AGENT_ID,
-): [agentId: string, text: string] {
-  const ids = Object.keys(agents).sort();
-  for (const id of ids) {
+export function resolveAgent(text: string, agents: Readonly<Record<string, AgentConfig>>, defaultAgentId = DEFAULT_AGENT_ID): [agentId: string, text: string] {
+  for (const id of Object.keys(agents).sort()) {
     const prefix = agents[id]?.prefix;
     if (!prefix || !text.startsWith(prefix)) continue;
     const rest = text.slice(prefix.length);
@@ -38,11 +28,7 @@ export function resolveAgent(
   return [defaultAgentId, text];
 }
 
-/**
- * Splits a message that looks like a slash command (`/help`, `/research`, `/model opus`), or
- * returns undefined. A path such as `/usr/bin/env is missing` is not a command. Use it after
- * `resolveAgent` did not route a message, to answer commands (or unknown ones) in the REPL.
- */
+/** Splits a message that looks like a slash command (`/help`, `/model opus`; `/usr/bin/env is missing` is none), for the REPL once `resolveAgent` did not route it. */
 export function parseSlashCommand(text: string): SlashCommand | undefined {
   const match = SLASH_COMMAND.exec(text.trimEnd());
   if (!match?.[1]) return undefined;

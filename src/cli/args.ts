@@ -84,12 +84,12 @@ Commands:
   steer KEY TEXT            add a message to session KEY's running turn, or its next one
                             (from another terminal; see miniclaw steer --help)
   demo                      the REPL against the built-in scripted model (no key needed)
-  init [DIR]                create a workspace from the templates (default ./workspace); keeps existing files
+  init [DIR]                create a workspace from the templates (default ~/.miniclaw/workspace); keeps existing files
   replay FILE               run a cassette (made with --record) again against this code and workspace,
                             offline; pass, or the first difference (--tolerate system,tools)
 
 Options:
-  --workspace DIR           workspace folder (env MINICLAW_WORKSPACE, default ./workspace)
+  --workspace DIR           workspace folder (env MINICLAW_WORKSPACE, default ~/.miniclaw/workspace)
   --model ID                model (env MINICLAW_MODEL)
   --agent ID                agent to talk to (default main)
   --session KEY             session key (default agent:<agent>:main; run: a new session each time)

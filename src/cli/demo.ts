@@ -1,7 +1,8 @@
 // `miniclaw demo`: the REPL against the built-in scripted model in a temporary workspace, so a newcomer sees the loop without any key or any change to their files.
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ConfigError } from "../errors.js";
 import { createClient } from "../model/client.js";
 import { ensureWorkspace } from "../runtime/workspace.js";
 import { reply, startScriptedModel, type Rule } from "../testing/index.js";
@@ -9,6 +10,8 @@ import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { runRepl } from "./repl.js";
 
+/** The model name the scripted demo model answers as. */
+const DEMO_MODEL = "scripted-demo";
 const HINT = 'Try: "hello", "what files are here?", "what is running on this machine?" (asks for approval), "remember that I like green tea", "/research when does Node 20 reach end of life?".';
 
 /** The demo's script: a greeting, a safe tool call, a command that needs approval, a memory note, a web search by Scout. */
@@ -52,23 +55,26 @@ function firstUserText(messages: Array<{ role: string; content: unknown }>): str
 
 /**
  * Runs the REPL against the scripted model in a new workspace under the system's temporary folder, made from the
- * templates: what the demo saves (a memory note, sessions, approvals) must not reach the person's own workspace, so
- * `--workspace` and MINICLAW_WORKSPACE are ignored. The folder is kept afterwards; the banner says where it is.
+ * templates, and removed when the demo ends: what the demo saves (a memory note, sessions, approvals) must not reach the
+ * person's own workspace, so `--workspace` is refused and MINICLAW_WORKSPACE is not read.
  */
 export async function runDemo(args: CliArgs, io: CliIo): Promise<number> {
-  const workspace = join(await mkdtemp(join(tmpdir(), "miniclaw-demo-")), "workspace");
-  await ensureWorkspace(workspace);
-  const model = await startScriptedModel(DEMO_RULES, { model: "scripted-demo" });
+  if (args.workspace !== undefined) throw new ConfigError("miniclaw demo runs in a temporary workspace of its own and takes no --workspace (your workspace is never touched)");
+  const folder = await mkdtemp(join(tmpdir(), "miniclaw-demo-"));
+  const workspace = join(folder, "workspace");
+  const model = await startScriptedModel(DEMO_RULES, { model: DEMO_MODEL });
   try {
+    await ensureWorkspace(workspace);
     const client = createClient({ env: { ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "demo" }, maxRetries: 0 });
     return await runRepl({ ...args, workspace, session: args.session ?? "agent:main:demo" }, io, {
       client,
       banner: [
-        `miniclaw demo: the scripted model at ${model.baseURL} answers instead of Claude; no key is used.`,
-        `It runs in a temporary workspace, ${workspace}: your own workspace is not touched.`,
+        `miniclaw demo: the scripted model "${DEMO_MODEL}" (a few canned lines, at ${model.baseURL}) answers instead of Claude; no key is used.`,
+        `It runs in a temporary workspace, ${workspace}, removed when you leave: your own workspace is not touched.`,
       ].join("\n"),
     });
   } finally {
     await model.close();
+    await rm(folder, { recursive: true, force: true });
   }
 }

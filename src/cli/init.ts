@@ -6,7 +6,7 @@ import type { CliIo } from "./io.js";
 import { visibleText } from "./visible-text.js";
 
 /**
- * Creates the workspace DIR (else `--workspace`, `MINICLAW_WORKSPACE` or `./workspace`) from the templates, copying only
+ * Creates the workspace DIR (else `--workspace`, `MINICLAW_WORKSPACE` or `~/.miniclaw/workspace`) from the templates, copying only
  * files it lacks, and prints one line per template file: created, or kept because it exists. Needs no credentials.
  */
 export async function initCommand(args: CliArgs, io: CliIo): Promise<number> {

@@ -25,7 +25,7 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   if (!text) throw new ConfigError('miniclaw run needs a message, e.g. miniclaw run "what is in this folder?", or piped on stdin');
   const format = args.outputFormat ?? "text";
   const started = Date.now();
-  const [{ openCliAssistant }, { readOutputSchema }] = await Promise.all([import("./assistant-setup.js"), import("../loop/output-schema-file.js")]);
+  const [{ openCliAssistant }, { readOutputSchema }] = await Promise.all([import("./assistant-setup.js"), import("../loop/output.js")]);
   const output = args.outputSchema === undefined ? undefined : await readOutputSchema(resolve(io.cwd, args.outputSchema), args.outputSchema);
   const { workspace, client, recorder } = await openWorkspace(args, io);
   const server = client.baseURL;

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import * as z from "zod";
 import { ConfigError } from "../errors.js";
 import type { JsonSchema } from "../types.js";
-import { readOutputSchema } from "../loop/output-schema-file.js";
+import { readOutputSchema } from "../loop/output.js";
 import { checkSchedule } from "./cron.js";
 import type { ActiveHours } from "./heartbeat.js";
 import { checkConfig, parseJsonConfig, readConfigText } from "../fs/config-file.js";

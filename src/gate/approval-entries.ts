@@ -11,16 +11,9 @@ export function normalizeCommand(command: string): string {
   return command.trim();
 }
 
-/**
- * Why an allowed entry is too broad to honour, or null. A pattern whose program is a
- * wildcard (`*`, `* -rf`), or whose arguments are only wildcards and options (`rm *`,
- * `rm -rf *`, `bash *`), approves every use of a program: a planted or careless entry
- * like that would let anything run unasked. Words are split on blanks, so a quoted `'*'`
- * counts as a wildcard too (stricter, never looser).
- */
+/** Why an allowed entry is too broad to honour, or null: its program is a wildcard (`* -rf`), or its arguments only wildcards and options (`rm *`, `bash *`). */
 export function broadPatternReason(entry: string): string | null {
-  const words = entry.trim().split(/\s+/).filter((w) => w !== "");
-  const [program, ...args] = words;
+  const [program, ...args] = entry.trim().split(/\s+/).filter((w) => w !== "");
   if (program === undefined) return null;
   if (/[*?[]/.test(program)) return "its program is a wildcard, so it approves any command";
   if (args.includes("*") && args.every((w) => w === "*" || w.startsWith("-"))) return `it approves every use of ${program}`;
@@ -30,25 +23,14 @@ export function broadPatternReason(entry: string): string | null {
 /** An entry that names tools rather than a command: the characters of tool names, with `*` and `?` as wildcards. */
 const TOOL_ENTRY = /^[A-Za-z0-9_*?-]+$/;
 
-/**
- * Whether an allowed entry can approve tools: a tool name, or a glob of them that starts with
- * a literal character (`mcp__github__*`). A glob that starts with a wildcard (`*`, `*_file`)
- * would approve tools of any name, so it approves none.
- */
+/** Whether an allowed entry can approve tools: a tool name, or a glob of them that starts with a literal (`mcp__github__*`; `*_file` approves none). */
 export function isToolEntry(entry: string): boolean {
   return TOOL_ENTRY.test(entry) && !/^[*?]/.test(entry);
 }
 
-/**
- * True when one of the entries names the tool: exactly, or as a glob (`*` any characters, `?`
- * one). Allowed lists pass `narrowOnly`, so entries that start with a wildcard match nothing;
- * a denied `*` denies every tool, as it denies every command.
- */
+/** Whether an entry names the tool, exactly or as a glob; with `narrowOnly` (allowed lists) none starting with a wildcard; a denied `*` denies every tool. */
 export function matchesToolName(name: string, entries: readonly string[], narrowOnly: boolean): boolean {
-  return entries.some((entry) => {
-    if (!TOOL_ENTRY.test(entry) || (narrowOnly && !isToolEntry(entry))) return false;
-    return compileGlob(entry).test(name);
-  });
+  return entries.some((entry) => TOOL_ENTRY.test(entry) && (!narrowOnly || isToolEntry(entry)) && compileGlob(entry).test(name));
 }
 
 const MAX_CACHED_GLOBS = 1_000;

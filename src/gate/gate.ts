@@ -3,52 +3,34 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { cutMiddle } from "../content.js";
 import { safeSink, type ApprovalRequest, type Approver } from "../deps.js";
+import { messageOf } from "../errors.js";
 import type { ApprovalDecision, EventSink } from "../types.js";
 import { matchesToolName, normalizeCommand, type ApprovalLists } from "./approval-entries.js";
 import { addApprovals, approvalsReader, type WarningSink } from "./approvals-file.js";
-import type { CommandJudge, Decision, Gate, GateCall, Judged, LeavePlanAnswer, ModeHolder, PermissionMode, Verdict } from "./context.js";
-import { configurationReason } from "./config-registry.js";
-import { isInside, resolveRealPath, sensitivePathReason } from "./path-check.js";
-import { decide, LEAVE_PLAN_UNAVAILABLE, policyCause, refusalText, shownOf, type RefusalCause } from "./policy.js";
-import { isProcessSecretPath } from "./secret-paths.js";
+import type { CommandJudge, CommandPlace, Decision, Gate, GateCall, Judged, LeavePlanAnswer, ModeHolder, PermissionMode, Verdict } from "./context.js";
+import { pathRules, type PathFolders } from "./path-check.js";
+import { decide, LEAVE_PLAN_UNAVAILABLE, policyCause, refusalText, shownOf } from "./policy.js";
 
 /** Longest input of a tool call shown to the approver and in events, in characters (JSON); the middle is cut. */
 const MAX_SHOWN_INPUT_CHARS = 300;
 
-/** What `createGate` needs; every effect is injected. */
-export interface GateOptions {
-  /** The mode, or a holder whose mode may change: it is read when each call is settled. */
+/**
+ * What `createGate` needs, every effect injected: the mode (or a holder, read as each call settles), the approver (a throw counts as nobody answering),
+ * `emit` (every refusal and answer), warnings (each once), the judge (without one, commands are asked), and a runtime's shared "always" answers.
+ */
+export interface GateOptions extends PathFolders {
   mode: PermissionMode | ModeHolder;
-  /** Asked only when the policy says ask. Must not throw (a throw counts as nobody answering). */
   approver: Approver;
-  /** `workspace/exec-approvals.json`: read at every check, "always" answers added to it. */
-  approvalsPath: string;
-  /** Folders the file tools use unasked: the working folder and the workspace. */
-  roots: readonly string[];
-  /** Folders inside the roots never written unasked: the workspace's sessions (transcripts and steering inboxes). */
-  protectedDirs?: readonly string[];
-  /** The configuration later runs obey (`configurationPaths`): writes to it are asked in every mode but bypassPermissions. */
-  configuration?: readonly string[];
-  /** Relative paths are resolved from here. */
-  cwd: string;
-  /** Where `~` points and whose dotfiles are secrets; default the process's home. */
   home?: string;
-  /** Receives an `approval` event for every refusal and every answer of the approver. */
   emit: EventSink;
-  /** Warnings for the user (a corrupt approvals file...); default `warning` events. Each distinct one is sent once. */
   onWarning?: WarningSink;
-  /** Judges shell commands; without one, every command needs approval. */
   judge?: CommandJudge;
-  /** "Always" answers that last for the process (those the approvals file cannot hold); shared by the turns of a runtime. */
   remembered?: Set<string>;
 }
 
 /**
- * Builds the gate. `check` judges a call once: a tool name on the denied list is refused; a
- * command goes to the judge, a path to the path rules (inside the roots and not sensitive: reads
- * are safe, writes act), other tools by their declared access. `settle` then applies `decide` in
- * the mode of that moment, asks the approver when it says ask, and saves "always" answers. Never
- * throws for a refusal: it answers `{ allowed: false, reason }`, a sentence the model reads.
+ * Builds the gate: `check` judges a call once (a denied name refused, a command by the judge, a path by the path rules, other tools by their access);
+ * `settle` then applies `decide` in the mode of that moment, asks when it says ask, and saves "always". A refusal is a sentence for the model, never a throw.
  */
 export function createGate(options: GateOptions): Gate {
   return new PolicyGate(options);
@@ -58,17 +40,24 @@ class PolicyGate implements Gate {
   private readonly holder: ModeHolder;
   private readonly emit: EventSink;
   private readonly warn: WarningSink;
-  private readonly readApprovals: () => ApprovalLists & { allowed: string[]; denied: string[] };
-  private readonly places: ReturnType<typeof placesOf>;
+  private readonly readApprovals: () => Required<ApprovalLists>;
+  private readonly pathVerdict: (path: string, write: boolean) => Verdict;
+  private readonly place: CommandPlace;
   private readonly remembered: Set<string>;
 
   constructor(private readonly options: GateOptions) {
     this.holder = typeof options.mode === "string" ? { mode: options.mode } : options.mode;
-    const emit = safeSink(options.emit);
-    this.emit = emit;
-    this.warn = onceEach(options.onWarning ?? ((message) => emit({ type: "warning", message })));
+    this.emit = safeSink(options.emit);
+    const warn = options.onWarning ?? ((message) => this.emit({ type: "warning", message }));
+    const seen = new Set<string>();
+    // Each distinct warning once: the approvals file is read at every call.
+    this.warn = (message) => {
+      if (!seen.has(message)) warn(message);
+      seen.add(message);
+    };
     this.readApprovals = approvalsReader(options.approvalsPath, this.warn);
-    this.places = placesOf(options);
+    this.pathVerdict = pathRules(options);
+    this.place = { cwd: resolve(options.cwd), home: resolve(options.home ?? homedir()) };
     this.remembered = options.remembered ?? new Set<string>();
   }
 
@@ -81,7 +70,7 @@ class PolicyGate implements Gate {
       const verdict = await this.verdictOf(call);
       return { readOnly: verdict.kind === "safe", settle: () => this.settle(verdict, call.id) };
     } catch (error) {
-      const reason = `Not run: the permission check of ${call.tool} failed (${error instanceof Error ? error.message : String(error)}).`;
+      const reason = `Not run: the permission check of ${call.tool} failed (${messageOf(error)}).`;
       return { readOnly: false, settle: async () => ({ allowed: false, reason }) };
     }
   }
@@ -101,22 +90,18 @@ class PolicyGate implements Gate {
     const approvals = this.readApprovals();
     const { access } = call;
     if (matchesToolName(call.tool, approvals.denied, false)) return toolVerdict(call, "denied", "it is on the denied list");
-    if (typeof access === "string") {
-      if (access !== "ask") return toolVerdict(call, access === "read" ? "safe" : "act", "");
-      const allowed = matchesToolName(call.tool, approvals.allowed, true);
-      return { ...toolVerdict(call, allowed ? "approved" : "needs", call.reason ?? "the tool is declared to need approval"), alwaysSaves: call.tool, denySaves: call.tool };
+    if (access === "read" || access === "act") return toolVerdict(call, access === "read" ? "safe" : "act", "");
+    if (access === "ask") {
+      const kind = matchesToolName(call.tool, approvals.allowed, true) ? "approved" : "needs";
+      return { ...toolVerdict(call, kind, call.reason ?? "the tool is declared to need approval"), alwaysSaves: call.tool, denySaves: call.tool };
     }
-    if ("command" in access) return this.commandVerdict(access.command, approvals);
-    return this.places.pathVerdict(access.path, access.write === true);
-  }
-
-  private async commandVerdict(command: string, approvals: ApprovalLists): Promise<Verdict> {
-    const subject = { kind: "command", command } as const;
-    const denySaves = normalizeCommand(command);
+    if (!("command" in access)) return this.pathVerdict(access.path, access.write === true);
+    const subject = { kind: "command", command: access.command } as const;
+    const denySaves = normalizeCommand(access.command);
     if (!this.options.judge) return { kind: "needs", readOnly: false, subject, reason: "no command judge is installed", denySaves };
-    const judged = await this.options.judge.judge(command, approvals, this.places.place);
-    const reason = judged.reasons.join("; ");
-    return { kind: judged.kind, readOnly: judged.kind === "safe", subject, reason, denySaves, ...(judged.alwaysSaves !== undefined && { alwaysSaves: judged.alwaysSaves }) };
+    const judged = await this.options.judge.judge(access.command, approvals, this.place);
+    const always = judged.alwaysSaves !== undefined && { alwaysSaves: judged.alwaysSaves };
+    return { kind: judged.kind, readOnly: judged.kind === "safe", subject, reason: judged.reasons.join("; "), denySaves, ...always };
   }
 
   private async settle(verdict: Verdict, id: string): Promise<Decision> {
@@ -124,7 +109,11 @@ class PolicyGate implements Gate {
     const remembered = verdict.kind === "needs" && this.remembered.has(keyOf(verdict));
     const outcome = decide(remembered ? { ...verdict, kind: "approved" } : verdict, this.holder.mode);
     if (outcome === "allow") return granted(verdict);
-    if (outcome === "refuse") return this.refuse(id, verdict, policyCause(verdict, this.holder.mode));
+    if (outcome === "refuse") {
+      const reason = refusalText(policyCause(verdict, this.holder.mode), verdict.subject, verdict.reason);
+      this.emit({ type: "approval", id, command: shownFor(verdict), decision: "denied", reason });
+      return { allowed: false, reason };
+    }
     const decision = await this.ask(requestOf(verdict), id);
     await this.remember(verdict, decision);
     if (decision === "allow_once" || decision === "allow_always") return granted(verdict);
@@ -136,7 +125,7 @@ class PolicyGate implements Gate {
     try {
       decision = await this.options.approver(request);
     } catch (error) {
-      this.warn(`the approver failed (${error instanceof Error ? error.message : String(error)}); treating it as unavailable`);
+      this.warn(`the approver failed (${messageOf(error)}); treating it as unavailable`);
       decision = "unavailable";
     }
     this.emit({ type: "approval", id, command: request.command, decision, reason: request.reason });
@@ -149,21 +138,11 @@ class PolicyGate implements Gate {
     const entry = list === "allowed" ? verdict.alwaysSaves : list === "denied" ? verdict.denySaves : undefined;
     if (list === "allowed" && entry === undefined) this.remembered.add(keyOf(verdict));
     if (list === undefined || entry === undefined) return;
-    try {
-      await addApprovals(this.options.approvalsPath, { [list]: [entry] }, this.warn);
-    } catch (error) {
-      this.warn(`could not save the decision to ${this.options.approvalsPath} (${error instanceof Error ? error.message : String(error)})`);
-    }
-  }
-
-  private refuse(id: string, verdict: Verdict, cause: RefusalCause): Decision {
-    const reason = refusalText(cause, verdict.subject, verdict.reason);
-    this.emit({ type: "approval", id, command: shownFor(verdict), decision: "denied", reason });
-    return { allowed: false, reason };
+    const { approvalsPath } = this.options;
+    await addApprovals(approvalsPath, { [list]: [entry] }, this.warn).catch((error: unknown) => this.warn(`could not save the decision to ${approvalsPath} (${messageOf(error)})`));
   }
 }
 
-/** A verdict on a call judged by its declared access (or refused by name). */
 function toolVerdict(call: GateCall, kind: Verdict["kind"], reason: string): Verdict {
   return { kind, readOnly: call.access === "read", subject: { kind: "tool", tool: call.tool, input: call.input }, reason };
 }
@@ -173,11 +152,10 @@ function granted(verdict: Verdict): Decision {
 }
 
 /** What an "always" that the approvals file cannot hold is remembered by, for this process. */
-function keyOf(verdict: Verdict): string {
-  return `${verdict.subject.kind}:${verdict.subject.kind === "command" ? normalizeCommand(verdict.subject.command) : shownOf(verdict.subject)}`;
+function keyOf({ subject }: Verdict): string {
+  return `${subject.kind}:${subject.kind === "command" ? normalizeCommand(subject.command) : shownOf(subject)}`;
 }
 
-/** The approver's question for a verdict. */
 function requestOf(verdict: Verdict): ApprovalRequest {
   const { subject, reason } = verdict;
   const always = verdict.alwaysSaves !== undefined ? { alwaysSaves: verdict.alwaysSaves } : {};
@@ -187,8 +165,7 @@ function requestOf(verdict: Verdict): ApprovalRequest {
 }
 
 /** A verdict as the events show it: a tool call as its name and its input as JSON, cut when long. */
-function shownFor(verdict: Verdict): string {
-  const { subject } = verdict;
+function shownFor({ subject }: Verdict): string {
   if (subject.kind !== "tool") return shownOf(subject);
   let json: string;
   try {
@@ -197,51 +174,4 @@ function shownFor(verdict: Verdict): string {
     json = String(subject.input);
   }
   return `${subject.tool} ${cutMiddle(json, MAX_SHOWN_INPUT_CHARS, (cut) => ` … ${cut} characters … `)}`;
-}
-
-/** A sink that passes each distinct message once. */
-function onceEach(sink: WarningSink): WarningSink {
-  const seen = new Set<string>();
-  return (message) => {
-    if (seen.has(message)) return;
-    seen.add(message);
-    sink(message);
-  };
-}
-
-/**
- * The folders the gate judges paths against, resolved at the first check that needs them (a turn
- * whose tools touch no path never does): a root that cannot be resolved stands as written.
- */
-function placesOf(options: GateOptions) {
-  const settled = (path: string): string => {
-    try {
-      return resolveRealPath(resolve(options.cwd, path));
-    } catch {
-      return resolve(options.cwd, path);
-    }
-  };
-  let resolved: { roots: string[]; protectedPaths: string[]; protectedDirs: string[]; configuration: string[] } | undefined;
-  const folders = () =>
-    (resolved ??= {
-      roots: options.roots.map(settled),
-      protectedPaths: [settled(options.approvalsPath)],
-      protectedDirs: (options.protectedDirs ?? []).map(settled),
-      configuration: (options.configuration ?? []).map(settled),
-    });
-  const place = { cwd: resolve(options.cwd), home: resolve(options.home ?? homedir()) };
-  return {
-    place,
-    /** Inside the roots and not sensitive: reads are safe, writes act; /proc never; anything else needs the user. */
-    pathVerdict(path: string, write: boolean): Verdict {
-      const real = resolveRealPath(resolve(options.cwd, path));
-      const access = write ? "write" : "read";
-      const base = { readOnly: !write, subject: { kind: "path", access, path: real } as const, path: real };
-      if (isProcessSecretPath(real)) return { ...base, kind: "never", reason: "/proc holds process environments, API key included" };
-      const { roots, protectedPaths, protectedDirs, configuration } = folders();
-      const sensitive = (write ? configurationReason(real, configuration) : null) ?? sensitivePathReason(real, access, protectedPaths, protectedDirs);
-      if (sensitive === null && roots.some((root) => isInside(real, root))) return { ...base, kind: write ? "act" : "safe", reason: "" };
-      return { ...base, kind: "needs", reason: sensitive ?? `it is outside the allowed folders (${roots.join(", ")})` };
-    },
-  };
 }

@@ -1,92 +1,51 @@
 // redactSecrets: credentials in any text a tool returns replaced by a marker naming what was removed, by exact value and by shape.
 import type { ToolResultBlockParam } from "../types.js";
-import { redactAssignments, redactAuthorization } from "./secret-assignments.js";
-import type { Mark } from "./secret-assignments.js";
-import { AWS_KEY, AWS_TRIGGERS, TOKEN_SHAPES, TOKEN_TRIGGER, userinfoAt, userinfoCredentials } from "./secret-shapes.js";
-import { findPrivateKeys } from "./private-keys.js";
+import { redactAssignments, redactAuthorization, type Mark } from "./secret-assignments.js";
+import { AWS_KEY, AWS_TRIGGERS, findPrivateKeys, hasUserinfoCredentials, TOKEN_SHAPES, TOKEN_TRIGGER, userinfoAt } from "./secret-shapes.js";
 
 /** Known values shorter than this are not replaced: every "1234" of a result would go. */
 export const MIN_KNOWN_SECRET_LENGTH = 8;
 
-/** The text that stands where a credential was: `[redacted: GitHub token]`. */
-export function redactionMarker(label: string): string {
-  return `[redacted: ${label}]`;
-}
-
-/** What a scan found: the text with markers, and the label of each credential removed, in order of the passes. */
-export interface Redaction {
-  text: string;
-  labels: string[];
-}
-
 /**
- * `text` with every credential replaced by a marker naming it: the `known` values first (exact,
- * longest first, as `[redacted: known secret]`; each of 8+ characters), then private-key blocks,
- * URL userinfo (`https://[redacted: URL credentials]@github.com/o/r.git`), issued tokens by their
- * prefixes (Anthropic, OpenAI, GitHub, GitLab, Slack, AWS with its secret, Google, JWTs...),
- * `Authorization:` values (the scheme kept), and the values of secret-named keys in
- * `key=value`, YAML and JSON (key and quotes kept). Linear in the length of `text`; each pass
- * first looks for the literal pieces its shapes need, so text without them costs a few scans.
+ * `text` with every credential replaced by a marker naming it (`[redacted: GitHub token]`): `known` values (longest first), private keys, URL userinfo,
+ * issued tokens, `Authorization:` values and secret-named keys' values. Linear; each pass first looks for the literals its shapes need.
  */
 export function redactSecrets(text: string, known: readonly string[] = []): string {
   return scanSecrets(text, known).text;
 }
 
-/** As `redactSecrets`, with the labels of what was removed (empty when nothing was): for the content check and tests. */
-export function scanSecrets(text: string, known: readonly string[] = []): Redaction {
+/** As `redactSecrets`, with the label of each credential removed, in order of the passes (empty when none was). */
+export function scanSecrets(text: string, known: readonly string[] = []): { text: string; labels: string[] } {
   const labels: string[] = [];
   const mark = (label: string): string => {
     labels.push(label);
-    return redactionMarker(label);
+    return `[redacted: ${label}]`;
   };
   let out = redactKnown(text, known, mark);
-  out = redactPrivateKeys(out, mark);
-  out = redactUrls(out, mark);
-  out = redactTokens(out, mark);
-  out = redactAuthorization(out, mark);
-  out = redactAssignments(out, mark);
+  for (const pass of [redactPrivateKeys, redactUrls, redactTokens, redactAuthorization, redactAssignments]) out = pass(out, mark);
   return { text: out, labels };
 }
 
-/** Content blocks as a tool result carries them: text is redacted, images and other blocks pass as they are. */
-export type RedactableContent = ToolResultBlockParam["content"];
-
-/**
- * A tool result's content with `redactSecrets` applied to every text it carries: a string, text
- * blocks, text documents and the text of search results; images and other blocks untouched.
- * Returns the same object when nothing changed. For the dispatcher, on every result before it
- * reaches the model, the session or the terminal.
- */
-export function redactContent<T extends RedactableContent>(content: T, known: readonly string[] = []): T {
+/** A tool result's content with `redactSecrets` applied to every text it carries (documents and search results too); the same object when nothing changed. */
+export function redactContent<T extends ToolResultBlockParam["content"]>(content: T, known: readonly string[] = []): T {
   if (content === undefined) return content;
   if (typeof content === "string") return redactSecrets(content, known) as T;
-  let changed = false;
-  const blocks = content.map((block) => {
-    const next = redactBlock(block, known);
-    changed ||= next !== block;
-    return next;
-  });
-  return (changed ? blocks : content) as T;
+  const blocks = content.map((block) => redactBlock(block, known));
+  return (blocks.some((block, i) => block !== content[i]) ? blocks : content) as T;
 }
 
-type Block = Exclude<RedactableContent, string | undefined>[number];
-
-function redactBlock<B extends Block>(block: B, known: readonly string[]): B {
-  const clean = (text: string): string => redactSecrets(text, known);
-  if (block.type === "text") return sameOr(block, block.text, clean(block.text), (text) => ({ ...block, text }));
+function redactBlock<B extends Exclude<ToolResultBlockParam["content"], string | undefined>[number]>(block: B, known: readonly string[]): B {
+  if (block.type === "text") {
+    const text = redactSecrets(block.text, known);
+    return text === block.text ? block : { ...block, text };
+  }
   if (block.type === "document" && block.source.type === "text") {
-    const { source } = block;
-    return sameOr(block, source.data, clean(source.data), (data) => ({ ...block, source: { ...source, data } }));
+    const data = redactSecrets(block.source.data, known);
+    return data === block.source.data ? block : { ...block, source: { ...block.source, data } };
   }
-  if (block.type === "search_result") {
-    const content = redactContent(block.content, known);
-    return content === block.content ? block : { ...block, content };
-  }
-  return block;
-}
-
-function sameOr<B>(block: B, before: string, after: string, rebuild: (text: string) => B): B {
-  return after === before ? block : rebuild(after);
+  if (block.type !== "search_result") return block;
+  const content = redactContent(block.content, known);
+  return content === block.content ? block : { ...block, content };
 }
 
 function redactKnown(text: string, known: readonly string[], mark: Mark): string {
@@ -114,7 +73,7 @@ function redactUrls(text: string, mark: Mark): string {
     let copied = 0;
     for (let at = out.indexOf(separator); at !== -1; at = out.indexOf(separator, at + separator.length)) {
       const userinfo = userinfoAt(out, at, separator)?.userinfo;
-      if (userinfo === undefined || userinfoCredentials(userinfo) === null) continue;
+      if (userinfo === undefined || !hasUserinfoCredentials(userinfo)) continue;
       done += out.slice(copied, at + separator.length) + mark("URL credentials");
       copied = at + separator.length + userinfo.length;
     }
@@ -125,9 +84,7 @@ function redactUrls(text: string, mark: Mark): string {
 
 function redactTokens(text: string, mark: Mark): string {
   let out = text;
-  for (const { label, triggers, pattern } of TOKEN_TRIGGER.test(text) ? TOKEN_SHAPES : []) {
-    if (triggers.some((t) => out.includes(t))) out = out.replace(pattern, () => mark(label));
-  }
+  for (const { label, triggers, pattern } of TOKEN_TRIGGER.test(text) ? TOKEN_SHAPES : []) if (triggers.some((t) => out.includes(t))) out = out.replace(pattern, () => mark(label));
   if (!AWS_TRIGGERS.some((t) => out.includes(t))) return out;
   return out.replace(AWS_KEY, (_match: string, separator: string | undefined, secret: string | undefined) =>
     secret === undefined ? mark("AWS access key id") : `${mark("AWS access key id")}${separator ?? ""}${mark("AWS secret access key")}`,

@@ -1,17 +1,9 @@
 // Credentials named by the text around them: `password=…`, `token: …`, `"api_key": "…"`, `<password>…</password>`, netrc's `password …`, `Authorization: Bearer …`.
-import { acceptAuthorization, acceptPlainValue, acceptValue, bareValue } from "./assignment-values.js";
-import type { AssignmentValue } from "./assignment-values.js";
 
 /** Replaces one credential: called with what it is (`password`, `authorization`), returns the text to put in its place. */
 export type Mark = (label: string) => string;
 
-/**
- * `text` with the value of every secret-named key that holds a credential replaced by `mark`
- * (`password=…`, `DB_PASSWORD='…'`, `  token: …`, `"client_secret": "…"`, `?access_token=…&`),
- * the key, separator and quotes kept; and the text of elements named so (`<password>…</password>`)
- * and netrc's passwords. Code that only names a secret (`const password = input.value`,
- * `token: string;`) is left alone: see `acceptValue`.
- */
+/** `text` with the value of every secret-named key that holds a credential (`DB_PASSWORD='…'`, `"api_key": "…"`, `?token=…&`) replaced by `mark`, key and quotes kept. */
 export function redactAssignments(text: string, mark: Mark): string {
   const assigned = text.replace(ASSIGNMENT, (match: string, word: string, separator: string, ...rest: unknown[]) => {
     const groups = rest.slice(0, 4) as Array<string | undefined>;
@@ -43,14 +35,13 @@ export function redactAssignments(text: string, mark: Mark): string {
 
 /** netrc's `machine host login name password …`: the value follows a space, after a login on the same line. */
 const NETRC = /(?<=\blogin[ \t]+[^\s]{1,256}[ \t]+)(password|passwd)([ \t]+)([^\s]{1,512})/g;
+/** An XML element named like a secret holding text (`<password>…</password>`, Maven's `<passphrase>`, `<apiKey>`). */
+const ELEMENT = /<([A-Za-z][\w.:-]{0,60})>([^<\r\n]{1,512})<\/\1>/g;
 
 function redactNetrc(text: string, mark: Mark): string {
   if (!text.includes("login")) return text;
   return text.replace(NETRC, (match: string, word: string, space: string, value: string) => (acceptPlainValue(value) ? `${word}${space}${mark("password")}` : match));
 }
-
-/** An XML element named like a secret holding text (`<password>…</password>`, Maven's `<passphrase>`, `<apiKey>`). */
-const ELEMENT = /<([A-Za-z][\w.:-]{0,60})>([^<\r\n]{1,512})<\/\1>/g;
 
 function redactElements(text: string, mark: Mark): string {
   if (!text.includes("</")) return text;
@@ -61,6 +52,9 @@ function redactElements(text: string, mark: Mark): string {
   });
 }
 
+/** `Authorization:` and `Proxy-Authorization:` as a header, a JSON key or a keyword argument; the value runs to the end of the line or a quote. */
+const AUTHORIZATION = /(?<![A-Za-z0-9_-])((?:proxy-)?authorization(?:\\?["'])?[ \t]*[:=][ \t]*(?:\\?["'])?)((?:basic|bearer|token|digest|negotiate|ntlm|bot|aws4-hmac-sha256|hmac)[ \t]+)?([^\s"'`\\][^\r\n"'`\\]{0,2000})/gi;
+
 /** `text` with every `Authorization:` or `Proxy-Authorization:` credential replaced by `mark`, the scheme kept (`Bearer [redacted: authorization]`). */
 export function redactAuthorization(text: string, mark: Mark): string {
   if (!/uthorization|UTHORIZATION/.test(text)) return text;
@@ -70,23 +64,18 @@ export function redactAuthorization(text: string, mark: Mark): string {
 }
 
 const capital = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
-const spellings = (word: string): string[] => [word, word.toUpperCase(), capital(word)];
 /** `key` names a secret only after one of these: `api_key`, `accessKey`, `SECRET_KEY`, `PrivateKey`, `auth-key`. */
 const QUALIFIED_KEYS = ["api", "access", "secret", "private", "auth"].flatMap((q) =>
   ["", "_", "-"].flatMap((join) => [`${q}${join}key`, `${q.toUpperCase()}${join}KEY`, `${q}${join}Key`, `${capital(q)}${join}Key`]),
 );
 /** The secret-naming words a key ends with, as literals in their usual spellings: a scan for literals is fast. */
-const LAST_WORDS = [...["pass(?:word|wd|phrase)?", "pwd", "secret", "token"].flatMap(spellings), ...QUALIFIED_KEYS];
+const LAST_WORDS = [...["pass(?:word|wd|phrase)?", "pwd", "secret", "token"].flatMap((w) => [w, w.toUpperCase(), capital(w)]), ...QUALIFIED_KEYS];
 /** The secret-naming word an element's name ends with. */
 const ELEMENT_NAME = new RegExp(`(?:${LAST_WORDS.join("|")})$`);
 
 /**
- * The last word of a secret-named key (nothing of the key follows: `passwordField`, `max_tokens`,
- * `password_hash` are other things), its closing quote if any (a backslash-escaped one too, for
- * JSON inside a string), `=`, `:` or `:=` with spaces or tabs around it, and a value: double-,
- * escaped-double- or single-quoted, or bare up to the next space or quote (a back-quoted word is a
- * code span in prose). Every part is bounded, so the scan is linear; `keywordLabel` then checks the
- * word starts a key part.
+ * The last word of a secret-named key (nothing of the key follows: `max_tokens` is another thing), its closing quote, `=`, `:` or `:=`, and a value, quoted
+ * or bare up to a space or quote. Every part is bounded, so the scan is linear; `keywordLabel` checks the word starts a key part.
  */
 const ASSIGNMENT = new RegExp(
   `(${LAST_WORDS.join("|")}|_auth)(?![A-Za-z0-9_])((?:\\\\?["'])?[ \\t]*(?::=|[:=])[ \\t]*)(?:"((?:[^"\\\\\\r\\n]|\\\\.){1,1000})"|\\\\"([^"\\\\\\r\\n]{1,1000})\\\\"|'([^'\\r\\n]{1,1000})'|([^\\s"'\`]{1,1000}))`,
@@ -100,11 +89,8 @@ const LABELS: Readonly<Record<string, string>> = {
 };
 
 /**
- * What the secret-naming `keyword` found at `start` names (`password`, `API key`), or null when it
- * names none. The short ones and `key` must start a key part: lower or upper case after no letter
- * or digit (`db_pass`, `MYSQL_PWD`, `apiKey`), capitalised after no capital (`dbPass`), so `bypass`,
- * `compass` and `monkey` are not secrets; the long ones may end a glued word (`PGPASSWORD`,
- * `csrftoken`, `clientsecret`).
+ * What the secret-naming `keyword` at `start` names (`password`, `API key`), or null: the short ones and `key` must start a key part (`db_pass`, `apiKey`,
+ * not `bypass`, `monkey`); the long ones may end a glued word (`PGPASSWORD`).
  */
 function keywordLabel(text: string, start: number, keyword: string): string | null {
   const before = text.charAt(start - 1);
@@ -113,9 +99,6 @@ function keywordLabel(text: string, start: number, keyword: string): string | nu
   if (!glued && (/^[A-Z][a-z]/.test(keyword) ? /[A-Z]/.test(before) : /[A-Za-z0-9]/.test(before))) return null;
   return LABELS[letters === "_auth" ? letters : letters.replace(/[_-]/g, "")] ?? null;
 }
-
-/** `Authorization:` and `Proxy-Authorization:` as a header, a JSON key or a keyword argument; the value runs to the end of the line or a quote. */
-const AUTHORIZATION = /(?<![A-Za-z0-9_-])((?:proxy-)?authorization(?:\\?["'])?[ \t]*[:=][ \t]*(?:\\?["'])?)((?:basic|bearer|token|digest|negotiate|ntlm|bot|aws4-hmac-sha256|hmac)[ \t]+)?([^\s"'`\\][^\r\n"'`\\]{0,2000})/gi;
 
 /** The text from `at` to the end of its line, at most 200 characters (a scan to a far line end, per match, would be quadratic). */
 function restOfLine(text: string, at: number): string {
@@ -129,4 +112,80 @@ function keyStartBefore(text: string, at: number): number {
   let start = at;
   while (start > 0 && at - start < 64 && /[A-Za-z0-9_.-]/.test(text.charAt(start - 1))) start--;
   return start;
+}
+
+/** Values that name a type, a literal or nothing: `password: string`, `token: null`, `secret: true`. */
+const NOT_VALUES = new Set([
+  "null", "nil", "none", "undefined", "true", "false", "yes", "no", "on", "off", "string", "str", "number", "int", "integer", "boolean",
+  "bool", "any", "unknown", "object", "bytes", "required", "optional", "redacted", "hidden", "masked", "empty",
+]);
+/** Templates and references, not values: `${DB_PASSWORD}`, `{{ secrets.X }}`, `<token>`, `%(pw)s`, `$PASS`, YAML anchors and block scalars. */
+const REFERENCE = /^[$%{<[(*&!|>=\\#@]|\$\{|\{\{|<%|%\(/;
+/** Masks and elisions: `***`, `xxxx`, `•••`, `sk-ant-...`. */
+const MASKED = /^[*xX.\u2022\u2026_?-]+$|\.\.\.|\u2026|xxxx|XXXX/;
+/** A word that names a secret: a value holding one is a name or a label (`password = password`, `"Enter a password"`), not a secret. */
+const SECRET_WORD = /pass(?:word|wd)?|secret|token/i;
+/** Code: a member expression (`input.value`, `process.env.X`), a call, an index, a block, a condition, a statement's end or a next statement. */
+const CODE = /^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+$|[()[\]{}<>;]|\|\||&&|,$/;
+
+/** What the assignment matched; `lineStart`: the key starts its line (`export` aside), as in configuration rather than code. */
+interface AssignmentValue {
+  key: string;
+  keyQuoted: boolean;
+  separator: string;
+  value: string;
+  quoted: boolean;
+  lineStart: boolean;
+  rest: string;
+}
+
+/** Whether a value standing alone (an XML element's text, a netrc password) is a credential: 4+ characters, not a literal, a reference, a mask or a secret word. */
+function acceptPlainValue(value: string): boolean {
+  if (value.length < 4 || NOT_VALUES.has(value.toLowerCase()) || REFERENCE.test(value) || MASKED.test(value)) return false;
+  return !(/^[A-Za-z_$][\w$.?-]*$/.test(value) && SECRET_WORD.test(value));
+}
+
+/**
+ * Whether the value of a secret-named key is a credential: never a label, a literal, a reference or code; then by where it stands (`placeOf`): any value
+ * in configuration, one with a digit or a symbol in YAML (`progressToken: messageId` ends a line of code too), in code only 8+ characters with a digit and a letter.
+ */
+function acceptValue(found: AssignmentValue): boolean {
+  const { key, value, quoted, separator, rest } = found;
+  if (!acceptPlainValue(value) || key === "PWD" || key === "OLDPWD") return false;
+  // Quoted text with spaces is a label or a message (`"password": "Enter a password"`), except on a configuration line of its own.
+  if (quoted && /\s/.test(value) && !(found.lineStart && !SECRET_WORD.test(value))) return false;
+  if (!quoted && (CODE.test(value) || (/[ \t]/.test(separator) && !/^[ \t]*(?:$|#|\/\/)/.test(rest)))) return false;
+  const where = placeOf(found);
+  if (where === "configuration") return true;
+  if (where === "yaml") return /[0-9]|[^A-Za-z_.-]/.test(value);
+  return value.length >= 8 && /[0-9]/.test(value) && /[A-Za-z]/.test(value);
+}
+
+/** Where an assignment stands, by its form: configuration (`KEY=value`, a key starting its line, JSON's `"key": "value"`), indented YAML, or code. */
+function placeOf({ keyQuoted, separator, quoted, lineStart, rest }: AssignmentValue): "configuration" | "yaml" | "code" {
+  const colon = /^\\?["']?[ \t]*:/.test(separator);
+  // A quoted value followed by `;`, `,` or `)` ends a statement or an argument: code, wherever its line starts.
+  if (quoted && /^[ \t]*[;,)]/.test(rest)) return "code";
+  if (lineStart || (quoted && keyQuoted && colon)) return "configuration";
+  if (quoted || /^["'`]/.test(rest)) return "code";
+  if (!/[ \t]/.test(separator)) return "configuration";
+  return colon ? "yaml" : "code";
+}
+
+/** Whether an Authorization value is a credential: after a scheme, a word of 6+ characters with a digit or a symbol (or 20+); with none, a token-like word of 12+ with a digit. */
+function acceptAuthorization(scheme: string | undefined, value: string): boolean {
+  const first = value.split(/[ \t]/, 1)[0] ?? "";
+  if (REFERENCE.test(first) || MASKED.test(first) || /^[a-z_.-]*(?:secret|token)[a-z_.-]*$/i.test(first)) return false;
+  if (scheme !== undefined) return first.length >= 6 && !/[;,]$/.test(first) && (first.length >= 20 || /[0-9]|[^A-Za-z_.-]/.test(first));
+  return /^(?=.*[0-9])[A-Za-z0-9._~+/=:-]{12,}$/.test(first);
+}
+
+/** The value a bare match stands for, by the character before its key: a query string's ends at `&` or `#`, a connection string's at `;`; trailing escapes (`\n`) dropped. */
+function bareValue(before: string, raw: string): string {
+  let value = raw;
+  if (before === "?" || before === "&") value = value.split(/[&#]/, 1)[0] ?? value;
+  else if (before === ";" || ((before === "" || /["'\n]/.test(before)) && /^[^;]+;[ \t]*[A-Za-z][\w ]{0,30}=/.test(value))) value = value.split(";", 1)[0] ?? value;
+  let end = value.length;
+  while (end >= 2 && value.charAt(end - 2) === "\\" && "nrt".includes(value.charAt(end - 1))) end -= 2;
+  return value.slice(0, end);
 }

@@ -6,40 +6,25 @@ import { scanSecrets } from "./redact.js";
 /** How much of a file the content check reads: credentials files are small, and a key's header comes first. */
 export const CONTENT_HEAD_BYTES = 8 * 1024;
 
-/**
- * Why the first bytes of a file make it a secret: the label of the first credential the
- * redaction shapes find in them (`a private key`, `a GitHub token`, `URL credentials`, `a
- * password assignment`), or null. `head` is decoded as UTF-8 (a binary file's bytes rarely
- * spell a token's prefix and length); pass no more than `CONTENT_HEAD_BYTES` for a bounded cost.
- */
+/** Why the first bytes of a file (UTF-8, at most `CONTENT_HEAD_BYTES`) make it a secret: the first credential the redaction shapes find in them, or null. */
 export function contentSecretReason(head: Buffer | string): string | null {
-  const text = typeof head === "string" ? head : head.toString("utf8");
-  const label = scanSecrets(text).labels[0];
-  return label === undefined ? null : `its content holds what looks like ${describe(label)}`;
+  const label = scanSecrets(typeof head === "string" ? head : head.toString("utf8")).labels[0];
+  if (label === undefined) return null;
+  const what =
+    label === "URL credentials" ? "a URL with credentials"
+    : label === "authorization" ? "an Authorization header"
+    : ["password", "secret", "token", "credential"].includes(label) ? `a ${label} assignment`
+    : `${/^[AEIOU]/.test(label) ? "an" : "a"} ${label}`;
+  return `its content holds what looks like ${what}`;
 }
 
-function describe(label: string): string {
-  if (label === "URL credentials") return "a URL with credentials";
-  if (label === "authorization") return "an Authorization header";
-  if (["password", "secret", "token", "credential"].includes(label)) return `a ${label} assignment`;
-  return /^[AEIOU]/.test(label) ? `an ${label}` : `a ${label}`;
-}
-
-/**
- * `contentSecretReason` of the file at `path` (a real path), reading at most `CONTENT_HEAD_BYTES`
- * from a synchronous, non-blocking open: null when nothing is there or it is not a regular file
- * (a folder, a FIFO, a device: never waited on). Other failures (EACCES, EIO) are thrown: whether
- * an unreadable file is fine is the caller's business.
- */
+/** `contentSecretReason` of the file at `path` (a real path); null when it is missing, empty or not a regular file. Other failures throw. */
 export function fileContentSecretReason(path: string): string | null {
   const head = readFileHead(path, CONTENT_HEAD_BYTES);
   return head === null || head.length === 0 ? null : contentSecretReason(head);
 }
 
-/**
- * The first `maxBytes` bytes of the regular file at `path`, opened synchronously without blocking;
- * null when nothing is there or it is not a regular file. Other failures are thrown.
- */
+/** The first `maxBytes` bytes of the regular file at `path`, opened without blocking; null when missing or not a regular file. Other failures (EACCES) throw. */
 export function readFileHead(path: string, maxBytes: number): Buffer | null {
   let opened: { fd: number; size: number };
   try {

@@ -3,22 +3,16 @@ import { MIN_KNOWN_SECRET_LENGTH, scanSecrets } from "./redact.js";
 import { urlPassword } from "./secret-shapes.js";
 
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|(^|_)PASS(_|$)|(^|_)PWD$|DSN|WEBHOOK/i;
-/** Shell variables that the pattern above would catch but that hold a folder, not a secret. */
-const NOT_SECRET_NAMES = new Set(["PWD", "OLDPWD"]);
 
 /**
- * Whether a variable's name marks it as a secret: `ANTHROPIC_*`, `MINICLAW_DATABASE_*` (the sessions' database
- * is the transcript, which tools never write, even with trust authentication and no password in the URL), or KEY, TOKEN, SECRET, PASSWORD, PASSWD,
- * CREDENTIAL, DSN, WEBHOOK in it, or a PASS or PWD word (`DB_PASS`, `MYSQL_PWD`; not `PWD` itself).
+ * Whether a variable's name marks it as a secret: `ANTHROPIC_*`, `MINICLAW_DATABASE_*` (the transcript's database), KEY, TOKEN, SECRET, PASSWORD,
+ * PASSWD, CREDENTIAL, DSN, WEBHOOK in it, or a PASS or PWD word (`DB_PASS`; not `PWD` or `OLDPWD`, which hold folders).
  */
 export function isSecretName(name: string): boolean {
-  return name.startsWith("ANTHROPIC_") || name.startsWith("MINICLAW_DATABASE_") || (SECRET_NAME.test(name) && !NOT_SECRET_NAMES.has(name));
+  return name.startsWith("ANTHROPIC_") || name.startsWith("MINICLAW_DATABASE_") || (SECRET_NAME.test(name) && name !== "PWD" && name !== "OLDPWD");
 }
 
-/**
- * Whether a value holds a credential whatever its name, by the shapes redaction uses: a URL with
- * a password, an issued token, a private key, a secret parameter (`jdbc:…?password=…`).
- */
+/** Whether a value holds a credential whatever its name, by the shapes redaction uses (a URL with a password, a token, a key, `jdbc:…?password=…`). */
 export function isSecretValue(value: string): boolean {
   return scanSecrets(value).labels.length > 0;
 }
@@ -28,38 +22,27 @@ export function isSecretVariable(name: string, value: string | undefined): boole
   return isSecretName(name) || (value !== undefined && isSecretValue(value));
 }
 
-/**
- * A copy of `env` without `ANTHROPIC_*`, without any variable whose name contains KEY, TOKEN, SECRET,
- * PASSWORD, PASSWD or CREDENTIAL (any case), and without any whose value looks like a credential
- * (`DATABASE_URL=postgres://u:p@h/db`, `sk-ant-...`): what child processes of the agent may see.
- */
+/** A copy of `env` without its secret variables (`isSecretVariable`): what child processes of the agent may see. */
 export function scrubEnv(env: Record<string, string | undefined>): Record<string, string | undefined> {
   return Object.fromEntries(Object.entries(env).filter(([name, value]) => !isSecretVariable(name, value)));
 }
 
-/**
- * The texts to redact from every tool result: the values of the secret variables of `env` (not plain
- * URLs such as a base URL, which is secret by name only), and the password of a credential URL on its
- * own; each only when long enough (8+ characters) to redact without garbling ordinary output.
- */
+/** The texts redacted from every tool result: the secret variables' values (not plain `_URL`s) and credential URLs' passwords on their own, each of 8+ characters. */
 export function secretValues(env: Record<string, string | undefined>): string[] {
   const found = new Set<string>();
   for (const [name, value] of Object.entries(env)) {
     if (!value || !isSecretVariable(name, value)) continue;
     const password = urlPassword(value.trim())?.password;
-    if (password !== undefined) {
-      found.add(value);
-      found.add(password);
-      found.add(safeDecode(password));
-    } else if (!name.endsWith("_URL")) found.add(value);
+    if (password === undefined) {
+      if (!name.endsWith("_URL")) found.add(value);
+      continue;
+    }
+    found.add(value).add(password);
+    try {
+      found.add(decodeURIComponent(password));
+    } catch {
+      // Not percent-encoded after all: the password as written is already there.
+    }
   }
   return [...found].filter((text) => text.length >= MIN_KNOWN_SECRET_LENGTH);
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }

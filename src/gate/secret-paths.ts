@@ -1,47 +1,29 @@
 // Which paths hold secrets or never end when read: `.env`, `~/.ssh`, shell profiles, credential files and their backups, system secret folders, `/proc/*/environ`, devices.
 
 /** Folders whose whole content is secret, matched as a path segment. */
-const SECRET_DIRS = new Set([
-  ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", "gcloud", "gh", ".m2", ".gradle", "anthropic", ".anthropic",
-  "secrets", ".secrets",
-]);
+const SECRET_DIRS = new Set([".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", "gcloud", "gh", ".m2", ".gradle", "anthropic", ".anthropic", "secrets", ".secrets"]);
 
 /** Secret file names, matched against the last path segment (lower case) and the names it is a backup of. */
 const SECRET_FILES: readonly RegExp[] = [
-  /^\.env(\..+)?$/,
-  /^.+\.env$/,
-  /^\.envrc$/,
-  /^[._]netrc$/,
+  /^\.env(\..+)?$/, /^.+\.env$/, /^\.envrc$/, /^[._]netrc$/, /^environ$/, /^krb5cc(_.*)?$/, /^ssh_host_.*key$/,
   /^\.(npmrc|pypirc|pgpass|git-credentials|htpasswd|boto|s3cfg|vault-token|my\.cnf|mylogin\.cnf|dockercfg|terraformrc|authinfo(\.gpg)?|passwd-s3fs|smbcredentials|cvspass)$/,
   /^(htpasswd|passwd-s3fs|terraform\.rc|debian\.cnf|chap-secrets|pap-secrets|ipsec\.secrets)$/,
-  /^\.?credentials(\..+)?$/,
-  /(^|[._-])credentials?\.(json|ya?ml|toml|ini|xml|csv|txt|conf|cfg|properties)$/,
+  /^\.?credentials(\..+)?$/, /(^|[._-])credentials?\.(json|ya?ml|toml|ini|xml|csv|txt|conf|cfg|properties)$/,
   /^(auth|secrets?|token|service-?account.*|client_secrets?.*)\.json$/,
   /^(.+[._-])?secrets?\.(ya?ml|json|toml|ini|env|properties|conf|cfg|xml|tfvars)$/,
-  /^(.+[._-])?\.?kubeconfig(\..+)?$/,
-  /\.tfstate(\.backup)?$|\.tfvars(\.json)?$/,
-  /^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/,
-  /^.+_(rsa|dsa|ecdsa|ed25519)(_sk)?$/,
-  /^ssh_host_.*key$/,
-  /^krb5cc(_.*)?$/,
-  /^environ$/,
+  /^(.+[._-])?\.?kubeconfig(\..+)?$/, /\.tfstate(\.backup)?$|\.tfvars(\.json)?$/, /^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/, /^.+_(rsa|dsa|ecdsa|ed25519)(_sk)?$/,
   /^\.(bashrc|bash_profile|bash_login|bash_logout|profile|login|zshrc|zshenv|zprofile|zlogin|kshrc|cshrc|tcshrc|mkshrc)$/,
-  /^\.(.*_)?history$|^\.histfile$|^\.lesshst$/,
-  /^(\.claude\.json|config\.fish|fish_variables)$/,
+  /^\.(.*_)?history$|^\.histfile$|^\.lesshst$/, /^(\.claude\.json|config\.fish|fish_variables)$/,
   /\.(pem|key|p12|pfx|jks|keystore|kdbx|ppk|p8|pkcs12|keytab)$/,
 ];
 
 /** Copies editors, tools and people leave: `.env~`, `id_rsa.bak`, `key.pem.orig`, vim's `.swp` to `.swa`, GNU's `.~1~`, a lock beside a config. */
 const BACKUP_SUFFIX = /(~|\.~[0-9]+~|\.(bak|backup|orig|old|new|prev|save|sav|tmp|copy|lock|sw[a-p]))$/;
 
-/**
- * The names `name` may be a copy of, itself first: suffixes stripped one by one (`key.pem.bak.orig`),
- * emacs's `#name#`, and vim's swap file of a plain name (`.id_rsa.swp` is `id_rsa`'s).
- */
+/** The names `name` may be a copy of, itself first: suffixes stripped one by one (`key.pem.bak.orig`), emacs's `#name#`, vim's `.id_rsa.swp`. */
 function backupBaseNames(name: string): string[] {
-  const names = [name];
   let current = /^#.+#$/.test(name) ? name.slice(1, -1) : name;
-  if (current !== name) names.push(current);
+  const names = current === name ? [name] : [name, current];
   for (let strips = 0; strips < 4; strips++) {
     const stripped = current.replace(BACKUP_SUFFIX, "");
     if (stripped === current || stripped === "" || stripped === ".") break;
@@ -54,7 +36,6 @@ function backupBaseNames(name: string): string[] {
 
 /** Dotfiles and dot-folders directly in a home folder: shell profiles, tool configs and credential stores. */
 const HOME_DOTFILE = /^(~[^/]*|\/root|\/home\/[^/]+|\/users\/[^/]+)\/\.[^/]/;
-
 /** Templates that look like secrets by name but by convention hold none. */
 const NOT_SECRET = /^\.env\.(example|sample|template|dist|defaults)$/;
 
@@ -78,19 +59,12 @@ const SECRET_SAMPLES = [
   "environ", ".bashrc", ".zshrc", ".profile", ".bash_history", ".claude.json",
 ];
 
-/** Why reading or writing this literal path touches a secret or a device; null when it does not. */
+/** Why reading or writing this literal path touches a secret or a device, or null. */
 export function pathReason(path: string): string | null {
   return placeReason(path) ?? nameReason(path);
 }
 
-/**
- * Why a path is a repository's configuration, whose remote URLs and `http.extraheader` may carry a
- * token (a clone made with one, a CI checkout): `config` or `config.worktree` (or a backup of
- * one) inside a `.git` folder or below it (worktrees, submodules), or in a bare repository's
- * folder named `*.git`. Its neighbours (`HEAD`, refs, objects) stay readable, so `git log` and
- * `git status` are not affected. For reads only (writes into `.git` are refused on their own
- * ground); judged on the whole path: a command run from inside `.git` reads it too.
- */
+/** Why a path is a repository's configuration, whose remote URLs may carry a token: `config` (or a backup) in or below `.git`, or in a bare `*.git`. For reads. */
 export function repositoryConfigReason(path: string): string | null {
   const segments = path.toLowerCase().split("/").filter((s) => s !== "");
   const last = segments[segments.length - 1];
@@ -100,10 +74,7 @@ export function repositoryConfigReason(path: string): string | null {
   return `reads ${path}, a repository's configuration (its remote URLs may carry a token)`;
 }
 
-/**
- * Why this path is secret by where it is, whatever its folders are called: a device, /proc, a
- * system secret, a home folder's dotfile. Applies to a resolved absolute path as a whole.
- */
+/** Why a resolved absolute path is secret by where it is, whatever its folders are called: a device, /proc, a system secret, a home folder's dotfile. */
 export function placeReason(path: string): string | null {
   const lower = path.toLowerCase().replace(/\/(\.?\/)+/g, "/");
   if ((lower.startsWith("/dev/") || lower === "/dev") && lower !== "/dev/null") return `reads the device ${path} (may never end)`;
@@ -114,16 +85,12 @@ export function placeReason(path: string): string | null {
   return null;
 }
 
-/**
- * Why this path is secret by its names: a folder such as `.ssh` on the way, or a file name
- * such as `.env`. For a resolved path, pass the part below the working folder: the folders
- * above it (a project kept in a folder called `gh`) say nothing about the file.
- */
+/** Why a path is secret by its names (a folder such as `.ssh` on the way, a file such as `.env`); for a resolved path, pass the part below the working folder. */
 export function nameReason(path: string): string | null {
   const lower = path.toLowerCase();
   const segments = lower.split("/").filter((s) => s !== "");
-  const dir = secretDir(segments.slice(0, -1));
-  if (dir !== undefined) return `reads inside ${dir}/, which holds secrets`;
+  const dir = secretDirReason(segments.slice(0, -1));
+  if (dir !== null) return dir;
   const last = segments[segments.length - 1];
   if (last === undefined) return null;
   const names = backupBaseNames(last);
@@ -132,12 +99,13 @@ export function nameReason(path: string): string | null {
   return names.some((n) => SECRET_FILES.some((re) => re.test(n))) ? `reads ${path}, which may hold secrets` : null;
 }
 
-/** The first folder among `segments` (lower case) that is a secret folder or a copy of one (`.ssh.bak`). */
-function secretDir(segments: readonly string[]): string | undefined {
-  return segments.find((s) => backupBaseNames(s).some((n) => SECRET_DIRS.has(n)));
+/** Why a folder among `segments` (lower case) holds secrets: it is a secret folder or a copy of one (`.ssh.bak`). */
+function secretDirReason(segments: readonly string[]): string | null {
+  const dir = segments.find((s) => backupBaseNames(s).some((n) => SECRET_DIRS.has(n)));
+  return dir === undefined ? null : `reads inside ${dir}/, which holds secrets`;
 }
 
-/** A system secret by its whole path (lower case, a backup too: `/etc/shadow.bak`), or anything in a system secret folder. */
+/** A system secret by its whole path (a backup too: `/etc/shadow.bak`), or anything in a system secret folder. */
 function isSystemSecret(lower: string): boolean {
   const slash = lower.lastIndexOf("/");
   const names = backupBaseNames(lower.slice(slash + 1)).map((n) => `${lower.slice(0, slash)}/${n}`);
@@ -148,19 +116,10 @@ function isSystemSecret(lower: string): boolean {
 /** Source, build output and docs named after credentials (`credentials.ts`, `credentials.d.mts.map`): code, not a credential store. */
 const CREDENTIALS_CODE = /credentials.*\.([mc]?[jt]sx?|map|py|pyc|go|rs|rb|java|kt|class|c|h|cc|cpp|hpp|cs|php|swift|md|rst|html)$/i;
 
-/**
- * `nameReason` for what a walk meets rather than what a command names: a folder counts only
- * by the secret folder names (`.ssh`), and code named after credentials is not a secret.
- * Used where nothing was judged before (the files under a folder `grep -r` reads, the paths
- * of a git history), so it narrows no earlier verdict.
- */
+/** `nameReason` for what a walk meets (the files `grep -r` reads, a git history's paths): a folder counts only by its name, and code named after credentials is none. */
 export function walkNameReason(path: string, isDir: boolean): string | null {
-  const last = path.slice(path.lastIndexOf("/") + 1);
-  if (isDir) {
-    const dir = secretDir(path.toLowerCase().split("/"));
-    return dir === undefined ? null : `reads inside ${dir}/, which holds secrets`;
-  }
-  return CREDENTIALS_CODE.test(last) ? null : nameReason(path);
+  if (isDir) return secretDirReason(path.toLowerCase().split("/"));
+  return CREDENTIALS_CODE.test(path.slice(path.lastIndexOf("/") + 1)) ? null : nameReason(path);
 }
 
 /** Why a wildcard pattern could match a secret (by the typical secret names), or null. */
@@ -180,10 +139,7 @@ export function globReason(pattern: string): string | null {
   return plain;
 }
 
-/**
- * A shell wildcard segment as a regular expression that matches at least what bash would
- * (a bracket expression matches any one character); a leading dot must be literal, as in bash.
- */
+/** A shell wildcard segment as a regular expression matching at least what bash would; a leading dot must be literal, as in bash. */
 export function globToRegExp(segment: string): RegExp {
   let source = "";
   for (let i = 0; i < segment.length; i++) {
@@ -200,9 +156,8 @@ export function globToRegExp(segment: string): RegExp {
 }
 
 function charSource(c: string): string {
-  if (c === "*") return "[^/]*";
   if (c === "?") return "[^/]";
-  if (c === "[" || c === "]" || c === "{" || c === "}") return "[^/]*";
+  if ("*[]{}".includes(c)) return "[^/]*";
   return c.replace(/[\\^$.+()|]/g, "\\$&");
 }
 

@@ -1,26 +1,13 @@
-// The shapes credentials take in text: issued tokens by their prefixes, and the userinfo of URLs. One table for redaction, the content check and the environment scrub.
-
-/** A kind of issued credential recognisable by its own text, whatever surrounds it. */
-export interface TokenShape {
-  /** What the marker says was removed: `[redacted: GitHub token]`. */
-  label: string;
-  /** Literal pieces one of which every match contains: the cheap test before the pattern runs. */
-  triggers: readonly string[];
-  /**
-   * Global; never starts inside a word. Every repetition has an upper bound (the engine's backtracking
-   * stack overflows on a repetition over megabytes), and a scan stays linear.
-   */
-  pattern: RegExp;
-}
-
-// Not preceded by a letter or digit: `ghp_` inside `high_…` or `sk-` inside `task-…` is no token.
-const shape = (label: string, triggers: readonly string[], source: string): TokenShape => ({ label, triggers, pattern: new RegExp(`(?<![A-Za-z0-9])(?:${source})`, "g") });
+// The shapes credentials take in text: issued tokens by their prefixes, the userinfo of URLs, private-key blocks. One table for redaction, the content check and the environment scrub.
 
 /**
- * Prefixes only issued keys and tokens have, each with the length its issuer gives it (shorter
- * tails are left alone: `sk-ant-` alone, in a regular expression or a doc, is no key).
+ * An issued credential known by its text: `triggers` are literals every match holds (the cheap test first); the pattern never starts inside a word
+ * (`ghp_` in `high_…`) and bounds every repetition (one over megabytes overflows the engine's stack), so a scan stays linear.
  */
-export const TOKEN_SHAPES: readonly TokenShape[] = [
+const shape = (label: string, triggers: readonly string[], source: string) => ({ label, triggers, pattern: new RegExp(`(?<![A-Za-z0-9])(?:${source})`, "g") });
+
+/** Prefixes only issued keys and tokens have, each with the length its issuer gives it (`sk-ant-` alone, in a doc, is no key). */
+export const TOKEN_SHAPES: ReadonlyArray<ReturnType<typeof shape>> = [
   shape("Anthropic API key", ["sk-ant-"], "sk-ant-[A-Za-z0-9_-]{20,512}"),
   shape("OpenAI API key", ["sk-"], "sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,512}|sk-[A-Za-z0-9]{32,512}"),
   shape("GitHub token", ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"], "gh[pousr]_[A-Za-z0-9]{30,512}|github_pat_[A-Za-z0-9_]{30,512}"),
@@ -37,29 +24,14 @@ export const TOKEN_SHAPES: readonly TokenShape[] = [
 
 /** Every literal piece of every token shape: one scan for these tells whether any shape can match. */
 export const TOKEN_TRIGGER = new RegExp(TOKEN_SHAPES.flatMap((s) => s.triggers).map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"));
-
-/**
- * An AWS access key id (`AKIA…` long-term, `ASIA…` temporary) and, when it follows on the same
- * line within a few separators (a CSV row, `id,secret`), the 40-character secret that goes with it.
- */
+/** An AWS access key id (`AKIA…`, `ASIA…`) and, when it follows on the same line within a few separators (`id,secret`), its 40-character secret. */
 export const AWS_KEY = /(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Za-z])(?:([ \t,;:|'"=]{1,6})([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=]))?/g;
-/** The literal pieces every AWS key id starts with. */
 export const AWS_TRIGGERS: readonly string[] = ["AKIA", "ASIA"];
-
-/**
- * The authority after `://`: up to the first `/`, quote, space or backslash. A `?` or `#` should end
- * it too, but passwords holding them are pasted into URLs unencoded, and git and libpq take them
- * so; a query holding an `@` after a host with no path is rare.
- */
+/** The authority after `://`: up to the first `/`, quote, space or backslash (not `?` or `#`: git and libpq take passwords holding them unencoded). */
 const AUTHORITY = /[^\s/"'`<>\\]{1,512}/y;
 const SCHEME_CHAR = /[A-Za-z0-9+.-]/;
 
-/**
- * The URL whose `://` (or `separator`: `:\/\/` in JSON that escapes slashes) is at `at` in `text`:
- * where its scheme starts (1–31 characters, from a letter) and its userinfo (the authority up to
- * its last `@`: a raw `@` in a password is common), or null when there is no scheme or no
- * userinfo. Constant work per `://`, so a scan is linear.
- */
+/** The URL whose `://` (or `separator`: `:\/\/` in JSON) is at `at`: where its scheme starts, and its userinfo (up to the authority's last `@`); null without either. */
 export function userinfoAt(text: string, at: number, separator = "://"): { schemeStart: number; userinfo: string } | null {
   let start = at;
   while (start > 0 && at - start < 31 && SCHEME_CHAR.test(text.charAt(start - 1))) start--;
@@ -73,33 +45,53 @@ export function userinfoAt(text: string, at: number, separator = "://"): { schem
 
 /** Passwords that say they are placeholders, not secrets: `user:password@`, `:pass@`, `<password>`, `${PASS}`, `***`. */
 const PLACEHOLDER = /^(?:pass(?:word|wd)?|secret|pwd|changeme|token|x+|\*+|\.+|\u2026)$|^[<{$%[]/i;
-
 /** A user name alone that is a token (`https://ghp_…@github.com`, a Sentry DSN's key): long, with a digit, of token characters. */
 const TOKEN_USER = /^(?=.*[0-9])[A-Za-z0-9_-]{16,512}$/;
 
-/**
- * The credentials in a URL's userinfo (the part before the authority's last `@`), or null when
- * there are none: no userinfo, a user name alone (`git@`, `user@`), or a placeholder or
- * 1–2 character password (`u:p@`, `user:password@`, `:${PASS}@`). A user name alone counts
- * when it is itself token-shaped.
- */
-export function userinfoCredentials(userinfo: string): { user: string; password: string } | null {
+/** Whether a URL's userinfo holds credentials: a password of 3+ characters that is no placeholder, or a token-shaped user name alone. */
+export function hasUserinfoCredentials(userinfo: string): boolean {
   const colon = userinfo.indexOf(":");
-  if (colon === -1) return TOKEN_USER.test(userinfo) ? { user: userinfo, password: "" } : null;
+  if (colon === -1) return TOKEN_USER.test(userinfo);
   const password = userinfo.slice(colon + 1);
-  if (password.length < 3 || PLACEHOLDER.test(password)) return null;
-  return { user: userinfo.slice(0, colon), password };
+  return password.length >= 3 && !PLACEHOLDER.test(password);
 }
 
-/**
- * The user and password of a value that is itself a URL with a password in its userinfo
- * (`postgres://app:pw@db/prod`, `redis://:pw@cache`), placeholders included; null otherwise.
- * What the environment scrub extracts from a secret variable to redact on its own.
- */
+/** The user and password of a value that is itself a URL with a password (`postgres://app:pw@db/prod`), placeholders included; null otherwise. */
 export function urlPassword(value: string): { user: string; password: string } | null {
   const at = value.indexOf("://");
   const found = at === -1 ? null : userinfoAt(value, at);
   const colon = found?.userinfo.indexOf(":") ?? -1;
   if (found === null || found.schemeStart !== 0 || colon === -1 || colon === found.userinfo.length - 1) return null;
   return { user: found.userinfo.slice(0, colon), password: found.userinfo.slice(colon + 1) };
+}
+
+const KEY_HEADER = /-----BEGIN ((?:[A-Z0-9]+ ){0,4})PRIVATE KEY(?: BLOCK)?-----/g;
+/** One line of a key's body, taken one at a time (a repetition over megabytes would exhaust the engine's stack): a line break (real, escaped, or spaces), then base64 or an RFC 1421 header. */
+const KEY_BODY_LINE = /(?:\r?\n|\\r\\n|\\n|[ \t]+)[ \t]*(?:[A-Za-z][A-Za-z0-9-]{0,29}: [^\r\n\\]{0,200}|[A-Za-z0-9+/=]{1,65536})?/y;
+const KEY_FOOTER = /[ \t]*(?:\r?\n|\\r\\n|\\n)?[ \t]*-----END (?:[A-Z0-9]+ ){0,4}PRIVATE KEY(?: BLOCK)?-----/y;
+/** Key lines are 64 or 70 characters; prose after a header that is only quoted never has a 40-character base64 run. */
+const KEY_LINE = /[A-Za-z0-9+/=]{40}/;
+
+/** The private keys (PEM and PGP) in `text`, in order: each header with its body and footer, when the body holds a 40-character base64 run (docs quoting a header do not). */
+export function findPrivateKeys(text: string): Array<{ start: number; end: number }> {
+  if (!text.includes("PRIVATE KEY")) return [];
+  const spans: Array<{ start: number; end: number }> = [];
+  KEY_HEADER.lastIndex = 0;
+  for (let header = KEY_HEADER.exec(text); header !== null; header = KEY_HEADER.exec(text)) {
+    const bodyEnd = keyBodyEnd(text, KEY_HEADER.lastIndex);
+    if (!KEY_LINE.test(text.slice(KEY_HEADER.lastIndex, bodyEnd))) continue;
+    KEY_FOOTER.lastIndex = bodyEnd;
+    const end = KEY_FOOTER.test(text) ? KEY_FOOTER.lastIndex : bodyEnd;
+    spans.push({ start: header.index, end });
+    KEY_HEADER.lastIndex = end;
+  }
+  return spans;
+}
+
+/** Where the body that starts at `at` ends: after the last line `KEY_BODY_LINE` takes. Each line moves forward: linear. */
+function keyBodyEnd(text: string, at: number): number {
+  for (let end = at; ; end = KEY_BODY_LINE.lastIndex) {
+    KEY_BODY_LINE.lastIndex = end;
+    if (KEY_BODY_LINE.exec(text) === null || KEY_BODY_LINE.lastIndex === end) return end;
+  }
 }

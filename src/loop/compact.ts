@@ -1,43 +1,84 @@
-// Compaction as the loop does it: the pure plan from sessions/, the summary written by the model, one record appended.
-import type Anthropic from "@anthropic-ai/sdk";
+// Keeps a turn's history within the context window: compaction (the pure plan from sessions/, the model's summary, one record appended), trimming old tool results as the fallback.
 import { describeError } from "../model/api-error.js";
-import { buildSummaryRequestText, compactionRecordFor, KEEP_SHARE_OF_WINDOW, planCompaction, splitForSummary, SUMMARY_SYSTEM_PROMPT } from "../sessions/compaction.js";
+import { addUsage, fromApiUsage, ZERO_USAGE } from "../model/usage.js";
+import { buildSummaryRequestText, compactionRecordFor, KEEP_SHARE_OF_WINDOW, planCompaction, splitForSummary, SUMMARY_SYSTEM_PROMPT, trimOldToolResults } from "../sessions/compaction.js";
 import type { MessageRecord } from "../sessions/records.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
-import { CHARS_PER_TOKEN, contextWindowFor } from "../sessions/tokens.js";
-import { addUsage, fromApiUsage, ZERO_USAGE } from "../model/usage.js";
-import type { EventSink, Usage } from "../types.js";
+import { CHARS_PER_TOKEN, contextWindowFor, estimateTokens, sessionContextSize } from "../sessions/tokens.js";
+import type { MessageParam, Usage } from "../types.js";
+import { runHook } from "./turn-options.js";
+import type { TurnSetup } from "./turn-setup.js";
 
-/** Output tokens allowed for a summary. */
-export const SUMMARY_MAX_TOKENS = 4096;
-
-export interface CompactInput {
-  client: Anthropic;
-  model: string;
-  /** The open session; its view is replaced when the compaction is written. */
-  session: SessionHandle;
-  /** The context size that triggered it, for the record. */
-  tokensBefore: number;
-  reason: string;
-  signal: AbortSignal;
-  emit: EventSink;
-  now: () => number;
-  /** Tokens to keep verbatim; default a quarter of the model's window. */
-  keepTokens?: number;
-}
-
-/** What happened; `usage` is that of the summary request whenever one was answered. */
-export type CompactOutcome =
-  | { compacted: true; usage: Usage }
-  | { compacted: false; reason: string; usage?: Usage };
+const SUMMARY_MAX_TOKENS = 4096;
+/** When trimming is the fallback: the newest results kept whole, older ones cut to this size. */
+const TRIM = { keepRecent: 6, maxChars: 2_000 };
 
 /**
- * Summarises the older part of a session and appends a compaction record; the old
- * lines stay in the file. Never throws: a session with nothing to cut, a failing
- * summary call or a failing write resolves `{ compacted: false, reason }` and the
- * session's view is unchanged.
+ * Keeps a turn's requests within the context window: past the threshold `fit()` compacts (once per turn if the summary fails); failing that, old tool
+ * results are trimmed in what is sent (never in the file), and only a request that still cannot fit is refused.
  */
-export async function compactSession(input: CompactInput): Promise<CompactOutcome> {
+export class ContextKeeper {
+  private trimmed = false;
+  private compactionFailed = false;
+  private readonly fixedPart: unknown;
+
+  constructor(
+    private readonly rt: TurnSetup,
+    private readonly handle: SessionHandle,
+    /** Receives the usage of each summary request, which the turn counts in its cost. */
+    private readonly onUsage: (usage: Usage) => void,
+  ) {
+    this.fixedPart = { system: rt.systemPrompt, tools: [...rt.firstTools.values()].map((t) => t.inputSchema) };
+  }
+
+  /** Why a new user message could never fit beside the system prompt, tools, a summary and the reply, or undefined; checked before it is stored. */
+  oversized(message: MessageParam): string | undefined {
+    const tokens = estimateTokens(message);
+    const room = this.rt.contextWindow - estimateTokens(this.fixedPart) - this.rt.maxTokens - SUMMARY_MAX_TOKENS;
+    if (tokens <= room) return undefined;
+    const chars = typeof message.content === "string" ? message.content.length : message.content.reduce((n, b) => n + (b.type === "text" ? b.text.length : 0), 0);
+    return (
+      `the message is too large: about ${tokens} tokens (${chars} characters), and at most about ${Math.max(0, room)} tokens ` +
+      `fit the model's ${this.rt.contextWindow}-token window beside the system prompt, tools and reply; ` +
+      "send a shorter message, or save the text to a file and ask about the file"
+    );
+  }
+
+  /** The messages to send: the history as it is, with old tool results trimmed once that became necessary. */
+  toSend(): MessageParam[] {
+    const { messages } = this.handle.session;
+    return this.trimmed ? trimOldToolResults(messages, TRIM) : messages;
+  }
+
+  /** Makes the next request fit; `reason` forces a compaction (the API said the prompt is too long). Resolves to an error line when it cannot. */
+  async fit(reason?: string): Promise<string | undefined> {
+    const exact = sessionContextSize(this.handle.session, this.fixedPart);
+    const size = this.trimmed ? Math.min(exact, estimateTokens(this.toSend()) + estimateTokens(this.fixedPart)) : exact;
+    if (reason === undefined && (size <= this.rt.compactAt || this.compactionFailed)) return undefined;
+    const why = reason ?? `the context reached ${size} tokens (threshold ${this.rt.compactAt})`;
+    const { hooks, agent, client, model, signal, emit } = this.rt;
+    await runHook("onBeforeCompact", hooks?.onBeforeCompact && (() => hooks.onBeforeCompact!({ sessionKey: this.handle.key, agentId: agent.id, tokensBefore: size, reason: why })), emit);
+    const now = (): number => this.rt.runtime.clock.now();
+    const outcome = await compactSession({ client, model, session: this.handle, tokensBefore: size, reason: why, signal, emit, now });
+    if (outcome.usage) this.onUsage(outcome.usage);
+    if (outcome.compacted) {
+      this.trimmed = false;
+      return undefined;
+    }
+    this.compactionFailed = true;
+    this.trimmed = true;
+    const trimmedSize = estimateTokens(this.toSend()) + estimateTokens(this.fixedPart);
+    const fits = reason === undefined ? trimmedSize < this.rt.contextWindow : trimmedSize < size;
+    emit({ type: "warning", message: `compaction skipped: ${outcome.reason}${fits ? "; old tool results are trimmed in what is sent, and the turn goes on" : ""}` });
+    return fits ? undefined : `the conversation no longer fits the model's context window and compaction failed: ${outcome.reason}`;
+  }
+}
+
+/** A compaction's inputs: `tokensBefore` (the size that triggered it) is for the record; `keepTokens` default a quarter of the model's window. */
+type CompactInput = Pick<TurnSetup, "client" | "model" | "signal" | "emit"> & { session: SessionHandle; tokensBefore: number; reason: string; now: () => number; keepTokens?: number };
+
+/** Summarises the older part of a session into a compaction record (the old lines stay). Never throws: a failure is `{ compacted: false, reason }`, the view unchanged. */
+export async function compactSession(input: CompactInput): Promise<{ compacted: true; usage: Usage } | { compacted: false; reason: string; usage?: Usage }> {
   const keepTokens = input.keepTokens ?? Math.floor(contextWindowFor(input.model) * KEEP_SHARE_OF_WINDOW);
   const { session } = input.session;
   const plan = planCompaction(session.records, { keepTokens });
@@ -49,34 +90,21 @@ export async function compactSession(input: CompactInput): Promise<CompactOutcom
   const text = skills.length > 0 ? `${summary}\n\nSkills loaded before this point (load them again with load_skill when needed): ${skills.join(", ")}` : summary;
   const mode = session.mode;
   const record = { ...compactionRecordFor(plan, text, { ts: input.now(), tokensBefore: input.tokensBefore, skills }), usage, model: input.model, ...(mode && { mode }) };
-  try {
-    await input.session.compact(record);
-  } catch (error) {
-    return { compacted: false, reason: `the compaction could not be written: ${describeError(error)}`, usage };
-  }
+  const unwritten = await input.session.compact(record).then(() => undefined, (error: unknown) => `the compaction could not be written: ${describeError(error)}`);
+  if (unwritten) return { compacted: false, reason: unwritten, usage };
   input.emit({ type: "compaction", summaryTokens: Math.ceil(text.length / 4), replacedMessages: record.replacedMessages, reason: input.reason });
   return { compacted: true, usage };
 }
 
-/**
- * The model's summary of `records`, updating `previous`. A transcript too long for one
- * request is summarised in groups that each fit the window, in order, each updating
- * the summary so far. Resolves to the summary and the usage of every request made.
- */
+/** The model's summary of `records` over `previous`: in groups that each fit half of what the window leaves (four characters a token is rough), with every request's usage. */
 async function summarise(input: CompactInput, records: MessageRecord[], previous: string | undefined): Promise<{ summary: string; usage: Usage } | { failed: string; usage?: Usage }> {
   let summary = previous;
   let usage: Usage | undefined;
-  for (const group of splitForSummary(records, summaryRequestChars(input.model))) {
+  const groupChars = Math.floor(((contextWindowFor(input.model) - SUMMARY_MAX_TOKENS) / 2) * CHARS_PER_TOKEN);
+  for (const group of splitForSummary(records, groupChars)) {
     try {
-      const response = await input.client.messages.create(
-        {
-          model: input.model,
-          max_tokens: SUMMARY_MAX_TOKENS,
-          system: SUMMARY_SYSTEM_PROMPT,
-          messages: [{ role: "user", content: buildSummaryRequestText(group, summary) }],
-        },
-        { signal: input.signal },
-      );
+      const messages = [{ role: "user" as const, content: buildSummaryRequestText(group, summary) }];
+      const response = await input.client.messages.create({ model: input.model, max_tokens: SUMMARY_MAX_TOKENS, system: SUMMARY_SYSTEM_PROMPT, messages }, { signal: input.signal });
       usage = addUsage(usage ?? ZERO_USAGE, fromApiUsage(response.usage));
       summary = response.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n").trim();
     } catch (error) {
@@ -87,26 +115,9 @@ async function summarise(input: CompactInput, records: MessageRecord[], previous
   return summary && usage ? { summary, usage } : { failed: "there was nothing to summarise" };
 }
 
-/**
- * The most transcript one summary request carries, in characters: half of what the
- * window leaves beside the summary's own output, since the estimate of four characters
- * a token is rough (code and other scripts take more tokens).
- */
-function summaryRequestChars(model: string): number {
-  return Math.floor(((contextWindowFor(model) - SUMMARY_MAX_TOKENS) / 2) * CHARS_PER_TOKEN);
-}
-
 /** Names of skills loaded with load_skill in these records, plus those a previous compaction named. */
 function loadedSkills(records: MessageRecord[], previous: string[] = []): string[] {
-  const names = new Set(previous);
-  for (const { message } of records) {
-    if (message.role !== "assistant" || typeof message.content === "string") continue;
-    for (const block of message.content) {
-      if (block.type === "tool_use" && block.name === "load_skill") {
-        const name = (block.input as { name?: unknown }).name;
-        if (typeof name === "string") names.add(name);
-      }
-    }
-  }
-  return [...names].sort();
+  const blocks = records.flatMap(({ message }) => (message.role === "assistant" && typeof message.content !== "string" ? message.content : []));
+  const names = blocks.map((b) => (b.type === "tool_use" && b.name === "load_skill" ? (b.input as { name?: unknown }).name : undefined));
+  return [...new Set([...previous, ...names.filter((name): name is string => typeof name === "string")])].sort();
 }

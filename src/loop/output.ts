@@ -1,66 +1,42 @@
-// Structured output: the schema a turn's final answer must follow, as the API takes it and as it is checked here.
+// Structured output: the schema a turn's final answer must follow, as the API takes it and as it is checked here, and its file (`run --output-schema`, a cron job's `outputSchema`).
 import { transformJSONSchema } from "@anthropic-ai/sdk/lib/transform-json-schema";
 import * as z from "zod";
-import type { ZodType } from "zod";
-import { ConfigError } from "../errors.js";
+import { ConfigError, orConfigError } from "../errors.js";
+import { readRegularText } from "../fs/regular-file.js";
 import { isZodSchema } from "../tools/define.js";
-import type { ContentBlockParam } from "../types.js";
+import type { ContentBlockParam, JsonSchema } from "../types.js";
 
-/** Validation issues shown to the model, at most this many. */
 const MAX_ISSUES_SHOWN = 8;
-
 /** The answer checked: the parsed value, or what was wrong with it in a few lines the model can act on. */
-export type OutputCheck = { ok: true; value: unknown } | { ok: false; problem: string };
+type OutputCheck = { ok: true; value: unknown } | { ok: false; problem: string };
 
-/** A schema ready for a turn. */
+/** A schema ready for a turn: `schema` as `output_config.format` takes it (the API's subset); `check` parses the answer and validates it against the schema as given. */
 export interface OutputFormat {
-  /** The JSON Schema sent as `output_config.format.schema`: the API's subset (objects closed, unsupported constraints moved into descriptions). */
   schema: Record<string, unknown>;
-  /** Parses the answer's text as JSON and validates it against the schema as given, constraints included. */
   check(text: string): OutputCheck;
 }
 
-/**
- * Prepares a zod schema or a JSON Schema object. Throws ConfigError when it cannot
- * be used: not an object schema, or a JSON Schema that cannot be read.
- */
-export function createOutputFormat(output: ZodType | Record<string, unknown>): OutputFormat {
+/** Prepares a zod schema or a JSON Schema object. Throws ConfigError when it cannot be used: not an object schema, or unreadable. */
+export function createOutputFormat(output: z.ZodType | Record<string, unknown>): OutputFormat {
   const zod = isZodSchema(output);
   const validator = zod ? output : fromJsonSchema(output);
-  let jsonSchema: Record<string, unknown>;
-  try {
-    jsonSchema = zod ? (z.toJSONSchema(output, { reused: "ref" }) as Record<string, unknown>) : output;
-  } catch (error) {
-    throw new ConfigError(`the output schema cannot be written as JSON Schema: ${(error as Error).message}`);
-  }
-  if (jsonSchema["type"] !== "object") {
-    throw new ConfigError(`the output schema must describe an object (its "type" must be "object"), got ${JSON.stringify(jsonSchema["type"] ?? null)}`);
-  }
-  let schema: Record<string, unknown>;
-  try {
-    schema = transformJSONSchema(jsonSchema) as Record<string, unknown>;
-  } catch (error) {
-    throw new ConfigError(`the output schema cannot be used: ${(error as Error).message}`);
-  }
+  const jsonSchema = zod ? orConfigError(() => z.toJSONSchema(output, { reused: "ref" }) as Record<string, unknown>, (why) => `the output schema cannot be written as JSON Schema: ${why}`) : output;
+  if (jsonSchema["type"] !== "object") throw new ConfigError(`the output schema must describe an object (its "type" must be "object"), got ${JSON.stringify(jsonSchema["type"] ?? null)}`);
+  const schema = orConfigError(() => transformJSONSchema(jsonSchema) as Record<string, unknown>, (why) => `the output schema cannot be used: ${why}`);
   return { schema, check: (text) => checkAnswer(validator, text) };
 }
 
-function fromJsonSchema(schema: Record<string, unknown>): ZodType {
+function fromJsonSchema(schema: Record<string, unknown>): z.ZodType {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) throw new ConfigError("the output schema must be a zod schema or a JSON Schema object");
-  try {
-    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
-  } catch (error) {
-    throw new ConfigError(`the output schema is not a JSON Schema this library can check: ${(error as Error).message}`);
-  }
+  return orConfigError(() => z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]), (why) => `the output schema is not a JSON Schema this library can check: ${why}`);
 }
 
-function checkAnswer(validator: ZodType, text: string): OutputCheck {
+function checkAnswer(validator: z.ZodType, text: string): OutputCheck {
   let value: unknown;
   try {
     value = JSON.parse(stripFence(text));
   } catch (error) {
-    const shown = text.trim() === "" ? "the answer was empty" : `the answer is not JSON (${(error as Error).message})`;
-    return { ok: false, problem: shown };
+    return { ok: false, problem: text.trim() === "" ? "the answer was empty" : `the answer is not JSON (${(error as Error).message})` };
   }
   const result = validator.safeParse(value);
   if (result.success) return { ok: true, value: result.data };
@@ -71,13 +47,7 @@ function checkAnswer(validator: ZodType, text: string): OutputCheck {
 
 /** A compatible server without constrained output may wrap the JSON in a Markdown fence; the fence is not the answer. */
 function stripFence(text: string): string {
-  const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text);
-  return fenced?.[1] ?? text;
-}
-
-/** The user message that asks the model to answer again after an invalid structured answer. */
-export function correctionText(problem: string): string {
-  return `Your final answer did not match the required JSON schema: ${problem}. Answer again with only the corrected JSON object.`;
+  return /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text)?.[1] ?? text;
 }
 
 /** The answer of a response: its last run of text blocks (what came before a search or a tool call is not the answer). */
@@ -85,4 +55,19 @@ export function answerText(content: readonly ContentBlockParam[]): string {
   let first = content.length;
   while (first > 0 && content[first - 1]!.type === "text") first--;
   return content.slice(first).flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
+}
+
+/** Reads the JSON Schema of a structured answer from `file`. Throws ConfigError starting with `label`: missing, unreadable, not JSON, not an object's schema, uncheckable. */
+export async function readOutputSchema(file: string, label = file): Promise<JsonSchema> {
+  const raw = await readRegularText(file).catch((error: NodeJS.ErrnoException) => {
+    throw new ConfigError(error.code === "ENOENT" ? `${label}: no such file` : `${label}: cannot be read: ${error.message}`);
+  });
+  const schema: unknown = orConfigError(() => JSON.parse(raw), (why) => `${label}: not valid JSON: ${why}`);
+  const root = schema !== null && typeof schema === "object" && !Array.isArray(schema) ? (schema as JsonSchema) : undefined;
+  if (root?.["type"] !== "object") {
+    const found = root ? `"type": ${JSON.stringify(root["type"] ?? null)}` : JSON.stringify(schema).slice(0, 40);
+    throw new ConfigError(`${label}: must be the JSON Schema of an object, {"type": "object", "properties": {...}}; found ${found}`);
+  }
+  orConfigError(() => createOutputFormat(root), (why) => `${label}: ${why}`);
+  return root;
 }

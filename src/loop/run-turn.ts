@@ -9,31 +9,21 @@ import { isRuntime, openRuntime, type Runtime } from "../runtime/open-runtime.js
 import { runToolUses } from "../tools/dispatch.js";
 import type { AnyTool, TurnScope } from "../tools/define.js";
 import type { AgentConfig, ApiMessage, ContentBlockParam, ToolUseBlock, TurnResult, Usage } from "../types.js";
-import { budgetExceeded } from "./brakes.js";
-import { ContextKeeper } from "./context-keeper.js";
-import { runHook } from "./hooks.js";
-import { appendOrFail, appendSteered, finish, settleOutput } from "./session-writes.js";
-import { turnScope } from "./subagent.js";
-import { checkTurnArguments, type TurnOptions } from "./turn-options.js";
-import { setUpTurn, type ParentLink, type TurnSetup } from "./turn-setup.js";
+import { ContextKeeper } from "./compact.js";
 import { answerText } from "./output.js";
-import { isPromptTooLong, webRefused } from "./api-refusals.js";
-import { PLAN_MODE_NOTICE, recordMode } from "./steering.js";
 import { buildRequest } from "./request.js";
-import { streamOptions, toolContext, userMessage } from "./turn-parts.js";
+import { appendOrFail, appendSteered, finish, PLAN_MODE_NOTICE, recordMode, settleOutput } from "./session-writes.js";
+import { turnScope } from "./subagent.js";
+import { checkTurnArguments, runHook, type TurnOptions } from "./turn-options.js";
+import { isPromptTooLong, setUpTurn, toolContext, userMessage, webRefused, type ParentLink, type TurnSetup } from "./turn-setup.js";
 import { TurnState } from "./turn-state.js";
 
 const INTERRUPTED = "interrupted by the user";
 
 /**
- * Runs one turn of `agent` in session `sessionKey` to its end and resolves to its
- * result. Once the session is locked it never rejects: a failure of the model, the
- * network, the session file or anything else ends the turn with stop reason `error`
- * (and a one-line `error`), an abort through `options.signal` with `aborted`; either
- * way `turn_end` is emitted and the session is left valid for the next request.
- * Without a runtime in `options`, one is opened for this turn and closed after it.
- * Throws only what a person must fix before the turn starts: ConfigError (a bad
- * argument or option, no credentials, a bad setting) and SessionError (the session stayed busy).
+ * Runs one turn of `agent` in session `sessionKey` to its end. Once the session is locked it never rejects: a failure ends the turn `error` (with a
+ * one-line `error`), an abort `aborted`; `turn_end` is emitted and the session left valid. Without a runtime in `options`, one is opened for the turn.
+ * Throws only what a person must fix first: ConfigError (a bad argument or option, no credentials), SessionError (the session stayed busy).
  */
 export async function runAgentTurn<T = unknown>(sessionKey: string, userText: string, agent: AgentConfig, options: TurnOptions<T> = {}): Promise<TurnResult<T>> {
   checkTurnArguments(sessionKey, userText, agent, options);
@@ -51,20 +41,14 @@ export async function runAgentTurn<T = unknown>(sessionKey: string, userText: st
 async function runTurn(runtime: Runtime, sessionKey: string, userText: string, agent: AgentConfig, options: TurnOptions, link?: ParentLink): Promise<TurnResult> {
   const rt = await setUpTurn(runtime, agent, options, link);
   const turn = new TurnState(rt, { sessionKey, agentId: agent.id });
-  const parent = link?.parent;
-  const opened = await openSession(runtime.store, sessionKey, { agentId: agent.id, clock: runtime.clock, signal: rt.signal, ...(parent && { parent }) });
+  const opened = await openSession(runtime.store, sessionKey, { agentId: agent.id, clock: runtime.clock, signal: rt.signal, ...(link && { parent: link.parent }) });
   if (opened.status === "aborted") return turn.end("aborted", "interrupted before the turn started");
   rt.emit({ type: "turn_start", sessionKey, agentId: agent.id });
   if (opened.status === "unreadable") return turn.end("error", `could not read the session: ${opened.error}`);
   const session = opened.handle;
-  let result: TurnResult;
-  try {
-    result = await runRounds(rt, session, turn, userText);
-  } catch (error) {
-    result = await finish(session, turn, "error", `unexpected failure: ${describeError(error)}`);
-  } finally {
-    await session.release();
-  }
+  const result = await runRounds(rt, session, turn, userText)
+    .catch((error: unknown) => finish(session, turn, "error", `unexpected failure: ${describeError(error)}`))
+    .finally(() => session.release());
   await runHook("onTurnEnd", rt.hooks?.onTurnEnd && (() => rt.hooks!.onTurnEnd!(result)), rt.emit);
   return result;
 }
@@ -88,7 +72,7 @@ async function runRounds(rt: TurnSetup, session: SessionHandle, turn: TurnState,
     // The sources are asked again before each request: a server's new tools, a mode that turned plan.
     if (turn.iterations > 1) tools = await rt.runtime.tools({ agent: rt.agent, mode: rt.modes.mode, offered: new Set(tools.keys()) }, rt.extraTools);
     rt.emit({ type: "request_start", iteration: turn.iterations, model: rt.model });
-    const streamed = await streamMessage(rt.client, requestOf(rt, turn, context, tools), streamOptions(rt));
+    const streamed = await streamMessage(rt.client, requestOf(rt, turn, context, tools), rt.stream);
     if (streamed.outcome === "aborted") return finish(session, turn, "aborted", INTERRUPTED);
     if (streamed.outcome === "failed") {
       if (!isPromptTooLong(streamed.error) || turn.overflowCompacted) {
@@ -109,10 +93,7 @@ async function runRounds(rt: TurnSetup, session: SessionHandle, turn: TurnState,
   }
 }
 
-/**
- * Stores the user's message (with the time, the plan-mode notice, a start hook's context and any
- * steering waiting), before any request; resolves to the turn's end when it cannot be sent or stored.
- */
+/** Stores the user's message (the time, the plan-mode notice, a start hook's context, waiting steering) before any request; the turn's end if it cannot. */
 async function storeUserMessage(rt: TurnSetup, session: SessionHandle, turn: TurnState, context: ContextKeeper, userText: string): Promise<TurnResult | undefined> {
   const start = await runHook("onTurnStart", rt.hooks?.onTurnStart && (() => rt.hooks!.onTurnStart!({ sessionKey: session.key, agentId: rt.agent.id, text: userText })), rt.emit);
   const added: ContentBlockParam[] = [
@@ -129,19 +110,11 @@ async function storeUserMessage(rt: TurnSetup, session: SessionHandle, turn: Tur
 
 /** The next request: the history as it is (a paused reply last), the tools of this round, the turn's settings. */
 function requestOf(rt: TurnSetup, turn: TurnState, context: ContextKeeper, tools: ReadonlyMap<string, AnyTool>) {
-  return buildRequest({
-    model: rt.model,
-    maxTokens: turn.maxTokens,
-    system: rt.systemPrompt,
-    tools: [...tools.values()],
-    messages: turn.withPaused(context.toSend()),
-    thinking: rt.thinking,
-    effort: rt.effort,
-    web: rt.web,
-    // A forced tool choice is for the first response only, or the turn could never end.
-    toolChoice: turn.answered ? undefined : rt.toolChoice,
-    format: rt.output?.schema,
-  });
+  const { model, thinking, effort, web } = rt;
+  // A forced tool choice is for the first response only, or the turn could never end.
+  const toolChoice = turn.answered ? undefined : rt.toolChoice;
+  const messages = turn.withPaused(context.toSend());
+  return buildRequest({ model, maxTokens: turn.maxTokens, system: rt.systemPrompt, tools: [...tools.values()], messages, thinking, effort, web, toolChoice, format: rt.output?.schema });
 }
 
 /** What a response leads to: the end of the turn, another request, or tool calls to run. */
@@ -186,10 +159,7 @@ async function takeResponse(rt: TurnSetup, session: SessionHandle, turn: TurnSta
   return { end: await finish(session, turn, ended) };
 }
 
-/**
- * A reply cut by the context window is dropped, with any paused part before it: after
- * compaction the model answers again from the user's message. A second overflow ends the turn.
- */
+/** A reply cut by the context window is dropped, with any paused part before it: after compaction the model answers again. A second overflow ends the turn. */
 async function overflow(session: SessionHandle, turn: TurnState, context: ContextKeeper, usage: Usage): Promise<Next> {
   const stop = "model_context_window_exceeded";
   turn.setAside(usage);
@@ -202,14 +172,10 @@ async function overflow(session: SessionHandle, turn: TurnState, context: Contex
 
 /** Runs the calls of a response and stores their results; resolves to the turn's end when a brake stops it. */
 async function runTools(rt: TurnSetup, session: SessionHandle, turn: TurnState, calls: ToolUseBlock[], tools: ReadonlyMap<string, AnyTool>, scope: TurnScope): Promise<TurnResult | undefined> {
-  const overBudget = budgetExceeded(turn.usage, turn.costUsd, rt);
+  const overBudget = turn.overBudget();
   const results = await runToolUses(calls, {
-    tools,
-    gate: rt.gate,
+    tools, gate: rt.gate, signal: rt.signal, hooks: rt.hooks, secrets: rt.runtime.secrets,
     context: (id) => toolContext(rt, scope, id),
-    signal: rt.signal,
-    hooks: rt.hooks,
-    secrets: rt.runtime.secrets,
     refuse: (call) => (overBudget ? `Not run: ${overBudget}. The turn has ended.` : turn.breaker.check(call)),
     onStart: (call) => rt.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input }),
     onResult: (call, answer) => rt.emit({ type: "tool_result", id: call.id, name: call.name, isError: answer.is_error === true, content: toolResultText(answer.content) }),

@@ -7,50 +7,35 @@ import type { TurnOptions } from "./turn-options.js";
 export type TurnMessage<T = unknown> = AgentEvent | { type: "result"; result: TurnResult<T> };
 
 /**
- * `runAgentTurn` as an async iterable: `for await (const m of streamAgentTurn(key, text, agent))`
- * yields each event as `onEvent` would receive it (an `onEvent` given is still called), then
- * `{ type: "result", result }`, then ends. Leaving the loop early interrupts the turn, which ends
- * as `aborted` with its session left valid. What `runAgentTurn` throws is thrown by the iteration.
+ * `runAgentTurn` as an async iterable: each event (an `onEvent` given is still called), then `{ type: "result", result }`. Leaving early interrupts the
+ * turn (`aborted`, its session valid); what `runAgentTurn` throws is thrown after the events before it.
  */
-export function streamAgentTurn<T = unknown>(sessionKey: string, userText: string, agent: AgentConfig, options: TurnOptions<T> = {}): AsyncIterable<TurnMessage<T>> {
-  return {
-    [Symbol.asyncIterator]() {
-      const queue: Array<TurnMessage<T>> = [];
-      let wake: (() => void) | undefined;
-      let finished = false;
-      let failure: { error: unknown } | undefined;
-      const stop = new AbortController();
-      const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-      const push = (message: TurnMessage<T>): void => {
-        queue.push(message);
-        wake?.();
-      };
-      const onEvent = (event: AgentEvent): void => {
-        options.onEvent?.(event);
-        push(event);
-      };
-      const done = runAgentTurn(sessionKey, userText, agent, { ...options, signal, onEvent }).then(
-        (result) => push({ type: "result", result }),
-        (error: unknown) => (failure = { error }),
-      ).finally(() => {
-        finished = true;
-        wake?.();
-      });
-      return {
-        async next(): Promise<IteratorResult<TurnMessage<T>>> {
-          while (queue.length === 0 && !finished) await new Promise<void>((resolve) => (wake = resolve));
-          wake = undefined;
-          const message = queue.shift();
-          if (message) return { value: message, done: false };
-          if (failure) throw failure.error;
-          return { value: undefined, done: true };
-        },
-        async return(): Promise<IteratorResult<TurnMessage<T>>> {
-          stop.abort();
-          await done;
-          return { value: undefined, done: true };
-        },
-      };
-    },
+export async function* streamAgentTurn<T = unknown>(sessionKey: string, userText: string, agent: AgentConfig, options: TurnOptions<T> = {}): AsyncIterable<TurnMessage<T>> {
+  const queue: AgentEvent[] = [];
+  let wake: (() => void) | undefined;
+  let settled = false;
+  const stop = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  const onEvent = (event: AgentEvent): void => {
+    options.onEvent?.(event);
+    queue.push(event);
+    wake?.();
   };
+  const done = runAgentTurn(sessionKey, userText, agent, { ...options, signal, onEvent }).finally(() => {
+    settled = true;
+    wake?.();
+  });
+  done.catch(() => {}); // Rethrown below, once the events before it are yielded.
+  try {
+    for (;;) {
+      while (queue.length > 0) yield queue.shift()!;
+      if (settled) break;
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+    }
+    yield { type: "result", result: await done };
+  } finally {
+    if (!settled) stop.abort();
+    await done.catch(() => {});
+  }
 }

@@ -1,21 +1,18 @@
-// What a caller may pass to one turn: per-turn settings only (what belongs to every turn lives in the runtime), checked by zod.
-import * as z from "zod";
+// What a caller may pass to one turn: per-turn settings only (what belongs to every turn lives in the runtime), checked by zod; and its lifecycle hooks.
 import type Anthropic from "@anthropic-ai/sdk";
-import type { ZodType } from "zod";
+import * as z from "zod";
 import type { Approver } from "../deps.js";
-import { ConfigError } from "../errors.js";
+import { ConfigError, messageOf } from "../errors.js";
 import { checkConfig } from "../fs/config-file.js";
 import type { ModeHolder, PermissionMode } from "../gate/context.js";
-import { parseEffort, parseMaxIterations, parseThinking, parseToolChoice, type Parsed } from "../model/settings.js";
-import { fn, isTool, modeSchema, objectOf } from "../runtime/option-checks.js";
+import { parseEffort, parseMaxIterations, parseThinking, parseToolChoice } from "../model/settings.js";
+import { fn, isTool, modeSchema, objectOf, RUNTIME_OPTION_NAMES, settingOf } from "../runtime/runtime-options.js";
 import { isRuntime, type Runtime, type RuntimeOptions } from "../runtime/open-runtime.js";
-import { RUNTIME_OPTION_NAMES } from "../runtime/runtime-options.js";
 import type { AnyTool } from "../tools/define.js";
-import type { AgentConfig, Effort, EventSink, Inbox, JsonSchema, ThinkingSetting, ToolChoiceSetting } from "../types.js";
+import type { ToolHooks } from "../tools/dispatch.js";
+import type { AgentConfig, Effort, EventSink, Inbox, JsonSchema, ThinkingSetting, ToolChoiceSetting, TurnResult } from "../types.js";
 
 export type { JsonSchema } from "../types.js";
-import type { TurnHooks } from "./hooks.js";
-
 
 /** What a caller may pass to `runAgentTurn`; every field has a default. `T` is the type of `output`. */
 export interface TurnOptions<T = unknown> {
@@ -35,12 +32,8 @@ export interface TurnOptions<T = unknown> {
   effort?: Effort;
   /** Overrides the agent's `tool_choice` (first request of the turn only). */
   toolChoice?: ToolChoiceSetting;
-  /**
-   * Asks for a structured final answer: a zod schema (the result's `output` is typed from it)
-   * or a JSON Schema object. The answer is validated; an invalid one is sent back to the model
-   * with what was wrong, up to `outputRetries` times, then the turn ends with `output_invalid`.
-   */
-  output?: ZodType<T> | JsonSchema;
+  /** A structured final answer: a zod schema (`output` is typed from it) or a JSON Schema; an invalid one is sent back up to `outputRetries` times, then `output_invalid`. */
+  output?: z.ZodType<T> | JsonSchema;
   /** Corrections asked for after an invalid structured answer (default 2). */
   outputRetries?: number;
   /** Model requests before the turn stops with `max_iterations`; default the agent's, else 20. */
@@ -60,20 +53,8 @@ export interface TurnOptions<T = unknown> {
   approver?: Approver;
   /** The mode of this turn, or a holder whose mode may change during it; default the runtime's. */
   permissionMode?: PermissionMode | ModeHolder;
-  /**
-   * Steering: messages the user adds while the turn runs. Drained before each model request;
-   * each joins the next request after that round's tool results ("The user added: …").
-   * A message still waiting when the model has answered starts a follow-up in the same turn.
-   */
+  /** Steering: messages the user adds while the turn runs, joining the next request ("The user added: …"); one left when the model answered starts a follow-up. */
   inbox?: Inbox;
-}
-
-/** A setting's parser as a zod check, so its problem is the error's message. */
-function parsed<T>(parse: (raw: unknown) => Parsed<T>): z.ZodType<unknown> {
-  return z.unknown().superRefine((raw, ctx) => {
-    const result = parse(raw);
-    if (!result.ok) ctx.addIssue({ code: "custom", message: result.problem });
-  });
 }
 
 const schema = z.strictObject({
@@ -82,12 +63,12 @@ const schema = z.strictObject({
   client: objectOf("an Anthropic client (from createClient, or the SDK)").optional(),
   model: z.string().min(1).optional(),
   maxTokens: z.number().int().positive().optional(),
-  thinking: parsed(parseThinking).optional(),
-  effort: parsed(parseEffort).optional(),
+  thinking: settingOf(parseThinking).optional(),
+  effort: settingOf(parseEffort).optional(),
   toolChoice: z.union([z.string(), z.strictObject({ tool: z.string().min(1) })]).refine((v) => typeof v !== "string" || parseToolChoice(v).ok, 'must be "auto", "any", "none" or { tool }').optional(),
   output: objectOf("a zod schema or a JSON Schema object").optional(),
   outputRetries: z.number().int().nonnegative().optional(),
-  maxIterations: parsed(parseMaxIterations).optional(),
+  maxIterations: settingOf(parseMaxIterations).optional(),
   maxBudgetUsd: z.number().positive().optional(),
   maxOutputTokens: z.number().int().positive().optional(),
   hooks: objectOf("an object of hooks").optional(),
@@ -111,13 +92,11 @@ const ALIASES: Record<string, string> = {
   ...Object.fromEntries(RUNTIME_OPTION_NAMES.filter((name) => !(name in schema.shape)).map((name) => [name, `a runtime option: pass runtime: { ${name} } or open one with openRuntime`])),
 };
 
-/**
- * Throws a one-line ConfigError naming the field and the fix when the arguments of a turn are not
- * what it takes: the session key, the text, the agent, and every option (an unknown name too).
- */
+/** Throws a one-line ConfigError naming the field and the fix when an argument of a turn (an option too, or an unknown name) is not what it takes. */
 export function checkTurnArguments(sessionKey: unknown, userText: unknown, agent: unknown, options: unknown): void {
   if (typeof sessionKey !== "string" || sessionKey.trim() === "") throw new ConfigError(`runAgentTurn: sessionKey must be a non-empty string such as "agent:main:main", got ${shown(sessionKey)}`);
   if (typeof userText !== "string") throw new ConfigError(`runAgentTurn: userText must be a string, got ${shown(userText)}`);
+  if (userText.trim() === "") throw new ConfigError("runAgentTurn: userText is empty: give the message the model should answer");
   const a = agent as Partial<AgentConfig> | null | undefined;
   if (typeof a !== "object" || a === null || typeof a.id !== "string" || typeof a.prompt !== "string") {
     throw new ConfigError(`runAgentTurn: agent must be an AgentConfig ({ id, name, prompt }), as loadAgents returns, got ${shown(agent)}`);
@@ -133,4 +112,33 @@ export function checkTurnArguments(sessionKey: unknown, userText: unknown, agent
 function shown(value: unknown): string {
   if (value === undefined || value === null) return String(value);
   return typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : typeof value;
+}
+
+/** What a turn's start hook may add: text given to the model with the user's message (not in the system prompt). */
+export interface TurnStartAddition {
+  context?: string;
+}
+
+/** Hooks of a turn. A tool hook that throws denies the call; a lifecycle hook that throws is a `warning` event, and the turn goes on without it. */
+export interface TurnHooks extends ToolHooks {
+  /** Before the user's message is stored; may add context to it. */
+  onTurnStart?(info: { sessionKey: string; agentId: string; text: string }): TurnStartAddition | void | Promise<TurnStartAddition | void>;
+  /** Before a compaction summarises the older part of the session. */
+  onBeforeCompact?(info: { sessionKey: string; agentId: string; tokensBefore: number; reason: string }): void | Promise<void>;
+  /** After the turn ended, with its result. */
+  onTurnEnd?(result: TurnResult): void | Promise<void>;
+  /** When a delegate call starts a subagent, and when it ends. */
+  onSubagentStart?(info: { toolUseId: string; agentId: string; sessionKey: string; task: string }): void | Promise<void>;
+  onSubagentEnd?(info: { toolUseId: string; agentId: string; result: TurnResult }): void | Promise<void>;
+}
+
+/** Runs one lifecycle hook; a throw or rejection becomes a warning and `undefined`. */
+export async function runHook<T>(name: string, hook: (() => T | Promise<T>) | undefined, emit: EventSink): Promise<T | undefined> {
+  if (!hook) return undefined;
+  try {
+    return await hook();
+  } catch (error) {
+    emit({ type: "warning", message: `the ${name} hook failed (${messageOf(error)}); the turn goes on without it` });
+    return undefined;
+  }
 }

@@ -1,20 +1,17 @@
-// The state of one turn: what it has counted so far, and the result it ends with.
+// The state of one turn: what it has counted so far, its brakes (requests, budget, repeated calls), and the result it ends with.
 import { addUsage, estimateCostUsd, ZERO_USAGE } from "../model/usage.js";
-import type { ContentBlockParam, MessageParam, StopReason, TurnResult, Usage } from "../types.js";
-import { budgetExceeded, RepeatBreaker } from "./brakes.js";
+import type { ContentBlockParam, MessageParam, StopReason, ToolUseBlock, TurnResult, Usage } from "../types.js";
 import { MAX_TOKENS_CEILING, type SharedBrakes, type TurnSetup } from "./turn-setup.js";
 
 /** Everything a turn counts and decides as it goes; `run-turn.ts` reads and updates it between requests. */
 export class TurnState {
   usage: Usage = ZERO_USAGE;
   costUsd = 0;
-  /** Model requests made so far. */
   iterations = 0;
   /** The text of the latest response that had any: the turn's answer. */
   text = "";
-  /** Output tokens of the next request: doubled once when a tool call was cut off by max_tokens. */
+  /** Output tokens of the next request: doubled once when a tool call was cut off by max_tokens, up to `maxTokensCeiling` (plus the thinking budget). */
   maxTokens: number;
-  /** The most `maxTokens` may grow to: the ceiling plus the thinking budget, which counts toward max_tokens. */
   readonly maxTokensCeiling: number;
   /** Set once a response was taken (not retried or dropped): the forced tool choice was for that first one only. */
   answered = false;
@@ -23,17 +20,12 @@ export class TurnState {
   readonly breaker = new RepeatBreaker();
   /** Who changed the permission mode during this turn's tools: exit_plan_mode sets it; otherwise the user did. */
   modeChangedBy: "user" | "exit_plan_mode" = "user";
-  /** Corrections asked for after an invalid structured answer. */
+  /** Corrections asked for after an invalid structured answer, and the validated answer once there is one. */
   outputRetries = 0;
-  /** The validated structured answer, once there is one. */
   output: unknown;
-  /** The content of a response paused by the API (`pause_turn`), sent back last until the message is whole. */
+  /** A response paused by the API (`pause_turn`), sent back last until the message is whole. */
   private paused: ContentBlockParam[] = [];
-  /**
-   * Usage of responses that were not stored (a tool call cut off and asked again, an
-   * empty reply). It rides on the next assistant record as `discardedUsage`, so the
-   * session file alone still sums the whole cost.
-   */
+  /** Usage of responses not stored (a cut tool call asked again, an empty reply): the next record carries it, so the file sums the whole cost. */
   private unstored: Usage | undefined;
 
   constructor(
@@ -53,16 +45,13 @@ export class TurnState {
     this.rt.emit({ type: "usage", usage: response, costUsd });
   }
 
-  /** Counts one model request, here and, for a subagent, in its parent's brake. */
+  /** Counts one model request, here and in a subagent's parent. */
   request(): void {
     this.iterations++;
     this.rt.link?.shared.request();
   }
 
-  /**
-   * Why no further request may be made, as a stop reason and a line: this turn's iteration brake or
-   * budget (spent by its subagents too), or, for a subagent, its parent's limits.
-   */
+  /** Why no further request may be made: this turn's iteration brake or budget (its subagents' spending counted), or its parent's. */
   stopBefore(): [StopReason, string] | undefined {
     const own = this.ownLimit();
     if (own) return own;
@@ -70,18 +59,20 @@ export class TurnState {
     return parent && [parent[0], `the parent turn's limit: ${parent[1]}`];
   }
 
-  /** This turn's own iteration brake or budget, when reached (its subagents' spending counted). */
   private ownLimit(): [StopReason, string] | undefined {
     if (this.iterations >= this.rt.maxIterations) return ["max_iterations", `stopped after ${this.rt.maxIterations} model requests`];
-    const overBudget = budgetExceeded(this.usage, this.costUsd, this.rt);
+    const overBudget = this.overBudget();
     return overBudget ? ["budget_exceeded", overBudget] : undefined;
   }
 
-  /**
-   * The brakes a subagent shares with this turn: each of its requests and costs counts here as it
-   * happens (its events already reported them), so children running together cannot each spend
-   * what is left; `spent` says why this turn's own limits are reached, if they are.
-   */
+  overBudget(): string | undefined {
+    const { maxBudgetUsd, maxOutputTokens } = this.rt;
+    if (this.costUsd > maxBudgetUsd) return `the turn's estimated cost $${this.costUsd.toFixed(4)} passed its budget of $${maxBudgetUsd}`;
+    if (this.usage.outputTokens > maxOutputTokens) return `the turn's ${this.usage.outputTokens} output tokens passed its budget of ${maxOutputTokens}`;
+    return undefined;
+  }
+
+  /** The brakes a subagent shares: its requests and costs count here as they happen, so children running together cannot each spend what is left. */
   shareBrakes(): SharedBrakes {
     return {
       request: () => void this.iterations++,
@@ -93,30 +84,33 @@ export class TurnState {
     };
   }
 
-  /** Remembers the usage of a response that will not be stored. */
+  /** Sets aside the usage of a response that will not be stored; `setAsideUsage` is what the next assistant record carries, `clearSetAside` once one did. */
   setAside(response: Usage): void {
     this.unstored = addUsage(this.unstored ?? ZERO_USAGE, response);
   }
 
-  /** The usage set aside so far, as the next assistant record carries it. */
   setAsideUsage(): { discardedUsage?: Usage } {
     return this.unstored ? { discardedUsage: this.unstored } : {};
   }
 
-  /** Forgets the usage set aside, once a record carrying it was written. */
   clearSetAside(): void {
     this.unstored = undefined;
   }
 
-  /** Holds a paused response's content (and sets its usage aside) until its continuation arrives; pauses add up. */
+  /** Holds a paused response's content (pauses add up, their usage set aside) until `takePaused` joins its continuation to it, or `dropPaused`. */
   pause(content: ContentBlockParam[], usage: Usage): void {
     this.paused = [...this.paused, ...content];
     this.setAside(usage);
   }
 
-  /** Forgets a paused response that will not be continued (its usage stays set aside). */
   dropPaused(): void {
     this.paused = [];
+  }
+
+  takePaused(content: ContentBlockParam[]): ContentBlockParam[] {
+    const whole = this.paused.length === 0 ? content : [...this.paused, ...content];
+    this.paused = [];
+    return whole;
   }
 
   /** The messages to send: with a paused response, that response last, for the model to continue. */
@@ -124,17 +118,40 @@ export class TurnState {
     return this.paused.length === 0 ? messages : [...messages, { role: "assistant", content: this.paused }];
   }
 
-  /** A continuation joined to the paused content before it: one message, as the API sees it. */
-  takePaused(content: ContentBlockParam[]): ContentBlockParam[] {
-    const whole = this.paused.length === 0 ? content : [...this.paused, ...content];
-    this.paused = [];
-    return whole;
-  }
-
-  /** Ends the turn: emits `turn_end` and returns the result. */
+  /** Emits `turn_end` and returns the result. */
   end(stopReason: StopReason, error?: string, errorStatus?: number): TurnResult {
     const end = { stopReason, usage: this.usage, costUsd: this.costUsd, iterations: this.iterations, ...(error !== undefined && { error }) };
     this.rt.emit({ type: "turn_end", ...end });
     return { text: this.text, ...this.identity, ...end, ...(errorStatus !== undefined && { errorStatus }), ...(this.output !== undefined && { output: this.output }) };
   }
+}
+
+/** Identical consecutive calls allowed to run; the next one is answered with an error, the one after ends the turn. */
+const REPEAT_LIMIT = 2;
+
+/** Consecutive identical calls (same tool, same input): `check` answers the third with an error telling the model to change approach; a fourth sets `tripped`. */
+class RepeatBreaker {
+  private last = "";
+  private count = 0;
+  tripped = false;
+
+  check(call: ToolUseBlock): string | undefined {
+    const signature = `${call.name}\u0000${stableJson(call.input)}`;
+    this.count = signature === this.last ? this.count + 1 : 1;
+    this.last = signature;
+    if (this.count <= REPEAT_LIMIT) return undefined;
+    if (this.count === REPEAT_LIMIT + 1) {
+      return `You have called ${call.name} with the same input ${this.count} times in a row and got the same kind of result. Do not call it again with this input: change your approach or answer with what you have.`;
+    }
+    this.tripped = true;
+    return `Stopped: ${call.name} was called with the same input ${this.count} times in a row. The turn has ended.`;
+  }
+}
+
+/** JSON with sorted keys, so `{a,b}` and `{b,a}` are the same call. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (!value || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
 }

@@ -1,51 +1,42 @@
 // The composition root: what turns need (client, sessions, gate, tools, skills, memory, agents), built once from its options.
 import { join, resolve } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
-import { nodeSpawnDefault, refuseApprover, systemClock, type Approver, type Clock, type Spawn } from "../deps.js";
-import { configurationPaths } from "../gate/config-registry.js";
-import { createGate } from "../gate/gate.js";
+import { nodeSpawnDefault, refuseApprover, safeSink, systemClock, type Approver, type Clock, type Spawn } from "../deps.js";
+import { configurationPaths } from "../gate/path-check.js";
+import type { WarningSink } from "../gate/approvals-file.js";
 import type { CommandJudge, Gate, ModeHolder, PermissionMode } from "../gate/context.js";
-import { scrubEnv, secretValues } from "../gate/secret-env.js";
+import { createGate } from "../gate/gate.js";
+import { isSecretVariable, scrubEnv, secretValues } from "../gate/secret-env.js";
 import { MemoryStore } from "../memory/store.js";
+import { createClient, type Env } from "../model/client.js";
+import { readCredentials } from "../model/credentials.js";
+import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
 import { BUNDLED_SKILLS } from "../paths.js";
 import { SessionStore, type SessionStorage } from "../sessions/store.js";
 import { createShell, type ShellOptions } from "../shell/index.js";
 import { SkillLoader } from "../skills/loader.js";
+import type { AnyTool } from "../tools/define.js";
+import { delegateSource, planSource } from "../tools/turn-tools.js";
 import { createFileTools } from "../tools/files.js";
 import { createLoadSkillTool } from "../tools/load-skill.js";
 import { createMemoryTools } from "../tools/memory.js";
-import { delegateSource } from "../tools/delegate.js";
-import { planSource } from "../tools/exit-plan-mode.js";
-import { collectTools, toolList, type ToolSource, type ToolView } from "../tools/source.js";
-import type { AnyTool } from "../tools/define.js";
+import { collectTools, toolList, type ToolView } from "../tools/source.js";
 import type { AgentConfig, EventSink } from "../types.js";
-import { defaultClient, type Env } from "./default-client.js";
 import { checkRuntimeOptions, compactAtFromEnv, type RuntimeOptions } from "./runtime-options.js";
 import { readUserProfile } from "./system-prompt.js";
+import { defaultWorkspace } from "./workspace.js";
+import { projectInstructions, readProjectFiles } from "./project-context.js";
 
-export type { RuntimeOptions } from "./runtime-options.js";
+export type { RuntimeOptions, ShellOptions };
 
 /** The approvals file inside the workspace. */
 export const APPROVALS_FILE = "exec-approvals.json";
-
 const RUNTIME = Symbol("miniclaw.runtime");
 
-/** Settings every turn of a runtime shares; a turn's options win where they overlap. */
-export interface RuntimeSettings {
-  /** The model of agents whose SOUL.md names none (`--model`, MINICLAW_MODEL). */
-  model: string | undefined;
-  compactAt: number | undefined;
-  includeTime: boolean;
-  userProfile: string | undefined;
-  streamRetryBaseMs: number | undefined;
-  streamIdleTimeoutMs: number | undefined;
-  maxConcurrentDelegates: number | undefined;
-}
+/** Settings every turn of a runtime shares (see RuntimeOptions); a turn's options win where they overlap. */
+export type RuntimeSettings = { [K in "model" | "compactAt" | "userProfile" | "projectInstructions" | "streamRetryBaseMs" | "streamIdleTimeoutMs" | "maxConcurrentDelegates"]: RuntimeOptions[K] } & { includeTime: boolean };
 
-/**
- * What turns run with, opened once by `openRuntime` and shared by any number of turns (a REPL, a cron
- * worker, a server handling many users). Holds handles: `close()` when done.
- */
+/** What turns run with, opened once by `openRuntime` and shared by any number of turns (a REPL, a cron worker, a server). `close()` when done. */
 export interface Runtime {
   readonly [RUNTIME]: true;
   readonly workspace: string;
@@ -70,7 +61,7 @@ export interface Runtime {
   tools(view: ToolView, extra?: readonly AnyTool[]): Promise<Map<string, AnyTool>>;
   /** Lines for the user at start, one each (commands run unsandboxed, and why); never rejects. */
   notices(): Promise<string[]>;
-  /** The gate of one turn: its events, approver and mode, over the runtime's approvals file, roots and judge. */
+  /** The gate of one turn: its events, approver and mode, over the runtime's approvals file, roots, judge and "always". */
   gate(turn: { emit: EventSink; approver: Approver; modes: ModeHolder }): Gate;
   /** Closes what the runtime opened itself (memory's index); never what it was given. Never rejects. */
   close(): Promise<void>;
@@ -82,47 +73,46 @@ export function isRuntime(value: unknown): value is Runtime {
 }
 
 /**
- * Opens a runtime. Every option has a default: the workspace `./workspace`, the working folder of the
- * process, `process.env`, a client from ANTHROPIC_* of that environment, sessions in the workspace's
- * `sessions/`, the built-in tools (run_command through the shell module, files, memory, skills, and
- * `delegate` for agents that list `delegates`), a refusing approver, the `default` mode. Throws a
- * one-line ConfigError for a bad option or missing credentials.
+ * Opens a runtime; every option has a default: `~/.miniclaw/workspace`, the process's folder and environment, a client from its ANTHROPIC_*, sessions in
+ * `sessions/`, the built-in tools, a refusing approver, the `default` mode. Throws a one-line ConfigError for a bad option or missing credentials.
  */
 export async function openRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   checkRuntimeOptions(options);
   const env = options.env ?? process.env;
-  const workspace = resolve(options.workspace ?? "workspace");
+  const workspace = options.workspace === undefined ? defaultWorkspace(env) : resolve(options.workspace);
   const cwd = resolve(options.cwd ?? process.cwd());
   const client = options.client ?? defaultClient(env);
   const builtins = options.builtinTools !== false;
+  const warn = options.onWarning && safeSink(options.onWarning);
   const memory = builtins ? (options.memory ?? MemoryStore.forWorkspace(workspace)) : undefined;
-  const skills = builtins ? (options.skills ?? (await loadSkills(workspace, options.onWarning))) : undefined;
+  const skills = builtins ? (options.skills ?? (await loadSkills(workspace, warn))) : undefined;
   const shell = options.shell === false ? undefined : createShell(options.shell ?? {}, env);
   const agents = options.agents ?? {};
-  const sources: ToolSource[] = [
-    ...(memory && skills ? [builtinSource(memory, skills, shell?.tool)] : []),
-    ...(options.toolSources ?? []),
-    ...(options.tools ? [toolList(options.tools)] : []),
-  ];
+  // The built-ins in their fixed order (made once, their definitions stay byte-identical for the prompt cache), then what was given.
+  const builtinTools = memory && skills && [...(shell ? [shell.tool] : []), ...createFileTools(), ...createMemoryTools(memory), createLoadSkillTool(skills)];
+  const sources = [...(builtinTools ? [toolList(builtinTools)] : []), ...(options.toolSources ?? []), ...(options.tools ? [toolList(options.tools)] : [])];
   const after = [delegateSource(agents), planSource()];
+  const { streamRetryBaseMs, streamIdleTimeoutMs, maxConcurrentDelegates } = options;
   return {
-    [RUNTIME]: true,
-    workspace,
-    cwd,
-    env,
+    [RUNTIME]: true, workspace, cwd, env, client, agents,
     childEnv: scrubEnv(env),
     secrets: secretValues(env),
-    client,
     store: options.store ?? new SessionStore(join(workspace, "sessions"), options.clock ? { clock: options.clock } : {}),
     clock: options.clock ?? systemClock,
     spawn: options.spawn ?? nodeSpawnDefault,
     modes: modesOf(options.permissionMode),
     approver: options.approver ?? refuseApprover,
-    agents,
-    settings: settingsOf(options, env, workspace),
+    settings: {
+      model: options.model ?? env["MINICLAW_MODEL"],
+      compactAt: options.compactAt ?? compactAtFromEnv(env),
+      includeTime: options.includeTime ?? true,
+      userProfile: options.userProfile ?? readUserProfile(workspace),
+      projectInstructions: options.projectInstructions ?? projectInstructions(readProjectFiles(cwd)),
+      streamRetryBaseMs, streamIdleTimeoutMs, maxConcurrentDelegates,
+    },
     skillsListing: skills?.listing(),
     tools: (view, extra = []) => collectTools([...sources, toolList(extra), ...after], view),
-    gate: gatesOf(options, { workspace, cwd, env, judge: shell?.judge }),
+    gate: gatesOf({ workspace, cwd, home: env["HOME"], warn, judge: shell?.judge }),
     notices: async () => [(await shell?.notice()) ?? ""].filter((line) => line !== ""),
     async close() {
       if (options.memory === undefined) memory?.close();
@@ -130,46 +120,17 @@ export async function openRuntime(options: RuntimeOptions = {}): Promise<Runtime
   };
 }
 
-function settingsOf(options: RuntimeOptions, env: Env, workspace: string): RuntimeSettings {
-  return {
-    model: options.model ?? env["MINICLAW_MODEL"],
-    compactAt: options.compactAt ?? compactAtFromEnv(env),
-    includeTime: options.includeTime ?? true,
-    userProfile: options.userProfile ?? readUserProfile(workspace),
-    streamRetryBaseMs: options.streamRetryBaseMs,
-    streamIdleTimeoutMs: options.streamIdleTimeoutMs,
-    maxConcurrentDelegates: options.maxConcurrentDelegates,
-  };
-}
-
-/** The gates of a runtime's turns: one per turn (its events, approver, mode), sharing the approvals file, the roots, the judge and "always". */
-function gatesOf(options: RuntimeOptions, place: { workspace: string; cwd: string; env: Env; judge: CommandJudge | undefined }): Runtime["gate"] {
-  const { workspace, cwd, env, judge } = place;
+/** One gate per turn (its events, approver, mode), all sharing the approvals file, the roots, the judge and "always". */
+function gatesOf(place: { workspace: string; cwd: string; home: string | undefined; warn: WarningSink | undefined; judge: CommandJudge | undefined }): Runtime["gate"] {
+  const { workspace, cwd, home, warn, judge } = place;
   const remembered = new Set<string>();
-  return (turn) =>
-    createGate({
-      mode: turn.modes,
-      approver: turn.approver,
-      approvalsPath: join(workspace, APPROVALS_FILE),
-      roots: [cwd, workspace],
-      protectedDirs: [join(workspace, "sessions")],
-      configuration: configurationPaths(workspace),
-      cwd,
-      ...(env["HOME"] ? { home: env["HOME"] } : {}),
-      emit: turn.emit,
-      ...(options.onWarning && { onWarning: safeWarn(options.onWarning) }),
-      ...(judge && { judge }),
-      remembered,
-    });
+  const folders = { approvalsPath: join(workspace, APPROVALS_FILE), roots: [cwd, workspace], protectedDirs: [join(workspace, "sessions")], configuration: configurationPaths(workspace), cwd };
+  const shared = { ...folders, remembered, ...(home && { home }), ...(warn && { onWarning: warn }), ...(judge && { judge }) };
+  return (turn) => createGate({ ...shared, mode: turn.modes, approver: turn.approver, emit: turn.emit });
 }
 
-/** The built-ins in their fixed order (their definitions, made once, stay byte-identical for the prompt cache). */
-function builtinSource(memory: MemoryStore, skills: SkillLoader, runCommand: AnyTool | undefined): ToolSource {
-  return toolList([...(runCommand ? [runCommand] : []), ...createFileTools(), ...createMemoryTools(memory), createLoadSkillTool(skills)]);
-}
-
-async function loadSkills(workspace: string, onWarning: ((message: string) => void) | undefined): Promise<SkillLoader> {
-  const loader = new SkillLoader({ dirs: [BUNDLED_SKILLS, join(workspace, "skills")], ...(onWarning && { onWarning: safeWarn(onWarning) }) });
+async function loadSkills(workspace: string, onWarning: WarningSink | undefined): Promise<SkillLoader> {
+  const loader = new SkillLoader({ dirs: [BUNDLED_SKILLS, join(workspace, "skills")], ...(onWarning && { onWarning }) });
   await loader.load();
   return loader;
 }
@@ -179,14 +140,16 @@ export function modesOf(mode: PermissionMode | ModeHolder | undefined): ModeHold
   return typeof mode === "object" ? mode : { mode: mode ?? "default" };
 }
 
-function safeWarn(sink: (message: string) => void): (message: string) => void {
-  return (message) => {
-    try {
-      sink(message);
-    } catch {
-      // A warning sink must not break what it reports on.
-    }
-  };
-}
+/** The default client of the last runtime that built one, kept while the credentials it was built from stay the same. */
+let last: { credentials: string; client: Anthropic } | undefined;
 
-export type { ShellOptions };
+/**
+ * The default client: the previous one while the credentials stay the same (building one costs 0.2 ms). Built from the process's own environment, the
+ * secrets are blanked in its block as /proc/<pid>/environ shows it (process.env keeps them). Throws ConfigError without credentials.
+ */
+function defaultClient(env: Env): Anthropic {
+  const credentials = JSON.stringify(readCredentials(env));
+  if (last?.credentials !== credentials) last = { credentials, client: createClient({ env }) };
+  if (env === process.env) hideSecretsFromProcEnviron(isSecretVariable);
+  return last.client;
+}

@@ -1,27 +1,27 @@
-// What `openRuntime` takes: every field optional, checked by zod, an unknown or misplaced name refused in one line.
-import * as z from "zod";
+// What `openRuntime` takes: every field optional, checked by zod, an unknown or misplaced name refused in one line; and the zod pieces the turn options share.
 import type Anthropic from "@anthropic-ai/sdk";
+import * as z from "zod";
 import type { Approver, Clock, Spawn } from "../deps.js";
 import { ConfigError } from "../errors.js";
 import { checkConfig } from "../fs/config-file.js";
-import type { ModeHolder, PermissionMode } from "../gate/context.js";
+import { PERMISSION_MODES, type ModeHolder, type PermissionMode } from "../gate/context.js";
 import type { MemoryStore } from "../memory/store.js";
+import type { Parsed } from "../model/settings.js";
+import type { Env } from "../model/client.js";
 import type { SessionStorage } from "../sessions/store.js";
 import type { ShellOptions } from "../shell/index.js";
 import type { SkillLoader } from "../skills/loader.js";
 import type { AnyTool } from "../tools/define.js";
 import type { ToolSource } from "../tools/source.js";
 import type { AgentConfig } from "../types.js";
-import type { Env } from "./default-client.js";
-import { isTool, modeSchema, objectOf, fn } from "./option-checks.js";
 
 /** What a runtime is built from; every field has a default (see `openRuntime`). */
 export interface RuntimeOptions {
-  /** Workspace folder (agents, sessions, memory, approvals). Default `./workspace`. */
+  /** Workspace folder (agents, sessions, memory, approvals). Default `~/.miniclaw/workspace`. */
   workspace?: string;
   /** Working folder of commands and relative paths. Default the process's. */
   cwd?: string;
-  /** Environment read for ANTHROPIC_* and MINICLAW_*, and given (without secrets) to commands; default `process.env`. */
+  /** Environment read for ANTHROPIC_* and MINICLAW_*, and given without secrets to commands; default `process.env`. */
   env?: Env;
   /** The Anthropic client; default built from `env`. */
   client?: Anthropic;
@@ -39,7 +39,7 @@ export interface RuntimeOptions {
   toolSources?: ToolSource[];
   /** Set false to offer only `tools` and `toolSources`. */
   builtinTools?: boolean;
-  /** run_command's limits and OS sandbox (`sandbox: "off" | "on" | "auto"`, default MINICLAW_SANDBOX, else on), or false for no run_command and no command judge (every command then needs approval). */
+  /** run_command's limits and sandbox (`"off" | "on" | "auto"`, default MINICLAW_SANDBOX, else on); false: no run_command, no judge (every command is asked). */
   shell?: ShellOptions | false;
   /** Skills offered through load_skill; default the bundled ones and `workspace/skills/`. */
   skills?: SkillLoader;
@@ -55,6 +55,8 @@ export interface RuntimeOptions {
   includeTime?: boolean;
   /** The text of USER.md; default read from the workspace. */
   userProfile?: string;
+  /** The project's instructions to agents; default the AGENTS.md and CLAUDE.md of `cwd` and its parents up to the repository's root ("" for none). */
+  projectInstructions?: string;
   /** Base delay of the loop's own retry of a broken stream. */
   streamRetryBaseMs?: number;
   /** Silence after which a started stream counts as broken (default: the client's timeout, at most 120 s). */
@@ -63,6 +65,31 @@ export interface RuntimeOptions {
   maxConcurrentDelegates?: number;
   /** Warnings met while loading (a skill's rule broken, a corrupt approvals file); must not throw. */
   onWarning?: (message: string) => void;
+}
+
+/** Any object, named in the error when it is not one. */
+export const objectOf = (what: string): z.ZodType<object> => z.custom<object>((value) => typeof value === "object" && value !== null, `must be ${what}`);
+export const fn = z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", "must be a function");
+/** A permission mode, or a holder of one. */
+export const modeSchema: z.ZodType<PermissionMode | ModeHolder> = z.union([
+  z.enum(PERMISSION_MODES as [PermissionMode, ...PermissionMode[]], { error: `must be one of ${PERMISSION_MODES.join(", ")}` }),
+  z.custom<ModeHolder>((value) => typeof value === "object" && value !== null && "mode" in value, "must be a mode or an object holding one ({ mode })"),
+]);
+
+/** A setting checked by one of the parsers that flags, options and SOUL.md share, so each value means one thing everywhere; its problem is the error. */
+export function settingOf<T>(parse: (raw: unknown) => Parsed<T>) {
+  return z.unknown().transform((raw, ctx) => {
+    const parsed = parse(raw);
+    if (parsed.ok) return parsed.value;
+    ctx.addIssue({ code: "custom", message: parsed.problem });
+    return z.NEVER;
+  });
+}
+
+/** A tool as `defineTool` makes it (a raw API tool definition or a JSON Schema input is not one). */
+export function isTool(value: unknown): value is AnyTool {
+  const tool = value as Partial<AnyTool> | null;
+  return typeof tool === "object" && tool !== null && typeof tool.name === "string" && typeof tool.run === "function" && typeof tool.input?.safeParse === "function" && tool.access !== undefined;
 }
 
 const positiveInt = z.number().int().positive();
@@ -88,6 +115,7 @@ const schema = z.strictObject({
   compactAt: positiveInt.optional(),
   includeTime: z.boolean().optional(),
   userProfile: z.string().optional(),
+  projectInstructions: z.string().optional(),
   streamRetryBaseMs: z.number().nonnegative().optional(),
   streamIdleTimeoutMs: positiveInt.optional(),
   maxConcurrentDelegates: positiveInt.optional(),

@@ -1,54 +1,44 @@
 // The workspace folder: where it is, and its creation from the shipped templates (on first use, or by `miniclaw init`).
 import { constants } from "node:fs";
 import { copyFile, mkdir, readdir, stat } from "node:fs/promises";
+import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../errors.js";
 import { TEMPLATE_WORKSPACE } from "../paths.js";
 
-/** What `initWorkspace` did: workspace-relative paths, in template order. */
-export interface InitResult {
-  /** Files copied from the templates. */
-  created: string[];
-  /** Template files that already existed and were left as they are. */
-  kept: string[];
+/** The default workspace: the person's, in their home (`HOME`, else the OS's idea of it), not the folder they run in. */
+export function defaultWorkspace(env: Readonly<Record<string, string | undefined>>): string {
+  return join(env["HOME"] || homedir(), ".miniclaw", "workspace");
 }
 
-/** The workspace folder from `--workspace`, `MINICLAW_WORKSPACE`, or `./workspace`, resolved from `cwd`. */
+/** The workspace folder from `--workspace`, `MINICLAW_WORKSPACE` (both resolved from `cwd`), or `~/.miniclaw/workspace`. */
 export function resolveWorkspace(cwd: string, flag: string | undefined, env: Record<string, string | undefined>): string {
-  return resolve(cwd, flag ?? env["MINICLAW_WORKSPACE"] ?? "workspace");
+  const given = flag ?? (env["MINICLAW_WORKSPACE"] || undefined);
+  return given === undefined ? defaultWorkspace(env) : resolve(cwd, given);
 }
 
-/**
- * True when `dir` exists as a folder, false when it does not exist. Throws ConfigError
- * when something else (a file) stands at that path.
- */
+/** True when `dir` exists as a folder, false when it does not. Throws ConfigError when something else (a file) stands there. */
 export async function checkWorkspace(dir: string): Promise<boolean> {
   const info = await stat(dir).catch(() => undefined);
   if (info && !info.isDirectory()) throw new ConfigError(`the workspace ${dir} is not a folder (set --workspace or MINICLAW_WORKSPACE to a folder)`);
   return info !== undefined;
 }
 
-/**
- * Fills the workspace from the templates when it does not exist yet or is an empty folder
- * (hidden entries such as `.DS_Store` do not count), and resolves to true when it did so (the
- * CLI says so in one line). A folder with anything else in it is left as it is: what it lacks
- * is reported where it is needed (`loadAgents` explains a missing `agents/`).
- */
+/** Fills the workspace from the templates when it is missing or empty (dotfiles aside), resolving true; anything else is left as it is, lacks reported where needed. */
 export async function ensureWorkspace(dir: string, templates = TEMPLATE_WORKSPACE): Promise<boolean> {
-  if ((await checkWorkspace(dir)) && !(await isEmptyFolder(dir))) return false;
+  if ((await checkWorkspace(dir)) && !(await readdir(dir)).every((name) => name.startsWith("."))) return false;
   await initWorkspace(dir, templates);
   return true;
 }
 
 /**
- * Copies every template file that `dir` lacks, creating `dir` and folders as needed, and
- * never overwrites a file that exists (the copy itself refuses, so a file created meanwhile
- * is kept too). Throws ConfigError when `dir` is not a folder.
+ * Copies every template file `dir` lacks, creating folders as needed; never overwrites a file (the copy itself refuses). Resolves to the workspace-relative
+ * paths copied and kept, in template order. Throws ConfigError when `dir` is not a folder.
  */
-export async function initWorkspace(dir: string, templates = TEMPLATE_WORKSPACE): Promise<InitResult> {
+export async function initWorkspace(dir: string, templates = TEMPLATE_WORKSPACE): Promise<{ created: string[]; kept: string[] }> {
   await checkWorkspace(dir);
   await mkdir(dir, { recursive: true });
-  const result: InitResult = { created: [], kept: [] };
+  const result = { created: [] as string[], kept: [] as string[] };
   if (resolve(templates) === resolve(dir)) return result;
   for (const file of await filesUnder(templates)) {
     const target = join(dir, file);
@@ -64,12 +54,7 @@ export async function initWorkspace(dir: string, templates = TEMPLATE_WORKSPACE)
   return result;
 }
 
-async function isEmptyFolder(dir: string): Promise<boolean> {
-  const entries = await readdir(dir);
-  return entries.every((name) => name.startsWith("."));
-}
-
-/** Every file below `root`, relative to it, sorted so the listing reads the same everywhere. */
+/** Every file below `root`, relative to it, sorted. */
 async function filesUnder(root: string, prefix = ""): Promise<string[]> {
   const files: string[] = [];
   const entries = await readdir(join(root, prefix), { withFileTypes: true });

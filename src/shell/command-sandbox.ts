@@ -4,7 +4,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Spawn } from "../deps.js";
 import { ConfigError } from "../errors.js";
-import { configurationPaths } from "../gate/config-registry.js";
+import { configurationPaths } from "../gate/path-check.js";
 import { nameReason } from "../gate/secret-paths.js";
 import { probeBwrap, unsandboxedNotice, type BwrapProbe } from "./sandbox/bwrap-probe.js";
 import { planCommand, type CommandPlan } from "./sandbox/sandbox-command.js";
@@ -19,7 +19,7 @@ interface CommandPlace { cwd: string; workspace: string; tmpdir: string; home: s
 
 /**
  * The sandbox of a runtime's commands. `on`: bubblewrap where it works, read-only commands writing nothing and offline, approved ones
- * writing the working folder, workspace and TMPDIR; `auto` also runs unasked, confined and offline, what the judge cannot prove read-only.
+ * writing the working folder and TMPDIR (never the workspace); `auto` also runs unasked, confined and offline, what the judge cannot prove read-only.
  */
 export class CommandSandbox {
   readonly setting: SandboxSetting;

@@ -1,11 +1,13 @@
 // run_command: a shell command judged by the command gate, sandboxed by its grant, with a timeout, memory and output limits, closed stdin and capped output.
 import { homedir, tmpdir } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import * as z from "zod";
 import { ToolError } from "../errors.js";
 import { sandboxEnv, sandboxSupportFor } from "./child-sandbox.js";
 import { returnScratch, takeScratch } from "./command-scratch.js";
 import { limitedCommand, runProcess, type ProcessLimits, type ProcessResult } from "./command-process.js";
 import { CommandSandbox } from "./command-sandbox.js";
+import type { CommandPlan } from "./sandbox/sandbox-command.js";
 import { defineTool, type Grant, type Tool, type ToolContext } from "../tools/define.js";
 
 /** How long a command may run before its process group is killed. */
@@ -75,15 +77,30 @@ async function runSandboxed(command: string, grant: Grant, context: ToolContext,
   let result: ProcessResult;
   try {
     const kind = grant.readOnly ? "read-only" : grant.contained ? "confined" : "approved";
-    const plan = await sandbox.plan(limited, kind, { cwd: context.cwd, workspace: context.workspace, tmpdir: scratch, home: env["HOME"] || homedir() });
-    for (const warning of plan.sandboxed ? plan.warnings : []) if (!warned.has(warning) && warned.add(warning)) context.emit({ type: "warning", message: `sandbox: ${warning}` });
-    result = await runProcess(plan, { ...env, TMPDIR: scratch }, context, { ...limits, leaveNothingRunning: grant.readOnly });
+    const place = { cwd: context.cwd, workspace: context.workspace, tmpdir: scratch, home: env["HOME"] || homedir() };
+    const start = async (): Promise<{ plan: CommandPlan; result: ProcessResult }> => {
+      const plan = await sandbox.plan(limited, kind, place);
+      for (const warning of plan.sandboxed ? plan.warnings : []) if (!warned.has(warning) && warned.add(warning)) context.emit({ type: "warning", message: `sandbox: ${warning}` });
+      return { plan, result: await runProcess(plan, { ...env, TMPDIR: scratch }, context, { ...limits, leaveNothingRunning: grant.readOnly }) };
+    };
+    let run = await start();
+    // A protected file replaced by rename while bwrap mounts over it fails the mount before the command starts: start it again, after a pause.
+    for (let retry = 0; retry < 5 && run.plan.sandboxed && mountRaced(run.result); retry++) {
+      await sleep(10 * 2 ** retry);
+      run = await start();
+    }
+    result = run.result;
   } catch (error) {
     await returnScratch(parent, scratch, true);
     throw error;
   }
   await returnScratch(parent, scratch, !result.straysKilled);
   return result;
+}
+
+/** bwrap's own failure to mount, its one line of stderr before the command ran: nothing of the command happened. */
+function mountRaced(result: ProcessResult): boolean {
+  return result.exitCode === 1 && result.stdout.totalBytes === 0 && /^bwrap: Can't (bind mount|remount|mount) [^\n]*\n?$/.test(result.stderr.render(4096));
 }
 
 function formatResult(result: ProcessResult, limits: ProcessLimits): string {

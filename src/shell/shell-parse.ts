@@ -1,13 +1,16 @@
 // Shell command → simple commands via tree-sitter-bash: the reader every verdict rests on; anything not understood is a problem.
 // Two other readers exist where this one is not the safe choice: plain-command.ts (the same parse of a subset, without loading
 // the grammar) and raw-words.ts (the never-in-any-mode guard must see the words of lines this reader refuses).
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
-import type { Node as SyntaxNode, Parser } from "web-tree-sitter";
+import type { Parser } from "web-tree-sitter";
+import { PACKAGE_ROOT } from "../paths.js";
 import { parsePlainCommand } from "./plain-command.js";
 import { lexicalProblems, parseRedirect, REDIRECT_TYPES, testCommandWords } from "./shell-syntax.js";
-import { QUOTED_BRACES_PROBLEM, appendWord, decodeWord, mayMisreadBraces, quotesBraceSyntax, type ShellWord, type WordSink } from "./shell-words.js";
+import { QUOTED_BRACES_PROBLEM, appendWord, decodeWord, mayMisreadBraces, quotesBraceSyntax, type ShellWord, type SyntaxNode, type WordSink } from "./shell-words.js";
 
 export type { ShellWord } from "./shell-words.js";
 
@@ -42,14 +45,19 @@ export function loadShellParser(): Promise<void> {
     // Imported here: a process whose commands are all plain never loads tree-sitter at all.
     const { Language, Parser } = await import("web-tree-sitter");
     await Parser.init();
-    const require = createRequire(import.meta.url);
-    const language = await Language.load(await readFile(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm")));
+    const language = await Language.load(await readFile(grammarFile()));
     parser = new Parser().setLanguage(language);
   })().catch((error: unknown) => {
     loading = undefined;
     throw error;
   });
   return loading;
+}
+
+/** The bash grammar the build ships in the package (dist/pkg/grammar); from tree-sitter-bash itself before a build. */
+function grammarFile(): string {
+  const shipped = join(PACKAGE_ROOT, "dist", "pkg", "grammar", "tree-sitter-bash.wasm");
+  return existsSync(shipped) ? shipped : createRequire(import.meta.url).resolve("tree-sitter-bash/tree-sitter-bash.wasm");
 }
 
 /** Parses after loading the grammar if needed. */

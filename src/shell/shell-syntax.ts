@@ -1,8 +1,7 @@
 // Where tree-sitter-bash and bash may read the same text differently: traps in the raw text and the tree's leaves, redirections,
 // and `[ ... ]` (to bash the program `[` with one argument per blank-separated word, whatever tree-sitter's expression tree says).
-import type { Node as SyntaxNode, Tree } from "web-tree-sitter";
 import type { ShellRedirect } from "./shell-parse.js";
-import { appendWord, decodeWord, flagExpansion, type ShellWord, type WordSink } from "./shell-words.js";
+import { appendWord, decodeWord, flagExpansion, type ShellWord, type SyntaxNode, type WordSink } from "./shell-words.js";
 
 /**
  * Refused outright: bash joins `-\<newline>o` into `-o` where tree-sitter sees two words; tree-sitter drops a word starting with an
@@ -17,7 +16,7 @@ const LEXICAL_TRAPS: ReadonlyArray<readonly [RegExp, string]> = [
 ];
 
 /** A trap pattern, an operator token holding more than the operator, or text no leaf covers but blanks and line continuations. */
-export function lexicalProblems(text: string, tree: Tree): string[] {
+export function lexicalProblems(text: string, tree: { readonly rootNode: SyntaxNode }): string[] {
   const problems = LEXICAL_TRAPS.filter(([pattern]) => pattern.test(text)).map(([, problem]) => problem);
   const covered = new Uint8Array(text.length);
   const oddTokens: string[] = [];

@@ -1,5 +1,25 @@
 // Shell words from tree-sitter-bash nodes: the literal value after quoting, or a problem when the shell would expand it.
-import type { Node as SyntaxNode } from "web-tree-sitter";
+
+/**
+ * A node of the bash syntax tree, as much of it as the reader uses: web-tree-sitter's `Node` is one. Declared here so the
+ * package's types never reach web-tree-sitter's own, which need types a user does not have.
+ */
+export interface SyntaxNode {
+  readonly type: string;
+  readonly text: string;
+  readonly startIndex: number;
+  readonly endIndex: number;
+  readonly isNamed: boolean;
+  readonly isMissing: boolean;
+  readonly isError: boolean;
+  readonly hasError: boolean;
+  readonly childCount: number;
+  readonly children: ReadonlyArray<SyntaxNode | null>;
+  readonly namedChildren: ReadonlyArray<SyntaxNode | null>;
+  readonly firstChild: SyntaxNode | null;
+  readonly lastChild: SyntaxNode | null;
+  fieldNameForChild(index: number): string | null;
+}
 
 /**
  * One argument as the shell passes it, after quote removal (a leading `~` kept); `glob` when unquoted `* ? [ { }` or `$( )` remain;

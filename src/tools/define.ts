@@ -34,22 +34,19 @@ export interface SideRequest {
   stopSequences?: string[];
 }
 
-/** The effects a tool may use; every one of them is injected by the loop. */
+/** The effects a tool may use, every one injected by the loop: `cwd` (where relative paths and commands start), `env` (for children, without secrets). */
 export interface ToolContext {
-  /** Working directory: relative paths and commands start here. */
   cwd: string;
-  /** The workspace folder (agents, sessions, memory, approvals). */
   workspace: string;
   /** Aborted when the user interrupts the turn; long work must stop on it. */
   signal: AbortSignal;
   clock: Clock;
   spawn: Spawn;
-  /** Environment for child processes, already stripped of secrets. */
   env: Record<string, string | undefined>;
   emit: EventSink;
   /** The id of the tool_use this call answers. */
   toolUseId: string;
-  /** The gate: the mode now, and the plan question. */
+  /** The mode now, and the plan question. */
   gate: Gate;
   /** What the gate granted this call; set by the dispatcher, which asks the gate before `run`. */
   grant?: Grant;
@@ -69,14 +66,11 @@ export interface Tool<I = unknown> {
   description: string;
   /** The zod schema the model's input is validated against before `run`. */
   input: z.ZodType<I>;
-  /** JSON schema sent to the API, derived from `input` once at definition. */
+  /** The JSON schema the API sees, derived from `input` at definition. */
   inputSchema: Anthropic.Tool.InputSchema;
   /** What each call may touch, as the gate judges it (see Access). */
   access: AccessRule<I>;
-  /**
-   * True when, on an interrupt, the dispatcher waits for `run` (which stops promptly on the signal) instead
-   * of answering at once: a delegate, whose child turn then ends, with its own events, before the parent's.
-   */
+  /** On an interrupt, wait for `run` (which stops promptly on the signal) instead of answering at once: a delegate's child ends first. */
   waitsOnInterrupt?: boolean;
   /** Why a call asks (access `ask`), as the approval question says it; default "the tool is declared to need approval". */
   approvalReason?: string;
@@ -104,50 +98,35 @@ export interface ToolSpec<S extends z.ZodObject> {
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
-/**
- * A zod 4 schema, whatever copy of zod made it: the package bundles its own, and a user's schemas are
- * known by their shape (`_zod`), not by `instanceof` against that copy.
- */
+/** A zod 4 schema, whatever copy of zod made it: the package bundles its own, so a user's is known by its shape (`_zod`), not `instanceof`. */
 export function isZodSchema(value: unknown): value is z.ZodType {
   return typeof value === "object" && value !== null && "_zod" in value && typeof (value as z.ZodType).safeParse === "function";
 }
 
 /**
- * Defines a tool from a zod object schema. What a call may touch is declared here, never asked from
- * `run`. Throws a ConfigError at definition time (not at call time) when the name is not one the
- * API accepts, the input is not a zod object schema (a JSON Schema object included), `run` is not
- * a function, or `access` is given beside its old aliases.
+ * Defines a tool from a zod object schema; what a call may touch is declared here, never asked from `run`. Throws ConfigError at definition: a name
+ * the API refuses, an input that is not a zod object schema, a `run` that is not a function, `access` beside its old aliases.
  */
 export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool<z.infer<S>> {
   const label = `defineTool(${typeof spec?.name === "string" ? spec.name : "?"})`;
-  if (typeof spec?.name !== "string" || !TOOL_NAME.test(spec.name)) {
-    throw new ConfigError(`${label}: name must match ${TOOL_NAME} (letters, digits, _ and -, at most 64)`);
-  }
+  if (typeof spec?.name !== "string" || !TOOL_NAME.test(spec.name)) throw new ConfigError(`${label}: name must match ${TOOL_NAME} (letters, digits, _ and -, at most 64)`);
   if (!isZodSchema(spec.input) || (spec.input as { _zod: { def: { type?: string } } })._zod.def.type !== "object") {
     const jsonSchema = typeof spec.input === "object" && spec.input !== null && "type" in spec.input;
     throw new ConfigError(`${label}: input must be a zod object schema, z.object({...})${jsonSchema ? ", not a JSON Schema object" : ""}`);
   }
   if (typeof spec.run !== "function") throw new ConfigError(`${label}: run must be a function (input, context) => string or content blocks`);
-  if (spec.access !== undefined && (spec.readOnly !== undefined || spec.needsApproval !== undefined)) {
-    throw new ConfigError(`${label}: give access alone; readOnly and needsApproval are its old spellings`);
-  }
-  const json = jsonSchemaOf(spec.input);
-  return {
-    name: spec.name,
-    description: spec.description,
-    input: spec.input as unknown as z.ZodType<z.infer<S>>,
-    inputSchema: { ...json, type: "object" } as Anthropic.Tool.InputSchema,
-    access: spec.access ?? accessOfAliases<z.infer<S>>(spec.readOnly, spec.needsApproval),
-    run: spec.run,
-  };
+  const aliased = spec.readOnly !== undefined || spec.needsApproval !== undefined;
+  if (spec.access !== undefined && aliased) throw new ConfigError(`${label}: give access alone; readOnly and needsApproval are its old spellings`);
+  const access = spec.access ?? accessOfAliases<z.infer<S>>(spec.readOnly, spec.needsApproval);
+  const inputSchema = { ...jsonSchemaOf(spec.input), type: "object" } as Anthropic.Tool.InputSchema;
+  return { name: spec.name, description: spec.description, input: spec.input as unknown as z.ZodType<z.infer<S>>, inputSchema, access, run: spec.run };
 }
 
 /** `readOnly` and `needsApproval` as one access: a call that needs approval asks, a read-only one reads, any other acts. */
 function accessOfAliases<I>(readOnly: boolean | ((input: I) => boolean) | undefined, needsApproval: NeedsApproval<I> | undefined): AccessRule<I> {
   if (typeof readOnly !== "function" && typeof needsApproval !== "function") return needsApproval ? "ask" : readOnly ? "read" : "act";
   return async (input, context) => {
-    const asks = typeof needsApproval === "function" ? await needsApproval(input, context) : needsApproval === true;
-    if (asks) return "ask";
+    if (typeof needsApproval === "function" ? await needsApproval(input, context) : needsApproval === true) return "ask";
     return (typeof readOnly === "function" ? readOnly(input) : readOnly === true) ? "read" : "act";
   };
 }
@@ -157,19 +136,14 @@ export async function accessOf<I>(tool: Tool<I>, input: I, context: ToolContext)
   return typeof tool.access === "function" ? tool.access(input, context) : tool.access;
 }
 
-/**
- * The JSON Schema of a tool's input, converted once per schema object: the built-in tools are
- * defined again for every turn, and the conversion costs about a millisecond a turn.
- */
+/** JSON Schemas by zod schema, converted once per schema object (a conversion costs about a millisecond). */
 const jsonSchemas = new WeakMap<z.ZodObject, Record<string, unknown>>();
 
 function jsonSchemaOf(input: z.ZodObject): Record<string, unknown> {
-  let json = jsonSchemas.get(input);
-  if (json === undefined) {
-    json = z.toJSONSchema(input, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>;
-    delete json["$schema"];
-    jsonSchemas.set(input, json);
-  }
+  const cached = jsonSchemas.get(input);
+  if (cached) return cached;
+  const { $schema: _dropped, ...json } = z.toJSONSchema(input, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>;
+  jsonSchemas.set(input, json);
   return json;
 }
 

@@ -1,21 +1,17 @@
 // Answers every tool_use of a response: hooks, validate once, judge once at the gate, run (read-only calls together), cap, never throw.
 import { cutMiddle } from "../content.js";
+import { messageOf } from "../errors.js";
 import type { Gate, Judged } from "../gate/context.js";
 import { redactContent } from "../gate/redact.js";
 import type { ToolResultBlockParam, ToolUseBlock } from "../types.js";
-import { accessOf, type AnyTool, type ToolContext, type ToolOutput } from "./define.js";
+import { accessOf, type AnyTool, type ToolContext } from "./define.js";
 
 /** Largest tool result sent to the model, in characters; the rest is cut with a marker. */
 export const MAX_TOOL_RESULT_CHARS = 50_000;
-
-export const INTERRUPTED_TEXT = "Interrupted: the user stopped this turn before the tool finished.";
+const INTERRUPTED = "Interrupted: the user stopped this turn before the tool finished.";
 
 /** A call as hooks see it. */
-export interface ToolCall {
-  id: string;
-  name: string;
-  input: unknown;
-}
+export type ToolCall = Pick<ToolUseBlock, "id" | "name" | "input">;
 
 /** What `beforeToolUse` may answer: go on (optionally with a rewritten input), or deny with a reason. */
 export type BeforeToolUseResult = void | { decision: "allow"; input?: unknown } | { decision: "deny"; reason: string };
@@ -26,32 +22,22 @@ export interface ToolHooks {
   afterToolUse?(call: ToolCall, result: ToolResultBlockParam): ToolResultBlockParam | void | Promise<ToolResultBlockParam | void>;
 }
 
-export interface DispatchOptions {
+/** What the dispatcher runs with: `context` builds one call's; `refuse` answers a call unrun (the repeat breaker, a budget stop); `secrets` never reach the model. */
+interface DispatchOptions {
   tools: ReadonlyMap<string, AnyTool>;
-  /** Judges each call once, before it runs. */
   gate: Gate;
-  /** The context of one call (it carries the call's toolUseId). */
   context: (toolUseId: string) => ToolContext;
   signal: AbortSignal;
   hooks?: ToolHooks | undefined;
-  /** Answers a call without running it (the repeated-call breaker, a budget stop). */
   refuse?: (call: ToolUseBlock) => string | undefined;
-  maxResultChars?: number;
-  /** Values that must never reach the model (the API key...), redacted beside credentials known by their shape. */
   secrets?: readonly string[];
-  /** Told as each call starts, and each final result as it comes. */
   onStart?: (call: ToolUseBlock) => void;
   onResult?: (call: ToolUseBlock, result: ToolResultBlockParam) => void;
 }
 
 /**
- * Runs the calls and resolves to one tool_result per tool_use, in the order of the
- * calls. Each call's input is parsed once, its access read once, and the gate asked
- * once (`gate.check`), before `run`: a call it judges read-only runs alongside the
- * read-only calls next to it; any other call runs alone, and is settled (asked about,
- * when the policy says so) just before it would run. Unknown tools, invalid input, hook
- * denials, refusals, throws and interrupts become is_error results whose text tells the
- * model what happened. Never rejects.
+ * Runs the calls and resolves to one tool_result per tool_use, in order. Each is parsed, its access read and the gate asked once, before `run`: one judged
+ * read-only runs beside its read-only neighbours, any other alone, settled just before it runs. Every failure is an is_error result. Never rejects.
  */
 export async function runToolUses(calls: readonly ToolUseBlock[], opts: DispatchOptions): Promise<ToolResultBlockParam[]> {
   const results: ToolResultBlockParam[] = [];
@@ -79,22 +65,10 @@ export async function runToolUses(calls: readonly ToolUseBlock[], opts: Dispatch
   }
 }
 
-/** A signal of its own for each call (`open`, then `close` once answered), fed by one listener on the turn's signal (`dispose`). */
-interface CallSignals {
-  open(): { signal: AbortSignal; close(): void };
-  dispose(): void;
-}
-
-/**
- * Each running call listens for an abort twice (here and in its process): on the turn's own signal,
- * twelve parallel calls would add twenty-four listeners, and Node warns past ten. So the turn's
- * signal gets one listener, which aborts every open call's signal.
- */
-function callSignals(turn: AbortSignal): CallSignals {
+/** A signal of its own for each running call, all fed by one listener on the turn's: each call listens twice, and Node warns past ten listeners on one signal. */
+function callSignals(turn: AbortSignal): { open(): { signal: AbortSignal; close(): void }; dispose(): void } {
   const open = new Set<AbortController>();
-  const onAbort = (): void => {
-    for (const controller of open) controller.abort(turn.reason);
-  };
+  const onAbort = (): void => open.forEach((controller) => controller.abort(turn.reason));
   turn.addEventListener("abort", onAbort, { once: true });
   return {
     open() {
@@ -110,63 +84,60 @@ function callSignals(turn: AbortSignal): CallSignals {
   };
 }
 
-/** A call ready to run (its tool, its input parsed, the gate's judgement), or already answered. */
-type Prepared = { call: ToolUseBlock; answer: ToolResultBlockParam } | { call: ToolUseBlock; tool: AnyTool; input: unknown; judged: Judged };
+type Ready = { call: ToolUseBlock; tool: AnyTool; input: unknown; judged: Judged };
+type Prepared = { call: ToolUseBlock; answer: ToolResultBlockParam } | Ready;
 
 async function prepare(call: ToolUseBlock, opts: DispatchOptions): Promise<Prepared> {
   const answered = (text: string): Prepared => ({ call, answer: result(call.id, text, true) });
-  if (opts.signal.aborted) return answered(INTERRUPTED_TEXT);
+  if (opts.signal.aborted) return answered(INTERRUPTED);
   const refusal = opts.refuse?.(call);
   if (refusal) return answered(refusal);
   const tool = opts.tools.get(call.name);
-  if (!tool) {
-    const names = [...opts.tools.keys()].sort().join(", ");
-    return answered(`Unknown tool "${call.name}". Available tools: ${names || "none"}.`);
-  }
+  if (!tool) return answered(`Unknown tool "${call.name}". Available tools: ${[...opts.tools.keys()].sort().join(", ") || "none"}.`);
   const before = await runBeforeHook(opts.hooks, { id: call.id, name: call.name, input: call.input });
   if (before.deny !== undefined) return answered(`Denied: ${before.deny}`);
   const parsed = tool.input.safeParse(before.input);
-  if (!parsed.success) return answered(`Invalid input for ${call.name}: ${describeIssues(parsed.error.issues)}. Fix the input and call it again.`);
-  const context = opts.context(call.id);
-  let judged: Judged;
+  if (!parsed.success) {
+    const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.length ? i.path.map(String).join(".") : "input"}: ${i.message}`);
+    return answered(`Invalid input for ${call.name}: ${issues.join("; ")}. Fix the input and call it again.`);
+  }
   try {
-    judged = await opts.gate.check({ id: call.id, tool: call.name, input: parsed.data, access: await accessOf(tool, parsed.data, context), ...(tool.approvalReason !== undefined && { reason: tool.approvalReason }) });
+    const access = await accessOf(tool, parsed.data, opts.context(call.id));
+    return { call, tool, input: parsed.data, judged: await opts.gate.check({ id: call.id, tool: call.name, input: parsed.data, access, ...(tool.approvalReason !== undefined && { reason: tool.approvalReason }) }) };
   } catch (error) {
     // A throwing access declaration refuses the call: the check fails closed.
     return answered(`Error: Not run: the permission check of ${call.name} failed (${messageOf(error)}).`);
   }
-  return { call, tool, input: parsed.data, judged };
 }
 
-async function runOne(prepared: Prepared, opts: DispatchOptions, signals: CallSignals): Promise<ToolResultBlockParam> {
-  opts.onStart?.(prepared.call);
-  const answer = "answer" in prepared ? redact(prepared.answer, opts.secrets) : await answerCall(prepared, opts, signals);
-  opts.onResult?.(prepared.call, answer);
+/** Answers one prepared call: runs it with a signal of its own, then redacts, caps, and passes it through the after-hook. */
+async function runOne(prepared: Prepared, opts: DispatchOptions, signals: ReturnType<typeof callSignals>): Promise<ToolResultBlockParam> {
+  const { call } = prepared;
+  opts.onStart?.(call);
+  let answer: ToolResultBlockParam;
+  if ("answer" in prepared) answer = redact(prepared.answer, opts.secrets);
+  else if (opts.signal.aborted) answer = result(call.id, INTERRUPTED, true);
+  else {
+    const own = signals.open();
+    try {
+      answer = await approveAndRun(prepared, { ...opts.context(call.id), signal: own.signal });
+    } finally {
+      own.close();
+    }
+    // Redacted before the cap, which could otherwise cut a credential into halves too short to know.
+    answer = capResult(redact(answer, opts.secrets));
+    answer = redact(await runAfterHook(opts.hooks, { id: call.id, name: call.name, input: prepared.input }, answer), opts.secrets);
+  }
+  opts.onResult?.(call, answer);
   return answer;
 }
 
-async function answerCall(prepared: Exclude<Prepared, { answer: ToolResultBlockParam }>, opts: DispatchOptions, signals: CallSignals): Promise<ToolResultBlockParam> {
-  const { call, input } = prepared;
-  if (opts.signal.aborted) return result(call.id, INTERRUPTED_TEXT, true);
-  const own = signals.open();
-  let answer: ToolResultBlockParam;
-  try {
-    answer = await approveAndRun(prepared, { ...opts.context(call.id), signal: own.signal }, own.signal);
-  } finally {
-    own.close();
-  }
-  // Redacted before the cap, which could otherwise cut a credential into halves too short to know.
-  answer = capResult(redact(answer, opts.secrets), opts.maxResultChars ?? MAX_TOOL_RESULT_CHARS);
-  return redact(await runAfterHook(opts.hooks, { id: call.id, name: call.name, input }, answer), opts.secrets);
-}
-
-/** Asks the gate, then runs the tool with what it granted; an interrupt answers at once, even while the approver is asked. */
-async function approveAndRun(prepared: { tool: AnyTool; input: unknown; judged: Judged }, context: ToolContext, signal: AbortSignal): Promise<ToolResultBlockParam> {
-  const { tool, input, judged } = prepared;
-  const id = context.toolUseId;
+/** Settles the gate's judgement, then runs the tool with what it granted; an interrupt answers at once, even while the approver is asked. */
+async function approveAndRun({ tool, input, judged }: Ready, context: ToolContext): Promise<ToolResultBlockParam> {
+  const { toolUseId: id, signal } = context;
   let onAbort = (): void => {};
   const interrupted = new Promise<ToolResultBlockParam>((resolve) => {
-    onAbort = () => resolve(result(id, INTERRUPTED_TEXT, true));
+    onAbort = () => resolve(result(id, INTERRUPTED, true));
     signal.addEventListener("abort", onAbort, { once: true });
   });
   const ran = (async (): Promise<ToolResultBlockParam> => {
@@ -174,12 +145,12 @@ async function approveAndRun(prepared: { tool: AnyTool; input: unknown; judged: 
       const decision = await judged.settle();
       if (!decision.allowed) return result(id, `Error: ${decision.reason}`, true);
       // An approval that came after the interrupt must not start the tool: the model was told it did not run.
-      if (signal.aborted) return result(id, INTERRUPTED_TEXT, true);
+      if (signal.aborted) return result(id, INTERRUPTED, true);
       const { allowed: _allowed, ...grant } = decision;
-      return outputResult(id, await tool.run(input, { ...context, grant }));
+      const output = await tool.run(input, { ...context, grant });
+      return typeof output === "string" ? result(id, output, false) : { type: "tool_result", tool_use_id: id, content: output };
     } catch (error) {
-      if (signal.aborted) return result(id, INTERRUPTED_TEXT, true);
-      return result(id, `Error: ${messageOf(error)}`, true);
+      return result(id, signal.aborted ? INTERRUPTED : `Error: ${messageOf(error)}`, true);
     }
   })();
   try {
@@ -209,41 +180,19 @@ async function runAfterHook(hooks: ToolHooks | undefined, call: ToolCall, answer
   }
 }
 
-function outputResult(id: string, output: ToolOutput): ToolResultBlockParam {
-  return typeof output === "string" ? result(id, output, false) : { type: "tool_result", tool_use_id: id, content: output };
-}
-
 /** A tool_result with one text block (never empty: the API rejects empty text). */
-export function result(id: string, text: string, isError: boolean): ToolResultBlockParam {
+function result(id: string, text: string, isError: boolean): ToolResultBlockParam {
   return { type: "tool_result", tool_use_id: id, content: [{ type: "text", text: text.trim() ? text : "(no output)" }], ...(isError && { is_error: true }) };
 }
 
-/**
- * The result with every credential replaced by a marker naming what was removed: the environment's
- * secret values and every credential by its shape (see gate/redact.ts), in text blocks and documents.
- */
-export function redact(answer: ToolResultBlockParam, secrets: readonly string[] = []): ToolResultBlockParam {
+function redact(answer: ToolResultBlockParam, secrets: readonly string[] = []): ToolResultBlockParam {
   if (answer.content === undefined) return answer;
   const content = redactContent(answer.content, secrets);
   return content === answer.content ? answer : { ...answer, content };
 }
 
-/** Cuts text content longer than `max` characters, keeping head and tail and saying how much was cut. */
-export function capResult(answer: ToolResultBlockParam, max: number): ToolResultBlockParam {
+function capResult(answer: ToolResultBlockParam, max = MAX_TOOL_RESULT_CHARS): ToolResultBlockParam {
   if (!Array.isArray(answer.content)) return answer;
-  const content = answer.content.map((block) => {
-    if (block.type !== "text" || block.text.length <= max) return block;
-    const marker = (cut: number): string => `\n\n[... ${cut} characters cut: the result was ${block.text.length} characters, the limit is ${max} ...]\n\n`;
-    return { ...block, text: cutMiddle(block.text, max, marker) };
-  });
-  return { ...answer, content };
+  const marker = (length: number) => (cut: number) => `\n\n[... ${cut} characters cut: the result was ${length} characters, the limit is ${max} ...]\n\n`;
+  return { ...answer, content: answer.content.map((b) => (b.type !== "text" || b.text.length <= max ? b : { ...b, text: cutMiddle(b.text, max, marker(b.text.length)) })) };
 }
-
-function describeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
-  return issues.slice(0, 5).map((i) => `${i.path.length ? i.path.map(String).join(".") : "input"}: ${i.message}`).join("; ");
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-

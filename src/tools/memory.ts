@@ -9,49 +9,32 @@ const saveInput = z.object({
   content: z.string().min(1).describe("The whole note in Markdown; it replaces any earlier note with this key"),
 });
 
-const searchInput = z.object({
-  query: z.string().min(1).describe("Words to look for: names, topics, rare terms"),
-});
-
-function day(date: Date): string {
-  return date.toISOString().slice(0, 10);
-}
+const searchInput = z.object({ query: z.string().min(1).describe("Words to look for: names, topics, rare terms") });
 
 function formatResults(query: string, results: MemorySearchResult[]): string {
   if (results.length === 0) return `No memory notes matched "${query}".`;
-  const blocks = results.map(
-    (result, index) =>
-      `${index + 1}. ${result.key} (updated ${day(result.updated)}, score ${result.score.toFixed(2)}, file ${result.path})\n   ${result.snippet}`,
-  );
   const heading = `${results.length} note${results.length === 1 ? "" : "s"} matched "${query}", best first (read_file opens a whole note):`;
-  return [heading, ...blocks].join("\n");
+  const day = (date: Date): string => date.toISOString().slice(0, 10);
+  return [heading, ...results.map((r, i) => `${i + 1}. ${r.key} (updated ${day(r.updated)}, score ${r.score.toFixed(2)}, file ${r.path})\n   ${r.snippet}`)].join("\n");
 }
 
-/**
- * The two memory tools over one store: `save_memory({ key, content })` (writes) and
- * `memory_search({ query })` (read-only). A bad key or a failed write throws a `ToolError`,
- * which the loop returns to the model as an is_error result.
- */
+/** `save_memory({ key, content })` (acts) and `memory_search({ query })` (reads) over one store; a bad key or a failed write is a ToolError. */
 export function createMemoryTools(store: MemoryStore): AnyTool[] {
   const saveMemory = defineTool({
     name: "save_memory",
-    description:
-      "Save a long-term note that every agent can find later with memory_search. One note per key; saving an existing key replaces that note, so to add to a note, search or recall it first and save the combined text.",
+    description: "Save a long-term note that every agent can find later with memory_search. One note per key; saving an existing key replaces that note, so to add to a note, search or recall it first and save the combined text.",
     input: saveInput,
     access: "act",
     async run({ key, content }) {
-      try {
-        const saved = await store.save(key, content);
-        return `${saved.replaced ? "Replaced" : "Saved"} memory note "${saved.key}" (${saved.size} bytes).`;
-      } catch (error) {
-        throw new ToolError((error as Error).message, { cause: error });
-      }
+      const saved = await store.save(key, content).catch((error: Error) => {
+        throw new ToolError(error.message, { cause: error });
+      });
+      return `${saved.replaced ? "Replaced" : "Saved"} memory note "${saved.key}" (${saved.size} bytes).`;
     },
   });
   const memorySearch = defineTool({
     name: "memory_search",
-    description:
-      "Search the long-term memory notes shared by all agents. Returns the best few notes, ranked by relevance, each with a snippet around the match.",
+    description: "Search the long-term memory notes shared by all agents. Returns the best few notes, ranked by relevance, each with a snippet around the match.",
     input: searchInput,
     access: "read",
     async run({ query }) {

@@ -12,15 +12,11 @@ export interface ToolView {
   mode: PermissionMode;
   /** Names this turn offered in an earlier request: a tool once offered stays for the turn. */
   offered: ReadonlySet<string>;
-  /** For a subagent: the names its parent offers, the most it may have. */
-  within?: ReadonlySet<string>;
 }
 
 /**
- * A source of tools, asked before each request of every turn (so a server's changed list, or a mode
- * that turned plan, shows in the next request). It must answer quickly and the same tools for the
- * same view, in a stable order: the tool definitions are part of the cached prompt. `close` is the
- * owner's to call.
+ * A source of tools, asked before each request (a server's new list, a mode turned plan, shows in the next). It must answer quickly, the same tools in the
+ * same order for the same view: they are part of the cached prompt. `close` is the owner's to call.
  */
 export interface ToolSource {
   list(view: ToolView): readonly AnyTool[] | Promise<readonly AnyTool[]>;
@@ -32,24 +28,16 @@ export function toolList(tools: readonly AnyTool[]): ToolSource {
   return { list: () => tools };
 }
 
-/**
- * The tools of one request: every source in order (a later tool of the same name replaces an earlier
- * one where it stood), then only those the agent's `tools:` list names and, for a subagent, its parent offers.
- */
+/** The tools of one request: every source in order (a later tool replaces a same-named one where it stood), then only those the agent is offered. */
 export async function collectTools(sources: readonly ToolSource[], view: ToolView): Promise<Map<string, AnyTool>> {
   const lists = await Promise.all(sources.map((source) => source.list(view)));
   const tools = new Map<string, AnyTool>();
   for (const list of lists) for (const tool of list) tools.set(tool.name, tool);
-  for (const name of [...tools.keys()]) if (!isOffered(name, view)) tools.delete(name);
+  for (const name of [...tools.keys()]) if (!isOffered(name, view.agent)) tools.delete(name);
   return tools;
 }
 
-/** Whether a tool of this name reaches the agent of `view`. */
-export function isOffered(name: string, view: Pick<ToolView, "agent" | "within">): boolean {
-  return (view.agent.tools === undefined || isAllowedTool(name, view.agent.tools)) && (view.within === undefined || view.within.has(name));
-}
-
-/** Whether a `tools:` list names the tool: exactly, or by a glob such as `mcp__github__*`. */
-export function isAllowedTool(name: string, allowed: readonly string[]): boolean {
-  return allowed.some((entry) => entry === name || (/[*?]/.test(entry) && compileGlob(entry).test(name)));
+/** Whether a tool of this name reaches the agent: it has no `tools:` list, or the list names it, exactly or by a glob (`mcp__github__*`). */
+export function isOffered(name: string, agent: Pick<AgentConfig, "tools">): boolean {
+  return agent.tools === undefined || agent.tools.some((entry) => entry === name || (/[*?]/.test(entry) && compileGlob(entry).test(name)));
 }

@@ -1,6 +1,7 @@
-import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ensureWorkspace } from "../../src/runtime/workspace.js";
 import { cleanEnv, runMain } from "../helpers/cli.js";
@@ -22,7 +23,7 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
 }
 
 describe("miniclaw demo", () => {
-  it("runs in a temporary workspace it names, and leaves the user's workspace as it was", async () => {
+  it("runs in a temporary workspace it names and removes at the end, and leaves the user's workspace as it was", async () => {
     const dir = await mkdtemp(join(tmpdir(), "miniclaw-demo-test-"));
     const own = join(dir, "workspace");
     await ensureWorkspace(own);
@@ -30,25 +31,29 @@ describe("miniclaw demo", () => {
     await writeFile(join(own, "memory", "preferences.md"), "I like coffee.\n");
     const before = await snapshot(own);
 
-    const input = ["hello", "remember that I like green tea", "/research anything new?", "what files are here?", ""].join("\n");
-    // The default ./workspace and MINICLAW_WORKSPACE both name the user's workspace: the demo uses neither.
+    const input = ["hello", "remember that I like green tea", "/research anything new?", "what files are here?", "/sessions", ""].join("\n");
+    // MINICLAW_WORKSPACE names the user's workspace: the demo does not read it.
     const run = await runMain(["demo"], { env: cleanEnv({ MINICLAW_WORKSPACE: own }), cwd: dir, input });
     expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/^miniclaw demo: the scripted model "scripted-demo" \(a few canned lines, at http:\/\/127\.0\.0\.1:\d+\) answers instead of Claude/m);
     expect(run.stdout).toMatch(/Hello! I am the scripted demo model/);
     expect(run.stdout).toMatch(/Noted: /);
     // Scout thinks and searches the web through the scripted stand-in for the API's server tools.
     expect(run.stdout).toMatch(/Node\.js 20 reached its end of life/);
     expect(run.stderr + run.stdout).toMatch(/→ web_search: "Node\.js 20 end of life date"\n\s*✓ 2 results/);
+    // The demo did write, in its own workspace: the researcher's session is listed there.
+    expect(run.stdout + run.stderr).toMatch(/agent:researcher:/);
 
-    const named = /It runs in a temporary workspace, (\S+): your own workspace is not touched\./.exec(run.stderr)?.[1];
+    const named = /It runs in a temporary workspace, (\S+), removed when you leave: your own workspace is not touched\./.exec(run.stderr)?.[1];
     expect(named).toBeDefined();
     expect(relative(dir, named!).startsWith("..")).toBe(true);
+    expect(existsSync(dirname(named!))).toBe(false);
     expect(await snapshot(own)).toEqual(before);
-    // The demo did write: its note and the researcher's session are in its own workspace.
-    const notes = await snapshot(join(named!, "memory"));
-    expect(Object.values(notes).some((text) => /green tea/.test(text))).toBe(true);
-    expect((await readdir(join(named!, "sessions"))).some((name) => /researcher/.test(name))).toBe(true);
-    expect((await stat(join(named!, "agents", "main", "SOUL.md"))).isFile()).toBe(true);
+  });
+
+  it("refuses --workspace in one line", async () => {
+    const run = await runMain(["demo", "--workspace", "mine"], { env: cleanEnv() });
+    expect([run.code, run.stderr]).toEqual([1, "miniclaw demo runs in a temporary workspace of its own and takes no --workspace (your workspace is never touched)\n"]);
   });
 
   it("asks before the command its hint says asks for approval (line mode has nobody to ask, so it is refused)", async () => {

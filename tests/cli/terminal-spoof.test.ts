@@ -87,7 +87,7 @@ describe("escape sequences from the model on the terminal", () => {
     const cwd = await mkdtemp(join(tmpdir(), "miniclaw-spoof-"));
     await mkdir(join(cwd, "workspace"));
     await writeFile(join(cwd, "workspace", "cron.json"), JSON.stringify({ jobs: [{ name: "a\u001b[2J\u202eb", schedule: "nope", prompt: "x" }] }));
-    const run = await runMain(["cron"], { env: cleanEnv({ ANTHROPIC_API_KEY: "x" }), cwd });
+    const run = await runMain(["cron", "--workspace", "workspace"], { env: cleanEnv({ ANTHROPIC_API_KEY: "x" }), cwd });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('job "a\\x1b[2J\\u202eb"');
     expect(run.stderr).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e]/);

@@ -33,25 +33,26 @@ describe.concurrent("miniclaw init", () => {
         "created  agents/researcher/SOUL.md",
         "created  cron.json",
         "created  HEARTBEAT.md",
-        `The workspace ${join(dir, "ws")} is ready: 4 files created, 0 kept.`,
+        "created  README.md",
+        `The workspace ${join(dir, "ws")} is ready: 5 files created, 0 kept.`,
         "",
       ].join("\n"),
     );
     expect(await readFile(join(dir, "ws", "agents", "main", "SOUL.md"), "utf8")).toBe(await readFile(join(TEMPLATE_WORKSPACE, "agents", "main", "SOUL.md"), "utf8"));
   });
 
-  it("never overwrites a file that exists, and says which it kept", async ({ expect }) => {
+  it("never overwrites a file that exists, and says which it kept (the default, in the home)", async ({ expect }) => {
     const dir = await folder();
-    const workspace = join(dir, "workspace");
+    const workspace = join(dir, "home", ".miniclaw", "workspace");
     await mkdir(join(workspace, "agents", "main"), { recursive: true });
     await writeFile(join(workspace, "agents", "main", "SOUL.md"), "---\nname: Mine\n---\nMy own agent.\n");
     await writeFile(join(workspace, "HEARTBEAT.md"), "- water the plants\n");
-    const run = await runMain(["init"], { cwd: dir });
+    const run = await runMain(["init"], { cwd: dir, env: cleanEnv({ HOME: join(dir, "home") }) });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("kept     agents/main/SOUL.md (exists)\n");
     expect(run.stdout).toContain("kept     HEARTBEAT.md (exists)\n");
     expect(run.stdout).toContain("created  agents/researcher/SOUL.md\n");
-    expect(run.stdout).toContain(`The workspace ${workspace} is ready: 2 files created, 2 kept.`);
+    expect(run.stdout).toContain(`The workspace ${workspace} is ready: 3 files created, 2 kept.`);
     expect(await readFile(join(workspace, "agents", "main", "SOUL.md"), "utf8")).toBe("---\nname: Mine\n---\nMy own agent.\n");
     expect(await readFile(join(workspace, "HEARTBEAT.md"), "utf8")).toBe("- water the plants\n");
     const again = await runMain(["init", workspace], { cwd: dir });
@@ -96,7 +97,7 @@ describe.concurrent("a workspace given to a command", () => {
     const dir = await folder();
     await mkdir(join(dir, "workspace", "agents", "main"), { recursive: true });
     await writeFile(join(dir, "workspace", "agents", "main", "SOUL.md"), "---\nname: Typo\ntools: [read_fil, memory_search]\n---\nBe brief.\n");
-    const run = await runMain(["run", "hi"], { cwd: dir, env });
+    const run = await runMain(["run", "--workspace", "workspace", "hi"], { cwd: dir, env });
     ctx.expect(run.code).toBe(0);
     ctx.expect(run.stdout).toBe("Hello.\n");
     const warnings = run.stderr.split("\n").filter((line) => line.includes("read_fil"));

@@ -1,7 +1,8 @@
 // Builds dist/ once before the suite (the library and the bundled CLI), so tests that spawn bin/miniclaw.js run the current source.
 // After `npm run typecheck` (what `npm test` runs first) the tsc step finds src up to date and only esbuild works.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -22,9 +23,21 @@ function sh(command: string, cwd: string): Promise<void> {
  * `npm run build` without npm: its tsc step and the bundle script at the same time (esbuild reads src, not tsc's
  * output, and writes only dist/cli-bundle), which saves npm's own start twice and a second of waiting.
  */
-export default async function setup(): Promise<void> {
+export default async function setup(): Promise<() => void> {
   const root = fileURLToPath(new URL("../..", import.meta.url));
   const { scripts } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> };
   if (scripts["build"] !== BUILD || !scripts["bundle"]) throw new Error(`tests/helpers/global-setup.ts runs "${BUILD}"; package.json's build script is now "${scripts["build"]}": update the setup`);
   await Promise.all([sh("tsc -b tsconfig.build.json", root), sh(scripts["bundle"], root)]);
+  return useTestHome();
+}
+
+/**
+ * A home of the suite's own for the workers it starts (they inherit the environment): no test reads or writes the real
+ * `~/.miniclaw` (the default workspace), `~/.ssh` or shell history. npm keeps the real cache, so installs stay offline.
+ */
+function useTestHome(): () => void {
+  const home = mkdtempSync(join(tmpdir(), "miniclaw-test-home-"));
+  process.env["npm_config_cache"] ??= join(homedir(), ".npm");
+  process.env["HOME"] = home;
+  return () => rmSync(home, { recursive: true, force: true });
 }

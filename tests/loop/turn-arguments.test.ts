@@ -21,12 +21,13 @@ async function refusal(call: () => unknown): Promise<string> {
 }
 
 describe("runAgentTurn's arguments", () => {
-  it("refuses a missing agent, key or text with a line saying what it wants", async () => {
+  it("refuses a missing agent, key or text, and an empty text, with a line saying what it wants", async () => {
     expect(await refusal(() => runAgentTurn("k", "hi", undefined as unknown as AgentConfig))).toBe(
       "runAgentTurn: agent must be an AgentConfig ({ id, name, prompt }), as loadAgents returns, got undefined",
     );
     expect(await refusal(() => runAgentTurn("", "hi", TEST_AGENT))).toMatch(/^runAgentTurn: sessionKey must be a non-empty string/);
     expect(await refusal(() => runAgentTurn("k", 42 as unknown as string, TEST_AGENT))).toBe("runAgentTurn: userText must be a string, got number");
+    for (const empty of ["", "  \n\t"]) expect(await refusal(() => runAgentTurn("k", empty, TEST_AGENT))).toBe("runAgentTurn: userText is empty: give the message the model should answer");
   });
 
   it("names the option of this harness for what other harnesses call maxTurns, abortController, allowedTools and systemPrompt", async () => {

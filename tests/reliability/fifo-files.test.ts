@@ -9,7 +9,7 @@ import { MCP_CONFIG_FILE, readMcpConfig } from "../../src/mcp/config.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { loadAgents, SOUL_FILE } from "../../src/runtime/agents.js";
 import { CRON_FILE, CRON_STATE_FILE, loadCronJobs, readPausedJobs, readRunRecords, RUNS_FILE } from "../../src/cron/index.js";
-import { readOutputSchema } from "../../src/loop/output-schema-file.js";
+import { readOutputSchema } from "../../src/loop/output.js";
 import { lockPathOf, SessionStore } from "../../src/sessions/store.js";
 import { SkillLoader } from "../../src/skills/loader.js";
 import { makeTempDir } from "../helpers/tool-context.js";

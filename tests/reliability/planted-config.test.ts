@@ -50,7 +50,7 @@ describe("configuration planted for a later run", () => {
       { reply: "done" },
     ]);
     const dir = await mkdtemp(join(tmpdir(), "miniclaw-plant-"));
-    const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" });
+    const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x", MINICLAW_WORKSPACE: join(dir, "workspace") });
     // A first run makes the workspace (in process: only the second run's answer is under test).
     expect((await runMain(["run", "hi"], { env, cwd: dir })).code).toBe(0);
     await mkdir(join(dir, "victim"));

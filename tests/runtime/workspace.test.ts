@@ -7,7 +7,7 @@ import { ConfigError } from "../../src/errors.js";
 import { TEMPLATE_WORKSPACE } from "../../src/paths.js";
 import { ensureWorkspace, initWorkspace } from "../../src/runtime/workspace.js";
 
-const TEMPLATE_FILES = ["agents/main/SOUL.md", "agents/researcher/SOUL.md", "cron.json", "HEARTBEAT.md"];
+const TEMPLATE_FILES = ["agents/main/SOUL.md", "agents/researcher/SOUL.md", "cron.json", "HEARTBEAT.md", "README.md"];
 
 let dir: string;
 beforeEach(async () => {
@@ -30,7 +30,7 @@ describe("ensureWorkspace", () => {
 
   it("fills an existing empty folder, and one holding only hidden entries", async () => {
     expect(await ensureWorkspace(dir)).toBe(true);
-    expect((await readdir(dir)).sort()).toEqual(["HEARTBEAT.md", "agents", "cron.json"]);
+    expect((await readdir(dir)).sort()).toEqual(["HEARTBEAT.md", "README.md", "agents", "cron.json"]);
     const hidden = join(dir, "hidden");
     await mkdir(hidden);
     await writeFile(join(hidden, ".DS_Store"), "x");
@@ -58,7 +58,7 @@ describe("initWorkspace", () => {
     await writeFile(join(dir, "agents", "main", "SOUL.md"), "---\nname: Mine\n---\nmine\n");
     await writeFile(join(dir, "cron.json"), '{"jobs": []}');
     const result = await initWorkspace(dir);
-    expect(result).toEqual({ created: ["agents/researcher/SOUL.md", "HEARTBEAT.md"], kept: ["agents/main/SOUL.md", "cron.json"] });
+    expect(result).toEqual({ created: ["agents/researcher/SOUL.md", "HEARTBEAT.md", "README.md"], kept: ["agents/main/SOUL.md", "cron.json"] });
     expect(await readFile(join(dir, "agents", "main", "SOUL.md"), "utf8")).toBe("---\nname: Mine\n---\nmine\n");
     expect(await readFile(join(dir, "cron.json"), "utf8")).toBe('{"jobs": []}');
     expect(await readFile(join(dir, "HEARTBEAT.md"), "utf8")).toBe(await template("HEARTBEAT.md"));

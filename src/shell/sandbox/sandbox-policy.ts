@@ -39,14 +39,16 @@ export interface PolicyPlace {
 
 /**
  * The policy of each kind: commands run unasked see no secret, network or Unix socket; approved ones keep those (`git push`, `docker`)
- * but write only the working folder, workspace and TMPDIR, never configuration (in `auto`, nor git hooks and config, shell start-up files).
+ * but write only the working folder and TMPDIR (in `auto`, not git hooks and config, shell start-up files). The workspace is read-only
+ * to every command, inside the working folder too: a folder mount, which a file replaced by rename beside it cannot undo.
  */
 export function policyFor(kind: SandboxKind, place: PolicyPlace): SandboxPolicy {
   const system = systemSecretPaths(place.listDir);
-  const config = place.configFiles ?? [];
+  // Its configuration files by name as well, for a workspace that is the working folder itself.
+  const config = [...(place.workspace === undefined ? [] : [place.workspace]), ...(place.configFiles ?? [])];
   const base = { kind, cwd: place.cwd, tmpdir: place.tmpdir, ...(place.workspace === undefined ? {} : { workspace: place.workspace }) };
   if (kind === "approved") {
-    const writableRoots = place.workspace === undefined ? [place.cwd] : [place.cwd, place.workspace];
+    const writableRoots = [place.cwd];
     const guarded = place.setting === "auto" ? runsLater(writableRoots, place.home) : [];
     return { ...base, writableRoots, readOnlyInside: [...guarded, ...config], masked: system, network: place.network, unixSockets: true };
   }
@@ -82,9 +84,13 @@ export function systemSecretPaths(listDir: (dir: string) => string[] = listOrNot
   return [...SYSTEM_SECRETS, ...hostKeys];
 }
 
-/** What runs code in later commands, so it stays read-only: git hooks and config of the writable folders (hooks, `core.fsmonitor`), shell start-up files. */
+/**
+ * What later runs obey, so it stays read-only: git hooks and config of the writable folders (hooks, `core.fsmonitor`), their
+ * AGENTS.md and CLAUDE.md (every later turn's system prompt), shell start-up files.
+ */
 function runsLater(roots: readonly string[], home: string): string[] {
-  return [...roots.flatMap((root) => [join(root, ".git", "hooks"), join(root, ".git", "config")]), ...HOME_STARTUP.map((name) => join(home, name))];
+  const obeyed = [join(".git", "hooks"), join(".git", "config"), "AGENTS.md", "CLAUDE.md"];
+  return [...roots.flatMap((root) => obeyed.map((name) => join(root, name))), ...HOME_STARTUP.map((name) => join(home, name))];
 }
 
 function listOrNothing(dir: string): string[] {

@@ -69,9 +69,9 @@ describe("bwrap arguments", () => {
     expect(sandbox.maskedDirs).not.toContain("/w/h/.aws");
   });
 
-  it("keeps git hooks and config read-only inside the writable folder, and binds .git onto itself so it cannot be renamed away", () => {
-    const sandbox = resolveSandbox(policyFor("confined", place), fakeFs(TREE));
-    expect(sandbox).toMatchObject({ writable: ["/w/p"], pinned: ["/w/p/.git"], readOnly: ["/w/p/.git/config", "/w/p/.git/hooks"], unprotected: [] });
+  it("keeps git hooks and config and AGENTS.md read-only inside the writable folder, and binds .git onto itself so it cannot be renamed away", () => {
+    const sandbox = resolveSandbox(policyFor("confined", place), fakeFs({ ...TREE, ...files("/w/p/AGENTS.md") }));
+    expect(sandbox).toMatchObject({ writable: ["/w/p"], pinned: ["/w/p/.git"], readOnly: ["/w/p/.git/config", "/w/p/.git/hooks", "/w/p/AGENTS.md"], unprotected: ["/w/p/CLAUDE.md"] });
     const args = bwrapArgs(sandbox, "make", { disableUserns: true, seccompFd: null });
     const at = (...flag: string[]): number => args.findIndex((_, i) => flag.every((f, j) => args[i + j] === f));
     expect(at("--bind", "/w/p", "/w/p")).toBeLessThan(at("--bind", "/w/p/.git", "/w/p/.git"));
@@ -85,7 +85,7 @@ describe("bwrap arguments", () => {
     delete noHooks["/w/p/.git/hooks"];
     expect(resolveSandbox(policyFor("confined", place), fakeFs(noHooks))).toMatchObject({ pinned: [], readOnly: ["/w/p/.git"] });
     const noGit = Object.fromEntries(Object.entries(TREE).filter(([path]) => !path.startsWith("/w/p/.git")));
-    expect(resolveSandbox(policyFor("confined", place), fakeFs(noGit)).unprotected).toEqual(["/w/p/.git/hooks", "/w/p/.git/config"]);
+    expect(resolveSandbox(policyFor("confined", place), fakeFs(noGit)).unprotected).toEqual(["/w/p/.git/hooks", "/w/p/.git/config", "/w/p/AGENTS.md", "/w/p/CLAUDE.md"]);
   });
 
   it("drops a mask under a folder already hidden, and one under the private /tmp unless a bound folder brings it back", () => {
@@ -108,9 +108,9 @@ describe("bwrap arguments", () => {
     expect(resolveSandbox(policyFor("read-only", place), fakeFs(tree)).warnings).toEqual(["/w/h/.netrc has another name (a hard link) that the sandbox does not hide"]);
   });
 
-  it("lets an approved command keep the network, Unix sockets and the home's credentials, but not write the configuration", () => {
+  it("lets an approved command keep the network, Unix sockets and the home's credentials, but not write the workspace", () => {
     const policy = policyFor("approved", { ...place, workspace: "/w/ws", configFiles: ["/w/ws/mcp.json"] });
-    expect(policy).toMatchObject({ writableRoots: ["/w/p", "/w/ws"], readOnlyInside: ["/w/ws/mcp.json"], network: true, unixSockets: true });
+    expect(policy).toMatchObject({ writableRoots: ["/w/p"], readOnlyInside: ["/w/ws", "/w/ws/mcp.json"], network: true, unixSockets: true });
     expect(policy.masked).not.toContain("/w/h/.ssh");
     const args = bwrapArgs(resolveSandbox(policy, fakeFs(TREE)), "git push", { disableUserns: false, seccompFd: null });
     expect(args).toContain("--share-net");
