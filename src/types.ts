@@ -108,6 +108,8 @@ export type AgentEvent = (
   | { type: "tool_call"; id: string; name: string; input: unknown; server?: true }
   | { type: "approval"; id: string; command: string; decision: ApprovalDecision | "safe" | "approved" | "denied"; reason?: string }
   | { type: "tool_result"; id: string; name: string; isError: boolean; content: string; server?: true }
+  /** A running tool reported how far it got (an MCP server's progress notification); `total` when it knows. */
+  | { type: "tool_progress"; id: string; name: string; progress: number; total?: number; message?: string }
   | { type: "usage"; usage: Usage; costUsd: number }
   | { type: "retry"; attempt: number; reason: string; delayMs: number }
   | { type: "compaction"; summaryTokens: number; replacedMessages: number; reason: string }

@@ -49,6 +49,9 @@ export interface CliArgs {
   outputFormat?: "text" | "json" | "stream-json";
   /** `run --record FILE`, `--record FILE` (the REPL): a cassette of every request and response. */
   record?: string;
+  /** `mcp add`: `--transport stdio|http|sse`, `-e KEY=VALUE` (stdio), `-H "Name: value"` (http); `-y`: no question before writing mcp.json. */
+  mcpAdd?: { transport?: string; env: string[]; headers: string[] };
+  yes?: boolean;
   /** `replay --tolerate system,tools`: request fields whose changes are no difference. */
   tolerate?: string[];
   /** The command line as given, less `--record FILE`: what a cassette keeps, for `miniclaw replay` to run again. */
@@ -68,6 +71,7 @@ const OPTIONS = {
   thinking: { type: "string" }, effort: { type: "string" }, "max-iterations": { type: "string" }, "output-schema": { type: "string" }, "database-url": { type: "string" }, sandbox: { type: "string" }, record: { type: "string" }, tolerate: { type: "string" }, "output-format": { type: "string" },
   "allowed-tools": { type: "string", multiple: true }, allowedTools: { type: "string", multiple: true }, "disallowed-tools": { type: "string", multiple: true }, disallowedTools: { type: "string", multiple: true },
   "append-system-prompt": { type: "string" }, "max-budget-usd": { type: "string" }, resume: { type: "string" },
+  transport: { type: "string", short: "t" }, env: { type: "string", short: "e", multiple: true }, header: { type: "string", short: "H", multiple: true }, yes: { type: "boolean", short: "y" },
   continue: { type: "boolean", short: "c", default: false }, all: { type: "boolean", default: false }, force: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false }, version: { type: "boolean", short: "v", default: false },
 } as const;
@@ -113,6 +117,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
       record: values.record,
       outputFormat: values["output-format"] as CliArgs["outputFormat"],
       tolerate: values.tolerate?.split(",").map((field) => field.trim()).filter(Boolean),
+      mcpAdd: values.transport === undefined && values.env === undefined && values.header === undefined ? undefined : { ...given({ transport: values.transport }), env: values.env ?? [], headers: values.header ?? [] },
+      yes: values.yes,
     }),
   };
 }
@@ -183,6 +189,9 @@ function checkCombinations(command: string, values: Values): void {
   }
   if (values.record !== undefined && command !== "run" && command !== "repl") throw new ConfigError("--record goes with miniclaw run and the REPL");
   if (values.tolerate !== undefined && command !== "replay") throw new ConfigError("--tolerate goes with miniclaw replay");
+  for (const flag of ["transport", "env", "header", "yes"] as const) {
+    if (values[flag] !== undefined && command !== "mcp") throw new ConfigError(`--${flag} goes with miniclaw mcp add (and -y with mcp remove)`);
+  }
   if (values["output-format"] !== undefined && command !== "run") throw new ConfigError("--output-format goes with miniclaw run");
   if (values["output-format"] !== undefined && !["text", "json", "stream-json"].includes(values["output-format"])) throw new ConfigError("--output-format must be one of: text, json, stream-json");
   if (values["output-schema"] !== undefined && command !== "run") {

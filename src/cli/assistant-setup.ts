@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { openAssistant, type Assistant, type AssistantOptions } from "../assistant/assistant.js";
 import type { McpHub } from "../mcp/hub.js";
+import type { Elicit } from "../mcp/host.js";
 import { openSessions, type OpenedSessions } from "./backends.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
@@ -18,14 +19,18 @@ export interface CliAssistant {
 }
 
 /**
- * Opens the assistant of a command: the MCP module is loaded only when the workspace has an mcp.json,
+ * Opens the assistant of a command: the MCP module is loaded only when the workspace has an mcp.json (its servers'
+ * roots are the working folder and the workspace; `mcpHost.elicit` answers their forms, else they are declined),
  * and the sessions are PostgreSQL's only when `--database-url` or MINICLAW_DATABASE_URL names one.
  * Throws a one-line ConfigError for a bad mcp.json, database or option.
  */
-export async function openCliAssistant(args: CliArgs, io: CliIo, options: AssistantOptions): Promise<CliAssistant> {
+export async function openCliAssistant(args: CliArgs, io: CliIo, options: AssistantOptions, mcpHost?: { elicit?: Elicit }): Promise<CliAssistant> {
   const warn = options.onWarning ?? (() => {});
   const sandbox = await sandboxOf(args, io, options.workspace);
-  const mcp = existsSync(join(options.workspace, "mcp.json")) ? await (await import("../mcp/index.js")).openMcpHub(options.workspace, io.env, warn) : undefined;
+  // Servers may work in the working folder and the workspace (their roots); a person answers forms only where one is asked.
+  const roots = [options.cwd ?? io.cwd, options.workspace];
+  const host = { roots, ...(mcpHost?.elicit && { elicit: mcpHost.elicit }) };
+  const mcp = existsSync(join(options.workspace, "mcp.json")) ? await (await import("../mcp/index.js")).openMcpHub(options.workspace, io.env, warn, host) : undefined;
   let opened: OpenedSessions | undefined;
   try {
     // A store given (a replay's own) is the caller's to close.

@@ -20,10 +20,19 @@ const REASON_COLUMNS = 300;
  * servers connect stops them and resolves to 130 or 143. Needs no credentials: no model is called.
  */
 export async function mcpCommand(args: CliArgs, io: CliIo): Promise<number> {
-  if (args.words.length > 0) throw new ConfigError("miniclaw mcp takes no words: it lists the servers of the workspace's mcp.json, their state and tools");
+  const [verb = "list", ...rest] = args.words;
+  if (!["list", "add", "remove", "login"].includes(verb) || (verb === "list" && rest.length > 0)) {
+    throw new ConfigError(`miniclaw mcp takes list, add, remove or login (got "${args.words.join(" ")}"); see miniclaw --help`);
+  }
+  if (args.mcpAdd !== undefined && verb !== "add") throw new ConfigError("--transport, -e and -H go with miniclaw mcp add");
   const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
   if (await ensureWorkspace(workspace)) io.stderr.write(`Created a new workspace at ${workspace} from the templates.\n`);
-  const hub = await openMcpHub(workspace, io.env, (message) => io.stderr.write(`warning: ${visibleText(message, { keepLineBreaks: true })}\n`));
+  if (verb === "add") return (await import("./mcp-edit.js")).mcpAdd(args, io, workspace);
+  if (verb === "remove") return (await import("./mcp-edit.js")).mcpRemove(args, io, workspace);
+  if (verb === "login") return (await import("./mcp-login.js")).mcpLogin(args, io, workspace);
+  const warn = (message: string): void => void io.stderr.write(`warning: ${visibleText(message, { keepLineBreaks: true })}\n`);
+  // Failures are in the listing; said once there, not again as warnings.
+  const hub = await openMcpHub(workspace, io.env, warn, { reportFailures: false });
   if (!hub) {
     io.stdout.write(`${noMcpServers(workspace)}\n`);
     return 0;
@@ -55,7 +64,8 @@ export function listMcpServers(hub: McpHub, source: string): string {
   const lines = servers.flatMap((server) => {
     const head = `${server.name.padEnd(nameWidth)}  ${server.transport.padEnd(transportWidth)}  ${stateOf(server)}`;
     const tools = server.state === "connected" || server.state === "stopped" ? server.tools : [];
-    return [head, ...tools.map((tool) => `  ${tool}${server.readOnly.includes(tool) ? "  (read-only)" : ""}`)];
+    const extra = server.state === "connected" && server.resources + server.prompts > 0 ? [`  (${server.resources} resources, ${server.prompts} prompts)`] : [];
+    return [head, ...tools.map((tool) => `  ${tool}${server.readOnly.includes(tool) ? "  (read-only)" : ""}`), ...extra];
   });
   return [`MCP servers of ${visibleLine(source, 200)}:`, ...lines.map((line) => `  ${line}`)].join("\n");
 }
@@ -77,5 +87,6 @@ function stateOf(server: McpServerStatus): string {
   if (server.state === "connected") return `connected  ${count}`;
   if (server.state === "stopped") return `stopped${reason}  ${count}`;
   if (server.state === "failed") return `failed${reason}`;
+  if (server.state === "disabled" && server.error !== undefined) return `left out${reason}`;
   return server.state;
 }

@@ -114,6 +114,10 @@ export function describeEvent(event: AgentEvent, paint: (style: Style, text: str
       if (event.isError) return paint("red", "  ✗ ") + firstLine(event.content, within("red"));
       // A server tool's result starts with its own summary ("8 results", "fetched <title>").
       return paint("dim", "  ✓ ") + (event.server ? firstLine(event.content, within("dim")) : summarizeOutput(event.content, within("dim")));
+    case "tool_progress": {
+      const done = event.total === undefined ? `${event.progress}` : `${event.progress}/${event.total}`;
+      return paint("dim", `  … ${done}${event.message ? " " : ""}`) + visibleLine(event.message ?? "", CLIP_COLUMNS, within("dim"));
+    }
     case "approval":
       if (event.decision === "safe") return undefined;
       return paint("yellow", `  approval: ${event.decision.replace("_", " ")} — `) + visibleText(`${event.command}${event.reason ? ` (${event.reason})` : ""}`, within("yellow"));

@@ -19,6 +19,8 @@ import { restoredMode } from "./setting-commands.js";
 import { createSteerEcho, takeTypedLine, type RunningTurn, type SteerEcho } from "./typed-during-turn.js";
 import { withSpinner } from "./thinking-line.js";
 import { terminalApprover } from "./approval-question.js";
+import { terminalElicit } from "./mcp-elicit.js";
+import { mcpPromptMessage } from "./mcp-prompt-command.js";
 import { visibleLine, visibleReply, visibleText } from "./visible-text.js";
 import { banner, chooseReplSession, describeReopened } from "./repl-session.js";
 import { attachFiles, createPendingContext, runUserCommand, type PendingContext } from "./user-context.js";
@@ -125,7 +127,7 @@ async function openRepl(args: CliArgs, io: CliIo, input: LineInput, workspace: s
     // @path gathered joins the next message as context (never the system prompt, which stays byte-stable).
     turn: { ...given({ ...turnFlags(args), effort: undefined }), hooks: { onTurnStart: () => given({ context: context.take() }) } },
     ...assistantFlags(args),
-  });
+  }, input.interactive ? { elicit: terminalElicit(input, io.stdout, { color }) } : {});
   const { assistant, mcp } = opened;
   const effort = args.effort === undefined ? undefined : { level: args.effort, source: "--effort" as const };
   const named = args.model !== undefined ? "from --model" : io.env["MINICLAW_MODEL"] ? "from MINICLAW_MODEL" : "the default";
@@ -153,18 +155,25 @@ async function readMessages(repl: Repl): Promise<boolean> {
   let failed = false;
   for (;;) {
     const mode = state.assistant.permissionMode === "default" ? "" : ` (${state.assistant.permissionMode})`;
-    const line = await input.next(`${visibleLine(state.assistant.agents[state.agentId]!.name, 60)}${mode}› `);
-    if (line === undefined) return failed;
-    if (!line.trim()) continue;
-    if (line.startsWith("!")) {
-      await input.remember(line);
-      await runUserCommand(line.slice(1), repl);
+    const typed = await input.next(`${visibleLine(state.assistant.agents[state.agentId]!.name, 60)}${mode}› `);
+    if (typed === undefined) return failed;
+    if (!typed.trim()) continue;
+    if (typed.startsWith("!")) {
+      await input.remember(typed);
+      await runUserCommand(typed.slice(1), repl);
       continue;
     }
+    // An MCP prompt's command is its text, sent as the message. Only such a line waits here: any other sets up its turn at once.
+    const prompt = typed.startsWith("/mcp__") ? await mcpPromptMessage(typed, state.mcp) : undefined;
+    if (prompt && "error" in prompt) {
+      io.stdout.write(`${visibleText(prompt.error)}\n`);
+      continue;
+    }
+    const line = prompt?.text ?? typed;
     // A message's turn is set up before anything is awaited, so a line typed right after Enter already steers it.
     const command = replCommandOf(line, state.assistant.agents);
     if (command === undefined) repl.turn = newTurn(line, repl);
-    await input.remember(line);
+    await input.remember(typed);
     if (command === undefined) {
       if (!(await sendTurn(line, repl, repl.turn!))) failed = true;
       continue;

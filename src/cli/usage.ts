@@ -22,8 +22,10 @@ Commands:
   sessions export KEY       a session as JSONL on stdout (either backend)
   sessions import FILE      a session from a JSONL file (--session KEY: under another key)
   db migrate                create or update the tables (PostgreSQL; also done on first use)
-  mcp                       the MCP servers of workspace/mcp.json: connects them, lists
+  mcp [list]                the MCP servers of workspace/mcp.json: connects them, lists
                             their state and tools, stops them
+  mcp add | remove | login  add or remove a server (after you confirm), sign in to one
+                            (see miniclaw mcp --help)
   steer KEY TEXT            add a message to session KEY's running turn, or its next one
                             (from another terminal; see miniclaw steer --help)
   demo                      the REPL against the built-in scripted model (no key needed)
@@ -119,10 +121,18 @@ Options:
 Creates or updates miniclaw's tables (sessions, cron, pg-boss's) in the database of
 --database-url or MINICLAW_DATABASE_URL, in schema MINICLAW_DATABASE_SCHEMA (default
 miniclaw). Also done on first use.`,
-  mcp: `Usage: miniclaw mcp [--workspace DIR]
+  mcp: `Usage: miniclaw mcp [list] [--workspace DIR]
+       miniclaw mcp add NAME URL [--transport http|sse] [-H "Name: value"]... [-y]
+       miniclaw mcp add NAME [-e KEY=VALUE]... [-y] -- COMMAND [ARGS...]
+       miniclaw mcp remove NAME [-y]
+       miniclaw mcp login NAME
 
-Connects the MCP servers of the workspace's mcp.json, lists each one's state and tools, and
-stops them. The REPL's /mcp shows the same for the servers it runs.`,
+list (the default) connects the MCP servers of the workspace's mcp.json, lists each one's
+state and tools, and stops them; the REPL's /mcp shows the same for the servers it runs.
+add writes a server to mcp.json and remove takes one out (with its sign-in), each after you
+confirm (-y: no question). login signs in to an http server (OAuth): it opens the page with
+$BROWSER or prints it, listens on 127.0.0.1 for the redirect, and keeps the tokens in
+workspace/mcp-credentials.json, readable by you alone.`,
   steer: `Usage: miniclaw steer KEY TEXT [--workspace DIR]
 
 Adds TEXT to the inbox of session KEY, as if the user had typed it there. The turn

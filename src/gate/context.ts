@@ -54,6 +54,8 @@ export interface GateCall {
   tool: string;
   input: unknown;
   access: Access;
+  /** Why an `ask` call asks, when the tool says (Tool.approvalReason). */
+  reason?: string;
 }
 
 /** A judged call: `readOnly` at once (it may run beside other reads); `settle` applies the mode as it is then, asks, saves "always", emits `approval`. Never rejects. */

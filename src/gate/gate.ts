@@ -95,7 +95,7 @@ class PolicyGate implements Gate {
     if (access === "read" || access === "act") return toolVerdict(call, access === "read" ? "safe" : "act", "");
     if (access === "ask") {
       const kind = matchesToolName(call.tool, approvals.allowed, true) ? "approved" : "needs";
-      return { ...toolVerdict(call, kind, "the tool is declared to need approval"), alwaysSaves: call.tool, denySaves: call.tool };
+      return { ...toolVerdict(call, kind, call.reason ?? "the tool is declared to need approval"), alwaysSaves: call.tool, denySaves: call.tool };
     }
     if (!("command" in access)) return this.pathVerdict(access.path, access.write === true);
     const subject = { kind: "command", command: access.command } as const;

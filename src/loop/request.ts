@@ -19,17 +19,24 @@ export interface RequestInput {
 }
 
 const EPHEMERAL = { type: "ephemeral" } as const;
+/** The API's tool search tool, offered when some tools are deferred (`Tool.deferLoading`). */
+export const TOOL_SEARCH_TOOL: Anthropic.ToolSearchToolBm25_20251119 = { type: "tool_search_tool_bm25_20251119", name: "tool_search_tool_bm25" };
 
 /**
  * The request for the history as it is (sessions/repair.ts keeps it valid). Cache breakpoints: the last tool, the system prompt, the newest message and the
  * previous request's newest (the last user message before it). No temperature, top_p or top_k: API 2026-10-21 rejects them.
  */
 export function buildRequest(input: RequestInput): MessageParams {
+  // Deferred only beside a tool that is not: the API refuses a request whose every tool is deferred.
+  const defer = input.tools.some((tool) => tool.deferLoading === true) && input.tools.some((tool) => tool.deferLoading !== true);
   const defined: Anthropic.ToolUnion[] = [
-    ...input.tools.map((tool): Anthropic.Tool => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema })),
+    ...input.tools.map((tool): Anthropic.Tool => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema, ...(defer && tool.deferLoading === true && { defer_loading: true }) })),
     ...webTools(input.web),
+    ...(defer ? [TOOL_SEARCH_TOOL] : []),
   ];
-  const tools = defined.map((tool, i) => (i === defined.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool));
+  // The breakpoint goes on the last tool that is loaded: deferred definitions are not part of the cached prefix.
+  const last = defined.findLastIndex((tool) => !("defer_loading" in tool && tool.defer_loading === true));
+  const tools = defined.map((tool, i) => (i === last ? { ...tool, cache_control: EPHEMERAL } : tool));
   const outputConfig = { ...(input.effort && { effort: input.effort }), ...(input.format && { format: { type: "json_schema" as const, schema: input.format } }) };
   const { thinking, toolChoice } = input;
   return {

@@ -5,6 +5,7 @@ import type { AnyTool, TurnScope } from "../tools/define.js";
 import { isOffered } from "../tools/source.js";
 import type { AgentConfig, TurnResult } from "../types.js";
 import { runHook, type TurnOptions } from "./turn-options.js";
+import { sideRequests } from "./side-request.js";
 import type { ParentLink, TurnSetup } from "./turn-setup.js";
 import type { TurnState } from "./turn-state.js";
 
@@ -28,6 +29,7 @@ export function turnScope(rt: TurnSetup, turn: TurnState, sessionKey: string, to
     sessionKey,
     agentId: rt.agent.id,
     delegate: (agentId, task, toolUseId) => limit(() => runSubagent(parent, agentId, task, toolUseId)),
+    sample: sideRequests(rt, turn),
     setMode(mode) {
       rt.modes.mode = mode;
       turn.modeChangedBy = "exit_plan_mode";

@@ -1,6 +1,6 @@
 // One entry of the MCP server settings: its kind, each field checked and ${VAR}-expanded, one-line errors that name the field.
 import { ConfigError } from "../errors.js";
-import type { McpHttpConfig, McpSdkConfig, McpServerCommon, McpServerConfig, McpStdioConfig } from "./config.js";
+import type { McpHttpConfig, McpOAuthConfig, McpSdkConfig, McpServerCommon, McpServerConfig, McpStdioConfig } from "./config.js";
 
 /** Where an entry comes from, for errors and expansion; `lenient` for a disabled server, which never starts, so a variable it names need not be set. */
 export interface FieldScope {
@@ -9,6 +9,10 @@ export interface FieldScope {
   env: Record<string, string | undefined>;
   fromFile: boolean;
   lenient?: boolean;
+  /** Filled while reading: the variables the entry names that are not set (the server is then left out, not refused). */
+  unset?: string[];
+  /** One line per entry whose fields of other tools were ignored. */
+  notes?: string[];
 }
 
 type Kind = "stdio" | "http" | "sdk";
@@ -17,14 +21,15 @@ type Entry = Record<string, unknown>;
 const COMMON_FIELDS = ["enabled", "tools", "readOnly", "timeoutMs", "connectTimeoutMs"];
 const KIND_FIELDS: Record<Kind, string[]> = {
   stdio: ["type", "command", "args", "env", "cwd", ...COMMON_FIELDS],
-  http: ["type", "url", "headers", ...COMMON_FIELDS],
+  http: ["type", "url", "headers", "oauth", ...COMMON_FIELDS],
   sdk: ["type", "server", ...COMMON_FIELDS],
 };
 const KIND_LABELS: Record<Kind, string> = { stdio: "a stdio server", http: "an http server", sdk: "an sdk server" };
 /** Fields other tools' configurations use, and what to write here instead. */
-const FIELD_HINTS = new Map([
-  ["disabled", 'use "enabled": false'], ["serverUrl", 'use "url"'], ["httpUrl", 'use "type": "http" with "url"'], ["timeout", 'use "timeoutMs"'], ["transport", 'use "type"'],
-]);
+const FIELD_HINTS = new Map([["serverUrl", 'use "url"'], ["httpUrl", 'use "type": "http" with "url"'], ["transport", 'use "type"']]);
+/** Fields of other clients' configurations (Claude Code, Cline, Cursor) that mean nothing here: ignored, with one note. */
+const FOREIGN_FIELDS = ["autoApprove", "alwaysAllow", "disabledTools", "description", "timeout", "networkTimeout", "trust", "includeTools", "excludeTools"];
+const OAUTH_FIELDS = ["clientId", "clientSecret", "scope", "callbackPort", "clientMetadataUrl", "grant", "privateKey", "algorithm"];
 /** Beyond this, Node's timers fire at once instead of late. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
 const REFERENCE = /\$\{([^}]*)\}/g;
@@ -38,12 +43,30 @@ export function readEntryFields(entry: unknown, scope: FieldScope): McpServerCon
     throw new ConfigError(`${scope.source}: server "${scope.server}" must be an object such as {"command": "..."} or {"type": "http", "url": "..."}`);
   }
   const kind = kindOf(entry, scope);
-  checkKnownFields(entry, kind, scope);
-  const common = readCommon(entry, scope);
-  const fieldScope = { ...scope, lenient: common.enabled === false };
-  if (kind === "stdio") return { ...common, ...readStdio(entry, fieldScope) };
-  if (kind === "http") return { ...common, ...readHttp(entry, fieldScope) };
-  return { ...common, type: "sdk", server: readServerObject(entry, scope) };
+  const own = withoutForeignFields(entry, scope);
+  checkKnownFields(own, kind, scope);
+  const common = readCommon(own, scope);
+  const unset: string[] = [];
+  const fieldScope = { ...scope, lenient: common.enabled === false, unset };
+  const config: McpServerConfig =
+    kind === "stdio" ? { ...common, ...readStdio(own, fieldScope) }
+    : kind === "http" ? { ...common, ...readHttp(own, fieldScope) }
+    : { ...common, type: "sdk", server: readServerObject(own, scope) };
+  if (unset.length === 0) return config;
+  // One server whose variable is unset is left out, with one line; the others start.
+  const names = [...new Set(unset)].map((name) => `\${${name}}`).join(", ");
+  return { ...config, enabled: false, disabledReason: `it uses ${names}, which ${unset.length > 1 ? "are" : "is"} not set: set ${[...new Set(unset)].join(", ")} in the environment, or write \${NAME:-default}` };
+}
+
+/** The entry without the fields of other clients (noted once) and with `disabled` read as `enabled`. */
+function withoutForeignFields(entry: Entry, scope: FieldScope): Entry {
+  const foreign = Object.keys(entry).filter((key) => FOREIGN_FIELDS.includes(key));
+  if (foreign.length > 0) scope.notes?.push(`${scope.source}: server "${scope.server}": ignored ${foreign.map((k) => `"${k}"`).join(", ")} (another client's setting${foreign.length > 1 ? "s" : ""}; miniclaw asks before each call unless "readOnly" lists the tool)`);
+  const { disabled, ...rest } = Object.fromEntries(Object.entries(entry).filter(([key]) => !FOREIGN_FIELDS.includes(key)));
+  if (disabled === undefined) return rest;
+  if (typeof disabled !== "boolean") fail(scope, "disabled", `must be true or false (got ${kindOfValue(disabled)})`);
+  if (rest["enabled"] !== undefined) fail(scope, "disabled", 'cannot go with "enabled": give one of them');
+  return { ...rest, enabled: !disabled };
 }
 
 /** An object written as `{...}`: not null, not a list. */
@@ -67,10 +90,10 @@ function kindOf(entry: Entry, scope: FieldScope): Kind {
   }
   if (type === "stdio") return "stdio";
   if (type === "http" || type === "streamable-http") return "http";
-  if (type === "sse") fail(scope, "type", 'is "sse", which is not supported: only stdio and Streamable HTTP ("type": "http"); most servers that offer SSE also serve Streamable HTTP, often at /mcp');
+  if (type === "sse") return "http";
   if (type === "sdk" && !scope.fromFile) return "sdk";
   if (type === "sdk") fail(scope, "type", 'is "sdk", which is for the library only (a file cannot hold a server object): use "command", or "type": "http" with "url"');
-  const allowed = scope.fromFile ? '"stdio" or "http"' : '"stdio", "http" or "sdk"';
+  const allowed = scope.fromFile ? '"stdio", "http" or "sse"' : '"stdio", "http", "sse" or "sdk"';
   return fail(scope, "type", `must be ${allowed} (got ${typeof type === "string" ? JSON.stringify(type) : kindOfValue(type)})`);
 }
 
@@ -107,14 +130,33 @@ function readHttp(entry: Entry, scope: FieldScope): McpHttpConfig {
   const url = readText(entry["url"], "url", scope);
   if (url === undefined) fail(scope, "url", 'is required for an http server: its address, such as "https://example.com/mcp"');
   const protocol = URL.canParse(url) ? new URL(url).protocol : undefined;
-  const unexpanded = scope.lenient === true && url.includes("${");
+  const unexpanded = (scope.lenient === true || (scope.unset?.length ?? 0) > 0) && url.includes("${");
   // The address is not shown: once expanded it may carry a token.
   if (!unexpanded && protocol !== "http:" && protocol !== "https:") fail(scope, "url", 'must be an http:// or https:// address, such as "https://example.com/mcp"');
   const headers = readTextMap(entry["headers"], "headers", HEADER_NAME, scope);
   for (const [name, value] of Object.entries(headers ?? {})) {
     if (/[\r\n\0]/.test(value)) fail(scope, `headers.${name}`, "must be one line (it holds a line break or a NUL once expanded)");
   }
-  return { type: "http", url, ...(headers !== undefined && { headers }) };
+  const oauth = readOAuth(entry["oauth"], scope);
+  return { type: entry["type"] === "sse" ? "sse" : "http", url, ...(headers !== undefined && { headers }), ...(oauth !== undefined && { oauth }) };
+}
+
+/** `oauth`: a pre-registered client, its scope, the loopback port, or machine-to-machine credentials (`grant`). */
+function readOAuth(value: unknown, scope: FieldScope): McpOAuthConfig | undefined {
+  if (value === undefined) return undefined;
+  if (!isPlainObject(value)) fail(scope, "oauth", `must be an object such as {"clientId": "...", "callbackPort": 8765} (got ${kindOfValue(value)})`);
+  const extra = Object.keys(value).find((key) => !OAUTH_FIELDS.includes(key));
+  if (extra !== undefined) fail(scope, `oauth.${extra}`, `is not a setting: "oauth" takes ${OAUTH_FIELDS.join(", ")}`);
+  const grant = value["grant"];
+  if (grant !== undefined && grant !== "authorization_code" && grant !== "client_credentials") fail(scope, "oauth.grant", 'must be "authorization_code" (sign in as a person, the default) or "client_credentials" (a machine)');
+  const port = value["callbackPort"];
+  if (port !== undefined && (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535)) fail(scope, "oauth.callbackPort", "must be a port number from 1 to 65535");
+  const text = (key: string): string | undefined => readText(value[key], `oauth.${key}`, scope);
+  const config = given({ clientId: text("clientId"), clientSecret: text("clientSecret"), scope: text("scope"), clientMetadataUrl: text("clientMetadataUrl"), privateKey: text("privateKey"), algorithm: text("algorithm"), callbackPort: port as number | undefined, grant: grant as McpOAuthConfig["grant"] });
+  if (config.grant === "client_credentials" && (config.clientId === undefined || (config.clientSecret === undefined && config.privateKey === undefined))) {
+    fail(scope, "oauth", 'with "grant": "client_credentials" needs "clientId" and "clientSecret" (or "privateKey")');
+  }
+  return config;
 }
 
 function readServerObject(entry: Entry, scope: FieldScope): McpSdkConfig["server"] {
@@ -186,6 +228,10 @@ function expandVariables(text: string, field: string, scope: FieldScope): string
     const value = Object.hasOwn(scope.env, name) ? scope.env[name] : undefined;
     if (fallback !== undefined && (value === undefined || value === "")) return fallback;
     if (value === undefined && scope.lenient === true) return whole;
+    if (value === undefined && scope.unset !== undefined) {
+      scope.unset.push(name);
+      return whole;
+    }
     if (value === undefined) fail(scope, field, `uses \${${name}}, which is not set: set ${name} in the environment, or write \${${name}:-default}`);
     return value;
   });

@@ -16,13 +16,33 @@ export interface McpServerCommon {
   timeoutMs?: number;
   /** Starting and initializing the server; default `DEFAULT_MCP_CONNECT_TIMEOUT_MS`. */
   connectTimeoutMs?: number;
+  /** Set when reading the entry, never written: why it cannot start (a variable it names is unset); it is then left out with this line. */
+  disabledReason?: string;
 }
 
 /** A server started as a child process speaking MCP on its stdin and stdout. Parsed entries always carry `type` and an absolute `cwd`. */
 export type McpStdioConfig = McpServerCommon & { type?: "stdio"; command: string; args?: string[]; env?: Record<string, string>; cwd?: string };
 
-/** A server reached over Streamable HTTP (`"type": "streamable-http"` in a file is read as this). */
-export type McpHttpConfig = McpServerCommon & { type: "http"; url: string; headers?: Record<string, string> };
+/**
+ * OAuth for an http server, as the MCP authorization spec has it: without it, a server that answers 401 is signed in to
+ * with `miniclaw mcp login` (dynamic client registration); with it, a pre-registered client (`clientId`, `clientSecret`),
+ * a client ID metadata document (`clientMetadataUrl`), the scope to ask for, the loopback port, or `"grant":
+ * "client_credentials"` for a machine (with `clientSecret`, or `privateKey` in PEM for private_key_jwt).
+ */
+export interface McpOAuthConfig {
+  clientId?: string;
+  clientSecret?: string;
+  scope?: string;
+  callbackPort?: number;
+  clientMetadataUrl?: string;
+  grant?: "authorization_code" | "client_credentials";
+  privateKey?: string;
+  /** The JWS algorithm of `privateKey` (default ES256). */
+  algorithm?: string;
+}
+
+/** A server reached over Streamable HTTP (`"streamable-http"` in a file is read as this), or the older HTTP+SSE transport (`"sse"`). */
+export type McpHttpConfig = McpServerCommon & { type: "http" | "sse"; url: string; headers?: Record<string, string>; oauth?: McpOAuthConfig };
 
 /** An in-process server: any object with connect(transport) (an McpServer of @modelcontextprotocol/server); `any` as the transport's type is the SDK's, not imported here. */
 export type McpSdkConfig = McpServerCommon & { type: "sdk"; server: { connect(transport: any): Promise<void> } };
@@ -56,12 +76,12 @@ type Env = Record<string, string | undefined>;
  * the fields given, with `type` always set (`"streamable-http"`, or a `url` without a type, becomes `"http"`) and `cwd`
  * absolute. Throws a one-line ConfigError naming `source`, the server and the field, saying what was expected.
  */
-export function parseMcpConfig(value: unknown, source: string, env: Env, workspace?: string): McpServersConfig {
+export function parseMcpConfig(value: unknown, source: string, env: Env, workspace?: string, notes?: string[]): McpServersConfig {
   const servers = unwrapServers(value, source, workspace !== undefined);
   return Object.fromEntries(
     Object.entries(servers).map(([name, entry]) => {
       checkServerName(name, source);
-      const config = readEntryFields(entry, { source, server: name, env, fromFile: workspace !== undefined });
+      const config = readEntryFields(entry, { source, server: name, env, fromFile: workspace !== undefined, ...(notes && { notes }) });
       if ("command" in config && config.cwd !== undefined) config.cwd = resolve(workspace ?? process.cwd(), config.cwd);
       return [name, config];
     }),
@@ -69,7 +89,7 @@ export function parseMcpConfig(value: unknown, source: string, env: Env, workspa
 }
 
 /** Reads `<workspace>/mcp.json`; undefined when there is none. A one-line ConfigError naming the file when it cannot be read, is not JSON, or is bad. */
-export async function readMcpConfig(workspace: string, env: Env): Promise<McpServersConfig | undefined> {
+export async function readMcpConfig(workspace: string, env: Env, notes?: string[]): Promise<McpServersConfig | undefined> {
   const file = join(workspace, MCP_CONFIG_FILE);
   const raw = await readRegularText(file).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return undefined;
@@ -82,7 +102,7 @@ export async function readMcpConfig(workspace: string, env: Env): Promise<McpSer
   } catch (error) {
     throw new ConfigError(`${file}: not valid JSON: ${(error as Error).message}`);
   }
-  return parseMcpConfig(data, file, env, resolve(workspace));
+  return parseMcpConfig(data, file, env, resolve(workspace), notes);
 }
 
 function unwrapServers(value: unknown, source: string, fromFile: boolean): Record<string, unknown> {

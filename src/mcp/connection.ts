@@ -1,29 +1,48 @@
-// One MCP server as miniclaw holds it: connected with a timeout, its tool list, calls with a timeout, one restart after a death.
+// One MCP server as miniclaw holds it: connected (signed in where needed) with a timeout, its tools, resources and prompts, calls, one restart.
 import type { Client, Transport } from "@modelcontextprotocol/client";
-import { DEFAULT_MCP_CONNECT_TIMEOUT_MS, DEFAULT_MCP_TIMEOUT_MS, type McpServerConfig } from "./config.js";
+import type { ToolContext } from "../tools/define.js";
+import { DEFAULT_MCP_CONNECT_TIMEOUT_MS, type McpServerConfig } from "./config.js";
+import { causeOf, oneLine, whereOf } from "./failure.js";
+import { CallScopes, type McpHost } from "./host.js";
+import { callTool, type McpCallResult } from "./call.js";
+import { listCatalog, type McpCatalog } from "./catalog.js";
+import { SignInNeeded } from "./oauth-provider.js";
+import { CLIENT_CAPABILITIES, serveServerRequests } from "./server-requests.js";
+import { AuthSession } from "./sign-in.js";
 import type { StdioTransport } from "./stdio-transport.js";
-import type { McpCallResult } from "./mcp-result.js";
 
-/** A tool as the server lists it (the parts miniclaw uses). */
-export type McpToolInfo = { name: string; title?: string | undefined; description?: string | undefined; inputSchema: Record<string, unknown> };
+export type { McpToolInfo } from "./catalog.js";
 
 /** Where a server stands: `failed` and `stopped` say why in `error`. */
 export type McpState = "disabled" | "idle" | "connecting" | "connected" | "failed" | "stopped";
 
 const CLIENT_INFO = { name: "miniclaw", version: "0.1.0" };
+type Sdk = typeof import("@modelcontextprotocol/client");
+
+/** What a connection takes from its hub: the children's environment (already scrubbed), the host, and who hears of a changed list. */
+export interface ConnectionDeps {
+  childEnv: Record<string, string | undefined>;
+  host: McpHost;
+  onChanged: () => void;
+}
 
 /**
- * One configured server. `connect()` never throws: a server that cannot start or answer in time ends `failed` with the
- * reason. A server that dies is restarted once, before the next call; after a second death it stays `stopped`. `deps`:
- * the environment of children (already scrubbed), and who hears of a `tools/list_changed`.
+ * One configured server. `connect()` never throws: a server that cannot start, answer in time or be signed in to ends
+ * `failed` with one line naming where it is and why. A server that dies is restarted once, before the next call; after a
+ * second death it stays `stopped`. Requests the server sends during a call (sampling, forms) belong to that call.
  */
 export class McpConnection {
   state: McpState;
   error: string | undefined;
-  tools: McpToolInfo[] = [];
-  /** Set when the server announced a changed tool list that `relist()` has not fetched yet. */
+  catalog: McpCatalog = { tools: [], resources: [], templates: [], prompts: [], instructions: undefined };
+  /** Set when the server announced a changed list that `relist()` has not fetched yet. */
   stale = false;
+  readonly calls = new CallScopes();
   private client: Client | undefined;
+  private transport: Transport | undefined;
+  /** The client of the start under way, stopped when the start times out. */
+  private starting: Client | undefined;
+  private auth: AuthSession | undefined;
   private closing = false;
   private restarts = 0;
   private connecting: Promise<void> | undefined;
@@ -31,89 +50,130 @@ export class McpConnection {
   constructor(
     readonly name: string,
     readonly config: McpServerConfig,
-    private readonly deps: { childEnv: Record<string, string | undefined>; onToolsChanged: () => void },
+    private readonly deps: ConnectionDeps,
   ) {
     this.state = config.enabled === false ? "disabled" : "idle";
+    if (config.disabledReason !== undefined) this.error = config.disabledReason;
   }
 
-  /** Connects and lists the tools, once; later calls wait for the same attempt. */
+  /** Connects and lists what the server offers, once; later calls wait for the same attempt. */
   connect(): Promise<void> {
     if (this.state === "disabled") return Promise.resolve();
     this.connecting ??= this.open();
     return this.connecting;
   }
 
-  /** Calls a tool with the server's timeout; `signal` cancels it (the server is told). Rejects with a one-line reason. */
-  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
-    if (this.state === "stopped" && this.restarts === 0) {
-      this.restarts++;
-      this.connecting = undefined;
-      await this.connect();
-    }
-    const client = this.client;
-    if (this.state !== "connected" || !client) throw new Error(`the MCP server "${this.name}" is not running: ${this.error ?? this.state}`);
-    const timeout = this.config.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS;
-    try {
-      return (await client.callTool({ name: tool, arguments: args }, { signal, timeout })) as McpCallResult;
-    } catch (error) {
-      if (signal.aborted) throw new Error(`cancelled: the call to ${this.name}/${tool} was interrupted`);
-      const message = error instanceof Error ? error.message : String(error);
-      if (/timed? ?out/i.test(message)) throw new Error(`the MCP server "${this.name}" did not answer ${tool} within ${seconds(timeout)}; the call was cancelled`);
-      throw new Error(`the MCP server "${this.name}" failed during ${tool}: ${oneLine(message)}`);
-    }
+  /** Calls a tool for the call `context` answers; rejects with one line (the dispatcher makes it an `is_error` result). */
+  async call(tool: string, args: Record<string, unknown>, context: ToolContext, offeredName: string): Promise<McpCallResult> {
+    const client = await this.running();
+    return this.calls.within(context, () => this.withSignIn(() => callTool(client, this, tool, args, context, offeredName)));
   }
 
-  /** Fetches the tool list again after the server announced a change; a failure keeps the old list. */
+  /** Runs a request of the server's own (resources, prompts) on the running client, signed in again if the server asks. */
+  async request<T>(work: (client: Client) => Promise<T>): Promise<T> {
+    const client = await this.running();
+    return this.withSignIn(() => work(client));
+  }
+
+  /** Fetches the lists again after the server announced a change; a failure keeps the old lists. */
   async relist(): Promise<void> {
-    if (!this.stale) return;
+    if (!this.stale || !this.client) return;
     this.stale = false;
-    try {
-      if (this.client) this.tools = (await this.client.listTools()).tools.map(toolInfo);
-    } catch {
-      // The old list stays; a call of a tool that is gone is answered by the server.
-    }
+    this.catalog = await listCatalog(this.client).catch(() => this.catalog);
   }
 
-  /** Stops the server (kills a stdio server's process group); never throws. */
+  /** Tells the server its roots changed (it asks for them again); never throws. */
+  async rootsChanged(): Promise<void> {
+    await this.client?.sendRootsListChanged().catch(() => undefined);
+  }
+
+  /** Stops the server (kills a stdio server's process group) and the sign-in listener; never throws. */
   async close(): Promise<void> {
     this.closing = true;
     const client = this.client;
     this.client = undefined;
     await client?.close().catch(() => undefined);
+    await this.auth?.close().catch(() => undefined);
     if (this.state !== "disabled") this.state = "stopped";
+  }
+
+  private async running(): Promise<Client> {
+    if (this.state === "stopped" && this.restarts === 0 && !this.closing) {
+      this.restarts++;
+      this.connecting = undefined;
+      await this.connect();
+    }
+    if (this.state !== "connected" || !this.client) throw new Error(`the MCP server "${this.name}" is not running: ${this.error ?? this.state}`);
+    return this.client;
+  }
+
+  /** Runs `work`; when it failed because the server asked for a (wider) sign-in that a person just completed, once more. */
+  private async withSignIn<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      const code = this.auth?.takeCode();
+      if (!code) throw error;
+      await finishAuth(this.transport, await code);
+      return work();
+    }
   }
 
   private async open(): Promise<void> {
     this.state = "connecting";
     // The MCP client (its SDK, validators and schemas) is heavy: it loads only when a server is configured.
     const sdk = await import("@modelcontextprotocol/client");
-    const client = new sdk.Client(CLIENT_INFO);
-    // Marked at once: a server announces the change before the result of the call that made it, so the list is
-    // fetched again before the next request (the SDK's own refresh would come later, debounced).
-    client.setNotificationHandler("notifications/tools/list_changed", () => {
-      this.stale = true;
-      this.deps.onToolsChanged();
-    });
-    const { transport, serverSide } = await this.transport(sdk);
     const limit = this.config.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS;
-    const connecting = async (): Promise<void> => {
-      // An in-process server listens on the other end of the linked pair before the client speaks.
+    try {
+      if (this.config.type === "http" || this.config.type === "sse") this.auth = await AuthSession.open(this.name, this.config, this.deps.host, sdk);
+      await withTimeout(this.attempt(sdk), limit, `did not connect within ${seconds(limit)}`, () => this.auth?.signingIn() === true);
+    } catch (error) {
+      // A start still under way (a server that never answered) is stopped: its process must not outlive the attempt.
+      await this.starting?.close().catch(() => undefined);
+      this.state = "failed";
+      this.error = this.failureOf(error);
+      return;
+    }
+    this.state = "connected";
+    this.error = undefined;
+  }
+
+  /** Connects; when the server sent a person to sign in, waits for the redirect, finishes the sign-in, and connects again. */
+  private async attempt(sdk: Sdk): Promise<void> {
+    try {
+      await this.start(sdk);
+    } catch (error) {
+      const code = this.auth?.takeCode();
+      if (!code) throw error;
+      await finishAuth(this.transport, await code);
+      await this.start(sdk);
+    }
+  }
+
+  private async start(sdk: Sdk): Promise<void> {
+    const client = new sdk.Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
+    this.starting = client;
+    serveServerRequests(client, this.name, this.deps.host, this.calls);
+    // Marked at once: a server announces the change before the result of the call that made it, so the lists are
+    // fetched again before the next request (the SDK's own refresh would come later, debounced).
+    for (const method of ["notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed"] as const) {
+      client.setNotificationHandler(method, () => {
+        this.stale = true;
+        this.deps.onChanged();
+      });
+    }
+    const { transport, serverSide } = await this.openTransport(sdk);
+    this.transport = transport;
+    try {
       if (serverSide && this.config.type === "sdk") await this.config.server.connect(serverSide);
       await client.connect(transport);
-      this.tools = (await client.listTools()).tools.map(toolInfo);
-    };
-    try {
-      await withTimeout(connecting(), limit, `did not connect within ${seconds(limit)}`);
+      this.catalog = await listCatalog(client);
     } catch (error) {
       await client.close().catch(() => undefined);
-      this.state = "failed";
-      this.error = failureOf(error, transport);
-      return;
+      throw error;
     }
     client.onclose = () => this.died(client, transport);
     this.client = client;
-    this.state = "connected";
-    this.error = undefined;
   }
 
   /** A server that went away on its own: stopped, to be restarted once before the next call. */
@@ -124,10 +184,14 @@ export class McpConnection {
     this.error = `the server stopped${isStdio(transport) ? exitText(transport) : ""}`;
   }
 
-  private async transport(sdk: typeof import("@modelcontextprotocol/client")): Promise<{ transport: Transport; serverSide?: Transport }> {
+  private async openTransport(sdk: Sdk): Promise<{ transport: Transport; serverSide?: Transport }> {
     const config = this.config;
-    if (config.type === "http") return { transport: new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } }) };
-    if (config.type === "sdk") {
+    if ("url" in config) {
+      const options = { requestInit: { headers: config.headers ?? {} }, ...(this.auth?.provider && { authProvider: this.auth.provider }) };
+      const url = new URL(config.url);
+      return { transport: config.type === "sse" ? new sdk.SSEClientTransport(url, options) : new sdk.StreamableHTTPClientTransport(url, options) };
+    }
+    if (!("command" in config)) {
       const [transport, serverSide] = sdk.InMemoryTransport.createLinkedPair();
       return { transport, serverSide };
     }
@@ -135,25 +199,31 @@ export class McpConnection {
     const env = { ...this.deps.childEnv, ...config.env };
     return { transport: new StdioTransport({ command: config.command, args: config.args ?? [], env, ...(config.cwd !== undefined && { cwd: config.cwd }) }) };
   }
+
+  /** Why the server failed to connect, in one line: where it is and the cause, with what a stdio server wrote on stderr. */
+  private failureOf(error: unknown): string {
+    const where = whereOf(this.config);
+    const signIn = error instanceof SignInNeeded || /\(401\)$/.test(causeOf(error)) || (error as { name?: unknown })?.name === "UnauthorizedError";
+    if (signIn) return `${where}: needs sign-in: run "miniclaw mcp login ${this.name}"`;
+    const stderr = this.transport && isStdio(this.transport) ? oneLine(this.transport.stderrTail) : "";
+    return `${where}: ${causeOf(error)}${stderr ? ` (stderr: ${stderr.slice(-300)})` : ""}`;
+  }
 }
 
-function toolInfo({ name, title, description, inputSchema }: McpToolInfo & { inputSchema: unknown }): McpToolInfo {
-  return { name, title, description, inputSchema: typeof inputSchema === "object" && inputSchema !== null ? (inputSchema as Record<string, unknown>) : {} };
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+/** `work`, or a rejection after `ms`; the clock stops while a person signs in (`paused`), since they take their time. */
+function withTimeout<T>(work: Promise<T>, ms: number, message: string, paused: () => boolean): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
+    const tick = (): void => void (paused() ? (timer = setTimeout(tick, ms)) : reject(new Error(message)));
+    timer = setTimeout(tick, ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Why a server failed to connect, in one line, with what a stdio server wrote on stderr. */
-function failureOf(error: unknown, transport: Transport): string {
-  const message = oneLine(error instanceof Error ? error.message : String(error));
-  const stderr = isStdio(transport) ? oneLine(transport.stderrTail) : "";
-  return stderr ? `${message} (stderr: ${stderr.slice(-300)})` : message;
+/** Hands the code the browser brought back to the http transport that started the sign-in, which trades it for tokens. */
+async function finishAuth(transport: Transport | undefined, code: string): Promise<void> {
+  if (!transport || !("finishAuth" in transport) || typeof transport.finishAuth !== "function") throw new Error("this transport cannot sign in");
+  await (transport.finishAuth as (code: string) => Promise<void>).call(transport, code);
 }
 
 /** A stdio server's transport: the one that keeps its stderr and exit. */
@@ -166,6 +236,4 @@ function exitText({ exit }: StdioTransport): string {
   return !exit ? "" : exit.signal ? ` (killed by ${exit.signal})` : ` (exit code ${String(exit.code)})`;
 }
 
-const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
-const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim();
-
+export const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;

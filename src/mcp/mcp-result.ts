@@ -1,26 +1,22 @@
-// An MCP tool result as miniclaw tool output: text as text, images as image blocks, other content named; isError as an error.
+// An MCP tool result as miniclaw tool output: text as text, images and documents as blocks, other bytes saved, links readable; isError as an error.
 import type { ToolOutput } from "../tools/define.js";
+import type { McpCallResult } from "./call.js";
+import { bytesToBlocks, contentsToBlocks, type Block, type SaveBytes } from "./resource-contents.js";
 
-const API_IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
+export type { McpCallResult } from "./call.js";
 
 /** One content item of a `tools/call` result, loosely typed: it comes from a program miniclaw does not control. */
 type McpContent = { type: string; text?: unknown; data?: unknown; mimeType?: unknown; uri?: unknown; name?: unknown; resource?: unknown };
 
-/** What `tools/call` answered, loosely typed for the same reason. */
-export interface McpCallResult {
-  content?: unknown;
-  structuredContent?: unknown;
-  isError?: unknown;
-}
-
 /**
- * The output of one call. Text stays text; an image of a type the API takes becomes an image block; audio, resources and
- * links are named in a line of text (the model cannot use their bytes here); structured content alone shows as JSON. An
- * `isError` result throws an Error with its text, which the dispatcher turns into an `is_error` result.
+ * The output of one call. Text stays text; an image of a type the API takes becomes an image block, a PDF a document;
+ * an embedded resource is its contents (text, image, document, or bytes saved through `save` and named); a resource
+ * link names the tool that reads it (`readTool`); structured content alone shows as JSON. An `isError` result throws an
+ * Error with its text, which the dispatcher turns into an `is_error` result.
  */
-export function toToolOutput(result: McpCallResult): ToolOutput {
+export async function toToolOutput(result: McpCallResult, save: SaveBytes, readTool?: string): Promise<ToolOutput> {
   const items = Array.isArray(result.content) ? (result.content as McpContent[]) : [];
-  const blocks = items.flatMap(toBlock);
+  const blocks = (await Promise.all(items.map((item) => toBlocks(item, save, readTool)))).flat();
   if (blocks.length === 0 && result.structuredContent !== undefined) blocks.push({ type: "text", text: JSON.stringify(result.structuredContent) });
   if (result.isError === true) {
     const text = blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
@@ -30,19 +26,16 @@ export function toToolOutput(result: McpCallResult): ToolOutput {
   return blocks.every((b) => b.type === "text") ? blocks.map((b) => (b.type === "text" ? b.text : "")).join("\n") : blocks;
 }
 
-type Block = Exclude<ToolOutput, string>[number];
-
-function toBlock(item: McpContent): Block[] {
+async function toBlocks(item: McpContent, save: SaveBytes, readTool: string | undefined): Promise<Block[]> {
   if (typeof item !== "object" || item === null) return [];
   if (item.type === "text" && typeof item.text === "string") return item.text === "" ? [] : [{ type: "text", text: item.text }];
-  if (item.type === "image" && typeof item.data === "string" && typeof item.mimeType === "string" && API_IMAGE_TYPES.has(item.mimeType)) {
-    return [{ type: "image", source: { type: "base64", media_type: item.mimeType as "image/png", data: item.data } }];
+  if ((item.type === "image" || item.type === "audio") && typeof item.data === "string" && typeof item.mimeType === "string") {
+    return bytesToBlocks(item.data, item.mimeType, item.type, save);
   }
-  if (item.type === "resource") {
-    const resource = (item.resource ?? {}) as { text?: unknown; uri?: unknown };
-    if (typeof resource.text === "string") return [{ type: "text", text: resource.text }];
-    return [{ type: "text", text: `[resource ${String(resource.uri ?? "")}]` }];
+  if (item.type === "resource" && typeof item.resource === "object" && item.resource !== null) return contentsToBlocks(item.resource, save);
+  if (item.type === "resource_link") {
+    const how = readTool ? `; read it with ${readTool}` : "";
+    return [{ type: "text", text: `[resource link: ${String(item.name ?? "")} ${String(item.uri ?? "")}${typeof item.mimeType === "string" ? ` (${item.mimeType})` : ""}${how}]` }];
   }
-  if (item.type === "resource_link") return [{ type: "text", text: `[link ${String(item.name ?? "")} ${String(item.uri ?? "")}]` }];
   return [{ type: "text", text: `[${item.type}${typeof item.mimeType === "string" ? ` ${item.mimeType}` : ""}]` }];
 }

@@ -1,7 +1,8 @@
 // The MCP client transport over a server's stdin and stdout that leaves no process behind: the server leads its own process group, killed whole.
 import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { ReadBuffer, SdkError, SdkErrorCode, serializeMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
+import { SdkError, SdkErrorCode, STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
+import { LineReader, type LineItem } from "./line-reader.js";
 import { nodeSpawnDefault, type Spawn } from "../deps.js";
 import { MiniclawError } from "../errors.js";
 import { registerGroup, unregisterGroup } from "./reaper.js";
@@ -21,6 +22,8 @@ export interface StdioServerParams {
   env: Readonly<Record<string, string | undefined>>;
   cwd?: string;
   spawn?: Spawn;
+  /** The largest message read whole; a longer one ends the request it answers with an error (default the SDK's 10 MiB). */
+  maxMessageBytes?: number;
 }
 
 /** How the server process ended: an exit code, or the signal that killed it. */
@@ -38,7 +41,7 @@ export class StdioTransport implements Transport {
   onmessage: Transport["onmessage"];
 
   private child: ChildProcess | undefined;
-  private readonly buffer = new ReadBuffer();
+  private readonly buffer: LineReader;
   private tail = Buffer.alloc(0);
   private exitStatus: ServerExit | undefined;
   private phase: "new" | "starting" | "running" | "failed" | "gone" = "new";
@@ -46,6 +49,7 @@ export class StdioTransport implements Transport {
   private markGone!: () => void;
 
   constructor(private readonly params: StdioServerParams) {
+    this.buffer = new LineReader(params.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE);
     this.gone = new Promise((resolve) => (this.markGone = resolve));
   }
 
@@ -132,26 +136,21 @@ export class StdioTransport implements Transport {
   }
 
   private receive(chunk: Buffer): void {
-    try {
-      this.buffer.append(chunk);
-    } catch (error) {
-      // A message larger than the buffer allows: the stream cannot be resynchronised.
-      this.onerror?.(asError(error));
-      void this.close();
-      return;
-    }
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.buffer.readMessage();
-      } catch (error) {
-        // A line that is JSON but not JSON-RPC: reported and skipped, like the SDK's own transport.
-        this.onerror?.(asError(error));
-        continue;
-      }
-      if (message === null) return;
-      this.onmessage?.(message);
-    }
+    for (const item of this.buffer.push(chunk)) this.deliver(item);
+  }
+
+  /**
+   * One line: a message goes on; a line that is JSON but not JSON-RPC is reported and skipped, like the SDK's own
+   * transport; a message over the limit becomes an error answer to its request, so that call ends and the rest go on.
+   */
+  private deliver(item: LineItem): void {
+    if ("message" in item) return this.onmessage?.(item.message);
+    if ("error" in item) return this.onerror?.(item.error);
+    const size = `${Math.round(item.oversized / 1024 / 1024)} MiB`;
+    const limit = `${Math.round((this.params.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE) / 1024 / 1024)} MiB`;
+    const message = `the server's answer was about ${size}, over the ${limit} one message may take; it was dropped`;
+    if (item.id === undefined) return this.onerror?.(new Error(message));
+    this.onmessage?.({ jsonrpc: "2.0", id: item.id, error: { code: -32000, message } });
   }
 
   private keepStderr(chunk: Buffer): void {

@@ -16,6 +16,8 @@ interface SystemPromptInput {
   project?: string | undefined;
   skillsListing?: string | undefined;
   toolNames: readonly string[];
+  /** Notes the offered tools carry (`Tool.systemNote`), in tool order; each distinct note is written once, last. */
+  toolNotes?: readonly string[];
 }
 
 /** Cuts a text longer than `maxChars` to its first 70% and last 30%, with a line in the middle saying how much of which file was left out. */
@@ -50,6 +52,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   if (listing && tools.has("load_skill")) parts.push(section("Skills", `${SKILLS_INTRO}\n\n${listing}`));
   const notes = TOOL_NOTES.filter(([names]) => names.some((name) => tools.has(name))).map(([, note]) => note(tools));
   if (notes.length > 0) parts.push(section("Tools and memory", notes.join("\n")));
+  parts.push(...new Set((input.toolNotes ?? []).map((note) => note.trim()).filter((note) => note !== "")));
   return parts.join("\n\n");
 }
 

@@ -31,7 +31,8 @@ export function promptParts(body: RequestBody): PromptPart[] {
     hash.update(`\u0000${key}\u0000${json}`);
     parts.push({ tokens, breakpoint: control != null, prefixHash: hash.copy().digest("hex"), prefixTokens: total });
   };
-  for (const tool of Array.isArray(body.tools) ? body.tools : []) add("tool", tool);
+  // A deferred tool is not part of the prompt until a tool search finds it: its definition is neither cached nor counted.
+  for (const tool of Array.isArray(body.tools) ? body.tools : []) if (!(isRecord(tool) && tool.defer_loading === true)) add("tool", tool);
   const system: unknown = body.system;
   if (typeof system === "string" && system !== "") add("system", system);
   if (Array.isArray(system)) for (const block of system) add("system", block);

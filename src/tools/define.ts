@@ -19,6 +19,19 @@ export interface TurnScope {
   delegate(agentId: string, task: string, toolUseId: string): Promise<TurnResult>;
   /** Sets the permission mode from the next call on, as a tool's doing (exit_plan_mode), recorded in the session. */
   setMode(mode: Gate["mode"]): void;
+  /**
+   * Asks the turn's model one side question for the tool (an MCP server's sampling request, once the user allowed it):
+   * counted in the turn's usage and budget; throws one line when the turn's limits are reached or the request fails.
+   */
+  sample?(request: SideRequest, signal: AbortSignal): Promise<Anthropic.Message>;
+}
+
+/** A side request to the turn's model: the turn's model answers, with the turn's client. */
+export interface SideRequest {
+  system?: string;
+  messages: Anthropic.MessageParam[];
+  maxTokens: number;
+  stopSequences?: string[];
 }
 
 /** The effects a tool may use, every one injected by the loop: `cwd` (where relative paths and commands start), `env` (for children, without secrets). */
@@ -59,6 +72,12 @@ export interface Tool<I = unknown> {
   access: AccessRule<I>;
   /** On an interrupt, wait for `run` (which stops promptly on the signal) instead of answering at once: a delegate's child ends first. */
   waitsOnInterrupt?: boolean;
+  /** Why a call asks (access `ask`), as the approval question says it; default "the tool is declared to need approval". */
+  approvalReason?: string;
+  /** Sent with `defer_loading`: the model finds it through the API's tool search tool, which the request then offers. */
+  deferLoading?: boolean;
+  /** A stable note for the system prompt when the tool is offered (the same note of several tools is written once). */
+  systemNote?: string;
   /** Runs the tool, after the gate allowed the call. A throw becomes an is_error result carrying its message. */
   run(input: I, context: ToolContext): Promise<ToolOutput> | ToolOutput;
 }

@@ -103,7 +103,7 @@ async function prepare(call: ToolUseBlock, opts: DispatchOptions): Promise<Prepa
   }
   try {
     const access = await accessOf(tool, parsed.data, opts.context(call.id));
-    return { call, tool, input: parsed.data, judged: await opts.gate.check({ id: call.id, tool: call.name, input: parsed.data, access }) };
+    return { call, tool, input: parsed.data, judged: await opts.gate.check({ id: call.id, tool: call.name, input: parsed.data, access, ...(tool.approvalReason !== undefined && { reason: tool.approvalReason }) }) };
   } catch (error) {
     // A throwing access declaration refuses the call: the check fails closed.
     return answered(`Error: Not run: the permission check of ${call.name} failed (${messageOf(error)}).`);

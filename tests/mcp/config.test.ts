@@ -132,31 +132,27 @@ describe("mcp.json", () => {
 
 describe("mcp.json refusals", () => {
   it.each([
-    ["an unset variable in a header", { g: { type: "http", url: "https://x.example", headers: { Authorization: "Bearer ${GH_TOKEN}" } } },
-      'workspace/mcp.json: server "g": field "headers.Authorization" uses ${GH_TOKEN}, which is not set: set GH_TOKEN in the environment, or write ${GH_TOKEN:-default}'],
-    ["an unset variable in an argument", { g: { command: "x", args: ["--dir", "${NOPE}"] } },
-      'workspace/mcp.json: server "g": field "args[1]" uses ${NOPE}, which is not set: set NOPE in the environment, or write ${NOPE:-default}'],
-    ["an unset variable in the url", { g: { type: "http", url: "https://${HOST}/mcp" } },
-      'workspace/mcp.json: server "g": field "url" uses ${HOST}, which is not set: set HOST in the environment, or write ${HOST:-default}'],
-    ["a reference that is not a variable", { g: { command: "x", env: { A: "${A-b}" } } },
+                ["a reference that is not a variable", { g: { command: "x", env: { A: "${A-b}" } } },
       'workspace/mcp.json: server "g": field "env.A" holds ${A-b}, which is not a variable: write ${NAME} or ${NAME:-default}'],
-    ["SSE", { old: { type: "sse", url: "https://x.example/sse" } },
-      'workspace/mcp.json: server "old": field "type" is "sse", which is not supported: only stdio and Streamable HTTP ("type": "http"); most servers that offer SSE also serve Streamable HTTP, often at /mcp'],
-    ["an in-process server in a file", { s: { type: "sdk", server: {} } },
+        ["an in-process server in a file", { s: { type: "sdk", server: {} } },
       'workspace/mcp.json: server "s": field "type" is "sdk", which is for the library only (a file cannot hold a server object): use "command", or "type": "http" with "url"'],
-    ["an unknown type", { s: { type: "websocket", url: "wss://x" } }, 'workspace/mcp.json: server "s": field "type" must be "stdio" or "http" (got "websocket")'],
+    ["an unknown type", { s: { type: "websocket", url: "wss://x" } }, 'workspace/mcp.json: server "s": field "type" must be "stdio", "http" or "sse" (got "websocket")'],
+    ["an unknown field", { s: { command: "x", autoApprovals: [] } },
+      'workspace/mcp.json: server "s": unknown field "autoApprovals"; a stdio server takes type, command, args, env, cwd, enabled, tools, readOnly, timeoutMs, connectTimeoutMs'],
+    ["fields of other tools, with what to write instead", { s: { command: "x", serverUrl: "u", transport: "stdio" } },
+      'workspace/mcp.json: server "s": unknown fields "serverUrl", "transport" (use "url"; use "type"); a stdio server takes type, command, args, env, cwd, enabled, tools, readOnly, timeoutMs, connectTimeoutMs'],
+    ["an oauth grant it does not know", { s: { url: "https://x.example", oauth: { grant: "password" } } },
+      'workspace/mcp.json: server "s": field "oauth.grant" must be "authorization_code" (sign in as a person, the default) or "client_credentials" (a machine)'],
+    ["client credentials without a secret", { s: { url: "https://x.example", oauth: { grant: "client_credentials", clientId: "c" } } },
+      'workspace/mcp.json: server "s": field "oauth" with "grant": "client_credentials" needs "clientId" and "clientSecret" (or "privateKey")'],
     ["neither command nor url", { s: { args: ["x"] } },
       'workspace/mcp.json: server "s": field "command" is required: the program to start, or "type": "http" with "url" for a remote server'],
     ["both command and url", { s: { command: "x", url: "https://x.example" } },
       'workspace/mcp.json: server "s": field "url" cannot go with "command": give "command" for a stdio server, or "type": "http" with "url"'],
     ["a stdio type without a command", { s: { type: "stdio" } }, 'workspace/mcp.json: server "s": field "command" is required for a stdio server: the program to start'],
     ["an http type without a url", { s: { type: "http" } }, 'workspace/mcp.json: server "s": field "url" is required for an http server: its address, such as "https://example.com/mcp"'],
-    ["an unknown field", { s: { command: "x", autoApprove: [] } },
-      'workspace/mcp.json: server "s": unknown field "autoApprove"; a stdio server takes type, command, args, env, cwd, enabled, tools, readOnly, timeoutMs, connectTimeoutMs'],
-    ["fields of other tools, with what to write instead", { s: { command: "x", disabled: true, timeout: 5 } },
-      'workspace/mcp.json: server "s": unknown fields "disabled", "timeout" (use "enabled": false; use "timeoutMs"); a stdio server takes type, command, args, env, cwd, enabled, tools, readOnly, timeoutMs, connectTimeoutMs'],
-    ["a stdio field on an http server", { s: { type: "http", url: "https://x.example", env: {} } },
-      'workspace/mcp.json: server "s": unknown field "env"; an http server takes type, url, headers, enabled, tools, readOnly, timeoutMs, connectTimeoutMs'],
+            ["a stdio field on an http server", { s: { type: "http", url: "https://x.example", env: {} } },
+      'workspace/mcp.json: server "s": unknown field "env"; an http server takes type, url, headers, oauth, enabled, tools, readOnly, timeoutMs, connectTimeoutMs'],
     ["args that are not a list", { github: { command: "x", args: "--stdio" } }, 'workspace/mcp.json: server "github": field "args" must be a list of strings (got a string)'],
     ["args holding a number", { github: { command: "x", args: ["--port", 8080] } }, 'workspace/mcp.json: server "github": field "args" must be a list of strings (item 2 is a number)'],
     ["a command that is not a string", { s: { command: ["npx", "srv"] } }, 'workspace/mcp.json: server "s": field "command" must be a string (got a list)'],
@@ -236,7 +232,7 @@ describe("the library's mcpServers option", () => {
       'options.mcpServers: server "s": field "server" is required: an object with connect(transport), such as an McpServer of @modelcontextprotocol/server'],
     ["an sdk server with no connect method", { s: { type: "sdk", server: { listen() {} } } },
       'options.mcpServers: server "s": field "server" must be an MCP server object (got an object): an object with connect(transport), such as an McpServer of @modelcontextprotocol/server'],
-    ["an unknown type", { s: { type: "ws" } }, 'options.mcpServers: server "s": field "type" must be "stdio", "http" or "sdk" (got "ws")'],
+    ["an unknown type", { s: { type: "ws" } }, 'options.mcpServers: server "s": field "type" must be "stdio", "http", "sse" or "sdk" (got "ws")'],
     ["a value that is not an object", "github", 'options.mcpServers: must be an object such as {"NAME": {"command": "..."} or {"type": "http", "url": "..."}}'],
   ])("refuses %s", (_what, value, message) => {
     expect(errorOf(() => parseMcpConfig(value, "options.mcpServers", {}))).toBe(message);
@@ -248,5 +244,26 @@ describe("a misspelt field", () => {
     expect(() => parseMcpConfig({ mcpServers: { bad: { comand: "x" } } }, "mcp.json", {})).toThrow(
       'mcp.json: server "bad": unknown field "comand"; a stdio server takes type, command, args',
     );
+  });
+});
+
+describe("mcp.json as users paste it", () => {
+  it('reads "type": "sse" as an SSE server, and oauth settings as given', () => {
+    expect(parseFile({ mcpServers: { old: { type: "sse", url: "https://x.example/sse", oauth: { clientId: "c1", callbackPort: 8765, scope: "read" } } } })).toEqual({
+      old: { type: "sse", url: "https://x.example/sse", oauth: { clientId: "c1", callbackPort: 8765, scope: "read" } },
+    });
+  });
+
+  it("ignores other clients' fields with one note per server, and reads disabled as enabled", () => {
+    const notes: string[] = [];
+    const config = parseMcpConfig({ mcpServers: { s: { command: "x", autoApprove: ["a"], alwaysAllow: [], disabled: true } } }, FILE, ENV, "/ws", notes);
+    expect(config).toEqual({ s: { type: "stdio", command: "x", enabled: false } });
+    expect(notes).toEqual(['workspace/mcp.json: server "s": ignored "autoApprove", "alwaysAllow" (another client\'s settings; miniclaw asks before each call unless "readOnly" lists the tool)']);
+  });
+
+  it("leaves out the one server whose variable is unset, saying which, and keeps the others", () => {
+    const config = parseFile({ mcpServers: { g: { type: "http", url: "https://${HOST}/mcp", headers: { Authorization: "Bearer ${GH_TOKEN}" } }, ok: { command: "x" } } });
+    expect(config["ok"]).toEqual({ type: "stdio", command: "x" });
+    expect(config["g"]).toMatchObject({ enabled: false, disabledReason: "it uses ${HOST}, ${GH_TOKEN}, which are not set: set HOST, GH_TOKEN in the environment, or write ${NAME:-default}" });
   });
 });

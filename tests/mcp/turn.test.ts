@@ -109,7 +109,7 @@ describe("MCP tools in a turn", () => {
     expect(result.text).toBe("got: still here");
     expect(warnings).toHaveLength(2);
     expect(warnings[0]).toMatch(/^MCP server "broken" left out: .*refusing to start/);
-    expect(warnings[1]).toMatch(/^MCP server "slowstart" left out: did not connect within 0\.5 s/);
+    expect(warnings[1]).toMatch(/^MCP server "slowstart" left out: \S+ \S+stdio-server\.mjs --hang: did not connect within 0\.5 s/);
     expect((m.requests[0]!.body.tools as Array<{ name: string }>).some((t) => t.name.startsWith("mcp__broken"))).toBe(false);
   });
 });

@@ -1,0 +1,61 @@
+// What a hub's owner gives the MCP servers beyond tools: roots, a person to answer forms, interactive sign-in, tool search.
+import type { ToolContext } from "../tools/define.js";
+
+/** A form (or a link to open) a server asks the person to fill in, as `elicit` receives it. */
+export interface ElicitationRequest {
+  server: string;
+  mode: "form" | "url";
+  message: string;
+  /** Form mode: the JSON Schema of the answer (an object of plain fields: string, number, integer, boolean, enums). */
+  schema?: Record<string, unknown>;
+  /** URL mode: the page the person is asked to open. */
+  url?: string;
+}
+
+/** The person's answer: the filled form (`accept`), no (`decline`), or not now (`cancel`). */
+export type ElicitationAnswer = { action: "accept"; content?: Record<string, unknown> } | { action: "decline" } | { action: "cancel" };
+
+/** Asks the person; must answer `cancel` rather than throw when nobody answers, and stop waiting on `signal`. */
+export type Elicit = (request: ElicitationRequest, signal: AbortSignal) => Promise<ElicitationAnswer>;
+
+/** Interactive sign-in: where the authorization URL goes (a browser, or a line to copy), and how long to wait for the redirect. */
+export interface SignIn {
+  open(url: URL, server: string): void | Promise<void>;
+  timeoutMs?: number;
+}
+
+/** When MCP tools are sent with `defer_loading` for the API's tool search: past the threshold (`auto`), always, or never. */
+export type ToolSearchMode = "auto" | "always" | "never";
+
+/** What servers see of their host; every part has a default, the narrowest. */
+export interface McpHost {
+  /** Folders servers may work in (`roots/list`), absolute paths; default none. */
+  roots: readonly string[];
+  /** Answers elicitation; absent: every request is declined, and the turn is told why. */
+  elicit?: Elicit;
+  /** Absent: a server needing sign-in is left out with one line saying to run `miniclaw mcp login`. */
+  signIn?: SignIn;
+  /** The credentials file of signed-in servers; absent: OAuth is not used (only client credentials of mcp.json). */
+  credentialsFile?: string;
+  toolSearch: ToolSearchMode;
+}
+
+/** The calls in flight of one server, newest last: a request a server sends meanwhile belongs to the newest. */
+export class CallScopes {
+  private readonly open: ToolContext[] = [];
+
+  /** Runs `work` with `context` in flight. */
+  async within<T>(context: ToolContext, work: () => Promise<T>): Promise<T> {
+    this.open.push(context);
+    try {
+      return await work();
+    } finally {
+      this.open.splice(this.open.lastIndexOf(context), 1);
+    }
+  }
+
+  /** The newest call in flight, if any. */
+  current(): ToolContext | undefined {
+    return this.open.at(-1);
+  }
+}
