@@ -23,7 +23,8 @@ export async function listJobs(io: CliIo, workspace: string, store: CronStore, s
   }
   const paused = await store.readPauses();
   const last = shared ? await Promise.all(jobs.map(async (job) => (await store.readRuns(job.name, 1))[0])) : undefined;
-  const state = (job: CronJob): string => (!job.enabled ? "disabled" : paused[job.name] ? "paused" : "enabled");
+  const ended = (job: CronJob): boolean => paused[job.name]?.reason.startsWith("ended at its until") === true;
+  const state = (job: CronJob): string => (!job.enabled ? "disabled" : ended(job) ? "ended" : paused[job.name] ? "paused" : "enabled");
   const rows = jobs.map((job) => [
     job.name,
     state(job),
@@ -35,11 +36,11 @@ export async function listJobs(io: CliIo, workspace: string, store: CronStore, s
     io.stdout.write(`${visibleText(row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell)).join("  "))}\n`);
     const job = jobs[index]!;
     const lastRun = last?.[index];
-    if (last) io.stdout.write(`  last: ${lastRun ? visibleText(formatRunLine(lastRun)) : "never run"}\n`);
-    if (state(job) !== "paused") return;
-    const ended = job.until !== undefined && /ended at its until/.test(paused[job.name]!.reason);
-    const how = ended ? "runs its final wake-up once more; the job stays ended" : "runs it and, when it succeeds, resumes it";
-    io.stdout.write(`  ${visibleText(describePause(paused[job.name]!))}; miniclaw cron run ${visibleText(job.name)} --force ${how}\n`);
+    if (last) io.stdout.write(`  last: ${lastRun ? visibleText(formatRunLine(lastRun, undefined, { worker: true })) : "never run"}\n`);
+    const pause = paused[job.name];
+    if (!job.enabled || pause === undefined) return;
+    const how = ended(job) ? "runs its final wake-up once more; the job stays ended" : "runs it and, when it succeeds, resumes it";
+    io.stdout.write(`  ${visibleText(describePause(pause))}; miniclaw cron run ${visibleText(job.name)} --force ${how}\n`);
   });
   return 0;
 }
@@ -51,14 +52,15 @@ export async function listRuns(io: CliIo, store: CronStore, job: string | undefi
     io.stdout.write(`No runs${job === undefined ? "" : ` of ${visibleText(job)}`} in ${store.runsPlace}.\n`);
     return 0;
   }
-  for (const record of records) io.stdout.write(`${visibleText(formatRunLine(record))}\n`);
+  for (const record of records) io.stdout.write(`${visibleText(formatRunLine(record, undefined, { worker: true }))}\n`);
   return 0;
 }
 
-/** `is paused since <time> (<reason>)`; the reason can quote the API, so callers print it through visibleText. */
+/** `is paused since <time> (<reason>)`, or `has ended since ...` for a job past its until; the reason can quote the API, so callers print it through visibleText. */
 export function describePause(pause: JobPause): string {
   const since = Date.parse(pause.since);
-  return `is paused since ${Number.isNaN(since) ? pause.since : formatTime(since)} (${pause.reason.replace(/\s+/g, " ").trim()})`;
+  const what = pause.reason.startsWith("ended at its until") ? "has ended" : "is paused";
+  return `${what} since ${Number.isNaN(since) ? pause.since : formatTime(since)} (${pause.reason.replace(/\s+/g, " ").trim()})`;
 }
 
 /** Throws ConfigError naming the job and the file when a job's agent (or `--agent`) is not in the workspace. */
@@ -81,8 +83,9 @@ export function printRun(record: RunRecord, io: CliIo): void {
   io.stdout.write(`${visibleText(formatRunLine(record))}\n`);
 }
 
-/** When `job` runs next, in its time zone: `YYYY-MM-DD HH:MM [tz]`, or `never`. */
+/** When `job` runs next, in its time zone: `YYYY-MM-DD HH:MM [tz]` (`:SS` too for a schedule with a seconds field), or `never`. */
 export function describeNext(job: CronJob): string {
   const next = nextRunTime(job.schedule, job.tz, new Date());
-  return next ? `${formatTime(next, job.tz)}${job.tz ? ` ${job.tz}` : ""}` : "never";
+  const seconds = job.schedule.trim().split(/\s+/).length === 6;
+  return next ? `${formatTime(next, job.tz, { seconds })}${job.tz ? ` ${job.tz}` : ""}` : "never";
 }

@@ -4,7 +4,7 @@ import { systemClock } from "../deps.js";
 import type { AgentEvent } from "../types.js";
 import { ConfigError } from "../errors.js";
 import { loadAgents } from "../runtime/agents.js";
-import { CRON_FILE, createJobRunner, executeRun, hasEnded, loadCronJobs, startScheduler, type CronJob, type CronStore, type RunJob } from "../cron/index.js";
+import { CRON_FILE, createJobRunner, executeRun, loadCronJobs, startScheduler, type CronJob, type CronStore, type RunJob } from "../cron/index.js";
 import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import { turnFlags, type CliArgs } from "./args.js";
 import { openCron, type OpenedCron } from "./backends.js";
@@ -124,13 +124,12 @@ async function runOneJob({ workspace, runJob, jobs, backend }: Prepared, io: Cli
   try {
     const record = await executeRun(job, runJob, { clock: systemClock, signal: AbortSignal.any([controller.signal, lease.lost]) });
     if (await lease.finish(record)) printRun(record, io);
-    if (pause && (record.status === "ok" || record.status === "alert")) {
+    // A forced run that went well resumes its job; a final run (after its until) leaves it ended, as its record says.
+    if (pause && record.ended === undefined && (record.status === "ok" || record.status === "alert")) {
       await store.setPause(name, undefined);
       io.stderr.write(`cron: ${visibleText(name)} is resumed: the scheduler runs it again from its next start\n`);
     }
-    // A final run that went well ends its job (stored as a pause): it succeeded all the same.
-    const finished = record.status === "paused" && job.until !== undefined && hasEnded(job, Date.parse(record.start)) && !/budget/.test(record.detail ?? "");
-    return SUCCESS.has(record.status) || finished ? 0 : 1;
+    return SUCCESS.has(record.status) ? 0 : 1;
   } finally {
     signals.off();
     await lease.release();

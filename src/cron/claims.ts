@@ -2,7 +2,7 @@
 import { systemClock, type Clock } from "../deps.js";
 import type { CronJob } from "./cron-config.js";
 import { skippedRecord, type RunRecord } from "./cron-runs.js";
-import type { CronStore } from "./cron-store.js";
+import { pauseOf, type CronStore } from "./cron-store.js";
 
 /** The detail of a tick skipped because a run of its job is still going (here or in another process). */
 export const STILL_GOING = "the previous run is still going";
@@ -80,7 +80,7 @@ export function steadyLease(finish: RunLease["finish"], release: RunLease["relea
 export function localClaims(clock: Clock = systemClock): CronClaims {
   const paused = new Set<string>();
   const finish = async (record: RunRecord): Promise<boolean> => {
-    if (record.status === "paused") paused.add(record.job);
+    if (pauseOf(record)) paused.add(record.job);
     return true;
   };
   return {

@@ -53,16 +53,15 @@ export function createJobRunner(opts: JobRunnerOptions): RunJob {
 }
 
 /**
- * The outcome of a run at or after the job's `until`. Once the final run has happened the job ends: a `paused` outcome whose
- * detail says it ended, stored like any pause (no later tick runs it, `cron list` shows it, `cron run --force` runs it once
- * more). A final run that failed (`error`: the API down, the turn aborted at shutdown) leaves the job on, so the next tick makes
- * the final run again; a skipped one made no call at all.
+ * The outcome of a run at or after the job's `until`. Once the final run has happened the job ends: the outcome keeps its status
+ * (the final run succeeded, or alerted) and says why the job ended, which is stored like a pause (no later tick runs it, `cron list`
+ * shows it ended, `cron run --force` runs it once more). A final run that failed (`error`: the API down, the turn aborted at
+ * shutdown) leaves the job on, so the next tick makes the final run again; a skipped one made no call at all.
  */
 function finalOutcome(job: CronJob, outcome: RunOutcome): RunOutcome {
   if (outcome.status === "skipped") return outcome;
   if (outcome.status === "error") return { ...outcome, detail: `${outcome.detail ?? "failed"}; the final run (after until ${job.until}) is tried again at the next tick` };
-  const ended = `ended at its until ${job.until} after its final run`;
-  return { ...outcome, status: "paused", detail: outcome.status === "paused" ? `${ended}; ${outcome.detail}` : ended };
+  return { ...outcome, ended: `ended at its until ${job.until} after its final run` };
 }
 
 /** The message of a heartbeat run, or why there is none. */

@@ -33,9 +33,10 @@ export interface CronStore {
 /** Why and since when (an ISO time) a job is paused. */
 export type JobPause = { since: string; reason: string };
 
-/** The pause a run's record stores for its job: one when its status is `paused`. */
+/** The pause a run's record stores for its job: one when its status is `paused`, or when it was the final run that ended the job. */
 export function pauseOf(record: RunRecord): JobPause | undefined {
-  return record.status === "paused" ? { since: record.end, reason: record.detail ?? "paused" } : undefined;
+  const reasons = [record.ended, record.status === "paused" ? (record.detail ?? "paused") : undefined].filter((reason) => reason !== undefined);
+  return reasons.length === 0 ? undefined : { since: record.end, reason: reasons.join("; ") };
 }
 
 /** The files store: `<workspace>/cron/runs.jsonl` and `<workspace>/cron/state.json`. */

@@ -6,6 +6,7 @@ import { systemClock, type Clock } from "../deps.js";
 import { hasEnded, type CronJob } from "./cron-config.js";
 import { executeRun, messageOf, type RunJob, type RunRecord } from "./cron-runs.js";
 import { localClaims, type Claim, type CronClaims } from "./claims.js";
+import { pauseOf } from "./cron-store.js";
 
 // Required on first use, not imported: a program importing the library for its loop pays nothing for cron.
 const requireCjs = createRequire(import.meta.url);
@@ -152,7 +153,7 @@ async function settle(state: State, claim: Claim): Promise<void> {
       const record = await executeRun(entry.job, state.opts.runJob, { clock: state.clock, signal: AbortSignal.any([controller.signal, lease.lost]) });
       if (!(await lease.finish(record))) return;
       await report(state, [record]);
-      if (record.status === "paused") state.opts.log(pauseNotice(entry.job, record));
+      if (pauseOf(record)) state.opts.log(pauseNotice(entry.job, record));
     } finally {
       await lease.release();
     }

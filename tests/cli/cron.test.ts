@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "vitest";
 import { ensureWorkspace } from "../../src/runtime/workspace.js";
@@ -8,7 +8,7 @@ import { startScriptedModel, type Rule, type ScriptedModel, type ScriptedModelOp
 import { BIN, cleanEnv, runMain, startMain } from "../helpers/cli.js";
 import { until } from "../helpers/manual-clock.js";
 
-const LINE = /^\[\d{4}-\d\d-\d\d \d\d:\d\d\] /;
+const LINE = /^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] /;
 const JOBS = [
   { name: "morning", schedule: "30 7 * * *", prompt: "morning check" },
   { name: "pulse", schedule: "*/30 * * * *", heartbeat: true, enabled: false },
@@ -43,7 +43,8 @@ describe.concurrent("the cron command", () => {
       ctx.expect(run.stdout).toMatch(new RegExp(`${LINE.source}morning ok \\d+\\.\\ds "Good morning: two new issues\\."\\n$`));
       const [record] = await t.runs();
       ctx.expect(record).toMatchObject({ job: "morning", status: "ok", reply: "Good morning: two new issues." });
-      ctx.expect(Object.keys(record!).sort()).toEqual(["costUsd", "end", "job", "reply", "start", "status", "usage"]);
+      ctx.expect(Object.keys(record!).sort()).toEqual(["costUsd", "end", "job", "reply", "start", "status", "usage", "worker"]);
+      ctx.expect(record!.worker).toBe(`${hostname()} pid ${process.pid}`);
     });
 
     it("logs a HEARTBEAT_OK reply as ok and never prints the token", async (ctx) => {
@@ -189,10 +190,11 @@ describe.concurrent("the cron command", () => {
       ctx.expect(run.stdout).toMatch(new RegExp(`${LINE.source}issues ok \\d+\\.\\ds \\{"open":4\\}\\n$`));
       const [record] = await t.runs();
       ctx.expect(record).toMatchObject({ job: "issues", status: "ok", output: { open: 4 } });
-      ctx.expect(Object.keys(record!).sort()).toEqual(["costUsd", "end", "job", "output", "start", "status", "usage"]);
+      ctx.expect(Object.keys(record!).sort()).toEqual(["costUsd", "end", "job", "output", "start", "status", "usage", "worker"]);
       const runs = await runMain(["cron", "runs", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir });
       ctx.expect(runs.code).toBe(0);
-      ctx.expect(runs.stdout).toBe(run.stdout);
+      // The same line, with the worker that ran it.
+      ctx.expect(runs.stdout).toBe(run.stdout.replace(/\n$/, ` on ${hostname()} pid ${process.pid}\n`));
       const list = await runMain(["cron", "list", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir });
       ctx.expect(list.stdout).toMatch(/^issues\s+enabled\s+next .*0 8 \* \* \*  output issues\.schema\.json\n$/);
     });
@@ -228,7 +230,8 @@ describe.concurrent("the cron command", () => {
       await t.cli("run", "morning");
       await t.cli("run", "pulse");
       const runs = await runMain(["cron", "runs", "morning", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir });
-      ctx.expect(runs.stdout).toMatch(new RegExp(`^${LINE.source}morning ok \\d+\\.\\ds "Good morning\\."\\n$`));
+      // `cron runs` names the worker of each run: its host and pid.
+      ctx.expect(runs.stdout).toMatch(new RegExp(`^${LINE.source}morning ok \\d+\\.\\ds "Good morning\\." on ${hostname()} pid \\d+\\n$`));
     });
   });
 
@@ -248,6 +251,14 @@ describe.concurrent("the cron command", () => {
       const lines = run.stdout.trim().split("\n");
       ctx.expect(lines[0]).toMatch(/^morning\s+enabled\s+next \d{4}-\d\d-\d\d 07:30\s+30 7 \* \* \*$/);
       ctx.expect(lines[1]).toMatch(/^pulse\s+disabled\s+-\s+\*\/30 \* \* \* \*\s+heartbeat$/);
+    });
+
+    it("shows the seconds of the next run of a schedule with a seconds field, and not of one without", async (ctx) => {
+      const t = await setup(ctx, [], [{ name: "often", schedule: "15 */5 * * * *", prompt: "x" }, { name: "hourly", schedule: "0 * * * *", prompt: "y" }]);
+      const run = await runMain(["cron", "list", "--workspace", t.workspace], { env: cleanEnv(), cwd: t.dir });
+      const lines = run.stdout.trim().split("\n");
+      ctx.expect(lines[0]).toMatch(/^often\s+enabled\s+next \d{4}-\d\d-\d\d \d\d:\d[05]:15\s+15 \*\/5 \* \* \* \*$/);
+      ctx.expect(lines[1]).toMatch(/^hourly\s+enabled\s+next \d{4}-\d\d-\d\d \d\d:00\s+0 \* \* \* \*$/);
     });
   });
 

@@ -109,9 +109,9 @@ describe("a run record with an output", () => {
 
   it("shows it in brief on the run's line: its JSON, cut at 100 characters", () => {
     const record = (output: unknown): RunRecord => ({ job: "issues", start: "2026-11-29T07:30:00.000Z", end: "2026-11-29T07:30:02.000Z", status: "ok", output });
-    expect(formatRunLine(record({ open: 4, oldest: "#12" }), "UTC")).toBe('[2026-11-29 07:30] issues ok 2.0s {"open":4,"oldest":"#12"}');
+    expect(formatRunLine(record({ open: 4, oldest: "#12" }), "UTC")).toBe('[2026-11-29 07:30:00] issues ok 2.0s {"open":4,"oldest":"#12"}');
     const long = formatRunLine(record({ titles: Array.from({ length: 30 }, (_, i) => `issue ${i}`) }), "UTC");
-    expect(long).toMatch(/^\[2026-11-29 07:30\] issues ok 2\.0s \{"titles":\["issue 0",.*…$/);
-    expect(long.length).toBe('[2026-11-29 07:30] issues ok 2.0s '.length + 100);
+    expect(long).toMatch(/^\[2026-11-29 07:30:00\] issues ok 2\.0s \{"titles":\["issue 0",.*…$/);
+    expect(long.length).toBe('[2026-11-29 07:30:00] issues ok 2.0s '.length + 100);
   });
 });

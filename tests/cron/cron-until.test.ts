@@ -84,13 +84,13 @@ describe.concurrent("a job with an until", () => {
     ctx.expect(t.model.requests.map(openingText)).toEqual([expect.stringContaining("hourly research"), expect.stringContaining("freeze the brief")]);
     ctx.expect(openingText(t.model.requests[1]!)).not.toMatch(/hourly research/);
     ctx.expect(first).toMatchObject({ status: "ok", reply: "still researching" });
-    ctx.expect(final).toMatchObject({ status: "paused", reply: "brief frozen", detail: `ended at its until ${UNTIL} after its final run` });
+    ctx.expect(final).toMatchObject({ status: "ok", reply: "brief frozen", ended: `ended at its until ${UNTIL} after its final run` });
   });
 
   it("sends the default final prompt when cron.json gives none", async (ctx) => {
     const t = await setup(ctx, [{ reply: "done" }]);
     t.clock.set(AFTER);
-    ctx.expect(await t.run(job())).toMatchObject({ status: "paused", detail: expect.stringMatching(/^ended at its until/) });
+    ctx.expect(await t.run(job())).toMatchObject({ status: "ok", ended: expect.stringMatching(/^ended at its until/) });
     ctx.expect(openingText(t.model.requests[0]!)).toContain(DEFAULT_FINAL_PROMPT);
   });
 
@@ -100,13 +100,13 @@ describe.concurrent("a job with an until", () => {
     const failed = await t.run(job());
     const retried = await t.run(job());
     ctx.expect(failed).toMatchObject({ status: "error", detail: expect.stringMatching(/^API error 400.*; the final run \(after until .*\) is tried again at the next tick$/) });
-    ctx.expect(retried).toMatchObject({ status: "paused", reply: "frozen at last", detail: expect.stringMatching(/^ended at its until/) });
+    ctx.expect(retried).toMatchObject({ status: "ok", reply: "frozen at last", ended: expect.stringMatching(/^ended at its until/) });
   });
 
   it("says both when the final run also passes its budget", async (ctx) => {
     const t = await setup(ctx, [{ reply: { text: "frozen", outputTokens: 10_000 } }]);
     t.clock.set(AFTER);
-    ctx.expect(await t.run(job({ maxBudgetUsd: 0.001 }))).toMatchObject({ status: "paused", detail: expect.stringMatching(/^ended at its until .* after its final run; the run cost .* over its budget/) });
+    ctx.expect(await t.run(job({ maxBudgetUsd: 0.001 }))).toMatchObject({ status: "paused", ended: expect.stringMatching(/^ended at its until .* after its final run$/), detail: expect.stringMatching(/^the run cost .* over its budget/) });
   });
 
   it("runs in the session cron.json names, which keeps the conversation from one run to the next", async (ctx) => {
@@ -147,10 +147,10 @@ describe.concurrent("the scheduler and an ended job", () => {
       await waitUntil(() => records.length === index + 1);
     }
     t.clock.set(AFTER + 3_600_000);
-    // A tick after the final run: the job is paused for good, so nothing runs.
+    // A tick after the final run: the job has ended (its final run succeeded), so nothing runs.
     ticks[0]!();
     await scheduler.stop(100);
-    ctx.expect(records.map((r) => r.status)).toEqual(["ok", "paused"]);
+    ctx.expect(records.map((r) => [r.status, r.ended !== undefined])).toEqual([["ok", false], ["ok", true]]);
     ctx.expect(t.model.requests).toHaveLength(2);
     // The timer is cancelled by the stop alone: a paused job's ticks do nothing, so a pause lifted meanwhile applies.
     ctx.expect(cancelled).toEqual([true]);
@@ -176,21 +176,21 @@ describe.concurrent("miniclaw cron with an ended job", () => {
     const final = await cli("run", "weekend");
     // The final run went well: the job ended, and that is no failure.
     ctx.expect(final.code).toBe(0);
-    ctx.expect(final.stdout).toMatch(/weekend paused \d+\.\ds "frozen" \(ended at its until 2020-01-01T00:00:00Z after its final run\)\n$/);
+    ctx.expect(final.stdout).toMatch(/weekend ok \d+\.\ds "frozen" \(final run: ended at its until 2020-01-01T00:00:00Z after its final run\)\n$/);
     ctx.expect((await readPausedJobs(workspace))["weekend"]?.reason).toBe("ended at its until 2020-01-01T00:00:00Z after its final run");
     const list = await cli("list");
-    ctx.expect(list.stdout).toMatch(/^weekend +paused +- +0 \* \* \* \*\n {2}is paused since .* \(ended at its until 2020-01-01T00:00:00Z after its final run\); miniclaw cron run weekend --force runs its final wake-up once more; the job stays ended\n/);
+    ctx.expect(list.stdout).toMatch(/^weekend +ended +- +0 \* \* \* \*\n {2}has ended since .* \(ended at its until 2020-01-01T00:00:00Z after its final run\); miniclaw cron run weekend --force runs its final wake-up once more; the job stays ended\n/);
     const refused = await cli("run", "weekend");
     ctx.expect(refused.code).toBe(1);
-    ctx.expect(refused.stderr).toMatch(/weekend is paused since .*ended at its until.*--force runs it anyway/);
+    ctx.expect(refused.stderr).toMatch(/weekend has ended since .*ended at its until.*--force runs it anyway/);
     ctx.expect(model.requests).toHaveLength(1);
 
     const forced = await cli("run", "weekend", "--force");
     ctx.expect(forced.code).toBe(0);
-    ctx.expect(forced.stdout).toMatch(/weekend paused .*"frozen" \(ended at its until/);
+    ctx.expect(forced.stdout).toMatch(/weekend ok .*"frozen" \(final run: ended at its until/);
     ctx.expect(model.requests.map(openingText)).toEqual([expect.stringContaining("freeze it"), expect.stringContaining("freeze it")]);
     ctx.expect((await readPausedJobs(workspace))["weekend"]?.reason).toMatch(/^ended at its until/);
     const runs = (await readFile(join(workspace, "cron", "runs.jsonl"), "utf8")).trim().split("\n");
-    ctx.expect(runs.map((line) => (JSON.parse(line) as RunRecord).status)).toEqual(["paused", "paused"]);
+    ctx.expect(runs.map((line) => (JSON.parse(line) as RunRecord).status)).toEqual(["ok", "ok"]);
   });
 });
