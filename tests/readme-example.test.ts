@@ -19,16 +19,14 @@ function userEnv(extra: Record<string, string> = {}): Record<string, string> {
   return { ...env, NO_COLOR: "1", ...extra };
 }
 
-/** The first ```js block of a section of the README, as a person would copy it. */
-async function readmeExample(heading: string): Promise<string> {
-  const readme = await readFile(join(ROOT, "README.md"), "utf8");
+/** The first ```js block of a section of a page (the README, or one of docs/), as a person would copy it. */
+async function readmeExample(heading: string, page = "README.md"): Promise<string> {
+  const readme = await readFile(join(ROOT, page), "utf8");
   const section = readme.split(new RegExp(`^## ${heading}$`, "m"))[1]?.split(/^## /m)[0] ?? "";
   const code = /^```js\n([\s\S]*?)^```$/m.exec(section)?.[1];
-  if (!code) throw new Error(`no \`\`\`js block in the README's ${heading} section`);
+  if (!code) throw new Error(`no \`\`\`js block in the ${heading} section of ${page}`);
   return code;
 }
-
-const STRUCTURED = "Thinking, effort, web research and structured output";
 
 let dir: string;
 let app: string;
@@ -47,7 +45,7 @@ beforeAll(async () => {
   // As a user installs it, scripts allowed: the package has none, nor do its dependencies.
   installed = await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, "zod"], { cwd: app, env });
   await writeFile(join(app, "agent.mjs"), await readmeExample("As a library"));
-  await writeFile(join(app, "forecast.mjs"), await readmeExample(STRUCTURED));
+  await writeFile(join(app, "forecast.mjs"), await readmeExample("Structured output", "docs/library.md"));
 }, 120_000);
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -103,6 +101,37 @@ describe("the README's library example, in a fresh npm folder", () => {
     const checked = await run(process.execPath, [TSC, "--noEmit", "-p", ts], { cwd: ts }).catch((error: { stdout: string }) => error);
     expect(checked.stdout).toBe("");
   }, 60_000);
+
+  it("type-checks every js and ts block of the README and docs/ under the defaults of tsc --init with Node's types, as .mts files", async () => {
+    const checks = join(dir, "blocks");
+    await mkdir(join(checks, "node_modules"), { recursive: true });
+    await run(process.execPath, [TSC, "--init"], { cwd: checks });
+    // As tsc --init's own comment says for Node programs (the pages use process): Node's types on.
+    const config = join(checks, "tsconfig.json");
+    await writeFile(config, (await readFile(config, "utf8")).replace('"types": []', '"types": ["node"]'));
+    await writeFile(join(checks, "package.json"), JSON.stringify({ name: "blocks", type: "commonjs" }));
+    // What the installed app has, plus what a page asks its reader to install beside it (MCP's SDK) and Node's types.
+    for (const name of await readdir(join(app, "node_modules"))) if (!name.startsWith(".")) await symlink(join(app, "node_modules", name), join(checks, "node_modules", name), "dir");
+    await symlink(join(ROOT, "node_modules", "@modelcontextprotocol"), join(checks, "node_modules", "@modelcontextprotocol"), "dir");
+    if (!existsSync(join(checks, "node_modules", "@types"))) await symlink(join(ROOT, "node_modules", "@types"), join(checks, "node_modules", "@types"), "dir");
+    const pages = ["README.md", ...(await readdir(join(ROOT, "docs"))).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+    let count = 0;
+    for (const page of pages) {
+      for (const [, code] of (await readFile(join(ROOT, page), "utf8")).matchAll(/^```(?:js|ts)\n([\s\S]*?)^```$/gm)) {
+        await writeFile(join(checks, `${page.replace(/\W/g, "-")}-${++count}.mts`), `export {};\n${code}`);
+      }
+    }
+    expect(count).toBeGreaterThanOrEqual(6);
+    const checked = await run(process.execPath, [TSC, "--noEmit", "-p", checks], { cwd: checks }).catch((error: { stdout: string }) => error);
+    expect(checked.stdout).toBe("");
+  }, 60_000);
+
+  it("runs docs/library.md's offline test of an agent as written: the scripted reply, one request, none rejected", async () => {
+    await writeFile(join(app, "offline.mjs"), await readmeExample("Testing your agents offline", "docs/library.md"));
+    const out = await run(process.execPath, ["offline.mjs"], { cwd: app, env: userEnv() });
+    expect(out.stderr).toBe("");
+    expect(out.stdout).toBe("Hi! How can I help? 1 0\n");
+  });
 
   it("without credentials fails with what to set, not with a script of miniclaw's own repository", async () => {
     const failed = await run(process.execPath, ["agent.mjs"], { cwd: app, env: userEnv() }).catch((error: { code: number; stderr: string }) => error);

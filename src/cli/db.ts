@@ -12,8 +12,9 @@ export async function dbCommand(args: CliArgs, io: CliIo): Promise<number> {
   const postgres = await openDatabaseOf(args, io);
   if (!postgres) throw new ConfigError(`no database: set MINICLAW_DATABASE_URL or pass --database-url (${USAGE_LINE})`);
   try {
-    const version = await postgres.migrate();
-    io.stdout.write(`schema ${postgres.schema} is at version ${version} (pg-boss in ${postgres.schema}_boss)\n`);
+    const { found, version, bossFound } = await postgres.migrate();
+    const ours = found === 0 ? `created the tables of schema ${postgres.schema} (version ${version})` : found < version ? `updated schema ${postgres.schema} from version ${found} to ${version}` : `found the tables of schema ${postgres.schema} at version ${version}: up to date`;
+    io.stdout.write(`${ours}; ${bossFound ? "found" : "created"} pg-boss's in ${postgres.schema}_boss\n`);
     return 0;
   } finally {
     await postgres.close();

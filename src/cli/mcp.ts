@@ -77,7 +77,7 @@ export function noMcpServers(workspace: string): string {
     `No MCP servers: ${file} lists none. Write it as, for example:`,
     `  {"mcpServers": {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."]},`,
     `                  "docs": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer \${DOCS_TOKEN}"}}}}`,
-    "then run miniclaw mcp to see them connect and list their tools (the README's \"MCP servers\" section has every field).",
+    "then run miniclaw mcp to see them connect and list their tools (docs/mcp.md has every field).",
   ].join("\n");
 }
 

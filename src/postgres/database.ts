@@ -37,6 +37,8 @@ export const PROCESS_NAME = `miniclaw pid ${process.pid} on ${hostname()}`;
 export class Database {
   /** Users of this database (see `openDatabase`). */
   users = 0;
+  /** The schema's version this process found before migrating it (0: it had no tables). */
+  foundVersion = 0;
   private ended = false;
 
   constructor(
@@ -105,7 +107,7 @@ async function connect(config: ResolvedDatabaseConfig): Promise<Database> {
   turns.on("error", () => {});
   const database = new Database(config, pool, turns);
   try {
-    await migrate(database);
+    database.foundVersion = await migrate(database);
   } catch (error) {
     await database.close();
     throw new ConfigError(`cannot use the database ${redactUrl(config.url)}: ${describeDatabaseError(error)}`, { cause: error });

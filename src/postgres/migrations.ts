@@ -78,14 +78,14 @@ export const LATEST_VERSION = MIGRATIONS.at(-1)!.version;
 /**
  * Brings the database's schema to the latest version: creates the schema and its `migrations` table if needed, then applies
  * each missing migration, all in one transaction holding an advisory lock on the schema's name, so concurrent callers wait for
- * the first and then find nothing to do. Throws what the server says.
+ * the first and then find nothing to do. Resolves to the version it found (0: no tables yet). Throws what the server says.
  */
-export async function migrate(database: Database): Promise<void> {
+export async function migrate(database: Database): Promise<number> {
   const schema = `"${database.schema}"`;
   // Up to date already: no DDL at all, so a role without CREATE on the database starts once an admin has migrated.
   const current = await database.pool.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${schema}.migrations`).then((r) => r.rows[0]?.v ?? 0, () => 0);
-  if (current >= LATEST_VERSION) return;
-  await inTransaction(database, async (client) => {
+  if (current >= LATEST_VERSION) return current;
+  return inTransaction(database, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock($1::bigint)", [database.lockKey("migrations")]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${schema}.migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
@@ -95,5 +95,6 @@ export async function migrate(database: Database): Promise<void> {
       await client.query(migration.sql(schema));
       await client.query(`INSERT INTO ${schema}.migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
     }
+    return Math.max(0, ...done);
   });
 }

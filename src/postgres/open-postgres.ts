@@ -15,10 +15,17 @@ export interface Postgres {
   readonly cron: PgCron;
   /** The schema: `<schema>` for miniclaw's tables, `<schema>_boss` for pg-boss's. */
   readonly schema: string;
-  /** Brings pg-boss's tables up to date too (miniclaw's are at open); what `miniclaw db migrate` runs. Resolves to the schema's version. */
-  migrate(): Promise<number>;
+  /** Brings pg-boss's tables up to date too (miniclaw's are at open); what `miniclaw db migrate` runs. Says what it found and did. */
+  migrate(): Promise<Migration>;
   /** Gives the database back: its pools end once no other user in the process holds it. Never throws. */
   close(): Promise<void>;
+}
+
+/** What `migrate` found: the schema's version before this process opened it (0: no tables), now, and whether pg-boss's schema existed. */
+export interface Migration {
+  found: number;
+  version: number;
+  bossFound: boolean;
 }
 
 /**
@@ -41,8 +48,9 @@ export async function openPostgres(database: DatabaseOption, options: OpenPostgr
     cron: pgCron(opened),
     schema: config.schema,
     async migrate() {
+      const boss = await opened.pool.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [`${config.schema}_boss`]);
       await migrateCron(opened);
-      return LATEST_VERSION;
+      return { found: opened.foundVersion, version: LATEST_VERSION, bossFound: boss.rows.length > 0 };
     },
     close: () => (closed ??= opened.close()),
   };

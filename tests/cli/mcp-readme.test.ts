@@ -1,4 +1,4 @@
-// The README's "MCP servers" section as a user copies it: its mcp.json read by miniclaw, its library example run against the scripted model.
+// docs/mcp.md as a user copies it: its mcp.json read by miniclaw, its library example run against the scripted model.
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -15,16 +15,15 @@ const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const scripted = scriptedModelPerTest();
 
-/** The first block of `language` in the README's "MCP servers" section. */
+/** The first block of `language` in docs/mcp.md. */
 async function readmeBlock(language: "json" | "js"): Promise<string> {
-  const readme = await readFile(join(ROOT, "README.md"), "utf8");
-  const section = readme.split(/^## MCP servers$/m)[1]?.split(/^## /m)[0] ?? "";
+  const section = await readFile(join(ROOT, "docs", "mcp.md"), "utf8");
   const code = new RegExp(`^\`\`\`${language}\\n([\\s\\S]*?)^\`\`\`$`, "m").exec(section)?.[1];
-  if (!code) throw new Error(`no \`\`\`${language} block in the README's MCP servers section`);
+  if (!code) throw new Error(`no \`\`\`${language} block in docs/mcp.md`);
   return code;
 }
 
-describe("the README's MCP servers section", () => {
+describe("docs/mcp.md", () => {
   it("shows an mcp.json that miniclaw reads, its ${VAR} references taken from the environment", async () => {
     const workspace = await mkdtemp(join(tmpdir(), "miniclaw-readme-mcp-"));
     await writeFile(join(workspace, "mcp.json"), await readmeBlock("json"));

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startScriptedModel, type ScriptedModel } from "../../src/testing/index.js";
-import { cleanEnv, runMain } from "../helpers/cli.js";
+import { cleanEnv, runCli, runMain } from "../helpers/cli.js";
 import { databaseUnavailable, newTestSchema, type TestSchema } from "../helpers/pg.js";
 
 const unavailable = await databaseUnavailable();
@@ -29,7 +29,10 @@ describe.skipIf(unavailable !== undefined)("the CLI with MINICLAW_DATABASE_URL",
   });
 
   it("migrates, runs turns into the database, and lists and shows them as the files would", async () => {
-    expect(await runMain(["db", "migrate"], { env, cwd })).toMatchObject({ code: 0, stdout: `schema ${schema.schema} is at version 2 (pg-boss in ${schema.schema}_boss)\n` });
+    const created = `created the tables of schema ${schema.schema} (version 2); created pg-boss's in ${schema.schema}_boss\n`;
+    expect(await runMain(["db", "migrate"], { env, cwd })).toMatchObject({ code: 0, stdout: created });
+    const found = await runCli(["db", "migrate"], { env, cwd });
+    expect(found).toMatchObject({ code: 0, stdout: `found the tables of schema ${schema.schema} at version 2: up to date; found pg-boss's in ${schema.schema}_boss\n` });
     const first = await runMain(["run", "hello"], { env, cwd });
     expect(first.code, first.stderr).toBe(0);
     const key = /session: (\S+)/.exec(first.stderr)![1]!;
