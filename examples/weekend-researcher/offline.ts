@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { systemClock, type Clock } from "../../src/deps.js";
-import { appendRunRecord, createJobRunner, executeRun, formatTime, hasEnded, loadCronJobs, nextRunTime, readPausedJobs, setJobPause, type CronJob, type JobPause, type RunJob, type RunRecord } from "../../src/cron/index.js";
+import { appendRunRecord, createJobRunner, executeRun, formatTime, hasEnded, loadCronJobs, nextRunTime, pauseOf, readPausedJobs, setJobPause, type CronJob, type JobPause, type RunJob, type RunRecord } from "../../src/cron/index.js";
 import { addSteer } from "../../src/sessions/inbox.js";
 import { startScriptedModel, type RecordedRequest } from "../../src/testing/index.js";
 import { BRIEF_KEY, researcherRules } from "./scripted-researcher.js";
@@ -110,7 +110,9 @@ async function wake(workspace: string, job: CronJob, runJob: RunJob, clock: Cloc
   const first = requests.length;
   const record = await executeRun(job, runJob, { clock, signal: new AbortController().signal });
   await appendRunRecord(workspace, record);
-  if (record.status === "paused") await setJobPause(workspace, job.name, { since: record.end, reason: record.detail ?? "paused" });
+  // Paused (a budget passed) or ended (the final run done after until): kept in cron/state.json, as the CLI keeps it.
+  const pause = pauseOf(record);
+  if (pause) await setJobPause(workspace, job.name, pause);
   return { at, record, requests: requests.slice(first), ...withBrief(await brief()) };
 }
 
@@ -124,7 +126,7 @@ function describeWakeUp(hour: number, job: CronJob, wakeUp: WakeUp, before: stri
   const head = `[${formatTime(wakeUp.at, job.tz)}] wake-up ${hour}`;
   if (!record) return `${head}: not run, the job is off.`;
   const final = hasEnded(job, wakeUp.at);
-  const status = final ? `past until, so the final prompt; ${record.status === "paused" ? "the job ends" : record.status}` : record.status;
+  const status = final ? `past until, so the final prompt; ${record.ended ? "the job ends" : record.status}` : record.status;
   const cost = record.costUsd === undefined ? "" : `, $${record.costUsd.toFixed(4)}`;
   const steered = carriesSteer(wakeUp.requests[0]) ? "; its request carries the steer" : "";
   const detail = record.status === "paused" && !final ? ` (${record.detail ?? "paused"})` : "";

@@ -47,7 +47,7 @@ export interface CliArgs {
   sandbox?: "off" | "on" | "auto";
   /** `run --output-format text|json|stream-json`: the reply alone, one JSON object, or one event per line then the object. */
   outputFormat?: "text" | "json" | "stream-json";
-  /** `run --record FILE`, `--record FILE` (the REPL): a cassette of every request and response. */
+  /** `run --record FILE`, `--record FILE` (the REPL, `cron`, `cron run JOB`): a cassette of every request and response. */
   record?: string;
   /** `mcp add`: `--transport stdio|http|sse`, `-e KEY=VALUE` (stdio), `-H "Name: value"` (http); `-y`: no question before writing mcp.json. */
   mcpAdd?: { transport?: string; env: string[]; headers: string[] };
@@ -90,7 +90,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
   if (command === "repl" && first !== undefined) {
     throw new ConfigError(`unknown command "${first}" (see miniclaw --help; to send a message use: miniclaw run "${first} ...")`);
   }
-  checkCombinations(command, values);
+  checkCombinations(command, values, positionals.slice(1));
   return {
     command: command as CliArgs["command"],
     words: command === "repl" || command === "help" || command === "version" ? [] : positionals.slice(1),
@@ -174,7 +174,7 @@ function readArgv(argv: string[]) {
 }
 
 /** Options that make no sense with `command`, or together: a ConfigError saying where they go. */
-function checkCombinations(command: string, values: Values): void {
+function checkCombinations(command: string, values: Values, words: string[]): void {
   if (command === "help" || command === "version") return;
   if (values.continue && command !== "run" && command !== "repl") throw new ConfigError("--continue goes with miniclaw run and the REPL");
   if (values.resume !== undefined && command !== "repl") throw new ConfigError("--resume goes with the REPL (miniclaw run takes --session KEY or --continue)");
@@ -187,7 +187,8 @@ function checkCombinations(command: string, values: Values): void {
   for (const flag of ["thinking", "effort", "max-iterations"] as const) {
     if (values[flag] !== undefined && !TURN_COMMANDS.has(command)) throw new ConfigError(`--${flag} goes with the REPL, miniclaw run and miniclaw cron`);
   }
-  if (values.record !== undefined && command !== "run" && command !== "repl") throw new ConfigError("--record goes with miniclaw run and the REPL");
+  const records = command === "run" || command === "repl" || (command === "cron" && (words.length === 0 || words[0] === "run"));
+  if (values.record !== undefined && !records) throw new ConfigError("--record goes with miniclaw run, the REPL, miniclaw cron and cron run JOB");
   if (values.tolerate !== undefined && command !== "replay") throw new ConfigError("--tolerate goes with miniclaw replay");
   for (const flag of ["transport", "env", "header", "yes"] as const) {
     if (values[flag] !== undefined && command !== "mcp") throw new ConfigError(`--${flag} goes with miniclaw mcp add (and -y with mcp remove)`);

@@ -14,6 +14,9 @@ import { describeEvent } from "./render.js";
 import { sandboxOf } from "./settings.js";
 import { openWorkspace } from "./setup.js";
 import { visibleText } from "./visible-text.js";
+import type { SessionBackend } from "../sessions/backend.js";
+import type { TurnHooks } from "../loop/turn-options.js";
+import type { CassetteRecorder } from "../testing/record.js";
 
 /** How long running jobs may go on after SIGINT/SIGTERM before they are aborted (a second signal aborts at once). */
 const CRON_STOP_GRACE_MS = 10_000;
@@ -142,7 +145,7 @@ async function runOneJob({ workspace, runJob, jobs, backend }: Prepared, io: Cli
  * backend's sessions; the MCP servers are the process's: started once, by the first run that needs them.
  */
 async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
-  const { workspace, client } = await openWorkspace(args, io);
+  const { workspace, client, recorder } = await openWorkspace(args, io);
   const jobs = await loadCronJobs(workspace);
   const sandbox = await sandboxOf(args, io, workspace);
   const warn = warner(io);
@@ -154,16 +157,47 @@ async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
   });
   const shell = sandbox !== undefined && { shell: { sandbox } };
   const flags = { ...shell, ...(args.model !== undefined && { model: args.model }), ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }) };
-  const assistant = { workspace, cwd: io.cwd, env: io.env, client, store: backend.sessions, onWarning: warn, toolSources: mcp ? [mcp] : [], turn: turnFlags(args), ...flags };
+  const hooks = recorder && { hooks: recordingHooks(recorder, jobs, backend.sessions) };
+  const assistant = { workspace, cwd: io.cwd, env: io.env, client, store: backend.sessions, onWarning: warn, toolSources: mcp ? [mcp] : [], turn: { ...turnFlags(args), ...hooks }, ...flags };
   const onEvent = (job: CronJob, event: AgentEvent): void => {
     const line = event.type === "turn_end" ? undefined : describeEvent(event, (_style, text) => text);
     if (line !== undefined) io.stderr.write(`  ${job.name} ${line.trimStart()}\n`);
   };
   const runJob = createJobRunner({ assistant, onEvent });
   const withDefaultAgent: RunJob = (job, signal) => runJob(args.agent !== undefined && job.agent === undefined ? { ...job, agent: args.agent } : job, signal);
+  // Recorded runs go one at a time, so each run's requests follow its own mark in the cassette.
+  const serial = recorder ? oneAtATime(withDefaultAgent) : withDefaultAgent;
   const close = async (): Promise<void> => {
     await mcp?.close();
     await backend.close();
   };
-  return { workspace, jobs, runJob: withDefaultAgent, backend, close };
+  return { workspace, jobs, runJob: serial, backend, close };
+}
+
+/**
+ * `--record FILE`: marks each job's turn in the cassette with its text, session, job and time, after the records the job's session
+ * already held (once per session). A subagent's turn is not marked: its requests belong to the job's run.
+ */
+function recordingHooks(recorder: CassetteRecorder, jobs: readonly CronJob[], sessions: SessionBackend): TurnHooks {
+  const jobOf = new Map(jobs.map((job) => [job.session, job.name]));
+  const seen = new Set<string>();
+  return {
+    async onTurnStart({ sessionKey, text }) {
+      const job = jobOf.get(sessionKey);
+      if (job === undefined) return;
+      if (!seen.has(sessionKey) && (await sessions.exists(sessionKey))) recorder.session(sessionKey, await sessions.show(sessionKey, { all: true }));
+      seen.add(sessionKey);
+      recorder.turn(text, sessionKey, undefined, { job, at: new Date(systemClock.now()).toISOString() });
+    },
+  };
+}
+
+/** `run`, with each call waiting for the one before it to end. */
+function oneAtATime(run: RunJob): RunJob {
+  let last: Promise<unknown> = Promise.resolve();
+  return (job, signal) => {
+    const next = last.then(() => run(job, signal));
+    last = next.catch(() => undefined);
+    return next;
+  };
 }

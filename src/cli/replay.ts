@@ -2,18 +2,20 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { refuseApprover } from "../deps.js";
+import { refuseApprover, systemClock, type Clock } from "../deps.js";
+import { createJobRunner, loadCronJobs, type JobRunnerOptions } from "../cron/index.js";
 import { ConfigError } from "../errors.js";
 import { secretValues } from "../gate/secret-env.js";
 import { createClient } from "../model/client.js";
 import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import { SessionStore } from "../sessions/store.js";
 import { importSession } from "../sessions/transfer.js";
-import { readCassette, type Cassette } from "../testing/cassette.js";
+import { readCassette, type Cassette, type CassetteTurn } from "../testing/cassette.js";
 import { replay } from "../testing/replay.js";
 import { assistantFlags, parseCliArgs, turnFlags, type CliArgs } from "./args.js";
 import { openCliAssistant } from "./assistant-setup.js";
 import type { CliIo } from "./io.js";
+import { sandboxOf } from "./settings.js";
 import { visibleText } from "./visible-text.js";
 
 /**
@@ -58,25 +60,46 @@ async function runTurns(cassette: Cassette, args: CliArgs, io: CliIo, baseURL: s
   const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
   await ensureWorkspace(workspace);
   const store = new SessionStore(sessionsDir);
-  if (cassette.session) await importSession(store, cassette.session.records.map((record) => JSON.stringify(record)).join("\n"), "the cassette", cassette.session.key);
+  for (const session of cassette.sessions) await importSession(store, session.records.map((record) => JSON.stringify(record)).join("\n"), "the cassette", session.key);
   const { databaseUrl: _database, ...fileArgs } = args;
-  const opened = await openCliAssistant(fileArgs, { ...io, env }, {
+  const options = {
     workspace,
     cwd: io.cwd,
     env,
     client: createClient({ env, maxRetries: 0 }),
     store,
     approver: refuseApprover,
-    onWarning: (message) => void io.stderr.write(`warning: ${visibleText(message)}\n`),
+    onWarning: (message: string) => void io.stderr.write(`warning: ${visibleText(message)}\n`),
     turn: turnFlags(args),
     ...assistantFlags(args),
-  });
+  };
+  const opened = await openCliAssistant(fileArgs, { ...io, env }, options);
   try {
     for (const turn of cassette.turns) {
+      if (turn.job !== undefined) {
+        const { approver: _refused, ...assistant } = options;
+        const sandbox = await sandboxOf(fileArgs, io, workspace);
+        const plugged = { ...assistant, toolSources: opened.mcp ? [opened.mcp] : [], ...(sandbox !== undefined && { shell: { sandbox } }) };
+        io.stderr.write(`turn: ${visibleText(await runRecordedJob(turn, plugged))}\n`);
+        continue;
+      }
       const result = await opened.assistant.send(turn.text, { ...(turn.sessionKey !== undefined && { sessionKey: turn.sessionKey }), ...(turn.options && { turn: turn.options }) });
       io.stderr.write(`turn: ${result.stopReason}${result.error ? ` (${visibleText(result.error)})` : ""}\n`);
     }
   } finally {
     await opened.close();
   }
+}
+
+/**
+ * A cron job's recorded run, run again as the job now stands in cron.json (its prompt, checklist, agent and schema), on a clock
+ * that starts at the time it ran, so active hours and `until` decide as they did. Resolves to its status in a few words.
+ */
+async function runRecordedJob(turn: CassetteTurn, assistant: JobRunnerOptions["assistant"]): Promise<string> {
+  const job = (await loadCronJobs(assistant.workspace)).find((candidate) => candidate.name === turn.job);
+  if (!job) return `no job "${turn.job}" in cron.json any more`;
+  const offset = (Date.parse(turn.at ?? "") || Date.now()) - Date.now();
+  const clock: Clock = { now: () => Date.now() + offset, sleep: systemClock.sleep };
+  const outcome = await createJobRunner({ assistant, clock })(job, new AbortController().signal);
+  return `${job.name} ${outcome.status}${outcome.detail ? ` (${outcome.detail})` : ""}`;
 }

@@ -5,5 +5,5 @@ export { fileCron } from "./file-claims.js";
 export { CRON_FILE, DEFAULT_FINAL_PROMPT, hasEnded, loadCronJobs, parseCronJobs, type CronJob } from "./cron-config.js";
 export { createJobRunner, outcomeOf, type JobRunnerOptions } from "./cron-job.js";
 export { executeRun, formatRunLine, formatTime, skippedRecord, type RunJob, type RunOutcome, type RunRecord, type RunStatus } from "./cron-runs.js";
-export { appendRunRecord, CRON_STATE_FILE, fileCronStore, readPausedJobs, readRunRecords, RUNS_FILE, setJobPause, type CronStore, type JobPause } from "./cron-store.js";
+export { appendRunRecord, CRON_STATE_FILE, fileCronStore, pauseOf, readPausedJobs, readRunRecords, RUNS_FILE, setJobPause, type CronStore, type JobPause } from "./cron-store.js";
 export { buildHeartbeatPrompt, hasHeartbeatContent, HEARTBEAT_FILE, interpretHeartbeatReply, isWithinActiveHours, type ActiveHours } from "./heartbeat.js";

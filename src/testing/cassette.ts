@@ -23,13 +23,16 @@ export interface CassetteTurn {
   sessionKey?: string;
   /** Settings of this turn alone (the REPL's /effort). */
   options?: Record<string, unknown>;
+  /** A cron job's run: the job, and the time it ran (a replay runs the job again as of then). */
+  job?: string;
+  at?: string;
   exchanges: Exchange[];
 }
 
-/** A whole cassette: its header, the records of a session the first turn went on with, and its turns. */
+/** A whole cassette: its header, the records of each session a turn went on with (the first turn's, or each cron job's), and its turns. */
 export interface Cassette {
   header: CassetteHeader;
-  session?: { key: string; records: unknown[] };
+  sessions: Array<{ key: string; records: unknown[] }>;
   turns: CassetteTurn[];
 }
 
@@ -51,9 +54,9 @@ export function readCassette(source: string, label = "the cassette"): Cassette {
   const header = parsed[0] as CassetteHeader | undefined;
   if (typeof header?.cassette !== "number") throw new Error(`${where}: not a miniclaw cassette (its first line names no "cassette" format)`);
   if (header.cassette > CASSETTE_VERSION) throw new Error(`${where} needs cassette format ${header.cassette}; this miniclaw reads format ${CASSETTE_VERSION}: update miniclaw`);
-  const cassette: Cassette = { header, turns: [] };
+  const cassette: Cassette = { header, sessions: [], turns: [] };
   for (const line of parsed.slice(1)) {
-    if ("session" in line) cassette.session = line["session"] as NonNullable<Cassette["session"]>;
+    if ("session" in line) cassette.sessions.push(line["session"] as Cassette["sessions"][number]);
     else if ("turn" in line) cassette.turns.push({ ...(line["turn"] as Omit<CassetteTurn, "exchanges">), exchanges: [] });
     else if ("request" in line) (cassette.turns.at(-1) ?? newTurn(cassette)).exchanges.push(line as unknown as Exchange);
   }

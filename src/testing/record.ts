@@ -10,8 +10,8 @@ const KEPT_HEADERS = ["content-type", "request-id", "retry-after", "x-should-ret
 export interface CassetteRecorder {
   /** Wraps a transport: pass it to `createClient({ env, wrapFetch: recorder.wrap })`. */
   wrap(fetch: typeof globalThis.fetch): typeof globalThis.fetch;
-  /** Marks the start of a turn: the user's text, its session, and settings of that turn alone (the REPL's /effort). */
-  turn(text: string, sessionKey?: string, options?: Record<string, unknown>): void;
+  /** Marks the start of a turn: the user's text, its session, settings of that turn alone (the REPL's /effort), and a cron job's run. */
+  turn(text: string, sessionKey?: string, options?: Record<string, unknown>, run?: { job: string; at: string }): void;
   /** The records of the session the next turn goes on with, for a replay to start from. */
   session(key: string, records: readonly unknown[]): void;
 }
@@ -28,7 +28,7 @@ export function recordCassette(file: string, options: { secrets?: readonly strin
   writeFileSync(file, `${JSON.stringify({ cassette: CASSETTE_VERSION, created: new Date().toISOString(), ...(options.argv && { argv: options.argv }) })}\n`);
   const write = (line: object): void => appendFileSync(file, `${JSON.stringify(line)}\n`);
   return {
-    turn: (text, sessionKey, turnOptions) => write({ turn: { text: clean(text), ...(sessionKey !== undefined && { sessionKey }), ...(turnOptions && { options: turnOptions }) } }),
+    turn: (text, sessionKey, turnOptions, run) => write({ turn: { text: clean(text), ...(sessionKey !== undefined && { sessionKey }), ...(turnOptions && { options: turnOptions }), ...run } }),
     session: (key, records) => write({ session: { key, records: cleanStrings(records, clean) } }),
     wrap: (inner) => async (input, init) => {
       const url = new URL(input instanceof Request ? input.url : String(input));

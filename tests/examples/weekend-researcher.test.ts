@@ -68,7 +68,8 @@ describe.concurrent("the Weekend Researcher example", () => {
   it("ends the job after until: the final prompt at wake-up 3, then the job off in cron/state.json", async (ctx) => {
     const { wakeUps, pause, job } = await offline(ctx);
     ctx.expect(job.until).toBe("2026-06-12T17:30:00+02:00");
-    ctx.expect(wakeUps.map((w) => w.record?.status)).toEqual(["ok", "ok", "paused"]);
+    ctx.expect(wakeUps.map((w) => w.record?.status)).toEqual(["ok", "ok", "ok"]);
+    ctx.expect(wakeUps.map((w) => w.record?.ended)).toEqual([undefined, undefined, "ended at its until 2026-06-12T17:30:00+02:00 after its final run"]);
     ctx.expect(lastMessage(wakeUps[2]!.requests[0])).toContain(job.finalPrompt!);
     ctx.expect(lastMessage(wakeUps[2]!.requests[0])).not.toContain(job.prompt!);
     ctx.expect(pause?.reason).toBe("ended at its until 2026-06-12T17:30:00+02:00 after its final run");
