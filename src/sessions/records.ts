@@ -1,14 +1,14 @@
 // The records of a session file (one JSON object per line): zod schemas checked on load, and their builders.
 import { randomUUID } from "node:crypto";
 import * as z from "zod";
-import type { MessageParam } from "../types.js";
+import { PERMISSION_MODES, type MessageParam } from "../types.js";
 
 const count = z.number();
 const usageSchema = z.object({
   inputTokens: count, outputTokens: count, cacheReadTokens: count, cacheWriteTokens: count,
   thinkingTokens: count.exactOptional(), webSearchRequests: count.exactOptional(), webFetchRequests: count.exactOptional(),
 });
-const permissionMode = z.enum(["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]);
+const permissionMode = z.enum(PERMISSION_MODES);
 /** What every record but the header has. */
 const stamped = { id: z.string(), ts: z.number() };
 

@@ -1,5 +1,5 @@
 // The session store: one append-only JSONL file per key, repaired on load, one turn at a time per session.
-import { closeSync, constants, mkdirSync } from "node:fs";
+import { close, constants, mkdirSync } from "node:fs";
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { systemClock, type Clock } from "../deps.js";
@@ -119,7 +119,8 @@ export class SessionStore implements SessionBackend {
     return async () => {
       const fd = this.handles.get(file);
       this.handles.delete(file);
-      if (fd !== undefined) closeQuietly(fd);
+      // A close that fails (never valid, already closed) leaves nothing to release.
+      if (fd !== undefined) close(fd, () => {});
       await release();
     };
   }
@@ -200,12 +201,4 @@ function readRegion(file: string): ReturnType<typeof readLoadRegionFromFile> {
 
 function serialize(record: SessionRecord, file: string): string {
   return serializeRecord(record, file) + "\n";
-}
-
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    // Already closed or never valid: nothing is left to release.
-  }
 }
