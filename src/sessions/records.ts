@@ -78,8 +78,7 @@ export function newRecordId(): string {
 
 /** The agent a key belongs to: `<id>` for `agent:<id>:...` keys, else `main`. */
 export function agentIdFromKey(key: string): string {
-  const match = /^agent:([^:]+):/.exec(key);
-  return match?.[1] ?? "main";
+  return /^agent:([^:]+):/.exec(key)?.[1] ?? "main";
 }
 
 /** The header record opening a session file. */
