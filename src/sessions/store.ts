@@ -1,10 +1,10 @@
 // The session store: one append-only JSONL file per key, repaired on load, one turn at a time per session.
-import { close, constants, mkdirSync } from "node:fs";
+import { close, constants, mkdirSync, writeFileSync } from "node:fs";
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { systemClock, type Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
-import { appendLines, APPEND_FLAGS, writeWhole } from "../fs/append-lines.js";
+import { appendLines, APPEND_FLAGS } from "../fs/append-lines.js";
 import { isFileLockHeld } from "../fs/file-lock.js";
 import { openRegularSync, readRegularText } from "../fs/regular-file.js";
 import type { Inbox } from "../types.js";
@@ -102,7 +102,7 @@ export class SessionStore implements SessionBackend {
   private appendPlain(file: string, body: string): void {
     const fd = this.handles.get(file) ?? openRegularSync(file, constants.O_WRONLY | APPEND_FLAGS, 0o666).fd;
     this.handles.set(file, fd);
-    writeWhole(fd, body);
+    writeFileSync(fd, body);
   }
 
   async lock(key: string): Promise<() => Promise<void>> {
@@ -137,13 +137,9 @@ export class SessionStore implements SessionBackend {
 
   async show(key: string, options: { all?: boolean } = {}): Promise<SessionRecord[]> {
     const file = this.fileFor(key);
-    let records: SessionRecord[] | undefined;
-    if (options.all === true) records = await this.readAll(file);
-    else {
-      const region = await readRegion(file);
-      region?.warnings.forEach((warning) => this.onWarning(warning));
-      records = region && recordsToShow(region);
-    }
+    const region = options.all === true ? undefined : await readRegion(file);
+    region?.warnings.forEach((warning) => this.onWarning(warning));
+    const records = options.all === true ? await this.readAll(file) : region && recordsToShow(region);
     if (records === undefined) throw new SessionError(`no session ${key} (${file})`);
     return records;
   }
