@@ -1,6 +1,7 @@
 // An open session: locked and loaded once for a turn; its methods append, compact and release, so the key stays here.
 import { once } from "node:events";
 import type { Clock } from "../deps.js";
+import { messageOf } from "../errors.js";
 import type { MessageParam } from "../types.js";
 import { headerRecordFor, newRecordId, type CompactionRecord, type MessageRecord, type ModeRecord, type OutputRecord, type SessionRecord } from "./records.js";
 import type { HistoryRepair } from "./repair.js";
@@ -21,7 +22,7 @@ export async function openSession(store: SessionStorage, key: string, options: O
     session = await store.load(key, { mode: "turn-start" });
   } catch (error) {
     await release().catch(() => undefined);
-    return { status: "unreadable", error: error instanceof Error ? error.message : String(error) };
+    return { status: "unreadable", error: messageOf(error) };
   }
   return { status: "open", handle: new SessionHandle(store, key, options.agentId, options.clock, session, release, options.parent) };
 }

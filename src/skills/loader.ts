@@ -1,7 +1,7 @@
 // SkillLoader: finds SKILL.md files under the skill folders, checks them, and serves layers 1 and 2.
 import { statSync, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
-import { ToolError } from "../errors.js";
+import { messageOf, ToolError } from "../errors.js";
 import { fileVersion } from "../fs/racy.js";
 import { readRegularFileSync, readRegularText } from "../fs/regular-file.js";
 import { parseFrontmatter, parseLooseFrontmatter, type ParsedFrontmatter } from "./frontmatter.js";
@@ -43,7 +43,7 @@ const parsedFiles = new Map<string, ParseOutcome & { version: string }>();
 const MAX_LISTED_FILES = 100;
 
 function firstLine(error: unknown): string {
-  return ((error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "").trim();
+  return messageOf(error).split("\n", 1)[0]!.trim();
 }
 
 /** Reads and parses a SKILL.md: strict YAML first, else line by line with a warning. Synchronous: it is small, and every turn loads them all. */
