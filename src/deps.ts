@@ -1,5 +1,6 @@
 // Side effects the core takes as parameters: the clock, process spawning, the approver, and the event sink.
 import { spawn as nodeSpawn } from "node:child_process";
+import { setTimeout as delay } from "node:timers/promises";
 import type { AgentEvent, ApprovalDecision } from "./types.js";
 
 /** Wall clock, injectable so tests can drive time. */
@@ -11,17 +12,8 @@ export interface Clock {
 /** The real clock; `sleep` resolves early, never rejects, on an abort. */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise((resolve) => {
-      if (signal?.aborted) return resolve();
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", done);
-        resolve();
-      }
-      signal?.addEventListener("abort", done, { once: true });
-    }),
+  // An abort rejects the timer's promise (and clears the timer): caught, it resolves early.
+  sleep: (ms, signal) => delay(ms, undefined, { signal }).catch(() => undefined),
 };
 
 /** Process spawning, as `node:child_process.spawn`. */

@@ -127,8 +127,9 @@ export type AgentEvent = (
   parentToolUseId?: string;
 };
 
-/** The permission modes (documented with PermissionMode in gate/context.ts). */
-export type PermissionModeName = "default" | "acceptEdits" | "plan" | "dontAsk" | "bypassPermissions";
+/** The permission modes, in order of how much runs unasked (documented with PermissionMode in gate/context.ts). */
+export const PERMISSION_MODES = ["plan", "dontAsk", "default", "acceptEdits", "bypassPermissions"] as const;
+export type PermissionModeName = (typeof PERMISSION_MODES)[number];
 
 export type EventSink = (event: AgentEvent) => void;
 

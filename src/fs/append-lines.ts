@@ -1,5 +1,5 @@
 // Appending whole lines to a file whose writers may die mid-line: one O_APPEND write, a torn tail closed first.
-import { closeSync, constants, fdatasync, readSync, writeSync } from "node:fs";
+import { closeSync, constants, fdatasync, readSync, writeFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { openRegularSync } from "./regular-file.js";
 
@@ -16,21 +16,12 @@ export async function appendLines(file: string, text: string, options: { header?
   const { fd, size } = openRegularSync(file, constants.O_RDWR | APPEND_FLAGS, 0o666);
   try {
     const prefix = size === 0 ? (options.header?.() ?? "") : endsWithNewline(fd, size) ? "" : "\n";
-    writeWhole(fd, prefix + text);
+    // writeFileSync on a descriptor writes on after a short write (a full disk) until all is written or it fails.
+    writeFileSync(fd, prefix + text);
     if (options.sync) await fdatasyncAsync(fd);
     return size === 0;
   } finally {
     closeSync(fd);
-  }
-}
-
-/** Writes all of `text` at the end of an O_APPEND descriptor; a short write (a full disk) goes on until it fails. */
-export function writeWhole(fd: number, text: string): void {
-  const bytes = Buffer.from(text, "utf8");
-  for (let written = 0; written < bytes.length; ) {
-    const n = writeSync(fd, bytes, written, bytes.length - written);
-    if (n === 0) throw new Error(`wrote ${written} of ${bytes.length} bytes, then nothing`);
-    written += n;
   }
 }
 

@@ -66,13 +66,9 @@ function childOf(node: unknown, step: PropertyKey): unknown {
 
 /** Optional, nullable, default and pipe wrappers removed. */
 function unwrap(node: unknown): unknown {
-  for (let i = 0; i < 8; i++) {
-    const def = (node as { def?: { innerType?: unknown; in?: unknown } } | undefined)?.def;
-    const inner = def?.innerType ?? def?.in;
-    if (inner === undefined) return node;
-    node = inner;
-  }
-  return node;
+  const def = (node as { def?: { innerType?: unknown; in?: unknown } } | undefined)?.def;
+  const inner = def?.innerType ?? def?.in;
+  return inner === undefined ? node : unwrap(inner);
 }
 
 /** The known key nearest to `key` by edit distance, when it is near enough to be a misspelling. */

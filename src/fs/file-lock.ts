@@ -187,16 +187,14 @@ function installExitHook(): void {
   });
 }
 
+/** The owner a lock file names, or undefined for any other text (JSON `null` included). */
 function parseOwner(raw: string): LockOwner | undefined {
   try {
-    const value = JSON.parse(raw) as Partial<LockOwner>;
-    if (typeof value.pid === "number" && typeof value.hostname === "string") {
-      return { pid: value.pid, hostname: value.hostname, ts: Number(value.ts ?? 0), token: String(value.token ?? "") };
-    }
+    const { pid, hostname, ts, token } = JSON.parse(raw) as Partial<LockOwner>;
+    return typeof pid === "number" && typeof hostname === "string" ? { pid, hostname, ts: Number(ts ?? 0), token: String(token ?? "") } : undefined;
   } catch {
-    // Falls through: not an owner.
+    return undefined;
   }
-  return undefined;
 }
 
 function describe(state: LockState): string {

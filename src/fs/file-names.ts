@@ -18,7 +18,8 @@ const EDGE = /^[. ]$/;
 // Windows refuses these device names whatever the extension (`con.jsonl` and `com¹.md` included).
 const RESERVED_NAME = /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])(\.|$)/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const TOKEN = /%[0-9A-Fa-f]{2}|\^.|./gsu;
+/** What decoding replaces: a run of `%XX` escapes, a case mark and its letter, a separator. */
+const TOKEN = /(?:%[0-9A-Fa-f]{2})+|\^.|#/gsu;
 
 /**
  * The file name stem of `key`, by the rules above. With `maxBytes`, a longer stem is cut (never inside an escape or
@@ -60,24 +61,16 @@ export function decodeFileStem(stem: string): string | undefined {
  * (a `%` that decodes to nothing included) as written. Reads this encoding, both earlier ones, and typed names.
  */
 export function decodeFileStemLoosely(stem: string): string | undefined {
-  let key = "";
-  let bytes: number[] = [];
-  const flush = (): void => {
-    if (bytes.length > 0) key += decodeBytes(bytes);
-    bytes = [];
-  };
-  for (const [token] of stem.normalize("NFC").matchAll(TOKEN)) {
-    if (token.length === 3 && token.startsWith("%")) {
-      bytes.push(Number.parseInt(token.slice(1), 16));
-      continue;
+  return stem.normalize("NFC").replace(TOKEN, (token) => {
+    if (token === SEPARATOR) return ":";
+    if (token.startsWith(UPPER_MARK)) return upperOf(token.slice(1)) ?? token;
+    // A run of escapes is UTF-8 (decodeURIComponent refuses what is not), else it stays as its `%XX`.
+    try {
+      return decodeURIComponent(token);
+    } catch {
+      return token.toUpperCase();
     }
-    flush();
-    if (token === SEPARATOR) key += ":";
-    else if (token.startsWith(UPPER_MARK) && token.length > 1) key += upperOf(token.slice(1)) ?? token;
-    else key += token;
-  }
-  flush();
-  return key;
+  });
 }
 
 /** True when the stem ends with the hash of a long key (its key cannot be read from it). */
@@ -118,13 +111,4 @@ export function escapeBytes(bytes: Iterable<number>): string {
   let out = "";
   for (const byte of bytes) out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
   return out;
-}
-
-/** UTF-8 bytes as text; bytes that do not form UTF-8 stay as the `%XX` they were written as. */
-function decodeBytes(bytes: number[]): string {
-  try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(new Uint8Array(bytes));
-  } catch {
-    return escapeBytes(bytes);
-  }
 }

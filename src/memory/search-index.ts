@@ -53,10 +53,6 @@ export class NoteIndex {
     return this.live;
   }
 
-  has(fileName: string): boolean {
-    return this.positions().has(fileName);
-  }
-
   /** Adds a note or replaces its previous version; `stamp` is kept for `exportData`. */
   upsert(fileName: string, key: string, content: string, stamp?: FileStamp): void {
     this.remove(fileName);

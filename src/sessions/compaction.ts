@@ -97,19 +97,16 @@ export function buildSummaryRequestText(toSummarize: MessageRecord[], previousSu
 /** Splits the records to summarise into consecutive groups of at most `maxChars` of transcript (one record always fits), summarised in turn. Pure. */
 export function splitForSummary(records: MessageRecord[], maxChars: number): MessageRecord[][] {
   const groups: MessageRecord[][] = [];
-  let group: MessageRecord[] = [];
   let size = 0;
   for (const record of records) {
     const chars = renderMessage(record.message).length + 2;
-    if (group.length > 0 && size + chars > maxChars) {
-      groups.push(group);
-      group = [];
+    if (groups.length === 0 || size + chars > maxChars) {
+      groups.push([]);
       size = 0;
     }
-    group.push(record);
+    groups.at(-1)!.push(record);
     size += chars;
   }
-  if (group.length > 0) groups.push(group);
   return groups;
 }
 
@@ -159,28 +156,13 @@ function cut(text: string, max: number): string {
  */
 export function trimOldToolResults(messages: MessageParam[], options: { keepRecent: number; maxChars: number }): MessageParam[] {
   let toKeep = options.keepRecent;
-  const out = [...messages];
-  for (let i = out.length - 1; i >= 0; i--) {
-    const message = out[i];
-    if (message === undefined || message.role !== "user" || typeof message.content === "string") continue;
-    let changed = false;
-    const content = [...message.content];
-    for (let j = content.length - 1; j >= 0; j--) {
-      const block = content[j];
-      if (block?.type !== "tool_result") continue;
-      if (toKeep > 0) {
-        toKeep--;
-        continue;
-      }
-      const trimmed = trimResult(block, options.maxChars);
-      if (trimmed !== block) {
-        content[j] = trimmed;
-        changed = true;
-      }
-    }
-    if (changed) out[i] = { ...message, content };
-  }
-  return out;
+  // Newest first, so the `keepRecent` results kept whole are the last ones.
+  const trim = (block: ContentBlockParam): ContentBlockParam => (block.type !== "tool_result" || toKeep-- > 0 ? block : trimResult(block, options.maxChars));
+  return messages.toReversed().map((message) => {
+    if (message.role !== "user" || typeof message.content === "string") return message;
+    const content = message.content.toReversed().map(trim).reverse();
+    return content.every((block, i) => block === message.content[i]) ? message : { ...message, content };
+  }).reverse();
 }
 
 function trimResult(block: ToolResultBlockParam, maxChars: number): ToolResultBlockParam {

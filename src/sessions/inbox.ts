@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import * as z from "zod";
 import { systemClock, type Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
 import { appendLines } from "../fs/append-lines.js";
@@ -123,12 +124,12 @@ function parseInbox(text: string): { steers: Array<InboxMessage & { line: string
   const seen = new Set<string>();
   text.split("\n").slice(0, -1).forEach((line, index) => {
     if (line.trim() === "") return;
-    const value = parseJson(line);
-    if (isSteer(value)) {
-      if (!seen.has(value.id)) result.steers.push({ id: value.id, text: value.text, line });
-      seen.add(value.id);
-    } else if (isDelivered(value)) {
-      for (const id of value.ids) result.delivered.add(id);
+    const parsed = inboxLine.safeParse(parseJson(line));
+    if (parsed.data?.type === "steer") {
+      if (!seen.has(parsed.data.id)) result.steers.push({ id: parsed.data.id, text: parsed.data.text, line });
+      seen.add(parsed.data.id);
+    } else if (parsed.data?.type === "delivered") {
+      for (const id of parsed.data.ids) result.delivered.add(id);
     } else {
       result.damaged.push(`line ${index + 1} is neither a steer nor a delivered mark: ${line.slice(0, 80)}`);
     }
@@ -136,21 +137,18 @@ function parseInbox(text: string): { steers: Array<InboxMessage & { line: string
   return result;
 }
 
-function parseJson(line: string): Record<string, unknown> | undefined {
+/** A line of the inbox; other fields (`ts`) are allowed and ignored. */
+const inboxLine = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("steer"), id: z.string().min(1), text: z.string() }),
+  z.object({ type: z.literal("delivered"), ids: z.array(z.string()) }),
+]);
+
+function parseJson(line: string): unknown {
   try {
-    const value: unknown = JSON.parse(line);
-    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
+    return JSON.parse(line);
   } catch {
     return undefined;
   }
-}
-
-function isSteer(v: Record<string, unknown> | undefined): v is { id: string; text: string } {
-  return v?.["type"] === "steer" && typeof v["id"] === "string" && v["id"] !== "" && typeof v["text"] === "string";
-}
-
-function isDelivered(v: Record<string, unknown> | undefined): v is { ids: string[] } {
-  return v?.["type"] === "delivered" && Array.isArray(v["ids"]) && v["ids"].every((id) => typeof id === "string");
 }
 
 /** The inbox's text, "" when there is none. Synchronous: a turn looks before every request, and the file is small and almost always absent. */

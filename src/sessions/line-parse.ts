@@ -54,16 +54,12 @@ function messageRecordProblem(value: Record<string, unknown>): string | undefine
   for (const block of content) {
     if (!isObject(block) || typeof block["type"] !== "string") return "content block without a type";
   }
-  const usage = value["usage"];
-  if (usage !== undefined && !isUsage(usage)) return "usage is not {inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens}";
-  const discarded = value["discardedUsage"];
-  if (discarded !== undefined && !isUsage(discarded)) return "discardedUsage is not {inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens}";
+  const counts = ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens"];
+  for (const field of ["usage", "discardedUsage"]) {
+    const usage = value[field];
+    if (usage !== undefined && !(isObject(usage) && counts.every((k) => typeof usage[k] === "number"))) return `${field} is not {${counts.join(", ")}}`;
+  }
   return undefined;
-}
-
-function isUsage(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  return ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens"].every((k) => typeof value[k] === "number");
 }
 
 /** True for a plain (non-array) object. */

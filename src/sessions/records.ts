@@ -1,14 +1,14 @@
 // The records of a session file (one JSON object per line): zod schemas checked on load, and their builders.
 import { randomUUID } from "node:crypto";
 import * as z from "zod";
-import type { MessageParam } from "../types.js";
+import { PERMISSION_MODES, type MessageParam } from "../types.js";
 
 const count = z.number();
 const usageSchema = z.object({
   inputTokens: count, outputTokens: count, cacheReadTokens: count, cacheWriteTokens: count,
   thinkingTokens: count.exactOptional(), webSearchRequests: count.exactOptional(), webFetchRequests: count.exactOptional(),
 });
-const permissionMode = z.enum(["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]);
+const permissionMode = z.enum(PERMISSION_MODES);
 /** What every record but the header has. */
 const stamped = { id: z.string(), ts: z.number() };
 
@@ -78,8 +78,7 @@ export function newRecordId(): string {
 
 /** The agent a key belongs to: `<id>` for `agent:<id>:...` keys, else `main`. */
 export function agentIdFromKey(key: string): string {
-  const match = /^agent:([^:]+):/.exec(key);
-  return match?.[1] ?? "main";
+  return /^agent:([^:]+):/.exec(key)?.[1] ?? "main";
 }
 
 /** The header record opening a session file. */

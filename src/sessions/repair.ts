@@ -166,11 +166,7 @@ function isUnsigned(block: ContentBlockParam): boolean {
  * A response's content made safe to store: no blank text or unsigned thinking, no tool_use when `dropToolUse`, ids unique
  * against `seen` (a repeat gets a suffix), object inputs. `calls` keep the original input for the model's error result.
  */
-export function cleanResponse(
-  content: readonly ContentBlockParam[],
-  seen: ReadonlySet<string>,
-  dropToolUse: boolean,
-): { content: ContentBlockParam[]; calls: ToolUseBlock[] } {
+export function cleanResponse(content: readonly ContentBlockParam[], seen: ReadonlySet<string>, dropToolUse: boolean): { content: ContentBlockParam[]; calls: ToolUseBlock[] } {
   const used = new Set(seen);
   const calls: ToolUseBlock[] = [];
   const stored = content.flatMap((block): ContentBlockParam[] => {

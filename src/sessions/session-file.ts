@@ -82,18 +82,15 @@ export function formatWarnings(warnings: RegionWarning[], base: number, file: st
 function parseLines(text: string): { records: SessionRecord[]; warnings: RegionWarning[] } {
   const records: SessionRecord[] = [];
   const warnings: RegionWarning[] = [];
-  for (let start = 0, line = 1; start < text.length; line++) {
-    const newline = text.indexOf("\n", start);
-    const end = newline < 0 ? text.length : newline;
-    const content = text.slice(start, end);
-    if (content.trim() !== "") {
-      const parsed = parseRecordLine(content);
-      if (parsed.ok) records.push(parsed.record);
-      else if (end === text.length) warnings.push({ line, message: `skipped a torn last line (no newline at the end: its writer was interrupted): ${parsed.reason}` });
-      else warnings.push({ line, message: `skipped a corrupt line: ${parsed.reason}` });
-    }
-    start = end + 1;
-  }
+  const lines = text.split("\n");
+  lines.forEach((content, index) => {
+    if (content.trim() === "") return;
+    const parsed = parseRecordLine(content);
+    if (parsed.ok) records.push(parsed.record);
+    // The last element is the text after the last newline: "" when the file ends with one.
+    else if (index === lines.length - 1) warnings.push({ line: index + 1, message: `skipped a torn last line (no newline at the end: its writer was interrupted): ${parsed.reason}` });
+    else warnings.push({ line: index + 1, message: `skipped a corrupt line: ${parsed.reason}` });
+  });
   return { records, warnings };
 }
 

@@ -1,5 +1,7 @@
 // An open session: locked and loaded once for a turn; its methods append, compact and release, so the key stays here.
+import { once } from "node:events";
 import type { Clock } from "../deps.js";
+import { messageOf } from "../errors.js";
 import type { MessageParam } from "../types.js";
 import { headerRecordFor, newRecordId, type CompactionRecord, type MessageRecord, type ModeRecord, type OutputRecord, type SessionRecord } from "./records.js";
 import type { HistoryRepair } from "./repair.js";
@@ -20,7 +22,7 @@ export async function openSession(store: SessionStorage, key: string, options: O
     session = await store.load(key, { mode: "turn-start" });
   } catch (error) {
     await release().catch(() => undefined);
-    return { status: "unreadable", error: error instanceof Error ? error.message : String(error) };
+    return { status: "unreadable", error: messageOf(error) };
   }
   return { status: "open", handle: new SessionHandle(store, key, options.agentId, options.clock, session, release, options.parent) };
 }
@@ -117,16 +119,9 @@ async function lockUnlessAborted(store: SessionStorage, key: string, signal: Abo
   if (signal?.aborted) return undefined;
   const locking = store.lock(key);
   if (!signal) return locking;
-  let onAbort = (): void => {};
-  const aborted = new Promise<undefined>((resolve) => {
-    onAbort = () => resolve(undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    const release = await Promise.race([locking, aborted]);
-    if (!release) locking.then((late) => late(), () => undefined);
-    return release;
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-  }
+  const settled = new AbortController();
+  const aborted = once(signal, "abort", { signal: settled.signal }).then(() => undefined, () => undefined);
+  const release = await Promise.race([locking, aborted]).finally(() => settled.abort());
+  if (!release) locking.then((late) => late(), () => undefined);
+  return release;
 }

@@ -95,12 +95,7 @@ export function listingOf(key: string, region: LoadRegion, file: string, now: nu
 }
 
 /** The records a fork copies (all but headers, up to message `upToMessageId` and its outputs) and the agent. Throws SessionError for a missing message. */
-export function selectForkRecords(
-  records: readonly SessionRecord[],
-  where: string,
-  fromKey: string,
-  upToMessageId: string | undefined,
-): { agentId: string; records: SessionRecord[] } {
+export function selectForkRecords(records: readonly SessionRecord[], where: string, fromKey: string, upToMessageId: string | undefined): { agentId: string; records: SessionRecord[] } {
   const header = records.find((record): record is HeaderRecord => record.type === "session");
   let end = records.length;
   if (upToMessageId !== undefined) {
@@ -108,8 +103,5 @@ export function selectForkRecords(
     if (end === 0) throw new SessionError(`no message ${upToMessageId} in session ${fromKey} (${where})`);
     while (records[end]?.type === "output") end++;
   }
-  return {
-    agentId: header?.agentId ?? agentIdFromKey(fromKey),
-    records: records.slice(0, end).filter((record) => record.type !== "session"),
-  };
+  return { agentId: header?.agentId ?? agentIdFromKey(fromKey), records: records.slice(0, end).filter((record) => record.type !== "session") };
 }

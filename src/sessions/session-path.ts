@@ -99,9 +99,8 @@ function legacyStem(key: string): string {
 
 function decodeLegacyStem(stem: string): string | undefined {
   if (!LEGACY_NAME.test(stem) || isHashedStem(stem)) return undefined;
-  const bytes = stem.split(/(%[0-9A-F]{2})/).flatMap((part) => (part.startsWith("%") ? [Number.parseInt(part.slice(1), 16)] : [...Buffer.from(part)]));
   try {
-    const key = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(new Uint8Array(bytes));
+    const key = decodeURIComponent(stem);
     return legacyStem(key) === stem ? key : undefined;
   } catch {
     return undefined;

@@ -65,11 +65,9 @@ export function buildSessionView(
 }
 
 function findLastUsage(records: MessageRecord[], after: Set<string>, offset: 0 | 1): LoadedSession["lastUsage"] {
-  for (let i = records.length - 1; i >= 0; i--) {
-    const record = records[i];
-    if (record?.usage !== undefined && record.message.role === "assistant" && after.has(record.id)) return { usage: record.usage, index: i + offset };
-  }
-  return undefined;
+  const i = records.findLastIndex((record) => record.usage !== undefined && record.message.role === "assistant" && after.has(record.id));
+  const usage = records[i]?.usage;
+  return usage && { usage, index: i + offset };
 }
 
 function asBlocks(content: MessageParam["content"]): ContentBlockParam[] {

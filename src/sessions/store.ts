@@ -1,10 +1,10 @@
 // The session store: one append-only JSONL file per key, repaired on load, one turn at a time per session.
-import { closeSync, constants, mkdirSync } from "node:fs";
+import { close, constants, mkdirSync, writeFileSync } from "node:fs";
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { systemClock, type Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
-import { appendLines, APPEND_FLAGS, writeWhole } from "../fs/append-lines.js";
+import { appendLines, APPEND_FLAGS } from "../fs/append-lines.js";
 import { isFileLockHeld } from "../fs/file-lock.js";
 import { openRegularSync, readRegularText } from "../fs/regular-file.js";
 import type { Inbox } from "../types.js";
@@ -102,7 +102,7 @@ export class SessionStore implements SessionBackend {
   private appendPlain(file: string, body: string): void {
     const fd = this.handles.get(file) ?? openRegularSync(file, constants.O_WRONLY | APPEND_FLAGS, 0o666).fd;
     this.handles.set(file, fd);
-    writeWhole(fd, body);
+    writeFileSync(fd, body);
   }
 
   async lock(key: string): Promise<() => Promise<void>> {
@@ -119,7 +119,8 @@ export class SessionStore implements SessionBackend {
     return async () => {
       const fd = this.handles.get(file);
       this.handles.delete(file);
-      if (fd !== undefined) closeQuietly(fd);
+      // A close that fails (never valid, already closed) leaves nothing to release.
+      if (fd !== undefined) close(fd, () => {});
       await release();
     };
   }
@@ -136,13 +137,9 @@ export class SessionStore implements SessionBackend {
 
   async show(key: string, options: { all?: boolean } = {}): Promise<SessionRecord[]> {
     const file = this.fileFor(key);
-    let records: SessionRecord[] | undefined;
-    if (options.all === true) records = await this.readAll(file);
-    else {
-      const region = await readRegion(file);
-      region?.warnings.forEach((warning) => this.onWarning(warning));
-      records = region && recordsToShow(region);
-    }
+    const region = options.all === true ? undefined : await readRegion(file);
+    region?.warnings.forEach((warning) => this.onWarning(warning));
+    const records = options.all === true ? await this.readAll(file) : region && recordsToShow(region);
     if (records === undefined) throw new SessionError(`no session ${key} (${file})`);
     return records;
   }
@@ -200,12 +197,4 @@ function readRegion(file: string): ReturnType<typeof readLoadRegionFromFile> {
 
 function serialize(record: SessionRecord, file: string): string {
   return serializeRecord(record, file) + "\n";
-}
-
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    // Already closed or never valid: nothing is left to release.
-  }
 }

@@ -12,14 +12,10 @@ export interface ParsedFrontmatter {
 }
 
 // gray-matter evaluates `---js` blocks with eval(); a third-party SKILL.md must never run code on load.
-const ENGINES = Object.fromEntries(
-  ["js", "javascript", "coffee", "coffeescript", "cson"].map((language) => [
-    language,
-    () => {
-      throw new Error(`frontmatter language "${language}" is not allowed (use YAML)`);
-    },
-  ]),
-);
+const refuse = (language: string) => (): never => {
+  throw new Error(`frontmatter language "${language}" is not allowed (use YAML)`);
+};
+const ENGINES = Object.fromEntries(["js", "javascript", "coffee", "coffeescript", "cson"].map((language) => [language, refuse(language)]));
 const LOOSE_LINE = /^([A-Za-z][\w-]*):[ \t]*(.*)$/;
 
 /**

@@ -1,7 +1,7 @@
 // SkillLoader: finds SKILL.md files under the skill folders, checks them, and serves layers 1 and 2.
 import { statSync, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
-import { ToolError } from "../errors.js";
+import { messageOf, ToolError } from "../errors.js";
 import { fileVersion } from "../fs/racy.js";
 import { readRegularFileSync, readRegularText } from "../fs/regular-file.js";
 import { parseFrontmatter, parseLooseFrontmatter, type ParsedFrontmatter } from "./frontmatter.js";
@@ -43,7 +43,7 @@ const parsedFiles = new Map<string, ParseOutcome & { version: string }>();
 const MAX_LISTED_FILES = 100;
 
 function firstLine(error: unknown): string {
-  return ((error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "").trim();
+  return messageOf(error).split("\n", 1)[0]!.trim();
 }
 
 /** Reads and parses a SKILL.md: strict YAML first, else line by line with a warning. Synchronous: it is small, and every turn loads them all. */
@@ -54,14 +54,20 @@ function readAndParse(file: string): ParseOutcome {
   } catch (error) {
     return { parsed: undefined, warning: `${file}: skipped, it cannot be read (${firstLine(error)})` };
   }
+  const { parsed, error } = parseEither(text);
+  if (error === undefined) return { parsed };
+  if (parsed && typeof parsed.data["name"] === "string" && typeof parsed.data["description"] === "string") {
+    return { parsed, warning: `${file}: frontmatter is not valid YAML (${firstLine(error)}); read its fields line by line` };
+  }
+  return { parsed: undefined, warning: `${file}: skipped, its frontmatter cannot be parsed (${firstLine(error)})` };
+}
+
+/** The frontmatter as strict YAML, else line by line with the YAML error (see parseLooseFrontmatter). */
+function parseEither(text: string): { parsed: ParsedFrontmatter | undefined; error?: unknown } {
   try {
     return { parsed: parseFrontmatter(text) };
   } catch (error) {
-    const loose = parseLooseFrontmatter(text);
-    if (loose && typeof loose.data["name"] === "string" && typeof loose.data["description"] === "string") {
-      return { parsed: loose, warning: `${file}: frontmatter is not valid YAML (${firstLine(error)}); read its fields line by line` };
-    }
-    return { parsed: undefined, warning: `${file}: skipped, its frontmatter cannot be parsed (${firstLine(error)})` };
+    return { parsed: parseLooseFrontmatter(text), error };
   }
 }
 
@@ -118,12 +124,7 @@ export class SkillLoader {
     const skill = this.skills.get(name);
     if (!skill) throw new UnknownSkillError(name, this.list().map((s) => s.name));
     const text = await readRegularText(skill.file);
-    let body: string;
-    try {
-      body = parseFrontmatter(text).body;
-    } catch {
-      body = parseLooseFrontmatter(text)?.body ?? text;
-    }
+    const body = parseEither(text).parsed?.body ?? text;
     const files = listSkillResources(skill.dir, skill.file);
     const more = Math.max(0, files.length - MAX_LISTED_FILES);
     return formatSkillBody(skill.name, skill.dir, body, files.slice(0, MAX_LISTED_FILES), more);
