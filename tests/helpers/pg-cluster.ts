@@ -132,7 +132,7 @@ function clusterAt(dir: string, port: number): Cluster {
     },
     async baseBackup() {
       const copy = await tempDir();
-      await tool("pg_basebackup", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-D", join(copy, "data"), "-X", "stream", "--no-sync"]);
+      await tool("pg_basebackup", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-D", join(copy, "data"), "-X", "stream", "-c", "fast", "--no-sync"]);
       const second = clusterAt(copy, await closedPort());
       await second.start();
       return second;
