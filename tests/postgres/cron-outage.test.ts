@@ -35,7 +35,7 @@ async function twoWorkers(ctx: TestContext, runJob: RunJob): Promise<{ cluster: 
     const startTimer: StartTimer = (_job, tick) => (ticks.push(tick), { cancel: () => undefined });
     const log = (line: string): void => void logs.push(line);
     const claims = await pg.cron.openClaims([JOB], { log, worker: name, pollMs: 200 });
-    const scheduler = startScheduler({ jobs: [JOB], runJob, claims, startTimer, log });
+    const scheduler = startScheduler({ jobs: [JOB], runJob, claims, startTimer, log, onRecord: () => undefined });
     ctx.onTestFinished(async () => {
       await scheduler.stop(1_000);
       await pg.close();
