@@ -13,9 +13,14 @@ import { benchProcessRuns } from "./process-runs.js";
 import { buildRows, type Measurements } from "./report.js";
 import { benchSessions } from "./sessions.js";
 import { benchSessionsPg } from "./sessions-pg.js";
+import { benchPgLoad } from "./pg-load.js";
+import { pgLoadRows } from "./report-pg-load.js";
 import { describeMachine, formatTable, machineLine } from "./table.js";
 
 const RESULTS = fileURLToPath(new URL("./results.json", import.meta.url));
+/** The load bench's server (as the sessions bench's) and its cron window in seconds (MINICLAW_BENCH_CRON_S, default 60). */
+const PG_LOAD_URL = process.env["MINICLAW_TEST_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
+const CRON_SECONDS = Number(process.env["MINICLAW_BENCH_CRON_S"] ?? 60);
 
 /** Runs one section, saying on stderr how long it took (stdout carries only the table). */
 async function section<T>(name: string, run: () => Promise<T>): Promise<T> {
@@ -41,11 +46,12 @@ async function main(): Promise<void> {
   const memorySearch = await section("memory search (1,000 and 10,000 notes)", benchMemorySearch);
   const gate = await section("the gate", benchGate);
   const sessionsPg = await section("sessions on PostgreSQL next to files (append, 10,000-record load, turns of 4 processes)", benchSessionsPg);
+  const pgLoad = "skipped" in sessionsPg ? { skipped: sessionsPg.skipped } : await section("PostgreSQL under load (issue 34: 1, 2, 4 processes, a hot session, cron at scale)", () => benchPgLoad(PG_LOAD_URL, CRON_SECONDS));
   const measurements: Measurements = { harness, cli, cache, cacheThinking, parallelTools, sessions, memorySearch, gate, sessionsPg, processRuns };
-  const rows = buildRows(measurements);
+  const rows = [...buildRows(measurements), ...pgLoadRows(pgLoad)];
   const durationS = Math.round((performance.now() - started) / 100) / 10;
   process.stdout.write(`${machineLine(machine)}\n\n${formatTable(rows)}\n`);
-  await writeFile(RESULTS, `${JSON.stringify({ date: new Date().toISOString(), machine, durationS, rows, ...measurements }, null, 2)}\n`);
+  await writeFile(RESULTS, `${JSON.stringify({ date: new Date().toISOString(), machine, durationS, rows, ...measurements, pgLoad }, null, 2)}\n`);
   process.stderr.write(`bench: done in ${durationS} s; raw figures in ${RESULTS}\n`);
 }
 

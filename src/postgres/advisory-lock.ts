@@ -1,19 +1,21 @@
 // The one holder of advisory locks, for a session's turn and a cron job's run alike: each lock on a turn connection of its own, watched while held.
 //
 // A session-level advisory lock lives as long as its connection: the server frees the locks of a dead process at once, of a
-// vanished host within about 25 s (keepalives, database.ts). So each held lock keeps a connection until release, its holder
+// vanished host within about 25 s (keepalives, database.ts), and of a connection gone silent (a partition keepalives cannot
+// see) within twice the database timeout (idle_session_timeout, kept off a live holder by the heartbeat). So each held lock keeps a connection until release, its holder
 // writes through it (a commit there proves the lock was still held), and a connection error or an unanswered heartbeat marks
 // the lock lost. Waiters of this process queue in memory (fs/lock-queue.ts), never on a connection.
 import { systemClock } from "../deps.js";
 import { enterQueue } from "../fs/lock-queue.js";
-import { CONNECT_TIMEOUT_MS } from "./config.js";
 import { describeDatabaseError, isConnectionLost, type Database, type PoolClient, type Queryable } from "./database.js";
 import { transact } from "./transaction.js";
 
-/** While a lock is held and its connection idle, the connection is asked `SELECT 1` this often... */
+/**
+ * While a lock is held and its connection idle, the connection is asked `SELECT 1` this often (at most; half the database
+ * timeout when shorter), and given up as lost when no answer comes within the timeout. The beat also keeps the server from
+ * ending the connection as idle (`idle_session_timeout`, twice the timeout: database.ts).
+ */
 const HEARTBEAT_MS = 5_000;
-/** ...and is given up as lost when no answer comes within this long (well before the server's keepalives give up). */
-const HEARTBEAT_TIMEOUT_MS = 5_000;
 
 /** A held advisory lock. */
 export interface AdvisoryLock {
@@ -38,12 +40,13 @@ export async function takeAdvisoryLock(database: Database, subject: string, wait
   const leaveQueue = await enterQueue(`pg:${database.schema}:${subject}`, deadline, systemClock, () => new Error("busy")).catch(() => undefined);
   if (!leaveQueue) return { busy: "this process" };
   try {
-    const client = await connect(database, started, waitMs > 0 ? deadline : started + CONNECT_TIMEOUT_MS);
-    const held = await lockOn(client, database.lockKey(subject), deadline).catch((error: unknown) => {
+    const client = await connect(database, started, waitMs > 0 ? deadline : started + database.config.timeoutMs);
+    const timeoutMs = database.config.timeoutMs;
+    const held = await lockOn(client, database.lockKey(subject), deadline, timeoutMs).catch((error: unknown) => {
       client.release(true);
       throw error;
     });
-    if (held) return watch(client, database.lockKey(subject), leaveQueue);
+    if (held) return watch(client, database.lockKey(subject), leaveQueue, timeoutMs);
     client.release();
     leaveQueue();
     return { busy: "elsewhere" };
@@ -81,7 +84,7 @@ async function connect(database: Database, started: number, deadline: number): P
 }
 
 /** Tries the lock on `client`, then waits for it on the server until `deadline`; false when another holds it then. */
-async function lockOn(client: PoolClient, key: string, deadline: number): Promise<boolean> {
+async function lockOn(client: PoolClient, key: string, deadline: number, timeoutMs: number): Promise<boolean> {
   const { rows } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS ok", [key]);
   if (rows[0]?.ok) return true;
   const left = Math.round(deadline - Date.now());
@@ -89,7 +92,7 @@ async function lockOn(client: PoolClient, key: string, deadline: number): Promis
   try {
     await client.query(`SET lock_timeout = ${left}`);
     // The server gives up at lock_timeout; the driver's own limit (read by the driver, missing from its types) only guards against a server that never answers.
-    await client.query({ text: "SELECT pg_advisory_lock($1::bigint)", values: [key], query_timeout: left + CONNECT_TIMEOUT_MS } as { text: string; values: string[] });
+    await client.query({ text: "SELECT pg_advisory_lock($1::bigint)", values: [key], query_timeout: left + timeoutMs } as { text: string; values: string[] });
     return true;
   } catch (error) {
     if ((error as { code?: string }).code === "55P03") return false;
@@ -100,7 +103,7 @@ async function lockOn(client: PoolClient, key: string, deadline: number): Promis
 }
 
 /** The lock held on `client`: watched by its error event and a heartbeat while idle, released once. */
-function watch(client: PoolClient, key: string, leaveQueue: () => void): AdvisoryLock {
+function watch(client: PoolClient, key: string, leaveQueue: () => void, timeoutMs: number): AdvisoryLock {
   const lost = new AbortController();
   let busy = 0;
   let released = false;
@@ -124,9 +127,9 @@ function watch(client: PoolClient, key: string, leaveQueue: () => void): Advisor
   const heartbeat = setInterval(() => {
     // A statement in flight has its own timeout; a beat queued behind it would only measure its length.
     if (busy > 0) return;
-    const timer = setTimeout(() => lose(new Error(`the database did not answer within ${HEARTBEAT_TIMEOUT_MS} ms`)), HEARTBEAT_TIMEOUT_MS);
+    const timer = setTimeout(() => lose(new Error(`the database did not answer within ${timeoutMs} ms`)), timeoutMs);
     void guarded(() => client.query("SELECT 1")).then(() => clearTimeout(timer), (error: unknown) => (clearTimeout(timer), lose(error)));
-  }, HEARTBEAT_MS).unref();
+  }, Math.min(HEARTBEAT_MS, timeoutMs / 2)).unref();
   const query = ((...args: Parameters<PoolClient["query"]>) => guarded(() => (client.query as (...a: unknown[]) => Promise<unknown>)(...args))) as Queryable["query"];
   return {
     lost: lost.signal,

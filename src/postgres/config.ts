@@ -1,10 +1,12 @@
 // Which database, if any: the `database` option over MINICLAW_DATABASE_URL / MINICLAW_DATABASE_SCHEMA, checked into one config.
 import { ConfigError } from "../errors.js";
 
-/** How long opening a connection may take before the operation fails with a clear error. */
-export const CONNECT_TIMEOUT_MS = 5_000;
-/** A query that takes longer than this fails (the server is gone or stuck), rather than hanging a turn. */
-export const QUERY_TIMEOUT_MS = 30_000;
+/**
+ * The database timeout's default: a connection attempt, a statement or a held lock's heartbeat unanswered this long fails. A
+ * silent partition then ends a turn within twice it (a statement, then the connection attempt of a retried read), and the
+ * server frees the locks of a silent connection within twice it too (`idle_session_timeout`): 16 s, under the 20 s promised.
+ */
+export const DEFAULT_TIMEOUT_MS = 8_000;
 
 /** Where sessions and cron live when not in files. */
 export interface DatabaseConfig {
@@ -16,6 +18,12 @@ export interface DatabaseConfig {
   poolSize?: number;
   /** Connections held by turns and run locks (one per held lock), per process; default 20. */
   turnConnections?: number;
+  /**
+   * How long a connection attempt, a statement or a held lock's heartbeat may go unanswered before it fails, in ms (env
+   * MINICLAW_DATABASE_TIMEOUT_MS); default `DEFAULT_TIMEOUT_MS`. A turn cut off from its server ends within twice this, and the
+   * server frees the session's lock within twice this.
+   */
+  timeoutMs?: number;
 }
 
 /** The `database` option: a URL, or a config. */
@@ -39,7 +47,14 @@ export function resolveDatabaseConfig(option: DatabaseOption | undefined, env: R
   if (!/^[a-z_][a-z0-9_]{0,40}$/.test(schema)) {
     throw new ConfigError(`the database schema must be lowercase letters, digits and _ (at most 41, not starting with a digit), not "${schema}"`);
   }
-  return { url, schema, poolSize: positive(given?.poolSize, 10, "poolSize"), turnConnections: positive(given?.turnConnections, 20, "turnConnections") };
+  const timeoutMs = given?.timeoutMs ?? timeoutOf(env["MINICLAW_DATABASE_TIMEOUT_MS"]);
+  return {
+    url,
+    schema,
+    poolSize: positive(given?.poolSize, 10, "poolSize"),
+    turnConnections: positive(given?.turnConnections, 20, "turnConnections"),
+    timeoutMs: positive(timeoutMs, DEFAULT_TIMEOUT_MS, "timeoutMs"),
+  };
 }
 
 /** The URL without its password, fit for a message. */
@@ -49,6 +64,14 @@ export function redactUrl(url: string): string {
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === "" ? undefined : value.trim();
+}
+
+/** MINICLAW_DATABASE_TIMEOUT_MS as a number; ConfigError when it is not a whole number of milliseconds. */
+function timeoutOf(value: string | undefined): number | undefined {
+  const text = nonEmpty(value);
+  if (text === undefined) return undefined;
+  if (!/^[1-9]\d{0,8}$/.test(text)) throw new ConfigError(`MINICLAW_DATABASE_TIMEOUT_MS must be a positive whole number of milliseconds, not "${text}"`);
+  return Number(text);
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import type * as pg from "pg";
 import { ConfigError } from "../errors.js";
-import { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS, redactUrl, type ResolvedDatabaseConfig } from "./config.js";
+import { redactUrl, type ResolvedDatabaseConfig } from "./config.js";
 import { migrate } from "./migrations.js";
 
 // pg's pools and clients by the shape miniclaw uses, so the package's types never reach @types/pg, which a user may not have.
@@ -93,15 +93,26 @@ export async function openDatabase(config: ResolvedDatabaseConfig): Promise<Data
 
 async function connect(config: ResolvedDatabaseConfig): Promise<Database> {
   const { default: pgModule } = await import("pg");
+  const { timeoutMs } = config;
   // Both ends probe a silent peer: this process notices a vanished server, and the server a vanished client (a dead host, a cut
   // network) in about 25 s, freeing its locks. The URL's own `options` go first: the driver would otherwise drop them for ours.
   const urlOptions = URL.canParse(config.url) ? (new URL(config.url).searchParams.get("options") ?? "") : "";
   const options = `${urlOptions} -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3`.trim();
-  const keepalives = { keepAlive: true, keepAliveInitialDelayMillis: 10_000, options };
-  const timeouts = { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: QUERY_TIMEOUT_MS };
-  const common: pg.PoolConfig = { connectionString: config.url, application_name: PROCESS_NAME, allowExitOnIdle: true, ...timeouts, ...keepalives };
-  const pool = new pgModule.Pool({ ...common, max: config.poolSize });
-  const turns = new pgModule.Pool({ ...common, max: config.turnConnections });
+  const common: pg.PoolConfig = {
+    connectionString: config.url,
+    application_name: PROCESS_NAME,
+    allowExitOnIdle: true,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  };
+  const pool = new pgModule.Pool({ ...common, options, max: config.poolSize });
+  // A turn connection holding a lock speaks at least every heartbeat: one silent for twice the timeout was cut off (a partition
+  // keepalives cannot see, such as a proxy that stopped forwarding), and the server ends it, freeing its locks. Idle ones in the
+  // pool close before that.
+  const turnOptions = `${options} -c idle_session_timeout=${2 * timeoutMs}`;
+  const turns = new pgModule.Pool({ ...common, options: turnOptions, max: config.turnConnections, idleTimeoutMillis: Math.min(10_000, timeoutMs) });
   // An idle client that loses its server emits on the pool; the next query reports it instead of the process dying.
   pool.on("error", () => {});
   turns.on("error", () => {});
@@ -124,7 +135,7 @@ export function describeDatabaseError(error: unknown): string {
   if (e.code === "28P01" || e.code === "28000") return `authentication failed (${e.message ?? ""})`;
   if (Array.isArray(e.errors) && e.errors.length > 0) return describeDatabaseError(e.errors[0]);
   const message = e.message ?? String(error);
-  return /timeout/i.test(message) ? `${message} (the server did not answer in time)` : message;
+  return /timeout|timed out/i.test(message) ? `the database is unreachable: it did not answer in time (${message})` : message;
 }
 
 const LOST_CODES = ["57P01", "57P02", "57P03", "ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ETIMEDOUT"];
@@ -138,7 +149,7 @@ export function isConnectionLost(error: unknown): boolean {
   return LOST_CODES.includes(e?.code ?? "") || /Connection terminated|Query read timeout|timeout exceeded|not queryable|ECONNRESET|ECONNREFUSED|EPIPE/i.test(e?.message ?? "");
 }
 
-/** What makes two configs the same database of the process: URL, schema and pool sizes. */
+/** What makes two configs the same database of the process: URL, schema, pool sizes and timeout. */
 function databaseKey(config: ResolvedDatabaseConfig): string {
-  return JSON.stringify([config.url, config.schema, config.poolSize, config.turnConnections]);
+  return JSON.stringify([config.url, config.schema, config.poolSize, config.turnConnections, config.timeoutMs]);
 }
