@@ -208,8 +208,8 @@ function checkCombinations(command: string, values: Values): void {
 }
 
 /** What `--thinking`, `--effort`, `--max-iterations` and `--max-budget-usd` set for every turn, over each agent's SOUL.md. */
-export function turnFlags(args: CliArgs): { thinking?: ThinkingSetting; effort?: Effort; maxIterations?: number; maxBudgetUsd?: number } {
-  return given({ thinking: args.thinking, effort: args.effort, maxIterations: args.maxIterations, maxBudgetUsd: args.maxBudgetUsd });
+export function turnFlags(args: CliArgs): { thinking?: ThinkingSetting; effort?: Effort; maxIterations?: number; maxBudgetUsd?: number; fallbackModel?: string } {
+  return given({ thinking: args.thinking, effort: args.effort, maxIterations: args.maxIterations, maxBudgetUsd: args.maxBudgetUsd, fallbackModel: args.fallbackModel });
 }
 
 /** What `--model`, `--agent`, `--permission-mode`, the tool lists and `--append-system-prompt` set for the assistant a command opens. */

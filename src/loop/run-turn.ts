@@ -10,6 +10,7 @@ import { runToolUses } from "../tools/dispatch.js";
 import type { AnyTool, TurnScope } from "../tools/define.js";
 import type { AgentConfig, ApiMessage, ContentBlockParam, ToolUseBlock, TurnResult, Usage } from "../types.js";
 import { ContextKeeper } from "./compact.js";
+import { fallBack, forAnotherModel } from "./fallback.js";
 import { answerText } from "./output.js";
 import { buildRequest } from "./request.js";
 import { appendOrFail, appendSteered, finish, PLAN_MODE_NOTICE, recordMode, settleOutput } from "./session-writes.js";
@@ -75,6 +76,7 @@ async function runRounds(rt: TurnSetup, session: SessionHandle, turn: TurnState,
     const streamed = await streamMessage(rt.client, requestOf(rt, turn, context, tools), rt.stream);
     if (streamed.outcome === "aborted") return finish(session, turn, "aborted", INTERRUPTED);
     if (streamed.outcome === "failed") {
+      if (fallBack(rt, streamed.error)) continue;
       if (!isPromptTooLong(streamed.error) || turn.overflowCompacted) {
         const status = asApiError(streamed.error)?.status;
         return finish(session, turn, "error", webRefused(rt, streamed.error) ?? describeError(streamed.error), status);
@@ -113,7 +115,8 @@ function requestOf(rt: TurnSetup, turn: TurnState, context: ContextKeeper, tools
   const { model, thinking, effort, web } = rt;
   // A forced tool choice is for the first response only, or the turn could never end.
   const toolChoice = turn.answered ? undefined : rt.toolChoice;
-  const messages = turn.withPaused(context.toSend());
+  const history = turn.withPaused(context.toSend());
+  const messages = rt.crossed ? forAnotherModel(history) : history;
   return buildRequest({ model, maxTokens: turn.maxTokens, system: rt.systemPrompt, tools: [...tools.values()], messages, thinking, effort, web, toolChoice, format: rt.output?.schema });
 }
 

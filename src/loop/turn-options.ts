@@ -24,6 +24,8 @@ export interface TurnOptions<T = unknown> {
   client?: Anthropic;
   /** Model when the agent names none; default the runtime's, MINICLAW_MODEL, or the newest Sonnet. */
   model?: string;
+  /** Overrides the agent's `fallback_model`: the model the turn moves to when its own stays overloaded or unavailable. */
+  fallbackModel?: string;
   /** Output tokens per request; default the agent's `max_tokens`, else 8192 (plus the thinking budget when one is set). */
   maxTokens?: number;
   /** Overrides the agent's `thinking`: `adaptive`, `off`, or a budget in tokens (at least 1,024). */
@@ -62,6 +64,7 @@ const schema = z.strictObject({
   workspace: z.string().min(1).optional(),
   client: objectOf("an Anthropic client (from createClient, or the SDK)").optional(),
   model: z.string().min(1).optional(),
+  fallbackModel: z.string().min(1).optional(),
   maxTokens: z.number().int().positive().optional(),
   thinking: settingOf(parseThinking).optional(),
   effort: settingOf(parseEffort).optional(),

@@ -65,6 +65,9 @@ export async function setUpTurn(runtime: Runtime, agent: AgentConfig, options: T
     runtime, agent, client: runtime.client, model, ...settings, web, emit, modes, approver, gate, extraTools, firstTools, contextWindow, link, signal, stream,
     // The turn's `model` option (a fallback for agents that name none), which its subagents share.
     modelOption: options.model,
+    fallbackModel: options.fallbackModel ?? agent.fallbackModel,
+    /** Whether the turn moved to its fallback model (loop/fallback.ts). */
+    crossed: false,
     output: options.output === undefined ? undefined : createOutputFormat(options.output),
     outputRetries: options.outputRetries ?? DEFAULT_OUTPUT_RETRIES,
     maxIterations: options.maxIterations ?? agent.maxIterations ?? DEFAULT_MAX_ITERATIONS,
