@@ -20,6 +20,8 @@ export interface AgentConfig {
   prompt: string;
   /** Model id; falls back to `--model`, `MINICLAW_MODEL`, then the default. */
   model?: string;
+  /** The model a turn moves to when `model` stays overloaded or unavailable after the retries (SOUL.md `fallback_model`). */
+  fallbackModel?: string;
   /** Routing prefix such as `/research`. */
   prefix?: string;
   /** Allowlist of tool names (globs such as `mcp__github__*` too); all tools when absent. */
@@ -112,6 +114,8 @@ export type AgentEvent = (
   | { type: "tool_progress"; id: string; name: string; progress: number; total?: number; message?: string }
   | { type: "usage"; usage: Usage; costUsd: number }
   | { type: "retry"; attempt: number; reason: string; delayMs: number }
+  /** The model `from` stayed overloaded or unavailable: the turn goes on with `to` (thinking off, earlier thinking left out). */
+  | { type: "fallback"; from: string; to: string; reason: string }
   | { type: "compaction"; summaryTokens: number; replacedMessages: number; reason: string }
   | { type: "warning"; message: string }
   | { type: "turn_end"; stopReason: StopReason; usage: Usage; costUsd: number; iterations: number; error?: string }

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
+import { startProviderModel, startScriptedModel, type ProviderModel, type ScriptedModel, type WireProvider } from "../src/testing/index.js";
 import { BIN, cleanEnv } from "./helpers/cli.js";
 import { databaseUnavailable, newTestSchema, type TestSchema } from "./helpers/pg.js";
 // @ts-expect-error: a plain script of the repository, without types
@@ -29,7 +29,7 @@ function commandLines(page: string): string[] {
   return blocks(page)
     .filter((b) => b.language === "sh")
     .flatMap((b) => b.code.split("\n"))
-    .filter((line) => /(^|\| )(export MINICLAW_|miniclaw )/.test(line));
+    .filter((line) => /^(?:[A-Z_][A-Z0-9_]*=\S+ )*miniclaw |\| miniclaw |^export MINICLAW_/.test(line));
 }
 
 /** Lines that start with npm: each names a script of package.json (they are the project's own long runs: not run here). */
@@ -82,13 +82,16 @@ function headingSlugs(file: string): string[] {
 }
 
 let model: ScriptedModel;
+/** Each provider's wire format in front of a scripted model, for the pages' `MINICLAW_PROVIDER=… miniclaw run` lines. */
+let providers: ProviderModel[];
 let pg: TestSchema | undefined;
 beforeAll(async () => {
   model = await startScriptedModel([{ reply: "Done." }]);
+  providers = await Promise.all((["bedrock", "vertex", "foundry"] as WireProvider[]).map((p) => startProviderModel(p, [{ reply: "Done." }])));
   if ((await databaseUnavailable()) === undefined) pg = newTestSchema();
 });
 afterAll(async () => {
-  await model.close();
+  await Promise.all([model.close(), ...providers.map((p) => p.close())]);
   await pg?.drop();
 });
 
@@ -107,6 +110,11 @@ async function runPage(page: string): Promise<string[]> {
     HOME: join(dir, "home"),
     ANTHROPIC_BASE_URL: model.baseURL,
     ANTHROPIC_API_KEY: "docs",
+    // The providers' lines reach local servers of their wire formats; no cloud credentials (Vertex's would need the network).
+    ANTHROPIC_BEDROCK_BASE_URL: providers[0]!.baseURL,
+    ANTHROPIC_VERTEX_BASE_URL: providers[1]!.baseURL,
+    ANTHROPIC_FOUNDRY_BASE_URL: providers[2]!.baseURL,
+    MINICLAW_SKIP_PROVIDER_AUTH: "1",
     ...(pg && { MINICLAW_DATABASE_SCHEMA: pg.schema }),
   });
   const cwd = join(dir, "cwd");
@@ -119,7 +127,10 @@ async function runPage(page: string): Promise<string[]> {
         exports.push(line.replace(/\s+#.*$/, ""));
         continue;
       }
+      const provider = providers[["bedrock", "vertex", "foundry"].indexOf(/^MINICLAW_PROVIDER=(\w+)/.exec(line)?.[1] ?? "")];
+      const before = provider?.requests.length ?? 0;
       const out = await run("bash", ["-c", [...exports, line].join("\n")], { cwd, env, timeout: 30_000 }).catch((e: { code: number; stderr: string }) => e);
+      if (provider && provider.requests.length === before) failures.push(`${line}\n  reached no server of its provider's wire format`);
       if ("code" in out && out.code !== 0) failures.push(`${line}\n  exit ${out.code}: ${out.stderr.trim().split("\n").at(-1)}`);
       else if (/unknown (option|command)|see miniclaw .*--help/.test(out.stderr)) failures.push(`${line}\n  ${out.stderr.trim()}`);
     }

@@ -4,6 +4,7 @@ import { ConfigError } from "../errors.js";
 import { parseEffort, parseMaxIterations, parseThinking, type Parsed } from "../model/settings.js";
 import { PERMISSION_MODES, type PermissionMode } from "../gate/context.js";
 import type { Effort, ThinkingSetting } from "../types.js";
+import { PROVIDERS, type Provider } from "../providers/model-names.js";
 import { approvalEntries } from "./tool-flags.js";
 import { COMMAND_HELP } from "./usage.js";
 
@@ -16,6 +17,10 @@ export interface CliArgs {
   words: string[];
   workspace?: string;
   model?: string;
+  /** `--provider NAME`: where Claude runs (over MINICLAW_PROVIDER). */
+  provider?: Provider;
+  /** `--fallback-model ID`: the model a turn moves to when the primary stays overloaded (over SOUL.md's fallback_model). */
+  fallbackModel?: string;
   agent?: string;
   session?: string;
   /** `-c`, `--continue`: run goes on in the session of the last `run`; the REPL reopens the last conversation. */
@@ -67,7 +72,7 @@ const TURN_COMMANDS = new Set(["repl", "run", "cron", "demo"]);
 const PROMPT_FLAGS = ["allowed-tools", "disallowed-tools", "append-system-prompt"] as const;
 
 const OPTIONS = {
-  workspace: { type: "string" }, model: { type: "string" }, agent: { type: "string" }, session: { type: "string" }, "permission-mode": { type: "string" },
+  workspace: { type: "string" }, model: { type: "string" }, provider: { type: "string" }, "fallback-model": { type: "string" }, agent: { type: "string" }, session: { type: "string" }, "permission-mode": { type: "string" },
   thinking: { type: "string" }, effort: { type: "string" }, "max-iterations": { type: "string" }, "output-schema": { type: "string" }, "database-url": { type: "string" }, sandbox: { type: "string" }, record: { type: "string" }, tolerate: { type: "string" }, "output-format": { type: "string" },
   "allowed-tools": { type: "string", multiple: true }, allowedTools: { type: "string", multiple: true }, "disallowed-tools": { type: "string", multiple: true }, disallowedTools: { type: "string", multiple: true },
   "append-system-prompt": { type: "string" }, "max-budget-usd": { type: "string" }, resume: { type: "string" },
@@ -84,6 +89,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
   const mode = values["permission-mode"];
   if (mode !== undefined && !(PERMISSION_MODES as readonly string[]).includes(mode)) throw new ConfigError(`--permission-mode must be one of: ${MODES.join(", ")}`);
   if (values.sandbox !== undefined && !["off", "on", "auto"].includes(values.sandbox)) throw new ConfigError("--sandbox must be one of: on, auto, off");
+  if (values.provider !== undefined && !(PROVIDERS as readonly string[]).includes(values.provider)) throw new ConfigError(`--provider must be one of: ${PROVIDERS.join(", ")}`);
   const first = positionals[0];
   if (values.help && first !== undefined && Object.hasOwn(COMMAND_HELP, first)) return { command: "help", helpFor: first, words: [], all: false, continueLast: false, force: false };
   const command = values.help ? "help" : values.version ? "version" : first && COMMANDS.has(first) ? first : "repl";
@@ -101,6 +107,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
     ...given({
       workspace: values.workspace,
       model: values.model,
+      provider: values.provider as Provider | undefined,
+      fallbackModel: values["fallback-model"],
       agent: values.agent,
       session: values.session === undefined ? undefined : checkSessionKey(values.session, "--session"),
       resume: values.resume === undefined ? undefined : values.resume === "" ? true : values.resume,
@@ -201,8 +209,8 @@ function checkCombinations(command: string, values: Values, words: string[]): vo
 }
 
 /** What `--thinking`, `--effort`, `--max-iterations` and `--max-budget-usd` set for every turn, over each agent's SOUL.md. */
-export function turnFlags(args: CliArgs): { thinking?: ThinkingSetting; effort?: Effort; maxIterations?: number; maxBudgetUsd?: number } {
-  return given({ thinking: args.thinking, effort: args.effort, maxIterations: args.maxIterations, maxBudgetUsd: args.maxBudgetUsd });
+export function turnFlags(args: CliArgs): { thinking?: ThinkingSetting; effort?: Effort; maxIterations?: number; maxBudgetUsd?: number; fallbackModel?: string } {
+  return given({ thinking: args.thinking, effort: args.effort, maxIterations: args.maxIterations, maxBudgetUsd: args.maxBudgetUsd, fallbackModel: args.fallbackModel });
 }
 
 /** What `--model`, `--agent`, `--permission-mode`, the tool lists and `--append-system-prompt` set for the assistant a command opens. */

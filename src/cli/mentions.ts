@@ -4,6 +4,8 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { cutMiddle } from "../content.js";
 import { openRegular } from "../fs/regular-file.js";
+import { mediaBlock, mediaTooLarge, mediaTypeOf } from "../tools/media.js";
+import type { ContentBlockParam } from "../types.js";
 
 /** Most characters of one attached file the model is given; a longer file keeps its head and tail. */
 export const MAX_ATTACHED_CHARS = 20_000;
@@ -20,6 +22,8 @@ export interface Attachments {
   context: string | undefined;
   /** `attached @notes.md (1,234 characters)`, or why a mention was not attached (one line each). */
   lines: string[];
+  /** The images and PDFs mentioned, as content blocks for the message. */
+  blocks: ContentBlockParam[];
 }
 
 /**
@@ -31,6 +35,7 @@ export async function attachMentions(text: string, opts: { cwd: string; home?: s
   const seen = new Set<string>();
   const parts: string[] = [];
   const lines: string[] = [];
+  const blocks: ContentBlockParam[] = [];
   for (const match of text.matchAll(MENTION)) {
     const written = match[1] ?? match[2]!;
     const found = await readMention(written, opts);
@@ -40,16 +45,21 @@ export async function attachMentions(text: string, opts: { cwd: string; home?: s
       lines.push(`@${found.shown}: ${found.problem} (not attached)`);
       continue;
     }
+    if ("block" in found) {
+      blocks.push(found.block);
+      lines.push(`attached @${found.shown} (${found.block.type === "image" ? "an image" : "a PDF"}, ${Math.ceil(found.size / 1024).toLocaleString("en")} KB)`);
+      continue;
+    }
     const kept = cutMiddle(found.text, MAX_ATTACHED_CHARS, (cut) => `\n[… ${cut} characters cut here …]\n`);
     const total = `${found.text.length.toLocaleString("en")}${found.truncated ? "+" : ""} characters`;
     const cut = kept.length < found.text.length || found.truncated;
     lines.push(`attached @${found.shown} (${cut ? `cut to ${MAX_ATTACHED_CHARS.toLocaleString("en")} of ${total}` : total})`);
     parts.push(`The user attached @${found.shown} (the file ${found.path}${cut ? `, cut to its first and last parts: ${total}` : ""}):\n${opts.redact(kept)}`);
   }
-  return { context: parts.length > 0 ? parts.join("\n\n") : undefined, lines };
+  return { context: parts.length > 0 ? parts.join("\n\n") : undefined, lines, blocks };
 }
 
-type Mention = { shown: string; path: string; text: string; truncated: boolean } | { shown: string; problem: string };
+type Mention = { shown: string; path: string; text: string; truncated: boolean } | { shown: string; block: ContentBlockParam & { type: "image" | "document" }; size: number } | { shown: string; problem: string };
 
 /** One mention read: as written, else without the punctuation that ended its sentence (`@notes.md,`). */
 async function readMention(written: string, opts: { cwd: string; home?: string | undefined }): Promise<Mention> {
@@ -74,6 +84,13 @@ async function readText(written: string, opts: { cwd: string; home?: string | un
     const buffer = Buffer.alloc(Math.min(opened.size, MAX_READ_BYTES));
     const { bytesRead } = await opened.handle.read(buffer, 0, buffer.length, 0);
     const bytes = buffer.subarray(0, bytesRead);
+    const media = mediaTypeOf(bytes);
+    if (media) {
+      const problem = mediaTooLarge(opened.size, media, written);
+      if (problem) return { shown: written, problem };
+      const whole = await opened.handle.read(Buffer.alloc(opened.size), 0, opened.size, 0);
+      return { shown: written, block: mediaBlock(whole.buffer.subarray(0, whole.bytesRead), media, written), size: opened.size };
+    }
     if (bytes.includes(0)) return { shown: written, problem: "not a text file (ask the model to read it with read_file)" };
     return { shown: written, path, text: bytes.toString("utf8"), truncated: opened.size > bytesRead };
   } finally {

@@ -123,6 +123,8 @@ export function describeEvent(event: AgentEvent, paint: (style: Style, text: str
       return paint("yellow", `  approval: ${event.decision.replace("_", " ")} — `) + visibleText(`${event.command}${event.reason ? ` (${event.reason})` : ""}`, within("yellow"));
     case "warning":
       return paint("yellow", "warning: ") + visibleText(event.message, { ...within("yellow"), keepLineBreaks: true });
+    case "fallback":
+      return paint("yellow", "fallback: ") + visibleText(`${event.from} stayed unavailable (${event.reason}); going on with ${event.to}`, within("yellow"));
     case "retry":
       return paint("dim", `retrying (${event.attempt}): `) + visibleText(event.reason, within("dim"));
     case "compaction":

@@ -125,7 +125,7 @@ async function openRepl(args: CliArgs, io: CliIo, input: LineInput, workspace: s
     onWarning: (message) => (live.turn ? live.turn.sink({ type: "warning", message }) : input.notice(`warning: ${visibleText(message, { keepLineBreaks: true })}`)),
     // --effort lives in the REPL's state (/effort changes it); the other turn flags hold for every turn. What !command and
     // @path gathered joins the next message as context (never the system prompt, which stays byte-stable).
-    turn: { ...given({ ...turnFlags(args), effort: undefined }), hooks: { onTurnStart: () => given({ context: context.take() }) } },
+    turn: { ...given({ ...turnFlags(args), effort: undefined }), hooks: { onTurnStart: () => given({ context: context.take(), blocks: context.takeBlocks() }) } },
     ...assistantFlags(args),
   }, input.interactive ? { elicit: terminalElicit(input, io.stdout, { color }) } : {});
   const { assistant, mcp } = opened;

@@ -15,9 +15,20 @@ import type { CliIo } from "./io.js";
  * client holds the key, the process's secrets are blanked where its children could read them (Linux).
  */
 export async function openWorkspace(args: CliArgs, io: CliIo, client?: Anthropic): Promise<{ workspace: string; client: Anthropic; recorder?: CassetteRecorder }> {
-  if (!client) readCredentials(io.env);
+  const provider = args.provider ?? io.env["MINICLAW_PROVIDER"]?.trim();
+  // Another provider has credentials of its own, read by its SDK, loaded only then.
+  const elsewhere = provider !== undefined && provider !== "" && provider !== "anthropic";
+  if (!client && !elsewhere) readCredentials(io.env);
   const recorder = args.record === undefined ? undefined : (await import("../testing/record.js")).recordCassette(args.record, { secrets: secretValues(io.env), argv: args.argv ?? [] });
-  const loading = client ? Promise.resolve(client) : import("../model/client.js").then((m) => m.createClient({ env: io.env, ...(recorder && { wrapFetch: recorder.wrap }) }));
+  const options = { env: io.env, ...(recorder && { wrapFetch: recorder.wrap }) };
+  const onWarning = (line: string): void => void io.stderr.write(`warning: ${line}\n`);
+  const loading = client
+    ? Promise.resolve(client)
+    : elsewhere
+      ? import("../providers/index.js").then((m) => m.createClient({ ...options, provider: m.readProvider(io.env, args.provider), onWarning }))
+      : import("../model/client.js").then((m) => m.createClient(options));
+  // Its error (a provider's missing setting) is thrown below, once the workspace is there: not an unhandled rejection meanwhile.
+  loading.catch(() => {});
   const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
   if (await ensureWorkspace(workspace)) io.stderr.write(`Created a new workspace at ${workspace} from the templates.\n`);
   const ready = await loading;

@@ -40,6 +40,9 @@ Options:
   --workspace DIR           workspace folder (env MINICLAW_WORKSPACE, default
                             ~/.miniclaw/workspace)
   --model ID                model (env MINICLAW_MODEL; the REPL's /model changes it)
+  --provider NAME           anthropic | bedrock | vertex | foundry: where Claude runs (env
+                            MINICLAW_PROVIDER; each provider's own credentials, see README)
+  --fallback-model ID       the model a turn moves to when the primary stays overloaded
   --agent ID                agent to talk to (default main)
   --session KEY             session key (default agent:<agent>:main; run: a new session each time)
   -c, --continue            the REPL: reopen the last conversation; run: the last run's session
@@ -70,8 +73,8 @@ Options:
   -v, --version             the version`;
 
 /** The options every command that runs turns takes, for the commands' own help. */
-const TURN_OPTIONS = `  --workspace DIR, --model ID, --agent ID, --permission-mode MODE, --thinking MODE,
-  --effort LEVEL, --max-iterations N, --max-budget-usd N, --database-url URL, --sandbox MODE
+const TURN_OPTIONS = `  --workspace DIR, --model ID, --provider NAME, --fallback-model ID, --agent ID, --permission-mode MODE,
+  --thinking MODE, --effort LEVEL, --max-iterations N, --max-budget-usd N, --database-url URL, --sandbox MODE
                             as in miniclaw --help`;
 
 /** Each command's own `--help`. */

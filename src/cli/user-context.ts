@@ -2,6 +2,7 @@
 import { styleText } from "node:util";
 import type { Assistant } from "../assistant/assistant.js";
 import { redactSecrets } from "../gate/redact.js";
+import type { ContentBlockParam } from "../types.js";
 import type { CliIo } from "./io.js";
 import type { LineInput } from "./line-input.js";
 import { attachMentions } from "./mentions.js";
@@ -11,14 +12,25 @@ import { visibleText } from "./visible-text.js";
 /** Context waiting for the next message: added by `!command` and `@path`, taken (and emptied) by the next turn's start. */
 export interface PendingContext {
   add(text: string): void;
+  /** Images and PDFs (`@path`), sent with the next message. */
+  addBlocks(blocks: ContentBlockParam[]): void;
+  /** The blocks added since the last take, or undefined. */
+  takeBlocks(): ContentBlockParam[] | undefined;
   /** Everything added since the last take, in order, or undefined. */
   take(): string | undefined;
 }
 
 export function createPendingContext(): PendingContext {
   let parts: string[] = [];
+  let blocks: ContentBlockParam[] = [];
   return {
     add: (text) => void parts.push(text),
+    addBlocks: (more) => void blocks.push(...more),
+    takeBlocks() {
+      const taken = blocks.length > 0 ? blocks : undefined;
+      blocks = [];
+      return taken;
+    },
     take() {
       const text = parts.length > 0 ? parts.join("\n\n") : undefined;
       parts = [];
@@ -79,6 +91,7 @@ export async function attachFiles(line: string, host: UserContextHost): Promise<
   const attached = await attachMentions(line, { cwd: io.cwd, home: io.env["HOME"], redact: redactor(state.assistant) });
   for (const text of attached.lines) out.write(`${state.color ? styleText("dim", visibleText(text)) : visibleText(text)}\n`);
   if (attached.context) host.context.add(attached.context);
+  host.context.addBlocks(attached.blocks);
 }
 
 /** Removes the runtime's secret values and anything shaped like a credential: what tool results get, for what the user adds. */

@@ -10,22 +10,23 @@ import { runToolUses } from "../tools/dispatch.js";
 import type { AnyTool, TurnScope } from "../tools/define.js";
 import type { AgentConfig, ApiMessage, ContentBlockParam, ToolUseBlock, TurnResult, Usage } from "../types.js";
 import { ContextKeeper } from "./compact.js";
+import { fallBack, forAnotherModel } from "./fallback.js";
 import { answerText } from "./output.js";
 import { buildRequest } from "./request.js";
 import { appendOrFail, appendSteered, finish, PLAN_MODE_NOTICE, recordMode, settleOutput } from "./session-writes.js";
 import { turnScope } from "./subagent.js";
 import { checkTurnArguments, runHook, type TurnOptions } from "./turn-options.js";
-import { isPromptTooLong, setUpTurn, toolContext, userMessage, webRefused, type ParentLink, type TurnSetup } from "./turn-setup.js";
+import { isPromptTooLong, setUpTurn, toolContext, userMessage, webRefused, type ParentLink, type TurnSetup, type UserContent } from "./turn-setup.js";
 import { TurnState } from "./turn-state.js";
 
 const INTERRUPTED = "interrupted by the user";
 
 /**
- * Runs one turn of `agent` in session `sessionKey` to its end. Once the session is locked it never rejects: a failure ends the turn `error` (with a
+ * Runs one turn of `agent` in session `sessionKey` to its end; the user's message is text, or content blocks (text, images, documents). Once the session is locked it never rejects: a failure ends the turn `error` (with a
  * one-line `error`), an abort `aborted`; `turn_end` is emitted and the session left valid. Without a runtime in `options`, one is opened for the turn.
  * Throws only what a person must fix first: ConfigError (a bad argument or option, no credentials), SessionError (the session stayed busy).
  */
-export async function runAgentTurn<T = unknown>(sessionKey: string, userText: string, agent: AgentConfig, options: TurnOptions<T> = {}): Promise<TurnResult<T>> {
+export async function runAgentTurn<T = unknown>(sessionKey: string, userText: UserContent, agent: AgentConfig, options: TurnOptions<T> = {}): Promise<TurnResult<T>> {
   checkTurnArguments(sessionKey, userText, agent, options);
   const { runtime: given, workspace, client, ...turn } = options as TurnOptions;
   const runtime = isRuntime(given) ? given : await openRuntime({ ...given, ...(workspace !== undefined && { workspace }), ...(client !== undefined && { client }) });
@@ -38,7 +39,7 @@ export async function runAgentTurn<T = unknown>(sessionKey: string, userText: st
 }
 
 /** One turn on an open runtime; a subagent's turn comes with its link to the parent. */
-async function runTurn(runtime: Runtime, sessionKey: string, userText: string, agent: AgentConfig, options: TurnOptions, link?: ParentLink): Promise<TurnResult> {
+async function runTurn(runtime: Runtime, sessionKey: string, userText: UserContent, agent: AgentConfig, options: TurnOptions, link?: ParentLink): Promise<TurnResult> {
   const rt = await setUpTurn(runtime, agent, options, link);
   const turn = new TurnState(rt, { sessionKey, agentId: agent.id });
   const opened = await openSession(runtime.store, sessionKey, { agentId: agent.id, clock: runtime.clock, signal: rt.signal, ...(link && { parent: link.parent }) });
@@ -54,7 +55,7 @@ async function runTurn(runtime: Runtime, sessionKey: string, userText: string, a
 }
 
 /** The rounds of a turn: request, store the response, run its tools, store their results, until a stop. */
-async function runRounds(rt: TurnSetup, session: SessionHandle, turn: TurnState, userText: string): Promise<TurnResult> {
+async function runRounds(rt: TurnSetup, session: SessionHandle, turn: TurnState, userText: UserContent): Promise<TurnResult> {
   for (const warning of session.session.warnings) rt.emit({ type: "warning", message: warning });
   let tools = rt.firstTools;
   const scope = turnScope(rt, turn, session.key, () => tools, (key, task, child, options, link) => runTurn(rt.runtime, key, task, child, options, link));
@@ -75,6 +76,7 @@ async function runRounds(rt: TurnSetup, session: SessionHandle, turn: TurnState,
     const streamed = await streamMessage(rt.client, requestOf(rt, turn, context, tools), rt.stream);
     if (streamed.outcome === "aborted") return finish(session, turn, "aborted", INTERRUPTED);
     if (streamed.outcome === "failed") {
+      if (fallBack(rt, streamed.error)) continue;
       if (!isPromptTooLong(streamed.error) || turn.overflowCompacted) {
         const status = asApiError(streamed.error)?.status;
         return finish(session, turn, "error", webRefused(rt, streamed.error) ?? describeError(streamed.error), status);
@@ -94,11 +96,12 @@ async function runRounds(rt: TurnSetup, session: SessionHandle, turn: TurnState,
 }
 
 /** Stores the user's message (the time, the plan-mode notice, a start hook's context, waiting steering) before any request; the turn's end if it cannot. */
-async function storeUserMessage(rt: TurnSetup, session: SessionHandle, turn: TurnState, context: ContextKeeper, userText: string): Promise<TurnResult | undefined> {
-  const start = await runHook("onTurnStart", rt.hooks?.onTurnStart && (() => rt.hooks!.onTurnStart!({ sessionKey: session.key, agentId: rt.agent.id, text: userText })), rt.emit);
+async function storeUserMessage(rt: TurnSetup, session: SessionHandle, turn: TurnState, context: ContextKeeper, userText: UserContent): Promise<TurnResult | undefined> {
+  const start = await runHook("onTurnStart", rt.hooks?.onTurnStart && (() => rt.hooks!.onTurnStart!({ sessionKey: session.key, agentId: rt.agent.id, text: typeof userText === "string" ? userText : toolResultText(userText, "skip") })), rt.emit);
   const added: ContentBlockParam[] = [
     ...(rt.modes.mode === "plan" ? [{ type: "text" as const, text: PLAN_MODE_NOTICE }] : []),
     ...(start?.context?.trim() ? [{ type: "text" as const, text: `<context>${start.context}</context>` }] : []),
+    ...(start?.blocks ?? []),
   ];
   const message = userMessage(userText, rt.runtime.settings.includeTime ? rt.runtime.clock.now() : undefined, added);
   const oversized = context.oversized(message);
@@ -113,7 +116,8 @@ function requestOf(rt: TurnSetup, turn: TurnState, context: ContextKeeper, tools
   const { model, thinking, effort, web } = rt;
   // A forced tool choice is for the first response only, or the turn could never end.
   const toolChoice = turn.answered ? undefined : rt.toolChoice;
-  const messages = turn.withPaused(context.toSend());
+  const history = turn.withPaused(context.toSend());
+  const messages = rt.crossed ? forAnotherModel(history) : history;
   return buildRequest({ model, maxTokens: turn.maxTokens, system: rt.systemPrompt, tools: [...tools.values()], messages, thinking, effort, web, toolChoice, format: rt.output?.schema });
 }
 

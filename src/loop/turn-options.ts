@@ -10,7 +10,7 @@ import { fn, isTool, modeSchema, objectOf, RUNTIME_OPTION_NAMES, settingOf } fro
 import { isRuntime, type Runtime, type RuntimeOptions } from "../runtime/open-runtime.js";
 import type { AnyTool } from "../tools/define.js";
 import type { ToolHooks } from "../tools/dispatch.js";
-import type { AgentConfig, Effort, EventSink, Inbox, JsonSchema, ThinkingSetting, ToolChoiceSetting, TurnResult } from "../types.js";
+import type { AgentConfig, ContentBlockParam, Effort, EventSink, Inbox, JsonSchema, ThinkingSetting, ToolChoiceSetting, TurnResult } from "../types.js";
 
 export type { JsonSchema } from "../types.js";
 
@@ -24,6 +24,8 @@ export interface TurnOptions<T = unknown> {
   client?: Anthropic;
   /** Model when the agent names none; default the runtime's, MINICLAW_MODEL, or the newest Sonnet. */
   model?: string;
+  /** Overrides the agent's `fallback_model`: the model the turn moves to when its own stays overloaded or unavailable. */
+  fallbackModel?: string;
   /** Output tokens per request; default the agent's `max_tokens`, else 8192 (plus the thinking budget when one is set). */
   maxTokens?: number;
   /** Overrides the agent's `thinking`: `adaptive`, `off`, or a budget in tokens (at least 1,024). */
@@ -62,6 +64,7 @@ const schema = z.strictObject({
   workspace: z.string().min(1).optional(),
   client: objectOf("an Anthropic client (from createClient, or the SDK)").optional(),
   model: z.string().min(1).optional(),
+  fallbackModel: z.string().min(1).optional(),
   maxTokens: z.number().int().positive().optional(),
   thinking: settingOf(parseThinking).optional(),
   effort: settingOf(parseEffort).optional(),
@@ -95,8 +98,9 @@ const ALIASES: Record<string, string> = {
 /** Throws a one-line ConfigError naming the field and the fix when an argument of a turn (an option too, or an unknown name) is not what it takes. */
 export function checkTurnArguments(sessionKey: unknown, userText: unknown, agent: unknown, options: unknown): void {
   if (typeof sessionKey !== "string" || sessionKey.trim() === "") throw new ConfigError(`runAgentTurn: sessionKey must be a non-empty string such as "agent:main:main", got ${shown(sessionKey)}`);
-  if (typeof userText !== "string") throw new ConfigError(`runAgentTurn: userText must be a string, got ${shown(userText)}`);
-  if (userText.trim() === "") throw new ConfigError("runAgentTurn: userText is empty: give the message the model should answer");
+  const blocks = Array.isArray(userText) && userText.length > 0 && userText.every((b) => typeof (b as { type?: unknown } | null)?.type === "string");
+  if (typeof userText !== "string" && !blocks) throw new ConfigError(`runAgentTurn: userText must be a string or content blocks ([{ type: "image", ... }, { type: "text", ... }]), got ${shown(userText)}`);
+  if (typeof userText === "string" && userText.trim() === "") throw new ConfigError("runAgentTurn: userText is empty: give the message the model should answer");
   const a = agent as Partial<AgentConfig> | null | undefined;
   if (typeof a !== "object" || a === null || typeof a.id !== "string" || typeof a.prompt !== "string") {
     throw new ConfigError(`runAgentTurn: agent must be an AgentConfig ({ id, name, prompt }), as loadAgents returns, got ${shown(agent)}`);
@@ -117,6 +121,8 @@ function shown(value: unknown): string {
 /** What a turn's start hook may add: text given to the model with the user's message (not in the system prompt). */
 export interface TurnStartAddition {
   context?: string;
+  /** Content blocks sent with the user's message: images and documents (the REPL's `@path` of an image or a PDF). */
+  blocks?: ContentBlockParam[];
 }
 
 /** Hooks of a turn. A tool hook that throws denies the call; a lifecycle hook that throws is a `warning` event, and the turn goes on without it. */

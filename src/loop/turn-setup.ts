@@ -65,6 +65,9 @@ export async function setUpTurn(runtime: Runtime, agent: AgentConfig, options: T
     runtime, agent, client: runtime.client, model, ...settings, web, emit, modes, approver, gate, extraTools, firstTools, contextWindow, link, signal, stream,
     // The turn's `model` option (a fallback for agents that name none), which its subagents share.
     modelOption: options.model,
+    fallbackModel: options.fallbackModel ?? agent.fallbackModel,
+    /** Whether the turn moved to its fallback model (loop/fallback.ts). */
+    crossed: false,
     output: options.output === undefined ? undefined : createOutputFormat(options.output),
     outputRetries: options.outputRetries ?? DEFAULT_OUTPUT_RETRIES,
     maxIterations: options.maxIterations ?? agent.maxIterations ?? DEFAULT_MAX_ITERATIONS,
@@ -110,9 +113,12 @@ function checkToolNames(agent: AgentConfig, tools: ReadonlyMap<string, AnyTool>,
 
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
+/** The user's message: text, or content blocks (text, images, documents) as the library takes them. */
+export type UserContent = string | readonly ContentBlockParam[];
+
 /** The user message of a turn: the time (without Intl, whose first use costs ~15 ms) and `extra` in blocks of their own, never in the cached system prompt. */
-export function userMessage(text: string, now: number | undefined, extra: readonly ContentBlockParam[] = []): MessageParam {
-  const blocks: ContentBlockParam[] = [{ type: "text", text: text.trim() ? text : "(empty message)" }];
+export function userMessage(text: UserContent, now: number | undefined, extra: readonly ContentBlockParam[] = []): MessageParam {
+  const blocks: ContentBlockParam[] = typeof text === "string" ? [{ type: "text", text: text.trim() ? text : "(empty message)" }] : [...text];
   const d = now === undefined ? undefined : new Date(now);
   if (d) blocks.push({ type: "text", text: `<context>Current time: ${WEEKDAYS[d.getUTCDay()]} ${d.toISOString().slice(0, 16).replace("T", " ")} UTC</context>` });
   return { role: "user", content: [...blocks, ...extra] };

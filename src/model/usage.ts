@@ -53,9 +53,10 @@ const PRICES: Array<[prefix: string, input: number, output: number]> = [
 ];
 const DEFAULT_PRICE: [string, number, number] = ["", 3, 15];
 
-/** Estimated cost in US dollars of the given usage on the given model. */
+/** Estimated cost in US dollars of the given usage on the given model; a Bedrock or Vertex id at the API's (global endpoint) price. */
 export function estimateCostUsd(model: string, u: Usage): number {
-  const [, input, output] = PRICES.find(([prefix]) => model.startsWith(prefix)) ?? DEFAULT_PRICE;
+  const name = model.replace(/^(?:[a-z]+\.)?anthropic\./, "");
+  const [, input, output] = PRICES.find(([prefix]) => name.startsWith(prefix)) ?? DEFAULT_PRICE;
   const perToken = (perMillion: number): number => perMillion / 1_000_000;
   const tokens = u.inputTokens * perToken(input) + u.cacheWriteTokens * perToken(input * 1.25) + u.cacheReadTokens * perToken(input * 0.1);
   return tokens + u.outputTokens * perToken(output) + (u.webSearchRequests ?? 0) * WEB_SEARCH_USD;

@@ -61,6 +61,7 @@ const webField = z.union([z.boolean(), z.strictObject({ search: onOff(search), f
 const soulSchema = z.object({
   name: z.string({ error: (issue) => (issue.input === undefined ? "is required: the agent's display name" : "must be text") }).trim().min(1, "must not be empty"),
   model: z.string({ error: "must be a model id" }).trim().min(1, "must not be empty").optional(),
+  fallback_model: z.string({ error: "must be a model id" }).trim().min(1, "must not be empty").optional(),
   prefix: z.string({ error: 'must be a routing prefix such as "/research"' }).regex(/^\/[^\s/]+$/, 'must start with "/" and be one word, such as "/research"').optional(),
   tools: names(z.string({ error: "must hold tool names" }).trim().min(1, "must not hold an empty name"), "must be a list of tool names, such as [read_file, memory_search]").optional(),
   max_tokens: z.number({ error: "must be a whole number of tokens" }).int("must be a whole number of tokens").positive("must be greater than 0").optional(),
@@ -91,10 +92,10 @@ function parseSoul(id: string, text: string, file: string, onWarning: (message: 
   const prompt = parsed.body.trim();
   if (prompt === "") throw new ConfigError(`${file}: the body (the agent's system prompt, after the frontmatter) is empty`);
   for (const field of Object.keys(parsed.data)) if (!(field in soulSchema.shape)) onWarning(`${file}: unknown field "${field}" ignored`);
-  const { name, model, prefix, tools, max_tokens: maxTokens, max_iterations: maxIterations, thinking, effort, tool_choice: toolChoice, web, delegates } = soul;
+  const { name, model, fallback_model: fallbackModel, prefix, tools, max_tokens: maxTokens, max_iterations: maxIterations, thinking, effort, tool_choice: toolChoice, web, delegates } = soul;
   const clash = checkSettings(defined({ thinking, maxTokens, toolChoice }));
   if (clash) throw new ConfigError(`${file}: ${clash[0]}: ${clash[1]}`);
-  const given = defined({ model, prefix, tools, maxTokens, maxIterations, thinking, effort, toolChoice });
+  const given = defined({ model, fallbackModel, prefix, tools, maxTokens, maxIterations, thinking, effort, toolChoice });
   return { id, name, prompt, ...given, ...(web && (web.search || web.fetch) && { web }), ...(delegates && delegates.length > 0 && { delegates }) };
 }
 

@@ -9,6 +9,7 @@ import type { CommandJudge, Gate, ModeHolder, PermissionMode } from "../gate/con
 import { createGate } from "../gate/gate.js";
 import { isSecretVariable, scrubEnv, secretValues } from "../gate/secret-env.js";
 import { MemoryStore } from "../memory/store.js";
+import { ConfigError } from "../errors.js";
 import { createClient, type Env } from "../model/client.js";
 import { readCredentials } from "../model/credentials.js";
 import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
@@ -149,6 +150,8 @@ let last: { credentials: string; client: Anthropic } | undefined;
  * secrets are blanked in its block as /proc/<pid>/environ shows it (process.env keeps them). Throws ConfigError without credentials.
  */
 function defaultClient(env: Env): Anthropic {
+  const provider = env["MINICLAW_PROVIDER"]?.trim();
+  if (provider && provider !== "anthropic") throw new ConfigError(`MINICLAW_PROVIDER=${provider}: pass its client, client: await createClient({ provider: "${provider}" }) from miniclaw/providers`);
   const credentials = JSON.stringify(readCredentials(env));
   if (last?.credentials !== credentials) last = { credentials, client: createClient({ env }) };
   if (env === process.env) hideSecretsFromProcEnviron(isSecretVariable);

@@ -26,7 +26,7 @@ describe("runAgentTurn's arguments", () => {
       "runAgentTurn: agent must be an AgentConfig ({ id, name, prompt }), as loadAgents returns, got undefined",
     );
     expect(await refusal(() => runAgentTurn("", "hi", TEST_AGENT))).toMatch(/^runAgentTurn: sessionKey must be a non-empty string/);
-    expect(await refusal(() => runAgentTurn("k", 42 as unknown as string, TEST_AGENT))).toBe("runAgentTurn: userText must be a string, got number");
+    expect(await refusal(() => runAgentTurn("k", 42 as unknown as string, TEST_AGENT))).toBe(`runAgentTurn: userText must be a string or content blocks ([{ type: "image", ... }, { type: "text", ... }]), got number`);
     for (const empty of ["", "  \n\t"]) expect(await refusal(() => runAgentTurn("k", empty, TEST_AGENT))).toBe("runAgentTurn: userText is empty: give the message the model should answer");
   });
 

@@ -1,0 +1,91 @@
+// Building each provider's client from an env object, through its own SDK (loaded here, only for the provider chosen).
+import type Anthropic from "@anthropic-ai/sdk";
+import type { Middleware } from "@anthropic-ai/sdk/client";
+import { ConfigError } from "../errors.js";
+import type { Env } from "../model/client.js";
+import { loadSdk } from "./load-sdk.js";
+
+/** What every provider's client is built with: the transport, retries, timeout, the request shaping, and the provider's own options. */
+export interface ClientBase {
+  env: Env;
+  skipAuth: boolean;
+  fetch: typeof globalThis.fetch;
+  maxRetries: number;
+  timeout?: number;
+  middleware: Middleware[];
+  /** Passed to the provider's client as they are (`providerChainResolver`, `googleAuth`, `azureADTokenProvider`, ...). */
+  providerOptions: Record<string, unknown>;
+}
+
+const set = (value: string | undefined): string | undefined => (value && value.trim() ? value.trim() : undefined);
+
+/** The SDK's options every provider shares; behind a gateway (skip-auth) its own token, ANTHROPIC_AUTH_TOKEN, goes as a bearer token. */
+function shared(base: ClientBase, headers: Record<string, string | null> = {}) {
+  const token = base.skipAuth ? set(base.env["ANTHROPIC_AUTH_TOKEN"]) : undefined;
+  const defaultHeaders = { ...headers, ...(token && { Authorization: `Bearer ${token}` }) };
+  return { fetch: base.fetch, maxRetries: base.maxRetries, middleware: base.middleware, defaultHeaders, ...(base.timeout !== undefined && { timeout: base.timeout }) };
+}
+
+/** Amazon Bedrock: SigV4 with the AWS keys of `env` (else the AWS SDK's chain: profile, SSO, instance role), or AWS_BEARER_TOKEN_BEDROCK. */
+export async function bedrockClient(base: ClientBase): Promise<Anthropic> {
+  const { AnthropicBedrock } = await loadSdk("bedrock", () => import("@anthropic-ai/bedrock-sdk"));
+  const { env } = base;
+  const awsRegion = set(env["AWS_REGION"]) ?? set(env["AWS_DEFAULT_REGION"]) ?? "us-east-1";
+  const [awsAccessKey, awsSecretKey] = [set(env["AWS_ACCESS_KEY_ID"]), set(env["AWS_SECRET_ACCESS_KEY"])];
+  const keys = awsAccessKey && awsSecretKey ? { awsAccessKey, awsSecretKey, awsSessionToken: set(env["AWS_SESSION_TOKEN"]) ?? null } : {};
+  // Keys given or not is known only at run time; the constructor's overloads say it at compile time.
+  const client = new AnthropicBedrock({
+    ...shared(base),
+    awsRegion,
+    baseURL: set(env["ANTHROPIC_BEDROCK_BASE_URL"]) ?? `https://bedrock-runtime.${awsRegion}.amazonaws.com`,
+    apiKey: base.skipAuth ? null : (set(env["AWS_BEARER_TOKEN_BEDROCK"]) ?? null),
+    skipAuth: base.skipAuth,
+    ...keys,
+    ...base.providerOptions,
+  } as never);
+  return client as unknown as Anthropic;
+}
+
+/** Vertex AI: Google application-default credentials, CLOUD_ML_REGION and ANTHROPIC_VERTEX_PROJECT_ID; behind a gateway, no Google token at all. */
+export async function vertexClient(base: ClientBase): Promise<Anthropic> {
+  const { env } = base;
+  const region = set(env["CLOUD_ML_REGION"]);
+  const projectId = set(env["ANTHROPIC_VERTEX_PROJECT_ID"]);
+  if (!region) throw new ConfigError("MINICLAW_PROVIDER=vertex needs CLOUD_ML_REGION (such as us-east5, or global) and ANTHROPIC_VERTEX_PROJECT_ID");
+  if (!projectId && base.skipAuth) throw new ConfigError("MINICLAW_PROVIDER=vertex with MINICLAW_SKIP_PROVIDER_AUTH=1 needs ANTHROPIC_VERTEX_PROJECT_ID (no Google credentials to read it from)");
+  const { AnthropicVertex } = await loadSdk("vertex", () => import("@anthropic-ai/vertex-sdk"));
+  // No token exchange (it needs the network): the gateway authenticates.
+  const noGoogleToken = { projectId: null, getRequestHeaders: async () => new Headers() };
+  const client = new AnthropicVertex({
+    ...shared(base),
+    region,
+    projectId: projectId ?? null,
+    ...(set(env["ANTHROPIC_VERTEX_BASE_URL"]) && { baseURL: set(env["ANTHROPIC_VERTEX_BASE_URL"]) }),
+    ...(base.skipAuth && { authClient: noGoogleToken as never }),
+    ...base.providerOptions,
+  });
+  // The SDK starts looking for Google credentials at once; a failure is reported by the first request, not as an unhandled rejection.
+  (client as unknown as { _authClientPromise?: Promise<unknown> })._authClientPromise?.catch(() => {});
+  return client as unknown as Anthropic;
+}
+
+/** Microsoft Foundry: ANTHROPIC_FOUNDRY_RESOURCE or ANTHROPIC_FOUNDRY_BASE_URL, and ANTHROPIC_FOUNDRY_API_KEY (or an Entra token provider given as `azureADTokenProvider`). */
+export async function foundryClient(base: ClientBase): Promise<Anthropic> {
+  const { env } = base;
+  const baseURL = set(env["ANTHROPIC_FOUNDRY_BASE_URL"]);
+  const resource = set(env["ANTHROPIC_FOUNDRY_RESOURCE"]);
+  const apiKey = set(env["ANTHROPIC_FOUNDRY_API_KEY"]);
+  if (!baseURL && !resource) throw new ConfigError("MINICLAW_PROVIDER=foundry needs ANTHROPIC_FOUNDRY_RESOURCE (your Foundry resource's name) or ANTHROPIC_FOUNDRY_BASE_URL");
+  const entra = "azureADTokenProvider" in base.providerOptions;
+  if (!apiKey && !entra && !base.skipAuth) throw new ConfigError("MINICLAW_PROVIDER=foundry needs ANTHROPIC_FOUNDRY_API_KEY (or, from a program, an Entra token provider as azureADTokenProvider)");
+  const { AnthropicFoundry } = await loadSdk("foundry", () => import("@anthropic-ai/foundry-sdk"));
+  // Behind a gateway the SDK still wants a key; none is sent.
+  const credentials = base.skipAuth ? { apiKey: "unused" } : entra ? {} : { apiKey: apiKey! };
+  const client = new AnthropicFoundry({
+    ...shared(base, base.skipAuth ? { "x-api-key": null } : {}),
+    ...(baseURL ? { baseURL, resource: null } : { resource: resource! }),
+    ...credentials,
+    ...base.providerOptions,
+  });
+  return client as unknown as Anthropic;
+}

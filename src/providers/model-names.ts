@@ -1,0 +1,34 @@
+// How each provider spells a model: Bedrock's `anthropic.` ids and inference profiles, Vertex's `@` versions. Pure.
+
+/** Where Claude runs: the Anthropic API (or a compatible server), Amazon Bedrock, Google Vertex AI, Microsoft Foundry. */
+export type Provider = "anthropic" | "bedrock" | "vertex" | "foundry";
+export const PROVIDERS: readonly Provider[] = ["anthropic", "bedrock", "vertex", "foundry"];
+
+/** The dated ids of the older aliases, which Bedrock and Vertex know only by their date; newer models have one id everywhere. */
+const DATED: Record<string, string> = {
+  "claude-opus-4-5": "20251101",
+  "claude-haiku-4-5": "20251001",
+  "claude-sonnet-4-5": "20250929",
+  "claude-opus-4-1": "20250805",
+  "claude-opus-4-0": "20250514",
+  "claude-sonnet-4-0": "20250514",
+};
+
+/** Whether `model` is already spelled for a provider (an ARN, an inference profile, a Bedrock id, a Vertex `@` version, a deployment name). */
+function isProviderSpelling(model: string): boolean {
+  return !/^claude-[a-z0-9-]+$/.test(model);
+}
+
+/**
+ * The id `provider` knows `model` by. A name already spelled for a provider passes as it is, and so does `verbatim`
+ * (MINICLAW_MODEL: what the user set always wins). Bedrock: `claude-sonnet-4-5` → `anthropic.claude-sonnet-4-5-20250929-v1:0`
+ * under the global cross-region inference profile (priced as the API; MINICLAW_MODEL picks a regional one); newer
+ * models `global.anthropic.claude-sonnet-5-5`. Vertex: `claude-sonnet-4-5` → `claude-sonnet-4-5@20250929`. Foundry and the API: unchanged.
+ */
+export function providerModel(provider: Provider, model: string, verbatim?: string): string {
+  if (provider === "anthropic" || provider === "foundry" || model === verbatim || isProviderSpelling(model)) return model;
+  const dated = /^(.*)-(\d{8})$/.exec(model);
+  const [alias, date] = dated ? [dated[1]!, dated[2]] : [model, DATED[model]];
+  if (provider === "vertex") return date ? `${alias}@${date}` : alias;
+  return `global.anthropic.${alias}${date ? `-${date}-v1:0` : ""}`;
+}
