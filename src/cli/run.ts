@@ -5,7 +5,10 @@ import { ConfigError, SessionError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { readRegularText } from "../fs/regular-file.js";
 import { refuseApprover, systemClock } from "../deps.js";
-import { assistantFlags, turnFlags, type CliArgs } from "./args.js";
+import { redactSecrets } from "../gate/redact.js";
+import type { ContentBlockParam } from "../types.js";
+import { assistantFlags, given, turnFlags, type CliArgs } from "./args.js";
+import { attachMentions, type Attachments } from "./mentions.js";
 import { stopOnSignals, type CliIo } from "./io.js";
 import { createRenderer, useColor } from "./render.js";
 import { readPipedStdin, report, runMessage, streamJson } from "./run-output.js";
@@ -38,10 +41,11 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
     client: reportRetries(client, () => render, (message) => io.stderr.write(`warning: ${visibleText(message)}\n`)),
     approver: refuseApprover,
     onWarning: (message) => render({ type: "warning", message }),
-    turn: turnFlags(args),
+    turn: { ...turnFlags(args), hooks: { onTurnStart: () => mentioned.take() } },
     ...assistantFlags(args),
   });
   const { assistant } = opened;
+  const mentioned = await mentionsOf(text, io, assistant.runtime.secrets);
   const controller = new AbortController();
   const signalled = stopOnSignals(io, ["SIGINT", "SIGTERM"], () => controller.abort());
   try {
@@ -67,6 +71,22 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
     await opened.close();
     signalled.off();
   }
+}
+
+/**
+ * The files the message mentions (`@notes.md`, `@photo.png`), read now, each said in one line on stderr; `take` hands
+ * their text and blocks to the turn's start once (a subagent's turn gets none).
+ */
+async function mentionsOf(text: string, io: CliIo, secrets: readonly string[]): Promise<{ take(): { context?: string; blocks?: ContentBlockParam[] } | undefined }> {
+  let attached: Attachments | undefined = await attachMentions(text, { cwd: io.cwd, home: io.env["HOME"], redact: (found) => redactSecrets(found, secrets) });
+  for (const line of attached.lines) io.stderr.write(`${visibleText(line)}\n`);
+  return {
+    take() {
+      const taken = attached && given({ context: attached.context, blocks: attached.blocks.length > 0 ? attached.blocks : undefined });
+      attached = undefined;
+      return taken;
+    },
+  };
 }
 
 /** Where the key of the last `run` session is kept, inside the workspace (hidden, so session listings skip it). */

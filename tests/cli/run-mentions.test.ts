@@ -1,0 +1,29 @@
+// `@path` in miniclaw run: a text file's content and an image's block reach the model with the message; each attachment is said on stderr.
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cleanEnv, runMain } from "../helpers/cli.js";
+import { scriptedModelPerTest } from "../helpers/turn.js";
+
+const scripted = scriptedModelPerTest();
+const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from("\0\0\0\rIHDR-a-tiny-picture")]);
+
+describe("miniclaw run with @path mentions", () => {
+  it("attaches a text file and an image to the message, says so on stderr, and names a missing one without failing", async () => {
+    const model = await scripted([{ reply: "Seen." }]);
+    const dir = await mkdtemp(join(tmpdir(), "miniclaw-run-mentions-"));
+    await writeFile(join(dir, "notes.md"), "The launch moves to Tuesday.\n");
+    await writeFile(join(dir, "chart.png"), PNG);
+    const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" });
+    const run = await runMain(["run", "--workspace", join(dir, "ws"), "compare @notes.md with @chart.png and @missing.txt"], { env, cwd: dir });
+    expect([run.code, run.stdout], run.stderr).toEqual([0, "Seen.\n"]);
+    expect(run.stderr).toMatch(/^attached @notes\.md \(29 characters\)$/m);
+    expect(run.stderr).toMatch(/^attached @chart\.png \(an image, 1 KB\)$/m);
+    expect(run.stderr).toMatch(/^@missing\.txt: no such file in .* \(not attached\)$/m);
+    expect(model.rejected).toEqual([]);
+    const content = model.requests[0]!.body.messages.at(-1)!.content as Array<{ type: string; text?: string; source?: { data: string } }>;
+    expect(content.some((block) => block.type === "text" && block.text!.includes("The launch moves to Tuesday."))).toBe(true);
+    expect(content.filter((block) => block.type === "image").map((block) => block.source!.data)).toEqual([PNG.toString("base64")]);
+  });
+});
