@@ -22,7 +22,7 @@ describe("miniclaw run with @path mentions", () => {
     expect(run.stderr).toMatch(/^attached @chart\.png \(an image, 1 KB\)$/m);
     expect(run.stderr).toMatch(/^@missing\.txt: no such file in .* \(not attached\)$/m);
     expect(model.rejected).toEqual([]);
-    const content = model.requests[0]!.body.messages.at(-1)!.content as Array<{ type: string; text?: string; source?: { data: string } }>;
+    const content = model.requests[0]!.body.messages!.at(-1)!.content as Array<{ type: string; text?: string; source?: { data: string } }>;
     expect(content.some((block) => block.type === "text" && block.text!.includes("The launch moves to Tuesday."))).toBe(true);
     expect(content.filter((block) => block.type === "image").map((block) => block.source!.data)).toEqual([PNG.toString("base64")]);
   });
