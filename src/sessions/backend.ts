@@ -4,7 +4,7 @@ import type { Inbox } from "../types.js";
 import type { SessionInboxOptions } from "./inbox.js";
 import type { SessionListing } from "./session-listing.js";
 import type { HeaderRecord, SessionRecord } from "./records.js";
-import type { LoadedSession, LoadMode } from "./session-view.js";
+import type { LoadedSession, LoadMode } from "./session-handle.js";
 
 /** Waiting for a busy session gives up after this long, by default. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;

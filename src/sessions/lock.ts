@@ -2,7 +2,7 @@
 import { systemClock } from "../deps.js";
 import { SessionError } from "../errors.js";
 import { acquireFileLock, isFileLockHeld, type FileLockOptions } from "../fs/file-lock.js";
-import type { LoadMode } from "./session-view.js";
+import type { LoadMode } from "./session-handle.js";
 
 /** Lock paths held by this process whose session has been written since the lock was taken. */
 const written = new Set<string>();
