@@ -7,8 +7,9 @@ import { messageOf } from "../errors.js";
 import type { ApprovalDecision, EventSink } from "../types.js";
 import { matchesToolName, normalizeCommand, type ApprovalLists } from "./approval-entries.js";
 import { addApprovals, approvalsReader, type WarningSink } from "./approvals-file.js";
-import { type CommandJudge, type CommandPlace, type Decision, type Gate, type GateCall, type Judged, type LeavePlanAnswer, type ModeHolder, type PermissionMode, type Verdict, decide, LEAVE_PLAN_UNAVAILABLE, policyCause, refusalText, shownOf } from "./context.js";
+import type { CommandJudge, CommandPlace, Decision, Gate, GateCall, Judged, LeavePlanAnswer, ModeHolder, PermissionMode, Verdict } from "./context.js";
 import { pathRules, type PathFolders } from "./path-check.js";
+import { decide, LEAVE_PLAN_UNAVAILABLE, policyCause, refusalText, shownOf } from "./policy.js";
 
 /** Longest input of a tool call shown to the approver and in events, in characters (JSON); the middle is cut. */
 const MAX_SHOWN_INPUT_CHARS = 300;

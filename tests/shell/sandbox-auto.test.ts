@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { createCommandJudge } from "../../src/shell/judge.js";
 import { CommandSandbox } from "../../src/shell/command-sandbox.js";
 import { spawnPlanned } from "../../src/shell/sandbox/sandbox-command.js";
-import { decide } from "../../src/gate/context.js";
+import { decide } from "../../src/gate/policy.js";
 import { DEV_COMMANDS } from "./fixtures/dev-commands.js";
 import { probe, skipReason } from "./sandbox/sandbox-harness.js";
 
