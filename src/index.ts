@@ -23,7 +23,7 @@ export { ensureWorkspace } from "./runtime/workspace.js";
 
 // Sessions, skills, memory.
 export { SessionStore, type SessionStorage, type SessionBackend, type LoadedSession, type LoadOptions, type SessionListing } from "./sessions/store.js";
-export { exportSession, importSession } from "./sessions/transfer.js";
+export { exportSession, importSession } from "./sessions/session-listing.js";
 export type { SessionRecord, MessageRecord, CompactionRecord, HeaderRecord, OutputRecord } from "./sessions/records.js";
 export { SkillLoader } from "./skills/loader.js";
 export { MemoryStore } from "./memory/store.js";

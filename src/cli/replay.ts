@@ -9,7 +9,7 @@ import { secretValues } from "../gate/secret-env.js";
 import { createClient } from "../model/client.js";
 import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import { SessionStore } from "../sessions/store.js";
-import { importSession } from "../sessions/transfer.js";
+import { importSession } from "../sessions/session-listing.js";
 import { readCassette, type Cassette, type CassetteTurn } from "../testing/cassette.js";
 import { replay } from "../testing/replay.js";
 import { assistantFlags, parseCliArgs, turnFlags, type CliArgs } from "./args.js";

@@ -7,7 +7,7 @@ import { isServerResult, serverCallText, serverResultText } from "../content.js"
 import { checkWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import type { CompactionRecord, MessageRecord, SessionRecord } from "../sessions/records.js";
 import type { SessionBackend } from "../sessions/store.js";
-import { exportSession, importSession } from "../sessions/transfer.js";
+import { exportSession, importSession } from "../sessions/session-listing.js";
 import type { ContentBlockParam } from "../types.js";
 import { checkSessionKey, type CliArgs } from "./args.js";
 import { openSessions } from "./backends.js";

@@ -7,8 +7,7 @@ import { systemClock } from "../deps.js";
 import { MiniclawError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { withFileLock } from "../fs/file-lock.js";
-import { fileVersion } from "../fs/racy.js";
-import { readRegularFileSync } from "../fs/regular-file.js";
+import { readRegularFileSync, fileVersion } from "../fs/regular-file.js";
 import { broadPatternReason, isToolEntry, normalizeCommand } from "./approval-entries.js";
 
 /** The file's schema. Unknown fields are kept, so later versions can add patterns, timestamps... */

@@ -2,8 +2,7 @@
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import type { Verdict } from "./context.js";
-import { fileContentSecretReason } from "./secret-content.js";
-import { isProcessSecretPath, pathReason, repositoryConfigReason } from "./secret-paths.js";
+import { isProcessSecretPath, pathReason, repositoryConfigReason, fileContentSecretReason } from "./secret-paths.js";
 
 const MAX_SYMLINK_HOPS = 40;
 

@@ -2,7 +2,7 @@
 import { statSync, watch, type FSWatcher, type Stats } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join, sep } from "node:path";
-import { RACY_MS } from "../fs/racy.js";
+import { RACY_MS } from "../fs/regular-file.js";
 
 /** What identifies one version of a file on disk. */
 export type FileStamp = { mtimeMs: number; size: number; ino: number };

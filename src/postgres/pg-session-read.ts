@@ -1,8 +1,7 @@
 // Reading sessions on PostgreSQL: the load region in one query, every record of a session, rows parsed as records.
 import { SessionError } from "../errors.js";
 import { describeDatabaseError, isConnectionLost, type Database, type Queryable } from "./database.js";
-import { parseRecordLine } from "../sessions/line-parse.js";
-import type { CompactionRecord, SessionRecord } from "../sessions/records.js";
+import { type CompactionRecord, type SessionRecord, parseRecordLine } from "../sessions/records.js";
 import { keptMissing, regionOfRecords, type LoadRegion } from "../sessions/session-file.js";
 
 type Row = { seq: string; line: string };

@@ -1,10 +1,13 @@
-// What a session backend does: the loop's SessionStorage, and what the CLI, the REPL and cron need besides.
-import type { Clock } from "../deps.js";
+// What a session backend does (the loop's SessionStorage, and what the CLI, the REPL and cron need besides), and one
+// turn at a time per session: the shared file lock (fs/file-lock.ts) plus whether this turn has written yet.
+import { type Clock, systemClock } from "../deps.js";
+import { SessionError } from "../errors.js";
+import { acquireFileLock, type FileLockOptions, isFileLockHeld } from "../fs/file-lock.js";
 import type { Inbox } from "../types.js";
 import type { SessionInboxOptions } from "./inbox.js";
-import type { SessionListing } from "./session-listing.js";
 import type { HeaderRecord, SessionRecord } from "./records.js";
-import type { LoadedSession, LoadMode } from "./session-view.js";
+import type { LoadedSession, LoadMode } from "./session-handle.js";
+import type { SessionListing } from "./session-listing.js";
 
 /** Waiting for a busy session gives up after this long, by default. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
@@ -57,4 +60,41 @@ export interface SessionStoreOptions {
   lockTimeoutMs?: number;
   onWarning?: (message: string) => void;
   fsync?: boolean;
+}
+
+/** Lock paths held by this process whose session has been written since the lock was taken. */
+const written = new Set<string>();
+
+/** Notes that the session of `lockPath` was written to; counts only while this process holds its lock. */
+export function noteWrite(lockPath: string): void {
+  if (isFileLockHeld(lockPath)) written.add(lockPath);
+}
+
+/** The load mode when the caller names none: `read` without the lock; with it, `in-turn` once this process has written, else `turn-start`. */
+export function defaultLoadMode(lockPath: string): LoadMode {
+  if (!isFileLockHeld(lockPath)) return "read";
+  return written.has(lockPath) ? "in-turn" : "turn-start";
+}
+
+/**
+ * The options of a lock of the sessions folder ("<label> busy: <subject> ...", SessionErrors). The wait is measured on
+ * the system clock whatever clock a store was given: other processes live in real time, and a test's frozen clock must
+ * not spin or expire it.
+ */
+export function sessionLockOptions(label: string, subject: string, timeoutMs: number): FileLockOptions {
+  const makeError = (message: string, cause?: unknown): Error => new SessionError(message, cause === undefined ? undefined : { cause });
+  return { timeoutMs, clock: systemClock, label, subject, makeError };
+}
+
+/** Takes the session's lock (see `acquireFileLock`) within `timeoutMs`; throws SessionError("session busy: <key> ...") naming the holder. */
+export async function acquireSessionLock(lockPath: string, key: string, timeoutMs: number): Promise<() => Promise<void>> {
+  const release = await acquireFileLock(lockPath, { ...sessionLockOptions("session", key, timeoutMs), inProcessHolder: "another turn" });
+  written.delete(lockPath);
+  let released = false;
+  return async () => {
+    // Only the first call: a later one must not clear the flag of the next holder.
+    if (!released) written.delete(lockPath);
+    released = true;
+    await release();
+  };
 }

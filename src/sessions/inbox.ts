@@ -9,11 +9,10 @@ import { dirname, join } from "node:path";
 import * as z from "zod";
 import { systemClock, type Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
-import { appendLines } from "../fs/append-lines.js";
 import { syncFolder, writeFileAtomic } from "../fs/atomic-write.js";
 import { withFileLock } from "../fs/file-lock.js";
-import { readRegularFileSync } from "../fs/regular-file.js";
-import { sessionLockOptions } from "./lock.js";
+import { readRegularFileSync, appendLines } from "../fs/regular-file.js";
+import { sessionLockOptions } from "./backend.js";
 import { sessionFileName } from "./session-path.js";
 
 /** Longest steering text `addSteer` accepts, in UTF-8 bytes. */

@@ -1,8 +1,7 @@
 // The one definition of a valid history: repairs applied where messages enter it (a file loaded, a response arriving).
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam, ToolUseBlock } from "../types.js";
-import type { MessageRecord } from "./records.js";
+import { type MessageRecord, isObject } from "./records.js";
 import { toolResultText } from "../content.js";
-import { isObject } from "./line-parse.js";
 
 /** The error result answering a tool_use whose result never reached the file. */
 export const INTERRUPTED_TOOL_TEXT = "The session was interrupted before this tool finished; its result is unknown. Check the current state before retrying it.";

@@ -2,8 +2,7 @@
 // compacted session loads in time proportional to what it keeps.
 import { closeSync, readSync } from "node:fs";
 import { openRegularSync } from "../fs/regular-file.js";
-import { parseRecordLine } from "./line-parse.js";
-import type { CompactionRecord, HeaderRecord, MessageRecord, ModeRecord, OutputRecord, SessionRecord } from "./records.js";
+import { type CompactionRecord, type HeaderRecord, type MessageRecord, type ModeRecord, type OutputRecord, type SessionRecord, parseRecordLine } from "./records.js";
 
 /**
  * The part of a file that loading needs: the last compaction, the message records from its first kept one on, the ids

@@ -1,12 +1,98 @@
-// An open session: locked and loaded once for a turn; its methods append, compact and release, so the key stays here.
+// A session as the loop sees it: the API view (repaired messages, the compaction summary in front, the last usage), and
+// an open session, locked and loaded once for a turn, whose methods append, compact and release, so the key stays here.
 import { once } from "node:events";
 import type { Clock } from "../deps.js";
 import { messageOf } from "../errors.js";
-import type { MessageParam } from "../types.js";
-import { headerRecordFor, newRecordId, type CompactionRecord, type MessageRecord, type ModeRecord, type OutputRecord, type SessionRecord } from "./records.js";
-import type { HistoryRepair } from "./repair.js";
-import { buildSessionView, type LoadedSession } from "./session-view.js";
+import type { ContentBlockParam, MessageParam, PermissionModeName, Usage } from "../types.js";
+import { agentIdFromKey, headerRecordFor, newRecordId, type CompactionRecord, type MessageRecord, type ModeRecord, type OutputRecord, type SessionRecord } from "./records.js";
+import { isPlainUserMessage, repairMessages, type HistoryRepair } from "./repair.js";
+import type { LoadRegion } from "./session-file.js";
 import type { SessionStorage } from "./store.js";
+
+/** A session as the loop needs it: the API view from the last compaction on. */
+export interface LoadedSession {
+  key: string;
+  /** The session file (absolute when the store's folder is), and whether it exists (else the first `append` writes a header). */
+  file: string;
+  exists: boolean;
+  agentId?: string;
+  /**
+   * Messages to send, valid for the API: a user message first (the summary first when compacted), roles alternating,
+   * every tool_use answered in the next message. Their end depends on the load mode (see LoadMode).
+   */
+  messages: MessageParam[];
+  /**
+   * The message records behind `messages`: `messages[i + messageOffset]` is built from `records[i]`; repairs are
+   * records with `synthetic: true`. A summary merged into the first kept user message stands in front of its content.
+   */
+  records: MessageRecord[];
+  /** 1 when the summary stands as its own first message, else 0. */
+  messageOffset: 0 | 1;
+  compaction?: CompactionRecord;
+  /** The usage of the last response written after the last compaction, and its index in `messages` (for `contextSize`). */
+  lastUsage?: { usage: Usage; index: number };
+  /** The structured answers (`output` option) and the last permission mode recorded in the loaded part. */
+  outputs?: OutputRecord[];
+  mode?: PermissionModeName;
+  /** Problems met while reading and repairs made (file and line named); the caller shows them. */
+  warnings: string[];
+}
+
+/** The opening and closing of the text block that carries a compaction summary. */
+export const SUMMARY_PREFIX = "The conversation before this point was compacted. Summary of it:\n<summary>\n";
+export const SUMMARY_SUFFIX = "\n</summary>";
+
+/**
+ * How a load treats the end of the session, where a crash leaves its marks.
+ * - `turn-start`: between turns. A trailing tool_use gets `is_error` results and a trailing user message a synthetic
+ *   "(no reply: ...)"; the store appends both, so the caller appends the next user message as is.
+ * - `in-turn`: a turn is under way; the end is returned as written, nothing is added.
+ * - `read`: a trailing tool_use is answered in memory only; a reader never writes into another process's turn.
+ */
+export type LoadMode = "turn-start" | "in-turn" | "read";
+
+/**
+ * The view of a region loaded in `mode`, the repair records a `turn-start` load must append first, and the repair later
+ * records are added to. Pure.
+ */
+export function viewForLoad(
+  region: Pick<LoadRegion, "header" | "compaction" | "records" | "afterCompaction" | "warnings" | "outputs" | "mode">,
+  base: { key: string; file: string; ts: number },
+  mode: LoadMode,
+): { session: LoadedSession; repairs: MessageRecord[]; repair: HistoryRepair } {
+  const { compaction, header, outputs } = region;
+  const tail = mode === "turn-start" ? "close" : mode === "in-turn" ? "none" : "answer";
+  const repaired = repairMessages(region.records, { afterSummary: compaction !== undefined, tail, ts: base.ts, newId: newRecordId });
+  const records = repaired.records;
+  let messages = records.map((record) => record.message);
+  let messageOffset: 0 | 1 = 0;
+  if (compaction) {
+    const summary: ContentBlockParam = { type: "text", text: SUMMARY_PREFIX + compaction.summary + SUMMARY_SUFFIX };
+    const first = messages[0];
+    if (first !== undefined && isPlainUserMessage(first)) {
+      messages = [{ role: "user", content: [summary, ...asBlocks(first.content)] }, ...messages.slice(1)];
+    } else {
+      messages = [{ role: "user", content: [summary] }, ...messages];
+      messageOffset = 1;
+    }
+  }
+  const lastUsage = findLastUsage(records, region.afterCompaction, messageOffset);
+  const warnings = [...region.warnings, ...repaired.notes.map((note) => `${base.file}: ${note}`)];
+  const found = { ...(compaction && { compaction }), ...(lastUsage && { lastUsage }), ...(outputs && { outputs }), ...(region.mode && { mode: region.mode }) };
+  const agentId = header?.agentId ?? agentIdFromKey(base.key);
+  const session: LoadedSession = { key: base.key, file: base.file, exists: true, agentId, messages, records, messageOffset, ...found, warnings };
+  return { session, repairs: mode === "turn-start" ? repaired.tail : [], repair: repaired.repair };
+}
+
+function findLastUsage(records: MessageRecord[], after: Set<string>, offset: 0 | 1): LoadedSession["lastUsage"] {
+  const i = records.findLastIndex((record) => record.usage !== undefined && record.message.role === "assistant" && after.has(record.id));
+  const usage = records[i]?.usage;
+  return usage && { usage, index: i + offset };
+}
+
+function asBlocks(content: MessageParam["content"]): ContentBlockParam[] {
+  return typeof content === "string" ? [{ type: "text", text: content }] : content;
+}
 
 /** What `openSession` resolves to: `aborted` before the lock was won (nothing read or written), `unreadable` when the file could not be read (the lock released). */
 export type OpenResult = { status: "open"; handle: SessionHandle } | { status: "aborted" } | { status: "unreadable"; error: string };
@@ -108,8 +194,7 @@ export class SessionHandle {
   /** The view of `records` after `compaction`, as a load of the file would build it. */
   private rebuild(records: MessageRecord[], compaction: CompactionRecord | undefined): { session: LoadedSession; repair: HistoryRepair } {
     const region = { records, afterCompaction: new Set<string>(), warnings: [], ...(compaction && { compaction }) };
-    const base = { key: this.key, file: this.view.file, ts: this.clock.now(), newId: newRecordId, tail: "none" as const };
-    const built = buildSessionView(region, base);
+    const built = viewForLoad(region, { key: this.key, file: this.view.file, ts: this.clock.now() }, "in-turn");
     return { session: { ...built.session, exists: this.view.exists, ...(this.view.agentId && { agentId: this.view.agentId }) }, repair: built.repair };
   }
 }

@@ -1,12 +1,14 @@
-// Reading sessions for people and copies: the folder listing, the records shown, the records a fork copies.
+// Reading sessions for people and copies: the folder listing, the records shown, the records a fork copies, and a
+// session moved between backends as the JSONL file format.
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
 import { decodeKey, SESSION_FILE_SUFFIX } from "./session-path.js";
-import { agentIdFromKey, newRecordId, type HeaderRecord, type SessionRecord } from "./records.js";
-import { readLoadRegionFromFile, type LoadRegion } from "./session-file.js";
-import { buildSessionView } from "./session-view.js";
+import { agentIdFromKey, type HeaderRecord, type SessionRecord } from "./records.js";
+import { parseAllRecords, readLoadRegionFromFile, type LoadRegion } from "./session-file.js";
+import { viewForLoad } from "./session-handle.js";
+import type { SessionBackend } from "./store.js";
 import { sessionContextSize } from "./tokens.js";
 
 /**
@@ -82,7 +84,7 @@ async function listOne(file: string, stem: string, deps: ListDeps): Promise<Sess
 
 /** The listing of one session from its load region; `fallbackTs` is its last activity when no record has a time. */
 export function listingOf(key: string, region: LoadRegion, file: string, now: number, fallbackTs: number): SessionListing {
-  const { session } = buildSessionView(region, { key, file, ts: now, newId: newRecordId, tail: "answer" });
+  const { session } = viewForLoad(region, { key, file, ts: now }, "read");
   return {
     key,
     agentId: region.header?.agentId ?? agentIdFromKey(key),
@@ -104,4 +106,39 @@ export function selectForkRecords(records: readonly SessionRecord[], where: stri
     while (records[end]?.type === "output") end++;
   }
   return { agentId: header?.agentId ?? agentIdFromKey(fromKey), records: records.slice(0, end).filter((record) => record.type !== "session") };
+}
+
+/** The records `show` prints for a region: the header, the last compaction, and each message with its structured answers. */
+export function recordsToShow(region: LoadRegion): SessionRecord[] {
+  const outputs = region.outputs ?? [];
+  const messages = region.records.flatMap((record): SessionRecord[] => [record, ...outputs.filter((o) => o.messageId === record.id)]);
+  return [...(region.header ? [region.header] : []), ...(region.compaction ? [region.compaction] : []), ...messages];
+}
+
+/** Every record of a session as JSONL (the session file's format, one record per line). Throws SessionError when it does not exist. */
+export async function exportSession(store: SessionBackend, key: string): Promise<string> {
+  const records = await store.show(key, { all: true });
+  return records.map((record) => `${JSON.stringify(record)}\n`).join("");
+}
+
+/**
+ * Writes the records of a JSONL text (`source` names it) as a new session under `key`, else its header's key; resolves
+ * to the key and the records written. All or nothing: a bad line, no key, or an existing session throws SessionError.
+ */
+export async function importSession(store: SessionBackend, text: string, source: string, key?: string): Promise<{ key: string; records: number }> {
+  const { records, warnings } = parseAllRecords(text, source);
+  if (warnings.length > 0) throw new SessionError(`cannot import ${warnings[0]!.replace(": skipped a ", ": a ")}; nothing was imported`);
+  const header = records[0]?.type === "session" ? records[0] : undefined;
+  const target = key ?? header?.key;
+  if (target === undefined) throw new SessionError(`cannot import ${source}: it does not start with a session header; name the session with --session KEY`);
+  const body: SessionRecord[] = header ? [{ ...header, key: target }, ...records.slice(1)] : records;
+  if (body.length === 0) throw new SessionError(`cannot import ${source}: it holds no records`);
+  const release = await store.lock(target);
+  try {
+    if (await store.exists(target)) throw new SessionError(`session ${target} already exists (${store.locationOf(target)}); import under another key with --session NEW_KEY`);
+    await store.append(target, body);
+  } finally {
+    await release();
+  }
+  return { key: target, records: body.length };
 }

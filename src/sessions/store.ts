@@ -4,22 +4,19 @@ import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { systemClock, type Clock } from "../deps.js";
 import { SessionError } from "../errors.js";
-import { appendLines, APPEND_FLAGS } from "../fs/append-lines.js";
 import { isFileLockHeld } from "../fs/file-lock.js";
-import { openRegularSync, readRegularText } from "../fs/regular-file.js";
+import { openRegularSync, readRegularText, appendLines, APPEND_FLAGS } from "../fs/regular-file.js";
 import type { Inbox } from "../types.js";
-import { DEFAULT_LOCK_TIMEOUT_MS, type LoadOptions, type SessionBackend, type SessionStoreOptions } from "./backend.js";
+import { DEFAULT_LOCK_TIMEOUT_MS, type LoadOptions, type SessionBackend, type SessionStoreOptions, acquireSessionLock, defaultLoadMode, noteWrite } from "./backend.js";
 import { addSteer, SessionInbox, type SessionInboxOptions } from "./inbox.js";
-import { serializeRecord } from "./line-parse.js";
-import { acquireSessionLock, defaultLoadMode, noteWrite } from "./lock.js";
-import { agentIdFromKey, headerRecordFor, type HeaderRecord, type SessionRecord } from "./records.js";
+import { agentIdFromKey, headerRecordFor, type HeaderRecord, type SessionRecord, serializeRecord } from "./records.js";
 import { parseAllRecords, readLoadRegionFromFile } from "./session-file.js";
-import { listSessions, selectForkRecords, type SessionListing } from "./session-listing.js";
+import { listSessions, recordsToShow, selectForkRecords, type SessionListing } from "./session-listing.js";
 import { resolveSessionFileName } from "./session-path.js";
-import { recordsToShow, viewForLoad, type LoadedSession } from "./session-view.js";
+import { viewForLoad, type LoadedSession } from "./session-handle.js";
 
 export { DEFAULT_LOCK_TIMEOUT_MS, type LoadOptions, type SessionBackend, type SessionStorage, type SessionStoreOptions } from "./backend.js";
-export type { LoadedSession, LoadMode } from "./session-view.js";
+export type { LoadedSession, LoadMode } from "./session-handle.js";
 export type { SessionListing } from "./session-listing.js";
 
 /**

@@ -5,8 +5,7 @@ import { expandGlob, MAX_CONTENT_CHECKS, MAX_WALK_ENTRIES, walkTree, type Budget
 import { gitHistoryReason, remoteCredentialsReason } from "./git-secrets.js";
 import { homeReason, type PathContext } from "./path-resolve.js";
 import { NO_FILTERS, type PlannedRead, type ReadPlan } from "./read-plan.js";
-import { fileContentSecretReason } from "../gate/secret-content.js";
-import { isProcessSecretPath, placeReason, walkNameReason } from "../gate/secret-paths.js";
+import { isProcessSecretPath, placeReason, walkNameReason, fileContentSecretReason } from "../gate/secret-paths.js";
 import { literalPathReason } from "./word-reads.js";
 
 /**

@@ -2,8 +2,7 @@
 import { execFile } from "node:child_process";
 import { join, resolve } from "node:path";
 import { scanSecrets } from "../gate/redact.js";
-import { readFileHead } from "../gate/secret-content.js";
-import { walkNameReason } from "../gate/secret-paths.js";
+import { walkNameReason, readFileHead } from "../gate/secret-paths.js";
 import { READ_ONLY_GIT_CONFIG, readOnlyGitEnv } from "./child-sandbox.js";
 
 const TIMEOUT_MS = 5_000;

@@ -2,11 +2,9 @@
 import { statSync, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
 import { messageOf, ToolError } from "../errors.js";
-import { fileVersion } from "../fs/racy.js";
-import { readRegularFileSync, readRegularText } from "../fs/regular-file.js";
-import { parseFrontmatter, parseLooseFrontmatter, type ParsedFrontmatter } from "./frontmatter.js";
+import { readRegularFileSync, readRegularText, fileVersion } from "../fs/regular-file.js";
+import { parseFrontmatter, parseLooseFrontmatter, type ParsedFrontmatter, checkSkillFrontmatter, type SkillFields } from "./frontmatter.js";
 import { DEFAULT_LISTING_BUDGET_CHARS, formatSkillBody, formatSkillListing } from "./prompt.js";
-import { checkSkillFrontmatter, type SkillFields } from "./rules.js";
 import { findSkillFiles, listSkillResources } from "./scan.js";
 
 /** One loaded skill. */

@@ -4,8 +4,7 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { testGate } from "../helpers/gate.js";
-import { CONTENT_HEAD_BYTES, contentSecretReason, fileContentSecretReason } from "../../src/gate/secret-content.js";
-import { pathReason, repositoryConfigReason } from "../../src/gate/secret-paths.js";
+import { pathReason, repositoryConfigReason, CONTENT_HEAD_BYTES, contentSecretReason, fileContentSecretReason } from "../../src/gate/secret-paths.js";
 import { makeTempDir } from "../helpers/tool-context.js";
 import { randomText, seeded } from "./fixtures/redact-corpus.js";
 

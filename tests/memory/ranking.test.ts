@@ -1,6 +1,6 @@
 // The pure parts of the index's ranking, against plain definitions.
 import { describe, expect, it } from "vitest";
-import { bestOf, bitCount, lowerBound, mergeSorted } from "../../src/memory/ranking.js";
+import { bestOf, bitCount, lowerBound, mergeSorted } from "../../src/memory/postings.js";
 
 const naiveBitCount = (n: number): number => [...(n >>> 0).toString(2)].filter((bit) => bit === "1").length;
 

@@ -2,8 +2,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { buildRequest } from "../../src/loop/request.js";
-import { parseRecordLine } from "../../src/sessions/line-parse.js";
-import type { MessageRecord, SessionRecord } from "../../src/sessions/records.js";
+import { type MessageRecord, type SessionRecord, parseRecordLine } from "../../src/sessions/records.js";
 import { SessionStore, type LoadedSession } from "../../src/sessions/store.js";
 import { validateRequest } from "../../src/testing/index.js";
 import type { AnyTool } from "../../src/tools/define.js";

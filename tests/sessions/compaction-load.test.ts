@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeFile } from "node:fs/promises";
 import { SessionStore } from "../../src/sessions/store.js";
-import { SUMMARY_PREFIX, SUMMARY_SUFFIX } from "../../src/sessions/session-view.js";
+import { SUMMARY_PREFIX, SUMMARY_SUFFIX } from "../../src/sessions/session-handle.js";
 import type { CompactionRecord } from "../../src/sessions/records.js";
 import { nextRequestProblems } from "../helpers/session-validity.js";
 import { header, lines, tempDir, turn } from "./session-builders.js";

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readFile } from "node:fs/promises";
 import { SessionStore } from "../../src/sessions/store.js";
-import { parseRecordLine } from "../../src/sessions/line-parse.js";
+import { parseRecordLine } from "../../src/sessions/records.js";
 import type { MessageParam } from "../../src/types.js";
 import { nextRequestProblems } from "../helpers/session-validity.js";
 import { startChild } from "./child-process.js";

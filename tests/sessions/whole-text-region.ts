@@ -1,6 +1,5 @@
 // The whole-text reading of a session's load region: the oracle the tail reader (src/sessions/session-file.ts) is checked against.
-import { parseRecordLine } from "../../src/sessions/line-parse.js";
-import type { SessionRecord } from "../../src/sessions/records.js";
+import { type SessionRecord, parseRecordLine } from "../../src/sessions/records.js";
 import { COMPACTION_MARK, formatWarnings, keptMissing, parseHeader, parseRegion, type LoadRegion, type RegionWarning } from "../../src/sessions/session-file.js";
 
 /**
