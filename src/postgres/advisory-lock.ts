@@ -40,12 +40,17 @@ export async function takeAdvisoryLock(database: Database, subject: string, wait
   const leaveQueue = await enterQueue(`pg:${database.schema}:${subject}`, deadline, systemClock, () => new Error("busy")).catch(() => undefined);
   if (!leaveQueue) return { busy: "this process" };
   try {
-    const client = await connect(database, started, waitMs > 0 ? deadline : started + database.config.timeoutMs);
     const timeoutMs = database.config.timeoutMs;
-    const held = await lockOn(client, database.lockKey(subject), deadline, timeoutMs).catch((error: unknown) => {
-      client.release(true);
-      throw error;
-    });
+    const attempt = async (): Promise<[PoolClient, boolean]> => {
+      const client = await connect(database, started, waitMs > 0 ? deadline : started + timeoutMs);
+      const taken = await lockOn(client, database.lockKey(subject), deadline, timeoutMs).catch((error: unknown) => {
+        client.release(true);
+        throw error;
+      });
+      return [client, taken];
+    };
+    // A pooled connection the server had already ended (a restart, a terminated backend) fails at once: once more, on another.
+    const [client, held] = await attempt().catch((error: unknown) => (isConnectionLost(error) ? attempt() : Promise.reject(error)));
     if (held) return watch(client, database.lockKey(subject), leaveQueue, timeoutMs);
     client.release();
     leaveQueue();

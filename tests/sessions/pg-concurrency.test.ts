@@ -236,4 +236,14 @@ describe.skipIf(unavailable !== undefined)("sessions on PostgreSQL across proces
       expect([loaded.messages, listed.map((s) => s.key), exists]).toEqual([[{ role: "user", content: "kept" }], [KEY], true]);
     }
   });
+
+  it("locks a session after the server ended every turn connection, idle ones included: the lock runs again on a new one", async () => {
+    for (let round = 0; round < 20; round++) {
+      // Idle turn connections left in the pool by earlier locks, then all of them ended by the server at once.
+      await Promise.all([KEY, `${KEY}-b`, `${KEY}-c`].map(async (key) => (await store.lock(key))()));
+      await withTestClient((client) => client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE $1 AND pid <> pg_backend_pid()", [`miniclaw pid ${process.pid} on %`]));
+      const releases = await Promise.all([KEY, `${KEY}-b`, `${KEY}-c`].map((key) => store.lock(key)));
+      await Promise.all(releases.map((release) => release()));
+    }
+  });
 });
