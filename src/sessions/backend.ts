@@ -1,5 +1,4 @@
-// What a session backend does (the loop's SessionStorage, and what the CLI, the REPL and cron need besides), and one
-// turn at a time per session: the shared file lock (fs/file-lock.ts) plus whether this turn has written yet.
+// What a session backend does, and one turn at a time per session: the file lock plus whether the turn has written yet.
 import { type Clock, systemClock } from "../deps.js";
 import { SessionError } from "../errors.js";
 import { acquireFileLock, type FileLockOptions, isFileLockHeld } from "../fs/file-lock.js";
@@ -77,9 +76,8 @@ export function defaultLoadMode(lockPath: string): LoadMode {
 }
 
 /**
- * The options of a lock of the sessions folder ("<label> busy: <subject> ...", SessionErrors). The wait is measured on
- * the system clock whatever clock a store was given: other processes live in real time, and a test's frozen clock must
- * not spin or expire it.
+ * Lock options for the sessions folder (SessionError "<label> busy: <subject> ..."), timed on the system clock whatever
+ * the store's clock: other processes live in real time, and a test's frozen clock must not spin or expire the wait.
  */
 export function sessionLockOptions(label: string, subject: string, timeoutMs: number): FileLockOptions {
   const makeError = (message: string, cause?: unknown): Error => new SessionError(message, cause === undefined ? undefined : { cause });

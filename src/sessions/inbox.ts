@@ -1,8 +1,6 @@
-// The durable steering inbox of a session: `<session file name>.inbox` (not `.jsonl`: never listed as a session), where
-// `addSteer` appends `{"type":"steer","id","ts","text"}` and a running turn takes, then appends `{"type":"delivered","ids"}`.
-// Writes hold its lock file for milliseconds (the file is also removed when nothing waits, or rewritten once delivered
-// steers pass COMPACT_DELIVERED_BYTES); reads take none and leave a line without its newline for later. Exactly once: a
-// steer handed out again after a crash is dropped by the loop, as the session's `steerIds` hold it.
+// The durable steering inbox of a session, `<session file name>.inbox` (never listed as a session): `addSteer` appends
+// steer lines, a turn takes them and appends a delivered mark. Writes hold its lock for milliseconds, reads none. Exactly
+// once: a steer handed out again after a crash is dropped by the loop, as the session's `steerIds` hold it.
 import { randomUUID } from "node:crypto";
 import { mkdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -33,10 +31,7 @@ export function inboxPath(sessionsDir: string, key: string): string {
   return join(sessionsDir, sessionFileName(key) + ".inbox");
 }
 
-/**
- * Adds a steering message to the inbox of session `key`; resolves to its id once it is on disk. Safe with any writers in
- * any processes. Throws SessionError for blank text, text over MAX_STEER_BYTES, an invalid key, or a failed write.
- */
+/** Resolves to the steer's id once on disk; safe across processes. Throws SessionError: blank text, over MAX_STEER_BYTES, bad key, failed write. */
 export async function addSteer(sessionsDir: string, key: string, text: string, clock: Clock = systemClock): Promise<string> {
   const file = inboxPath(sessionsDir, key);
   checkSteerText(key, text);

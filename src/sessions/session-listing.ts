@@ -1,5 +1,4 @@
-// Reading sessions for people and copies: the folder listing, the records shown, the records a fork copies, and a
-// session moved between backends as the JSONL file format.
+// Reading sessions for people and copies: the listing, the records shown or forked, and JSONL export and import.
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../deps.js";
@@ -12,9 +11,8 @@ import type { SessionBackend } from "./store.js";
 import { sessionContextSize } from "./tokens.js";
 
 /**
- * One line of `miniclaw sessions`: the messages the model would see (from the last compaction on, summary included) and
- * their estimated tokens (exact usage where the file has it), the newest record time (else the file's mtime), and for
- * a subagent's session the session and delegate call that started it.
+ * One line of `miniclaw sessions`: the messages the model would see (summary included) and their tokens (exact where the
+ * file has usage), the newest record time (else the file's mtime), and `parent` for a subagent's session.
  */
 export interface SessionListing {
   key: string;

@@ -80,8 +80,7 @@ function moveWithoutReplacing(from: string, to: string): void {
   }
 }
 
-// The encoding before readable names, kept only to find files written under it: `a-z 0-9 _ -` kept, every other
-// UTF-8 byte `%XX`, device names with their first letter escaped, long names cut with `~` and a hash.
+// The encoding before readable names, kept only to find files written under it.
 const LEGACY_PLAIN_BYTE = /^[a-z0-9_-]$/;
 const LEGACY_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
 const LEGACY_NAME = /^(?:[a-z0-9_-]|%[0-9A-F]{2})+$/;
