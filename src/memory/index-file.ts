@@ -1,7 +1,5 @@
-// The search index as flat data, and persisted beside the notes: a versioned binary file in gzip, read back or refused whole.
-//
-// A cache, never a source of truth: checked against the notes' stamps before use, rebuilt at any doubt (torn, corrupt,
-// another version or tokenizer: gzip's CRC-32 and length catch damage), written only atomically.
+// The search index as flat data, persisted beside the notes as a versioned gzip file, read back or refused whole. A cache:
+// checked against the notes' stamps, rebuilt at any doubt (gzip's CRC-32 catches damage), written only atomically.
 import { endianness } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -52,8 +50,7 @@ export const INDEX_FILE_NAME = ".search-index";
 // Bump when the layout, the tokenizer or the scoring inputs change: an older file is then rebuilt.
 const FORMAT = 2;
 const MAGIC = Buffer.from("MCMEMIDX", "latin1");
-// The most an index may inflate to: this many times its file, at least MIN_INFLATED, at most MAX_INFLATED.
-// An index inflates about 2.5 times; a small planted gzip of zeros must not take gigabytes to refuse.
+// Inflation is capped (an index inflates about 2.5 times): a small planted gzip of zeros must not take gigabytes to refuse.
 const INFLATE_RATIO = 32;
 const MIN_INFLATED = 16 * 1024 * 1024;
 const MAX_INFLATED = 1024 * 1024 * 1024;
@@ -66,7 +63,6 @@ interface Header extends Record<"format" | "notes" | "nameBytes" | "termBytes" |
   endian: string;
 }
 
-// The numbers section holds IndexData.noteFields as it is: NOTE_FIELDS float64 per note.
 // File names cannot hold NUL; words cannot hold a line break (the tokenizer splits there).
 const NAME_SEPARATOR = "\0";
 const TERM_SEPARATOR = "\n";

@@ -1,5 +1,4 @@
-// Memory keys ↔ note file names: the encoding of fs/file-names.ts, but keys trimmed and NFC-normalized (people type them),
-// too long a key refused, not hashed (the name is all there is), and names read loosely (`100%.md`, `Project Alpha.md`).
+// Memory keys ↔ note file names: fs/file-names.ts's encoding of trimmed NFC keys; too long a key is refused, not hashed.
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ToolError } from "../errors.js";
