@@ -1,4 +1,5 @@
 // Which environment variables are secrets: by name or by value. Children never see them; tool results never show them.
+import { orFallback } from "../errors.js";
 import { MIN_KNOWN_SECRET_LENGTH, scanSecrets } from "./redact.js";
 import { urlPassword } from "./secret-shapes.js";
 
@@ -37,12 +38,8 @@ export function secretValues(env: Record<string, string | undefined>): string[] 
       if (!name.endsWith("_URL")) found.add(value);
       continue;
     }
-    found.add(value).add(password);
-    try {
-      found.add(decodeURIComponent(password));
-    } catch {
-      // Not percent-encoded after all: the password as written is already there.
-    }
+    // Decoded too; one that is not percent-encoded after all is kept as written.
+    found.add(value).add(password).add(orFallback(() => decodeURIComponent(password), password));
   }
   return [...found].filter((text) => text.length >= MIN_KNOWN_SECRET_LENGTH);
 }
