@@ -6,7 +6,7 @@ import { mkdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import * as z from "zod";
 import { systemClock, type Clock } from "../deps.js";
-import { SessionError } from "../errors.js";
+import { orFallback, SessionError } from "../errors.js";
 import { syncFolder, writeFileAtomic } from "../fs/atomic-write.js";
 import { withFileLock } from "../fs/file-lock.js";
 import { readRegularFileSync, appendLines } from "../fs/regular-file.js";
@@ -118,7 +118,7 @@ function parseInbox(text: string): { steers: Array<InboxMessage & { line: string
   const seen = new Set<string>();
   text.split("\n").slice(0, -1).forEach((line, index) => {
     if (line.trim() === "") return;
-    const parsed = inboxLine.safeParse(parseJson(line));
+    const parsed = inboxLine.safeParse(orFallback(() => JSON.parse(line) as unknown, undefined));
     if (parsed.data?.type === "steer") {
       if (!seen.has(parsed.data.id)) result.steers.push({ id: parsed.data.id, text: parsed.data.text, line });
       seen.add(parsed.data.id);
@@ -136,14 +136,6 @@ const inboxLine = z.discriminatedUnion("type", [
   z.object({ type: z.literal("steer"), id: z.string().min(1), text: z.string() }),
   z.object({ type: z.literal("delivered"), ids: z.array(z.string()) }),
 ]);
-
-function parseJson(line: string): unknown {
-  try {
-    return JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-}
 
 /** The inbox's text, "" when there is none. Synchronous: a turn looks before every request, and the file is small and almost always absent. */
 function readInbox(file: string): string {

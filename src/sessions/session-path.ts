@@ -2,7 +2,7 @@
 import { existsSync, linkSync, renameSync, unlinkSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { SessionError } from "../errors.js";
+import { orFallback, SessionError } from "../errors.js";
 import { decodeFileStem, encodeFileStem, escapeBytes, isHashedStem } from "../fs/file-names.js";
 
 /** Suffix of every session file. */
@@ -98,10 +98,6 @@ function legacyStem(key: string): string {
 
 function decodeLegacyStem(stem: string): string | undefined {
   if (!LEGACY_NAME.test(stem) || isHashedStem(stem)) return undefined;
-  try {
-    const key = decodeURIComponent(stem);
-    return legacyStem(key) === stem ? key : undefined;
-  } catch {
-    return undefined;
-  }
+  const key = orFallback(() => decodeURIComponent(stem), undefined);
+  return key !== undefined && legacyStem(key) === stem ? key : undefined;
 }

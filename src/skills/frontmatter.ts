@@ -1,5 +1,6 @@
 // SKILL.md and SOUL.md frontmatter, parsed safely (YAML only, no shared cache, no eval), and the Agent Skills rules.
 import matter from "gray-matter";
+import { orFallback } from "../errors.js";
 
 /** A markdown file split: `data` (`{}` without frontmatter), `body` (after the closing `---`, unchanged), `hasFrontmatter`. */
 export interface ParsedFrontmatter {
@@ -45,11 +46,7 @@ function normalize(text: string): string {
 function looseValue(value: string): unknown {
   const trimmed = value.trim();
   if (!/^[{[]/.test(trimmed)) return /^(["'])(.*)\1$/.exec(trimmed)?.[2] ?? trimmed;
-  try {
-    return JSON.parse(trimmed) as unknown;
-  } catch {
-    return undefined;
-  }
+  return orFallback(() => JSON.parse(trimmed) as unknown, undefined);
 }
 
 /** The fields of a skill as read from its frontmatter, after the rules were applied. */
