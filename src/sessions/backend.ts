@@ -50,9 +50,8 @@ export interface SessionBackend extends SessionStorage {
 }
 
 /**
- * Options of `SessionStore`: `clock` stamps header and repair records (a lock is waited for in real time); `lockTimeoutMs`
- * bounds that wait (default DEFAULT_LOCK_TIMEOUT_MS); `onWarning` (must not throw) hears `list`, `show` and `fork`; `fsync`
- * after each append survives power loss, not only a crash (default false).
+ * `clock` stamps headers and repairs (locks wait in real time), `lockTimeoutMs` bounds the wait (DEFAULT_LOCK_TIMEOUT_MS);
+ * `onWarning` (must not throw) hears `list`, `show`, `fork`; `fsync` after each append survives power loss (default false).
  */
 export interface SessionStoreOptions {
   clock?: Clock;

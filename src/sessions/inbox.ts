@@ -53,10 +53,7 @@ export function checkSteerText(key: string, text: string): void {
   if (bytes > MAX_STEER_BYTES) throw new SessionError(`cannot steer session ${key}: the text is ${bytes} bytes, more than the ${MAX_STEER_BYTES} allowed`);
 }
 
-/**
- * The inbox of one session as a turn's `inbox` option: `take` before each request, `delivered` once stored. A new
- * instance hands out again what was taken and never marked delivered; the loop drops it if the session holds it.
- */
+/** A session's inbox as a turn's `inbox` option; a new instance hands out again what was taken, never marked delivered (the loop drops repeats). */
 export class SessionInbox {
   private readonly file: string;
   private readonly taken = new Set<string>();

@@ -179,7 +179,6 @@ class TailBuffer {
   }
 }
 
-/** The text of line 1 and the offset of its end. */
 function readFirstLine(fd: number, size: number): { text: string; end: number } {
   for (let length = Math.min(size, 4096); ; length = Math.min(size, length * 4)) {
     const head = readAt(fd, 0, length);

@@ -36,11 +36,9 @@ export const SUMMARY_PREFIX = "The conversation before this point was compacted.
 export const SUMMARY_SUFFIX = "\n</summary>";
 
 /**
- * How a load treats the end of the session, where a crash leaves its marks.
- * - `turn-start`: between turns. A trailing tool_use gets `is_error` results and a trailing user message a synthetic
- *   "(no reply: ...)"; the store appends both, so the caller appends the next user message as is.
- * - `in-turn`: a turn is under way; the end is returned as written, nothing is added.
- * - `read`: a trailing tool_use is answered in memory only; a reader never writes into another process's turn.
+ * How a load treats the session's end, where a crash leaves its marks: `turn-start` (between turns) answers a trailing
+ * tool_use with `is_error` results and a trailing user message with "(no reply: ...)", both appended by the store; `in-turn`
+ * returns the end as written; `read` answers a trailing tool_use in memory only, never writing into another process's turn.
  */
 export type LoadMode = "turn-start" | "in-turn" | "read";
 

@@ -119,10 +119,7 @@ export async function exportSession(store: SessionBackend, key: string): Promise
   return records.map((record) => `${JSON.stringify(record)}\n`).join("");
 }
 
-/**
- * Writes the records of a JSONL text (`source` names it) as a new session under `key`, else its header's key; resolves
- * to the key and the records written. All or nothing: a bad line, no key, or an existing session throws SessionError.
- */
+/** A JSONL text as a new session under `key`, else its header's; all or nothing: a bad line, no key or an existing session throws SessionError. */
 export async function importSession(store: SessionBackend, text: string, source: string, key?: string): Promise<{ key: string; records: number }> {
   const { records, warnings } = parseAllRecords(text, source);
   if (warnings.length > 0) throw new SessionError(`cannot import ${warnings[0]!.replace(": skipped a ", ": a ")}; nothing was imported`);
