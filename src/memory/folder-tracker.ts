@@ -10,10 +10,7 @@ export type FileStamp = { mtimeMs: number; size: number; ino: number };
 /** The files to (re)read, with their new stamps, and the files gone since the previous poll. */
 export type FolderChanges = { changed: Map<string, FileStamp>; removed: string[] };
 
-/**
- * `accept` says which file names count; `watch` (default true) learns of in-place edits by `fs.watch`, else every poll
- * stats every file; a full stat runs every `fullCheckIntervalMs` even while watching.
- */
+/** `accept` picks names; `watch` (default true) hears in-place edits, else each poll stats all; a full stat runs every `fullCheckIntervalMs`. */
 export interface FolderTrackerOptions {
   accept: (fileName: string) => boolean;
   watch?: boolean;

@@ -117,10 +117,7 @@ function readHeader(bytes: Buffer): Header | undefined {
   return header;
 }
 
-/**
- * The index held in `bytes` (as `encodeIndex` made them, inflated), or undefined when they are not a whole, consistent
- * index of this version: sizes, unique note names, postings pointing at notes in ascending order, terms sorted and unique.
- */
+/** The index in inflated `bytes`, or undefined unless whole, of this version and consistent (unique names, postings ascending, terms sorted). */
 export function decodeIndex(bytes: Buffer, isNoteFile: (fileName: string) => boolean): IndexData | undefined {
   try {
     const header = readHeader(bytes);

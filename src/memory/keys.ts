@@ -14,10 +14,7 @@ export function normalizeKey(key: string): string {
   return key.normalize("NFC").trim();
 }
 
-/**
- * The file name of a key: its normalized form encoded, then `.md` (`^project ^alpha.md`, `a%2Fb.md`: `..` and `a/b` stay
- * inside the folder). Throws a `ToolError` (the model named the note) for an empty, ill-formed or too long key.
- */
+/** The normalized key encoded, then `.md` (`a%2Fb.md`: no key leaves the folder). Throws ToolError for an empty, ill-formed or too long key. */
 export function keyToFileName(key: string): string {
   const normalized = normalizeKey(key);
   if (normalized === "") throw new ToolError('memory key is empty: give the note a short name such as "user-preferences"');

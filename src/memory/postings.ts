@@ -74,7 +74,6 @@ export class Postings {
     return found;
   }
 
-  /** True when the note at `at` has a posting of `term`. */
   holds(term: string, at: number): boolean {
     // Each segment's positions ascend (added notes take new, higher positions).
     return this.segments(term).some(({ docs }) => docs[lowerBound(docs, at)] === at);
