@@ -5,10 +5,7 @@ import { urlPassword } from "./secret-shapes.js";
 
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|(^|_)PASS(_|$)|(^|_)PWD$|DSN|WEBHOOK/i;
 
-/**
- * Whether a variable's name marks it as a secret: `ANTHROPIC_*`, `MINICLAW_DATABASE_*` (the transcript's database), KEY, TOKEN, SECRET, PASSWORD,
- * PASSWD, CREDENTIAL, DSN, WEBHOOK in it, or a PASS or PWD word (`DB_PASS`; not `PWD` or `OLDPWD`, which hold folders).
- */
+/** Secret by name: `ANTHROPIC_*`, `MINICLAW_DATABASE_*` (the transcript's database), or a SECRET_NAME word (`DB_PASS`; not `PWD`, `OLDPWD`: folders). */
 export function isSecretName(name: string): boolean {
   return name.startsWith("ANTHROPIC_") || name.startsWith("MINICLAW_DATABASE_") || (SECRET_NAME.test(name) && name !== "PWD" && name !== "OLDPWD");
 }
