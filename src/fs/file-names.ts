@@ -51,10 +51,7 @@ export function decodeFileStem(stem: string): string | undefined {
   return orFallback(() => encodeFileStem(key), undefined) === canonical ? key : undefined;
 }
 
-/**
- * The key of any name, NFC-normalized first: `%XX` runs that form UTF-8 decode, `^x` is `X`, `#` is `:`, the rest
- * (a `%` that decodes to nothing included) as written. Reads this encoding, both earlier ones, and typed names.
- */
+/** Any name's key, NFC first: UTF-8 `%XX` runs decoded, `^x` is `X`, `#` is `:`, the rest as written (this encoding, both earlier ones, typed names). */
 export function decodeFileStemLoosely(stem: string): string | undefined {
   return stem.normalize("NFC").replace(TOKEN, (token) => {
     if (token === SEPARATOR) return ":";
