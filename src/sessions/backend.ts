@@ -11,9 +11,8 @@ import type { SessionListing } from "./session-listing.js";
 /** Waiting for a busy session gives up after this long, by default. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 
-/** Options of `SessionStorage.load`. */
+/** `mode` defaults to `turn-start` when this process holds the lock and has not written since, `in-turn` when it has, else `read`. */
 export interface LoadOptions {
-  /** Default: `turn-start` when this process holds the lock and has not written since taking it, `in-turn` when it has, else `read`. */
   mode?: LoadMode;
 }
 
@@ -74,10 +73,7 @@ export function defaultLoadMode(lockPath: string): LoadMode {
   return written.has(lockPath) ? "in-turn" : "turn-start";
 }
 
-/**
- * Lock options for the sessions folder (SessionError "<label> busy: <subject> ..."), timed on the system clock whatever
- * the store's clock: other processes live in real time, and a test's frozen clock must not spin or expire the wait.
- */
+/** Sessions-folder lock options (SessionError "<label> busy: <subject> ..."), on the system clock whatever the store's: other processes live in real time. */
 export function sessionLockOptions(label: string, subject: string, timeoutMs: number): FileLockOptions {
   const makeError = (message: string, cause?: unknown): Error => new SessionError(message, cause === undefined ? undefined : { cause });
   return { timeoutMs, clock: systemClock, label, subject, makeError };

@@ -146,10 +146,7 @@ function cut(text: string, max: number): string {
   return cutMiddle(text, max, (more) => `… [${more} more characters]`, 1);
 }
 
-/**
- * Cuts every tool result but the `keepRecent` newest to `maxChars` of text and a marker (images, documents kept); unchanged
- * messages stay the same objects. It breaks the prompt cache from the first change: call it when the context is tight.
- */
+/** Every tool result but the `keepRecent` newest cut to `maxChars` of text (images kept, unchanged messages the same objects); breaks the cache: only when tight. */
 export function trimOldToolResults(messages: MessageParam[], options: { keepRecent: number; maxChars: number }): MessageParam[] {
   let toKeep = options.keepRecent;
   // Newest first, so the `keepRecent` results kept whole are the last ones.

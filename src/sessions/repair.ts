@@ -156,10 +156,7 @@ function isUnsigned(block: ContentBlockParam): boolean {
   return block.type === "thinking" && (typeof block.signature !== "string" || block.signature === "");
 }
 
-/**
- * A response's content made safe to store: no blank text or unsigned thinking, no tool_use when `dropToolUse`, ids unique
- * against `seen` (a repeat gets a suffix), object inputs. `calls` keep the original input for the model's error result.
- */
+/** Content safe to store: no blank text, unsigned thinking or (`dropToolUse`) tool_use; ids unique against `seen`, inputs objects; `calls` keep the inputs as sent. */
 export function cleanResponse(content: readonly ContentBlockParam[], seen: ReadonlySet<string>, dropToolUse: boolean): { content: ContentBlockParam[]; calls: ToolUseBlock[] } {
   const used = new Set(seen);
   const calls: ToolUseBlock[] = [];

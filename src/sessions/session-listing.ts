@@ -10,10 +10,7 @@ import { viewForLoad } from "./session-handle.js";
 import type { SessionBackend } from "./store.js";
 import { sessionContextSize } from "./tokens.js";
 
-/**
- * One line of `miniclaw sessions`: the messages the model would see (summary included) and their tokens (exact where the
- * file has usage), the newest record time (else the file's mtime), and `parent` for a subagent's session.
- */
+/** A `miniclaw sessions` line: the messages the model would see (summary included), their tokens (exact where usage allows), the newest record time or mtime. */
 export interface SessionListing {
   key: string;
   agentId: string;
