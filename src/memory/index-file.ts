@@ -14,10 +14,7 @@ export const NOTE_FIELDS = 5;
 /** Where each of a note's numbers sits among its NOTE_FIELDS. */
 export const [KEY_LENGTH, TEXT_LENGTH, MTIME, SIZE, INO] = [0, 1, 2, 3, 4] as const;
 
-/**
- * The whole index as flat data, so that loading 10,000 notes builds no object per note: the notes by position (file
- * names, and NOTE_FIELDS numbers each, the stamp NaN where it must not be trusted later), and the postings.
- */
+/** The index as flat data (no object per note for 10,000 notes): file names, NOTE_FIELDS numbers each (stamp NaN when untrusted), postings. */
 export interface IndexData extends PostingData {
   fileNames: string[];
   noteFields: Float64Array;

@@ -30,10 +30,7 @@ function fairCap(lengths: number[], room: number): number {
   return low;
 }
 
-/**
- * Layer 1: one `- name: description` line per skill, sorted. Over `budgetChars`, long descriptions share the room evenly, cut
- * with "…" (`shortenedTo` their new longest); a skill is never dropped, so bare names alone may exceed the budget.
- */
+/** Layer 1: a `- name: description` line per skill, sorted; long descriptions share `budgetChars`, cut with "…" (`shortenedTo`); no skill is dropped, even past it. */
 export function formatSkillListing(skills: readonly ListedSkill[], budgetChars = DEFAULT_LISTING_BUDGET_CHARS): { text: string; shortenedTo?: number } {
   const sorted = [...skills].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const full = sorted.map((s) => line(s.name, s.description)).join("\n");
