@@ -3,7 +3,7 @@ import { closeSync, readSync } from "node:fs";
 import { openRegularSync } from "../fs/regular-file.js";
 import { type CompactionRecord, type HeaderRecord, type MessageRecord, type ModeRecord, type OutputRecord, type SessionRecord, parseRecordLine } from "./records.js";
 
-/** What a load needs: the message records from the first kept one on, `afterCompaction` those after its line; warnings `<file>:<line>: ...`. */
+/** What a load needs: the message records from the first kept one on, `afterCompaction` the ids after the compaction line; warnings `<file>:<line>: ...`. */
 export interface LoadRegion {
   header?: HeaderRecord;
   compaction?: CompactionRecord;
@@ -95,7 +95,7 @@ const NEWLINE = 0x0a;
 
 /**
  * Reads the load region from the end: the last compaction, its first kept message, and only what follows is parsed.
- * Undefined without a file; rejects a non-regular one. Synchronous: decoding blocks far longer than the ~0.3 ms read.
+ * Undefined without a file; rejects a non-regular one. Synchronous: decoding blocks far longer than the thread pool's ~0.3 ms.
  */
 export async function readLoadRegionFromFile(file: string, options: { chunkBytes?: number } = {}): Promise<LoadRegion | undefined> {
   let opened: { fd: number; size: number };
