@@ -1,5 +1,4 @@
-// The errors miniclaw throws on purpose, each saying who must fix it: the model (a ToolError becomes an is_error result), a person
-// (the CLI prints the message alone and exits 1), or nobody (an outcome is a stop reason, not an error). Anything else passes through.
+// The errors miniclaw throws on purpose, each saying who must fix it (see FixedBy); anything else passes through.
 
 /** Who must act on an error: the model (it becomes an is_error result), a person, or nobody (an outcome). */
 export type FixedBy = "model" | "person" | "nobody";
@@ -32,6 +31,15 @@ export function orConfigError<T>(run: () => T, message: (problem: string) => str
     return run();
   } catch (error) {
     throw new ConfigError(message(messageOf(error)));
+  }
+}
+
+/** What `run` returns, or `fallback` when it throws: for a failure that only means "none" (unparsable text, a file gone). */
+export function orFallback<T, F>(run: () => T, fallback: F): T | F {
+  try {
+    return run();
+  } catch {
+    return fallback;
   }
 }
 

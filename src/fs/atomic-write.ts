@@ -3,10 +3,7 @@ import { randomUUID } from "node:crypto";
 import { mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
-/**
- * Writes `data` to `path` so that readers see the old content or the new, never a torn file, and the new survives a power
- * loss once this resolves. Creates folders, keeps the mode; on failure the hidden temp file goes and the target is as it was.
- */
+/** Readers see old or new, never torn; durable once it resolves. Creates folders, keeps the mode; a failure removes the temp file, the target as it was. */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true });

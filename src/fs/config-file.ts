@@ -24,10 +24,7 @@ export function parseJsonConfig(text: string, where: string): unknown {
   }
 }
 
-/**
- * `value` checked by `schema`, or a ConfigError `where: field: problem` for the first issue. An unknown field names the
- * known ones and the closest, or its `aliases` entry (another tool's name → ours, or where that setting lives here).
- */
+/** `value` checked by `schema`, else ConfigError "where: field: problem" for the first issue; an unknown field gets the known ones, the closest, or `aliases`. */
 export function checkConfig<S extends z.ZodType>(schema: S, value: unknown, where: string, aliases: Readonly<Record<string, string>> = {}): z.infer<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;

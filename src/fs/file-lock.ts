@@ -1,13 +1,12 @@
-// A lock file shared across processes (plus an in-process queue), judged stale by whether its owner lives.
-//
-// The one lock policy of miniclaw (sessions, the steering inbox, the approvals file, cron state). Not proper-lockfile:
-// mtime staleness keeps a dead owner's lock until it expires and makes a live one in a long turn keep touching it.
-// Here the file names its pid, host and start time: a lock never outlives its process, and a slow holder is never robbed.
+// A lock file shared across processes (plus an in-process queue), judged stale by whether its owner lives: the file
+// names its pid, host and start time, so a lock never outlives its process and a slow holder is never robbed (mtime
+// staleness, as in proper-lockfile, keeps a dead owner's lock until it expires and makes a live one keep touching it).
 import { randomUUID } from "node:crypto";
 import { statSync, unlinkSync, writeFileSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import type { Clock } from "../deps.js";
+import { orFallback } from "../errors.js";
 import { enterQueue } from "./lock-queue.js";
 import { processExists, startedAfter } from "./proc.js";
 import { readRegularFileSync } from "./regular-file.js";
@@ -16,10 +15,9 @@ import { readRegularFileSync } from "./regular-file.js";
 export type LockOwner = { pid: number; hostname: string; ts: number; token: string };
 
 /**
- * Options of `acquireFileLock`. `clock` measures the wait (other processes live in real time: the system clock unless a
- * test drives both sides). Messages read "<label> busy: <subject> ..." and "cannot create the <label> lock ..."; an
- * in-process holder is named `inProcessHolder` (default "another caller"); `makeError` makes every error thrown, so
- * each caller keeps its own error class.
+ * `clock` measures the wait (the system clock unless a test drives both sides); messages read "<label> busy: <subject> ..."
+ * and "cannot create the <label> lock ...", an in-process holder named `inProcessHolder` (default "another caller");
+ * `makeError` makes every error thrown, so each caller keeps its own error class.
  */
 export interface FileLockOptions {
   timeoutMs: number;
@@ -30,9 +28,8 @@ export interface FileLockOptions {
   makeError: (message: string, cause?: unknown) => Error;
 }
 
-// A lock file with no readable owner younger than UNREADABLE_GRACE_MS may still be being written; a takeover guard (held
-// for microseconds) older than GUARD_STALE_MS was left by a crash; START_SLACK_MS allows for clock granularity between a
-// process's start and the lock it wrote.
+// An ownerless lock file younger than UNREADABLE_GRACE_MS may still be being written; a takeover guard (held for
+// microseconds) older than GUARD_STALE_MS was left by a crash; START_SLACK_MS covers clock granularity at a process's start.
 const UNREADABLE_GRACE_MS = 500;
 const GUARD_STALE_MS = 2_000;
 const START_SLACK_MS = 2_000;
@@ -51,11 +48,10 @@ export function isFileLockHeld(lockPath: string): boolean {
 }
 
 /**
- * Waits for the in-process queue of `lockPath`, then for the lock file, together at most `timeoutMs`; resolves to
- * an idempotent release that removes the file only if it is still ours. A lock whose owner is dead on this host (or
- * unreadable and older than a moment) is taken over at once. Throws `makeError("<label> busy: <subject> ...")`
- * naming the holder when the wait runs out, `makeError("cannot ... lock ...")` when the file cannot be created or
- * read. An exit hook removes locks still held; a process killed outright leaves its file, taken over at once.
+ * Waits for the in-process queue, then the lock file, together at most `timeoutMs`; resolves to an idempotent release that
+ * removes the file only if still ours. A lock of a dead owner on this host (or unreadable for more than a moment) is taken
+ * over at once; an exit hook removes locks still held. Throws `makeError`: "<label> busy: <subject> ..." naming the holder
+ * when the wait runs out, "cannot ... lock ..." when the file cannot be created or read.
  */
 export async function acquireFileLock(lockPath: string, options: FileLockOptions): Promise<() => Promise<void>> {
   const deadline = options.clock.now() + options.timeoutMs;
@@ -155,7 +151,7 @@ function takeOver(lockPath: string, raw: string): boolean {
   } catch {
     // Gone already: the caller simply tries to create it again.
   } finally {
-    unlinkQuietly(guard);
+    orFallback(() => unlinkSync(guard), undefined);
   }
   return true;
 }
@@ -211,12 +207,4 @@ function busy(options: FileLockOptions, why: string, lockPath?: string): Error {
 
 function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Already gone.
-  }
 }

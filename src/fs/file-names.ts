@@ -1,11 +1,11 @@
 // Key ↔ file name: one readable, reversible encoding, safe on every file system, for session and memory files.
 // `agent:main:20261201T093745` → `agent#main#20261201^t093745`: `:` is `#` (Windows forbids `:`), an uppercase letter `^`
-// and its lowercase (a case-insensitive file system never merges two keys). Kept: lowercase ASCII letters, digits,
-// `- _ . , ( ) + = @ ! '`, space, caseless or lowercase letters and marks of other scripts; anything else (a leading or
-// trailing dot or space, `ß`) is `%XX` per UTF-8 byte, so a name never leaves its folder nor hides. A Windows device name
-// gets its first letter escaped; a name not stable under NFC, every non-ASCII character. Older encodings escaped `#` and `^`.
+// and its lowercase (case-insensitive file systems never merge two keys). Kept: lowercase ASCII letters, digits,
+// `- _ . , ( ) + = @ ! '`, space, caseless or lowercase letters and marks of other scripts; all else (an edge dot or space,
+// `ß`) is `%XX` per UTF-8 byte, so a name never leaves its folder nor hides. A Windows device name gets its first letter
+// escaped; a name unstable under NFC, every non-ASCII character.
 import { createHash } from "node:crypto";
-import { MiniclawError } from "../errors.js";
+import { MiniclawError, orFallback } from "../errors.js";
 
 const SEPARATOR = "#";
 const UPPER_MARK = "^";
@@ -22,9 +22,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 const TOKEN = /(?:%[0-9A-Fa-f]{2})+|\^.|#/gsu;
 
 /**
- * The file name stem of `key`, by the rules above. With `maxBytes`, a longer stem is cut (never inside an escape or
- * a character) and ends with `~` and a SHA-256 prefix of the key: such names do not decode, so the caller keeps the
- * key elsewhere. Throws MiniclawError for an empty key or one that is not well-formed Unicode.
+ * With `maxBytes`, a longer stem is cut (never inside an escape or a character) and ends with `~` and a SHA-256 prefix:
+ * such names do not decode, so the caller keeps the key elsewhere. Throws MiniclawError for an empty or ill-formed key.
  */
 export function encodeFileStem(key: string, maxBytes = Infinity): string {
   if (key.length === 0) throw new MiniclawError("invalid key: the key is empty");
@@ -49,27 +48,16 @@ export function decodeFileStem(stem: string): string | undefined {
   if (isHashedStem(canonical)) return undefined;
   const key = decodeFileStemLoosely(canonical);
   if (key === undefined || key === "") return undefined;
-  try {
-    return encodeFileStem(key) === canonical ? key : undefined;
-  } catch {
-    return undefined;
-  }
+  return orFallback(() => encodeFileStem(key), undefined) === canonical ? key : undefined;
 }
 
-/**
- * The key of any name, NFC-normalized first: `%XX` runs that form UTF-8 decode, `^x` is `X`, `#` is `:`, the rest
- * (a `%` that decodes to nothing included) as written. Reads this encoding, both earlier ones, and typed names.
- */
+/** Any name's key, NFC first: UTF-8 `%XX` runs decoded, `^x` is `X`, `#` is `:`, the rest as written (this encoding, both earlier ones, typed names). */
 export function decodeFileStemLoosely(stem: string): string | undefined {
   return stem.normalize("NFC").replace(TOKEN, (token) => {
     if (token === SEPARATOR) return ":";
     if (token.startsWith(UPPER_MARK)) return upperOf(token.slice(1)) ?? token;
     // A run of escapes is UTF-8 (decodeURIComponent refuses what is not), else it stays as its `%XX`.
-    try {
-      return decodeURIComponent(token);
-    } catch {
-      return token.toUpperCase();
-    }
+    return orFallback(() => decodeURIComponent(token), token.toUpperCase());
   });
 }
 

@@ -4,10 +4,7 @@ import type { Clock } from "../deps.js";
 /** Tail of each lock path's chain; a waiter resolves its link when it leaves. */
 const tails = new Map<string, Promise<void>>();
 
-/**
- * Joins the process-wide queue of `lockPath` and waits until every earlier holder has left; resolves to the idempotent
- * function that leaves it. At `deadline` it leaves at once (no later waiter is held up) and throws `onTimeout()`.
- */
+/** Waits until every earlier holder of `lockPath` in this process has left; resolves to an idempotent leave. At `deadline`, leaves and throws `onTimeout()`. */
 export async function enterQueue(lockPath: string, deadline: number, clock: Clock, onTimeout: () => Error): Promise<() => void> {
   const previous = tails.get(lockPath) ?? Promise.resolve();
   let leave!: () => void;

@@ -1,6 +1,5 @@
-// Files that must be regular ones: a FIFO or a device in their place is refused, never waited on; whole lines appended to
-// a file whose writers may die mid-line (one O_APPEND write, a torn tail closed first); and how far a file's times can be
-// trusted to tell a change (the "racy" window, as git's index knows it).
+// Files that must be regular (a FIFO or device is refused, never waited on), whole lines appended though writers may die
+// mid-line, and how far a file's times tell a change (the "racy" window, as git's index knows it).
 import { closeSync, constants, fdatasync, fstatSync, openSync, readFileSync, readSync, type Stats, writeFileSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { promisify } from "node:util";
@@ -72,9 +71,8 @@ const fdatasyncAsync = promisify(fdatasync);
 export const APPEND_FLAGS = constants.O_APPEND | constants.O_CREAT;
 
 /**
- * Appends `text` (whole lines) to `file` in one O_APPEND write, creating it: `header()` first when it is empty, a newline
- * first when it does not end with one (nothing is fused onto a torn line). With `sync`, flushed (on the thread pool).
- * Resolves to whether the file was empty. Synchronous otherwise: microseconds, where the thread pool costs ~0.3 ms.
+ * Appends whole lines in one O_APPEND write, `header()` first to an empty file, a newline first after a torn line. Flushed
+ * on the thread pool with `sync`, else synchronous (microseconds, not ~0.3 ms). Resolves to whether the file was empty.
  */
 export async function appendLines(file: string, text: string, options: { header?: (() => string) | undefined; sync?: boolean } = {}): Promise<boolean> {
   const { fd, size } = openRegularSync(file, constants.O_RDWR | APPEND_FLAGS, 0o666);

@@ -30,10 +30,7 @@ export interface GateOptions extends PathFolders {
   approvals?: ApprovalLists;
 }
 
-/**
- * Builds the gate: `check` judges a call once (a denied name refused, a command by the judge, a path by the path rules, other tools by their access);
- * `settle` then applies `decide` in the mode of that moment, asks when it says ask, and saves "always". A refusal is a sentence for the model, never a throw.
- */
+/** `check` judges a call once (denied names, the judge, the path rules, declared access); `settle` applies the mode of that moment, asks, saves "always". */
 export function createGate(options: GateOptions): Gate {
   return new PolicyGate(options);
 }

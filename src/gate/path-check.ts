@@ -1,6 +1,7 @@
 // The path rules: paths as the OS will see them (.., symlinks, files not created yet), how they stand against the roots, and the configuration writes always ask about.
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
+import { orFallback } from "../errors.js";
 import type { Verdict } from "./context.js";
 import { isProcessSecretPath, pathReason, repositoryConfigReason, fileContentSecretReason } from "./secret-paths.js";
 
@@ -30,11 +31,7 @@ export function resolveRealPath(path: string, hops = 0): string {
 }
 
 function isSymbolicLink(path: string): boolean {
-  try {
-    return lstatSync(path).isSymbolicLink();
-  } catch {
-    return false;
-  }
+  return orFallback(() => lstatSync(path).isSymbolicLink(), false);
 }
 
 /** The configuration of a workspace, files and folders whose every file counts: what widens what the model may reach. */
@@ -58,13 +55,7 @@ type Resolved = { roots: string[]; approvals: string; protectedDirs: string[]; c
 
 /** The path rules: /proc never; inside the roots and not sensitive, reads are safe and writes act; anything else needs the user. Folders are resolved at the first path judged. */
 export function pathRules(folders: PathFolders): (path: string, write: boolean) => Verdict {
-  const settled = (path: string): string => {
-    try {
-      return resolveRealPath(resolve(folders.cwd, path));
-    } catch {
-      return resolve(folders.cwd, path);
-    }
-  };
+  const settled = (path: string): string => orFallback(() => resolveRealPath(resolve(folders.cwd, path)), resolve(folders.cwd, path));
   let resolved: Resolved | undefined;
   return (path, write) => {
     const real = resolveRealPath(resolve(folders.cwd, path));
@@ -104,12 +95,8 @@ function sensitiveReason(path: string, write: boolean, folders: Resolved): strin
 
 /** The content check of a file about to be read; a file the gate cannot open, the reader cannot either, and says so itself. */
 function contentReason(path: string): string | null {
-  try {
-    const why = fileContentSecretReason(path);
-    return why === null ? null : `reads ${path}, and ${why}`;
-  } catch {
-    return null;
-  }
+  const why = orFallback(() => fileContentSecretReason(path), null);
+  return why === null ? null : `reads ${path}, and ${why}`;
 }
 
 /** Files any miniclaw (or another agent tool) started here later would obey: approvals and server lists. */

@@ -1,10 +1,7 @@
 // The whole permission policy: a verdict and a mode decide allow, ask or refuse; and the sentences the model reads when refused.
 import type { PermissionMode, Subject, Verdict } from "./context.js";
 
-/**
- * The policy, in one place: denied and never are refused in every mode; safe runs in every mode; plan refuses what does not only read; what acts, what the
- * sandbox contains, what the approvals file allows, and anything in bypassPermissions runs; dontAsk refuses what the others ask about; the rest asks.
- */
+/** The whole policy, in the order it applies: what every mode refuses, what every mode runs, plan's refusals, what runs unasked, dontAsk; the rest asks. */
 export function decide(verdict: Pick<Verdict, "kind" | "readOnly">, mode: PermissionMode): "allow" | "ask" | "refuse" {
   if (verdict.kind === "never" || verdict.kind === "denied") return "refuse";
   if (verdict.kind === "safe") return "allow";

@@ -6,10 +6,7 @@ import { AWS_KEY, AWS_TRIGGERS, findPrivateKeys, hasUserinfoCredentials, TOKEN_S
 /** Known values shorter than this are not replaced: every "1234" of a result would go. */
 export const MIN_KNOWN_SECRET_LENGTH = 8;
 
-/**
- * `text` with every credential replaced by a marker naming it (`[redacted: GitHub token]`): `known` values (longest first), private keys, URL userinfo,
- * issued tokens, `Authorization:` values and secret-named keys' values. Linear; each pass first looks for the literals its shapes need.
- */
+/** Every credential in `text` (`known` values first, longest first, then by shape) replaced by a marker naming it (`[redacted: GitHub token]`). Linear. */
 export function redactSecrets(text: string, known: readonly string[] = []): string {
   return scanSecrets(text, known).text;
 }

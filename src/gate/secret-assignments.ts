@@ -70,7 +70,6 @@ const QUALIFIED_KEYS = ["api", "access", "secret", "private", "auth"].flatMap((q
 );
 /** The secret-naming words a key ends with, as literals in their usual spellings: a scan for literals is fast. */
 const LAST_WORDS = [...["pass(?:word|wd|phrase)?", "pwd", "secret", "token"].flatMap((w) => [w, w.toUpperCase(), capital(w)]), ...QUALIFIED_KEYS];
-/** The secret-naming word an element's name ends with. */
 const ELEMENT_NAME = new RegExp(`(?:${LAST_WORDS.join("|")})$`);
 
 /**
@@ -88,10 +87,7 @@ const LABELS: Readonly<Record<string, string>> = {
   apikey: "API key", accesskey: "access key", secretkey: "secret key", privatekey: "private key", authkey: "auth key", _auth: "credential",
 };
 
-/**
- * What the secret-naming `keyword` at `start` names (`password`, `API key`), or null: the short ones and `key` must start a key part (`db_pass`, `apiKey`,
- * not `bypass`, `monkey`); the long ones may end a glued word (`PGPASSWORD`).
- */
+/** What `keyword` at `start` names (`password`, `API key`), or null: short ones and `key` start a key part (`db_pass`, not `bypass`), long ones may be glued (`PGPASSWORD`). */
 function keywordLabel(text: string, start: number, keyword: string): string | null {
   const before = text.charAt(start - 1);
   const letters = keyword.toLowerCase();

@@ -1,13 +1,11 @@
 // Which environment variables are secrets: by name or by value. Children never see them; tool results never show them.
+import { orFallback } from "../errors.js";
 import { MIN_KNOWN_SECRET_LENGTH, scanSecrets } from "./redact.js";
 import { urlPassword } from "./secret-shapes.js";
 
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|(^|_)PASS(_|$)|(^|_)PWD$|DSN|WEBHOOK/i;
 
-/**
- * Whether a variable's name marks it as a secret: `ANTHROPIC_*`, `MINICLAW_DATABASE_*` (the transcript's database), KEY, TOKEN, SECRET, PASSWORD,
- * PASSWD, CREDENTIAL, DSN, WEBHOOK in it, or a PASS or PWD word (`DB_PASS`; not `PWD` or `OLDPWD`, which hold folders).
- */
+/** Secret by name: `ANTHROPIC_*`, `MINICLAW_DATABASE_*` (the transcript's database), or a SECRET_NAME word (`DB_PASS`; not `PWD`, `OLDPWD`: folders). */
 export function isSecretName(name: string): boolean {
   return name.startsWith("ANTHROPIC_") || name.startsWith("MINICLAW_DATABASE_") || (SECRET_NAME.test(name) && name !== "PWD" && name !== "OLDPWD");
 }
@@ -37,12 +35,8 @@ export function secretValues(env: Record<string, string | undefined>): string[] 
       if (!name.endsWith("_URL")) found.add(value);
       continue;
     }
-    found.add(value).add(password);
-    try {
-      found.add(decodeURIComponent(password));
-    } catch {
-      // Not percent-encoded after all: the password as written is already there.
-    }
+    // Decoded too; one that is not percent-encoded after all is kept as written.
+    found.add(value).add(password).add(orFallback(() => decodeURIComponent(password), password));
   }
   return [...found].filter((text) => text.length >= MIN_KNOWN_SECRET_LENGTH);
 }

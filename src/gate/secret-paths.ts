@@ -1,5 +1,4 @@
-// Which paths hold secrets or never end when read: `.env`, `~/.ssh`, shell profiles, credential files and their backups, system secret folders, `/proc/*/environ`, devices;
-// and, whatever its name, a file whose first few KB hold a private key, a credential URL, a token or a password assignment.
+// Which paths hold secrets or never end when read: by name (and their backups), by place, and by their first few KB of content.
 import { closeSync, readSync } from "node:fs";
 import { openRegularSync } from "../fs/regular-file.js";
 import { scanSecrets } from "./redact.js";

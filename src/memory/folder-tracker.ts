@@ -10,10 +10,7 @@ export type FileStamp = { mtimeMs: number; size: number; ino: number };
 /** The files to (re)read, with their new stamps, and the files gone since the previous poll. */
 export type FolderChanges = { changed: Map<string, FileStamp>; removed: string[] };
 
-/**
- * How a `FolderTracker` looks: `accept` says which file names count; `watch` (default true) uses `fs.watch` to learn of
- * in-place edits, else every poll stats every file; a full stat runs every `fullCheckIntervalMs` even while watching.
- */
+/** `accept` picks names; `watch` (default true) hears in-place edits, else each poll stats all; a full stat runs every `fullCheckIntervalMs`. */
 export interface FolderTrackerOptions {
   accept: (fileName: string) => boolean;
   watch?: boolean;
@@ -35,10 +32,7 @@ export async function forEachLimited<T>(items: readonly T[], limit: number, fn: 
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-/**
- * Tracks the files of one folder (not its subfolders): a watcher marks the files it hears about, the folder's mtime
- * reveals names added or removed, a periodic full stat catches what both missed. Call `close()` when done.
- */
+/** Tracks one folder's files (not subfolders) by a watcher, the folder's mtime and a periodic full stat; `close()` when done. */
 export class FolderTracker {
   private readonly known = new Map<string, FileStamp>();
   private dirty = new Set<string>();

@@ -1,7 +1,5 @@
-// The search index as flat data, and persisted beside the notes: a versioned binary file in gzip, read back or refused whole.
-//
-// A cache, never a source of truth: checked against the notes' stamps before use, rebuilt at any doubt (torn, corrupt,
-// another version or tokenizer: gzip's CRC-32 and length catch damage), written only atomically.
+// The search index as flat data, persisted beside the notes as a versioned gzip file, read back or refused whole. A cache:
+// checked against the notes' stamps, rebuilt at any doubt (gzip's CRC-32 catches damage), written only atomically.
 import { endianness } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -16,10 +14,7 @@ export const NOTE_FIELDS = 5;
 /** Where each of a note's numbers sits among its NOTE_FIELDS. */
 export const [KEY_LENGTH, TEXT_LENGTH, MTIME, SIZE, INO] = [0, 1, 2, 3, 4] as const;
 
-/**
- * The whole index as flat data, so that loading 10,000 notes builds no object per note: the notes by position (file
- * names, and NOTE_FIELDS numbers each, the stamp NaN where it must not be trusted later), and the postings.
- */
+/** The index as flat data (no object per note for 10,000 notes): file names, NOTE_FIELDS numbers each (stamp NaN when untrusted), postings. */
 export interface IndexData extends PostingData {
   fileNames: string[];
   noteFields: Float64Array;
@@ -52,8 +47,7 @@ export const INDEX_FILE_NAME = ".search-index";
 // Bump when the layout, the tokenizer or the scoring inputs change: an older file is then rebuilt.
 const FORMAT = 2;
 const MAGIC = Buffer.from("MCMEMIDX", "latin1");
-// The most an index may inflate to: this many times its file, at least MIN_INFLATED, at most MAX_INFLATED.
-// An index inflates about 2.5 times; a small planted gzip of zeros must not take gigabytes to refuse.
+// Inflation is capped (an index inflates about 2.5 times): a small planted gzip of zeros must not take gigabytes to refuse.
 const INFLATE_RATIO = 32;
 const MIN_INFLATED = 16 * 1024 * 1024;
 const MAX_INFLATED = 1024 * 1024 * 1024;
@@ -66,7 +60,6 @@ interface Header extends Record<"format" | "notes" | "nameBytes" | "termBytes" |
   endian: string;
 }
 
-// The numbers section holds IndexData.noteFields as it is: NOTE_FIELDS float64 per note.
 // File names cannot hold NUL; words cannot hold a line break (the tokenizer splits there).
 const NAME_SEPARATOR = "\0";
 const TERM_SEPARATOR = "\n";
@@ -121,10 +114,7 @@ function readHeader(bytes: Buffer): Header | undefined {
   return header;
 }
 
-/**
- * The index held in `bytes` (as `encodeIndex` made them, inflated), or undefined when they are not a whole, consistent
- * index of this version: sizes, unique note names, postings pointing at notes in ascending order, terms sorted and unique.
- */
+/** The index in inflated `bytes`, or undefined unless whole, of this version and consistent (unique names, postings ascending, terms sorted). */
 export function decodeIndex(bytes: Buffer, isNoteFile: (fileName: string) => boolean): IndexData | undefined {
   try {
     const header = readHeader(bytes);

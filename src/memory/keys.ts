@@ -1,5 +1,4 @@
-// Memory keys ↔ note file names: the encoding of fs/file-names.ts, but keys trimmed and NFC-normalized (people type them),
-// too long a key refused, not hashed (the name is all there is), and names read loosely (`100%.md`, `Project Alpha.md`).
+// Memory keys ↔ note file names: fs/file-names.ts's encoding of trimmed NFC keys; too long a key is refused, not hashed.
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ToolError } from "../errors.js";
@@ -15,10 +14,7 @@ export function normalizeKey(key: string): string {
   return key.normalize("NFC").trim();
 }
 
-/**
- * The file name of a key: its normalized form encoded, then `.md` (`^project ^alpha.md`, `a%2Fb.md`: `..` and `a/b` stay
- * inside the folder). Throws a `ToolError` (the model named the note) for an empty, ill-formed or too long key.
- */
+/** The normalized key encoded, then `.md` (`a%2Fb.md`: no key leaves the folder). Throws ToolError for an empty, ill-formed or too long key. */
 export function keyToFileName(key: string): string {
   const normalized = normalizeKey(key);
   if (normalized === "") throw new ToolError('memory key is empty: give the note a short name such as "user-preferences"');

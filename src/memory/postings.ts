@@ -1,5 +1,4 @@
-// The posting lists of the note index (those loaded whole in flat arrays, and those added since, by term), and the pure
-// parts of its ranking: BM25+ scoring, top-k selection, and search in sorted term lists.
+// The posting lists of the note index, and the pure parts of its ranking: BM25+, top-k, search in sorted term lists.
 /** Postings of one term, side by side: note positions (ascending) and the term's counts in each note's key and text. */
 export type Segment<T extends ArrayLike<number>> = { docs: T; keyCounts: T; textCounts: T };
 
@@ -9,10 +8,7 @@ export type PostingData = { terms: string[]; counts: Uint32Array; docs: Uint32Ar
 // A word's count in one note is capped to fit a byte: BM25's count term is then within 0.5% of its limit.
 const MAX_COUNT = 0xff;
 
-/**
- * The postings of every term. Those loaded whole (from the index file, or by the last export) stay in flat arrays, not
- * a map, so loading 10,000 notes' index builds no object per term; postings added since are kept by term.
- */
+/** Every term's postings: those loaded whole stay in flat arrays (no object per term for 10,000 notes), those added since by term. */
 export class Postings {
   private baseTerms: readonly string[] = [];
   // The i-th base term's postings run from baseStarts[i] to baseStarts[i + 1].
@@ -78,7 +74,6 @@ export class Postings {
     return found;
   }
 
-  /** True when the note at `at` has a posting of `term`. */
   holds(term: string, at: number): boolean {
     // Each segment's positions ascend (added notes take new, higher positions).
     return this.segments(term).some(({ docs }) => docs[lowerBound(docs, at)] === at);

@@ -26,10 +26,7 @@ export function holdsTerms(key: string, content: string, terms: readonly string[
   return terms.every((term) => words.has(term));
 }
 
-/**
- * Full-text index of notes by file name: BM25+ over the key (boosted) and the body, query words ORed, words of four
- * letters or more also matching by prefix, no score threshold. Replaced or removed notes leave dead postings until `exportData`.
- */
+/** Notes by file name, BM25+ over key (boosted) and body: words ORed, 4+ letters also by prefix, no threshold; dead postings until `exportData`. */
 export class NoteIndex {
   private names: (string | undefined)[] = [];
   // NOTE_FIELDS numbers per position; after a load, the loaded array itself until a note is added.

@@ -36,9 +36,8 @@ const PERSIST_DELAY_MS = 200;
 type ReadHit = { fileName: string; content?: string; result?: MemorySearchResult };
 
 /**
- * The memory folder; writes are atomic and durable. Search keeps an index brought up to date from what changed on disk
- * (hand edits are found), started from the index file beside the notes, which it rewrites shortly after a change.
- * Holds a folder watcher once searched: call `close()` when done (it never keeps the process alive).
+ * The memory folder; writes are atomic and durable. Search keeps an index, started from its file and updated from what
+ * changed on disk (hand edits count); once searched it holds a watcher: `close()` when done (it never keeps the process alive).
  */
 export class MemoryStore {
   private readonly tracker: FolderTracker;

@@ -1,5 +1,4 @@
-// What a session backend does (the loop's SessionStorage, and what the CLI, the REPL and cron need besides), and one
-// turn at a time per session: the shared file lock (fs/file-lock.ts) plus whether this turn has written yet.
+// What a session backend does, and one turn at a time per session: the file lock plus whether the turn has written yet.
 import { type Clock, systemClock } from "../deps.js";
 import { SessionError } from "../errors.js";
 import { acquireFileLock, type FileLockOptions, isFileLockHeld } from "../fs/file-lock.js";
@@ -12,9 +11,8 @@ import type { SessionListing } from "./session-listing.js";
 /** Waiting for a busy session gives up after this long, by default. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 
-/** Options of `SessionStorage.load`. */
+/** `mode` defaults to `turn-start` when this process holds the lock and has not written since, `in-turn` when it has, else `read`. */
 export interface LoadOptions {
-  /** Default: `turn-start` when this process holds the lock and has not written since taking it, `in-turn` when it has, else `read`. */
   mode?: LoadMode;
 }
 
@@ -51,9 +49,8 @@ export interface SessionBackend extends SessionStorage {
 }
 
 /**
- * Options of `SessionStore`: `clock` stamps header and repair records (a lock is waited for in real time); `lockTimeoutMs`
- * bounds that wait (default DEFAULT_LOCK_TIMEOUT_MS); `onWarning` (must not throw) hears `list`, `show` and `fork`; `fsync`
- * after each append survives power loss, not only a crash (default false).
+ * `clock` stamps headers and repairs (locks wait in real time), `lockTimeoutMs` bounds the wait (DEFAULT_LOCK_TIMEOUT_MS);
+ * `onWarning` (must not throw) hears `list`, `show`, `fork`; `fsync` after each append survives power loss (default false).
  */
 export interface SessionStoreOptions {
   clock?: Clock;
@@ -76,11 +73,7 @@ export function defaultLoadMode(lockPath: string): LoadMode {
   return written.has(lockPath) ? "in-turn" : "turn-start";
 }
 
-/**
- * The options of a lock of the sessions folder ("<label> busy: <subject> ...", SessionErrors). The wait is measured on
- * the system clock whatever clock a store was given: other processes live in real time, and a test's frozen clock must
- * not spin or expire it.
- */
+/** Sessions-folder lock options (SessionError "<label> busy: <subject> ..."), on the system clock whatever the store's: other processes live in real time. */
 export function sessionLockOptions(label: string, subject: string, timeoutMs: number): FileLockOptions {
   const makeError = (message: string, cause?: unknown): Error => new SessionError(message, cause === undefined ? undefined : { cause });
   return { timeoutMs, clock: systemClock, label, subject, makeError };

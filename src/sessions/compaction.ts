@@ -1,5 +1,4 @@
-// Compaction: where to cut a session so the kept tail is whole (pure), the prompt that summarises the rest, the record
-// that says so, and the lighter step before it, trimming old tool results in what is sent.
+// Compaction: where to cut a session (pure), the summary prompt and record, and the lighter step of trimming old results.
 import { cutMiddle, isServerResult, serverCallText, serverResultText, toolResultText } from "../content.js";
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from "../types.js";
 import { newRecordId, type CompactionRecord, type MessageRecord } from "./records.js";
@@ -21,9 +20,8 @@ export interface CompactionPlan {
 }
 
 /**
- * Plans a compaction of a loaded session's `records`: the kept tail holds about `keepTokens` and starts at a plain user
- * message (never a synthetic one), so no tool_use is parted from its result and it can carry the summary. Null when no
- * such cut exists after the first record (one long turn of tool calls). Pure.
+ * The kept tail holds about `keepTokens` and starts at a plain, non-synthetic user message, so no tool_use loses its result
+ * and it can carry the summary. Null when no such cut exists after the first record (one long turn of tool calls). Pure.
  */
 export function planCompaction(records: MessageRecord[], options: { keepTokens: number }): CompactionPlan | null {
   const tokens = records.map((record) => estimateTokens(record.message));
@@ -34,8 +32,7 @@ export function planCompaction(records: MessageRecord[], options: { keepTokens: 
     if (tail >= options.keepTokens) break;
   }
   const isCut = (i: number): boolean => records[i] !== undefined && records[i].synthetic !== true && isPlainUserMessage(records[i].message);
-  // The tail from budgetIndex on holds keepTokens already (one huge message may hold far more): cut after it
-  // to keep a little less, or failing that at it or before it, keeping more.
+  // From budgetIndex on the tail holds keepTokens (one huge message may hold far more): cut after it, else at or before.
   let cutIndex = -1;
   for (let i = Math.max(1, budgetIndex + 1); i < records.length && cutIndex < 0; i++) if (isCut(i)) cutIndex = i;
   for (let i = Math.min(budgetIndex, records.length - 1); i >= 1 && cutIndex < 0; i--) if (isCut(i)) cutIndex = i;
@@ -149,11 +146,7 @@ function cut(text: string, max: number): string {
   return cutMiddle(text, max, (more) => `… [${more} more characters]`, 1);
 }
 
-/**
- * `messages` with every tool result but the `keepRecent` newest cut to `maxChars` characters of text and a marker (images
- * and documents kept); unchanged messages are the same objects. It invalidates the prompt cache from the first change:
- * call it when the context is tight, not on every request.
- */
+/** Every tool result but the `keepRecent` newest cut to `maxChars` of text (images kept, unchanged messages the same objects); breaks the cache: only when tight. */
 export function trimOldToolResults(messages: MessageParam[], options: { keepRecent: number; maxChars: number }): MessageParam[] {
   let toKeep = options.keepRecent;
   // Newest first, so the `keepRecent` results kept whole are the last ones.

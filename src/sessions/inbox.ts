@@ -1,14 +1,12 @@
-// The durable steering inbox of a session: `<session file name>.inbox` (not `.jsonl`: never listed as a session), where
-// `addSteer` appends `{"type":"steer","id","ts","text"}` and a running turn takes, then appends `{"type":"delivered","ids"}`.
-// Writes hold its lock file for milliseconds (the file is also removed when nothing waits, or rewritten once delivered
-// steers pass COMPACT_DELIVERED_BYTES); reads take none and leave a line without its newline for later. Exactly once: a
-// steer handed out again after a crash is dropped by the loop, as the session's `steerIds` hold it.
+// The durable steering inbox of a session, `<session file name>.inbox` (never listed as a session): `addSteer` appends
+// steer lines, a turn takes them and appends a delivered mark. Writes hold its lock for milliseconds, reads none. Exactly
+// once: a steer handed out again after a crash is dropped by the loop, as the session's `steerIds` hold it.
 import { randomUUID } from "node:crypto";
 import { mkdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import * as z from "zod";
 import { systemClock, type Clock } from "../deps.js";
-import { SessionError } from "../errors.js";
+import { orFallback, SessionError } from "../errors.js";
 import { syncFolder, writeFileAtomic } from "../fs/atomic-write.js";
 import { withFileLock } from "../fs/file-lock.js";
 import { readRegularFileSync, appendLines } from "../fs/regular-file.js";
@@ -33,10 +31,7 @@ export function inboxPath(sessionsDir: string, key: string): string {
   return join(sessionsDir, sessionFileName(key) + ".inbox");
 }
 
-/**
- * Adds a steering message to the inbox of session `key`; resolves to its id once it is on disk. Safe with any writers in
- * any processes. Throws SessionError for blank text, text over MAX_STEER_BYTES, an invalid key, or a failed write.
- */
+/** Resolves to the steer's id once on disk; safe across processes. Throws SessionError: blank text, over MAX_STEER_BYTES, bad key, failed write. */
 export async function addSteer(sessionsDir: string, key: string, text: string, clock: Clock = systemClock): Promise<string> {
   const file = inboxPath(sessionsDir, key);
   checkSteerText(key, text);
@@ -58,10 +53,7 @@ export function checkSteerText(key: string, text: string): void {
   if (bytes > MAX_STEER_BYTES) throw new SessionError(`cannot steer session ${key}: the text is ${bytes} bytes, more than the ${MAX_STEER_BYTES} allowed`);
 }
 
-/**
- * The inbox of one session as a turn's `inbox` option: `take` before each request, `delivered` once stored. A new
- * instance hands out again what was taken and never marked delivered; the loop drops it if the session holds it.
- */
+/** A session's inbox as a turn's `inbox` option; a new instance hands out again what was taken, never marked delivered (the loop drops repeats). */
 export class SessionInbox {
   private readonly file: string;
   private readonly taken = new Set<string>();
@@ -123,7 +115,7 @@ function parseInbox(text: string): { steers: Array<InboxMessage & { line: string
   const seen = new Set<string>();
   text.split("\n").slice(0, -1).forEach((line, index) => {
     if (line.trim() === "") return;
-    const parsed = inboxLine.safeParse(parseJson(line));
+    const parsed = inboxLine.safeParse(orFallback(() => JSON.parse(line) as unknown, undefined));
     if (parsed.data?.type === "steer") {
       if (!seen.has(parsed.data.id)) result.steers.push({ id: parsed.data.id, text: parsed.data.text, line });
       seen.add(parsed.data.id);
@@ -141,14 +133,6 @@ const inboxLine = z.discriminatedUnion("type", [
   z.object({ type: z.literal("steer"), id: z.string().min(1), text: z.string() }),
   z.object({ type: z.literal("delivered"), ids: z.array(z.string()) }),
 ]);
-
-function parseJson(line: string): unknown {
-  try {
-    return JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-}
 
 /** The inbox's text, "" when there is none. Synchronous: a turn looks before every request, and the file is small and almost always absent. */
 function readInbox(file: string): string {

@@ -1,5 +1,4 @@
-// The records of a session file (one JSON object per line): zod schemas, their builders, and the check of one line
-// (a fast structural one for messages, zod for the rare records).
+// The records of a session file, one JSON object a line: zod schemas, their builders, and the check of one line.
 import { randomUUID } from "node:crypto";
 import * as z from "zod";
 import { SessionError } from "../errors.js";
@@ -26,10 +25,9 @@ export const headerRecord = z.object({
 });
 
 /**
- * One API message. Assistant messages carry the usage, model and stop reason of their response, and `discardedUsage`
- * of responses not stored (a tool call cut off by max_tokens and retried, an empty reply), so the file alone sums the
- * cost. `synthetic` marks messages the harness wrote itself (repairs, interrupts); `steerIds` the inbox steers a user
- * message carries (each is delivered once).
+ * One API message. An assistant message carries its response's usage, model and stop reason, and `discardedUsage` of
+ * responses not stored (a cut-off tool call retried, an empty reply), so the file alone sums the cost. `synthetic` marks
+ * messages the harness wrote (repairs, interrupts); `steerIds` the inbox steers a user message carries, each delivered once.
  */
 export const messageRecord = z.object({
   type: z.literal("message"),
@@ -43,10 +41,7 @@ export const messageRecord = z.object({
   steerIds: z.array(z.string()).optional(),
 });
 
-/**
- * A compaction: `summary` stands for every message before `firstKeptId`; loading starts from the last one, older lines
- * stay. It names the skills loaded and the permission mode recorded before the cut, and the summary request's usage.
- */
+/** `summary` stands for every message before `firstKeptId`, `skills` and `mode` for the state before the cut; loads start at the last one. */
 export const compactionRecord = z.object({
   type: z.literal("compaction"),
   ...stamped,
@@ -109,7 +104,6 @@ export function serializeRecord(record: SessionRecord, where: string): string {
   return JSON.stringify(record);
 }
 
-/** The zod schema of each record type but messages (the rare ones). */
 const SCHEMAS = new Map<unknown, z.ZodType>([["session", headerRecord], ["compaction", compactionRecord], ["output", outputRecord], ["mode", modeRecord]]);
 
 /** Checks a parsed value as a session record (as `load` does per line and `append` per record). */

@@ -7,8 +7,7 @@ import { toolResultText } from "../content.js";
 export const INTERRUPTED_TOOL_TEXT = "The session was interrupted before this tool finished; its result is unknown. Check the current state before retrying it.";
 /** The synthetic assistant reply to a user message that was never answered. */
 export const NO_REPLY_TEXT = "(no reply: the previous turn was interrupted)";
-// Stand-ins for messages lost at the start (corrupt lines) or between two assistant messages, and the user turn
-// between an assistant message the loop sent back (pause_turn) and the model's continuation.
+// Stand-ins for lost messages, and the user turn after an assistant message sent back to go on (pause_turn).
 const LOST_START_TEXT = "(the start of this conversation could not be read)";
 const LOST_MESSAGE_TEXT = "(a message of this conversation could not be read)";
 const CONTINUE_TEXT = "(continue)";
@@ -16,17 +15,13 @@ const CONTINUE_TEXT = "(continue)";
 /** Stops after which the loop continues with a second assistant message of its own. */
 const CONTINUED_STOPS = new Set(["pause_turn", "model_context_window_exceeded"]);
 
-/**
- * The end of a loaded sequence: "close" answers a trailing tool_use with error results and a trailing user message with
- * a synthetic note (between turns); "answer" only answers the tool_use (a read-only view); "none" leaves it as written.
- */
+/** How a loaded sequence ends: "close" answers a trailing tool_use and user message, "answer" only the tool_use, "none" neither. */
 export type TailMode = "close" | "answer" | "none";
 
 /**
- * Keeps a message sequence valid for the API as records are added: a user message first (unless after a summary), roles
- * alternating, every tool_use answered first thing next (missing results as `is_error`), orphan results as text, unique
- * tool_use ids, object inputs, no blank text or empty message. Loading and a running turn both use it, so a history in
- * memory equals a reload of its file. Never mutates its input.
+ * Keeps a sequence valid for the API as records are added: a user message first (unless after a summary), roles
+ * alternating, each tool_use answered next (missing results as `is_error`), orphan results as text, unique ids, object
+ * inputs, no blank text or empty message. Loads and turns share it, so memory equals a reload. Never mutates its input.
  */
 export class HistoryRepair {
   /** One line per repair made, for the caller's warnings. */
@@ -161,10 +156,7 @@ function isUnsigned(block: ContentBlockParam): boolean {
   return block.type === "thinking" && (typeof block.signature !== "string" || block.signature === "");
 }
 
-/**
- * A response's content made safe to store: no blank text or unsigned thinking, no tool_use when `dropToolUse`, ids unique
- * against `seen` (a repeat gets a suffix), object inputs. `calls` keep the original input for the model's error result.
- */
+/** Content safe to store: no blank text, unsigned thinking or (`dropToolUse`) tool_use; ids unique against `seen`, inputs objects; `calls` keep the inputs as sent. */
 export function cleanResponse(content: readonly ContentBlockParam[], seen: ReadonlySet<string>, dropToolUse: boolean): { content: ContentBlockParam[]; calls: ToolUseBlock[] } {
   const used = new Set(seen);
   const calls: ToolUseBlock[] = [];
@@ -182,7 +174,6 @@ export function cleanResponse(content: readonly ContentBlockParam[], seen: Reado
   return { content: stored, calls };
 }
 
-/** The ids of the tool_use blocks of an assistant message, in order. */
 function idsOfToolUses(message: MessageParam): string[] {
   if (message.role !== "assistant" || typeof message.content === "string") return [];
   return message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : []));

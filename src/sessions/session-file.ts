@@ -1,13 +1,9 @@
-// Reading a session file into records: every line, or only the region loading needs, read from the end of the file so a
-// compacted session loads in time proportional to what it keeps.
+// Reading a session file: every line, or only the region a load needs, read from the end so its cost follows what is kept.
 import { closeSync, readSync } from "node:fs";
 import { openRegularSync } from "../fs/regular-file.js";
 import { type CompactionRecord, type HeaderRecord, type MessageRecord, type ModeRecord, type OutputRecord, type SessionRecord, parseRecordLine } from "./records.js";
 
-/**
- * The part of a file that loading needs: the last compaction, the message records from its first kept one on, the ids
- * of those after the compaction line, the region's outputs, last mode and latest `ts`, and damaged lines as `<file>:<line>: ...`.
- */
+/** What a load needs: the message records from the first kept one on, `afterCompaction` the ids after the compaction line; warnings `<file>:<line>: ...`. */
 export interface LoadRegion {
   header?: HeaderRecord;
   compaction?: CompactionRecord;
@@ -98,9 +94,8 @@ const FIRST_CHUNK_BYTES = 256 * 1024;
 const NEWLINE = 0x0a;
 
 /**
- * Reads a session file's load region from the end: the last compaction line, its first kept message, and only the bytes
- * from there on are parsed. Undefined without a file; rejects for one that is not regular. Synchronous: decoding blocks
- * far longer than reading, where the thread pool costs ~0.3 ms.
+ * Reads the load region from the end: the last compaction, its first kept message, and only what follows is parsed.
+ * Undefined without a file; rejects a non-regular one. Synchronous: decoding blocks far longer than the thread pool's ~0.3 ms.
  */
 export async function readLoadRegionFromFile(file: string, options: { chunkBytes?: number } = {}): Promise<LoadRegion | undefined> {
   let opened: { fd: number; size: number };
@@ -184,7 +179,6 @@ class TailBuffer {
   }
 }
 
-/** The text of line 1 and the offset of its end. */
 function readFirstLine(fd: number, size: number): { text: string; end: number } {
   for (let length = Math.min(size, 4096); ; length = Math.min(size, length * 4)) {
     const head = readAt(fd, 0, length);

@@ -1,5 +1,4 @@
-// A session as the loop sees it: the API view (repaired messages, the compaction summary in front, the last usage), and
-// an open session, locked and loaded once for a turn, whose methods append, compact and release, so the key stays here.
+// A session as the loop sees it: the API view of its history, and a handle that holds it locked for one turn.
 import { once } from "node:events";
 import type { Clock } from "../deps.js";
 import { messageOf } from "../errors.js";
@@ -16,17 +15,11 @@ export interface LoadedSession {
   file: string;
   exists: boolean;
   agentId?: string;
-  /**
-   * Messages to send, valid for the API: a user message first (the summary first when compacted), roles alternating,
-   * every tool_use answered in the next message. Their end depends on the load mode (see LoadMode).
-   */
+  /** Valid for the API: a user message (or the summary) first, roles alternating, each tool_use answered next; the end per LoadMode. */
   messages: MessageParam[];
-  /**
-   * The message records behind `messages`: `messages[i + messageOffset]` is built from `records[i]`; repairs are
-   * records with `synthetic: true`. A summary merged into the first kept user message stands in front of its content.
-   */
+  /** `messages[i + messageOffset]` is built from `records[i]`; repairs are records with `synthetic: true`. */
   records: MessageRecord[];
-  /** 1 when the summary stands as its own first message, else 0. */
+  /** 1 when the summary is a message of its own, 0 when it leads the content of the first kept user message. */
   messageOffset: 0 | 1;
   compaction?: CompactionRecord;
   /** The usage of the last response written after the last compaction, and its index in `messages` (for `contextSize`). */
@@ -43,18 +36,13 @@ export const SUMMARY_PREFIX = "The conversation before this point was compacted.
 export const SUMMARY_SUFFIX = "\n</summary>";
 
 /**
- * How a load treats the end of the session, where a crash leaves its marks.
- * - `turn-start`: between turns. A trailing tool_use gets `is_error` results and a trailing user message a synthetic
- *   "(no reply: ...)"; the store appends both, so the caller appends the next user message as is.
- * - `in-turn`: a turn is under way; the end is returned as written, nothing is added.
- * - `read`: a trailing tool_use is answered in memory only; a reader never writes into another process's turn.
+ * How a load treats the session's end, where a crash leaves its marks: `turn-start` (between turns) answers a trailing
+ * tool_use with `is_error` results and a trailing user message with "(no reply: ...)", both appended by the store; `in-turn`
+ * returns the end as written; `read` answers a trailing tool_use in memory only, never writing into another process's turn.
  */
 export type LoadMode = "turn-start" | "in-turn" | "read";
 
-/**
- * The view of a region loaded in `mode`, the repair records a `turn-start` load must append first, and the repair later
- * records are added to. Pure.
- */
+/** The view of a region loaded in `mode`, the repairs a `turn-start` load must append first, and the repair to extend. Pure. */
 export function viewForLoad(
   region: Pick<LoadRegion, "header" | "compaction" | "records" | "afterCompaction" | "warnings" | "outputs" | "mode">,
   base: { key: string; file: string; ts: number },
@@ -113,10 +101,7 @@ export async function openSession(store: SessionStorage, key: string, options: O
   return { status: "open", handle: new SessionHandle(store, key, options.agentId, options.clock, session, release, options.parent) };
 }
 
-/**
- * A session held for one turn, opened by `openSession`. Its `session` is the API view, kept current in memory by the same
- * repair a load uses: it equals a reload of the file, so requests are byte-identical in one process or across restarts.
- */
+/** A session held for one turn; its view is kept by a load's own repair, so requests match a reload of the file byte for byte. */
 export class SessionHandle {
   private repair: HistoryRepair;
   private exists: boolean;

@@ -1,5 +1,4 @@
-// Reading sessions for people and copies: the folder listing, the records shown, the records a fork copies, and a
-// session moved between backends as the JSONL file format.
+// Reading sessions for people and copies: the listing, the records shown or forked, and JSONL export and import.
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../deps.js";
@@ -11,11 +10,7 @@ import { viewForLoad } from "./session-handle.js";
 import type { SessionBackend } from "./store.js";
 import { sessionContextSize } from "./tokens.js";
 
-/**
- * One line of `miniclaw sessions`: the messages the model would see (from the last compaction on, summary included) and
- * their estimated tokens (exact usage where the file has it), the newest record time (else the file's mtime), and for
- * a subagent's session the session and delegate call that started it.
- */
+/** A `miniclaw sessions` line: the messages the model would see (summary included), their tokens (exact where usage allows), the newest record time or mtime. */
 export interface SessionListing {
   key: string;
   agentId: string;
@@ -121,10 +116,7 @@ export async function exportSession(store: SessionBackend, key: string): Promise
   return records.map((record) => `${JSON.stringify(record)}\n`).join("");
 }
 
-/**
- * Writes the records of a JSONL text (`source` names it) as a new session under `key`, else its header's key; resolves
- * to the key and the records written. All or nothing: a bad line, no key, or an existing session throws SessionError.
- */
+/** A JSONL text as a new session under `key`, else its header's; all or nothing: a bad line, no key or an existing session throws SessionError. */
 export async function importSession(store: SessionBackend, text: string, source: string, key?: string): Promise<{ key: string; records: number }> {
   const { records, warnings } = parseAllRecords(text, source);
   if (warnings.length > 0) throw new SessionError(`cannot import ${warnings[0]!.replace(": skipped a ", ": a ")}; nothing was imported`);

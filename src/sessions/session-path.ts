@@ -2,7 +2,7 @@
 import { existsSync, linkSync, renameSync, unlinkSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { SessionError } from "../errors.js";
+import { orFallback, SessionError } from "../errors.js";
 import { decodeFileStem, encodeFileStem, escapeBytes, isHashedStem } from "../fs/file-names.js";
 
 /** Suffix of every session file. */
@@ -80,8 +80,7 @@ function moveWithoutReplacing(from: string, to: string): void {
   }
 }
 
-// The encoding before readable names, kept only to find files written under it: `a-z 0-9 _ -` kept, every other
-// UTF-8 byte `%XX`, device names with their first letter escaped, long names cut with `~` and a hash.
+// The encoding before readable names, kept only to find files written under it.
 const LEGACY_PLAIN_BYTE = /^[a-z0-9_-]$/;
 const LEGACY_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
 const LEGACY_NAME = /^(?:[a-z0-9_-]|%[0-9A-F]{2})+$/;
@@ -99,10 +98,6 @@ function legacyStem(key: string): string {
 
 function decodeLegacyStem(stem: string): string | undefined {
   if (!LEGACY_NAME.test(stem) || isHashedStem(stem)) return undefined;
-  try {
-    const key = decodeURIComponent(stem);
-    return legacyStem(key) === stem ? key : undefined;
-  } catch {
-    return undefined;
-  }
+  const key = orFallback(() => decodeURIComponent(stem), undefined);
+  return key !== undefined && legacyStem(key) === stem ? key : undefined;
 }

@@ -19,10 +19,7 @@ export { DEFAULT_LOCK_TIMEOUT_MS, type LoadOptions, type SessionBackend, type Se
 export type { LoadedSession, LoadMode } from "./session-handle.js";
 export type { SessionListing } from "./session-listing.js";
 
-/**
- * The file-backed session store (see SessionBackend): `<dir>/<encoded key>.jsonl`, one record per line, appended, never
- * rewritten. Safe from several stores and processes at once: appends are single O_APPEND writes, `lock` serializes turns.
- */
+/** Sessions as `<dir>/<encoded key>.jsonl`, appended, never rewritten; safe across stores and processes (single O_APPEND writes, `lock` per turn). */
 export class SessionStore implements SessionBackend {
   readonly dir: string;
   private readonly clock: Clock;

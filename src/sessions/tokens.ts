@@ -20,10 +20,7 @@ export function estimateTokens(value: unknown): number {
   return Math.ceil(countChars(value) / CHARS_PER_TOKEN);
 }
 
-/**
- * The size in tokens of the next request: the last response's usage (all input and its output) plus an estimate of
- * `messagesSince`; without usage everything is estimated, `systemAndTools` (system prompt and tools) included.
- */
+/** The next request's tokens: the last usage (all input and output) plus `messagesSince` estimated, else all estimated with `systemAndTools`. */
 export function contextSize(input: { lastUsage?: Usage | undefined; messagesSince: unknown[]; systemAndTools?: unknown }): number {
   const added = input.messagesSince.reduce<number>((sum, message) => sum + estimateTokens(message), 0);
   if (input.lastUsage === undefined) return added + (input.systemAndTools === undefined ? 0 : estimateTokens(input.systemAndTools));

@@ -1,14 +1,11 @@
-// SKILL.md and SOUL.md frontmatter: parsed safely (YAML only, no shared cache, no code evaluation), and the Agent Skills
-// rules a SKILL.md's fields are checked against, leniently.
+// SKILL.md and SOUL.md frontmatter, parsed safely (YAML only, no shared cache, no eval), and the Agent Skills rules.
 import matter from "gray-matter";
+import { orFallback } from "../errors.js";
 
-/** A markdown file split into its frontmatter data and its body. */
+/** A markdown file split: `data` (`{}` without frontmatter), `body` (after the closing `---`, unchanged), `hasFrontmatter`. */
 export interface ParsedFrontmatter {
-  /** The frontmatter as a plain object; `{}` when the file has none. */
   data: Record<string, unknown>;
-  /** The text after the closing `---`, unchanged. */
   body: string;
-  /** True when the file starts with a `---` block. */
   hasFrontmatter: boolean;
 }
 
@@ -19,10 +16,7 @@ const refuse = (language: string) => (): never => {
 const ENGINES = Object.fromEntries(["js", "javascript", "coffee", "coffeescript", "cson"].map((language) => [language, refuse(language)]));
 const LOOSE_LINE = /^([A-Za-z][\w-]*):[ \t]*(.*)$/;
 
-/**
- * Parses the frontmatter of a markdown text; throws with the YAML message when it cannot be parsed or is not a mapping.
- * Options are always passed: they bypass gray-matter's cache, which hands back one (mutable) object for equal text.
- */
+/** Throws with the YAML message for frontmatter that does not parse or is not a mapping. Options bypass gray-matter's shared cache. */
 export function parseFrontmatter(text: string): ParsedFrontmatter {
   const file = matter(normalize(text), { engines: ENGINES });
   const raw: unknown = file.data;
@@ -52,11 +46,7 @@ function normalize(text: string): string {
 function looseValue(value: string): unknown {
   const trimmed = value.trim();
   if (!/^[{[]/.test(trimmed)) return /^(["'])(.*)\1$/.exec(trimmed)?.[2] ?? trimmed;
-  try {
-    return JSON.parse(trimmed) as unknown;
-  } catch {
-    return undefined;
-  }
+  return orFallback(() => JSON.parse(trimmed) as unknown, undefined);
 }
 
 /** The fields of a skill as read from its frontmatter, after the rules were applied. */

@@ -7,21 +7,16 @@ import { parseFrontmatter, parseLooseFrontmatter, type ParsedFrontmatter, checkS
 import { DEFAULT_LISTING_BUDGET_CHARS, formatSkillBody, formatSkillListing } from "./prompt.js";
 import { findSkillFiles, listSkillResources } from "./scan.js";
 
-/** One loaded skill. */
+/** One loaded skill: `file` its SKILL.md and `dir` its folder, where the body's relative paths start (both absolute); `root` its skills folder. */
 export interface Skill extends SkillFields {
-  /** Absolute path of its SKILL.md. */
   file: string;
-  /** Absolute path of its folder; relative paths in the body start here. */
   dir: string;
-  /** The skills folder it was found under. */
   root: string;
 }
 
-/** How a `SkillLoader` is set up. */
+/** `dirs` lowest precedence first (a later folder's skill wins a name clash); `onWarning` hears each problem (file and rule named) and must not throw. */
 export interface SkillLoaderOptions {
-  /** Folders to scan, lowest precedence first: a later folder's skill wins a name clash. */
   dirs: string[];
-  /** Receives one line per problem (file and rule named). Must not throw. */
   onWarning?: (message: string) => void;
 }
 

@@ -1,6 +1,5 @@
 // What the model reads of skills: the one-line-per-skill listing (layer 1) and a loaded skill (layer 2).
 
-/** A name and description pair, as the listing needs it. */
 type ListedSkill = { name: string; description: string };
 
 /** Default size of the layer-1 listing, in characters. */
@@ -31,11 +30,7 @@ function fairCap(lengths: number[], room: number): number {
   return low;
 }
 
-/**
- * The layer-1 listing: one `- name: description` line per skill, sorted by name. Over `budgetChars`, descriptions are
- * cut evenly (short ones stay whole, long ones share the rest), marked with "…", and `shortenedTo` is their new longest.
- * A skill is never dropped: when even the bare names exceed the budget, the listing exceeds it.
- */
+/** Layer 1: a `- name: description` line per skill, sorted; long descriptions share `budgetChars`, cut with "…" (`shortenedTo`); no skill is dropped, even past it. */
 export function formatSkillListing(skills: readonly ListedSkill[], budgetChars = DEFAULT_LISTING_BUDGET_CHARS): { text: string; shortenedTo?: number } {
   const sorted = [...skills].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const full = sorted.map((s) => line(s.name, s.description)).join("\n");

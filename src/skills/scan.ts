@@ -2,7 +2,6 @@
 import { readdirSync, realpathSync, statSync, type Dirent } from "node:fs";
 import { join, resolve } from "node:path";
 
-/** The file that marks a folder as a skill. */
 const SKILL_FILE = "SKILL.md";
 /** How deep below a skills folder a SKILL.md is looked for (`<dir>/<collection>/<name>/SKILL.md` is depth 3). */
 const MAX_SKILL_DEPTH = 5;
@@ -34,9 +33,8 @@ function isDirectory(path: string, entry: Dirent): boolean {
 }
 
 /**
- * Every SKILL.md under `root` (a missing root has none), sorted: a folder holding one is a skill, not searched further;
- * others are collections, searched to MAX_SKILL_DEPTH; hidden folders and `node_modules` skipped, symlinks followed
- * once. Synchronous, as every walk here: small directory reads take microseconds, the thread pool ~0.3 ms.
+ * Every SKILL.md under `root`, sorted: a folder holding one is a skill, others are searched to MAX_SKILL_DEPTH, hidden ones
+ * and `node_modules` skipped, links followed once. Synchronous: small directory reads take microseconds, the pool ~0.3 ms.
  */
 export function findSkillFiles(root: string, warn: (message: string) => void): string[] {
   const found: string[] = [];
