@@ -5,6 +5,9 @@ import type { Usage } from "../types.js";
 export const CHARS_PER_TOKEN = 4;
 /** What one image costs in tokens at most (about 1.15 megapixels / 750), instead of its base64 length. */
 export const IMAGE_TOKENS = 1_600;
+/** What one PDF page costs in tokens at most (its text and its image), and the bytes a page is taken to hold where none is found. */
+const PDF_PAGE_TOKENS = 3_000;
+const PDF_BYTES_PER_PAGE = 100_000;
 /** Every current Claude model's window (1M for some Sonnet models only behind a beta header, which miniclaw does not send). */
 const CONTEXT_WINDOW = 200_000;
 /** Older models with half that window, by model id prefix. */
@@ -42,7 +45,14 @@ function countChars(value: unknown): number {
   if (typeof value !== "object") return 0;
   const record = value as Record<string, unknown>;
   if (record["type"] === "image") return IMAGE_TOKENS * CHARS_PER_TOKEN;
+  if (record["type"] === "document" && typeof (record["source"] as { data?: unknown } | undefined)?.data === "string") return pdfPages((record["source"] as { data: string }).data) * PDF_PAGE_TOKENS * CHARS_PER_TOKEN;
   let sum = 2;
   for (const key in record) sum += key.length + 4 + countChars(record[key]);
   return sum;
+}
+
+/** A base64 PDF's pages: its page objects counted, or (pages packed in compressed object streams) one per PDF_BYTES_PER_PAGE. */
+function pdfPages(base64: string): number {
+  const bytes = Buffer.from(base64, "base64").toString("latin1");
+  return Math.max(bytes.match(/\/Type\s*\/Page(?!s)/g)?.length ?? 0, Math.ceil(bytes.length / PDF_BYTES_PER_PAGE));
 }

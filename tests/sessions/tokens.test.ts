@@ -16,6 +16,14 @@ describe("tokens", () => {
     expect(estimateTokens(image)).toBe(IMAGE_TOKENS);
   });
 
+  it("counts a PDF by its pages (3,000 tokens each at most), not its base64 length: a 2 MB PDF of 4 pages is not 700,000 tokens", () => {
+    const pdf = (body: string): unknown => ({ type: "document", source: { type: "base64", media_type: "application/pdf", data: Buffer.from(body, "latin1").toString("base64") } });
+    const pages = "%PDF-1.4\n1 0 obj << /Type /Pages /Count 4 >> endobj\n" + "2 0 obj << /Type /Page /Parent 1 0 R >> endobj\n".repeat(4);
+    expect(estimateTokens(pdf(pages + " ".repeat(50_000)))).toBe(4 * 3_000);
+    // Pages packed in compressed object streams are not seen: one page per 100 KB then, 2 MB making 20.
+    expect(estimateTokens(pdf("%PDF-1.7\n" + "x".repeat(2_000_000)))).toBe(Math.ceil(2_000_009 / 100_000) * 3_000);
+  });
+
   it("adds the exact usage of the last response to an estimate of what came after", () => {
     const lastUsage = { inputTokens: 100, outputTokens: 50, cacheReadTokens: 1_000, cacheWriteTokens: 200 };
     const since: MessageParam[] = [{ role: "user", content: "y".repeat(400) }];
