@@ -50,6 +50,11 @@ export type ThinkingSetting = "adaptive" | "off" | number;
 export type Effort = "low" | "medium" | "high" | "xhigh" | "max";
 /** The accepted effort levels, in increasing order. */
 export const EFFORTS: readonly Effort[] = ["low", "medium", "high", "xhigh", "max"];
+/**
+ * How long the prompt cache keeps a request's prefix: `5m` (the API's default), `1h` for every breakpoint (a job whose next run comes later than five
+ * minutes), `auto` for an hour on the stable prefix (tools, system prompt) and five minutes on the moving tail of messages (an interactive session).
+ */
+export type CacheTtl = "5m" | "1h" | "auto";
 /** `auto`, `any` (some tool), `none`, or `{ tool: name }` (that tool). */
 export type ToolChoiceSetting = "auto" | "any" | "none" | { tool: string };
 
@@ -65,6 +70,8 @@ export interface Usage {
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  /** The part of `cacheWriteTokens` written for an hour (priced 2× input, the five-minute ones 1.25×). */
+  cacheWrite1hTokens?: number;
   thinkingTokens?: number;
   webSearchRequests?: number;
   webFetchRequests?: number;

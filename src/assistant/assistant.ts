@@ -39,7 +39,7 @@ export interface SendOptions {
   signal?: AbortSignal;
   onEvent?: EventSink;
   approver?: Approver;
-  turn?: Partial<Pick<TurnOptions, "model" | "thinking" | "effort" | "toolChoice" | "output" | "outputRetries" | "maxBudgetUsd">>;
+  turn?: Partial<Pick<TurnOptions, "model" | "thinking" | "effort" | "toolChoice" | "output" | "outputRetries" | "maxBudgetUsd" | "cacheTtl">>;
 }
 
 export interface Assistant {

@@ -113,12 +113,12 @@ async function storeUserMessage(rt: TurnSetup, session: SessionHandle, turn: Tur
 
 /** The next request: the history as it is (a paused reply last), the tools of this round, the turn's settings. */
 function requestOf(rt: TurnSetup, turn: TurnState, context: ContextKeeper, tools: ReadonlyMap<string, AnyTool>) {
-  const { model, thinking, effort, web } = rt;
+  const { model, thinking, effort, web, cacheTtl } = rt;
   // A forced tool choice is for the first response only, or the turn could never end.
   const toolChoice = turn.answered ? undefined : rt.toolChoice;
   const history = turn.withPaused(context.toSend());
   const messages = rt.crossed ? forAnotherModel(history) : history;
-  return buildRequest({ model, maxTokens: turn.maxTokens, system: rt.systemPrompt, tools: [...tools.values()], messages, thinking, effort, web, toolChoice, format: rt.output?.schema });
+  return buildRequest({ model, maxTokens: turn.maxTokens, system: rt.systemPrompt, tools: [...tools.values()], messages, thinking, effort, web, toolChoice, format: rt.output?.schema, cacheTtl });
 }
 
 /** What a response leads to: the end of the turn, another request, or tool calls to run. */
