@@ -32,7 +32,7 @@ export interface TurnOptions<T = unknown> {
   thinking?: ThinkingSetting;
   /** Overrides the agent's `effort`. */
   effort?: Effort;
-  /** How long the prompt cache keeps what this turn sends (see CacheTtl); default `5m`. The REPL asks `auto`, a cron job run more than five minutes apart `1h`. */
+  /** How long the prompt cache keeps what this turn sends (see CacheTtl); default `5m`. The REPL and a cron job run more than five minutes apart ask `1h`. */
   cacheTtl?: CacheTtl;
   /** Overrides the agent's `tool_choice` (first request of the turn only). */
   toolChoice?: ToolChoiceSetting;
