@@ -119,7 +119,8 @@ export type AgentEvent = (
   | { type: "tool_result"; id: string; name: string; isError: boolean; content: string; server?: true }
   /** A running tool reported how far it got (an MCP server's progress notification); `total` when it knows. */
   | { type: "tool_progress"; id: string; name: string; progress: number; total?: number; message?: string }
-  | { type: "usage"; usage: Usage; costUsd: number }
+  /** The usage of one request; `model` and `stopReason` when it was a response of the turn's own (not a summary or a tool's side request). */
+  | { type: "usage"; usage: Usage; costUsd: number; model?: string; stopReason?: ApiMessage["stop_reason"] }
   | { type: "retry"; attempt: number; reason: string; delayMs: number }
   /** The model `from` stayed overloaded or unavailable: the turn goes on with `to` (thinking off, earlier thinking left out). */
   | { type: "fallback"; from: string; to: string; reason: string }

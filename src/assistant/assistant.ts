@@ -106,7 +106,8 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
         inbox: every?.inbox ?? sessions.inbox(sessionKey, { onWarning: warn }),
         ...(send.approver !== undefined && { approver: send.approver }),
         ...(send.signal !== undefined && { signal: send.signal }),
-        ...(send.onEvent !== undefined && { onEvent: send.onEvent }),
+        // Every turn's sink (telemetry) and the message's own both hear the events.
+        ...((every?.onEvent ?? send.onEvent) && { onEvent: (event) => (every?.onEvent?.(event), send.onEvent?.(event)) }),
       });
     },
     compact: (sessionKey, agentId, onEvent) => compactNow(runtime, sessions, agents[agentId] ?? agents[defaultAgent]!, sessionKey, onEvent),

@@ -127,7 +127,7 @@ type Next = { end: TurnResult } | { again: true } | { calls: ToolUseBlock[] };
 /** Counts a response, stores what is worth keeping, and decides what comes next. */
 async function takeResponse(rt: TurnSetup, session: SessionHandle, turn: TurnState, context: ContextKeeper, message: ApiMessage): Promise<Next> {
   const usage = fromApiUsage(message.usage);
-  turn.count(usage);
+  turn.count(usage, message);
   const stop = message.stop_reason;
   const cutToolUse = stop === "max_tokens" && message.content.some((b) => b.type === "tool_use");
   if (cutToolUse && turn.maxTokens < turn.maxTokensCeiling) {

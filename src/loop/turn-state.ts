@@ -1,6 +1,6 @@
 // The state of one turn: what it has counted so far, its brakes (requests, budget, repeated calls), and the result it ends with.
 import { addUsage, estimateCostUsd, ZERO_USAGE } from "../model/usage.js";
-import type { ContentBlockParam, MessageParam, StopReason, ToolUseBlock, TurnResult, Usage } from "../types.js";
+import type { ApiMessage, ContentBlockParam, MessageParam, StopReason, ToolUseBlock, TurnResult, Usage } from "../types.js";
 import { MAX_TOKENS_CEILING, type SharedBrakes, type TurnSetup } from "./turn-setup.js";
 
 /** Everything a turn counts and decides as it goes; `run-turn.ts` reads and updates it between requests. */
@@ -36,13 +36,13 @@ export class TurnState {
     this.maxTokensCeiling = MAX_TOKENS_CEILING + (typeof rt.thinking === "number" ? rt.thinking : 0);
   }
 
-  /** Counts the usage of one response (or summary request) and reports it; a subagent's counts reach its parent too. */
-  count(response: Usage): void {
+  /** Counts the usage of one response (or summary request) and reports it, with the response's model and stop reason; a subagent's counts reach its parent too. */
+  count(response: Usage, message?: ApiMessage): void {
     const costUsd = estimateCostUsd(this.rt.model, response);
     this.usage = addUsage(this.usage, response);
     this.costUsd += costUsd;
     this.rt.link?.shared.cost(response, costUsd);
-    this.rt.emit({ type: "usage", usage: response, costUsd });
+    this.rt.emit({ type: "usage", usage: response, costUsd, ...(message && { model: message.model, stopReason: message.stop_reason }) });
   }
 
   /** Counts one model request, here and in a subagent's parent. */
