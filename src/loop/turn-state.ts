@@ -150,8 +150,6 @@ class RepeatBreaker {
 
 /** JSON with sorted keys, so `{a,b}` and `{b,a}` are the same call. */
 function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  if (!value || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
+  const sorted = (_key: string, v: unknown): unknown => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v);
+  return JSON.stringify(value, sorted) ?? "null";
 }
