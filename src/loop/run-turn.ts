@@ -147,10 +147,10 @@ async function takeResponse(rt: TurnSetup, session: SessionHandle, turn: TurnSta
   const content = turn.takePaused(received);
   if (content.length === 0) turn.setAside(usage);
   else {
-    const extra = { usage, model: message.model, ...(stop && { stopReason: stop }), ...turn.setAsideUsage() };
+    const extra = { usage, model: message.model, ...(stop && { stopReason: stop }), ...turn.unstored };
     const unwritten = await appendOrFail(() => session.append({ role: "assistant", content }, extra));
     if (unwritten) return { end: await finish(session, turn, "error", unwritten) };
-    turn.clearSetAside();
+    turn.unstored = {};
   }
   const text = content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
   if (text) turn.text = text;
@@ -167,7 +167,7 @@ async function takeResponse(rt: TurnSetup, session: SessionHandle, turn: TurnSta
 async function overflow(session: SessionHandle, turn: TurnState, context: ContextKeeper, usage: Usage): Promise<Next> {
   const stop = "model_context_window_exceeded";
   turn.setAside(usage);
-  turn.dropPaused();
+  turn.paused = [];
   if (turn.overflowCompacted) return { end: await finish(session, turn, stop, "the conversation no longer fits the model's context window, even after compaction") };
   turn.overflowCompacted = true;
   const unfit = await context.fit("the model's context window was exceeded");

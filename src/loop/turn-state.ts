@@ -23,10 +23,10 @@ export class TurnState {
   /** Corrections asked for after an invalid structured answer, and the validated answer once there is one. */
   outputRetries = 0;
   output: unknown;
-  /** A response paused by the API (`pause_turn`), sent back last until the message is whole. */
-  private paused: ContentBlockParam[] = [];
-  /** Usage of responses not stored (a cut tool call asked again, an empty reply): the next record carries it, so the file sums the whole cost. */
-  private unstored: Usage | undefined;
+  /** A response paused by the API (`pause_turn`), sent back last until the message is whole; emptied when it is dropped. */
+  paused: ContentBlockParam[] = [];
+  /** Usage of responses not stored (a cut tool call asked again, an empty reply): the next record carries it, so the file sums the whole cost; emptied once one did. */
+  unstored: { discardedUsage?: Usage } = {};
 
   constructor(
     private readonly rt: TurnSetup,
@@ -84,27 +84,15 @@ export class TurnState {
     };
   }
 
-  /** Sets aside the usage of a response that will not be stored; `setAsideUsage` is what the next assistant record carries, `clearSetAside` once one did. */
+  /** Sets aside the usage of a response that will not be stored (see `unstored`). */
   setAside(response: Usage): void {
-    this.unstored = addUsage(this.unstored ?? ZERO_USAGE, response);
+    this.unstored = { discardedUsage: addUsage(this.unstored.discardedUsage ?? ZERO_USAGE, response) };
   }
 
-  setAsideUsage(): { discardedUsage?: Usage } {
-    return this.unstored ? { discardedUsage: this.unstored } : {};
-  }
-
-  clearSetAside(): void {
-    this.unstored = undefined;
-  }
-
-  /** Holds a paused response's content (pauses add up, their usage set aside) until `takePaused` joins its continuation to it, or `dropPaused`. */
+  /** Holds a paused response's content (pauses add up, their usage set aside) until `takePaused` joins its continuation to it. */
   pause(content: ContentBlockParam[], usage: Usage): void {
     this.paused = [...this.paused, ...content];
     this.setAside(usage);
-  }
-
-  dropPaused(): void {
-    this.paused = [];
   }
 
   takePaused(content: ContentBlockParam[]): ContentBlockParam[] {

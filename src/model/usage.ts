@@ -38,12 +38,6 @@ export function totalInput(u: Usage): number {
   return u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens;
 }
 
-/** Share of input tokens read from the cache, 0 when there was no input. */
-export function cacheReadShare(u: Usage): number {
-  const total = totalInput(u);
-  return total === 0 ? 0 : u.cacheReadTokens / total;
-}
-
 /** US dollars per web search (the API charges $10 per 1,000); fetches cost only the tokens they add. */
 export const WEB_SEARCH_USD = 10 / 1000;
 
@@ -79,7 +73,7 @@ export function summarizeUsage(records: ReadonlyArray<{ usage?: Usage | undefine
     }
     if (record.usage) responses++;
   }
-  return { usage, costUsd, cacheReadShare: cacheReadShare(usage), responses };
+  return { usage, costUsd, cacheReadShare: usage.cacheReadTokens / Math.max(1, totalInput(usage)), responses };
 }
 
 /** One line: tokens in and out (thinking among them), cache read share, web searches, cost. */

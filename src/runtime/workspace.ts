@@ -57,5 +57,5 @@ export async function initWorkspace(dir: string, templates = TEMPLATE_WORKSPACE)
 /** Every file below `root`, relative to it, sorted. */
 async function filesUnder(root: string): Promise<string[]> {
   const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  return entries.filter((entry) => entry.isFile()).map((entry) => relative(root, join(entry.parentPath, entry.name))).sort();
+  return entries.filter((entry) => entry.isFile()).map((entry) => relative(root, join(entry.parentPath, entry.name))).sort((a, b) => a.localeCompare(b));
 }
