@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { loadBuiltLibrary } from "./built-library.js";
 import { benchCache } from "./cache.js";
+import { benchCacheTtl, cacheTtlRows } from "./cache-ttl.js";
 import { benchCli } from "./cli.js";
 import { benchGate } from "./gate.js";
 import { benchHarness } from "./harness.js";
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
   const processRuns = await section("whole processes with run_command (miniclaw run, the library, the bare shell loop)", () => benchProcessRuns(lib));
   const cache = await section("prompt cache (30-turn session)", () => benchCache(lib));
   const cacheThinking = await section("prompt cache with thinking (30-turn session)", () => benchCache(lib, { thinkingBudget: 2048 }));
+  const cacheTtl = await section("prompt cache lifetimes over simulated hours (heartbeats, a 30-turn session)", () => benchCacheTtl(lib));
   const parallelTools = await section("parallel tools (five 1 s calls)", () => benchParallelTools(lib));
   const sessions = await section("sessions (1, 8, 32 MB)", benchSessions);
   const memorySearch = await section("memory search (1,000 and 10,000 notes)", benchMemorySearch);
@@ -48,10 +50,10 @@ async function main(): Promise<void> {
   const sessionsPg = await section("sessions on PostgreSQL next to files (append, 10,000-record load, turns of 4 processes)", benchSessionsPg);
   const pgLoad = "skipped" in sessionsPg ? { skipped: sessionsPg.skipped } : await section("PostgreSQL under load (issue 34: 1, 2, 4 processes, a hot session, cron at scale)", () => benchPgLoad(PG_LOAD_URL, CRON_SECONDS));
   const measurements: Measurements = { harness, cli, cache, cacheThinking, parallelTools, sessions, memorySearch, gate, sessionsPg, processRuns };
-  const rows = [...buildRows(measurements), ...pgLoadRows(pgLoad)];
+  const rows = [...buildRows(measurements), ...cacheTtlRows(cacheTtl), ...pgLoadRows(pgLoad)];
   const durationS = Math.round((performance.now() - started) / 100) / 10;
   process.stdout.write(`${machineLine(machine)}\n\n${formatTable(rows)}\n`);
-  await writeFile(RESULTS, `${JSON.stringify({ date: new Date().toISOString(), machine, durationS, rows, ...measurements, pgLoad }, null, 2)}\n`);
+  await writeFile(RESULTS, `${JSON.stringify({ date: new Date().toISOString(), machine, durationS, rows, ...measurements, cacheTtl, pgLoad }, null, 2)}\n`);
   process.stderr.write(`bench: done in ${durationS} s; raw figures in ${RESULTS}\n`);
 }
 

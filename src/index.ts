@@ -28,4 +28,4 @@ export { estimateCostUsd } from "./model/usage.js";
 
 export type { Approver, ApprovalRequest, Clock, Spawn } from "./deps.js";
 export { MiniclawError, ConfigError, SessionError, ToolError, type FixedBy } from "./errors.js";
-export type { AgentConfig, AgentEvent, ApprovalDecision, Effort, EventSink, Inbox, MessageParam, StopReason, SteerMessage, ThinkingSetting, ToolChoiceSetting, TurnResult, Usage, WebSettings } from "./types.js";
+export type { AgentConfig, AgentEvent, ApprovalDecision, CacheTtl, Effort, EventSink, Inbox, MessageParam, StopReason, SteerMessage, ThinkingSetting, ToolChoiceSetting, TurnResult, Usage, WebSettings } from "./types.js";

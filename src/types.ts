@@ -50,6 +50,11 @@ export type ThinkingSetting = "adaptive" | "off" | number;
 export type Effort = "low" | "medium" | "high" | "xhigh" | "max";
 /** The accepted effort levels, in increasing order. */
 export const EFFORTS: readonly Effort[] = ["low", "medium", "high", "xhigh", "max"];
+/**
+ * How long the prompt cache keeps a request's prefix: `5m` (the API's default), `1h` for every breakpoint (a job whose next run comes later than five
+ * minutes), `auto` for an hour on the stable prefix (tools, system prompt) and five minutes on the moving tail of messages (an interactive session).
+ */
+export type CacheTtl = "5m" | "1h" | "auto";
 /** `auto`, `any` (some tool), `none`, or `{ tool: name }` (that tool). */
 export type ToolChoiceSetting = "auto" | "any" | "none" | { tool: string };
 
@@ -65,6 +70,8 @@ export interface Usage {
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  /** The part of `cacheWriteTokens` written for an hour (priced 2× input, the five-minute ones 1.25×). */
+  cacheWrite1hTokens?: number;
   thinkingTokens?: number;
   webSearchRequests?: number;
   webFetchRequests?: number;
@@ -112,7 +119,8 @@ export type AgentEvent = (
   | { type: "tool_result"; id: string; name: string; isError: boolean; content: string; server?: true }
   /** A running tool reported how far it got (an MCP server's progress notification); `total` when it knows. */
   | { type: "tool_progress"; id: string; name: string; progress: number; total?: number; message?: string }
-  | { type: "usage"; usage: Usage; costUsd: number }
+  /** The usage of one request; `model` and `stopReason` when it was a response of the turn's own (not a summary or a tool's side request). */
+  | { type: "usage"; usage: Usage; costUsd: number; model?: string; stopReason?: ApiMessage["stop_reason"] }
   | { type: "retry"; attempt: number; reason: string; delayMs: number }
   /** The model `from` stayed overloaded or unavailable: the turn goes on with `to` (thinking off, earlier thinking left out). */
   | { type: "fallback"; from: string; to: string; reason: string }

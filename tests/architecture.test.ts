@@ -8,7 +8,7 @@ const SRC = fileURLToPath(new URL("../src", import.meta.url));
 const BASE = ["types", "errors", "deps", "paths", "content", "fs"];
 /** The core's lower layers: what tools, the runtime and the loop are made of. */
 const PARTS = [...BASE, "model", "gate", "sessions", "skills", "memory"];
-/** Every folder of the core; the modules (shell, mcp, postgres, cron, providers, testing) and the CLI are outside it. */
+/** Every folder of the core; the modules (shell, mcp, postgres, cron, providers, telemetry, testing) and the CLI are outside it. */
 const CORE = [...PARTS, "tools", "runtime", "loop", "assistant", "index"];
 
 /** Which layers each layer may import (its own always allowed). Imports point down only; the core imports no module. */
@@ -34,13 +34,14 @@ const ALLOWED: Record<string, string[]> = {
   cron: [...CORE],
   postgres: [...CORE, "cron"],
   providers: [...CORE],
+  telemetry: [...CORE],
   cli: ["*"],
   // The scripted server is independent of the loop; cassettes clean what they keep with the gate's redaction.
   testing: ["gate"],
 };
 
 /** The modules and the CLI: outside the core's budget. */
-const MODULES = ["shell", "mcp", "postgres", "cron", "providers", "cli", "testing"];
+const MODULES = ["shell", "mcp", "postgres", "cron", "providers", "telemetry", "cli", "testing"];
 const MAX_FILE_LINES = 250;
 const MAX_FUNCTION_LINES = 60;
 const MAX_CORE_LINES = 9_000;

@@ -9,14 +9,13 @@ import { recordMode } from "../loop/session-writes.js";
 import type { TurnOptions } from "../loop/turn-options.js";
 import { MemoryStore } from "../memory/store.js";
 import { pickModel } from "../model/client.js";
-import { BUNDLED_SKILLS } from "../paths.js";
 import { loadAgents } from "../runtime/agents.js";
-import { openRuntime, type Runtime, type RuntimeOptions } from "../runtime/open-runtime.js";
+import { loadSkills, openRuntime, type Runtime, type RuntimeOptions } from "../runtime/open-runtime.js";
 import { openSession, type SessionHandle } from "../sessions/session-handle.js";
 import { SessionStore, type SessionBackend } from "../sessions/store.js";
 import { planCompaction } from "../sessions/compaction.js";
 import { sessionContextSize } from "../sessions/tokens.js";
-import { SkillLoader } from "../skills/loader.js";
+import type { SkillLoader } from "../skills/loader.js";
 import type { AgentConfig, EventSink, TurnResult } from "../types.js";
 import { DEFAULT_AGENT_ID, resolveAgent } from "./routing.js";
 
@@ -39,7 +38,7 @@ export interface SendOptions {
   signal?: AbortSignal;
   onEvent?: EventSink;
   approver?: Approver;
-  turn?: Partial<Pick<TurnOptions, "model" | "thinking" | "effort" | "toolChoice" | "output" | "outputRetries" | "maxBudgetUsd">>;
+  turn?: Partial<Pick<TurnOptions, "model" | "thinking" | "effort" | "toolChoice" | "output" | "outputRetries" | "maxBudgetUsd" | "cacheTtl">>;
 }
 
 export interface Assistant {
@@ -73,8 +72,7 @@ export interface Assistant {
 export async function openAssistant(opts: AssistantOptions): Promise<Assistant> {
   const { defaultAgent: wanted, turn: every, store: given, appendSystemPrompt, ...runtimeOptions } = opts;
   const warn = opts.onWarning ?? (() => {});
-  const skills = new SkillLoader({ dirs: [BUNDLED_SKILLS, join(opts.workspace, "skills")], onWarning: warn });
-  const [loaded] = await Promise.all([loadAgents(opts.workspace, { onWarning: warn, knownTools: (opts.tools ?? []).map((tool) => tool.name) }), skills.load()]);
+  const [loaded, skills] = await Promise.all([loadAgents(opts.workspace, { onWarning: warn, knownTools: (opts.tools ?? []).map((tool) => tool.name) }), loadSkills(opts.workspace, warn)]);
   const agents = appendSystemPrompt?.trim() ? withAppended(loaded, appendSystemPrompt.trim()) : loaded;
   const defaultAgent = wanted ?? DEFAULT_AGENT_ID;
   if (!agents[defaultAgent]) throw new ConfigError(`no agent "${defaultAgent}" in ${join(opts.workspace, "agents")} (available: ${Object.keys(agents).join(", ")})`);
@@ -106,7 +104,8 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
         inbox: every?.inbox ?? sessions.inbox(sessionKey, { onWarning: warn }),
         ...(send.approver !== undefined && { approver: send.approver }),
         ...(send.signal !== undefined && { signal: send.signal }),
-        ...(send.onEvent !== undefined && { onEvent: send.onEvent }),
+        // Every turn's sink (telemetry) and the message's own both hear the events.
+        ...((every?.onEvent ?? send.onEvent) && { onEvent: (event) => (every?.onEvent?.(event), send.onEvent?.(event)) }),
       });
     },
     compact: (sessionKey, agentId, onEvent) => compactNow(runtime, sessions, agents[agentId] ?? agents[defaultAgent]!, sessionKey, onEvent),

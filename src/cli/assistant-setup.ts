@@ -1,6 +1,7 @@
 // What the REPL, `run` and cron plug into their assistant: the MCP servers of mcp.json and the sessions' backend, closed with it.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { startCliTelemetry } from "./telemetry.js";
 import { openAssistant, type Assistant, type AssistantOptions } from "../assistant/assistant.js";
 import type { McpHub } from "../mcp/hub.js";
 import type { Elicit } from "../mcp/host.js";
@@ -21,7 +22,8 @@ export interface CliAssistant {
 /**
  * Opens the assistant of a command: the MCP module is loaded only when the workspace has an mcp.json (its servers'
  * roots are the working folder and the workspace; `mcpHost.elicit` answers their forms, else they are declined),
- * and the sessions are PostgreSQL's only when `--database-url` or MINICLAW_DATABASE_URL names one.
+ * the sessions are PostgreSQL's only when `--database-url` or MINICLAW_DATABASE_URL names one, and turns are exported as spans only when
+ * OTEL_EXPORTER_OTLP_ENDPOINT is set.
  * Throws a one-line ConfigError for a bad mcp.json, database or option.
  */
 export async function openCliAssistant(args: CliArgs, io: CliIo, options: AssistantOptions, mcpHost?: { elicit?: Elicit }): Promise<CliAssistant> {
@@ -30,13 +32,15 @@ export async function openCliAssistant(args: CliArgs, io: CliIo, options: Assist
   // Servers may work in the working folder and the workspace (their roots); a person answers forms only where one is asked.
   const roots = [options.cwd ?? io.cwd, options.workspace];
   const host = { roots, ...(mcpHost?.elicit && { elicit: mcpHost.elicit }) };
+  const telemetry = await startCliTelemetry(io.env);
   const mcp = existsSync(join(options.workspace, "mcp.json")) ? await (await import("../mcp/index.js")).openMcpHub(options.workspace, io.env, warn, host) : undefined;
   let opened: OpenedSessions | undefined;
   try {
     // A store given (a replay's own) is the caller's to close.
     opened = options.store ? { sessions: options.store, close: async () => {} } : await openSessions(args, io, options.workspace, { onWarning: warn, ...(options.clock && { clock: options.clock }) });
     const shell = sandbox === undefined ? {} : { shell: { sandbox } };
-    const assistant = await openAssistant({ ...options, ...shell, store: opened.sessions, toolSources: [...(options.toolSources ?? []), ...(mcp ? [mcp] : [])] });
+    const traced = telemetry && { turn: { ...options.turn, onEvent: telemetry.sink() } };
+    const assistant = await openAssistant({ ...options, ...shell, ...traced, store: opened.sessions, toolSources: [...(options.toolSources ?? []), ...(mcp ? [mcp] : [])] });
     // Said once, when bubblewrap has been probed (a short run, not waited for): commands then run unsandboxed.
     void assistant.runtime.notices().then((lines) => lines.forEach(warn));
     const sessions = opened;
@@ -47,11 +51,13 @@ export async function openCliAssistant(args: CliArgs, io: CliIo, options: Assist
         await assistant.close();
         await mcp?.close();
         await sessions.close();
+        await telemetry?.shutdown();
       },
     };
   } catch (error) {
     await mcp?.close();
     await opened?.close();
+    await telemetry?.shutdown();
     throw error;
   }
 }

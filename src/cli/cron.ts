@@ -7,6 +7,7 @@ import { loadAgents } from "../runtime/agents.js";
 import { CRON_FILE, createJobRunner, executeRun, loadCronJobs, startScheduler, type CronJob, type CronStore, type RunJob } from "../cron/index.js";
 import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import { turnFlags, type CliArgs } from "./args.js";
+import { startCliTelemetry } from "./telemetry.js";
 import { openCron, type OpenedCron } from "./backends.js";
 import { checkJobAgents, describeNext, describePause, listJobs, listRuns, printRun, warner } from "./cron-list.js";
 import { stopOnSignals, type CliIo } from "./io.js";
@@ -150,6 +151,7 @@ async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
   const sandbox = await sandboxOf(args, io, workspace);
   const warn = warner(io);
   checkJobAgents(workspace, jobs, await loadAgents(workspace, { onWarning: warn }), args.agent);
+  const telemetry = await startCliTelemetry(io.env);
   const backend = await openCron(args, io, workspace, { onWarning: warn });
   const mcp = await (await import("../mcp/index.js")).openMcpHub(workspace, io.env, warn).catch(async (error: unknown) => {
     await backend.close();
@@ -160,6 +162,7 @@ async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
   const hooks = recorder && { hooks: recordingHooks(recorder, jobs, backend.sessions) };
   const assistant = { workspace, cwd: io.cwd, env: io.env, client, store: backend.sessions, onWarning: warn, toolSources: mcp ? [mcp] : [], turn: { ...turnFlags(args), ...hooks }, ...flags };
   const onEvent = (job: CronJob, event: AgentEvent): void => {
+    telemetry?.sink(job.name)(event);
     const line = event.type === "turn_end" ? undefined : describeEvent(event, (_style, text) => text);
     if (line !== undefined) io.stderr.write(`  ${job.name} ${line.trimStart()}\n`);
   };
@@ -170,6 +173,7 @@ async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
   const close = async (): Promise<void> => {
     await mcp?.close();
     await backend.close();
+    await telemetry?.shutdown();
   };
   return { workspace, jobs, runJob: serial, backend, close };
 }

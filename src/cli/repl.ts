@@ -125,7 +125,8 @@ async function openRepl(args: CliArgs, io: CliIo, input: LineInput, workspace: s
     onWarning: (message) => (live.turn ? live.turn.sink({ type: "warning", message }) : input.notice(`warning: ${visibleText(message, { keepLineBreaks: true })}`)),
     // --effort lives in the REPL's state (/effort changes it); the other turn flags hold for every turn. What !command and
     // @path gathered joins the next message as context (never the system prompt, which stays byte-stable).
-    turn: { ...given({ ...turnFlags(args), effort: undefined }), hooks: { onTurnStart: () => given({ context: context.take(), blocks: context.takeBlocks() }) } },
+    // A person's next message may come after a coffee: cached for an hour, a session with breaks costs 0.64× (a turn a minute, 1.13×; docs/performance.md).
+    turn: { ...given({ ...turnFlags(args), effort: undefined }), ...(input.interactive && { cacheTtl: "1h" as const }), hooks: { onTurnStart: () => given({ context: context.take(), blocks: context.takeBlocks() }) } },
     ...assistantFlags(args),
   }, input.interactive ? { elicit: terminalElicit(input, io.stdout, { color }) } : {});
   const { assistant, mcp } = opened;

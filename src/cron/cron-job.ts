@@ -1,10 +1,11 @@
 // One cron job run through the assistant: active hours, the heartbeat checklist, the final run after `until`, a non-interactive turn, its status.
 import { join } from "node:path";
 import { refuseApprover, systemClock, type Clock } from "../deps.js";
-import { isSuccessfulStop, type AgentEvent, type TurnResult } from "../types.js";
+import { isSuccessfulStop, type AgentEvent, type CacheTtl, type TurnResult } from "../types.js";
 import { openAssistant, type AssistantOptions } from "../assistant/assistant.js";
 import { DEFAULT_FINAL_PROMPT, hasEnded, type CronJob } from "./cron-config.js";
 import type { RunJob, RunOutcome } from "./cron-runs.js";
+import { nextRunTime } from "./cron.js";
 import { buildHeartbeatPrompt, hasHeartbeatContent, HEARTBEAT_FILE, interpretHeartbeatReply, isWithinActiveHours } from "./heartbeat.js";
 import { readRegularText } from "../fs/regular-file.js";
 
@@ -39,7 +40,8 @@ export function createJobRunner(opts: JobRunnerOptions): RunJob {
     // Its own assistant for each run, on the runner's clock, with the job's agent and budget.
     const agent = job.agent !== undefined && { defaultAgent: job.agent };
     const budget = job.maxBudgetUsd !== undefined && { maxBudgetUsd: job.maxBudgetUsd };
-    const assistant = await openAssistant({ ...opts.assistant, ...agent, clock, includeTime: true, turn: { ...opts.assistant.turn, ...budget } });
+    const turn = { cacheTtl: cacheTtlOf(job, now), ...opts.assistant.turn, ...budget };
+    const assistant = await openAssistant({ ...opts.assistant, ...agent, clock, includeTime: true, turn });
     try {
       const events = opts.onEvent && { onEvent: (event: AgentEvent) => opts.onEvent?.(job, event) };
       const output = job.output !== undefined && { turn: { output: job.output } };
@@ -50,6 +52,13 @@ export function createJobRunner(opts: JobRunnerOptions): RunJob {
       await assistant.close();
     }
   };
+}
+
+/** Five minutes of cache outlive no gap between runs longer than that: such a job's requests are cached for an hour (2× the write price, read next run at 0.1×). */
+export function cacheTtlOf(job: CronJob, now: number): CacheTtl {
+  const next = nextRunTime(job.schedule, job.tz, new Date(now));
+  const after = next && nextRunTime(job.schedule, job.tz, next);
+  return next && after && after.getTime() - next.getTime() > 5 * 60_000 ? "1h" : "5m";
 }
 
 /**

@@ -2,7 +2,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageParams } from "../model/stream.js";
 import type { AnyTool } from "../tools/define.js";
-import type { ContentBlockParam, Effort, MessageParam, ThinkingSetting, ToolChoiceSetting, WebSettings } from "../types.js";
+import type { CacheTtl, ContentBlockParam, Effort, MessageParam, ThinkingSetting, ToolChoiceSetting, WebSettings } from "../types.js";
 
 /** What one request is built from: thinking and effort absent leave the API's default; `web` is what the agent's list and the denied list leave; `format` the answer's JSON Schema. */
 export interface RequestInput {
@@ -16,17 +16,22 @@ export interface RequestInput {
   web?: WebSettings | undefined;
   toolChoice?: ToolChoiceSetting | undefined;
   format?: Record<string, unknown> | undefined;
+  /** The lifetime of the cache breakpoints (see CacheTtl); default `5m`. */
+  cacheTtl?: CacheTtl | undefined;
 }
 
 const EPHEMERAL = { type: "ephemeral" } as const;
+const HOUR = { type: "ephemeral", ttl: "1h" } as const;
 /** The API's tool search tool, offered when some tools are deferred (`Tool.deferLoading`). */
 export const TOOL_SEARCH_TOOL: Anthropic.ToolSearchToolBm25_20251119 = { type: "tool_search_tool_bm25_20251119", name: "tool_search_tool_bm25" };
 
 /**
  * The request for the history as it is (sessions/repair.ts keeps it valid). Cache breakpoints: the last tool, the system prompt, the newest message and the
- * previous request's newest (the last user message before it). No temperature, top_p or top_k: API 2026-10-21 rejects them.
+ * previous request's newest (the last user message before it); an hour long where `cacheTtl` asks, which the API takes only before five-minute ones
+ * (the prefix of tools and system comes first). No temperature, top_p or top_k: API 2026-10-21 rejects them.
  */
 export function buildRequest(input: RequestInput): MessageParams {
+  const prefix = input.cacheTtl === "1h" || input.cacheTtl === "auto" ? HOUR : EPHEMERAL;
   // Deferred only beside a tool that is not: the API refuses a request whose every tool is deferred.
   const defer = input.tools.some((tool) => tool.deferLoading === true) && input.tools.some((tool) => tool.deferLoading !== true);
   const defined: Anthropic.ToolUnion[] = [
@@ -36,14 +41,14 @@ export function buildRequest(input: RequestInput): MessageParams {
   ];
   // The breakpoint goes on the last tool that is loaded: deferred definitions are not part of the cached prefix.
   const last = defined.findLastIndex((tool) => !("defer_loading" in tool && tool.defer_loading === true));
-  const tools = defined.map((tool, i) => (i === last ? { ...tool, cache_control: EPHEMERAL } : tool));
+  const tools = defined.map((tool, i) => (i === last ? { ...tool, cache_control: prefix } : tool));
   const outputConfig = { ...(input.effort && { effort: input.effort }), ...(input.format && { format: { type: "json_schema" as const, schema: input.format } }) };
   const { thinking, toolChoice } = input;
   return {
     model: input.model,
     max_tokens: input.maxTokens,
-    messages: markCacheBreakpoints(input.messages),
-    ...(input.system.trim() && { system: [{ type: "text", text: input.system, cache_control: EPHEMERAL }] }),
+    messages: markCacheBreakpoints(input.messages, input.cacheTtl === "1h" ? HOUR : EPHEMERAL),
+    ...(input.system.trim() && { system: [{ type: "text", text: input.system, cache_control: prefix }] }),
     ...(tools.length > 0 && { tools }),
     ...(thinking !== undefined && { thinking: thinking === "adaptive" ? { type: "adaptive" } : thinking === "off" ? { type: "disabled" } : { type: "enabled", budget_tokens: thinking } }),
     ...(Object.keys(outputConfig).length > 0 && { output_config: outputConfig }),
@@ -68,14 +73,14 @@ function webTools({ search, fetch }: WebSettings = {}): Anthropic.ToolUnion[] {
 }
 
 /** Copies the messages, with a cache breakpoint on the newest message and on the previous request's newest. */
-function markCacheBreakpoints(messages: readonly MessageParam[]): Anthropic.MessageParam[] {
+function markCacheBreakpoints(messages: readonly MessageParam[], control: Anthropic.CacheControlEphemeral): Anthropic.MessageParam[] {
   const last = messages.length - 1;
   const previous = messages.findLastIndex((m, i) => i < last && m.role === "user");
-  return messages.map((m, i) => withBreakpoint(m, i === last || i === previous));
+  return messages.map((m, i) => withBreakpoint(m, i === last || i === previous ? control : undefined));
 }
 
-/** A copy with no cache_control but, when `mark`, one on its last cacheable block. */
-function withBreakpoint(message: MessageParam, mark: boolean): MessageParam {
+/** A copy with no cache_control but, when `mark` is given, that one on its last cacheable block. */
+function withBreakpoint(message: MessageParam, mark: Anthropic.CacheControlEphemeral | undefined): MessageParam {
   // Unmarked and clean, as most of a long history is: sent as it is, not copied every round.
   if (!mark && (typeof message.content === "string" || !message.content.some(hasCacheControl))) return message;
   const blocks: ContentBlockParam[] =
@@ -86,7 +91,7 @@ function withBreakpoint(message: MessageParam, mark: boolean): MessageParam {
   // Thinking blocks and blank text cannot carry cache_control (the API refuses both); every other block here can.
   const index = blocks.findLastIndex((b) => b.type !== "thinking" && b.type !== "redacted_thinking" && !(b.type === "text" && b.text.trim() === ""));
   if (index < 0) return { role: message.role, content: blocks };
-  blocks[index] = { ...blocks[index]!, cache_control: EPHEMERAL } as ContentBlockParam;
+  blocks[index] = { ...blocks[index]!, cache_control: mark } as ContentBlockParam;
   return { role: message.role, content: blocks };
 }
 

@@ -113,12 +113,12 @@ async function storeUserMessage(rt: TurnSetup, session: SessionHandle, turn: Tur
 
 /** The next request: the history as it is (a paused reply last), the tools of this round, the turn's settings. */
 function requestOf(rt: TurnSetup, turn: TurnState, context: ContextKeeper, tools: ReadonlyMap<string, AnyTool>) {
-  const { model, thinking, effort, web } = rt;
+  const { model, thinking, effort, web, cacheTtl } = rt;
   // A forced tool choice is for the first response only, or the turn could never end.
   const toolChoice = turn.answered ? undefined : rt.toolChoice;
   const history = turn.withPaused(context.toSend());
   const messages = rt.crossed ? forAnotherModel(history) : history;
-  return buildRequest({ model, maxTokens: turn.maxTokens, system: rt.systemPrompt, tools: [...tools.values()], messages, thinking, effort, web, toolChoice, format: rt.output?.schema });
+  return buildRequest({ model, maxTokens: turn.maxTokens, system: rt.systemPrompt, tools: [...tools.values()], messages, thinking, effort, web, toolChoice, format: rt.output?.schema, cacheTtl });
 }
 
 /** What a response leads to: the end of the turn, another request, or tool calls to run. */
@@ -127,7 +127,7 @@ type Next = { end: TurnResult } | { again: true } | { calls: ToolUseBlock[] };
 /** Counts a response, stores what is worth keeping, and decides what comes next. */
 async function takeResponse(rt: TurnSetup, session: SessionHandle, turn: TurnState, context: ContextKeeper, message: ApiMessage): Promise<Next> {
   const usage = fromApiUsage(message.usage);
-  turn.count(usage);
+  turn.count(usage, message);
   const stop = message.stop_reason;
   const cutToolUse = stop === "max_tokens" && message.content.some((b) => b.type === "tool_use");
   if (cutToolUse && turn.maxTokens < turn.maxTokensCeiling) {
@@ -147,10 +147,10 @@ async function takeResponse(rt: TurnSetup, session: SessionHandle, turn: TurnSta
   const content = turn.takePaused(received);
   if (content.length === 0) turn.setAside(usage);
   else {
-    const extra = { usage, model: message.model, ...(stop && { stopReason: stop }), ...turn.setAsideUsage() };
+    const extra = { usage, model: message.model, ...(stop && { stopReason: stop }), ...turn.unstored };
     const unwritten = await appendOrFail(() => session.append({ role: "assistant", content }, extra));
     if (unwritten) return { end: await finish(session, turn, "error", unwritten) };
-    turn.clearSetAside();
+    turn.unstored = {};
   }
   const text = content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
   if (text) turn.text = text;
@@ -167,7 +167,7 @@ async function takeResponse(rt: TurnSetup, session: SessionHandle, turn: TurnSta
 async function overflow(session: SessionHandle, turn: TurnState, context: ContextKeeper, usage: Usage): Promise<Next> {
   const stop = "model_context_window_exceeded";
   turn.setAside(usage);
-  turn.dropPaused();
+  turn.paused = [];
   if (turn.overflowCompacted) return { end: await finish(session, turn, stop, "the conversation no longer fits the model's context window, even after compaction") };
   turn.overflowCompacted = true;
   const unfit = await context.fit("the model's context window was exceeded");

@@ -18,7 +18,7 @@ export async function finish(session: SessionHandle, turn: TurnState, stopReason
   if (session.session.messages.at(-1)?.role === "user") {
     const why = error ?? (NOTED_STOPS.has(stopReason) ? stopReason.replace(/_/g, " ") : "the model gave no reply");
     const note = `(miniclaw stopped this turn: ${why})`;
-    await appendOrFail(() => session.append({ role: "assistant", content: [{ type: "text", text: note }] }, { synthetic: true, ...turn.setAsideUsage() }));
+    await appendOrFail(() => session.append({ role: "assistant", content: [{ type: "text", text: note }] }, { synthetic: true, ...turn.unstored }));
   }
   return turn.end(stopReason, error, errorStatus);
 }

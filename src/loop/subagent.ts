@@ -1,11 +1,11 @@
-// What a turn's tools see of it; a subagent's turn under its parent's (a fresh session linked to it, its mode, approver, signal, events and brakes); at most N jobs at once.
+// What a turn's tools see of it (a side request to its model among them); a subagent's turn under its parent's (a fresh session linked to it, its mode, approver, signal, events and brakes); at most N jobs at once.
 import { messageOf } from "../errors.js";
-import { ZERO_USAGE } from "../model/usage.js";
-import type { AnyTool, TurnScope } from "../tools/define.js";
+import type Anthropic from "@anthropic-ai/sdk";
+import { fromApiUsage, ZERO_USAGE } from "../model/usage.js";
+import type { AnyTool, SideRequest, TurnScope } from "../tools/define.js";
 import { isOffered } from "../tools/source.js";
 import type { AgentConfig, TurnResult } from "../types.js";
 import { runHook, type TurnOptions } from "./turn-options.js";
-import { sideRequests } from "./side-request.js";
 import type { ParentLink, TurnSetup } from "./turn-setup.js";
 import type { TurnState } from "./turn-state.js";
 
@@ -29,7 +29,7 @@ export function turnScope(rt: TurnSetup, turn: TurnState, sessionKey: string, to
     sessionKey,
     agentId: rt.agent.id,
     delegate: (agentId, task, toolUseId) => limit(() => runSubagent(parent, agentId, task, toolUseId)),
-    sample: sideRequests(rt, turn),
+    sample: (request, signal) => sample(rt, turn, request, signal),
     setMode(mode) {
       rt.modes.mode = mode;
       turn.modeChangedBy = "exit_plan_mode";
@@ -71,6 +71,23 @@ async function runSubagent(parent: ParentTurn, childId: string, task: string, to
   rt.emit({ type: "subagent_end", toolUseId, agentId: childId, stopReason: result.stopReason, usage: result.usage, costUsd: result.costUsd });
   await runHook("onSubagentEnd", hooks?.onSubagentEnd && (() => hooks.onSubagentEnd!({ toolUseId, agentId: childId, result })), rt.emit);
   return result;
+}
+
+/**
+ * A side request to the turn's model on a tool's behalf (an MCP server's sampling), with the turn's client. Refused (a throw with one line) once the
+ * turn's budget or iteration brake is reached; its usage counts toward the turn's usage, cost and budget, and rides on the next stored response as
+ * discarded usage, so the session file still sums the whole cost.
+ */
+async function sample(rt: TurnSetup, turn: TurnState, request: SideRequest, signal: AbortSignal): Promise<Anthropic.Message> {
+  const brake = turn.stopBefore();
+  if (brake) throw new Error(`the turn's limit is reached: ${brake[1]}`);
+  const { system, stopSequences } = request;
+  const extra = { ...(system?.trim() && { system }), ...(stopSequences?.length && { stop_sequences: stopSequences }) };
+  const message = await rt.client.messages.create({ model: rt.model, max_tokens: request.maxTokens, messages: request.messages, ...extra }, { signal });
+  const usage = fromApiUsage(message.usage);
+  turn.count(usage);
+  turn.setAside(usage);
+  return message;
 }
 
 /** Runs at most `max` jobs at once, the rest in order; a finishing job hands its slot straight to the next waiting one, so a newcomer cannot slip in. */

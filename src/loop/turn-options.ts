@@ -10,7 +10,7 @@ import { fn, isTool, modeSchema, objectOf, RUNTIME_OPTION_NAMES, settingOf } fro
 import { isRuntime, type Runtime, type RuntimeOptions } from "../runtime/open-runtime.js";
 import type { AnyTool } from "../tools/define.js";
 import type { ToolHooks } from "../tools/dispatch.js";
-import type { AgentConfig, ContentBlockParam, Effort, EventSink, Inbox, JsonSchema, ThinkingSetting, ToolChoiceSetting, TurnResult } from "../types.js";
+import type { AgentConfig, CacheTtl, ContentBlockParam, Effort, EventSink, Inbox, JsonSchema, ThinkingSetting, ToolChoiceSetting, TurnResult } from "../types.js";
 
 export type { JsonSchema } from "../types.js";
 
@@ -32,6 +32,8 @@ export interface TurnOptions<T = unknown> {
   thinking?: ThinkingSetting;
   /** Overrides the agent's `effort`. */
   effort?: Effort;
+  /** How long the prompt cache keeps what this turn sends (see CacheTtl); default `5m`. The REPL and a cron job run more than five minutes apart ask `1h`. */
+  cacheTtl?: CacheTtl;
   /** Overrides the agent's `tool_choice` (first request of the turn only). */
   toolChoice?: ToolChoiceSetting;
   /** A structured final answer: a zod schema (`output` is typed from it) or a JSON Schema; an invalid one is sent back up to `outputRetries` times, then `output_invalid`. */
@@ -69,6 +71,7 @@ const schema = z.strictObject({
   thinking: settingOf(parseThinking).optional(),
   effort: settingOf(parseEffort).optional(),
   toolChoice: z.union([z.string(), z.strictObject({ tool: z.string().min(1) })]).refine((v) => typeof v !== "string" || parseToolChoice(v).ok, 'must be "auto", "any", "none" or { tool }').optional(),
+  cacheTtl: z.enum(["5m", "1h", "auto"], { error: 'must be "5m", "1h" or "auto"' }).optional(),
   output: objectOf("a zod schema or a JSON Schema object").optional(),
   outputRetries: z.number().int().nonnegative().optional(),
   maxIterations: settingOf(parseMaxIterations).optional(),

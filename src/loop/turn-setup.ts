@@ -73,7 +73,7 @@ export async function setUpTurn(runtime: Runtime, agent: AgentConfig, options: T
     maxIterations: options.maxIterations ?? agent.maxIterations ?? DEFAULT_MAX_ITERATIONS,
     maxBudgetUsd: options.maxBudgetUsd ?? Infinity,
     maxOutputTokens: options.maxOutputTokens ?? Infinity,
-    hooks: options.hooks, inbox: options.inbox,
+    hooks: options.hooks, inbox: options.inbox, cacheTtl: options.cacheTtl,
     systemPrompt: buildSystemPrompt({ agent, userProfile: shared.userProfile, project: shared.projectInstructions, skillsListing: runtime.skillsListing, toolNames: [...firstTools.keys()], toolNotes: [...firstTools.values()].flatMap((tool) => tool.systemNote ?? []) }),
     compactAt: shared.compactAt ?? Math.floor(contextWindow * COMPACT_AT_SHARE_OF_WINDOW),
   };

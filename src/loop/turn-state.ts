@@ -1,6 +1,6 @@
 // The state of one turn: what it has counted so far, its brakes (requests, budget, repeated calls), and the result it ends with.
 import { addUsage, estimateCostUsd, ZERO_USAGE } from "../model/usage.js";
-import type { ContentBlockParam, MessageParam, StopReason, ToolUseBlock, TurnResult, Usage } from "../types.js";
+import type { ApiMessage, ContentBlockParam, MessageParam, StopReason, ToolUseBlock, TurnResult, Usage } from "../types.js";
 import { MAX_TOKENS_CEILING, type SharedBrakes, type TurnSetup } from "./turn-setup.js";
 
 /** Everything a turn counts and decides as it goes; `run-turn.ts` reads and updates it between requests. */
@@ -23,10 +23,10 @@ export class TurnState {
   /** Corrections asked for after an invalid structured answer, and the validated answer once there is one. */
   outputRetries = 0;
   output: unknown;
-  /** A response paused by the API (`pause_turn`), sent back last until the message is whole. */
-  private paused: ContentBlockParam[] = [];
-  /** Usage of responses not stored (a cut tool call asked again, an empty reply): the next record carries it, so the file sums the whole cost. */
-  private unstored: Usage | undefined;
+  /** A response paused by the API (`pause_turn`), sent back last until the message is whole; emptied when it is dropped. */
+  paused: ContentBlockParam[] = [];
+  /** Usage of responses not stored (a cut tool call asked again, an empty reply): the next record carries it, so the file sums the whole cost; emptied once one did. */
+  unstored: { discardedUsage?: Usage } = {};
 
   constructor(
     private readonly rt: TurnSetup,
@@ -36,13 +36,13 @@ export class TurnState {
     this.maxTokensCeiling = MAX_TOKENS_CEILING + (typeof rt.thinking === "number" ? rt.thinking : 0);
   }
 
-  /** Counts the usage of one response (or summary request) and reports it; a subagent's counts reach its parent too. */
-  count(response: Usage): void {
+  /** Counts the usage of one response (or summary request) and reports it, with the response's model and stop reason; a subagent's counts reach its parent too. */
+  count(response: Usage, message?: ApiMessage): void {
     const costUsd = estimateCostUsd(this.rt.model, response);
     this.usage = addUsage(this.usage, response);
     this.costUsd += costUsd;
     this.rt.link?.shared.cost(response, costUsd);
-    this.rt.emit({ type: "usage", usage: response, costUsd });
+    this.rt.emit({ type: "usage", usage: response, costUsd, ...(message && { model: message.model, stopReason: message.stop_reason }) });
   }
 
   /** Counts one model request, here and in a subagent's parent. */
@@ -84,27 +84,15 @@ export class TurnState {
     };
   }
 
-  /** Sets aside the usage of a response that will not be stored; `setAsideUsage` is what the next assistant record carries, `clearSetAside` once one did. */
+  /** Sets aside the usage of a response that will not be stored (see `unstored`). */
   setAside(response: Usage): void {
-    this.unstored = addUsage(this.unstored ?? ZERO_USAGE, response);
+    this.unstored = { discardedUsage: addUsage(this.unstored.discardedUsage ?? ZERO_USAGE, response) };
   }
 
-  setAsideUsage(): { discardedUsage?: Usage } {
-    return this.unstored ? { discardedUsage: this.unstored } : {};
-  }
-
-  clearSetAside(): void {
-    this.unstored = undefined;
-  }
-
-  /** Holds a paused response's content (pauses add up, their usage set aside) until `takePaused` joins its continuation to it, or `dropPaused`. */
+  /** Holds a paused response's content (pauses add up, their usage set aside) until `takePaused` joins its continuation to it. */
   pause(content: ContentBlockParam[], usage: Usage): void {
     this.paused = [...this.paused, ...content];
     this.setAside(usage);
-  }
-
-  dropPaused(): void {
-    this.paused = [];
   }
 
   takePaused(content: ContentBlockParam[]): ContentBlockParam[] {
@@ -150,8 +138,6 @@ class RepeatBreaker {
 
 /** JSON with sorted keys, so `{a,b}` and `{b,a}` are the same call. */
 function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  if (!value || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
+  const sorted = (_key: string, v: unknown): unknown => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v);
+  return JSON.stringify(value, sorted) ?? "null";
 }

@@ -22,13 +22,9 @@ export type Credentials = { apiKey?: string; authToken?: string; baseURL?: strin
 
 /** The credentials in `env`, read as the SDK reads them. Throws MissingCredentialsError (a ConfigError) when there is none at all. */
 export function readCredentials(env: Env): Credentials {
-  const apiKey = nonEmpty(env["ANTHROPIC_API_KEY"]);
-  const authToken = nonEmpty(env["ANTHROPIC_AUTH_TOKEN"]);
-  const baseURL = nonEmpty(env["ANTHROPIC_BASE_URL"]);
+  const apiKey = env["ANTHROPIC_API_KEY"]?.trim() || undefined;
+  const authToken = env["ANTHROPIC_AUTH_TOKEN"]?.trim() || undefined;
+  const baseURL = env["ANTHROPIC_BASE_URL"]?.trim() || undefined;
   if (!apiKey && !authToken && !baseURL) throw new MissingCredentialsError();
   return { ...(apiKey && { apiKey }), ...(authToken && { authToken }), ...(baseURL && { baseURL }) };
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value && value.trim() ? value.trim() : undefined;
 }

@@ -55,7 +55,7 @@ export function createNodeFetch(limits: TransportLimits = {}): Fetch {
     const body = bodyBytes(init.body);
     if (url === undefined || body === false || !isPlain(url, init)) return globalThis.fetch(input, init);
     const signal = init.signal ?? undefined;
-    let outgoing: Outgoing = { url, method: (init.method ?? "GET").toUpperCase(), headers: headersOf(init.headers), body };
+    let outgoing: Outgoing = { url, method: (init.method ?? "GET").toUpperCase(), headers: Object.fromEntries(new Headers(init.headers)), body };
     for (let hops = 0; ; hops++) {
       const { request, agent } = await transportOf(outgoing.url);
       const message = await exchange(request, agent, outgoing, signal, timeouts);
@@ -88,13 +88,6 @@ function bodyBytes(body: RequestInit["body"]): Buffer | undefined | false {
   if (body instanceof ArrayBuffer) return Buffer.from(body);
   if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   return false;
-}
-
-/** The request's headers as node:http takes them (names in lower case). */
-function headersOf(init: RequestInit["headers"]): Record<string, string> {
-  const headers: Record<string, string> = {};
-  new Headers(init).forEach((value, name) => (headers[name] = value));
-  return headers;
 }
 
 /** The request a redirect asks for, as fetch makes it: 303, and 301 or 302 after a POST, become a GET without a body; see `createNodeFetch`. */

@@ -47,18 +47,14 @@ export function parseToolChoice(raw: unknown): Parsed<ToolChoiceSetting> {
   return { ok: true, value: { tool: text } };
 }
 
-/** Whether a tool choice makes the model call a tool (the API refuses that with manual thinking, and newer models with any thinking). */
-export function forcesToolUse(choice: ToolChoiceSetting | undefined): boolean {
-  return choice === "any" || typeof choice === "object";
-}
-
 /** The first problem of a combination as `[field, problem]`: a thinking budget not below `max_tokens`, or thinking with a forced tool. */
 export function checkSettings(settings: { thinking?: ThinkingSetting; maxTokens?: number; toolChoice?: ToolChoiceSetting }): [string, string] | undefined {
   const { thinking, maxTokens, toolChoice } = settings;
   if (typeof thinking === "number" && maxTokens !== undefined && thinking >= maxTokens) {
     return ["thinking", `budget ${thinking} must be below max_tokens (${maxTokens}): raise max_tokens or lower the budget`];
   }
-  if (thinking !== undefined && thinking !== "off" && forcesToolUse(toolChoice)) {
+  // A forced tool call (any, or one named tool): the API refuses it with manual thinking, and newer models with any thinking.
+  if (thinking !== undefined && thinking !== "off" && (toolChoice === "any" || typeof toolChoice === "object")) {
     return ["tool_choice", `forces a tool call, which the API refuses while thinking is on: set tool_choice to auto or thinking to off`];
   }
   return undefined;

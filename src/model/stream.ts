@@ -1,11 +1,10 @@
 // One streamed request: its server-sent events → text_delta events + the final message, with a bounded retry of broken streams.
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import type { Clock } from "../deps.js";
 import type { ApiMessage, EventSink } from "../types.js";
 import { isServerResult, serverResultText } from "../content.js";
 import { MessageAccumulator, type StreamSink } from "./accumulate.js";
 import { describeError } from "./api-error.js";
-import { readSse } from "./sse.js";
 
 export type MessageParams = Anthropic.MessageCreateParamsNonStreaming;
 
@@ -71,21 +70,17 @@ async function streamOnce(client: Anthropic, params: MessageParams, opts: Stream
   };
   const stall = (): Error => new Error(`the response stream sent nothing for ${Math.round(idleMs / 1000)} s`);
   try {
-    // The SDK sends the request, retries it and throws its errors until the response starts; the events are read here.
-    const response = await client.messages.create({ ...params, stream: true }, { signal: attempt.signal }).asResponse();
+    // The SDK sends the request, retries it and throws its errors until the response starts; its stream reads the events
+    // (pings and unnamed events skipped, an SSE `error` event thrown as an APIError), and ends quietly once aborted.
+    const stream = await client.messages.create({ ...params, stream: true }, { signal: attempt.signal });
     started = true;
     lastEventAt = performance.now();
     watchIdle(idleMs);
     const message = new MessageAccumulator(eventSink(opts.emit));
-    if (!response.body) throw new Error("the response to a streamed request has no body");
-    await readSse(response.body, (event, data) => {
-      if (event === "error") throw streamError(data, response.headers);
-      // As the SDK's stream reads them: pings, unnamed events and events without data are not the message's,
-      // and a stream sending nothing else is as silent as one sending nothing.
-      if (event === null || event === "ping" || data === "") return;
+    for await (const event of stream) {
       lastEventAt = performance.now();
-      message.add(JSON.parse(data) as Anthropic.RawMessageStreamEvent);
-    });
+      message.add(event);
+    }
     if (stalled) return { ok: false, started: true, error: stall() };
     return { ok: true, message: message.result() };
   } catch (error) {
@@ -95,18 +90,6 @@ async function streamOnce(client: Anthropic, params: MessageParams, opts: Stream
     clearTimeout(idle);
     opts.signal.removeEventListener("abort", onAbort);
   }
-}
-
-/** An SSE `error` event (overloaded_error, say) as the SDK reports it: an API error with the event's body and no status. */
-function streamError(data: string, headers: Headers): Error {
-  let body: unknown = data;
-  try {
-    body = JSON.parse(data) ?? data;
-  } catch {
-    // Not JSON: the text itself is the body.
-  }
-  // The error's type is read from the body, as the SDK's own constructor does.
-  return new Anthropic.APIError(undefined, body as object, undefined, headers);
 }
 
 /** Stream progress as events: deltas, and the provider's server tools (`tool_call` once complete, `tool_result` when it arrives). */

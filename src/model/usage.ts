@@ -4,7 +4,7 @@ import type { ApiUsage, Usage } from "../types.js";
 export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
 
 /** The optional counts, written only when not zero, so a session without thinking or search reads as before. */
-const COUNTS = ["thinkingTokens", "webSearchRequests", "webFetchRequests"] as const;
+const COUNTS = ["cacheWrite1hTokens", "thinkingTokens", "webSearchRequests", "webFetchRequests"] as const;
 
 /** Converts the API's usage object (fields may be null or missing on compatible servers). */
 export function fromApiUsage(usage: Partial<ApiUsage> | null | undefined): Usage {
@@ -15,7 +15,7 @@ export function fromApiUsage(usage: Partial<ApiUsage> | null | undefined): Usage
     cacheWriteTokens: usage?.cache_creation_input_tokens ?? 0,
   };
   const tools = usage?.server_tool_use;
-  return withCounts(tokens, [usage?.output_tokens_details?.thinking_tokens ?? 0, tools?.web_search_requests ?? 0, tools?.web_fetch_requests ?? 0]);
+  return withCounts(tokens, [usage?.cache_creation?.ephemeral_1h_input_tokens ?? 0, usage?.output_tokens_details?.thinking_tokens ?? 0, tools?.web_search_requests ?? 0, tools?.web_fetch_requests ?? 0]);
 }
 
 /** The sum of two usages. */
@@ -38,16 +38,10 @@ export function totalInput(u: Usage): number {
   return u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens;
 }
 
-/** Share of input tokens read from the cache, 0 when there was no input. */
-export function cacheReadShare(u: Usage): number {
-  const total = totalInput(u);
-  return total === 0 ? 0 : u.cacheReadTokens / total;
-}
-
 /** US dollars per web search (the API charges $10 per 1,000); fetches cost only the tokens they add. */
 export const WEB_SEARCH_USD = 10 / 1000;
 
-/** US dollars per million input and output tokens by model prefix, the first match wins (cache writes cost 1.25× input, reads 0.1×); else Sonnet's. */
+/** US dollars per million input and output tokens by model prefix, the first match wins (cache writes cost 1.25× input, 2× for an hour, reads 0.1×); else Sonnet's. */
 const PRICES: Array<[prefix: string, input: number, output: number]> = [
   ["claude-opus-4-1", 15, 75], ["claude-opus-4-0", 15, 75], ["claude-opus", 5, 25], ["claude-haiku", 1, 5], ["claude-sonnet", 3, 15],
 ];
@@ -58,7 +52,8 @@ export function estimateCostUsd(model: string, u: Usage): number {
   const name = model.replace(/^(?:[a-z]+\.)?anthropic\./, "");
   const [, input, output] = PRICES.find(([prefix]) => name.startsWith(prefix)) ?? DEFAULT_PRICE;
   const perToken = (perMillion: number): number => perMillion / 1_000_000;
-  const tokens = u.inputTokens * perToken(input) + u.cacheWriteTokens * perToken(input * 1.25) + u.cacheReadTokens * perToken(input * 0.1);
+  const writes = u.cacheWriteTokens * perToken(input * 1.25) + (u.cacheWrite1hTokens ?? 0) * perToken(input * 0.75);
+  const tokens = u.inputTokens * perToken(input) + writes + u.cacheReadTokens * perToken(input * 0.1);
   return tokens + u.outputTokens * perToken(output) + (u.webSearchRequests ?? 0) * WEB_SEARCH_USD;
 }
 
@@ -78,7 +73,7 @@ export function summarizeUsage(records: ReadonlyArray<{ usage?: Usage | undefine
     }
     if (record.usage) responses++;
   }
-  return { usage, costUsd, cacheReadShare: cacheReadShare(usage), responses };
+  return { usage, costUsd, cacheReadShare: usage.cacheReadTokens / Math.max(1, totalInput(usage)), responses };
 }
 
 /** One line: tokens in and out (thinking among them), cache read share, web searches, cost. */

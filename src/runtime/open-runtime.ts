@@ -11,7 +11,6 @@ import { isSecretVariable, scrubEnv, secretValues } from "../gate/secret-env.js"
 import { MemoryStore } from "../memory/store.js";
 import { ConfigError } from "../errors.js";
 import { createClient, type Env } from "../model/client.js";
-import { readCredentials } from "../model/credentials.js";
 import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
 import { BUNDLED_SKILLS } from "../paths.js";
 import { SessionStore, type SessionStorage } from "../sessions/store.js";
@@ -131,7 +130,8 @@ function gatesOf(place: { workspace: string; cwd: string; home: string | undefin
   return (turn) => createGate({ ...shared, mode: turn.modes, approver: turn.approver, emit: turn.emit });
 }
 
-async function loadSkills(workspace: string, onWarning: WarningSink | undefined): Promise<SkillLoader> {
+/** The bundled skills and the workspace's own (`skills/`), loaded; a broken one is a warning. */
+export async function loadSkills(workspace: string, onWarning: WarningSink | undefined): Promise<SkillLoader> {
   const loader = new SkillLoader({ dirs: [BUNDLED_SKILLS, join(workspace, "skills")], ...(onWarning && { onWarning }) });
   await loader.load();
   return loader;
@@ -142,18 +142,14 @@ export function modesOf(mode: PermissionMode | ModeHolder | undefined): ModeHold
   return typeof mode === "object" ? mode : { mode: mode ?? "default" };
 }
 
-/** The default client of the last runtime that built one, kept while the credentials it was built from stay the same. */
-let last: { credentials: string; client: Anthropic } | undefined;
-
 /**
- * The default client: the previous one while the credentials stay the same (building one costs 0.2 ms). Built from the process's own environment, the
- * secrets are blanked in its block as /proc/<pid>/environ shows it (process.env keeps them). Throws ConfigError without credentials.
+ * The default client. Built from the process's own environment, the secrets are blanked in its block as /proc/<pid>/environ shows it (process.env keeps
+ * them). Throws ConfigError without credentials.
  */
 function defaultClient(env: Env): Anthropic {
   const provider = env["MINICLAW_PROVIDER"]?.trim();
   if (provider && provider !== "anthropic") throw new ConfigError(`MINICLAW_PROVIDER=${provider}: pass its client, client: await createClient({ provider: "${provider}" }) from miniclaw/providers`);
-  const credentials = JSON.stringify(readCredentials(env));
-  if (last?.credentials !== credentials) last = { credentials, client: createClient({ env }) };
+  const client = createClient({ env });
   if (env === process.env) hideSecretsFromProcEnviron(isSecretVariable);
-  return last.client;
+  return client;
 }

@@ -2,8 +2,7 @@
 // its parents up to the repository's root, read once per runtime so the system prompt stays byte-stable.
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { readRegularFileSync } from "../fs/regular-file.js";
-import { capText, MAX_PROMPT_FILE_CHARS } from "./system-prompt.js";
+import { capText, MAX_PROMPT_FILE_CHARS, readPromptFile } from "./system-prompt.js";
 
 /** The names read in each folder, in this order; a CLAUDE.md with the text of the AGENTS.md beside it (often a link to it) is read once. */
 export const PROJECT_FILE_NAMES = ["AGENTS.md", "CLAUDE.md"] as const;
@@ -26,7 +25,7 @@ export function readProjectFiles(cwd: string): ProjectFile[] {
   for (const dir of foldersUp(cwd).reverse()) {
     for (const name of PROJECT_FILE_NAMES) {
       const path = join(dir, name);
-      const text = readText(path);
+      const text = readPromptFile(path);
       if (text === undefined || seen.has(text)) continue;
       seen.add(text);
       files.push({ path, text: capText(text, MAX_PROMPT_FILE_CHARS, path) });
@@ -55,14 +54,5 @@ function foldersUp(cwd: string): string[] {
     chain.push(dir);
     if (existsSync(join(dir, ".git"))) return chain;
     if (dirname(dir) === dir) return [start];
-  }
-}
-
-function readText(path: string): string | undefined {
-  try {
-    const text = readRegularFileSync(path);
-    return text.trim() ? text : undefined;
-  } catch {
-    return undefined;
   }
 }

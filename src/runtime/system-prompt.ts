@@ -58,9 +58,14 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
 
 /** The text of `<workspaceDir>/USER.md`, or undefined when it is missing, blank or not a regular file. */
 export function readUserProfile(workspaceDir: string): string | undefined {
+  return readPromptFile(join(workspaceDir, USER_PROFILE_FILE));
+}
+
+/** A file the prompt may include, or undefined when it is missing, blank, unreadable or not a regular file (a FIFO). */
+export function readPromptFile(path: string): string | undefined {
   try {
     // Synchronous: small, and a trip through the thread pool would cost more than the read.
-    const text = readRegularFileSync(join(workspaceDir, USER_PROFILE_FILE));
+    const text = readRegularFileSync(path);
     return text.trim() ? text : undefined;
   } catch {
     return undefined;

@@ -2,7 +2,7 @@
 import { constants } from "node:fs";
 import { copyFile, mkdir, readdir, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { ConfigError } from "../errors.js";
 import { TEMPLATE_WORKSPACE } from "../paths.js";
 
@@ -55,13 +55,7 @@ export async function initWorkspace(dir: string, templates = TEMPLATE_WORKSPACE)
 }
 
 /** Every file below `root`, relative to it, sorted. */
-async function filesUnder(root: string, prefix = ""): Promise<string[]> {
-  const files: string[] = [];
-  const entries = await readdir(join(root, prefix), { withFileTypes: true });
-  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-    const path = prefix ? join(prefix, entry.name) : entry.name;
-    if (entry.isDirectory()) files.push(...(await filesUnder(root, path)));
-    else if (entry.isFile()) files.push(path);
-  }
-  return files;
+async function filesUnder(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries.filter((entry) => entry.isFile()).map((entry) => relative(root, join(entry.parentPath, entry.name))).sort((a, b) => a.localeCompare(b));
 }

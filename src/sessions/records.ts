@@ -7,7 +7,7 @@ import { PERMISSION_MODES, type MessageParam } from "../types.js";
 const count = z.number();
 const usageSchema = z.object({
   inputTokens: count, outputTokens: count, cacheReadTokens: count, cacheWriteTokens: count,
-  thinkingTokens: count.exactOptional(), webSearchRequests: count.exactOptional(), webFetchRequests: count.exactOptional(),
+  cacheWrite1hTokens: count.exactOptional(), thinkingTokens: count.exactOptional(), webSearchRequests: count.exactOptional(), webFetchRequests: count.exactOptional(),
 });
 const permissionMode = z.enum(PERMISSION_MODES);
 /** What every record but the header has. */

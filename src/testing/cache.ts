@@ -6,11 +6,23 @@ import type { RequestBody } from "./types.js";
 /** How many blocks before a breakpoint the real API looks back for an earlier cache entry. */
 const CACHE_LOOKBACK_BLOCKS = 20;
 
-/** One block of the prompt in the order the API reads it (tools, system, messages): whether it carries `cache_control`, and the prompt's hash and tokens up to and including it. */
-export type PromptPart = { tokens: number; breakpoint: boolean; prefixHash: string; prefixTokens: number };
+/** How long an entry lives after its last write or read: five minutes, or an hour with `ttl: "1h"`. */
+export const CACHE_LIFETIME_MS = { "5m": 5 * 60_000, "1h": 60 * 60_000 } as const;
+export type CacheTtl = keyof typeof CACHE_LIFETIME_MS;
 
-/** Input tokens of one response, split the way the API reports them. */
-export type InputAccount = { input_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number };
+/**
+ * One block of the prompt in the order the API reads it (tools, system, messages): whether it carries `cache_control` (`ttl`, the lifetime it asks for,
+ * set on a breakpoint only), and the prompt's hash and tokens up to and including it.
+ */
+export type PromptPart = { tokens: number; breakpoint: boolean; ttl?: CacheTtl; prefixHash: string; prefixTokens: number };
+
+/** Input tokens of one response, split the way the API reports them; the writes also by lifetime. */
+export type InputAccount = {
+  input_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
+};
 
 /** The estimate used everywhere: a quarter of the characters of the value's JSON, rounded up. */
 export function estimateTokens(value: unknown): number {
@@ -29,7 +41,8 @@ export function promptParts(body: RequestBody): PromptPart[] {
     const tokens = Math.ceil(json.length / 4);
     total += tokens;
     hash.update(`\u0000${key}\u0000${json}`);
-    parts.push({ tokens, breakpoint: control != null, prefixHash: hash.copy().digest("hex"), prefixTokens: total });
+    const ttl: CacheTtl | undefined = control == null ? undefined : isRecord(control) && control.ttl === "1h" ? "1h" : "5m";
+    parts.push({ tokens, breakpoint: ttl !== undefined, ...(ttl && { ttl }), prefixHash: hash.copy().digest("hex"), prefixTokens: total });
   };
   // A deferred tool is not part of the prompt until a tool search finds it: its definition is neither cached nor counted.
   for (const tool of Array.isArray(body.tools) ? body.tools : []) if (!(isRecord(tool) && tool.defer_loading === true)) add("tool", tool);
@@ -41,7 +54,8 @@ export function promptParts(body: RequestBody): PromptPart[] {
     const m = isRecord(message) ? message : {};
     for (const block of contentBlocks(m.content)) add(`message ${i} ${String(m.role)}`, block);
   });
-  if (body.cache_control != null && parts.length > 0) parts.at(-1)!.breakpoint = true;
+  const auto = body.cache_control;
+  if (auto != null && parts.length > 0) Object.assign(parts.at(-1)!, { breakpoint: true, ttl: isRecord(auto) && auto.ttl === "1h" ? "1h" : "5m" });
   return parts;
 }
 
@@ -51,31 +65,54 @@ export function countInputTokens(body: RequestBody): number {
 }
 
 /**
- * The prefixes written at breakpoints (hash → tokens) across the requests of one server, with no expiry. Reads the
- * longest remembered prefix within the lookback window of a breakpoint; writes from there up to the last breakpoint;
- * prefixes shorter than `minTokens` are neither read nor written.
+ * The prefixes written at breakpoints (hash → tokens and expiry) across the requests of one server. Reads the longest prefix still alive within the
+ * lookback window of a breakpoint; writes from there up to the last breakpoint, each stretch at the lifetime of the breakpoint that ends it; prefixes
+ * shorter than `minTokens` are neither read nor written. An entry lives 5 minutes (1 hour with `ttl: "1h"`) from its last write or read, on `now()`.
  */
 export class PromptCache {
-  readonly #written = new Map<string, number>();
+  readonly #entries = new Map<string, { tokens: number; lifetimeMs: number; expiresAt: number }>();
 
-  constructor(private readonly minTokens: number) {}
+  constructor(
+    private readonly minTokens: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Splits the request's input tokens into uncached, read and written, and remembers the writes. */
   account(body: RequestBody): InputAccount {
+    const now = this.now();
     const parts = promptParts(body);
     const total = parts.at(-1)?.prefixTokens ?? 0;
     const breakpoints = parts.flatMap((part, index) => (part.breakpoint && part.prefixTokens >= this.minTokens && part.prefixTokens > 0 ? [{ part, index }] : []));
+    const alive = (hash: string): boolean => (this.#entries.get(hash)?.expiresAt ?? -Infinity) > now;
     let read = 0;
+    let readHash: string | undefined;
     for (const { index } of breakpoints) {
       for (let j = index; j >= 0 && j > index - CACHE_LOOKBACK_BLOCKS; j--) {
         const part = parts[j]!;
-        if (!this.#written.has(part.prefixHash)) continue;
-        read = Math.max(read, part.prefixTokens);
+        if (!alive(part.prefixHash)) continue;
+        if (part.prefixTokens > read) [read, readHash] = [part.prefixTokens, part.prefixHash];
         break;
       }
     }
-    const creation = Math.max(0, (breakpoints.at(-1)?.part.prefixTokens ?? 0) - read);
-    for (const { part } of breakpoints) this.#written.set(part.prefixHash, part.prefixTokens);
-    return { input_tokens: total - read - creation, cache_read_input_tokens: read, cache_creation_input_tokens: creation };
+    // A read refreshes the entry for its own lifetime, at no cost.
+    const hit = readHash === undefined ? undefined : this.#entries.get(readHash);
+    if (hit) hit.expiresAt = now + hit.lifetimeMs;
+    const written = { "5m": 0, "1h": 0 };
+    let from = read;
+    for (const { part } of breakpoints) {
+      const lifetimeMs = CACHE_LIFETIME_MS[part.ttl ?? "5m"];
+      if (part.prefixTokens > from) written[part.ttl ?? "5m"] += part.prefixTokens - from;
+      from = Math.max(from, part.prefixTokens);
+      const entry = this.#entries.get(part.prefixHash);
+      const longest = Math.max(lifetimeMs, entry && entry.expiresAt > now ? entry.lifetimeMs : 0);
+      this.#entries.set(part.prefixHash, { tokens: part.prefixTokens, lifetimeMs: longest, expiresAt: Math.max(entry?.expiresAt ?? 0, now + lifetimeMs) });
+    }
+    const creation = written["5m"] + written["1h"];
+    return {
+      input_tokens: total - read - creation,
+      cache_read_input_tokens: read,
+      cache_creation_input_tokens: creation,
+      cache_creation: { ephemeral_5m_input_tokens: written["5m"], ephemeral_1h_input_tokens: written["1h"] },
+    };
   }
 }

@@ -8,7 +8,6 @@ import type { RecordedRequest, Reply, ScriptedFetch, ScriptedSearchResult, Scrip
 
 /** The usage object of a scripted response, as the API spells it. */
 export interface ScriptedUsage extends InputAccount {
-  cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
   output_tokens: number;
   /** Present when the response carried thinking; its tokens are part of `output_tokens`. */
   output_tokens_details?: { thinking_tokens: number };
@@ -89,7 +88,6 @@ function usageOf(content: readonly unknown[], outputTokens: number | undefined, 
   const output = outputTokens ?? content.reduce<number>((sum, b) => sum + estimateTokens(b), 0);
   const usage: ScriptedUsage = {
     ...input,
-    cache_creation: { ephemeral_5m_input_tokens: input.cache_creation_input_tokens, ephemeral_1h_input_tokens: 0 },
     output_tokens: output,
     service_tier: "standard",
   };

@@ -66,7 +66,7 @@ async function route(req: IncomingMessage, res: ServerResponse, ctx: AnswerConte
  * Each request is first validated like the real API (`validateRequest`): an invalid one is answered 400 and recorded in
  * `rejected`. A valid one is answered by the first rule that matches and has `times` left, or else with the text
  * `scripted model: no rule matched "<last user text>"`, recorded in `unmatched`. Usage comes from a simulated prompt
- * cache (`cacheMinTokens`). Thinking blocks are signed, and a request that sends them back altered, or drops them where
+ * cache (`cacheMinTokens`) whose entries expire on `clock`. Thinking blocks are signed, and a request that sends them back altered, or drops them where
  * the API requires them, is refused (see `Reply`); server tools (web_search, web_fetch) answer from `Reply.serverTools`
  * unless `serverTools: false`. A script function (match or reply) that throws is answered 500 with its message and
  * `x-should-retry: false`.
@@ -77,7 +77,7 @@ export async function startScriptedModel(rules: readonly Rule[], options: Script
   const records: Records = { requests: [], rejected: [], unmatched: [], tokenCounts: [] };
   const ctx: AnswerContext = {
     book: new RuleBook(rules),
-    cache: new PromptCache(options.cacheMinTokens ?? 0),
+    cache: new PromptCache(options.cacheMinTokens ?? 0, options.clock ? () => options.clock!.now() : Date.now),
     model: options.model,
     contextWindow: options.contextWindow,
     serverTools: options.serverTools ?? true,

@@ -136,6 +136,8 @@ export interface ScriptedModelOptions {
   port?: number;
   /** Smallest prefix, in tokens, the simulated prompt cache stores (the real API: 1024). Default 0. */
   cacheMinTokens?: number;
+  /** The clock the simulated prompt cache expires on (5 minutes, or 1 hour with `ttl: "1h"`, from the last write or read), in ms; a bench moves it to simulate hours. Default the system's. */
+  clock?: { now(): number };
   /** Model id reported in responses; by default the request's `model` is echoed. */
   model?: string;
   /**

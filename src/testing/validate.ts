@@ -36,7 +36,7 @@ export interface ValidateOptions {
  * (model, max_tokens unless `countTokens`, no temperature/top_p/top_k), `thinking` (type, keys, a budget of at least
  * 1024 below max_tokens, no forced tool_choice), `output_config` (effort, a closed JSON Schema format), the system
  * blocks, the tools (unique names, object schemas, known web_search / web_fetch versions), at most four cache
- * breakpoints, and the messages (first from the user, no empty content or blank text block, every tool_use answered
+ * breakpoints, longer ttls first, and the messages (first from the user, no empty content or blank text block, every tool_use answered
  * first thing in the next user message, no stray or duplicate tool_result; thinking signed by the scripted model,
  * without cache_control, and with thinking on, sent back first and unchanged in the turn that continues a tool loop or
  * a paused turn; server tool blocks only from the assistant, each result after its call). Stricter than the API on one
@@ -45,7 +45,7 @@ export interface ValidateOptions {
 export function validateRequest(body: unknown, options: ValidateOptions = {}): string | null {
   if (!isRecord(body)) return "request body must be a JSON object";
   const countTokens = options.countTokens === true;
-  const breakpoints = countCacheBreakpoints(body);
+  const breakpoints = cacheBreakpoints(body);
   return (
     checkTopLevel(body, countTokens) ??
     checkThinkingConfig(body, countTokens) ??
@@ -54,17 +54,35 @@ export function validateRequest(body: unknown, options: ValidateOptions = {}): s
     checkTools(body.tools, options.serverTools ?? true) ??
     validateMessages(body.messages) ??
     checkThinkingPlacement(body, options.issuedThinking) ??
-    (breakpoints > MAX_CACHE_BREAKPOINTS ? `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints}.` : null)
+    (breakpoints.length > MAX_CACHE_BREAKPOINTS ? `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints.length}.` : null) ??
+    checkCacheTtls(breakpoints)
   );
 }
 
-/** Breakpoints of a request: tools, system blocks, message blocks (inside tool_result content too), and the top-level automatic one. */
-export function countCacheBreakpoints(body: Record<string, unknown>): number {
-  const inList = (list: unknown): number =>
-    Array.isArray(list) ? list.reduce<number>((sum, b) => sum + (isRecord(b) ? (b.cache_control != null ? 1 : 0) + (b.type === "tool_result" ? inList(b.content) : 0) : 0), 0) : 0;
+/** The `cache_control` of each breakpoint of a request in prompt order: tools, system blocks, message blocks (inside tool_result content too), and the top-level automatic one last. */
+export function cacheBreakpoints(body: Record<string, unknown>): unknown[] {
+  const inList = (list: unknown): unknown[] =>
+    Array.isArray(list) ? list.flatMap((b) => (isRecord(b) ? [...(b.cache_control != null ? [b.cache_control] : []), ...(b.type === "tool_result" ? inList(b.content) : [])] : [])) : [];
   const messages = Array.isArray(body.messages) ? body.messages : [];
-  const inMessages = messages.reduce<number>((sum, m) => sum + (isRecord(m) ? inList(m.content) : 0), 0);
-  return inList(body.tools) + inList(body.system) + inMessages + (body.cache_control != null ? 1 : 0);
+  const inMessages = messages.flatMap((m) => (isRecord(m) ? inList(m.content) : []));
+  return [...inList(body.tools), ...inList(body.system), ...inMessages, ...(body.cache_control != null ? [body.cache_control] : [])];
+}
+
+/** How many breakpoints a request carries (see `cacheBreakpoints`). */
+export function countCacheBreakpoints(body: Record<string, unknown>): number {
+  return cacheBreakpoints(body).length;
+}
+
+/** Each breakpoint's `ttl` is "5m" or "1h", and a 1-hour one never follows a 5-minute one (the API refuses a longer lifetime after a shorter). */
+function checkCacheTtls(breakpoints: unknown[]): string | null {
+  let short = false;
+  for (const control of breakpoints) {
+    const ttl = isRecord(control) ? (control.ttl ?? "5m") : "5m";
+    if (ttl !== "5m" && ttl !== "1h") return `cache_control.ttl: Input should be '5m' or '1h', got ${JSON.stringify(ttl)}`;
+    if (ttl === "1h" && short) return "cache_control: a breakpoint with ttl '1h' must not come after one with ttl '5m' (longer lifetimes come first, in the order tools, system, messages)";
+    short ||= ttl === "5m";
+  }
+  return null;
 }
 
 function checkTopLevel(body: Record<string, unknown>, countTokens: boolean): string | null {

@@ -8,6 +8,7 @@ import { ensureWorkspace } from "../../src/runtime/workspace.js";
 import { startScriptedModel, type Rule } from "../../src/testing/index.js";
 import type { AgentEvent, StopReason, TurnResult } from "../../src/types.js";
 import { type CronJob, createJobRunner, outcomeOf } from "../../src/cron/index.js";
+import { cacheTtlOf } from "../../src/cron/cron-job.js";
 
 const job = (extra: Partial<CronJob> = {}): CronJob => ({ name: "check", schedule: "* * * * *", session: "cron:check", heartbeat: false, enabled: true, prompt: "morning check", ...extra });
 
@@ -38,6 +39,16 @@ describe.concurrent("a cron job run", () => {
     ctx.expect(outcome).toMatchObject({ status: "ok", reply: "All good this morning." });
     ctx.expect(outcome.usage?.outputTokens).toBeGreaterThan(0);
     ctx.expect((await readdir(join(t.workspace, "sessions"))).join()).toMatch(/cron/);
+  });
+
+  it("caches a job run more than five minutes apart for an hour, and one run every minute for five", async (ctx) => {
+    const t = await setup(ctx, [{ reply: "HEARTBEAT_OK" }], "- check the disk\n");
+    await t.run(job({ heartbeat: true, schedule: "*/30 * * * *" }));
+    await t.run(job({ heartbeat: true }));
+    const ttls = t.model.requests.map((r) => JSON.stringify((r.body.system as unknown[])[0]).includes('"ttl":"1h"'));
+    ctx.expect(ttls).toEqual([true, false]);
+    ctx.expect(cacheTtlOf(job({ schedule: "0 9 * * *", tz: "UTC" }), Date.now())).toBe("1h");
+    ctx.expect(cacheTtlOf(job({ schedule: "*/5 * * * *" }), Date.now())).toBe("5m");
   });
 
   it("makes no model call for a heartbeat whose checklist holds only headings and comments", async (ctx) => {

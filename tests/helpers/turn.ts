@@ -36,7 +36,7 @@ export function upperTool(calls: string[] = []) {
 export type TestTurnOptions = Omit<TurnOptions, "runtime"> & Omit<RuntimeOptions, "tools">;
 
 /** The names `runAgentTurn` itself takes; every other name of a test's options belongs to the runtime. */
-const TURN_KEYS = new Set(["model", "fallbackModel", "maxTokens", "thinking", "effort", "toolChoice", "output", "outputRetries", "maxIterations", "maxBudgetUsd", "maxOutputTokens", "hooks", "signal", "onEvent", "tools", "approver", "permissionMode", "inbox"]);
+const TURN_KEYS = new Set(["model", "fallbackModel", "maxTokens", "thinking", "effort", "toolChoice", "output", "outputRetries", "maxIterations", "maxBudgetUsd", "maxOutputTokens", "hooks", "signal", "onEvent", "tools", "approver", "permissionMode", "inbox", "cacheTtl"]);
 
 /** Options for a turn against the scripted model, with events recorded in `events`: a runtime opened for the turn over `workspace`. */
 export function turnOptions(model: ScriptedModel, workspace: string, events: AgentEvent[] = [], extra: TestTurnOptions = {}): TurnOptions {

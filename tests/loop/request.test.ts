@@ -61,3 +61,21 @@ describe("cache breakpoints inside tool results", () => {
     expect(validateRequest(params as unknown as Record<string, unknown>)).toBeNull();
   });
 });
+
+describe("cache lifetimes", () => {
+  const history: MessageParam[] = [user("q"), use("a"), answer("a")];
+  const ttls = (params: ReturnType<typeof build>) => [
+    (params.tools!.at(-1) as { cache_control?: { ttl?: string } }).cache_control?.ttl ?? "5m",
+    ...(params.system as Array<{ cache_control?: { ttl?: string } }>).map((b) => b.cache_control?.ttl ?? "5m"),
+    ...params.messages.flatMap((m) => (typeof m.content === "string" ? [] : m.content.flatMap((b) => ("cache_control" in b && b.cache_control ? [b.cache_control.ttl ?? "5m"] : [])))),
+  ];
+  const of = (cacheTtl: "5m" | "1h" | "auto") => buildRequest({ model: "m", maxTokens: 10, system: "sys", tools: [tool], messages: history, cacheTtl });
+
+  it("keeps five minutes by default, an hour everywhere with 1h, an hour on tools and system alone with auto; every one valid", () => {
+    expect(ttls(build(history))).toEqual(["5m", "5m", "5m", "5m"]);
+    expect(JSON.stringify(build(history))).not.toContain("ttl");
+    expect(ttls(of("1h"))).toEqual(["1h", "1h", "1h", "1h"]);
+    expect(ttls(of("auto"))).toEqual(["1h", "1h", "5m", "5m"]);
+    for (const ttl of ["5m", "1h", "auto"] as const) expect(validateRequest(of(ttl) as unknown as Record<string, unknown>)).toBeNull();
+  });
+});

@@ -95,3 +95,48 @@ describe("simulated prompt cache", () => {
     expect(streamed.model).toBe("claude-reported");
   });
 });
+
+describe("simulated prompt cache on a clock", () => {
+  const hour = { type: "ephemeral", ttl: "1h" } as const;
+  const at = { now: 0 };
+  const clock = { now: () => at.now };
+  const withTtl = (control: Anthropic.CacheControlEphemeral) => request([{ role: "user", content: "hello" }], { system: [{ type: "text", text: SYSTEM, cache_control: control }] });
+
+  it("forgets a five-minute entry five minutes after its last read, and an hour entry after an hour", async () => {
+    at.now = 0;
+    const client = await start({ clock });
+    const written = await client.messages.create(withTtl(ephemeral));
+    at.now = 4 * 60_000;
+    expect((await client.messages.create(withTtl(ephemeral))).usage.cache_read_input_tokens).toBe(written.usage.cache_creation_input_tokens);
+    at.now = 8 * 60_000; // four minutes after the read that refreshed it
+    expect((await client.messages.create(withTtl(ephemeral))).usage.cache_read_input_tokens).toBeGreaterThan(0);
+    at.now = 14 * 60_000;
+    const expired = await client.messages.create(withTtl(ephemeral));
+    expect(expired.usage.cache_read_input_tokens).toBe(0);
+    expect(expired.usage.cache_creation?.ephemeral_5m_input_tokens).toBe(written.usage.cache_creation_input_tokens);
+
+    const hourly = await client.messages.create(withTtl(hour));
+    expect(hourly.usage.cache_creation).toEqual({ ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: hourly.usage.cache_creation_input_tokens });
+    at.now += 59 * 60_000;
+    expect((await client.messages.create(withTtl(hour))).usage.cache_read_input_tokens).toBeGreaterThan(0);
+    at.now += 61 * 60_000;
+    expect((await client.messages.create(withTtl(hour))).usage.cache_read_input_tokens).toBe(0);
+  });
+
+  it("writes each stretch at the lifetime of the breakpoint that ends it", async () => {
+    at.now = 0;
+    const client = await start({ clock });
+    const params = request([{ role: "user", content: [{ type: "text", text: "a question", cache_control: ephemeral }] }], { system: [{ type: "text", text: SYSTEM, cache_control: hour }] });
+    const { usage } = await client.messages.create(params);
+    expect(usage.cache_creation!.ephemeral_1h_input_tokens).toBeGreaterThan(0);
+    expect(usage.cache_creation!.ephemeral_5m_input_tokens).toBeGreaterThan(0);
+    expect(usage.cache_creation!.ephemeral_1h_input_tokens + usage.cache_creation!.ephemeral_5m_input_tokens).toBe(usage.cache_creation_input_tokens);
+  });
+
+  it("refuses a one-hour breakpoint after a five-minute one, as the API does", async () => {
+    const client = await start();
+    const params = request([{ role: "user", content: [{ type: "text", text: "q", cache_control: hour }] }], { system: [{ type: "text", text: SYSTEM, cache_control: ephemeral }] });
+    await expect(client.messages.create(params)).rejects.toThrow(/ttl '1h' must not come after one with ttl '5m'/);
+    expect(model!.rejected).toHaveLength(1);
+  });
+});
