@@ -41,7 +41,7 @@ Options:
                             ~/.miniclaw/workspace)
   --model ID                model (env MINICLAW_MODEL; the REPL's /model changes it)
   --provider NAME           anthropic | bedrock | vertex | foundry: where Claude runs (env
-                            MINICLAW_PROVIDER; each provider's own credentials, see docs/providers.md)
+                            MINICLAW_PROVIDER; its own credentials: docs/providers.md)
   --fallback-model ID       the model a turn moves to when the primary stays overloaded
   --agent ID                agent to talk to (default main)
   --session KEY             session key (default agent:<agent>:main; run: a new session each time)
