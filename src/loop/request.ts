@@ -87,11 +87,9 @@ function withBreakpoint(message: MessageParam, mark: Anthropic.CacheControlEphem
     typeof message.content === "string"
       ? [{ type: "text", text: message.content }]
       : message.content.map((b) => (hasCacheControl(b) ? stripCacheControl(b) : b));
-  if (!mark) return { role: message.role, content: blocks };
   // Thinking blocks and blank text cannot carry cache_control (the API refuses both); every other block here can.
-  const index = blocks.findLastIndex((b) => b.type !== "thinking" && b.type !== "redacted_thinking" && !(b.type === "text" && b.text.trim() === ""));
-  if (index < 0) return { role: message.role, content: blocks };
-  blocks[index] = { ...blocks[index]!, cache_control: mark } as ContentBlockParam;
+  const index = mark ? blocks.findLastIndex((b) => b.type !== "thinking" && b.type !== "redacted_thinking" && !(b.type === "text" && b.text.trim() === "")) : -1;
+  if (index >= 0) blocks[index] = { ...blocks[index]!, cache_control: mark } as ContentBlockParam;
   return { role: message.role, content: blocks };
 }
 

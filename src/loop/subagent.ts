@@ -13,13 +13,7 @@ import type { TurnState } from "./turn-state.js";
 type RunChild = (sessionKey: string, task: string, agent: AgentConfig, options: TurnOptions, link: ParentLink) => Promise<TurnResult>;
 
 /** What a subagent's turn needs of its parent's: `offered` names what the parent offers now, the most its subagent may have. */
-interface ParentTurn {
-  rt: TurnSetup;
-  state: TurnState;
-  sessionKey: string;
-  offered: () => Iterable<string>;
-  run: RunChild;
-}
+type ParentTurn = { rt: TurnSetup; state: TurnState; sessionKey: string; offered: () => Iterable<string>; run: RunChild };
 
 /** What the turn's tools see of it: its session, and the means to run a subagent (at most `maxConcurrentDelegates`, default 4, at once) or change the mode. */
 export function turnScope(rt: TurnSetup, turn: TurnState, sessionKey: string, tools: () => ReadonlyMap<string, AnyTool>, run: RunChild): TurnScope {

@@ -24,17 +24,10 @@ const DEFAULT_MAX_TOKENS = 8192;
 export const MAX_TOKENS_CEILING = 32_000;
 
 /** A parent turn's brakes as a subagent's turn counts against them (see TurnState.shareBrakes): `spent` says why the parent must stop. */
-export interface SharedBrakes {
-  request(): void;
-  cost(usage: Usage, costUsd: number): void;
-  spent(): [StopReason, string] | undefined;
-}
+export type SharedBrakes = { request(): void; cost(usage: Usage, costUsd: number): void; spent(): [StopReason, string] | undefined };
 
 /** How a subagent's turn hangs off its parent: the parent's session and call, and the parent's brakes. */
-export interface ParentLink {
-  parent: { sessionKey: string; toolUseId: string };
-  shared: SharedBrakes;
-}
+export type ParentLink = { parent: { sessionKey: string; toolUseId: string }; shared: SharedBrakes };
 
 /** Everything one turn runs with, resolved once before it starts (see `setUpTurn`). */
 export type TurnSetup = Awaited<ReturnType<typeof setUpTurn>>;
