@@ -24,10 +24,8 @@ const CREDENTIAL_HEADERS = ["authorization", "x-api-key", "proxy-authorization",
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
-/** How requests of one scheme are sent: its module's `request` and a keep-alive agent. */
 type Transport = { request: typeof httpRequest; agent: HttpAgent };
 
-/** One request as this transport sends it. */
 type Outgoing = { url: URL; method: string; headers: Record<string, string>; body: Buffer | undefined };
 
 /**
