@@ -27,8 +27,7 @@ export const TOOL_SEARCH_TOOL: Anthropic.ToolSearchToolBm25_20251119 = { type: "
 
 /**
  * The request for the history as it is (sessions/repair.ts keeps it valid). Cache breakpoints: the last tool, the system prompt, the newest message and the
- * previous request's newest (the last user message before it); an hour long where `cacheTtl` asks, which the API takes only before five-minute ones
- * (the prefix of tools and system comes first). No temperature, top_p or top_k: API 2026-10-21 rejects them.
+ * last user message before it; an hour long where `cacheTtl` asks, only before five-minute ones (the API's rule). No temperature, top_p or top_k: API 2026-10-21 rejects them.
  */
 export function buildRequest(input: RequestInput): MessageParams {
   const prefix = input.cacheTtl === "1h" || input.cacheTtl === "auto" ? HOUR : EPHEMERAL;

@@ -68,9 +68,8 @@ async function runSubagent(parent: ParentTurn, childId: string, task: string, to
 }
 
 /**
- * A side request to the turn's model on a tool's behalf (an MCP server's sampling), with the turn's client. Refused (a throw with one line) once the
- * turn's budget or iteration brake is reached; its usage counts toward the turn's usage, cost and budget, and rides on the next stored response as
- * discarded usage, so the session file still sums the whole cost.
+ * A side request to the turn's model for a tool (an MCP server's sampling). Refused (a throw with one line) at the turn's budget or iteration brake; its
+ * usage counts in the turn's usage, cost and budget, and rides on the next stored response as discarded usage, so the session file sums the whole cost.
  */
 async function sample(rt: TurnSetup, turn: TurnState, request: SideRequest, signal: AbortSignal): Promise<Anthropic.Message> {
   const brake = turn.stopBefore();

@@ -44,7 +44,6 @@ export async function setUpTurn(runtime: Runtime, agent: AgentConfig, options: T
   const gate = runtime.gate({ emit, approver, modes });
   const model = pickModel(agent.model, options.model, runtime.settings.model);
   const settings = modelSettings(agent, options);
-  // The turn's own tools, beside the runtime's; later requests ask the sources again.
   const extraTools = options.tools ?? [];
   const firstTools = await runtime.tools({ agent, mode: modes.mode, offered: new Set() }, extraTools);
   const web = offeredWeb(agent, gate);
