@@ -2,7 +2,7 @@
 
 export { runAgentTurn } from "./loop/run-turn.js";
 export { streamAgentTurn, type TurnMessage } from "./loop/stream-turn.js";
-export type { TurnOptions, JsonSchema, TurnHooks, TurnStartAddition } from "./loop/turn-options.js";
+export type { TurnOptions, TurnHooks, TurnStartAddition } from "./loop/turn-options.js";
 export { openRuntime, type Runtime, type RuntimeOptions, type RuntimeSettings } from "./runtime/open-runtime.js";
 
 export { defineTool, type Tool, type AnyTool, type ToolContext, type ToolOutput, type ToolSpec, type AccessRule, type NeedsApproval, type TurnScope } from "./tools/define.js";
@@ -28,4 +28,4 @@ export { estimateCostUsd } from "./model/usage.js";
 
 export type { Approver, ApprovalRequest, Clock, Spawn } from "./deps.js";
 export { MiniclawError, ConfigError, SessionError, ToolError, type FixedBy } from "./errors.js";
-export type { AgentConfig, AgentEvent, ApprovalDecision, CacheTtl, Effort, EventSink, Inbox, MessageParam, StopReason, SteerMessage, ThinkingSetting, ToolChoiceSetting, TurnResult, Usage, WebSettings } from "./types.js";
+export type { AgentConfig, AgentEvent, ApprovalDecision, CacheTtl, Effort, EventSink, Inbox, JsonSchema, MessageParam, StopReason, SteerMessage, ThinkingSetting, ToolChoiceSetting, TurnResult, Usage, WebSettings } from "./types.js";

@@ -5,10 +5,7 @@ import type { AgentConfig } from "../types.js";
 export const DEFAULT_AGENT_ID = "main";
 
 /** A message of the form `/name rest`, split: the word after the slash, and everything after the white space that follows it. */
-export interface SlashCommand {
-  name: string;
-  args: string;
-}
+export type SlashCommand = { name: string; args: string };
 
 const SLASH_COMMAND = /^\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/;
 

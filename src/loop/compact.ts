@@ -13,10 +13,7 @@ const SUMMARY_MAX_TOKENS = 4096;
 /** When trimming is the fallback: the newest results kept whole, older ones cut to this size. */
 const TRIM = { keepRecent: 6, maxChars: 2_000 };
 
-/**
- * Keeps a turn's requests within the context window: past the threshold `fit()` compacts (once per turn if the summary fails); failing that, old tool
- * results are trimmed in what is sent (never in the file), and only a request that still cannot fit is refused.
- */
+/** Past the threshold `fit()` compacts (once per turn if the summary fails); failing that, old tool results are trimmed in what is sent (never in the file); a request that still cannot fit is refused. */
 export class ContextKeeper {
   private trimmed = false;
   private compactionFailed = false;

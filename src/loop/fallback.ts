@@ -2,7 +2,6 @@
 import { asApiError, describeError } from "../model/api-error.js";
 import type { EventSink, MessageParam, ThinkingSetting } from "../types.js";
 
-/** What the fallback changes of a turn's settings. */
 type Switchable = { model: string; fallbackModel: string | undefined; thinking: ThinkingSetting | undefined; crossed: boolean; emit: EventSink };
 
 /** Blocks signed or encrypted for the model that wrote them: another model refuses them. */
@@ -16,9 +15,8 @@ export function isUnavailable(error: unknown): boolean {
 }
 
 /**
- * Moves the turn to its fallback model when `error` says the model is overloaded or unavailable and there is one to
- * move to: emits `fallback` and returns true (ask again). From then on the turn does not think, and the history is sent
- * through `forAnotherModel`, so no request carries a block the fallback would refuse.
+ * Moves the turn to its fallback model when `error` says the model is overloaded or unavailable and there is one: emits `fallback` and returns true (ask
+ * again). From then on the turn does not think, and its history goes through `forAnotherModel`, so no request carries a block the fallback would refuse.
  */
 export function fallBack(rt: Switchable, error: unknown): boolean {
   if (rt.fallbackModel === undefined || rt.fallbackModel === rt.model || !isUnavailable(error)) return false;

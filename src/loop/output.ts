@@ -11,10 +11,7 @@ const MAX_ISSUES_SHOWN = 8;
 type OutputCheck = { ok: true; value: unknown } | { ok: false; problem: string };
 
 /** A schema ready for a turn: `schema` as `output_config.format` takes it (the API's subset); `check` parses the answer and validates it against the schema as given. */
-export interface OutputFormat {
-  schema: Record<string, unknown>;
-  check(text: string): OutputCheck;
-}
+export type OutputFormat = { schema: Record<string, unknown>; check(text: string): OutputCheck };
 
 /** Prepares a zod schema or a JSON Schema object. Throws ConfigError when it cannot be used: not an object schema, or unreadable. */
 export function createOutputFormat(output: z.ZodType | Record<string, unknown>): OutputFormat {

@@ -27,8 +27,7 @@ export const TOOL_SEARCH_TOOL: Anthropic.ToolSearchToolBm25_20251119 = { type: "
 
 /**
  * The request for the history as it is (sessions/repair.ts keeps it valid). Cache breakpoints: the last tool, the system prompt, the newest message and the
- * previous request's newest (the last user message before it); an hour long where `cacheTtl` asks, which the API takes only before five-minute ones
- * (the prefix of tools and system comes first). No temperature, top_p or top_k: API 2026-10-21 rejects them.
+ * last user message before it; an hour long where `cacheTtl` asks, only before five-minute ones (the API's rule). No temperature, top_p or top_k: API 2026-10-21 rejects them.
  */
 export function buildRequest(input: RequestInput): MessageParams {
   const prefix = input.cacheTtl === "1h" || input.cacheTtl === "auto" ? HOUR : EPHEMERAL;
@@ -87,11 +86,9 @@ function withBreakpoint(message: MessageParam, mark: Anthropic.CacheControlEphem
     typeof message.content === "string"
       ? [{ type: "text", text: message.content }]
       : message.content.map((b) => (hasCacheControl(b) ? stripCacheControl(b) : b));
-  if (!mark) return { role: message.role, content: blocks };
   // Thinking blocks and blank text cannot carry cache_control (the API refuses both); every other block here can.
-  const index = blocks.findLastIndex((b) => b.type !== "thinking" && b.type !== "redacted_thinking" && !(b.type === "text" && b.text.trim() === ""));
-  if (index < 0) return { role: message.role, content: blocks };
-  blocks[index] = { ...blocks[index]!, cache_control: mark } as ContentBlockParam;
+  const index = mark ? blocks.findLastIndex((b) => b.type !== "thinking" && b.type !== "redacted_thinking" && !(b.type === "text" && b.text.trim() === "")) : -1;
+  if (index >= 0) blocks[index] = { ...blocks[index]!, cache_control: mark } as ContentBlockParam;
   return { role: message.role, content: blocks };
 }
 

@@ -121,7 +121,6 @@ function requestOf(rt: TurnSetup, turn: TurnState, context: ContextKeeper, tools
   return buildRequest({ model, maxTokens: turn.maxTokens, system: rt.systemPrompt, tools: [...tools.values()], messages, thinking, effort, web, toolChoice, format: rt.output?.schema, cacheTtl });
 }
 
-/** What a response leads to: the end of the turn, another request, or tool calls to run. */
 type Next = { end: TurnResult } | { again: true } | { calls: ToolUseBlock[] };
 
 /** Counts a response, stores what is worth keeping, and decides what comes next. */

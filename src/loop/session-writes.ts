@@ -28,10 +28,7 @@ export async function appendOrFail(write: () => Promise<void>): Promise<string |
   return write().then(() => undefined, (error: unknown) => `could not write the session: ${messageOf(error)}`);
 }
 
-/**
- * Appends a user message with the inbox's waiting steering after it, in one record carrying their ids (each delivered once); resolves to the write's error.
- * Without `message`, appends the steering alone, or resolves `false` when there is none.
- */
+/** Appends `message` (if any) and the inbox's waiting steering in one record carrying their ids (each delivered once); resolves to the write's error, `false` for nothing to write. */
 export async function appendSteered(session: SessionHandle, rt: TurnSetup, message?: MessageParam): Promise<string | undefined | false> {
   const steering = await takeSteering(rt, session);
   if (!message && !steering) return false;

@@ -13,13 +13,7 @@ import type { TurnState } from "./turn-state.js";
 type RunChild = (sessionKey: string, task: string, agent: AgentConfig, options: TurnOptions, link: ParentLink) => Promise<TurnResult>;
 
 /** What a subagent's turn needs of its parent's: `offered` names what the parent offers now, the most its subagent may have. */
-interface ParentTurn {
-  rt: TurnSetup;
-  state: TurnState;
-  sessionKey: string;
-  offered: () => Iterable<string>;
-  run: RunChild;
-}
+type ParentTurn = { rt: TurnSetup; state: TurnState; sessionKey: string; offered: () => Iterable<string>; run: RunChild };
 
 /** What the turn's tools see of it: its session, and the means to run a subagent (at most `maxConcurrentDelegates`, default 4, at once) or change the mode. */
 export function turnScope(rt: TurnSetup, turn: TurnState, sessionKey: string, tools: () => ReadonlyMap<string, AnyTool>, run: RunChild): TurnScope {
@@ -74,9 +68,8 @@ async function runSubagent(parent: ParentTurn, childId: string, task: string, to
 }
 
 /**
- * A side request to the turn's model on a tool's behalf (an MCP server's sampling), with the turn's client. Refused (a throw with one line) once the
- * turn's budget or iteration brake is reached; its usage counts toward the turn's usage, cost and budget, and rides on the next stored response as
- * discarded usage, so the session file still sums the whole cost.
+ * A side request to the turn's model for a tool (an MCP server's sampling). Refused (a throw with one line) at the turn's budget or iteration brake; its
+ * usage counts in the turn's usage, cost and budget, and rides on the next stored response as discarded usage, so the session file sums the whole cost.
  */
 async function sample(rt: TurnSetup, turn: TurnState, request: SideRequest, signal: AbortSignal): Promise<Anthropic.Message> {
   const brake = turn.stopBefore();

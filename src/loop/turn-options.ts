@@ -12,8 +12,6 @@ import type { AnyTool } from "../tools/define.js";
 import type { ToolHooks } from "../tools/dispatch.js";
 import type { AgentConfig, CacheTtl, ContentBlockParam, Effort, EventSink, Inbox, JsonSchema, ThinkingSetting, ToolChoiceSetting, TurnResult } from "../types.js";
 
-export type { JsonSchema } from "../types.js";
-
 /** What a caller may pass to `runAgentTurn`; every field has a default. `T` is the type of `output`. */
 export interface TurnOptions<T = unknown> {
   /** A runtime from `openRuntime`, shared by many turns; or its options, to open one for this turn alone. */

@@ -24,17 +24,10 @@ const DEFAULT_MAX_TOKENS = 8192;
 export const MAX_TOKENS_CEILING = 32_000;
 
 /** A parent turn's brakes as a subagent's turn counts against them (see TurnState.shareBrakes): `spent` says why the parent must stop. */
-export interface SharedBrakes {
-  request(): void;
-  cost(usage: Usage, costUsd: number): void;
-  spent(): [StopReason, string] | undefined;
-}
+export type SharedBrakes = { request(): void; cost(usage: Usage, costUsd: number): void; spent(): [StopReason, string] | undefined };
 
 /** How a subagent's turn hangs off its parent: the parent's session and call, and the parent's brakes. */
-export interface ParentLink {
-  parent: { sessionKey: string; toolUseId: string };
-  shared: SharedBrakes;
-}
+export type ParentLink = { parent: { sessionKey: string; toolUseId: string }; shared: SharedBrakes };
 
 /** Everything one turn runs with, resolved once before it starts (see `setUpTurn`). */
 export type TurnSetup = Awaited<ReturnType<typeof setUpTurn>>;
@@ -51,7 +44,6 @@ export async function setUpTurn(runtime: Runtime, agent: AgentConfig, options: T
   const gate = runtime.gate({ emit, approver, modes });
   const model = pickModel(agent.model, options.model, runtime.settings.model);
   const settings = modelSettings(agent, options);
-  // The turn's own tools, beside the runtime's; later requests ask the sources again.
   const extraTools = options.tools ?? [];
   const firstTools = await runtime.tools({ agent, mode: modes.mode, offered: new Set() }, extraTools);
   const web = offeredWeb(agent, gate);

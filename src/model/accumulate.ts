@@ -32,9 +32,7 @@ export class MessageAccumulator {
         const message = this.current();
         message.stop_reason = event.delta.stop_reason;
         message.stop_sequence = event.delta.stop_sequence;
-        for (const [key, value] of Object.entries(event.usage)) {
-          if (value !== null && value !== undefined) (message.usage as unknown as Record<string, unknown>)[key] = value;
-        }
+        for (const [key, value] of Object.entries(event.usage)) if (value !== null && value !== undefined) (message.usage as unknown as Record<string, unknown>)[key] = value;
         return;
       }
       case "message_stop":

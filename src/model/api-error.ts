@@ -37,8 +37,7 @@ export function describeError(error: unknown): string {
     const status = api.status !== undefined ? `${api.status} ` : "";
     return `API error ${status}${type ? `(${type}) ` : ""}${oneLine(message)}`.trim();
   }
-  if (error instanceof Error) return oneLine(error.message);
-  return oneLine(String(error));
+  return oneLine(error instanceof Error ? error.message : String(error));
 }
 
 function oneLine(text: string): string {

@@ -11,16 +11,10 @@ export const DEFAULT_MODEL = "claude-sonnet-5-5";
 /** SDK retries of 429, 529, 5xx and connection errors before the first byte (it honours retry-after). */
 export const SDK_MAX_RETRIES = 3;
 
-/**
- * Options of `createClient`: `env` holds ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN and ANTHROPIC_BASE_URL; `timeoutMs`
- * defaults to the SDK's 10 minutes; `wrapFetch` wraps the transport (a cassette recorder from miniclaw/testing).
- */
+/** `env` holds ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN and ANTHROPIC_BASE_URL; `timeoutMs` defaults to the SDK's 10 minutes; `wrapFetch` wraps the transport (a cassette recorder). */
 export type ClientOptions = { env: Env; maxRetries?: number; timeoutMs?: number; wrapFetch?: (fetch: typeof globalThis.fetch) => typeof globalThis.fetch };
 
-/**
- * Builds the client from `env` explicitly (no profile or config file behind the user's back), over `nodeFetch`. Throws
- * ConfigError when there is neither a key, a token, nor a base URL.
- */
+/** Builds the client from `env` alone (no profile or config file behind the user's back), over `nodeFetch`. Throws ConfigError without a key, a token or a base URL. */
 export function createClient({ env, maxRetries = SDK_MAX_RETRIES, timeoutMs, wrapFetch }: ClientOptions): Anthropic {
   const { apiKey, authToken, baseURL } = readCredentials(env);
   // A compatible local server may need no key; the SDK still wants one credential.

@@ -10,11 +10,10 @@ const ENV_START_FIELD = 50 - 3;
 const ENV_END_FIELD = 51 - 3;
 
 /**
- * Called once the API client exists. `/proc/<pid>/environ` shows the environment a process started with, whatever
- * `process.env` says later, to any process of the same user (a command the model runs). Each variable there for which
- * `isSecret(name, value)` holds is set again in `process.env` (setenv copies the value, so the program still reads it),
- * then overwritten with `*` in the block through /proc/self/mem. Linux only: elsewhere it changes nothing and says why.
- * Never throws; later calls return the first call's outcome.
+ * Called once the API client exists. `/proc/<pid>/environ` shows the environment a process started with, whatever `process.env` says later, to any process
+ * of the same user (a command the model runs). Each variable there for which `isSecret(name, value)` holds is set again in `process.env` (setenv copies the
+ * value, so the program still reads it), then overwritten with `*` in the block through /proc/self/mem. Linux only: elsewhere it changes nothing and says
+ * why. Never throws; later calls return the first call's outcome.
  */
 export function hideSecretsFromProcEnviron(isSecret: (name: string, value: string) => boolean): EnvironHiding {
   hiding ??= hideOnce(isSecret);

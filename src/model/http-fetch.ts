@@ -8,9 +8,8 @@ import { pipeline, Readable } from "node:stream";
 import { constants, createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 
 /**
- * The time limits of the transport in milliseconds, undici's defaults unless a test sets others: a kept-alive connection
- * idle `idleMs` is closed (a server or a NAT may have dropped it); connecting (TLS included) longer than `connectMs`, a
- * response head later than `headMs` after the request, or a body silent for `bodyMs` while read, fails the request.
+ * The transport's time limits in milliseconds, undici's defaults unless a test sets others: a kept-alive connection idle `idleMs` is closed (a server or a
+ * NAT may have dropped it); connecting (TLS included) past `connectMs`, a response head later than `headMs`, or a body silent for `bodyMs` fails the request.
  */
 export type TransportLimits = { idleMs?: number; connectMs?: number; headMs?: number; bodyMs?: number };
 
@@ -24,20 +23,16 @@ const CREDENTIAL_HEADERS = ["authorization", "x-api-key", "proxy-authorization",
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
-/** How requests of one scheme are sent: its module's `request` and a keep-alive agent. */
 type Transport = { request: typeof httpRequest; agent: HttpAgent };
 
-/** One request as this transport sends it. */
 type Outgoing = { url: URL; method: string; headers: Record<string, string>; body: Buffer | undefined };
 
 /**
- * A `fetch` for the Anthropic client. A request with a string or byte body (or none) to an http(s) URL goes over
- * node:http(s) with keep-alive connections whose idle sockets never hold the process open; anything else (a stream or
- * form body, a Request, another scheme, a URL with a password, a redirect mode, an undici dispatcher) goes to the global
- * fetch. It answers as fetch does: a Response whose body streams as it arrives (inflated); redirects followed, with no
- * credential sent to another origin, none from https to http or to another scheme; a rejection with the signal's reason
- * when aborted; `TypeError("fetch failed")` with the cause when the connection fails or a limit passes (whose words say
- * "timed out", as the SDK expects of a timeout).
+ * A `fetch` for the Anthropic client. A string or byte body (or none) to an http(s) URL goes over node:http(s) with keep-alive connections whose idle
+ * sockets never hold the process open; anything else (a stream or form body, a Request, another scheme, a URL with a password, a redirect mode, an undici
+ * dispatcher) goes to the global fetch. It answers as fetch does: a Response whose body streams as it arrives (inflated); redirects followed, with no
+ * credential sent to another origin, none from https to http or to another scheme; a rejection with the signal's reason when aborted;
+ * `TypeError("fetch failed")` with the cause when the connection fails or a limit passes (whose words say "timed out", as the SDK expects).
  */
 export function createNodeFetch(limits: TransportLimits = {}): Fetch {
   const { idleMs, ...timeouts } = { ...DEFAULT_LIMITS, ...limits };

@@ -41,10 +41,9 @@ export function parseEffort(raw: unknown): Parsed<Effort> {
 
 /** `auto`, `any`, `none`, or the name of one tool (the model must call that tool first). */
 export function parseToolChoice(raw: unknown): Parsed<ToolChoiceSetting> {
-  if (typeof raw !== "string" || raw.trim() === "") return { ok: false, problem: 'must be "auto", "any", "none" or a tool name' };
-  const text = raw.trim();
-  if (text === "auto" || text === "any" || text === "none") return { ok: true, value: text };
-  return { ok: true, value: { tool: text } };
+  const text = typeof raw === "string" ? raw.trim() : "";
+  if (text === "") return { ok: false, problem: 'must be "auto", "any", "none" or a tool name' };
+  return { ok: true, value: text === "auto" || text === "any" || text === "none" ? text : { tool: text } };
 }
 
 /** The first problem of a combination as `[field, problem]`: a thinking budget not below `max_tokens`, or thinking with a forced tool. */

@@ -28,9 +28,8 @@ export interface StreamOptions {
 export type StreamOutcome = { outcome: "message"; message: ApiMessage } | { outcome: "aborted" } | { outcome: "failed"; error: unknown };
 
 /**
- * Streams one request and resolves to how it ended; never rejects. Deltas are emitted as they arrive. A stream broken
- * after the response started (dropped, an SSE `error` event such as overloaded_error, silence) is retried from scratch
- * up to `maxStreamRetries` times with exponential backoff; errors before it started are the SDK's (already retried).
+ * Streams one request and resolves to how it ended; never rejects. Deltas are emitted as they arrive. A stream broken after it started (dropped, an SSE
+ * `error` event such as overloaded_error, silence) is retried from scratch up to `maxStreamRetries` times, backing off; earlier errors are the SDK's (retried).
  */
 export async function streamMessage(client: Anthropic, params: MessageParams, opts: StreamOptions): Promise<StreamOutcome> {
   const maxRetries = opts.maxStreamRetries ?? MAX_STREAM_RETRIES;

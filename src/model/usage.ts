@@ -26,10 +26,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
 }
 
 function withCounts(usage: Usage, counts: number[]): Usage {
-  COUNTS.forEach((key, i) => {
-    const count = counts[i] as number;
-    if (count > 0) usage[key] = count;
-  });
+  for (const [i, key] of COUNTS.entries()) if (counts[i]! > 0) usage[key] = counts[i]!;
   return usage;
 }
 

@@ -64,7 +64,7 @@ const soulSchema = z.object({
   fallback_model: z.string({ error: "must be a model id" }).trim().min(1, "must not be empty").optional(),
   prefix: z.string({ error: 'must be a routing prefix such as "/research"' }).regex(/^\/[^\s/]+$/, 'must start with "/" and be one word, such as "/research"').optional(),
   tools: names(z.string({ error: "must hold tool names" }).trim().min(1, "must not hold an empty name"), "must be a list of tool names, such as [read_file, memory_search]").optional(),
-  max_tokens: z.number({ error: "must be a whole number of tokens" }).int("must be a whole number of tokens").positive("must be greater than 0").optional(),
+  max_tokens: count("tokens"),
   max_iterations: settingOf(parseMaxIterations).optional(),
   thinking: settingOf(parseThinking).optional(),
   effort: settingOf(parseEffort).optional(),

@@ -142,10 +142,7 @@ export function modesOf(mode: PermissionMode | ModeHolder | undefined): ModeHold
   return typeof mode === "object" ? mode : { mode: mode ?? "default" };
 }
 
-/**
- * The default client. Built from the process's own environment, the secrets are blanked in its block as /proc/<pid>/environ shows it (process.env keeps
- * them). Throws ConfigError without credentials.
- */
+/** The client from `env`; from the process's own, its secrets are then blanked in /proc/<pid>/environ (process.env keeps them). Throws ConfigError without credentials. */
 function defaultClient(env: Env): Anthropic {
   const provider = env["MINICLAW_PROVIDER"]?.trim();
   if (provider && provider !== "anthropic") throw new ConfigError(`MINICLAW_PROVIDER=${provider}: pass its client, client: await createClient({ provider: "${provider}" }) from miniclaw/providers`);

@@ -10,15 +10,9 @@ export const PROJECT_FILE_NAMES = ["AGENTS.md", "CLAUDE.md"] as const;
 const MAX_PROJECT_CHARS = 2 * MAX_PROMPT_FILE_CHARS;
 
 /** One file read: where it is and its text (cut to size where it was longer). */
-export interface ProjectFile {
-  path: string;
-  text: string;
-}
+export type ProjectFile = { path: string; text: string };
 
-/**
- * The instruction files from the repository's root (the nearest folder above `cwd` holding `.git`; `cwd` alone outside a
- * repository) down to `cwd`, outermost first. Missing, blank, unreadable or irregular files (a FIFO) are skipped.
- */
+/** The instruction files from the repository's root (nearest `.git` above; `cwd` alone outside one) down to `cwd`, outermost first; missing, blank, unreadable or irregular ones skipped. */
 export function readProjectFiles(cwd: string): ProjectFile[] {
   const files: ProjectFile[] = [];
   const seen = new Set<string>();

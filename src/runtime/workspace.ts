@@ -31,10 +31,7 @@ export async function ensureWorkspace(dir: string, templates = TEMPLATE_WORKSPAC
   return true;
 }
 
-/**
- * Copies every template file `dir` lacks, creating folders as needed; never overwrites a file (the copy itself refuses). Resolves to the workspace-relative
- * paths copied and kept, in template order. Throws ConfigError when `dir` is not a folder.
- */
+/** Copies each template file `dir` lacks (folders made as needed, no file overwritten); resolves to the relative paths copied and kept, in template order. Throws ConfigError when `dir` is not a folder. */
 export async function initWorkspace(dir: string, templates = TEMPLATE_WORKSPACE): Promise<{ created: string[]; kept: string[] }> {
   await checkWorkspace(dir);
   await mkdir(dir, { recursive: true });

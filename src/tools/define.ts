@@ -19,20 +19,12 @@ export interface TurnScope {
   delegate(agentId: string, task: string, toolUseId: string): Promise<TurnResult>;
   /** Sets the permission mode from the next call on, as a tool's doing (exit_plan_mode), recorded in the session. */
   setMode(mode: Gate["mode"]): void;
-  /**
-   * Asks the turn's model one side question for the tool (an MCP server's sampling request, once the user allowed it):
-   * counted in the turn's usage and budget; throws one line when the turn's limits are reached or the request fails.
-   */
+  /** One side request to the turn's model for the tool (an MCP server's sampling, once the user allowed it), counted in the turn's usage and budget; throws one line at the turn's limits or on failure. */
   sample?(request: SideRequest, signal: AbortSignal): Promise<Anthropic.Message>;
 }
 
 /** A side request to the turn's model: the turn's model answers, with the turn's client. */
-export interface SideRequest {
-  system?: string;
-  messages: Anthropic.MessageParam[];
-  maxTokens: number;
-  stopSequences?: string[];
-}
+export type SideRequest = { system?: string; messages: Anthropic.MessageParam[]; maxTokens: number; stopSequences?: string[] };
 
 /** The effects a tool may use, every one injected by the loop: `cwd` (where relative paths and commands start), `env` (for children, without secrets). */
 export interface ToolContext {

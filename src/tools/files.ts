@@ -37,7 +37,6 @@ const fail = (message: string): never => {
   throw new ToolError(message);
 };
 
-
 const readFileInput = z.object({
   path: z.string().min(1).describe("File to read; relative paths start at the working directory"),
   offset: z.number().int().min(1).optional().describe("First line to read, 1-based (default 1)"),

@@ -14,10 +14,7 @@ export interface ToolView {
   offered: ReadonlySet<string>;
 }
 
-/**
- * A source of tools, asked before each request (a server's new list, a mode turned plan, shows in the next). It must answer quickly, the same tools in the
- * same order for the same view: they are part of the cached prompt. `close` is the owner's to call.
- */
+/** Asked before each request (a server's new list shows in the next); must answer quickly, the same tools in the same order for the same view (they are cached). `close` is the owner's. */
 export interface ToolSource {
   list(view: ToolView): readonly AnyTool[] | Promise<readonly AnyTool[]>;
   close?(): Promise<void>;

@@ -6,10 +6,7 @@ import { isSuccessfulStop, type AgentConfig } from "../types.js";
 import { defineTool, type AnyTool, type Tool } from "./define.js";
 import type { ToolSource } from "./source.js";
 
-/**
- * `delegate { agent, task }` for an agent with `delegates` (never itself); the turn runs the subagent, and its final text is the result (a failure, an
- * is_error one). Read-only to the gate (each of the subagent's calls is gated), so one response's delegate calls run together.
- */
+/** `delegate { agent, task }` for an agent with `delegates` (never itself): the subagent's final text, or an is_error result. Read-only to the gate (each of its calls is gated), so delegate calls run together. */
 export function delegateSource(agents: Readonly<Record<string, AgentConfig>>): ToolSource {
   const made = new Map<string, AnyTool[]>();
   return {
