@@ -50,6 +50,13 @@ export async function benchCronScale(url: string, schema: string, windowSeconds:
       schedulers.push(startScheduler({ jobs, runJob, claims, log: (line) => void lines.push(line), onRecord: () => undefined }));
     }
     await new Promise((resolve) => setTimeout(resolve, windowSeconds * 1000));
+    // The last tick's runs were claimed just now: let the workers take them before they stop (a stopped fleet leaves them queued).
+    const stored = (sql: string) => opened[0]!.sessions.database.pool.query<{ n: string }>(sql).then((r) => Number(r.rows[0]?.n ?? 0));
+    for (let waited = 0; waited < 20_000; waited += 250) {
+      const [ticks, done] = await Promise.all([stored(`SELECT count(*) AS n FROM "${schema}".cron_ticks`), stored(`SELECT count(*) AS n FROM "${schema}".cron_runs`)]);
+      if (done >= ticks) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   } finally {
     await Promise.all(schedulers.map((s) => s.stop(5_000)));
   }

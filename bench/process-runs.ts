@@ -162,7 +162,8 @@ export async function benchProcessRuns(lib: MiniclawLibrary, { runs = PROCESS_RU
   const probe: Probe = { rounds: SHORT_ROUNDS, firstRequestAt: undefined, finalAt: undefined };
   const server = await startScriptedModel([shellRule(probe)]);
   try {
-    const env = { PATH: process.env["PATH"] ?? "", HOME: root, NO_COLOR: "1", ANTHROPIC_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "x" };
+    // miniclaw's sandbox off: the bare loop has none, so these rows compare harness with harness; the sandbox's cost per command has rows of its own.
+    const env = { PATH: process.env["PATH"] ?? "", HOME: root, NO_COLOR: "1", ANTHROPIC_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "x", MINICLAW_SANDBOX: "off" };
     let workspaces = 0;
     const argsOf = async (harness: Harness): Promise<string[]> => {
       if (harness === "bare" || harness === "bareStream") return [BARE_SHELL_LOOP, String(LONG_ROUNDS + 1), PROMPT, ...(harness === "bareStream" ? ["stream"] : [])];

@@ -1,4 +1,5 @@
 // The rows of issue 18: whole processes running run_command (miniclaw run and the library beside the bare shell loop), and the gate's rate and slowest call.
+import type { SandboxBench } from "./sandbox.js";
 import type { GateBench } from "./gate.js";
 import type { HarnessRuns, ProcessRunsBench } from "./process-runs.js";
 import { ratio, verdict, type Row } from "./table.js";
@@ -43,7 +44,7 @@ function tailRow(p: ProcessRunsBench, harness: "miniclaw" | "library", limitMs: 
  * turn N rounds of run_command `echo hi K` then a text, against the scripted model.
  */
 export function processRunRows(p: ProcessRunsBench): Row[] {
-  const how = ` (median of ${p.runs} runs each, the four interleaved; bare loop: @anthropic-ai/sdk messages.create, ${p.bareShell})`;
+  const how = ` (median of ${p.runs} runs each, the four interleaved; bare loop: @anthropic-ai/sdk messages.create, ${p.bareShell}; miniclaw's sandbox off, as the bare loop has none: see the sandbox rows)`;
   const extra = p.longRounds - p.shortRounds;
   const { miniclaw, library, bareStream } = p.harnesses;
   return [
@@ -112,4 +113,18 @@ export function gateRows(g: GateBench): Row[] {
       verdict: "",
     },
   ];
+}
+
+/** The sandbox's cost per command: `echo hi` under bubblewrap's two policies against plain `bash -c`. */
+export function sandboxRows(s: SandboxBench): Row[] {
+  if ("skipped" in s) return [{ measurement: "Sandbox per command", miniclaw: "skipped", baseline: s.skipped, ratio: "", target: "", verdict: "" }];
+  const row = (policy: string, t: { median: number; p95: number }): Row => ({
+    measurement: `Sandbox per command: \`echo hi\` under bubblewrap, ${policy} (median of 200, interleaved; p95)`,
+    miniclaw: `${ms(t.median)} (p95 ${ms(t.p95)})`,
+    baseline: `${ms(s.times.plain.median)} plain bash -c`,
+    ratio: ratio(t.median, s.times.plain.median),
+    target: "",
+    verdict: "",
+  });
+  return [row("read-only (a command the gate proved read-only)", s.times.readOnly), row("confined (an approved command)", s.times.confined)];
 }

@@ -13,6 +13,8 @@ import { benchParallelTools } from "./parallel-tools.js";
 import { benchProcessRuns } from "./process-runs.js";
 import { buildRows, type Measurements } from "./report.js";
 import { benchSessions } from "./sessions.js";
+import { benchSandbox } from "./sandbox.js";
+import { sandboxRows } from "./report-18.js";
 import { benchSessionsPg } from "./sessions-pg.js";
 import { benchPgLoad } from "./pg-load.js";
 import { pgLoadRows } from "./report-pg-load.js";
@@ -40,6 +42,7 @@ async function main(): Promise<void> {
   const harness = await section("harness overhead (20-request turns, miniclaw and the bare loop)", () => benchHarness(lib));
   const cli = await section("CLI start and peak RSS (child processes)", () => benchCli(lib));
   const processRuns = await section("whole processes with run_command (miniclaw run, the library, the bare shell loop)", () => benchProcessRuns(lib));
+  const sandbox = await section("the sandbox per command (echo hi under bubblewrap, plain bash -c)", benchSandbox);
   const cache = await section("prompt cache (30-turn session)", () => benchCache(lib));
   const cacheThinking = await section("prompt cache with thinking (30-turn session)", () => benchCache(lib, { thinkingBudget: 2048 }));
   const cacheTtl = await section("prompt cache lifetimes over simulated hours (heartbeats, a 30-turn session)", () => benchCacheTtl(lib));
@@ -50,10 +53,10 @@ async function main(): Promise<void> {
   const sessionsPg = await section("sessions on PostgreSQL next to files (append, 10,000-record load, turns of 4 processes)", benchSessionsPg);
   const pgLoad = "skipped" in sessionsPg ? { skipped: sessionsPg.skipped } : await section("PostgreSQL under load (issue 34: 1, 2, 4 processes, a hot session, cron at scale)", () => benchPgLoad(PG_LOAD_URL, CRON_SECONDS));
   const measurements: Measurements = { harness, cli, cache, cacheThinking, parallelTools, sessions, memorySearch, gate, sessionsPg, processRuns };
-  const rows = [...buildRows(measurements), ...cacheTtlRows(cacheTtl), ...pgLoadRows(pgLoad)];
+  const rows = [...buildRows(measurements), ...sandboxRows(sandbox), ...cacheTtlRows(cacheTtl), ...pgLoadRows(pgLoad)];
   const durationS = Math.round((performance.now() - started) / 100) / 10;
   process.stdout.write(`${machineLine(machine)}\n\n${formatTable(rows)}\n`);
-  await writeFile(RESULTS, `${JSON.stringify({ date: new Date().toISOString(), machine, durationS, rows, ...measurements, cacheTtl, pgLoad }, null, 2)}\n`);
+  await writeFile(RESULTS, `${JSON.stringify({ date: new Date().toISOString(), machine, durationS, rows, ...measurements, sandbox, cacheTtl, pgLoad }, null, 2)}\n`);
   process.stderr.write(`bench: done in ${durationS} s; raw figures in ${RESULTS}\n`);
 }
 
