@@ -23,9 +23,10 @@ export const LONG_ROUNDS = 19;
 
 /**
  * The contenders: `node bin/miniclaw.js run`, `node bench/library-run.mjs`, `node bench/bare-shell-loop.mjs`,
- * and the same bare loop streaming its requests as miniclaw does (`... stream`), which shows what streaming costs.
+ * the same bare loop streaming its requests as miniclaw does (`... stream`), which shows what streaming costs, and
+ * `miniclaw run` with its sandbox on, as users run it where bubblewrap works (the others run without one).
  */
-export const HARNESSES = ["miniclaw", "library", "bare", "bareStream"] as const;
+export const HARNESSES = ["miniclaw", "library", "bare", "bareStream", "miniclawSandboxed"] as const;
 export type Harness = (typeof HARNESSES)[number];
 
 /** What one process run measured, in milliseconds and megabytes. */
@@ -169,13 +170,14 @@ export async function benchProcessRuns(lib: MiniclawLibrary, { runs = PROCESS_RU
       if (harness === "bare" || harness === "bareStream") return [BARE_SHELL_LOOP, String(LONG_ROUNDS + 1), PROMPT, ...(harness === "bareStream" ? ["stream"] : [])];
       const workspace = join(root, `workspace-${workspaces++}`);
       await lib.ensureWorkspace(workspace);
-      return harness === "miniclaw" ? [MINICLAW_BIN, "run", PROMPT, "--workspace", workspace] : [LIBRARY_RUN, workspace, PROMPT];
+      return harness === "library" ? [LIBRARY_RUN, workspace, PROMPT] : [MINICLAW_BIN, "run", PROMPT, "--workspace", workspace];
     };
     const runOnce = async (harness: Harness, rounds: number): Promise<RunFigures> => {
       const args = await argsOf(harness);
       Object.assign(probe, { rounds, firstRequestAt: undefined, finalAt: undefined });
       const before = server.requests.length;
-      const run = expectSuccess(await runNode(["--import", PRINT_RSS_AND_CPU, ...args], { cwd: root, env }), harness);
+      const own = harness === "miniclawSandboxed" ? { ...env, MINICLAW_SANDBOX: "on" } : env;
+      const run = expectSuccess(await runNode(["--import", PRINT_RSS_AND_CPU, ...args], { cwd: root, env: own }), harness);
       checkRun(harness, rounds, run, server.requests.slice(before));
       return figuresOf(run, probe);
     };

@@ -50,6 +50,8 @@ export function processRunRows(p: ProcessRunsBench): Row[] {
   return [
     ...bothRows(p, `Whole process, ${p.shortRounds} round of run_command \`echo hi\`, spawn → exit`, (h) => h.short.wholeMs, ms, [1.1, 1.15], how),
     ...bothRows(p, `Whole process, ${p.longRounds} rounds of run_command, spawn → exit`, (h) => h.long.wholeMs, ms, [1.1, 1.15]),
+    vsBare(`Whole process, ${p.shortRounds} round of run_command, spawn → exit: ${WHO.miniclaw} with its sandbox on (bubblewrap, as users run it)`, p.harnesses.miniclawSandboxed.short.wholeMs, p.harnesses.bare.short.wholeMs, ms, 1.0),
+    vsBare(`Whole process, ${p.longRounds} rounds of run_command, spawn → exit: ${WHO.miniclaw} with its sandbox on`, p.harnesses.miniclawSandboxed.long.wholeMs, p.harnesses.bare.long.wholeMs, ms, undefined),
     tailRow(p, "miniclaw", 30),
     tailRow(p, "library", undefined),
     ...bothRows(p, `Per round with run_command, spawn → exit, (whole ${p.longRounds}-round run − whole ${p.shortRounds}-round run) / ${extra}: it also counts how the exit tail changes with a run's length`, (h) => h.perRoundWholeMs, ms, [1.2, 1.2]),
