@@ -44,7 +44,7 @@ function tailRow(p: ProcessRunsBench, harness: "miniclaw" | "library", limitMs: 
  * turn N rounds of run_command `echo hi K` then a text, against the scripted model.
  */
 export function processRunRows(p: ProcessRunsBench): Row[] {
-  const how = ` (median of ${p.runs} runs each, the four interleaved; bare loop: @anthropic-ai/sdk messages.create, ${p.bareShell}; miniclaw's sandbox off, as the bare loop has none: see the sandbox rows)`;
+  const how = ` (median of ${p.runs} runs each, the five interleaved; bare loop: @anthropic-ai/sdk messages.create, ${p.bareShell}; miniclaw's sandbox off, as the bare loop has none: see the sandbox rows)`;
   const extra = p.longRounds - p.shortRounds;
   const { miniclaw, library, bareStream } = p.harnesses;
   return [
