@@ -1,6 +1,7 @@
 // The environment of a run_command child: git config for every child, and for a command judged read-only the guards that
 // make that verdict hold where the gate misjudged a script (sed and awk sandboxed, git without external programs).
 import { spawnSync } from "node:child_process";
+import { orFallback } from "../errors.js";
 
 /** What the read-only sandbox can rely on: GNU sed 4.3+ and gawk, whose `--sandbox` refuses what runs programs or opens files by name. */
 export interface SandboxSupport { sed: boolean; awk: boolean }
@@ -18,11 +19,7 @@ export function probedSandboxSupport(): SandboxSupport | undefined {
 }
 
 function accepts(program: string, args: string[]): boolean {
-  try {
-    return spawnSync(program, args, { input: "", stdio: ["pipe", "ignore", "ignore"], timeout: 5_000 }).status === 0;
-  } catch {
-    return false;
-  }
+  return orFallback(() => spawnSync(program, args, { input: "", stdio: ["pipe", "ignore", "ignore"], timeout: 5_000 }).status === 0, false);
 }
 
 type Env = Record<string, string | undefined>;

@@ -3,7 +3,7 @@
 import type { ChildProcess } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ToolError } from "../errors.js";
+import { orFallback, ToolError } from "../errors.js";
 import { processExists, procStatFields, signalGroup } from "../fs/proc.js";
 import type { ToolContext } from "../tools/define.js";
 import { spawnPlanned, type CommandPlan } from "./sandbox/sandbox-command.js";
@@ -133,12 +133,8 @@ async function killStrays(pgid: number): Promise<boolean> {
 /** The members of the group that are not zombies, from /proc; without /proc the group itself stands for one. */
 function runningMembers(pgid: number): number[] {
   if (!processExists(-pgid)) return [];
-  let names: string[];
-  try {
-    names = readdirSync("/proc");
-  } catch {
-    return [pgid];
-  }
+  const names = orFallback(() => readdirSync("/proc"), null);
+  if (names === null) return [pgid];
   return names.map(Number).filter((pid) => Number.isInteger(pid) && isRunningIn(pid, pgid));
 }
 

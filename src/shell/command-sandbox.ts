@@ -3,7 +3,7 @@ import { spawn as nodeSpawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Spawn } from "../deps.js";
-import { ConfigError } from "../errors.js";
+import { ConfigError, orFallback } from "../errors.js";
 import { configurationPaths } from "../gate/path-check.js";
 import { nameReason } from "../gate/secret-paths.js";
 import { probeBwrap, unsandboxedNotice, type BwrapProbe } from "./sandbox/bwrap-probe.js";
@@ -68,13 +68,7 @@ export function sandboxFromEnv(env: Readonly<Record<string, string | undefined>>
 
 /** The files and folders directly in the working folder whose names say they hold secrets (`.env`, keys, credential files): masked for commands that run unasked. */
 function secretNamesIn(cwd: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(cwd);
-  } catch {
-    return [];
-  }
-  return names.map((name) => join(cwd, name)).filter((path) => nameReason(path.slice(cwd.length)) !== null);
+  return orFallback(() => readdirSync(cwd), []).map((name) => join(cwd, name)).filter((path) => nameReason(path.slice(cwd.length)) !== null);
 }
 
 function checkSetting(value: string, where: string): SandboxSetting {

@@ -2,7 +2,7 @@
 import { lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { ToolError } from "../errors.js";
+import { orFallback, ToolError } from "../errors.js";
 
 /** Empty folders kept per parent; few, since a process killed outright leaves the ones it kept behind. */
 const MAX_SPARE = 2;
@@ -44,31 +44,18 @@ export async function returnScratch(parent: string, dir: string, keep: boolean):
 
 /** A folder (not a link) of this user's that nobody else can enter: a kept one may have been cleaned away and its name taken. */
 function isOwnFolder(dir: string): boolean {
-  try {
-    const info = lstatSync(dir);
-    const owner = process.getuid?.();
-    return info.isDirectory() && (owner === undefined || info.uid === owner) && (info.mode & 0o077) === 0;
-  } catch {
-    return false;
-  }
+  const info = orFallback(() => lstatSync(dir), null);
+  const owner = process.getuid?.();
+  return info !== null && info.isDirectory() && (owner === undefined || info.uid === owner) && (info.mode & 0o077) === 0;
 }
 
 function isEmpty(dir: string): boolean {
-  try {
-    return readdirSync(dir).length === 0;
-  } catch {
-    return false;
-  }
+  return orFallback(() => readdirSync(dir).length === 0, false);
 }
 
 function removeSpare(): void {
   for (const dirs of spare.values()) {
-    for (const dir of dirs.splice(0)) {
-      try {
-        if (isOwnFolder(dir)) rmSync(dir, { recursive: true, force: true });
-      } catch {
-        // Already gone, or the system's cleaning will take it.
-      }
-    }
+    // One that cannot be removed is already gone, or the system's cleaning will take it.
+    for (const dir of dirs.splice(0)) if (isOwnFolder(dir)) orFallback(() => rmSync(dir, { recursive: true, force: true }), undefined);
   }
 }

@@ -4,6 +4,7 @@ import { basename, dirname } from "node:path";
 import { expandGlob, MAX_CONTENT_CHECKS, MAX_WALK_ENTRIES, walkTree, type Budget } from "./disk-walk.js";
 import { gitHistoryReason, remoteCredentialsReason } from "./git-secrets.js";
 import { homeReason, type PathContext } from "./path-resolve.js";
+import { orFallback } from "../errors.js";
 import { NO_FILTERS, type PlannedRead, type ReadPlan } from "./read-plan.js";
 import { isProcessSecretPath, placeReason, walkNameReason, fileContentSecretReason } from "../gate/secret-paths.js";
 import { literalPathReason } from "./word-reads.js";
@@ -76,9 +77,5 @@ function contentReason(path: string, budget: Budget): string | null {
   // git's objects are compressed: no shape shows through, and a walk of a repository would spend the budget on them.
   if (budget.contentLeft <= 0 || /\/\.git\/objects\//i.test(path)) return null;
   budget.contentLeft--;
-  try {
-    return fileContentSecretReason(path);
-  } catch {
-    return null;
-  }
+  return orFallback(() => fileContentSecretReason(path), null);
 }

@@ -5,6 +5,7 @@ import { readdir, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { TreeFilters } from "./read-plan.js";
 import { globToRegExp } from "../gate/secret-paths.js";
+import { orFallback } from "../errors.js";
 
 /** Entries the gate looks at for one command before it gives up and asks. */
 export const MAX_WALK_ENTRIES = 20_000;
@@ -124,11 +125,7 @@ function fnmatchRegExp(glob: string): RegExp | null {
       }
     } else source += escape(c);
   }
-  try {
-    return new RegExp(`^${source}$`);
-  } catch {
-    return null;
-  }
+  return orFallback(() => new RegExp(`^${source}$`), null);
 }
 
 function escape(c: string): string {

@@ -1,6 +1,7 @@
 // What a read-only git may print that no path shows: patches of a secret-named file its history ever held, remote URLs with credentials.
 import { execFile } from "node:child_process";
 import { join, resolve } from "node:path";
+import { orFallback } from "../errors.js";
 import { scanSecrets } from "../gate/redact.js";
 import { walkNameReason, readFileHead } from "../gate/secret-paths.js";
 import { READ_ONLY_GIT_CONFIG, readOnlyGitEnv } from "./child-sandbox.js";
@@ -82,10 +83,6 @@ export async function remoteCredentialsReason(dir: string, home: string | undefi
 }
 
 function holdsUrlCredentials(file: string): boolean {
-  try {
-    const head = readFileHead(file, MAX_CONFIG_BYTES);
-    return head !== null && scanSecrets(head.toString("utf8")).labels.includes("URL credentials");
-  } catch {
-    return false;
-  }
+  const head = orFallback(() => readFileHead(file, MAX_CONFIG_BYTES), null);
+  return head !== null && scanSecrets(head.toString("utf8")).labels.includes("URL credentials");
 }

@@ -1,5 +1,6 @@
 // The command judge the gate is handed: the raw-word guard, the parsed verdict, the disk pass for a verdict of safe; and, under
 // `auto`, whether a command plainly needs what a confined sandbox withholds (the network, a write outside the working folder).
+import { messageOf, orFallback } from "../errors.js";
 import { broadPatternReason, normalizeCommand } from "../gate/approval-entries.js";
 import type { CommandJudge, CommandPlace, CommandVerdict } from "../gate/context.js";
 import { isInside, resolveRealPath } from "../gate/path-check.js";
@@ -25,7 +26,7 @@ export function createCommandJudge(sandbox?: CommandSandbox): CommandJudge {
       const always = broadPatternReason(entry) === null ? { alwaysSaves: entry } : {};
       const never = processSecretsReason(command, place);
       if (never) return { kind: "never", reasons: [never] };
-      const cwd = realOrSame(place.cwd);
+      const cwd = orFallback(() => resolveRealPath(place.cwd), place.cwd);
       const assessed = await assessCommand(command, approvals, place);
       const disk = assessed.plan === undefined ? [] : await diskReasons(assessed.plan, { cwd, home: place.home }).catch(diskFailed);
       const { verdict, reasons }: SafetyAssessment = disk.length === 0 ? assessed : { verdict: assessed.allowed?.() === true ? "approved" : "needs_approval", reasons: disk };
@@ -36,16 +37,8 @@ export function createCommandJudge(sandbox?: CommandSandbox): CommandJudge {
   };
 }
 
-function realOrSame(path: string): string {
-  try {
-    return resolveRealPath(path);
-  } catch {
-    return path;
-  }
-}
-
 function diskFailed(error: unknown): string[] {
-  return [`the gate could not check the files it reads (${error instanceof Error ? error.message : String(error)})`];
+  return [`the gate could not check the files it reads (${messageOf(error)})`];
 }
 
 /** Programs whose work is the network, another host, or another user. */

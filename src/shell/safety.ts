@@ -1,5 +1,6 @@
 // checkCommandSafety: safe only when every simple command is provably read-only; then the approvals lists, whose patterns
 // match words, a bare `*` standing for any.
+import { messageOf } from "../errors.js";
 import { broadPatternReason, normalizeCommand, type ApprovalLists } from "../gate/approval-entries.js";
 import { parseArgs, type ParsedArgs } from "./arg-spec.js";
 import { familyReason } from "./command-families.js";
@@ -45,7 +46,7 @@ export async function assessCommand(command: string, approvals?: ApprovalLists, 
   try {
     await loadShellParser();
   } catch (error) {
-    const problem = `the shell parser could not be loaded (${error instanceof Error ? error.message : String(error)})`;
+    const problem = `the shell parser could not be loaded (${messageOf(error)})`;
     return assessParsed(command, { commands: [], problems: [problem] }, approvals, options);
   }
   return assessParsed(command, parseShellSync(command) as ParsedShell, approvals, options);

@@ -2,6 +2,7 @@
 import { accessSync, constants } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 import type { Spawn } from "../../deps.js";
+import { orFallback } from "../../errors.js";
 
 /** What the probe found: the bwrap to run and what it supports, or the one line saying why commands run unsandboxed. */
 export type BwrapProbe =
@@ -40,12 +41,7 @@ export function findOnPath(name: string, pathEnv: string | undefined): string | 
   for (const dir of (pathEnv ?? "").split(delimiter)) {
     if (dir === "" || !isAbsolute(dir)) continue;
     const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here; the next folder may have it.
-    }
+    if (orFallback(() => accessSync(candidate, constants.X_OK) === undefined, false)) return candidate;
   }
   return null;
 }

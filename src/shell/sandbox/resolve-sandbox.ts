@@ -1,7 +1,7 @@
 // A policy's paths as they are on disk: real targets, missing paths dropped, and what the mounts cannot promise.
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { ToolError } from "../../errors.js";
+import { orFallback, ToolError } from "../../errors.js";
 import { isInside } from "../../gate/path-check.js";
 import type { SandboxKind, SandboxPolicy } from "./sandbox-policy.js";
 
@@ -28,13 +28,7 @@ export const nodePathInspector: PathInspector = {
     const found: string[] = [];
     let seen = 0;
     const walk = (folder: string, depth: number): void => {
-      let entries;
-      try {
-        entries = readdirSync(folder, { withFileTypes: true });
-      } catch {
-        return;
-      }
-      for (const entry of entries) {
+      for (const entry of orFallback(() => readdirSync(folder, { withFileTypes: true }), [])) {
         if (++seen > LINK_SCAN_LIMIT) return;
         const path = join(folder, entry.name);
         if (entry.isDirectory() && depth < 2) walk(path, depth + 1);

@@ -2,6 +2,7 @@
 // and start-up scripts live outside a project.
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
+import { orFallback } from "../../errors.js";
 
 /** `read-only`: what the gate proved read-only; `confined`: what `auto` runs unasked (writing only the working folder, offline); `approved`. */
 export type SandboxKind = "read-only" | "confined" | "approved";
@@ -79,7 +80,7 @@ export function homeSecretPaths(home: string): string[] {
 }
 
 /** The system's secret locations: service secrets and the SSH host keys, listed now (a mount needs a name, not a pattern). */
-export function systemSecretPaths(listDir: (dir: string) => string[] = listOrNothing): string[] {
+export function systemSecretPaths(listDir = (dir: string): string[] => orFallback(() => readdirSync(dir), [])): string[] {
   const hostKeys = listDir("/etc/ssh").filter((name) => /^ssh_host_.+_key$/.test(name)).sort().map((name) => join("/etc/ssh", name));
   return [...SYSTEM_SECRETS, ...hostKeys];
 }
@@ -91,12 +92,4 @@ export function systemSecretPaths(listDir: (dir: string) => string[] = listOrNot
 function runsLater(roots: readonly string[], home: string): string[] {
   const obeyed = [join(".git", "hooks"), join(".git", "config"), "AGENTS.md", "CLAUDE.md"];
   return [...roots.flatMap((root) => obeyed.map((name) => join(root, name))), ...HOME_STARTUP.map((name) => join(home, name))];
-}
-
-function listOrNothing(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
 }
