@@ -2,7 +2,7 @@
 import { expandBraces } from "./brace-expand.js";
 import { resolveWord, wordPieces, type Base, type PathContext } from "./path-resolve.js";
 import { rawCommands } from "./raw-words.js";
-import { DECOMPRESSORS } from "./recursive-reads.js";
+import { DECOMPRESSORS } from "./rules-archive.js";
 import { isProcessSecretPath, normalizeSlashes as normalize } from "../gate/secret-paths.js";
 
 const RECURSIVE_READERS = new Set(["grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "git", ...DECOMPRESSORS]);

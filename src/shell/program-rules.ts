@@ -78,33 +78,27 @@ const JQ: ArgSpec = {
   deny: { "-f": "reads its program from a file", "--from-file": "reads its program from a file", "-L": "loads modules", "--library-path": "loads modules" },
 };
 
+/** Programs of the audited kind sharing one rule: arguments that are names, printed words, or files whose content is printed. */
+const SHARED_RULES: ReadonlyArray<readonly [programs: string, rule: ProgramRule]> = [
+  ["ls tr stat df realpath readlink", { spec: ANY_FLAGS }],
+  ["echo which true false basename dirname", { spec: ANY_FLAGS, printsArgs: true }],
+  ["cut nl tac", { spec: ANY_FLAGS, readsContent: true }],
+  ["whoami uname", { spec: NO_ARGS }],
+];
+
 /** The table. Keys are bare program names: a path such as `./ls` or `/bin/ls` is never looked up. */
 export const PROGRAM_RULES: ReadonlyMap<string, ProgramRule> = new Map<string, ProgramRule>([
-  ["ls", { spec: ANY_FLAGS }],
+  ...SHARED_RULES.flatMap(([programs, rule]) => programs.split(" ").map((program) => [program, rule] as const)),
   ["cat", { spec: { short: "AbeEnstTuv", long: ["show-all", "number-nonblank", "show-ends", "number", "squeeze-blank", "show-tabs", "show-nonprinting"] }, readsContent: true }],
   ["head", { spec: HEAD_TAIL, readsContent: true }],
   ["tail", { spec: HEAD_TAIL, check: checkTail, readsContent: true }],
   ["wc", { spec: ANY_FLAGS, fileOptions: ["--files0-from"] }],
   ["pwd", { spec: { short: "LP", maxPositionals: 0 } }],
-  ["echo", { spec: ANY_FLAGS, printsArgs: true }],
   ["date", { spec: { short: "uR", shortValue: "dfr", shortOptional: "I", long: ["utc", "universal", "rfc-email", "debug", "date=", "file=", "reference=", "iso-8601[=]", "rfc-3339="] }, check: checkDate, fileOptions: ["-f", "--file"] }],
-  ["whoami", { spec: NO_ARGS }],
-  ["uname", { spec: NO_ARGS }],
-  ["which", { spec: ANY_FLAGS, printsArgs: true }],
   ["file", { spec: { anyFlags: true, deny: { "-C": "compiles a magic file (writes)", "--compile": "compiles a magic file (writes)" } }, fileOptions: ["-f", "--files-from", "-m", "--magic-file"] }],
-  ["stat", { spec: ANY_FLAGS }],
   ["du", { spec: ANY_FLAGS, fileOptions: ["--files0-from", "-X", "--exclude-from"] }],
-  ["df", { spec: ANY_FLAGS }],
-  ["cut", { spec: ANY_FLAGS, readsContent: true }],
-  ["tr", { spec: ANY_FLAGS }],
   ["uniq", { spec: { short: "cdDiuz", shortValue: "fsw", long: ["count", "repeated", "unique", "ignore-case", "zero-terminated", "all-repeated[=]", "group[=]", "skip-fields=", "skip-chars=", "check-chars="], maxPositionals: 1 }, readsContent: true }],
   ["tree", { spec: { anyFlags: true, deny: { "-o": "writes its output to a file", "-R": "writes files in every folder" } }, fileOptions: ["--infofile", "--gitfile"], contentModeFlags: ["--fromfile", "--fromtabfile"] }],
-  ["nl", { spec: ANY_FLAGS, readsContent: true }],
-  ["tac", { spec: ANY_FLAGS, readsContent: true }],
-  ["realpath", { spec: ANY_FLAGS }],
-  ["readlink", { spec: ANY_FLAGS }],
-  ["true", { spec: ANY_FLAGS, printsArgs: true }],
-  ["false", { spec: ANY_FLAGS, printsArgs: true }],
   ["cd", { spec: { short: "LPe@", maxPositionals: 1 }, readsContent: true }],
   ["grep", { spec: GREP, readsContent: true, fileOptions: ["-f", "--file", "--exclude-from"], globOptions: ["--include"] }],
   ["rg", { spec: RIPGREP, readsContent: true, fileOptions: ["-f", "--file", "--ignore-file"], globOptions: ["-g", "--glob", "--iglob"] }],
@@ -115,8 +109,6 @@ export const PROGRAM_RULES: ReadonlyMap<string, ProgramRule> = new Map<string, P
   ["git", { check: (_args, words) => checkGit(words), readsContent: true }],
   // Computed arguments are harmless where they are only printed: not as printf's format or before it (`-v NAME` assigns).
   ["printf", { spec: { anyFlags: true, deny: { "-v": "assigns a shell variable (PATH, for one)" } }, printsArgs: true, check: checkPrintf }],
-  ["basename", { spec: ANY_FLAGS, printsArgs: true }],
-  ["dirname", { spec: ANY_FLAGS, printsArgs: true }],
   ["test", testRule("test")],
   ["[", testRule("[")],
   ...ARCHIVE_RULES,

@@ -1,6 +1,7 @@
 // Commands that read or list a whole folder tree, and which folders: grep -r, rg, git diff, diff, gzip -r, ls -R, find, du, tree.
 import type { ParsedArgs, ParsedFlag } from "./arg-spec.js";
 import { NO_FILTERS, type TreeFilters } from "./read-plan.js";
+import { DECOMPRESSORS } from "./rules-archive.js";
 import { gitSubcommandAt } from "./rules-git.js";
 import { findStartingPoints } from "./program-rules.js";
 import { PROCESS_SUBSTITUTION_PATH, type ShellWord } from "./shell-words.js";
@@ -21,8 +22,6 @@ export function treeRoots(program: string, parsed: ParsedArgs, words: readonly S
   return DECOMPRESSORS.includes(program) && has("-r", "--recursive") ? parsed.positionals.map((word) => ({ word, kind: "tree", filters: FOLLOWING })) : [];
 }
 
-/** gzip and its kin: with -r they decompress (or, with -f, copy) every file under a folder to stdout; -f follows links. */
-export const DECOMPRESSORS: readonly string[] = ["gzip", "gunzip", "zcat", "xz", "unxz", "xzcat", "bzip2", "bunzip2", "bzcat"];
 const FOLLOWING: TreeFilters = { ...NO_FILTERS, followLinks: true };
 
 /** diff reads a folder operand even without -r (with -N a file on one side only is printed whole): every operand is walked. */

@@ -80,18 +80,20 @@ function compressorRule(program: string, spec: ArgSpec, alwaysStdout: boolean, i
   return { spec, readsContent: true, check };
 }
 
+/** Each family: the compressor, the decompressor (implying -d) and the *cat (always to stdout), with their options. */
+const COMPRESSORS = [["gzip", "gunzip", "zcat", GZIP], ["xz", "unxz", "xzcat", XZ], ["bzip2", "bunzip2", "bzcat", BZIP2]] as const;
+
+/** gzip and its kin: with -r they decompress (or, with -f, copy) every file under a folder to stdout; -f follows links. */
+export const DECOMPRESSORS: readonly string[] = COMPRESSORS.flatMap(([plain, un, cat]) => [plain, un, cat]);
+
 /** The archive and decompression rules of the table. */
 export const ARCHIVE_RULES: ReadonlyArray<readonly [string, ProgramRule]> = [
   ["tar", { check: (_args, words) => checkTar(words) }],
   ["unzip", { check: (_args, words) => checkUnzip(words), readsContent: true }],
   ["zipinfo", { spec: ZIPINFO }],
-  ["gzip", compressorRule("gzip", GZIP, false)],
-  ["gunzip", compressorRule("gunzip", GZIP, false, true)],
-  ["zcat", compressorRule("zcat", GZIP, true)],
-  ["xz", compressorRule("xz", XZ, false)],
-  ["unxz", compressorRule("unxz", XZ, false, true)],
-  ["xzcat", compressorRule("xzcat", XZ, true)],
-  ["bzip2", compressorRule("bzip2", BZIP2, false)],
-  ["bunzip2", compressorRule("bunzip2", BZIP2, false, true)],
-  ["bzcat", compressorRule("bzcat", BZIP2, true)],
+  ...COMPRESSORS.flatMap(([plain, un, cat, spec]) => [
+    [plain, compressorRule(plain, spec, false)] as const,
+    [un, compressorRule(un, spec, false, true)] as const,
+    [cat, compressorRule(cat, spec, true)] as const,
+  ]),
 ];
