@@ -31,7 +31,7 @@ export function takeScratch(parent: string): string {
 /** Gives back an ended command's folder: kept for a later one when `keep` and left empty, else removed with what it holds. */
 export async function returnScratch(parent: string, dir: string, keep: boolean): Promise<void> {
   const kept = spare.get(parent) ?? [];
-  if (keep && kept.length < MAX_SPARE && isEmpty(dir)) {
+  if (keep && kept.length < MAX_SPARE && orFallback(() => readdirSync(dir).length === 0, false)) {
     kept.push(dir);
     spare.set(parent, kept);
     idleTimer ??= setTimeout(removeSpare, SPARE_IDLE_MS).unref();
@@ -47,10 +47,6 @@ function isOwnFolder(dir: string): boolean {
   const info = orFallback(() => lstatSync(dir), null);
   const owner = process.getuid?.();
   return info !== null && info.isDirectory() && (owner === undefined || info.uid === owner) && (info.mode & 0o077) === 0;
-}
-
-function isEmpty(dir: string): boolean {
-  return orFallback(() => readdirSync(dir).length === 0, false);
 }
 
 function removeSpare(): void {

@@ -28,17 +28,14 @@ export function createCommandJudge(sandbox?: CommandSandbox): CommandJudge {
       if (never) return { kind: "never", reasons: [never] };
       const cwd = orFallback(() => resolveRealPath(place.cwd), place.cwd);
       const assessed = await assessCommand(command, approvals, place);
-      const disk = assessed.plan === undefined ? [] : await diskReasons(assessed.plan, { cwd, home: place.home }).catch(diskFailed);
+      const failed = (error: unknown): string[] => [`the gate could not check the files it reads (${messageOf(error)})`];
+      const disk = assessed.plan === undefined ? [] : await diskReasons(assessed.plan, { cwd, home: place.home }).catch(failed);
       const { verdict, reasons }: SafetyAssessment = disk.length === 0 ? assessed : { verdict: assessed.allowed?.() === true ? "approved" : "needs_approval", reasons: disk };
       const kind = KINDS[verdict];
       const contained = kind === "needs" && (await sandbox?.confines()) === true && outsideReach(command, { ...place, cwd }) === null;
       return { kind: contained ? "contained" : kind, reasons, ...always };
     },
   };
-}
-
-function diskFailed(error: unknown): string[] {
-  return [`the gate could not check the files it reads (${messageOf(error)})`];
 }
 
 /** Programs whose work is the network, another host, or another user. */

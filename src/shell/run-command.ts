@@ -29,7 +29,6 @@ export interface RunCommandOptions {
   outputLimitBytes?: number;
 }
 
-const runCommandInput = z.object({ command: z.string().min(1).describe("The command line, run with bash -c") });
 /** What an out-of-memory failure prints, from the C library, bash, coreutils, Python, C++ and node. */
 const OUT_OF_MEMORY = /memory exhausted|cannot allocate|out of memory|MemoryError|bad_alloc|allocation failed/i;
 
@@ -48,7 +47,7 @@ export function createRunCommandTool(options: RunCommandOptions = {}, sandbox: C
       "Run a bash command in the working directory and return its exit code, stdout and stderr. " +
       `stdin is closed; the command is killed after ${formatSeconds(limits.timeoutMs)}; long output keeps its head and tail. ` +
       "Read-only commands run at once; others may need the user's approval.",
-    input: runCommandInput,
+    input: z.object({ command: z.string().min(1).describe("The command line, run with bash -c") }),
     access: (input) => ({ command: input.command }),
     async run(input, context) {
       // Only the gate's answer decides the sandbox; without one (run called directly) nothing runs.

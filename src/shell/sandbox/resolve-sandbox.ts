@@ -15,14 +15,12 @@ const LINK_SCAN_LIMIT = 500;
 /** The Node inspector; `linkedFiles` looks two levels down. */
 export const nodePathInspector: PathInspector = {
   inspect(path) {
-    try {
+    return orFallback((): PathInfo => {
       const real = realpathSync(path);
       const stat = statSync(real);
       const type = stat.isDirectory() ? "dir" : stat.isFile() ? "file" : "other";
       return { real, type, symlink: lstatSync(path).isSymbolicLink(), links: stat.nlink };
-    } catch {
-      return null;
-    }
+    }, null);
   },
   linkedFiles(dir) {
     const found: string[] = [];
