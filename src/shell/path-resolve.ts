@@ -15,9 +15,7 @@ export function wordPieces(word: string): string[] {
 
 /** The paths `value` may name from `bases`, normalised; one that climbs above a folder of unknown place is also anchored at `/`, the worst. */
 export function resolveWord(value: string, bases: readonly Base[], home: string | undefined): string[] {
-  const out = new Set<string>();
-  for (const base of bases) for (const path of resolveFrom(value, base, home)) out.add(path);
-  return [...out];
+  return [...new Set(bases.flatMap((base) => resolveFrom(value, base, home)))];
 }
 
 function resolveFrom(value: string, base: Base, home: string | undefined): string[] {
@@ -41,12 +39,8 @@ function resolveFrom(value: string, base: Base, home: string | undefined): strin
 
 /** The unnormalised paths `value` names from `bases` when they climb: the kernel resolves links before each `..` (`link/..` is the target's parent). */
 export function physicalWords(value: string, bases: readonly Base[], home: string | undefined): string[] {
-  const out = new Set<string>();
-  for (const base of bases) {
-    const raw = rawJoin(value, base, home);
-    if (raw !== null && /(^|\/)\.\.(\/|$)/.test(raw)) out.add(raw);
-  }
-  return [...out];
+  const climbing = bases.map((base) => rawJoin(value, base, home)).filter((raw): raw is string => raw !== null && /(^|\/)\.\.(\/|$)/.test(raw));
+  return [...new Set(climbing)];
 }
 
 /** `value` joined to an absolute base or the known home, as written; null when it starts from a folder of unknown place. */

@@ -12,7 +12,6 @@ export interface SyntaxNode {
   readonly isNamed: boolean;
   readonly isMissing: boolean;
   readonly isError: boolean;
-  readonly hasError: boolean;
   readonly childCount: number;
   readonly children: ReadonlyArray<SyntaxNode | null>;
   readonly namedChildren: ReadonlyArray<SyntaxNode | null>;
