@@ -15,7 +15,9 @@ export function wordPieces(word: string): string[] {
 
 /** The paths `value` may name from `bases`, normalised; one that climbs above a folder of unknown place is also anchored at `/`, the worst. */
 export function resolveWord(value: string, bases: readonly Base[], home: string | undefined): string[] {
-  return [...new Set(bases.flatMap((base) => resolveFrom(value, base, home)))];
+  const out = new Set<string>();
+  for (const base of bases) for (const path of resolveFrom(value, base, home)) out.add(path);
+  return [...out];
 }
 
 function resolveFrom(value: string, base: Base, home: string | undefined): string[] {
@@ -39,8 +41,12 @@ function resolveFrom(value: string, base: Base, home: string | undefined): strin
 
 /** The unnormalised paths `value` names from `bases` when they climb: the kernel resolves links before each `..` (`link/..` is the target's parent). */
 export function physicalWords(value: string, bases: readonly Base[], home: string | undefined): string[] {
-  const climbing = bases.map((base) => rawJoin(value, base, home)).filter((raw): raw is string => raw !== null && /(^|\/)\.\.(\/|$)/.test(raw));
-  return [...new Set(climbing)];
+  const out = new Set<string>();
+  for (const base of bases) {
+    const raw = rawJoin(value, base, home);
+    if (raw !== null && /(^|\/)\.\.(\/|$)/.test(raw)) out.add(raw);
+  }
+  return [...out];
 }
 
 /** `value` joined to an absolute base or the known home, as written; null when it starts from a folder of unknown place. */
