@@ -34,7 +34,7 @@ export interface CronJob {
   maxBudgetUsd?: number;
   /** A JSON Schema file, relative to the workspace: the run's answer is an object checked against it, stored in its record. */
   outputSchema?: string;
-  /** The schema of `outputSchema`, read when cron.json loads (`loadCronJobs`). */
+  /** The schema of `outputSchema`, read by `loadCronJobs`. */
   output?: JsonSchema;
   /** An ISO date-time with its offset. The first run at or after it is the final one (`hasEnded`): it sends `finalPrompt`, then the job is paused for good. */
   until?: string;

@@ -37,7 +37,6 @@ export function createJobRunner(opts: JobRunnerOptions): RunJob {
     const final = hasEnded(job, now);
     const prompt = final ? { text: job.finalPrompt ?? DEFAULT_FINAL_PROMPT } : job.heartbeat ? await heartbeatPrompt(workspace, job) : { text: job.prompt ?? "" };
     if (prompt.skip) return { status: "skipped", detail: prompt.skip };
-    // Its own assistant for each run, on the runner's clock, with the job's agent and budget.
     const agent = job.agent !== undefined && { defaultAgent: job.agent };
     const budget = job.maxBudgetUsd !== undefined && { maxBudgetUsd: job.maxBudgetUsd };
     const turn = { cacheTtl: cacheTtlOf(job, now), ...opts.assistant.turn, ...budget };
@@ -81,10 +80,7 @@ async function heartbeatPrompt(workspace: string, job: CronJob): Promise<{ text:
   return { text: buildHeartbeatPrompt(checklist, job.prompt) };
 }
 
-/**
- * The status of a finished turn. Authentication failures (401/403) and a spent budget (stopped by it, or a run that finished but
- * cost more) pause the job: retrying them every tick would fail the same way, or keep spending.
- */
+/** The status of a finished turn. Authentication failures and a spent budget pause the job: every tick would fail the same way, or keep spending. */
 export function outcomeOf(job: CronJob, result: TurnResult): RunOutcome {
   const spent = { usage: result.usage, costUsd: result.costUsd };
   const replied = result.text ? { ...spent, reply: result.text } : spent;

@@ -1,6 +1,6 @@
 // pg-boss for cron on PostgreSQL: its schema (`<schema>_boss`), one queue per job, and the few calls the workers make. The only home of pg-boss.
 import type PgBoss from "pg-boss";
-import { messageOf } from "../cron/cron-runs.js";
+import { messageOf } from "../errors.js";
 import { lockHeldSql } from "./advisory-lock.js";
 import type { Database, Queryable } from "./database.js";
 import { inTransaction } from "./transaction.js";
