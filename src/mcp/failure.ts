@@ -1,4 +1,5 @@
 // Why an MCP server could not be reached or answered, in a few words a person can act on: DNS, refused, TLS, 401, 404, timeout.
+import { messageOf } from "../errors.js";
 import type { McpServerConfig } from "./config.js";
 
 /** Codes of Node's network errors and the words for them. */
@@ -45,13 +46,11 @@ export function causeOf(error: unknown): string {
     if (status && STATUS_CAUSES[Number(status[1])]) return STATUS_CAUSES[Number(status[1])]!;
     current = record.cause;
   }
-  return oneLine(error instanceof Error ? error.message : String(error));
-}
-
-/** `the MCP server "docs" (https://x/mcp): why`: one line naming the server, where it is, and the cause. */
-export function describeFailure(server: string, config: McpServerConfig, error: unknown): string {
-  return `MCP server "${server}" (${whereOf(config)}): ${causeOf(error)}`;
+  return oneLine(messageOf(error));
 }
 
 /** Whitespace collapsed to one line. */
 export const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim();
+
+/** A duration for messages: `2.5 s`. */
+export const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
