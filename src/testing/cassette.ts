@@ -36,10 +36,7 @@ export interface Cassette {
   turns: CassetteTurn[];
 }
 
-/**
- * Reads a cassette from a file or its text. Throws an Error of one line for a file that is no cassette, or one written
- * in a later format ("needs cassette format 2; this miniclaw reads format 1").
- */
+/** Reads a cassette from a file or its text. Throws a one-line Error for a file that is no cassette or of a later format. */
 export function readCassette(source: string, label = "the cassette"): Cassette {
   const text = source.includes("\n") || source.startsWith("{") ? source : readFileSync(source, "utf8");
   const where = source.includes("\n") || source.startsWith("{") ? label : source;

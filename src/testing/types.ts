@@ -27,11 +27,7 @@ export type ScriptedSearchResult = { url: string; title: string; pageAge?: strin
 /** A web_search the model runs at the provider: a `server_tool_use` (input `{query}`) and its `web_search_tool_result` listing `results`. */
 export type ScriptedSearch = { search: string; results: ScriptedSearchResult[] };
 
-/**
- * A web_fetch the model runs at the provider: a `server_tool_use` (input `{url}`) and its `web_fetch_tool_result`: a
- * plain-text document holding `text` under `title`, or with `error` (an API error code such as `url_not_accessible`)
- * a `web_fetch_tool_result_error`.
- */
+/** A web_fetch the model runs at the provider: a plain-text document, or with `error` (an API code such as `url_not_accessible`) an error result. */
 export interface ScriptedFetch {
   fetch: string;
   title?: string;
@@ -43,19 +39,10 @@ export interface ScriptedFetch {
 export type ScriptedServerTool = ScriptedSearch | ScriptedFetch;
 
 /**
- * What the model answers. The content is built in the API's order: `thinking` blocks, `redactedThinking` blocks, the
- * `serverTools` calls with their results, the `text`, then the `toolUses`; `content` gives raw blocks instead. In
- * `text`, `thinking` and string values of tool inputs, `{{tool_result}}` becomes the text of the request's last
- * tool_result and `{{user_text}}` the text of its last user message.
- *
- * Thinking follows the request, as the model does: with `thinking` absent or disabled, thinking blocks (scripted or
- * raw) are left out; with `adaptive` they are sent as given; with `enabled` too, and a reply that has none gets one
- * short thinking block of the server's own (unless the request continues a paused assistant message). The server signs
- * every thinking block it sends and gives every redacted_thinking block fresh `data`; under `display: "omitted"` the
- * thinking text is sent empty, signed as such.
- *
- * A reply that uses a server tool the request does not offer (no tool of type `web_search_*` / `web_fetch_*`) is a
- * script error: answered 500 with `x-should-retry: false`.
+ * What the model answers, built in the API's order: thinking, redacted thinking, server tools, text, tool uses. In text,
+ * thinking and tool inputs, `{{tool_result}}` and `{{user_text}}` become the request's last tool_result and user text.
+ * Thinking follows the request as the model's does (left out when it does not think; signed; one added under manual
+ * thinking when none is scripted). Using a server tool the request does not offer is a script error (500).
  */
 export interface Reply {
   text?: string;
@@ -66,10 +53,7 @@ export interface Reply {
   redactedThinking?: number;
   /** Server tool calls and their results, after the thinking and before the text. */
   serverTools?: ScriptedServerTool[];
-  /**
-   * The text block cites the reply's first search result: one `web_search_result_location` (its url, title,
-   * `encrypted_index`, and the title as `cited_text`). A script error when no search in `serverTools` has a result.
-   */
+  /** The text cites the first search result of `serverTools` (a script error when there is none). */
   citations?: boolean;
   /** Raw content blocks, sent as given (thinking signed as above); overrides every field that builds content. */
   content?: unknown[];
@@ -77,25 +61,16 @@ export interface Reply {
   stopReason?: ScriptedStopReason;
   /** Reported as `stop_sequence` (with `stopReason: "stop_sequence"`). */
   stopSequence?: string;
-  /**
-   * Reported output tokens; defaults to an estimate of the content. Usage also reports `output_tokens_details.thinking_tokens`
-   * when thinking was sent, and `server_tool_use` (search and fetch requests) when server tools were used.
-   */
+  /** Reported output tokens; defaults to an estimate of the content. */
   outputTokens?: number;
   /** Non-streaming: wait before answering. Streaming: wait before each event after the first. */
   delayMs?: number;
 }
 
 /**
- * A failure instead of (or before) a reply.
- * - `status`: an HTTP error with the API's error JSON (`retryAfter` in seconds and `retryAfterMs` set the `retry-after`
- *   / `retry-after-ms` headers).
- * - `dropAfterEvents`: streaming, write that many SSE events then destroy the socket (non-streaming: destroy it before any response).
- * - `sseError`: streaming, after `afterEvents` events (default 0) send `event: error` and end (non-streaming: the
- *   matching HTTP status, e.g. 529 for `overloaded_error`).
- * - `delayMs`: wait before the response (or, streaming with `afterEvents`, after that many events), then answer with this
- *   rule's reply, or, when it has none, the next matching rule's. A huge delay is a stall only the client or `close()` ends.
- * - `malformed`: status 200 with a body that is not JSON (streaming: a broken SSE frame).
+ * A failure instead of (or before) a reply: `status`, an API error (`retryAfter` s, `retryAfterMs`); `dropAfterEvents`,
+ * the socket destroyed after that many events; `sseError`, an error event (non-streaming: its HTTP status); `delayMs`,
+ * a wait, then this rule's reply or the next matching rule's; `malformed`, a 200 whose body does not parse.
  */
 export type Fault =
   | { status: number; retryAfter?: number; retryAfterMs?: number; errorType?: string; message?: string }
@@ -117,10 +92,7 @@ export interface MatchFields {
 /** A string or RegExp tests the last user text; a function decides alone. */
 export type Match = string | RegExp | MatchFields | ((req: RecordedRequest) => boolean);
 
-/**
- * One line of the script. The first rule that matches and still has `times` left answers; a rule without `match`
- * matches everything. A rule needs a `reply`, a `fault`, or both (only a delay fault is followed by the reply).
- */
+/** One line of the script; without `match` it matches everything. It needs a `reply`, a `fault`, or both (only a delay fault is followed by the reply). */
 export interface Rule {
   match?: Match;
   /** How many requests the rule may answer; unlimited when absent. */
@@ -136,20 +108,13 @@ export interface ScriptedModelOptions {
   port?: number;
   /** Smallest prefix, in tokens, the simulated prompt cache stores (the real API: 1024). Default 0. */
   cacheMinTokens?: number;
-  /** The clock the simulated prompt cache expires on (5 minutes, or 1 hour with `ttl: "1h"`, from the last write or read), in ms; a bench moves it to simulate hours. Default the system's. */
+  /** The clock the simulated prompt cache expires on; a bench moves it to simulate hours. Default the system's. */
   clock?: { now(): number };
   /** Model id reported in responses; by default the request's `model` is echoed. */
   model?: string;
-  /**
-   * The model's context window in tokens (the real API: 200,000). When set, a longer prompt is refused with the API's
-   * 400 "prompt is too long: N tokens > M maximum", and recorded in `rejected`. Default: no limit.
-   */
+  /** Tokens; a longer prompt is refused 400 "prompt is too long" as by the real API (200,000). Default: no limit. */
   contextWindow?: number;
-  /**
-   * Whether the server offers the API's server tools (web_search, web_fetch). Default true. When false it behaves like a
-   * compatible provider without them: a request with a typed tool is answered 400 `tools.N: Input tag '<type>' found
-   * using 'type' does not match any of the expected tags: 'custom'`, and recorded in `rejected`.
-   */
+  /** Default true. False: a typed tool is refused 400, as by a compatible provider without web_search and web_fetch. */
   serverTools?: boolean;
 }
 
