@@ -1,11 +1,12 @@
 // Recording a cassette: a fetch wrapper that writes each model request and its response, streamed ones as they were, credentials removed.
 import { appendFileSync, writeFileSync } from "node:fs";
 import { redactSecrets } from "../gate/redact.js";
-import { CASSETTE_VERSION, type Exchange } from "./cassette.js";
+import { CASSETTE_VERSION, cleanStrings, type Exchange } from "./cassette.js";
 
 /** Response headers kept: what the client reads of a response, never a credential. */
 const KEPT_HEADERS = ["content-type", "request-id", "retry-after", "x-should-retry", "anthropic-ratelimit-requests-remaining"];
 
+/** A cassette being written. */
 export interface CassetteRecorder {
   /** Wraps a transport: pass it to `createClient({ env, wrapFetch: recorder.wrap })`. */
   wrap(fetch: typeof globalThis.fetch): typeof globalThis.fetch;
@@ -61,12 +62,4 @@ function parseBody(body: unknown): unknown {
   } catch {
     return body;
   }
-}
-
-/** A JSON value with `clean` applied to every string in it. */
-export function cleanStrings<T>(value: T, clean: (text: string) => string): T {
-  if (typeof value === "string") return clean(value) as T;
-  if (Array.isArray(value)) return value.map((item) => cleanStrings(item, clean)) as T;
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, cleanStrings(inner, clean)])) as T;
 }

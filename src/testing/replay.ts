@@ -12,6 +12,7 @@ export interface ReplayOptions {
   secrets?: readonly string[];
 }
 
+/** A running replay. */
 export interface Replay {
   baseURL: string;
   cassette: Cassette;

@@ -59,6 +59,7 @@ export class IssuedLedger {
     }
   }
 
+  /** The lookup validation takes. */
   readonly lookup: IssuedThinking = (id) => this.#byId.get(id);
 }
 
