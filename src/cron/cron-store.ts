@@ -24,6 +24,7 @@ export interface CronStore {
   readonly runsPlace: string;
   /** The latest `limit` records (of `job`, or of every job), oldest first. */
   readRuns(job: string | undefined, limit: number): Promise<RunRecord[]>;
+  /** The paused jobs, by name. */
   readPauses(): Promise<Record<string, JobPause>>;
   /** Records `job` as paused, or resumed (undefined). */
   setPause(job: string, pause: JobPause | undefined): Promise<void>;
