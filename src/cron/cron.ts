@@ -77,10 +77,8 @@ type Entry = { job: CronJob; timer: JobTimer | null; running?: { controller: Abo
 type State = { opts: SchedulerOptions; clock: Clock; claims: CronClaims; entries: Entry[]; inflight: Set<Promise<unknown>>; stopping: boolean };
 
 /**
- * Schedules the enabled jobs and returns at once. At each tick the claims say whether this process runs it (a lease), or what
- * came of it instead (a skipped tick, records to report); a job never runs twice at once here, and runs are isolated, so a
- * throwing job never stops the others. Every `claims.pollMs` the claims are asked for runs waiting for a worker. A run whose
- * status is `paused` is stored as the job's pause by the claims, which leave its later ticks alone until it is lifted.
+ * Schedules the enabled jobs and returns at once; at each tick the claims lease the run or say what came of it instead. A job
+ * never runs twice at once here, and a throwing job never stops the others. A `paused` run's pause is stored by the claims.
  */
 export function startScheduler(opts: SchedulerOptions): Scheduler {
   const clock = opts.clock ?? systemClock;

@@ -89,8 +89,7 @@ function kindOf(entry: Entry, scope: FieldScope): Kind {
     fail(scope, "command", 'is required: the program to start, or "type": "http" with "url" for a remote server');
   }
   if (type === "stdio") return "stdio";
-  if (type === "http" || type === "streamable-http") return "http";
-  if (type === "sse") return "http";
+  if (type === "http" || type === "streamable-http" || type === "sse") return "http";
   if (type === "sdk" && !scope.fromFile) return "sdk";
   if (type === "sdk") fail(scope, "type", 'is "sdk", which is for the library only (a file cannot hold a server object): use "command", or "type": "http" with "url"');
   const allowed = scope.fromFile ? '"stdio", "http" or "sse"' : '"stdio", "http", "sse" or "sdk"';

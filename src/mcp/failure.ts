@@ -2,7 +2,6 @@
 import { messageOf } from "../errors.js";
 import type { McpServerConfig } from "./config.js";
 
-/** Codes of Node's network errors and the words for them. */
 const NETWORK_CAUSES: ReadonlyArray<[RegExp, string]> = [
   [/^(ENOTFOUND|EAI_AGAIN|EAI_NONAME)$/, "its host name does not resolve (DNS)"],
   [/^ECONNREFUSED$/, "the connection was refused (nothing listens there)"],
@@ -12,7 +11,6 @@ const NETWORK_CAUSES: ReadonlyArray<[RegExp, string]> = [
   [/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/, "TLS failed"],
 ];
 
-/** What a status of an HTTP answer means for an MCP server. */
 const STATUS_CAUSES: Readonly<Record<number, string>> = {
   401: "it needs sign-in (401)",
   403: "access was refused (403)",
