@@ -34,7 +34,7 @@ export interface CronJob {
   maxBudgetUsd?: number;
   /** A JSON Schema file, relative to the workspace: the run's answer is an object checked against it, stored in its record. */
   outputSchema?: string;
-  /** The schema of `outputSchema`, read when cron.json loads (`loadCronJobs`). */
+  /** The schema of `outputSchema`, read by `loadCronJobs`. */
   output?: JsonSchema;
   /** An ISO date-time with its offset. The first run at or after it is the final one (`hasEnded`): it sends `finalPrompt`, then the job is paused for good. */
   until?: string;
@@ -79,9 +79,8 @@ const jobSchema = z.strictObject({
 const fileSchema = z.strictObject({ jobs: z.array(z.unknown(), { error: 'must be a list of jobs: {"jobs": [...]}' }) }, { error: 'must be an object such as {"jobs": [...]}' });
 
 /**
- * Reads and checks `<workspace>/cron.json`, and the output schema files its jobs name. Throws ConfigError with one line naming
- * the file, the job and the field: a missing file, bad JSON, a bad field, a schedule that does not parse (in its time zone), a
- * job with neither prompt nor heartbeat, a duplicate name, an output schema file that is missing or not an object's schema.
+ * Reads and checks `<workspace>/cron.json` and the output schema files its jobs name (schedules parsed in their time zones,
+ * names unique). Throws ConfigError with one line naming the file, the job and the field.
  */
 export async function loadCronJobs(workspace: string): Promise<CronJob[]> {
   const file = join(workspace, CRON_FILE);

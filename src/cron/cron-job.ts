@@ -20,11 +20,9 @@ export interface JobRunnerOptions {
 }
 
 /**
- * The `runJob` callback of the scheduler and of `cron run`: skips outside active hours, skips a heartbeat whose checklist has no
- * content (no model call), otherwise sends one message with the refusing approver (nothing waits for a human) and maps the turn
- * to a status. A run at or after the job's `until` sends its final prompt instead, and ends the job (`finalOutcome`). Steering
- * left in the job's session inbox joins the run's message. Every time is read from the runner's clock. Throws only what opening
- * the assistant throws (ConfigError: no such agent).
+ * The `runJob` of the scheduler and of `cron run`: skips outside active hours or on an empty checklist (no model call), else
+ * sends one message with the refusing approver (nothing waits for a human); after `until`, the final prompt, ending the job.
+ * Steering left in the session's inbox joins the message; times come from the runner's clock. Throws only what opening the assistant throws (ConfigError: no such agent).
  */
 export function createJobRunner(opts: JobRunnerOptions): RunJob {
   const clock = opts.clock ?? systemClock;
@@ -37,7 +35,6 @@ export function createJobRunner(opts: JobRunnerOptions): RunJob {
     const final = hasEnded(job, now);
     const prompt = final ? { text: job.finalPrompt ?? DEFAULT_FINAL_PROMPT } : job.heartbeat ? await heartbeatPrompt(workspace, job) : { text: job.prompt ?? "" };
     if (prompt.skip) return { status: "skipped", detail: prompt.skip };
-    // Its own assistant for each run, on the runner's clock, with the job's agent and budget.
     const agent = job.agent !== undefined && { defaultAgent: job.agent };
     const budget = job.maxBudgetUsd !== undefined && { maxBudgetUsd: job.maxBudgetUsd };
     const turn = { cacheTtl: cacheTtlOf(job, now), ...opts.assistant.turn, ...budget };
@@ -62,10 +59,8 @@ export function cacheTtlOf(job: CronJob, now: number): CacheTtl {
 }
 
 /**
- * The outcome of a run at or after the job's `until`. Once the final run has happened the job ends: the outcome keeps its status
- * (the final run succeeded, or alerted) and says why the job ended, which is stored like a pause (no later tick runs it, `cron list`
- * shows it ended, `cron run --force` runs it once more). A final run that failed (`error`: the API down, the turn aborted at
- * shutdown) leaves the job on, so the next tick makes the final run again; a skipped one made no call at all.
+ * The outcome of a run after `until`: it keeps its status and says why the job ended, stored like a pause (`cron run --force`
+ * runs it once more). A failed final run leaves the job on, so the next tick makes it again; a skipped one made no call.
  */
 function finalOutcome(job: CronJob, outcome: RunOutcome): RunOutcome {
   if (outcome.status === "skipped") return outcome;
@@ -81,10 +76,7 @@ async function heartbeatPrompt(workspace: string, job: CronJob): Promise<{ text:
   return { text: buildHeartbeatPrompt(checklist, job.prompt) };
 }
 
-/**
- * The status of a finished turn. Authentication failures (401/403) and a spent budget (stopped by it, or a run that finished but
- * cost more) pause the job: retrying them every tick would fail the same way, or keep spending.
- */
+/** The status of a finished turn. Authentication failures and a spent budget pause the job: every tick would fail the same way, or keep spending. */
 export function outcomeOf(job: CronJob, result: TurnResult): RunOutcome {
   const spent = { usage: result.usage, costUsd: result.costUsd };
   const replied = result.text ? { ...spent, reply: result.text } : spent;

@@ -1,10 +1,11 @@
 // One cron run as a record: running a job safely, and the line printed for it.
 import { hostname } from "node:os";
 import type { Clock } from "../deps.js";
+import { messageOf } from "../errors.js";
 import type { Usage } from "../types.js";
 import type { CronJob } from "./cron-config.js";
 
-/** Characters of the reply shown in a run's line (an alert's is shown whole: it is the message); the record keeps all of it. */
+/** Characters of a reply or structured answer shown in a run's line; the record keeps all of it. */
 const LINE_REPLY_CHARS = 100;
 
 /**
@@ -54,10 +55,8 @@ export function skippedRecord(job: CronJob, at: number, detail: string): RunReco
 }
 
 /**
- * The one line printed per run: `[2026-11-29 07:30:00] morning-check ok 2.1s "reply…"`, with `(detail)` for skips and failures,
- * `(final run: …)` for the run that ended its job, and with `worker` the worker that ran it. Start time in `timeZone` (default the
- * machine's). An alert's reply is the point of the line, so it is never cut; other replies, and a structured answer (as JSON,
- * unquoted), are cut at LINE_REPLY_CHARS.
+ * The one line printed per run: `[2026-11-29 07:30:00] morning-check ok 2.1s "reply…"`, then `(detail)`, `(final run: …)` and,
+ * with `worker`, the worker; start time in `timeZone` (default the machine's). An alert's reply is the point, so it is never cut.
  */
 export function formatRunLine(record: RunRecord, timeZone?: string, show: { worker?: boolean } = {}): string {
   const start = Date.parse(record.start);
@@ -79,11 +78,6 @@ export function formatTime(at: number | Date, timeZone?: string, show: { seconds
   const parts = new Intl.DateTimeFormat("en-GB", options).formatToParts(at);
   const part = (type: string): string => parts.find((p) => p.type === type)?.value ?? "??";
   return `${part("year")}-${part("month")}-${part("day")} ${part("hour")}:${part("minute")}${show.seconds ? `:${part("second")}` : ""}`;
-}
-
-/** The message of a thrown value, for a one-line notice. */
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function cutAt(text: string, max: number): string {

@@ -12,7 +12,7 @@ import type { RunRecord } from "./cron-runs.js";
 
 /** Where every run is appended, inside the workspace. */
 export const RUNS_FILE = join("cron", "runs.jsonl");
-/** The state file (the pauses), inside the workspace, beside runs.jsonl. */
+/** The pauses, inside the workspace. */
 export const CRON_STATE_FILE = join("cron", "state.json");
 
 /**
@@ -39,7 +39,7 @@ export function pauseOf(record: RunRecord): JobPause | undefined {
   return reasons.length === 0 ? undefined : { since: record.end, reason: reasons.join("; ") };
 }
 
-/** The files store: `<workspace>/cron/runs.jsonl` and `<workspace>/cron/state.json`. */
+/** The files store: RUNS_FILE and CRON_STATE_FILE of `workspace`. */
 export function fileCronStore(workspace: string): CronStore {
   return {
     runsPlace: join(workspace, RUNS_FILE),
@@ -99,7 +99,6 @@ export async function setJobPause(workspace: string, job: string, pause: JobPaus
   });
 }
 
-/** The JSON of `text`, or undefined when it is not JSON. */
 function parsed(text: string): unknown {
   try {
     return JSON.parse(text);

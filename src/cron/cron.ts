@@ -4,7 +4,8 @@ import type CronParser from "cron-parser";
 import type NodeSchedule from "node-schedule";
 import { systemClock, type Clock } from "../deps.js";
 import { hasEnded, type CronJob } from "./cron-config.js";
-import { executeRun, messageOf, type RunJob, type RunRecord } from "./cron-runs.js";
+import { messageOf } from "../errors.js";
+import { executeRun, type RunJob, type RunRecord } from "./cron-runs.js";
 import { localClaims, type Claim, type CronClaims } from "./claims.js";
 import { pauseOf } from "./cron-store.js";
 
@@ -44,17 +45,14 @@ export function nextRunTime(expression: string, tz: string | undefined, from: Da
 /** A job's timer, as the scheduler holds it: `cancel` stops its ticks. */
 export type JobTimer = { cancel(): void };
 
-/**
- * Starts the timer of one job: calls `tick` at each time its schedule names, until cancelled, with that scheduled time when the
- * timer knows it (claims name each tick by it); null when the schedule never fires. Tests pass one that ticks when told.
- */
+/** Calls `tick` at each time `job`'s schedule names (with that time when known: claims name ticks by it) until cancelled; null when it never fires. */
 export type StartTimer = (job: CronJob, tick: (scheduledAt?: Date) => void) => JobTimer | null;
 
 /** node-schedule's timers, which tick on the wall clock in the job's time zone: the scheduler's default. */
 const nodeScheduleTimer: StartTimer = (job, tick) => nodeSchedule().scheduleJob({ rule: job.schedule, ...(job.tz && { tz: job.tz }) }, tick);
 
 export interface SchedulerOptions {
-  /** The jobs to schedule; disabled ones are left out. */
+  /** Disabled ones are left out. */
   jobs: readonly CronJob[];
   /** Runs one job; given a signal that aborts at shutdown, or when its claim is lost. Its throws are recorded, never propagated. */
   runJob: RunJob;
@@ -62,7 +60,7 @@ export interface SchedulerOptions {
   claims?: CronClaims;
   /** Timestamps of records and the grace wait; default the system clock. */
   clock?: Clock;
-  /** Starts each job's timer; default node-schedule's. */
+  /** Default node-schedule's. */
   startTimer?: StartTimer;
   /** Notices: a job paused, shutdown progress, and the claims' own. Must not throw. */
   log: (line: string) => void;
@@ -70,23 +68,17 @@ export interface SchedulerOptions {
   onRecord: (record: RunRecord) => void | Promise<void>;
 }
 
-/**
- * A started scheduler. `stop` stops scheduling, gives running jobs up to `graceMs` to finish, aborts the rest and waits at most
- * ABORT_SETTLE_MS more, then closes the claims and resolves; called again, it aborts running jobs now.
- */
+/** `stop` gives running jobs `graceMs`, aborts the rest, waits at most ABORT_SETTLE_MS, then closes the claims; called again, it aborts now. */
 export type Scheduler = { stop(graceMs: number): Promise<void> };
 
 /** A scheduled job: its timer, its run while one goes on, and how many claims of it are being asked for (a tick meanwhile counts as coming while it runs). */
 type Entry = { job: CronJob; timer: JobTimer | null; running?: { controller: AbortController; done: Promise<void> } | undefined; claiming: number };
 
-/** One scheduler: its options, its jobs, and the work in flight that `stop` waits for. */
 type State = { opts: SchedulerOptions; clock: Clock; claims: CronClaims; entries: Entry[]; inflight: Set<Promise<unknown>>; stopping: boolean };
 
 /**
- * Schedules the enabled jobs and returns at once. At each tick the claims say whether this process runs it (a lease), or what
- * came of it instead (a skipped tick, records to report); a job never runs twice at once here, and runs are isolated, so a
- * throwing job never stops the others. Every `claims.pollMs` the claims are asked for runs waiting for a worker. A run whose
- * status is `paused` is stored as the job's pause by the claims, which leave its later ticks alone until it is lifted.
+ * Schedules the enabled jobs and returns at once; at each tick the claims lease the run or say what came of it instead. A job
+ * never runs twice at once here, and a throwing job never stops the others. A `paused` run's pause is stored by the claims.
  */
 export function startScheduler(opts: SchedulerOptions): Scheduler {
   const clock = opts.clock ?? systemClock;
@@ -162,7 +154,7 @@ async function settle(state: State, claim: Claim): Promise<void> {
   await done;
 }
 
-/** Hands each record to `onRecord`, in order; a throw is logged. */
+/** A throw of `onRecord` is logged. */
 async function report(state: State, records: readonly RunRecord[]): Promise<void> {
   for (const record of records) {
     await Promise.resolve()

@@ -7,12 +7,12 @@ import { mkdir } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { systemClock } from "../deps.js";
-import { ConfigError } from "../errors.js";
+import { ConfigError, messageOf } from "../errors.js";
 import { acquireFileLock, type LockOwner } from "../fs/file-lock.js";
 import { readRegularText } from "../fs/regular-file.js";
 import { STILL_GOING, steadyLease, type ClaimsOptions, type CronBackend, type CronClaims, type RunLease } from "./claims.js";
 import type { CronJob } from "./cron-config.js";
-import { messageOf, skippedRecord, type RunRecord } from "./cron-runs.js";
+import { skippedRecord, type RunRecord } from "./cron-runs.js";
 import { appendRunRecord, fileCronStore, pauseOf, readPausedJobs, setJobPause } from "./cron-store.js";
 
 /** The lock file of the process that schedules a workspace's jobs, inside the workspace. */
@@ -34,11 +34,7 @@ export function fileCron(workspace: string): CronBackend {
   };
 }
 
-/**
- * The claims of a scheduler on `workspace`: it claims every tick while it holds the workspace's scheduler lock, taken at its
- * first poll; another process holding it is named in one line, and this one stands by (its ticks do nothing) until it can take
- * the lock over.
- */
+/** Claims every tick while holding the scheduler lock (taken at the first poll); otherwise names its holder once and stands by. */
 function fileClaims(workspace: string, options: ClaimsOptions): CronClaims {
   const clock = options.clock ?? systemClock;
   let release: (() => Promise<void>) | undefined;
@@ -78,11 +74,7 @@ function fileClaims(workspace: string, options: ClaimsOptions): CronClaims {
 async function runLease(workspace: string, job: CronJob, log: (line: string) => void): Promise<RunLease | undefined> {
   const release = await takeLock(join(workspace, "cron", `run-${job.name}.lock`), "cron job", job.name).catch(() => undefined);
   if (!release) return undefined;
-  const finish = async (record: RunRecord): Promise<boolean> => {
-    await storeQuietly(workspace, record, log);
-    return true;
-  };
-  return steadyLease(finish, release);
+  return steadyLease((record) => storeQuietly(workspace, record, log).then(() => true), release);
 }
 
 /** Takes a lock file without waiting (its folder created first); throws when a live process holds it. */

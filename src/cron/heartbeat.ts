@@ -34,7 +34,6 @@ export function buildHeartbeatPrompt(checklist: string, extra?: string): string 
     ...(extra?.trim() ? ["", extra.trim()] : []),
     "",
     "<checklist>",
-    // The model is shown the checklist without its HTML comments.
     checklist.replace(COMMENT, "").trim(),
     "</checklist>",
   ].join("\n");

@@ -15,7 +15,7 @@ export type McpResourceInfo = { uri: string; name: string; title?: string | unde
 export type McpTemplateInfo = { uriTemplate: string; name: string; description?: string | undefined };
 export type McpPromptInfo = { name: string; title?: string | undefined; description?: string | undefined; arguments: Array<{ name: string; description?: string | undefined; required?: boolean | undefined }> };
 
-/** Everything listed at connect (and again after a list_changed). */
+/** Listed at connect, and again after a list_changed. */
 export interface McpCatalog {
   tools: McpToolInfo[];
   resources: McpResourceInfo[];

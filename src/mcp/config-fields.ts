@@ -9,7 +9,7 @@ export interface FieldScope {
   env: Record<string, string | undefined>;
   fromFile: boolean;
   lenient?: boolean;
-  /** Filled while reading: the variables the entry names that are not set (the server is then left out, not refused). */
+  /** Filled while reading: unset variables the entry names (the server is then left out, not refused). */
   unset?: string[];
   /** One line per entry whose fields of other tools were ignored. */
   notes?: string[];
@@ -69,7 +69,7 @@ function withoutForeignFields(entry: Entry, scope: FieldScope): Entry {
   return { ...rest, enabled: !disabled };
 }
 
-/** An object written as `{...}`: not null, not a list. */
+/** Not null, not a list. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -89,8 +89,7 @@ function kindOf(entry: Entry, scope: FieldScope): Kind {
     fail(scope, "command", 'is required: the program to start, or "type": "http" with "url" for a remote server');
   }
   if (type === "stdio") return "stdio";
-  if (type === "http" || type === "streamable-http") return "http";
-  if (type === "sse") return "http";
+  if (type === "http" || type === "streamable-http" || type === "sse") return "http";
   if (type === "sdk" && !scope.fromFile) return "sdk";
   if (type === "sdk") fail(scope, "type", 'is "sdk", which is for the library only (a file cannot hold a server object): use "command", or "type": "http" with "url"');
   const allowed = scope.fromFile ? '"stdio", "http" or "sse"' : '"stdio", "http", "sse" or "sdk"';
@@ -216,10 +215,7 @@ function readTextMap(value: unknown, field: string, keyPattern: RegExp, scope: F
   );
 }
 
-/**
- * `${NAME}` and `${NAME:-default}` from the scope's variables, in one pass (a value holding `${...}` is kept as it is;
- * `$NAME` is left alone). An unset variable is an error, except in a disabled server, where the reference is kept.
- */
+/** `${NAME}` and `${NAME:-default}`, in one pass (`$NAME` is left alone); an unset variable is an error, except in a disabled server. */
 function expandVariables(text: string, field: string, scope: FieldScope): string {
   return text.replace(REFERENCE, (whole, body: string) => {
     const match = VARIABLE.exec(body);

@@ -2,7 +2,7 @@
 import { join, resolve } from "node:path";
 import { ConfigError } from "../errors.js";
 import { isPlainObject, readEntryFields } from "./config-fields.js";
-import { readRegularText } from "../fs/regular-file.js";
+import { parseJsonConfig, readConfigText } from "../fs/config-file.js";
 
 /** The settings every kind of server takes. */
 export interface McpServerCommon {
@@ -20,14 +20,12 @@ export interface McpServerCommon {
   disabledReason?: string;
 }
 
-/** A server started as a child process speaking MCP on its stdin and stdout. Parsed entries always carry `type` and an absolute `cwd`. */
+/** A child process speaking MCP on its stdio. Parsed entries always carry `type` and an absolute `cwd`. */
 export type McpStdioConfig = McpServerCommon & { type?: "stdio"; command: string; args?: string[]; env?: Record<string, string>; cwd?: string };
 
 /**
- * OAuth for an http server, as the MCP authorization spec has it: without it, a server that answers 401 is signed in to
- * with `miniclaw mcp login` (dynamic client registration); with it, a pre-registered client (`clientId`, `clientSecret`),
- * a client ID metadata document (`clientMetadataUrl`), the scope to ask for, the loopback port, or `"grant":
- * "client_credentials"` for a machine (with `clientSecret`, or `privateKey` in PEM for private_key_jwt).
+ * OAuth for an http server; without it, a 401 server is signed in to with `miniclaw mcp login` (dynamic registration).
+ * `"grant": "client_credentials"` is for a machine, with `clientSecret` or a PEM `privateKey` (private_key_jwt).
  */
 export interface McpOAuthConfig {
   clientId?: string;
@@ -44,10 +42,10 @@ export interface McpOAuthConfig {
 /** A server reached over Streamable HTTP (`"streamable-http"` in a file is read as this), or the older HTTP+SSE transport (`"sse"`). */
 export type McpHttpConfig = McpServerCommon & { type: "http" | "sse"; url: string; headers?: Record<string, string>; oauth?: McpOAuthConfig };
 
-/** An in-process server: any object with connect(transport) (an McpServer of @modelcontextprotocol/server); `any` as the transport's type is the SDK's, not imported here. */
+/** An in-process server: any object with connect(transport), such as an McpServer (the transport type is the SDK's, not imported here). */
 export type McpSdkConfig = McpServerCommon & { type: "sdk"; server: { connect(transport: any): Promise<void> } };
 
-/** One server's entry, of any kind. */
+/** One server's entry. */
 export type McpServerConfig = McpStdioConfig | McpHttpConfig | McpSdkConfig;
 
 /** Server entries by name; a name matches `^[a-zA-Z0-9_-]+$` and becomes part of its tools' names. */
@@ -68,13 +66,10 @@ const FILE_SHAPE = `{"mcpServers": ${SERVERS_SHAPE}}`;
 type Env = Record<string, string | undefined>;
 
 /**
- * Parses `{"mcpServers": {...}}` (a file's JSON value) or, from the library, the servers object itself. With `workspace`
- * (the value is that workspace's mcp.json) the wrapper is required, a relative `cwd` is taken from the workspace, and
- * `"type": "sdk"` is refused; without it a relative `cwd` is taken from the process's working directory. `${VAR}` and
- * `${VAR:-default}` in `command`, `args`, `env` values, `cwd`, `url` and `headers` values are read from `env` (`:-` also
- * replaces an empty value); a disabled server keeps an unset one as written, since it never starts. The result has only
- * the fields given, with `type` always set (`"streamable-http"`, or a `url` without a type, becomes `"http"`) and `cwd`
- * absolute. Throws a one-line ConfigError naming `source`, the server and the field, saying what was expected.
+ * Parses `{"mcpServers": {...}}` or, from the library, the servers object itself. With `workspace` (its mcp.json) the
+ * wrapper is required, `cwd` is relative to it and `"type": "sdk"` is refused; else `cwd` is relative to the process's.
+ * `${VAR}` and `${VAR:-default}` in string values are read from `env` (`:-` also replaces an empty value). The result has
+ * only the fields given, `type` always set and `cwd` absolute. Throws a one-line ConfigError naming `source`, server and field.
  */
 export function parseMcpConfig(value: unknown, source: string, env: Env, workspace?: string, notes?: string[]): McpServersConfig {
   const servers = unwrapServers(value, source, workspace !== undefined);
@@ -91,18 +86,8 @@ export function parseMcpConfig(value: unknown, source: string, env: Env, workspa
 /** Reads `<workspace>/mcp.json`; undefined when there is none. A one-line ConfigError naming the file when it cannot be read, is not JSON, or is bad. */
 export async function readMcpConfig(workspace: string, env: Env, notes?: string[]): Promise<McpServersConfig | undefined> {
   const file = join(workspace, MCP_CONFIG_FILE);
-  const raw = await readRegularText(file).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return undefined;
-    throw new ConfigError(`${file}: cannot be read: ${error.message}`);
-  });
-  if (raw === undefined) return undefined;
-  let data: unknown;
-  try {
-    data = JSON.parse(raw);
-  } catch (error) {
-    throw new ConfigError(`${file}: not valid JSON: ${(error as Error).message}`);
-  }
-  return parseMcpConfig(data, file, env, resolve(workspace), notes);
+  const raw = await readConfigText(file, { optional: true });
+  return raw === undefined ? undefined : parseMcpConfig(parseJsonConfig(raw, file), file, env, resolve(workspace), notes);
 }
 
 function unwrapServers(value: unknown, source: string, fromFile: boolean): Record<string, unknown> {

@@ -2,7 +2,7 @@
 import type { Client, Transport } from "@modelcontextprotocol/client";
 import type { ToolContext } from "../tools/define.js";
 import { DEFAULT_MCP_CONNECT_TIMEOUT_MS, type McpServerConfig } from "./config.js";
-import { causeOf, oneLine, whereOf } from "./failure.js";
+import { causeOf, oneLine, seconds, whereOf } from "./failure.js";
 import { CallScopes, type McpHost } from "./host.js";
 import { callTool, type McpCallResult } from "./call.js";
 import { listCatalog, type McpCatalog } from "./catalog.js";
@@ -19,7 +19,7 @@ export type McpState = "disabled" | "idle" | "connecting" | "connected" | "faile
 const CLIENT_INFO = { name: "miniclaw", version: "0.1.0" };
 type Sdk = typeof import("@modelcontextprotocol/client");
 
-/** What a connection takes from its hub: the children's environment (already scrubbed), the host, and who hears of a changed list. */
+/** From the hub: the children's environment (already scrubbed), the host, and who hears of a changed list. */
 export interface ConnectionDeps {
   childEnv: Record<string, string | undefined>;
   host: McpHost;
@@ -27,9 +27,8 @@ export interface ConnectionDeps {
 }
 
 /**
- * One configured server. `connect()` never throws: a server that cannot start, answer in time or be signed in to ends
- * `failed` with one line naming where it is and why. A server that dies is restarted once, before the next call; after a
- * second death it stays `stopped`. Requests the server sends during a call (sampling, forms) belong to that call.
+ * One configured server. `connect()` never throws: a failure ends `failed` with one line saying where and why. A server
+ * that dies is restarted once, before the next call, then stays `stopped`. Requests it sends during a call belong to that call.
  */
 export class McpConnection {
   state: McpState;
@@ -56,7 +55,7 @@ export class McpConnection {
     if (config.disabledReason !== undefined) this.error = config.disabledReason;
   }
 
-  /** Connects and lists what the server offers, once; later calls wait for the same attempt. */
+  /** Connects and lists the catalog, once; later calls wait for the same attempt. */
   connect(): Promise<void> {
     if (this.state === "disabled") return Promise.resolve();
     this.connecting ??= this.open();
@@ -107,7 +106,7 @@ export class McpConnection {
     return this.client;
   }
 
-  /** Runs `work`; when it failed because the server asked for a (wider) sign-in that a person just completed, once more. */
+  /** Runs `work`; when it failed because the server sent a person to sign in (or to a wider scope), finishes the sign-in and runs it once more. */
   private async withSignIn<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
@@ -126,7 +125,7 @@ export class McpConnection {
     const limit = this.config.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS;
     try {
       if (this.config.type === "http" || this.config.type === "sse") this.auth = await AuthSession.open(this.name, this.config, this.deps.host, sdk);
-      await withTimeout(this.attempt(sdk), limit, `did not connect within ${seconds(limit)}`, () => this.auth?.signingIn() === true);
+      await withTimeout(this.withSignIn(() => this.start(sdk)), limit, `did not connect within ${seconds(limit)}`, () => this.auth?.signingIn() === true);
     } catch (error) {
       // A start still under way (a server that never answered) is stopped: its process must not outlive the attempt.
       await this.starting?.close().catch(() => undefined);
@@ -136,18 +135,6 @@ export class McpConnection {
     }
     this.state = "connected";
     this.error = undefined;
-  }
-
-  /** Connects; when the server sent a person to sign in, waits for the redirect, finishes the sign-in, and connects again. */
-  private async attempt(sdk: Sdk): Promise<void> {
-    try {
-      await this.start(sdk);
-    } catch (error) {
-      const code = this.auth?.takeCode();
-      if (!code) throw error;
-      await finishAuth(this.transport, await code);
-      await this.start(sdk);
-    }
   }
 
   private async start(sdk: Sdk): Promise<void> {
@@ -176,7 +163,6 @@ export class McpConnection {
     this.client = client;
   }
 
-  /** A server that went away on its own: stopped, to be restarted once before the next call. */
   private died(client: Client, transport: Transport): void {
     if (this.closing || this.client !== client) return;
     this.client = undefined;
@@ -200,7 +186,7 @@ export class McpConnection {
     return { transport: new StdioTransport({ command: config.command, args: config.args ?? [], env, ...(config.cwd !== undefined && { cwd: config.cwd }) }) };
   }
 
-  /** Why the server failed to connect, in one line: where it is and the cause, with what a stdio server wrote on stderr. */
+  /** One line: where the server is and why it failed, with a stdio server's stderr. */
   private failureOf(error: unknown): string {
     const where = whereOf(this.config);
     const signIn = error instanceof SignInNeeded || /\(401\)$/.test(causeOf(error)) || (error as { name?: unknown })?.name === "UnauthorizedError";
@@ -226,7 +212,6 @@ async function finishAuth(transport: Transport | undefined, code: string): Promi
   await (transport.finishAuth as (code: string) => Promise<void>).call(transport, code);
 }
 
-/** A stdio server's transport: the one that keeps its stderr and exit. */
 function isStdio(transport: Transport): transport is StdioTransport {
   return "stderrTail" in transport;
 }
@@ -235,5 +220,3 @@ function isStdio(transport: Transport): transport is StdioTransport {
 function exitText({ exit }: StdioTransport): string {
   return !exit ? "" : exit.signal ? ` (killed by ${exit.signal})` : ` (exit code ${String(exit.code)})`;
 }
-
-export const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;

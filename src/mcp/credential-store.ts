@@ -20,10 +20,7 @@ export interface ServerCredentials {
 
 type FileShape = { servers: Record<string, ServerCredentials> };
 
-/**
- * Reads and writes the credentials file: created with mode 0600 (and set to it when it exists), replaced atomically,
- * one change at a time within the process. A file that cannot be read as JSON counts as empty: signing in again mends it.
- */
+/** The credentials file: mode 0600, replaced atomically, one change at a time; unreadable JSON counts as empty (signing in again mends it). */
 export class CredentialStore {
   private queue: Promise<void> = Promise.resolve();
 

@@ -1,7 +1,7 @@
 // Why an MCP server could not be reached or answered, in a few words a person can act on: DNS, refused, TLS, 401, 404, timeout.
+import { messageOf } from "../errors.js";
 import type { McpServerConfig } from "./config.js";
 
-/** Codes of Node's network errors and the words for them. */
 const NETWORK_CAUSES: ReadonlyArray<[RegExp, string]> = [
   [/^(ENOTFOUND|EAI_AGAIN|EAI_NONAME)$/, "its host name does not resolve (DNS)"],
   [/^ECONNREFUSED$/, "the connection was refused (nothing listens there)"],
@@ -11,7 +11,6 @@ const NETWORK_CAUSES: ReadonlyArray<[RegExp, string]> = [
   [/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/, "TLS failed"],
 ];
 
-/** What a status of an HTTP answer means for an MCP server. */
 const STATUS_CAUSES: Readonly<Record<number, string>> = {
   401: "it needs sign-in (401)",
   403: "access was refused (403)",
@@ -45,13 +44,11 @@ export function causeOf(error: unknown): string {
     if (status && STATUS_CAUSES[Number(status[1])]) return STATUS_CAUSES[Number(status[1])]!;
     current = record.cause;
   }
-  return oneLine(error instanceof Error ? error.message : String(error));
-}
-
-/** `the MCP server "docs" (https://x/mcp): why`: one line naming the server, where it is, and the cause. */
-export function describeFailure(server: string, config: McpServerConfig, error: unknown): string {
-  return `MCP server "${server}" (${whereOf(config)}): ${causeOf(error)}`;
+  return oneLine(messageOf(error));
 }
 
 /** Whitespace collapsed to one line. */
 export const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim();
+
+/** A duration for messages: `2.5 s`. */
+export const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;

@@ -44,7 +44,6 @@ export interface McpHost {
 export class CallScopes {
   private readonly open: ToolContext[] = [];
 
-  /** Runs `work` with `context` in flight. */
   async within<T>(context: ToolContext, work: () => Promise<T>): Promise<T> {
     this.open.push(context);
     try {
@@ -54,7 +53,6 @@ export class CallScopes {
     }
   }
 
-  /** The newest call in flight, if any. */
   current(): ToolContext | undefined {
     return this.open.at(-1);
   }

@@ -15,20 +15,15 @@ export interface McpServerStatus {
   transport: "stdio" | "http" | "sse" | "sdk";
   state: McpState;
   error?: string;
-  /** The miniclaw names of its tools that are offered (after include and exclude). */
+  /** The offered tools' miniclaw names (after include and exclude). */
   tools: string[];
   /** Those the user declared read-only (`readOnly` in mcp.json): they run unasked. */
   readOnly: string[];
-  /** Its resources and prompts, counted. */
   resources: number;
   prompts: number;
 }
 
-/**
- * What a hub takes from its process: the environment of stdio servers (already without secrets), one line per server
- * left out or tool not offered (must not throw), and what servers may ask of their host (see McpHost); `reportFailures:
- * false` keeps failures out of the warnings, for a caller that shows them itself.
- */
+/** `childEnv` is already without secrets; `onWarning` gets one line per server left out or tool not offered, and must not throw. */
 export type McpHubOptions = { childEnv: Record<string, string | undefined>; onWarning?: (message: string) => void } & McpHubHost;
 
 /** The host's parts a hub takes, and whether failures are warnings too (default true). */
@@ -42,9 +37,8 @@ export const TOOL_SEARCH_MIN_TOOLS = 30;
 export const TOOL_SEARCH_MIN_CHARS = 40_000;
 
 /**
- * Checks the servers (the `mcpServers` shape of mcp.json, in-process `{ type: "sdk", server }` too) and connects them,
- * for a library caller whose turns share them: pass the hub in the runtime's `toolSources`, and `close()` it when done.
- * Throws a one-line ConfigError for a bad entry; a server that fails to connect is a warning, not an error.
+ * Checks and connects servers for a library caller: pass the hub in the runtime's `toolSources`, and `close()` it when
+ * done. Throws a one-line ConfigError for a bad entry; a server that fails to connect is a warning, not an error.
  */
 export async function connectMcpServers(servers: McpServersConfig, options: ConnectMcpOptions = {}): Promise<McpHub> {
   const env = options.env ?? process.env;
@@ -62,9 +56,8 @@ export function hubFor(config: McpServersConfig, env: Record<string, string | un
 }
 
 /**
- * The MCP servers of a process (the REPL, `run`, cron, or a library caller), as a tool source. `connect()` starts every
- * enabled server at once; one that fails is left out with one warning. `list()`, called before each request, connects
- * on first use and takes in the lists servers announced as changed: between requests, never during one.
+ * The MCP servers of a process as a tool source; one that fails to connect is left out with one warning. `list()`
+ * connects on first use and takes in changed lists between requests, never during one.
  */
 export class McpHub implements ToolSource {
   private readonly connections: McpConnection[];

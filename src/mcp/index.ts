@@ -14,12 +14,9 @@ export { MCP_CREDENTIALS_FILE } from "./credential-store.js";
 export { signInToServer } from "./login.js";
 
 /**
- * The MCP servers of `<workspace>/mcp.json` as a hub for one process, undefined when the file does not exist or lists no
- * server. Nothing starts until the first turn lists its tools (or `connect()`); stdio servers get the environment without
- * its secrets (an entry's own `env` adds to it), and `${VAR}` is read from `env`. Signed-in servers' tokens are read from
- * `<workspace>/mcp-credentials.json`. Throws a one-line ConfigError naming the file, the server and the field when the
- * file is bad; fields of other clients are ignored with one warning each, and a server naming an unset variable is left
- * out with one.
+ * The servers of `<workspace>/mcp.json` as a hub, undefined when there is none. Nothing starts before the first turn lists
+ * tools; stdio servers get `env` without its secrets. Throws a one-line ConfigError for a bad file; other clients' fields
+ * and servers naming an unset variable are left out with one warning each.
  */
 export async function openMcpHub(workspace: string, env: Env, onWarning: (message: string) => void, host: McpHubHost = {}): Promise<McpHub | undefined> {
   const notes: string[] = [];

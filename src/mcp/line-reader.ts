@@ -8,10 +8,7 @@ export type LineItem = { message: JSONRPCMessage } | { error: Error } | { oversi
 const TAIL_BYTES = 512;
 const NEWLINE = 0x0a;
 
-/**
- * Splits chunks into lines and parses each as a JSON-RPC message. A line longer than `maxBytes` is not held: its bytes
- * are counted and dropped, and only its tail is kept, to name the request it answered, so the stream stays in step.
- */
+/** Splits chunks into JSON-RPC lines. A line over `maxBytes` is dropped but for its tail, which names the request it answered. */
 export class LineReader {
   private parts: Buffer[] = [];
   private held = 0;

@@ -11,10 +11,8 @@ import { hubFor } from "./hub.js";
 export type SignInOutcome = { signedIn: true; tools: number } | { signedIn: false; tools: number };
 
 /**
- * Signs in to `server` of the workspace's mcp.json: forgets its tokens, connects with `signIn` (the authorization URL
- * goes to `signIn.open`, the browser comes back to a loopback listener), and keeps the new tokens in
- * `mcp-credentials.json` (mode 0600). Throws a one-line ConfigError for an unknown server, a stdio one, or one that signs
- * in with client credentials; one line naming the server and the cause when the sign-in fails.
+ * Forgets `server`'s tokens and signs in again through `signIn`, keeping the new tokens in mcp-credentials.json. Throws a
+ * ConfigError for an unknown, stdio or client-credentials server; one line naming the server and cause when sign-in fails.
  */
 export async function signInToServer(workspace: string, server: string, env: Env, signIn: SignIn): Promise<SignInOutcome> {
   const file = join(workspace, MCP_CONFIG_FILE);

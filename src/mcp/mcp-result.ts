@@ -3,16 +3,12 @@ import type { ToolOutput } from "../tools/define.js";
 import type { McpCallResult } from "./call.js";
 import { bytesToBlocks, contentsToBlocks, type Block, type SaveBytes } from "./resource-contents.js";
 
-export type { McpCallResult } from "./call.js";
-
 /** One content item of a `tools/call` result, loosely typed: it comes from a program miniclaw does not control. */
 type McpContent = { type: string; text?: unknown; data?: unknown; mimeType?: unknown; uri?: unknown; name?: unknown; resource?: unknown };
 
 /**
- * The output of one call. Text stays text; an image of a type the API takes becomes an image block, a PDF a document;
- * an embedded resource is its contents (text, image, document, or bytes saved through `save` and named); a resource
- * link names the tool that reads it (`readTool`); structured content alone shows as JSON. An `isError` result throws an
- * Error with its text, which the dispatcher turns into an `is_error` result.
+ * The output of one call: blocks as `contentsToBlocks` makes them, a resource link naming `readTool`, structured content
+ * alone as JSON. An `isError` result throws its text, which the dispatcher turns into an `is_error` result.
  */
 export async function toToolOutput(result: McpCallResult, save: SaveBytes, readTool?: string): Promise<ToolOutput> {
   const items = Array.isArray(result.content) ? (result.content as McpContent[]) : [];

@@ -22,11 +22,11 @@ const READ_INPUT = z.object({ uri: z.string().min(1) });
 /** What the approval question says of an MCP tool the user did not list in `readOnly`. */
 const ASKS_BECAUSE = "mcp.json does not list it in the server's readOnly";
 
-/** The parts every tool of a server shares: its server, its note for the system prompt, and whether it is deferred. */
+/** What every tool of a server shares. */
 export interface ServerToolParts {
   connection: McpConnection;
   deferLoading: boolean;
-  /** The server's instructions, as a section of the system prompt (the same text on each of its tools, written once). */
+  /** The server's instructions for the system prompt (the same text on each of its tools, written once). */
   systemNote: string | undefined;
   /** The miniclaw name of the server's reading tool, when it has one, for resource links to point at. */
   readTool: string | undefined;
@@ -39,10 +39,7 @@ export function instructionsNote(server: string, instructions: string | undefine
   return `# Instructions of the MCP server "${server}" (its tools are mcp__${server}__*)\n\n${text}`;
 }
 
-/**
- * One MCP tool as a miniclaw tool: read-only only when the user says so in `readOnly` (a server's own annotations come
- * from a program the user may not control); every other call goes to the gate. The schema's `$schema` dialect is dropped.
- */
+/** One MCP tool as a miniclaw tool, read-only only when `readOnly` says so: a server's own annotations come from a program the user may not control. */
 export function mcpTool(parts: ServerToolParts, info: McpToolInfo, name: string): Tool<Record<string, unknown>> {
   const c = parts.connection;
   const { $schema: _dialect, ...schema } = info.inputSchema;

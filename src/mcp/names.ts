@@ -8,9 +8,8 @@ const HASH_HEX_CHARS = 8;
 const NOT_ALLOWED = /[^a-zA-Z0-9_-]/gu;
 
 /**
- * `mcp__<server>__<tool>` cleaned to the API's ^[a-zA-Z0-9_-]{1,64}$: other characters become "_", and a longer name is
- * cut, ending with "_" and 8 hex characters of a sha256 of the full name before cleaning, so two names the cleaning
- * merges still differ. Pure: the prompt cache depends on the same tools getting the same names in every process.
+ * `mcp__<server>__<tool>` fitted to ^[a-zA-Z0-9_-]{1,64}$; a cut name ends with a hash of the uncleaned one, so names the
+ * cleaning merges still differ. Pure: the prompt cache needs the same names in every process.
  */
 export function mcpToolName(server: string, tool: string): string {
   const full = `mcp__${server}__${tool}`;
@@ -20,11 +19,7 @@ export function mcpToolName(server: string, tool: string): string {
   return `${cleaned.slice(0, MAX_TOOL_NAME_CHARS - HASH_HEX_CHARS - 1)}_${hash}`;
 }
 
-/**
- * Names for one server's tools, in the order given, and the clashes (`[firstTool, laterTool, mcpName]`, a tool listed
- * twice clashing with itself), returned for the caller to refuse or warn. No tool of a clash is named: which one would
- * win is not the user's choice.
- */
+/** Names for one server's tools and the clashes (`[first, later, mcpName]`), none of which is named: which would win is not the user's choice. */
 export function mcpToolNames(server: string, tools: readonly string[]): { names: Map<string, string>; clashes: Array<[string, string, string]> } {
   const named = tools.map((tool) => [tool, mcpToolName(server, tool)] as const);
   const first = new Map<string, string>();
@@ -38,10 +33,7 @@ export function mcpToolNames(server: string, tools: readonly string[]): { names:
   return { names: new Map(named.filter(([, name]) => !clashed.has(name))), clashes };
 }
 
-/**
- * Whether a tool (its server's own name, or its mcp__ name) matches one of the globs (`*` any characters, `?` exactly
- * one, case included, the whole name). No globs match nothing: an absent `include` means "all" only to the caller.
- */
+/** Whether either name of a tool matches a glob (`*`, `?`, whole name, case-sensitive). No globs match nothing: an absent `include` means "all" only to the caller. */
 export function matchesToolGlob(tool: string, mcpName: string, globs: readonly string[] | undefined): boolean {
   return (globs ?? []).some((glob) => {
     const pattern = compileGlob(glob);

@@ -15,9 +15,8 @@ export class SignInNeeded extends Error {
 export type OnAuthorize = (url: URL, state: string) => void | Promise<void>;
 
 /**
- * The authorization-code client of one server (PKCE, the `resource` parameter, scopes and step-up are the SDK's `auth`):
- * a pre-registered client from mcp.json (`clientId`, `clientSecret`), a client ID metadata document (`clientMetadataUrl`),
- * or one registered dynamically and kept in the store, with the tokens and discovery results, for the server's url only.
+ * The authorization-code client of one server (PKCE, scopes and step-up are the SDK's): pre-registered, a metadata
+ * document, or registered dynamically and kept in the store with the tokens, for the server's url only.
  */
 export class StoredOAuthProvider implements OAuthClientProvider {
   private verifier: string | undefined;

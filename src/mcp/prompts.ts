@@ -19,11 +19,7 @@ export function promptCommands(connections: readonly McpConnection[]): McpPrompt
     .sort((a, b) => (a.command < b.command ? -1 : 1));
 }
 
-/**
- * The arguments of a prompt from the words typed after its command: `name=value` pairs (values may be quoted), or, with
- * no `=`, the words in the order the prompt lists its arguments (the last takes the rest). Throws one line naming a
- * missing required argument or an unknown one.
- */
+/** A prompt's arguments: `name=value` pairs, or else words in order (the last takes the rest). Throws one line for a missing or unknown one. */
 export function promptArguments(prompt: McpPromptInfo, words: string): Record<string, string> {
   const names = prompt.arguments.map((a) => a.name);
   const pairs = [...words.matchAll(/([A-Za-z0-9_.-]+)=("([^"]*)"|'([^']*)'|\S+)/g)];

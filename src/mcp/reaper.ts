@@ -22,10 +22,7 @@ for g in $left; do kill -s KILL -- "-$g" 2>/dev/null; done`;
 /** The one reaper of this process: the live groups, and the watchdog while any group is live. */
 const state: { groups: Set<number>; watchdog: ChildProcess | undefined } = { groups: new Set(), watchdog: undefined };
 
-/**
- * Lists a process group (a child spawned detached leads one) to be killed if miniclaw ends while it lives; the first
- * starts the watchdog and the exit hook. Call it right after the spawn, and `unregisterGroup` once the group is gone.
- */
+/** Lists a process group to be killed if miniclaw ends while it lives; call it right after the spawn, and `unregisterGroup` once it is gone. */
 export function registerGroup(pgid: number): void {
   if (state.groups.has(pgid)) return;
   if (state.groups.size === 0) {

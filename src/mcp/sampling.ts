@@ -1,9 +1,8 @@
 // A server's sampling request served by the turn's own model, once the gate (the person, or the approvals file) allows it.
 import type Anthropic from "@anthropic-ai/sdk";
 import type { ToolContext } from "../tools/define.js";
+import { API_IMAGE_TYPES } from "./resource-contents.js";
 
-/** The API's image types: other media in a sampling message are named in text. */
-const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
 /** The most output one sampling request may ask for, whatever the server says. */
 export const MAX_SAMPLING_TOKENS = 8_192;
 
@@ -16,9 +15,8 @@ export function samplingSubject(server: string): string {
 }
 
 /**
- * Answers `sampling/createMessage`: only during a call of the server's tools inside a turn (whose model answers, counted in
- * its usage and budget); the gate asks the person first (`run` and cron have nobody, so they decline unless the approvals
- * file allows the subject). A refusal or failure throws one line, which the server receives as the request's error.
+ * Answers `sampling/createMessage` with the turn's model, only during a call of the server's tools, once the gate allows
+ * it (`run` and cron decline unless the approvals file allows it). A refusal or failure throws one line the server receives.
  */
 export async function serveSampling(server: string, params: SamplingParams, context: ToolContext | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
   const sample = context?.turn?.sample;
@@ -37,7 +35,7 @@ export async function serveSampling(server: string, params: SamplingParams, cont
   const decision = await judged.settle();
   if (!decision.allowed) throw new Error(`declined: ${decision.reason}`);
   const stopSequences = Array.isArray(params.stopSequences) ? params.stopSequences.filter((s): s is string => typeof s === "string") : undefined;
-  const message = await sample({ messages, maxTokens, ...(system !== undefined && { system }), ...(stopSequences && { stopSequences }) }, anySignal(context.signal, signal));
+  const message = await sample({ messages, maxTokens, ...(system !== undefined && { system }), ...(stopSequences && { stopSequences }) }, AbortSignal.any([context.signal, signal]));
   return {
     role: "assistant",
     content: { type: "text", text: textOf(message.content as Anthropic.ContentBlockParam[]) },
@@ -46,7 +44,7 @@ export async function serveSampling(server: string, params: SamplingParams, cont
   };
 }
 
-/** MCP sampling messages as API messages: text as text, images the API takes as images, other media named; same roles merged. */
+/** MCP sampling messages as API messages: text as text, images the API takes as images, other media named in text; same roles merged. */
 function toMessages(value: unknown): Anthropic.MessageParam[] {
   const out: Anthropic.MessageParam[] = [];
   for (const item of Array.isArray(value) ? (value as Array<{ role?: unknown; content?: unknown }>) : []) {
@@ -65,7 +63,7 @@ function toMessages(value: unknown): Anthropic.MessageParam[] {
 function toBlock(part: McpContent): Array<Anthropic.TextBlockParam | Anthropic.ImageBlockParam> {
   if (typeof part !== "object" || part === null) return [];
   if (part.type === "text" && typeof part.text === "string" && part.text.trim() !== "") return [{ type: "text", text: part.text }];
-  if (part.type === "image" && typeof part.data === "string" && typeof part.mimeType === "string" && IMAGE_TYPES.has(part.mimeType)) {
+  if (part.type === "image" && typeof part.data === "string" && typeof part.mimeType === "string" && API_IMAGE_TYPES.has(part.mimeType)) {
     return [{ type: "image", source: { type: "base64", media_type: part.mimeType as "image/png", data: part.data } }];
   }
   return part.type === "text" ? [] : [{ type: "text", text: `[${String(part.type)}${typeof part.mimeType === "string" ? ` ${part.mimeType}` : ""} left out]` }];
@@ -74,8 +72,4 @@ function toBlock(part: McpContent): Array<Anthropic.TextBlockParam | Anthropic.I
 function textOf(content: string | readonly Anthropic.ContentBlockParam[]): string {
   if (typeof content === "string") return content;
   return content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
-}
-
-function anySignal(a: AbortSignal, b: AbortSignal): AbortSignal {
-  return AbortSignal.any([a, b]);
 }

@@ -12,9 +12,8 @@ export const DEFAULT_SIGN_IN_TIMEOUT_MS = 5 * 60_000;
 type Sdk = typeof import("@modelcontextprotocol/client");
 
 /**
- * The auth of one http server for one connection: the provider its transport uses (none when the server was never signed
- * in to and nobody can sign in now, so a 401 names `miniclaw mcp login`), and, after the provider sent a person to the
- * authorization page, the code the loopback redirect brought back. `close()` stops the loopback listener.
+ * One http connection's auth: the transport's provider (none when never signed in and nobody can sign in now, so a 401
+ * names `miniclaw mcp login`), and the code the loopback brought back. `close()` stops the loopback listener.
  */
 export class AuthSession {
   private pendingCode: Promise<string> | undefined;

@@ -26,14 +26,11 @@ export interface StdioServerParams {
   maxMessageBytes?: number;
 }
 
-/** How the server process ended: an exit code, or the signal that killed it. */
 type ServerExit = { code: number | null; signal: NodeJS.Signals | null };
 
 /**
- * A client `Transport` to an MCP server run as a child process, newline-delimited JSON-RPC on its stdio. Unlike the
- * SDK's, the server leads a process group of its own, listed with the reaper while it lives and killed whole: on
- * `close()`, and when the server exits on its own (its leftover children with it). Its stderr is kept (`stderrTail`),
- * never printed. `onclose` fires once, when the process is gone (`exit` says how). `start()` may be called once.
+ * A client `Transport` to a child process. Unlike the SDK's, the server leads its own process group, listed with the
+ * reaper and killed whole on `close()` or when it exits. Its stderr is kept, never printed. `onclose` fires once; `start()` may be called once.
  */
 export class StdioTransport implements Transport {
   onclose: Transport["onclose"];
@@ -53,17 +50,17 @@ export class StdioTransport implements Transport {
     this.gone = new Promise((resolve) => (this.markGone = resolve));
   }
 
-  /** The server's pid (and process group id) once started. */
+  /** Also the process group id. */
   get pid(): number | undefined {
     return this.child?.pid;
   }
 
-  /** How the server ended; undefined while it runs or before it started. */
+  /** Undefined while it runs or before it started. */
   get exit(): ServerExit | undefined {
     return this.exitStatus;
   }
 
-  /** The last `STDERR_TAIL_BYTES` the server wrote to stderr, for a warning saying why it failed. */
+  /** The last STDERR_TAIL_BYTES of stderr, for a warning saying why it failed. */
   get stderrTail(): string {
     return this.tail.toString("utf8");
   }
@@ -107,10 +104,7 @@ export class StdioTransport implements Transport {
     });
   }
 
-  /**
-   * Ends the server's stdin and sends SIGTERM to its group, SIGKILL after `KILL_GRACE_MS`; resolves once it has exited
-   * and `onclose` has fired. Safe to call more than once, and before `start()` or after a failed one.
-   */
+  /** SIGTERM to the group, SIGKILL after KILL_GRACE_MS; resolves once `onclose` fired. Safe to call twice, before `start()` or after a failed one. */
   async close(): Promise<void> {
     const pid = this.child?.pid;
     if (pid === undefined || this.phase === "failed" || this.phase === "new") return;
@@ -139,10 +133,7 @@ export class StdioTransport implements Transport {
     for (const item of this.buffer.push(chunk)) this.deliver(item);
   }
 
-  /**
-   * One line: a message goes on; a line that is JSON but not JSON-RPC is reported and skipped, like the SDK's own
-   * transport; a message over the limit becomes an error answer to its request, so that call ends and the rest go on.
-   */
+  /** A non-JSON-RPC line is reported and skipped, as by the SDK; one over the limit becomes an error answer, so only its call ends. */
   private deliver(item: LineItem): void {
     if ("message" in item) return this.onmessage?.(item.message);
     if ("error" in item) return this.onerror?.(item.error);
@@ -158,10 +149,7 @@ export class StdioTransport implements Transport {
     this.tail = all.length > STDERR_TAIL_BYTES ? Buffer.from(all.subarray(all.length - STDERR_TAIL_BYTES)) : all;
   }
 
-  /**
-   * The server exited: what is left of its group is killed, since nothing else would. Its pipes get a short grace to
-   * deliver its last words, as a child that escaped the group could hold them open for ever.
-   */
+  /** Kills what is left of the group, since nothing else would; the pipes get a grace, as an escaped child could hold them open for ever. */
   private exited(child: ChildProcess, status: ServerExit): void {
     this.exitStatus = status;
     if (child.pid === undefined) return;
@@ -170,7 +158,7 @@ export class StdioTransport implements Transport {
     setTimeout(() => this.finish(), PIPE_GRACE_MS).unref();
   }
 
-  /** Once the process is gone and its pipes are closed (or given up on): `onclose`, once. */
+  /** `onclose`, once the process is gone and its pipes closed (or given up on). */
   private finish(): void {
     if (this.phase !== "running" || this.exitStatus === undefined) return;
     this.phase = "gone";
@@ -190,5 +178,3 @@ function spawnError(params: StdioServerParams, error: NodeJS.ErrnoException): Mi
     : error.message;
   return new MiniclawError(`could not start MCP server command "${params.command}": ${why}${error.code ? ` (${error.code})` : ""}`, { cause: error });
 }
-
-const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));

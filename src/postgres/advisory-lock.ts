@@ -30,9 +30,8 @@ export interface AdvisoryLock {
 }
 
 /**
- * Takes the advisory lock of `subject` (a name inside the database's schema). `waitMs` 0 tries once; more waits that long, in
- * this process's queue and then on the server. Resolves to the lock, or to who holds it. Throws when no turn connection frees
- * up in time, or what the server says.
+ * Takes the advisory lock of `subject`; `waitMs` 0 tries once, more waits in this process's queue, then on the server.
+ * Resolves to the lock, or who holds it. Throws when no turn connection frees up in time, or what the server says.
  */
 export async function takeAdvisoryLock(database: Database, subject: string, waitMs: number): Promise<AdvisoryLock | { busy: "this process" | "elsewhere" }> {
   const started = Date.now();
@@ -65,7 +64,7 @@ export async function takeAdvisoryLock(database: Database, subject: string, wait
 const heldLock = (key: string): string => `l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
   AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND ((l.classid::bigint << 32) | l.objid::bigint) = ${key}`;
 
-/** The SQL that is true when the advisory lock whose key is `key` (a bigint expression) is held by any connection to this database. */
+/** SQL true while any connection to this database holds the advisory lock of `key` (a bigint expression). */
 export function lockHeldSql(key: string): string {
   return `EXISTS (SELECT 1 FROM pg_locks l WHERE ${heldLock(key)})`;
 }

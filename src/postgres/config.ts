@@ -18,24 +18,19 @@ export interface DatabaseConfig {
   poolSize?: number;
   /** Connections held by turns and run locks (one per held lock), per process; default 20. */
   turnConnections?: number;
-  /**
-   * How long a connection attempt, a statement or a held lock's heartbeat may go unanswered before it fails, in ms (env
-   * MINICLAW_DATABASE_TIMEOUT_MS); default `DEFAULT_TIMEOUT_MS`. A turn cut off from its server ends within twice this, and the
-   * server frees the session's lock within twice this.
-   */
+  /** Env MINICLAW_DATABASE_TIMEOUT_MS; default DEFAULT_TIMEOUT_MS. A cut-off turn ends, and its lock is freed, within twice this. */
   timeoutMs?: number;
 }
 
 /** The `database` option: a URL, or a config. */
 export type DatabaseOption = string | DatabaseConfig;
 
-/** A config with every default filled in and checked. */
+/** Every default filled in and checked. */
 export type ResolvedDatabaseConfig = Required<DatabaseConfig>;
 
 /**
- * The database to use: the option when given, else MINICLAW_DATABASE_URL from `env`; undefined (files) when neither is set.
- * The schema comes from the option, else MINICLAW_DATABASE_SCHEMA, else `miniclaw`. Throws ConfigError naming the setting for
- * a URL that is not a PostgreSQL one, a schema that is not a plain identifier, or a pool size that is not a positive integer.
+ * The option, else MINICLAW_DATABASE_URL (and _SCHEMA, default `miniclaw`) from `env`; undefined (files) when neither is
+ * set. Throws ConfigError naming the setting for a bad URL, schema or size.
  */
 export function resolveDatabaseConfig(option: DatabaseOption | undefined, env: Readonly<Record<string, string | undefined>>): ResolvedDatabaseConfig | undefined {
   const given = typeof option === "string" ? { url: option } : option;

@@ -24,10 +24,7 @@ export type PgCronContext = { database: Database; queue: CronQueue; clock: Clock
 /** Where a record is filed besides its own fields: the tick it ran for and its attempt (none for `cron run`), and its worker. */
 type RunPlace = { tick?: Date; attempt?: number; worker: string };
 
-/**
- * The database store: records in `cron_runs`, pauses in `cron_pauses`, so every worker sees a pause at its next tick and
- * `cron run --force` anywhere resumes the job everywhere. Queries go through the short pool.
- */
+/** Records in `cron_runs`, pauses in `cron_pauses`: every worker sees a pause at its next tick, and a resume anywhere applies everywhere. */
 export function databaseCronStore(database: Database): CronStore {
   return {
     runsPlace: `the cron_runs table of schema ${database.schema}`,

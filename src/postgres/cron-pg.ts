@@ -1,6 +1,6 @@
 // pg-boss for cron on PostgreSQL: its schema (`<schema>_boss`), one queue per job, and the few calls the workers make. The only home of pg-boss.
 import type PgBoss from "pg-boss";
-import { messageOf } from "../cron/cron-runs.js";
+import { messageOf } from "../errors.js";
 import { lockHeldSql } from "./advisory-lock.js";
 import type { Database, Queryable } from "./database.js";
 import { inTransaction } from "./transaction.js";
@@ -35,10 +35,7 @@ export async function migrateCron(database: Database): Promise<void> {
 /** The pg-boss side of the workers (`openCronQueue`): sending runs, finding, fetching and finishing them. Calls throw what the server says. */
 export type CronQueue = Awaited<ReturnType<typeof openCronQueue>>;
 
-/**
- * pg-boss for a worker of `jobs`: installs its tables if needed, creates each job's queue, and keeps its maintenance running
- * until `stop`. `log` gets a line for each error pg-boss reports in the background (a lost connection); none ends the process.
- */
+/** pg-boss for a worker of `jobs`, installed and its queues created, maintained until `stop`; background errors go to `log`, never end the process. */
 export async function openCronQueue(database: Database, jobs: readonly string[], log: (line: string) => void) {
   const onError = (error: unknown): void => log(`cron: pg-boss: ${messageOf(error)}`);
   const boss = await startBoss(database, { supervise: true, onError, queues: jobs.map(queueName) });
@@ -91,7 +88,6 @@ function through(client: Queryable): PgBoss.Db {
   return { executeSql: (text, values) => client.query(text, values) };
 }
 
-/** A row of pg-boss's job table, as its fetch gives it. */
 type BossRow = { id: string; data: unknown; retryCount: number; startedOn: Date | null; startAfter: Date };
 
 function toQueuedRun(row: BossRow): QueuedRun {

@@ -29,13 +29,10 @@ export interface Pool extends Queryable {
 export const PROCESS_NAME = `miniclaw pid ${process.pid} on ${hostname()}`;
 
 /**
- * A database miniclaw uses: `pool` for short queries, `turns` for connections held for a turn (a session's advisory lock lives
- * as long as its connection). Shared by every store and scheduler of the process that names the same URL, schema and pool
- * sizes: each `openDatabase` counts one user, each `close` one less, and the last `close` ends both pools. Idle connections
- * close after 10 s and never keep the process alive, so a program may also leave it open.
+ * `pool` for short queries, `turns` for connections held for a turn (a session's advisory lock lives as long as its
+ * connection). Shared within the process per config; the last `close` ends both pools. Idle connections never keep the process alive.
  */
 export class Database {
-  /** Users of this database (see `openDatabase`). */
   users = 0;
   /** The schema's version this process found before migrating it (0: it had no tables). */
   foundVersion = 0;
@@ -73,11 +70,7 @@ export class Database {
 
 const opened = new Map<string, Promise<Database>>();
 
-/**
- * The process's database for `config`: connects, runs the migrations once (safe beside other processes doing the same), and
- * caches it, so every store and scheduler shares two pools. Throws ConfigError saying why the server cannot be used
- * (unreachable, refused, no such database).
- */
+/** The process's database for `config`, migrated once (safe beside other processes) and shared. Throws ConfigError saying why the server cannot be used. */
 export async function openDatabase(config: ResolvedDatabaseConfig): Promise<Database> {
   const key = databaseKey(config);
   let opening = opened.get(key);
@@ -140,10 +133,7 @@ export function describeDatabaseError(error: unknown): string {
 
 const LOST_CODES = ["57P01", "57P02", "57P03", "ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ETIMEDOUT"];
 
-/**
- * Whether an error says the connection itself is gone (terminated by the server, reset, refused, no answer in time), not that
- * the server refused one statement: such a connection must not be reused.
- */
+/** Whether the connection itself is gone, not one statement refused: such a connection must not be reused. */
 export function isConnectionLost(error: unknown): boolean {
   const e = error as { code?: string; message?: string } | undefined;
   return LOST_CODES.includes(e?.code ?? "") || /Connection terminated|Query read timeout|timeout exceeded|not queryable|ECONNRESET|ECONNREFUSED|EPIPE/i.test(e?.message ?? "");

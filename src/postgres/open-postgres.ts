@@ -28,16 +28,12 @@ export interface Migration {
   bossFound: boolean;
 }
 
-/**
- * Options of `openPostgres`, for its sessions: `clock` stamps their records, `onWarning` hears a corrupt row skipped, `lockTimeoutMs`
- * (default 10 s) bounds a turn's wait for a busy session.
- */
+/** For its sessions: `clock` stamps records, `onWarning` hears a corrupt row skipped, `lockTimeoutMs` (default 10 s) bounds a wait for a busy session. */
 export type OpenPostgresOptions = Omit<SessionStoreOptions, "fsync">;
 
 /**
- * Connects to `database` (a URL, or `{ url, schema?, poolSize?, turnConnections? }`) and runs miniclaw's migrations once per
- * process (safe beside other processes doing the same). The environment is never read here: the CLI (MINICLAW_DATABASE_URL)
- * or the caller says which database. Throws ConfigError naming the setting, or saying why the server cannot be used.
+ * Connects to `database` and migrates it once per process (safe beside other processes). The environment is never read
+ * here. Throws ConfigError naming the setting, or saying why the server cannot be used.
  */
 export async function openPostgres(database: DatabaseOption, options: OpenPostgresOptions = {}): Promise<Postgres> {
   const config = resolveDatabaseConfig(database, {})!;

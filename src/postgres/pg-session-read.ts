@@ -16,10 +16,7 @@ export function querySessions<T>(database: Database, what: string, query: (db: Q
   return query(client ?? database.pool).catch((error: unknown) => failed(database, what, error));
 }
 
-/**
- * `querySessions` for a read, which may run again: on the pool, a connection found dead when the query went out (a server
- * restart or a terminated backend leaves idle ones behind until their error arrives) gets the query once more, on another.
- */
+/** `querySessions` for a read: on the pool, a connection found dead (a restart leaves idle ones behind) gets the query once more, on another. */
 export function readSessions<T>(database: Database, what: string, query: (db: Queryable) => Promise<T>, client?: Queryable): Promise<T> {
   if (client !== undefined) return querySessions(database, what, query, client);
   return query(database.pool).catch((error: unknown) => (isConnectionLost(error) ? querySessions(database, what, query) : failed(database, what, error)));
@@ -29,10 +26,7 @@ function failed(database: Database, what: string, error: unknown): never {
   throw new SessionError(`cannot ${what} (${database.schema}): ${describeDatabaseError(error)}`, { cause: error });
 }
 
-/**
- * The load region in one query: the header, the last compaction, and every record from the compaction's first kept message on
- * (from the compaction itself when that message is gone).
- */
+/** The load region in one query: the header, the last compaction, and every record from its first kept message (or itself) on. */
 export async function readRegion(database: Database, key: string, client?: Queryable): Promise<LoadRegion | undefined> {
   const r = database.table("session_records");
   const sql = `WITH c AS (SELECT seq, record->>'firstKeptId' AS kept FROM ${r} WHERE session_key = $1 AND type = 'compaction' ORDER BY seq DESC LIMIT 1),

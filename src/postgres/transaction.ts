@@ -2,9 +2,8 @@
 import type { Database, Queryable } from "./database.js";
 
 /**
- * Runs `fn` in a transaction on a client of the short pool: commits when it resolves, rolls back when it throws (and rethrows).
- * A connection lost while checked out emits 'error' on the client, which would end the process unheard: a listener is attached
- * for the checkout, and a client that was lost, or whose rollback failed, is destroyed instead of returned to the pool.
+ * `fn` in a transaction on a client of the short pool; rethrows after the rollback. A lost connection emits 'error', which
+ * would end the process unheard: a listener catches it, and a lost or unrollbackable client is destroyed, not returned.
  */
 export async function inTransaction<T>(database: Database, fn: (client: Queryable) => Promise<T>): Promise<T> {
   const client = await database.pool.connect();

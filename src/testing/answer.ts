@@ -14,7 +14,7 @@ function testText(pattern: string | RegExp, text: string): boolean {
   return pattern.test(text);
 }
 
-/** True when `match` selects the request; an absent match selects everything. */
+/** An absent match selects everything. */
 function matchesRequest(match: Match | undefined, req: RecordedRequest): boolean {
   if (match === undefined) return true;
   if (typeof match === "function") return match(req);
@@ -41,10 +41,7 @@ export class RuleBook {
     this.#used = rules.map(() => 0);
   }
 
-  /**
-   * The first rule at or after `from` that matches and has uses left, and its index, counting the use; undefined when
-   * none does. A match function that throws propagates its error, prefixed with the rule's index.
-   */
+  /** The first rule at or after `from` that matches and has uses left, counting the use; a throwing match function's error names the rule. */
   take(req: RecordedRequest, from = 0): [number, Rule] | undefined {
     for (let i = from; i < this.rules.length; i++) {
       const rule = this.rules[i]!;
@@ -74,7 +71,6 @@ export interface AnswerContext {
   unmatched: RecordedRequest[];
 }
 
-/** A request in flight: its record, its response, and the signal that ends it early. */
 type Exchange = { req: RecordedRequest; res: ServerResponse; signal: AbortSignal };
 
 /** The message for a reply; a reply the script got wrong throws, naming its rule (answered 500). */
@@ -111,11 +107,7 @@ function sendTerminalFault(ex: Exchange, fault: Fault): boolean {
   return true;
 }
 
-/**
- * Answers a validated request from the rules at or after `from`. A delay fault waits (or schedules a pause in the
- * stream) and, in a rule without a reply, hands the request on to the next matching rule. Throws only when a script
- * function throws.
- */
+/** Answers a validated request from the rules at or after `from`; a delay fault without a reply hands it on. Throws only when a script function throws. */
 export async function answerRequest(ctx: AnswerContext, ex: Exchange, from = 0, pauses: StreamPlan["pauses"] = []): Promise<void> {
   const taken = ctx.book.take(ex.req, from);
   if (!taken) {

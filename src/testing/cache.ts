@@ -6,14 +6,11 @@ import type { RequestBody } from "./types.js";
 /** How many blocks before a breakpoint the real API looks back for an earlier cache entry. */
 const CACHE_LOOKBACK_BLOCKS = 20;
 
-/** How long an entry lives after its last write or read: five minutes, or an hour with `ttl: "1h"`. */
+/** An entry's life after its last write or read. */
 export const CACHE_LIFETIME_MS = { "5m": 5 * 60_000, "1h": 60 * 60_000 } as const;
 export type CacheTtl = keyof typeof CACHE_LIFETIME_MS;
 
-/**
- * One block of the prompt in the order the API reads it (tools, system, messages): whether it carries `cache_control` (`ttl`, the lifetime it asks for,
- * set on a breakpoint only), and the prompt's hash and tokens up to and including it.
- */
+/** One block of the prompt, in the API's order (tools, system, messages), with the prompt's hash and tokens up to and including it. */
 export type PromptPart = { tokens: number; breakpoint: boolean; ttl?: CacheTtl; prefixHash: string; prefixTokens: number };
 
 /** Input tokens of one response, split the way the API reports them; the writes also by lifetime. */
@@ -65,9 +62,8 @@ export function countInputTokens(body: RequestBody): number {
 }
 
 /**
- * The prefixes written at breakpoints (hash → tokens and expiry) across the requests of one server. Reads the longest prefix still alive within the
- * lookback window of a breakpoint; writes from there up to the last breakpoint, each stretch at the lifetime of the breakpoint that ends it; prefixes
- * shorter than `minTokens` are neither read nor written. An entry lives 5 minutes (1 hour with `ttl: "1h"`) from its last write or read, on `now()`.
+ * One server's cache: reads the longest live prefix within a breakpoint's lookback, writes from there to the last breakpoint,
+ * each stretch at its breakpoint's lifetime; prefixes under `minTokens` are neither read nor written.
  */
 export class PromptCache {
   readonly #entries = new Map<string, { tokens: number; lifetimeMs: number; expiresAt: number }>();

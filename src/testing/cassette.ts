@@ -1,5 +1,6 @@
 // Cassettes: a run's requests and responses as JSONL, read back whole, and compared request by request with what a replay sends.
 import { readFileSync } from "node:fs";
+import { isRecord } from "./conversation.js";
 
 /** The cassette format this miniclaw writes and reads. */
 export const CASSETTE_VERSION = 1;
@@ -36,10 +37,7 @@ export interface Cassette {
   turns: CassetteTurn[];
 }
 
-/**
- * Reads a cassette from a file or its text. Throws an Error of one line for a file that is no cassette, or one written
- * in a later format ("needs cassette format 2; this miniclaw reads format 1").
- */
+/** Reads a cassette from a file or its text. Throws a one-line Error for a file that is no cassette or of a later format. */
 export function readCassette(source: string, label = "the cassette"): Cassette {
   const text = source.includes("\n") || source.startsWith("{") ? source : readFileSync(source, "utf8");
   const where = source.includes("\n") || source.startsWith("{") ? label : source;
@@ -74,15 +72,17 @@ const VARIES: ReadonlyArray<[RegExp, string]> = [[/Current time: [^<]*/g, "Curre
 
 /** A request body as compared: strings with what varies replaced, and the top-level fields `tolerate` names left out. */
 export function normalizeBody(body: unknown, tolerate: readonly string[] = [], clean: (text: string) => string = (text) => text): unknown {
-  const walk = (value: unknown): unknown => {
-    if (typeof value === "string") return VARIES.reduce((text, [pattern, stable]) => text.replace(pattern, stable), clean(value));
-    if (Array.isArray(value)) return value.map(walk);
-    if (value === null || typeof value !== "object") return value;
-    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, walk(inner)]));
-  };
-  const normalized = walk(body) as Record<string, unknown>;
+  const normalized = cleanStrings(body, (value) => VARIES.reduce((text, [pattern, stable]) => text.replace(pattern, stable), clean(value))) as Record<string, unknown>;
   for (const field of tolerate) delete normalized[field];
   return normalized;
+}
+
+/** A JSON value with `clean` applied to every string in it. */
+export function cleanStrings<T>(value: T, clean: (text: string) => string): T {
+  if (typeof value === "string") return clean(value) as T;
+  if (Array.isArray(value)) return value.map((item) => cleanStrings(item, clean)) as T;
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, cleanStrings(inner, clean)])) as T;
 }
 
 /** The first place two JSON values differ, as `path: recorded …, now …`; undefined when they are equal. */
@@ -95,7 +95,7 @@ export function firstDifference(recorded: unknown, now: unknown, path = "request
     }
     return recorded.length === now.length ? undefined : `${path}: recorded ${recorded.length} items, now ${now.length}`;
   }
-  if (isObject(recorded) && isObject(now)) {
+  if (isRecord(recorded) && isRecord(now)) {
     for (const key of new Set([...Object.keys(recorded), ...Object.keys(now)])) {
       const inner = firstDifference(recorded[key], now[key], `${path}.${key}`);
       if (inner) return inner;
@@ -103,10 +103,6 @@ export function firstDifference(recorded: unknown, now: unknown, path = "request
     return undefined;
   }
   return `${path}: recorded ${shown(recorded)}, now ${shown(now)}`;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** A value in a difference's line: JSON, its middle cut when long. */

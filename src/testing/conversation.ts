@@ -7,7 +7,7 @@ export type LooseBlock = Record<string, unknown>;
 /** A message as found on the wire, its content normalised to blocks. */
 export type LooseMessage = { role: string; blocks: LooseBlock[] };
 
-/** A plain object as found on the wire (not null, not an array). */
+/** Not null, not an array. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -72,10 +72,7 @@ export function leadingThinking(blocks: readonly LooseBlock[]): LooseBlock[] {
   return blocks.slice(0, end === -1 ? blocks.length : end);
 }
 
-/**
- * The assistant messages that end at `end` (exclusive) as the API reads them, one turn (it merges consecutive messages
- * of one role): `start` is the index of the first; null when messages[end - 1] is not the assistant's.
- */
+/** The assistant messages ending at `end` (exclusive) as one turn, as the API merges them; null when messages[end - 1] is not the assistant's. */
 export function assistantTurnBefore(messages: readonly LooseMessage[], end: number): { start: number; blocks: LooseBlock[] } | null {
   let start = end;
   while (start > 0 && messages[start - 1]?.role === "assistant") start--;

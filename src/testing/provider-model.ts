@@ -1,7 +1,7 @@
 // The scripted model behind a provider's wire format: Bedrock's invoke(-with-response-stream), Vertex's (stream)rawPredict, Foundry's /anthropic/v1/messages.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { chunkFrame } from "./event-stream.js";
+import { headersOf, listenLocal, readText } from "./local-server.js";
 import { sendApiError } from "./respond.js";
 import { startScriptedModel } from "./server.js";
 import type { Rule, ScriptedModel, ScriptedModelOptions } from "./types.js";
@@ -17,7 +17,7 @@ export interface ProviderRequest {
   rawBody: string;
 }
 
-/** A running provider model: `baseURL` for the provider's SDK, the provider-side requests, and the scripted model behind (its validated Messages requests). */
+/** `model` is the scripted model behind, with the validated Messages requests. */
 export interface ProviderModel {
   baseURL: string;
   requests: ProviderRequest[];
@@ -64,9 +64,7 @@ async function relayEventStream(upstream: Response, res: ServerResponse): Promis
 }
 
 async function relay(provider: WireProvider, req: IncomingMessage, res: ServerResponse, model: ScriptedModel, requests: ProviderRequest[]): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const recorded: ProviderRequest = { method: req.method ?? "GET", path: req.url ?? "/", headers: headersOf(req), rawBody: Buffer.concat(chunks).toString("utf8") };
+  const recorded: ProviderRequest = { method: req.method ?? "GET", path: req.url ?? "/", headers: headersOf(req), rawBody: await readText(req) };
   requests.push(recorded);
   const routed = req.method === "POST" ? route(provider, recorded.path) : undefined;
   if (!routed) return sendApiError(res, 404, `scripted ${provider}: no route for ${recorded.method} ${recorded.path}`);
@@ -84,39 +82,19 @@ async function relay(provider: WireProvider, req: IncomingMessage, res: ServerRe
   res.end();
 }
 
-function headersOf(req: IncomingMessage): Record<string, string> {
-  return Object.fromEntries(Object.entries(req.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, Array.isArray(value) ? value.join(", ") : value]])));
-}
-
 /**
- * Starts the scripted model (`rules`, `options` as `startScriptedModel`) behind a server speaking `provider`'s wire
- * format on 127.0.0.1: Bedrock's `POST /model/{id}/invoke-with-response-stream` (the AWS event stream) and `/invoke`,
- * Vertex's `POST .../publishers/anthropic/models/{model}:streamRawPredict` and `:rawPredict`, Foundry's `POST .../v1/messages`.
- * Each request is recorded as received (path, headers, raw body: check a signature or a token), then sent on as the
- * Messages API request it stands for, which the scripted model validates as always; another path is a 404.
+ * The scripted model behind a server speaking `provider`'s wire format (Bedrock's invoke paths with the AWS event stream,
+ * Vertex's rawPredict, Foundry's messages). Each request is recorded as received, then sent on as the Messages request it
+ * stands for, which the scripted model validates as always; another path is a 404.
  */
 export async function startProviderModel(provider: WireProvider, rules: readonly Rule[], options: ScriptedModelOptions = {}): Promise<ProviderModel> {
   const model = await startScriptedModel(rules, options);
   const requests: ProviderRequest[] = [];
-  const sockets = new Set<Socket>();
-  const server = createServer((req, res) => {
+  const local = await listenLocal((req, res) => {
     relay(provider, req, res, model, requests).catch((error: unknown) => {
       if (!res.headersSent) sendApiError(res, 500, `scripted ${provider}: ${error instanceof Error ? error.message : String(error)}`);
       else res.destroy();
     });
   });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  return {
-    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    model,
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await Promise.all([new Promise<void>((resolve) => server.close(() => resolve())), model.close()]);
-    },
-  };
+  return { baseURL: local.baseURL, requests, model, close: () => Promise.all([local.close(), model.close()]).then(() => undefined) };
 }

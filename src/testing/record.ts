@@ -1,7 +1,7 @@
 // Recording a cassette: a fetch wrapper that writes each model request and its response, streamed ones as they were, credentials removed.
 import { appendFileSync, writeFileSync } from "node:fs";
 import { redactSecrets } from "../gate/redact.js";
-import { CASSETTE_VERSION, type Exchange } from "./cassette.js";
+import { CASSETTE_VERSION, cleanStrings, type Exchange } from "./cassette.js";
 
 /** Response headers kept: what the client reads of a response, never a credential. */
 const KEPT_HEADERS = ["content-type", "request-id", "retry-after", "x-should-retry", "anthropic-ratelimit-requests-remaining"];
@@ -17,11 +17,9 @@ export interface CassetteRecorder {
 }
 
 /**
- * Starts a cassette in `file` (replacing it): every request to the Messages API made through `wrap`ped
- * transports, and its response as the client received it, the SSE stream as its text, errors and retries
- * included (each attempt is an exchange). Credentials are left out: request headers are not kept, and every
- * string of a request and every response body has the environment's `secrets` and credentials by their shape
- * replaced (as in tool results), so the same cleaning applied to a replay's requests compares equal.
+ * Starts a cassette in `file` (replacing it): each Messages request through `wrap` and its response as received, every
+ * attempt an exchange. Request headers are not kept, and `secrets` and credential shapes are replaced in every string,
+ * so the same cleaning of a replay's requests compares equal.
  */
 export function recordCassette(file: string, options: { secrets?: readonly string[]; argv?: readonly string[] } = {}): CassetteRecorder {
   const clean = (text: string): string => redactSecrets(text, options.secrets ?? []);
@@ -64,12 +62,4 @@ function parseBody(body: unknown): unknown {
   } catch {
     return body;
   }
-}
-
-/** A JSON value with `clean` applied to every string in it. */
-export function cleanStrings<T>(value: T, clean: (text: string) => string): T {
-  if (typeof value === "string") return clean(value) as T;
-  if (Array.isArray(value)) return value.map((item) => cleanStrings(item, clean)) as T;
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, cleanStrings(inner, clean)])) as T;
 }

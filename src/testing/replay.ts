@@ -1,8 +1,8 @@
 // Replaying a cassette: a local server that answers each request with its recorded response, once it matches the recorded request.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { redactSecrets } from "../gate/redact.js";
 import { firstDifference, normalizeBody, readCassette, type Cassette, type Exchange } from "./cassette.js";
+import { listenLocal, readText } from "./local-server.js";
 import { sendApiError } from "./respond.js";
 
 /** How strict a replay is: `tolerate` names top-level request fields whose changes are not differences (`system`, `tools`...). */
@@ -24,11 +24,9 @@ export interface Replay {
 }
 
 /**
- * Serves a cassette (a file, its text, or one read) on 127.0.0.1: each request is matched to a recorded one that was not
- * used yet and whose body, cleaned and normalized as the recording was (secrets and credentials replaced, the current
- * time ignored, `tolerate`d fields left out), is the same; its recorded response is sent back as it was (JSON, or the SSE
- * stream; an error the transport met closes the connection). A request that matches none is answered 400 with the first
- * difference against the next recorded one, which `differences` keeps: the client's error names it too.
+ * Serves a cassette: each request gets the response of an unused recorded one whose normalized body is the same (a
+ * transport error closes the connection). One that matches none is answered 400 with its first difference against the
+ * next recorded one, also kept in `differences`.
  */
 export async function replay(source: string | Cassette, options: ReplayOptions = {}): Promise<Replay> {
   const cassette = typeof source === "string" ? readCassette(source) : source;
@@ -53,21 +51,8 @@ export async function replay(source: string | Cassette, options: ReplayOptions =
     used.add(index);
     send(res, pending[index]!.response);
   };
-  const sockets = new Set<Socket>();
-  const server = createServer((req, res) => void answer(req, res).catch((error: Error) => sendApiError(res, 500, `replay: ${error.message}`)));
-  server.on("connection", (socket) => (sockets.add(socket), socket.on("close", () => sockets.delete(socket))));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseURL: `http://127.0.0.1:${port}`,
-    cassette,
-    differences,
-    remaining: () => pending.length - used.size,
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
-  };
+  const local = await listenLocal((req, res) => void answer(req, res).catch((error: Error) => sendApiError(res, 500, `replay: ${error.message}`)));
+  return { ...local, cassette, differences, remaining: () => pending.length - used.size };
 }
 
 function send(res: ServerResponse, response: Exchange["response"]): void {
@@ -80,10 +65,9 @@ function send(res: ServerResponse, response: Exchange["response"]): void {
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = await readText(req);
   try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+    return JSON.parse(text) as unknown;
   } catch {
     return null;
   }

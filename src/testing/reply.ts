@@ -31,11 +31,7 @@ export interface ScriptedMessage {
 
 const asReply = (value: Reply | string): Reply => (typeof value === "string" ? { text: value } : value);
 
-/**
- * Tiny builders for rules: `reply.text("hi")`, `reply.tool("read_file", { path: "a.txt" })`,
- * `reply.thinking("Plan: read it.", reply.tool("read_file", { path: "a.txt" }))`,
- * `reply.search("node 20 release", [{ url, title }], { text: "Found it.", citations: true })`.
- */
+/** Tiny builders for rules: `reply.text("hi")`, `reply.thinking("Plan.", reply.tool("read_file", { path: "a.txt" }))`. */
 export const reply = {
   /** A text answer ending the turn. */
   text(text: string, options: Omit<Reply, "text" | "toolUses" | "content"> = {}): Reply {
@@ -86,11 +82,7 @@ function contentOf(r: Reply, req: RecordedRequest): unknown[] {
 
 function usageOf(content: readonly unknown[], outputTokens: number | undefined, input: InputAccount): ScriptedUsage {
   const output = outputTokens ?? content.reduce<number>((sum, b) => sum + estimateTokens(b), 0);
-  const usage: ScriptedUsage = {
-    ...input,
-    output_tokens: output,
-    service_tier: "standard",
-  };
+  const usage: ScriptedUsage = { ...input, output_tokens: output, service_tier: "standard" };
   const thinking = content.filter((b): b is LooseBlock => isRecord(b) && isThinkingBlock(b));
   if (thinking.length > 0) {
     const thinkingTokens = thinking.reduce<number>((sum, b) => sum + estimateTokens(b.type === "thinking" ? b.thinking : b.data), 0);
@@ -101,10 +93,7 @@ function usageOf(content: readonly unknown[], outputTokens: number | undefined, 
   return usage;
 }
 
-/**
- * The Message answering `req` with `r`. A request with `max_tokens: 0` (cache pre-warming) gets no content and stop
- * reason `max_tokens`. Throws, naming the problem, when the reply cannot be built (see `Reply.citations`).
- */
+/** The Message answering `req`; `max_tokens: 0` (cache pre-warming) gets no content. Throws when the reply cannot be built (see `Reply.citations`). */
 export function buildMessage(r: Reply, req: RecordedRequest, input: InputAccount, model: string): ScriptedMessage {
   const prewarm = req.body.max_tokens === 0;
   const content = prewarm ? [] : applyThinking(contentOf(r, req), req.body);

@@ -1,5 +1,6 @@
 // Writing responses: JSON bodies, the API's error shape, and a message as the real SSE event sequence, streamed with pauses, cuts and error events.
 import type { ServerResponse } from "node:http";
+import { setTimeout as delay } from "node:timers/promises";
 import { isRecord } from "./conversation.js";
 import type { ScriptedMessage } from "./reply.js";
 import { randomId } from "./signature.js";
@@ -17,15 +18,7 @@ export function statusFor(errorType: string): number {
 /** Resolves after `ms`, or at once when `signal` aborts; never rejects. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   if (ms <= 0 || signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
+  return delay(ms, undefined, { signal }).catch(() => undefined);
 }
 
 /** Writes a JSON response with a `request-id` header, unless the client is gone. */
@@ -136,11 +129,8 @@ function blockEvents(block: Record<string, unknown>, index: number): SseEvent[] 
 }
 
 /**
- * The events the API streams for `message`: `message_start` (empty content, the input usage), one `ping`, then per
- * block `content_block_start`, its deltas and `content_block_stop`, then `message_delta` (stop reason, final usage with
- * the thinking and server tool details when present) and `message_stop`. Thinking streams as thinking_deltas and one
- * signature_delta; tool inputs (server tools' too) as input_json_deltas; citations as citations_deltas before the text;
- * other blocks (redacted thinking, server tool results) whole in `content_block_start`.
+ * The events the API streams for `message`, in its order: `message_start`, one `ping`, each block's start, deltas and
+ * stop, `message_delta` with the final usage, `message_stop`. Blocks without deltas come whole in `content_block_start`.
  */
 export function messageEvents(message: ScriptedMessage): SseEvent[] {
   const { output_tokens_details, server_tool_use, ...startUsage } = message.usage;

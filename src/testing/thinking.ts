@@ -30,9 +30,8 @@ function sign(block: LooseBlock, omitted: boolean): LooseBlock {
 }
 
 /**
- * The content as the model sends it for `body`: thinking dropped when the request does not think; under manual thinking
- * one block added first when there is none (not when continuing a paused message, whose turn already began); every
- * thinking block signed (its text emptied under `display: "omitted"`), every redacted one given fresh data.
+ * The content as the model sends it for `body`: thinking dropped when it does not think, one block added under manual
+ * thinking (unless continuing a paused turn, already begun), every block signed or given fresh data.
  */
 export function applyThinking(content: readonly unknown[], body: RequestBody): unknown[] {
   const mode = thinkingMode(body);
@@ -44,9 +43,8 @@ export function applyThinking(content: readonly unknown[], body: RequestBody): u
 }
 
 /**
- * One server's memory of the thinking each response opened its turn with, by the tool_use and server_tool_use ids it
- * issued, so a request that continues the tool loop (or a paused turn) can be checked to send it back unchanged and in
- * order, as the API requires. Grows for the life of the server; ids are random, so two servers never share one.
+ * The thinking each response opened its turn with, by the call ids it issued, so a continuation can be checked to send it
+ * back unchanged, as the API requires. Grows for the server's life; ids are random, so two servers never share one.
  */
 export class IssuedLedger {
   readonly #byId = new Map<string, readonly LooseBlock[]>();
@@ -82,10 +80,7 @@ function checkBudget(budget: unknown, maxTokens: unknown, countTokens: boolean):
   return null;
 }
 
-/**
- * The first problem of the request's `thinking` setting, or null: a known type with only its own keys, manual
- * thinking's budget (at least 1024, below `max_tokens` unless `countTokens`), and no thinking while `tool_choice` forces a tool.
- */
+/** The first problem of the `thinking` setting (type and keys, manual budget, a forced `tool_choice`), or null. */
 export function checkThinkingConfig(body: Record<string, unknown>, countTokens: boolean): string | null {
   const thinking = body.thinking;
   if (thinking === undefined) return null;
@@ -133,10 +128,8 @@ function firstIssued(blocks: readonly LooseBlock[], types: readonly string[], is
 }
 
 /**
- * With thinking on: when the request continues a tool loop (its last message starts with tool_results) or a paused turn
- * (its last message is the assistant's), the assistant turn there must open with exactly the thinking this server sent
- * with the calls it holds; under manual thinking a turn before tool results must open with thinking at all. Runs on
- * messages that passed `validateMessages`.
+ * With thinking on, a continued tool loop or paused turn must open with exactly the thinking this server sent with its
+ * calls; under manual thinking, with thinking at all. Runs on messages that passed `validateMessages`.
  */
 export function checkThinkingPlacement(body: Record<string, unknown>, issued: IssuedThinking | undefined): string | null {
   const mode = thinkingMode(body);

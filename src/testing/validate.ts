@@ -22,25 +22,16 @@ const MAPS = ["properties", "$defs", "definitions", "patternProperties", "depend
 export interface ValidateOptions {
   /** A `count_tokens` body: no `max_tokens` needed. */
   countTokens?: boolean;
-  /**
-   * The thinking the server sent with each call it issued; without it (or for ids it does not know) only manual
-   * thinking's "starts with a thinking block" rule applies to a tool loop.
-   */
+  /** The thinking sent with each call issued; without it only manual thinking's "starts with thinking" rule applies. */
   issuedThinking?: IssuedThinking;
   /** False: every typed (server) tool is refused, as by a provider without them. Default true. */
   serverTools?: boolean;
 }
 
 /**
- * The 400 message the scripted model answers for `body`, or null when the request is valid. Pure. Checks the top level
- * (model, max_tokens unless `countTokens`, no temperature/top_p/top_k), `thinking` (type, keys, a budget of at least
- * 1024 below max_tokens, no forced tool_choice), `output_config` (effort, a closed JSON Schema format), the system
- * blocks, the tools (unique names, object schemas, known web_search / web_fetch versions), at most four cache
- * breakpoints, longer ttls first, and the messages (first from the user, no empty content or blank text block, every tool_use answered
- * first thing in the next user message, no stray or duplicate tool_result; thinking signed by the scripted model,
- * without cache_control, and with thinking on, sent back first and unchanged in the turn that continues a tool loop or
- * a paused turn; server tool blocks only from the assistant, each result after its call). Stricter than the API on one
- * point: a blank tool_result string is refused.
+ * The 400 message the real API would answer for `body`, or null when it is valid. Pure. Checks the top level, `thinking`,
+ * `output_config`, system, tools, cache breakpoints and messages (pairing, the model's blocks sent back unchanged).
+ * Stricter than the API on one point: a blank tool_result string is refused.
  */
 export function validateRequest(body: unknown, options: ValidateOptions = {}): string | null {
   if (!isRecord(body)) return "request body must be a JSON object";
@@ -68,7 +59,7 @@ export function cacheBreakpoints(body: Record<string, unknown>): unknown[] {
   return [...inList(body.tools), ...inList(body.system), ...inMessages, ...(body.cache_control != null ? [body.cache_control] : [])];
 }
 
-/** How many breakpoints a request carries (see `cacheBreakpoints`). */
+/** How many `cache_control` breakpoints a request carries. */
 export function countCacheBreakpoints(body: Record<string, unknown>): number {
   return cacheBreakpoints(body).length;
 }
