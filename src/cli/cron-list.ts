@@ -10,10 +10,7 @@ import { visibleText } from "./visible-text.js";
 /** How many of the latest runs `cron runs` prints. */
 const RUNS_SHOWN = 20;
 
-/**
- * The jobs, one row each (paused ones with a line saying why), after checking their agents exist.
- * With a shared store (a database) each job also gets a line with its last result.
- */
+/** The jobs, one row each (paused ones with a line saying why), after checking their agents exist. With a shared store (a database) each job also gets a line with its last result. */
 export async function listJobs(io: CliIo, workspace: string, store: CronStore, shared: boolean, defaultAgent: string | undefined): Promise<number> {
   const jobs = await loadCronJobs(workspace);
   checkJobAgents(workspace, jobs, await loadAgents(workspace, { onWarning: warner(io) }), defaultAgent);

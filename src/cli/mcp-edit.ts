@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { ConfigError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
-import { readRegularText } from "../fs/regular-file.js";
+import { parseJsonConfig, readConfigText } from "../fs/config-file.js";
 import { MCP_CONFIG_FILE, parseMcpConfig } from "../mcp/config.js";
 import { CredentialStore, MCP_CREDENTIALS_FILE } from "../mcp/credential-store.js";
 import type { CliArgs } from "./args.js";
@@ -71,18 +71,9 @@ function split(pair: string, separator: string, usage: string): [string, string]
 
 /** The servers of mcp.json as written (variables unexpanded); none when it does not exist. */
 async function readServers(file: string): Promise<Servers> {
-  const text = await readRegularText(file).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return undefined;
-    throw new ConfigError(`${file}: cannot be read: ${error.message}`);
-  });
+  const text = await readConfigText(file, { optional: true });
   if (text === undefined) return {};
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`${file}: not valid JSON: ${(error as Error).message}`);
-  }
-  const servers = (data as { mcpServers?: unknown })?.mcpServers;
+  const servers = (parseJsonConfig(text, file) as { mcpServers?: unknown })?.mcpServers;
   if (typeof servers !== "object" || servers === null || Array.isArray(servers)) throw new ConfigError(`${file}: expected {"mcpServers": {...}}`);
   return servers as Servers;
 }

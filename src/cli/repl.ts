@@ -7,7 +7,7 @@ import { DEFAULT_MODEL } from "../model/client.js";
 import { APPROVALS_FILE } from "../runtime/open-runtime.js";
 import { openCliAssistant } from "./assistant-setup.js";
 import { isSuccessfulStop } from "../types.js";
-import { assistantFlags, given, turnFlags, type CliArgs } from "./args.js";
+import { given, turnFlags, type CliArgs } from "./args.js";
 import { stopOnSignals, type CliIo } from "./io.js";
 import { HISTORY_FILE, openLineInput, type LineInput } from "./line-input.js";
 import { createMarkdownStream } from "./markdown-stream.js";
@@ -108,8 +108,6 @@ async function openRepl(args: CliArgs, io: CliIo, input: LineInput, workspace: s
   const context = createPendingContext();
   const opened = await openCliAssistant(args, io, {
     workspace,
-    cwd: io.cwd,
-    env: io.env,
     client: reportRetries(client, () => live.turn?.sink, (message) => io.stderr.write(`warning: ${visibleText(message)}\n`)),
     approver: input.interactive
       ? terminalApprover(input, io.stdout, {
@@ -127,7 +125,6 @@ async function openRepl(args: CliArgs, io: CliIo, input: LineInput, workspace: s
     // @path gathered joins the next message as context (never the system prompt, which stays byte-stable).
     // A person's next message may come after a coffee: cached for an hour, a session with breaks costs 0.64× (a turn a minute, 1.13×; docs/performance.md).
     turn: { ...given({ ...turnFlags(args), effort: undefined }), ...(input.interactive && { cacheTtl: "1h" as const }), hooks: { onTurnStart: () => given({ context: context.take(), blocks: context.takeBlocks() }) } },
-    ...assistantFlags(args),
   }, input.interactive ? { elicit: terminalElicit(input, io.stdout, { color }) } : {});
   const { assistant, mcp } = opened;
   const effort = args.effort === undefined ? undefined : { level: args.effort, source: "--effort" as const };

@@ -6,7 +6,6 @@ import { visibleJson, visibleReply, visibleText } from "./visible-text.js";
 
 /** `--output-format`: the reply alone, one JSON object, or the events as they happen and then that object. */
 export type OutputFormat = "text" | "json" | "stream-json";
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ["text", "json", "stream-json"];
 
 /** Stops after which a run exits 0: the model finished, or was cut by its token limit. A refusal is no answer. */
 const ANSWERED = new Set(["end_turn", "stop_sequence", "max_tokens"]);

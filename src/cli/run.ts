@@ -3,11 +3,11 @@ import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import { ConfigError, SessionError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
-import { readRegularText } from "../fs/regular-file.js";
+import { readConfigText } from "../fs/config-file.js";
 import { refuseApprover, systemClock } from "../deps.js";
 import { redactSecrets } from "../gate/redact.js";
 import type { ContentBlockParam } from "../types.js";
-import { assistantFlags, given, turnFlags, type CliArgs } from "./args.js";
+import { given, turnFlags, type CliArgs } from "./args.js";
 import { attachMentions, type Attachments } from "./mentions.js";
 import { stopOnSignals, type CliIo } from "./io.js";
 import { createRenderer, useColor } from "./render.js";
@@ -35,14 +35,11 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   const render = createRenderer(io.stderr, { color: useColor(io.stderr, io.env), streamText: false, server });
   const opened = await openCliAssistant(args, io, {
     workspace,
-    cwd: io.cwd,
-    env: io.env,
     // The SDK's retries (429, 529, a failed connection) show as one line each on stderr.
     client: reportRetries(client, () => render, (message) => io.stderr.write(`warning: ${visibleText(message)}\n`)),
     approver: refuseApprover,
     onWarning: (message) => render({ type: "warning", message }),
     turn: { ...turnFlags(args), hooks: { onTurnStart: () => mentioned.take() } },
-    ...assistantFlags(args),
   });
   const { assistant } = opened;
   const mentioned = await mentionsOf(text, io, assistant.runtime.secrets);
@@ -73,10 +70,7 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   }
 }
 
-/**
- * The files the message mentions (`@notes.md`, `@photo.png`), read now, each said in one line on stderr; `take` hands
- * their text and blocks to the turn's start once (a subagent's turn gets none).
- */
+/** The files the message mentions (`@notes.md`, `@photo.png`), read now, each said in one line on stderr; `take` hands their text and blocks to the turn's start once (a subagent's turn gets none). */
 async function mentionsOf(text: string, io: CliIo, secrets: readonly string[]): Promise<{ take(): { context?: string; blocks?: ContentBlockParam[] } | undefined }> {
   let attached: Attachments | undefined = await attachMentions(text, { cwd: io.cwd, home: io.env["HOME"], redact: (found) => redactSecrets(found, secrets) });
   for (const line of attached.lines) io.stderr.write(`${visibleText(line)}\n`);
@@ -94,11 +88,7 @@ export const LAST_RUN_FILE = join("sessions", ".last-run");
 
 /** The key of the last `run` session in `workspace`, or undefined when no run has stored one. */
 export async function readLastRunKey(workspace: string): Promise<string | undefined> {
-  const text = await readRegularText(join(workspace, LAST_RUN_FILE)).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return "";
-    throw new ConfigError(`${join(workspace, LAST_RUN_FILE)}: cannot be read: ${error.message}`);
-  });
-  return text.trim() || undefined;
+  return (await readConfigText(join(workspace, LAST_RUN_FILE), { optional: true }))?.trim() || undefined;
 }
 
 /** Stores `key` as the last `run` session; atomic, so a concurrent `--continue` reads the old key or the new, never half of one. */

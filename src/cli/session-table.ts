@@ -34,14 +34,10 @@ export function describeAge(then: number, now: number): string {
   const minutes = Math.floor(Math.max(0, now - then) / 60_000);
   if (minutes < 1) return "just now";
   const [count, unit] = minutes < 60 ? [minutes, "minute"] : minutes < 48 * 60 ? [Math.floor(minutes / 60), "hour"] : [Math.floor(minutes / 1440), "day"];
-  return `${count} ${plural(count, unit)} ago`;
+  return `${counted(count, unit)} ago`;
 }
 
 /** `1 message`, `2 messages`: a count and its noun, singular for one. */
 export function counted(count: number, noun: string): string {
-  return `${count} ${plural(count, noun)}`;
-}
-
-function plural(count: number, noun: string): string {
-  return count === 1 ? noun : `${noun}s`;
+  return `${count} ${count === 1 ? noun : `${noun}s`}`;
 }

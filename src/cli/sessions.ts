@@ -136,7 +136,6 @@ function renderRecord(record: SessionRecord, paint: (style: Parameters<typeof st
   return `${paint("dim", "[") + shown(record.id, "dim") + paint("dim", "]")} ${who}${record.synthetic ? paint("dim", " (written by miniclaw)") : ""}: ${lines.join("\n")}`;
 }
 
-
 function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
 }

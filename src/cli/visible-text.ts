@@ -58,10 +58,7 @@ export function visibleText(text: string, opts: VisibleStyle & { keepLineBreaks?
   return paintPieces(visiblePieces(text, opts), opts);
 }
 
-/**
- * One line of at most `max` columns: blanks (space, tab, CR, LF) collapsed, the rest escaped; when it does not fit, as
- * many pieces as fit in `max - 1` and `…`, never an escape cut in half.
- */
+/** One line of at most `max` columns: blanks (space, tab, CR, LF) collapsed, the rest escaped; when it does not fit, as many pieces as fit in `max - 1` and `…`, never an escape cut in half. */
 export function visibleLine(text: string, max: number, style: VisibleStyle = {}): string {
   const pieces = visiblePieces(text.replace(/[ \t\r\n]+/g, " ").trim());
   if (pieces.reduce((sum, p) => sum + columns(p.text), 0) <= max) return paintPieces(pieces, style);
