@@ -27,11 +27,10 @@ const PLAN_GUTTER = "  │ ";
 type Mark = (text: string) => string;
 
 /**
- * Asks on the terminal and takes one key: y, a, n or d (any other key asks again, with a hint). The request's text comes
- * from the model, so it is shown through `approvalQuestion` (escaped, whole) inside our colors; the answer is echoed as a
- * word. Ctrl-C or Esc stop the turn (`interrupt`), as in Claude Code, rather than answer "no" and let the model try
- * another way; end of input or an interrupt of the turn (`turnSignal`) answer "no" at once. An
- * exit_plan_mode request shows the plan and takes y (default mode), a (accept edits) or n (keep planning).
+ * Asks on the terminal and takes one key: y, a, n or d (any other asks again, with a hint); the answer is echoed as a
+ * word. The request, from the model, is shown through `approvalQuestion` (escaped, whole). Ctrl-C or Esc stop the turn
+ * (`interrupt`), as in Claude Code, rather than answer "no" and let the model try another way; end of input or an
+ * interrupted turn (`turnSignal`) answer "no" at once. exit_plan_mode's plan takes y (default mode), a (accept edits) or n.
  * `width` is read at each question (the window may have been resized); `approvalsFile` is where "always" writes.
  */
 export function terminalApprover(
@@ -88,10 +87,9 @@ function untilAborted(answer: Promise<string>, signal: AbortSignal | undefined):
 
 /**
  * The question for one request. A one-line command of plain printable text that fits is asked inline (`Allow "npm
- * test"? ...`); anything else (several lines, control or invisible characters, too long) is shown whole above the
- * prompt, one numbered row per line, wrapped rows marked as continuations, with a note counting the escaped characters.
- * A call of another tool (`request.input` set) is shown as `name {input as JSON}`, and "always" records the tool's name.
- * Always says what [a]lways and [d]eny always would record; a subagent's request (`request.agent`) is named in the header.
+ * test"? ...`); anything else is shown whole above the prompt, one numbered row per line, wrapped rows marked, with a
+ * note counting escaped characters. Another tool's call (`request.input`) is shown as `name {input as JSON}`, "always"
+ * recording its name. Says what the "always" answers record; a subagent's request (`request.agent`) is named in the header.
  */
 export function approvalQuestion(request: ApprovalRequest, layout: { width: number; approvalsFile: string; mark?: Mark }): ApprovalQuestion {
   const mark = layout.mark ?? ((t: string) => t);

@@ -180,9 +180,8 @@ function readArgv(argv: string[]) {
 type Place = [flags: ReadonlyArray<keyof Values>, takes: (command: string, words: string[]) => boolean, where: string];
 
 /**
- * The options only some commands take, in the order they are checked: `--continue` and `--resume` before the session
- * options are weighed against each other, then the rest. The tool lists and the prompt are for a command a person starts,
- * as with Claude Code (cron's jobs are set in cron.json); the turn settings for the commands that run turns.
+ * The options only some commands take, in the order they are checked (the session options are weighed against each other
+ * after `--resume`). The tool lists and prompt go with what a person starts, as with Claude Code; cron's jobs are set in cron.json.
  */
 const PLACES: readonly Place[] = [
   [["continue"], (command) => command === "run" || command === "repl", "miniclaw run and the REPL"],

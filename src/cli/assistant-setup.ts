@@ -20,16 +20,15 @@ export interface CliAssistant {
 }
 
 /**
- * Opens the assistant of a command: the MCP module is loaded only when the workspace has an mcp.json (its servers'
- * roots are the working folder and the workspace; `mcpHost.elicit` answers their forms, else they are declined),
- * the sessions are PostgreSQL's only when `--database-url` or MINICLAW_DATABASE_URL names one, and turns are exported as spans only when
- * OTEL_EXPORTER_OTLP_ENDPOINT is set. The working folder and environment default to `io`'s, and the flags of `args` apply.
+ * Opens a command's assistant; the working folder, environment and flags come from `io` and `args` unless `options` gives
+ * them. The MCP module is loaded only when the workspace has an mcp.json (its servers' roots: the working folder and the
+ * workspace; `mcpHost.elicit` answers their forms, else they are declined), the sessions are PostgreSQL's only when
+ * `--database-url` or MINICLAW_DATABASE_URL names one, turns are spans only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
  * Throws a one-line ConfigError for a bad mcp.json, database or option.
  */
 export async function openCliAssistant(args: CliArgs, io: CliIo, options: AssistantOptions, mcpHost?: { elicit?: Elicit }): Promise<CliAssistant> {
   const warn = options.onWarning ?? (() => {});
   const sandbox = await sandboxOf(args, io, options.workspace);
-  // Servers may work in the working folder and the workspace (their roots); a person answers forms only where one is asked.
   const roots = [options.cwd ?? io.cwd, options.workspace];
   const host = { roots, ...(mcpHost?.elicit && { elicit: mcpHost.elicit }) };
   const telemetry = await startCliTelemetry(io.env);

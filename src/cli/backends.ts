@@ -18,13 +18,21 @@ export interface OpenedCron extends OpenedSessions {
   shared: boolean;
 }
 
+/** `command` over `opened`, closed after however the command ended. */
+export async function closing<T extends { close(): Promise<void> }>(opened: T, command: (opened: T) => Promise<number>): Promise<number> {
+  try {
+    return await command(opened);
+  } finally {
+    await opened.close();
+  }
+}
+
 /** Options of the sessions opened. */
 type SessionsOptions = Pick<SessionStoreOptions, "clock" | "onWarning">;
 
 /**
- * The sessions of a command: PostgreSQL when `--database-url` or MINICLAW_DATABASE_URL of `io.env` names a database (only then
- * are `pg` and the postgres module loaded), else `<workspace>/sessions`. Throws ConfigError for a bad setting or a database that
- * cannot be used.
+ * The sessions of a command: PostgreSQL when `--database-url` or MINICLAW_DATABASE_URL names a database (only then are `pg`
+ * and the postgres module loaded), else `<workspace>/sessions`. Throws ConfigError for a bad setting or an unusable database.
  */
 export async function openSessions(args: Pick<CliArgs, "databaseUrl">, io: Pick<CliIo, "env">, workspace: string, options: SessionsOptions = {}): Promise<OpenedSessions> {
   const postgres = await openDatabaseOf(args, io, options);

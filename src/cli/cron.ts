@@ -8,7 +8,7 @@ import { CRON_FILE, createJobRunner, executeRun, loadCronJobs, startScheduler, t
 import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import { turnFlags, type CliArgs } from "./args.js";
 import { startCliTelemetry } from "./telemetry.js";
-import { openCron, type OpenedCron } from "./backends.js";
+import { closing, openCron, type OpenedCron } from "./backends.js";
 import { checkJobAgents, describeNext, describePause, listJobs, listRuns, printRun, warner } from "./cron-list.js";
 import { stopOnSignals, type CliIo } from "./io.js";
 import { describeEvent } from "./render.js";
@@ -40,15 +40,6 @@ export async function cronCommand(args: CliArgs, io: CliIo): Promise<number> {
  * database is configured; its sessions are the runs'). `close` stops the process's MCP servers and closes the backend.
  */
 type Prepared = { workspace: string; jobs: CronJob[]; runJob: RunJob; backend: OpenedCron; close(): Promise<void> };
-
-/** `command` over `opened`, closed after however the command ended. */
-async function closing<T extends { close(): Promise<void> }>(opened: T, command: (opened: T) => Promise<number>): Promise<number> {
-  try {
-    return await command(opened);
-  } finally {
-    await opened.close();
-  }
-}
 
 /** `cron list` and `cron runs`: the workspace (created if missing, when `ensure`) and its cron backend. */
 async function openListing(args: CliArgs, io: CliIo, ensure: boolean): Promise<OpenedCron & { workspace: string }> {
@@ -85,9 +76,8 @@ async function runScheduler({ workspace, runJob, jobs, backend }: Prepared, io: 
 }
 
 /**
- * The jobs the scheduler takes: the enabled ones. On files a paused one is left out (a stored pause
- * outlives a restart; each gets a line), and ConfigError is thrown when that leaves none. Shared (a
- * database), paused jobs are taken too, and skipped at each tick while the pause lasts.
+ * The enabled jobs. On files a paused one is left out (a stored pause outlives a restart; each gets a line), and none left
+ * is a ConfigError; shared (a database), paused jobs are taken too, and skipped at each tick while the pause lasts.
  */
 async function schedulableJobs(workspace: string, jobs: readonly CronJob[], store: CronStore, io: CliIo, shared: boolean): Promise<CronJob[]> {
   const enabled = jobs.filter((job) => job.enabled);
@@ -141,9 +131,8 @@ async function runOneJob({ workspace, runJob, jobs, backend }: Prepared, io: Cli
 }
 
 /**
- * Credentials first (as `run`), then the jobs, their agents, where runs are kept, mcp.json, and the
- * runner every run goes through. Each run opens its own assistant (edited SOUL.md files apply), on the
- * backend's sessions; the MCP servers are the process's: started once, by the first run that needs them.
+ * Credentials first (as `run`), then the jobs, their agents, where runs are kept, mcp.json and the runner. Each run opens
+ * its own assistant (edited SOUL.md files apply) on the backend's sessions; the MCP servers are the process's, started once.
  */
 async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
   const { workspace, client, recorder } = await openWorkspace(args, io);

@@ -54,9 +54,8 @@ function firstUserText(messages: Array<{ role: string; content: unknown }>): str
 }
 
 /**
- * Runs the REPL against the scripted model in a new workspace under the system's temporary folder, made from the
- * templates, and removed when the demo ends: what the demo saves (a memory note, sessions, approvals) must not reach the
- * person's own workspace, so `--workspace` is refused and MINICLAW_WORKSPACE is not read.
+ * Runs the REPL against the scripted model in a temporary workspace made from the templates, removed at the end: what the
+ * demo saves must not reach the person's own workspace, so `--workspace` is refused and MINICLAW_WORKSPACE is not read.
  */
 export async function runDemo(args: CliArgs, io: CliIo): Promise<number> {
   if (args.workspace !== undefined) throw new ConfigError("miniclaw demo runs in a temporary workspace of its own and takes no --workspace (your workspace is never touched)");

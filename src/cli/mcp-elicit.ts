@@ -11,9 +11,8 @@ type Out = { write(text: string): void };
 const CANCEL = Symbol("cancel");
 
 /**
- * The REPL's answer to elicitation: the server's message and each field of its schema, asked one by one (Enter keeps a
- * field's default; Ctrl-C cancels the form), then [s]end / [d]ecline / [c]ancel. A page to open (URL mode) is shown and
- * the person says whether they open it. An interrupted turn cancels. Everything the server wrote is escaped.
+ * The REPL's answer to elicitation: each field of the server's schema asked in turn (Enter keeps its default; Ctrl-C cancels
+ * the form), then [s]end / [d]ecline / [c]ancel; a page to open (URL mode) is shown and asked about. An interrupted turn cancels; all server text is escaped.
  */
 export function terminalElicit(input: LineInput, out: Out, opts: { color: boolean }): Elicit {
   const paint = (text: string): string => (opts.color ? styleText("cyan", text) : text);

@@ -9,9 +9,8 @@ import type { CliIo } from "./io.js";
 import { visibleLine } from "./visible-text.js";
 
 /**
- * Signs in to one server of mcp.json and says where its tokens went (never the tokens). The page opens with the command in
- * BROWSER (the URL as its last word), else the URL is printed to open by hand; either way the browser comes back to a
- * listener on 127.0.0.1. Resolves to 0 once signed in; a failure is one line naming the server (exit 1).
+ * Signs in to one server of mcp.json and says where its tokens went (never the tokens). The page opens with `$BROWSER URL`,
+ * else the URL is printed; the browser comes back to a listener on 127.0.0.1. 0 once signed in; a failure is one line naming the server.
  */
 export async function mcpLogin(args: CliArgs, io: CliIo, workspace: string): Promise<number> {
   const name = args.words[1];

@@ -15,9 +15,8 @@ import { visibleLine, visibleText } from "./visible-text.js";
 const REASON_COLUMNS = 300;
 
 /**
- * Connects the servers of the workspace's mcp.json, prints their listing on stdout, stops them, and resolves to 0;
- * without servers, says how to add one. A bad mcp.json is a ConfigError (one line, exit 1). SIGINT or SIGTERM while the
- * servers connect stops them and resolves to 130 or 143. Needs no credentials: no model is called.
+ * Connects the servers of the workspace's mcp.json, prints their listing, stops them: 0 (without servers, says how to add
+ * one). A bad mcp.json is a ConfigError; SIGINT or SIGTERM while they connect stops them: 130 or 143. Needs no credentials.
  */
 export async function mcpCommand(args: CliArgs, io: CliIo): Promise<number> {
   const [verb = "list", ...rest] = args.words;

@@ -32,9 +32,8 @@ export function useColor(stream: { isTTY?: boolean }, env: Record<string, string
 }
 
 /**
- * An event sink that renders to `out`. Everything the model wrote (deltas, tool inputs and results, quoted commands,
- * errors) goes through `visible-text`, escaped one delta at a time. A subagent's events (`parentToolUseId`) are
- * indented under its delegate line, its text not streamed. `atLineStart()` says whether the next line starts clean.
+ * An event sink rendering to `out`; everything the model wrote goes through `visible-text`, one delta at a time. A subagent's
+ * events (`parentToolUseId`) are indented under its delegate line, text not streamed. `atLineStart()`: the next line starts clean.
  */
 export function createRenderer(out: { write(text: string): void }, opts: RenderOptions): EventSink & { atLineStart(): boolean } {
   const paint = (style: Style, text: string): string => (opts.color ? styleText(style, text) : text);

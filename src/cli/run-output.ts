@@ -35,9 +35,8 @@ export function streamJson(io: CliIo): (event: AgentEvent) => void {
 }
 
 /**
- * Prints how the turn ended and resolves to the exit code: 0 for an answer, 130 or 143 when a signal stopped it, 1 with
- * one line on stderr (and the stop reason in the JSON formats) for anything else: a refusal, an error, a brake. With an
- * output schema, the text format prints the checked object alone, and a turn without one exits 1.
+ * Prints how the turn ended and resolves to the exit code: 0 for an answer, 130 or 143 after a signal, 1 with one line on
+ * stderr (and the stop reason in JSON) for anything else. With an output schema, text prints the checked object alone; a turn without one exits 1.
  */
 export function report(run: { result: TurnResult; format: OutputFormat; output: JsonSchema | undefined; server: string; signalled: number | undefined; durationMs: number }, io: CliIo): number {
   const { result, format, output, signalled } = run;

@@ -10,9 +10,8 @@ export const SUBAGENT_MARK = "  └ ";
 const HEADER = ["KEY", "AGENT", "MESSAGES", "TOKENS", "LAST ACTIVITY"];
 
 /**
- * The rows of a session table, columns padded to the widest cell (keys and agents escaped), a subagent's session under
- * its parent's. `current` marks that key with `←`, and lists it first as new when it has no session yet (a REPL's
- * /new before its first message); `numbered` puts `1.`, `2.`... in front, for picking one.
+ * Rows of a session table, columns padded (keys and agents escaped), a subagent's session under its parent's. `current` is
+ * marked `←`, listed first as new when it has no session yet (/new before a message); `numbered` puts `1.`, `2.`... in front.
  */
 export function sessionTable(sessions: readonly SessionListing[], options: { current?: string; numbered?: boolean } = {}): string[] {
   const { current, numbered = false } = options;

@@ -10,7 +10,7 @@ import type { SessionBackend } from "../sessions/store.js";
 import { exportSession, importSession } from "../sessions/session-listing.js";
 import type { ContentBlockParam } from "../types.js";
 import { checkSessionKey, type CliArgs } from "./args.js";
-import { openSessions } from "./backends.js";
+import { closing, openSessions } from "./backends.js";
 import type { CliIo } from "./io.js";
 import { formatMinute, useColor } from "./render.js";
 import { counted, sessionTable } from "./session-table.js";
@@ -22,12 +22,7 @@ export async function sessionsCommand(args: CliArgs, io: CliIo): Promise<number>
   const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
   await checkWorkspace(workspace);
   const onWarning = (m: string): void => void io.stderr.write(`warning: ${visibleText(m)}\n`);
-  const opened = await openSessions(args, io, workspace, { onWarning });
-  try {
-    return await sessionsSubcommand(opened.sessions, args, io);
-  } finally {
-    await opened.close();
-  }
+  return closing(await openSessions(args, io, workspace, { onWarning }), ({ sessions }) => sessionsSubcommand(sessions, args, io));
 }
 
 async function sessionsSubcommand(store: SessionBackend, args: CliArgs, io: CliIo): Promise<number> {

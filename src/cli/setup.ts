@@ -41,9 +41,8 @@ const RESPONSE_RETRY = /\] (\S+) (\S+) failed with status (\d+) in \d+ms - retry
 const CONNECTION_RETRY = /connection (failed|timed out) - retrying, (\d+) attempts? remaining/;
 
 /**
- * A copy of `client` whose retries before the first byte are reported to `sink()` (the running turn's sink, or
- * undefined between turns) as one `retry` event each, naming the status and the URL. Its warnings and errors go to
- * `warn`, as they would go to the console at the client's default log level.
+ * A copy of `client` whose retries before the first byte go to `sink()` (the running turn's sink, or undefined between
+ * turns) as one `retry` event each, naming status and URL; its warnings and errors go to `warn`, as to the console by default.
  */
 export function reportRetries(client: Anthropic, sink: () => EventSink | undefined, warn: (message: string) => void): Anthropic {
   let attempt = 0;

@@ -37,11 +37,10 @@ export interface KeyHandlers {
 }
 
 /**
- * Reads a raw terminal and routes each chunk by `mode`: at the `prompt` everything goes to the line editor
- * (`editorInput`) except Ctrl-C, Esc, Shift-Enter and pastes; while a turn runs (`busy`) keys are typed ahead (Enter
- * queues the line; Ctrl-C and Esc interrupt); at a single-key question (`answer`) the first key is the answer. Asks the
- * terminal for bracketed paste; without it, a chunk holding a line break followed by more text is taken as a paste (no
- * one types that fast).
+ * Reads a raw terminal and routes each chunk by `mode`: at the `prompt` to the line editor (`editorInput`) except
+ * Ctrl-C, Esc, Shift-Enter and pastes; while a turn runs (`busy`) keys are typed ahead (Enter queues the line; Ctrl-C and
+ * Esc interrupt); at a single-key question (`answer`) the first key is the answer. Asks for bracketed paste; without it,
+ * a chunk holding a line break followed by more text is a paste (no one types that fast).
  */
 export class TerminalKeys {
   /** What readline reads: a TTY-like stream carrying the keys meant for it. */

@@ -12,12 +12,10 @@ export type RunningTurn = { sessionKey: string; agentId: string; signal: AbortSi
 export type SteerEcho = ReturnType<typeof createSteerEcho>;
 
 /**
- * Handles a line typed during a turn; true when it was taken, false to queue it as the next message (as is every line
- * typed while no turn runs). /mode and /queue
- * apply at once (a mode reaches the running turn from its next tool call). With `/queue steer` (the default), a plain
- * message for the running turn's agent goes to its session's inbox, shown dim as `(steer) …`; other commands, a message
- * for another agent, and everything under `/queue followup` wait for the turn's end, shown as `queued: …`. `note` writes
- * a whole line of its own.
+ * A line typed during a turn: true when taken, false to queue it as the next message (as is every line typed while no
+ * turn runs). /mode and /queue apply at once (a mode from the running turn's next tool call). Under `/queue steer` (the
+ * default) a plain message for the running turn's agent goes to its session's inbox, shown dim as `(steer) …`; anything
+ * else waits for the turn's end, shown as `queued: …`. `note` writes a whole line of its own.
  */
 export function takeTypedLine(
   line: string,
@@ -49,9 +47,8 @@ export function takeTypedLine(
 }
 
 /**
- * The steering lines this REPL sent (`sent`), so the turn's `steer` event for each is not printed again (it was shown as
- * `(steer) …` when typed); a steer from elsewhere (`miniclaw steer`) is still printed. `filter` wraps a turn's sink to
- * drop them, once per line; `leftover`, at the turn's end, takes the lines it did not take (they wait in the inbox).
+ * The steering lines this REPL sent (`sent`), so the turn's `steer` event for each is not printed again (a steer from
+ * elsewhere still is). `filter` wraps a turn's sink to drop them, once per line; `leftover` takes those the turn left (in the inbox).
  */
 export function createSteerEcho() {
   const sent: string[] = [];

@@ -49,9 +49,8 @@ export interface UserContextHost {
 }
 
 /**
- * `!command`: runs it in the working folder with the user's shell and environment (the user typed it, so no gate asks),
- * its output shown as it comes, then how it ended. The command, its exit and its output (bounded, credentials
- * redacted) go with the next message. Ctrl-C stops it.
+ * `!command`: runs it in the working folder with the user's shell and environment (no gate: the user typed it), output
+ * shown as it comes, then how it ended; command, exit and output (bounded, redacted) go with the next message. Ctrl-C stops it.
  */
 export async function runUserCommand(command: string, host: UserContextHost): Promise<void> {
   const { io, input, state } = host;

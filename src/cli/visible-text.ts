@@ -25,9 +25,8 @@ function escapeChar(char: string): string {
 }
 
 /**
- * What a renderer's output may hold that its input did not, escaped: a character reference (`&#x202e;`) that Markdown
- * decoded. ESC, newline and tab are kept: there they are the renderer's own styling and layout (its input was made
- * visible first, so no ESC of the model's is left).
+ * What a renderer's output may hold that its input did not, escaped: a character reference (`&#x202e;`) Markdown decoded.
+ * ESC, newline and tab are kept as the renderer's own styling and layout (its input was made visible first: no ESC of the model's is left).
  */
 export function escapeDecodedCharacters(text: string): string {
   return text.replace(UNSAFE, (char) => (char === "\x1b" || char === "\n" || char === "\t" ? char : escapeChar(char)));
