@@ -113,8 +113,7 @@ export function approvalQuestion(request: ApprovalRequest, layout: { width: numb
 }
 
 /**
- * The plan of an exit_plan_mode request (its `input.plan`, else the request's text) under a header naming who asks, one
- * marked row per line, wrapped to `width`, escaped as all model text is; and the prompt with the three answers.
+ * The plan of an exit_plan_mode request (`input.plan`, else the request's text), escaped and wrapped to `width` in marked rows under a header naming who asks; and the prompt with the three answers.
  */
 export function planQuestion(request: ApprovalRequest, layout: { width: number; mark?: Mark }): ApprovalQuestion {
   const mark = layout.mark ?? ((t: string) => t);

@@ -127,10 +127,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
   };
 }
 
-/**
- * A key the CLI will create a session under: blanks are refused, since every line that names a key to type again
- * (`--session KEY`, `miniclaw --resume KEY`) would need it quoted. Existing keys are found as they are (`--resume`, `show`).
- */
+/** A key the CLI will create a session under: no blanks, or every line naming it to type again (`--session KEY`) would need quotes. Existing keys are found as they are (`--resume`, `show`). */
 export function checkSessionKey(key: string, where: string): string {
   if (key.trim() === "") throw new ConfigError(`${where}: the session key is empty`);
   if (/[\s\p{Cc}]/u.test(key)) throw new ConfigError(`${where} "${key.replace(/[\p{Cc}]/gu, "?")}": a session key has no blanks or control characters (use - or _, e.g. agent:main:my-notes)`);
@@ -179,10 +176,7 @@ function readArgv(argv: string[]) {
 
 type Place = [flags: ReadonlyArray<keyof Values>, takes: (command: string, words: string[]) => boolean, where: string];
 
-/**
- * The options only some commands take, in the order they are checked (the session options are weighed against each other
- * after `--resume`). The tool lists and prompt go with what a person starts, as with Claude Code; cron's jobs are set in cron.json.
- */
+/** The options only some commands take, in the order they are checked; the tool lists and the prompt go with what a person starts, as with Claude Code (cron's jobs are set in cron.json). */
 const PLACES: readonly Place[] = [
   [["continue"], (command) => command === "run" || command === "repl", "miniclaw run and the REPL"],
   [["resume"], (command) => command === "repl", "the REPL (miniclaw run takes --session KEY or --continue)"],

@@ -30,10 +30,7 @@ export async function closing<T extends { close(): Promise<void> }>(opened: T, c
 /** Options of the sessions opened. */
 type SessionsOptions = Pick<SessionStoreOptions, "clock" | "onWarning">;
 
-/**
- * The sessions of a command: PostgreSQL when `--database-url` or MINICLAW_DATABASE_URL names a database (only then are `pg`
- * and the postgres module loaded), else `<workspace>/sessions`. Throws ConfigError for a bad setting or an unusable database.
- */
+/** The sessions of a command: PostgreSQL (`pg` loaded only then) when `--database-url` or MINICLAW_DATABASE_URL names one, else `<workspace>/sessions`. ConfigError for a bad or unusable database. */
 export async function openSessions(args: Pick<CliArgs, "databaseUrl">, io: Pick<CliIo, "env">, workspace: string, options: SessionsOptions = {}): Promise<OpenedSessions> {
   const postgres = await openDatabaseOf(args, io, options);
   const sessions = postgres?.sessions ?? new SessionStore(join(workspace, "sessions"), options);

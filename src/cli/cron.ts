@@ -36,8 +36,7 @@ export async function cronCommand(args: CliArgs, io: CliIo): Promise<number> {
 }
 
 /**
- * What the scheduler and `cron run` share: the jobs, the runner, and where runs are kept (`backend`: files, or PostgreSQL when a
- * database is configured; its sessions are the runs'). `close` stops the process's MCP servers and closes the backend.
+ * What the scheduler and `cron run` share: the jobs, the runner, where runs are kept (`backend`: files or PostgreSQL; its sessions are the runs'); `close` stops the MCP servers, closes the backend.
  */
 type Prepared = { workspace: string; jobs: CronJob[]; runJob: RunJob; backend: OpenedCron; close(): Promise<void> };
 
@@ -75,10 +74,7 @@ async function runScheduler({ workspace, runJob, jobs, backend }: Prepared, io: 
   }
 }
 
-/**
- * The enabled jobs. On files a paused one is left out (a stored pause outlives a restart; each gets a line), and none left
- * is a ConfigError; shared (a database), paused jobs are taken too, and skipped at each tick while the pause lasts.
- */
+/** The enabled jobs: on files a paused one is left out (a pause outlives a restart; each gets a line; none left: ConfigError); on a database it is taken, and skipped at each tick while paused. */
 async function schedulableJobs(workspace: string, jobs: readonly CronJob[], store: CronStore, io: CliIo, shared: boolean): Promise<CronJob[]> {
   const enabled = jobs.filter((job) => job.enabled);
   if (enabled.length === 0) {
@@ -131,8 +127,7 @@ async function runOneJob({ workspace, runJob, jobs, backend }: Prepared, io: Cli
 }
 
 /**
- * Credentials first (as `run`), then the jobs, their agents, where runs are kept, mcp.json and the runner. Each run opens
- * its own assistant (edited SOUL.md files apply) on the backend's sessions; the MCP servers are the process's, started once.
+ * Credentials first (as `run`), then jobs, agents, backend, mcp.json and the runner. Each run opens its own assistant (edited SOUL.md files apply); the MCP servers are the process's, started once.
  */
 async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
   const { workspace, client, recorder } = await openWorkspace(args, io);
@@ -167,10 +162,7 @@ async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
   return { workspace, jobs, runJob: serial, backend, close };
 }
 
-/**
- * `--record FILE`: marks each job's turn in the cassette with its text, session, job and time, after the records the job's session
- * already held (once per session). A subagent's turn is not marked: its requests belong to the job's run.
- */
+/** `--record FILE`: each job's turn marked in the cassette (text, session, job, time) after the records its session held (once per session); a subagent's requests belong to the job's run. */
 function recordingHooks(recorder: CassetteRecorder, jobs: readonly CronJob[], sessions: SessionBackend): TurnHooks {
   const jobOf = new Map(jobs.map((job) => [job.session, job.name]));
   const seen = new Set<string>();

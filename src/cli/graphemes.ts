@@ -10,10 +10,7 @@ const ZERO_WIDTH = /^[\p{M}\p{Cf}]/u;
 /** The keys that move or delete one character, as the line editor receives them. */
 export type EditKey = "left" | "right" | "backspace" | "delete";
 
-/**
- * How many times the line editor must apply `key` (it moves and deletes one code point at a time) so that the cursor
- * at `cursor` in `line` crosses one whole grapheme: 2 for 👋🏽 or for e + U+0301, 1 for a plain letter, 0 at either end.
- */
+/** How many times the line editor (one code point per key) must apply `key` for the cursor to cross one whole grapheme: 2 for 👋🏽 or e + U+0301, 1 for a plain letter, 0 at either end. */
 export function codePointsToCross(line: string, cursor: number, key: EditKey): number {
   const backwards = key === "left" || key === "backspace";
   let before: string | undefined;

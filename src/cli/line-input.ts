@@ -165,10 +165,7 @@ export class LineInput {
   }
 }
 
-/**
- * The message being composed on a terminal: lines continued by `\` or Shift-Enter, and pastes of several lines, held
- * as `[Pasted text #n +k lines]` on the editor's line (so it stays one line) and put back in full when the message is sent.
- */
+/** The message being composed: lines continued by `\` or Shift-Enter, and multi-line pastes held as `[Pasted text #n +k lines]` on the editor's one line, put back in full when it is sent. */
 function createComposer() {
   const composer = {
     parts: [] as string[],

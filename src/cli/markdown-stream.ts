@@ -4,10 +4,7 @@ import { Marked, type Tokens } from "marked";
 import { markedTerminal } from "marked-terminal";
 import { escapeDecodedCharacters, visibleText } from "./visible-text.js";
 
-/**
- * How rendered text looks: colors and bold (off, the Markdown marks are dropped and nothing is styled); the columns
- * paragraphs and list items wrap to, or how to read them (a terminal's, read for each block: a resized window rewraps what follows).
- */
+/** Colors and bold (off: the Markdown marks dropped, nothing styled); the columns to wrap to, or how to read them (a terminal's, read for each block: a resized window rewraps what follows). */
 type MarkdownOptions = { color: boolean; width: number | (() => number) };
 
 /** Text streamed in, rendered blocks written out; `end` renders what is held back (the open line, an unclosed fence or list), `idle` says nothing is. */

@@ -11,8 +11,7 @@ type Out = { write(text: string): void };
 const CANCEL = Symbol("cancel");
 
 /**
- * The REPL's answer to elicitation: each field of the server's schema asked in turn (Enter keeps its default; Ctrl-C cancels
- * the form), then [s]end / [d]ecline / [c]ancel; a page to open (URL mode) is shown and asked about. An interrupted turn cancels; all server text is escaped.
+ * Elicitation at the terminal: each field asked in turn (Enter keeps its default, Ctrl-C cancels), then send/decline/cancel; a URL is asked about; an interrupted turn cancels. Server text escaped.
  */
 export function terminalElicit(input: LineInput, out: Out, opts: { color: boolean }): Elicit {
   const paint = (text: string): string => (opts.color ? styleText("cyan", text) : text);

@@ -14,10 +14,7 @@ import { visibleLine, visibleText } from "./visible-text.js";
 /** What one server's reason may take on its line: a server's stderr can be long. */
 const REASON_COLUMNS = 300;
 
-/**
- * Connects the servers of the workspace's mcp.json, prints their listing, stops them: 0 (without servers, says how to add
- * one). A bad mcp.json is a ConfigError; SIGINT or SIGTERM while they connect stops them: 130 or 143. Needs no credentials.
- */
+/** Connects mcp.json's servers, prints their listing, stops them: 0 (with none, says how to add one). A bad mcp.json is a ConfigError; SIGINT/SIGTERM while connecting: 130/143. No credentials. */
 export async function mcpCommand(args: CliArgs, io: CliIo): Promise<number> {
   const [verb = "list", ...rest] = args.words;
   if (!["list", "add", "remove", "login"].includes(verb) || (verb === "list" && rest.length > 0)) {

@@ -26,10 +26,7 @@ export interface Attachments {
   blocks: ContentBlockParam[];
 }
 
-/**
- * Reads the files `text` mentions, relative to `cwd` (`~/`: the home folder), each at most MAX_ATTACHED_CHARS, through `redact`.
- * A missing file, a folder, or one not text or unreadable is one line and no attachment; the message still goes.
- */
+/** Reads the files `text` mentions (from `cwd`; `~/` is home), each at most MAX_ATTACHED_CHARS, through `redact`; one that cannot be attached is one line, and the message still goes. */
 export async function attachMentions(text: string, opts: { cwd: string; home?: string | undefined; redact: (text: string) => string }): Promise<Attachments> {
   const seen = new Set<string>();
   const parts: string[] = [];

@@ -31,10 +31,7 @@ export function useColor(stream: { isTTY?: boolean }, env: Record<string, string
   return stream.isTTY === true && !env["NO_COLOR"] && env["TERM"] !== "dumb";
 }
 
-/**
- * An event sink rendering to `out`; everything the model wrote goes through `visible-text`, one delta at a time. A subagent's
- * events (`parentToolUseId`) are indented under its delegate line, text not streamed. `atLineStart()`: the next line starts clean.
- */
+/** A sink drawing events on `out`, model text escaped one delta at a time; a subagent's events (`parentToolUseId`) indented under its delegate line. `atLineStart()`: the next line starts clean. */
 export function createRenderer(out: { write(text: string): void }, opts: RenderOptions): EventSink & { atLineStart(): boolean } {
   const paint = (style: Style, text: string): string => (opts.color ? styleText(style, text) : text);
   const mark = (text: string): string => paint("dim", text);
@@ -100,10 +97,7 @@ export function namingServer(error: string, server: string | undefined): string 
   return error.replace(/^Connection error/, `Connection error (${server}/v1/messages)`);
 }
 
-/**
- * One line for an event, or undefined for events not worth a line. Text from the model is escaped here, inside our
- * colors: `paint(style, text)` colors a whole line and `paint("dim", escape)` marks each escaped character.
- */
+/** One line for an event, or undefined. Model text is escaped here, inside our colors: `paint(style, text)` colors a whole line, `paint("dim", escape)` marks each escaped character. */
 export function describeEvent(event: AgentEvent, paint: (style: Style, text: string) => string): string | undefined {
   const within = (style: Style): VisibleStyle => ({ mark: (t) => paint("dim", t), plain: (t) => paint(style, t) });
   switch (event.type) {

@@ -78,10 +78,7 @@ export async function describeReopened(assistant: Assistant, sessionKey: string,
   return `Reopened ${visibleLine(sessionKey, 200)}: ${counted(found.messages, "message")}, last active ${describeAge(found.lastActivity, now)} (/new starts another).`;
 }
 
-/**
- * `miniclaw · Jarvis (main) · model claude-… · session … · sessions on PostgreSQL (schema miniclaw)` and the hint,
- * folded at ` · ` to lines of at most 80 columns (or the terminal's width when narrower). The server is named only when it is not Anthropic's.
- */
+/** `miniclaw · Jarvis (main) · model … · session …` (the server when not Anthropic's, PostgreSQL's schema) and the hint, folded at ` · ` to at most 80 columns, or the terminal's width. */
 export function banner(assistant: Assistant, session: ReplSession, opts: { model: string | undefined; envModel: string | undefined; baseURL: string; width: number }): string {
   const agent = assistant.agents[session.agentId]!;
   const model = pickModel(agent.model, opts.model, opts.envModel);

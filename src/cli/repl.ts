@@ -191,10 +191,7 @@ async function resumeSessionMode({ assistant, sessionKey }: ReplState, notes: { 
   if (restored.note) notes.write(`${restored.note}\n`);
 }
 
-/**
- * The turn of a message: to the REPL's own session for its agent, or a prefixed message to another agent's default
- * session. On a terminal the reply streams as Markdown with activity lines and a spinner; in line mode activity goes to stderr.
- */
+/** A message's turn, in the REPL's session for its agent or another agent's default one; on a terminal Markdown, activity lines and a spinner, in line mode activity on stderr. */
 function newTurn(line: string, { state, io, input, server }: Repl): ReplTurn {
   const controller = new AbortController();
   const agentId = state.assistant.route(line).agent.id;

@@ -91,10 +91,7 @@ async function runTurns(cassette: Cassette, args: CliArgs, io: CliIo, baseURL: s
   }
 }
 
-/**
- * A cron job's recorded run, run again as the job now stands in cron.json (its prompt, checklist, agent and schema), on a clock
- * that starts at the time it ran, so active hours and `until` decide as they did. Resolves to its status in a few words.
- */
+/** A recorded cron run again, as the job now stands in cron.json, on a clock starting when it ran (so active hours and `until` decide as they did); resolves to its status in a few words. */
 async function runRecordedJob(turn: CassetteTurn, assistant: JobRunnerOptions["assistant"]): Promise<string> {
   const job = (await loadCronJobs(assistant.workspace)).find((candidate) => candidate.name === turn.job);
   if (!job) return `no job "${turn.job}" in cron.json any more`;

@@ -9,10 +9,7 @@ export const SUBAGENT_MARK = "  └ ";
 
 const HEADER = ["KEY", "AGENT", "MESSAGES", "TOKENS", "LAST ACTIVITY"];
 
-/**
- * Rows of a session table, columns padded (keys and agents escaped), a subagent's session under its parent's. `current` is
- * marked `←`, listed first as new when it has no session yet (/new before a message); `numbered` puts `1.`, `2.`... in front.
- */
+/** Table rows, padded (keys and agents escaped), subagents under parents. `current` is marked `←`, first as new when it has no session yet (/new); `numbered` puts `1.`, `2.`... in front. */
 export function sessionTable(sessions: readonly SessionListing[], options: { current?: string; numbered?: boolean } = {}): string[] {
   const { current, numbered = false } = options;
   const rows = nestUnderParents(sessions).map((s) => [

@@ -31,10 +31,7 @@ const MODES = MODE_MEANINGS.map(([mode]) => mode).join(", ");
 /** `Permission mode: plan: only what reads runs; ….` */
 const describeMode = (mode: PermissionMode): string => `Permission mode: ${mode}: ${MODE_MEANINGS.find(([name]) => name === mode)?.[1] ?? ""}.`;
 
-/**
- * `/mode` shows the mode and what it lets run; `/mode MODE` (any of the five, in any case) sets it for every turn from
- * the next tool call on, a running turn included. The user typed it, so any mode goes, bypassPermissions too.
- */
+/** `/mode` shows the mode and what it lets run; `/mode MODE` (any case) sets it from the next tool call on, a running turn included. The user typed it, so bypassPermissions goes too. */
 export function modeCommand(args: string, state: SettingState): string {
   const word = args.trim();
   if (word === "") return `${describeMode(state.assistant.permissionMode)}\nModes: ${MODES}. /mode MODE switches.`;
@@ -55,10 +52,7 @@ export function queueCommand(args: string, state: SettingState): string {
     : "Lines typed while a turn runs wait for it to end, then go as messages of their own (/queue steer sends them into the running turn).";
 }
 
-/**
- * The mode to start a session in whose file last recorded `recorded`, and the line to print: plan, acceptEdits and
- * dontAsk are taken up again; bypassPermissions is not (only the user enters it, each time); default needs no word.
- */
+/** The mode to resume a session in (its file last recorded `recorded`) and the line to print: plan, acceptEdits and dontAsk come back; bypassPermissions never (only the user enters it). */
 export function restoredMode(recorded: PermissionMode | undefined): { mode?: PermissionMode; note?: string } {
   if (recorded === undefined || recorded === "default") return {};
   if (recorded === "bypassPermissions") {

@@ -40,10 +40,7 @@ export async function openWorkspace(args: CliArgs, io: CliIo, client?: Anthropic
 const RESPONSE_RETRY = /\] (\S+) (\S+) failed with status (\d+) in \d+ms - retrying, (\d+) attempts? remaining/;
 const CONNECTION_RETRY = /connection (failed|timed out) - retrying, (\d+) attempts? remaining/;
 
-/**
- * A copy of `client` whose retries before the first byte go to `sink()` (the running turn's sink, or undefined between
- * turns) as one `retry` event each, naming status and URL; its warnings and errors go to `warn`, as to the console by default.
- */
+/** A copy of `client` whose retries before the first byte go to `sink()` (the turn's; undefined between turns) as `retry` events naming status and URL; its warnings and errors go to `warn`. */
 export function reportRetries(client: Anthropic, sink: () => EventSink | undefined, warn: (message: string) => void): Anthropic {
   let attempt = 0;
   let counted: EventSink | undefined;

@@ -106,10 +106,7 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
-/**
- * Handles a line that is a REPL command. Returns "message" for lines that go to the model (plain text, and agent
- * prefixes such as `/research <question>`), "exit" for /exit. An unknown `/word` gets a one-line hint and no model call.
- */
+/** Handles a REPL line: "message" for one that goes to the model (text, an agent prefix with a message), "exit" for /exit, else "handled"; an unknown `/word` gets a one-line hint. */
 export async function handleSlashCommand(line: string, state: ReplState): Promise<"handled" | "exit" | "message"> {
   const command = replCommandOf(line, state.assistant.agents);
   if (!command) return "message";
@@ -121,10 +118,7 @@ export async function handleSlashCommand(line: string, state: ReplState): Promis
   return "handled";
 }
 
-/**
- * The REPL command a line is, or undefined for a message to the model: plain text, and an agent prefix with a message
- * (`/research <question>`). A prefix alone, or an unknown `/word`, is a command.
- */
+/** The REPL command a line is; undefined for a message to the model (text, an agent prefix with a message). A prefix alone, or an unknown `/word`, is a command. */
 export function replCommandOf(line: string, agents: Readonly<Record<string, AgentConfig>>): SlashCommand | undefined {
   const [agentId] = resolveAgent(line, agents, "\u0000");
   return agentId === "\u0000" ? parseSlashCommand(line) : undefined;

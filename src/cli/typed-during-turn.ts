@@ -47,8 +47,7 @@ export function takeTypedLine(
 }
 
 /**
- * The steering lines this REPL sent (`sent`), so the turn's `steer` event for each is not printed again (a steer from
- * elsewhere still is). `filter` wraps a turn's sink to drop them, once per line; `leftover` takes those the turn left (in the inbox).
+ * The steering lines this REPL sent, so their `steer` events are not printed again (one from `miniclaw steer` is); `filter` drops each once from a turn's sink; `leftover` takes those left in the inbox.
  */
 export function createSteerEcho() {
   const sent: string[] = [];

@@ -48,10 +48,7 @@ export interface UserContextHost {
   command?: AbortController | undefined;
 }
 
-/**
- * `!command`: runs it in the working folder with the user's shell and environment (no gate: the user typed it), output
- * shown as it comes, then how it ended; command, exit and output (bounded, redacted) go with the next message. Ctrl-C stops it.
- */
+/** `!command`: run in the working folder with the user's shell (no gate: they typed it), shown as it runs, stopped by Ctrl-C; it, its exit and output (bounded, redacted) go with the next message. */
 export async function runUserCommand(command: string, host: UserContextHost): Promise<void> {
   const { io, input, state } = host;
   const out = input.interactive ? io.stdout : io.stderr;

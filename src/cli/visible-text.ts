@@ -25,8 +25,7 @@ function escapeChar(char: string): string {
 }
 
 /**
- * What a renderer's output may hold that its input did not, escaped: a character reference (`&#x202e;`) Markdown decoded.
- * ESC, newline and tab are kept as the renderer's own styling and layout (its input was made visible first: no ESC of the model's is left).
+ * What a renderer's output may hold that its input did not (a character reference Markdown decoded, `&#x202e;`), escaped; ESC, newline and tab are its own styling, kept (its input was made visible).
  */
 export function escapeDecodedCharacters(text: string): string {
   return text.replace(UNSAFE, (char) => (char === "\x1b" || char === "\n" || char === "\t" ? char : escapeChar(char)));
@@ -127,10 +126,7 @@ export function visibleReply(text: string, stream: { isTTY?: boolean }): string 
   return stream.isTTY === true ? visibleText(text, { keepLineBreaks: true }) : text;
 }
 
-/**
- * A value as one line of JSON, safe on a terminal and exact in a pipe: every character visible-text would escape (all
- * sit inside strings) is written as a JSON `\uXXXX` escape, which any JSON reader turns back into the same character.
- */
+/** A value as one line of JSON, safe on a terminal and exact in a pipe: every character visible-text would escape (all inside strings) is a `\uXXXX` escape, read back as the same character. */
 export function visibleJson(value: unknown): string {
   const json = JSON.stringify(value) ?? "null";
   return json.replace(UNSAFE, (char) => [...Array(char.length).keys()].map((i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""));
