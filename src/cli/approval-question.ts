@@ -86,9 +86,8 @@ function untilAborted(answer: Promise<string>, signal: AbortSignal | undefined):
 }
 
 /**
- * The question for one request. A one-line command of plain printable text that fits is asked inline (`Allow "npm
- * test"? ...`); anything else is shown whole above the prompt, one numbered row per line, wrapped rows marked, with a
- * note counting escaped characters. Another tool's call (`request.input`) is shown as `name {input as JSON}`, "always"
+ * The question for one request: inline (`Allow "npm test"? ...`) for one line of plain printable text that fits; else shown whole above the
+ * prompt, a numbered row per line, wrapped rows marked, escapes counted. Another tool's call (`request.input`): `name {input as JSON}`, "always"
  * recording its name. Says what the "always" answers record; a subagent's request (`request.agent`) is named in the header.
  */
 export function approvalQuestion(request: ApprovalRequest, layout: { width: number; approvalsFile: string; mark?: Mark }): ApprovalQuestion {
@@ -112,9 +111,7 @@ export function approvalQuestion(request: ApprovalRequest, layout: { width: numb
   return { lines: [header, `  ${what} (${count}, ${[...request.command].length} characters${warning}):`, ...rows, saved], prompt: `Allow ${what} above? ${ANSWER_CHOICES}` };
 }
 
-/**
- * The plan of an exit_plan_mode request (`input.plan`, else the request's text), escaped and wrapped to `width` in marked rows under a header naming who asks; and the prompt with the three answers.
- */
+/** The plan of an exit_plan_mode request (`input.plan`, else the request's text), escaped and wrapped to `width` in marked rows under a header naming who asks; and the three-answer prompt. */
 export function planQuestion(request: ApprovalRequest, layout: { width: number; mark?: Mark }): ApprovalQuestion {
   const mark = layout.mark ?? ((t: string) => t);
   const given = (request.input as { plan?: unknown } | undefined)?.plan;

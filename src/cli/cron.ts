@@ -35,9 +35,7 @@ export async function cronCommand(args: CliArgs, io: CliIo): Promise<number> {
   throw new ConfigError(USAGE_LINE);
 }
 
-/**
- * What the scheduler and `cron run` share: the jobs, the runner, where runs are kept (`backend`: files or PostgreSQL; its sessions are the runs'); `close` stops the MCP servers, closes the backend.
- */
+/** What the scheduler and `cron run` share: jobs, runner, where runs are kept (`backend`: files or PostgreSQL; its sessions are the runs'); `close` stops the MCP servers, closes the backend. */
 type Prepared = { workspace: string; jobs: CronJob[]; runJob: RunJob; backend: OpenedCron; close(): Promise<void> };
 
 /** `cron list` and `cron runs`: the workspace (created if missing, when `ensure`) and its cron backend. */
@@ -126,9 +124,7 @@ async function runOneJob({ workspace, runJob, jobs, backend }: Prepared, io: Cli
   }
 }
 
-/**
- * Credentials first (as `run`), then jobs, agents, backend, mcp.json and the runner. Each run opens its own assistant (edited SOUL.md files apply); the MCP servers are the process's, started once.
- */
+/** Credentials first (as `run`), then jobs, agents, backend, mcp.json and runner. Each run opens its own assistant (edited SOUL.md files apply); the MCP servers are the process's, started once. */
 async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
   const { workspace, client, recorder } = await openWorkspace(args, io);
   const jobs = await loadCronJobs(workspace);

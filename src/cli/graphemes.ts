@@ -28,9 +28,8 @@ export function graphemeColumns(grapheme: string): number {
 }
 
 /**
- * Makes a readline interface measure its line by grapheme, as the terminal draws it: Node counts 👋🏽 as four
- * columns, so the cursor would land two columns past where it is. Replaces the instance's own display-position method
- * (a private one, found by its name); on a Node without it, the editor is left as it was.
+ * Makes a readline interface measure its line by grapheme, as the terminal draws it (Node counts 👋🏽 as four columns, so
+ * the cursor would land two past it), by replacing its private display-position method; on a Node without it, nothing changes.
  */
 export function measureByGrapheme(editor: Interface): void {
   let proto: object | null = Object.getPrototypeOf(editor);

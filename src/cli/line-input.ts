@@ -130,9 +130,8 @@ export class LineInput {
   }
 
   /**
-   * Readline redraws its prompt and line whenever the terminal is resized, wherever the cursor is: in the middle of a
-   * reply that printed a stray prompt, and the rows it thought it drew were later erased as a ghost. Its listener
-   * (the one createInterface added) is kept for the prompt alone: not during a turn, a command or a question.
+   * Readline redraws its prompt and line on every resize, wherever the cursor is (a stray prompt mid-reply, later erased
+   * as a ghost), so its own listener runs at the prompt alone: not during a turn, a command or a question.
    */
   private redrawOnResizeAtPromptOnly(before: readonly unknown[]): void {
     const out = this.io.stdout;

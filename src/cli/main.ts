@@ -39,9 +39,8 @@ export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number
 }
 
 /**
- * What the CLI prints for an error that ended a command. What a person must fix (a miniclaw error whose `fixedBy` is
- * "person") prints its message alone (missing credentials add how to try the demo); anything else is a bug: one
- * "unexpected error" line, and the stack when `debug` (MINICLAW_DEBUG=1). Escaped: a message can quote a file the model wrote.
+ * What the CLI prints for an error that ended a command: a miniclaw error a person must fix (`fixedBy` "person"), its message
+ * alone (missing credentials add how to try the demo); anything else, one "unexpected error" line, the stack when `debug`. Escaped.
  */
 export function describeFailure(error: unknown, debug: boolean): string {
   const shown = (text: string): string => visibleText(text, { keepLineBreaks: true });

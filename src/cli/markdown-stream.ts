@@ -16,9 +16,8 @@ const TABLE_ROW = /^\s*\|/;
 const REFERENCE_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S/;
 
 /**
- * Renders a reply as it arrives, never reprinting: a complete line of plain text at once, a fenced code block when its
- * fence closes, a list or table when the next line is not part of it. The text is made visible first, so the renderer
- * never sees a character a terminal would act on; what it decodes from character references is escaped again.
+ * Renders a reply as it arrives, never reprinting: a line of text once complete, a code block when its fence closes, a list
+ * or table when the next line leaves it. Made visible first; what the renderer decodes from character references is escaped again.
  */
 export function createMarkdownStream(write: (text: string) => void, opts: MarkdownOptions): MarkdownStream {
   const markedNow = markedAtWidth(opts);

@@ -13,9 +13,8 @@ type Entry = Record<string, unknown>;
 type Servers = Record<string, Entry>;
 
 /**
- * `mcp add NAME URL` (http, or sse with `--transport sse`; `-H "Name: value"` headers) or `mcp add NAME -- COMMAND ARGS`
- * (`-e KEY=VALUE`): shows the entry, asks (unless `-y`), and writes mcp.json with it, the other entries kept as written.
- * A bad entry is the ConfigError mcp.json itself would give; resolves to 0 once written, 1 when the user says no.
+ * `mcp add NAME URL` (http, or `--transport sse`; `-H "Name: value"`) or `mcp add NAME -- COMMAND ARGS` (`-e KEY=VALUE`): shows the
+ * entry, asks (unless `-y`), writes it into mcp.json (the rest kept as written). A bad entry is mcp.json's ConfigError; 0 once written, 1 on no.
  */
 export async function mcpAdd(args: CliArgs, io: CliIo, workspace: string): Promise<number> {
   const [name, target, ...rest] = args.words.slice(1);

@@ -10,9 +10,7 @@ type Out = { write(text: string): void };
 /** Nobody answered a field: the whole form is cancelled. */
 const CANCEL = Symbol("cancel");
 
-/**
- * Elicitation at the terminal: each field asked in turn (Enter keeps its default, Ctrl-C cancels), then send/decline/cancel; a URL is asked about; an interrupted turn cancels. Server text escaped.
- */
+/** Elicitation at the terminal: each field asked in turn (Enter keeps its default, Ctrl-C cancels), then send/decline/cancel; a URL is asked about; a turn interrupted cancels. Escaped. */
 export function terminalElicit(input: LineInput, out: Out, opts: { color: boolean }): Elicit {
   const paint = (text: string): string => (opts.color ? styleText("cyan", text) : text);
   return async (request, signal) => {

@@ -49,9 +49,8 @@ export async function mcpCommand(args: CliArgs, io: CliIo): Promise<number> {
 }
 
 /**
- * The listing under a header naming where the servers come from: one line per server (name, transport, state:
- * `connected` or `stopped` with the count of tools offered, `failed: reason`, `disabled`), each followed by its tools,
- * indented, the read-only ones marked (they run unasked). Reasons are escaped: they can quote a server's stderr.
+ * The listing under a header naming its source: a line per server (name, transport, `connected` or `stopped` with its tool
+ * count, `failed: reason`, `disabled`), its tools indented, read-only ones marked (they run unasked). Reasons are escaped (a server's stderr).
  */
 export function listMcpServers(hub: McpHub, source: string): string {
   const servers = hub.status();

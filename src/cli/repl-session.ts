@@ -23,9 +23,8 @@ export interface ReplSession {
 type Say = (text: string) => void;
 
 /**
- * The session to open: `--session KEY` as given; `--resume KEY` (it must exist; its agent comes with it); `--resume`
- * alone lists the recent conversations on the terminal and takes a number; `-c` the conversation with the latest activity;
- * else the agent's default session. Resolves to undefined when the person leaves the list with Ctrl-D.
+ * The session to open: `--session KEY` as given; `--resume KEY` (it must exist; its agent comes with it); `--resume` alone: pick one of
+ * the recent conversations; `-c` the latest; else the agent's default. Undefined when the person leaves the list with Ctrl-D.
  */
 export async function chooseReplSession(args: CliArgs, assistant: Assistant, input: LineInput, say: Say): Promise<ReplSession | undefined> {
   const agentId = args.agent ?? "main";

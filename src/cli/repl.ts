@@ -50,10 +50,9 @@ interface Repl {
 }
 
 /**
- * Runs the REPL until /exit, Ctrl-D, two Ctrl-C on an empty prompt, the end of piped input, or SIGTERM (and SIGINT in
- * line mode, where no terminal turns Ctrl-C into a key), a signal interrupting the running turn. Resolves to 0, 143 after
- * SIGTERM, 130 after SIGINT, or in line mode 1 when a turn ended in an error; the assistant (and its MCP servers) is
- * closed first. `client` is a ready one (the demo's); `banner` is printed once before the first prompt.
+ * Runs the REPL until /exit, Ctrl-D, two Ctrl-C on an empty prompt, the end of piped input, or a signal (SIGTERM; SIGINT too in line mode,
+ * with no terminal to make Ctrl-C a key), which interrupts the turn. 0, 143 after SIGTERM, 130 after SIGINT, in line mode 1 when a turn failed;
+ * the assistant (and its MCP servers) is closed first. `client` is a ready one (the demo's); `banner` is printed once before the first prompt.
  */
 export async function runRepl(args: CliArgs, io: CliIo, options: { client?: Anthropic; banner?: string } = {}): Promise<number> {
   const { workspace, client, recorder } = await openWorkspace(args, io, options.client);

@@ -19,10 +19,9 @@ import { sandboxOf } from "./settings.js";
 import { visibleText } from "./visible-text.js";
 
 /**
- * Replays FILE: a local server answers each request with its recorded response once it matches the recorded request
- * (`--tolerate system,tools` lets those fields differ), while the cassette's turns run again with the flags they were
- * recorded with, the current workspace's agents and tools, in sessions of their own (the workspace's are not touched).
- * Resolves to 0 and one `replay: pass` line, or 1 and the first difference. A bad file is a one-line ConfigError.
+ * Replays FILE: a local server answers each request with its recorded response once it matches (`--tolerate system,tools`: those fields may
+ * differ), while the turns run again with their recorded flags on this workspace's agents and tools, in sessions of their own (the workspace's
+ * untouched). 0 and one `replay: pass` line, or 1 and the first difference; a bad file is a one-line ConfigError.
  */
 export async function replayCommand(args: CliArgs, io: CliIo): Promise<number> {
   const [file, ...rest] = args.words;

@@ -99,9 +99,8 @@ export async function writeLastRunKey(workspace: string, key: string): Promise<v
 }
 
 /**
- * The session a run goes to: `--session KEY` as given, `--continue` the last run's (ConfigError when there is none),
- * otherwise a new key for the routed agent: `agent:<id>:run-<yyyymmdd>-<hhmmss>-<4 hex>`, in UTC and lowercase so the
- * session's file name reads as its key; the random tail keeps two runs started in the same second apart.
+ * The session a run goes to: `--session KEY`, `--continue` the last run's (ConfigError when none), else `agent:<id>:run-<yyyymmdd>-<hhmmss>-<4 hex>`
+ * for the routed agent (UTC, lowercase: its file name reads as its key; the random tail keeps two runs of one second apart).
  */
 export async function chooseRunSession(opts: { session?: string | undefined; continueLast: boolean }, workspace: string, agentId: string, now: number): Promise<string> {
   if (opts.session !== undefined) return opts.session;

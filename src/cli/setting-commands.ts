@@ -5,9 +5,8 @@ import type { AgentConfig, Effort } from "../types.js";
 import { clip } from "./render.js";
 
 /**
- * What these commands read and change, kept by the REPL for its whole run: the assistant's mode (shared by every turn of
- * the process); `queue`: `steer` sends a line typed during a turn into its next request, `followup` waits for its end;
- * the effort every agent uses and who set it (absent, each agent's own); whether thinking is streamed.
+ * What these commands change, kept for the REPL's run: the assistant's mode (every turn's); `queue` (`steer`: a line typed during a
+ * turn joins its next request, `followup`: waits for its end); the effort for all agents and who set it (absent, each agent's own); `showThinking`.
  */
 export interface SettingState {
   assistant: { readonly permissionMode: PermissionMode; setPermissionMode(mode: PermissionMode): void };
@@ -86,9 +85,8 @@ export function effortCommand(args: string, state: SettingState, agents: Record<
 const MODEL_ID = /^[A-Za-z0-9][\w.:@/-]*$/;
 
 /**
- * `/model` shows the model of the current agent and where it comes from; `/model ID` sets it for the following messages
- * until the REPL ends, as --model would (an agent whose SOUL.md names a model keeps it); `/model default` goes back.
- * `fallback` is the runtime's model, `named` where that came from.
+ * `/model` shows the current agent's model and its source; `/model ID` sets it until the REPL ends, as --model would (a model named in SOUL.md
+ * is kept); `/model default` goes back. `fallback` is the runtime's model, `named` where that came from.
  */
 export function modelCommand(args: string, state: SettingState, agent: Pick<AgentConfig, "name" | "model">, fallback: { model: string; named: string }): string {
   const word = args.trim();

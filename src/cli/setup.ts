@@ -10,9 +10,8 @@ import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 
 /**
- * Checks credentials before loading anything heavy (a missing key prints the guidance alone), then loads the SDK while
- * making sure the workspace exists (one line when it was created). `client` is a ready one (the demo's). Once the
- * client holds the key, the process's secrets are blanked where its children could read them (Linux).
+ * Checks credentials before loading anything heavy (a missing key prints the guidance alone), then the SDK and the workspace (one line
+ * when created). `client` is a ready one (the demo's). Then blanks the process's secrets where its children could read them (Linux).
  */
 export async function openWorkspace(args: CliArgs, io: CliIo, client?: Anthropic): Promise<{ workspace: string; client: Anthropic; recorder?: CassetteRecorder }> {
   const provider = args.provider ?? io.env["MINICLAW_PROVIDER"]?.trim();

@@ -46,9 +46,7 @@ export function takeTypedLine(
   return true;
 }
 
-/**
- * The steering lines this REPL sent, so their `steer` events are not printed again (one from `miniclaw steer` is); `filter` drops each once from a turn's sink; `leftover` takes those left in the inbox.
- */
+/** The steering lines this REPL sent, so their `steer` events are not printed again (one from `miniclaw steer` is); `filter` drops each once from a turn's sink; `leftover` takes those left over. */
 export function createSteerEcho() {
   const sent: string[] = [];
   return {

@@ -24,9 +24,7 @@ function escapeChar(char: string): string {
   return NAMED[char] ?? (code < 0x100 ? `\\x${hex.padStart(2, "0")}` : code <= 0xffff ? `\\u${hex.padStart(4, "0")}` : `\\u{${hex}}`);
 }
 
-/**
- * What a renderer's output may hold that its input did not (a character reference Markdown decoded, `&#x202e;`), escaped; ESC, newline and tab are its own styling, kept (its input was made visible).
- */
+/** What a renderer's output may hold that its input did not (a character reference Markdown decoded, `&#x202e;`), escaped; ESC, newline and tab are its own styling (its input was made visible). */
 export function escapeDecodedCharacters(text: string): string {
   return text.replace(UNSAFE, (char) => (char === "\x1b" || char === "\n" || char === "\t" ? char : escapeChar(char)));
 }
