@@ -27,11 +27,10 @@ const PLAN_GUTTER = "  │ ";
 type Mark = (text: string) => string;
 
 /**
- * Asks on the terminal and takes one key: y, a, n or d (any other asks again, with a hint); the answer is echoed as a
- * word. The request, from the model, is shown through `approvalQuestion` (escaped, whole). Ctrl-C or Esc stop the turn
- * (`interrupt`), as in Claude Code, rather than answer "no" and let the model try another way; end of input or an
- * interrupted turn (`turnSignal`) answer "no" at once. exit_plan_mode's plan takes y (default mode), a (accept edits) or n.
- * `width` is read at each question (the window may have been resized); `approvalsFile` is where "always" writes.
+ * Asks on the terminal and takes one key: y, a, n or d (another asks again, with a hint), echoed as a word; the request, from the model,
+ * is shown by `approvalQuestion` (escaped, whole). Ctrl-C or Esc stop the turn (`interrupt`), as in Claude Code, rather than answer "no" and
+ * let the model try another way; end of input or an interrupted turn (`turnSignal`) answer "no" at once. exit_plan_mode's plan takes y
+ * (default mode), a (accept edits) or n. `width` is read at each question (after a resize); `approvalsFile` is where "always" writes.
  */
 export function terminalApprover(
   input: LineInput,

@@ -27,7 +27,6 @@ export async function closing<T extends { close(): Promise<void> }>(opened: T, c
   }
 }
 
-/** Options of the sessions opened. */
 type SessionsOptions = Pick<SessionStoreOptions, "clock" | "onWarning">;
 
 /** The sessions of a command: PostgreSQL (`pg` loaded only then) when `--database-url` or MINICLAW_DATABASE_URL names one, else `<workspace>/sessions`. ConfigError for a bad or unusable database. */

@@ -7,7 +7,6 @@ import type { AgentConfig } from "../types.js";
 import type { CliIo } from "./io.js";
 import { visibleText } from "./visible-text.js";
 
-/** How many of the latest runs `cron runs` prints. */
 const RUNS_SHOWN = 20;
 
 /** The jobs, one row each (paused ones with a line saying why), after checking their agents exist. With a shared store (a database) each job also gets a line with its last result. */

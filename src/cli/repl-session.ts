@@ -11,7 +11,6 @@ import { columns, visibleLine } from "./visible-text.js";
 /** Sessions `--resume` offers to pick from, newest first. */
 const PICK_COUNT = 10;
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
-/** The banner's lines are folded to this many columns at most. */
 const BANNER_COLUMNS = 80;
 
 /** The session the REPL talks in, and the agent it belongs to. */

@@ -1,6 +1,5 @@
 // Sessions as a table for people (`miniclaw sessions`, the REPL's /sessions and --resume), and how long ago something happened.
-import type { SessionListing } from "../sessions/session-listing.js";
-import { nestUnderParents } from "../sessions/session-listing.js";
+import { nestUnderParents, type SessionListing } from "../sessions/session-listing.js";
 import { formatMinute } from "./render.js";
 import { columns, visibleLine } from "./visible-text.js";
 

@@ -37,10 +37,9 @@ export interface KeyHandlers {
 }
 
 /**
- * Reads a raw terminal and routes each chunk by `mode`: at the `prompt` to the line editor (`editorInput`) except
- * Ctrl-C, Esc, Shift-Enter and pastes; while a turn runs (`busy`) keys are typed ahead (Enter queues the line; Ctrl-C and
- * Esc interrupt); at a single-key question (`answer`) the first key is the answer. Asks for bracketed paste; without it,
- * a chunk holding a line break followed by more text is a paste (no one types that fast).
+ * Reads a raw terminal and routes each chunk by `mode`: at the `prompt` to the line editor (`editorInput`) but Ctrl-C, Esc, Shift-Enter
+ * and pastes; during a turn (`busy`) typed ahead (Enter queues the line; Ctrl-C and Esc interrupt); at a question (`answer`) the first key
+ * answers. Asks for bracketed paste; without it, a line break followed by more text in one chunk is a paste (no one types that fast).
  */
 export class TerminalKeys {
   /** What readline reads: a TTY-like stream carrying the keys meant for it. */

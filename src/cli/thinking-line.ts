@@ -6,10 +6,9 @@ const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "
 const FRAME_MS = 80;
 
 /**
- * The thinking of one response at a time: `push` a delta (the first of a run starts the line; the caller has ended its
- * own), `finish` when something else starts, `active` while a run's line is open. Hidden (the default), a run prints
- * "thinking…" once, rewritten when it ends as "thought for N s", so a turn keeps one short line per run and none of the
- * text; with `show`, the text streams dim, escaped. `dim` is identity without colors; `now` is in milliseconds.
+ * The thinking of one response at a time: `push` a delta (the first of a run starts the line; the caller has ended its own), `finish`
+ * when something else starts, `active` while a run's line is open. Hidden (the default), a run is one "thinking…" line, rewritten as
+ * "thought for N s" at its end; with `show`, the text streams dim, escaped. `dim` is identity without colors; `now` is in milliseconds.
  */
 export function createThinkingLine(write: (text: string) => void, opts: { show: boolean; dim: (text: string) => string; now: () => number }) {
   let since: number | undefined;

@@ -12,10 +12,9 @@ export type RunningTurn = { sessionKey: string; agentId: string; signal: AbortSi
 export type SteerEcho = ReturnType<typeof createSteerEcho>;
 
 /**
- * A line typed during a turn: true when taken, false to queue it as the next message (as is every line typed while no
- * turn runs). /mode and /queue apply at once (a mode from the running turn's next tool call). Under `/queue steer` (the
- * default) a plain message for the running turn's agent goes to its session's inbox, shown dim as `(steer) …`; anything
- * else waits for the turn's end, shown as `queued: …`. `note` writes a whole line of its own.
+ * A line typed during a turn: true when taken, false to queue it as the next message (as is any line typed while no turn runs). /mode
+ * and /queue apply at once. Under `/queue steer` (the default) a plain message for the running turn's agent goes to its session's inbox,
+ * shown dim as `(steer) …`; anything else waits for the turn's end, shown as `queued: …`. `note` writes a whole line of its own.
  */
 export function takeTypedLine(
   line: string,
