@@ -19,7 +19,7 @@ export interface OpenedCron extends OpenedSessions {
 }
 
 /** `command` over `opened`, closed after however the command ended. */
-export async function closing<T extends { close(): Promise<void> }>(opened: T, command: (opened: T) => Promise<number>): Promise<number> {
+export async function closing<T extends { close(): Promise<void> }, R>(opened: T, command: (opened: T) => Promise<R>): Promise<R> {
   try {
     return await command(opened);
   } finally {

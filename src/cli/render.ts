@@ -2,7 +2,7 @@
 import { styleText } from "node:util";
 import type { AgentEvent, EventSink } from "../types.js";
 import type { MarkdownStream } from "./markdown-stream.js";
-import { createSubagentLines } from "./subagent-lines.js";
+import { createSubagentLines, firstLine } from "./subagent-lines.js";
 import { createThinkingLine } from "./thinking-line.js";
 import { visibleLine, visibleText, type VisibleStyle } from "./visible-text.js";
 
@@ -104,9 +104,9 @@ export function describeEvent(event: AgentEvent, paint: (style: Style, text: str
     case "tool_call":
       return paint("cyan", `→ ${visibleLine(event.name, 80)}: `) + summarizeInput(event.input, event.server === true, within("cyan"));
     case "tool_result":
-      if (event.isError) return paint("red", "  ✗ ") + firstLine(event.content, within("red"));
+      if (event.isError) return paint("red", "  ✗ ") + visibleLine(firstLine(event.content), CLIP_COLUMNS, within("red"));
       // A server tool's result starts with its own summary ("8 results", "fetched <title>").
-      return paint("dim", "  ✓ ") + (event.server ? firstLine(event.content, within("dim")) : summarizeOutput(event.content, within("dim")));
+      return paint("dim", "  ✓ ") + (event.server ? visibleLine(firstLine(event.content), CLIP_COLUMNS, within("dim")) : summarizeOutput(event.content, within("dim")));
     case "tool_progress": {
       const done = event.total === undefined ? `${event.progress}` : `${event.progress}/${event.total}`;
       return paint("dim", `  … ${done}${event.message ? " " : ""}`) + visibleLine(event.message ?? "", CLIP_COLUMNS, within("dim"));
@@ -147,10 +147,6 @@ function summarizeInput(input: unknown, server: boolean, style: VisibleStyle): s
 function summarizeOutput(content: string, style: VisibleStyle): string {
   const lines = content.split("\n").filter((l) => l.trim()).length;
   return lines <= 1 ? visibleLine(content.trim() || "(no output)", CLIP_COLUMNS, style) : (style.plain ?? String)(`${lines} lines`);
-}
-
-function firstLine(text: string, style: VisibleStyle): string {
-  return visibleLine(text.split("\n").find((l) => l.trim()) ?? text, CLIP_COLUMNS, style);
 }
 
 /** `2026-11-29 15:40` (UTC): how the terminal shows a moment. */

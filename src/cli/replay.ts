@@ -14,6 +14,7 @@ import { readCassette, type Cassette, type CassetteTurn } from "../testing/casse
 import { replay } from "../testing/replay.js";
 import { assistantFlags, parseCliArgs, turnFlags, type CliArgs } from "./args.js";
 import { openCliAssistant } from "./assistant-setup.js";
+import { closing } from "./backends.js";
 import type { CliIo } from "./io.js";
 import { sandboxOf } from "./settings.js";
 import { visibleText } from "./visible-text.js";
@@ -72,22 +73,19 @@ async function runTurns(cassette: Cassette, args: CliArgs, io: CliIo, baseURL: s
     turn: turnFlags(args),
     ...assistantFlags(args),
   };
-  const opened = await openCliAssistant(fileArgs, { ...io, env }, options);
-  try {
+  await closing(await openCliAssistant(fileArgs, { ...io, env }, options), async ({ assistant, mcp }) => {
     for (const turn of cassette.turns) {
       if (turn.job !== undefined) {
-        const { approver: _refused, ...assistant } = options;
+        const { approver: _refused, ...jobAssistant } = options;
         const sandbox = await sandboxOf(fileArgs, io, workspace);
-        const plugged = { ...assistant, toolSources: opened.mcp ? [opened.mcp] : [], ...(sandbox !== undefined && { shell: { sandbox } }) };
+        const plugged = { ...jobAssistant, toolSources: mcp ? [mcp] : [], ...(sandbox !== undefined && { shell: { sandbox } }) };
         io.stderr.write(`turn: ${visibleText(await runRecordedJob(turn, plugged))}\n`);
         continue;
       }
-      const result = await opened.assistant.send(turn.text, { ...(turn.sessionKey !== undefined && { sessionKey: turn.sessionKey }), ...(turn.options && { turn: turn.options }) });
+      const result = await assistant.send(turn.text, { ...(turn.sessionKey !== undefined && { sessionKey: turn.sessionKey }), ...(turn.options && { turn: turn.options }) });
       io.stderr.write(`turn: ${result.stopReason}${result.error ? ` (${visibleText(result.error)})` : ""}\n`);
     }
-  } finally {
-    await opened.close();
-  }
+  });
 }
 
 /** A recorded cron run again, as the job now stands in cron.json, on a clock starting when it ran (so active hours and `until` decide as they did); resolves to its status in a few words. */

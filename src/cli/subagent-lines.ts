@@ -72,6 +72,7 @@ export function createSubagentLines(paint: (style: "cyan" | "dim" | "red", text:
   }
 }
 
-function firstLine(text: string): string {
+/** The first line of `text` that is not blank (`text` itself when none is). */
+export function firstLine(text: string): string {
   return text.split("\n").find((line) => line.trim()) ?? text;
 }
