@@ -63,7 +63,6 @@ export function terminalApprover(
         out.write(`${answer[1]}\n`);
         return answer[0];
       }
-      // Erase the prompt line and ask again with the keys in front (`y, a, n or d`).
       const keys = Object.keys(answers);
       prompt = `\r\x1b[K${paint(`(${keys.slice(0, -1).join(", ")} or ${keys.at(-1)}) `)}${paint(question.prompt)}`;
     }

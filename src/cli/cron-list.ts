@@ -44,11 +44,8 @@ export async function listJobs(io: CliIo, workspace: string, store: CronStore, s
 /** The latest runs (of `job`, or of every job), one line each as the scheduler printed them; needs no credentials. */
 export async function listRuns(io: CliIo, store: CronStore, job: string | undefined): Promise<number> {
   const records = await store.readRuns(job, RUNS_SHOWN);
-  if (records.length === 0) {
-    io.stdout.write(`No runs${job === undefined ? "" : ` of ${visibleText(job)}`} in ${store.runsPlace}.\n`);
-    return 0;
-  }
-  for (const record of records) io.stdout.write(`${visibleText(formatRunLine(record, undefined, { worker: true }))}\n`);
+  const lines = records.map((record) => `${visibleText(formatRunLine(record, undefined, { worker: true }))}\n`);
+  io.stdout.write(records.length > 0 ? lines.join("") : `No runs${job === undefined ? "" : ` of ${visibleText(job)}`} in ${store.runsPlace}.\n`);
   return 0;
 }
 

@@ -72,7 +72,6 @@ export function createRenderer(out: { write(text: string): void }, opts: RenderO
     // Each response's text starts on a line of its own (a follow-up after a steering message has no tool line before it).
     if (event.type === "request_start") return endLine();
     if (event.type === "tool_call" && event.name === "exit_plan_mode") planCalls.add(event.id);
-    // A turn that ended on a failed connection names the URL that was tried.
     const shown =
       event.type === "approval" && planCalls.has(event.id) ? { ...event, command: "the plan" }
       : event.type === "turn_end" && event.error !== undefined ? { ...event, error: namingServer(event.error, opts.server) }

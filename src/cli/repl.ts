@@ -88,8 +88,7 @@ async function startSession(repl: Repl, args: CliArgs, baseURL: string, demoBann
   const session = await chooseReplSession(args, state.assistant, input, say);
   if (session === undefined) return false;
   Object.assign(state, session);
-  const width = io.stdout.columns ?? DEFAULT_COLUMNS;
-  if (input.interactive) say(banner(state.assistant, session, { model: args.model, envModel: io.env["MINICLAW_MODEL"], baseURL, width }));
+  if (input.interactive) say(banner(state.assistant, session, { model: args.model, envModel: io.env["MINICLAW_MODEL"], baseURL, width: io.stdout.columns ?? DEFAULT_COLUMNS }));
   const reopened = await describeReopened(state.assistant, state.sessionKey, Date.now());
   if (reopened) say(reopened);
   if (args.permissionMode === undefined) await resumeSessionMode(state, notes);

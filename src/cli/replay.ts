@@ -42,12 +42,9 @@ export async function replayCommand(args: CliArgs, io: CliIo): Promise<number> {
     const workspace = args.workspace ?? recorded.workspace;
     await runTurns(cassette, { ...recorded, ...(workspace !== undefined && { workspace }) }, io, server.baseURL, join(sessions, "sessions"));
     const why = server.differences[0] ?? (server.remaining() > 0 ? `the run made ${requests - server.remaining()} of the ${requests} recorded requests` : undefined);
-    if (why === undefined) {
-      io.stdout.write(`replay: pass (${cassette.turns.length} turn${cassette.turns.length === 1 ? "" : "s"}, ${requests} requests)\n`);
-      return 0;
-    }
-    io.stdout.write(`replay: differs from the recording: ${visibleText(why)}\n`);
-    return 1;
+    const turns = `${cassette.turns.length} turn${cassette.turns.length === 1 ? "" : "s"}`;
+    io.stdout.write(why === undefined ? `replay: pass (${turns}, ${requests} requests)\n` : `replay: differs from the recording: ${visibleText(why)}\n`);
+    return why === undefined ? 0 : 1;
   } finally {
     await server.close();
     await rm(sessions, { recursive: true, force: true });

@@ -71,11 +71,7 @@ async function sessionsSubcommand(store: SessionBackend, args: CliArgs, io: CliI
 
 async function listAll(store: SessionBackend, io: CliIo): Promise<number> {
   const sessions = await store.list();
-  if (sessions.length === 0) {
-    io.stdout.write("No sessions yet.\n");
-    return 0;
-  }
-  for (const line of sessionTable(sessions)) io.stdout.write(`${line}\n`);
+  io.stdout.write(sessions.length === 0 ? "No sessions yet.\n" : sessionTable(sessions).map((line) => `${line}\n`).join(""));
   return 0;
 }
 

@@ -63,7 +63,6 @@ export function restoredMode(recorded: PermissionMode | undefined): { mode?: Per
 /** `/effort` shows the effort and where it comes from; `/effort LEVEL` sets it for every agent until the REPL ends; `/effort default` goes back to each agent's own. */
 export function effortCommand(args: string, state: SettingState, agents: Record<string, AgentConfig>): string {
   const word = args.trim().toLowerCase();
-  // `Jarvis (main): high (SOUL.md); Scout (researcher): the API's default.`
   const owns = Object.values(agents).map((agent) => `${clip(agent.name, 40)} (${clip(agent.id, 40)}): ${agent.effort ? `${agent.effort} (SOUL.md)` : "the API's default"}`);
   const own = `${owns.join("; ")}.`;
   if (word === "") {

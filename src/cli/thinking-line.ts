@@ -25,7 +25,6 @@ export function createThinkingLine(write: (text: string) => void, opts: { show: 
     },
     finish(): void {
       if (since === undefined) return;
-      // `0.4 s`, `3.2 s` under ten seconds; whole seconds above.
       const seconds = Math.max(0, opts.now() - since) / 1000;
       const took = seconds < 10 ? `${seconds.toFixed(1)} s` : `${Math.round(seconds)} s`;
       write(opts.show ? `${midLine ? "\n" : ""}${opts.dim(`(thought for ${took})`)}\n` : `\r\x1b[K${opts.dim(`thought for ${took}`)}\n`);

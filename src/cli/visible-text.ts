@@ -83,7 +83,6 @@ export function wrapPieces(pieces: readonly VisiblePiece[], width: number): Visi
     }
     const line = lines.at(-1)!;
     const prev = line.at(-1);
-    // Plain characters join the plain run before them.
     if (prev && !prev.escaped && !piece.escaped) prev.text += piece.text;
     else line.push({ ...piece });
     used += w;
