@@ -27,10 +27,7 @@ export function graphemeColumns(grapheme: string): number {
   return ZERO_WIDTH.test(grapheme) ? 0 : 1;
 }
 
-/**
- * Makes a readline interface measure its line by grapheme, as the terminal draws it (Node counts 👋🏽 as four columns, so
- * the cursor would land two past it), by replacing its private display-position method; on a Node without it, nothing changes.
- */
+/** Makes a readline interface measure its line by grapheme as the terminal draws it (Node counts 👋🏽 as four columns), replacing a private method; on a Node without it, nothing changes. */
 export function measureByGrapheme(editor: Interface): void {
   let proto: object | null = Object.getPrototypeOf(editor);
   while (proto !== null) {

@@ -129,10 +129,7 @@ export class LineInput {
     if (this.interactive) this.io.stdin.pause();
   }
 
-  /**
-   * Readline redraws its prompt and line on every resize, wherever the cursor is (a stray prompt mid-reply, later erased
-   * as a ghost), so its own listener runs at the prompt alone: not during a turn, a command or a question.
-   */
+  /** Readline redraws prompt and line on every resize, wherever the cursor is (a stray prompt mid-reply, later a ghost), so its listener is kept for the prompt alone. */
   private redrawOnResizeAtPromptOnly(before: readonly unknown[]): void {
     const out = this.io.stdout;
     for (const listener of out.listeners("resize").filter((l) => !before.includes(l)) as Array<() => void>) {

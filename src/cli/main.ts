@@ -38,10 +38,7 @@ export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number
   }
 }
 
-/**
- * What the CLI prints for an error that ended a command: a miniclaw error a person must fix (`fixedBy` "person"), its message
- * alone (missing credentials add how to try the demo); anything else, one "unexpected error" line, the stack when `debug`. Escaped.
- */
+/** What the CLI prints for an error: one a person must fix (`fixedBy` "person"), its message alone (missing credentials: how to try the demo); else an "unexpected error" line (stack if `debug`). */
 export function describeFailure(error: unknown, debug: boolean): string {
   const shown = (text: string): string => visibleText(text, { keepLineBreaks: true });
   if (error instanceof MissingCredentialsError) return `${shown(error.message)} ${CLI_CREDENTIALS_HINT}\n`;

@@ -15,10 +15,7 @@ const LIST_ITEM = /^\s*([-*+]|\d{1,9}[.)])\s+/;
 const TABLE_ROW = /^\s*\|/;
 const REFERENCE_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S/;
 
-/**
- * Renders a reply as it arrives, never reprinting: a line of text once complete, a code block when its fence closes, a list
- * or table when the next line leaves it. Made visible first; what the renderer decodes from character references is escaped again.
- */
+/** Renders a reply as it streams, never reprinting: a text line once complete, a code block when its fence closes, a list or table when a line leaves it; escaped before and after Marked. */
 export function createMarkdownStream(write: (text: string) => void, opts: MarkdownOptions): MarkdownStream {
   const markedNow = markedAtWidth(opts);
   let open = "";

@@ -48,10 +48,7 @@ export async function mcpCommand(args: CliArgs, io: CliIo): Promise<number> {
   }
 }
 
-/**
- * The listing under a header naming its source: a line per server (name, transport, `connected` or `stopped` with its tool
- * count, `failed: reason`, `disabled`), its tools indented, read-only ones marked (they run unasked). Reasons are escaped (a server's stderr).
- */
+/** The listing under a header naming its source: per server its name, transport and state (its tool count, or why it failed), then its tools, read-only ones marked; reasons escaped. */
 export function listMcpServers(hub: McpHub, source: string): string {
   const servers = hub.status();
   const nameWidth = Math.max(...servers.map((s) => s.name.length));

@@ -21,10 +21,7 @@ export interface ReplSession {
 
 type Say = (text: string) => void;
 
-/**
- * The session to open: `--session KEY` as given; `--resume KEY` (it must exist; its agent comes with it); `--resume` alone: pick one of
- * the recent conversations; `-c` the latest; else the agent's default. Undefined when the person leaves the list with Ctrl-D.
- */
+/** The session to open: `--session KEY`; `--resume KEY` (it must exist; its agent comes with it); `--resume` alone asks which recent one; `-c` the latest; else the default; undefined: none. */
 export async function chooseReplSession(args: CliArgs, assistant: Assistant, input: LineInput, say: Say): Promise<ReplSession | undefined> {
   const agentId = args.agent ?? "main";
   const fallback = { sessionKey: args.session ?? assistant.sessionKeyFor(agentId), agentId };

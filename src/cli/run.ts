@@ -97,10 +97,7 @@ export async function writeLastRunKey(workspace: string, key: string): Promise<v
   });
 }
 
-/**
- * The session a run goes to: `--session KEY`, `--continue` the last run's (ConfigError when none), else `agent:<id>:run-<yyyymmdd>-<hhmmss>-<4 hex>`
- * for the routed agent (UTC, lowercase: its file name reads as its key; the random tail keeps two runs of one second apart).
- */
+/** `--session KEY`, `--continue` the last run's (ConfigError if none), else `agent:<id>:run-<yyyymmdd>-<hhmmss>-<4 hex>` (UTC, lowercase: the file reads as its key; the tail parts two a second). */
 export async function chooseRunSession(opts: { session?: string | undefined; continueLast: boolean }, workspace: string, agentId: string, now: number): Promise<string> {
   if (opts.session !== undefined) return opts.session;
   if (opts.continueLast) {

@@ -84,8 +84,7 @@ export function effortCommand(args: string, state: SettingState, agents: Record<
 const MODEL_ID = /^[A-Za-z0-9][\w.:@/-]*$/;
 
 /**
- * `/model` shows the current agent's model and its source; `/model ID` sets it until the REPL ends, as --model would (a model named in SOUL.md
- * is kept); `/model default` goes back. `fallback` is the runtime's model, `named` where that came from.
+ * `/model` shows the agent's model and source; `/model ID` sets it until the REPL ends, as --model (a SOUL.md model is kept); `/model default` goes back. `fallback`: the runtime's, `named` whence.
  */
 export function modelCommand(args: string, state: SettingState, agent: Pick<AgentConfig, "name" | "model">, fallback: { model: string; named: string }): string {
   const word = args.trim();
