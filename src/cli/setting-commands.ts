@@ -83,9 +83,7 @@ export function effortCommand(args: string, state: SettingState, agents: Record<
 /** A model id as the providers spell them: `claude-opus-4-1`, `anthropic.claude-…-v2:0`, `claude-…@20241022`. */
 const MODEL_ID = /^[A-Za-z0-9][\w.:@/-]*$/;
 
-/**
- * `/model` shows the agent's model and source; `/model ID` sets it until the REPL ends, as --model (a SOUL.md model is kept); `/model default` goes back. `fallback`: the runtime's, `named` whence.
- */
+/** `/model` shows the agent's model, source; `/model ID` sets it until the REPL ends, as --model (a SOUL.md model is kept); `/model default` goes back. `fallback`: the runtime's; `named`: whence. */
 export function modelCommand(args: string, state: SettingState, agent: Pick<AgentConfig, "name" | "model">, fallback: { model: string; named: string }): string {
   const word = args.trim();
   const own = agent.model ? ` ${clip(agent.name, 40)} keeps ${clip(agent.model, 80)}, named in its SOUL.md.` : "";
