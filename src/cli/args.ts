@@ -89,9 +89,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
   const first = positionals[0];
   if (values.help && first !== undefined && Object.hasOwn(COMMAND_HELP, first)) return { command: "help", helpFor: first, words: [], all: false, continueLast: false, force: false };
   const command = values.help ? "help" : values.version ? "version" : first && COMMANDS.has(first) ? first : "repl";
-  if (command === "repl" && first !== undefined) {
-    throw new ConfigError(`unknown command "${first}" (see miniclaw --help; to send a message use: miniclaw run "${first} ...")`);
-  }
+  if (command === "repl" && first !== undefined) throw new ConfigError(`unknown command "${first}" (see miniclaw --help; to send a message use: miniclaw run "${first} ...")`);
   checkCombinations(command, values, positionals.slice(1));
   return {
     command: command as CliArgs["command"],

@@ -60,9 +60,7 @@ export function describePause(pause: JobPause): string {
 export function checkJobAgents(workspace: string, jobs: readonly CronJob[], agents: Record<string, AgentConfig>, defaultAgent: string | undefined): void {
   for (const job of jobs) {
     const agent = job.agent ?? defaultAgent;
-    if (agent !== undefined && !agents[agent]) {
-      throw new ConfigError(`${join(workspace, CRON_FILE)}: job "${job.name}": agent: no agent "${agent}" (available: ${Object.keys(agents).join(", ")})`);
-    }
+    if (agent !== undefined && !agents[agent]) throw new ConfigError(`${join(workspace, CRON_FILE)}: job "${job.name}": agent: no agent "${agent}" (available: ${Object.keys(agents).join(", ")})`);
   }
 }
 

@@ -75,9 +75,7 @@ async function runScheduler({ workspace, runJob, jobs, backend }: Prepared, io: 
 /** The enabled jobs: on files a paused one is left out (a pause outlives a restart; each gets a line; none left: ConfigError); on a database it is taken, and skipped at each tick while paused. */
 async function schedulableJobs(workspace: string, jobs: readonly CronJob[], store: CronStore, io: CliIo, shared: boolean): Promise<CronJob[]> {
   const enabled = jobs.filter((job) => job.enabled);
-  if (enabled.length === 0) {
-    throw new ConfigError(`no enabled job in ${join(workspace, CRON_FILE)}: set "enabled": true on a job (see miniclaw cron list)`);
-  }
+  if (enabled.length === 0) throw new ConfigError(`no enabled job in ${join(workspace, CRON_FILE)}: set "enabled": true on a job (see miniclaw cron list)`);
   const paused = await store.readPauses();
   const active = shared ? enabled : enabled.filter((job) => !paused[job.name]);
   if (active.length === 0) {

@@ -54,9 +54,7 @@ export function queueCommand(args: string, state: SettingState): string {
 /** The mode to resume a session in (its file last recorded `recorded`) and the line to print: plan, acceptEdits and dontAsk come back; bypassPermissions never (only the user enters it). */
 export function restoredMode(recorded: PermissionMode | undefined): { mode?: PermissionMode; note?: string } {
   if (recorded === undefined || recorded === "default") return {};
-  if (recorded === "bypassPermissions") {
-    return { note: "This session was last in bypassPermissions mode, which is never restored: starting in default (/mode bypassPermissions enters it again)." };
-  }
+  if (recorded === "bypassPermissions") return { note: "This session was last in bypassPermissions mode, which is never restored: starting in default (/mode bypassPermissions enters it again)." };
   return { mode: recorded, note: `Permission mode: ${recorded}, as this session last recorded (/mode default leaves it).` };
 }
 
