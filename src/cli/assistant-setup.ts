@@ -28,8 +28,7 @@ export interface CliAssistant {
 export async function openCliAssistant(args: CliArgs, io: CliIo, options: AssistantOptions, mcpHost?: { elicit?: Elicit }): Promise<CliAssistant> {
   const warn = options.onWarning ?? (() => {});
   const sandbox = await sandboxOf(args, io, options.workspace);
-  const roots = [options.cwd ?? io.cwd, options.workspace];
-  const host = { roots, ...(mcpHost?.elicit && { elicit: mcpHost.elicit }) };
+  const host = { roots: [options.cwd ?? io.cwd, options.workspace], ...(mcpHost?.elicit && { elicit: mcpHost.elicit }) };
   const telemetry = await startCliTelemetry(io.env);
   const mcp = existsSync(join(options.workspace, "mcp.json")) ? await (await import("../mcp/index.js")).openMcpHub(options.workspace, io.env, warn, host) : undefined;
   let opened: OpenedSessions | undefined;
@@ -41,14 +40,13 @@ export async function openCliAssistant(args: CliArgs, io: CliIo, options: Assist
     const assistant = await openAssistant({ cwd: io.cwd, env: io.env, ...assistantFlags(args), ...options, ...shell, ...traced, store: opened.sessions, toolSources: [...(options.toolSources ?? []), ...(mcp ? [mcp] : [])] });
     // Said once, when bubblewrap has been probed (a short run, not waited for): commands then run unsandboxed.
     void assistant.runtime.notices().then((lines) => lines.forEach(warn));
-    const sessions = opened;
     return {
       assistant,
       mcp,
       async close() {
         await assistant.close();
         await mcp?.close();
-        await sessions.close();
+        await opened?.close();
         await telemetry?.shutdown();
       },
     };
