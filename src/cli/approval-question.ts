@@ -27,10 +27,9 @@ const PLAN_GUTTER = "  │ ";
 type Mark = (text: string) => string;
 
 /**
- * Asks on the terminal and takes one key: y, a, n or d (another asks again, with a hint), echoed as a word; the request, from the model,
- * is shown by `approvalQuestion` (escaped, whole). Ctrl-C or Esc stop the turn (`interrupt`), as in Claude Code, rather than answer "no" and
- * let the model try another way; end of input or an interrupted turn (`turnSignal`) answer "no" at once. exit_plan_mode's plan takes y
- * (default mode), a (accept edits) or n. `width` is read at each question (after a resize); `approvalsFile` is where "always" writes.
+ * One key at the terminal: y, a, n or d (another asks again, with a hint), echoed as a word; the request is shown by `approvalQuestion`. Ctrl-C or Esc
+ * stop the turn (`interrupt`), as in Claude Code, rather than answer "no" and let the model try another way; end of input or an interrupted turn
+ * (`turnSignal`) answer "no". A plan takes y (default mode), a (accept edits) or n. `width` is read at each question; "always" writes `approvalsFile`.
  */
 export function terminalApprover(
   input: LineInput,
@@ -84,9 +83,8 @@ function untilAborted(answer: Promise<string>, signal: AbortSignal | undefined):
 }
 
 /**
- * The question for one request: inline (`Allow "npm test"? ...`) for one line of plain printable text that fits; else shown whole above the
- * prompt, a numbered row per line, wrapped rows marked, escapes counted. Another tool's call (`request.input`): `name {input as JSON}`, "always"
- * recording its name. Says what the "always" answers record; a subagent's request (`request.agent`) is named in the header.
+ * The question for one request: inline (`Allow "npm test"? ...`) when it is one line of plain text that fits, else whole above the prompt in numbered,
+ * wrapped rows, escapes counted; a tool call as `name {input as JSON}`. Says what "always" records; names a subagent asker.
  */
 export function approvalQuestion(request: ApprovalRequest, layout: { width: number; approvalsFile: string; mark?: Mark }): ApprovalQuestion {
   const mark = layout.mark ?? ((t: string) => t);

@@ -20,10 +20,9 @@ export interface CliAssistant {
 }
 
 /**
- * Opens a command's assistant; the working folder, environment and flags come from `io` and `args` unless `options` gives them. MCP is
- * loaded only when the workspace has an mcp.json (its servers' roots: the working folder and the workspace; `mcpHost.elicit` answers their
- * forms, else they are declined), PostgreSQL only when `--database-url` or MINICLAW_DATABASE_URL names one, and telemetry only when
- * OTEL_EXPORTER_OTLP_ENDPOINT is set. Throws a one-line ConfigError for a bad mcp.json, database or option.
+ * Opens a command's assistant; folder, environment and flags from `io` and `args` unless `options` gives them. MCP only for an mcp.json (roots: the
+ * working folder and the workspace; `mcpHost.elicit` answers forms, else declined), PostgreSQL only for `--database-url` or MINICLAW_DATABASE_URL,
+ * telemetry only with OTEL_EXPORTER_OTLP_ENDPOINT. ConfigError for a bad mcp.json, database or option.
  */
 export async function openCliAssistant(args: CliArgs, io: CliIo, options: AssistantOptions, mcpHost?: { elicit?: Elicit }): Promise<CliAssistant> {
   const warn = options.onWarning ?? (() => {});

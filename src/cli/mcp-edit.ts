@@ -12,10 +12,7 @@ import { visibleText } from "./visible-text.js";
 type Entry = Record<string, unknown>;
 type Servers = Record<string, Entry>;
 
-/**
- * `mcp add NAME URL` (http, or `--transport sse`; `-H "Name: value"`) or `mcp add NAME -- COMMAND ARGS` (`-e KEY=VALUE`): shows the
- * entry, asks (unless `-y`), writes it into mcp.json (the rest kept as written). A bad entry is mcp.json's ConfigError; 0 once written, 1 on no.
- */
+/** `mcp add NAME URL` (`--transport sse`, `-H`) or `mcp add NAME -- COMMAND ARGS` (`-e`): shows the entry, asks unless `-y`, adds it to mcp.json; ConfigError as mcp.json would give; 1 on no. */
 export async function mcpAdd(args: CliArgs, io: CliIo, workspace: string): Promise<number> {
   const [name, target, ...rest] = args.words.slice(1);
   if (name === undefined || target === undefined) throw new ConfigError("usage: miniclaw mcp add NAME URL, or miniclaw mcp add NAME -- COMMAND [ARGS...]");

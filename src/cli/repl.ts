@@ -50,9 +50,8 @@ interface Repl {
 }
 
 /**
- * Runs the REPL until /exit, Ctrl-D, two Ctrl-C on an empty prompt, the end of piped input, or a signal (SIGTERM; SIGINT too in line mode,
- * with no terminal to make Ctrl-C a key), which interrupts the turn. 0, 143 after SIGTERM, 130 after SIGINT, in line mode 1 when a turn failed;
- * the assistant (and its MCP servers) is closed first. `client` is a ready one (the demo's); `banner` is printed once before the first prompt.
+ * Runs the REPL until /exit, Ctrl-D, two Ctrl-C at an empty prompt, the input's end or a signal (SIGTERM; SIGINT in line mode), which interrupts the
+ * turn: 0, 143, 130, or in line mode 1 after a failed turn; the assistant is closed first. `client`: a ready one; `banner`: printed first.
  */
 export async function runRepl(args: CliArgs, io: CliIo, options: { client?: Anthropic; banner?: string } = {}): Promise<number> {
   const { workspace, client, recorder } = await openWorkspace(args, io, options.client);

@@ -20,9 +20,8 @@ import { sandboxOf } from "./settings.js";
 import { visibleText } from "./visible-text.js";
 
 /**
- * Replays FILE: a local server answers each request with its recorded response once it matches (`--tolerate system,tools`: those fields may
- * differ), while the turns run again with their recorded flags on this workspace's agents and tools, in sessions of their own (the workspace's
- * untouched). 0 and one `replay: pass` line, or 1 and the first difference; a bad file is a one-line ConfigError.
+ * Replays FILE: a local server answers each request with its recorded response once it matches (`--tolerate system,tools`: those may differ) as the
+ * turns run again with their flags on this workspace, in sessions of their own. 0 and `replay: pass`, or 1 and the first difference; a bad file, a ConfigError.
  */
 export async function replayCommand(args: CliArgs, io: CliIo): Promise<number> {
   const [file, ...rest] = args.words;

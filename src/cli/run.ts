@@ -16,10 +16,9 @@ import { openWorkspace, reportRetries } from "./setup.js";
 import { visibleLine, visibleText } from "./visible-text.js";
 
 /**
- * Runs one turn: 0 when the model finished (or was cut) on its own, 130 on SIGINT, 143 on SIGTERM, 1 with one line on stderr for any other
- * stop; the assistant (and its MCP servers) is closed first. A new session unless `--session` or `--continue` names one; its key goes to
- * stderr and is stored as the last run's before the turn, so even an interrupted run can be continued. With `--output-schema FILE` (read
- * first), stdout gets the checked JSON object alone, and a turn that ends without one exits 1.
+ * Runs one turn: 0 when the model finished (or was cut) on its own, 130 on SIGINT, 143 on SIGTERM, else 1 with one line on stderr; the assistant (and
+ * its MCP servers) is closed first. A new session unless `--session` or `--continue` names one; its key goes to stderr and is stored as the last run's
+ * before the turn, to continue even an interrupted run. `--output-schema FILE` (read first): stdout gets the checked object alone, or exit 1.
  */
 export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   const text = runMessage(args.words, await readPipedStdin(io, args.words));

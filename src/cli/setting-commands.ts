@@ -4,10 +4,7 @@ import { parseEffort } from "../model/settings.js";
 import type { AgentConfig, Effort } from "../types.js";
 import { clip } from "./render.js";
 
-/**
- * What these commands change, kept for the REPL's run: the assistant's mode (every turn's); `queue` (`steer`: a line typed during a
- * turn joins its next request, `followup`: waits for its end); the effort for all agents and who set it (absent, each agent's own); `showThinking`.
- */
+/** What these commands change for the REPL's run: the mode (every turn's); `queue` (`steer` joins a running turn, `followup` waits); the effort for every agent and its setter (absent: each own). */
 export interface SettingState {
   assistant: { readonly permissionMode: PermissionMode; setPermissionMode(mode: PermissionMode): void };
   queue: "steer" | "followup";

@@ -9,10 +9,9 @@ const TASK_COLUMNS = 80;
 const DELEGATE_TOOL = "delegate";
 
 /**
- * The delegate calls of one turn, in event order: a call prints nothing until its subagent starts (`→ delegate researcher: <task>`); one
- * refused before any child ran is printed with its error. `describe`: the line of a delegate call or result, or of a subagent's start or end
- * (undefined: none); `null` for any other event. `childPrefix`: the prefix of a child event's line (the indent, and its label when several
- * run at once), counting its requests; undefined for its streamed text, never printed (its final text is the delegate's result).
+ * The delegate calls of one turn, in event order: a call prints nothing until its subagent starts (`→ delegate researcher: <task>`), or, refused before,
+ * with its error. `describe`: the line of a delegate call or result or a subagent's start or end (undefined: none), `null` for other events.
+ * `childPrefix`: a child event's line prefix (indent; label when several run), counting requests; undefined for streamed text.
  */
 export function createSubagentLines(paint: (style: "cyan" | "dim" | "red", text: string) => string) {
   const within = (style: "cyan" | "dim" | "red"): VisibleStyle => ({ mark: (t) => paint("dim", t), plain: (t) => paint(style, t) });

@@ -37,9 +37,8 @@ export interface KeyHandlers {
 }
 
 /**
- * Reads a raw terminal and routes each chunk by `mode`: at the `prompt` to the line editor (`editorInput`) but Ctrl-C, Esc, Shift-Enter
- * and pastes; during a turn (`busy`) typed ahead (Enter queues the line; Ctrl-C and Esc interrupt); at a question (`answer`) the first key
- * answers. Asks for bracketed paste; without it, a line break followed by more text in one chunk is a paste (no one types that fast).
+ * Routes a raw terminal's chunks by `mode`: `prompt`, to the line editor (`editorInput`) but Ctrl-C, Esc, Shift-Enter and pastes; `busy`, typed ahead
+ * (Enter queues, Ctrl-C/Esc interrupt); `answer`, the first key. Without bracketed paste, a line break then more text in one chunk is a paste.
  */
 export class TerminalKeys {
   /** What readline reads: a TTY-like stream carrying the keys meant for it. */

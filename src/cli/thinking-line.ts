@@ -6,9 +6,8 @@ const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "
 const FRAME_MS = 80;
 
 /**
- * The thinking of one response at a time: `push` a delta (the first of a run starts the line; the caller has ended its own), `finish`
- * when something else starts, `active` while a run's line is open. Hidden (the default), a run is one "thinking…" line, rewritten as
- * "thought for N s" at its end; with `show`, the text streams dim, escaped. `dim` is identity without colors; `now` is in milliseconds.
+ * One response's thinking at a time: `push` a delta (the caller has ended its line), `finish` when something else starts, `active` while a run's
+ * line is open. Hidden, a run is one "thinking…" line, then "thought for N s"; with `show`, dim escaped text. `now`: milliseconds.
  */
 export function createThinkingLine(write: (text: string) => void, opts: { show: boolean; dim: (text: string) => string; now: () => number }) {
   let since: number | undefined;

@@ -12,9 +12,8 @@ export type RunningTurn = { sessionKey: string; agentId: string; signal: AbortSi
 export type SteerEcho = ReturnType<typeof createSteerEcho>;
 
 /**
- * A line typed during a turn: true when taken, false to queue it as the next message (as is any line typed while no turn runs). /mode
- * and /queue apply at once. Under `/queue steer` (the default) a plain message for the running turn's agent goes to its session's inbox,
- * shown dim as `(steer) …`; anything else waits for the turn's end, shown as `queued: …`. `note` writes a whole line of its own.
+ * A line typed during a turn: true when taken, false to queue it as the next message. /mode and /queue apply at once; under `/queue steer` a plain
+ * message for the turn's agent goes to its inbox (`(steer) …`), anything else waits for the end (`queued: …`). `note` writes a whole line.
  */
 export function takeTypedLine(
   line: string,

@@ -1,9 +1,9 @@
 // Text from the model made safe for a terminal: every character a terminal would act on, or that reorders or hides text, shown as a visible escape.
 
 /**
- * What a terminal must never receive from the model: controls and DEL (`\p{Cc}`: escape sequences, CR, backspace, the 8-bit CSI), format
- * characters (`\p{Cf}`: bidi overrides, zero-width characters, BOM, tags), line and paragraph separators, lone surrogates, and the Hangul
- * fillers that print as nothing. Escaped one character at a time, a sequence split across two streamed deltas is shown, never interpreted.
+ * What a terminal must never receive from the model: controls and DEL (`\p{Cc}`: escape sequences, CR, the 8-bit CSI), format characters (`\p{Cf}`:
+ * bidi, zero-width, tags), line and paragraph separators, lone surrogates, blank Hangul fillers; one at a time, so a sequence split across deltas is
+ * shown, never run.
  */
 const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\u115f\u1160\u3164\uffa0]/gu;
 const NAMED: Record<string, string> = { "\t": "\\t", "\n": "\\n", "\r": "\\r" };
