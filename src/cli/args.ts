@@ -81,7 +81,8 @@ type Values = ReturnType<typeof readArgv>["values"];
 
 /** Parses argv (without node and the script). Throws ConfigError with a one-line message on bad input. */
 export function parseCliArgs(argv: string[]): CliArgs {
-  const { values, positionals } = readArgv(withResumeValue(argv));
+  // `--resume` takes an optional KEY: the next word when it is not an option, else `--resume=` (pick one).
+  const { values, positionals } = readArgv(argv.map((arg, i) => (arg !== "--resume" ? arg : argv[i + 1] === undefined || argv[i + 1]!.startsWith("-") ? "--resume=" : arg)));
   const mode = values["permission-mode"];
   if (mode !== undefined && !(PERMISSION_MODES as readonly string[]).includes(mode)) throw new ConfigError(`--permission-mode must be one of: ${MODES.join(", ")}`);
   if (values.sandbox !== undefined && !["off", "on", "auto"].includes(values.sandbox)) throw new ConfigError("--sandbox must be one of: on, auto, off");
@@ -130,11 +131,6 @@ export function checkSessionKey(key: string, where: string): string {
   if (key.trim() === "") throw new ConfigError(`${where}: the session key is empty`);
   if (/[\s\p{Cc}]/u.test(key)) throw new ConfigError(`${where} "${key.replace(/[\p{Cc}]/gu, "?")}": a session key has no blanks or control characters (use - or _, e.g. agent:main:my-notes)`);
   return key;
-}
-
-/** `--resume` takes an optional KEY: the next word when it is not an option, else `--resume=` (pick one). */
-function withResumeValue(argv: readonly string[]): string[] {
-  return argv.map((arg, i) => (arg !== "--resume" ? arg : argv[i + 1] === undefined || argv[i + 1]!.startsWith("-") ? "--resume=" : arg));
 }
 
 /** The approvals lists of `--allowed-tools` and `--disallowed-tools` (either spelling), or undefined when neither is given. */

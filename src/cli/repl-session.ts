@@ -33,18 +33,14 @@ export async function chooseReplSession(args: CliArgs, assistant: Assistant, inp
     return sessionOf(found, assistant);
   }
   if (args.resume === true && !input.interactive) throw new ConfigError("miniclaw --resume without a KEY asks on a terminal: give --resume KEY (miniclaw sessions lists them)");
-  const recent = conversations(listed, args.agent);
+  // Conversations a person had (`agent:` keys; no subagent's, no cron job's), newest first.
+  const recent = listed.filter((s) => s.key.startsWith("agent:") && s.parent === undefined && (args.agent === undefined || s.agentId === args.agent));
   if (recent.length === 0) {
     say(`No earlier conversation${args.agent ? ` with ${visibleLine(args.agent, 40)}` : ""} to reopen: starting ${visibleLine(fallback.sessionKey, 200)}.`);
     return fallback;
   }
   if (args.continueLast) return sessionOf(recent[0]!, assistant);
   return pick(recent.slice(0, PICK_COUNT), assistant, input, say);
-}
-
-/** Conversations a person had (`agent:` keys; no subagent's, no cron job's), of `agentId` when given, newest first. */
-function conversations(listed: readonly SessionListing[], agentId: string | undefined): SessionListing[] {
-  return listed.filter((s) => s.key.startsWith("agent:") && s.parent === undefined && (agentId === undefined || s.agentId === agentId));
 }
 
 /** The numbered list and the question, until a number in range, Enter (the first, the latest), or Ctrl-D (none). */

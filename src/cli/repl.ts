@@ -90,7 +90,11 @@ async function startSession(repl: Repl, args: CliArgs, baseURL: string, demoBann
   if (input.interactive) say(banner(state.assistant, session, { model: args.model, envModel: io.env["MINICLAW_MODEL"], baseURL, width: io.stdout.columns ?? DEFAULT_COLUMNS }));
   const reopened = await describeReopened(state.assistant, state.sessionKey, Date.now());
   if (reopened) say(reopened);
-  if (args.permissionMode === undefined) await resumeSessionMode(state, notes);
+  // Without --permission-mode, the session goes on in the mode its file last recorded; one that cannot be read starts in default.
+  const recorded = args.permissionMode === undefined ? await state.assistant.sessions.load(state.sessionKey, { mode: "read" }).catch(() => undefined) : undefined;
+  const restored = restoredMode(recorded?.mode);
+  if (restored.mode) state.assistant.setPermissionMode(restored.mode);
+  if (restored.note) say(restored.note);
   // Started now so the first message waits less; a person takes seconds to type it. Piped lines arrive at once: the turn connects them.
   if (input.interactive) void state.mcp?.connect();
   return true;
@@ -178,14 +182,6 @@ async function readMessages(repl: Repl): Promise<boolean> {
     });
     if (handled === "exit") return failed;
   }
-}
-
-/** Without --permission-mode, the session goes on in the mode its file last recorded (see `restoredMode`); one that cannot be read starts in default. */
-async function resumeSessionMode({ assistant, sessionKey }: ReplState, notes: { write(text: string): void }): Promise<void> {
-  const loaded = await assistant.sessions.load(sessionKey, { mode: "read" }).catch(() => undefined);
-  const restored = restoredMode(loaded?.mode);
-  if (restored.mode) assistant.setPermissionMode(restored.mode);
-  if (restored.note) notes.write(`${restored.note}\n`);
 }
 
 /** A message's turn, in the REPL's session for its agent or another agent's default one; on a terminal Markdown, activity lines and a spinner, in line mode activity on stderr. */

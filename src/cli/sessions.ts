@@ -94,6 +94,7 @@ const CONTEXT_BLOCK = /^<context>([\s\S]*)<\/context>$/;
 function renderRecord(record: SessionRecord, paint: (style: Parameters<typeof styleText>[0], text: string) => string): string {
   const shown = (text: string, style?: Parameters<typeof styleText>[0]): string =>
     visibleText(text, { keepLineBreaks: true, mark: (t) => paint("dim", t), ...(style !== undefined && { plain: (t: string) => paint(style, t) }) });
+  const result = ({ text, isError }: { text: string; isError?: boolean | undefined }): string => paint(isError ? "red" : "dim", "← ") + shown(clip(text, 400), isError ? "red" : "dim");
   if (record.type === "session") {
     const parent = record.parent ? paint("dim", " · subagent of ") + shown(`${record.parent.sessionKey} (delegate call ${record.parent.toolUseId})`, "dim") : "";
     return paint("dim", "# session ") + shown(`${record.key} (agent ${record.agentId})`, "dim") + paint("dim", ` started ${formatMinute(record.ts)}`) + parent;
@@ -113,13 +114,10 @@ function renderRecord(record: SessionRecord, paint: (style: Parameters<typeof st
     if (block.type === "tool_use") return paint("cyan", "→ ") + shown(`${block.name} ${JSON.stringify(block.input)}`, "cyan");
     if (block.type === "tool_result") {
       const text = typeof block.content === "string" ? block.content : (block.content ?? []).map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
-      return paint(block.is_error ? "red" : "dim", "← ") + shown(clip(text, 400), block.is_error ? "red" : "dim");
+      return result({ text, isError: block.is_error });
     }
     if (block.type === "server_tool_use") return paint("cyan", "→ ") + shown(`${block.name}: ${serverCallText(block)}`, "cyan");
-    if (isServerResult(block)) {
-      const { isError, text } = serverResultText(block);
-      return paint(isError ? "red" : "dim", "← ") + shown(clip(text, 400), isError ? "red" : "dim");
-    }
+    if (isServerResult(block)) return result(serverResultText(block));
     if (block.type === "thinking") return paint("dim", "[thinking] ") + shown(clip(block.thinking, 200), "dim");
     return paint("dim", "[") + shown(block.type, "dim") + paint("dim", "]");
   });
