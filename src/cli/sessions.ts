@@ -27,7 +27,11 @@ export async function sessionsCommand(args: CliArgs, io: CliIo): Promise<number>
 
 async function sessionsSubcommand(store: SessionBackend, args: CliArgs, io: CliIo): Promise<number> {
   const [sub, key] = args.words;
-  if (sub === undefined || sub === "list") return listAll(store, io);
+  if (sub === undefined || sub === "list") {
+    const sessions = await store.list();
+    io.stdout.write(sessions.length === 0 ? "No sessions yet.\n" : sessionTable(sessions).map((line) => `${line}\n`).join(""));
+    return 0;
+  }
   if (sub === "show") {
     if (!key) throw new ConfigError("usage: miniclaw sessions show KEY [--all]");
     return showOne(store, key, args.all, io);
@@ -67,12 +71,6 @@ async function sessionsSubcommand(store: SessionBackend, args: CliArgs, io: CliI
     return 0;
   }
   throw new ConfigError(`unknown sessions command "${sub}" (use: sessions, sessions show KEY [--all], sessions new KEY, sessions fork FROM NEW [MESSAGE_ID], sessions export KEY, sessions import FILE)`);
-}
-
-async function listAll(store: SessionBackend, io: CliIo): Promise<number> {
-  const sessions = await store.list();
-  io.stdout.write(sessions.length === 0 ? "No sessions yet.\n" : sessionTable(sessions).map((line) => `${line}\n`).join(""));
-  return 0;
 }
 
 async function showOne(store: SessionBackend, key: string, all: boolean, io: CliIo): Promise<number> {

@@ -72,7 +72,10 @@ const COMMANDS: Record<string, Command> = {
   },
   new: newSession,
   clear: newSession,
-  sessions: listSessions,
+  // A session made by /new has no file until its first message; it is listed all the same, as the current one.
+  sessions: async (state, _, say) => {
+    for (const line of sessionTable(await state.assistant.sessions.list(), { current: state.sessionKey })) say(`  ${line}`);
+  },
   compact: async (state, _, say) => say(visibleText(await state.assistant.compact(state.sessionKey, state.agentId), { keepLineBreaks: true })),
   skills: (state, _, say) => {
     const skills = state.assistant.skills.list();
@@ -126,11 +129,6 @@ export function replCommandOf(line: string, agents: Readonly<Record<string, Agen
 
 function dim(state: ReplState, text: string): string {
   return state.color ? styleText("dim", text) : text;
-}
-
-async function listSessions(state: ReplState, _: string, say: Say): Promise<void> {
-  // A session made by /new has no file until its first message; it is listed all the same, as the current one.
-  for (const line of sessionTable(await state.assistant.sessions.list(), { current: state.sessionKey })) say(`  ${line}`);
 }
 
 async function costOf(state: ReplState): Promise<string> {
