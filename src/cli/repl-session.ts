@@ -21,7 +21,7 @@ export interface ReplSession {
 
 type Say = (text: string) => void;
 
-/** The session to open: `--session KEY`; `--resume KEY` (it must exist; its agent comes with it); `--resume` alone asks which recent one; `-c` the latest; else the default; undefined: none. */
+/** The session to open: `--session KEY`; `--resume KEY` (it must exist; its agent comes with it); `--resume` alone asks which recent one; `-c` the latest; else the default; undefined: no pick. */
 export async function chooseReplSession(args: CliArgs, assistant: Assistant, input: LineInput, say: Say): Promise<ReplSession | undefined> {
   const agentId = args.agent ?? "main";
   const fallback = { sessionKey: args.session ?? assistant.sessionKeyFor(agentId), agentId };

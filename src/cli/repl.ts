@@ -51,7 +51,7 @@ interface Repl {
 
 /**
  * Runs the REPL until /exit, Ctrl-D, two Ctrl-C at an empty prompt, the input's end or a signal (SIGTERM; SIGINT in line mode), which interrupts the
- * turn: 0, 143, 130, or in line mode 1 after a failed turn; the assistant is closed first. `client`: a ready one; `banner`: printed first.
+ * turn: 0, 143 (SIGTERM), 130 (SIGINT), or in line mode 1 after a failed turn; the assistant is closed first. `client`: a ready one; `banner`: printed first.
  */
 export async function runRepl(args: CliArgs, io: CliIo, options: { client?: Anthropic; banner?: string } = {}): Promise<number> {
   const { workspace, client, recorder } = await openWorkspace(args, io, options.client);
