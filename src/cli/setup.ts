@@ -9,7 +9,7 @@ import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 
-/** Checks credentials before anything heavy loads (a missing key: the guidance alone), then loads the SDK (or takes `client`, the demo's) and the workspace (a line if created); hides secrets from children (Linux). */
+/** Checks credentials first (a missing key: the guidance alone), then loads the SDK (or takes `client`, the demo's) and the workspace (a line if created); hides secrets from children (Linux). */
 export async function openWorkspace(args: CliArgs, io: CliIo, client?: Anthropic): Promise<{ workspace: string; client: Anthropic; recorder?: CassetteRecorder }> {
   const provider = args.provider ?? io.env["MINICLAW_PROVIDER"]?.trim();
   // Another provider has credentials of its own, read by its SDK, loaded only then.
