@@ -6,9 +6,9 @@ import { writeFileAtomic } from "../fs/atomic-write.js";
 import { readConfigText } from "../fs/config-file.js";
 import { refuseApprover, systemClock } from "../deps.js";
 import { redactSecrets } from "../gate/redact.js";
-import type { ContentBlockParam } from "../types.js";
 import { given, turnFlags, type CliArgs } from "./args.js";
-import { attachMentions, type Attachments } from "./mentions.js";
+import { attachMentions } from "./mentions.js";
+import { createPendingContext } from "./user-context.js";
 import { stopOnSignals, type CliIo } from "./io.js";
 import { createRenderer, useColor } from "./render.js";
 import { readPipedStdin, report, runMessage, streamJson } from "./run-output.js";
@@ -30,16 +30,21 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   const { workspace, client, recorder } = await openWorkspace(args, io);
   const server = client.baseURL;
   const render = createRenderer(io.stderr, { color: useColor(io.stderr, io.env), streamText: false, server });
+  // The files the message mentions join the turn's start, once: a subagent's turn gets none.
+  const mentioned = createPendingContext();
   const opened = await openCliAssistant(args, io, {
     workspace,
     // The SDK's retries (429, 529, a failed connection) show as one line each on stderr.
     client: reportRetries(client, () => render, (message) => io.stderr.write(`warning: ${visibleText(message)}\n`)),
     approver: refuseApprover,
     onWarning: (message) => render({ type: "warning", message }),
-    turn: { ...turnFlags(args), hooks: { onTurnStart: () => mentioned.take() } },
+    turn: { ...turnFlags(args), hooks: { onTurnStart: () => given({ context: mentioned.take(), blocks: mentioned.takeBlocks() }) } },
   });
   const { assistant } = opened;
-  const mentioned = await mentionsOf(text, io, assistant.runtime.secrets);
+  const attached = await attachMentions(text, { cwd: io.cwd, home: io.env["HOME"], redact: (found) => redactSecrets(found, assistant.runtime.secrets) });
+  for (const line of attached.lines) io.stderr.write(`${visibleText(line)}\n`);
+  if (attached.context) mentioned.add(attached.context);
+  mentioned.addBlocks(attached.blocks);
   const controller = new AbortController();
   const signalled = stopOnSignals(io, ["SIGINT", "SIGTERM"], () => controller.abort());
   try {
@@ -65,19 +70,6 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
     await opened.close();
     signalled.off();
   }
-}
-
-/** The files the message mentions (`@notes.md`, `@photo.png`), read now, each said in one line on stderr; `take` hands their text and blocks to the turn's start once (a subagent's turn gets none). */
-async function mentionsOf(text: string, io: CliIo, secrets: readonly string[]): Promise<{ take(): { context?: string; blocks?: ContentBlockParam[] } | undefined }> {
-  let attached: Attachments | undefined = await attachMentions(text, { cwd: io.cwd, home: io.env["HOME"], redact: (found) => redactSecrets(found, secrets) });
-  for (const line of attached.lines) io.stderr.write(`${visibleText(line)}\n`);
-  return {
-    take() {
-      const taken = attached && given({ context: attached.context, blocks: attached.blocks.length > 0 ? attached.blocks : undefined });
-      attached = undefined;
-      return taken;
-    },
-  };
 }
 
 /** Where the key of the last `run` session is kept, inside the workspace (hidden, so session listings skip it). */
