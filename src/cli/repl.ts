@@ -124,7 +124,7 @@ async function openRepl(args: CliArgs, io: CliIo, input: LineInput, workspace: s
     // --effort lives in the REPL's state (/effort changes it); the other turn flags hold for every turn. What !command and
     // @path gathered joins the next message as context (never the system prompt, which stays byte-stable).
     // A person's next message may come after a coffee: cached for an hour, a session with breaks costs 0.64× (a turn a minute, 1.13×; docs/performance.md).
-    turn: { ...given({ ...turnFlags(args), effort: undefined }), ...(input.interactive && { cacheTtl: "1h" as const }), hooks: { onTurnStart: () => given({ context: context.take(), blocks: context.takeBlocks() }) } },
+    turn: { ...given({ ...turnFlags(args), effort: undefined }), ...(input.interactive && { cacheTtl: "1h" as const }), hooks: { onTurnStart: () => context.take() } },
   }, input.interactive ? { elicit: terminalElicit(input, io.stdout, { color }) } : {});
   const { assistant, mcp } = opened;
   const effort = args.effort === undefined ? undefined : { level: args.effort, source: "--effort" as const };

@@ -6,7 +6,7 @@ import { writeFileAtomic } from "../fs/atomic-write.js";
 import { readConfigText } from "../fs/config-file.js";
 import { refuseApprover, systemClock } from "../deps.js";
 import { redactSecrets } from "../gate/redact.js";
-import { given, turnFlags, type CliArgs } from "./args.js";
+import { turnFlags, type CliArgs } from "./args.js";
 import { attachMentions } from "./mentions.js";
 import { createPendingContext } from "./user-context.js";
 import { stopOnSignals, type CliIo } from "./io.js";
@@ -38,7 +38,7 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
     client: reportRetries(client, () => render, (message) => io.stderr.write(`warning: ${visibleText(message)}\n`)),
     approver: refuseApprover,
     onWarning: (message) => render({ type: "warning", message }),
-    turn: { ...turnFlags(args), hooks: { onTurnStart: () => given({ context: mentioned.take(), blocks: mentioned.takeBlocks() }) } },
+    turn: { ...turnFlags(args), hooks: { onTurnStart: () => mentioned.take() } },
   });
   const { assistant } = opened;
   const attached = await attachMentions(text, { cwd: io.cwd, home: io.env["HOME"], redact: (found) => redactSecrets(found, assistant.runtime.secrets) });
