@@ -27,12 +27,9 @@ const PLAN_GUTTER = "  │ ";
 type Mark = (text: string) => string;
 
 /**
- * Asks on the terminal and takes one key: y, a, n or d (any other key asks again, with a hint). The request's text comes
- * from the model, so it is shown through `approvalQuestion` (escaped, whole) inside our colors; the answer is echoed as a
- * word. Ctrl-C or Esc stop the turn (`interrupt`), as in Claude Code, rather than answer "no" and let the model try
- * another way; end of input or an interrupt of the turn (`turnSignal`) answer "no" at once. An
- * exit_plan_mode request shows the plan and takes y (default mode), a (accept edits) or n (keep planning).
- * `width` is read at each question (the window may have been resized); `approvalsFile` is where "always" writes.
+ * One key at the terminal: y, a, n or d (another asks again, with a hint), echoed as a word; the request is shown by `approvalQuestion`. Ctrl-C or Esc
+ * stop the turn (`interrupt`), as in Claude Code, rather than answer "no" and let the model try another way; end of input or an interrupted turn
+ * (`turnSignal`) answer "no". A plan takes y (default mode), a (accept edits) or n. `width` is read at each question; "always" writes `approvalsFile`.
  */
 export function terminalApprover(
   input: LineInput,
@@ -65,7 +62,6 @@ export function terminalApprover(
         out.write(`${answer[1]}\n`);
         return answer[0];
       }
-      // Erase the prompt line and ask again with the keys in front (`y, a, n or d`).
       const keys = Object.keys(answers);
       prompt = `\r\x1b[K${paint(`(${keys.slice(0, -1).join(", ")} or ${keys.at(-1)}) `)}${paint(question.prompt)}`;
     }
@@ -87,11 +83,8 @@ function untilAborted(answer: Promise<string>, signal: AbortSignal | undefined):
 }
 
 /**
- * The question for one request. A one-line command of plain printable text that fits is asked inline (`Allow "npm
- * test"? ...`); anything else (several lines, control or invisible characters, too long) is shown whole above the
- * prompt, one numbered row per line, wrapped rows marked as continuations, with a note counting the escaped characters.
- * A call of another tool (`request.input` set) is shown as `name {input as JSON}`, and "always" records the tool's name.
- * Always says what [a]lways and [d]eny always would record; a subagent's request (`request.agent`) is named in the header.
+ * The question for one request: inline (`Allow "npm test"? ...`) when it is one line of plain text that fits, else whole above the prompt in numbered,
+ * wrapped rows, escapes counted; a tool call as `name {input as JSON}`. Says what "always" records; names a subagent asker.
  */
 export function approvalQuestion(request: ApprovalRequest, layout: { width: number; approvalsFile: string; mark?: Mark }): ApprovalQuestion {
   const mark = layout.mark ?? ((t: string) => t);
@@ -114,10 +107,7 @@ export function approvalQuestion(request: ApprovalRequest, layout: { width: numb
   return { lines: [header, `  ${what} (${count}, ${[...request.command].length} characters${warning}):`, ...rows, saved], prompt: `Allow ${what} above? ${ANSWER_CHOICES}` };
 }
 
-/**
- * The plan of an exit_plan_mode request (its `input.plan`, else the request's text) under a header naming who asks, one
- * marked row per line, wrapped to `width`, escaped as all model text is; and the prompt with the three answers.
- */
+/** The plan of an exit_plan_mode request (`input.plan`, else the request's text), escaped and wrapped to `width` in marked rows under a header naming who asks; and the three-answer prompt. */
 export function planQuestion(request: ApprovalRequest, layout: { width: number; mark?: Mark }): ApprovalQuestion {
   const mark = layout.mark ?? ((t: string) => t);
   const given = (request.input as { plan?: unknown } | undefined)?.plan;

@@ -66,10 +66,6 @@ export interface CliArgs {
 const COMMANDS = new Set(["run", "cron", "sessions", "mcp", "steer", "db", "demo", "init", "replay", "help"]);
 /** The modes in the order a person meets them: the default first, the one that asks nothing last. */
 const MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"];
-/** The commands that run turns, and so take `--thinking` and `--effort`. */
-const TURN_COMMANDS = new Set(["repl", "run", "cron", "demo"]);
-/** The commands a person starts with these flags, as with Claude Code; cron's jobs are set in cron.json. */
-const PROMPT_FLAGS = ["allowed-tools", "disallowed-tools", "append-system-prompt"] as const;
 
 const OPTIONS = {
   workspace: { type: "string" }, model: { type: "string" }, provider: { type: "string" }, "fallback-model": { type: "string" }, agent: { type: "string" }, session: { type: "string" }, "permission-mode": { type: "string" },
@@ -85,7 +81,8 @@ type Values = ReturnType<typeof readArgv>["values"];
 
 /** Parses argv (without node and the script). Throws ConfigError with a one-line message on bad input. */
 export function parseCliArgs(argv: string[]): CliArgs {
-  const { values, positionals } = readArgv(withResumeValue(argv));
+  // `--resume` takes an optional KEY: the next word when it is not an option, else `--resume=` (pick one).
+  const { values, positionals } = readArgv(argv.map((arg, i) => (arg !== "--resume" ? arg : argv[i + 1] === undefined || argv[i + 1]!.startsWith("-") ? "--resume=" : arg)));
   const mode = values["permission-mode"];
   if (mode !== undefined && !(PERMISSION_MODES as readonly string[]).includes(mode)) throw new ConfigError(`--permission-mode must be one of: ${MODES.join(", ")}`);
   if (values.sandbox !== undefined && !["off", "on", "auto"].includes(values.sandbox)) throw new ConfigError("--sandbox must be one of: on, auto, off");
@@ -93,9 +90,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
   const first = positionals[0];
   if (values.help && first !== undefined && Object.hasOwn(COMMAND_HELP, first)) return { command: "help", helpFor: first, words: [], all: false, continueLast: false, force: false };
   const command = values.help ? "help" : values.version ? "version" : first && COMMANDS.has(first) ? first : "repl";
-  if (command === "repl" && first !== undefined) {
-    throw new ConfigError(`unknown command "${first}" (see miniclaw --help; to send a message use: miniclaw run "${first} ...")`);
-  }
+  if (command === "repl" && first !== undefined) throw new ConfigError(`unknown command "${first}" (see miniclaw --help; to send a message use: miniclaw run "${first} ...")`);
   checkCombinations(command, values, positionals.slice(1));
   return {
     command: command as CliArgs["command"],
@@ -131,19 +126,11 @@ export function parseCliArgs(argv: string[]): CliArgs {
   };
 }
 
-/**
- * A key the CLI will create a session under: blanks are refused, since every line that names a key to type again
- * (`--session KEY`, `miniclaw --resume KEY`) would need it quoted. Existing keys are found as they are (`--resume`, `show`).
- */
+/** A key the CLI will create a session under: no blanks, or every line naming it to type again (`--session KEY`) would need quotes. Existing keys are found as they are (`--resume`, `show`). */
 export function checkSessionKey(key: string, where: string): string {
   if (key.trim() === "") throw new ConfigError(`${where}: the session key is empty`);
   if (/[\s\p{Cc}]/u.test(key)) throw new ConfigError(`${where} "${key.replace(/[\p{Cc}]/gu, "?")}": a session key has no blanks or control characters (use - or _, e.g. agent:main:my-notes)`);
   return key;
-}
-
-/** `--resume` takes an optional KEY: the next word when it is not an option, else `--resume=` (pick one). */
-function withResumeValue(argv: readonly string[]): string[] {
-  return argv.map((arg, i) => (arg !== "--resume" ? arg : argv[i + 1] === undefined || argv[i + 1]!.startsWith("-") ? "--resume=" : arg));
 }
 
 /** The approvals lists of `--allowed-tools` and `--disallowed-tools` (either spelling), or undefined when neither is given. */
@@ -181,31 +168,37 @@ function readArgv(argv: string[]) {
   }
 }
 
+type Place = [flags: ReadonlyArray<keyof Values>, takes: (command: string, words: string[]) => boolean, where: string];
+
+/** The options only some commands take, in the order they are checked; the tool lists and the prompt go with what a person starts, as with Claude Code (cron's jobs are set in cron.json). */
+const PLACES: readonly Place[] = [
+  [["continue"], (command) => command === "run" || command === "repl", "miniclaw run and the REPL"],
+  [["resume"], (command) => command === "repl", "the REPL (miniclaw run takes --session KEY or --continue)"],
+];
+const LATER_PLACES: readonly Place[] = [
+  [["allowed-tools", "disallowed-tools", "append-system-prompt"], (command) => ["repl", "run", "demo"].includes(command), "the REPL and miniclaw run"],
+  [["max-budget-usd", "thinking", "effort", "max-iterations"], (command) => ["repl", "run", "cron", "demo"].includes(command), "the REPL, miniclaw run and miniclaw cron"],
+  [["record"], (command, words) => command === "run" || command === "repl" || (command === "cron" && (words.length === 0 || words[0] === "run")), "miniclaw run, the REPL, miniclaw cron and cron run JOB"],
+  [["tolerate"], (command) => command === "replay", "miniclaw replay"],
+  [["transport", "env", "header", "yes"], (command) => command === "mcp", "miniclaw mcp add (and -y with mcp remove)"],
+  [["output-format"], (command) => command === "run", "miniclaw run"],
+  [["output-schema"], (command) => command === "run", "miniclaw run (a cron job names its outputSchema in cron.json)"],
+];
+
 /** Options that make no sense with `command`, or together: a ConfigError saying where they go. */
 function checkCombinations(command: string, values: Values, words: string[]): void {
   if (command === "help" || command === "version") return;
-  if (values.continue && command !== "run" && command !== "repl") throw new ConfigError("--continue goes with miniclaw run and the REPL");
-  if (values.resume !== undefined && command !== "repl") throw new ConfigError("--resume goes with the REPL (miniclaw run takes --session KEY or --continue)");
+  const check = (places: readonly Place[]): void => {
+    for (const [flags, takes, where] of places) {
+      const flag = flags.find((name) => values[name] !== undefined && values[name] !== false);
+      if (flag !== undefined && !takes(command, words)) throw new ConfigError(`--${flag} goes with ${where}`);
+    }
+  };
+  check(PLACES);
   const chosen = [values.session !== undefined && "--session KEY", values.continue && "--continue", values.resume !== undefined && "--resume"].filter(Boolean);
   if (chosen.length > 1) throw new ConfigError(`give ${chosen.slice(0, -1).join(", ")} or ${chosen.at(-1)}, not ${chosen.length === 2 ? "both" : "all three"}`);
-  for (const flag of PROMPT_FLAGS) {
-    if (values[flag] !== undefined && !["repl", "run", "demo"].includes(command)) throw new ConfigError(`--${flag} goes with the REPL and miniclaw run`);
-  }
-  if (values["max-budget-usd"] !== undefined && !TURN_COMMANDS.has(command)) throw new ConfigError("--max-budget-usd goes with the REPL, miniclaw run and miniclaw cron");
-  for (const flag of ["thinking", "effort", "max-iterations"] as const) {
-    if (values[flag] !== undefined && !TURN_COMMANDS.has(command)) throw new ConfigError(`--${flag} goes with the REPL, miniclaw run and miniclaw cron`);
-  }
-  const records = command === "run" || command === "repl" || (command === "cron" && (words.length === 0 || words[0] === "run"));
-  if (values.record !== undefined && !records) throw new ConfigError("--record goes with miniclaw run, the REPL, miniclaw cron and cron run JOB");
-  if (values.tolerate !== undefined && command !== "replay") throw new ConfigError("--tolerate goes with miniclaw replay");
-  for (const flag of ["transport", "env", "header", "yes"] as const) {
-    if (values[flag] !== undefined && command !== "mcp") throw new ConfigError(`--${flag} goes with miniclaw mcp add (and -y with mcp remove)`);
-  }
-  if (values["output-format"] !== undefined && command !== "run") throw new ConfigError("--output-format goes with miniclaw run");
+  check(LATER_PLACES);
   if (values["output-format"] !== undefined && !["text", "json", "stream-json"].includes(values["output-format"])) throw new ConfigError("--output-format must be one of: text, json, stream-json");
-  if (values["output-schema"] !== undefined && command !== "run") {
-    throw new ConfigError("--output-schema goes with miniclaw run (a cron job names its outputSchema in cron.json)");
-  }
 }
 
 /** What `--thinking`, `--effort`, `--max-iterations` and `--max-budget-usd` set for every turn, over each agent's SOUL.md. */

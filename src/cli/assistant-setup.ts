@@ -6,7 +6,7 @@ import { openAssistant, type Assistant, type AssistantOptions } from "../assista
 import type { McpHub } from "../mcp/hub.js";
 import type { Elicit } from "../mcp/host.js";
 import { openSessions, type OpenedSessions } from "./backends.js";
-import type { CliArgs } from "./args.js";
+import { assistantFlags, type CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { sandboxOf } from "./settings.js";
 
@@ -20,18 +20,14 @@ export interface CliAssistant {
 }
 
 /**
- * Opens the assistant of a command: the MCP module is loaded only when the workspace has an mcp.json (its servers'
- * roots are the working folder and the workspace; `mcpHost.elicit` answers their forms, else they are declined),
- * the sessions are PostgreSQL's only when `--database-url` or MINICLAW_DATABASE_URL names one, and turns are exported as spans only when
- * OTEL_EXPORTER_OTLP_ENDPOINT is set.
- * Throws a one-line ConfigError for a bad mcp.json, database or option.
+ * Opens a command's assistant; folder, environment and flags from `io` and `args` unless `options` gives them. MCP only for an mcp.json (roots: the
+ * working folder and the workspace; `mcpHost.elicit` answers forms, else declined), PostgreSQL only for `--database-url` or MINICLAW_DATABASE_URL,
+ * telemetry only with OTEL_EXPORTER_OTLP_ENDPOINT. ConfigError for a bad mcp.json, database or option.
  */
 export async function openCliAssistant(args: CliArgs, io: CliIo, options: AssistantOptions, mcpHost?: { elicit?: Elicit }): Promise<CliAssistant> {
   const warn = options.onWarning ?? (() => {});
   const sandbox = await sandboxOf(args, io, options.workspace);
-  // Servers may work in the working folder and the workspace (their roots); a person answers forms only where one is asked.
-  const roots = [options.cwd ?? io.cwd, options.workspace];
-  const host = { roots, ...(mcpHost?.elicit && { elicit: mcpHost.elicit }) };
+  const host = { roots: [options.cwd ?? io.cwd, options.workspace], ...(mcpHost?.elicit && { elicit: mcpHost.elicit }) };
   const telemetry = await startCliTelemetry(io.env);
   const mcp = existsSync(join(options.workspace, "mcp.json")) ? await (await import("../mcp/index.js")).openMcpHub(options.workspace, io.env, warn, host) : undefined;
   let opened: OpenedSessions | undefined;
@@ -40,17 +36,16 @@ export async function openCliAssistant(args: CliArgs, io: CliIo, options: Assist
     opened = options.store ? { sessions: options.store, close: async () => {} } : await openSessions(args, io, options.workspace, { onWarning: warn, ...(options.clock && { clock: options.clock }) });
     const shell = sandbox === undefined ? {} : { shell: { sandbox } };
     const traced = telemetry && { turn: { ...options.turn, onEvent: telemetry.sink() } };
-    const assistant = await openAssistant({ ...options, ...shell, ...traced, store: opened.sessions, toolSources: [...(options.toolSources ?? []), ...(mcp ? [mcp] : [])] });
+    const assistant = await openAssistant({ cwd: io.cwd, env: io.env, ...assistantFlags(args), ...options, ...shell, ...traced, store: opened.sessions, toolSources: [...(options.toolSources ?? []), ...(mcp ? [mcp] : [])] });
     // Said once, when bubblewrap has been probed (a short run, not waited for): commands then run unsandboxed.
     void assistant.runtime.notices().then((lines) => lines.forEach(warn));
-    const sessions = opened;
     return {
       assistant,
       mcp,
       async close() {
         await assistant.close();
         await mcp?.close();
-        await sessions.close();
+        await opened?.close();
         await telemetry?.shutdown();
       },
     };

@@ -18,14 +18,18 @@ export interface OpenedCron extends OpenedSessions {
   shared: boolean;
 }
 
-/** Options of the sessions opened. */
+/** `command` over `opened`, closed after however the command ended. */
+export async function closing<T extends { close(): Promise<void> }, R>(opened: T, command: (opened: T) => Promise<R>): Promise<R> {
+  try {
+    return await command(opened);
+  } finally {
+    await opened.close();
+  }
+}
+
 type SessionsOptions = Pick<SessionStoreOptions, "clock" | "onWarning">;
 
-/**
- * The sessions of a command: PostgreSQL when `--database-url` or MINICLAW_DATABASE_URL of `io.env` names a database (only then
- * are `pg` and the postgres module loaded), else `<workspace>/sessions`. Throws ConfigError for a bad setting or a database that
- * cannot be used.
- */
+/** The sessions of a command: PostgreSQL (`pg` loaded only then) when `--database-url` or MINICLAW_DATABASE_URL names one, else `<workspace>/sessions`. ConfigError for a bad or unusable database. */
 export async function openSessions(args: Pick<CliArgs, "databaseUrl">, io: Pick<CliIo, "env">, workspace: string, options: SessionsOptions = {}): Promise<OpenedSessions> {
   const postgres = await openDatabaseOf(args, io, options);
   const sessions = postgres?.sessions ?? new SessionStore(join(workspace, "sessions"), options);

@@ -7,13 +7,9 @@ import type { AgentConfig } from "../types.js";
 import type { CliIo } from "./io.js";
 import { visibleText } from "./visible-text.js";
 
-/** How many of the latest runs `cron runs` prints. */
 const RUNS_SHOWN = 20;
 
-/**
- * The jobs, one row each (paused ones with a line saying why), after checking their agents exist.
- * With a shared store (a database) each job also gets a line with its last result.
- */
+/** The jobs, one row each (paused ones with a line saying why), after checking their agents exist. With a shared store (a database) each job also gets a line with its last result. */
 export async function listJobs(io: CliIo, workspace: string, store: CronStore, shared: boolean, defaultAgent: string | undefined): Promise<number> {
   const jobs = await loadCronJobs(workspace);
   checkJobAgents(workspace, jobs, await loadAgents(workspace, { onWarning: warner(io) }), defaultAgent);
@@ -48,11 +44,8 @@ export async function listJobs(io: CliIo, workspace: string, store: CronStore, s
 /** The latest runs (of `job`, or of every job), one line each as the scheduler printed them; needs no credentials. */
 export async function listRuns(io: CliIo, store: CronStore, job: string | undefined): Promise<number> {
   const records = await store.readRuns(job, RUNS_SHOWN);
-  if (records.length === 0) {
-    io.stdout.write(`No runs${job === undefined ? "" : ` of ${visibleText(job)}`} in ${store.runsPlace}.\n`);
-    return 0;
-  }
-  for (const record of records) io.stdout.write(`${visibleText(formatRunLine(record, undefined, { worker: true }))}\n`);
+  const lines = records.map((record) => `${visibleText(formatRunLine(record, undefined, { worker: true }))}\n`);
+  io.stdout.write(records.length > 0 ? lines.join("") : `No runs${job === undefined ? "" : ` of ${visibleText(job)}`} in ${store.runsPlace}.\n`);
   return 0;
 }
 
@@ -67,9 +60,7 @@ export function describePause(pause: JobPause): string {
 export function checkJobAgents(workspace: string, jobs: readonly CronJob[], agents: Record<string, AgentConfig>, defaultAgent: string | undefined): void {
   for (const job of jobs) {
     const agent = job.agent ?? defaultAgent;
-    if (agent !== undefined && !agents[agent]) {
-      throw new ConfigError(`${join(workspace, CRON_FILE)}: job "${job.name}": agent: no agent "${agent}" (available: ${Object.keys(agents).join(", ")})`);
-    }
+    if (agent !== undefined && !agents[agent]) throw new ConfigError(`${join(workspace, CRON_FILE)}: job "${job.name}": agent: no agent "${agent}" (available: ${Object.keys(agents).join(", ")})`);
   }
 }
 

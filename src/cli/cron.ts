@@ -8,7 +8,7 @@ import { CRON_FILE, createJobRunner, executeRun, loadCronJobs, startScheduler, t
 import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import { turnFlags, type CliArgs } from "./args.js";
 import { startCliTelemetry } from "./telemetry.js";
-import { openCron, type OpenedCron } from "./backends.js";
+import { closing, openCron, type OpenedCron } from "./backends.js";
 import { checkJobAgents, describeNext, describePause, listJobs, listRuns, printRun, warner } from "./cron-list.js";
 import { stopOnSignals, type CliIo } from "./io.js";
 import { describeEvent } from "./render.js";
@@ -35,20 +35,8 @@ export async function cronCommand(args: CliArgs, io: CliIo): Promise<number> {
   throw new ConfigError(USAGE_LINE);
 }
 
-/**
- * What the scheduler and `cron run` share: the jobs, the runner, and where runs are kept (`backend`: files, or PostgreSQL when a
- * database is configured; its sessions are the runs'). `close` stops the process's MCP servers and closes the backend.
- */
+/** What the scheduler and `cron run` share: jobs, runner, where runs are kept (`backend`: files or PostgreSQL; its sessions are the runs'); `close` stops the MCP servers, closes the backend. */
 type Prepared = { workspace: string; jobs: CronJob[]; runJob: RunJob; backend: OpenedCron; close(): Promise<void> };
-
-/** `command` over `opened`, closed after however the command ended. */
-async function closing<T extends { close(): Promise<void> }>(opened: T, command: (opened: T) => Promise<number>): Promise<number> {
-  try {
-    return await command(opened);
-  } finally {
-    await opened.close();
-  }
-}
 
 /** `cron list` and `cron runs`: the workspace (created if missing, when `ensure`) and its cron backend. */
 async function openListing(args: CliArgs, io: CliIo, ensure: boolean): Promise<OpenedCron & { workspace: string }> {
@@ -84,16 +72,10 @@ async function runScheduler({ workspace, runJob, jobs, backend }: Prepared, io: 
   }
 }
 
-/**
- * The jobs the scheduler takes: the enabled ones. On files a paused one is left out (a stored pause
- * outlives a restart; each gets a line), and ConfigError is thrown when that leaves none. Shared (a
- * database), paused jobs are taken too, and skipped at each tick while the pause lasts.
- */
+/** The enabled jobs: on files a paused one is left out (a pause outlives a restart; each gets a line; none left: ConfigError); on a database it is taken, and skipped at each tick while paused. */
 async function schedulableJobs(workspace: string, jobs: readonly CronJob[], store: CronStore, io: CliIo, shared: boolean): Promise<CronJob[]> {
   const enabled = jobs.filter((job) => job.enabled);
-  if (enabled.length === 0) {
-    throw new ConfigError(`no enabled job in ${join(workspace, CRON_FILE)}: set "enabled": true on a job (see miniclaw cron list)`);
-  }
+  if (enabled.length === 0) throw new ConfigError(`no enabled job in ${join(workspace, CRON_FILE)}: set "enabled": true on a job (see miniclaw cron list)`);
   const paused = await store.readPauses();
   const active = shared ? enabled : enabled.filter((job) => !paused[job.name]);
   if (active.length === 0) {
@@ -140,11 +122,7 @@ async function runOneJob({ workspace, runJob, jobs, backend }: Prepared, io: Cli
   }
 }
 
-/**
- * Credentials first (as `run`), then the jobs, their agents, where runs are kept, mcp.json, and the
- * runner every run goes through. Each run opens its own assistant (edited SOUL.md files apply), on the
- * backend's sessions; the MCP servers are the process's: started once, by the first run that needs them.
- */
+/** Credentials first (as `run`), then jobs, agents, backend, mcp.json and runner. Each run opens its own assistant (edited SOUL.md files apply); the MCP servers are the process's, started once. */
 async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
   const { workspace, client, recorder } = await openWorkspace(args, io);
   const jobs = await loadCronJobs(workspace);
@@ -178,10 +156,7 @@ async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
   return { workspace, jobs, runJob: serial, backend, close };
 }
 
-/**
- * `--record FILE`: marks each job's turn in the cassette with its text, session, job and time, after the records the job's session
- * already held (once per session). A subagent's turn is not marked: its requests belong to the job's run.
- */
+/** `--record FILE`: each job's turn marked in the cassette (text, session, job, time) after the records its session held (once per session); a subagent's requests belong to the job's run. */
 function recordingHooks(recorder: CassetteRecorder, jobs: readonly CronJob[], sessions: SessionBackend): TurnHooks {
   const jobOf = new Map(jobs.map((job) => [job.session, job.name]));
   const seen = new Set<string>();

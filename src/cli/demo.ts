@@ -53,11 +53,7 @@ function firstUserText(messages: Array<{ role: string; content: unknown }>): str
   return (Array.isArray(last) ? (last as Array<{ type: string; text?: string }>).find((b) => b.type === "text")?.text : undefined) ?? "";
 }
 
-/**
- * Runs the REPL against the scripted model in a new workspace under the system's temporary folder, made from the
- * templates, and removed when the demo ends: what the demo saves (a memory note, sessions, approvals) must not reach the
- * person's own workspace, so `--workspace` is refused and MINICLAW_WORKSPACE is not read.
- */
+/** Runs the REPL on the scripted model in a temporary workspace, removed at the end, so nothing reaches the person's own: `--workspace` is refused and MINICLAW_WORKSPACE is not read. */
 export async function runDemo(args: CliArgs, io: CliIo): Promise<number> {
   if (args.workspace !== undefined) throw new ConfigError("miniclaw demo runs in a temporary workspace of its own and takes no --workspace (your workspace is never touched)");
   const folder = await mkdtemp(join(tmpdir(), "miniclaw-demo-"));

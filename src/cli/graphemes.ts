@@ -10,10 +10,7 @@ const ZERO_WIDTH = /^[\p{M}\p{Cf}]/u;
 /** The keys that move or delete one character, as the line editor receives them. */
 export type EditKey = "left" | "right" | "backspace" | "delete";
 
-/**
- * How many times the line editor must apply `key` (it moves and deletes one code point at a time) so that the cursor
- * at `cursor` in `line` crosses one whole grapheme: 2 for 👋🏽 or for e + U+0301, 1 for a plain letter, 0 at either end.
- */
+/** How many times the line editor (one code point per key) must apply `key` for the cursor to cross one whole grapheme: 2 for 👋🏽 or e + U+0301, 1 for a plain letter, 0 at either end. */
 export function codePointsToCross(line: string, cursor: number, key: EditKey): number {
   const backwards = key === "left" || key === "backspace";
   let before: string | undefined;
@@ -30,11 +27,7 @@ export function graphemeColumns(grapheme: string): number {
   return ZERO_WIDTH.test(grapheme) ? 0 : 1;
 }
 
-/**
- * Makes a readline interface measure its line by grapheme, as the terminal draws it: Node counts 👋🏽 as four
- * columns, so the cursor would land two columns past where it is. Replaces the instance's own display-position method
- * (a private one, found by its name); on a Node without it, the editor is left as it was.
- */
+/** Makes a readline interface measure its line by grapheme as the terminal draws it (Node counts 👋🏽 as four columns), replacing a private method; on a Node without it, nothing changes. */
 export function measureByGrapheme(editor: Interface): void {
   let proto: object | null = Object.getPrototypeOf(editor);
   while (proto !== null) {

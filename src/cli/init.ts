@@ -5,10 +5,7 @@ import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { visibleText } from "./visible-text.js";
 
-/**
- * Creates the workspace DIR (else `--workspace`, `MINICLAW_WORKSPACE` or `~/.miniclaw/workspace`) from the templates, copying only
- * files it lacks, and prints one line per template file: created, or kept because it exists. Needs no credentials.
- */
+/** Creates the workspace DIR (else --workspace, MINICLAW_WORKSPACE or the default) from the templates, copying only what it lacks; one line per file: created, or kept. Needs no credentials. */
 export async function initCommand(args: CliArgs, io: CliIo): Promise<number> {
   if (args.words.length > 1) throw new ConfigError(`init takes one folder, got ${args.words.length} words (see miniclaw --help)`);
   const workspace = resolveWorkspace(io.cwd, args.words[0] ?? args.workspace, io.env);

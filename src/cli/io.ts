@@ -14,10 +14,7 @@ export interface CliIo {
   onSignal(signal: "SIGINT" | "SIGTERM", handler: () => void): () => void;
 }
 
-/**
- * Until `off()`, the first of `signals` sets `code` (130 for SIGINT, 143 for SIGTERM) and calls `stop`, once: how a
- * command ends cleanly on a signal, its exit code saying which.
- */
+/** Until `off()`, the first of `signals` sets `code` (130 for SIGINT, 143 for SIGTERM) and calls `stop`, once: how a command ends cleanly on a signal, its exit code saying which. */
 export function stopOnSignals(io: CliIo, signals: ReadonlyArray<"SIGINT" | "SIGTERM">, stop: () => void): { code: number | undefined; off(): void } {
   const state = { code: undefined as number | undefined, off: (): void => offs.forEach((off) => off()) };
   const offs = signals.map((signal) =>

@@ -129,11 +129,7 @@ export class LineInput {
     if (this.interactive) this.io.stdin.pause();
   }
 
-  /**
-   * Readline redraws its prompt and line whenever the terminal is resized, wherever the cursor is: in the middle of a
-   * reply that printed a stray prompt, and the rows it thought it drew were later erased as a ghost. Its listener
-   * (the one createInterface added) is kept for the prompt alone: not during a turn, a command or a question.
-   */
+  /** Readline redraws prompt and line on every resize, wherever the cursor is (a stray prompt mid-reply, later a ghost), so its listener is kept for the prompt alone. */
   private redrawOnResizeAtPromptOnly(before: readonly unknown[]): void {
     const out = this.io.stdout;
     for (const listener of out.listeners("resize").filter((l) => !before.includes(l)) as Array<() => void>) {
@@ -165,10 +161,7 @@ export class LineInput {
   }
 }
 
-/**
- * The message being composed on a terminal: lines continued by `\` or Shift-Enter, and pastes of several lines, held
- * as `[Pasted text #n +k lines]` on the editor's line (so it stays one line) and put back in full when the message is sent.
- */
+/** The message being composed: lines continued by `\` or Shift-Enter, and multi-line pastes held as `[Pasted text #n +k lines]` on the editor's one line, put back in full when it is sent. */
 function createComposer() {
   const composer = {
     parts: [] as string[],

@@ -38,11 +38,7 @@ export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number
   }
 }
 
-/**
- * What the CLI prints for an error that ended a command. What a person must fix (a miniclaw error whose `fixedBy` is
- * "person") prints its message alone (missing credentials add how to try the demo); anything else is a bug: one
- * "unexpected error" line, and the stack when `debug` (MINICLAW_DEBUG=1). Escaped: a message can quote a file the model wrote.
- */
+/** What the CLI prints for an error: one a person must fix (`fixedBy` "person"), its message alone (missing credentials: how to try the demo); else an "unexpected error" line (stack if `debug`). */
 export function describeFailure(error: unknown, debug: boolean): string {
   const shown = (text: string): string => visibleText(text, { keepLineBreaks: true });
   if (error instanceof MissingCredentialsError) return `${shown(error.message)} ${CLI_CREDENTIALS_HINT}\n`;

@@ -4,10 +4,7 @@ import { Marked, type Tokens } from "marked";
 import { markedTerminal } from "marked-terminal";
 import { escapeDecodedCharacters, visibleText } from "./visible-text.js";
 
-/**
- * How rendered text looks: colors and bold (off, the Markdown marks are dropped and nothing is styled); the columns
- * paragraphs and list items wrap to, or how to read them (a terminal's, read for each block: a resized window rewraps what follows).
- */
+/** Colors and bold (off: the Markdown marks dropped, nothing styled); the columns to wrap to, or how to read them (a terminal's, read for each block: a resized window rewraps what follows). */
 type MarkdownOptions = { color: boolean; width: number | (() => number) };
 
 /** Text streamed in, rendered blocks written out; `end` renders what is held back (the open line, an unclosed fence or list), `idle` says nothing is. */
@@ -18,12 +15,7 @@ const LIST_ITEM = /^\s*([-*+]|\d{1,9}[.)])\s+/;
 const TABLE_ROW = /^\s*\|/;
 const REFERENCE_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S/;
 
-/**
- * Renders a reply as it arrives without reprinting anything: a complete line of plain text at once; a fenced code block
- * when its fence closes; a list or table when the next line is not part of it. The text is made visible first, so the
- * Markdown renderer never sees a character a terminal would act on, and what it decodes from character references is
- * escaped again in its output.
- */
+/** Renders a reply as it streams, never reprinting: a text line once complete, a code block when its fence closes, a list or table when a line leaves it; escaped before and after Marked. */
 export function createMarkdownStream(write: (text: string) => void, opts: MarkdownOptions): MarkdownStream {
   const markedNow = markedAtWidth(opts);
   let open = "";

@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { ConfigError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
-import { readRegularText } from "../fs/regular-file.js";
+import { parseJsonConfig, readConfigText } from "../fs/config-file.js";
 import { MCP_CONFIG_FILE, parseMcpConfig } from "../mcp/config.js";
 import { CredentialStore, MCP_CREDENTIALS_FILE } from "../mcp/credential-store.js";
 import type { CliArgs } from "./args.js";
@@ -12,11 +12,7 @@ import { visibleText } from "./visible-text.js";
 type Entry = Record<string, unknown>;
 type Servers = Record<string, Entry>;
 
-/**
- * `mcp add NAME URL` (http, or sse with `--transport sse`; `-H "Name: value"` headers) or `mcp add NAME -- COMMAND ARGS`
- * (`-e KEY=VALUE`): shows the entry, asks (unless `-y`), and writes mcp.json with it, the other entries kept as written.
- * A bad entry is the ConfigError mcp.json itself would give; resolves to 0 once written, 1 when the user says no.
- */
+/** `mcp add NAME URL` (`--transport sse`, `-H`) or `mcp add NAME -- COMMAND ARGS` (`-e`): shows the entry, asks unless `-y`, adds it to mcp.json; ConfigError as mcp.json would give; 1 on no. */
 export async function mcpAdd(args: CliArgs, io: CliIo, workspace: string): Promise<number> {
   const [name, target, ...rest] = args.words.slice(1);
   if (name === undefined || target === undefined) throw new ConfigError("usage: miniclaw mcp add NAME URL, or miniclaw mcp add NAME -- COMMAND [ARGS...]");
@@ -71,18 +67,9 @@ function split(pair: string, separator: string, usage: string): [string, string]
 
 /** The servers of mcp.json as written (variables unexpanded); none when it does not exist. */
 async function readServers(file: string): Promise<Servers> {
-  const text = await readRegularText(file).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return undefined;
-    throw new ConfigError(`${file}: cannot be read: ${error.message}`);
-  });
+  const text = await readConfigText(file, { optional: true });
   if (text === undefined) return {};
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`${file}: not valid JSON: ${(error as Error).message}`);
-  }
-  const servers = (data as { mcpServers?: unknown })?.mcpServers;
+  const servers = (parseJsonConfig(text, file) as { mcpServers?: unknown })?.mcpServers;
   if (typeof servers !== "object" || servers === null || Array.isArray(servers)) throw new ConfigError(`${file}: expected {"mcpServers": {...}}`);
   return servers as Servers;
 }

@@ -10,11 +10,7 @@ type Out = { write(text: string): void };
 /** Nobody answered a field: the whole form is cancelled. */
 const CANCEL = Symbol("cancel");
 
-/**
- * The REPL's answer to elicitation: the server's message and each field of its schema, asked one by one (Enter keeps a
- * field's default; Ctrl-C cancels the form), then [s]end / [d]ecline / [c]ancel. A page to open (URL mode) is shown and
- * the person says whether they open it. An interrupted turn cancels. Everything the server wrote is escaped.
- */
+/** Elicitation at the terminal: each field asked in turn (Enter keeps its default, Ctrl-C cancels), then send/decline/cancel; a URL is asked about; a turn interrupted cancels. Escaped. */
 export function terminalElicit(input: LineInput, out: Out, opts: { color: boolean }): Elicit {
   const paint = (text: string): string => (opts.color ? styleText("cyan", text) : text);
   return async (request, signal) => {

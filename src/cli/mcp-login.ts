@@ -8,11 +8,7 @@ import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { visibleLine } from "./visible-text.js";
 
-/**
- * Signs in to one server of mcp.json and says where its tokens went (never the tokens). The page opens with the command in
- * BROWSER (the URL as its last word), else the URL is printed to open by hand; either way the browser comes back to a
- * listener on 127.0.0.1. Resolves to 0 once signed in; a failure is one line naming the server (exit 1).
- */
+/** Signs in to one server of mcp.json (the page opened with `$BROWSER URL`, else printed; the browser returns to 127.0.0.1) and says where the tokens went. 0, or one line naming the server. */
 export async function mcpLogin(args: CliArgs, io: CliIo, workspace: string): Promise<number> {
   const name = args.words[1];
   if (name === undefined || args.words.length > 2) throw new ConfigError("usage: miniclaw mcp login NAME");

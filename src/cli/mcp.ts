@@ -14,11 +14,7 @@ import { visibleLine, visibleText } from "./visible-text.js";
 /** What one server's reason may take on its line: a server's stderr can be long. */
 const REASON_COLUMNS = 300;
 
-/**
- * Connects the servers of the workspace's mcp.json, prints their listing on stdout, stops them, and resolves to 0;
- * without servers, says how to add one. A bad mcp.json is a ConfigError (one line, exit 1). SIGINT or SIGTERM while the
- * servers connect stops them and resolves to 130 or 143. Needs no credentials: no model is called.
- */
+/** Connects mcp.json's servers, prints their listing, stops them: 0 (with none, says how to add one). A bad mcp.json is a ConfigError; SIGINT/SIGTERM while connecting: 130/143. No credentials. */
 export async function mcpCommand(args: CliArgs, io: CliIo): Promise<number> {
   const [verb = "list", ...rest] = args.words;
   if (!["list", "add", "remove", "login"].includes(verb) || (verb === "list" && rest.length > 0)) {
@@ -52,11 +48,7 @@ export async function mcpCommand(args: CliArgs, io: CliIo): Promise<number> {
   }
 }
 
-/**
- * The listing under a header naming where the servers come from: one line per server (name, transport, state:
- * `connected` or `stopped` with the count of tools offered, `failed: reason`, `disabled`), each followed by its tools,
- * indented, the read-only ones marked (they run unasked). Reasons are escaped: they can quote a server's stderr.
- */
+/** The listing under a header naming its source: per server its name, transport and state (its tool count, or why it failed), then its tools, read-only ones marked; reasons escaped. */
 export function listMcpServers(hub: McpHub, source: string): string {
   const servers = hub.status();
   const nameWidth = Math.max(...servers.map((s) => s.name.length));

@@ -26,11 +26,7 @@ export interface Attachments {
   blocks: ContentBlockParam[];
 }
 
-/**
- * Reads the files `text` mentions, relative to `cwd` (`~/` is the home folder). A missing file, a folder, a file that is
- * not text or cannot be read is one line and no attachment; the message still goes. Each file gives at most
- * MAX_ATTACHED_CHARS characters; `redact` removes credentials before anything reaches the model.
- */
+/** Reads the files `text` mentions (from `cwd`; `~/` is home), each at most MAX_ATTACHED_CHARS, through `redact`; one that cannot be attached is one line, and the message still goes. */
 export async function attachMentions(text: string, opts: { cwd: string; home?: string | undefined; redact: (text: string) => string }): Promise<Attachments> {
   const seen = new Set<string>();
   const parts: string[] = [];

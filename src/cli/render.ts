@@ -2,7 +2,7 @@
 import { styleText } from "node:util";
 import type { AgentEvent, EventSink } from "../types.js";
 import type { MarkdownStream } from "./markdown-stream.js";
-import { createSubagentLines } from "./subagent-lines.js";
+import { createSubagentLines, firstLine } from "./subagent-lines.js";
 import { createThinkingLine } from "./thinking-line.js";
 import { visibleLine, visibleText, type VisibleStyle } from "./visible-text.js";
 
@@ -31,11 +31,7 @@ export function useColor(stream: { isTTY?: boolean }, env: Record<string, string
   return stream.isTTY === true && !env["NO_COLOR"] && env["TERM"] !== "dumb";
 }
 
-/**
- * An event sink that renders to `out`. Everything the model wrote (deltas, tool inputs and results, quoted commands,
- * errors) goes through `visible-text`, escaped one delta at a time. A subagent's events (`parentToolUseId`) are
- * indented under its delegate line, its text not streamed. `atLineStart()` says whether the next line starts clean.
- */
+/** A sink drawing events on `out`, model text escaped one delta at a time; a subagent's events (`parentToolUseId`) indented under its delegate line. `atLineStart()`: the next line starts clean. */
 export function createRenderer(out: { write(text: string): void }, opts: RenderOptions): EventSink & { atLineStart(): boolean } {
   const paint = (style: Style, text: string): string => (opts.color ? styleText(style, text) : text);
   const mark = (text: string): string => paint("dim", text);
@@ -76,7 +72,6 @@ export function createRenderer(out: { write(text: string): void }, opts: RenderO
     // Each response's text starts on a line of its own (a follow-up after a steering message has no tool line before it).
     if (event.type === "request_start") return endLine();
     if (event.type === "tool_call" && event.name === "exit_plan_mode") planCalls.add(event.id);
-    // A turn that ended on a failed connection names the URL that was tried.
     const shown =
       event.type === "approval" && planCalls.has(event.id) ? { ...event, command: "the plan" }
       : event.type === "turn_end" && event.error !== undefined ? { ...event, error: namingServer(event.error, opts.server) }
@@ -101,19 +96,16 @@ export function namingServer(error: string, server: string | undefined): string 
   return error.replace(/^Connection error/, `Connection error (${server}/v1/messages)`);
 }
 
-/**
- * One line for an event, or undefined for events not worth a line. Text from the model is escaped here, inside our
- * colors: `paint(style, text)` colors a whole line and `paint("dim", escape)` marks each escaped character.
- */
+/** One line for an event, or undefined. Model text is escaped here, inside our colors: `paint(style, text)` colors a whole line, `paint("dim", escape)` marks each escaped character. */
 export function describeEvent(event: AgentEvent, paint: (style: Style, text: string) => string): string | undefined {
   const within = (style: Style): VisibleStyle => ({ mark: (t) => paint("dim", t), plain: (t) => paint(style, t) });
   switch (event.type) {
     case "tool_call":
       return paint("cyan", `→ ${visibleLine(event.name, 80)}: `) + summarizeInput(event.input, event.server === true, within("cyan"));
     case "tool_result":
-      if (event.isError) return paint("red", "  ✗ ") + firstLine(event.content, within("red"));
+      if (event.isError) return paint("red", "  ✗ ") + visibleLine(firstLine(event.content), CLIP_COLUMNS, within("red"));
       // A server tool's result starts with its own summary ("8 results", "fetched <title>").
-      return paint("dim", "  ✓ ") + (event.server ? firstLine(event.content, within("dim")) : summarizeOutput(event.content, within("dim")));
+      return paint("dim", "  ✓ ") + (event.server ? visibleLine(firstLine(event.content), CLIP_COLUMNS, within("dim")) : summarizeOutput(event.content, within("dim")));
     case "tool_progress": {
       const done = event.total === undefined ? `${event.progress}` : `${event.progress}/${event.total}`;
       return paint("dim", `  … ${done}${event.message ? " " : ""}`) + visibleLine(event.message ?? "", CLIP_COLUMNS, within("dim"));
@@ -154,10 +146,6 @@ function summarizeInput(input: unknown, server: boolean, style: VisibleStyle): s
 function summarizeOutput(content: string, style: VisibleStyle): string {
   const lines = content.split("\n").filter((l) => l.trim()).length;
   return lines <= 1 ? visibleLine(content.trim() || "(no output)", CLIP_COLUMNS, style) : (style.plain ?? String)(`${lines} lines`);
-}
-
-function firstLine(text: string, style: VisibleStyle): string {
-  return visibleLine(text.split("\n").find((l) => l.trim()) ?? text, CLIP_COLUMNS, style);
 }
 
 /** `2026-11-29 15:40` (UTC): how the terminal shows a moment. */

@@ -11,7 +11,6 @@ import { columns, visibleLine } from "./visible-text.js";
 /** Sessions `--resume` offers to pick from, newest first. */
 const PICK_COUNT = 10;
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
-/** The banner's lines are folded to this many columns at most. */
 const BANNER_COLUMNS = 80;
 
 /** The session the REPL talks in, and the agent it belongs to. */
@@ -22,11 +21,7 @@ export interface ReplSession {
 
 type Say = (text: string) => void;
 
-/**
- * The session to open: `--session KEY` as given; `--resume KEY` (it must exist; its agent comes with it); `--resume`
- * alone lists the recent conversations on the terminal and takes a number; `-c` the conversation with the latest activity;
- * else the agent's default session. Resolves to undefined when the person leaves the list with Ctrl-D.
- */
+/** The session to open: `--session KEY`; `--resume KEY` (it must exist; its agent comes with it); `--resume` alone asks which recent one; `-c` the latest; else the default; undefined: no pick. */
 export async function chooseReplSession(args: CliArgs, assistant: Assistant, input: LineInput, say: Say): Promise<ReplSession | undefined> {
   const agentId = args.agent ?? "main";
   const fallback = { sessionKey: args.session ?? assistant.sessionKeyFor(agentId), agentId };
@@ -38,18 +33,14 @@ export async function chooseReplSession(args: CliArgs, assistant: Assistant, inp
     return sessionOf(found, assistant);
   }
   if (args.resume === true && !input.interactive) throw new ConfigError("miniclaw --resume without a KEY asks on a terminal: give --resume KEY (miniclaw sessions lists them)");
-  const recent = conversations(listed, args.agent);
+  // Conversations a person had (`agent:` keys; no subagent's, no cron job's), newest first.
+  const recent = listed.filter((s) => s.key.startsWith("agent:") && s.parent === undefined && (args.agent === undefined || s.agentId === args.agent));
   if (recent.length === 0) {
     say(`No earlier conversation${args.agent ? ` with ${visibleLine(args.agent, 40)}` : ""} to reopen: starting ${visibleLine(fallback.sessionKey, 200)}.`);
     return fallback;
   }
   if (args.continueLast) return sessionOf(recent[0]!, assistant);
   return pick(recent.slice(0, PICK_COUNT), assistant, input, say);
-}
-
-/** Conversations a person had (`agent:` keys; no subagent's, no cron job's), of `agentId` when given, newest first. */
-function conversations(listed: readonly SessionListing[], agentId: string | undefined): SessionListing[] {
-  return listed.filter((s) => s.key.startsWith("agent:") && s.parent === undefined && (agentId === undefined || s.agentId === agentId));
 }
 
 /** The numbered list and the question, until a number in range, Enter (the first, the latest), or Ctrl-D (none). */
@@ -78,10 +69,7 @@ export async function describeReopened(assistant: Assistant, sessionKey: string,
   return `Reopened ${visibleLine(sessionKey, 200)}: ${counted(found.messages, "message")}, last active ${describeAge(found.lastActivity, now)} (/new starts another).`;
 }
 
-/**
- * `miniclaw · Jarvis (main) · model claude-… · session … · sessions on PostgreSQL (schema miniclaw)` and the hint,
- * folded at ` · ` to lines of at most 80 columns (or the terminal's width when narrower). The server is named only when it is not Anthropic's.
- */
+/** `miniclaw · Jarvis (main) · model … · session …` (the server when not Anthropic's, PostgreSQL's schema) and the hint, folded at ` · ` to at most 80 columns, or the terminal's width. */
 export function banner(assistant: Assistant, session: ReplSession, opts: { model: string | undefined; envModel: string | undefined; baseURL: string; width: number }): string {
   const agent = assistant.agents[session.agentId]!;
   const model = pickModel(agent.model, opts.model, opts.envModel);

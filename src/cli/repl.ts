@@ -7,7 +7,7 @@ import { DEFAULT_MODEL } from "../model/client.js";
 import { APPROVALS_FILE } from "../runtime/open-runtime.js";
 import { openCliAssistant } from "./assistant-setup.js";
 import { isSuccessfulStop } from "../types.js";
-import { assistantFlags, given, turnFlags, type CliArgs } from "./args.js";
+import { given, turnFlags, type CliArgs } from "./args.js";
 import { stopOnSignals, type CliIo } from "./io.js";
 import { HISTORY_FILE, openLineInput, type LineInput } from "./line-input.js";
 import { createMarkdownStream } from "./markdown-stream.js";
@@ -50,11 +50,8 @@ interface Repl {
 }
 
 /**
- * Runs the REPL until /exit, Ctrl-D, two Ctrl-C on an empty prompt, the end of piped input, or SIGTERM (and SIGINT in
- * line mode, where no terminal turns Ctrl-C into a key): a signal interrupts the running turn and ends the REPL.
- * Resolves to 0, 143 after SIGTERM, 130 after SIGINT, or in line mode to 1 when a turn ended in an error. However it
- * ends, the assistant is closed first, so the MCP servers it started are stopped. `client` is a ready one (the demo's,
- * pointed at the scripted model); `banner` is printed once before the first prompt.
+ * Runs the REPL until /exit, Ctrl-D, two Ctrl-C at an empty prompt, the input's end or a signal (SIGTERM; SIGINT in line mode), which interrupts the
+ * turn: 0, 143 (SIGTERM), 130 (SIGINT), or in line mode 1 after a failed turn; the assistant is closed first. `client`: a ready one; `banner`: printed first.
  */
 export async function runRepl(args: CliArgs, io: CliIo, options: { client?: Anthropic; banner?: string } = {}): Promise<number> {
   const { workspace, client, recorder } = await openWorkspace(args, io, options.client);
@@ -90,11 +87,14 @@ async function startSession(repl: Repl, args: CliArgs, baseURL: string, demoBann
   const session = await chooseReplSession(args, state.assistant, input, say);
   if (session === undefined) return false;
   Object.assign(state, session);
-  const width = io.stdout.columns ?? DEFAULT_COLUMNS;
-  if (input.interactive) say(banner(state.assistant, session, { model: args.model, envModel: io.env["MINICLAW_MODEL"], baseURL, width }));
+  if (input.interactive) say(banner(state.assistant, session, { model: args.model, envModel: io.env["MINICLAW_MODEL"], baseURL, width: io.stdout.columns ?? DEFAULT_COLUMNS }));
   const reopened = await describeReopened(state.assistant, state.sessionKey, Date.now());
   if (reopened) say(reopened);
-  if (args.permissionMode === undefined) await resumeSessionMode(state, notes);
+  // Without --permission-mode, the session goes on in the mode its file last recorded; one that cannot be read starts in default.
+  const recorded = args.permissionMode === undefined ? await state.assistant.sessions.load(state.sessionKey, { mode: "read" }).catch(() => undefined) : undefined;
+  const restored = restoredMode(recorded?.mode);
+  if (restored.mode) state.assistant.setPermissionMode(restored.mode);
+  if (restored.note) say(restored.note);
   // Started now so the first message waits less; a person takes seconds to type it. Piped lines arrive at once: the turn connects them.
   if (input.interactive) void state.mcp?.connect();
   return true;
@@ -108,8 +108,6 @@ async function openRepl(args: CliArgs, io: CliIo, input: LineInput, workspace: s
   const context = createPendingContext();
   const opened = await openCliAssistant(args, io, {
     workspace,
-    cwd: io.cwd,
-    env: io.env,
     client: reportRetries(client, () => live.turn?.sink, (message) => io.stderr.write(`warning: ${visibleText(message)}\n`)),
     approver: input.interactive
       ? terminalApprover(input, io.stdout, {
@@ -126,8 +124,7 @@ async function openRepl(args: CliArgs, io: CliIo, input: LineInput, workspace: s
     // --effort lives in the REPL's state (/effort changes it); the other turn flags hold for every turn. What !command and
     // @path gathered joins the next message as context (never the system prompt, which stays byte-stable).
     // A person's next message may come after a coffee: cached for an hour, a session with breaks costs 0.64× (a turn a minute, 1.13×; docs/performance.md).
-    turn: { ...given({ ...turnFlags(args), effort: undefined }), ...(input.interactive && { cacheTtl: "1h" as const }), hooks: { onTurnStart: () => given({ context: context.take(), blocks: context.takeBlocks() }) } },
-    ...assistantFlags(args),
+    turn: { ...given({ ...turnFlags(args), effort: undefined }), ...(input.interactive && { cacheTtl: "1h" as const }), hooks: { onTurnStart: () => context.take() } },
   }, input.interactive ? { elicit: terminalElicit(input, io.stdout, { color }) } : {});
   const { assistant, mcp } = opened;
   const effort = args.effort === undefined ? undefined : { level: args.effort, source: "--effort" as const };
@@ -187,18 +184,7 @@ async function readMessages(repl: Repl): Promise<boolean> {
   }
 }
 
-/** Without --permission-mode, the session goes on in the mode its file last recorded (see `restoredMode`); one that cannot be read starts in default. */
-async function resumeSessionMode({ assistant, sessionKey }: ReplState, notes: { write(text: string): void }): Promise<void> {
-  const loaded = await assistant.sessions.load(sessionKey, { mode: "read" }).catch(() => undefined);
-  const restored = restoredMode(loaded?.mode);
-  if (restored.mode) assistant.setPermissionMode(restored.mode);
-  if (restored.note) notes.write(`${restored.note}\n`);
-}
-
-/**
- * The turn of a message: to the REPL's own session for its agent, or a prefixed message to another agent's default
- * session. On a terminal the reply streams as Markdown with activity lines and a spinner; in line mode activity goes to stderr.
- */
+/** A message's turn, in the REPL's session for its agent or another agent's default one; on a terminal Markdown, activity lines and a spinner, in line mode activity on stderr. */
 function newTurn(line: string, { state, io, input, server }: Repl): ReplTurn {
   const controller = new AbortController();
   const agentId = state.assistant.route(line).agent.id;

@@ -14,15 +14,14 @@ import { readCassette, type Cassette, type CassetteTurn } from "../testing/casse
 import { replay } from "../testing/replay.js";
 import { assistantFlags, parseCliArgs, turnFlags, type CliArgs } from "./args.js";
 import { openCliAssistant } from "./assistant-setup.js";
+import { closing } from "./backends.js";
 import type { CliIo } from "./io.js";
 import { sandboxOf } from "./settings.js";
 import { visibleText } from "./visible-text.js";
 
 /**
- * Replays FILE: a local server answers each request with its recorded response once it matches the recorded request
- * (`--tolerate system,tools` lets those fields differ), while the cassette's turns run again with the flags they were
- * recorded with, the current workspace's agents and tools, in sessions of their own (the workspace's are not touched).
- * Resolves to 0 and one `replay: pass` line, or 1 and the first difference. A bad file is a one-line ConfigError.
+ * Replays FILE: a local server answers each request with its recorded response once it matches (`--tolerate system,tools`: those may differ) as the
+ * turns run again with their flags on this workspace, in sessions of their own. 0 and `replay: pass`, or 1 and the first difference; a bad file, a ConfigError.
  */
 export async function replayCommand(args: CliArgs, io: CliIo): Promise<number> {
   const [file, ...rest] = args.words;
@@ -42,12 +41,9 @@ export async function replayCommand(args: CliArgs, io: CliIo): Promise<number> {
     const workspace = args.workspace ?? recorded.workspace;
     await runTurns(cassette, { ...recorded, ...(workspace !== undefined && { workspace }) }, io, server.baseURL, join(sessions, "sessions"));
     const why = server.differences[0] ?? (server.remaining() > 0 ? `the run made ${requests - server.remaining()} of the ${requests} recorded requests` : undefined);
-    if (why === undefined) {
-      io.stdout.write(`replay: pass (${cassette.turns.length} turn${cassette.turns.length === 1 ? "" : "s"}, ${requests} requests)\n`);
-      return 0;
-    }
-    io.stdout.write(`replay: differs from the recording: ${visibleText(why)}\n`);
-    return 1;
+    const turns = `${cassette.turns.length} turn${cassette.turns.length === 1 ? "" : "s"}`;
+    io.stdout.write(why === undefined ? `replay: pass (${turns}, ${requests} requests)\n` : `replay: differs from the recording: ${visibleText(why)}\n`);
+    return why === undefined ? 0 : 1;
   } finally {
     await server.close();
     await rm(sessions, { recursive: true, force: true });
@@ -73,28 +69,22 @@ async function runTurns(cassette: Cassette, args: CliArgs, io: CliIo, baseURL: s
     turn: turnFlags(args),
     ...assistantFlags(args),
   };
-  const opened = await openCliAssistant(fileArgs, { ...io, env }, options);
-  try {
+  await closing(await openCliAssistant(fileArgs, { ...io, env }, options), async ({ assistant, mcp }) => {
     for (const turn of cassette.turns) {
       if (turn.job !== undefined) {
-        const { approver: _refused, ...assistant } = options;
+        const { approver: _refused, ...jobAssistant } = options;
         const sandbox = await sandboxOf(fileArgs, io, workspace);
-        const plugged = { ...assistant, toolSources: opened.mcp ? [opened.mcp] : [], ...(sandbox !== undefined && { shell: { sandbox } }) };
+        const plugged = { ...jobAssistant, toolSources: mcp ? [mcp] : [], ...(sandbox !== undefined && { shell: { sandbox } }) };
         io.stderr.write(`turn: ${visibleText(await runRecordedJob(turn, plugged))}\n`);
         continue;
       }
-      const result = await opened.assistant.send(turn.text, { ...(turn.sessionKey !== undefined && { sessionKey: turn.sessionKey }), ...(turn.options && { turn: turn.options }) });
+      const result = await assistant.send(turn.text, { ...(turn.sessionKey !== undefined && { sessionKey: turn.sessionKey }), ...(turn.options && { turn: turn.options }) });
       io.stderr.write(`turn: ${result.stopReason}${result.error ? ` (${visibleText(result.error)})` : ""}\n`);
     }
-  } finally {
-    await opened.close();
-  }
+  });
 }
 
-/**
- * A cron job's recorded run, run again as the job now stands in cron.json (its prompt, checklist, agent and schema), on a clock
- * that starts at the time it ran, so active hours and `until` decide as they did. Resolves to its status in a few words.
- */
+/** A recorded cron run again, as the job now stands in cron.json, on a clock starting when it ran (so active hours and `until` decide as they did); resolves to its status in a few words. */
 async function runRecordedJob(turn: CassetteTurn, assistant: JobRunnerOptions["assistant"]): Promise<string> {
   const job = (await loadCronJobs(assistant.workspace)).find((candidate) => candidate.name === turn.job);
   if (!job) return `no job "${turn.job}" in cron.json any more`;

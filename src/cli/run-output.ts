@@ -6,15 +6,11 @@ import { visibleJson, visibleReply, visibleText } from "./visible-text.js";
 
 /** `--output-format`: the reply alone, one JSON object, or the events as they happen and then that object. */
 export type OutputFormat = "text" | "json" | "stream-json";
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ["text", "json", "stream-json"];
 
 /** Stops after which a run exits 0: the model finished, or was cut by its token limit. A refusal is no answer. */
 const ANSWERED = new Set(["end_turn", "stop_sequence", "max_tokens"]);
 
-/**
- * The run's stdin, whole, when there is one to read: a shell pipe or file, or whatever is not a terminal when the words
- * are none or `-`. Undefined otherwise, so a run spawned with an open, silent stdin does not wait on it.
- */
+/** The run's stdin, whole: a pipe or file, or any non-terminal when the words are none or `-`; else undefined, so a run spawned with an open, silent stdin does not wait on it. */
 export async function readPipedStdin(io: CliIo, words: readonly string[]): Promise<string | undefined> {
   const asked = words.length === 0 || (words.length === 1 && words[0] === "-");
   if (io.stdin.isTTY || !(io.stdinPiped || asked)) return undefined;
@@ -35,11 +31,7 @@ export function streamJson(io: CliIo): (event: AgentEvent) => void {
   return (event) => void io.stdout.write(`${JSON.stringify(event)}\n`);
 }
 
-/**
- * Prints how the turn ended and resolves to the exit code: 0 for an answer, 130 or 143 when a signal stopped it, 1 with
- * one line on stderr (and the stop reason in the JSON formats) for anything else: a refusal, an error, a brake. With an
- * output schema, the text format prints the checked object alone, and a turn without one exits 1.
- */
+/** Prints how the turn ended; 0 for an answer, 130 or 143 after a signal, else 1 with one line on stderr (JSON: the stop reason). With a schema, text prints the checked object alone, or exits 1. */
 export function report(run: { result: TurnResult; format: OutputFormat; output: JsonSchema | undefined; server: string; signalled: number | undefined; durationMs: number }, io: CliIo): number {
   const { result, format, output, signalled } = run;
   const stopped = result.stopReason === "aborted";

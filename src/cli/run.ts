@@ -3,12 +3,12 @@ import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import { ConfigError, SessionError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
-import { readRegularText } from "../fs/regular-file.js";
+import { readConfigText } from "../fs/config-file.js";
 import { refuseApprover, systemClock } from "../deps.js";
 import { redactSecrets } from "../gate/redact.js";
-import type { ContentBlockParam } from "../types.js";
-import { assistantFlags, given, turnFlags, type CliArgs } from "./args.js";
-import { attachMentions, type Attachments } from "./mentions.js";
+import { turnFlags, type CliArgs } from "./args.js";
+import { attachMentions } from "./mentions.js";
+import { createPendingContext } from "./user-context.js";
 import { stopOnSignals, type CliIo } from "./io.js";
 import { createRenderer, useColor } from "./render.js";
 import { readPipedStdin, report, runMessage, streamJson } from "./run-output.js";
@@ -16,12 +16,9 @@ import { openWorkspace, reportRetries } from "./setup.js";
 import { visibleLine, visibleText } from "./visible-text.js";
 
 /**
- * Runs one turn and resolves to the exit code: 0 when the model finished (or was cut) on its own, 130 when interrupted
- * (SIGINT), 143 when terminated (SIGTERM), 1 with one line on stderr for any other stop; however it ends, the assistant
- * is closed first, so its MCP servers are stopped. The session is new unless `--session` or `--continue` names one;
- * its key goes to stderr first, and is stored as the last run's before the turn, so even an interrupted run can be
- * continued. With `--output-schema FILE` (read before anything else), stdout gets the checked JSON object alone, and a
- * turn that ends without one exits 1.
+ * Runs one turn: 0 when the model finished (or was cut) on its own, 130 on SIGINT, 143 on SIGTERM, else 1 with one line on stderr; the assistant (and
+ * its MCP servers) is closed first. A new session unless `--session` or `--continue` names one; its key goes to stderr and is stored as the last run's
+ * before the turn, to continue even an interrupted run. `--output-schema FILE` (read first): stdout gets the checked object alone, or exit 1.
  */
 export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   const text = runMessage(args.words, await readPipedStdin(io, args.words));
@@ -33,19 +30,21 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   const { workspace, client, recorder } = await openWorkspace(args, io);
   const server = client.baseURL;
   const render = createRenderer(io.stderr, { color: useColor(io.stderr, io.env), streamText: false, server });
+  // The files the message mentions join the turn's start, once: a subagent's turn gets none.
+  const mentioned = createPendingContext();
   const opened = await openCliAssistant(args, io, {
     workspace,
-    cwd: io.cwd,
-    env: io.env,
     // The SDK's retries (429, 529, a failed connection) show as one line each on stderr.
     client: reportRetries(client, () => render, (message) => io.stderr.write(`warning: ${visibleText(message)}\n`)),
     approver: refuseApprover,
     onWarning: (message) => render({ type: "warning", message }),
     turn: { ...turnFlags(args), hooks: { onTurnStart: () => mentioned.take() } },
-    ...assistantFlags(args),
   });
   const { assistant } = opened;
-  const mentioned = await mentionsOf(text, io, assistant.runtime.secrets);
+  const attached = await attachMentions(text, { cwd: io.cwd, home: io.env["HOME"], redact: (found) => redactSecrets(found, assistant.runtime.secrets) });
+  for (const line of attached.lines) io.stderr.write(`${visibleText(line)}\n`);
+  if (attached.context) mentioned.add(attached.context);
+  mentioned.addBlocks(attached.blocks);
   const controller = new AbortController();
   const signalled = stopOnSignals(io, ["SIGINT", "SIGTERM"], () => controller.abort());
   try {
@@ -73,32 +72,12 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
   }
 }
 
-/**
- * The files the message mentions (`@notes.md`, `@photo.png`), read now, each said in one line on stderr; `take` hands
- * their text and blocks to the turn's start once (a subagent's turn gets none).
- */
-async function mentionsOf(text: string, io: CliIo, secrets: readonly string[]): Promise<{ take(): { context?: string; blocks?: ContentBlockParam[] } | undefined }> {
-  let attached: Attachments | undefined = await attachMentions(text, { cwd: io.cwd, home: io.env["HOME"], redact: (found) => redactSecrets(found, secrets) });
-  for (const line of attached.lines) io.stderr.write(`${visibleText(line)}\n`);
-  return {
-    take() {
-      const taken = attached && given({ context: attached.context, blocks: attached.blocks.length > 0 ? attached.blocks : undefined });
-      attached = undefined;
-      return taken;
-    },
-  };
-}
-
 /** Where the key of the last `run` session is kept, inside the workspace (hidden, so session listings skip it). */
 export const LAST_RUN_FILE = join("sessions", ".last-run");
 
 /** The key of the last `run` session in `workspace`, or undefined when no run has stored one. */
 export async function readLastRunKey(workspace: string): Promise<string | undefined> {
-  const text = await readRegularText(join(workspace, LAST_RUN_FILE)).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return "";
-    throw new ConfigError(`${join(workspace, LAST_RUN_FILE)}: cannot be read: ${error.message}`);
-  });
-  return text.trim() || undefined;
+  return (await readConfigText(join(workspace, LAST_RUN_FILE), { optional: true }))?.trim() || undefined;
 }
 
 /** Stores `key` as the last `run` session; atomic, so a concurrent `--continue` reads the old key or the new, never half of one. */
@@ -109,11 +88,7 @@ export async function writeLastRunKey(workspace: string, key: string): Promise<v
   });
 }
 
-/**
- * The session a run goes to: `--session KEY` as given, `--continue` the last run's (ConfigError when there is none),
- * otherwise a new key for the routed agent: `agent:<id>:run-<yyyymmdd>-<hhmmss>-<4 hex>`, in UTC and lowercase so the
- * session's file name reads as its key; the random tail keeps two runs started in the same second apart.
- */
+/** `--session KEY`, `--continue` the last run's (ConfigError if none), else `agent:<id>:run-<yyyymmdd>-<hhmmss>-<4 hex>` (UTC, lowercase: the file reads as its key; the tail parts two a second). */
 export async function chooseRunSession(opts: { session?: string | undefined; continueLast: boolean }, workspace: string, agentId: string, now: number): Promise<string> {
   if (opts.session !== undefined) return opts.session;
   if (opts.continueLast) {

@@ -1,6 +1,5 @@
 // Sessions as a table for people (`miniclaw sessions`, the REPL's /sessions and --resume), and how long ago something happened.
-import type { SessionListing } from "../sessions/session-listing.js";
-import { nestUnderParents } from "../sessions/session-listing.js";
+import { nestUnderParents, type SessionListing } from "../sessions/session-listing.js";
 import { formatMinute } from "./render.js";
 import { columns, visibleLine } from "./visible-text.js";
 
@@ -9,11 +8,7 @@ export const SUBAGENT_MARK = "  └ ";
 
 const HEADER = ["KEY", "AGENT", "MESSAGES", "TOKENS", "LAST ACTIVITY"];
 
-/**
- * The rows of a session table, columns padded to the widest cell (keys and agents escaped), a subagent's session under
- * its parent's. `current` marks that key with `←`, and lists it first as new when it has no session yet (a REPL's
- * /new before its first message); `numbered` puts `1.`, `2.`... in front, for picking one.
- */
+/** Table rows, padded (keys and agents escaped), subagents under parents. `current` is marked `←`, first as new when it has no session yet (/new); `numbered` puts `1.`, `2.`... in front. */
 export function sessionTable(sessions: readonly SessionListing[], options: { current?: string; numbered?: boolean } = {}): string[] {
   const { current, numbered = false } = options;
   const rows = nestUnderParents(sessions).map((s) => [
@@ -34,14 +29,10 @@ export function describeAge(then: number, now: number): string {
   const minutes = Math.floor(Math.max(0, now - then) / 60_000);
   if (minutes < 1) return "just now";
   const [count, unit] = minutes < 60 ? [minutes, "minute"] : minutes < 48 * 60 ? [Math.floor(minutes / 60), "hour"] : [Math.floor(minutes / 1440), "day"];
-  return `${count} ${plural(count, unit)} ago`;
+  return `${counted(count, unit)} ago`;
 }
 
 /** `1 message`, `2 messages`: a count and its noun, singular for one. */
 export function counted(count: number, noun: string): string {
-  return `${count} ${plural(count, noun)}`;
-}
-
-function plural(count: number, noun: string): string {
-  return count === 1 ? noun : `${noun}s`;
+  return `${count} ${count === 1 ? noun : `${noun}s`}`;
 }

@@ -10,7 +10,7 @@ import type { SessionBackend } from "../sessions/store.js";
 import { exportSession, importSession } from "../sessions/session-listing.js";
 import type { ContentBlockParam } from "../types.js";
 import { checkSessionKey, type CliArgs } from "./args.js";
-import { openSessions } from "./backends.js";
+import { closing, openSessions } from "./backends.js";
 import type { CliIo } from "./io.js";
 import { formatMinute, useColor } from "./render.js";
 import { counted, sessionTable } from "./session-table.js";
@@ -22,17 +22,16 @@ export async function sessionsCommand(args: CliArgs, io: CliIo): Promise<number>
   const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
   await checkWorkspace(workspace);
   const onWarning = (m: string): void => void io.stderr.write(`warning: ${visibleText(m)}\n`);
-  const opened = await openSessions(args, io, workspace, { onWarning });
-  try {
-    return await sessionsSubcommand(opened.sessions, args, io);
-  } finally {
-    await opened.close();
-  }
+  return closing(await openSessions(args, io, workspace, { onWarning }), ({ sessions }) => sessionsSubcommand(sessions, args, io));
 }
 
 async function sessionsSubcommand(store: SessionBackend, args: CliArgs, io: CliIo): Promise<number> {
   const [sub, key] = args.words;
-  if (sub === undefined || sub === "list") return listAll(store, io);
+  if (sub === undefined || sub === "list") {
+    const sessions = await store.list();
+    io.stdout.write(sessions.length === 0 ? "No sessions yet.\n" : sessionTable(sessions).map((line) => `${line}\n`).join(""));
+    return 0;
+  }
   if (sub === "show") {
     if (!key) throw new ConfigError("usage: miniclaw sessions show KEY [--all]");
     return showOne(store, key, args.all, io);
@@ -74,16 +73,6 @@ async function sessionsSubcommand(store: SessionBackend, args: CliArgs, io: CliI
   throw new ConfigError(`unknown sessions command "${sub}" (use: sessions, sessions show KEY [--all], sessions new KEY, sessions fork FROM NEW [MESSAGE_ID], sessions export KEY, sessions import FILE)`);
 }
 
-async function listAll(store: SessionBackend, io: CliIo): Promise<number> {
-  const sessions = await store.list();
-  if (sessions.length === 0) {
-    io.stdout.write("No sessions yet.\n");
-    return 0;
-  }
-  for (const line of sessionTable(sessions)) io.stdout.write(`${line}\n`);
-  return 0;
-}
-
 async function showOne(store: SessionBackend, key: string, all: boolean, io: CliIo): Promise<number> {
   if (!(await store.exists(key))) throw new ConfigError(`no session "${key}" (miniclaw sessions lists them)`);
   const records = await store.show(key, { all });
@@ -103,6 +92,7 @@ const CONTEXT_BLOCK = /^<context>([\s\S]*)<\/context>$/;
 function renderRecord(record: SessionRecord, paint: (style: Parameters<typeof styleText>[0], text: string) => string): string {
   const shown = (text: string, style?: Parameters<typeof styleText>[0]): string =>
     visibleText(text, { keepLineBreaks: true, mark: (t) => paint("dim", t), ...(style !== undefined && { plain: (t: string) => paint(style, t) }) });
+  const result = ({ text, isError }: { text: string; isError?: boolean | undefined }): string => paint(isError ? "red" : "dim", "← ") + shown(clip(text, 400), isError ? "red" : "dim");
   if (record.type === "session") {
     const parent = record.parent ? paint("dim", " · subagent of ") + shown(`${record.parent.sessionKey} (delegate call ${record.parent.toolUseId})`, "dim") : "";
     return paint("dim", "# session ") + shown(`${record.key} (agent ${record.agentId})`, "dim") + paint("dim", ` started ${formatMinute(record.ts)}`) + parent;
@@ -122,20 +112,16 @@ function renderRecord(record: SessionRecord, paint: (style: Parameters<typeof st
     if (block.type === "tool_use") return paint("cyan", "→ ") + shown(`${block.name} ${JSON.stringify(block.input)}`, "cyan");
     if (block.type === "tool_result") {
       const text = typeof block.content === "string" ? block.content : (block.content ?? []).map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
-      return paint(block.is_error ? "red" : "dim", "← ") + shown(clip(text, 400), block.is_error ? "red" : "dim");
+      return result({ text, isError: block.is_error });
     }
     if (block.type === "server_tool_use") return paint("cyan", "→ ") + shown(`${block.name}: ${serverCallText(block)}`, "cyan");
-    if (isServerResult(block)) {
-      const { isError, text } = serverResultText(block);
-      return paint(isError ? "red" : "dim", "← ") + shown(clip(text, 400), isError ? "red" : "dim");
-    }
+    if (isServerResult(block)) return result(serverResultText(block));
     if (block.type === "thinking") return paint("dim", "[thinking] ") + shown(clip(block.thinking, 200), "dim");
     return paint("dim", "[") + shown(block.type, "dim") + paint("dim", "]");
   });
   const who = role === "user" ? paint("green", "user") : paint("blue", "assistant");
   return `${paint("dim", "[") + shown(record.id, "dim") + paint("dim", "]")} ${who}${record.synthetic ? paint("dim", " (written by miniclaw)") : ""}: ${lines.join("\n")}`;
 }
-
 
 function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;

@@ -4,11 +4,7 @@ import { parseEffort } from "../model/settings.js";
 import type { AgentConfig, Effort } from "../types.js";
 import { clip } from "./render.js";
 
-/**
- * What these commands read and change, kept by the REPL for its whole run: the assistant's mode (shared by every turn of
- * the process); `queue`: `steer` sends a line typed during a turn into its next request, `followup` waits for its end;
- * the effort every agent uses and who set it (absent, each agent's own); whether thinking is streamed.
- */
+/** What these commands change for the REPL's run: the mode (every turn's); `queue` (`steer` joins a running turn, `followup` waits); the effort for every agent and its setter (absent: each own). */
 export interface SettingState {
   assistant: { readonly permissionMode: PermissionMode; setPermissionMode(mode: PermissionMode): void };
   queue: "steer" | "followup";
@@ -31,10 +27,7 @@ const MODES = MODE_MEANINGS.map(([mode]) => mode).join(", ");
 /** `Permission mode: plan: only what reads runs; ….` */
 const describeMode = (mode: PermissionMode): string => `Permission mode: ${mode}: ${MODE_MEANINGS.find(([name]) => name === mode)?.[1] ?? ""}.`;
 
-/**
- * `/mode` shows the mode and what it lets run; `/mode MODE` (any of the five, in any case) sets it for every turn from
- * the next tool call on, a running turn included. The user typed it, so any mode goes, bypassPermissions too.
- */
+/** `/mode` shows the mode and what it lets run; `/mode MODE` (any case) sets it from the next tool call on, a running turn included. The user typed it, so bypassPermissions goes too. */
 export function modeCommand(args: string, state: SettingState): string {
   const word = args.trim();
   if (word === "") return `${describeMode(state.assistant.permissionMode)}\nModes: ${MODES}. /mode MODE switches.`;
@@ -55,22 +48,16 @@ export function queueCommand(args: string, state: SettingState): string {
     : "Lines typed while a turn runs wait for it to end, then go as messages of their own (/queue steer sends them into the running turn).";
 }
 
-/**
- * The mode to start a session in whose file last recorded `recorded`, and the line to print: plan, acceptEdits and
- * dontAsk are taken up again; bypassPermissions is not (only the user enters it, each time); default needs no word.
- */
+/** The mode to resume a session in (its file last recorded `recorded`) and the line to print: plan, acceptEdits and dontAsk come back; bypassPermissions never (only the user enters it). */
 export function restoredMode(recorded: PermissionMode | undefined): { mode?: PermissionMode; note?: string } {
   if (recorded === undefined || recorded === "default") return {};
-  if (recorded === "bypassPermissions") {
-    return { note: "This session was last in bypassPermissions mode, which is never restored: starting in default (/mode bypassPermissions enters it again)." };
-  }
+  if (recorded === "bypassPermissions") return { note: "This session was last in bypassPermissions mode, which is never restored: starting in default (/mode bypassPermissions enters it again)." };
   return { mode: recorded, note: `Permission mode: ${recorded}, as this session last recorded (/mode default leaves it).` };
 }
 
 /** `/effort` shows the effort and where it comes from; `/effort LEVEL` sets it for every agent until the REPL ends; `/effort default` goes back to each agent's own. */
 export function effortCommand(args: string, state: SettingState, agents: Record<string, AgentConfig>): string {
   const word = args.trim().toLowerCase();
-  // `Jarvis (main): high (SOUL.md); Scout (researcher): the API's default.`
   const owns = Object.values(agents).map((agent) => `${clip(agent.name, 40)} (${clip(agent.id, 40)}): ${agent.effort ? `${agent.effort} (SOUL.md)` : "the API's default"}`);
   const own = `${owns.join("; ")}.`;
   if (word === "") {
@@ -91,11 +78,7 @@ export function effortCommand(args: string, state: SettingState, agents: Record<
 /** A model id as the providers spell them: `claude-opus-4-1`, `anthropic.claude-…-v2:0`, `claude-…@20241022`. */
 const MODEL_ID = /^[A-Za-z0-9][\w.:@/-]*$/;
 
-/**
- * `/model` shows the model of the current agent and where it comes from; `/model ID` sets it for the following messages
- * until the REPL ends, as --model would (an agent whose SOUL.md names a model keeps it); `/model default` goes back.
- * `fallback` is the runtime's model, `named` where that came from.
- */
+/** `/model` shows the agent's model, source; `/model ID` sets it until the REPL ends, as --model (a SOUL.md model is kept); `/model default` goes back. `fallback`: the runtime's; `named`: whence. */
 export function modelCommand(args: string, state: SettingState, agent: Pick<AgentConfig, "name" | "model">, fallback: { model: string; named: string }): string {
   const word = args.trim();
   const own = agent.model ? ` ${clip(agent.name, 40)} keeps ${clip(agent.model, 80)}, named in its SOUL.md.` : "";

@@ -28,10 +28,7 @@ export async function readSettings(workspace: string): Promise<WorkspaceSettings
   return text === undefined ? {} : checkConfig(schema, parseJsonConfig(text, file), file);
 }
 
-/**
- * The sandbox of a command's runtime: `--sandbox`, else MINICLAW_SANDBOX, else settings.json's `sandbox`
- * (whose `network` holds for approved commands whichever gives the mode), else the default (on).
- */
+/** The sandbox of a command: `--sandbox`, else MINICLAW_SANDBOX, else settings.json's `sandbox` (its `network`, for approved commands, holds whichever gives the mode), else on. */
 export async function sandboxOf(args: Pick<CliArgs, "sandbox">, io: Pick<CliIo, "env">, workspace: string): Promise<SandboxOption | undefined> {
   const file = (await readSettings(workspace)).sandbox;
   const network = typeof file === "object" ? file.network : undefined;

@@ -9,11 +9,7 @@ import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 
-/**
- * Checks credentials before loading anything heavy (a missing key prints the guidance alone), then loads the SDK while
- * making sure the workspace exists (one line when it was created). `client` is a ready one (the demo's). Once the
- * client holds the key, the process's secrets are blanked where its children could read them (Linux).
- */
+/** Checks credentials first (a missing key: the guidance alone), then loads the SDK (or takes `client`, the demo's) and the workspace (a line if created); hides secrets from children (Linux). */
 export async function openWorkspace(args: CliArgs, io: CliIo, client?: Anthropic): Promise<{ workspace: string; client: Anthropic; recorder?: CassetteRecorder }> {
   const provider = args.provider ?? io.env["MINICLAW_PROVIDER"]?.trim();
   // Another provider has credentials of its own, read by its SDK, loaded only then.
@@ -40,11 +36,7 @@ export async function openWorkspace(args: CliArgs, io: CliIo, client?: Anthropic
 const RESPONSE_RETRY = /\] (\S+) (\S+) failed with status (\d+) in \d+ms - retrying, (\d+) attempts? remaining/;
 const CONNECTION_RETRY = /connection (failed|timed out) - retrying, (\d+) attempts? remaining/;
 
-/**
- * A copy of `client` whose retries before the first byte are reported to `sink()` (the running turn's sink, or
- * undefined between turns) as one `retry` event each, naming the status and the URL. Its warnings and errors go to
- * `warn`, as they would go to the console at the client's default log level.
- */
+/** A copy of `client` whose retries before the first byte go to `sink()` (the turn's; undefined between turns) as `retry` events naming status and URL; its warnings and errors go to `warn`. */
 export function reportRetries(client: Anthropic, sink: () => EventSink | undefined, warn: (message: string) => void): Anthropic {
   let attempt = 0;
   let counted: EventSink | undefined;

@@ -57,10 +57,7 @@ export function runShellLine(command: string, opts: ShellLineOptions): Promise<S
   });
 }
 
-/**
- * The context a command gives the next message: the command, where it ran, how it ended and its output (at most
- * MAX_SHELL_CONTEXT_CHARS characters, head and tail), through `redact` so no credential reaches the model.
- */
+/** The context a command gives the next message: command, folder, how it ended, output (at most MAX_SHELL_CONTEXT_CHARS, head and tail), through `redact` so no credential reaches the model. */
 export function shellContext(command: string, cwd: string, result: ShellLineResult, redact: (text: string) => string): string {
   const output = cutMiddle(result.output.trimEnd(), MAX_SHELL_CONTEXT_CHARS, (cut) => `\n[… ${cut} characters cut here …]\n`);
   const ended = typeof result.exit === "number" ? `exit code ${result.exit}` : `stopped by ${result.exit}`;

@@ -72,7 +72,10 @@ const COMMANDS: Record<string, Command> = {
   },
   new: newSession,
   clear: newSession,
-  sessions: listSessions,
+  // A session made by /new has no file until its first message; it is listed all the same, as the current one.
+  sessions: async (state, _, say) => {
+    for (const line of sessionTable(await state.assistant.sessions.list(), { current: state.sessionKey })) say(`  ${line}`);
+  },
   compact: async (state, _, say) => say(visibleText(await state.assistant.compact(state.sessionKey, state.agentId), { keepLineBreaks: true })),
   skills: (state, _, say) => {
     const skills = state.assistant.skills.list();
@@ -106,10 +109,7 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
-/**
- * Handles a line that is a REPL command. Returns "message" for lines that go to the model (plain text, and agent
- * prefixes such as `/research <question>`), "exit" for /exit. An unknown `/word` gets a one-line hint and no model call.
- */
+/** Handles a REPL line: "message" for one that goes to the model (text, an agent prefix with a message), "exit" for /exit, else "handled"; an unknown `/word` gets a one-line hint. */
 export async function handleSlashCommand(line: string, state: ReplState): Promise<"handled" | "exit" | "message"> {
   const command = replCommandOf(line, state.assistant.agents);
   if (!command) return "message";
@@ -121,10 +121,7 @@ export async function handleSlashCommand(line: string, state: ReplState): Promis
   return "handled";
 }
 
-/**
- * The REPL command a line is, or undefined for a message to the model: plain text, and an agent prefix with a message
- * (`/research <question>`). A prefix alone, or an unknown `/word`, is a command.
- */
+/** The REPL command a line is; undefined for a message to the model (text, an agent prefix with a message). A prefix alone, or an unknown `/word`, is a command. */
 export function replCommandOf(line: string, agents: Readonly<Record<string, AgentConfig>>): SlashCommand | undefined {
   const [agentId] = resolveAgent(line, agents, "\u0000");
   return agentId === "\u0000" ? parseSlashCommand(line) : undefined;
@@ -132,11 +129,6 @@ export function replCommandOf(line: string, agents: Readonly<Record<string, Agen
 
 function dim(state: ReplState, text: string): string {
   return state.color ? styleText("dim", text) : text;
-}
-
-async function listSessions(state: ReplState, _: string, say: Say): Promise<void> {
-  // A session made by /new has no file until its first message; it is listed all the same, as the current one.
-  for (const line of sessionTable(await state.assistant.sessions.list(), { current: state.sessionKey })) say(`  ${line}`);
 }
 
 async function costOf(state: ReplState): Promise<string> {

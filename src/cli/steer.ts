@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { ConfigError } from "../errors.js";
 import { checkWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import type { CliArgs } from "./args.js";
-import { openSessions } from "./backends.js";
+import { closing, openSessions } from "./backends.js";
 import type { CliIo } from "./io.js";
 import { visibleLine } from "./visible-text.js";
 
@@ -15,14 +15,13 @@ export async function steerCommand(args: CliArgs, io: CliIo): Promise<number> {
   if (key === undefined || text.trim() === "") throw new ConfigError('usage: miniclaw steer KEY TEXT, e.g. miniclaw steer agent:main:main "also check the tests" (see miniclaw steer --help)');
   const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
   if (!(await checkWorkspace(workspace))) throw new ConfigError(`no workspace at ${workspace} (give --workspace DIR, or set MINICLAW_WORKSPACE)`);
-  const { sessions, close } = await openSessions(args, io, workspace);
-  const id = await (async () => {
+  const id = await closing(await openSessions(args, io, workspace), async ({ sessions }) => {
     // A key mistyped would hold the message for a session nobody runs: refused, unless a cron job's first run will open it.
     if (!(await sessions.exists(key)) && !(await cronSessions(workspace)).includes(key)) {
       throw new ConfigError(`no session "${visibleLine(key, 200)}" (miniclaw sessions lists them; miniclaw sessions new KEY makes an empty one to steer)`);
     }
     return sessions.addSteer(key, text);
-  })().finally(close);
+  });
   io.stderr.write(`steer ${id} queued for ${visibleLine(key, 200)} (its running turn takes it before its next request, or its next turn does)\n`);
   return 0;
 }

@@ -9,13 +9,9 @@ const TASK_COLUMNS = 80;
 const DELEGATE_TOOL = "delegate";
 
 /**
- * What the renderer prints for the delegate calls of one turn, in event order. A delegate call prints nothing until its
- * subagent starts (`→ delegate researcher: <task first line>`); a call refused before any child ran (an unknown agent)
- * is printed with its error. `describe` gives the line for a delegate call or result, or a subagent's start or end, and
- * `null` for any other event. `childPrefix` takes a child's event, counting its requests, and gives the prefix of its
- * line (the indent, and the child's label when several run at once), or undefined when the event shows nothing: a
- * child's streamed text is never printed (its final text is the delegate's result). `paint` is the renderer's: it colors
- * a whole line in one style.
+ * The delegate calls of one turn, in event order: a call prints nothing until its subagent starts (`→ delegate researcher: <task>`), or, refused before,
+ * with its error. `describe`: the line of a delegate call or result or a subagent's start or end (undefined: none), `null` for other events.
+ * `childPrefix`: a child event's line prefix (indent; label when several run), counting requests; undefined for streamed text.
  */
 export function createSubagentLines(paint: (style: "cyan" | "dim" | "red", text: string) => string) {
   const within = (style: "cyan" | "dim" | "red"): VisibleStyle => ({ mark: (t) => paint("dim", t), plain: (t) => paint(style, t) });
@@ -75,6 +71,7 @@ export function createSubagentLines(paint: (style: "cyan" | "dim" | "red", text:
   }
 }
 
-function firstLine(text: string): string {
+/** The first line of `text` that is not blank (`text` itself when none is). */
+export function firstLine(text: string): string {
   return text.split("\n").find((line) => line.trim()) ?? text;
 }

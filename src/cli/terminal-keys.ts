@@ -37,11 +37,8 @@ export interface KeyHandlers {
 }
 
 /**
- * Reads a raw terminal and routes each chunk by `mode`: at the `prompt` everything goes to the line editor
- * (`editorInput`) except Ctrl-C, Esc, Shift-Enter and pastes; while a turn runs (`busy`) keys are typed ahead (Enter
- * queues the line; Ctrl-C and Esc interrupt); at a single-key question (`answer`) the first key is the answer. Asks the
- * terminal for bracketed paste; without it, a chunk holding a line break followed by more text is taken as a paste (no
- * one types that fast).
+ * Routes a raw terminal's chunks by `mode`: `prompt`, to the line editor (`editorInput`) but Ctrl-C, Esc, Shift-Enter and pastes; `busy`, typed ahead
+ * (Enter queues, Ctrl-C/Esc interrupt); `answer`, the first key. Without bracketed paste, a line break then more text in one chunk is a paste.
  */
 export class TerminalKeys {
   /** What readline reads: a TTY-like stream carrying the keys meant for it. */

@@ -6,11 +6,8 @@ const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "
 const FRAME_MS = 80;
 
 /**
- * The thinking of one response at a time, as the renderer drives it: `push` a delta (the first of a run starts the
- * line; the caller has ended its own line), `finish` when something else starts, `active` while a run's line is open.
- * Hidden (the default), a run prints "thinking…" once, rewritten in place when it ends as "thought for N s", so a turn
- * that thought five times keeps five short lines and none of the text. With `show`, the text streams dim, escaped as
- * all model text is. `dim` dims a piece of text (identity without colors); `now` is in milliseconds.
+ * One response's thinking at a time: `push` a delta (the caller has ended its line), `finish` when something else starts, `active` while a run's
+ * line is open. Hidden, a run is one "thinking…" line, then "thought for N s"; with `show`, dim escaped text. `now`: milliseconds.
  */
 export function createThinkingLine(write: (text: string) => void, opts: { show: boolean; dim: (text: string) => string; now: () => number }) {
   let since: number | undefined;
@@ -27,7 +24,6 @@ export function createThinkingLine(write: (text: string) => void, opts: { show: 
     },
     finish(): void {
       if (since === undefined) return;
-      // `0.4 s`, `3.2 s` under ten seconds; whole seconds above.
       const seconds = Math.max(0, opts.now() - since) / 1000;
       const took = seconds < 10 ? `${seconds.toFixed(1)} s` : `${Math.round(seconds)} s`;
       write(opts.show ? `${midLine ? "\n" : ""}${opts.dim(`(thought for ${took})`)}\n` : `\r\x1b[K${opts.dim(`thought for ${took}`)}\n`);

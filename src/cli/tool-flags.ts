@@ -20,11 +20,8 @@ const WITHOUT_COUNTERPART = new Set(["Glob", "Grep", "LS", "TodoWrite", "TodoRea
 const TOOL_NAME = /^[A-Za-z0-9_*?-]+$/;
 
 /**
- * The entries of `--allowed-tools` (or `--disallowed-tools`, `denied`), each value split on commas and blanks outside
- * parentheses: `Read,Edit "Bash(git log:*)"`. Claude Code's names become miniclaw's (Bash is run_command, Read is
- * read_file...); `Bash(git log:*)` becomes the command pattern `git log *`, `Bash(npm test)` the command `npm test`. Throws
- * a one-line ConfigError for what cannot be honoured: a bare Bash allowed (every command unasked), a pattern the
- * approvals file refuses as too broad, a path or domain pattern, a name that is no tool.
+ * Entries of `--allowed-tools` (`--disallowed-tools`: `denied`), split on commas and blanks outside parentheses; Claude Code's names become miniclaw's,
+ * `Bash(git log:*)` the pattern `git log *`. ConfigError for a bare Bash allowed, a too broad pattern, a path or domain, or no tool.
  */
 export function approvalEntries(values: readonly string[], list: "allowed" | "denied"): string[] {
   const flag = list === "allowed" ? "--allowed-tools" : "--disallowed-tools";

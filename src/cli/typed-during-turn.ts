@@ -12,12 +12,8 @@ export type RunningTurn = { sessionKey: string; agentId: string; signal: AbortSi
 export type SteerEcho = ReturnType<typeof createSteerEcho>;
 
 /**
- * Handles a line typed during a turn; true when it was taken, false to queue it as the next message (as is every line
- * typed while no turn runs). /mode and /queue
- * apply at once (a mode reaches the running turn from its next tool call). With `/queue steer` (the default), a plain
- * message for the running turn's agent goes to its session's inbox, shown dim as `(steer) …`; other commands, a message
- * for another agent, and everything under `/queue followup` wait for the turn's end, shown as `queued: …`. `note` writes
- * a whole line of its own.
+ * A line typed during a turn: true when taken, false to queue it as the next message. /mode and /queue apply at once; under `/queue steer` a plain
+ * message for the turn's agent goes to its inbox (`(steer) …`), anything else waits for the end (`queued: …`). `note` writes a whole line.
  */
 export function takeTypedLine(
   line: string,
@@ -48,11 +44,7 @@ export function takeTypedLine(
   return true;
 }
 
-/**
- * The steering lines this REPL sent (`sent`), so the turn's `steer` event for each is not printed again (it was shown as
- * `(steer) …` when typed); a steer from elsewhere (`miniclaw steer`) is still printed. `filter` wraps a turn's sink to
- * drop them, once per line; `leftover`, at the turn's end, takes the lines it did not take (they wait in the inbox).
- */
+/** The steering lines this REPL sent, so their `steer` events are not printed again (one from `miniclaw steer` is); `filter` drops each once from a turn's sink; `leftover` takes those left over. */
 export function createSteerEcho() {
   const sent: string[] = [];
   return {

@@ -3,6 +3,7 @@ import { styleText } from "node:util";
 import type { Assistant } from "../assistant/assistant.js";
 import { redactSecrets } from "../gate/redact.js";
 import type { ContentBlockParam } from "../types.js";
+import { given } from "./args.js";
 import type { CliIo } from "./io.js";
 import type { LineInput } from "./line-input.js";
 import { attachMentions } from "./mentions.js";
@@ -14,10 +15,8 @@ export interface PendingContext {
   add(text: string): void;
   /** Images and PDFs (`@path`), sent with the next message. */
   addBlocks(blocks: ContentBlockParam[]): void;
-  /** The blocks added since the last take, or undefined. */
-  takeBlocks(): ContentBlockParam[] | undefined;
-  /** Everything added since the last take, in order, or undefined. */
-  take(): string | undefined;
+  /** Everything added since the last take, emptied: the texts in order as `context`, and the `blocks`; each absent when none was added. */
+  take(): { context?: string; blocks?: ContentBlockParam[] };
 }
 
 export function createPendingContext(): PendingContext {
@@ -26,15 +25,10 @@ export function createPendingContext(): PendingContext {
   return {
     add: (text) => void parts.push(text),
     addBlocks: (more) => void blocks.push(...more),
-    takeBlocks() {
-      const taken = blocks.length > 0 ? blocks : undefined;
-      blocks = [];
-      return taken;
-    },
     take() {
-      const text = parts.length > 0 ? parts.join("\n\n") : undefined;
-      parts = [];
-      return text;
+      const taken = given({ context: parts.length > 0 ? parts.join("\n\n") : undefined, blocks: blocks.length > 0 ? blocks : undefined });
+      [parts, blocks] = [[], []];
+      return taken;
     },
   };
 }
@@ -48,11 +42,7 @@ export interface UserContextHost {
   command?: AbortController | undefined;
 }
 
-/**
- * `!command`: runs it in the working folder with the user's shell and environment (the user typed it, so no gate asks),
- * its output shown as it comes, then how it ended. The command, its exit and its output (bounded, credentials
- * redacted) go with the next message. Ctrl-C stops it.
- */
+/** `!command`: run in the working folder with the user's shell (no gate: they typed it), shown as it runs, stopped by Ctrl-C; it, its exit and output (bounded, redacted) go with the next message. */
 export async function runUserCommand(command: string, host: UserContextHost): Promise<void> {
   const { io, input, state } = host;
   const out = input.interactive ? io.stdout : io.stderr;

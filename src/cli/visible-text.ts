@@ -1,10 +1,9 @@
 // Text from the model made safe for a terminal: every character a terminal would act on, or that reorders or hides text, shown as a visible escape.
 
 /**
- * What a terminal must never receive from the model: C0 and C1 controls and DEL (`\p{Cc}`: escape sequences, CR,
- * backspace, the 8-bit CSI), format characters (`\p{Cf}`: bidi overrides, zero-width characters, BOM, tags), line and
- * paragraph separators, lone surrogates, and the Hangul fillers that print as nothing. Escaping one character at a
- * time means a sequence split across two streamed deltas is shown, never interpreted.
+ * What a terminal must never receive from the model: controls and DEL (`\p{Cc}`: escape sequences, CR, the 8-bit CSI), format characters (`\p{Cf}`:
+ * bidi, zero-width, tags), line and paragraph separators, lone surrogates, blank Hangul fillers; one at a time, so a sequence split across deltas is
+ * shown, never run.
  */
 const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\u115f\u1160\u3164\uffa0]/gu;
 const NAMED: Record<string, string> = { "\t": "\\t", "\n": "\\n", "\r": "\\r" };
@@ -24,11 +23,7 @@ function escapeChar(char: string): string {
   return NAMED[char] ?? (code < 0x100 ? `\\x${hex.padStart(2, "0")}` : code <= 0xffff ? `\\u${hex.padStart(4, "0")}` : `\\u{${hex}}`);
 }
 
-/**
- * What a renderer's output may hold that its input did not, escaped: a character reference (`&#x202e;`) that Markdown
- * decoded. ESC, newline and tab are kept: there they are the renderer's own styling and layout (its input was made
- * visible first, so no ESC of the model's is left).
- */
+/** What a renderer's output may hold that its input did not (a character reference Markdown decoded, `&#x202e;`), escaped; ESC, newline and tab are its own styling (its input was made visible). */
 export function escapeDecodedCharacters(text: string): string {
   return text.replace(UNSAFE, (char) => (char === "\x1b" || char === "\n" || char === "\t" ? char : escapeChar(char)));
 }
@@ -58,10 +53,7 @@ export function visibleText(text: string, opts: VisibleStyle & { keepLineBreaks?
   return paintPieces(visiblePieces(text, opts), opts);
 }
 
-/**
- * One line of at most `max` columns: blanks (space, tab, CR, LF) collapsed, the rest escaped; when it does not fit, as
- * many pieces as fit in `max - 1` and `…`, never an escape cut in half.
- */
+/** One line of at most `max` columns: blanks (space, tab, CR, LF) collapsed, the rest escaped; when it does not fit, as many pieces as fit in `max - 1` and `…`, never an escape cut in half. */
 export function visibleLine(text: string, max: number, style: VisibleStyle = {}): string {
   const pieces = visiblePieces(text.replace(/[ \t\r\n]+/g, " ").trim());
   if (pieces.reduce((sum, p) => sum + columns(p.text), 0) <= max) return paintPieces(pieces, style);
@@ -91,7 +83,6 @@ export function wrapPieces(pieces: readonly VisiblePiece[], width: number): Visi
     }
     const line = lines.at(-1)!;
     const prev = line.at(-1);
-    // Plain characters join the plain run before them.
     if (prev && !prev.escaped && !piece.escaped) prev.text += piece.text;
     else line.push({ ...piece });
     used += w;
@@ -131,10 +122,7 @@ export function visibleReply(text: string, stream: { isTTY?: boolean }): string 
   return stream.isTTY === true ? visibleText(text, { keepLineBreaks: true }) : text;
 }
 
-/**
- * A value as one line of JSON, safe on a terminal and exact in a pipe: every character visible-text would escape (all
- * sit inside strings) is written as a JSON `\uXXXX` escape, which any JSON reader turns back into the same character.
- */
+/** A value as one line of JSON, safe on a terminal and exact in a pipe: every character visible-text would escape (all inside strings) is a `\uXXXX` escape, read back as the same character. */
 export function visibleJson(value: unknown): string {
   const json = JSON.stringify(value) ?? "null";
   return json.replace(UNSAFE, (char) => [...Array(char.length).keys()].map((i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""));
