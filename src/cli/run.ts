@@ -41,7 +41,9 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
     turn: { ...turnFlags(args), hooks: { onTurnStart: () => mentioned.take() } },
   });
   const { assistant } = opened;
-  const attached = await attachMentions(text, { cwd: io.cwd, home: io.env["HOME"], redact: (found) => redactSecrets(found, assistant.runtime.secrets) });
+  // Only the words typed: piped input is data (a web page, a log), and a `@~/.aws/credentials` inside it must not read the file.
+  const typed = args.words.filter((word) => word !== "-").join(" ");
+  const attached = await attachMentions(typed, { cwd: io.cwd, home: io.env["HOME"], redact: (found) => redactSecrets(found, assistant.runtime.secrets) });
   for (const line of attached.lines) io.stderr.write(`${visibleText(line)}\n`);
   if (attached.context) mentioned.add(attached.context);
   mentioned.addBlocks(attached.blocks);
