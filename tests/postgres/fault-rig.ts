@@ -76,6 +76,13 @@ export async function startFaultRig(): Promise<FaultRig> {
 }
 
 /** The roles and texts of a session's messages, for comparing what was stored. */
+/** A rig for one test of a concurrent suite, closed when that test finishes. */
+export async function rigFor(onTestFinished: (fn: () => Promise<void>) => void): Promise<FaultRig> {
+  const started = await startFaultRig();
+  onTestFinished(() => started.close());
+  return started;
+}
+
 export function transcript(messages: Array<{ role: string; content: unknown }>): string[] {
   return messages.map((m) => `${m.role}: ${typeof m.content === "string" ? m.content : (m.content as Array<{ type: string; text?: string; is_error?: boolean }>).map((b) => (b.type === "text" ? b.text : b.is_error ? `${b.type}!` : b.type)).join(",")}`);
 }

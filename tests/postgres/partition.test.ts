@@ -8,7 +8,7 @@ import { DEFAULT_TIMEOUT_MS, resolveDatabaseConfig } from "../../src/postgres/co
 import { cleanEnv, startMain } from "../helpers/cli.js";
 import { until } from "../helpers/manual-clock.js";
 import { clustersUnavailable } from "../helpers/pg-cluster.js";
-import { startFaultRig, transcript, type FaultRig } from "./fault-rig.js";
+import { rigFor, transcript } from "./fault-rig.js";
 
 const unavailable = clustersUnavailable("PostgreSQL partition tests");
 const KEY = "agent:main:cut";
@@ -28,14 +28,8 @@ describe("the database timeout", () => {
 });
 
 describe.skipIf(unavailable !== undefined).concurrent("a silent partition between miniclaw and PostgreSQL", () => {
-  const rig = async (onTestFinished: (fn: () => Promise<void>) => void): Promise<FaultRig> => {
-    const started = await startFaultRig();
-    onTestFinished(() => started.close());
-    return started;
-  };
-
   it("ends the turn within twice the timeout, frees the lock for the next worker within that bound, and goes on once healed", async ({ expect, onTestFinished }) => {
-    const r = await rig(onTestFinished);
+    const r = await rigFor(onTestFinished);
     const pg = await r.open({ timeoutMs: TIMEOUT_MS });
     // The next worker reaches the server directly, not through the cut.
     const other = await openPostgres({ url: r.cluster.url, schema: "miniclaw", timeoutMs: TIMEOUT_MS }, { lockTimeoutMs: 10_000 });
@@ -66,7 +60,7 @@ describe.skipIf(unavailable !== undefined).concurrent("a silent partition betwee
   });
 
   it("makes the REPL say the database is unreachable, and answer again once it returns, without a restart", async ({ expect, onTestFinished }) => {
-    const r = await rig(onTestFinished);
+    const r = await rigFor(onTestFinished);
     const env = cleanEnv({ ANTHROPIC_BASE_URL: r.model.baseURL, ANTHROPIC_API_KEY: "test", MINICLAW_DATABASE_URL: r.url, MINICLAW_DATABASE_TIMEOUT_MS: String(TIMEOUT_MS) });
     const repl = startMain(["--workspace", join(r.workspace, "ws")], { env, cwd: r.workspace, terminal: true });
     onTestFinished(async () => {

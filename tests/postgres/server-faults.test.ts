@@ -4,7 +4,7 @@ import { describe, it } from "vitest";
 import { join } from "node:path";
 import { cleanEnv, runMain } from "../helpers/cli.js";
 import { clustersUnavailable } from "../helpers/pg-cluster.js";
-import { startFaultRig, transcript, type FaultRig } from "./fault-rig.js";
+import { rigFor, transcript } from "./fault-rig.js";
 
 const unavailable = clustersUnavailable("PostgreSQL fault tests");
 const KEY = "agent:main:faults";
@@ -12,15 +12,8 @@ const KEY = "agent:main:faults";
 const INTERRUPTED = "assistant: (no reply: the previous turn was interrupted)";
 
 describe.skipIf(unavailable !== undefined).concurrent("a turn on PostgreSQL when the server fails", () => {
-  // Tests run at once, each on its rig: each closes its own when it finishes.
-  const rig = async (onTestFinished: (fn: () => Promise<void>) => void): Promise<FaultRig> => {
-    const started = await startFaultRig();
-    onTestFinished(() => started.close());
-    return started;
-  };
-
   it("ends the turn with one line when the postmaster is SIGKILLed mid-turn; after a restart the next turn keeps everything", async ({ expect, onTestFinished }) => {
-    const r = await rig(onTestFinished);
+    const r = await rigFor(onTestFinished);
     const pg = await r.open();
     expect((await r.turn(pg, KEY, "first")).stopReason).toBe("end_turn");
     r.onFault = () => r.cluster.kill();
@@ -43,7 +36,7 @@ describe.skipIf(unavailable !== undefined).concurrent("a turn on PostgreSQL when
   });
 
   it("ends the turn at once when its connection is reset mid-turn; the next turn works", async ({ expect, onTestFinished }) => {
-    const r = await rig(onTestFinished);
+    const r = await rigFor(onTestFinished);
     const pg = await r.open();
     r.onFault = async () => r.proxy.reset();
     const started = Date.now();
@@ -57,7 +50,7 @@ describe.skipIf(unavailable !== undefined).concurrent("a turn on PostgreSQL when
   });
 
   it("says in one line that the database refuses writes, from the library and the CLI, and works again once it takes them", async ({ expect, onTestFinished }) => {
-    const r = await rig(onTestFinished);
+    const r = await rigFor(onTestFinished);
     const pg = await r.open();
     expect((await r.turn(pg, KEY, "first")).stopReason).toBe("end_turn");
     await r.cluster.setReadOnly(true);

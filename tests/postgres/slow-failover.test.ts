@@ -6,21 +6,15 @@ import { describe, it } from "vitest";
 import { openPostgres } from "../../src/postgres/index.js";
 import { cleanEnv, runMain } from "../helpers/cli.js";
 import { clustersUnavailable } from "../helpers/pg-cluster.js";
-import { startFaultRig, transcript, type FaultRig } from "./fault-rig.js";
+import { rigFor, transcript } from "./fault-rig.js";
 
 const unavailable = clustersUnavailable("PostgreSQL slow-server and failover tests");
 const KEY = "agent:main:slow";
 const LOCK_WAIT_MS = 600;
 
 describe.skipIf(unavailable !== undefined).concurrent("PostgreSQL slow or moved", () => {
-  const rig = async (onTestFinished: (fn: () => Promise<void>) => void): Promise<FaultRig> => {
-    const started = await startFaultRig();
-    onTestFinished(() => started.close());
-    return started;
-  };
-
   it("finishes turns with 50 ms added to every round trip, and says who holds a busy session after the wait it was given", async ({ expect, onTestFinished }) => {
-    const r = await rig(onTestFinished);
+    const r = await rigFor(onTestFinished);
     r.proxy.setLatency(25);
     const store = await r.open();
     const other = await r.open({}, LOCK_WAIT_MS);
@@ -51,7 +45,7 @@ describe.skipIf(unavailable !== undefined).concurrent("PostgreSQL slow or moved"
   });
 
   it("continues sessions on a base backup of the server once the URL names it, through the library and the CLI", async ({ expect, onTestFinished }) => {
-    const r = await rig(onTestFinished);
+    const r = await rigFor(onTestFinished);
     const store = await r.open();
     for (const key of ["agent:main:a", "agent:main:b"]) for (const text of ["one", "two"]) expect((await r.turn(store, key, text)).stopReason).toBe("end_turn");
     const second = await r.cluster.baseBackup();
