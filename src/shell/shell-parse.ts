@@ -1,6 +1,6 @@
 // Shell command → simple commands via tree-sitter-bash: the reader every verdict rests on; anything not understood is a problem.
-// Two other readers exist where this one is not the safe choice: plain-command.ts (the same parse of a subset, without loading
-// the grammar) and raw-words.ts (the never-in-any-mode guard must see the words of lines this reader refuses).
+// Plain lines are read without loading the grammar, exactly as it reads them. One other reader exists where this one is not
+// the safe choice: raw-words.ts (the never-in-any-mode guard must see the words of lines this reader refuses).
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -8,7 +8,6 @@ import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import type { Parser } from "web-tree-sitter";
 import { PACKAGE_ROOT } from "../paths.js";
-import { parsePlainCommand } from "./plain-command.js";
 import { lexicalProblems, parseRedirect, REDIRECT_TYPES, testCommandWords } from "./shell-syntax.js";
 import { QUOTED_BRACES_PROBLEM, appendWord, decodeWord, mayMisreadBraces, quotesBraceSyntax, type ShellWord, type SyntaxNode, type WordSink } from "./shell-words.js";
 
@@ -74,6 +73,39 @@ export function isShellParserLoaded(): boolean {
 /** A plain command at once, anything else with the grammar; undefined for those while the grammar is not loaded. */
 export function parseShellSync(command: string): ParsedShell | undefined {
   return parsePlainCommand(command) ?? parseWithGrammar(command);
+}
+
+/** Nothing bash quotes, expands, splits on or treats as an operator: the word reaches the program as written. */
+const PLAIN_WORD = /^[A-Za-z0-9_./:,+=%@-]+$/;
+/** No `=` (an assignment), no leading `-`, none of `:+,%@` (`a+:a`, `a%a`, `a@a` do not parse as a first word to tree-sitter). */
+const PLAIN_PROGRAM = /^[A-Za-z0-9_./][A-Za-z0-9_./-]*$/;
+/** First words the grammar reads as syntax of their own: reserved words, and the declarations tree-sitter parses apart. */
+const RESERVED = new Set([
+  ...["if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do", "done", "in", "function", "time", "coproc"],
+  ...["export", "declare", "typeset", "local", "readonly", "unset", "unsetenv"],
+]);
+const MAX_PLAIN_CHARS = 4_096;
+/** Pipes and lists; `&` alone, `|&`, `;;` and the rest are not plain. */
+const PLAIN_OPERATOR = /(&&|\|\||[|;])/;
+
+/**
+ * The parse of a plain line (`ls -la src`, `git log --oneline | head -5`), as `parseWithGrammar` gives it (a property test holds them
+ * together), so the common command is judged without loading the 1.4 MB grammar; undefined for any other line.
+ */
+export function parsePlainCommand(command: string): ParsedShell | undefined {
+  if (command.length > MAX_PLAIN_CHARS) return undefined;
+  const parts = command.split(PLAIN_OPERATOR);
+  const commands: ParsedShell["commands"] = [];
+  // Commands at even places, the captured operators between.
+  for (let i = 0; i < parts.length; i += 2) {
+    const words = (parts[i] as string).split(/[ \t]+/).filter((word) => word !== "");
+    const [program, ...args] = words;
+    if (program === undefined || !PLAIN_PROGRAM.test(program) || RESERVED.has(program)) return undefined;
+    // A lone `==` is an operator token to tree-sitter-bash (of `[[ ]]`), though a word to bash.
+    if (!args.every((word) => PLAIN_WORD.test(word) && word !== "==")) return undefined;
+    commands.push({ argv: words.map((value) => ({ value, glob: false })), assignments: [], redirects: [], nested: false });
+  }
+  return { commands, problems: [] };
 }
 
 /** Parses with the grammar alone (what `parsePlainCommand` must agree with); undefined while it is not loaded. */

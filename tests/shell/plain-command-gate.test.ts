@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { testGate } from "../helpers/gate.js";
-import { parsePlainCommand } from "../../src/shell/plain-command.js";
+import { parsePlainCommand } from "../../src/shell/shell-parse.js";
 import { makeTempDir } from "../helpers/tool-context.js";
 
 const CLASSES: Record<string, string[]> = {

@@ -1,8 +1,7 @@
 // Plain commands are judged without the grammar: the fast reading must be the grammar's reading, and must know when it is not.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parsePlainCommand } from "../../src/shell/plain-command.js";
-import { loadShellParser, parseWithGrammar } from "../../src/shell/shell-parse.js";
+import { loadShellParser, parsePlainCommand, parseWithGrammar } from "../../src/shell/shell-parse.js";
 import { runModuleScript, sourceUrl } from "../helpers/module-script.js";
 
 const PLAIN = "abcxyzABZ0189_./:,+=%@-";
