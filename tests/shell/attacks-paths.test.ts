@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { testGate } from "../helpers/gate.js";
 import type { PermissionMode } from "../../src/gate/context.js";
 import { processSecretsReason } from "../../src/shell/process-secrets.js";
-import { treeRoots } from "../../src/shell/recursive-reads.js";
+import { treeRoots } from "../../src/shell/command-reads.js";
 import { assessCommand } from "../../src/shell/safety.js";
 import { makeTempDir } from "../helpers/tool-context.js";
 import { GIT_OBJECT_ATTACKS, layOutAttackFolders, layOutDanglingObjects, PATH_ATTACKS } from "./fixtures/attacks-paths.js";
