@@ -1,6 +1,6 @@
 // Shell command → simple commands via tree-sitter-bash: the reader every verdict rests on; anything not understood is a problem.
 // Plain lines are read without loading the grammar, exactly as it reads them. One other reader exists where this one is not
-// the safe choice: raw-words.ts (the never-in-any-mode guard must see the words of lines this reader refuses).
+// the safe choice: process-secrets.ts (the never-in-any-mode guard must see the words of lines this reader refuses).
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
