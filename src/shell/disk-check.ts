@@ -1,13 +1,22 @@
-// The gate's second pass: what a command judged safe will read, checked against the disk (symlinks, wildcards, folders, git history).
-import { realpath } from "node:fs/promises";
-import { basename, dirname } from "node:path";
-import { expandGlob, MAX_CONTENT_CHECKS, MAX_WALK_ENTRIES, walkTree, type Budget } from "./disk-walk.js";
+// The gate's second pass: what a command judged safe will read, checked against the disk (symlinks, wildcards, folders, git history),
+// in bounded looks: wildcards expanded as bash would (or wider), and folder trees walked as a recursive reader would walk them,
+// skipping only what it surely skips (rg's hidden files, grep's --include/--exclude as GNU grep 3 applies them).
+import type { Dirent } from "node:fs";
+import { readdir, realpath, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { gitHistoryReason, remoteCredentialsReason } from "./git-secrets.js";
 import { homeReason, type PathContext } from "./path-resolve.js";
 import { orFallback } from "../errors.js";
-import { NO_FILTERS, type PlannedRead, type ReadPlan } from "./read-plan.js";
-import { isProcessSecretPath, placeReason, walkNameReason, fileContentSecretReason } from "../gate/secret-paths.js";
+import { NO_FILTERS, type PlannedRead, type ReadPlan, type TreeFilters } from "./read-plan.js";
+import { fileContentSecretReason, globToRegExp, isProcessSecretPath, placeReason, walkNameReason } from "../gate/secret-paths.js";
 import { literalPathReason } from "./word-reads.js";
+
+/** Entries the gate looks at for one command before it gives up and asks. */
+const MAX_WALK_ENTRIES = 20_000;
+/** Files whose first KB the gate reads for secrets, for one command; past it, by name only (what they print is still redacted). */
+const MAX_CONTENT_CHECKS = 2_000;
+/** Countdowns shared by every look at the disk for one command. */
+interface Budget { left: number; contentLeft: number }
 
 /**
  * Why a command the pure pass judged safe is not, once the disk is looked at (`cwd` real): paths by their real place and first KB,
@@ -78,4 +87,122 @@ function contentReason(path: string, budget: Budget): string | null {
   if (budget.contentLeft <= 0 || /\/\.git\/objects\//i.test(path)) return null;
   budget.contentLeft--;
   return orFallback(() => fileContentSecretReason(path), null);
+}
+
+/** The paths an absolute wildcard may match, or null past the budget: wider than bash (any bracket character, any case); dotfiles need a dot. */
+async function expandGlob(pattern: string, budget: Budget): Promise<string[] | null> {
+  let current = ["/"];
+  for (const segment of pattern.split("/").filter((s) => s !== "")) {
+    if (!/[*?[]/.test(segment)) {
+      current = current.map((dir) => join(dir, segment));
+      continue;
+    }
+    const re = globToRegExp(segment);
+    const next: string[] = [];
+    for (const dir of current) {
+      const names = await readdir(dir).catch(() => [] as string[]);
+      budget.left -= names.length;
+      if (budget.left < 0) return null;
+      for (const name of names) if (re.test(name)) next.push(join(dir, name));
+    }
+    current = next;
+  }
+  return current;
+}
+
+type WalkVisitor = (path: string, real: string, isDir: boolean) => string | null;
+
+/**
+ * Walks the real folder `root` as a reader with `filters` would, judging each file it opens and each symlink's target: the first reason,
+ * or "too many" past the budget. Unreadable folders are skipped, as readers skip them.
+ */
+async function walkTree(root: string, filters: TreeFilters, budget: Budget, judge: WalkVisitor): Promise<string | null> {
+  const seen = new Set<string>([root]);
+  let level = [root];
+  // Breadth first, each level's folders read together.
+  while (level.length > 0) {
+    const listed = await Promise.all(level.map(async (dir) => ({ dir, entries: await readdir(dir, { withFileTypes: true }).catch(() => [] as Dirent[]) })));
+    const next: string[] = [];
+    for (const { dir, entries } of listed) {
+      budget.left -= entries.length;
+      if (budget.left < 0) return `it holds more than ${MAX_WALK_ENTRIES} files to check for secrets`;
+      for (const entry of entries) {
+        const why = await visit(entry, join(dir, entry.name), filters, judge, (real) => {
+          if (!seen.has(real)) next.push(real);
+          seen.add(real);
+        });
+        if (why !== null) return why;
+      }
+    }
+    level = next;
+  }
+  return null;
+}
+
+async function visit(entry: Dirent, path: string, filters: TreeFilters, judge: WalkVisitor, descend: (real: string) => void): Promise<string | null> {
+  if (entry.isDirectory()) {
+    if (skipsDir(entry.name, filters)) return null;
+    const why = judge(path, path, true);
+    if (why === null) descend(path);
+    return why;
+  }
+  if (entry.isSymbolicLink()) {
+    if (skipsFile(entry.name, filters) && skipsDir(entry.name, filters)) return null;
+    const real = await realpath(path).catch(() => null);
+    const isDir = real === null ? false : await stat(real).then((s) => s.isDirectory(), () => false);
+    if (real === null || (isDir ? skipsDir(entry.name, filters) : skipsFile(entry.name, filters))) return null;
+    const why = judge(path, real, isDir);
+    if (why === null && isDir && filters.followLinks) descend(real);
+    return why;
+  }
+  if (skipsFile(entry.name, filters)) return null;
+  if (!entry.isFile()) return `${path} is a special file (a pipe, socket or device) that a reader may wait on forever`;
+  return judge(path, path, false);
+}
+
+/** GNU grep: the last --include/--exclude that matches decides, else the first being --include skips; a doubt means "read". */
+function skipsFile(name: string, filters: TreeFilters): boolean {
+  if (filters.skipHidden && name.startsWith(".")) return true;
+  if (filters.fileFilters.length === 0) return false;
+  for (let i = filters.fileFilters.length - 1; i >= 0; i--) {
+    const { include, glob } = filters.fileFilters[i] as { include: boolean; glob: string };
+    if (matches(glob, name, include)) return !include;
+  }
+  return filters.fileFilters[0]?.include === true && !filters.opaqueFilters;
+}
+
+function skipsDir(name: string, filters: TreeFilters): boolean {
+  if (filters.skipHidden && name.startsWith(".")) return true;
+  return filters.excludeDirs.some((glob) => matches(glob, name, false));
+}
+
+function matches(glob: string, name: string, whenUnsure: boolean): boolean {
+  const re = fnmatchRegExp(glob);
+  return re === null ? whenUnsure : re.test(name);
+}
+
+/** fnmatch without FNM_PERIOD (grep's globs match a leading dot too); null for syntax not translated here. */
+function fnmatchRegExp(glob: string): RegExp | null {
+  if (glob.includes("[:") || glob.includes("[=") || glob.includes("[.")) return null;
+  let source = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i] as string;
+    if (c === "\\" && i + 1 < glob.length) source += escape(glob[++i] as string);
+    else if (c === "*") source += "[\\s\\S]*";
+    else if (c === "?") source += "[\\s\\S]";
+    else if (c === "[") {
+      const end = glob.indexOf("]", i + (glob[i + 1] === "!" || glob[i + 1] === "^" ? 3 : 2));
+      if (end === -1) source += "\\[";
+      else {
+        const body = glob.slice(i + 1, end).replace(/^[!^]/, "^").replace(/\\/g, "\\\\").replace(/^(\^?)\]/, "$1\\]");
+        source += `[${body}]`;
+        i = end;
+      }
+    } else source += escape(c);
+  }
+  return orFallback(() => new RegExp(`^${source}$`), null);
+}
+
+function escape(c: string): string {
+  return c.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
 }
