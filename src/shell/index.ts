@@ -1,7 +1,7 @@
 // miniclaw/shell: the command judge (fast path, grammar, rules, paths, the disk pass), run_command and its processes.
 import type { CommandJudge } from "../gate/context.js";
 import type { AnyTool } from "../tools/define.js";
-import { CommandSandbox, sandboxFromEnv, type SandboxOption } from "./command-sandbox.js";
+import { CommandSandbox, sandboxFromEnv, type SandboxOption } from "./sandbox/sandbox-command.js";
 import { createCommandJudge } from "./judge.js";
 import { createRunCommandTool, type RunCommandOptions } from "./run-command.js";
 
@@ -9,7 +9,7 @@ export { createCommandJudge } from "./judge.js";
 export { createRunCommandTool, COMMAND_TIMEOUT_MS, type RunCommandOptions } from "./run-command.js";
 export { checkCommandSafety, type SafetyVerdict, type SafetyOptions } from "./safety.js";
 export { keepShellParserAtBaseline } from "./shell-parse.js";
-export { CommandSandbox, sandboxFromEnv, type SandboxOption, type SandboxSetting } from "./command-sandbox.js";
+export { CommandSandbox, sandboxFromEnv, type SandboxOption, type SandboxSetting } from "./sandbox/sandbox-command.js";
 
 /** The shell as a runtime plugs it in: the judge the gate asks, the tool that runs commands, the line saying they run unsandboxed. */
 export interface Shell {

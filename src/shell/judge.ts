@@ -5,7 +5,7 @@ import { broadPatternReason, normalizeCommand } from "../gate/approval-entries.j
 import type { CommandJudge, CommandPlace, CommandVerdict } from "../gate/context.js";
 import { isInside, resolveRealPath } from "../gate/path-check.js";
 import { NETWORK_PROGRAMS } from "./command-families.js";
-import type { CommandSandbox } from "./command-sandbox.js";
+import type { CommandSandbox } from "./sandbox/sandbox-command.js";
 import { diskReasons } from "./disk-check.js";
 import { resolveWord } from "./path-resolve.js";
 import { processSecretsReason } from "./process-secrets.js";

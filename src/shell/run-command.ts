@@ -6,8 +6,7 @@ import { ToolError } from "../errors.js";
 import { sandboxEnv, sandboxSupportFor } from "./child-sandbox.js";
 import { returnScratch, takeScratch } from "./command-scratch.js";
 import { limitedCommand, runProcess, type ProcessLimits, type ProcessResult } from "./command-process.js";
-import { CommandSandbox } from "./command-sandbox.js";
-import type { CommandPlan } from "./sandbox/sandbox-command.js";
+import { CommandSandbox, type CommandPlan } from "./sandbox/sandbox-command.js";
 import { defineTool, type Grant, type Tool, type ToolContext } from "../tools/define.js";
 
 /** How long a command may run before its process group is killed. */

@@ -4,8 +4,7 @@ import { mkdirSync, mkdtempSync, readdirSync, realpathSync, writeFileSync } from
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createCommandJudge } from "../../src/shell/judge.js";
-import { CommandSandbox } from "../../src/shell/command-sandbox.js";
-import { spawnPlanned } from "../../src/shell/sandbox/sandbox-command.js";
+import { CommandSandbox, spawnPlanned } from "../../src/shell/sandbox/sandbox-command.js";
 import { decide } from "../../src/gate/policy.js";
 import { DEV_COMMANDS } from "./fixtures/dev-commands.js";
 import { probe, skipReason } from "./sandbox/sandbox-harness.js";

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configurationPaths } from "../../../src/gate/path-check.js";
-import { CommandSandbox } from "../../../src/shell/command-sandbox.js";
+import { CommandSandbox } from "../../../src/shell/sandbox/sandbox-command.js";
 import { createRunCommandTool } from "../../../src/shell/run-command.js";
 import { buildToolContext } from "../../helpers/tool-context.js";
 import { gatedRun } from "../../tools/gated-run.js";
