@@ -131,7 +131,7 @@ export function optionValues(words: readonly ShellWord[], names: readonly string
   if (names.length === 0) return found;
   const longs = names.filter((n) => n.startsWith("--"));
   // An exact option name of the program is never an abbreviation of another (`--exclude` is not `--exclude-from`).
-  const exact = longNames(spec);
+  const exact = new Set((spec?.long ?? []).map((l) => `--${l.replace(/\[?=\]?$/, "")}`));
   const shorts = names.filter((n) => /^-[^-]$/.test(n)).map((n) => n[1] as string);
   const attached = (word: ShellWord, value: string): ShellWord => ({ ...word, value });
   for (let i = 0; i < words.length; i++) {
@@ -154,16 +154,4 @@ export function optionValues(words: readonly ShellWord[], names: readonly string
     }
   }
   return found;
-}
-
-const LONG_NAMES = new WeakMap<ArgSpec, ReadonlySet<string>>();
-
-function longNames(spec: ArgSpec | undefined): ReadonlySet<string> {
-  if (spec === undefined) return new Set();
-  let names = LONG_NAMES.get(spec);
-  if (names === undefined) {
-    names = new Set((spec.long ?? []).map((l) => `--${l.replace(/\[?=\]?$/, "")}`));
-    LONG_NAMES.set(spec, names);
-  }
-  return names;
 }
