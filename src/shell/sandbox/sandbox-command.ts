@@ -8,8 +8,8 @@ import { ConfigError, orFallback } from "../../errors.js";
 import { configurationPaths } from "../../gate/path-check.js";
 import { nameReason } from "../../gate/secret-paths.js";
 import { probeBwrap, unsandboxedNotice, type BwrapProbe } from "./bwrap-probe.js";
-import { nodePathInspector, resolveSandbox, type PathInspector, type ResolvedSandbox } from "./resolve-sandbox.js";
-import { policyFor, type SandboxKind, type SandboxPolicy, type SandboxSetting } from "./sandbox-policy.js";
+import { nodePathInspector, policyFor, resolveSandbox, type PathInspector, type ResolvedSandbox } from "./sandbox-policy.js";
+import type { SandboxKind, SandboxPolicy, SandboxSetting } from "./sandbox-policy.js";
 import { unixSocketFilter } from "./unix-socket-filter.js";
 
 export type { SandboxSetting } from "./sandbox-policy.js";

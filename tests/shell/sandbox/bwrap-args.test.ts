@@ -2,8 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { ToolError } from "../../../src/errors.js";
 import { bwrapArgs } from "../../../src/shell/sandbox/sandbox-command.js";
-import { resolveSandbox, type PathInfo, type PathInspector } from "../../../src/shell/sandbox/resolve-sandbox.js";
-import { homeSecretPaths, policyFor, systemSecretPaths, type SandboxPolicy } from "../../../src/shell/sandbox/sandbox-policy.js";
+import { homeSecretPaths, policyFor, resolveSandbox, systemSecretPaths, type PathInfo, type PathInspector, type SandboxPolicy } from "../../../src/shell/sandbox/sandbox-policy.js";
 import { unixSocketFilter } from "../../../src/shell/sandbox/unix-socket-filter.js";
 
 type Entry = { type: "dir" | "file"; links?: number } | { link: string };

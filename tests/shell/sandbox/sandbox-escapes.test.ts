@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { spawn as ptySpawn } from "@lydell/node-pty";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveSandbox } from "../../../src/shell/sandbox/resolve-sandbox.js";
+import { resolveSandbox } from "../../../src/shell/sandbox/sandbox-policy.js";
 import { bwrapArgs, planCommand } from "../../../src/shell/sandbox/sandbox-command.js";
 import { until } from "../../helpers/manual-clock.js";
 import { listProcesses } from "../../helpers/mcp.js";
