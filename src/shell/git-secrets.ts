@@ -1,6 +1,7 @@
 // What a read-only git may print that no path shows: patches of a secret-named file its history ever held, remote URLs with credentials.
 import { execFile } from "node:child_process";
 import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import { orFallback } from "../errors.js";
 import { scanSecrets } from "../gate/redact.js";
 import { walkNameReason, readFileHead } from "../gate/secret-paths.js";
@@ -8,6 +9,7 @@ import { READ_ONLY_GIT_CONFIG, readOnlyGitEnv } from "./child-sandbox.js";
 
 const TIMEOUT_MS = 5_000;
 const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+const execGit = promisify(execFile);
 
 /**
  * Why `git log -p`, `show` or `diff` in `dir` may print a secret: a secret-named path in the history, reflog, index or a commit named
@@ -52,16 +54,12 @@ async function scanHistory(dir: string, starts: readonly string[], env: NodeJS.P
   return null;
 }
 
-function runGit(cwd: string, args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = execFile("git", args, { cwd, env, timeout: TIMEOUT_MS, maxBuffer: MAX_OUTPUT_BYTES, encoding: "utf8", windowsHide: true }, (error, stdout) => {
-      if (error) reject(error);
-      else resolve(stdout);
-    });
-    // A git that exits before reading its input must not crash the gate with EPIPE.
-    child.stdin?.on("error", () => {});
-    child.stdin?.end(input ?? "");
-  });
+async function runGit(cwd: string, args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<string> {
+  const run = execGit("git", args, { cwd, env, timeout: TIMEOUT_MS, maxBuffer: MAX_OUTPUT_BYTES, encoding: "utf8", windowsHide: true });
+  // A git that exits before reading its input must not crash the gate with EPIPE.
+  run.child.stdin?.on("error", () => {});
+  run.child.stdin?.end(input ?? "");
+  return (await run).stdout;
 }
 
 /** A small environment (no API key, no prompts) for a git that reads only and reaches no other host. */
