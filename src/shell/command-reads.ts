@@ -1,13 +1,12 @@
 // What one allowed program reads, judged before it runs: each argument by its role, the folders it walks (grep -r, rg, git diff,
 // diff, gzip -r, ls -R, find, du, tree), the git history it shows.
 import { optionValues, type ParsedArgs, type ParsedFlag } from "./arg-spec.js";
-import { homeReason, physicalWords, resolveWord } from "./path-resolve.js";
 import { findStartingPoints, type ProgramRule } from "./program-rules.js";
 import { NO_FILTERS, type ReadPlan, type TreeFilters } from "./read-plan.js";
 import { DECOMPRESSORS } from "./rules-archive.js";
 import { gitSubcommandAt } from "./rules-git.js";
 import { PROCESS_SUBSTITUTION_PATH, type ShellWord } from "./shell-words.js";
-import { judgeWord, literalPathReason, wordVariants, type WordScope } from "./word-reads.js";
+import { homeReason, judgeWord, literalPathReason, physicalWords, resolveWord, wordVariants, type WordScope } from "./word-reads.js";
 
 /**
  * Why what `program` reads from the folders of `scope` is not safe, or null with it added to `plan`: each argument (content for programs

@@ -5,11 +5,10 @@ import type { Dirent } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { gitHistoryReason, remoteCredentialsReason } from "./git-secrets.js";
-import { homeReason, type PathContext } from "./path-resolve.js";
 import { orFallback } from "../errors.js";
 import { NO_FILTERS, type PlannedRead, type ReadPlan, type TreeFilters } from "./read-plan.js";
 import { fileContentSecretReason, globToRegExp, isProcessSecretPath, placeReason, walkNameReason } from "../gate/secret-paths.js";
-import { literalPathReason } from "./word-reads.js";
+import { homeReason, literalPathReason, type PathContext } from "./word-reads.js";
 
 /** Entries the gate looks at for one command before it gives up and asks. */
 const MAX_WALK_ENTRIES = 20_000;

@@ -7,7 +7,7 @@ import { isInside, resolveRealPath } from "../gate/path-check.js";
 import { NETWORK_PROGRAMS } from "./command-families.js";
 import type { CommandSandbox } from "./sandbox/sandbox-command.js";
 import { diskReasons } from "./disk-check.js";
-import { resolveWord } from "./path-resolve.js";
+import { resolveWord } from "./word-reads.js";
 import { processSecretsReason } from "./process-secrets.js";
 import { assessCommand, type SafetyAssessment, type SafetyVerdict } from "./safety.js";
 import { parseShellSync } from "./shell-parse.js";

@@ -2,7 +2,7 @@
 // read by a forgiving lexer of its own: the guard holds in bypass mode, which runs lines the grammar refuses, so this reader
 // never fails and errs towards seeing more words.
 import { expandBraces } from "./brace-expand.js";
-import { resolveWord, wordPieces, type Base, type PathContext } from "./path-resolve.js";
+import { resolveWord, wordPieces, type Base, type PathContext } from "./word-reads.js";
 import { DECOMPRESSORS } from "./rules-archive.js";
 import { isProcessSecretPath, normalizeSlashes as normalize } from "../gate/secret-paths.js";
 

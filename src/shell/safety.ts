@@ -5,12 +5,11 @@ import { broadPatternReason, normalizeCommand, type ApprovalLists } from "../gat
 import { parseArgs, type ParsedArgs } from "./arg-spec.js";
 import { familyReason } from "./command-families.js";
 import { commandReads } from "./command-reads.js";
-import type { PathContext } from "./path-resolve.js";
 import { PROGRAM_RULES, type ProgramRule } from "./program-rules.js";
 import type { ReadPlan } from "./read-plan.js";
 import { isShellParserLoaded, loadShellParser, parsePlainCommand, parseShellSync } from "./shell-parse.js";
 import type { ParsedShell, ShellRedirect, ShellWord, SimpleCommand } from "./shell-parse.js";
-import { judgeWord, lineBases, wordVariants, type WordScope } from "./word-reads.js";
+import { judgeWord, lineBases, wordVariants, type PathContext, type WordScope } from "./word-reads.js";
 
 export type { ApprovalLists } from "../gate/approval-entries.js";
 
