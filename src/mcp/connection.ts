@@ -3,11 +3,10 @@ import type { Client, Transport } from "@modelcontextprotocol/client";
 import type { ToolContext } from "../tools/define.js";
 import { DEFAULT_MCP_CONNECT_TIMEOUT_MS, type McpServerConfig } from "./config.js";
 import { causeOf, oneLine, seconds, whereOf } from "./failure.js";
-import { CallScopes, type McpHost } from "./host.js";
+import { CallScopes, CLIENT_CAPABILITIES, serveServerRequests, type McpHost } from "./host.js";
 import { callTool, type McpCallResult } from "./call.js";
 import { listCatalog, type McpCatalog } from "./catalog.js";
-import { SignInNeeded } from "./oauth-provider.js";
-import { CLIENT_CAPABILITIES, serveServerRequests } from "./server-requests.js";
+import { SignInNeeded } from "./credential-store.js";
 import { AuthSession } from "./sign-in.js";
 import type { StdioTransport } from "./stdio-transport.js";
 
