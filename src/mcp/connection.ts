@@ -18,13 +18,6 @@ export type McpState = "disabled" | "idle" | "connecting" | "connected" | "faile
 const CLIENT_INFO = { name: "miniclaw", version: "0.1.0" };
 type Sdk = typeof import("@modelcontextprotocol/client");
 
-/** From the hub: the children's environment (already scrubbed), the host, and who hears of a changed list. */
-export interface ConnectionDeps {
-  childEnv: Record<string, string | undefined>;
-  host: McpHost;
-  onChanged: () => void;
-}
-
 /**
  * One configured server. `connect()` never throws: a failure ends `failed` with one line saying where and why. A server
  * that dies is restarted once, before the next call, then stays `stopped`. Requests it sends during a call belong to that call.
@@ -48,7 +41,8 @@ export class McpConnection {
   constructor(
     readonly name: string,
     readonly config: McpServerConfig,
-    private readonly deps: ConnectionDeps,
+    /** From the hub: the children's environment (already scrubbed), the host, and who hears of a changed list. */
+    private readonly deps: { childEnv: Record<string, string | undefined>; host: McpHost; onChanged: () => void },
   ) {
     this.state = config.enabled === false ? "disabled" : "idle";
     if (config.disabledReason !== undefined) this.error = config.disabledReason;
