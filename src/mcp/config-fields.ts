@@ -29,7 +29,10 @@ const KIND_LABELS: Record<Kind, string> = { stdio: "a stdio server", http: "an h
 const FIELD_HINTS = new Map([["serverUrl", 'use "url"'], ["httpUrl", 'use "type": "http" with "url"'], ["transport", 'use "type"']]);
 /** Fields of other clients' configurations (Claude Code, Cline, Cursor) that mean nothing here: ignored, with one note. */
 const FOREIGN_FIELDS = ["autoApprove", "alwaysAllow", "disabledTools", "description", "timeout", "networkTimeout", "trust", "includeTools", "excludeTools"];
+const GRANTS = ["authorization_code", "client_credentials"] as const;
 const OAUTH_FIELDS = ["clientId", "clientSecret", "scope", "callbackPort", "clientMetadataUrl", "grant", "privateKey", "algorithm"];
+const GLOBS = 'must be a list of tool names or globs, such as ["get_*", "list_?"]';
+const TOOLS_EXAMPLE = '{"include": ["get_*"], "exclude": ["delete_*"]}';
 /** Beyond this, Node's timers fire at once instead of late. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
 const REFERENCE = /\$\{([^}]*)\}/g;
@@ -113,18 +116,20 @@ function entrySchema(kind: Kind, expansion: Expansion) {
   const { text, ms, globs, strings } = fieldTypes(expansion);
   const common = {
     enabled: z.boolean({ error: (i) => `must be true or false (got ${kindOfValue(i.input)})` }).optional(),
-    tools: settings({ include: globs.optional(), exclude: globs.optional() }, '{"include": ["get_*"], "exclude": ["delete_*"]}', '"tools" takes "include" and "exclude"').optional(),
+    tools: settings({ include: globs.optional(), exclude: globs.optional() }, TOOLS_EXAMPLE, '"tools" takes "include" and "exclude"').optional(),
     readOnly: globs.optional(),
     timeoutMs: ms.optional(),
     connectTimeoutMs: ms.optional(),
   };
   if (kind === "stdio") {
-    return z.object({ ...common, command: text("for a stdio server: the program to start"), args: strings.optional(), env: textMap(ENV_NAME, expansion).optional(), cwd: text().optional() });
+    const env = textMap(ENV_NAME, expansion).optional();
+    return z.object({ ...common, command: text("for a stdio server: the program to start"), args: strings.optional(), env, cwd: text().optional() });
   }
   if (kind === "sdk") return z.object({ ...common, server: SERVER_OBJECT });
   // The address is not shown: once expanded it may carry a token.
+  const unexpanded = (address: string): boolean => (expansion.lenient || expansion.unset.length > 0) && address.includes("${");
   const url = text('for an http server: its address, such as "https://example.com/mcp"').refine(
-    (address) => ((expansion.lenient || expansion.unset.length > 0) && address.includes("${")) || /^https?:$/.test(URL.canParse(address) ? new URL(address).protocol : ""),
+    (address) => unexpanded(address) || /^https?:$/.test(URL.canParse(address) ? new URL(address).protocol : ""),
     'must be an http:// or https:// address, such as "https://example.com/mcp"',
   );
   const headers = textMap(HEADER_NAME, expansion).superRefine((map, ctx) => {
@@ -137,13 +142,15 @@ function entrySchema(kind: Kind, expansion: Expansion) {
 /** The checks of single values; strings `${VAR}`-expanded through `expansion`. */
 function fieldTypes(expansion: Expansion) {
   const string = (required?: string) =>
-    z.string({ error: (i) => (i.input === undefined && required ? `is required ${required}` : `must be a string (got ${kindOfValue(i.input)})`) }).transform((text, ctx) => expand(text, expansion, ctx));
+    z
+      .string({ error: (i) => (i.input === undefined && required ? `is required ${required}` : `must be a string (got ${kindOfValue(i.input)})`) })
+      .transform((text, ctx) => expand(text, expansion, ctx));
   return {
     text: (required?: string) => string(required).refine((value) => value.trim() !== "", "must not be empty"),
     ms: z.custom<number>((v) => typeof v === "number" && Number.isInteger(v) && v >= 1 && v <= MAX_TIMEOUT_MS, {
-      error: (i) => `must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS} (got ${typeof i.input === "number" ? String(i.input) : kindOfValue(i.input)})`,
+      error: (i) => `must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS} (got ${typeof i.input === "number" ? i.input : kindOfValue(i.input)})`,
     }),
-    globs: z.custom<string[]>((v) => Array.isArray(v) && v.every((glob) => typeof glob === "string" && glob !== ""), 'must be a list of tool names or globs, such as ["get_*", "list_?"]'),
+    globs: z.custom<string[]>((v) => Array.isArray(v) && v.every((glob) => typeof glob === "string" && glob !== ""), GLOBS).transform((list) => [...list]),
     strings: z.array(z.unknown(), { error: (i) => `must be a list of strings (got ${kindOfValue(i.input)})` }).transform((items, ctx) => {
       const bad = items.findIndex((item) => typeof item !== "string");
       if (bad < 0) return items.map((item, index) => expand(item as string, expansion, ctx, [index]));
@@ -155,14 +162,17 @@ function fieldTypes(expansion: Expansion) {
 
 /** An in-process server: any object with connect(transport). */
 const SERVER_OBJECT = z.custom<McpSdkConfig["server"]>((v) => isPlainObject(v) && typeof v["connect"] === "function", {
-  error: (i) => `${i.input === undefined ? "is required" : `must be an MCP server object (got ${kindOfValue(i.input)})`}: an object with connect(transport), such as an McpServer of @modelcontextprotocol/server`,
+  error: (i) => {
+    const problem = i.input === undefined ? "is required" : `must be an MCP server object (got ${kindOfValue(i.input)})`;
+    return `${problem}: an object with connect(transport), such as an McpServer of @modelcontextprotocol/server`;
+  },
 });
 
 /** `oauth`: a pre-registered client, its scope, the loopback port, or machine-to-machine credentials (`grant`). */
 function oauthSchema(text: z.ZodType<string | undefined>) {
   const shape = {
-    grant: z.enum(["authorization_code", "client_credentials"], 'must be "authorization_code" (sign in as a person, the default) or "client_credentials" (a machine)').optional(),
-    callbackPort: z.custom<number>((v) => typeof v === "number" && Number.isInteger(v) && v >= 1 && v <= 65535, "must be a port number from 1 to 65535").optional(),
+    grant: z.enum(GRANTS, 'must be "authorization_code" (sign in as a person, the default) or "client_credentials" (a machine)').optional(),
+    callbackPort: z.custom<number>((v) => Number.isInteger(v) && Number(v) >= 1 && Number(v) <= 65535, "must be a port number from 1 to 65535").optional(),
     clientId: text,
     clientSecret: text,
     scope: text,

@@ -3,7 +3,8 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from "@modelcontextprotocol/client";
+import type { OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/client";
+import type { StoredOAuthClientInformation, StoredOAuthTokens } from "@modelcontextprotocol/client";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { readRegularText } from "../fs/regular-file.js";
 import type { McpOAuthConfig } from "./config.js";
