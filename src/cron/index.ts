@@ -1,7 +1,6 @@
 // miniclaw/cron: the one scheduler with its claims seam, the files backend, cron.json, the job runner, run records and heartbeats. The core never imports it.
 export { ABORT_SETTLE_MS, checkSchedule, nextRunTime, startScheduler, type JobTimer, type Scheduler, type SchedulerOptions, type StartTimer } from "./cron.js";
-export { localClaims, steadyLease, STILL_GOING, type Claim, type ClaimsOptions, type CronBackend, type CronClaims, type RunLease } from "./claims.js";
-export { fileCron } from "./file-claims.js";
+export { fileCron, localClaims, steadyLease, STILL_GOING, type Claim, type ClaimsOptions, type CronBackend, type CronClaims, type RunLease } from "./claims.js";
 export { CRON_FILE, DEFAULT_FINAL_PROMPT, hasEnded, loadCronJobs, parseCronJobs, type CronJob } from "./cron-config.js";
 export { createJobRunner, outcomeOf, type JobRunnerOptions } from "./cron-job.js";
 export { executeRun, formatRunLine, formatTime, skippedRecord, type RunJob, type RunOutcome, type RunRecord, type RunStatus } from "./cron-runs.js";

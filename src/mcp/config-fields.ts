@@ -1,22 +1,22 @@
-// One entry of the MCP server settings: its kind, each field checked and ${VAR}-expanded, one-line errors that name the field.
+// One entry of the MCP server settings: its kind, then its fields checked by a zod schema and ${VAR}-expanded; one-line errors that name the field.
+import * as z from "zod";
 import { ConfigError } from "../errors.js";
-import type { McpHttpConfig, McpOAuthConfig, McpSdkConfig, McpServerCommon, McpServerConfig, McpStdioConfig } from "./config.js";
+import type { McpSdkConfig, McpServerConfig } from "./config.js";
 
-/** Where an entry comes from, for errors and expansion; `lenient` for a disabled server, which never starts, so a variable it names need not be set. */
+/** Where an entry comes from, for errors and expansion. */
 export interface FieldScope {
   source: string;
   server: string;
   env: Record<string, string | undefined>;
   fromFile: boolean;
-  lenient?: boolean;
-  /** Filled while reading: unset variables the entry names (the server is then left out, not refused). */
-  unset?: string[];
   /** One line per entry whose fields of other tools were ignored. */
   notes?: string[];
 }
 
 type Kind = "stdio" | "http" | "sdk";
 type Entry = Record<string, unknown>;
+/** How `${VAR}` is read; `lenient` for a disabled server, which never starts, so a variable it names need not be set; `unset` fills while reading. */
+type Expansion = { env: FieldScope["env"]; lenient: boolean; unset: string[] };
 
 const COMMON_FIELDS = ["enabled", "tools", "readOnly", "timeoutMs", "connectTimeoutMs"];
 const KIND_FIELDS: Record<Kind, string[]> = {
@@ -29,7 +29,10 @@ const KIND_LABELS: Record<Kind, string> = { stdio: "a stdio server", http: "an h
 const FIELD_HINTS = new Map([["serverUrl", 'use "url"'], ["httpUrl", 'use "type": "http" with "url"'], ["transport", 'use "type"']]);
 /** Fields of other clients' configurations (Claude Code, Cline, Cursor) that mean nothing here: ignored, with one note. */
 const FOREIGN_FIELDS = ["autoApprove", "alwaysAllow", "disabledTools", "description", "timeout", "networkTimeout", "trust", "includeTools", "excludeTools"];
+const GRANTS = ["authorization_code", "client_credentials"] as const;
 const OAUTH_FIELDS = ["clientId", "clientSecret", "scope", "callbackPort", "clientMetadataUrl", "grant", "privateKey", "algorithm"];
+const GLOBS = 'must be a list of tool names or globs, such as ["get_*", "list_?"]';
+const TOOLS_EXAMPLE = '{"include": ["get_*"], "exclude": ["delete_*"]}';
 /** Beyond this, Node's timers fire at once instead of late. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
 const REFERENCE = /\$\{([^}]*)\}/g;
@@ -45,13 +48,15 @@ export function readEntryFields(entry: unknown, scope: FieldScope): McpServerCon
   const kind = kindOf(entry, scope);
   const own = withoutForeignFields(entry, scope);
   checkKnownFields(own, kind, scope);
-  const common = readCommon(own, scope);
-  const unset: string[] = [];
-  const fieldScope = { ...scope, lenient: common.enabled === false, unset };
-  const config: McpServerConfig =
-    kind === "stdio" ? { ...common, ...readStdio(own, fieldScope) }
-    : kind === "http" ? { ...common, ...readHttp(own, fieldScope) }
-    : { ...common, type: "sdk", server: readServerObject(own, scope) };
+  const expansion: Expansion = { env: scope.env, lenient: own["enabled"] === false, unset: [] };
+  const parsed = entrySchema(kind, expansion).safeParse(own);
+  if (!parsed.success) {
+    const { path, message } = parsed.error.issues[0]!;
+    fail(scope, path.map((step, i) => (typeof step === "number" ? `[${step}]` : `${i > 0 ? "." : ""}${String(step)}`)).join(""), message);
+  }
+  const type = kind === "http" && own["type"] === "sse" ? "sse" : kind;
+  const config = { type, ...parsed.data } as McpServerConfig;
+  const { unset } = expansion;
   if (unset.length === 0) return config;
   // One server whose variable is unset is left out, with one line; the others start.
   const names = [...new Set(unset)].map((name) => `\${${name}}`).join(", ");
@@ -106,130 +111,128 @@ function checkKnownFields(entry: Entry, kind: Kind, scope: FieldScope): void {
   throw new ConfigError(`${scope.source}: server "${scope.server}": unknown ${names}${hint}; ${KIND_LABELS[kind]} takes ${known.join(", ")}`);
 }
 
-function readCommon(entry: Entry, scope: FieldScope): McpServerCommon {
-  const enabled = entry["enabled"];
-  if (enabled !== undefined && typeof enabled !== "boolean") fail(scope, "enabled", `must be true or false (got ${kindOfValue(enabled)})`);
-  return given({
-    enabled,
-    tools: readToolFilter(entry["tools"], scope),
-    readOnly: readGlobs(entry["readOnly"], "readOnly", scope),
-    timeoutMs: readMilliseconds(entry["timeoutMs"], "timeoutMs", scope),
-    connectTimeoutMs: readMilliseconds(entry["connectTimeoutMs"], "connectTimeoutMs", scope),
-  });
-}
-
-function readStdio(entry: Entry, scope: FieldScope): McpStdioConfig {
-  const command = readText(entry["command"], "command", scope);
-  if (command === undefined) fail(scope, "command", "is required for a stdio server: the program to start");
-  const fields = given({ args: readTextList(entry["args"], "args", scope), env: readTextMap(entry["env"], "env", ENV_NAME, scope), cwd: readText(entry["cwd"], "cwd", scope) });
-  return { type: "stdio", command, ...fields };
-}
-
-function readHttp(entry: Entry, scope: FieldScope): McpHttpConfig {
-  const url = readText(entry["url"], "url", scope);
-  if (url === undefined) fail(scope, "url", 'is required for an http server: its address, such as "https://example.com/mcp"');
-  const protocol = URL.canParse(url) ? new URL(url).protocol : undefined;
-  const unexpanded = (scope.lenient === true || (scope.unset?.length ?? 0) > 0) && url.includes("${");
-  // The address is not shown: once expanded it may carry a token.
-  if (!unexpanded && protocol !== "http:" && protocol !== "https:") fail(scope, "url", 'must be an http:// or https:// address, such as "https://example.com/mcp"');
-  const headers = readTextMap(entry["headers"], "headers", HEADER_NAME, scope);
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    if (/[\r\n\0]/.test(value)) fail(scope, `headers.${name}`, "must be one line (it holds a line break or a NUL once expanded)");
+/** The fields of a `kind` entry (no other is left), checked in the order a person reads them. */
+function entrySchema(kind: Kind, expansion: Expansion) {
+  const { text, ms, globs, strings } = fieldTypes(expansion);
+  const common = {
+    enabled: z.boolean({ error: (i) => `must be true or false (got ${kindOfValue(i.input)})` }).optional(),
+    tools: settings({ include: globs.optional(), exclude: globs.optional() }, TOOLS_EXAMPLE, '"tools" takes "include" and "exclude"').optional(),
+    readOnly: globs.optional(),
+    timeoutMs: ms.optional(),
+    connectTimeoutMs: ms.optional(),
+  };
+  if (kind === "stdio") {
+    const env = textMap(ENV_NAME, expansion).optional();
+    return z.object({ ...common, command: text("for a stdio server: the program to start"), args: strings.optional(), env, cwd: text().optional() });
   }
-  const oauth = readOAuth(entry["oauth"], scope);
-  return { type: entry["type"] === "sse" ? "sse" : "http", url, ...(headers !== undefined && { headers }), ...(oauth !== undefined && { oauth }) };
+  if (kind === "sdk") return z.object({ ...common, server: SERVER_OBJECT });
+  // The address is not shown: once expanded it may carry a token.
+  const unexpanded = (address: string): boolean => (expansion.lenient || expansion.unset.length > 0) && address.includes("${");
+  const url = text('for an http server: its address, such as "https://example.com/mcp"').refine(
+    (address) => unexpanded(address) || /^https?:$/.test(URL.canParse(address) ? new URL(address).protocol : ""),
+    'must be an http:// or https:// address, such as "https://example.com/mcp"',
+  );
+  const headers = textMap(HEADER_NAME, expansion).superRefine((map, ctx) => {
+    const name = Object.keys(map).find((key) => /[\r\n\0]/.test(map[key]!));
+    if (name !== undefined) ctx.addIssue({ code: "custom", message: "must be one line (it holds a line break or a NUL once expanded)", path: [name] });
+  });
+  return z.object({ ...common, url, headers: headers.optional(), oauth: oauthSchema(text().optional()).optional() });
 }
+
+/** The checks of single values; strings `${VAR}`-expanded through `expansion`. */
+function fieldTypes(expansion: Expansion) {
+  const string = (required?: string) =>
+    z
+      .string({ error: (i) => (i.input === undefined && required ? `is required ${required}` : `must be a string (got ${kindOfValue(i.input)})`) })
+      .transform((text, ctx) => expand(text, expansion, ctx));
+  return {
+    text: (required?: string) => string(required).refine((value) => value.trim() !== "", "must not be empty"),
+    ms: z.custom<number>((v) => typeof v === "number" && Number.isInteger(v) && v >= 1 && v <= MAX_TIMEOUT_MS, {
+      error: (i) => `must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS} (got ${typeof i.input === "number" ? i.input : kindOfValue(i.input)})`,
+    }),
+    globs: z.custom<string[]>((v) => Array.isArray(v) && v.every((glob) => typeof glob === "string" && glob !== ""), GLOBS).transform((list) => [...list]),
+    strings: z.array(z.unknown(), { error: (i) => `must be a list of strings (got ${kindOfValue(i.input)})` }).transform((items, ctx) => {
+      const bad = items.findIndex((item) => typeof item !== "string");
+      if (bad < 0) return items.map((item, index) => expand(item as string, expansion, ctx, [index]));
+      ctx.addIssue({ code: "custom", message: `must be a list of strings (item ${bad + 1} is ${kindOfValue(items[bad])})` });
+      return z.NEVER;
+    }),
+  };
+}
+
+/** An in-process server: any object with connect(transport). */
+const SERVER_OBJECT = z.custom<McpSdkConfig["server"]>((v) => isPlainObject(v) && typeof v["connect"] === "function", {
+  error: (i) => {
+    const problem = i.input === undefined ? "is required" : `must be an MCP server object (got ${kindOfValue(i.input)})`;
+    return `${problem}: an object with connect(transport), such as an McpServer of @modelcontextprotocol/server`;
+  },
+});
 
 /** `oauth`: a pre-registered client, its scope, the loopback port, or machine-to-machine credentials (`grant`). */
-function readOAuth(value: unknown, scope: FieldScope): McpOAuthConfig | undefined {
-  if (value === undefined) return undefined;
-  if (!isPlainObject(value)) fail(scope, "oauth", `must be an object such as {"clientId": "...", "callbackPort": 8765} (got ${kindOfValue(value)})`);
-  const extra = Object.keys(value).find((key) => !OAUTH_FIELDS.includes(key));
-  if (extra !== undefined) fail(scope, `oauth.${extra}`, `is not a setting: "oauth" takes ${OAUTH_FIELDS.join(", ")}`);
-  const grant = value["grant"];
-  if (grant !== undefined && grant !== "authorization_code" && grant !== "client_credentials") fail(scope, "oauth.grant", 'must be "authorization_code" (sign in as a person, the default) or "client_credentials" (a machine)');
-  const port = value["callbackPort"];
-  if (port !== undefined && (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535)) fail(scope, "oauth.callbackPort", "must be a port number from 1 to 65535");
-  const text = (key: string): string | undefined => readText(value[key], `oauth.${key}`, scope);
-  const config = given({ clientId: text("clientId"), clientSecret: text("clientSecret"), scope: text("scope"), clientMetadataUrl: text("clientMetadataUrl"), privateKey: text("privateKey"), algorithm: text("algorithm"), callbackPort: port as number | undefined, grant: grant as McpOAuthConfig["grant"] });
-  if (config.grant === "client_credentials" && (config.clientId === undefined || (config.clientSecret === undefined && config.privateKey === undefined))) {
-    fail(scope, "oauth", 'with "grant": "client_credentials" needs "clientId" and "clientSecret" (or "privateKey")');
-  }
-  return config;
-}
-
-function readServerObject(entry: Entry, scope: FieldScope): McpSdkConfig["server"] {
-  const server = entry["server"];
-  if (isPlainObject(server) && typeof server["connect"] === "function") return server as McpSdkConfig["server"];
-  const problem = server === undefined ? "is required" : `must be an MCP server object (got ${kindOfValue(server)})`;
-  return fail(scope, "server", `${problem}: an object with connect(transport), such as an McpServer of @modelcontextprotocol/server`);
-}
-
-function readToolFilter(value: unknown, scope: FieldScope): McpServerCommon["tools"] {
-  if (value === undefined) return undefined;
-  if (!isPlainObject(value)) fail(scope, "tools", `must be an object such as {"include": ["get_*"], "exclude": ["delete_*"]} (got ${kindOfValue(value)})`);
-  const extra = Object.keys(value).find((key) => key !== "include" && key !== "exclude");
-  if (extra !== undefined) fail(scope, `tools.${extra}`, 'is not a setting: "tools" takes "include" and "exclude"');
-  return given({ include: readGlobs(value["include"], "tools.include", scope), exclude: readGlobs(value["exclude"], "tools.exclude", scope) });
-}
-
-function readGlobs(value: unknown, field: string, scope: FieldScope): string[] | undefined {
-  if (value === undefined) return undefined;
-  const ok = Array.isArray(value) && value.every((glob) => typeof glob === "string" && glob !== "");
-  if (!ok) fail(scope, field, 'must be a list of tool names or globs, such as ["get_*", "list_?"]');
-  return [...(value as string[])];
-}
-
-function readMilliseconds(value: unknown, field: string, scope: FieldScope): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= MAX_TIMEOUT_MS) return value;
-  const got = typeof value === "number" ? String(value) : kindOfValue(value);
-  return fail(scope, field, `must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS} (got ${got})`);
-}
-
-function readText(value: unknown, field: string, scope: FieldScope): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "string") fail(scope, field, `must be a string (got ${kindOfValue(value)})`);
-  const text = expandVariables(value, field, scope);
-  if (text.trim() === "") fail(scope, field, "must not be empty");
-  return text;
-}
-
-function readTextList(value: unknown, field: string, scope: FieldScope): string[] | undefined {
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value)) fail(scope, field, `must be a list of strings (got ${kindOfValue(value)})`);
-  const bad = value.findIndex((item) => typeof item !== "string");
-  if (bad >= 0) fail(scope, field, `must be a list of strings (item ${bad + 1} is ${kindOfValue(value[bad])})`);
-  return (value as string[]).map((item, index) => expandVariables(item, `${field}[${index}]`, scope));
-}
-
-function readTextMap(value: unknown, field: string, keyPattern: RegExp, scope: FieldScope): Record<string, string> | undefined {
-  if (value === undefined) return undefined;
-  if (!isPlainObject(value)) fail(scope, field, `must be an object of strings, such as {"NAME": "value"} (got ${kindOfValue(value)})`);
-  return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => {
-      if (!keyPattern.test(key)) fail(scope, field, `has ${JSON.stringify(key)}, which is not a valid name`);
-      if (typeof item !== "string") fail(scope, `${field}.${key}`, `must be a string (got ${kindOfValue(item)})`);
-      return [key, expandVariables(item, `${field}.${key}`, scope)];
-    }),
+function oauthSchema(text: z.ZodType<string | undefined>) {
+  const shape = {
+    grant: z.enum(GRANTS, 'must be "authorization_code" (sign in as a person, the default) or "client_credentials" (a machine)').optional(),
+    callbackPort: z.custom<number>((v) => Number.isInteger(v) && Number(v) >= 1 && Number(v) <= 65535, "must be a port number from 1 to 65535").optional(),
+    clientId: text,
+    clientSecret: text,
+    scope: text,
+    clientMetadataUrl: text,
+    privateKey: text,
+    algorithm: text,
+  };
+  return settings(shape, '{"clientId": "...", "callbackPort": 8765}', `"oauth" takes ${OAUTH_FIELDS.join(", ")}`).refine(
+    (o) => o.grant !== "client_credentials" || (o.clientId !== undefined && (o.clientSecret !== undefined || o.privateKey !== undefined)),
+    'with "grant": "client_credentials" needs "clientId" and "clientSecret" (or "privateKey")',
   );
 }
 
-/** `${NAME}` and `${NAME:-default}`, in one pass (`$NAME` is left alone); an unset variable is an error, except in a disabled server. */
-function expandVariables(text: string, field: string, scope: FieldScope): string {
+/** An object of `shape`'s fields alone: a field it does not take is named (`field.key`) before any of its own is read. */
+function settings<S extends z.ZodRawShape>(shape: S, example: string, takes: string) {
+  const extraIn = (value: unknown): string | undefined => (isPlainObject(value) ? Object.keys(value).find((key) => !Object.hasOwn(shape, key)) : undefined);
+  return z.preprocess(
+    (value, ctx) => {
+      const extra = extraIn(value);
+      if (extra !== undefined) ctx.addIssue({ code: "custom", message: `is not a setting: ${takes}`, path: [extra] });
+      return value;
+    },
+    z.object(shape, { error: (i) => `must be an object such as ${example} (got ${kindOfValue(i.input)})` }),
+  );
+}
+
+/** An object of strings whose keys match `keyPattern`, each checked and expanded in turn. */
+function textMap(keyPattern: RegExp, expansion: Expansion) {
+  const shape = (i: { input?: unknown }): string => `must be an object of strings, such as {"NAME": "value"} (got ${kindOfValue(i.input)})`;
+  return z.custom<Entry>(isPlainObject, { error: shape }).transform((value, ctx) => {
+    const entries: Array<[string, string]> = [];
+    for (const [key, item] of Object.entries(value)) {
+      const named = keyPattern.test(key);
+      if (!named || typeof item !== "string") {
+        const message = named ? `must be a string (got ${kindOfValue(item)})` : `has ${JSON.stringify(key)}, which is not a valid name`;
+        ctx.addIssue({ code: "custom", message, path: named ? [key] : [] });
+        return z.NEVER;
+      }
+      entries.push([key, expand(item, expansion, ctx, [key])]);
+    }
+    return Object.fromEntries(entries);
+  });
+}
+
+/**
+ * `${NAME}` and `${NAME:-default}`, in one pass (`$NAME` is left alone). An unset variable is kept as written: noted in
+ * `unset` (the server is then left out, not refused), except in a disabled server, which needs none.
+ */
+function expand(text: string, expansion: Expansion, ctx: z.RefinementCtx, path: PropertyKey[] = []): string {
   return text.replace(REFERENCE, (whole, body: string) => {
     const match = VARIABLE.exec(body);
-    if (match === null) return fail(scope, field, `holds ${whole}, which is not a variable: write \${NAME} or \${NAME:-default}`);
-    const [, name = "", fallback] = match;
-    const value = Object.hasOwn(scope.env, name) ? scope.env[name] : undefined;
-    if (fallback !== undefined && (value === undefined || value === "")) return fallback;
-    if (value === undefined && scope.lenient === true) return whole;
-    if (value === undefined && scope.unset !== undefined) {
-      scope.unset.push(name);
+    if (match === null) {
+      ctx.addIssue({ code: "custom", message: `holds ${whole}, which is not a variable: write \${NAME} or \${NAME:-default}`, path });
       return whole;
     }
-    if (value === undefined) fail(scope, field, `uses \${${name}}, which is not set: set ${name} in the environment, or write \${${name}:-default}`);
-    return value;
+    const [, name = "", fallback] = match;
+    const value = Object.hasOwn(expansion.env, name) ? expansion.env[name] : undefined;
+    if (fallback !== undefined && (value === undefined || value === "")) return fallback;
+    if (value === undefined && !expansion.lenient) expansion.unset.push(name);
+    return value ?? whole;
   });
 }
 
@@ -237,9 +240,4 @@ function expandVariables(text: string, field: string, scope: FieldScope): string
 function kindOfValue(value: unknown): string {
   if (value === null || typeof value === "boolean") return String(value);
   return Array.isArray(value) ? "a list" : typeof value === "object" ? "an object" : `a ${typeof value}`;
-}
-
-/** The fields that are set: an entry parsed holds only the fields given. */
-function given<T extends object>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }

@@ -3,11 +3,10 @@ import type { Client, Transport } from "@modelcontextprotocol/client";
 import type { ToolContext } from "../tools/define.js";
 import { DEFAULT_MCP_CONNECT_TIMEOUT_MS, type McpServerConfig } from "./config.js";
 import { causeOf, oneLine, seconds, whereOf } from "./failure.js";
-import { CallScopes, type McpHost } from "./host.js";
+import { CallScopes, CLIENT_CAPABILITIES, serveServerRequests, type McpHost } from "./host.js";
 import { callTool, type McpCallResult } from "./call.js";
 import { listCatalog, type McpCatalog } from "./catalog.js";
-import { SignInNeeded } from "./oauth-provider.js";
-import { CLIENT_CAPABILITIES, serveServerRequests } from "./server-requests.js";
+import { SignInNeeded } from "./credential-store.js";
 import { AuthSession } from "./sign-in.js";
 import type { StdioTransport } from "./stdio-transport.js";
 
@@ -18,13 +17,6 @@ export type McpState = "disabled" | "idle" | "connecting" | "connected" | "faile
 
 const CLIENT_INFO = { name: "miniclaw", version: "0.1.0" };
 type Sdk = typeof import("@modelcontextprotocol/client");
-
-/** From the hub: the children's environment (already scrubbed), the host, and who hears of a changed list. */
-export interface ConnectionDeps {
-  childEnv: Record<string, string | undefined>;
-  host: McpHost;
-  onChanged: () => void;
-}
 
 /**
  * One configured server. `connect()` never throws: a failure ends `failed` with one line saying where and why. A server
@@ -49,7 +41,8 @@ export class McpConnection {
   constructor(
     readonly name: string,
     readonly config: McpServerConfig,
-    private readonly deps: ConnectionDeps,
+    /** From the hub: the children's environment (already scrubbed), the host, and who hears of a changed list. */
+    private readonly deps: { childEnv: Record<string, string | undefined>; host: McpHost; onChanged: () => void },
   ) {
     this.state = config.enabled === false ? "disabled" : "idle";
     if (config.disabledReason !== undefined) this.error = config.disabledReason;

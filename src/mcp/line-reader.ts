@@ -11,9 +11,8 @@ const NEWLINE = 0x0a;
 /** Splits chunks into JSON-RPC lines. A line over `maxBytes` is dropped but for its tail, which names the request it answered. */
 export class LineReader {
   private parts: Buffer[] = [];
-  private held = 0;
-  private dropped = 0;
-  private tail = Buffer.alloc(0);
+  /** The bytes of the line so far; past `maxBytes`, `parts` holds only its last TAIL_BYTES. */
+  private size = 0;
 
   constructor(private readonly maxBytes: number) {}
 
@@ -33,35 +32,22 @@ export class LineReader {
   /** Forgets a partial line (the server is gone). */
   clear(): void {
     this.parts = [];
-    this.held = 0;
-    this.dropped = 0;
-    this.tail = Buffer.alloc(0);
+    this.size = 0;
   }
 
   private keep(bytes: Buffer): void {
-    if (this.dropped === 0 && this.held + bytes.length <= this.maxBytes) {
-      this.parts.push(Buffer.from(bytes));
-      this.held += bytes.length;
-      return;
-    }
+    this.size += bytes.length;
+    this.parts.push(Buffer.from(bytes));
     // Over the limit: from here on the line is counted and its tail kept, never held whole.
-    const all = Buffer.concat([this.tail, ...this.parts, bytes]);
-    this.dropped += this.held + bytes.length;
-    this.parts = [];
-    this.held = 0;
-    this.tail = Buffer.from(all.subarray(Math.max(0, all.length - TAIL_BYTES)));
+    if (this.size > this.maxBytes) this.parts = [Buffer.from(Buffer.concat(this.parts).subarray(-TAIL_BYTES))];
   }
 
   private finishLine(): LineItem {
-    if (this.dropped > 0) {
-      const item = { oversized: this.dropped, id: idIn(this.tail.toString("utf8")) };
-      this.clear();
-      return item;
-    }
-    const line = Buffer.concat(this.parts).toString("utf8").replace(/\r$/, "");
+    const [size, line] = [this.size, Buffer.concat(this.parts).toString("utf8")];
     this.clear();
+    if (size > this.maxBytes) return { oversized: size, id: idIn(line) };
     try {
-      return { message: deserializeMessage(line) };
+      return { message: deserializeMessage(line.replace(/\r$/, "")) };
     } catch (error) {
       return { error: error instanceof Error ? error : new Error(String(error)) };
     }

@@ -4,8 +4,8 @@ import { createServer, type Server } from "node:http";
 /** Where the browser comes back to, and the code it brings. */
 export interface Loopback {
   redirectUrl: string;
-  /** The code of the redirect whose `state` is `state`; rejects on an error redirect, a timeout or an abort. */
-  code(state: string, timeoutMs: number, signal?: AbortSignal): Promise<string>;
+  /** The code of the redirect whose `state` is `state`; rejects on an error redirect or a timeout. */
+  code(state: string, timeoutMs: number): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -31,16 +31,13 @@ export async function startLoopback(port = 0): Promise<Loopback> {
   const bound = await listen(server, port).catch(() => listen(server, 0));
   return {
     redirectUrl: `http://127.0.0.1:${bound}${PATH}`,
-    code: (state, timeoutMs, signal) =>
+    code: (state, timeoutMs) =>
       new Promise<string>((resolve, reject) => {
         const done = (): void => {
           clearTimeout(timer);
           waiting.delete(state);
-          signal?.removeEventListener("abort", onAbort);
         };
-        const onAbort = (): void => (done(), reject(new Error("sign-in was interrupted")));
         const timer = setTimeout(() => (done(), reject(new Error(`no sign-in came back within ${Math.round(timeoutMs / 1000)} s`))), timeoutMs);
-        signal?.addEventListener("abort", onAbort, { once: true });
         waiting.set(state, { resolve: (code) => (done(), resolve(code)), reject: (error) => (done(), reject(error)) });
       }),
     close: () => new Promise((resolve) => server.close(() => resolve())),

@@ -4,9 +4,8 @@ import * as z from "zod";
 import type { Tool } from "../tools/define.js";
 import type { McpToolInfo } from "./catalog.js";
 import type { McpConnection } from "./connection.js";
-import { toToolOutput } from "./mcp-result.js";
 import { matchesToolGlob } from "./names.js";
-import { contentsToBlocks, saveInto, type LooseContents } from "./resource-contents.js";
+import { contentsToBlocks, saveInto, toToolOutput, type LooseContents } from "./resource-contents.js";
 
 /** The server-side name of the reading tool: include, exclude and readOnly globs name it so (a server tool of that name wins). */
 export const READ_RESOURCE_TOOL = "read_resource";

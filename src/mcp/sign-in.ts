@@ -1,10 +1,9 @@
 // How an http server's client authenticates: client credentials from mcp.json, or OAuth over the credentials file, interactive when a person can sign in.
 import type { OAuthClientProvider } from "@modelcontextprotocol/client";
 import type { McpHttpConfig } from "./config.js";
-import { CredentialStore } from "./credential-store.js";
+import { CredentialStore, StoredOAuthProvider } from "./credential-store.js";
 import type { McpHost } from "./host.js";
 import { startLoopback, type Loopback } from "./loopback.js";
-import { StoredOAuthProvider } from "./oauth-provider.js";
 
 /** How long a sign-in waits for the browser to come back, unless the host says. */
 export const DEFAULT_SIGN_IN_TIMEOUT_MS = 5 * 60_000;

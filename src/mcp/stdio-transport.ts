@@ -119,18 +119,14 @@ export class StdioTransport implements Transport {
 
   /** Wires the child's pipes and its end; pipe errors after the start are reported, never thrown. */
   private listen(child: ChildProcess): void {
-    child.stdout?.on("data", (chunk: Buffer) => this.receive(chunk));
-    child.stderr?.on("data", (chunk: Buffer) => this.keepStderr(chunk));
+    child.stdout?.on("data", (chunk: Buffer) => this.buffer.push(chunk).forEach((item) => this.deliver(item)));
+    child.stderr?.on("data", (chunk: Buffer) => (this.tail = Buffer.from(Buffer.concat([this.tail, chunk]).subarray(-STDERR_TAIL_BYTES))));
     for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.on("error", (error) => this.onerror?.(error));
     child.on("error", (error) => {
       if (this.phase === "running") this.onerror?.(error);
     });
     child.once("exit", (code, signal) => this.exited(child, { code, signal }));
     child.once("close", () => this.finish());
-  }
-
-  private receive(chunk: Buffer): void {
-    for (const item of this.buffer.push(chunk)) this.deliver(item);
   }
 
   /** A non-JSON-RPC line is reported and skipped, as by the SDK; one over the limit becomes an error answer, so only its call ends. */
@@ -142,11 +138,6 @@ export class StdioTransport implements Transport {
     const message = `the server's answer was about ${size}, over the ${limit} one message may take; it was dropped`;
     if (item.id === undefined) return this.onerror?.(new Error(message));
     this.onmessage?.({ jsonrpc: "2.0", id: item.id, error: { code: -32000, message } });
-  }
-
-  private keepStderr(chunk: Buffer): void {
-    const all = Buffer.concat([this.tail, chunk]);
-    this.tail = all.length > STDERR_TAIL_BYTES ? Buffer.from(all.subarray(all.length - STDERR_TAIL_BYTES)) : all;
   }
 
   /** Kills what is left of the group, since nothing else would; the pipes get a grace, as an escaped child could hold them open for ever. */

@@ -56,15 +56,12 @@ export function readCassette(source: string, label = "the cassette"): Cassette {
   for (const line of parsed.slice(1)) {
     if ("session" in line) cassette.sessions.push(line["session"] as Cassette["sessions"][number]);
     else if ("turn" in line) cassette.turns.push({ ...(line["turn"] as Omit<CassetteTurn, "exchanges">), exchanges: [] });
-    else if ("request" in line) (cassette.turns.at(-1) ?? newTurn(cassette)).exchanges.push(line as unknown as Exchange);
+    else if ("request" in line) {
+      if (cassette.turns.length === 0) cassette.turns.push({ text: "", exchanges: [] });
+      cassette.turns.at(-1)!.exchanges.push(line as unknown as Exchange);
+    }
   }
   return cassette;
-}
-
-function newTurn(cassette: Cassette): CassetteTurn {
-  const turn: CassetteTurn = { text: "", exchanges: [] };
-  cassette.turns.push(turn);
-  return turn;
 }
 
 /** What legitimately differs between a recording and a replay, made equal: the current time a turn is told. */

@@ -1,8 +1,7 @@
 // The scripted model behind a provider's wire format: Bedrock's invoke(-with-response-stream), Vertex's (stream)rawPredict, Foundry's /anthropic/v1/messages.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { chunkFrame } from "./event-stream.js";
-import { headersOf, listenLocal, readText } from "./local-server.js";
-import { sendApiError } from "./respond.js";
+import { headersOf, listenLocal, readText, sendApiError } from "./respond.js";
 import { startScriptedModel } from "./server.js";
 import type { Rule, ScriptedModel, ScriptedModelOptions } from "./types.js";
 

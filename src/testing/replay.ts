@@ -2,8 +2,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { redactSecrets } from "../gate/redact.js";
 import { firstDifference, normalizeBody, readCassette, type Cassette, type Exchange } from "./cassette.js";
-import { listenLocal, readText } from "./local-server.js";
-import { sendApiError } from "./respond.js";
+import { listenLocal, readText, sendApiError } from "./respond.js";
 
 /** How strict a replay is: `tolerate` names top-level request fields whose changes are not differences (`system`, `tools`...). */
 export interface ReplayOptions {

@@ -2,8 +2,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { answerRequest, RuleBook, type AnswerContext } from "./answer.js";
 import { countInputTokens, PromptCache } from "./cache.js";
-import { sendApiError, sendJson } from "./respond.js";
-import { headersOf, listenLocal, readText } from "./local-server.js";
+import { headersOf, listenLocal, readText, sendApiError, sendJson } from "./respond.js";
 import { IssuedLedger } from "./thinking.js";
 import type { RecordedRequest, RequestBody, Rule, ScriptedModel, ScriptedModelOptions } from "./types.js";
 import { validateRequest } from "./validate.js";
