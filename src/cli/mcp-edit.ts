@@ -19,7 +19,7 @@ export async function mcpAdd(args: CliArgs, io: CliIo, workspace: string): Promi
   const file = join(workspace, MCP_CONFIG_FILE);
   const servers = await readServers(file);
   if (servers[name] !== undefined) throw new ConfigError(`${file} already has a server "${name}": remove it first (miniclaw mcp remove ${name})`);
-  const entry = entryOf(target, rest, args.mcpAdd ?? { env: [], headers: [] });
+  const entry = entryOf(target, rest, args);
   // Checked as the file will be read, with the variables it names left as written.
   parseMcpConfig({ mcpServers: { [name]: entry } }, file, {}, workspace);
   io.stdout.write(`${visibleText(`"${name}": ${JSON.stringify(entry)}`)}\n`);
@@ -45,18 +45,18 @@ export async function mcpRemove(args: CliArgs, io: CliIo, workspace: string): Pr
   return 0;
 }
 
-function entryOf(target: string, rest: string[], options: NonNullable<CliArgs["mcpAdd"]>): Entry {
-  const transport = options.transport ?? (/^https?:\/\//.test(target) ? "http" : "stdio");
+function entryOf(target: string, rest: string[], { mcpTransport, mcpEnv = [], mcpHeaders = [] }: CliArgs): Entry {
+  const transport = mcpTransport ?? (/^https?:\/\//.test(target) ? "http" : "stdio");
   if (!["stdio", "http", "sse"].includes(transport)) throw new ConfigError("--transport must be one of: stdio, http, sse");
   if (transport === "stdio") {
-    if (options.headers.length > 0) throw new ConfigError("-H (a header) goes with an http or sse server; a command takes -e KEY=VALUE");
-    const env = Object.fromEntries(options.env.map((pair) => split(pair, "=", "-e takes KEY=VALUE")));
-    return { command: target, ...(rest.length > 0 && { args: rest }), ...(options.env.length > 0 && { env }) };
+    if (mcpHeaders.length > 0) throw new ConfigError("-H (a header) goes with an http or sse server; a command takes -e KEY=VALUE");
+    const env = Object.fromEntries(mcpEnv.map((pair) => split(pair, "=", "-e takes KEY=VALUE")));
+    return { command: target, ...(rest.length > 0 && { args: rest }), ...(mcpEnv.length > 0 && { env }) };
   }
-  if (options.env.length > 0) throw new ConfigError("-e (an environment variable) goes with a command; an http server takes -H \"Name: value\"");
+  if (mcpEnv.length > 0) throw new ConfigError("-e (an environment variable) goes with a command; an http server takes -H \"Name: value\"");
   if (rest.length > 0) throw new ConfigError(`an ${transport} server takes one URL; got ${rest.length + 1} words`);
-  const headers = Object.fromEntries(options.headers.map((pair) => split(pair, ":", '-H takes "Name: value"')));
-  return { type: transport, url: target, ...(options.headers.length > 0 && { headers }) };
+  const headers = Object.fromEntries(mcpHeaders.map((pair) => split(pair, ":", '-H takes "Name: value"')));
+  return { type: transport, url: target, ...(mcpHeaders.length > 0 && { headers }) };
 }
 
 function split(pair: string, separator: string, usage: string): [string, string] {

@@ -20,7 +20,7 @@ export async function mcpCommand(args: CliArgs, io: CliIo): Promise<number> {
   if (!["list", "add", "remove", "login"].includes(verb) || (verb === "list" && rest.length > 0)) {
     throw new ConfigError(`miniclaw mcp takes list, add, remove or login (got "${args.words.join(" ")}"); see miniclaw --help`);
   }
-  if (args.mcpAdd !== undefined && verb !== "add") throw new ConfigError("--transport, -e and -H go with miniclaw mcp add");
+  if ((args.mcpTransport ?? args.mcpEnv ?? args.mcpHeaders) !== undefined && verb !== "add") throw new ConfigError("--transport, -e and -H go with miniclaw mcp add");
   const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
   if (await ensureWorkspace(workspace)) io.stderr.write(`Created a new workspace at ${workspace} from the templates.\n`);
   if (verb === "add") return (await import("./mcp-edit.js")).mcpAdd(args, io, workspace);

@@ -1,11 +1,9 @@
 // What `miniclaw run` prints: the reply (text), one JSON object (json), or one event per line then the result (stream-json); and its exit code.
 import type { AgentEvent, JsonSchema, TurnResult } from "../types.js";
+import type { CliArgs } from "./args.js";
 import type { CliIo } from "./io.js";
 import { namingServer } from "./render.js";
 import { visibleJson, visibleReply, visibleText } from "./visible-text.js";
-
-/** `--output-format`: the reply alone, one JSON object, or the events as they happen and then that object. */
-export type OutputFormat = "text" | "json" | "stream-json";
 
 /** Stops after which a run exits 0: the model finished, or was cut by its token limit. A refusal is no answer. */
 const ANSWERED = new Set(["end_turn", "stop_sequence", "max_tokens"]);
@@ -31,8 +29,8 @@ export function streamJson(io: CliIo): (event: AgentEvent) => void {
   return (event) => void io.stdout.write(`${JSON.stringify(event)}\n`);
 }
 
-/** Prints how the turn ended; 0 for an answer, 130 or 143 after a signal, else 1 with one line on stderr (JSON: the stop reason). With a schema, text prints the checked object alone, or exits 1. */
-export function report(run: { result: TurnResult; format: OutputFormat; output: JsonSchema | undefined; server: string; signalled: number | undefined; durationMs: number }, io: CliIo): number {
+/** Prints how the turn ended (`format`: the reply alone, one JSON object, or after the streamed events that object); 0 for an answer, 130 or 143 after a signal, else 1 with one line on stderr (JSON: the stop reason). With a schema, text prints the checked object alone, or exits 1. */
+export function report(run: { result: TurnResult; format: NonNullable<CliArgs["outputFormat"]>; output: JsonSchema | undefined; server: string; signalled: number | undefined; durationMs: number }, io: CliIo): number {
   const { result, format, output, signalled } = run;
   const stopped = result.stopReason === "aborted";
   const answered = ANSWERED.has(result.stopReason) && (output === undefined || result.output !== undefined);
