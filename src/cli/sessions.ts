@@ -1,5 +1,6 @@
-// `miniclaw sessions` and `miniclaw sessions show KEY [--all]`: list sessions, print one with its usage and cost.
-import { resolve } from "node:path";
+// `miniclaw sessions` (list, show with usage and cost, new, fork, export, import) and `miniclaw steer KEY TEXT` (a message into a session's inbox).
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { styleText } from "node:util";
 import { ConfigError } from "../errors.js";
 import { formatUsageSummary, summarizeUsage } from "../model/usage.js";
@@ -14,7 +15,7 @@ import { closing, openSessions } from "./backends.js";
 import type { CliIo } from "./io.js";
 import { formatMinute, useColor } from "./render.js";
 import { counted, sessionTable } from "./session-table.js";
-import { visibleText } from "./visible-text.js";
+import { visibleLine, visibleText } from "./visible-text.js";
 import { readRegularText } from "../fs/regular-file.js";
 
 /** Needs no credentials: it only reads and writes sessions (files, or the database when one is configured). */
@@ -23,6 +24,31 @@ export async function sessionsCommand(args: CliArgs, io: CliIo): Promise<number>
   await checkWorkspace(workspace);
   const onWarning = (m: string): void => void io.stderr.write(`warning: ${visibleText(m)}\n`);
   return closing(await openSessions(args, io, workspace, { onWarning }), ({ sessions }) => sessionsSubcommand(sessions, args, io));
+}
+
+/** `steer KEY TEXT`: adds TEXT to the durable inbox of session KEY (a file, or a row with a database), for its running turn or its next one; 0 once stored. No credentials. */
+export async function steerCommand(args: CliArgs, io: CliIo): Promise<number> {
+  const [key, ...words] = args.words;
+  const text = words.join(" ");
+  if (key === undefined || text.trim() === "") throw new ConfigError('usage: miniclaw steer KEY TEXT, e.g. miniclaw steer agent:main:main "also check the tests" (see miniclaw steer --help)');
+  const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
+  if (!(await checkWorkspace(workspace))) throw new ConfigError(`no workspace at ${workspace} (give --workspace DIR, or set MINICLAW_WORKSPACE)`);
+  const id = await closing(await openSessions(args, io, workspace), async ({ sessions }) => {
+    // A key mistyped would hold the message for a session nobody runs: refused, unless a cron job's first run will open it.
+    if (!(await sessions.exists(key)) && !(await cronSessions(workspace)).includes(key)) {
+      throw new ConfigError(`no session "${visibleLine(key, 200)}" (miniclaw sessions lists them; miniclaw sessions new KEY makes an empty one to steer)`);
+    }
+    return sessions.addSteer(key, text);
+  });
+  io.stderr.write(`steer ${id} queued for ${visibleLine(key, 200)} (its running turn takes it before its next request, or its next turn does)\n`);
+  return 0;
+}
+
+/** The sessions the jobs of the workspace's cron.json run in; none when it is missing or cannot be read (cron itself says why). */
+async function cronSessions(workspace: string): Promise<string[]> {
+  const { CRON_FILE, loadCronJobs } = await import("../cron/index.js");
+  if (!existsSync(join(workspace, CRON_FILE))) return [];
+  return (await loadCronJobs(workspace).catch(() => [])).map((job) => job.session);
 }
 
 async function sessionsSubcommand(store: SessionBackend, args: CliArgs, io: CliIo): Promise<number> {
