@@ -46,7 +46,7 @@ export function terminalApprover(
     out.write(`${question.lines.map(paint).join("\n")}\n`);
     let prompt = paint(question.prompt);
     for (;;) {
-      const key = await untilAborted(input.askKey(prompt), signal);
+      const key = await input.askKey(prompt, signal);
       if (key === CTRL_C && !signal?.aborted) {
         // The call is refused and the turn ends with it: no further request is sent.
         opts.interrupt();
@@ -66,20 +66,6 @@ export function terminalApprover(
       prompt = `\r\x1b[K${paint(`(${keys.slice(0, -1).join(", ")} or ${keys.at(-1)}) `)}${paint(question.prompt)}`;
     }
   };
-}
-
-/** The answer, or Ctrl-C as soon as the turn is interrupted. */
-function untilAborted(answer: Promise<string>, signal: AbortSignal | undefined): Promise<string> {
-  if (!signal) return answer;
-  if (signal.aborted) return Promise.resolve(CTRL_C);
-  return new Promise((resolve) => {
-    const onAbort = (): void => resolve(CTRL_C);
-    signal.addEventListener("abort", onAbort, { once: true });
-    void answer.then((text) => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(text);
-    });
-  });
 }
 
 /**

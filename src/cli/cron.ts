@@ -5,14 +5,14 @@ import type { AgentEvent } from "../types.js";
 import { ConfigError } from "../errors.js";
 import { loadAgents } from "../runtime/agents.js";
 import { CRON_FILE, createJobRunner, executeRun, loadCronJobs, startScheduler, type CronJob, type CronStore, type RunJob } from "../cron/index.js";
-import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
+import { resolveWorkspace } from "../runtime/workspace.js";
 import { turnFlags, type CliArgs } from "./args.js";
 import { openPlugins } from "./assistant-setup.js";
 import { closing, openCron, type OpenedCron } from "./backends.js";
 import { checkJobAgents, describeNext, describePause, listJobs, listRuns, printRun, warner } from "./cron-list.js";
 import { stopOnSignals, type CliIo } from "./io.js";
 import { describeEvent } from "./render.js";
-import { openWorkspace } from "./setup.js";
+import { openWorkspace, readyWorkspace } from "./setup.js";
 import { visibleText } from "./visible-text.js";
 import type { SessionBackend } from "../sessions/backend.js";
 import type { TurnHooks } from "../loop/turn-options.js";
@@ -39,8 +39,7 @@ type Prepared = { workspace: string; jobs: CronJob[]; runJob: RunJob; backend: O
 
 /** `cron list` and `cron runs`: the workspace (created if missing, when `ensure`) and its cron backend. */
 async function openListing(args: CliArgs, io: CliIo, ensure: boolean): Promise<OpenedCron & { workspace: string }> {
-  const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
-  if (ensure && (await ensureWorkspace(workspace))) io.stderr.write(`Created a new workspace at ${workspace} from the templates.\n`);
+  const workspace = ensure ? await readyWorkspace(args, io) : resolveWorkspace(io.cwd, args.workspace, io.env);
   return { ...(await openCron(args, io, workspace)), workspace };
 }
 

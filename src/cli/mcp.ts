@@ -9,10 +9,10 @@ import { parseJsonConfig, readConfigText } from "../fs/config-file.js";
 import { CredentialStore } from "../mcp/credential-store.js";
 import { MCP_CONFIG_FILE, MCP_CREDENTIALS_FILE, openMcpHub, parseMcpConfig, signInToServer, type McpHub, type McpServerStatus } from "../mcp/index.js";
 import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
-import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import { isSecretVariable } from "../gate/secret-env.js";
 import type { CliArgs } from "./args.js";
 import { stopOnSignals, type CliIo } from "./io.js";
+import { readyWorkspace } from "./setup.js";
 import { visibleLine, visibleText } from "./visible-text.js";
 
 /** What one server's reason may take on its line: a server's stderr can be long. */
@@ -25,8 +25,7 @@ export async function mcpCommand(args: CliArgs, io: CliIo): Promise<number> {
     throw new ConfigError(`miniclaw mcp takes list, add, remove or login (got "${args.words.join(" ")}"); see miniclaw --help`);
   }
   if ((args.mcpTransport ?? args.mcpEnv ?? args.mcpHeaders) !== undefined && verb !== "add") throw new ConfigError("--transport, -e and -H go with miniclaw mcp add");
-  const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
-  if (await ensureWorkspace(workspace)) io.stderr.write(`Created a new workspace at ${workspace} from the templates.\n`);
+  const workspace = await readyWorkspace(args, io);
   if (verb === "add") return mcpAdd(args, io, workspace);
   if (verb === "remove") return mcpRemove(args, io, workspace);
   if (verb === "login") return mcpLogin(args, io, workspace);

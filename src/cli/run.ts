@@ -2,6 +2,7 @@
 // JSON object (json), or one event per line then the result (stream-json); and its exit code.
 import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
+import { text } from "node:stream/consumers";
 import { ConfigError, SessionError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { readConfigText } from "../fs/config-file.js";
@@ -83,9 +84,7 @@ const ANSWERED = new Set(["end_turn", "stop_sequence", "max_tokens"]);
 async function readPipedStdin(io: CliIo, words: readonly string[]): Promise<string | undefined> {
   const asked = words.length === 0 || (words.length === 1 && words[0] === "-");
   if (io.stdin.isTTY || !(io.stdinPiped || asked)) return undefined;
-  const chunks: Buffer[] = [];
-  for await (const chunk of io.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString("utf8");
+  return text(io.stdin);
 }
 
 /** The message of a run: its words, the piped input after them (or alone, for no words or `-`). */

@@ -28,12 +28,18 @@ export async function openWorkspace(args: CliArgs, io: CliIo, client?: Anthropic
       : import("../model/client.js").then((m) => m.createClient(options));
   // Its error (a provider's missing setting) is thrown below, once the workspace is there: not an unhandled rejection meanwhile.
   loading.catch(() => {});
-  const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
-  if (await ensureWorkspace(workspace)) io.stderr.write(`Created a new workspace at ${workspace} from the templates.\n`);
+  const workspace = await readyWorkspace(args, io);
   const ready = await loading;
   // The commands the model runs must not find the key in /proc/<our pid>/environ.
   if (io.env === process.env) hideSecretsFromProcEnviron(isSecretVariable);
   return { workspace, client: ready, ...(recorder && { recorder }) };
+}
+
+/** The command's workspace (--workspace, MINICLAW_WORKSPACE or the default), created from the templates when missing, with a line saying so. */
+export async function readyWorkspace(args: Pick<CliArgs, "workspace">, io: CliIo): Promise<string> {
+  const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
+  if (await ensureWorkspace(workspace)) io.stderr.write(`Created a new workspace at ${workspace} from the templates.\n`);
+  return workspace;
 }
 
 const RESPONSE_RETRY = /\] (\S+) (\S+) failed with status (\d+) in \d+ms - retrying, (\d+) attempts? remaining/;

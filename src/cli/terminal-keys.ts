@@ -10,8 +10,8 @@ const ESC = "\x1b";
 const BACKSPACE = /^[\x7f\b]$/;
 const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
-/** What terminals send for Shift-Enter (or Alt-Enter): ESC CR, kitty's CSI u, xterm's modifyOtherKeys. */
-const SOFT_ENTER = ["\x1b\r", "\x1b\n", "\x1b[13;2u", "\x1b[27;2;13~"];
+/** What terminals send for Shift-Enter (or Alt-Enter): ESC CR (or LF), kitty's CSI u, xterm's modifyOtherKeys. */
+const SOFT_ENTER = /\x1b[\r\n]|\x1b\[13;2u|\x1b\[27;2;13~/;
 /** The keys that move or delete one character at the prompt: arrows, Ctrl-B/F, Backspace, Delete, Ctrl-D. */
 const EDIT_KEYS: Readonly<Record<string, EditKey>> = {
   "\x1b[D": "left", "\x1bOD": "left", "\x02": "left", "\x1b[C": "right", "\x1bOC": "right", "\x06": "right",
@@ -118,13 +118,11 @@ export class TerminalKeys {
     if (chunk === ESC) return;
     const edit = EDIT_KEYS[chunk];
     if (edit !== undefined) return void this.editorInput.write(chunk.repeat(Math.max(1, this.handlers.repeatFor(edit))));
-    const soft = SOFT_ENTER.map((sequence) => ({ index: chunk.indexOf(sequence), length: sequence.length }))
-      .filter((found) => found.index >= 0)
-      .sort((a, b) => a.index - b.index)[0];
+    const soft = SOFT_ENTER.exec(chunk);
     if (soft) {
       if (soft.index > 0) this.promptKeys(chunk.slice(0, soft.index));
       this.handlers.softEnter();
-      const rest = chunk.slice(soft.index + soft.length);
+      const rest = chunk.slice(soft.index + soft[0].length);
       return rest ? this.route(rest) : undefined;
     }
     const lineBreak = chunk.search(/[\r\n]/);
