@@ -2,9 +2,8 @@
 import { appendFile } from "node:fs/promises";
 import { createInterface, type Interface } from "node:readline";
 import type { CliIo } from "./io.js";
-import { CTRL_C, CTRL_D, TerminalKeys } from "./terminal-keys.js";
+import { codePointsToCross, CTRL_C, CTRL_D, measureByGrapheme, TerminalKeys } from "./terminal-keys.js";
 import { readRegularText } from "../fs/regular-file.js";
-import { codePointsToCross, measureByGrapheme } from "./graphemes.js";
 
 export const HISTORY_FILE = ".history";
 const HISTORY_SIZE = 500;

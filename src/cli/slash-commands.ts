@@ -8,7 +8,7 @@ import type { Assistant } from "../assistant/assistant.js";
 import { MCP_CONFIG_FILE } from "../mcp/config.js";
 import type { McpHub } from "../mcp/hub.js";
 import { listMcpServers, noMcpServers } from "./mcp.js";
-import { sessionTable } from "./session-table.js";
+import { sessionTable } from "./sessions.js";
 import { effortCommand, modeCommand, modelCommand, queueCommand, thinkingCommand, type SettingState } from "./setting-commands.js";
 import { visibleText, visibleLine as clip } from "./visible-text.js";
 import { findAgentByPrefix, parseSlashCommand, resolveAgent, type SlashCommand } from "../assistant/routing.js";
