@@ -5,15 +5,14 @@ import type { AgentEvent } from "../types.js";
 import { ConfigError } from "../errors.js";
 import { loadAgents } from "../runtime/agents.js";
 import { CRON_FILE, createJobRunner, executeRun, loadCronJobs, startScheduler, type CronJob, type CronStore, type RunJob } from "../cron/index.js";
-import { ensureWorkspace, resolveWorkspace } from "../runtime/workspace.js";
+import { resolveWorkspace } from "../runtime/workspace.js";
 import { turnFlags, type CliArgs } from "./args.js";
-import { startCliTelemetry } from "./telemetry.js";
+import { openPlugins } from "./assistant-setup.js";
 import { closing, openCron, type OpenedCron } from "./backends.js";
 import { checkJobAgents, describeNext, describePause, listJobs, listRuns, printRun, warner } from "./cron-list.js";
 import { stopOnSignals, type CliIo } from "./io.js";
 import { describeEvent } from "./render.js";
-import { sandboxOf } from "./settings.js";
-import { openWorkspace } from "./setup.js";
+import { openWorkspace, readyWorkspace } from "./setup.js";
 import { visibleText } from "./visible-text.js";
 import type { SessionBackend } from "../sessions/backend.js";
 import type { TurnHooks } from "../loop/turn-options.js";
@@ -40,8 +39,7 @@ type Prepared = { workspace: string; jobs: CronJob[]; runJob: RunJob; backend: O
 
 /** `cron list` and `cron runs`: the workspace (created if missing, when `ensure`) and its cron backend. */
 async function openListing(args: CliArgs, io: CliIo, ensure: boolean): Promise<OpenedCron & { workspace: string }> {
-  const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
-  if (ensure && (await ensureWorkspace(workspace))) io.stderr.write(`Created a new workspace at ${workspace} from the templates.\n`);
+  const workspace = ensure ? await readyWorkspace(args, io) : resolveWorkspace(io.cwd, args.workspace, io.env);
   return { ...(await openCron(args, io, workspace)), workspace };
 }
 
@@ -126,21 +124,18 @@ async function runOneJob({ workspace, runJob, jobs, backend }: Prepared, io: Cli
 async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
   const { workspace, client, recorder } = await openWorkspace(args, io);
   const jobs = await loadCronJobs(workspace);
-  const sandbox = await sandboxOf(args, io, workspace);
   const warn = warner(io);
   checkJobAgents(workspace, jobs, await loadAgents(workspace, { onWarning: warn }), args.agent);
-  const telemetry = await startCliTelemetry(io.env);
   const backend = await openCron(args, io, workspace, { onWarning: warn });
-  const mcp = await (await import("../mcp/index.js")).openMcpHub(workspace, io.env, warn).catch(async (error: unknown) => {
+  const plugins = await openPlugins(args, io, workspace, warn).catch(async (error: unknown) => {
     await backend.close();
     throw error;
   });
-  const shell = sandbox !== undefined && { shell: { sandbox } };
-  const flags = { ...shell, ...(args.model !== undefined && { model: args.model }), ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }) };
+  const flags = { ...(args.model !== undefined && { model: args.model }), ...(args.permissionMode !== undefined && { permissionMode: args.permissionMode }) };
   const hooks = recorder && { hooks: recordingHooks(recorder, jobs, backend.sessions) };
-  const assistant = { workspace, cwd: io.cwd, env: io.env, client, store: backend.sessions, onWarning: warn, toolSources: mcp ? [mcp] : [], turn: { ...turnFlags(args), ...hooks }, ...flags };
+  const assistant = { workspace, cwd: io.cwd, env: io.env, client, store: backend.sessions, onWarning: warn, ...plugins.options, turn: { ...turnFlags(args), ...hooks }, ...flags };
   const onEvent = (job: CronJob, event: AgentEvent): void => {
-    telemetry?.sink(job.name)(event);
+    plugins.telemetry?.(job.name)(event);
     const line = event.type === "turn_end" ? undefined : describeEvent(event, (_style, text) => text);
     if (line !== undefined) io.stderr.write(`  ${job.name} ${line.trimStart()}\n`);
   };
@@ -149,9 +144,8 @@ async function prepare(args: CliArgs, io: CliIo): Promise<Prepared> {
   // Recorded runs go one at a time, so each run's requests follow its own mark in the cassette.
   const serial = recorder ? oneAtATime(withDefaultAgent) : withDefaultAgent;
   const close = async (): Promise<void> => {
-    await mcp?.close();
     await backend.close();
-    await telemetry?.shutdown();
+    await plugins.close();
   };
   return { workspace, jobs, runJob: serial, backend, close };
 }

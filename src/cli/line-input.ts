@@ -2,9 +2,8 @@
 import { appendFile } from "node:fs/promises";
 import { createInterface, type Interface } from "node:readline";
 import type { CliIo } from "./io.js";
-import { CTRL_D, TerminalKeys } from "./terminal-keys.js";
+import { codePointsToCross, CTRL_C, CTRL_D, measureByGrapheme, TerminalKeys } from "./terminal-keys.js";
 import { readRegularText } from "../fs/regular-file.js";
-import { codePointsToCross, measureByGrapheme } from "./graphemes.js";
 
 export const HISTORY_FILE = ".history";
 const HISTORY_SIZE = 500;
@@ -90,17 +89,21 @@ export class LineInput {
     return this.lines.next();
   }
 
-  /** Asks a single-key question (terminal only): the key pressed, lower-cased; CTRL_C for Ctrl-C or Esc, CTRL_D for Ctrl-D or end of input. */
-  askKey(question: string): Promise<string> {
+  /** Asks a single-key question (terminal only): the key pressed, lower-cased; CTRL_C for Ctrl-C or Esc, or as soon as `signal` aborts; CTRL_D for Ctrl-D or end of input. */
+  askKey(question: string, signal?: AbortSignal): Promise<string> {
     return new Promise((resolve) => {
-      if (this.lines.closed()) return resolve(CTRL_D);
+      if (this.lines.closed()) return resolve(signal?.aborted ? CTRL_C : CTRL_D);
       this.io.stdout.write(question);
       if (this.keys) this.keys.mode = "answer";
+      const aborted = (): void => this.answer?.(CTRL_C);
       this.answer = (key) => {
         this.answer = undefined;
+        signal?.removeEventListener("abort", aborted);
         if (this.keys) this.keys.mode = this.busy ? "busy" : "prompt";
         resolve(key);
       };
+      if (signal?.aborted) aborted();
+      else signal?.addEventListener("abort", aborted, { once: true });
     });
   }
 

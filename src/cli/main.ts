@@ -15,10 +15,10 @@ const COMMANDS: Record<Exclude<CliArgs["command"], "help" | "version">, () => Pr
   sessions: async () => (await import("./sessions.js")).sessionsCommand,
   cron: async () => (await import("./cron.js")).cronCommand,
   mcp: async () => (await import("./mcp.js")).mcpCommand,
-  steer: async () => (await import("./steer.js")).steerCommand,
-  db: async () => (await import("./db.js")).dbCommand,
+  steer: async () => (await import("./sessions.js")).steerCommand,
+  db: async () => (await import("./backends.js")).dbCommand,
   demo: async () => (await import("./demo.js")).runDemo,
-  init: async () => (await import("./init.js")).initCommand,
+  init: async () => (await import("./setup.js")).initCommand,
   repl: async () => (await import("./repl.js")).runRepl,
   replay: async () => (await import("./replay.js")).replayCommand,
 };

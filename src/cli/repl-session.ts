@@ -5,7 +5,7 @@ import { pickModel } from "../model/client.js";
 import type { SessionListing } from "../sessions/session-listing.js";
 import type { CliArgs } from "./args.js";
 import type { LineInput } from "./line-input.js";
-import { counted, describeAge, sessionTable } from "./session-table.js";
+import { counted, describeAge, sessionTable } from "./sessions.js";
 import { columns, visibleLine } from "./visible-text.js";
 
 /** Sessions `--resume` offers to pick from, newest first. */

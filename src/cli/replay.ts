@@ -16,7 +16,6 @@ import { assistantFlags, parseCliArgs, turnFlags, type CliArgs } from "./args.js
 import { openCliAssistant } from "./assistant-setup.js";
 import { closing } from "./backends.js";
 import type { CliIo } from "./io.js";
-import { sandboxOf } from "./settings.js";
 import { visibleText } from "./visible-text.js";
 
 /**
@@ -69,13 +68,11 @@ async function runTurns(cassette: Cassette, args: CliArgs, io: CliIo, baseURL: s
     turn: turnFlags(args),
     ...assistantFlags(args),
   };
-  await closing(await openCliAssistant(fileArgs, { ...io, env }, options), async ({ assistant, mcp }) => {
+  await closing(await openCliAssistant(fileArgs, { ...io, env }, options), async ({ assistant, plugged }) => {
     for (const turn of cassette.turns) {
       if (turn.job !== undefined) {
         const { approver: _refused, ...jobAssistant } = options;
-        const sandbox = await sandboxOf(fileArgs, io, workspace);
-        const plugged = { ...jobAssistant, toolSources: mcp ? [mcp] : [], ...(sandbox !== undefined && { shell: { sandbox } }) };
-        io.stderr.write(`turn: ${visibleText(await runRecordedJob(turn, plugged))}\n`);
+        io.stderr.write(`turn: ${visibleText(await runRecordedJob(turn, { ...jobAssistant, ...plugged }))}\n`);
         continue;
       }
       const result = await assistant.send(turn.text, { ...(turn.sessionKey !== undefined && { sessionKey: turn.sessionKey }), ...(turn.options && { turn: turn.options }) });

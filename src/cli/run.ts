@@ -1,19 +1,21 @@
-// `miniclaw run MESSAGE`: one turn in a new session (or --session, or --continue: the last run's), the reply on stdout, activity on stderr.
+// `miniclaw run MESSAGE`: one turn in a new session (or --session, or --continue: the last run's), activity on stderr; on stdout the reply (text), one
+// JSON object (json), or one event per line then the result (stream-json); and its exit code.
 import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
+import { text } from "node:stream/consumers";
 import { ConfigError, SessionError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { readConfigText } from "../fs/config-file.js";
 import { refuseApprover, systemClock } from "../deps.js";
 import { redactSecrets } from "../gate/redact.js";
+import type { JsonSchema, TurnResult } from "../types.js";
 import { turnFlags, type CliArgs } from "./args.js";
 import { attachMentions } from "./mentions.js";
 import { createPendingContext } from "./user-context.js";
 import { stopOnSignals, type CliIo } from "./io.js";
-import { createRenderer, useColor } from "./render.js";
-import { readPipedStdin, report, runMessage, streamJson } from "./run-output.js";
+import { createRenderer, namingServer, useColor } from "./render.js";
 import { openWorkspace, reportRetries } from "./setup.js";
-import { visibleLine, visibleText } from "./visible-text.js";
+import { visibleJson, visibleLine, visibleReply, visibleText } from "./visible-text.js";
 
 /**
  * Runs one turn: 0 when the model finished (or was cut) on its own, 130 on SIGINT, 143 on SIGTERM, else 1 with one line on stderr; the assistant (and
@@ -55,7 +57,8 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
     io.stderr.write(`session: ${visibleLine(sessionKey, 200)} (miniclaw run --continue MESSAGE goes on with it)\n`);
     if (recorder && (await assistant.sessions.exists(sessionKey))) recorder.session(sessionKey, await assistant.sessions.show(sessionKey, { all: true }));
     recorder?.turn(text, sessionKey);
-    const streamed = format === "stream-json" ? streamJson(io) : undefined;
+    // stream-json: each event as one line of JSON on stdout, as it happens (the result comes from `report`).
+    const streamed = format === "stream-json" ? (event: unknown) => io.stdout.write(`${JSON.stringify(event)}\n`) : undefined;
     const result = await assistant.send(text, {
       signal: controller.signal,
       // The turn's error is printed once, as the run's last line, by `report`.
@@ -72,6 +75,48 @@ export async function runOnce(args: CliArgs, io: CliIo): Promise<number> {
     await opened.close();
     signalled.off();
   }
+}
+
+/** Stops after which a run exits 0: the model finished, or was cut by its token limit. A refusal is no answer. */
+const ANSWERED = new Set(["end_turn", "stop_sequence", "max_tokens"]);
+
+/** The run's stdin, whole: a pipe or file, or any non-terminal when the words are none or `-`; else undefined, so a run spawned with an open, silent stdin does not wait on it. */
+async function readPipedStdin(io: CliIo, words: readonly string[]): Promise<string | undefined> {
+  const asked = words.length === 0 || (words.length === 1 && words[0] === "-");
+  if (io.stdin.isTTY || !(io.stdinPiped || asked)) return undefined;
+  return text(io.stdin);
+}
+
+/** The message of a run: its words, the piped input after them (or alone, for no words or `-`). */
+function runMessage(words: readonly string[], piped: string | undefined): string {
+  const given = words.length === 1 && words[0] === "-" ? "" : words.join(" ").trim();
+  const input = piped?.trim() ? piped.replace(/\s+$/, "") : "";
+  return given && input ? `${given}\n\n${input}` : given || input;
+}
+
+/** Prints how the turn ended (`format`: the reply alone, one JSON object, or after the streamed events that object); 0 for an answer, 130 or 143 after a signal, else 1 with one line on stderr (JSON: the stop reason). With a schema, text prints the checked object alone, or exits 1. */
+function report(run: { result: TurnResult; format: NonNullable<CliArgs["outputFormat"]>; output: JsonSchema | undefined; server: string; signalled: number | undefined; durationMs: number }, io: CliIo): number {
+  const { result, format, output, signalled } = run;
+  const stopped = result.stopReason === "aborted";
+  const answered = ANSWERED.has(result.stopReason) && (output === undefined || result.output !== undefined);
+  const code = stopped ? (signalled ?? 130) : answered ? 0 : 1;
+  if (format !== "text") {
+    const { text, sessionKey, stopReason, usage, costUsd, iterations, error } = result;
+    const object = { type: "result", result: text, session: sessionKey, stopReason, usage, costUsd, iterations, durationMs: run.durationMs, ...(result.output !== undefined && { output: result.output }), ...(error !== undefined && { error }) };
+    io.stdout.write(`${JSON.stringify(object)}\n`);
+  } else if (output !== undefined && result.output !== undefined) io.stdout.write(`${visibleJson(result.output)}\n`);
+  else if (output === undefined && result.text) io.stdout.write(`${visibleReply(result.text, io.stdout)}\n`);
+  if (stopped) io.stderr.write(signalled === 143 ? "terminated\n" : "interrupted\n");
+  else if (code === 0 && result.stopReason === "max_tokens") io.stderr.write("(stopped: max_tokens)\n");
+  else if (code !== 0) io.stderr.write(`miniclaw: ${result.stopReason}: ${visibleText(whyNot(result, output, run.server))}\n`);
+  return code;
+}
+
+/** One line whatever the error holds (an API error can carry a multi-line body): a script reads the last line of stderr. */
+function whyNot(result: TurnResult, output: JsonSchema | undefined, server: string): string {
+  if (result.stopReason === "refusal") return "the model declined to answer";
+  if (output !== undefined && result.error === undefined && ANSWERED.has(result.stopReason)) return "the turn ended without a structured answer";
+  return namingServer(result.error ?? (result.stopReason === "error" ? "the turn failed" : "the turn stopped"), server).replace(/\s+/g, " ").trim();
 }
 
 /** Where the key of the last `run` session is kept, inside the workspace (hidden, so session listings skip it). */

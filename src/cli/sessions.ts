@@ -1,5 +1,7 @@
-// `miniclaw sessions` and `miniclaw sessions show KEY [--all]`: list sessions, print one with its usage and cost.
-import { resolve } from "node:path";
+// `miniclaw sessions` (list, show with usage and cost, new, fork, export, import), `miniclaw steer KEY TEXT` (a message into a session's inbox), and
+// sessions as a table for people (`miniclaw sessions`, the REPL's /sessions and --resume).
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { styleText } from "node:util";
 import { ConfigError } from "../errors.js";
 import { formatUsageSummary, summarizeUsage } from "../model/usage.js";
@@ -7,14 +9,13 @@ import { isServerResult, serverCallText, serverResultText } from "../content.js"
 import { checkWorkspace, resolveWorkspace } from "../runtime/workspace.js";
 import type { CompactionRecord, MessageRecord, SessionRecord } from "../sessions/records.js";
 import type { SessionBackend } from "../sessions/store.js";
-import { exportSession, importSession } from "../sessions/session-listing.js";
+import { exportSession, importSession, nestUnderParents, type SessionListing } from "../sessions/session-listing.js";
 import type { ContentBlockParam } from "../types.js";
 import { checkSessionKey, type CliArgs } from "./args.js";
 import { closing, openSessions } from "./backends.js";
 import type { CliIo } from "./io.js";
 import { formatMinute, useColor } from "./render.js";
-import { counted, sessionTable } from "./session-table.js";
-import { visibleText } from "./visible-text.js";
+import { columns, visibleLine, visibleText } from "./visible-text.js";
 import { readRegularText } from "../fs/regular-file.js";
 
 /** Needs no credentials: it only reads and writes sessions (files, or the database when one is configured). */
@@ -23,6 +24,31 @@ export async function sessionsCommand(args: CliArgs, io: CliIo): Promise<number>
   await checkWorkspace(workspace);
   const onWarning = (m: string): void => void io.stderr.write(`warning: ${visibleText(m)}\n`);
   return closing(await openSessions(args, io, workspace, { onWarning }), ({ sessions }) => sessionsSubcommand(sessions, args, io));
+}
+
+/** `steer KEY TEXT`: adds TEXT to the durable inbox of session KEY (a file, or a row with a database), for its running turn or its next one; 0 once stored. No credentials. */
+export async function steerCommand(args: CliArgs, io: CliIo): Promise<number> {
+  const [key, ...words] = args.words;
+  const text = words.join(" ");
+  if (key === undefined || text.trim() === "") throw new ConfigError('usage: miniclaw steer KEY TEXT, e.g. miniclaw steer agent:main:main "also check the tests" (see miniclaw steer --help)');
+  const workspace = resolveWorkspace(io.cwd, args.workspace, io.env);
+  if (!(await checkWorkspace(workspace))) throw new ConfigError(`no workspace at ${workspace} (give --workspace DIR, or set MINICLAW_WORKSPACE)`);
+  const id = await closing(await openSessions(args, io, workspace), async ({ sessions }) => {
+    // A key mistyped would hold the message for a session nobody runs: refused, unless a cron job's first run will open it.
+    if (!(await sessions.exists(key)) && !(await cronSessions(workspace)).includes(key)) {
+      throw new ConfigError(`no session "${visibleLine(key, 200)}" (miniclaw sessions lists them; miniclaw sessions new KEY makes an empty one to steer)`);
+    }
+    return sessions.addSteer(key, text);
+  });
+  io.stderr.write(`steer ${id} queued for ${visibleLine(key, 200)} (its running turn takes it before its next request, or its next turn does)\n`);
+  return 0;
+}
+
+/** The sessions the jobs of the workspace's cron.json run in; none when it is missing or cannot be read (cron itself says why). */
+async function cronSessions(workspace: string): Promise<string[]> {
+  const { CRON_FILE, loadCronJobs } = await import("../cron/index.js");
+  if (!existsSync(join(workspace, CRON_FILE))) return [];
+  return (await loadCronJobs(workspace).catch(() => [])).map((job) => job.session);
 }
 
 async function sessionsSubcommand(store: SessionBackend, args: CliArgs, io: CliIo): Promise<number> {
@@ -125,4 +151,38 @@ function renderRecord(record: SessionRecord, paint: (style: Parameters<typeof st
 
 function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
+}
+
+/** What a subagent's session key is indented with, under its parent's. */
+export const SUBAGENT_MARK = "  └ ";
+
+const HEADER = ["KEY", "AGENT", "MESSAGES", "TOKENS", "LAST ACTIVITY"];
+
+/** Table rows, padded (keys and agents escaped), subagents under parents. `current` is marked `←`, first as new when it has no session yet (/new); `numbered` puts `1.`, `2.`... in front. */
+export function sessionTable(sessions: readonly SessionListing[], options: { current?: string; numbered?: boolean } = {}): string[] {
+  const { current, numbered = false } = options;
+  const rows = nestUnderParents(sessions).map((s) => [
+    `${s.depth === 1 ? SUBAGENT_MARK : ""}${visibleLine(s.key, 200)}`,
+    visibleLine(s.agentId, 40),
+    String(s.messages),
+    `~${s.estimatedTokens}`,
+    `${formatMinute(s.lastActivity)}${s.key === current ? " ←" : ""}`,
+  ]);
+  if (current !== undefined && !sessions.some((s) => s.key === current)) rows.unshift([visibleLine(current, 200), "", "0", "", "(new) ←"]);
+  const table = [HEADER, ...rows].map((row, i) => (numbered ? [i === 0 ? "" : `${i}.`, ...row] : row));
+  const widths = table[0]!.map((_, column) => Math.max(...table.map((row) => columns(row[column]!))));
+  return table.map((row) => row.map((cell, column) => cell + " ".repeat(widths[column]! - columns(cell))).join("  ").trimEnd());
+}
+
+/** `just now`, `5 minutes ago`, `2 hours ago`, `3 days ago`: how long before `now` the time `then` was. */
+export function describeAge(then: number, now: number): string {
+  const minutes = Math.floor(Math.max(0, now - then) / 60_000);
+  if (minutes < 1) return "just now";
+  const [count, unit] = minutes < 60 ? [minutes, "minute"] : minutes < 48 * 60 ? [Math.floor(minutes / 60), "hour"] : [Math.floor(minutes / 1440), "day"];
+  return `${counted(count, unit)} ago`;
+}
+
+/** `1 message`, `2 messages`: a count and its noun, singular for one. */
+export function counted(count: number, noun: string): string {
+  return `${count} ${count === 1 ? noun : `${noun}s`}`;
 }

@@ -2,7 +2,7 @@
 import type { PermissionMode } from "../gate/context.js";
 import { parseEffort } from "../model/settings.js";
 import type { AgentConfig, Effort } from "../types.js";
-import { clip } from "./render.js";
+import { visibleLine as clip } from "./visible-text.js";
 
 /** What these commands change for the REPL's run: the mode (every turn's); `queue` (`steer` joins a running turn, `followup` waits); the effort for every agent and its setter (absent: each own). */
 export interface SettingState {

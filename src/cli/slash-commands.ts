@@ -1,4 +1,5 @@
-// The REPL's own commands (/help, /agents, /new or /clear, /sessions, /compact, /skills, /memory, /cost, /model, /effort, /thinking, /mode, /queue, /mcp, /exit).
+// The REPL's own commands (/help, /agents, /new or /clear, /sessions, /compact, /skills, /memory, /cost, /model, /effort, /thinking, /mode, /queue, /mcp, /exit),
+// and the MCP servers' prompts as commands (`/mcp__server__prompt words`).
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { styleText } from "node:util";
@@ -7,10 +8,9 @@ import type { Assistant } from "../assistant/assistant.js";
 import { MCP_CONFIG_FILE } from "../mcp/config.js";
 import type { McpHub } from "../mcp/hub.js";
 import { listMcpServers, noMcpServers } from "./mcp.js";
-import { clip } from "./render.js";
-import { sessionTable } from "./session-table.js";
+import { sessionTable } from "./sessions.js";
 import { effortCommand, modeCommand, modelCommand, queueCommand, thinkingCommand, type SettingState } from "./setting-commands.js";
-import { visibleText } from "./visible-text.js";
+import { visibleText, visibleLine as clip } from "./visible-text.js";
 import { findAgentByPrefix, parseSlashCommand, resolveAgent, type SlashCommand } from "../assistant/routing.js";
 import type { AgentConfig } from "../types.js";
 import type { CompactionRecord, MessageRecord } from "../sessions/records.js";
@@ -136,4 +136,19 @@ async function costOf(state: ReplState): Promise<string> {
   const records = await state.assistant.sessions.show(state.sessionKey, { all: true });
   const responses = records.filter((r): r is MessageRecord | CompactionRecord => r.type === "message" || r.type === "compaction");
   return responses.some((r) => r.usage) ? formatUsageSummary(summarizeUsage(responses)) : "No usage yet in this session.";
+}
+
+/** For a line naming an MCP prompt (`/mcp__docs__summarize topic=tea`): its text, sent as the message; `error` (one line) for a bad argument or a failed server; undefined when it names none. */
+export async function mcpPromptMessage(line: string, mcp: McpHub | undefined): Promise<{ text: string } | { error: string } | undefined> {
+  if (!mcp || !line.startsWith("/mcp__")) return undefined;
+  const [word = "", ...rest] = line.trim().split(/\s+/);
+  await mcp.connect();
+  const command = mcp.prompts().find((p) => p.command === word);
+  if (!command) return undefined;
+  try {
+    const text = await command.render(rest.join(" "));
+    return text.trim() === "" ? { error: `${word} gave an empty prompt` } : { text };
+  } catch (error) {
+    return { error: `${word}: ${error instanceof Error ? error.message : String(error)}` };
+  }
 }

@@ -1,7 +1,9 @@
-// The keys of a terminal sorted before the line editor sees them: pastes, Ctrl-C, Esc, Shift-Enter, type-ahead during a turn, single-key answers.
+// The keys of a terminal sorted before the line editor sees them (pastes, Ctrl-C, Esc, Shift-Enter, type-ahead during a turn, single-key answers), and
+// the editor by grapheme (what a person sees as one character: 👋🏽, e + a combining accent): how far a key moves or deletes, how many columns a line takes.
+import type { Interface } from "node:readline";
 import { PassThrough } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import type { EditKey } from "./graphemes.js";
+import { stripVTControlCharacters } from "node:util";
 
 export const CTRL_C = "\x03";
 export const CTRL_D = "\x04";
@@ -10,8 +12,8 @@ const ESC = "\x1b";
 const BACKSPACE = /^[\x7f\b]$/;
 const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
-/** What terminals send for Shift-Enter (or Alt-Enter): ESC CR, kitty's CSI u, xterm's modifyOtherKeys. */
-const SOFT_ENTER = ["\x1b\r", "\x1b\n", "\x1b[13;2u", "\x1b[27;2;13~"];
+/** What terminals send for Shift-Enter (or Alt-Enter): ESC CR (or LF), kitty's CSI u, xterm's modifyOtherKeys. */
+const SOFT_ENTER = /\x1b[\r\n]|\x1b\[13;2u|\x1b\[27;2;13~/;
 /** The keys that move or delete one character at the prompt: arrows, Ctrl-B/F, Backspace, Delete, Ctrl-D. */
 const EDIT_KEYS: Readonly<Record<string, EditKey>> = {
   "\x1b[D": "left", "\x1bOD": "left", "\x02": "left", "\x1b[C": "right", "\x1bOC": "right", "\x06": "right",
@@ -118,13 +120,11 @@ export class TerminalKeys {
     if (chunk === ESC) return;
     const edit = EDIT_KEYS[chunk];
     if (edit !== undefined) return void this.editorInput.write(chunk.repeat(Math.max(1, this.handlers.repeatFor(edit))));
-    const soft = SOFT_ENTER.map((sequence) => ({ index: chunk.indexOf(sequence), length: sequence.length }))
-      .filter((found) => found.index >= 0)
-      .sort((a, b) => a.index - b.index)[0];
+    const soft = SOFT_ENTER.exec(chunk);
     if (soft) {
       if (soft.index > 0) this.promptKeys(chunk.slice(0, soft.index));
       this.handlers.softEnter();
-      const rest = chunk.slice(soft.index + soft.length);
+      const rest = chunk.slice(soft.index + soft[0].length);
       return rest ? this.route(rest) : undefined;
     }
     const lineBreak = chunk.search(/[\r\n]/);
@@ -143,4 +143,60 @@ export class TerminalKeys {
     if (text.includes("\n")) this.handlers.paste(text);
     else this.editorInput.write(text);
   }
+}
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+/** Characters a terminal draws two columns wide: East Asian wide and full-width ones, and emoji. */
+const WIDE = /^[\u1100-\u115f\u231a\u231b\u2329\u232a\u23e9-\u23ec\u23f0\u23f3\u25fd\u25fe\u2614\u2615\u2648-\u2653\u267f\u2693\u26a1\u26aa\u26ab\u26bd\u26be\u26c4\u26c5\u26ce\u26d4\u26ea\u26f2\u26f3\u26f5\u26fa\u26fd\u2705\u270a\u270b\u2728\u274c\u274e\u2753-\u2755\u2757\u2795-\u2797\u27b0\u27bf\u2b1b\u2b1c\u2b50\u2b55\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f\uff00-\uff60\uffe0-\uffe6\u{1f000}-\u{1faff}\u{20000}-\u{3fffd}]/u;
+const ZERO_WIDTH = /^[\p{M}\p{Cf}]/u;
+
+/** The keys that move or delete one character, as the line editor receives them. */
+export type EditKey = "left" | "right" | "backspace" | "delete";
+
+/** How many times the line editor (one code point per key) must apply `key` for the cursor to cross one whole grapheme: 2 for 👋🏽 or e + U+0301, 1 for a plain letter, 0 at either end. */
+export function codePointsToCross(line: string, cursor: number, key: EditKey): number {
+  const backwards = key === "left" || key === "backspace";
+  let before: string | undefined;
+  for (const { segment, index } of segmenter.segment(line)) {
+    if (backwards && index + segment.length === cursor) before = segment;
+    if (!backwards && index === cursor) return [...segment].length;
+  }
+  return before === undefined ? 0 : [...before].length;
+}
+
+/** The columns one grapheme takes: 2 when its first character is wide (or it asks for emoji presentation), 0 for a lone mark, else 1. */
+export function graphemeColumns(grapheme: string): number {
+  if (WIDE.test(grapheme) || grapheme.includes("\ufe0f")) return 2;
+  return ZERO_WIDTH.test(grapheme) ? 0 : 1;
+}
+
+/** Makes a readline interface measure its line by grapheme as the terminal draws it (Node counts 👋🏽 as four columns), replacing a private method; on a Node without it, nothing changes. */
+export function measureByGrapheme(editor: Interface): void {
+  let proto: object | null = Object.getPrototypeOf(editor);
+  while (proto !== null) {
+    const key = Object.getOwnPropertySymbols(proto).find((symbol) => symbol.description === "_getDisplayPos");
+    if (key !== undefined) return void Object.defineProperty(editor, key, { value: displayPosition, configurable: true, writable: true });
+    proto = Object.getPrototypeOf(proto);
+  }
+}
+
+/** Where text ends on screen: rows down and the column, wrapping at `this.columns` as the terminal does (a wide grapheme never split). */
+function displayPosition(this: { columns: number; tabSize?: number }, text: string): { cols: number; rows: number } {
+  const width = this.columns;
+  const tab = this.tabSize ?? 8;
+  let offset = 0;
+  let rows = 0;
+  for (const { segment } of segmenter.segment(stripVTControlCharacters(text))) {
+    if (segment === "\n") {
+      rows += Math.ceil(offset / width) || 1;
+      offset = 0;
+    } else if (segment === "\t") offset += tab - (offset % tab);
+    else {
+      const columns = graphemeColumns(segment);
+      if (columns === 2 && (offset + 1) % width === 0) offset++;
+      offset += columns;
+    }
+  }
+  const cols = offset % width;
+  return { cols, rows: rows + (offset - cols) / width };
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseCliArgs } from "../../src/cli/args.js";
-import { sandboxOf } from "../../src/cli/settings.js";
+import { sandboxOf } from "../../src/cli/assistant-setup.js";
 import { cleanEnv, runMain } from "../helpers/cli.js";
 import { scriptedModelPerTest } from "../helpers/turn.js";
 
