@@ -1,6 +1,6 @@
 // Configuration a person writes (cron.json, mcp.json, SOUL.md, settings, library options): read, parsed, checked, one line per problem.
 import type * as z from "zod";
-import { ConfigError } from "../errors.js";
+import { ConfigError, orConfigError } from "../errors.js";
 import { readRegularText } from "./regular-file.js";
 
 /** The text of a configuration file (a regular one), or undefined when it is missing and `optional`. Throws ConfigError naming the file, with `hint` when missing. */
@@ -17,11 +17,7 @@ export async function readConfigText(file: string, options: { optional?: boolean
 
 /** The JSON of a configuration file's text; throws ConfigError naming `where` when it does not parse. */
 export function parseJsonConfig(text: string, where: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`${where}: not valid JSON: ${(error as Error).message}`);
-  }
+  return orConfigError(() => JSON.parse(text), (why) => `${where}: not valid JSON: ${why}`);
 }
 
 /** `value` checked by `schema`, else ConfigError "where: field: problem" for the first issue; an unknown field gets the known ones, the closest, or `aliases`. */

@@ -146,13 +146,9 @@ function takeOver(lockPath: string, raw: string): boolean {
     clearStaleGuard(guard);
     return false;
   }
-  try {
-    if (readRegularFileSync(lockPath) === raw) unlinkSync(lockPath);
-  } catch {
-    // Gone already: the caller simply tries to create it again.
-  } finally {
-    orFallback(() => unlinkSync(guard), undefined);
-  }
+  // Gone already, it fails: the caller simply tries to create it again.
+  orFallback(() => readRegularFileSync(lockPath) === raw && unlinkSync(lockPath), undefined);
+  orFallback(() => unlinkSync(guard), undefined);
   return true;
 }
 
@@ -185,12 +181,8 @@ function installExitHook(): void {
 
 /** The owner a lock file names, or undefined for any other text (JSON `null` included). */
 function parseOwner(raw: string): LockOwner | undefined {
-  try {
-    const { pid, hostname, ts, token } = JSON.parse(raw) as Partial<LockOwner>;
-    return typeof pid === "number" && typeof hostname === "string" ? { pid, hostname, ts: Number(ts ?? 0), token: String(token ?? "") } : undefined;
-  } catch {
-    return undefined;
-  }
+  const { pid, hostname, ts, token } = orFallback(() => JSON.parse(raw) as Partial<LockOwner> | null, null) ?? {};
+  return typeof pid === "number" && typeof hostname === "string" ? { pid, hostname, ts: Number(ts ?? 0), token: String(token ?? "") } : undefined;
 }
 
 function describe(state: LockState): string {

@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { cutMiddle } from "../content.js";
 import { safeSink, type ApprovalRequest, type Approver } from "../deps.js";
-import { messageOf } from "../errors.js";
+import { messageOf, orFallback } from "../errors.js";
 import type { ApprovalDecision, EventSink } from "../types.js";
 import { matchesToolName, normalizeCommand, type ApprovalLists } from "./approval-entries.js";
 import { addApprovals, approvalsReader, type WarningSink } from "./approvals-file.js";
@@ -166,12 +166,7 @@ function requestOf(verdict: Verdict): ApprovalRequest {
 /** A verdict as the events show it: a tool call as its name and its input as JSON, cut when long. */
 function shownFor({ subject }: Verdict): string {
   if (subject.kind !== "tool") return shownOf(subject);
-  let json: string;
-  try {
-    json = JSON.stringify(subject.input) ?? String(subject.input);
-  } catch {
-    json = String(subject.input);
-  }
+  const json = orFallback(() => JSON.stringify(subject.input), undefined) ?? String(subject.input);
   return `${subject.tool} ${cutMiddle(json, MAX_SHOWN_INPUT_CHARS, (cut) => ` … ${cut} characters … `)}`;
 }
 

@@ -1,4 +1,5 @@
 // A turn as an async iterable: its events, then its result, for `for await` loops.
+import { Readable } from "node:stream";
 import type { AgentConfig, AgentEvent, TurnResult } from "../types.js";
 import { runAgentTurn } from "./run-turn.js";
 import type { TurnOptions } from "./turn-options.js";
@@ -11,31 +12,21 @@ export type TurnMessage<T = unknown> = AgentEvent | { type: "result"; result: Tu
  * turn (`aborted`, its session valid); what `runAgentTurn` throws is thrown after the events before it.
  */
 export async function* streamAgentTurn<T = unknown>(sessionKey: string, userText: string, agent: AgentConfig, options: TurnOptions<T> = {}): AsyncIterable<TurnMessage<T>> {
-  const queue: AgentEvent[] = [];
-  let wake: (() => void) | undefined;
-  let settled = false;
   const stop = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  // The events wait here until read; the stream ends when the turn does.
+  const events = new Readable({ objectMode: true, read() {} });
   const onEvent = (event: AgentEvent): void => {
     options.onEvent?.(event);
-    queue.push(event);
-    wake?.();
+    events.push(event);
   };
-  const done = runAgentTurn(sessionKey, userText, agent, { ...options, signal, onEvent }).finally(() => {
-    settled = true;
-    wake?.();
-  });
+  const done = runAgentTurn(sessionKey, userText, agent, { ...options, signal, onEvent }).finally(() => events.push(null));
   done.catch(() => {}); // Rethrown below, once the events before it are yielded.
   try {
-    for (;;) {
-      while (queue.length > 0) yield queue.shift()!;
-      if (settled) break;
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-    }
+    yield* events as AsyncIterable<AgentEvent>;
     yield { type: "result", result: await done };
   } finally {
-    if (!settled) stop.abort();
+    stop.abort();
     await done.catch(() => {});
   }
 }

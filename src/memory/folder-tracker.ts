@@ -1,7 +1,8 @@
 // FolderTracker: which note files changed since the last look, without statting every file each time.
-import { statSync, watch, type FSWatcher, type Stats } from "node:fs";
+import { statSync, watch, type FSWatcher } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join, sep } from "node:path";
+import { orFallback } from "../errors.js";
 import { RACY_MS } from "../fs/regular-file.js";
 
 /** What identifies one version of a file on disk. */
@@ -153,7 +154,7 @@ export class FolderTracker {
   private statBatch(names: readonly string[], from: number, to: number, forced: Set<string> | undefined, changes: FolderChanges): void {
     for (let i = from; i < to; i++) {
       const name = names[i] as string;
-      const info = statQuietly(this.prefix + name);
+      const info = orFallback(() => statSync(this.prefix + name, { throwIfNoEntry: false }), undefined);
       if (!info?.isFile()) {
         if (this.known.delete(name)) changes.removed.push(name);
         continue;
@@ -165,14 +166,6 @@ export class FolderTracker {
         changes.changed.set(name, next);
       }
     }
-  }
-}
-
-function statQuietly(path: string): Stats | undefined {
-  try {
-    return statSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
   }
 }
 

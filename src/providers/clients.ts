@@ -34,7 +34,7 @@ export async function bedrockClient(base: ClientBase): Promise<Anthropic> {
   const [awsAccessKey, awsSecretKey] = [set(env["AWS_ACCESS_KEY_ID"]), set(env["AWS_SECRET_ACCESS_KEY"])];
   const keys = awsAccessKey && awsSecretKey ? { awsAccessKey, awsSecretKey, awsSessionToken: set(env["AWS_SESSION_TOKEN"]) ?? null } : {};
   // Keys given or not is known only at run time; the constructor's overloads say it at compile time.
-  const client = new AnthropicBedrock({
+  return new AnthropicBedrock({
     ...shared(base),
     awsRegion,
     baseURL: set(env["ANTHROPIC_BEDROCK_BASE_URL"]) ?? `https://bedrock-runtime.${awsRegion}.amazonaws.com`,
@@ -42,8 +42,7 @@ export async function bedrockClient(base: ClientBase): Promise<Anthropic> {
     skipAuth: base.skipAuth,
     ...keys,
     ...base.providerOptions,
-  } as never);
-  return client as unknown as Anthropic;
+  } as never) as unknown as Anthropic;
 }
 
 /** Vertex AI: Google application-default credentials, CLOUD_ML_REGION and ANTHROPIC_VERTEX_PROJECT_ID; behind a gateway, no Google token at all. */
@@ -81,11 +80,10 @@ export async function foundryClient(base: ClientBase): Promise<Anthropic> {
   const { AnthropicFoundry } = await loadSdk("foundry", () => import("@anthropic-ai/foundry-sdk"));
   // Behind a gateway the SDK still wants a key; none is sent.
   const credentials = base.skipAuth ? { apiKey: "unused" } : entra ? {} : { apiKey: apiKey! };
-  const client = new AnthropicFoundry({
+  return new AnthropicFoundry({
     ...shared(base, base.skipAuth ? { "x-api-key": null } : {}),
     ...(baseURL ? { baseURL, resource: null } : { resource: resource! }),
     ...credentials,
     ...base.providerOptions,
-  });
-  return client as unknown as Anthropic;
+  }) as unknown as Anthropic;
 }

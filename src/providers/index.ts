@@ -8,7 +8,7 @@ import { PROVIDERS, type Provider } from "./model-names.js";
 import { shapeRequests } from "./request-shape.js";
 
 export { PROVIDERS, providerModel, type Provider } from "./model-names.js";
-export { shapeBody, providerName } from "./request-shape.js";
+export { shapeBody } from "./request-shape.js";
 export { PROVIDER_PACKAGES, missingPackageMessage } from "./load-sdk.js";
 
 /** Options of the providers' `createClient`: the core's, and where Claude runs. */
@@ -21,10 +21,7 @@ export interface ProviderClientOptions extends ClientOptions {
   providerOptions?: Record<string, unknown>;
 }
 
-/**
- * The provider of `flag` (`--provider`), else MINICLAW_PROVIDER, else `anthropic`. Throws a one-line ConfigError for
- * a name that is none of them.
- */
+/** The provider of `flag` (`--provider`), else MINICLAW_PROVIDER, else `anthropic`. Throws a one-line ConfigError for any other name. */
 export function readProvider(env: ClientOptions["env"], flag?: string): Provider {
   const raw = (flag ?? env["MINICLAW_PROVIDER"] ?? "").trim().toLowerCase();
   if (raw === "") return "anthropic";
@@ -33,18 +30,10 @@ export function readProvider(env: ClientOptions["env"], flag?: string): Provider
   throw new ConfigError(`${flag !== undefined ? "--provider" : "MINICLAW_PROVIDER"} must be one of ${PROVIDERS.join(", ")}, got "${flag ?? env["MINICLAW_PROVIDER"]}"`);
 }
 
-/** MINICLAW_SKIP_PROVIDER_AUTH=1 (or true): a gateway authenticates, so no provider credentials are sent. */
-export function skipsProviderAuth(env: ClientOptions["env"]): boolean {
-  return /^(1|true|yes)$/i.test(env["MINICLAW_SKIP_PROVIDER_AUTH"]?.trim() ?? "");
-}
-
 /**
- * A client for `provider`, which the core takes as `client` (it uses only `messages.create`, `baseURL`, `timeout` and
- * `withOptions`). The provider's SDK is imported now, and only that one; its credentials and base URL are read from
- * `env` as the SDK reads them (ANTHROPIC_BEDROCK_BASE_URL, ANTHROPIC_VERTEX_BASE_URL, ANTHROPIC_FOUNDRY_BASE_URL).
- * Each request's model is spelled the provider's way (MINICLAW_MODEL passes as written), and a server tool the
- * provider lacks is left out with one line to `onWarning`. Throws a one-line ConfigError for a missing setting or an
- * SDK that is not installed (naming what to `npm install`).
+ * A client for `provider`, as the core's `client` option takes it; only that provider's SDK is imported, its credentials and base URL read from `env` as
+ * the SDK reads them. Each request's model is spelled the provider's way (MINICLAW_MODEL as written); a server tool the provider lacks is left out with one
+ * line to `onWarning`. Throws a one-line ConfigError for a missing setting or an SDK not installed (naming what to `npm install`).
  */
 export async function createClient(options: ProviderClientOptions): Promise<Anthropic> {
   const { env, wrapFetch } = options;
@@ -53,7 +42,8 @@ export async function createClient(options: ProviderClientOptions): Promise<Anth
   const warn = options.onWarning ?? ((line: string) => console.warn(`miniclaw: ${line}`));
   const base: ClientBase = {
     env,
-    skipAuth: skipsProviderAuth(env),
+    // MINICLAW_SKIP_PROVIDER_AUTH=1 (or true): a gateway authenticates, so no provider credentials are sent.
+    skipAuth: /^(1|true|yes)$/i.test(env["MINICLAW_SKIP_PROVIDER_AUTH"]?.trim() ?? ""),
     fetch: wrapFetch ? wrapFetch(nodeFetch) : nodeFetch,
     maxRetries: options.maxRetries ?? SDK_MAX_RETRIES,
     ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),

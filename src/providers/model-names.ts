@@ -20,10 +20,8 @@ function isProviderSpelling(model: string): boolean {
 }
 
 /**
- * The id `provider` knows `model` by. A name already spelled for a provider passes as it is, and so does `verbatim`
- * (MINICLAW_MODEL: what the user set always wins). Bedrock: `claude-sonnet-4-5` → `anthropic.claude-sonnet-4-5-20250929-v1:0`
- * under the global cross-region inference profile (priced as the API; MINICLAW_MODEL picks a regional one); newer
- * models `global.anthropic.claude-sonnet-5-5`. Vertex: `claude-sonnet-4-5` → `claude-sonnet-4-5@20250929`. Foundry and the API: unchanged.
+ * The id `provider` knows `model` by; a provider's spelling and `verbatim` (MINICLAW_MODEL: the user's wins) pass as they are. Bedrock: the global
+ * inference profile, `global.anthropic.claude-sonnet-4-5-20250929-v1:0`, `global.anthropic.claude-sonnet-5-5`; Vertex: `claude-sonnet-4-5@20250929`.
  */
 export function providerModel(provider: Provider, model: string, verbatim?: string): string {
   if (provider === "anthropic" || provider === "foundry" || model === verbatim || isProviderSpelling(model)) return model;

@@ -14,10 +14,7 @@ const PROVIDER_NAMES: Record<Provider, string> = { anthropic: "the Anthropic API
 
 type Body = { model?: unknown; tools?: unknown; tool_choice?: unknown };
 
-/**
- * What a request body becomes for `provider`: the model mapped (see `providerModel`; `verbatim` passes as it is),
- * and tools the provider does not run removed, with a tool choice that named one. Returns the names left out. Pure.
- */
+/** The body for `provider`: the model mapped (see `providerModel`), the tools it does not run removed with a tool choice naming one; and their names. Pure. */
 export function shapeBody(provider: Provider, body: Body, verbatim?: string): { body: Body; leftOut: string[] } {
   const shaped: Body = { ...body };
   if (typeof body.model === "string") shaped.model = providerModel(provider, body.model, verbatim);
@@ -34,10 +31,7 @@ export function shapeBody(provider: Provider, body: Body, verbatim?: string): { 
   return { body: shaped, leftOut: names };
 }
 
-/**
- * The SDK middleware that shapes each Messages request for `provider` before the provider's own adaptation signs it.
- * `warn` gets one line the first time each feature is left out; it must not throw.
- */
+/** SDK middleware shaping each Messages request for `provider` before its SDK signs it; `warn` (must not throw) hears each feature left out, once. */
 export function shapeRequests(provider: Provider, verbatim: string | undefined, warn: (line: string) => void): Middleware {
   const said = new Set<string>();
   return async (request, next) => {
@@ -49,9 +43,4 @@ export function shapeRequests(provider: Provider, verbatim: string | undefined, 
     }
     return next({ ...request, body: JSON.stringify(body) });
   };
-}
-
-/** The provider's name as a person reads it. */
-export function providerName(provider: Provider): string {
-  return PROVIDER_NAMES[provider];
 }

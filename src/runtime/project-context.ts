@@ -2,6 +2,7 @@
 // its parents up to the repository's root, read once per runtime so the system prompt stays byte-stable.
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { orFallback } from "../errors.js";
 import { capText, MAX_PROMPT_FILE_CHARS, readPromptFile } from "./system-prompt.js";
 
 /** The names read in each folder, in this order; a CLAUDE.md with the text of the AGENTS.md beside it (often a link to it) is read once. */
@@ -37,12 +38,8 @@ export function projectInstructions(files: readonly ProjectFile[]): string {
 
 /** `cwd`, then each parent up to the folder holding `.git` (or `cwd` alone when no parent holds one). */
 function foldersUp(cwd: string): string[] {
-  let start: string;
-  try {
-    start = realpathSync(cwd);
-  } catch {
-    return [];
-  }
+  const start = orFallback(() => realpathSync(cwd), undefined);
+  if (start === undefined) return [];
   const chain: string[] = [];
   for (let dir = start; ; dir = dirname(dir)) {
     chain.push(dir);

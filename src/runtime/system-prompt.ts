@@ -1,6 +1,7 @@
 // The system prompt, assembled the same way every turn so its bytes (and the prompt cache) stay stable.
 import { join } from "node:path";
 import { cutMiddle } from "../content.js";
+import { orFallback } from "../errors.js";
 import { readRegularFileSync } from "../fs/regular-file.js";
 import type { AgentConfig } from "../types.js";
 
@@ -63,11 +64,7 @@ export function readUserProfile(workspaceDir: string): string | undefined {
 
 /** A file the prompt may include, or undefined when it is missing, blank, unreadable or not a regular file (a FIFO). */
 export function readPromptFile(path: string): string | undefined {
-  try {
-    // Synchronous: small, and a trip through the thread pool would cost more than the read.
-    const text = readRegularFileSync(path);
-    return text.trim() ? text : undefined;
-  } catch {
-    return undefined;
-  }
+  // Synchronous: small, and a trip through the thread pool would cost more than the read.
+  const text = orFallback(() => readRegularFileSync(path), "");
+  return text.trim() ? text : undefined;
 }

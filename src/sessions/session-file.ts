@@ -1,5 +1,6 @@
 // Reading a session file: every line, or only the region a load needs, read from the end so its cost follows what is kept.
 import { closeSync, readSync } from "node:fs";
+import { ifMissing } from "../errors.js";
 import { openRegularSync } from "../fs/regular-file.js";
 import { type CompactionRecord, type HeaderRecord, type MessageRecord, type ModeRecord, type OutputRecord, type SessionRecord, parseRecordLine } from "./records.js";
 
@@ -102,8 +103,7 @@ export async function readLoadRegionFromFile(file: string, options: { chunkBytes
   try {
     opened = openRegularSync(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
+    return ifMissing(error, undefined);
   }
   const { fd, size } = opened;
   try {

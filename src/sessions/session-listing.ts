@@ -2,7 +2,7 @@
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../deps.js";
-import { SessionError } from "../errors.js";
+import { ifMissing, SessionError } from "../errors.js";
 import { decodeKey, SESSION_FILE_SUFFIX } from "./session-path.js";
 import { agentIdFromKey, type HeaderRecord, type SessionRecord } from "./records.js";
 import { parseAllRecords, readLoadRegionFromFile, type LoadRegion } from "./session-file.js";
@@ -46,13 +46,8 @@ export function nestUnderParents(listings: readonly SessionListing[]): NestedLis
 
 /** The sessions of `dir`, newest activity first; a file whose key is neither in its header nor its name is skipped with a warning. */
 export async function listSessions(dir: string, deps: ListDeps): Promise<SessionListing[]> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw new SessionError(`cannot list sessions in ${dir}: ${(error as Error).message}`, { cause: error });
-  }
+  const cannot = (error: Error): Error => new SessionError(`cannot list sessions in ${dir}: ${error.message}`, { cause: error });
+  const names = await readdir(dir).catch((error: unknown) => ifMissing(error, [], cannot));
   const listings: SessionListing[] = [];
   for (const name of names.filter((n) => n.endsWith(SESSION_FILE_SUFFIX)).sort()) {
     const listing = await listOne(join(dir, name), name.slice(0, -SESSION_FILE_SUFFIX.length), deps);

@@ -66,18 +66,11 @@ function moveWithoutReplacing(from: string, to: string): void {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EEXIST" || code === "ENOENT") return; // Another process moved or created it first.
-    try {
-      if (!existsSync(to)) renameSync(from, to);
-    } catch {
-      // Left under the old name; the next call tries again.
-    }
-    return;
+    // Left under the old name when this fails too; the next call tries again.
+    return orFallback(() => (existsSync(to) ? undefined : renameSync(from, to)), undefined);
   }
-  try {
-    unlinkSync(from);
-  } catch {
-    // Both names now point at one file; the old one is harmless.
-  }
+  // Both names now point at one file; should the unlink fail, the old one is harmless.
+  orFallback(() => unlinkSync(from), undefined);
 }
 
 // The encoding before readable names, kept only to find files written under it.

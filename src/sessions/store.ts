@@ -3,7 +3,7 @@ import { close, constants, mkdirSync, writeFileSync } from "node:fs";
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { systemClock, type Clock } from "../deps.js";
-import { SessionError } from "../errors.js";
+import { ifMissing, SessionError } from "../errors.js";
 import { isFileLockHeld } from "../fs/file-lock.js";
 import { openRegularSync, readRegularText, appendLines, APPEND_FLAGS } from "../fs/regular-file.js";
 import type { Inbox } from "../types.js";
@@ -154,13 +154,9 @@ export class SessionStore implements SessionBackend {
 
   /** Every readable record of a session file (damaged lines to `onWarning`), or undefined when there is none. */
   private async readAll(file: string): Promise<SessionRecord[] | undefined> {
-    let text: string;
-    try {
-      text = await readRegularText(file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw new SessionError(`cannot read session ${file}: ${(error as Error).message}`, { cause: error });
-    }
+    const cannot = (error: Error): Error => new SessionError(`cannot read session ${file}: ${error.message}`, { cause: error });
+    const text = await readRegularText(file).catch((error: unknown) => ifMissing(error, undefined, cannot));
+    if (text === undefined) return undefined;
     const { records, warnings } = parseAllRecords(text, file);
     warnings.forEach((warning) => this.onWarning(warning));
     return records;

@@ -1,6 +1,7 @@
 // SkillLoader: finds SKILL.md files under the skill folders, checks them, and serves layers 1 and 2.
 import { statSync, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
+import { safeSink } from "../deps.js";
 import { messageOf, ToolError } from "../errors.js";
 import { readRegularFileSync, readRegularText, fileVersion } from "../fs/regular-file.js";
 import { parseFrontmatter, parseLooseFrontmatter, type ParsedFrontmatter, checkSkillFrontmatter, type SkillFields } from "./frontmatter.js";
@@ -68,8 +69,12 @@ function parseEither(text: string): { parsed: ParsedFrontmatter | undefined; err
 export class SkillLoader {
   private skills = new Map<string, Skill>();
   private listings = new Map<number, string>();
+  /** The caller's sink: one that throws must not break loading. */
+  private readonly warn: (message: string) => void;
 
-  constructor(private readonly options: SkillLoaderOptions) {}
+  constructor(private readonly options: SkillLoaderOptions) {
+    this.warn = safeSink(options.onWarning);
+  }
 
   /** Scans every folder. Missing folders are skipped quietly; bad files are reported and skipped or loaded leniently. */
   async load(): Promise<void> {
@@ -158,12 +163,4 @@ export class SkillLoader {
     // A copy of the fields: a skill's metadata is the caller's to change, never the next load's.
     return outcome.parsed && { ...outcome.parsed, data: structuredClone(outcome.parsed.data) };
   }
-
-  private readonly warn = (message: string): void => {
-    try {
-      this.options.onWarning?.(message);
-    } catch {
-      // A warning sink that throws must not break loading.
-    }
-  };
 }

@@ -1,6 +1,7 @@
 // Walking skill folders: where the SKILL.md files are, and which other files a skill carries.
 import { readdirSync, realpathSync, statSync, type Dirent } from "node:fs";
 import { join, resolve } from "node:path";
+import { orFallback } from "../errors.js";
 
 const SKILL_FILE = "SKILL.md";
 /** How deep below a skills folder a SKILL.md is looked for (`<dir>/<collection>/<name>/SKILL.md` is depth 3). */
@@ -14,22 +15,13 @@ function skipped(name: string): boolean {
 
 /** A folder's entries; none when it cannot be listed. */
 function entries(dir: string): Dirent[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
+  return orFallback(() => readdirSync(dir, { withFileTypes: true }), []);
 }
 
+/** A folder, or a link to one; a link loop (ELOOP) or an unreadable target is no skill folder. */
 function isDirectory(path: string, entry: Dirent): boolean {
   if (entry.isDirectory()) return true;
-  if (!entry.isSymbolicLink()) return false;
-  try {
-    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
-  } catch {
-    // A link loop (ELOOP) or an unreadable target is no skill folder.
-    return false;
-  }
+  return entry.isSymbolicLink() && orFallback(() => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true, false);
 }
 
 /**
@@ -65,11 +57,7 @@ export function findSkillFiles(root: string, warn: (message: string) => void): s
 
 /** The path with every link resolved; the path itself when that fails (a dangling or unreadable path is listed as empty). */
 function realPath(path: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return path;
-  }
+  return orFallback(() => realpathSync.native(path), path);
 }
 
 /** The absolute paths of a skill's files other than its SKILL.md, sorted; hidden files skipped. */
