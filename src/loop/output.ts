@@ -31,7 +31,8 @@ function fromJsonSchema(schema: Record<string, unknown>): z.ZodType {
 function checkAnswer(validator: z.ZodType, text: string): OutputCheck {
   let value: unknown;
   try {
-    value = JSON.parse(stripFence(text));
+    // A compatible server without constrained output may wrap the JSON in a Markdown fence; the fence is not the answer.
+    value = JSON.parse(/^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text)?.[1] ?? text);
   } catch (error) {
     return { ok: false, problem: text.trim() === "" ? "the answer was empty" : `the answer is not JSON (${(error as Error).message})` };
   }
@@ -40,11 +41,6 @@ function checkAnswer(validator: z.ZodType, text: string): OutputCheck {
   const issues = result.error.issues.slice(0, MAX_ISSUES_SHOWN).map((issue) => `${issue.path.map(String).join(".") || "(the object)"}: ${issue.message}`);
   const more = result.error.issues.length - issues.length;
   return { ok: false, problem: [...issues, ...(more > 0 ? [`and ${more} more`] : [])].join("; ") };
-}
-
-/** A compatible server without constrained output may wrap the JSON in a Markdown fence; the fence is not the answer. */
-function stripFence(text: string): string {
-  return /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text)?.[1] ?? text;
 }
 
 /** The answer of a response: its last run of text blocks (what came before a search or a tool call is not the answer). */

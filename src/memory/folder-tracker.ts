@@ -70,7 +70,8 @@ export class FolderTracker {
 
   /** Finds what changed since the previous poll; the first poll reports every file. */
   async poll(): Promise<FolderChanges> {
-    if (this.watcher) await drainEvents();
+    // Lets pending watcher events in: two turns of the event loop guarantee one poll phase.
+    if (this.watcher) await new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
     const dirStat = await stat(this.dir).catch(() => undefined);
     if (!dirStat?.isDirectory()) return this.vanished();
     if (this.watching && dirStat.ino !== this.watchedIno) this.startWatcher(dirStat.ino);
@@ -167,9 +168,4 @@ export class FolderTracker {
       }
     }
   }
-}
-
-/** Lets pending watcher events in: two turns of the event loop guarantee one poll phase. */
-function drainEvents(): Promise<void> {
-  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }

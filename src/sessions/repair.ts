@@ -50,7 +50,8 @@ export class HistoryRepair {
       if (last === undefined && !this.afterSummary) out.push(synthetic(`${record.id}:lost-start`, "user", LOST_START_TEXT, record.ts));
       if (last?.message.role === "assistant") out.push(this.fillGap(last));
       out.push(record);
-      this.pending = idsOfToolUses(record.message);
+      const content = record.message.content;
+      this.pending = typeof content === "string" ? [] : content.flatMap((block) => (block.type === "tool_use" ? [block.id] : []));
     }
     this.last = record;
     return out;
@@ -172,11 +173,6 @@ export function cleanResponse(content: readonly ContentBlockParam[], seen: Reado
     return [{ ...block, id, input: isObject(block.input) ? block.input : {} }];
   });
   return { content: stored, calls };
-}
-
-function idsOfToolUses(message: MessageParam): string[] {
-  if (message.role !== "assistant" || typeof message.content === "string") return [];
-  return message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : []));
 }
 
 /** True when a user message is plain text from the user (no tool_result in it). */

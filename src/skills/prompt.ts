@@ -42,13 +42,10 @@ export function formatSkillListing(skills: readonly ListedSkill[], budgetChars =
   return { text, shortenedTo: cap };
 }
 
-function escapeAttribute(value: string): string {
-  return value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
-}
-
 /** A loaded skill (layer 2): the body inside `<skill name="...">` tags, then its other files as absolute paths `read_file` can open (layer 3). */
 export function formatSkillBody(name: string, dir: string, body: string, files: readonly string[], moreFiles = 0): string {
-  const parts = [`<skill name="${escapeAttribute(name)}">`, body.trim(), "</skill>"];
+  const attribute = name.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+  const parts = [`<skill name="${attribute}">`, body.trim(), "</skill>"];
   if (files.length > 0) {
     parts.push(
       "",
