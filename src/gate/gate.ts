@@ -54,7 +54,12 @@ class PolicyGate implements Gate {
       if (!seen.has(message)) warn(message);
       seen.add(message);
     };
-    this.readApprovals = withExtra(approvalsReader(options.approvalsPath, this.warn), options.approvals);
+    const read = approvalsReader(options.approvalsPath, this.warn);
+    const extra = { allowed: options.approvals?.allowed ?? [], denied: options.approvals?.denied ?? [] };
+    this.readApprovals = () => {
+      const lists = read();
+      return { allowed: [...lists.allowed, ...extra.allowed], denied: [...lists.denied, ...extra.denied] };
+    };
     this.pathVerdict = pathRules(options);
     this.place = { cwd: resolve(options.cwd), home: resolve(options.home ?? homedir()) };
     this.remembered = options.remembered ?? new Set<string>();
@@ -168,13 +173,4 @@ function shownFor({ subject }: Verdict): string {
   if (subject.kind !== "tool") return shownOf(subject);
   const json = orFallback(() => JSON.stringify(subject.input), undefined) ?? String(subject.input);
   return `${subject.tool} ${cutMiddle(json, MAX_SHOWN_INPUT_CHARS, (cut) => ` … ${cut} characters … `)}`;
-}
-
-/** The approvals file's lists with `extra` added to each; the reader itself when there is nothing to add. */
-function withExtra<T extends { allowed: string[]; denied: string[] }>(read: () => T, extra: ApprovalLists | undefined): () => T {
-  if (!extra?.allowed?.length && !extra?.denied?.length) return read;
-  return () => {
-    const lists = read();
-    return { ...lists, allowed: [...lists.allowed, ...(extra.allowed ?? [])], denied: [...lists.denied, ...(extra.denied ?? [])] };
-  };
 }

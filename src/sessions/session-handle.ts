@@ -64,18 +64,13 @@ export function viewForLoad(
       messageOffset = 1;
     }
   }
-  const lastUsage = findLastUsage(records, region.afterCompaction, messageOffset);
+  const last = records.findLastIndex((record) => record.usage !== undefined && record.message.role === "assistant" && region.afterCompaction.has(record.id));
+  const lastUsage = last < 0 ? undefined : { usage: records[last]!.usage!, index: last + messageOffset };
   const warnings = [...region.warnings, ...repaired.notes.map((note) => `${base.file}: ${note}`)];
   const found = { ...(compaction && { compaction }), ...(lastUsage && { lastUsage }), ...(outputs && { outputs }), ...(region.mode && { mode: region.mode }) };
   const agentId = header?.agentId ?? agentIdFromKey(base.key);
   const session: LoadedSession = { key: base.key, file: base.file, exists: true, agentId, messages, records, messageOffset, ...found, warnings };
   return { session, repairs: mode === "turn-start" ? repaired.tail : [], repair: repaired.repair };
-}
-
-function findLastUsage(records: MessageRecord[], after: Set<string>, offset: 0 | 1): LoadedSession["lastUsage"] {
-  const i = records.findLastIndex((record) => record.usage !== undefined && record.message.role === "assistant" && after.has(record.id));
-  const usage = records[i]?.usage;
-  return usage && { usage, index: i + offset };
 }
 
 function asBlocks(content: MessageParam["content"]): ContentBlockParam[] {
