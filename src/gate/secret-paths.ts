@@ -1,6 +1,6 @@
 // Which paths hold secrets or never end when read: by name (and their backups), by place, and by their first few KB of content.
-import { closeSync, readSync } from "node:fs";
-import { openRegularSync } from "../fs/regular-file.js";
+import { closeSync } from "node:fs";
+import { openRegularSync, readAt } from "../fs/regular-file.js";
 import { scanSecrets } from "./redact.js";
 
 /** Folders whose whole content is secret, matched as a path segment. */
@@ -216,8 +216,7 @@ export function readFileHead(path: string, maxBytes: number): Buffer | null {
   }
   try {
     // A size of 0 may not be the truth (a file being written): read what is there.
-    const buffer = Buffer.allocUnsafe(opened.size === 0 ? maxBytes : Math.min(maxBytes, opened.size));
-    return buffer.subarray(0, readSync(opened.fd, buffer, 0, buffer.length, 0));
+    return readAt(opened.fd, 0, opened.size === 0 ? maxBytes : Math.min(maxBytes, opened.size));
   } finally {
     closeSync(opened.fd);
   }

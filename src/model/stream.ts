@@ -51,9 +51,8 @@ async function streamOnce(client: Anthropic, params: MessageParams, opts: Stream
   if (opts.signal.aborted) return { ok: false, started: false, error: new Error("aborted") };
   let started = false;
   // The SDK's timeout covers the wait for headers only; a stream that goes quiet after that is cut here.
-  const attempt = new AbortController();
-  const onAbort = (): void => attempt.abort();
-  opts.signal.addEventListener("abort", onAbort, { once: true });
+  const quiet = new AbortController();
+  const signal = AbortSignal.any([opts.signal, quiet.signal]);
   const idleMs = opts.idleTimeoutMs ?? Math.min(client.timeout, STREAM_IDLE_TIMEOUT_MS);
   let lastEventAt = 0;
   let idle: NodeJS.Timeout | undefined;
@@ -64,14 +63,14 @@ async function streamOnce(client: Anthropic, params: MessageParams, opts: Stream
       const quietMs = performance.now() - lastEventAt;
       if (quietMs < idleMs) return watchIdle(idleMs - quietMs);
       stalled = true;
-      attempt.abort();
+      quiet.abort();
     }, delayMs);
   };
   const stall = (): Error => new Error(`the response stream sent nothing for ${Math.round(idleMs / 1000)} s`);
   try {
     // The SDK sends the request, retries it and throws its errors until the response starts; its stream reads the events
     // (pings and unnamed events skipped, an SSE `error` event thrown as an APIError), and ends quietly once aborted.
-    const stream = await client.messages.create({ ...params, stream: true }, { signal: attempt.signal });
+    const stream = await client.messages.create({ ...params, stream: true }, { signal });
     started = true;
     lastEventAt = performance.now();
     watchIdle(idleMs);
@@ -87,7 +86,6 @@ async function streamOnce(client: Anthropic, params: MessageParams, opts: Stream
     return { ok: false, started, error: stalled ? stall() : error };
   } finally {
     clearTimeout(idle);
-    opts.signal.removeEventListener("abort", onAbort);
   }
 }
 

@@ -58,7 +58,8 @@ export function viewForLoad(
     const summary: ContentBlockParam = { type: "text", text: SUMMARY_PREFIX + compaction.summary + SUMMARY_SUFFIX };
     const first = messages[0];
     if (first !== undefined && isPlainUserMessage(first)) {
-      messages = [{ role: "user", content: [summary, ...asBlocks(first.content)] }, ...messages.slice(1)];
+      const blocks = typeof first.content === "string" ? [{ type: "text" as const, text: first.content }] : first.content;
+      messages = [{ role: "user", content: [summary, ...blocks] }, ...messages.slice(1)];
     } else {
       messages = [{ role: "user", content: [summary] }, ...messages];
       messageOffset = 1;
@@ -71,10 +72,6 @@ export function viewForLoad(
   const agentId = header?.agentId ?? agentIdFromKey(base.key);
   const session: LoadedSession = { key: base.key, file: base.file, exists: true, agentId, messages, records, messageOffset, ...found, warnings };
   return { session, repairs: mode === "turn-start" ? repaired.tail : [], repair: repaired.repair };
-}
-
-function asBlocks(content: MessageParam["content"]): ContentBlockParam[] {
-  return typeof content === "string" ? [{ type: "text", text: content }] : content;
 }
 
 /** What `openSession` resolves to: `aborted` before the lock was won (nothing read or written), `unreadable` when the file could not be read (the lock released). */

@@ -1,5 +1,6 @@
 // A turn's events as OpenTelemetry spans (the generative AI semantic conventions): the turn, each model request under it, each tool call under it.
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from "@opentelemetry/api";
+import { safeSink } from "../deps.js";
 import type { AgentEvent, EventSink, Usage } from "../types.js";
 
 /** What `traceTurns` takes. */
@@ -33,24 +34,21 @@ export function traceTurns(options: TraceOptions = {}): EventSink {
   const start = (name: string, kind: SpanKind, attributes: Attributes, parent: Span | undefined): Span =>
     tracer.startSpan(name, { kind, attributes }, parent ? trace.setSpan(context.active(), parent) : context.active());
 
-  return (event) => {
-    try {
-      const key = event.parentToolUseId;
-      if (event.type === "turn_start") {
-        const attributes = { ...PROVIDER, "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.id": event.agentId, "gen_ai.agent.name": event.agentId, "gen_ai.conversation.id": event.sessionKey };
-        turns.set(key, { span: start(`invoke_agent ${event.agentId}`, SpanKind.INTERNAL, attributes, key === undefined ? undefined : toolSpans.get(key)), tools: new Map() });
-        return;
-      }
-      const turn = turns.get(key);
-      if (!turn) return;
-      if (event.type === "turn_end") {
-        endTurn(turn, event);
-        turns.delete(key);
-      } else onTurnEvent(turn, event, { start, content, toolSpans });
-    } catch {
-      // Telemetry never stops a turn.
+  // Telemetry never stops a turn: a throw is contained.
+  return safeSink<AgentEvent>((event) => {
+    const key = event.parentToolUseId;
+    if (event.type === "turn_start") {
+      const attributes = { ...PROVIDER, "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.id": event.agentId, "gen_ai.agent.name": event.agentId, "gen_ai.conversation.id": event.sessionKey };
+      turns.set(key, { span: start(`invoke_agent ${event.agentId}`, SpanKind.INTERNAL, attributes, key === undefined ? undefined : toolSpans.get(key)), tools: new Map() });
+      return;
     }
-  };
+    const turn = turns.get(key);
+    if (!turn) return;
+    if (event.type === "turn_end") {
+      endTurn(turn, event);
+      turns.delete(key);
+    } else onTurnEvent(turn, event, { start, content, toolSpans });
+  });
 }
 
 type Helpers = { start: (name: string, kind: SpanKind, attributes: Attributes, parent: Span) => Span; content: boolean; toolSpans: Map<string, Span> };
