@@ -67,7 +67,8 @@ export async function acquireFileLock(lockPath: string, options: FileLockOptions
     throw error;
   }
   held.set(lockPath, token);
-  installExitHook();
+  if (!exitHookInstalled) process.on("exit", () => held.forEach((token, lockPath) => removeIfOurs(lockPath, token)));
+  exitHookInstalled = true;
   let released = false;
   return async () => {
     if (released) return;
@@ -169,14 +170,6 @@ function removeIfOurs(lockPath: string, token: string, options?: FileLockOptions
     // At exit (no options) nothing more can be done, and the next caller takes a dead owner's lock over.
     if (options && errorCode(error) !== "ENOENT") throw options.makeError(`cannot release the ${options.label} lock ${lockPath}: ${(error as Error).message}`, error);
   }
-}
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on("exit", () => {
-    for (const [lockPath, token] of held) removeIfOurs(lockPath, token);
-  });
 }
 
 /** The owner a lock file names, or undefined for any other text (JSON `null` included). */

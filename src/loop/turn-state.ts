@@ -124,7 +124,10 @@ class RepeatBreaker {
   tripped = false;
 
   check(call: ToolUseBlock): string | undefined {
-    const signature = `${call.name}\u0000${stableJson(call.input)}`;
+    // JSON with sorted keys, so `{a,b}` and `{b,a}` are the same call.
+    const sorted = (_key: string, v: unknown): unknown =>
+      v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v;
+    const signature = `${call.name}\u0000${JSON.stringify(call.input, sorted) ?? "null"}`;
     this.count = signature === this.last ? this.count + 1 : 1;
     this.last = signature;
     if (this.count <= REPEAT_LIMIT) return undefined;
@@ -134,10 +137,4 @@ class RepeatBreaker {
     this.tripped = true;
     return `Stopped: ${call.name} was called with the same input ${this.count} times in a row. The turn has ended.`;
   }
-}
-
-/** JSON with sorted keys, so `{a,b}` and `{b,a}` are the same call. */
-function stableJson(value: unknown): string {
-  const sorted = (_key: string, v: unknown): unknown => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v);
-  return JSON.stringify(value, sorted) ?? "null";
 }

@@ -3,9 +3,8 @@ import { join, resolve } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { nodeSpawnDefault, refuseApprover, safeSink, systemClock, type Approver, type Clock, type Spawn } from "../deps.js";
 import { configurationPaths } from "../gate/path-check.js";
-import type { ApprovalLists } from "../gate/approval-entries.js";
 import type { WarningSink } from "../gate/approvals-file.js";
-import type { CommandJudge, Gate, ModeHolder, PermissionMode } from "../gate/context.js";
+import type { Gate, ModeHolder, PermissionMode } from "../gate/context.js";
 import { createGate } from "../gate/gate.js";
 import { isSecretVariable, scrubEnv, secretValues } from "../gate/secret-env.js";
 import { MemoryStore } from "../memory/store.js";
@@ -94,6 +93,10 @@ export async function openRuntime(options: RuntimeOptions = {}): Promise<Runtime
   const sources = [...(builtinTools ? [toolList(builtinTools)] : []), ...(options.toolSources ?? []), ...(options.tools ? [toolList(options.tools)] : [])];
   const after = [delegateSource(agents), planSource()];
   const { streamRetryBaseMs, streamIdleTimeoutMs, maxConcurrentDelegates } = options;
+  // One gate per turn (its events, approver, mode), all sharing the approvals file, the roots, the judge and "always".
+  const folders = { approvalsPath: join(workspace, APPROVALS_FILE), roots: [cwd, workspace], protectedDirs: [join(workspace, "sessions")], configuration: configurationPaths(workspace) };
+  const shared = { ...folders, cwd, remembered: new Set<string>(), ...(env["HOME"] && { home: env["HOME"] }), ...(warn && { onWarning: warn }) };
+  const gates = { ...shared, ...(shell && { judge: shell.judge }), ...(options.approvals && { approvals: options.approvals }) };
   return {
     [RUNTIME]: true, workspace, cwd, env, client, agents,
     childEnv: scrubEnv(env),
@@ -113,21 +116,12 @@ export async function openRuntime(options: RuntimeOptions = {}): Promise<Runtime
     },
     skillsListing: skills?.listing(),
     tools: (view, extra = []) => collectTools([...sources, toolList(extra), ...after], view),
-    gate: gatesOf({ workspace, cwd, home: env["HOME"], warn, judge: shell?.judge, approvals: options.approvals }),
+    gate: (turn) => createGate({ ...gates, mode: turn.modes, approver: turn.approver, emit: turn.emit }),
     notices: async () => [(await shell?.notice()) ?? ""].filter((line) => line !== ""),
     async close() {
       if (options.memory === undefined) memory?.close();
     },
   };
-}
-
-/** One gate per turn (its events, approver, mode), all sharing the approvals file, the roots, the judge and "always". */
-function gatesOf(place: { workspace: string; cwd: string; home: string | undefined; warn: WarningSink | undefined; judge: CommandJudge | undefined; approvals: ApprovalLists | undefined }): Runtime["gate"] {
-  const { workspace, cwd, home, warn, judge, approvals } = place;
-  const remembered = new Set<string>();
-  const folders = { approvalsPath: join(workspace, APPROVALS_FILE), roots: [cwd, workspace], protectedDirs: [join(workspace, "sessions")], configuration: configurationPaths(workspace), cwd };
-  const shared = { ...folders, remembered, ...(home && { home }), ...(warn && { onWarning: warn }), ...(judge && { judge }), ...(approvals && { approvals }) };
-  return (turn) => createGate({ ...shared, mode: turn.modes, approver: turn.approver, emit: turn.emit });
 }
 
 /** The bundled skills and the workspace's own (`skills/`), loaded; a broken one is a warning. */

@@ -44,10 +44,14 @@ export function traceTurns(options: TraceOptions = {}): EventSink {
     }
     const turn = turns.get(key);
     if (!turn) return;
-    if (event.type === "turn_end") {
-      endTurn(turn, event);
-      turns.delete(key);
-    } else onTurnEvent(turn, event, { start, content, toolSpans });
+    if (event.type !== "turn_end") return onTurnEvent(turn, event, { start, content, toolSpans });
+    // The turn's totals and how it stopped; spans still open (an interrupted request or call) end as errors.
+    endChat(turn, { code: SpanStatusCode.ERROR, message: event.error ?? event.stopReason });
+    for (const span of turn.tools.values()) span.setStatus({ code: SpanStatusCode.ERROR, message: `the turn ended (${event.stopReason})` }).end();
+    turn.span.setAttributes({ ...usageAttributes(event.usage, event.costUsd), "miniclaw.stop_reason": event.stopReason, "miniclaw.iterations": event.iterations });
+    if (event.error !== undefined && event.stopReason !== "end_turn") turn.span.setAttribute("error.type", event.stopReason).setStatus({ code: SpanStatusCode.ERROR, message: event.error });
+    turn.span.end();
+    turns.delete(key);
   });
 }
 
@@ -95,15 +99,6 @@ function onTurnEvent(turn: OpenTurn, event: AgentEvent, { start, content, toolSp
       return;
     }
   }
-}
-
-/** The turn's totals and how it stopped; spans still open (an interrupted request or call) end as errors. */
-function endTurn(turn: OpenTurn, event: Extract<AgentEvent, { type: "turn_end" }>): void {
-  endChat(turn, { code: SpanStatusCode.ERROR, message: event.error ?? event.stopReason });
-  for (const span of turn.tools.values()) span.setStatus({ code: SpanStatusCode.ERROR, message: `the turn ended (${event.stopReason})` }).end();
-  turn.span.setAttributes({ ...usageAttributes(event.usage, event.costUsd), "miniclaw.stop_reason": event.stopReason, "miniclaw.iterations": event.iterations });
-  if (event.error !== undefined && event.stopReason !== "end_turn") turn.span.setAttribute("error.type", event.stopReason).setStatus({ code: SpanStatusCode.ERROR, message: event.error });
-  turn.span.end();
 }
 
 function endChat(turn: OpenTurn, status?: { code: SpanStatusCode; message: string }): void {
