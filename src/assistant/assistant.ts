@@ -73,7 +73,9 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
   const { defaultAgent: wanted, turn: every, store: given, appendSystemPrompt, ...runtimeOptions } = opts;
   const warn = opts.onWarning ?? (() => {});
   const [loaded, skills] = await Promise.all([loadAgents(opts.workspace, { onWarning: warn, knownTools: (opts.tools ?? []).map((tool) => tool.name) }), loadSkills(opts.workspace, warn)]);
-  const agents = appendSystemPrompt?.trim() ? withAppended(loaded, appendSystemPrompt.trim()) : loaded;
+  // The text to append, after every agent's prompt and a blank line.
+  const extra = appendSystemPrompt?.trim();
+  const agents = extra ? Object.fromEntries(Object.entries(loaded).map(([id, a]) => [id, { ...a, prompt: `${a.prompt.trimEnd()}\n\n${extra}` }])) : loaded;
   const defaultAgent = wanted ?? DEFAULT_AGENT_ID;
   if (!agents[defaultAgent]) throw new ConfigError(`no agent "${defaultAgent}" in ${join(opts.workspace, "agents")} (available: ${Object.keys(agents).join(", ")})`);
   const memory = MemoryStore.forWorkspace(opts.workspace);
@@ -147,9 +149,4 @@ async function inSession<T>(runtime: Runtime, sessions: SessionBackend, key: str
   const opened = await openSession(sessions, key, { agentId, clock: runtime.clock });
   if (opened.status !== "open") return opened.status === "unreadable" ? { error: opened.error } : {};
   return work(opened.handle).finally(() => opened.handle.release());
-}
-
-/** Every agent with `text` after its prompt, set apart by a blank line. */
-function withAppended(agents: Record<string, AgentConfig>, text: string): Record<string, AgentConfig> {
-  return Object.fromEntries(Object.entries(agents).map(([id, agent]) => [id, { ...agent, prompt: `${agent.prompt.trimEnd()}\n\n${text}` }]));
 }

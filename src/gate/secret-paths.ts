@@ -83,7 +83,11 @@ export function placeReason(path: string): string | null {
   if ((lower.startsWith("/dev/") || lower === "/dev") && lower !== "/dev/null") return `reads the device ${path} (may never end)`;
   if (/^\/proc\/[^/]+\/(environ|mem)$/.test(lower)) return `reads ${path}, a process's environment or memory`;
   if (isProcessSecretPath(lower)) return `reads ${path}: /proc holds process environments (and the API key)`;
-  if (isSystemSecret(lower)) return `reads ${path}, a system secret`;
+  // A system secret by its whole path (a backup too: `/etc/shadow.bak`), or anything in a system secret folder.
+  const slash = lower.lastIndexOf("/");
+  const names = backupBaseNames(lower.slice(slash + 1)).map((n) => `${lower.slice(0, slash)}/${n}`);
+  const inSystemDir = SECRET_SYSTEM_DIRS.some((dir) => lower === dir || lower.startsWith(`${dir}/`));
+  if (inSystemDir || names.some((p) => SECRET_SYSTEM_PATHS.has(p))) return `reads ${path}, a system secret`;
   if (HOME_DOTFILE.test(lower)) return `reads ${path}, a file of a home folder's configuration (keys are often kept there)`;
   return null;
 }
@@ -106,14 +110,6 @@ export function nameReason(path: string): string | null {
 function secretDirReason(segments: readonly string[]): string | null {
   const dir = segments.find((s) => backupBaseNames(s).some((n) => SECRET_DIRS.has(n)));
   return dir === undefined ? null : `reads inside ${dir}/, which holds secrets`;
-}
-
-/** A system secret by its whole path (a backup too: `/etc/shadow.bak`), or anything in a system secret folder. */
-function isSystemSecret(lower: string): boolean {
-  const slash = lower.lastIndexOf("/");
-  const names = backupBaseNames(lower.slice(slash + 1)).map((n) => `${lower.slice(0, slash)}/${n}`);
-  if (names.some((p) => SECRET_SYSTEM_PATHS.has(p))) return true;
-  return SECRET_SYSTEM_DIRS.some((dir) => lower === dir || lower.startsWith(`${dir}/`));
 }
 
 /** Source, build output and docs named after credentials (`credentials.ts`, `credentials.d.mts.map`): code, not a credential store. */

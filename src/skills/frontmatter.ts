@@ -71,7 +71,11 @@ const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 /** Checks a frontmatter block against the Agent Skills rules; never throws: a broken rule is a sentence in `problems`, usable parts are kept. */
 export function checkSkillFrontmatter(data: Record<string, unknown>, folder: string): { fields: SkillFields; problems: string[] } {
   const problems: string[] = [];
-  const fields: SkillFields = { name: checkName(data["name"], folder, problems), description: checkDescription(data["description"], problems) };
+  const name = checkName(data["name"], folder, problems);
+  const description = asText(data["description"])?.replace(/\s+/g, " ").trim() ?? "";
+  if (description === "") problems.push(`"description" is required and must be non-empty text`);
+  if (description.length > MAX_DESCRIPTION_CHARS) problems.push(`"description" is longer than ${MAX_DESCRIPTION_CHARS} characters`);
+  const fields: SkillFields = { name, description };
   const { license, compatibility, metadata } = data;
   if (typeof license === "string") fields.license = license;
   else if (license !== undefined) problems.push(`"license" must be a string`);
@@ -101,12 +105,5 @@ function checkName(value: unknown, folder: string, problems: string[]): string {
   if (text.length > MAX_NAME_CHARS) problems.push(`"name" is longer than ${MAX_NAME_CHARS} characters`);
   if (!NAME_PATTERN.test(text)) problems.push(`"name" must be lowercase letters, digits and single hyphens (not at either end)`);
   if (text !== folder) problems.push(`"name" ("${text}") does not match its folder "${folder}"`);
-  return text;
-}
-
-function checkDescription(value: unknown, problems: string[]): string {
-  const text = asText(value)?.replace(/\s+/g, " ").trim() ?? "";
-  if (text === "") problems.push(`"description" is required and must be non-empty text`);
-  if (text.length > MAX_DESCRIPTION_CHARS) problems.push(`"description" is longer than ${MAX_DESCRIPTION_CHARS} characters`);
   return text;
 }
