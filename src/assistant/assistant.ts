@@ -94,7 +94,13 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
     setPermissionMode(mode) {
       runtime.modes.mode = mode;
     },
-    recordPermissionMode: (sessionKey, agentId) => recordIn(runtime, sessions, sessionKey, agentId, warn),
+    async recordPermissionMode(sessionKey, agentId) {
+      try {
+        if (await sessions.exists(sessionKey)) await inSession(runtime, sessions, sessionKey, agentId, (session) => recordMode(runtime.modes.mode, session, () => {}, "user"));
+      } catch (error) {
+        warn(`could not record the permission mode in ${sessionKey} (${messageOf(error)})`);
+      }
+    },
     steer: (sessionKey, text) => sessions.addSteer(sessionKey, text),
     async send(text, send = {}) {
       const { agent, text: message } = route(text);
@@ -117,15 +123,6 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
       if (!given) await sessions.close();
     },
   };
-}
-
-/** Records the runtime's mode in an existing session, under its lock; a failure is a warning. */
-async function recordIn(runtime: Runtime, sessions: SessionBackend, sessionKey: string, agentId: string, warn: (message: string) => void): Promise<void> {
-  try {
-    if (await sessions.exists(sessionKey)) await inSession(runtime, sessions, sessionKey, agentId, (session) => recordMode(runtime.modes.mode, session, () => {}, "user"));
-  } catch (error) {
-    warn(`could not record the permission mode in ${sessionKey} (${messageOf(error)})`);
-  }
 }
 
 /** Compacts a session now, keeping nothing verbatim beyond its last turn; one line saying what happened. */

@@ -15,9 +15,8 @@ import { readRegularFileSync } from "./regular-file.js";
 export type LockOwner = { pid: number; hostname: string; ts: number; token: string };
 
 /**
- * `clock` measures the wait (the system clock unless a test drives both sides); messages read "<label> busy: <subject> ..."
- * and "cannot create the <label> lock ...", an in-process holder named `inProcessHolder` (default "another caller");
- * `makeError` makes every error thrown, so each caller keeps its own error class.
+ * `clock` measures the wait (the system clock unless a test drives both sides); messages read "<label> busy: <subject> ..." and "cannot create the <label>
+ * lock ...", an in-process holder named `inProcessHolder` (default "another caller"); `makeError` makes each error, so callers keep their error class.
  */
 export interface FileLockOptions {
   timeoutMs: number;
@@ -48,10 +47,9 @@ export function isFileLockHeld(lockPath: string): boolean {
 }
 
 /**
- * Waits for the in-process queue, then the lock file, together at most `timeoutMs`; resolves to an idempotent release that
- * removes the file only if still ours. A lock of a dead owner on this host (or unreadable for more than a moment) is taken
- * over at once; an exit hook removes locks still held. Throws `makeError`: "<label> busy: <subject> ..." naming the holder
- * when the wait runs out, "cannot ... lock ..." when the file cannot be created or read.
+ * Waits for the in-process queue, then the lock file, together at most `timeoutMs`; resolves to an idempotent release removing the file only if still ours.
+ * A dead owner's lock on this host (or one unreadable for more than a moment) is taken over at once; an exit hook removes locks still held. Throws
+ * `makeError`: "<label> busy: <subject> ..." naming the holder when the wait runs out, "cannot ... lock ..." when the file cannot be created or read.
  */
 export async function acquireFileLock(lockPath: string, options: FileLockOptions): Promise<() => Promise<void>> {
   const deadline = options.clock.now() + options.timeoutMs;

@@ -1,7 +1,6 @@
 // One turn's settings resolved over its runtime (the model settings, the limits, the gate, the tools of the first request), and the small pieces the loop builds from them.
 import { safeSink, type Approver } from "../deps.js";
 import { ConfigError } from "../errors.js";
-import type { Gate } from "../gate/context.js";
 import { describeError, isBadRequest } from "../model/api-error.js";
 import { pickModel } from "../model/client.js";
 import { checkSettings } from "../model/settings.js";
@@ -46,7 +45,11 @@ export async function setUpTurn(runtime: Runtime, agent: AgentConfig, options: T
   const settings = modelSettings(agent, options);
   const extraTools = options.tools ?? [];
   const firstTools = await runtime.tools({ agent, mode: modes.mode, offered: new Set() }, extraTools);
-  const web = offeredWeb(agent, gate);
+  // The web server tools the agent's `tools:` list names and the approvals file does not deny: they run at the provider, so leaving them out is the only gate.
+  const offered: WebSettings = { ...agent.web };
+  if (offered.search && (!isOffered("web_search", agent) || gate.deniesTool("web_search"))) delete offered.search;
+  if (offered.fetch && (!isOffered("web_fetch", agent) || gate.deniesTool("web_fetch"))) delete offered.fetch;
+  const web = offered.search || offered.fetch ? offered : undefined;
   checkToolNames(agent, firstTools, web, settings.toolChoice);
   const contextWindow = contextWindowFor(model);
   const { settings: shared, clock } = runtime;
@@ -83,14 +86,6 @@ function modelSettings(agent: AgentConfig, options: TurnOptions) {
     throw new ConfigError(`agent "${agent.id}": ${given ? `the turn's ${field} setting (an option or flag)` : `"${field}" (SOUL.md)`} ${problem}`);
   }
   return { thinking, effort: options.effort ?? agent.effort, toolChoice, maxTokens };
-}
-
-/** The agent's web server tools that its `tools:` list names and the approvals file does not deny: they run at the provider, so leaving them out is the only gate. */
-function offeredWeb(agent: AgentConfig, gate: Gate): WebSettings | undefined {
-  const web: WebSettings = { ...agent.web };
-  if (web.search && (!isOffered("web_search", agent) || gate.deniesTool("web_search"))) delete web.search;
-  if (web.fetch && (!isOffered("web_fetch", agent) || gate.deniesTool("web_fetch"))) delete web.fetch;
-  return web.search || web.fetch ? web : undefined;
 }
 
 /** Refuses before any request what every request would be refused for: a tool choice naming a tool not offered, or a tool named like an offered web server tool. */

@@ -21,10 +21,9 @@ interface OpenTurn {
 const PROVIDER = { "gen_ai.provider.name": "anthropic" } as const;
 
 /**
- * An event sink that turns the events of a turn into spans: `invoke_agent <agent>` (kind internal) for the turn, `chat <model>` (client) for each
- * request, `execute_tool <tool>` (internal) for each call, a subagent's turn under its delegate call. Token counts, cache reads and writes, stop reason,
- * cost, the gate's decision and errors are attributes; message text only with `content`. Give it to one turn or to consecutive turns, not to turns
- * running at the same time (make one each). Must not throw, as every event sink: a span it cannot make is skipped.
+ * An event sink making spans of a turn's events: `invoke_agent <agent>` (internal) for the turn, `chat <model>` (client) per request, `execute_tool <tool>`
+ * (internal) per call, a subagent's turn under its delegate call; tokens, cache use, stop reason, cost, the gate's decision and errors as attributes, message
+ * text only with `content`. One per turn or run of consecutive turns, never shared by turns running together. Never throws: a span it cannot make is skipped.
  */
 export function traceTurns(options: TraceOptions = {}): EventSink {
   const tracer = options.tracer ?? trace.getTracer("miniclaw");
