@@ -49,8 +49,7 @@ export function viewForLoad(
   mode: LoadMode,
 ): { session: LoadedSession; repairs: MessageRecord[]; repair: HistoryRepair } {
   const { compaction, header, outputs } = region;
-  const tail = mode === "turn-start" ? "close" : mode === "in-turn" ? "none" : "answer";
-  const repaired = repairMessages(region.records, { afterSummary: compaction !== undefined, tail, ts: base.ts, newId: newRecordId });
+  const repaired = repairMessages(region.records, { afterSummary: compaction !== undefined, tail: mode, ts: base.ts, newId: newRecordId });
   const records = repaired.records;
   let messages = records.map((record) => record.message);
   let messageOffset: 0 | 1 = 0;

@@ -50,26 +50,22 @@ export async function listSessions(dir: string, deps: ListDeps): Promise<Session
   const names = await readdir(dir).catch((error: unknown) => ifMissing(error, [], cannot));
   const listings: SessionListing[] = [];
   for (const name of names.filter((n) => n.endsWith(SESSION_FILE_SUFFIX)).sort()) {
-    const listing = await listOne(join(dir, name), name.slice(0, -SESSION_FILE_SUFFIX.length), deps);
-    if (listing) listings.push(listing);
+    const file = join(dir, name);
+    const region = await readLoadRegionFromFile(file).catch((error: Error) => {
+      deps.onWarning(`${file}: skipped: cannot read it (${error.message})`);
+      return undefined;
+    });
+    if (region === undefined) continue;
+    region.warnings.forEach((warning) => deps.onWarning(warning));
+    const key = region.header?.key ?? decodeKey(name.slice(0, -SESSION_FILE_SUFFIX.length));
+    if (key === undefined) {
+      deps.onWarning(`${file}: skipped: no session header and the name is not an encoded key`);
+      continue;
+    }
+    const mtime = region.lastTs === undefined ? await stat(file).then((s) => s.mtimeMs, () => 0) : 0;
+    listings.push(listingOf(key, region, file, deps.clock.now(), mtime));
   }
   return listings.sort((a, b) => b.lastActivity - a.lastActivity || a.key.localeCompare(b.key));
-}
-
-async function listOne(file: string, stem: string, deps: ListDeps): Promise<SessionListing | undefined> {
-  const region = await readLoadRegionFromFile(file).catch((error: Error) => {
-    deps.onWarning(`${file}: skipped: cannot read it (${error.message})`);
-    return undefined;
-  });
-  if (region === undefined) return undefined;
-  region.warnings.forEach((warning) => deps.onWarning(warning));
-  const key = region.header?.key ?? decodeKey(stem);
-  if (key === undefined) {
-    deps.onWarning(`${file}: skipped: no session header and the name is not an encoded key`);
-    return undefined;
-  }
-  const mtime = region.lastTs === undefined ? await stat(file).then((s) => s.mtimeMs, () => 0) : 0;
-  return listingOf(key, region, file, deps.clock.now(), mtime);
 }
 
 /** The listing of one session from its load region; `fallbackTs` is its last activity when no record has a time. */
