@@ -77,7 +77,7 @@ export const APPEND_FLAGS = constants.O_APPEND | constants.O_CREAT;
 export async function appendLines(file: string, text: string, options: { header?: (() => string) | undefined; sync?: boolean } = {}): Promise<boolean> {
   const { fd, size } = openRegularSync(file, constants.O_RDWR | APPEND_FLAGS, 0o666);
   try {
-    const prefix = size === 0 ? (options.header?.() ?? "") : endsWithNewline(fd, size) ? "" : "\n";
+    const prefix = size === 0 ? (options.header?.() ?? "") : readAt(fd, size - 1, 1)[0] === 0x0a ? "" : "\n";
     // writeFileSync on a descriptor writes on after a short write (a full disk) until all is written or it fails.
     writeFileSync(fd, prefix + text);
     if (options.sync) await fdatasyncAsync(fd);
@@ -85,10 +85,6 @@ export async function appendLines(file: string, text: string, options: { header?
   } finally {
     closeSync(fd);
   }
-}
-
-function endsWithNewline(fd: number, size: number): boolean {
-  return readAt(fd, size - 1, 1)[0] === 0x0a;
 }
 
 /** Up to `length` bytes of `fd` from `position`, fewer at the end of the file; synchronous. */

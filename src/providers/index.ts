@@ -9,7 +9,7 @@ import { shapeRequests } from "./request-shape.js";
 
 export { PROVIDERS, providerModel, type Provider } from "./model-names.js";
 export { shapeBody } from "./request-shape.js";
-export { PROVIDER_PACKAGES, missingPackageMessage } from "./load-sdk.js";
+export { PROVIDER_PACKAGES, missingPackageMessage } from "./clients.js";
 
 /** Options of the providers' `createClient`: the core's, and where Claude runs. */
 export interface ProviderClientOptions extends ClientOptions {

@@ -23,9 +23,8 @@ import { createMemoryTools } from "../tools/memory.js";
 import { collectTools, toolList, type ToolView } from "../tools/source.js";
 import type { AgentConfig, EventSink } from "../types.js";
 import { checkRuntimeOptions, compactAtFromEnv, type RuntimeOptions } from "./runtime-options.js";
-import { readUserProfile } from "./system-prompt.js";
+import { projectInstructions, readProjectFiles, readUserProfile } from "./system-prompt.js";
 import { defaultWorkspace } from "./workspace.js";
-import { projectInstructions, readProjectFiles } from "./project-context.js";
 
 export type { RuntimeOptions, ShellOptions };
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createClient, missingPackageMessage, providerModel, readProvider, shapeBody } from "../../src/providers/index.js";
-import { loadSdk } from "../../src/providers/load-sdk.js";
+import { loadSdk } from "../../src/providers/clients.js";
 import { openRuntime } from "../../src/runtime/open-runtime.js";
 import { startProviderModel } from "../../src/testing/index.js";
 import { cleanEnv, runMain } from "../helpers/cli.js";
