@@ -1,7 +1,6 @@
 // Which environment variables are secrets: by name or by value. Children never see them; tool results never show them.
 import { orFallback } from "../errors.js";
-import { MIN_KNOWN_SECRET_LENGTH, scanSecrets } from "./redact.js";
-import { urlPassword } from "./secret-shapes.js";
+import { MIN_KNOWN_SECRET_LENGTH, scanSecrets, urlPassword } from "./redact.js";
 
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|(^|_)PASS(_|$)|(^|_)PWD$|DSN|WEBHOOK/i;
 

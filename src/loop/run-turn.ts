@@ -10,13 +10,13 @@ import { runToolUses } from "../tools/dispatch.js";
 import type { AnyTool, TurnScope } from "../tools/define.js";
 import type { AgentConfig, ApiMessage, ContentBlockParam, ToolUseBlock, TurnResult, Usage } from "../types.js";
 import { ContextKeeper } from "./compact.js";
-import { fallBack, forAnotherModel } from "./fallback.js";
 import { answerText } from "./output.js";
 import { buildRequest } from "./request.js";
 import { appendOrFail, appendSteered, finish, PLAN_MODE_NOTICE, recordMode, settleOutput } from "./session-writes.js";
 import { turnScope } from "./subagent.js";
 import { checkTurnArguments, runHook, type TurnOptions } from "./turn-options.js";
-import { isPromptTooLong, setUpTurn, toolContext, userMessage, webRefused, type ParentLink, type TurnSetup, type UserContent } from "./turn-setup.js";
+import { fallBack, forAnotherModel, isPromptTooLong, setUpTurn, toolContext, userMessage, webRefused } from "./turn-setup.js";
+import type { ParentLink, TurnSetup, UserContent } from "./turn-setup.js";
 import { TurnState } from "./turn-state.js";
 
 const INTERRUPTED = "interrupted by the user";

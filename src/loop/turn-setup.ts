@@ -1,7 +1,8 @@
-// One turn's settings resolved over its runtime (the model settings, the limits, the gate, the tools of the first request), and the small pieces the loop builds from them.
+// One turn's settings resolved over its runtime (the model settings, the limits, the gate, the tools of the first request), the small pieces the loop
+// builds from them, and the move to the fallback model when the primary stays overloaded or unavailable (the history made fit to cross models).
 import { safeSink, type Approver } from "../deps.js";
 import { ConfigError } from "../errors.js";
-import { describeError, isBadRequest } from "../model/api-error.js";
+import { asApiError, describeError, isBadRequest } from "../model/api-error.js";
 import { pickModel } from "../model/client.js";
 import { checkSettings } from "../model/settings.js";
 import type { StreamOptions } from "../model/stream.js";
@@ -11,7 +12,7 @@ import { COMPACT_AT_SHARE_OF_WINDOW } from "../sessions/compaction.js";
 import { contextWindowFor } from "../sessions/tokens.js";
 import type { AnyTool, ToolContext, TurnScope } from "../tools/define.js";
 import { isOffered } from "../tools/source.js";
-import type { AgentConfig, ContentBlockParam, MessageParam, StopReason, ToolChoiceSetting, Usage, WebSettings } from "../types.js";
+import type { AgentConfig, ContentBlockParam, EventSink, MessageParam, StopReason, ThinkingSetting, ToolChoiceSetting, Usage, WebSettings } from "../types.js";
 import { limiter } from "./subagent.js";
 import { createOutputFormat } from "./output.js";
 import type { TurnOptions } from "./turn-options.js";
@@ -129,4 +130,40 @@ export function webRefused(rt: TurnSetup, error: unknown): string | undefined {
 /** A 400 saying the prompt does not fit: compact and retry once. */
 export function isPromptTooLong(error: unknown): boolean {
   return isBadRequest(error) && /prompt is too long|context window|too many tokens/i.test(error.message);
+}
+
+type Switchable = { model: string; fallbackModel: string | undefined; thinking: ThinkingSetting | undefined; crossed: boolean; emit: EventSink };
+
+/** Blocks signed or encrypted for the model that wrote them: another model refuses them. */
+const MODEL_BOUND = /^(thinking|redacted_thinking|server_tool_use|[a-z_]+_tool_result)$/;
+
+/** An error of a model overloaded (529, an `overloaded_error` event) or unavailable (503) once the retries are spent, not of a request at fault. */
+export function isUnavailable(error: unknown): boolean {
+  const api = asApiError(error);
+  const type = (api?.error as { error?: { type?: string } } | undefined)?.error?.type ?? api?.type;
+  return api !== undefined && (api.status === 529 || api.status === 503 || type === "overloaded_error");
+}
+
+/**
+ * Moves the turn to its fallback model when `error` says the model is overloaded or unavailable and there is one: emits `fallback` and returns true (ask
+ * again). From then on the turn does not think, and its history goes through `forAnotherModel`, so no request carries a block the fallback would refuse.
+ */
+export function fallBack(rt: Switchable, error: unknown): boolean {
+  if (rt.fallbackModel === undefined || rt.fallbackModel === rt.model || !isUnavailable(error)) return false;
+  rt.emit({ type: "fallback", from: rt.model, to: rt.fallbackModel, reason: describeError(error) });
+  rt.model = rt.fallbackModel;
+  rt.thinking = "off";
+  rt.crossed = true;
+  return true;
+}
+
+/** The history for a model other than the one that wrote it: thinking and server tool blocks left out, and citations of those results. Pure. */
+export function forAnotherModel(messages: readonly MessageParam[]): MessageParam[] {
+  return messages.map((message) => {
+    if (message.role !== "assistant" || typeof message.content === "string") return message;
+    const bound = message.content.some((b) => MODEL_BOUND.test(b.type) || (b.type === "text" && b.citations));
+    if (!bound) return message;
+    const kept = message.content.filter((b) => !MODEL_BOUND.test(b.type)).map((b) => (b.type === "text" ? { type: "text" as const, text: b.text } : b));
+    return { role: "assistant", content: kept.length > 0 ? kept : [{ type: "text", text: "(an earlier model's thinking, left out)" }] };
+  });
 }

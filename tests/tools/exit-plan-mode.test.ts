@@ -6,7 +6,7 @@ import type { ApprovalRequest, Approver } from "../../src/deps.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import type { ModeHolder } from "../../src/gate/context.js";
 import type { Gate, PermissionMode } from "../../src/gate/context.js";
-import { exitPlanModeTool } from "../../src/tools/turn-tools.js";
+import { exitPlanModeTool } from "../../src/tools/source.js";
 import type { AgentEvent, ApprovalDecision } from "../../src/types.js";
 import { buildToolContext, makeTempDir } from "../helpers/tool-context.js";
 import { TEST_AGENT, scriptedModelPerTest, turnOptions } from "../helpers/turn.js";
