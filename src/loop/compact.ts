@@ -1,10 +1,10 @@
 // Keeps a turn's history within the context window: compaction (the pure plan from sessions/, the model's summary, one record appended), trimming old tool results as the fallback.
-import { describeError } from "../model/api-error.js";
+import { describeError } from "../model/client.js";
 import { addUsage, fromApiUsage, ZERO_USAGE } from "../model/usage.js";
 import { buildSummaryRequestText, compactionRecordFor, KEEP_SHARE_OF_WINDOW, planCompaction, splitForSummary, SUMMARY_SYSTEM_PROMPT, trimOldToolResults } from "../sessions/compaction.js";
 import type { MessageRecord } from "../sessions/records.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
-import { CHARS_PER_TOKEN, contextWindowFor, estimateTokens, sessionContextSize } from "../sessions/tokens.js";
+import { CHARS_PER_TOKEN, contextWindowFor, estimateTokens, sessionContextSize } from "../sessions/compaction.js";
 import type { MessageParam, Usage } from "../types.js";
 import { runHook } from "./turn-options.js";
 import type { TurnSetup } from "./turn-setup.js";

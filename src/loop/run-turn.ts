@@ -1,5 +1,5 @@
 // THE loop: one user message in, model requests and tool rounds until the model is done or a brake stops it.
-import { asApiError, describeError } from "../model/api-error.js";
+import { asApiError, describeError } from "../model/client.js";
 import { streamMessage } from "../model/stream.js";
 import { fromApiUsage } from "../model/usage.js";
 import { cleanResponse } from "../sessions/repair.js";

@@ -2,14 +2,12 @@
 // builds from them, and the move to the fallback model when the primary stays overloaded or unavailable (the history made fit to cross models).
 import { safeSink, type Approver } from "../deps.js";
 import { ConfigError } from "../errors.js";
-import { asApiError, describeError, isBadRequest } from "../model/api-error.js";
-import { pickModel } from "../model/client.js";
+import { asApiError, describeError, isBadRequest, pickModel } from "../model/client.js";
 import { checkSettings } from "../model/settings.js";
 import type { StreamOptions } from "../model/stream.js";
 import { modesOf, type Runtime } from "../runtime/open-runtime.js";
 import { buildSystemPrompt } from "../runtime/system-prompt.js";
-import { COMPACT_AT_SHARE_OF_WINDOW } from "../sessions/compaction.js";
-import { contextWindowFor } from "../sessions/tokens.js";
+import { COMPACT_AT_SHARE_OF_WINDOW, contextWindowFor } from "../sessions/compaction.js";
 import type { AnyTool, ToolContext, TurnScope } from "../tools/define.js";
 import { isOffered } from "../tools/source.js";
 import type { AgentConfig, ContentBlockParam, EventSink, MessageParam, StopReason, ThinkingSetting, ToolChoiceSetting, Usage, WebSettings } from "../types.js";

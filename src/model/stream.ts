@@ -4,7 +4,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { Clock } from "../deps.js";
 import type { ApiMessage, EventSink } from "../types.js";
 import { isServerResult, serverResultText } from "../content.js";
-import { describeError } from "./api-error.js";
+import { describeError } from "./client.js";
 
 export type MessageParams = Anthropic.MessageCreateParamsNonStreaming;
 

@@ -8,7 +8,7 @@ import { agentIdFromKey, type HeaderRecord, type SessionRecord } from "./records
 import { parseAllRecords, readLoadRegionFromFile, type LoadRegion } from "./session-file.js";
 import { viewForLoad } from "./session-handle.js";
 import type { SessionBackend } from "./store.js";
-import { sessionContextSize } from "./tokens.js";
+import { sessionContextSize } from "./compaction.js";
 
 /** A `miniclaw sessions` line: the messages the model would see (summary included), their tokens (exact where usage allows), the newest record time or mtime. */
 export interface SessionListing {
