@@ -5,7 +5,7 @@ import { ConfigError, messageOf } from "../errors.js";
 import type { PermissionMode } from "../gate/context.js";
 import { compactSession } from "../loop/compact.js";
 import { runAgentTurn } from "../loop/run-turn.js";
-import { recordMode } from "../loop/session-writes.js";
+import { recordMode } from "../loop/turn-state.js";
 import type { TurnOptions } from "../loop/turn-options.js";
 import { MemoryStore } from "../memory/store.js";
 import { pickModel } from "../model/client.js";

@@ -12,12 +12,11 @@ import type { AgentConfig, ApiMessage, ContentBlockParam, ToolUseBlock, TurnResu
 import { ContextKeeper } from "./compact.js";
 import { answerText } from "./output.js";
 import { buildRequest } from "./request.js";
-import { appendOrFail, appendSteered, finish, PLAN_MODE_NOTICE, recordMode, settleOutput } from "./session-writes.js";
 import { turnScope } from "./subagent.js";
 import { checkTurnArguments, runHook, type TurnOptions } from "./turn-options.js";
 import { fallBack, forAnotherModel, isPromptTooLong, setUpTurn, toolContext, userMessage, webRefused } from "./turn-setup.js";
 import type { ParentLink, TurnSetup, UserContent } from "./turn-setup.js";
-import { TurnState } from "./turn-state.js";
+import { appendOrFail, appendSteered, finish, PLAN_MODE_NOTICE, recordMode, settleOutput, TurnState } from "./turn-state.js";
 
 const INTERRUPTED = "interrupted by the user";
 
