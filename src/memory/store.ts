@@ -8,7 +8,7 @@ import { forEachLimited, FolderTracker, type FolderTrackerOptions } from "./fold
 import { changesSince, readIndexFile, writeIndexFile } from "./index-file.js";
 import { fileNameToKey, isNoteFile, noteFileOf } from "./keys.js";
 import { holdsTerms, NoteIndex, type IndexHit } from "./search-index.js";
-import { makeSnippet } from "./terms.js";
+import { makeSnippet } from "./postings.js";
 
 /** A note's key, its last write (the file's mtime: hand edits count) and size. */
 export type MemoryEntry = { key: string; updated: Date; size: number };
