@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { nodeSpawnDefault, refuseApprover, safeSink, systemClock, type Approver, type Clock, type Spawn } from "../deps.js";
 import { configurationPaths } from "../gate/path-check.js";
-import type { WarningSink } from "../gate/approvals-file.js";
+import type { WarningSink } from "../gate/approval-entries.js";
 import type { Gate, ModeHolder, PermissionMode } from "../gate/context.js";
 import { createGate } from "../gate/gate.js";
 import { isSecretVariable, scrubEnv, secretValues } from "../gate/secret-env.js";
