@@ -1,5 +1,4 @@
-// workspace/exec-approvals.json: its entries as the gate reads them (the form commands are stored in, entries too broad to honour, tool names and
-// globs), reading it (a bad file warns and approves nothing) and adding to it (locked, merged, atomic).
+// workspace/exec-approvals.json: its entries as the gate reads them, reading it (a bad file approves nothing) and adding to it (locked, atomic).
 import { statSync, type Stats } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";

@@ -1,5 +1,4 @@
-// redactSecrets: credentials in any text a tool returns replaced by a marker naming what was removed, by exact value and by shape; and those shapes
-// (issued tokens by their prefixes, the userinfo of URLs, private-key blocks), one table for redaction, the content check and the environment scrub.
+// redactSecrets: credentials in any text a tool returns replaced by a marker naming them, by exact value and by shape (the table of shapes is here).
 import type { ToolResultBlockParam } from "../types.js";
 import { redactAssignments, redactAuthorization, type Mark } from "./secret-assignments.js";
 

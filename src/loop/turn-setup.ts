@@ -1,5 +1,4 @@
-// One turn's settings resolved over its runtime (the model settings, the limits, the gate, the tools of the first request), the small pieces the loop
-// builds from them, and the move to the fallback model when the primary stays overloaded or unavailable (the history made fit to cross models).
+// One turn's settings resolved over its runtime, the small pieces the loop builds from them, and the move to the fallback model.
 import { safeSink, type Approver } from "../deps.js";
 import { ConfigError } from "../errors.js";
 import { asApiError, describeError, isBadRequest, pickModel } from "../model/client.js";

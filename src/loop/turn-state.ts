@@ -1,5 +1,4 @@
-// The state of one turn: what it has counted so far, its brakes (requests, budget, repeated calls), and the result it ends with; and what the loop
-// writes to the session besides responses: the user's message with steering, mode changes, the checked structured answer, the note that ends a turn.
+// The state of one turn (counts, brakes, the result it ends with), and what the loop writes to the session besides responses.
 import { messageOf } from "../errors.js";
 import { addUsage, estimateCostUsd, ZERO_USAGE } from "../model/usage.js";
 import type { SessionHandle } from "../sessions/session-handle.js";

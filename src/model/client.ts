@@ -1,5 +1,4 @@
-// The only place that builds the Anthropic client and reads ANTHROPIC_* (from an env object it is given); and its API errors, known by their fields
-// rather than their class (a client built from another copy of the SDK throws that copy's classes, which no `instanceof` of ours matches).
+// The only place that builds the Anthropic client and reads ANTHROPIC_* (from an env it is given); its API errors known by their fields, not class.
 import Anthropic from "@anthropic-ai/sdk";
 import { readCredentials, type Env } from "./credentials.js";
 import { nodeFetch } from "./http-fetch.js";

@@ -1,5 +1,4 @@
-// One streamed request: its server-sent events → text_delta events + the final message (a small accumulator in place of the SDK's MessageStream),
-// with a bounded retry of broken streams.
+// One streamed request: events → text_delta events + the final message (a small accumulator for the SDK's MessageStream), broken streams retried.
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Clock } from "../deps.js";
 import type { ApiMessage, EventSink } from "../types.js";

@@ -1,6 +1,4 @@
-// miniclaw/providers: where Claude runs (the Anthropic API, Amazon Bedrock, Vertex AI, Microsoft Foundry), as a client the core takes; each request
-// shaped the provider's way (the model spelled its way, what it does not offer left out: said once, never sent to fail). Each provider's SDK is loaded
-// only when that provider is chosen, and one line says what to install when it is missing.
+// miniclaw/providers: where Claude runs (the Anthropic API, Bedrock, Vertex AI, Foundry), as a client the core takes, each SDK loaded only when chosen.
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Middleware } from "@anthropic-ai/sdk/client";
 import { ConfigError } from "../errors.js";

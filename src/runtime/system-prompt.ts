@@ -1,5 +1,4 @@
-// The system prompt, assembled the same way every turn so its bytes (and the prompt cache) stay stable; and the project's instructions it holds,
-// AGENTS.md (and CLAUDE.md, for people coming from Claude Code) of the working folder and its parents up to the repository's root, read once per runtime.
+// The system prompt, assembled alike every turn so its bytes (and the prompt cache) stay stable, and the project's AGENTS.md and CLAUDE.md it holds.
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { cutMiddle } from "../content.js";

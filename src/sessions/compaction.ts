@@ -1,5 +1,4 @@
-// Compaction: where to cut a session (pure), the summary prompt and record, the lighter step of trimming old results; and the size of the context it
-// keeps within the window (token estimates, the next request's size, each model's window).
+// Compaction: where to cut (pure), the summary prompt and record, trimming old results; and the context's size (estimates, the next request, windows).
 import { cutMiddle, isServerResult, serverCallText, serverResultText, toolResultText } from "../content.js";
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam, Usage } from "../types.js";
 import { newRecordId, type CompactionRecord, type MessageRecord } from "./records.js";

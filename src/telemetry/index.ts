@@ -1,5 +1,4 @@
-// miniclaw/telemetry: a turn's events as OpenTelemetry spans through @opentelemetry/api (the generative AI semantic conventions: the turn, each model
-// request under it, each tool call under it), and the command line's OTLP export (an SDK the user installs).
+// miniclaw/telemetry: a turn's events as OpenTelemetry spans (the generative AI semantic conventions), and the command line's OTLP export.
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from "@opentelemetry/api";
 import { safeSink } from "../deps.js";
 import { ConfigError } from "../errors.js";

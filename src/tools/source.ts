@@ -1,5 +1,4 @@
-// Tool sources: where a request's tools come from (the built-ins, MCP servers, delegate, plan mode), asked before each request; and the tools that act on
-// the turn itself, delegate (a task handed to another agent, run as a subagent) and exit_plan_mode (the plan handed to the user, who picks the next mode).
+// Tool sources: where a request's tools come from, asked before each request; and the turn's own tools, delegate and exit_plan_mode.
 import * as z from "zod";
 import { ToolError } from "../errors.js";
 import { compileGlob } from "../gate/approval-entries.js";
