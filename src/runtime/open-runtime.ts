@@ -78,7 +78,11 @@ export async function openRuntime(options: RuntimeOptions = {}): Promise<Runtime
   const env = options.env ?? process.env;
   const workspace = options.workspace === undefined ? defaultWorkspace(env) : resolve(options.workspace);
   const cwd = resolve(options.cwd ?? process.cwd());
-  const client = options.client ?? defaultClient(env);
+  const provider = options.client ? undefined : env["MINICLAW_PROVIDER"]?.trim();
+  if (provider && provider !== "anthropic") throw new ConfigError(`MINICLAW_PROVIDER=${provider}: pass its client, client: await createClient({ provider: "${provider}" }) from miniclaw/providers`);
+  const client = options.client ?? createClient({ env });
+  // A client from the process's own environment: its secrets are then blanked in /proc/<pid>/environ (process.env keeps them).
+  if (!options.client && env === process.env) hideSecretsFromProcEnviron(isSecretVariable);
   const builtins = options.builtinTools !== false;
   const warn = options.onWarning && safeSink(options.onWarning);
   const memory = builtins ? (options.memory ?? MemoryStore.forWorkspace(workspace)) : undefined;
@@ -131,13 +135,4 @@ export async function loadSkills(workspace: string, onWarning: WarningSink | und
 /** A holder as given, or a new one over the mode given (default `default`). */
 export function modesOf(mode: PermissionMode | ModeHolder | undefined): ModeHolder {
   return typeof mode === "object" ? mode : { mode: mode ?? "default" };
-}
-
-/** The client from `env`; from the process's own, its secrets are then blanked in /proc/<pid>/environ (process.env keeps them). Throws ConfigError without credentials. */
-function defaultClient(env: Env): Anthropic {
-  const provider = env["MINICLAW_PROVIDER"]?.trim();
-  if (provider && provider !== "anthropic") throw new ConfigError(`MINICLAW_PROVIDER=${provider}: pass its client, client: await createClient({ provider: "${provider}" }) from miniclaw/providers`);
-  const client = createClient({ env });
-  if (env === process.env) hideSecretsFromProcEnviron(isSecretVariable);
-  return client;
 }
