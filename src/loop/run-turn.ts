@@ -1,4 +1,5 @@
-// THE loop: one user message in, model requests and tool rounds until the model is done or a brake stops it.
+// THE loop: one user message in, model requests and tool rounds until the model is done or a brake stops it; and the turn as an async iterable.
+import { Readable } from "node:stream";
 import { asApiError, describeError } from "../model/client.js";
 import { streamMessage } from "../model/stream.js";
 import { fromApiUsage } from "../model/usage.js";
@@ -8,7 +9,7 @@ import { toolResultText } from "../content.js";
 import { isRuntime, openRuntime, type Runtime } from "../runtime/open-runtime.js";
 import { runToolUses } from "../tools/dispatch.js";
 import type { AnyTool, TurnScope } from "../tools/define.js";
-import type { AgentConfig, ApiMessage, ContentBlockParam, ToolUseBlock, TurnResult, Usage } from "../types.js";
+import type { AgentConfig, AgentEvent, ApiMessage, ContentBlockParam, ToolUseBlock, TurnResult, Usage } from "../types.js";
 import { ContextKeeper } from "./compact.js";
 import { answerText } from "./output.js";
 import { buildRequest } from "./request.js";
@@ -192,3 +193,29 @@ async function runTools(rt: TurnSetup, session: SessionHandle, turn: TurnState, 
   return undefined;
 }
 
+/** What `streamAgentTurn` yields: every event of the turn, in order, then the result. */
+export type TurnMessage<T = unknown> = AgentEvent | { type: "result"; result: TurnResult<T> };
+
+/**
+ * `runAgentTurn` as an async iterable: each event (an `onEvent` given is still called), then `{ type: "result", result }`. Leaving early interrupts the
+ * turn (`aborted`, its session valid); what `runAgentTurn` throws is thrown after the events before it.
+ */
+export async function* streamAgentTurn<T = unknown>(sessionKey: string, userText: string, agent: AgentConfig, options: TurnOptions<T> = {}): AsyncIterable<TurnMessage<T>> {
+  const stop = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  // The events wait here until read; the stream ends when the turn does.
+  const events = new Readable({ objectMode: true, read() {} });
+  const onEvent = (event: AgentEvent): void => {
+    options.onEvent?.(event);
+    events.push(event);
+  };
+  const done = runAgentTurn(sessionKey, userText, agent, { ...options, signal, onEvent }).finally(() => events.push(null));
+  done.catch(() => {}); // Rethrown below, once the events before it are yielded.
+  try {
+    yield* events as AsyncIterable<AgentEvent>;
+    yield { type: "result", result: await done };
+  } finally {
+    stop.abort();
+    await done.catch(() => {});
+  }
+}
