@@ -4,9 +4,8 @@ import { join } from "node:path";
 import { MiniclawError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { readRegularText, RACY_MS } from "../fs/regular-file.js";
-import { forEachLimited, FolderTracker, type FolderTrackerOptions } from "./folder-tracker.js";
+import { fileNameToKey, forEachLimited, FolderTracker, isNoteFile, noteFileOf, type FolderTrackerOptions } from "./folder-tracker.js";
 import { changesSince, readIndexFile, writeIndexFile } from "./index-file.js";
-import { fileNameToKey, isNoteFile, noteFileOf } from "./keys.js";
 import { holdsTerms, NoteIndex, type IndexHit } from "./search-index.js";
 import { makeSnippet } from "./postings.js";
 

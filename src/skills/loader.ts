@@ -4,8 +4,8 @@ import { basename, dirname } from "node:path";
 import { safeSink } from "../deps.js";
 import { messageOf, ToolError } from "../errors.js";
 import { readRegularFileSync, readRegularText, fileVersion } from "../fs/regular-file.js";
-import { parseFrontmatter, parseLooseFrontmatter, type ParsedFrontmatter, checkSkillFrontmatter, type SkillFields } from "./frontmatter.js";
-import { findSkillFiles, listSkillResources } from "./scan.js";
+import { checkSkillFrontmatter, findSkillFiles, listSkillResources, parseFrontmatter, parseLooseFrontmatter } from "./frontmatter.js";
+import type { ParsedFrontmatter, SkillFields } from "./frontmatter.js";
 
 /** One loaded skill: `file` its SKILL.md and `dir` its folder, where the body's relative paths start (both absolute); `root` its skills folder. */
 export interface Skill extends SkillFields {
