@@ -175,12 +175,6 @@ function line(name: string, description: string): string {
   return description ? `- ${name}: ${description}` : `- ${name}`;
 }
 
-function shorten(text: string, max: number): string {
-  if (text.length <= max) return text;
-  if (max <= ELLIPSIS.length) return "";
-  return text.slice(0, max - ELLIPSIS.length).trimEnd() + ELLIPSIS;
-}
-
 /** The largest cap such that every description cut to it fits in `room` characters in total. */
 function fairCap(lengths: number[], room: number): number {
   let low = 0;
@@ -202,7 +196,9 @@ export function formatSkillListing(skills: readonly ListedSkill[], budgetChars =
   // Each described line costs its name, "- " and ": " plus a newline between lines.
   const fixed = sorted.reduce((sum, s) => sum + s.name.length + 4, 0) + Math.max(0, sorted.length - 1);
   const cap = fairCap(sorted.map((s) => s.description.length), Math.max(0, budgetChars - fixed));
-  const text = sorted.map((s) => line(s.name, shorten(s.description, cap))).join("\n");
+  const shorten = (text: string): string =>
+    text.length <= cap ? text : cap <= ELLIPSIS.length ? "" : text.slice(0, cap - ELLIPSIS.length).trimEnd() + ELLIPSIS;
+  const text = sorted.map((s) => line(s.name, shorten(s.description))).join("\n");
   return { text, shortenedTo: cap };
 }
 

@@ -169,7 +169,11 @@ export const editFileTool = defineTool({
     const path = grantedPath(context);
     const text = await readTextForEdit(path, input.path, context.cwd);
     const at = text.indexOf(old);
-    if (at === -1) throw new ToolError(notFound(input.path, text, old));
+    if (at === -1) {
+      const crlf = text.includes("\r\n") && old.includes("\n") && !old.includes("\r\n");
+      const exact = "Check whitespace and indentation: read_file shows the exact text (without the line-number prefix).";
+      throw new ToolError(`old_string was not found in ${input.path}. ${crlf ? "The file uses CRLF line endings; include the \\r characters." : exact}`);
+    }
     const count = text.split(old).length - 1;
     if (count > 1) throw new ToolError(`old_string occurs ${count} times in ${input.path}; include more surrounding lines so it matches exactly once`);
     const updated = text.slice(0, at) + replacement + text.slice(at + old.length);
@@ -190,12 +194,6 @@ async function readTextForEdit(path: string, shown: string, cwd: string): Promis
   const bytes = await readRegularFile(path).catch((error: Error) => fail(`cannot read ${shown}: ${error.message}`));
   if (bytes.subarray(0, 8_192).includes(0)) throw new ToolError(`${shown} looks like a binary file; edit_file only edits text`);
   return bytes.toString("utf8");
-}
-
-function notFound(shown: string, text: string, needle: string): string {
-  const crlf = text.includes("\r\n") && needle.includes("\n") && !needle.includes("\r\n");
-  const hint = crlf ? "The file uses CRLF line endings; include the \\r characters." : "Check whitespace and indentation: read_file shows the exact text (without the line-number prefix).";
-  return `old_string was not found in ${shown}. ${hint}`;
 }
 
 /** Lines in a text as an editor counts them: a final newline does not start another line. */
