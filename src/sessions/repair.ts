@@ -17,9 +17,8 @@ const CONTINUE_TEXT = "(continue)";
 const CONTINUED_STOPS = new Set(["pause_turn", "model_context_window_exceeded"]);
 
 /**
- * Keeps a sequence valid for the API as records are added: a user message first (unless after a summary), roles
- * alternating, each tool_use answered next (missing results as `is_error`), orphan results as text, unique ids, object
- * inputs, no blank text or empty message. Loads and turns share it, so memory equals a reload. Never mutates its input.
+ * Keeps a sequence valid for the API as records are added: a user message first (unless after a summary), roles alternating, each tool_use answered
+ * next (else `is_error`), orphan results as text, unique ids, object inputs, no blank text or empty message. Never mutates; loads and turns share it.
  */
 export class HistoryRepair {
   /** One line per repair made, for the caller's warnings. */

@@ -36,9 +36,8 @@ export const SUMMARY_PREFIX = "The conversation before this point was compacted.
 export const SUMMARY_SUFFIX = "\n</summary>";
 
 /**
- * How a load treats the session's end, where a crash leaves its marks: `turn-start` (between turns) answers a trailing
- * tool_use with `is_error` results and a trailing user message with "(no reply: ...)", both appended by the store; `in-turn`
- * returns the end as written; `read` answers a trailing tool_use in memory only, never writing into another process's turn.
+ * How a load treats the session's end, where a crash leaves its marks: `turn-start` answers a trailing tool_use with `is_error` results and a trailing
+ * user message with "(no reply: ...)", appended; `in-turn` keeps the end as written; `read` answers a tool_use in memory only, never in another's turn.
  */
 export type LoadMode = "turn-start" | "in-turn" | "read";
 
