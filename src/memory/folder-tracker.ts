@@ -185,12 +185,7 @@ export function normalizeKey(key: string): string {
 export function keyToFileName(key: string): string {
   const normalized = normalizeKey(key);
   if (normalized === "") throw new ToolError('memory key is empty: give the note a short name such as "user-preferences"');
-  let fileName: string;
-  try {
-    fileName = encodeFileStem(normalized) + NOTE_EXTENSION;
-  } catch (error) {
-    throw new ToolError(`memory ${(error as Error).message}`, { cause: error });
-  }
+  const fileName = encodeFileStem(normalized, Infinity, (message) => new ToolError(`memory ${message}`)) + NOTE_EXTENSION;
   if (Buffer.byteLength(fileName, "utf8") > MAX_NOTE_FILE_NAME_BYTES) throw new ToolError(`memory key is too long (${normalized.length} characters): use a shorter name`);
   return fileName;
 }

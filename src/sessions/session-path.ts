@@ -19,11 +19,7 @@ const names = new Map<string, string>();
 /** The file name stem of a session key (`agent#main#main`); keys are not normalized. Throws SessionError for an empty or ill-formed key. */
 export function encodeKey(key: string): string {
   if (typeof key !== "string" || key === "") throw new SessionError("invalid session key: the key is empty");
-  try {
-    return encodeFileStem(key, MAX_ENCODED_KEY_BYTES);
-  } catch (error) {
-    throw new SessionError((error as Error).message.replace("invalid key", "invalid session key"));
-  }
+  return encodeFileStem(key, MAX_ENCODED_KEY_BYTES, (message) => new SessionError(message.replace("invalid key", "invalid session key")));
 }
 
 /** The key of a session file's stem (this encoding, else the old one); undefined for a hashed or stray name. */
