@@ -124,13 +124,10 @@ class PolicyGate implements Gate {
   }
 
   private async ask(request: ApprovalRequest, id: string): Promise<ApprovalDecision> {
-    let decision: ApprovalDecision;
-    try {
-      decision = await this.options.approver(request);
-    } catch (error) {
+    const decision = await Promise.resolve().then(() => this.options.approver(request)).catch((error: unknown): ApprovalDecision => {
       this.warn(`the approver failed (${messageOf(error)}); treating it as unavailable`);
-      decision = "unavailable";
-    }
+      return "unavailable";
+    });
     this.emit({ type: "approval", id, command: request.command, decision, reason: request.reason });
     return decision;
   }

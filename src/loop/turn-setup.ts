@@ -59,7 +59,7 @@ export async function setUpTurn(runtime: Runtime, agent: AgentConfig, options: T
     // The turn's `model` option (a fallback for agents that name none), which its subagents share.
     modelOption: options.model,
     fallbackModel: options.fallbackModel ?? agent.fallbackModel,
-    /** Whether the turn moved to its fallback model (loop/fallback.ts). */
+    /** Whether the turn moved to its fallback model (fallBack, below). */
     crossed: false,
     output: options.output === undefined ? undefined : createOutputFormat(options.output),
     outputRetries: options.outputRetries ?? DEFAULT_OUTPUT_RETRIES,

@@ -86,11 +86,9 @@ export class MemoryStore {
   /** Writes a note atomically and durably, replacing any note of the key under whatever spelling. Throws `MiniclawError`, leaving the previous note whole. */
   async save(key: string, content: string): Promise<MemoryEntry & { replaced: boolean }> {
     const file = await noteFileOf(this.dir, key);
-    try {
-      await writeFileAtomic(file.path, content);
-    } catch (error) {
-      throw new MiniclawError(`cannot save memory "${file.key}": ${(error as Error).message}`, { cause: error });
-    }
+    await writeFileAtomic(file.path, content).catch((error: Error) => {
+      throw new MiniclawError(`cannot save memory "${file.key}": ${error.message}`, { cause: error });
+    });
     this.tracker.touch(file.name);
     const info = await stat(file.path);
     return { key: file.key, updated: info.mtime, size: info.size, replaced: file.exists };
