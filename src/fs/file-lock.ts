@@ -6,7 +6,7 @@ import { statSync, unlinkSync, writeFileSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import type { Clock } from "../deps.js";
-import { orFallback } from "../errors.js";
+import { ifMissing, orFallback } from "../errors.js";
 import { enterQueue } from "./lock-queue.js";
 import { processExists, startedAfter } from "./proc.js";
 import { readRegularFileSync } from "./regular-file.js";
@@ -110,7 +110,7 @@ function tryCreate(lockPath: string, content: string, options: FileLockOptions):
     writeFileSync(lockPath, content, { flag: "wx" });
     return true;
   } catch (error) {
-    if (errorCode(error) === "EEXIST") return false;
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw options.makeError(`cannot create the ${options.label} lock ${lockPath}: ${(error as Error).message}`, error);
   }
 }
@@ -122,8 +122,7 @@ async function inspect(lockPath: string, options: FileLockOptions): Promise<Lock
   try {
     raw = readRegularFileSync(lockPath);
   } catch (error) {
-    if (errorCode(error) === "ENOENT") return { kind: "gone" };
-    throw options.makeError(`cannot read the ${options.label} lock ${lockPath}: ${(error as Error).message}`, error);
+    return ifMissing(error, { kind: "gone" }, (cause) => options.makeError(`cannot read the ${options.label} lock ${lockPath}: ${cause.message}`, cause));
   }
   const owner = parseOwner(raw);
   if (owner === undefined) {
@@ -166,7 +165,7 @@ function removeIfOurs(lockPath: string, token: string, options?: FileLockOptions
     if (parseOwner(readRegularFileSync(lockPath))?.token === token) unlinkSync(lockPath);
   } catch (error) {
     // At exit (no options) nothing more can be done, and the next caller takes a dead owner's lock over.
-    if (options && errorCode(error) !== "ENOENT") throw options.makeError(`cannot release the ${options.label} lock ${lockPath}: ${(error as Error).message}`, error);
+    if (options) ifMissing(error, undefined, (cause) => options.makeError(`cannot release the ${options.label} lock ${lockPath}: ${cause.message}`, cause));
   }
 }
 
@@ -186,8 +185,4 @@ function describe(state: LockState): string {
 function busy(options: FileLockOptions, why: string, lockPath?: string): Error {
   const file = lockPath ? `; lock file ${lockPath}` : "";
   return options.makeError(`${options.label} busy: ${options.subject} ${why} (waited ${options.timeoutMs} ms${file})`);
-}
-
-function errorCode(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | undefined)?.code;
 }

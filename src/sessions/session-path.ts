@@ -24,7 +24,10 @@ export function encodeKey(key: string): string {
 
 /** The key of a session file's stem (this encoding, else the old one); undefined for a hashed or stray name. */
 export function decodeKey(stem: string): string | undefined {
-  return decodeFileStem(stem) ?? decodeLegacyStem(stem);
+  const key = decodeFileStem(stem);
+  if (key !== undefined || !LEGACY_NAME.test(stem) || isHashedStem(stem)) return key;
+  const legacy = orFallback(() => decodeURIComponent(stem), undefined);
+  return legacy !== undefined && legacyStem(legacy) === stem ? legacy : undefined;
 }
 
 /** The file name (`<stem>.jsonl`) of a key's session. Throws SessionError for an invalid key. */
@@ -83,10 +86,4 @@ function legacyStem(key: string): string {
   const escapeStart = out.lastIndexOf("%", end - 1);
   if (escapeStart >= 0 && escapeStart + 3 > end) end = escapeStart;
   return `${out.slice(0, end)}~${createHash("sha256").update(key, "utf8").digest("hex").slice(0, 32)}`;
-}
-
-function decodeLegacyStem(stem: string): string | undefined {
-  if (!LEGACY_NAME.test(stem) || isHashedStem(stem)) return undefined;
-  const key = orFallback(() => decodeURIComponent(stem), undefined);
-  return key !== undefined && legacyStem(key) === stem ? key : undefined;
 }
