@@ -1,6 +1,7 @@
 // One streamed request: events → text_delta events + the final message (a small accumulator for the SDK's MessageStream), broken streams retried.
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Clock } from "../deps.js";
+import { orFallback } from "../errors.js";
 import type { ApiMessage, EventSink } from "../types.js";
 import { isServerResult, serverResultText } from "../content.js";
 import { describeError } from "./client.js";
@@ -180,11 +181,9 @@ export class MessageAccumulator {
     if (!block) throw new Error(`the response stream ended unknown block ${index}`);
     const raw = this.json.get(index);
     if (raw !== undefined) {
-      try {
-        (block as { input: unknown }).input = raw.trim() ? JSON.parse(raw) : {};
-      } catch {
-        throw new Error(`the response stream sent tool input that is not valid JSON (${raw.length} characters)`);
-      }
+      const input: unknown = orFallback(() => (raw.trim() ? JSON.parse(raw) : {}), undefined);
+      if (input === undefined) throw new Error(`the response stream sent tool input that is not valid JSON (${raw.length} characters)`);
+      (block as { input: unknown }).input = input;
     }
     this.sink.block(block);
   }
