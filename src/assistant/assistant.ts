@@ -95,7 +95,8 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
     },
     async recordPermissionMode(sessionKey, agentId) {
       try {
-        if (await sessions.exists(sessionKey)) await inSession(runtime, sessions, sessionKey, agentId, (session) => recordMode(runtime.modes.mode, session, () => {}, "user"));
+        if (!(await sessions.exists(sessionKey))) return;
+        await inSession(runtime, sessions, sessionKey, agentId, (session) => recordMode(runtime.modes.mode, session, () => {}, "user"));
       } catch (error) {
         warn(`could not record the permission mode in ${sessionKey} (${messageOf(error)})`);
       }
