@@ -43,6 +43,12 @@ export function orFallback<T, F>(run: () => T, fallback: F): T | F {
   }
 }
 
+/** For a `catch`: `fallback` when `error` says nothing is at the path (ENOENT); anything else is thrown, as `wrap` makes it when given. */
+export function ifMissing<F>(error: unknown, fallback: F, wrap?: (error: Error) => Error): F {
+  if ((error as { code?: unknown } | null)?.code === "ENOENT") return fallback;
+  throw wrap ? wrap(error as Error) : error;
+}
+
 /** The message of anything thrown: an Error's message, or the value as text. */
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

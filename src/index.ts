@@ -1,7 +1,6 @@
 // The public API of miniclaw's core, as named re-exports; the optional parts are subpath exports (miniclaw/shell, /mcp, /postgres, /cron, /testing).
 
-export { runAgentTurn } from "./loop/run-turn.js";
-export { streamAgentTurn, type TurnMessage } from "./loop/stream-turn.js";
+export { runAgentTurn, streamAgentTurn, type TurnMessage } from "./loop/run-turn.js";
 export type { TurnOptions, TurnHooks, TurnStartAddition } from "./loop/turn-options.js";
 export { openRuntime, type Runtime, type RuntimeOptions, type RuntimeSettings } from "./runtime/open-runtime.js";
 

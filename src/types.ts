@@ -139,8 +139,12 @@ export type AgentEvent = (
   parentToolUseId?: string;
 };
 
-/** The permission modes, in order of how much runs unasked (documented with PermissionMode in gate/context.ts). */
+/** The permission modes, in order of how much runs unasked. */
 export const PERMISSION_MODES = ["plan", "dontAsk", "default", "acceptEdits", "bypassPermissions"] as const;
+/**
+ * `default` asks for what is not provably safe; `acceptEdits` also edits inside the roots unasked; `plan` runs only what reads; `dontAsk` refuses what
+ * `default` would ask about (as `run` and cron do); `bypassPermissions` runs all but the denied, and only the user can enter it.
+ */
 export type PermissionModeName = (typeof PERMISSION_MODES)[number];
 
 export type EventSink = (event: AgentEvent) => void;

@@ -5,7 +5,7 @@ import { ConfigError, messageOf } from "../errors.js";
 import type { PermissionMode } from "../gate/context.js";
 import { compactSession } from "../loop/compact.js";
 import { runAgentTurn } from "../loop/run-turn.js";
-import { recordMode } from "../loop/session-writes.js";
+import { recordMode } from "../loop/turn-state.js";
 import type { TurnOptions } from "../loop/turn-options.js";
 import { MemoryStore } from "../memory/store.js";
 import { pickModel } from "../model/client.js";
@@ -13,8 +13,7 @@ import { loadAgents } from "../runtime/agents.js";
 import { loadSkills, openRuntime, type Runtime, type RuntimeOptions } from "../runtime/open-runtime.js";
 import { openSession, type SessionHandle } from "../sessions/session-handle.js";
 import { SessionStore, type SessionBackend } from "../sessions/store.js";
-import { planCompaction } from "../sessions/compaction.js";
-import { sessionContextSize } from "../sessions/tokens.js";
+import { planCompaction, sessionContextSize } from "../sessions/compaction.js";
 import type { SkillLoader } from "../skills/loader.js";
 import type { AgentConfig, EventSink, TurnResult } from "../types.js";
 import { DEFAULT_AGENT_ID, resolveAgent } from "./routing.js";
@@ -73,7 +72,9 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
   const { defaultAgent: wanted, turn: every, store: given, appendSystemPrompt, ...runtimeOptions } = opts;
   const warn = opts.onWarning ?? (() => {});
   const [loaded, skills] = await Promise.all([loadAgents(opts.workspace, { onWarning: warn, knownTools: (opts.tools ?? []).map((tool) => tool.name) }), loadSkills(opts.workspace, warn)]);
-  const agents = appendSystemPrompt?.trim() ? withAppended(loaded, appendSystemPrompt.trim()) : loaded;
+  // The text to append, after every agent's prompt and a blank line.
+  const extra = appendSystemPrompt?.trim();
+  const agents = extra ? Object.fromEntries(Object.entries(loaded).map(([id, a]) => [id, { ...a, prompt: `${a.prompt.trimEnd()}\n\n${extra}` }])) : loaded;
   const defaultAgent = wanted ?? DEFAULT_AGENT_ID;
   if (!agents[defaultAgent]) throw new ConfigError(`no agent "${defaultAgent}" in ${join(opts.workspace, "agents")} (available: ${Object.keys(agents).join(", ")})`);
   const memory = MemoryStore.forWorkspace(opts.workspace);
@@ -92,7 +93,14 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
     setPermissionMode(mode) {
       runtime.modes.mode = mode;
     },
-    recordPermissionMode: (sessionKey, agentId) => recordIn(runtime, sessions, sessionKey, agentId, warn),
+    async recordPermissionMode(sessionKey, agentId) {
+      try {
+        if (!(await sessions.exists(sessionKey))) return;
+        await inSession(runtime, sessions, sessionKey, agentId, (session) => recordMode(runtime.modes.mode, session, () => {}, "user"));
+      } catch (error) {
+        warn(`could not record the permission mode in ${sessionKey} (${messageOf(error)})`);
+      }
+    },
     steer: (sessionKey, text) => sessions.addSteer(sessionKey, text),
     async send(text, send = {}) {
       const { agent, text: message } = route(text);
@@ -117,15 +125,6 @@ export async function openAssistant(opts: AssistantOptions): Promise<Assistant> 
   };
 }
 
-/** Records the runtime's mode in an existing session, under its lock; a failure is a warning. */
-async function recordIn(runtime: Runtime, sessions: SessionBackend, sessionKey: string, agentId: string, warn: (message: string) => void): Promise<void> {
-  try {
-    if (await sessions.exists(sessionKey)) await inSession(runtime, sessions, sessionKey, agentId, (session) => recordMode(runtime.modes.mode, session, () => {}, "user"));
-  } catch (error) {
-    warn(`could not record the permission mode in ${sessionKey} (${messageOf(error)})`);
-  }
-}
-
 /** Compacts a session now, keeping nothing verbatim beyond its last turn; one line saying what happened. */
 async function compactNow(runtime: Runtime, sessions: SessionBackend, agent: AgentConfig, sessionKey: string, onEvent: EventSink | undefined): Promise<string> {
   const compacted = await inSession(runtime, sessions, sessionKey, agent.id, async (session) => {
@@ -147,9 +146,4 @@ async function inSession<T>(runtime: Runtime, sessions: SessionBackend, key: str
   const opened = await openSession(sessions, key, { agentId, clock: runtime.clock });
   if (opened.status !== "open") return opened.status === "unreadable" ? { error: opened.error } : {};
   return work(opened.handle).finally(() => opened.handle.release());
-}
-
-/** Every agent with `text` after its prompt, set apart by a blank line. */
-function withAppended(agents: Record<string, AgentConfig>, text: string): Record<string, AgentConfig> {
-  return Object.fromEntries(Object.entries(agents).map(([id, agent]) => [id, { ...agent, prompt: `${agent.prompt.trimEnd()}\n\n${text}` }]));
 }

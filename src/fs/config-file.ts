@@ -1,27 +1,19 @@
 // Configuration a person writes (cron.json, mcp.json, SOUL.md, settings, library options): read, parsed, checked, one line per problem.
 import type * as z from "zod";
-import { ConfigError } from "../errors.js";
+import { ConfigError, ifMissing, orConfigError } from "../errors.js";
 import { readRegularText } from "./regular-file.js";
 
 /** The text of a configuration file (a regular one), or undefined when it is missing and `optional`. Throws ConfigError naming the file, with `hint` when missing. */
 export async function readConfigText(file: string, options: { optional?: boolean; hint?: string } = {}): Promise<string | undefined> {
-  try {
-    return await readRegularText(file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" && options.optional) return undefined;
-    if (code === "ENOENT") throw new ConfigError(`${file} not found${options.hint ? `: ${options.hint}` : ""}`);
-    throw new ConfigError(`${file}: cannot be read: ${(error as Error).message}`);
-  }
+  const unreadable = (cause: Error): Error => new ConfigError(`${file}: cannot be read: ${cause.message}`);
+  const text = await readRegularText(file).catch((error: unknown) => ifMissing(error, undefined, unreadable));
+  if (text === undefined && !options.optional) throw new ConfigError(`${file} not found${options.hint ? `: ${options.hint}` : ""}`);
+  return text;
 }
 
 /** The JSON of a configuration file's text; throws ConfigError naming `where` when it does not parse. */
 export function parseJsonConfig(text: string, where: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`${where}: not valid JSON: ${(error as Error).message}`);
-  }
+  return orConfigError(() => JSON.parse(text), (why) => `${where}: not valid JSON: ${why}`);
 }
 
 /** `value` checked by `schema`, else ConfigError "where: field: problem" for the first issue; an unknown field gets the known ones, the closest, or `aliases`. */

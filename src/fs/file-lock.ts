@@ -6,7 +6,7 @@ import { statSync, unlinkSync, writeFileSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import type { Clock } from "../deps.js";
-import { orFallback } from "../errors.js";
+import { ifMissing, orFallback } from "../errors.js";
 import { enterQueue } from "./lock-queue.js";
 import { processExists, startedAfter } from "./proc.js";
 import { readRegularFileSync } from "./regular-file.js";
@@ -15,9 +15,8 @@ import { readRegularFileSync } from "./regular-file.js";
 export type LockOwner = { pid: number; hostname: string; ts: number; token: string };
 
 /**
- * `clock` measures the wait (the system clock unless a test drives both sides); messages read "<label> busy: <subject> ..."
- * and "cannot create the <label> lock ...", an in-process holder named `inProcessHolder` (default "another caller");
- * `makeError` makes every error thrown, so each caller keeps its own error class.
+ * `clock` measures the wait (the system clock unless a test drives both sides); messages read "<label> busy: <subject> ..." and "cannot create the <label>
+ * lock ...", an in-process holder named `inProcessHolder` (default "another caller"); `makeError` makes each error, so callers keep their error class.
  */
 export interface FileLockOptions {
   timeoutMs: number;
@@ -48,10 +47,9 @@ export function isFileLockHeld(lockPath: string): boolean {
 }
 
 /**
- * Waits for the in-process queue, then the lock file, together at most `timeoutMs`; resolves to an idempotent release that
- * removes the file only if still ours. A lock of a dead owner on this host (or unreadable for more than a moment) is taken
- * over at once; an exit hook removes locks still held. Throws `makeError`: "<label> busy: <subject> ..." naming the holder
- * when the wait runs out, "cannot ... lock ..." when the file cannot be created or read.
+ * Waits for the in-process queue, then the lock file, together at most `timeoutMs`; resolves to an idempotent release removing the file only if still ours.
+ * A dead owner's lock on this host (or one unreadable for more than a moment) is taken over at once; an exit hook removes locks still held. Throws
+ * `makeError`: "<label> busy: <subject> ..." naming the holder when the wait runs out, "cannot ... lock ..." when the file cannot be created or read.
  */
 export async function acquireFileLock(lockPath: string, options: FileLockOptions): Promise<() => Promise<void>> {
   const deadline = options.clock.now() + options.timeoutMs;
@@ -67,7 +65,8 @@ export async function acquireFileLock(lockPath: string, options: FileLockOptions
     throw error;
   }
   held.set(lockPath, token);
-  installExitHook();
+  if (!exitHookInstalled) process.on("exit", () => held.forEach((token, lockPath) => removeIfOurs(lockPath, token)));
+  exitHookInstalled = true;
   let released = false;
   return async () => {
     if (released) return;
@@ -111,7 +110,7 @@ function tryCreate(lockPath: string, content: string, options: FileLockOptions):
     writeFileSync(lockPath, content, { flag: "wx" });
     return true;
   } catch (error) {
-    if (errorCode(error) === "EEXIST") return false;
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw options.makeError(`cannot create the ${options.label} lock ${lockPath}: ${(error as Error).message}`, error);
   }
 }
@@ -123,8 +122,7 @@ async function inspect(lockPath: string, options: FileLockOptions): Promise<Lock
   try {
     raw = readRegularFileSync(lockPath);
   } catch (error) {
-    if (errorCode(error) === "ENOENT") return { kind: "gone" };
-    throw options.makeError(`cannot read the ${options.label} lock ${lockPath}: ${(error as Error).message}`, error);
+    return ifMissing(error, { kind: "gone" }, (cause) => options.makeError(`cannot read the ${options.label} lock ${lockPath}: ${cause.message}`, cause));
   }
   const owner = parseOwner(raw);
   if (owner === undefined) {
@@ -146,13 +144,9 @@ function takeOver(lockPath: string, raw: string): boolean {
     clearStaleGuard(guard);
     return false;
   }
-  try {
-    if (readRegularFileSync(lockPath) === raw) unlinkSync(lockPath);
-  } catch {
-    // Gone already: the caller simply tries to create it again.
-  } finally {
-    orFallback(() => unlinkSync(guard), undefined);
-  }
+  // Gone already, it fails: the caller simply tries to create it again.
+  orFallback(() => readRegularFileSync(lockPath) === raw && unlinkSync(lockPath), undefined);
+  orFallback(() => unlinkSync(guard), undefined);
   return true;
 }
 
@@ -171,26 +165,14 @@ function removeIfOurs(lockPath: string, token: string, options?: FileLockOptions
     if (parseOwner(readRegularFileSync(lockPath))?.token === token) unlinkSync(lockPath);
   } catch (error) {
     // At exit (no options) nothing more can be done, and the next caller takes a dead owner's lock over.
-    if (options && errorCode(error) !== "ENOENT") throw options.makeError(`cannot release the ${options.label} lock ${lockPath}: ${(error as Error).message}`, error);
+    if (options) ifMissing(error, undefined, (cause) => options.makeError(`cannot release the ${options.label} lock ${lockPath}: ${cause.message}`, cause));
   }
-}
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on("exit", () => {
-    for (const [lockPath, token] of held) removeIfOurs(lockPath, token);
-  });
 }
 
 /** The owner a lock file names, or undefined for any other text (JSON `null` included). */
 function parseOwner(raw: string): LockOwner | undefined {
-  try {
-    const { pid, hostname, ts, token } = JSON.parse(raw) as Partial<LockOwner>;
-    return typeof pid === "number" && typeof hostname === "string" ? { pid, hostname, ts: Number(ts ?? 0), token: String(token ?? "") } : undefined;
-  } catch {
-    return undefined;
-  }
+  const { pid, hostname, ts, token } = orFallback(() => JSON.parse(raw) as Partial<LockOwner> | null, null) ?? {};
+  return typeof pid === "number" && typeof hostname === "string" ? { pid, hostname, ts: Number(ts ?? 0), token: String(token ?? "") } : undefined;
 }
 
 function describe(state: LockState): string {
@@ -203,8 +185,4 @@ function describe(state: LockState): string {
 function busy(options: FileLockOptions, why: string, lockPath?: string): Error {
   const file = lockPath ? `; lock file ${lockPath}` : "";
   return options.makeError(`${options.label} busy: ${options.subject} ${why} (waited ${options.timeoutMs} ms${file})`);
-}
-
-function errorCode(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | undefined)?.code;
 }

@@ -23,11 +23,11 @@ const TOKEN = /(?:%[0-9A-Fa-f]{2})+|\^.|#/gsu;
 
 /**
  * With `maxBytes`, a longer stem is cut (never inside an escape or a character) and ends with `~` and a SHA-256 prefix:
- * such names do not decode, so the caller keeps the key elsewhere. Throws MiniclawError for an empty or ill-formed key.
+ * such names do not decode, so the caller keeps the key elsewhere. Throws what `makeError` makes (a MiniclawError) for an empty or ill-formed key.
  */
-export function encodeFileStem(key: string, maxBytes = Infinity): string {
-  if (key.length === 0) throw new MiniclawError("invalid key: the key is empty");
-  if (LONE_SURROGATE.test(key)) throw new MiniclawError(`invalid key ${JSON.stringify(key)}: not well-formed Unicode`);
+export function encodeFileStem(key: string, maxBytes = Infinity, makeError = (message: string): Error => new MiniclawError(message)): string {
+  if (key.length === 0) throw makeError("invalid key: the key is empty");
+  if (LONE_SURROGATE.test(key)) throw makeError(`invalid key ${JSON.stringify(key)}: not well-formed Unicode`);
   let tokens = encodeTokens(key, true);
   if (tokens.join("").normalize("NFC") !== tokens.join("")) tokens = encodeTokens(key, false);
   if (RESERVED_NAME.test(tokens.join(""))) tokens[0] = escapeChar(key[0]!);

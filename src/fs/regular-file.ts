@@ -77,7 +77,7 @@ export const APPEND_FLAGS = constants.O_APPEND | constants.O_CREAT;
 export async function appendLines(file: string, text: string, options: { header?: (() => string) | undefined; sync?: boolean } = {}): Promise<boolean> {
   const { fd, size } = openRegularSync(file, constants.O_RDWR | APPEND_FLAGS, 0o666);
   try {
-    const prefix = size === 0 ? (options.header?.() ?? "") : endsWithNewline(fd, size) ? "" : "\n";
+    const prefix = size === 0 ? (options.header?.() ?? "") : readAt(fd, size - 1, 1)[0] === 0x0a ? "" : "\n";
     // writeFileSync on a descriptor writes on after a short write (a full disk) until all is written or it fails.
     writeFileSync(fd, prefix + text);
     if (options.sync) await fdatasyncAsync(fd);
@@ -87,10 +87,16 @@ export async function appendLines(file: string, text: string, options: { header?
   }
 }
 
-function endsWithNewline(fd: number, size: number): boolean {
-  const buffer = Buffer.alloc(1);
-  readSync(fd, buffer, 0, 1, size - 1);
-  return buffer[0] === 0x0a;
+/** Up to `length` bytes of `fd` from `position`, fewer at the end of the file; synchronous. */
+export function readAt(fd: number, position: number, length: number): Buffer {
+  const buffer = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < length) {
+    const bytesRead = readSync(fd, buffer, filled, length - filled, position + filled);
+    if (bytesRead === 0) return buffer.subarray(0, filled);
+    filled += bytesRead;
+  }
+  return buffer;
 }
 
 /** A file whose times are this recent may change again within a coarse file system's clock tick without them moving. */

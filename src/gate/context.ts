@@ -1,14 +1,8 @@
 // The gate's vocabulary: what a tool declares a call may touch, what the gate concludes, and what it answers.
-import { PERMISSION_MODES as MODES, type PermissionModeName } from "../types.js";
+import type { PermissionModeName as PermissionMode } from "../types.js";
 import type { ApprovalLists } from "./approval-entries.js";
 
-/**
- * `default` asks for what is not provably safe; `acceptEdits` also edits inside the roots unasked; `plan` runs only what reads; `dontAsk` refuses what
- * `default` would ask about (as `run` and cron do); `bypassPermissions` runs all but the denied, and only the user can enter it.
- */
-export type PermissionMode = PermissionModeName;
-/** Every mode, in order of how much runs unasked. */
-export const PERMISSION_MODES: readonly PermissionMode[] = MODES;
+export { PERMISSION_MODES, type PermissionModeName as PermissionMode } from "../types.js";
 
 /** A permission mode that can change while a turn runs: the gate reads `mode` at each call. */
 export interface ModeHolder {

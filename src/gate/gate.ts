@@ -3,10 +3,9 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { cutMiddle } from "../content.js";
 import { safeSink, type ApprovalRequest, type Approver } from "../deps.js";
-import { messageOf } from "../errors.js";
+import { messageOf, orFallback } from "../errors.js";
 import type { ApprovalDecision, EventSink } from "../types.js";
-import { matchesToolName, normalizeCommand, type ApprovalLists } from "./approval-entries.js";
-import { addApprovals, approvalsReader, type WarningSink } from "./approvals-file.js";
+import { addApprovals, approvalsReader, matchesToolName, normalizeCommand, type ApprovalLists, type WarningSink } from "./approval-entries.js";
 import type { CommandJudge, CommandPlace, Decision, Gate, GateCall, Judged, LeavePlanAnswer, ModeHolder, PermissionMode, Verdict } from "./context.js";
 import { pathRules, type PathFolders } from "./path-check.js";
 import { decide, LEAVE_PLAN_UNAVAILABLE, policyCause, refusalText, shownOf } from "./policy.js";
@@ -54,7 +53,12 @@ class PolicyGate implements Gate {
       if (!seen.has(message)) warn(message);
       seen.add(message);
     };
-    this.readApprovals = withExtra(approvalsReader(options.approvalsPath, this.warn), options.approvals);
+    const read = approvalsReader(options.approvalsPath, this.warn);
+    const extra = { allowed: options.approvals?.allowed ?? [], denied: options.approvals?.denied ?? [] };
+    this.readApprovals = () => {
+      const lists = read();
+      return { allowed: [...lists.allowed, ...extra.allowed], denied: [...lists.denied, ...extra.denied] };
+    };
     this.pathVerdict = pathRules(options);
     this.place = { cwd: resolve(options.cwd), home: resolve(options.home ?? homedir()) };
     this.remembered = options.remembered ?? new Set<string>();
@@ -120,13 +124,10 @@ class PolicyGate implements Gate {
   }
 
   private async ask(request: ApprovalRequest, id: string): Promise<ApprovalDecision> {
-    let decision: ApprovalDecision;
-    try {
-      decision = await this.options.approver(request);
-    } catch (error) {
+    const decision = await Promise.resolve().then(() => this.options.approver(request)).catch((error: unknown): ApprovalDecision => {
       this.warn(`the approver failed (${messageOf(error)}); treating it as unavailable`);
-      decision = "unavailable";
-    }
+      return "unavailable";
+    });
     this.emit({ type: "approval", id, command: request.command, decision, reason: request.reason });
     return decision;
   }
@@ -166,20 +167,6 @@ function requestOf(verdict: Verdict): ApprovalRequest {
 /** A verdict as the events show it: a tool call as its name and its input as JSON, cut when long. */
 function shownFor({ subject }: Verdict): string {
   if (subject.kind !== "tool") return shownOf(subject);
-  let json: string;
-  try {
-    json = JSON.stringify(subject.input) ?? String(subject.input);
-  } catch {
-    json = String(subject.input);
-  }
+  const json = orFallback(() => JSON.stringify(subject.input), undefined) ?? String(subject.input);
   return `${subject.tool} ${cutMiddle(json, MAX_SHOWN_INPUT_CHARS, (cut) => ` … ${cut} characters … `)}`;
-}
-
-/** The approvals file's lists with `extra` added to each; the reader itself when there is nothing to add. */
-function withExtra<T extends { allowed: string[]; denied: string[] }>(read: () => T, extra: ApprovalLists | undefined): () => T {
-  if (!extra?.allowed?.length && !extra?.denied?.length) return read;
-  return () => {
-    const lists = read();
-    return { ...lists, allowed: [...lists.allowed, ...(extra.allowed ?? [])], denied: [...lists.denied, ...(extra.denied ?? [])] };
-  };
 }

@@ -22,16 +22,13 @@ export function resolveRealPath(path: string, hops = 0): string {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
     }
-    if (isSymbolicLink(current) && hops < MAX_SYMLINK_HOPS) return resolveRealPath(join(resolve(dirname(current), readlinkSync(current)), ...missing.reverse()), hops + 1);
+    const link = orFallback(() => lstatSync(current).isSymbolicLink(), false);
+    if (link && hops < MAX_SYMLINK_HOPS) return resolveRealPath(join(resolve(dirname(current), readlinkSync(current)), ...missing.reverse()), hops + 1);
     const parent = dirname(current);
     if (parent === current) return resolve(path);
     missing.push(basename(current));
     current = parent;
   }
-}
-
-function isSymbolicLink(path: string): boolean {
-  return orFallback(() => lstatSync(path).isSymbolicLink(), false);
 }
 
 /** The configuration of a workspace, files and folders whose every file counts: what widens what the model may reach. */

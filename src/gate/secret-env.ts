@@ -1,23 +1,21 @@
 // Which environment variables are secrets: by name or by value. Children never see them; tool results never show them.
 import { orFallback } from "../errors.js";
-import { MIN_KNOWN_SECRET_LENGTH, scanSecrets } from "./redact.js";
-import { urlPassword } from "./secret-shapes.js";
+import { MIN_KNOWN_SECRET_LENGTH, scanSecrets, urlPassword } from "./redact.js";
 
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|(^|_)PASS(_|$)|(^|_)PWD$|DSN|WEBHOOK/i;
-
-/** Secret by name: `ANTHROPIC_*`, `MINICLAW_DATABASE_*` (the transcript's database), or a SECRET_NAME word (`DB_PASS`; not `PWD`, `OLDPWD`: folders). */
-export function isSecretName(name: string): boolean {
-  return name.startsWith("ANTHROPIC_") || name.startsWith("MINICLAW_DATABASE_") || (SECRET_NAME.test(name) && name !== "PWD" && name !== "OLDPWD");
-}
 
 /** Whether a value holds a credential whatever its name, by the shapes redaction uses (a URL with a password, a token, a key, `jdbc:…?password=…`). */
 export function isSecretValue(value: string): boolean {
   return scanSecrets(value).labels.length > 0;
 }
 
-/** Whether a variable is a secret by its name or by its value: what `scrubEnv` removes. */
+/**
+ * Whether a variable is a secret, what `scrubEnv` removes: by name, `ANTHROPIC_*`, `MINICLAW_DATABASE_*` (the transcript's database) or a SECRET_NAME
+ * word (`DB_PASS`; not `PWD`, `OLDPWD`: folders); or by value (`isSecretValue`).
+ */
 export function isSecretVariable(name: string, value: string | undefined): boolean {
-  return isSecretName(name) || (value !== undefined && isSecretValue(value));
+  const byName = name.startsWith("ANTHROPIC_") || name.startsWith("MINICLAW_DATABASE_") || (SECRET_NAME.test(name) && name !== "PWD" && name !== "OLDPWD");
+  return byName || (value !== undefined && isSecretValue(value));
 }
 
 /** A copy of `env` without its secret variables (`isSecretVariable`): what child processes of the agent may see. */

@@ -1,6 +1,6 @@
 // Which paths hold secrets or never end when read: by name (and their backups), by place, and by their first few KB of content.
-import { closeSync, readSync } from "node:fs";
-import { openRegularSync } from "../fs/regular-file.js";
+import { closeSync } from "node:fs";
+import { openRegularSync, readAt } from "../fs/regular-file.js";
 import { scanSecrets } from "./redact.js";
 
 /** Folders whose whole content is secret, matched as a path segment. */
@@ -83,7 +83,11 @@ export function placeReason(path: string): string | null {
   if ((lower.startsWith("/dev/") || lower === "/dev") && lower !== "/dev/null") return `reads the device ${path} (may never end)`;
   if (/^\/proc\/[^/]+\/(environ|mem)$/.test(lower)) return `reads ${path}, a process's environment or memory`;
   if (isProcessSecretPath(lower)) return `reads ${path}: /proc holds process environments (and the API key)`;
-  if (isSystemSecret(lower)) return `reads ${path}, a system secret`;
+  // A system secret by its whole path (a backup too: `/etc/shadow.bak`), or anything in a system secret folder.
+  const slash = lower.lastIndexOf("/");
+  const names = backupBaseNames(lower.slice(slash + 1)).map((n) => `${lower.slice(0, slash)}/${n}`);
+  const inSystemDir = SECRET_SYSTEM_DIRS.some((dir) => lower === dir || lower.startsWith(`${dir}/`));
+  if (inSystemDir || names.some((p) => SECRET_SYSTEM_PATHS.has(p))) return `reads ${path}, a system secret`;
   if (HOME_DOTFILE.test(lower)) return `reads ${path}, a file of a home folder's configuration (keys are often kept there)`;
   return null;
 }
@@ -106,14 +110,6 @@ export function nameReason(path: string): string | null {
 function secretDirReason(segments: readonly string[]): string | null {
   const dir = segments.find((s) => backupBaseNames(s).some((n) => SECRET_DIRS.has(n)));
   return dir === undefined ? null : `reads inside ${dir}/, which holds secrets`;
-}
-
-/** A system secret by its whole path (a backup too: `/etc/shadow.bak`), or anything in a system secret folder. */
-function isSystemSecret(lower: string): boolean {
-  const slash = lower.lastIndexOf("/");
-  const names = backupBaseNames(lower.slice(slash + 1)).map((n) => `${lower.slice(0, slash)}/${n}`);
-  if (names.some((p) => SECRET_SYSTEM_PATHS.has(p))) return true;
-  return SECRET_SYSTEM_DIRS.some((dir) => lower === dir || lower.startsWith(`${dir}/`));
 }
 
 /** Source, build output and docs named after credentials (`credentials.ts`, `credentials.d.mts.map`): code, not a credential store. */
@@ -216,8 +212,7 @@ export function readFileHead(path: string, maxBytes: number): Buffer | null {
   }
   try {
     // A size of 0 may not be the truth (a file being written): read what is there.
-    const buffer = Buffer.allocUnsafe(opened.size === 0 ? maxBytes : Math.min(maxBytes, opened.size));
-    return buffer.subarray(0, readSync(opened.fd, buffer, 0, buffer.length, 0));
+    return readAt(opened.fd, 0, opened.size === 0 ? maxBytes : Math.min(maxBytes, opened.size));
   } finally {
     closeSync(opened.fd);
   }

@@ -1,10 +1,10 @@
 // Keeps a turn's history within the context window: compaction (the pure plan from sessions/, the model's summary, one record appended), trimming old tool results as the fallback.
-import { describeError } from "../model/api-error.js";
+import { describeError } from "../model/client.js";
 import { addUsage, fromApiUsage, ZERO_USAGE } from "../model/usage.js";
 import { buildSummaryRequestText, compactionRecordFor, KEEP_SHARE_OF_WINDOW, planCompaction, splitForSummary, SUMMARY_SYSTEM_PROMPT, trimOldToolResults } from "../sessions/compaction.js";
 import type { MessageRecord } from "../sessions/records.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
-import { CHARS_PER_TOKEN, contextWindowFor, estimateTokens, sessionContextSize } from "../sessions/tokens.js";
+import { CHARS_PER_TOKEN, contextWindowFor, estimateTokens, sessionContextSize } from "../sessions/compaction.js";
 import type { MessageParam, Usage } from "../types.js";
 import { runHook } from "./turn-options.js";
 import type { TurnSetup } from "./turn-setup.js";
@@ -83,7 +83,10 @@ export async function compactSession(input: CompactInput): Promise<{ compacted: 
   const written = await summarise(input, plan.toSummarize, session.compaction?.summary);
   if ("failed" in written) return { compacted: false, reason: written.failed, ...(written.usage && { usage: written.usage }) };
   const { summary, usage } = written;
-  const skills = loadedSkills(plan.toSummarize, session.compaction?.skills);
+  // The skills loaded with load_skill before the cut, and those a previous compaction named.
+  const blocks = plan.toSummarize.flatMap(({ message }) => (message.role === "assistant" && typeof message.content !== "string" ? message.content : []));
+  const loaded = blocks.map((b) => (b.type === "tool_use" && b.name === "load_skill" ? (b.input as { name?: unknown }).name : undefined));
+  const skills = [...new Set([...(session.compaction?.skills ?? []), ...loaded.filter((name): name is string => typeof name === "string")])].sort();
   const text = skills.length > 0 ? `${summary}\n\nSkills loaded before this point (load them again with load_skill when needed): ${skills.join(", ")}` : summary;
   const mode = session.mode;
   const record = { ...compactionRecordFor(plan, text, { ts: input.now(), tokensBefore: input.tokensBefore, skills }), usage, model: input.model, ...(mode && { mode }) };
@@ -110,11 +113,4 @@ async function summarise(input: CompactInput, records: MessageRecord[], previous
     if (!summary) return { failed: "the model wrote an empty summary", ...(usage && { usage }) };
   }
   return summary && usage ? { summary, usage } : { failed: "there was nothing to summarise" };
-}
-
-/** Names of skills loaded with load_skill in these records, plus those a previous compaction named. */
-function loadedSkills(records: MessageRecord[], previous: string[] = []): string[] {
-  const blocks = records.flatMap(({ message }) => (message.role === "assistant" && typeof message.content !== "string" ? message.content : []));
-  const names = blocks.map((b) => (b.type === "tool_use" && b.name === "load_skill" ? (b.input as { name?: unknown }).name : undefined));
-  return [...new Set([...previous, ...names.filter((name): name is string => typeof name === "string")])].sort();
 }

@@ -16,22 +16,21 @@ export type OutputFormat = { schema: Record<string, unknown>; check(text: string
 /** Prepares a zod schema or a JSON Schema object. Throws ConfigError when it cannot be used: not an object schema, or unreadable. */
 export function createOutputFormat(output: z.ZodType | Record<string, unknown>): OutputFormat {
   const zod = isZodSchema(output);
-  const validator = zod ? output : fromJsonSchema(output);
+  const jsonObject = typeof output === "object" && output !== null && !Array.isArray(output);
+  if (!zod && !jsonObject) throw new ConfigError("the output schema must be a zod schema or a JSON Schema object");
+  const readable = (why: string): string => `the output schema is not a JSON Schema this library can check: ${why}`;
+  const validator = zod ? output : orConfigError(() => z.fromJSONSchema(output as Parameters<typeof z.fromJSONSchema>[0]), readable);
   const jsonSchema = zod ? orConfigError(() => z.toJSONSchema(output, { reused: "ref" }) as Record<string, unknown>, (why) => `the output schema cannot be written as JSON Schema: ${why}`) : output;
   if (jsonSchema["type"] !== "object") throw new ConfigError(`the output schema must describe an object (its "type" must be "object"), got ${JSON.stringify(jsonSchema["type"] ?? null)}`);
   const schema = orConfigError(() => transformJSONSchema(jsonSchema) as Record<string, unknown>, (why) => `the output schema cannot be used: ${why}`);
   return { schema, check: (text) => checkAnswer(validator, text) };
 }
 
-function fromJsonSchema(schema: Record<string, unknown>): z.ZodType {
-  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) throw new ConfigError("the output schema must be a zod schema or a JSON Schema object");
-  return orConfigError(() => z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]), (why) => `the output schema is not a JSON Schema this library can check: ${why}`);
-}
-
 function checkAnswer(validator: z.ZodType, text: string): OutputCheck {
   let value: unknown;
   try {
-    value = JSON.parse(stripFence(text));
+    // A compatible server without constrained output may wrap the JSON in a Markdown fence; the fence is not the answer.
+    value = JSON.parse(/^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text)?.[1] ?? text);
   } catch (error) {
     return { ok: false, problem: text.trim() === "" ? "the answer was empty" : `the answer is not JSON (${(error as Error).message})` };
   }
@@ -40,11 +39,6 @@ function checkAnswer(validator: z.ZodType, text: string): OutputCheck {
   const issues = result.error.issues.slice(0, MAX_ISSUES_SHOWN).map((issue) => `${issue.path.map(String).join(".") || "(the object)"}: ${issue.message}`);
   const more = result.error.issues.length - issues.length;
   return { ok: false, problem: [...issues, ...(more > 0 ? [`and ${more} more`] : [])].join("; ") };
-}
-
-/** A compatible server without constrained output may wrap the JSON in a Markdown fence; the fence is not the answer. */
-function stripFence(text: string): string {
-  return /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text)?.[1] ?? text;
 }
 
 /** The answer of a response: its last run of text blocks (what came before a search or a tool call is not the answer). */

@@ -42,11 +42,14 @@ export function buildRequest(input: RequestInput): MessageParams {
   const last = defined.findLastIndex((tool) => !("defer_loading" in tool && tool.defer_loading === true));
   const tools = defined.map((tool, i) => (i === last ? { ...tool, cache_control: prefix } : tool));
   const outputConfig = { ...(input.effort && { effort: input.effort }), ...(input.format && { format: { type: "json_schema" as const, schema: input.format } }) };
-  const { thinking, toolChoice } = input;
+  const { thinking, toolChoice, messages } = input;
+  const newest = messages.length - 1;
+  const previous = messages.findLastIndex((m, i) => i < newest && m.role === "user");
+  const mark = input.cacheTtl === "1h" ? HOUR : EPHEMERAL;
   return {
     model: input.model,
     max_tokens: input.maxTokens,
-    messages: markCacheBreakpoints(input.messages, input.cacheTtl === "1h" ? HOUR : EPHEMERAL),
+    messages: messages.map((m, i) => withBreakpoint(m, i === newest || i === previous ? mark : undefined)),
     ...(input.system.trim() && { system: [{ type: "text", text: input.system, cache_control: prefix }] }),
     ...(tools.length > 0 && { tools }),
     ...(thinking !== undefined && { thinking: thinking === "adaptive" ? { type: "adaptive" } : thinking === "off" ? { type: "disabled" } : { type: "enabled", budget_tokens: thinking } }),
@@ -69,13 +72,6 @@ function webTools({ search, fetch }: WebSettings = {}): Anthropic.ToolUnion[] {
     tools.push({ type: "web_fetch_20260318", name: "web_fetch", ...uses(fetch.maxUses), ...content, ...domains(fetch) });
   }
   return tools;
-}
-
-/** Copies the messages, with a cache breakpoint on the newest message and on the previous request's newest. */
-function markCacheBreakpoints(messages: readonly MessageParam[], control: Anthropic.CacheControlEphemeral): Anthropic.MessageParam[] {
-  const last = messages.length - 1;
-  const previous = messages.findLastIndex((m, i) => i < last && m.role === "user");
-  return messages.map((m, i) => withBreakpoint(m, i === last || i === previous ? control : undefined));
 }
 
 /** A copy with no cache_control but, when `mark` is given, that one on its last cacheable block. */

@@ -1,5 +1,6 @@
-// THE loop: one user message in, model requests and tool rounds until the model is done or a brake stops it.
-import { asApiError, describeError } from "../model/api-error.js";
+// THE loop: one user message in, model requests and tool rounds until the model is done or a brake stops it; and the turn as an async iterable.
+import { Readable } from "node:stream";
+import { asApiError, describeError } from "../model/client.js";
 import { streamMessage } from "../model/stream.js";
 import { fromApiUsage } from "../model/usage.js";
 import { cleanResponse } from "../sessions/repair.js";
@@ -8,16 +9,15 @@ import { toolResultText } from "../content.js";
 import { isRuntime, openRuntime, type Runtime } from "../runtime/open-runtime.js";
 import { runToolUses } from "../tools/dispatch.js";
 import type { AnyTool, TurnScope } from "../tools/define.js";
-import type { AgentConfig, ApiMessage, ContentBlockParam, ToolUseBlock, TurnResult, Usage } from "../types.js";
+import type { AgentConfig, AgentEvent, ApiMessage, ContentBlockParam, ToolUseBlock, TurnResult, Usage } from "../types.js";
 import { ContextKeeper } from "./compact.js";
-import { fallBack, forAnotherModel } from "./fallback.js";
 import { answerText } from "./output.js";
 import { buildRequest } from "./request.js";
-import { appendOrFail, appendSteered, finish, PLAN_MODE_NOTICE, recordMode, settleOutput } from "./session-writes.js";
 import { turnScope } from "./subagent.js";
 import { checkTurnArguments, runHook, type TurnOptions } from "./turn-options.js";
-import { isPromptTooLong, setUpTurn, toolContext, userMessage, webRefused, type ParentLink, type TurnSetup, type UserContent } from "./turn-setup.js";
-import { TurnState } from "./turn-state.js";
+import { fallBack, forAnotherModel, isPromptTooLong, setUpTurn, toolContext, userMessage, webRefused } from "./turn-setup.js";
+import type { ParentLink, TurnSetup, UserContent } from "./turn-setup.js";
+import { appendOrFail, appendSteered, finish, PLAN_MODE_NOTICE, recordMode, settleOutput, TurnState } from "./turn-state.js";
 
 const INTERRUPTED = "interrupted by the user";
 
@@ -193,3 +193,29 @@ async function runTools(rt: TurnSetup, session: SessionHandle, turn: TurnState, 
   return undefined;
 }
 
+/** What `streamAgentTurn` yields: every event of the turn, in order, then the result. */
+export type TurnMessage<T = unknown> = AgentEvent | { type: "result"; result: TurnResult<T> };
+
+/**
+ * `runAgentTurn` as an async iterable: each event (an `onEvent` given is still called), then `{ type: "result", result }`. Leaving early interrupts the
+ * turn (`aborted`, its session valid); what `runAgentTurn` throws is thrown after the events before it.
+ */
+export async function* streamAgentTurn<T = unknown>(sessionKey: string, userText: string, agent: AgentConfig, options: TurnOptions<T> = {}): AsyncIterable<TurnMessage<T>> {
+  const stop = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  // The events wait here until read; the stream ends when the turn does.
+  const events = new Readable({ objectMode: true, read() {} });
+  const onEvent = (event: AgentEvent): void => {
+    options.onEvent?.(event);
+    events.push(event);
+  };
+  const done = runAgentTurn(sessionKey, userText, agent, { ...options, signal, onEvent }).finally(() => events.push(null));
+  done.catch(() => {}); // Rethrown below, once the events before it are yielded.
+  try {
+    yield* events as AsyncIterable<AgentEvent>;
+    yield { type: "result", result: await done };
+  } finally {
+    stop.abort();
+    await done.catch(() => {});
+  }
+}

@@ -141,11 +141,8 @@ export interface TurnHooks extends ToolHooks {
 
 /** Runs one lifecycle hook; a throw or rejection becomes a warning and `undefined`. */
 export async function runHook<T>(name: string, hook: (() => T | Promise<T>) | undefined, emit: EventSink): Promise<T | undefined> {
-  if (!hook) return undefined;
-  try {
-    return await hook();
-  } catch (error) {
+  return hook && Promise.resolve().then(hook).catch((error: unknown) => {
     emit({ type: "warning", message: `the ${name} hook failed (${messageOf(error)}); the turn goes on without it` });
     return undefined;
-  }
+  });
 }

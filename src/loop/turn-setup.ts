@@ -1,18 +1,15 @@
-// One turn's settings resolved over its runtime (the model settings, the limits, the gate, the tools of the first request), and the small pieces the loop builds from them.
+// One turn's settings resolved over its runtime, the small pieces the loop builds from them, and the move to the fallback model.
 import { safeSink, type Approver } from "../deps.js";
 import { ConfigError } from "../errors.js";
-import type { Gate } from "../gate/context.js";
-import { describeError, isBadRequest } from "../model/api-error.js";
-import { pickModel } from "../model/client.js";
+import { asApiError, describeError, isBadRequest, pickModel } from "../model/client.js";
 import { checkSettings } from "../model/settings.js";
 import type { StreamOptions } from "../model/stream.js";
 import { modesOf, type Runtime } from "../runtime/open-runtime.js";
 import { buildSystemPrompt } from "../runtime/system-prompt.js";
-import { COMPACT_AT_SHARE_OF_WINDOW } from "../sessions/compaction.js";
-import { contextWindowFor } from "../sessions/tokens.js";
+import { COMPACT_AT_SHARE_OF_WINDOW, contextWindowFor } from "../sessions/compaction.js";
 import type { AnyTool, ToolContext, TurnScope } from "../tools/define.js";
 import { isOffered } from "../tools/source.js";
-import type { AgentConfig, ContentBlockParam, MessageParam, StopReason, ToolChoiceSetting, Usage, WebSettings } from "../types.js";
+import type { AgentConfig, ContentBlockParam, EventSink, MessageParam, StopReason, ThinkingSetting, ToolChoiceSetting, Usage, WebSettings } from "../types.js";
 import { limiter } from "./subagent.js";
 import { createOutputFormat } from "./output.js";
 import type { TurnOptions } from "./turn-options.js";
@@ -46,7 +43,11 @@ export async function setUpTurn(runtime: Runtime, agent: AgentConfig, options: T
   const settings = modelSettings(agent, options);
   const extraTools = options.tools ?? [];
   const firstTools = await runtime.tools({ agent, mode: modes.mode, offered: new Set() }, extraTools);
-  const web = offeredWeb(agent, gate);
+  // The web server tools the agent's `tools:` list names and the approvals file does not deny: they run at the provider, so leaving them out is the only gate.
+  const offered: WebSettings = { ...agent.web };
+  if (offered.search && (!isOffered("web_search", agent) || gate.deniesTool("web_search"))) delete offered.search;
+  if (offered.fetch && (!isOffered("web_fetch", agent) || gate.deniesTool("web_fetch"))) delete offered.fetch;
+  const web = offered.search || offered.fetch ? offered : undefined;
   checkToolNames(agent, firstTools, web, settings.toolChoice);
   const contextWindow = contextWindowFor(model);
   const { settings: shared, clock } = runtime;
@@ -58,7 +59,7 @@ export async function setUpTurn(runtime: Runtime, agent: AgentConfig, options: T
     // The turn's `model` option (a fallback for agents that name none), which its subagents share.
     modelOption: options.model,
     fallbackModel: options.fallbackModel ?? agent.fallbackModel,
-    /** Whether the turn moved to its fallback model (loop/fallback.ts). */
+    /** Whether the turn moved to its fallback model (fallBack, below). */
     crossed: false,
     output: options.output === undefined ? undefined : createOutputFormat(options.output),
     outputRetries: options.outputRetries ?? DEFAULT_OUTPUT_RETRIES,
@@ -83,14 +84,6 @@ function modelSettings(agent: AgentConfig, options: TurnOptions) {
     throw new ConfigError(`agent "${agent.id}": ${given ? `the turn's ${field} setting (an option or flag)` : `"${field}" (SOUL.md)`} ${problem}`);
   }
   return { thinking, effort: options.effort ?? agent.effort, toolChoice, maxTokens };
-}
-
-/** The agent's web server tools that its `tools:` list names and the approvals file does not deny: they run at the provider, so leaving them out is the only gate. */
-function offeredWeb(agent: AgentConfig, gate: Gate): WebSettings | undefined {
-  const web: WebSettings = { ...agent.web };
-  if (web.search && (!isOffered("web_search", agent) || gate.deniesTool("web_search"))) delete web.search;
-  if (web.fetch && (!isOffered("web_fetch", agent) || gate.deniesTool("web_fetch"))) delete web.fetch;
-  return web.search || web.fetch ? web : undefined;
 }
 
 /** Refuses before any request what every request would be refused for: a tool choice naming a tool not offered, or a tool named like an offered web server tool. */
@@ -134,4 +127,40 @@ export function webRefused(rt: TurnSetup, error: unknown): string | undefined {
 /** A 400 saying the prompt does not fit: compact and retry once. */
 export function isPromptTooLong(error: unknown): boolean {
   return isBadRequest(error) && /prompt is too long|context window|too many tokens/i.test(error.message);
+}
+
+type Switchable = { model: string; fallbackModel: string | undefined; thinking: ThinkingSetting | undefined; crossed: boolean; emit: EventSink };
+
+/** Blocks signed or encrypted for the model that wrote them: another model refuses them. */
+const MODEL_BOUND = /^(thinking|redacted_thinking|server_tool_use|[a-z_]+_tool_result)$/;
+
+/** An error of a model overloaded (529, an `overloaded_error` event) or unavailable (503) once the retries are spent, not of a request at fault. */
+export function isUnavailable(error: unknown): boolean {
+  const api = asApiError(error);
+  const type = (api?.error as { error?: { type?: string } } | undefined)?.error?.type ?? api?.type;
+  return api !== undefined && (api.status === 529 || api.status === 503 || type === "overloaded_error");
+}
+
+/**
+ * Moves the turn to its fallback model when `error` says the model is overloaded or unavailable and there is one: emits `fallback` and returns true (ask
+ * again). From then on the turn does not think, and its history goes through `forAnotherModel`, so no request carries a block the fallback would refuse.
+ */
+export function fallBack(rt: Switchable, error: unknown): boolean {
+  if (rt.fallbackModel === undefined || rt.fallbackModel === rt.model || !isUnavailable(error)) return false;
+  rt.emit({ type: "fallback", from: rt.model, to: rt.fallbackModel, reason: describeError(error) });
+  rt.model = rt.fallbackModel;
+  rt.thinking = "off";
+  rt.crossed = true;
+  return true;
+}
+
+/** The history for a model other than the one that wrote it: thinking and server tool blocks left out, and citations of those results. Pure. */
+export function forAnotherModel(messages: readonly MessageParam[]): MessageParam[] {
+  return messages.map((message) => {
+    if (message.role !== "assistant" || typeof message.content === "string") return message;
+    const bound = message.content.some((b) => MODEL_BOUND.test(b.type) || (b.type === "text" && b.citations));
+    if (!bound) return message;
+    const kept = message.content.filter((b) => !MODEL_BOUND.test(b.type)).map((b) => (b.type === "text" ? { type: "text" as const, text: b.text } : b));
+    return { role: "assistant", content: kept.length > 0 ? kept : [{ type: "text", text: "(an earlier model's thinking, left out)" }] };
+  });
 }

@@ -1,7 +1,9 @@
-// FolderTracker: which note files changed since the last look, without statting every file each time.
-import { statSync, watch, type FSWatcher, type Stats } from "node:fs";
+// The memory folder's files: keys ↔ note file names (NFC, trimmed; too long a key is refused, not hashed), and which changed since the last look.
+import { statSync, watch, type FSWatcher } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join, sep } from "node:path";
+import { orFallback, ToolError } from "../errors.js";
+import { decodeFileStemLoosely, encodeFileStem } from "../fs/file-names.js";
 import { RACY_MS } from "../fs/regular-file.js";
 
 /** What identifies one version of a file on disk. */
@@ -69,7 +71,8 @@ export class FolderTracker {
 
   /** Finds what changed since the previous poll; the first poll reports every file. */
   async poll(): Promise<FolderChanges> {
-    if (this.watcher) await drainEvents();
+    // Lets pending watcher events in: two turns of the event loop guarantee one poll phase.
+    if (this.watcher) await new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
     const dirStat = await stat(this.dir).catch(() => undefined);
     if (!dirStat?.isDirectory()) return this.vanished();
     if (this.watching && dirStat.ino !== this.watchedIno) this.startWatcher(dirStat.ino);
@@ -153,7 +156,7 @@ export class FolderTracker {
   private statBatch(names: readonly string[], from: number, to: number, forced: Set<string> | undefined, changes: FolderChanges): void {
     for (let i = from; i < to; i++) {
       const name = names[i] as string;
-      const info = statQuietly(this.prefix + name);
+      const info = orFallback(() => statSync(this.prefix + name, { throwIfNoEntry: false }), undefined);
       if (!info?.isFile()) {
         if (this.known.delete(name)) changes.removed.push(name);
         continue;
@@ -168,15 +171,46 @@ export class FolderTracker {
   }
 }
 
-function statQuietly(path: string): Stats | undefined {
-  try {
-    return statSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
+/** Extension of a note file. */
+export const NOTE_EXTENSION = ".md";
+/** Most bytes a note's file name may take (common file systems allow 255). */
+const MAX_NOTE_FILE_NAME_BYTES = 240;
+
+/** A key as the store holds it: Unicode NFC, without surrounding white space. */
+export function normalizeKey(key: string): string {
+  return key.normalize("NFC").trim();
 }
 
-/** Lets pending watcher events in: two turns of the event loop guarantee one poll phase. */
-function drainEvents(): Promise<void> {
-  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+/** The normalized key encoded, then `.md` (`a%2Fb.md`: no key leaves the folder). Throws ToolError for an empty, ill-formed or too long key. */
+export function keyToFileName(key: string): string {
+  const normalized = normalizeKey(key);
+  if (normalized === "") throw new ToolError('memory key is empty: give the note a short name such as "user-preferences"');
+  const fileName = encodeFileStem(normalized, Infinity, (message) => new ToolError(`memory ${message}`)) + NOTE_EXTENSION;
+  if (Buffer.byteLength(fileName, "utf8") > MAX_NOTE_FILE_NAME_BYTES) throw new ToolError(`memory key is too long (${normalized.length} characters): use a shorter name`);
+  return fileName;
+}
+
+/** The key of a note file (any spelling, read loosely), or undefined for a file that is not a note (not `.md`, hidden, a temp file). */
+export function fileNameToKey(fileName: string): string | undefined {
+  if (!isNoteFile(fileName)) return undefined;
+  return decodeFileStemLoosely(fileName.slice(0, -NOTE_EXTENSION.length))?.normalize("NFC");
+}
+
+/** Cheap test run on every name of the folder; agrees with `fileNameToKey` being defined. */
+export function isNoteFile(fileName: string): boolean {
+  return fileName.endsWith(NOTE_EXTENSION) && !fileName.startsWith(".") && fileName.length > NOTE_EXTENSION.length;
+}
+
+/** Where a key's note lives in `dir`: its file name, unless only another spelling of it exists, used in place (a person may have named it). Throws as `keyToFileName`. */
+export async function noteFileOf(dir: string, key: string): Promise<{ key: string; name: string; path: string; exists: boolean }> {
+  const name = keyToFileName(key);
+  const normalized = normalizeKey(key);
+  const exists = await stat(join(dir, name)).then((info) => info.isFile(), () => false);
+  // Only a name with an escape, a case mark or a separator has another spelling.
+  if (!exists && /[%^#]/.test(name)) {
+    const names = await readdir(dir).catch(() => [] as string[]);
+    const alias = names.find((other) => other !== name && fileNameToKey(other) === normalized);
+    if (alias) return { key: normalized, name: alias, path: join(dir, alias), exists: true };
+  }
+  return { key: normalized, name, path: join(dir, name), exists };
 }

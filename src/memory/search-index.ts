@@ -1,8 +1,7 @@
 // NoteIndex: the in-memory BM25+ index of the notes, in flat arrays that load from disk without rebuilding.
 import type { FileStamp } from "./folder-tracker.js";
 import { KEY_LENGTH, NOTE_FIELDS, TEXT_LENGTH, type IndexData } from "./index-file.js";
-import { Postings, bestOf, bitCount, bm25, idf } from "./postings.js";
-import { countTerms, keyText, processTerm, tokenize } from "./terms.js";
+import { Postings, bestOf, bitCount, bm25, countTerms, idf, keyText, processTerm, tokenize } from "./postings.js";
 
 /** One ranked note, with the indexed words that matched (for the snippet), before the store adds its snippet and time. */
 export type IndexHit = { fileName: string; score: number; terms: string[] };

@@ -4,11 +4,10 @@ import { join } from "node:path";
 import { MiniclawError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { readRegularText, RACY_MS } from "../fs/regular-file.js";
-import { forEachLimited, FolderTracker, type FolderTrackerOptions } from "./folder-tracker.js";
+import { fileNameToKey, forEachLimited, FolderTracker, isNoteFile, noteFileOf, type FolderTrackerOptions } from "./folder-tracker.js";
 import { changesSince, readIndexFile, writeIndexFile } from "./index-file.js";
-import { fileNameToKey, isNoteFile, noteFileOf } from "./keys.js";
 import { holdsTerms, NoteIndex, type IndexHit } from "./search-index.js";
-import { makeSnippet } from "./terms.js";
+import { makeSnippet } from "./postings.js";
 
 /** A note's key, its last write (the file's mtime: hand edits count) and size. */
 export type MemoryEntry = { key: string; updated: Date; size: number };
@@ -87,11 +86,9 @@ export class MemoryStore {
   /** Writes a note atomically and durably, replacing any note of the key under whatever spelling. Throws `MiniclawError`, leaving the previous note whole. */
   async save(key: string, content: string): Promise<MemoryEntry & { replaced: boolean }> {
     const file = await noteFileOf(this.dir, key);
-    try {
-      await writeFileAtomic(file.path, content);
-    } catch (error) {
-      throw new MiniclawError(`cannot save memory "${file.key}": ${(error as Error).message}`, { cause: error });
-    }
+    await writeFileAtomic(file.path, content).catch((error: Error) => {
+      throw new MiniclawError(`cannot save memory "${file.key}": ${error.message}`, { cause: error });
+    });
     this.tracker.touch(file.name);
     const info = await stat(file.path);
     return { key: file.key, updated: info.mtime, size: info.size, replaced: file.exists };

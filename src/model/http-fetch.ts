@@ -1,8 +1,7 @@
 // The client's transport: `fetch` over node:http and node:https for the requests the SDK sends, the global fetch for the rest.
 // Node's fetch (undici) parses HTTP with a WebAssembly llhttp that V8 compiles at the first request (a quarter of a second
 // of CPU, which a short process waits for at exit); node:http uses the llhttp compiled into Node.
-import type { ClientRequest, IncomingMessage, RequestOptions } from "node:http";
-import { Agent as HttpAgent, request as httpRequest } from "node:http";
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from "node:http";
 import type { Socket } from "node:net";
 import { pipeline, Readable } from "node:stream";
 import { constants, createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
@@ -48,7 +47,10 @@ export function createNodeFetch(limits: TransportLimits = {}): Fetch {
   return async (input, init = {}) => {
     const url = typeof input === "string" ? new URL(input) : input instanceof URL ? input : undefined;
     const body = bodyBytes(init.body);
-    if (url === undefined || body === false || !isPlain(url, init)) return globalThis.fetch(input, init);
+    // Sent here: an http(s) request with a body of bytes, that follows redirects and names no undici dispatcher (a proxy, say); fetch refuses a URL with
+    // a user name or password in it, and the global fetch says so.
+    const plain = (url?.protocol === "http:" || url?.protocol === "https:") && url.username === "" && url.password === "" && !("dispatcher" in init);
+    if (url === undefined || body === false || !plain || (init.redirect ?? "follow") !== "follow") return globalThis.fetch(input, init);
     const signal = init.signal ?? undefined;
     let outgoing: Outgoing = { url, method: (init.method ?? "GET").toUpperCase(), headers: Object.fromEntries(new Headers(init.headers)), body };
     for (let hops = 0; ; hops++) {
@@ -68,13 +70,6 @@ export function createNodeFetch(limits: TransportLimits = {}): Fetch {
 
 /** The transport the client uses (`createClient`). */
 export const nodeFetch = createNodeFetch();
-
-/** An http(s) request that follows redirects and names no undici dispatcher (a proxy, say): one this transport sends. */
-function isPlain(url: URL, init: RequestInit): boolean {
-  const scheme = url.protocol === "http:" || url.protocol === "https:";
-  // fetch refuses a URL with a user name or password in it; the global fetch says so.
-  return scheme && url.username === "" && url.password === "" && (init.redirect ?? "follow") === "follow" && !("dispatcher" in init);
-}
 
 /** The body as bytes, undefined for none, false for a kind only the global fetch sends (a stream, form data, a blob). */
 function bodyBytes(body: RequestInit["body"]): Buffer | undefined | false {

@@ -1,10 +1,10 @@
-// One streamed request: its server-sent events → text_delta events + the final message, with a bounded retry of broken streams.
+// One streamed request: events → text_delta events + the final message (a small accumulator for the SDK's MessageStream), broken streams retried.
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Clock } from "../deps.js";
+import { orFallback } from "../errors.js";
 import type { ApiMessage, EventSink } from "../types.js";
 import { isServerResult, serverResultText } from "../content.js";
-import { MessageAccumulator, type StreamSink } from "./accumulate.js";
-import { describeError } from "./api-error.js";
+import { describeError } from "./client.js";
 
 export type MessageParams = Anthropic.MessageCreateParamsNonStreaming;
 
@@ -51,9 +51,8 @@ async function streamOnce(client: Anthropic, params: MessageParams, opts: Stream
   if (opts.signal.aborted) return { ok: false, started: false, error: new Error("aborted") };
   let started = false;
   // The SDK's timeout covers the wait for headers only; a stream that goes quiet after that is cut here.
-  const attempt = new AbortController();
-  const onAbort = (): void => attempt.abort();
-  opts.signal.addEventListener("abort", onAbort, { once: true });
+  const quiet = new AbortController();
+  const signal = AbortSignal.any([opts.signal, quiet.signal]);
   const idleMs = opts.idleTimeoutMs ?? Math.min(client.timeout, STREAM_IDLE_TIMEOUT_MS);
   let lastEventAt = 0;
   let idle: NodeJS.Timeout | undefined;
@@ -64,14 +63,14 @@ async function streamOnce(client: Anthropic, params: MessageParams, opts: Stream
       const quietMs = performance.now() - lastEventAt;
       if (quietMs < idleMs) return watchIdle(idleMs - quietMs);
       stalled = true;
-      attempt.abort();
+      quiet.abort();
     }, delayMs);
   };
   const stall = (): Error => new Error(`the response stream sent nothing for ${Math.round(idleMs / 1000)} s`);
   try {
     // The SDK sends the request, retries it and throws its errors until the response starts; its stream reads the events
     // (pings and unnamed events skipped, an SSE `error` event thrown as an APIError), and ends quietly once aborted.
-    const stream = await client.messages.create({ ...params, stream: true }, { signal: attempt.signal });
+    const stream = await client.messages.create({ ...params, stream: true }, { signal });
     started = true;
     lastEventAt = performance.now();
     watchIdle(idleMs);
@@ -87,7 +86,6 @@ async function streamOnce(client: Anthropic, params: MessageParams, opts: Stream
     return { ok: false, started, error: stalled ? stall() : error };
   } finally {
     clearTimeout(idle);
-    opts.signal.removeEventListener("abort", onAbort);
   }
 }
 
@@ -108,4 +106,85 @@ function eventSink(emit: EventSink): StreamSink {
       }
     },
   };
+}
+
+type Block = ApiMessage["content"][number];
+
+/** What an accumulator reports as the stream goes: text and thinking deltas, and each block once it is complete. */
+export type StreamSink = { text(text: string): void; thinking(text: string): void; block(block: Block): void };
+
+/** Folds raw SSE events into a message, parsing tool input JSON once when its block stops (the SDK re-parses it on every delta). */
+export class MessageAccumulator {
+  private message: ApiMessage | undefined;
+  private readonly json = new Map<number, string>();
+  private stopped = false;
+
+  constructor(private readonly sink: StreamSink) {}
+
+  add(event: Anthropic.RawMessageStreamEvent): void {
+    switch (event.type) {
+      case "message_start":
+        this.message = { ...event.message, content: [] };
+        return;
+      case "content_block_start":
+        this.current().content[event.index] = { ...event.content_block } as Block;
+        if (event.content_block.type === "tool_use" || event.content_block.type === "server_tool_use") this.json.set(event.index, "");
+        return;
+      case "content_block_delta":
+        return this.delta(event.index, event.delta);
+      case "content_block_stop":
+        return this.finishBlock(event.index);
+      case "message_delta": {
+        const message = this.current();
+        message.stop_reason = event.delta.stop_reason;
+        message.stop_sequence = event.delta.stop_sequence;
+        for (const [key, value] of Object.entries(event.usage)) if (value !== null && value !== undefined) (message.usage as unknown as Record<string, unknown>)[key] = value;
+        return;
+      }
+      case "message_stop":
+        this.stopped = true;
+        return;
+    }
+  }
+
+  /** The complete message; throws when the stream ended before `message_stop`. */
+  result(): ApiMessage {
+    if (!this.message || !this.stopped) throw new Error("the response stream ended before the message was complete");
+    return this.message;
+  }
+
+  private current(): ApiMessage {
+    if (!this.message) throw new Error("the response stream sent a block before message_start");
+    return this.message;
+  }
+
+  private delta(index: number, delta: Anthropic.RawContentBlockDelta): void {
+    const block = this.current().content[index] as Record<string, unknown> | undefined;
+    if (!block) throw new Error(`the response stream sent a delta for unknown block ${index}`);
+    if (delta.type === "text_delta") {
+      block["text"] = `${(block["text"] as string | undefined) ?? ""}${delta.text}`;
+      if (delta.text) this.sink.text(delta.text);
+    } else if (delta.type === "input_json_delta") {
+      this.json.set(index, (this.json.get(index) ?? "") + delta.partial_json);
+    } else if (delta.type === "thinking_delta") {
+      block["thinking"] = `${(block["thinking"] as string | undefined) ?? ""}${delta.thinking}`;
+      if (delta.thinking) this.sink.thinking(delta.thinking);
+    } else if (delta.type === "signature_delta") {
+      block["signature"] = delta.signature;
+    } else if (delta.type === "citations_delta") {
+      block["citations"] = [...((block["citations"] as unknown[] | null | undefined) ?? []), delta.citation];
+    }
+  }
+
+  private finishBlock(index: number): void {
+    const block = this.current().content[index];
+    if (!block) throw new Error(`the response stream ended unknown block ${index}`);
+    const raw = this.json.get(index);
+    if (raw !== undefined) {
+      const input: unknown = orFallback(() => (raw.trim() ? JSON.parse(raw) : {}), undefined);
+      if (input === undefined) throw new Error(`the response stream sent tool input that is not valid JSON (${raw.length} characters)`);
+      (block as { input: unknown }).input = input;
+    }
+    this.sink.block(block);
+  }
 }

@@ -14,19 +14,13 @@ const DATED: Record<string, string> = {
   "claude-sonnet-4-0": "20250514",
 };
 
-/** Whether `model` is already spelled for a provider (an ARN, an inference profile, a Bedrock id, a Vertex `@` version, a deployment name). */
-function isProviderSpelling(model: string): boolean {
-  return !/^claude-[a-z0-9-]+$/.test(model);
-}
-
 /**
- * The id `provider` knows `model` by. A name already spelled for a provider passes as it is, and so does `verbatim`
- * (MINICLAW_MODEL: what the user set always wins). Bedrock: `claude-sonnet-4-5` → `anthropic.claude-sonnet-4-5-20250929-v1:0`
- * under the global cross-region inference profile (priced as the API; MINICLAW_MODEL picks a regional one); newer
- * models `global.anthropic.claude-sonnet-5-5`. Vertex: `claude-sonnet-4-5` → `claude-sonnet-4-5@20250929`. Foundry and the API: unchanged.
+ * The id `provider` knows `model` by; a provider's spelling and `verbatim` (MINICLAW_MODEL: the user's wins) pass as they are. Bedrock: the global
+ * inference profile, `global.anthropic.claude-sonnet-4-5-20250929-v1:0`, `global.anthropic.claude-sonnet-5-5`; Vertex: `claude-sonnet-4-5@20250929`.
  */
 export function providerModel(provider: Provider, model: string, verbatim?: string): string {
-  if (provider === "anthropic" || provider === "foundry" || model === verbatim || isProviderSpelling(model)) return model;
+  // Not `claude-…` alone: already spelled for a provider (an ARN, an inference profile, a Bedrock id, a Vertex `@` version, a deployment name).
+  if (provider === "anthropic" || provider === "foundry" || model === verbatim || !/^claude-[a-z0-9-]+$/.test(model)) return model;
   const dated = /^(.*)-(\d{8})$/.exec(model);
   const [alias, date] = dated ? [dated[1]!, dated[2]] : [model, DATED[model]];
   if (provider === "vertex") return date ? `${alias}@${date}` : alias;

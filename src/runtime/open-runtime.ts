@@ -3,9 +3,8 @@ import { join, resolve } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { nodeSpawnDefault, refuseApprover, safeSink, systemClock, type Approver, type Clock, type Spawn } from "../deps.js";
 import { configurationPaths } from "../gate/path-check.js";
-import type { ApprovalLists } from "../gate/approval-entries.js";
-import type { WarningSink } from "../gate/approvals-file.js";
-import type { CommandJudge, Gate, ModeHolder, PermissionMode } from "../gate/context.js";
+import type { WarningSink } from "../gate/approval-entries.js";
+import type { Gate, ModeHolder, PermissionMode } from "../gate/context.js";
 import { createGate } from "../gate/gate.js";
 import { isSecretVariable, scrubEnv, secretValues } from "../gate/secret-env.js";
 import { MemoryStore } from "../memory/store.js";
@@ -17,16 +16,13 @@ import { SessionStore, type SessionStorage } from "../sessions/store.js";
 import { createShell, type ShellOptions } from "../shell/index.js";
 import { SkillLoader } from "../skills/loader.js";
 import type { AnyTool } from "../tools/define.js";
-import { delegateSource, planSource } from "../tools/turn-tools.js";
 import { createFileTools } from "../tools/files.js";
-import { createLoadSkillTool } from "../tools/load-skill.js";
-import { createMemoryTools } from "../tools/memory.js";
-import { collectTools, toolList, type ToolView } from "../tools/source.js";
+import { createLoadSkillTool, createMemoryTools } from "../tools/memory.js";
+import { collectTools, delegateSource, planSource, toolList, type ToolView } from "../tools/source.js";
 import type { AgentConfig, EventSink } from "../types.js";
 import { checkRuntimeOptions, compactAtFromEnv, type RuntimeOptions } from "./runtime-options.js";
-import { readUserProfile } from "./system-prompt.js";
+import { projectInstructions, readProjectFiles, readUserProfile } from "./system-prompt.js";
 import { defaultWorkspace } from "./workspace.js";
-import { projectInstructions, readProjectFiles } from "./project-context.js";
 
 export type { RuntimeOptions, ShellOptions };
 
@@ -82,7 +78,11 @@ export async function openRuntime(options: RuntimeOptions = {}): Promise<Runtime
   const env = options.env ?? process.env;
   const workspace = options.workspace === undefined ? defaultWorkspace(env) : resolve(options.workspace);
   const cwd = resolve(options.cwd ?? process.cwd());
-  const client = options.client ?? defaultClient(env);
+  const provider = options.client ? undefined : env["MINICLAW_PROVIDER"]?.trim();
+  if (provider && provider !== "anthropic") throw new ConfigError(`MINICLAW_PROVIDER=${provider}: pass its client, client: await createClient({ provider: "${provider}" }) from miniclaw/providers`);
+  const client = options.client ?? createClient({ env });
+  // A client from the process's own environment: its secrets are then blanked in /proc/<pid>/environ (process.env keeps them).
+  if (!options.client && env === process.env) hideSecretsFromProcEnviron(isSecretVariable);
   const builtins = options.builtinTools !== false;
   const warn = options.onWarning && safeSink(options.onWarning);
   const memory = builtins ? (options.memory ?? MemoryStore.forWorkspace(workspace)) : undefined;
@@ -94,6 +94,10 @@ export async function openRuntime(options: RuntimeOptions = {}): Promise<Runtime
   const sources = [...(builtinTools ? [toolList(builtinTools)] : []), ...(options.toolSources ?? []), ...(options.tools ? [toolList(options.tools)] : [])];
   const after = [delegateSource(agents), planSource()];
   const { streamRetryBaseMs, streamIdleTimeoutMs, maxConcurrentDelegates } = options;
+  // One gate per turn (its events, approver, mode), all sharing the approvals file, the roots, the judge and "always".
+  const folders = { approvalsPath: join(workspace, APPROVALS_FILE), roots: [cwd, workspace], protectedDirs: [join(workspace, "sessions")], configuration: configurationPaths(workspace) };
+  const shared = { ...folders, cwd, remembered: new Set<string>(), ...(env["HOME"] && { home: env["HOME"] }), ...(warn && { onWarning: warn }) };
+  const gates = { ...shared, ...(shell && { judge: shell.judge }), ...(options.approvals && { approvals: options.approvals }) };
   return {
     [RUNTIME]: true, workspace, cwd, env, client, agents,
     childEnv: scrubEnv(env),
@@ -113,21 +117,12 @@ export async function openRuntime(options: RuntimeOptions = {}): Promise<Runtime
     },
     skillsListing: skills?.listing(),
     tools: (view, extra = []) => collectTools([...sources, toolList(extra), ...after], view),
-    gate: gatesOf({ workspace, cwd, home: env["HOME"], warn, judge: shell?.judge, approvals: options.approvals }),
+    gate: (turn) => createGate({ ...gates, mode: turn.modes, approver: turn.approver, emit: turn.emit }),
     notices: async () => [(await shell?.notice()) ?? ""].filter((line) => line !== ""),
     async close() {
       if (options.memory === undefined) memory?.close();
     },
   };
-}
-
-/** One gate per turn (its events, approver, mode), all sharing the approvals file, the roots, the judge and "always". */
-function gatesOf(place: { workspace: string; cwd: string; home: string | undefined; warn: WarningSink | undefined; judge: CommandJudge | undefined; approvals: ApprovalLists | undefined }): Runtime["gate"] {
-  const { workspace, cwd, home, warn, judge, approvals } = place;
-  const remembered = new Set<string>();
-  const folders = { approvalsPath: join(workspace, APPROVALS_FILE), roots: [cwd, workspace], protectedDirs: [join(workspace, "sessions")], configuration: configurationPaths(workspace), cwd };
-  const shared = { ...folders, remembered, ...(home && { home }), ...(warn && { onWarning: warn }), ...(judge && { judge }), ...(approvals && { approvals }) };
-  return (turn) => createGate({ ...shared, mode: turn.modes, approver: turn.approver, emit: turn.emit });
 }
 
 /** The bundled skills and the workspace's own (`skills/`), loaded; a broken one is a warning. */
@@ -140,13 +135,4 @@ export async function loadSkills(workspace: string, onWarning: WarningSink | und
 /** A holder as given, or a new one over the mode given (default `default`). */
 export function modesOf(mode: PermissionMode | ModeHolder | undefined): ModeHolder {
   return typeof mode === "object" ? mode : { mode: mode ?? "default" };
-}
-
-/** The client from `env`; from the process's own, its secrets are then blanked in /proc/<pid>/environ (process.env keeps them). Throws ConfigError without credentials. */
-function defaultClient(env: Env): Anthropic {
-  const provider = env["MINICLAW_PROVIDER"]?.trim();
-  if (provider && provider !== "anthropic") throw new ConfigError(`MINICLAW_PROVIDER=${provider}: pass its client, client: await createClient({ provider: "${provider}" }) from miniclaw/providers`);
-  const client = createClient({ env });
-  if (env === process.env) hideSecretsFromProcEnviron(isSecretVariable);
-  return client;
 }

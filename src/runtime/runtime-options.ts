@@ -75,7 +75,7 @@ export const objectOf = (what: string): z.ZodType<object> => z.custom<object>((v
 export const fn = z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", "must be a function");
 /** A permission mode, or a holder of one. */
 export const modeSchema: z.ZodType<PermissionMode | ModeHolder> = z.union([
-  z.enum(PERMISSION_MODES as [PermissionMode, ...PermissionMode[]], { error: `must be one of ${PERMISSION_MODES.join(", ")}` }),
+  z.enum(PERMISSION_MODES, { error: `must be one of ${PERMISSION_MODES.join(", ")}` }),
   z.custom<ModeHolder>((value) => typeof value === "object" && value !== null && "mode" in value, "must be a mode or an object holding one ({ mode })"),
 ]);
 

@@ -37,7 +37,9 @@ export async function initWorkspace(dir: string, templates = TEMPLATE_WORKSPACE)
   await mkdir(dir, { recursive: true });
   const result = { created: [] as string[], kept: [] as string[] };
   if (resolve(templates) === resolve(dir)) return result;
-  for (const file of await filesUnder(templates)) {
+  const entries = await readdir(templates, { recursive: true, withFileTypes: true });
+  const files = entries.filter((entry) => entry.isFile()).map((entry) => relative(templates, join(entry.parentPath, entry.name)));
+  for (const file of files.sort((a, b) => a.localeCompare(b))) {
     const target = join(dir, file);
     await mkdir(dirname(target), { recursive: true });
     try {
@@ -49,10 +51,4 @@ export async function initWorkspace(dir: string, templates = TEMPLATE_WORKSPACE)
     }
   }
   return result;
-}
-
-/** Every file below `root`, relative to it, sorted. */
-async function filesUnder(root: string): Promise<string[]> {
-  const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  return entries.filter((entry) => entry.isFile()).map((entry) => relative(root, join(entry.parentPath, entry.name))).sort((a, b) => a.localeCompare(b));
 }

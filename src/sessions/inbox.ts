@@ -6,7 +6,7 @@ import { mkdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import * as z from "zod";
 import { systemClock, type Clock } from "../deps.js";
-import { orFallback, SessionError } from "../errors.js";
+import { ifMissing, orFallback, SessionError } from "../errors.js";
 import { syncFolder, writeFileAtomic } from "../fs/atomic-write.js";
 import { withFileLock } from "../fs/file-lock.js";
 import { readRegularFileSync, appendLines } from "../fs/regular-file.js";
@@ -37,12 +37,7 @@ export async function addSteer(sessionsDir: string, key: string, text: string, c
   checkSteerText(key, text);
   const id = randomUUID();
   const line = JSON.stringify({ type: "steer", id, ts: clock.now(), text }) + "\n";
-  try {
-    await mkdir(sessionsDir, { recursive: true });
-    await withInboxLock(file, key, () => appendLine(file, line));
-  } catch (error) {
-    throw asSessionError(error, `cannot add to the steering inbox ${file}`);
-  }
+  await withInboxLock(file, key, `cannot add to the steering inbox ${file}`, () => appendLine(file, line));
   return id;
 }
 
@@ -82,11 +77,7 @@ export class SessionInbox {
     for (const id of ids) this.taken.add(id);
     // Ids come from the file: once it is gone (everything delivered), there is nothing to mark.
     if (readInbox(this.file) === "") return;
-    try {
-      await withInboxLock(this.file, this.key, () => markDelivered(this.file, ids));
-    } catch (error) {
-      throw asSessionError(error, `cannot mark steering delivered in ${this.file}`);
-    }
+    await withInboxLock(this.file, this.key, `cannot mark steering delivered in ${this.file}`, () => markDelivered(this.file, ids));
   }
 }
 
@@ -99,9 +90,7 @@ async function markDelivered(file: string, ids: string[]): Promise<void> {
   for (const id of marked) delivered.add(id);
   const waiting = steers.filter((steer) => !delivered.has(steer.id));
   if (waiting.length === 0) {
-    await unlink(file).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== "ENOENT") throw error;
-    });
+    await unlink(file).catch((error: unknown) => ifMissing(error, undefined));
     return syncFolder(dirname(file));
   }
   const waitingBytes = waiting.reduce((sum, steer) => sum + Buffer.byteLength(steer.line, "utf8") + 1, 0);
@@ -139,8 +128,7 @@ function readInbox(file: string): string {
   try {
     return readRegularFileSync(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
-    throw new SessionError(`cannot read the steering inbox ${file}: ${(error as Error).message}`, { cause: error });
+    return ifMissing(error, "", (cause) => new SessionError(`cannot read the steering inbox ${file}: ${cause.message}`, { cause }));
   }
 }
 
@@ -149,10 +137,12 @@ async function appendLine(file: string, line: string): Promise<void> {
   if (await appendLines(file, line, { sync: true })) await syncFolder(dirname(file));
 }
 
-function asSessionError(error: unknown, what: string): SessionError {
-  return error instanceof SessionError ? error : new SessionError(`${what}: ${(error as Error).message}`, { cause: error });
-}
-
-function withInboxLock<T>(file: string, key: string, work: () => Promise<T>): Promise<T> {
-  return withFileLock(`${file}.lock`, sessionLockOptions("inbox", key, LOCK_TIMEOUT_MS), work);
+/** Runs `work` holding the inbox's lock (its folder made first); a failure is a SessionError, `what` said first unless it is one already. */
+async function withInboxLock<T>(file: string, key: string, what: string, work: () => Promise<T>): Promise<T> {
+  try {
+    await mkdir(dirname(file), { recursive: true });
+    return await withFileLock(`${file}.lock`, sessionLockOptions("inbox", key, LOCK_TIMEOUT_MS), work);
+  } catch (error) {
+    throw error instanceof SessionError ? error : new SessionError(`${what}: ${(error as Error).message}`, { cause: error });
+  }
 }

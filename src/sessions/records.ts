@@ -25,9 +25,8 @@ export const headerRecord = z.object({
 });
 
 /**
- * One API message. An assistant message carries its response's usage, model and stop reason, and `discardedUsage` of
- * responses not stored (a cut-off tool call retried, an empty reply), so the file alone sums the cost. `synthetic` marks
- * messages the harness wrote (repairs, interrupts); `steerIds` the inbox steers a user message carries, each delivered once.
+ * One API message. An assistant message carries its response's usage, model and stop reason, and `discardedUsage` of responses not stored (a tool call
+ * cut off, an empty reply): the file alone sums the cost. `synthetic`: the harness wrote it; `steerIds`: the inbox steers it carries, each delivered once.
  */
 export const messageRecord = z.object({
   type: z.literal("message"),

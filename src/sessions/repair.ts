@@ -1,6 +1,7 @@
 // The one definition of a valid history: repairs applied where messages enter it (a file loaded, a response arriving).
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam, ToolUseBlock } from "../types.js";
 import { type MessageRecord, isObject } from "./records.js";
+import type { LoadMode } from "./session-handle.js";
 import { toolResultText } from "../content.js";
 
 /** The error result answering a tool_use whose result never reached the file. */
@@ -15,13 +16,9 @@ const CONTINUE_TEXT = "(continue)";
 /** Stops after which the loop continues with a second assistant message of its own. */
 const CONTINUED_STOPS = new Set(["pause_turn", "model_context_window_exceeded"]);
 
-/** How a loaded sequence ends: "close" answers a trailing tool_use and user message, "answer" only the tool_use, "none" neither. */
-export type TailMode = "close" | "answer" | "none";
-
 /**
- * Keeps a sequence valid for the API as records are added: a user message first (unless after a summary), roles
- * alternating, each tool_use answered next (missing results as `is_error`), orphan results as text, unique ids, object
- * inputs, no blank text or empty message. Loads and turns share it, so memory equals a reload. Never mutates its input.
+ * Keeps a sequence valid for the API as records are added: a user message first (unless after a summary), roles alternating, each tool_use answered
+ * next (else `is_error`), orphan results as text, unique ids, object inputs, no blank text or empty message. Never mutates; loads and turns share it.
  */
 export class HistoryRepair {
   /** One line per repair made, for the caller's warnings. */
@@ -50,22 +47,23 @@ export class HistoryRepair {
       if (last === undefined && !this.afterSummary) out.push(synthetic(`${record.id}:lost-start`, "user", LOST_START_TEXT, record.ts));
       if (last?.message.role === "assistant") out.push(this.fillGap(last));
       out.push(record);
-      this.pending = idsOfToolUses(record.message);
+      const content = record.message.content;
+      this.pending = typeof content === "string" ? [] : content.flatMap((block) => (block.type === "tool_use" ? [block.id] : []));
     }
     this.last = record;
     return out;
   }
 
-  /** The synthetic records that end the sequence as `mode` says; the store appends them when it holds the lock. */
-  close(mode: TailMode, ts: number, newId: () => string): MessageRecord[] {
+  /** The synthetic records that end the sequence as a load in `mode` does (see LoadMode); the store appends them when it holds the lock. */
+  close(mode: LoadMode, ts: number, newId: () => string): MessageRecord[] {
     const tail: MessageRecord[] = [];
-    if (mode === "none") return tail;
+    if (mode === "in-turn") return tail;
     if (this.pending.length > 0) {
       this.notes.push(`answered ${this.pending.length} interrupted tool call(s) (${this.pending.join(", ")}) with an error result`);
       tail.push(synthetic(newId(), "user", this.pending.map(interruptedResult), ts));
     }
     const lastRole = tail.at(-1)?.message.role ?? this.last?.message.role;
-    if (mode === "close" && lastRole === "user") {
+    if (mode === "turn-start" && lastRole === "user") {
       this.notes.push("the last user message had no reply: added a note that the turn was interrupted");
       tail.push(synthetic(newId(), "assistant", NO_REPLY_TEXT, ts));
     }
@@ -143,7 +141,7 @@ export class HistoryRepair {
 /** Repairs a loaded sequence (see HistoryRepair): the `records` to send, and the synthetic `tail` among them the store appends. Pure. */
 export function repairMessages(
   input: readonly MessageRecord[],
-  options: { afterSummary: boolean; tail: TailMode; ts: number; newId: () => string },
+  options: { afterSummary: boolean; tail: LoadMode; ts: number; newId: () => string },
 ): { records: MessageRecord[]; tail: MessageRecord[]; notes: string[]; repair: HistoryRepair } {
   const repair = new HistoryRepair(options.afterSummary);
   const records = input.flatMap((record) => repair.add(record));
@@ -172,11 +170,6 @@ export function cleanResponse(content: readonly ContentBlockParam[], seen: Reado
     return [{ ...block, id, input: isObject(block.input) ? block.input : {} }];
   });
   return { content: stored, calls };
-}
-
-function idsOfToolUses(message: MessageParam): string[] {
-  if (message.role !== "assistant" || typeof message.content === "string") return [];
-  return message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : []));
 }
 
 /** True when a user message is plain text from the user (no tool_result in it). */

@@ -1,6 +1,7 @@
 // Reading a session file: every line, or only the region a load needs, read from the end so its cost follows what is kept.
-import { closeSync, readSync } from "node:fs";
-import { openRegularSync } from "../fs/regular-file.js";
+import { closeSync } from "node:fs";
+import { ifMissing } from "../errors.js";
+import { openRegularSync, readAt } from "../fs/regular-file.js";
 import { type CompactionRecord, type HeaderRecord, type MessageRecord, type ModeRecord, type OutputRecord, type SessionRecord, parseRecordLine } from "./records.js";
 
 /** What a load needs: the message records from the first kept one on, `afterCompaction` the ids after the compaction line; warnings `<file>:<line>: ...`. */
@@ -102,8 +103,7 @@ export async function readLoadRegionFromFile(file: string, options: { chunkBytes
   try {
     opened = openRegularSync(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
+    return ifMissing(error, undefined);
   }
   const { fd, size } = opened;
   try {
@@ -185,15 +185,4 @@ function readFirstLine(fd: number, size: number): { text: string; end: number } 
     const end = head.indexOf(NEWLINE);
     if (end >= 0 || length === size) return { text: head.toString("utf8", 0, end < 0 ? length : end), end: end < 0 ? length : end };
   }
-}
-
-function readAt(fd: number, position: number, length: number): Buffer {
-  const buffer = Buffer.allocUnsafe(length);
-  let filled = 0;
-  while (filled < length) {
-    const bytesRead = readSync(fd, buffer, filled, length - filled, position + filled);
-    if (bytesRead === 0) return buffer.subarray(0, filled);
-    filled += bytesRead;
-  }
-  return buffer;
 }

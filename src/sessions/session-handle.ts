@@ -36,9 +36,8 @@ export const SUMMARY_PREFIX = "The conversation before this point was compacted.
 export const SUMMARY_SUFFIX = "\n</summary>";
 
 /**
- * How a load treats the session's end, where a crash leaves its marks: `turn-start` (between turns) answers a trailing
- * tool_use with `is_error` results and a trailing user message with "(no reply: ...)", both appended by the store; `in-turn`
- * returns the end as written; `read` answers a trailing tool_use in memory only, never writing into another process's turn.
+ * How a load treats the session's end, where a crash leaves its marks: `turn-start` answers a trailing tool_use with `is_error` results and a trailing
+ * user message with "(no reply: ...)", appended; `in-turn` keeps the end as written; `read` answers a tool_use in memory only, never in another's turn.
  */
 export type LoadMode = "turn-start" | "in-turn" | "read";
 
@@ -49,8 +48,7 @@ export function viewForLoad(
   mode: LoadMode,
 ): { session: LoadedSession; repairs: MessageRecord[]; repair: HistoryRepair } {
   const { compaction, header, outputs } = region;
-  const tail = mode === "turn-start" ? "close" : mode === "in-turn" ? "none" : "answer";
-  const repaired = repairMessages(region.records, { afterSummary: compaction !== undefined, tail, ts: base.ts, newId: newRecordId });
+  const repaired = repairMessages(region.records, { afterSummary: compaction !== undefined, tail: mode, ts: base.ts, newId: newRecordId });
   const records = repaired.records;
   let messages = records.map((record) => record.message);
   let messageOffset: 0 | 1 = 0;
@@ -58,28 +56,20 @@ export function viewForLoad(
     const summary: ContentBlockParam = { type: "text", text: SUMMARY_PREFIX + compaction.summary + SUMMARY_SUFFIX };
     const first = messages[0];
     if (first !== undefined && isPlainUserMessage(first)) {
-      messages = [{ role: "user", content: [summary, ...asBlocks(first.content)] }, ...messages.slice(1)];
+      const blocks = typeof first.content === "string" ? [{ type: "text" as const, text: first.content }] : first.content;
+      messages = [{ role: "user", content: [summary, ...blocks] }, ...messages.slice(1)];
     } else {
       messages = [{ role: "user", content: [summary] }, ...messages];
       messageOffset = 1;
     }
   }
-  const lastUsage = findLastUsage(records, region.afterCompaction, messageOffset);
+  const last = records.findLastIndex((record) => record.usage !== undefined && record.message.role === "assistant" && region.afterCompaction.has(record.id));
+  const lastUsage = last < 0 ? undefined : { usage: records[last]!.usage!, index: last + messageOffset };
   const warnings = [...region.warnings, ...repaired.notes.map((note) => `${base.file}: ${note}`)];
   const found = { ...(compaction && { compaction }), ...(lastUsage && { lastUsage }), ...(outputs && { outputs }), ...(region.mode && { mode: region.mode }) };
   const agentId = header?.agentId ?? agentIdFromKey(base.key);
   const session: LoadedSession = { key: base.key, file: base.file, exists: true, agentId, messages, records, messageOffset, ...found, warnings };
   return { session, repairs: mode === "turn-start" ? repaired.tail : [], repair: repaired.repair };
-}
-
-function findLastUsage(records: MessageRecord[], after: Set<string>, offset: 0 | 1): LoadedSession["lastUsage"] {
-  const i = records.findLastIndex((record) => record.usage !== undefined && record.message.role === "assistant" && after.has(record.id));
-  const usage = records[i]?.usage;
-  return usage && { usage, index: i + offset };
-}
-
-function asBlocks(content: MessageParam["content"]): ContentBlockParam[] {
-  return typeof content === "string" ? [{ type: "text", text: content }] : content;
 }
 
 /** What `openSession` resolves to: `aborted` before the lock was won (nothing read or written), `unreadable` when the file could not be read (the lock released). */

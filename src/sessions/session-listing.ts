@@ -2,13 +2,13 @@
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../deps.js";
-import { SessionError } from "../errors.js";
+import { ifMissing, SessionError } from "../errors.js";
 import { decodeKey, SESSION_FILE_SUFFIX } from "./session-path.js";
 import { agentIdFromKey, type HeaderRecord, type SessionRecord } from "./records.js";
 import { parseAllRecords, readLoadRegionFromFile, type LoadRegion } from "./session-file.js";
 import { viewForLoad } from "./session-handle.js";
 import type { SessionBackend } from "./store.js";
-import { sessionContextSize } from "./tokens.js";
+import { sessionContextSize } from "./compaction.js";
 
 /** A `miniclaw sessions` line: the messages the model would see (summary included), their tokens (exact where usage allows), the newest record time or mtime. */
 export interface SessionListing {
@@ -46,35 +46,26 @@ export function nestUnderParents(listings: readonly SessionListing[]): NestedLis
 
 /** The sessions of `dir`, newest activity first; a file whose key is neither in its header nor its name is skipped with a warning. */
 export async function listSessions(dir: string, deps: ListDeps): Promise<SessionListing[]> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw new SessionError(`cannot list sessions in ${dir}: ${(error as Error).message}`, { cause: error });
-  }
+  const cannot = (error: Error): Error => new SessionError(`cannot list sessions in ${dir}: ${error.message}`, { cause: error });
+  const names = await readdir(dir).catch((error: unknown) => ifMissing(error, [], cannot));
   const listings: SessionListing[] = [];
   for (const name of names.filter((n) => n.endsWith(SESSION_FILE_SUFFIX)).sort()) {
-    const listing = await listOne(join(dir, name), name.slice(0, -SESSION_FILE_SUFFIX.length), deps);
-    if (listing) listings.push(listing);
+    const file = join(dir, name);
+    const region = await readLoadRegionFromFile(file).catch((error: Error) => {
+      deps.onWarning(`${file}: skipped: cannot read it (${error.message})`);
+      return undefined;
+    });
+    if (region === undefined) continue;
+    region.warnings.forEach((warning) => deps.onWarning(warning));
+    const key = region.header?.key ?? decodeKey(name.slice(0, -SESSION_FILE_SUFFIX.length));
+    if (key === undefined) {
+      deps.onWarning(`${file}: skipped: no session header and the name is not an encoded key`);
+      continue;
+    }
+    const mtime = region.lastTs === undefined ? await stat(file).then((s) => s.mtimeMs, () => 0) : 0;
+    listings.push(listingOf(key, region, file, deps.clock.now(), mtime));
   }
   return listings.sort((a, b) => b.lastActivity - a.lastActivity || a.key.localeCompare(b.key));
-}
-
-async function listOne(file: string, stem: string, deps: ListDeps): Promise<SessionListing | undefined> {
-  const region = await readLoadRegionFromFile(file).catch((error: Error) => {
-    deps.onWarning(`${file}: skipped: cannot read it (${error.message})`);
-    return undefined;
-  });
-  if (region === undefined) return undefined;
-  region.warnings.forEach((warning) => deps.onWarning(warning));
-  const key = region.header?.key ?? decodeKey(stem);
-  if (key === undefined) {
-    deps.onWarning(`${file}: skipped: no session header and the name is not an encoded key`);
-    return undefined;
-  }
-  const mtime = region.lastTs === undefined ? await stat(file).then((s) => s.mtimeMs, () => 0) : 0;
-  return listingOf(key, region, file, deps.clock.now(), mtime);
 }
 
 /** The listing of one session from its load region; `fallbackTs` is its last activity when no record has a time. */

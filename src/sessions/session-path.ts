@@ -19,16 +19,15 @@ const names = new Map<string, string>();
 /** The file name stem of a session key (`agent#main#main`); keys are not normalized. Throws SessionError for an empty or ill-formed key. */
 export function encodeKey(key: string): string {
   if (typeof key !== "string" || key === "") throw new SessionError("invalid session key: the key is empty");
-  try {
-    return encodeFileStem(key, MAX_ENCODED_KEY_BYTES);
-  } catch (error) {
-    throw new SessionError((error as Error).message.replace("invalid key", "invalid session key"));
-  }
+  return encodeFileStem(key, MAX_ENCODED_KEY_BYTES, (message) => new SessionError(message.replace("invalid key", "invalid session key")));
 }
 
 /** The key of a session file's stem (this encoding, else the old one); undefined for a hashed or stray name. */
 export function decodeKey(stem: string): string | undefined {
-  return decodeFileStem(stem) ?? decodeLegacyStem(stem);
+  const key = decodeFileStem(stem);
+  if (key !== undefined || !LEGACY_NAME.test(stem) || isHashedStem(stem)) return key;
+  const legacy = orFallback(() => decodeURIComponent(stem), undefined);
+  return legacy !== undefined && legacyStem(legacy) === stem ? legacy : undefined;
 }
 
 /** The file name (`<stem>.jsonl`) of a key's session. Throws SessionError for an invalid key. */
@@ -66,18 +65,11 @@ function moveWithoutReplacing(from: string, to: string): void {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EEXIST" || code === "ENOENT") return; // Another process moved or created it first.
-    try {
-      if (!existsSync(to)) renameSync(from, to);
-    } catch {
-      // Left under the old name; the next call tries again.
-    }
-    return;
+    // Left under the old name when this fails too; the next call tries again.
+    return orFallback(() => (existsSync(to) ? undefined : renameSync(from, to)), undefined);
   }
-  try {
-    unlinkSync(from);
-  } catch {
-    // Both names now point at one file; the old one is harmless.
-  }
+  // Both names now point at one file; should the unlink fail, the old one is harmless.
+  orFallback(() => unlinkSync(from), undefined);
 }
 
 // The encoding before readable names, kept only to find files written under it.
@@ -94,10 +86,4 @@ function legacyStem(key: string): string {
   const escapeStart = out.lastIndexOf("%", end - 1);
   if (escapeStart >= 0 && escapeStart + 3 > end) end = escapeStart;
   return `${out.slice(0, end)}~${createHash("sha256").update(key, "utf8").digest("hex").slice(0, 32)}`;
-}
-
-function decodeLegacyStem(stem: string): string | undefined {
-  if (!LEGACY_NAME.test(stem) || isHashedStem(stem)) return undefined;
-  const key = orFallback(() => decodeURIComponent(stem), undefined);
-  return key !== undefined && legacyStem(key) === stem ? key : undefined;
 }

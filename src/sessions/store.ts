@@ -2,8 +2,8 @@
 import { close, constants, mkdirSync, writeFileSync } from "node:fs";
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { systemClock, type Clock } from "../deps.js";
-import { SessionError } from "../errors.js";
+import { systemClock } from "../deps.js";
+import { ifMissing, SessionError } from "../errors.js";
 import { isFileLockHeld } from "../fs/file-lock.js";
 import { openRegularSync, readRegularText, appendLines, APPEND_FLAGS } from "../fs/regular-file.js";
 import type { Inbox } from "../types.js";
@@ -22,10 +22,7 @@ export type { SessionListing } from "./session-listing.js";
 /** Sessions as `<dir>/<encoded key>.jsonl`, appended, never rewritten; safe across stores and processes (single O_APPEND writes, `lock` per turn). */
 export class SessionStore implements SessionBackend {
   readonly dir: string;
-  private readonly clock: Clock;
-  private readonly lockTimeoutMs: number;
-  private readonly onWarning: (message: string) => void;
-  private readonly fsync: boolean;
+  private readonly options: Required<SessionStoreOptions>;
   // Files whose tail our last append ended with a newline, and the append descriptors held while we hold their lock.
   private readonly knownWhole = new Set<string>();
   private readonly handles = new Map<string, number>();
@@ -33,10 +30,8 @@ export class SessionStore implements SessionBackend {
 
   constructor(dir: string, options: SessionStoreOptions = {}) {
     this.dir = resolve(dir);
-    this.clock = options.clock ?? systemClock;
-    this.lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
-    this.onWarning = options.onWarning ?? (() => {});
-    this.fsync = options.fsync ?? false;
+    const { clock = systemClock, lockTimeoutMs = DEFAULT_LOCK_TIMEOUT_MS, onWarning = () => {}, fsync = false } = options;
+    this.options = { clock, lockTimeoutMs, onWarning, fsync };
   }
 
   /** The file of a key's session. Throws SessionError for an invalid (empty) key. */
@@ -49,7 +44,7 @@ export class SessionStore implements SessionBackend {
   }
 
   addSteer(key: string, text: string): Promise<string> {
-    return addSteer(this.dir, key, text, this.clock);
+    return addSteer(this.dir, key, text, this.options.clock);
   }
 
   inbox(key: string, options: SessionInboxOptions = {}): Inbox {
@@ -66,7 +61,7 @@ export class SessionStore implements SessionBackend {
     const file = this.fileFor(key);
     const region = await readRegion(file);
     if (region === undefined) return { key, file, exists: false, messages: [], records: [], messageOffset: 0, warnings: [] };
-    const { session, repairs } = viewForLoad(region, { key, file, ts: this.clock.now() }, options.mode ?? defaultLoadMode(lockPathOf(file)));
+    const { session, repairs } = viewForLoad(region, { key, file, ts: this.options.clock.now() }, options.mode ?? defaultLoadMode(lockPathOf(file)));
     if (repairs.length > 0) await this.append(key, repairs);
     return session;
   }
@@ -79,10 +74,10 @@ export class SessionStore implements SessionBackend {
       if (!this.dirReady) mkdirSync(this.dir, { recursive: true });
       this.dirReady = true;
       // Our last append ended a line and, while we hold the lock, nobody else wrote since: a plain append suffices.
-      if (this.knownWhole.has(file) && !this.fsync && isFileLockHeld(lockPathOf(file))) this.appendPlain(file, body);
+      if (this.knownWhole.has(file) && !this.options.fsync && isFileLockHeld(lockPathOf(file))) this.appendPlain(file, body);
       else {
-        const header = records[0]?.type === "session" ? undefined : () => serialize(headerRecordFor(key, agentIdFromKey(key), this.clock.now()), file);
-        await appendLines(file, body, { sync: this.fsync, header });
+        const header = records[0]?.type === "session" ? undefined : () => serialize(headerRecordFor(key, agentIdFromKey(key), this.options.clock.now()), file);
+        await appendLines(file, body, { sync: this.options.fsync, header });
       }
       this.knownWhole.add(file);
       noteWrite(lockPathOf(file));
@@ -109,7 +104,7 @@ export class SessionStore implements SessionBackend {
     this.dirReady = true;
     // Another process may have written (or died mid-line) since our last turn: check the tail again once.
     this.knownWhole.delete(file);
-    const release = await acquireSessionLock(lockPathOf(file), key, this.lockTimeoutMs);
+    const release = await acquireSessionLock(lockPathOf(file), key, this.options.lockTimeoutMs);
     return async () => {
       const fd = this.handles.get(file);
       this.handles.delete(file);
@@ -120,19 +115,19 @@ export class SessionStore implements SessionBackend {
   }
 
   async create(key: string, agentId: string = agentIdFromKey(key)): Promise<HeaderRecord> {
-    const header = headerRecordFor(key, agentId, this.clock.now());
+    const header = headerRecordFor(key, agentId, this.options.clock.now());
     await this.writeNew(key, [header], "create");
     return header;
   }
 
   async list(): Promise<SessionListing[]> {
-    return listSessions(this.dir, { onWarning: this.onWarning, clock: this.clock });
+    return listSessions(this.dir, { onWarning: this.options.onWarning, clock: this.options.clock });
   }
 
   async show(key: string, options: { all?: boolean } = {}): Promise<SessionRecord[]> {
     const file = this.fileFor(key);
     const region = options.all === true ? undefined : await readRegion(file);
-    region?.warnings.forEach((warning) => this.onWarning(warning));
+    region?.warnings.forEach((warning) => this.options.onWarning(warning));
     const records = options.all === true ? await this.readAll(file) : region && recordsToShow(region);
     if (records === undefined) throw new SessionError(`no session ${key} (${file})`);
     return records;
@@ -145,7 +140,7 @@ export class SessionStore implements SessionBackend {
     const { agentId, records } = selectForkRecords(all, fromFile, fromKey, options.upToMessageId);
     const release = await this.lock(toKey);
     try {
-      await this.writeNew(toKey, [headerRecordFor(toKey, agentId, this.clock.now(), fromKey), ...records], "write");
+      await this.writeNew(toKey, [headerRecordFor(toKey, agentId, this.options.clock.now(), fromKey), ...records], "write");
       return await this.load(toKey, { mode: "turn-start" });
     } finally {
       await release();
@@ -154,15 +149,11 @@ export class SessionStore implements SessionBackend {
 
   /** Every readable record of a session file (damaged lines to `onWarning`), or undefined when there is none. */
   private async readAll(file: string): Promise<SessionRecord[] | undefined> {
-    let text: string;
-    try {
-      text = await readRegularText(file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw new SessionError(`cannot read session ${file}: ${(error as Error).message}`, { cause: error });
-    }
+    const cannot = (error: Error): Error => new SessionError(`cannot read session ${file}: ${error.message}`, { cause: error });
+    const text = await readRegularText(file).catch((error: unknown) => ifMissing(error, undefined, cannot));
+    if (text === undefined) return undefined;
     const { records, warnings } = parseAllRecords(text, file);
-    warnings.forEach((warning) => this.onWarning(warning));
+    warnings.forEach((warning) => this.options.onWarning(warning));
     return records;
   }
 

@@ -1,4 +1,6 @@
-// SKILL.md and SOUL.md frontmatter, parsed safely (YAML only, no shared cache, no eval), and the Agent Skills rules.
+// SKILL.md and SOUL.md frontmatter, parsed safely (YAML only, no shared cache, no eval), the Agent Skills rules, and where the skill files are.
+import { readdirSync, realpathSync, statSync, type Dirent } from "node:fs";
+import { join, resolve } from "node:path";
 import matter from "gray-matter";
 import { orFallback } from "../errors.js";
 
@@ -71,7 +73,11 @@ const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 /** Checks a frontmatter block against the Agent Skills rules; never throws: a broken rule is a sentence in `problems`, usable parts are kept. */
 export function checkSkillFrontmatter(data: Record<string, unknown>, folder: string): { fields: SkillFields; problems: string[] } {
   const problems: string[] = [];
-  const fields: SkillFields = { name: checkName(data["name"], folder, problems), description: checkDescription(data["description"], problems) };
+  const name = checkName(data["name"], folder, problems);
+  const description = asText(data["description"])?.replace(/\s+/g, " ").trim() ?? "";
+  if (description === "") problems.push(`"description" is required and must be non-empty text`);
+  if (description.length > MAX_DESCRIPTION_CHARS) problems.push(`"description" is longer than ${MAX_DESCRIPTION_CHARS} characters`);
+  const fields: SkillFields = { name, description };
   const { license, compatibility, metadata } = data;
   if (typeof license === "string") fields.license = license;
   else if (license !== undefined) problems.push(`"license" must be a string`);
@@ -104,9 +110,74 @@ function checkName(value: unknown, folder: string, problems: string[]): string {
   return text;
 }
 
-function checkDescription(value: unknown, problems: string[]): string {
-  const text = asText(value)?.replace(/\s+/g, " ").trim() ?? "";
-  if (text === "") problems.push(`"description" is required and must be non-empty text`);
-  if (text.length > MAX_DESCRIPTION_CHARS) problems.push(`"description" is longer than ${MAX_DESCRIPTION_CHARS} characters`);
-  return text;
+const SKILL_FILE = "SKILL.md";
+/** How deep below a skills folder a SKILL.md is looked for (`<dir>/<collection>/<name>/SKILL.md` is depth 3). */
+const MAX_SKILL_DEPTH = 5;
+/** Most files listed for one skill, so a huge folder cannot flood a tool result. */
+const MAX_RESOURCE_FILES = 1000;
+
+function skipped(name: string): boolean {
+  return name.startsWith(".") || name === "node_modules" || name === "__pycache__";
+}
+
+/** A folder's entries; none when it cannot be listed. */
+function entries(dir: string): Dirent[] {
+  return orFallback(() => readdirSync(dir, { withFileTypes: true }), []);
+}
+
+/** A folder, or a link to one; a link loop (ELOOP) or an unreadable target is no skill folder. */
+function isDirectory(path: string, entry: Dirent): boolean {
+  if (entry.isDirectory()) return true;
+  return entry.isSymbolicLink() && orFallback(() => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true, false);
+}
+
+/**
+ * Every SKILL.md under `root`, sorted: a folder holding one is a skill, others are searched to MAX_SKILL_DEPTH, hidden ones
+ * and `node_modules` skipped, links followed once. Synchronous: small directory reads take microseconds, the pool ~0.3 ms.
+ */
+export function findSkillFiles(root: string, warn: (message: string) => void): string[] {
+  const found: string[] = [];
+  const seen = new Set<string>();
+  // `real` is the folder's real path, which `seen` keys on: asked of the system only for the root and for links.
+  function walk(dir: string, real: string, depth: number): void {
+    if (seen.has(real)) return;
+    seen.add(real);
+    const list = entries(dir);
+    if (list.some((entry) => entry.name === SKILL_FILE && !entry.isDirectory())) {
+      found.push(join(dir, SKILL_FILE));
+      return;
+    }
+    if (depth >= MAX_SKILL_DEPTH) {
+      if (list.some((entry) => entry.isDirectory() && !skipped(entry.name))) warn(`${dir}: not searched for skills, deeper than ${MAX_SKILL_DEPTH} levels below ${root}`);
+      return;
+    }
+    for (const entry of list.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const path = join(dir, entry.name);
+      if (skipped(entry.name) || !isDirectory(path, entry)) continue;
+      walk(path, entry.isSymbolicLink() ? realPath(path) : join(real, entry.name), depth + 1);
+    }
+  }
+  const start = resolve(root);
+  walk(start, realPath(start), 0);
+  return found.sort();
+}
+
+/** The path with every link resolved; the path itself when that fails (a dangling or unreadable path is listed as empty). */
+function realPath(path: string): string {
+  return orFallback(() => realpathSync.native(path), path);
+}
+
+/** The absolute paths of a skill's files other than its SKILL.md, sorted; hidden files skipped. */
+export function listSkillResources(dir: string, skillFile: string): string[] {
+  const files: string[] = [];
+  function walk(current: string): void {
+    for (const entry of entries(current)) {
+      if (files.length >= MAX_RESOURCE_FILES || skipped(entry.name)) continue;
+      const path = join(current, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (path !== skillFile) files.push(path);
+    }
+  }
+  walk(dir);
+  return files.sort();
 }

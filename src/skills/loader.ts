@@ -1,11 +1,11 @@
-// SkillLoader: finds SKILL.md files under the skill folders, checks them, and serves layers 1 and 2.
+// SkillLoader: finds SKILL.md files under the skill folders, checks them, and serves what the model reads: the listing (layer 1) and a skill (layer 2).
 import { statSync, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
+import { safeSink } from "../deps.js";
 import { messageOf, ToolError } from "../errors.js";
 import { readRegularFileSync, readRegularText, fileVersion } from "../fs/regular-file.js";
-import { parseFrontmatter, parseLooseFrontmatter, type ParsedFrontmatter, checkSkillFrontmatter, type SkillFields } from "./frontmatter.js";
-import { DEFAULT_LISTING_BUDGET_CHARS, formatSkillBody, formatSkillListing } from "./prompt.js";
-import { findSkillFiles, listSkillResources } from "./scan.js";
+import { checkSkillFrontmatter, findSkillFiles, listSkillResources, parseFrontmatter, parseLooseFrontmatter } from "./frontmatter.js";
+import type { ParsedFrontmatter, SkillFields } from "./frontmatter.js";
 
 /** One loaded skill: `file` its SKILL.md and `dir` its folder, where the body's relative paths start (both absolute); `root` its skills folder. */
 export interface Skill extends SkillFields {
@@ -68,8 +68,12 @@ function parseEither(text: string): { parsed: ParsedFrontmatter | undefined; err
 export class SkillLoader {
   private skills = new Map<string, Skill>();
   private listings = new Map<number, string>();
+  /** The caller's sink: one that throws must not break loading. */
+  private readonly warn: (message: string) => void;
 
-  constructor(private readonly options: SkillLoaderOptions) {}
+  constructor(private readonly options: SkillLoaderOptions) {
+    this.warn = safeSink(options.onWarning);
+  }
 
   /** Scans every folder. Missing folders are skipped quietly; bad files are reported and skipped or loaded leniently. */
   async load(): Promise<void> {
@@ -158,12 +162,58 @@ export class SkillLoader {
     // A copy of the fields: a skill's metadata is the caller's to change, never the next load's.
     return outcome.parsed && { ...outcome.parsed, data: structuredClone(outcome.parsed.data) };
   }
+}
 
-  private readonly warn = (message: string): void => {
-    try {
-      this.options.onWarning?.(message);
-    } catch {
-      // A warning sink that throws must not break loading.
-    }
-  };
+type ListedSkill = { name: string; description: string };
+
+/** Default size of the layer-1 listing, in characters. */
+export const DEFAULT_LISTING_BUDGET_CHARS = 8000;
+
+const ELLIPSIS = "…";
+
+function line(name: string, description: string): string {
+  return description ? `- ${name}: ${description}` : `- ${name}`;
+}
+
+/** The largest cap such that every description cut to it fits in `room` characters in total. */
+function fairCap(lengths: number[], room: number): number {
+  let low = 0;
+  let high = Math.max(0, ...lengths);
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    const used = lengths.reduce((sum, n) => sum + Math.min(n, mid), 0);
+    if (used <= room) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}
+
+/** Layer 1: a `- name: description` line per skill, sorted; long descriptions share `budgetChars`, cut with "…" (`shortenedTo`); no skill is dropped, even past it. */
+export function formatSkillListing(skills: readonly ListedSkill[], budgetChars = DEFAULT_LISTING_BUDGET_CHARS): { text: string; shortenedTo?: number } {
+  const sorted = [...skills].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const full = sorted.map((s) => line(s.name, s.description)).join("\n");
+  if (full.length <= budgetChars) return { text: full };
+  // Each described line costs its name, "- " and ": " plus a newline between lines.
+  const fixed = sorted.reduce((sum, s) => sum + s.name.length + 4, 0) + Math.max(0, sorted.length - 1);
+  const cap = fairCap(sorted.map((s) => s.description.length), Math.max(0, budgetChars - fixed));
+  const shorten = (text: string): string =>
+    text.length <= cap ? text : cap <= ELLIPSIS.length ? "" : text.slice(0, cap - ELLIPSIS.length).trimEnd() + ELLIPSIS;
+  const text = sorted.map((s) => line(s.name, shorten(s.description))).join("\n");
+  return { text, shortenedTo: cap };
+}
+
+/** A loaded skill (layer 2): the body inside `<skill name="...">` tags, then its other files as absolute paths `read_file` can open (layer 3). */
+export function formatSkillBody(name: string, dir: string, body: string, files: readonly string[], moreFiles = 0): string {
+  const attribute = name.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+  const parts = [`<skill name="${attribute}">`, body.trim(), "</skill>"];
+  if (files.length > 0) {
+    parts.push(
+      "",
+      `Relative paths in this skill are relative to its folder: ${dir}`,
+      "Its other files (open them with read_file when the instructions call for them):",
+      ...files.map((file) => `- ${file}`),
+    );
+    if (moreFiles > 0) parts.push(`- … and ${moreFiles} more under ${dir}`);
+  }
+  return parts.join("\n");
 }

@@ -41,47 +41,23 @@ interface DispatchOptions {
  */
 export async function runToolUses(calls: readonly ToolUseBlock[], opts: DispatchOptions): Promise<ToolResultBlockParam[]> {
   const results: ToolResultBlockParam[] = [];
-  const signals = callSignals(opts.signal);
   let batch: Prepared[] = [];
   const flush = async (): Promise<void> => {
-    results.push(...(await Promise.all(batch.map((prepared) => runOne(prepared, opts, signals)))));
+    results.push(...(await Promise.all(batch.map((prepared) => runOne(prepared, opts)))));
     batch = [];
   };
-  try {
-    for (const call of calls) {
-      // Prepared in order, after every earlier call that is not read-only has finished: its hook sees their effects.
-      const prepared = await prepare(call, opts);
-      if ("answer" in prepared || prepared.judged.readOnly) {
-        batch.push(prepared);
-        continue;
-      }
-      await flush();
-      results.push(await runOne(prepared, opts, signals));
+  for (const call of calls) {
+    // Prepared in order, after every earlier call that is not read-only has finished: its hook sees their effects.
+    const prepared = await prepare(call, opts);
+    if ("answer" in prepared || prepared.judged.readOnly) {
+      batch.push(prepared);
+      continue;
     }
     await flush();
-    return results;
-  } finally {
-    signals.dispose();
+    results.push(await runOne(prepared, opts));
   }
-}
-
-/** A signal of its own for each running call, all fed by one listener on the turn's: each call listens twice, and Node warns past ten listeners on one signal. */
-function callSignals(turn: AbortSignal): { open(): { signal: AbortSignal; close(): void }; dispose(): void } {
-  const open = new Set<AbortController>();
-  const onAbort = (): void => open.forEach((controller) => controller.abort(turn.reason));
-  turn.addEventListener("abort", onAbort, { once: true });
-  return {
-    open() {
-      const controller = new AbortController();
-      if (turn.aborted) controller.abort(turn.reason);
-      open.add(controller);
-      return { signal: controller.signal, close: () => void open.delete(controller) };
-    },
-    dispose() {
-      turn.removeEventListener("abort", onAbort);
-      open.clear();
-    },
-  };
+  await flush();
+  return results;
 }
 
 type Ready = { call: ToolUseBlock; tool: AnyTool; input: unknown; judged: Judged };
@@ -111,19 +87,15 @@ async function prepare(call: ToolUseBlock, opts: DispatchOptions): Promise<Prepa
 }
 
 /** Answers one prepared call: runs it with a signal of its own, then redacts, caps, and passes it through the after-hook. */
-async function runOne(prepared: Prepared, opts: DispatchOptions, signals: ReturnType<typeof callSignals>): Promise<ToolResultBlockParam> {
+async function runOne(prepared: Prepared, opts: DispatchOptions): Promise<ToolResultBlockParam> {
   const { call } = prepared;
   opts.onStart?.(call);
   let answer: ToolResultBlockParam;
   if ("answer" in prepared) answer = redact(prepared.answer, opts.secrets);
   else if (opts.signal.aborted) answer = result(call.id, INTERRUPTED, true);
   else {
-    const own = signals.open();
-    try {
-      answer = await approveAndRun(prepared, { ...opts.context(call.id), signal: own.signal });
-    } finally {
-      own.close();
-    }
+    // A signal of its own, which adds no listener to the turn's: each call listens twice, and Node warns past ten listeners on one signal.
+    answer = await approveAndRun(prepared, { ...opts.context(call.id), signal: AbortSignal.any([opts.signal]) });
     // Redacted before the cap, which could otherwise cut a credential into halves too short to know.
     answer = capResult(redact(answer, opts.secrets));
     answer = redact(await runAfterHook(opts.hooks, { id: call.id, name: call.name, input: prepared.input }, answer), opts.secrets);
@@ -135,10 +107,9 @@ async function runOne(prepared: Prepared, opts: DispatchOptions, signals: Return
 /** Settles the gate's judgement, then runs the tool with what it granted; an interrupt answers at once, even while the approver is asked. */
 async function approveAndRun({ tool, input, judged }: Ready, context: ToolContext): Promise<ToolResultBlockParam> {
   const { toolUseId: id, signal } = context;
-  let onAbort = (): void => {};
+  // The call's own signal: its listener goes with it.
   const interrupted = new Promise<ToolResultBlockParam>((resolve) => {
-    onAbort = () => resolve(result(id, INTERRUPTED, true));
-    signal.addEventListener("abort", onAbort, { once: true });
+    signal.addEventListener("abort", () => resolve(result(id, INTERRUPTED, true)), { once: true });
   });
   const ran = (async (): Promise<ToolResultBlockParam> => {
     try {
@@ -153,11 +124,7 @@ async function approveAndRun({ tool, input, judged }: Ready, context: ToolContex
       return result(id, signal.aborted ? INTERRUPTED : `Error: ${messageOf(error)}`, true);
     }
   })();
-  try {
-    return await (tool.waitsOnInterrupt === true ? ran : Promise.race([ran, interrupted]));
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-  }
+  return tool.waitsOnInterrupt === true ? ran : Promise.race([ran, interrupted]);
 }
 
 async function runBeforeHook(hooks: ToolHooks | undefined, call: ToolCall): Promise<{ input: unknown; deny?: string }> {

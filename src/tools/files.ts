@@ -4,7 +4,7 @@ import * as z from "zod";
 import { ToolError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { openRegular, readRegularFile } from "../fs/regular-file.js";
-import { defineTool, type Access, type AnyTool, type Tool, type ToolContext, type ToolOutput } from "./define.js";
+import { defineTool, type Access, type AnyTool, type ToolContext, type ToolOutput } from "./define.js";
 import { mediaBlock, mediaTooLarge, mediaTypeOf } from "./media.js";
 
 export const MAX_READ_BYTES = 256 * 1024;
@@ -18,7 +18,7 @@ const MAX_EDIT_BYTES = 10 * 1024 * 1024;
 
 /** `[read_file, write_file, edit_file]`: the gate judges each call's path before `run`, which touches only the real path granted. */
 export function createFileTools(): AnyTool[] {
-  return [createReadFileTool(), createWriteFileTool(), createEditFileTool()];
+  return [readFileTool, writeFileTool, editFileTool];
 }
 
 /** The access of a file tool's call: the gate judges `path` (relative to the working directory) by the path rules. */
@@ -37,41 +37,37 @@ const fail = (message: string): never => {
   throw new ToolError(message);
 };
 
-const readFileInput = z.object({
-  path: z.string().min(1).describe("File to read; relative paths start at the working directory"),
-  offset: z.number().int().min(1).optional().describe("First line to read, 1-based (default 1)"),
-  limit: z.number().int().min(1).optional().describe(`Most lines to return (default and maximum ${MAX_READ_LINES})`),
-});
-
 /** The read_file tool. Errors (missing, directory, binary, offset past the end) are ToolErrors the model can act on. */
-export function createReadFileTool(): Tool<z.infer<typeof readFileInput>> {
-  return defineTool({
-    name: "read_file",
-    description:
-      `Read a text file, an image (PNG, JPEG, GIF, WebP) or a PDF, which you then see. Text returns numbered lines (at most ${MAX_READ_LINES} lines or ${MAX_READ_BYTES / 1024} KB per call); ` +
-      "when the file continues, the result says which offset to read from next.",
-    input: readFileInput,
-    access: pathAccess(false),
-    async run(input, context) {
-      const path = grantedPath(context);
-      const missing = describeMissing(input.path, context.cwd);
-      const info = await stat(path).catch((error: NodeJS.ErrnoException) => fail(error.code === "ENOENT" ? missing : `cannot read ${input.path}: ${error.message}`));
-      if (info.isDirectory()) throw new ToolError(`${input.path} is a directory, not a file; list it with run_command (ls ${input.path})`);
-      if (!info.isFile()) throw new ToolError(`${input.path} is not a regular file`);
-      // Without blocking, and checked again once open: a FIFO put in the file's place since the stat is refused, not waited on.
-      const { handle, size } = await openRegular(path).catch((error: Error) => fail(`cannot read ${input.path}: ${error.message}`));
-      try {
-        const { buffer, bytesRead } = await handle.read(Buffer.alloc(BINARY_SNIFF_BYTES), 0, BINARY_SNIFF_BYTES, 0);
-        const media = mediaTypeOf(buffer.subarray(0, bytesRead));
-        if (media) return await readMedia(handle, size, media, input.path);
-        if (buffer.subarray(0, bytesRead).includes(0)) throw new ToolError(`${input.path} looks like a binary file (a NUL byte in its first 8 KB; ${size} bytes); read_file only reads text`);
-        return await readLines(handle, input.path, input.offset ?? 1, Math.min(input.limit ?? MAX_READ_LINES, MAX_READ_LINES));
-      } finally {
-        await handle.close();
-      }
-    },
-  });
-}
+export const readFileTool = defineTool({
+  name: "read_file",
+  description:
+    `Read a text file, an image (PNG, JPEG, GIF, WebP) or a PDF, which you then see. Text returns numbered lines (at most ${MAX_READ_LINES} lines or ${MAX_READ_BYTES / 1024} KB per call); ` +
+    "when the file continues, the result says which offset to read from next.",
+  input: z.object({
+    path: z.string().min(1).describe("File to read; relative paths start at the working directory"),
+    offset: z.number().int().min(1).optional().describe("First line to read, 1-based (default 1)"),
+    limit: z.number().int().min(1).optional().describe(`Most lines to return (default and maximum ${MAX_READ_LINES})`),
+  }),
+  access: pathAccess(false),
+  async run(input, context) {
+    const path = grantedPath(context);
+    const missing = describeMissing(input.path, context.cwd);
+    const info = await stat(path).catch((error: NodeJS.ErrnoException) => fail(error.code === "ENOENT" ? missing : `cannot read ${input.path}: ${error.message}`));
+    if (info.isDirectory()) throw new ToolError(`${input.path} is a directory, not a file; list it with run_command (ls ${input.path})`);
+    if (!info.isFile()) throw new ToolError(`${input.path} is not a regular file`);
+    // Without blocking, and checked again once open: a FIFO put in the file's place since the stat is refused, not waited on.
+    const { handle, size } = await openRegular(path).catch((error: Error) => fail(`cannot read ${input.path}: ${error.message}`));
+    try {
+      const { buffer, bytesRead } = await handle.read(Buffer.alloc(BINARY_SNIFF_BYTES), 0, BINARY_SNIFF_BYTES, 0);
+      const media = mediaTypeOf(buffer.subarray(0, bytesRead));
+      if (media) return await readMedia(handle, size, media, input.path);
+      if (buffer.subarray(0, bytesRead).includes(0)) throw new ToolError(`${input.path} looks like a binary file (a NUL byte in its first 8 KB; ${size} bytes); read_file only reads text`);
+      return await readLines(handle, input.path, input.offset ?? 1, Math.min(input.limit ?? MAX_READ_LINES, MAX_READ_LINES));
+    } finally {
+      await handle.close();
+    }
+  },
+});
 
 /** A whole image or PDF as its content block, or a ToolError past its size limit. */
 async function readMedia(handle: FileHandle, size: number, media: NonNullable<ReturnType<typeof mediaTypeOf>>, shown: string): Promise<ToolOutput> {
@@ -137,58 +133,54 @@ async function* splitLines(handle: FileHandle): AsyncGenerator<string> {
   }
 }
 
-const writeFileInput = z.object({
-  path: z.string().min(1).describe("File to write; relative paths start at the working directory"),
-  content: z.string().describe("The whole new content of the file"),
-});
-
 /** The write_file tool: temp file and rename, so readers never see a half-written file. */
-export function createWriteFileTool(): Tool<z.infer<typeof writeFileInput>> {
-  return defineTool({
-    name: "write_file",
-    description: "Write a whole file (created with its folders if missing, replaced if present). To change part of a file, prefer edit_file.",
-    input: writeFileInput,
-    access: pathAccess(true),
-    async run(input, context) {
-      const path = grantedPath(context);
-      const existing = await stat(path).catch(() => null);
-      if (existing?.isDirectory()) throw new ToolError(`${input.path} is a directory; give a file path`);
-      await writeFileAtomic(path, input.content).catch((error: Error) => fail(`could not write ${input.path}: ${error.message}`));
-      const what = existing === null ? "created" : "replaced";
-      return `Wrote ${Buffer.byteLength(input.content, "utf8")} bytes (${countLines(input.content)} lines) to ${input.path} (${what}).`;
-    },
-  });
-}
-
-const editFileInput = z.object({
-  path: z.string().min(1).describe("File to edit; relative paths start at the working directory"),
-  old_string: z.string().describe("The exact text to replace; must occur exactly once (include surrounding lines to make it unique)"),
-  new_string: z.string().describe("The text to put in its place"),
+export const writeFileTool = defineTool({
+  name: "write_file",
+  description: "Write a whole file (created with its folders if missing, replaced if present). To change part of a file, prefer edit_file.",
+  input: z.object({
+    path: z.string().min(1).describe("File to write; relative paths start at the working directory"),
+    content: z.string().describe("The whole new content of the file"),
+  }),
+  access: pathAccess(true),
+  async run(input, context) {
+    const path = grantedPath(context);
+    const existing = await stat(path).catch(() => null);
+    if (existing?.isDirectory()) throw new ToolError(`${input.path} is a directory; give a file path`);
+    await writeFileAtomic(path, input.content).catch((error: Error) => fail(`could not write ${input.path}: ${error.message}`));
+    const what = existing === null ? "created" : "replaced";
+    return `Wrote ${Buffer.byteLength(input.content, "utf8")} bytes (${countLines(input.content)} lines) to ${input.path} (${what}).`;
+  },
 });
 
 /** The edit_file tool. Absent, repeated or no-op replacements are ToolErrors that say how to fix the call. */
-export function createEditFileTool(): Tool<z.infer<typeof editFileInput>> {
-  return defineTool({
-    name: "edit_file",
-    description: "Replace one exact, unique occurrence of old_string with new_string in a text file. Cheaper than rewriting the file.",
-    input: editFileInput,
-    access: pathAccess(true),
-    async run(input, context) {
-      const { old_string: old, new_string: replacement } = input;
-      if (old === "") throw new ToolError("old_string is empty; to create or replace a whole file use write_file");
-      if (old === replacement) throw new ToolError("old_string and new_string are the same; nothing to change");
-      const path = grantedPath(context);
-      const text = await readTextForEdit(path, input.path, context.cwd);
-      const at = text.indexOf(old);
-      if (at === -1) throw new ToolError(notFound(input.path, text, old));
-      const count = text.split(old).length - 1;
-      if (count > 1) throw new ToolError(`old_string occurs ${count} times in ${input.path}; include more surrounding lines so it matches exactly once`);
-      const updated = text.slice(0, at) + replacement + text.slice(at + old.length);
-      await writeFileAtomic(path, updated).catch((error: Error) => fail(`could not write ${input.path}: ${error.message}`));
-      return `Edited ${input.path}: replaced ${countLines(old)} line(s) with ${countLines(replacement)} at line ${countLines(text.slice(0, at + 1))}.`;
-    },
-  });
-}
+export const editFileTool = defineTool({
+  name: "edit_file",
+  description: "Replace one exact, unique occurrence of old_string with new_string in a text file. Cheaper than rewriting the file.",
+  input: z.object({
+    path: z.string().min(1).describe("File to edit; relative paths start at the working directory"),
+    old_string: z.string().describe("The exact text to replace; must occur exactly once (include surrounding lines to make it unique)"),
+    new_string: z.string().describe("The text to put in its place"),
+  }),
+  access: pathAccess(true),
+  async run(input, context) {
+    const { old_string: old, new_string: replacement } = input;
+    if (old === "") throw new ToolError("old_string is empty; to create or replace a whole file use write_file");
+    if (old === replacement) throw new ToolError("old_string and new_string are the same; nothing to change");
+    const path = grantedPath(context);
+    const text = await readTextForEdit(path, input.path, context.cwd);
+    const at = text.indexOf(old);
+    if (at === -1) {
+      const crlf = text.includes("\r\n") && old.includes("\n") && !old.includes("\r\n");
+      const exact = "Check whitespace and indentation: read_file shows the exact text (without the line-number prefix).";
+      throw new ToolError(`old_string was not found in ${input.path}. ${crlf ? "The file uses CRLF line endings; include the \\r characters." : exact}`);
+    }
+    const count = text.split(old).length - 1;
+    if (count > 1) throw new ToolError(`old_string occurs ${count} times in ${input.path}; include more surrounding lines so it matches exactly once`);
+    const updated = text.slice(0, at) + replacement + text.slice(at + old.length);
+    await writeFileAtomic(path, updated).catch((error: Error) => fail(`could not write ${input.path}: ${error.message}`));
+    return `Edited ${input.path}: replaced ${countLines(old)} line(s) with ${countLines(replacement)} at line ${countLines(text.slice(0, at + 1))}.`;
+  },
+});
 
 /** A whole text file for editing: a missing path, a folder, a file over MAX_EDIT_BYTES or one with NUL bytes is a ToolError naming `shown`. */
 async function readTextForEdit(path: string, shown: string, cwd: string): Promise<string> {
@@ -202,12 +194,6 @@ async function readTextForEdit(path: string, shown: string, cwd: string): Promis
   const bytes = await readRegularFile(path).catch((error: Error) => fail(`cannot read ${shown}: ${error.message}`));
   if (bytes.subarray(0, 8_192).includes(0)) throw new ToolError(`${shown} looks like a binary file; edit_file only edits text`);
   return bytes.toString("utf8");
-}
-
-function notFound(shown: string, text: string, needle: string): string {
-  const crlf = text.includes("\r\n") && needle.includes("\n") && !needle.includes("\r\n");
-  const hint = crlf ? "The file uses CRLF line endings; include the \\r characters." : "Check whitespace and indentation: read_file shows the exact text (without the line-number prefix).";
-  return `old_string was not found in ${shown}. ${hint}`;
 }
 
 /** Lines in a text as an editor counts them: a final newline does not start another line. */

@@ -1,8 +1,9 @@
-// The memory tools: save_memory writes a long-term note, memory_search finds the relevant ones.
+// The knowledge tools: save_memory writes a long-term note, memory_search finds the relevant ones, load_skill gives a skill's full instructions (layer 2).
 import * as z from "zod";
 import { ToolError } from "../errors.js";
 import type { MemorySearchResult, MemoryStore } from "../memory/store.js";
-import { defineTool, type AnyTool } from "./define.js";
+import { UnknownSkillError, type SkillLoader } from "../skills/loader.js";
+import { defineTool, type AnyTool, type Tool } from "./define.js";
 
 const saveInput = z.object({
   key: z.string().min(1).max(120).describe('A short, stable name for the note, such as "user-preferences" or "project-alpha"'),
@@ -42,4 +43,21 @@ export function createMemoryTools(store: MemoryStore): AnyTool[] {
     },
   });
   return [saveMemory, memorySearch];
+}
+
+const skillInput = z.object({ name: z.string().min(1).describe("The skill's name, exactly as in the skills listing") });
+
+/** `load_skill({ name })`: the skill's body inside `<skill name="...">` tags and its other files' paths. An unknown name is an error listing the skills. */
+export function createLoadSkillTool(loader: SkillLoader): Tool<z.infer<typeof skillInput>> {
+  return defineTool({
+    name: "load_skill",
+    description: "Load the full instructions of one skill from the skills listing. Call it before doing a task a skill covers, then follow what it says; it also lists the skill's other files, which read_file can open.",
+    input: skillInput,
+    access: "read",
+    async run({ name }) {
+      return loader.body(name.trim()).catch((error: Error) => {
+        throw error instanceof UnknownSkillError ? error : new ToolError(`Cannot load skill "${name}": ${error.message}`, { cause: error });
+      });
+    },
+  });
 }

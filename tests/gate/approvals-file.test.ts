@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { addApprovals, approvalsReader } from "../../src/gate/approvals-file.js";
+import { addApprovals, approvalsReader } from "../../src/gate/approval-entries.js";
 import { checkCommandSafety } from "../../src/shell/safety.js";
 import { makeTempDir } from "../helpers/tool-context.js";
 
@@ -234,7 +234,7 @@ describe("addApprovals", () => {
 });
 
 /** The approvals module as built by the global setup (child processes have no TypeScript loader). */
-const BUILT_MODULE = pathToFileURL(join(repo, "dist", "gate", "approvals-file.js")).href;
+const BUILT_MODULE = pathToFileURL(join(repo, "dist", "gate", "approval-entries.js")).href;
 
 /** The pid of a child process that has exited (so no process holds it, barring an unlikely reuse). */
 function exitedPid(): Promise<number> {

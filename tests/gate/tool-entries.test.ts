@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isToolEntry, matchesToolName } from "../../src/gate/approval-entries.js";
-import { approvalsReader } from "../../src/gate/approvals-file.js";
+import { approvalsReader } from "../../src/gate/approval-entries.js";
 import { checkCommandSafety } from "../../src/shell/safety.js";
 import { makeTempDir } from "../helpers/tool-context.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
-import { forAnotherModel } from "../../src/loop/fallback.js";
+import { forAnotherModel } from "../../src/loop/turn-setup.js";
 import { createClient } from "../../src/model/client.js";
 import type { RecordedRequest } from "../../src/testing/index.js";
 import type { AgentEvent } from "../../src/types.js";

@@ -2,8 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ConfigError } from "../../src/errors.js";
-import { runAgentTurn } from "../../src/loop/run-turn.js";
-import { streamAgentTurn } from "../../src/loop/stream-turn.js";
+import { runAgentTurn, streamAgentTurn } from "../../src/loop/run-turn.js";
 import { openRuntime } from "../../src/runtime/open-runtime.js";
 import { defineTool } from "../../src/tools/define.js";
 import type { AgentConfig } from "../../src/types.js";

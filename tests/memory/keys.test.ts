@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MiniclawError } from "../../src/errors.js";
-import { fileNameToKey, keyToFileName } from "../../src/memory/keys.js";
+import { fileNameToKey, keyToFileName } from "../../src/memory/folder-tracker.js";
 import { MemoryStore } from "../../src/memory/store.js";
 
 const HOSTILE = ["../x", "a/b", ".", "..", "../../etc/passwd", "a\\b", "/abs", ".hidden", "x.", "trailing ", "%41", "C:evil", "con", "CON", "nul.txt", "tab\there", "line\nbreak", "a#b^c~d", "x".repeat(200)];

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { RuntimeOptions } from "../../src/runtime/open-runtime.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { MemoryStore } from "../../src/memory/store.js";
-import { addApprovals } from "../../src/gate/approvals-file.js";
+import { addApprovals } from "../../src/gate/approval-entries.js";
 import { SessionStore } from "../../src/sessions/store.js";
 import { startScriptedModel, type RecordedRequest } from "../../src/testing/index.js";
 import type { MessageParam } from "../../src/types.js";

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pathRules } from "../../src/gate/path-check.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
-import { projectInstructions, readProjectFiles } from "../../src/runtime/project-context.js";
+import { projectInstructions, readProjectFiles } from "../../src/runtime/system-prompt.js";
 import { MAX_PROMPT_FILE_CHARS } from "../../src/runtime/system-prompt.js";
 import { policyFor } from "../../src/shell/sandbox/sandbox-policy.js";
 import { scriptedModelPerTest, TEST_AGENT, turnOptions } from "../helpers/turn.js";

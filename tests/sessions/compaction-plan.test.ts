@@ -134,8 +134,8 @@ describe("trimOldToolResults", () => {
 describe("repairMessages", () => {
   it("is idempotent on its own output", () => {
     const broken = [user("a"), assistantToolUse(["x"]), user("b"), user("c"), assistantText("d"), assistantText("e")];
-    const once = repairMessages(broken, { afterSummary: false, tail: "close", ts: 1, newId: () => "n" });
-    const twice = repairMessages(once.records, { afterSummary: false, tail: "close", ts: 1, newId: () => "n2" });
+    const once = repairMessages(broken, { afterSummary: false, tail: "turn-start", ts: 1, newId: () => "n" });
+    const twice = repairMessages(once.records, { afterSummary: false, tail: "turn-start", ts: 1, newId: () => "n2" });
     expect(messageProblems(once.records.map((r) => r.message))).toEqual([]);
     expect(twice.records).toEqual(once.records);
     expect(twice.notes).toEqual([]);

@@ -12,7 +12,7 @@ const user = (text: string): MessageParam => ({ role: "user", content: text });
 const use = (...ids: string[]): MessageParam => ({ role: "assistant", content: ids.map((id) => ({ type: "tool_use" as const, id, name: "t", input: { a: "x" } })) });
 const records = (messages: MessageParam[]): MessageRecord[] => messages.map((message, i) => ({ type: "message", id: `r${i}`, ts: i, message }));
 let fresh = 0;
-const repair = (messages: MessageParam[]) => repairMessages(records(messages), { afterSummary: false, tail: "close", ts: 99, newId: () => `new${fresh++}` });
+const repair = (messages: MessageParam[]) => repairMessages(records(messages), { afterSummary: false, tail: "turn-start", ts: 99, newId: () => `new${fresh++}` });
 /** The request the loop would send after the repaired history and one more user message. */
 const nextRequest = (messages: MessageParam[]) =>
   buildRequest({ model: "m", maxTokens: 10, system: "sys", tools: [tool], messages: [...repair(messages).records.map((r) => r.message), user("next")] });
@@ -104,7 +104,7 @@ describe("a response as it arrives", () => {
         { type: "message", id: "u", ts: 1, message: { role: "user", content: "hi" } },
         { type: "message", id: "a", ts: 2, message: { role: "assistant", content: [signed, cut, { type: "text", text: "ok" }] } },
       ],
-      { afterSummary: false, tail: "close", ts: 3, newId: () => "n" },
+      { afterSummary: false, tail: "turn-start", ts: 3, newId: () => "n" },
     );
     expect(loaded.records[1]!.message.content).toEqual([signed, { type: "text", text: "ok" }]);
     expect(loaded.notes).toEqual(["dropped a thinking block without a signature (a)"]);

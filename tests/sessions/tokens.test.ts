@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contextSize, contextWindowFor, estimateTokens, IMAGE_TOKENS, sessionContextSize } from "../../src/sessions/tokens.js";
+import { contextSize, contextWindowFor, estimateTokens, IMAGE_TOKENS, sessionContextSize } from "../../src/sessions/compaction.js";
 import type { MessageParam } from "../../src/types.js";
 
 describe("tokens", () => {

@@ -8,7 +8,7 @@ import { runAgentTurn } from "../../src/loop/run-turn.js";
 import { buildSystemPrompt } from "../../src/runtime/system-prompt.js";
 import { SkillLoader } from "../../src/skills/loader.js";
 import { startScriptedModel, type ScriptedModel } from "../../src/testing/index.js";
-import { createLoadSkillTool } from "../../src/tools/load-skill.js";
+import { createLoadSkillTool } from "../../src/tools/memory.js";
 import type { ToolContext } from "../../src/tools/define.js";
 import { clientFor } from "../helpers/scripted.js";
 

@@ -6,7 +6,7 @@ import type { ApprovalRequest, Approver } from "../../src/deps.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
 import type { ModeHolder } from "../../src/gate/context.js";
 import type { Gate, PermissionMode } from "../../src/gate/context.js";
-import { createExitPlanModeTool } from "../../src/tools/turn-tools.js";
+import { exitPlanModeTool } from "../../src/tools/source.js";
 import type { AgentEvent, ApprovalDecision } from "../../src/types.js";
 import { buildToolContext, makeTempDir } from "../helpers/tool-context.js";
 import { TEST_AGENT, scriptedModelPerTest, turnOptions } from "../helpers/turn.js";
@@ -105,7 +105,7 @@ describe("exit_plan_mode and the modes it may set", () => {
     for (const decision of ["allow_once", "allow_always", "deny_once", "unavailable"] as const) {
       const context = await buildToolContext({ mode: "plan", approver: async () => decision });
       const setMode = vi.spyOn(context.turn!, "setMode");
-      await gatedRun(createExitPlanModeTool(), { plan: PLAN }, context).catch(() => undefined);
+      await gatedRun(exitPlanModeTool, { plan: PLAN }, context).catch(() => undefined);
       calls.push([decision, setMode.mock.calls]);
     }
     expect(calls).toEqual([
@@ -120,7 +120,7 @@ describe("exit_plan_mode and the modes it may set", () => {
     const modes: Record<string, PermissionMode> = {};
     for (const decision of ["allow_once", "allow_always", "deny_once", "deny_always", "unavailable"] as const) {
       const context = await buildToolContext({ mode: "plan", approver: async () => decision });
-      await gatedRun(createExitPlanModeTool(), { plan: PLAN }, context).catch(() => undefined);
+      await gatedRun(exitPlanModeTool, { plan: PLAN }, context).catch(() => undefined);
       modes[decision] = context.modes.mode;
     }
     expect(modes).toEqual({ allow_once: "default", allow_always: "acceptEdits", deny_once: "plan", deny_always: "plan", unavailable: "plan" });
@@ -134,7 +134,7 @@ describe("exit_plan_mode and the modes it may set", () => {
       askLeavePlan: async () => ({ answered: true, mode: "bypassPermissions" as "default" }),
       deniesTool: (tool) => context.gate.deniesTool(tool),
     };
-    const output = await gatedRun(createExitPlanModeTool(), { plan: PLAN }, { ...context, gate });
+    const output = await gatedRun(exitPlanModeTool, { plan: PLAN }, { ...context, gate });
     expect(context.modes.mode).toBe("default");
     expect(output).toMatch(/^The user approved the plan\. The permission mode is now default:/);
   });
@@ -142,7 +142,7 @@ describe("exit_plan_mode and the modes it may set", () => {
   it("is refused without asking outside plan mode, and the mode stays", async () => {
     const approver = vi.fn<Approver>(async () => "allow_always");
     const context = await buildToolContext({ approver });
-    await expect(gatedRun(createExitPlanModeTool(), { plan: PLAN }, context)).rejects.toThrow(
+    await expect(gatedRun(exitPlanModeTool, { plan: PLAN }, context)).rejects.toThrow(
       "You are not in plan mode (the permission mode is default): carry on without exit_plan_mode.",
     );
     expect(approver).not.toHaveBeenCalled();
@@ -151,12 +151,12 @@ describe("exit_plan_mode and the modes it may set", () => {
 
   it("is refused with the sentence of a run nobody can answer, and the mode stays", async () => {
     const context = await buildToolContext({ mode: "plan" });
-    await expect(gatedRun(createExitPlanModeTool(), { plan: PLAN }, context)).rejects.toThrow(UNAVAILABLE.replace(/^Error: /, ""));
+    await expect(gatedRun(exitPlanModeTool, { plan: PLAN }, context)).rejects.toThrow(UNAVAILABLE.replace(/^Error: /, ""));
     expect(context.modes.mode).toBe("plan");
   });
 
   it("is declared read-only and needs no approval from the dispatcher: it asks the user itself", () => {
-    const tool = createExitPlanModeTool();
+    const tool = exitPlanModeTool;
     expect([tool.name, tool.access]).toEqual(["exit_plan_mode", "read"]);
     expect(tool.inputSchema).toEqual({
       type: "object",

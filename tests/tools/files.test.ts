@@ -4,13 +4,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ToolError } from "../../src/errors.js";
-import { createEditFileTool, createFileTools, createReadFileTool, createWriteFileTool, MAX_READ_LINES } from "../../src/tools/files.js";
+import { createFileTools, editFileTool, MAX_READ_LINES, readFileTool, writeFileTool } from "../../src/tools/files.js";
 import { buildToolContext, makeTempDir } from "../helpers/tool-context.js";
 import { gatedRun } from "./gated-run.js";
 
-const readFile = createReadFileTool();
-const writeFile = createWriteFileTool();
-const editFile = createEditFileTool();
+const readFile = readFileTool;
+const writeFile = writeFileTool;
+const editFile = editFileTool;
 
 async function failure(promise: Promise<unknown> | unknown): Promise<string> {
   const error = await Promise.resolve(promise).then(() => null, (e: unknown) => e);

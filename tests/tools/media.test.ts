@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { attachMentions } from "../../src/cli/mentions.js";
 import { runAgentTurn } from "../../src/loop/run-turn.js";
-import { createReadFileTool } from "../../src/tools/files.js";
+import { readFileTool } from "../../src/tools/files.js";
 import { MAX_IMAGE_BYTES } from "../../src/tools/media.js";
 import { buildToolContext } from "../helpers/tool-context.js";
 import { scriptedModelPerTest, TEST_AGENT, tempWorkspace, turnOptions } from "../helpers/turn.js";
@@ -18,7 +18,7 @@ describe("images and documents", () => {
     const context = await buildToolContext();
     writeFileSync(join(context.cwd, "shot.png"), PNG);
     writeFileSync(join(context.cwd, "paper.pdf"), PDF);
-    const readFile = createReadFileTool();
+    const readFile = readFileTool;
     expect(await gatedRun(readFile, { path: "shot.png" }, context)).toEqual([{ type: "image", source: { type: "base64", media_type: "image/png", data: PNG.toString("base64") } }]);
     expect(await gatedRun(readFile, { path: "paper.pdf" }, context)).toEqual([{ type: "document", source: { type: "base64", media_type: "application/pdf", data: PDF.toString("base64") }, title: "paper.pdf" }]);
   });
@@ -26,7 +26,7 @@ describe("images and documents", () => {
   it("read_file refuses an image past the size limit in one line the model can act on", async () => {
     const context = await buildToolContext();
     writeFileSync(join(context.cwd, "huge.png"), Buffer.concat([PNG, Buffer.alloc(MAX_IMAGE_BYTES)]));
-    const error = await Promise.resolve(gatedRun(createReadFileTool(), { path: "huge.png" }, context)).then(() => null, (e: unknown) => e);
+    const error = await Promise.resolve(gatedRun(readFileTool, { path: "huge.png" }, context)).then(() => null, (e: unknown) => e);
     expect((error as Error).message).toMatch(/^huge\.png is 3\.8 MB, over the 3\.75 MB an image may have here; make it smaller/);
   });
 
@@ -38,7 +38,7 @@ describe("images and documents", () => {
     ]);
     const ws = await tempWorkspace();
     writeFileSync(join(ws, "shot.png"), PNG);
-    const options = turnOptions(m, ws, [], { tools: [createReadFileTool()] });
+    const options = turnOptions(m, ws, [], { tools: [readFileTool] });
     expect((await runAgentTurn("k", "look at shot.png", TEST_AGENT, options)).text).toBe("a tiny picture");
     const sent = JSON.stringify(m.requests[1]!.body.messages!.at(-1));
     expect(sent).toContain('"type":"image"');
