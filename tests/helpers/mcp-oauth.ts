@@ -53,7 +53,11 @@ export async function startOAuthMcpServer(): Promise<OAuthMcpServer> {
       if (req.headers.authorization !== `Bearer ${ISSUED_TOKEN}`) {
         return void res.writeHead(401, { "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"` }).end();
       }
-      void forward(inner.url, req.method ?? "POST", req.headers, body).then(({ status, headers, text }) => res.writeHead(status, headers).end(text));
+      // The inner server may be closed under a request still in flight (a test's teardown): that request's socket is cut.
+      forward(inner.url, req.method ?? "POST", req.headers, body).then(
+        ({ status, headers, text }) => res.writeHead(status, headers).end(text),
+        () => res.destroy(),
+      );
     });
   });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
