@@ -6,6 +6,8 @@ export default defineConfig({
     include: ["tests/**/*.test.ts"],
     exclude: ["tests/soak/**", "node_modules/**"],
     globalSetup: ["tests/helpers/global-setup.ts"],
+    // Removes the temp folders each test file made through tests/helpers/temp-dir.ts once the file is done.
+    setupFiles: ["tests/helpers/temp-dir-cleanup.ts"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: "forks",

@@ -2,8 +2,7 @@
 // and every command of their shell blocks run as written, through the real binary against the scripted model.
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { chmod, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -11,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProviderModel, startScriptedModel, type ProviderModel, type ScriptedModel, type WireProvider } from "../src/testing/index.js";
 import { BIN, cleanEnv } from "./helpers/cli.js";
 import { databaseUnavailable, newTestSchema, type TestSchema } from "./helpers/pg.js";
+import { tempDir } from "./helpers/temp-dir.js";
 // @ts-expect-error: a plain script of the repository, without types
 import { slug, withContents } from "../scripts/docs-toc.mjs";
 
@@ -100,7 +100,7 @@ afterAll(async () => {
  * after one REPL line made the default session. Each must exit 0 and print no usage error.
  */
 async function runPage(page: string): Promise<string[]> {
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-docs-"));
+  const dir = await tempDir("miniclaw-docs-");
   const bin = join(dir, "bin");
   await run("mkdir", ["-p", bin, join(dir, "home"), join(dir, "cwd")]);
   await writeFile(join(bin, "miniclaw"), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);

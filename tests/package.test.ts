@@ -1,11 +1,11 @@
 import { execFile, execFileSync } from "node:child_process";
 import { promisify } from "node:util";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startScriptedModel } from "../src/testing/index.js";
+import { tempDirSync } from "./helpers/temp-dir.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
@@ -69,7 +69,7 @@ describe("the package", () => {
   it("loads no module of pg, pg-boss or MCP for an import and a turn with neither a database nor an MCP server", async () => {
     const model = await startScriptedModel([{ match: { toolResult: {} }, reply: "done" }, { reply: { toolUses: [{ name: "run_command", input: { command: 'ls "a folder"' } }] } }]);
     try {
-      const workspace = mkdtempSync(join(tmpdir(), "miniclaw-load-"));
+      const workspace = tempDirSync("miniclaw-load-");
       // Not execFileSync: the scripted model answers from this process, which must not be blocked meanwhile.
       const { stdout: out } = await promisify(execFile)(process.execPath, [join(ROOT, "tests/fixtures/package/one-turn.mjs"), model.baseURL, workspace], { cwd: ROOT, encoding: "utf8" });
       const { stopReason, packages } = JSON.parse(out) as { stopReason: string; packages: string[] };

@@ -1,12 +1,12 @@
 // The README's library example, run as a new user runs it: miniclaw packed, installed in a fresh `npm init -y` folder, the code pasted.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { copyFile, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tempDir } from "./helpers/temp-dir.js";
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -32,7 +32,7 @@ let dir: string;
 let app: string;
 let installed: { stdout: string; stderr: string };
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "miniclaw-readme-"));
+  dir = await tempDir("miniclaw-readme-");
   app = join(dir, "app");
   await mkdir(app);
   const env = userEnv();

@@ -1,12 +1,12 @@
 // What a Claude Code user types: --allowed-tools and --disallowed-tools (Claude Code's names too), --append-system-prompt, --max-budget-usd, and /model in the REPL.
-import { access, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { access, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "vitest";
 import { parseCliArgs } from "../../src/cli/args.js";
 import { ConfigError } from "../../src/errors.js";
 import { startScriptedModel, type RecordedRequest, type Rule } from "../../src/testing/index.js";
 import { cleanEnv, runCli, runMain, startMain } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const RULES: Rule[] = [
   { match: { toolResult: {} }, reply: "said: {{tool_result}}" },
@@ -23,7 +23,7 @@ async function setup(ctx: TestContext) {
     ctx.expect(model.rejected).toEqual([]);
     await model.close();
   });
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-flags-"));
+  const dir = await tempDir("miniclaw-flags-");
   const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x", MINICLAW_WORKSPACE: join(dir, "ws"), MINICLAW_SANDBOX: "off" });
   const run = (...args: string[]) => runMain(["run", ...args], { env, cwd: dir });
   return { model, dir, env, run };

@@ -1,17 +1,17 @@
 // cron --record and cron run JOB --record: a job's runs recorded, replayed offline as the job now stands, a changed job caught.
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readCassette } from "../../src/testing/cassette.js";
 import { cleanEnv, runMain, startCli } from "../helpers/cli.js";
 import { scriptedModelPerTest } from "../helpers/turn.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const scripted = scriptedModelPerTest();
 
 /** A workspace (made from the templates by a first command) whose cron.json holds `jobs`. */
 async function workspaceWith(jobs: object[]): Promise<{ dir: string; ws: string }> {
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-cron-record-"));
+  const dir = await tempDir("miniclaw-cron-record-");
   const ws = join(dir, "ws");
   expect((await runMain(["init", ws], { env: cleanEnv(), cwd: dir })).code).toBe(0);
   await writeFile(join(ws, "cron.json"), JSON.stringify({ jobs }));

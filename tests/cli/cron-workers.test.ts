@@ -1,12 +1,12 @@
 // Two real `miniclaw cron` processes on one file workspace: each tick runs once, the second stands by and takes over when the first is SIGKILLed; `cron run JOB` by hand beside a scheduler.
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "vitest";
 import { ensureWorkspace } from "../../src/runtime/workspace.js";
 import { startScriptedModel } from "../../src/testing/index.js";
 import { cleanEnv, runMain, startCli } from "../helpers/cli.js";
 import { until } from "../helpers/manual-clock.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 interface Run {
   job: string;
@@ -20,7 +20,7 @@ interface Run {
 async function setup(ctx: TestContext, delayMs: number) {
   const model = await startScriptedModel([{ match: "tick?", fault: { delayMs }, reply: "tick" }]);
   ctx.onTestFinished(() => model.close());
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-cron-workers-"));
+  const dir = await tempDir("miniclaw-cron-workers-");
   const workspace = join(dir, "ws");
   await ensureWorkspace(workspace);
   await writeFile(join(workspace, "cron.json"), JSON.stringify({ jobs: [{ name: "often", schedule: "*/1 * * * * *", prompt: "tick?" }] }));

@@ -1,12 +1,13 @@
 import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { hostname, tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "vitest";
 import { ensureWorkspace } from "../../src/runtime/workspace.js";
 import { startScriptedModel, type Rule, type ScriptedModel, type ScriptedModelOptions } from "../../src/testing/index.js";
 import { BIN, cleanEnv, runMain, startMain } from "../helpers/cli.js";
 import { until } from "../helpers/manual-clock.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const LINE = /^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] /;
 const JOBS = [
@@ -22,7 +23,7 @@ async function setup(ctx: TestContext, rules: Rule[], jobs: unknown = JOBS, chec
     if (options.serverTools !== false) ctx.expect(model.rejected).toEqual([]);
     await model.close();
   });
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-cron-cli-"));
+  const dir = await tempDir("miniclaw-cron-cli-");
   const workspace = join(dir, "ws");
   await ensureWorkspace(workspace);
   await writeFile(join(workspace, "cron.json"), typeof jobs === "string" ? jobs : JSON.stringify({ jobs }));
@@ -99,7 +100,7 @@ describe.concurrent("the cron command", () => {
     });
 
     it("checks credentials first, as run does", async (ctx) => {
-      const dir = await mkdtemp(join(tmpdir(), "miniclaw-cron-cli-"));
+      const dir = await tempDir("miniclaw-cron-cli-");
       const run = await runMain(["cron", "run", "morning"], { env: cleanEnv(), cwd: dir });
       ctx.expect(run.code).toBe(1);
       ctx.expect(run.stderr).toMatch(/ANTHROPIC_API_KEY/);

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ensureWorkspace } from "../../src/runtime/workspace.js";
 import { cleanEnv, runMain } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 /** Every file under `dir` with its content, by relative path (folders as "(folder)"). */
 async function snapshot(dir: string): Promise<Record<string, string>> {
@@ -24,7 +24,7 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
 
 describe("miniclaw demo", () => {
   it("runs in a temporary workspace it names and removes at the end, and leaves the user's workspace as it was", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-demo-test-"));
+    const dir = await tempDir("miniclaw-demo-test-");
     const own = join(dir, "workspace");
     await ensureWorkspace(own);
     await mkdir(join(own, "memory"), { recursive: true });
@@ -57,7 +57,7 @@ describe("miniclaw demo", () => {
   });
 
   it("asks before the command its hint says asks for approval (line mode has nobody to ask, so it is refused)", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-demo-test-"));
+    const dir = await tempDir("miniclaw-demo-test-");
     const run = await runMain(["demo"], { env: cleanEnv(), cwd: dir, input: "what is running on this machine?\n" });
     expect(run.stderr + run.stdout).toMatch(/needs the user's approval/);
     expect(run.stdout).not.toMatch(/PID/);

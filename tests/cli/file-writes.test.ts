@@ -1,15 +1,15 @@
 // What the README says of file writes: inside the working folder and the workspace they run unasked; protected files and the rest ask (refused by run).
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "vitest";
 import { startScriptedModel } from "../../src/testing/index.js";
 import { cleanEnv, runMain } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 describe("file writes of a miniclaw run", () => {
   it("writes inside the working folder and the workspace unasked; outside, secrets, .git, approvals, cron.json and shell writes need approval", async ({ expect }) => {
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-writes-"));
+    const dir = await tempDir("miniclaw-writes-");
     const project = join(dir, "project");
     const workspace = join(dir, "workspace");
     await mkdir(join(project, ".git"), { recursive: true });

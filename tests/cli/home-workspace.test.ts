@@ -1,12 +1,12 @@
 // The default workspace is the person's, in their home: run in a git project, miniclaw writes nothing there, and
 // what it remembers and its conversations follow the person to the next project.
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanEnv, runCli } from "../helpers/cli.js";
 import { scriptedModelPerTest } from "../helpers/turn.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const scripted = scriptedModelPerTest();
 
@@ -32,7 +32,7 @@ describe("the default workspace", () => {
       { match: "what colour", reply: { toolUses: [{ name: "memory_search", input: { query: "favourite colour" } }] } },
       { match: "make it", reply: { toolUses: [{ name: "run_command", input: { command: "mkdir -p build" } }] } },
     ]);
-    const base = await mkdtemp(join(tmpdir(), "miniclaw-home-"));
+    const base = await tempDir("miniclaw-home-");
     const home = join(base, "home");
     const env = cleanEnv({ HOME: home, ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" });
     const first = await project(base, "first");

@@ -1,7 +1,6 @@
 // docs/mcp.md as a user copies it: its mcp.json read by miniclaw, its library example run against the scripted model.
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -10,6 +9,7 @@ import { readMcpConfig } from "../../src/mcp/config.js";
 import { validateRequest } from "../../src/testing/index.js";
 import { cleanEnv } from "../helpers/cli.js";
 import { scriptedModelPerTest } from "../helpers/turn.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -25,7 +25,7 @@ async function readmeBlock(language: "json" | "js"): Promise<string> {
 
 describe("docs/mcp.md", () => {
   it("shows an mcp.json that miniclaw reads, its ${VAR} references taken from the environment", async () => {
-    const workspace = await mkdtemp(join(tmpdir(), "miniclaw-readme-mcp-"));
+    const workspace = await tempDir("miniclaw-readme-mcp-");
     await writeFile(join(workspace, "mcp.json"), await readmeBlock("json"));
     const servers = await readMcpConfig(workspace, { GITHUB_TOKEN: "gh-token", DOCS_TOKEN: "docs-token" });
     expect(servers).toEqual({
@@ -52,7 +52,7 @@ describe("docs/mcp.md", () => {
       { reply: { toolUses: [{ name: "mcp__words__count_words", input: { text: "to be or not to be" } }] } },
     ]);
     // A folder where `miniclaw` is this package (its built dist/) and the SDK and zod are the ones it was built with.
-    const app = await mkdtemp(join(tmpdir(), "miniclaw-readme-mcp-"));
+    const app = await tempDir("miniclaw-readme-mcp-");
     await mkdir(join(app, "node_modules"));
     await symlink(ROOT, join(app, "node_modules", "miniclaw"), "dir");
     for (const dep of ["@modelcontextprotocol", "zod"]) await symlink(join(ROOT, "node_modules", dep), join(app, "node_modules", dep), "dir");

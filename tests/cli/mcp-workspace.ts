@@ -1,12 +1,12 @@
 // The set-up of the CLI's MCP tests: a temp workspace whose mcp.json names the stdio fixture under a unique name, and that fixture's processes found by it.
 import { randomBytes } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { McpServerCommon, McpStdioConfig } from "../../src/mcp/config.js";
 import { ensureWorkspace } from "../../src/runtime/workspace.js";
 import { stdioFixture } from "../helpers/mcp.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 /** A temp folder holding `ws/`, a workspace. */
 export interface McpWorkspace {
@@ -16,7 +16,7 @@ export interface McpWorkspace {
 
 /** A temp folder with `ws/`, a workspace from the templates, whose mcp.json holds `servers` (no mcp.json when undefined). */
 export async function mcpWorkspace(servers: Record<string, unknown> | undefined): Promise<McpWorkspace> {
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-mcp-cli-"));
+  const dir = await tempDir("miniclaw-mcp-cli-");
   const workspace = join(dir, "ws");
   await ensureWorkspace(workspace);
   if (servers !== undefined) await writeFile(join(workspace, "mcp.json"), JSON.stringify({ mcpServers: servers }, null, 2));

@@ -1,10 +1,9 @@
 // The line editor as a person sees it: keys move and delete whole graphemes (👋🏽, e + a combining accent), wide characters take two columns; a resized terminal gets no prompt mid-turn and rewraps.
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "vitest";
 import { startScriptedModel, type RecordedRequest } from "../../src/testing/index.js";
 import { cleanEnv, startMain } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const LONG = "This reply is long enough that a terminal narrowed to forty columns must wrap it over several rows, word by word.";
 const LEFT = "\x1b[D";
@@ -22,7 +21,7 @@ async function setup(ctx: TestContext) {
     ctx.expect(model.rejected).toEqual([]);
     await model.close();
   });
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-editing-"));
+  const dir = await tempDir("miniclaw-editing-");
   const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x", MINICLAW_WORKSPACE: join(dir, "ws") });
   const repl = startMain([], { env, cwd: dir, terminal: true });
   await repl.screen.waitFor(/Jarvis› $/);

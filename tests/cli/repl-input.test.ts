@@ -1,10 +1,9 @@
 // The REPL's keys as a person presses them, on the in-process stand-in terminal: Ctrl-C, pastes, continued lines, Esc, one-key approvals, type-ahead, /clear, /sessions, the banner, retries, Markdown, and line mode's exit code.
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "vitest";
 import { startScriptedModel, type RecordedRequest, type Rule } from "../../src/testing/index.js";
 import { cleanEnv, runMain, startMain } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const LONG = "Every word of this reply stays whole when the terminal wraps it, so no machine word is ever cut in two pieces across rows ".repeat(2).trim();
 const RULES: Rule[] = [
@@ -31,7 +30,7 @@ async function openIn(ctx: TestContext, env: Record<string, string> = {}) {
     ctx.expect(model.rejected).toEqual([]);
     await model.close();
   });
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-keys-"));
+  const dir = await tempDir("miniclaw-keys-");
   const fullEnv = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x", ...env });
   const repl = startMain(["--workspace", join(dir, "ws")], { env: fullEnv, cwd: dir, terminal: true });
   await repl.screen.waitFor(/Jarvis› /);
@@ -149,7 +148,7 @@ describe("the REPL in line mode", () => {
   it("exits 1 when a turn ends in an error, after answering the other lines", async ({ expect }) => {
     const model = await startScriptedModel(RULES);
     try {
-      const dir = await mkdtemp(join(tmpdir(), "miniclaw-keys-"));
+      const dir = await tempDir("miniclaw-keys-");
       const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" });
       const run = await runMain(["--workspace", join(dir, "ws")], { env, cwd: dir, input: "please break\nhello\n" });
       expect(run.code).toBe(1);

@@ -1,6 +1,5 @@
 // Permission modes in the REPL on a real terminal: /mode, a change mid-turn, the mode a session reopens in, and exit_plan_mode's question; and exit_plan_mode refused in miniclaw run.
-import { access, mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { access } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SessionStore } from "../../src/sessions/store.js";
@@ -8,12 +7,13 @@ import type { Rule } from "../../src/testing/index.js";
 import { cleanEnv, runMain } from "../helpers/cli.js";
 import { startTerminal, type Terminal } from "../helpers/pty.js";
 import { scriptedModelPerTest } from "../helpers/turn.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const scripted = scriptedModelPerTest();
 
 async function open(rules: Rule[]) {
   const model = await scripted(rules);
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-repl-modes-"));
+  const dir = await tempDir("miniclaw-repl-modes-");
   return { model, dir, workspace: join(dir, "ws"), env: cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" }) };
 }
 

@@ -1,10 +1,10 @@
 // Reopening conversations: miniclaw -c, --resume (a numbered list, pick by number), --resume KEY, what the REPL says it reopened, /new kept for later, /mode kept on a new session, keys with blanks refused.
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "vitest";
 import { startScriptedModel } from "../../src/testing/index.js";
 import { cleanEnv, runCli, runMain, startMain, type MainRun } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const HOUR_MS = 3_600_000;
 
@@ -21,7 +21,7 @@ async function setup(ctx: TestContext, sessions: Array<[key: string, hoursAgo: n
     ctx.expect(model.rejected).toEqual([]);
     await model.close();
   });
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-resume-"));
+  const dir = await tempDir("miniclaw-resume-");
   const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x", MINICLAW_WORKSPACE: join(dir, "ws") });
   ctx.expect((await runMain(["init"], { env, cwd: dir })).code).toBe(0);
   for (const [key, hoursAgo, messages] of sessions) {

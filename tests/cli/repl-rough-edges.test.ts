@@ -1,11 +1,10 @@
 // Small things a person notices in the REPL: /compact on a short session, "1 response", /sessions columns, the banner on PostgreSQL.
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "vitest";
 import { startScriptedModel } from "../../src/testing/index.js";
 import { cleanEnv, startMain, type MainRun } from "../helpers/cli.js";
 import { databaseUnavailable, newTestSchema } from "../helpers/pg.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 async function setup(ctx: TestContext, args: string[] = [], extraEnv: Record<string, string> = {}) {
   const model = await startScriptedModel([{ reply: "ok" }]);
@@ -13,7 +12,7 @@ async function setup(ctx: TestContext, args: string[] = [], extraEnv: Record<str
     ctx.expect(model.rejected).toEqual([]);
     await model.close();
   });
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-edges-"));
+  const dir = await tempDir("miniclaw-edges-");
   const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x", MINICLAW_WORKSPACE: join(dir, "ws"), ...extraEnv });
   const repl = startMain(args, { env, cwd: dir, terminal: true });
   await repl.screen.waitFor(/Jarvis› $/);

@@ -1,11 +1,10 @@
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Rule, ScriptedModel } from "../../src/testing/index.js";
 import { cleanEnv, startMain } from "../helpers/cli.js";
 import { startTerminal } from "../helpers/pty.js";
 import { scriptedModelPerTest } from "../helpers/turn.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 /** One scripted model per test, checked (no request rejected) and closed after it. */
 const scripted = scriptedModelPerTest();
@@ -24,7 +23,7 @@ const RULES: Rule[] = [
 
 async function open(rules: Rule[] = RULES): Promise<{ model: ScriptedModel; dir: string; workspace: string; env: Record<string, string> }> {
   const model = await scripted(rules);
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-repl-settings-"));
+  const dir = await tempDir("miniclaw-repl-settings-");
   return { model, dir, workspace: join(dir, "ws"), env: cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" }) };
 }
 

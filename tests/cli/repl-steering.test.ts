@@ -1,12 +1,12 @@
 // Steering in the REPL on a real terminal: a line typed during a turn joins its next request, /queue followup makes lines wait, and miniclaw steer from another terminal reaches the running turn.
-import { access, mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { access } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RecordedRequest, Rule } from "../../src/testing/index.js";
 import { cleanEnv, runCli } from "../helpers/cli.js";
 import { startTerminal, type Terminal } from "../helpers/pty.js";
 import { scriptedModelPerTest } from "../helpers/turn.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const scripted = scriptedModelPerTest();
 
@@ -20,7 +20,7 @@ const RULES: Rule[] = [
 
 async function open() {
   const model = await scripted(RULES);
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-repl-steer-"));
+  const dir = await tempDir("miniclaw-repl-steer-");
   const workspace = join(dir, "ws");
   const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" });
   const term = startTerminal(["--workspace", workspace, "--permission-mode", "bypassPermissions"], { env, cwd: dir });

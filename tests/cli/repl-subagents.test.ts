@@ -1,6 +1,5 @@
 // A subagent in the REPL on a real terminal: its lines indented under the delegate line, its approval question naming it, its session listed under the parent's.
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ensureWorkspace } from "../../src/runtime/workspace.js";
@@ -8,6 +7,7 @@ import type { Rule } from "../../src/testing/index.js";
 import { cleanEnv } from "../helpers/cli.js";
 import { startTerminal } from "../helpers/pty.js";
 import { scriptedModelPerTest } from "../helpers/turn.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const scripted = scriptedModelPerTest();
 
@@ -21,7 +21,7 @@ const RULES: Rule[] = [
 describe("a subagent in the REPL", () => {
   it("shows the delegate line, the child's lines indented under it, its approval question naming it, its end with requests and cost; /sessions lists its session under the parent's", async () => {
     const model = await scripted(RULES);
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-repl-sub-"));
+    const dir = await tempDir("miniclaw-repl-sub-");
     const workspace = join(dir, "ws");
     await ensureWorkspace(workspace);
     await writeFile(join(workspace, "agents", "main", "SOUL.md"), "---\nname: Jarvis\ndelegates: [researcher]\n---\nYou are Jarvis.\n");

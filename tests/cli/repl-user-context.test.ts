@@ -1,10 +1,10 @@
 // What the user adds besides their words: !command runs in their shell and its output goes with the next message; @path attaches a file; sessions show keeps both apart from the user's words.
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "vitest";
 import { startScriptedModel, type RecordedRequest } from "../../src/testing/index.js";
 import { cleanEnv, runMain, startMain, type MainRun } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const SECRET = "tok-4f9a8b7c6d5e4f3a2b1c";
 
@@ -14,7 +14,7 @@ async function setup(ctx: TestContext) {
     ctx.expect(model.rejected).toEqual([]);
     await model.close();
   });
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-user-context-"));
+  const dir = await tempDir("miniclaw-user-context-");
   const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x", MINICLAW_WORKSPACE: join(dir, "ws"), SHELL: "/bin/sh", DEPLOY_TOKEN: SECRET });
   const repl = startMain([], { env, cwd: dir, terminal: true });
   await repl.screen.waitFor(/Jarvis› $/);

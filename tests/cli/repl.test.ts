@@ -1,11 +1,11 @@
-import { mkdtemp, readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
 import { startScriptedModel, validateRequest, type Rule, type ScriptedModel } from "../../src/testing/index.js";
 import { scriptedModelPerTest } from "../helpers/turn.js";
 import { cleanEnv, runCli, runMain, startMain } from "../helpers/cli.js";
 import { startTerminal, type Terminal } from "../helpers/pty.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 /** One scripted model per test, checked (no request rejected) and closed after it; the terminal is killed by its helper. */
 const scripted = scriptedModelPerTest();
@@ -22,7 +22,7 @@ const RULES: Rule[] = [
 
 async function open(rules: Rule[] = RULES) {
   model = await scripted(rules);
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-repl-"));
+  const dir = await tempDir("miniclaw-repl-");
   const workspace = join(dir, "ws");
   const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" });
   return { dir, workspace, env };
@@ -135,7 +135,7 @@ describe.concurrent("the REPL on a terminal, in process", () => {
       ctx.expect(server.rejected).toEqual([]);
       await server.close();
     });
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-repl-"));
+    const dir = await tempDir("miniclaw-repl-");
     const env = cleanEnv({ ANTHROPIC_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "x" });
     const start = () => startMain(["--workspace", join(dir, "ws")], { env, cwd: dir, terminal: true });
     return { start, server };
@@ -197,7 +197,7 @@ describe.concurrent("the REPL on a terminal, in process", () => {
   });
 
   it("without credentials prints the guidance with the demo pointer and exits 1", async ({ expect }) => {
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-repl-"));
+    const dir = await tempDir("miniclaw-repl-");
     const repl = startMain([], { env: cleanEnv(), cwd: dir, terminal: true });
     expect((await repl.done).code).toBe(1);
     expect(repl.screen.output()).toMatch(/ANTHROPIC_API_KEY[\s\S]*npm run demo/);

@@ -1,10 +1,10 @@
 // run --record and miniclaw replay: a turn recorded through the CLI, replayed offline with nothing changed, and a changed SOUL.md caught.
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanEnv, runMain } from "../helpers/cli.js";
 import { scriptedModelPerTest } from "../helpers/turn.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const scripted = scriptedModelPerTest();
 
@@ -14,7 +14,7 @@ describe("run --record and miniclaw replay", () => {
       { match: { toolResult: {} }, reply: "The folder holds {{tool_result}}" },
       { reply: { toolUses: [{ name: "run_command", input: { command: "ls" } }] } },
     ]);
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-replay-"));
+    const dir = await tempDir("miniclaw-replay-");
     await writeFile(join(dir, "notes.txt"), "n\n");
     const ws = join(dir, "ws");
     const cassette = join(dir, "turn.jsonl");
@@ -36,7 +36,7 @@ describe("run --record and miniclaw replay", () => {
   });
 
   it("refuses a file that is no cassette with one line", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-replay-"));
+    const dir = await tempDir("miniclaw-replay-");
     await writeFile(join(dir, "x.jsonl"), '{"hello": 1}\n');
     const run = await runMain(["replay", "x.jsonl"], { env: cleanEnv(), cwd: dir });
     expect([run.code, run.stderr]).toEqual([1, `${join(dir, "x.jsonl")}: not a miniclaw cassette (its first line names no "cassette" format)\n`]);

@@ -1,16 +1,15 @@
 // miniclaw run as Claude Code users script it: piped stdin, --output-format json and stream-json, and a refusal that exits 1.
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BIN, cleanEnv, runCli, runMain } from "../helpers/cli.js";
 import { scriptedModelPerTest } from "../helpers/turn.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const scripted = scriptedModelPerTest();
 
 async function setup(rules: Parameters<typeof scripted>[0]) {
   const model = await scripted(rules);
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-formats-"));
+  const dir = await tempDir("miniclaw-formats-");
   return { model, dir, env: cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" }), ws: join(dir, "ws") };
 }
 

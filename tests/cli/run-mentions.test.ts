@@ -1,10 +1,10 @@
 // `@path` in miniclaw run: a text file's content and an image's block reach the model with the message; each attachment is said on stderr.
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanEnv, runMain } from "../helpers/cli.js";
 import { scriptedModelPerTest } from "../helpers/turn.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const scripted = scriptedModelPerTest();
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from("\0\0\0\rIHDR-a-tiny-picture")]);
@@ -12,7 +12,7 @@ const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a
 describe("miniclaw run with @path mentions", () => {
   it("attaches a text file and an image to the message, says so on stderr, and names a missing one without failing", async () => {
     const model = await scripted([{ reply: "Seen." }]);
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-run-mentions-"));
+    const dir = await tempDir("miniclaw-run-mentions-");
     await writeFile(join(dir, "notes.md"), "The launch moves to Tuesday.\n");
     await writeFile(join(dir, "chart.png"), PNG);
     const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" });
@@ -29,7 +29,7 @@ describe("miniclaw run with @path mentions", () => {
 
   it("reads mentions only from the words typed: piped input naming a file (with a relative path, ~/, or quoted) attaches nothing", async () => {
     const model = await scripted([{ reply: "Summarized." }]);
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-run-mentions-"));
+    const dir = await tempDir("miniclaw-run-mentions-");
     await mkdir(join(dir, "home", ".aws"), { recursive: true });
     await writeFile(join(dir, "home", ".aws", "credentials"), "[default]\naws_region = eu-west-1 marker-home-file\n");
     await writeFile(join(dir, "notes.md"), "marker-notes-file\n");

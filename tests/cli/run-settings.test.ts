@@ -1,9 +1,9 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "vitest";
 import { startScriptedModel, type Rule } from "../../src/testing/index.js";
 import { cleanEnv, runMain } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 /** A scripted model (checked and closed after the test) and a fresh folder holding a workspace path and `schema.json`. */
 async function setup(ctx: TestContext, rules: Rule[], schema: unknown = SCORE_SCHEMA) {
@@ -12,7 +12,7 @@ async function setup(ctx: TestContext, rules: Rule[], schema: unknown = SCORE_SC
     ctx.expect(model.rejected).toEqual([]);
     await model.close();
   });
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-run-settings-"));
+  const dir = await tempDir("miniclaw-run-settings-");
   await writeFile(join(dir, "schema.json"), typeof schema === "string" ? schema : JSON.stringify(schema));
   const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" });
   const run = (...args: string[]) => runMain(["run", "--workspace", join(dir, "ws"), ...args], { env, cwd: dir });

@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, rm, stat, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "vitest";
 import { startScriptedModel, type Rule } from "../../src/testing/index.js";
 import { cleanEnv, runCli, runMain } from "../helpers/cli.js";
 import { closedPort } from "../helpers/ports.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 /** A scripted model (checked and closed after the test) and a fresh folder with a workspace path in it. */
 async function setup(ctx: TestContext, rules: Rule[]) {
@@ -14,7 +14,7 @@ async function setup(ctx: TestContext, rules: Rule[]) {
     ctx.expect(model.rejected).toEqual([]);
     await model.close();
   });
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-cli-"));
+  const dir = await tempDir("miniclaw-cli-");
   return { model, dir, workspace: join(dir, "ws"), env: cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" }) };
 }
 
@@ -40,7 +40,7 @@ describe.concurrent("miniclaw run", () => {
   });
 
   it("with no credentials prints the guidance paragraph and exits 1, without a stack trace (the binary)", async ({ expect }) => {
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-cli-"));
+    const dir = await tempDir("miniclaw-cli-");
     const run = await runCli(["run", "hi"], { env: cleanEnv(), cwd: dir });
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
@@ -61,7 +61,7 @@ describe.concurrent("miniclaw run", () => {
   });
 
   it("names the URL it tried when the connection fails, on the one error line", async (ctx) => {
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-cli-"));
+    const dir = await tempDir("miniclaw-cli-");
     const closed = `http://127.0.0.1:${await closedPort()}`;
     const env = cleanEnv({ ANTHROPIC_BASE_URL: closed, ANTHROPIC_API_KEY: "x" });
     const run = await runMain(["run", "--workspace", join(dir, "ws"), "hi"], { env, cwd: dir });

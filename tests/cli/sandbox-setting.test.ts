@@ -1,17 +1,17 @@
 // The sandbox as a person sets it: --sandbox, MINICLAW_SANDBOX, the workspace's settings.json, and the one line when commands run unsandboxed.
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseCliArgs } from "../../src/cli/args.js";
 import { sandboxOf } from "../../src/cli/assistant-setup.js";
 import { cleanEnv, runMain } from "../helpers/cli.js";
 import { scriptedModelPerTest } from "../helpers/turn.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const scripted = scriptedModelPerTest();
 
 async function workspaceWith(settings?: object): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-settings-"));
+  const dir = await tempDir("miniclaw-settings-");
   if (settings !== undefined) await writeFile(join(dir, "settings.json"), JSON.stringify(settings));
   return dir;
 }

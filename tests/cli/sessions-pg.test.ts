@@ -1,11 +1,11 @@
 // The CLI on PostgreSQL: MINICLAW_DATABASE_URL moves run, sessions, export and import to the database; bad settings get one line.
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startScriptedModel, type ScriptedModel } from "../../src/testing/index.js";
 import { cleanEnv, runCli, runMain } from "../helpers/cli.js";
 import { databaseUnavailable, newTestSchema, type TestSchema } from "../helpers/pg.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const unavailable = await databaseUnavailable();
 
@@ -18,7 +18,7 @@ describe.skipIf(unavailable !== undefined)("the CLI with MINICLAW_DATABASE_URL",
   beforeEach(async () => {
     schema = newTestSchema();
     model = await startScriptedModel([{ match: /.*/, reply: (req) => `got ${JSON.stringify(req.body.messages!.length)} messages` }]);
-    cwd = await mkdtemp(join(tmpdir(), "miniclaw-cli-pg-"));
+    cwd = await tempDir("miniclaw-cli-pg-");
     files = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "test", MINICLAW_WORKSPACE: join(cwd, "workspace") });
     env = { ...files, MINICLAW_DATABASE_URL: schema.url, MINICLAW_DATABASE_SCHEMA: schema.schema };
   });
@@ -73,7 +73,7 @@ describe("database settings the CLI refuses with one line", () => {
     ["db migrate without a database", {}, ["db", "migrate"], /^no database: set MINICLAW_DATABASE_URL or pass --database-url/],
   ];
   it.each(cases)("%s", async (_name, extra, args, expected) => {
-    const cwd = await mkdtemp(join(tmpdir(), "miniclaw-cli-pg-"));
+    const cwd = await tempDir("miniclaw-cli-pg-");
     try {
       const run = await runMain(args, { env: cleanEnv({ MINICLAW_WORKSPACE: join(cwd, "workspace"), ...extra }), cwd });
       expect(run.code).toBe(1);

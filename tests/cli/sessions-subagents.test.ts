@@ -1,10 +1,10 @@
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nestUnderParents, type SessionListing } from "../../src/sessions/session-listing.js";
 import { sessionFileName } from "../../src/sessions/session-path.js";
 import { cleanEnv, runMain } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const HOUR_MS = 3_600_000;
 const T0 = Date.UTC(2026, 10, 28, 9, 0);
@@ -22,7 +22,7 @@ async function writeSession(sessions: string, key: string, ts: number, parent?: 
 
 describe("miniclaw sessions with subagents", () => {
   it("lists each subagent's session indented under the session that started it, and shows its parent in its header", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-sessions-sub-"));
+    const dir = await tempDir("miniclaw-sessions-sub-");
     const ws = join(dir, "ws");
     const sessions = join(ws, "sessions");
     await mkdir(sessions, { recursive: true });

@@ -1,9 +1,9 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startScriptedModel, type ScriptedModel } from "../../src/testing/index.js";
 import { cleanEnv, runMain } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 let model: ScriptedModel | undefined;
 afterEach(async () => {
@@ -14,7 +14,7 @@ afterEach(async () => {
 describe("miniclaw sessions", () => {
   it("lists, shows with usage and cost, forks up to a message, and creates sessions", async () => {
     model = await startScriptedModel([{ reply: "answer to {{user_text}}" }]);
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-sessions-"));
+    const dir = await tempDir("miniclaw-sessions-");
     const ws = join(dir, "ws");
     const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" });
     const cli = (...args: string[]) => runMain([...args, "--workspace", ws], { env: cleanEnv(), cwd: dir });
@@ -56,7 +56,7 @@ describe("miniclaw sessions", () => {
       { match: "node 20", reply: { thinking: "Search the release notes.", serverTools: [{ search: "node 20 release", results: [{ url: "https://nodejs.org/v20", title: "Node v20" }] }], text: "April 2023." } },
       { reply: '{"year": 2023}' },
     ]);
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-sessions-"));
+    const dir = await tempDir("miniclaw-sessions-");
     const ws = join(dir, "ws");
     const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" });
     await writeFile(join(dir, "year.json"), JSON.stringify({ type: "object", properties: { year: { type: "integer" } }, required: ["year"] }));

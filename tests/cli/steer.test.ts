@@ -1,12 +1,12 @@
 // miniclaw steer KEY TEXT: a message for a session's running turn (in another process) or its next one, delivered once.
 import { spawn } from "node:child_process";
-import { access, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { access, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "vitest";
 import { ensureWorkspace } from "../../src/runtime/workspace.js";
 import { startScriptedModel, type RecordedRequest, type Rule } from "../../src/testing/index.js";
 import { BIN, cleanEnv, runCli, runMain } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 /** A workspace from the templates and a scripted model, checked (no request rejected) and closed after the test. */
 async function setup(ctx: TestContext, rules: Rule[]) {
@@ -15,7 +15,7 @@ async function setup(ctx: TestContext, rules: Rule[]) {
     ctx.expect(model.rejected).toEqual([]);
     await model.close();
   });
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-steer-"));
+  const dir = await tempDir("miniclaw-steer-");
   const workspace = join(dir, "ws");
   await ensureWorkspace(workspace);
   const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" });
@@ -85,7 +85,7 @@ describe.concurrent("miniclaw steer", () => {
   });
 
   it("refuses an empty message or a missing workspace with one line, and explains itself with --help", async (ctx) => {
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-steer-"));
+    const dir = await tempDir("miniclaw-steer-");
     const empty = await runMain(["steer", "agent:main:main", " ", "--workspace", dir], { env: cleanEnv(), cwd: dir });
     ctx.expect(empty.code).toBe(1);
     ctx.expect(empty.stderr).toMatch(/^usage: miniclaw steer KEY TEXT, e\.g\. .*\n$/);

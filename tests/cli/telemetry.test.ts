@@ -1,12 +1,11 @@
 // `miniclaw run` with OTEL_EXPORTER_OTLP_ENDPOINT set: the turn's spans reach an OTLP/HTTP receiver as JSON, without message text.
-import { mkdtemp } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startScriptedModel } from "../../src/testing/index.js";
 import { cleanEnv, runMain } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 describe("miniclaw run with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
   it("exports the turn and its request as spans before it exits", async () => {
@@ -22,7 +21,7 @@ describe("miniclaw run with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
     await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
     const model = await startScriptedModel([{ reply: "The answer is forty-two." }]);
     try {
-      const dir = await mkdtemp(join(tmpdir(), "miniclaw-otel-"));
+      const dir = await tempDir("miniclaw-otel-");
       const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
       const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x", OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
       const run = await runMain(["run", "--workspace", join(dir, "ws"), "what is the question?"], { env, cwd: dir });

@@ -1,11 +1,11 @@
-import { access, mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { access, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Rule, ScriptedModel } from "../../src/testing/index.js";
 import { scriptedModelPerTest } from "../helpers/turn.js";
 import { cleanEnv, runMain } from "../helpers/cli.js";
 import { startTerminal, type Terminal } from "../helpers/pty.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 /** One scripted model per test, checked (no request rejected) and closed after it; the terminal is killed by its helper. */
 const scripted = scriptedModelPerTest();
@@ -27,7 +27,7 @@ const RULES: Rule[] = [
 
 async function open() {
   model = await scripted(RULES);
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-spoof-"));
+  const dir = await tempDir("miniclaw-spoof-");
   const cwd = join(dir, "project");
   await mkdir(join(dir, "outside"));
   await mkdir(cwd);
@@ -84,7 +84,7 @@ describe("escape sequences from the model on the terminal", () => {
   });
 
   it("an error that quotes a file's content (a cron job name) is printed escaped", async () => {
-    const cwd = await mkdtemp(join(tmpdir(), "miniclaw-spoof-"));
+    const cwd = await tempDir("miniclaw-spoof-");
     await mkdir(join(cwd, "workspace"));
     await writeFile(join(cwd, "workspace", "cron.json"), JSON.stringify({ jobs: [{ name: "a\u001b[2J\u202eb", schedule: "nope", prompt: "x" }] }));
     const run = await runMain(["cron", "--workspace", "workspace"], { env: cleanEnv({ ANTHROPIC_API_KEY: "x" }), cwd });

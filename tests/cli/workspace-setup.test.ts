@@ -1,14 +1,14 @@
 // The CLI and the workspace: `miniclaw init`, an empty folder filled on first use, a folder without agents explained.
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "vitest";
 import { TEMPLATE_WORKSPACE } from "../../src/paths.js";
 import { startScriptedModel } from "../../src/testing/index.js";
 import { cleanEnv, runMain } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 async function folder(): Promise<string> {
-  return mkdtemp(join(tmpdir(), "miniclaw-init-"));
+  return tempDir("miniclaw-init-");
 }
 
 /** A scripted model answering "hi" (checked and closed after the test) and the env pointing at it. */

@@ -1,10 +1,9 @@
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
 import { TEMPLATE_WORKSPACE } from "../../src/paths.js";
 import { loadCronJobs, parseCronJobs, checkSchedule, nextRunTime } from "../../src/cron/index.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const FILE = "/ws/cron.json";
 const parse = (data: unknown): ReturnType<typeof parseCronJobs> => parseCronJobs(JSON.stringify(data), FILE);
@@ -60,7 +59,7 @@ describe("cron.json", () => {
   });
 
   it("names the file when it is missing", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-cron-"));
+    const dir = await tempDir("miniclaw-cron-");
     await expect(loadCronJobs(dir)).rejects.toThrow(new RegExp(`^${join(dir, "cron.json")} not found`));
   });
 });

@@ -1,5 +1,4 @@
-import { mkdtemp, readdir, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
 import { systemClock } from "../../src/deps.js";
@@ -9,6 +8,7 @@ import { startScriptedModel, type Rule } from "../../src/testing/index.js";
 import type { AgentEvent, StopReason, TurnResult } from "../../src/types.js";
 import { type CronJob, createJobRunner, outcomeOf } from "../../src/cron/index.js";
 import { cacheTtlOf } from "../../src/cron/cron-job.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const job = (extra: Partial<CronJob> = {}): CronJob => ({ name: "check", schedule: "* * * * *", session: "cron:check", heartbeat: false, enabled: true, prompt: "morning check", ...extra });
 
@@ -19,7 +19,7 @@ async function setup(ctx: TestContext, rules: Rule[], checklist?: string, now?: 
     ctx.expect(model.rejected).toEqual([]);
     await model.close();
   });
-  const workspace = join(await mkdtemp(join(tmpdir(), "miniclaw-cronjob-")), "ws");
+  const workspace = join(await tempDir("miniclaw-cronjob-"), "ws");
   await ensureWorkspace(workspace);
   if (checklist !== undefined) await writeFile(join(workspace, "HEARTBEAT.md"), checklist);
   const env = { ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" };

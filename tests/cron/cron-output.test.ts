@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
 import { ConfigError } from "../../src/errors.js";
@@ -8,12 +7,13 @@ import { ensureWorkspace } from "../../src/runtime/workspace.js";
 import { startScriptedModel, type Rule } from "../../src/testing/index.js";
 import type { TurnResult } from "../../src/types.js";
 import { loadCronJobs, parseCronJobs, type CronJob, createJobRunner, outcomeOf, formatRunLine, type RunRecord } from "../../src/cron/index.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const SCHEMA = { type: "object", properties: { open: { type: "integer" }, oldest: { type: "string" } }, required: ["open", "oldest"] };
 
 /** A workspace folder with this cron.json and these files (paths relative to it). */
 async function workspaceWith(jobs: unknown[], files: Record<string, string> = {}): Promise<string> {
-  const workspace = await mkdtemp(join(tmpdir(), "miniclaw-cron-output-"));
+  const workspace = await tempDir("miniclaw-cron-output-");
   await writeFile(join(workspace, "cron.json"), JSON.stringify({ jobs }));
   for (const [path, text] of Object.entries(files)) {
     await mkdir(join(workspace, path, ".."), { recursive: true });
@@ -61,7 +61,7 @@ describe.concurrent("a cron run with an output schema", () => {
       ctx.expect(model.rejected).toEqual([]);
       await model.close();
     });
-    const workspace = join(await mkdtemp(join(tmpdir(), "miniclaw-cron-output-")), "ws");
+    const workspace = join(await tempDir("miniclaw-cron-output-"), "ws");
     await ensureWorkspace(workspace);
     const env = { ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" };
     const runJob = createJobRunner({ assistant: { workspace, cwd: workspace, env, client: createClient({ env }) } });

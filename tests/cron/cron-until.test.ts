@@ -1,6 +1,5 @@
 // Jobs with an end: `until` and `finalPrompt` in cron.json, the final run that ends the job, its session and its inbox.
-import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
 import { createClient } from "../../src/model/client.js";
@@ -10,6 +9,7 @@ import { startScriptedModel, type RecordedRequest, type Rule } from "../../src/t
 import { cleanEnv, runMain } from "../helpers/cli.js";
 import { manualClock, until as waitUntil } from "../helpers/manual-clock.js";
 import { DEFAULT_FINAL_PROMPT, hasEnded, parseCronJobs, type CronJob, startScheduler, type StartTimer, createJobRunner, type RunRecord, readPausedJobs } from "../../src/cron/index.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const UNTIL = "2026-06-12T17:30:00+02:00";
 const BEFORE = Date.parse("2026-06-12T17:00:00+02:00");
@@ -40,7 +40,7 @@ async function setup(ctx: TestContext, rules: Rule[]) {
     ctx.expect(model.rejected).toEqual([]);
     await model.close();
   });
-  const workspace = join(await mkdtemp(join(tmpdir(), "miniclaw-cron-until-")), "ws");
+  const workspace = join(await tempDir("miniclaw-cron-until-"), "ws");
   await ensureWorkspace(workspace);
   const env = { ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x" };
   const clock = manualClock(BEFORE);
@@ -165,7 +165,7 @@ describe.concurrent("miniclaw cron with an ended job", () => {
       ctx.expect(model.rejected).toEqual([]);
       await model.close();
     });
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-cron-until-cli-"));
+    const dir = await tempDir("miniclaw-cron-until-cli-");
     const workspace = join(dir, "ws");
     await ensureWorkspace(workspace);
     // Past on the real clock: `cron run` reads the system's.

@@ -1,7 +1,6 @@
 // The Weekend Researcher example: its one command, the steer in wake-up 2, the brief rewritten, the budget pause, the end at until.
 import { execFile } from "node:child_process";
-import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cp, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -12,6 +11,7 @@ import { BRIEF_KEY, researcherRules } from "../../examples/weekend-researcher/sc
 import { loadCronJobs } from "../../src/cron/cron-config.js";
 import { startScriptedModel, type RecordedRequest } from "../../src/testing/index.js";
 import { cleanEnv, runMain } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const STEERED = `The user added: ${STEER_TEXT}`;
@@ -94,7 +94,7 @@ describe.concurrent("the Weekend Researcher example", () => {
       ctx.expect(model.rejected).toEqual([]);
       await model.close();
     });
-    const workspace = join(await mkdtemp(join(tmpdir(), "miniclaw-weekend-")), "weekend");
+    const workspace = join(await tempDir("miniclaw-weekend-"), "weekend");
     await cp(EXAMPLE_WORKSPACE, workspace, { recursive: true });
     // An until still ahead on the real clock, which `cron run` reads, makes this wake-up an ordinary one.
     const [job] = await loadCronJobs(workspace);

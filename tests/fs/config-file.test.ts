@@ -1,9 +1,9 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { checkConfig, closest, parseJsonConfig, readConfigText } from "../../src/fs/config-file.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const schema = z.strictObject({ name: z.string(), jobs: z.array(z.strictObject({ schedule: z.string(), prompt: z.string().optional() })) });
 
@@ -24,7 +24,7 @@ describe("configuration files", () => {
   });
 
   it("reads a missing optional file as absent and a required one as a clear error", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-config-"));
+    const dir = await tempDir("miniclaw-config-");
     expect(await readConfigText(join(dir, "mcp.json"), { optional: true })).toBeUndefined();
     await expect(readConfigText(join(dir, "cron.json"), { hint: 'create it with {"jobs": []}' })).rejects.toThrow(`${join(dir, "cron.json")} not found: create it with {"jobs": []}`);
     await writeFile(join(dir, "bad.json"), "{ nope");

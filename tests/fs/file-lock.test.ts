@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { systemClock } from "../../src/deps.js";
 import { ConfigError } from "../../src/errors.js";
 import { acquireFileLock, isFileLockHeld, withFileLock, type FileLockOptions } from "../../src/fs/file-lock.js";
+import { removeAfterFile } from "../helpers/temp-dir.js";
 import { makeTempDir } from "../helpers/tool-context.js";
 
 const options = (timeoutMs: number): FileLockOptions => ({
@@ -60,7 +61,7 @@ describe("file lock", () => {
 
   it("is not taken over by the same process naming the file another way (relative, through a symlink): the second waits", async () => {
     const dir = await makeTempDir();
-    const link = `${dir}-link`;
+    const link = removeAfterFile(`${dir}-link`);
     await symlink(dir, link);
     const release = await acquireFileLock(join(dir, "x.lock"), options(2_000));
     await expect(acquireFileLock(join(link, "x.lock"), options(150))).rejects.toThrow(/thing busy: t1/);

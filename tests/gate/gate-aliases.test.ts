@@ -1,14 +1,14 @@
 // The gate resolves its roots, the approvals file and the sessions folder once, at the first check that needs
 // them: reached under another name (a link to the workspace, a link to home, a dangling link), each still holds.
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { testGate } from "../helpers/gate.js";
+import { tempDirSync } from "../helpers/temp-dir.js";
 
 /** A home with a key, a project in it with its workspace, and links to each under other names. */
 function layout() {
-  const home = realpathSync(mkdtempSync(join(tmpdir(), "miniclaw-gate-aliases-")));
+  const home = realpathSync(tempDirSync("miniclaw-gate-aliases-"));
   const project = join(home, "project");
   const workspace = join(project, "workspace");
   mkdirSync(join(home, ".ssh"), { recursive: true });

@@ -1,12 +1,12 @@
 // Throwaway PostgreSQL servers for fault tests: initdb into a temp folder, start on a free port, kill, restart, refuse writes, back up.
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { chown, mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { chown, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import { closedPort } from "./ports.js";
+import { tempDir } from "./temp-dir.js";
 
 const run = promisify(execFile);
 
@@ -61,15 +61,16 @@ async function tool(name: string, args: string[]): Promise<string> {
   return stdout;
 }
 
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-pgc-"));
+/** A temp folder for a cluster; when the tests run as root, owned by the postgres user the server tools then run as. */
+async function clusterDir(): Promise<string> {
+  const dir = await tempDir("miniclaw-pgc-");
   if (process.getuid?.() === 0) await chown(dir, Number((await run("id", ["-u", "postgres"])).stdout), Number((await run("id", ["-g", "postgres"])).stdout));
   return dir;
 }
 
 /** A fresh cluster (initdb, fsync off), started on a free port. */
 export async function startCluster(): Promise<Cluster> {
-  const dir = await tempDir();
+  const dir = await clusterDir();
   await tool("initdb", ["-D", join(dir, "data"), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"]);
   const cluster = clusterAt(dir, await closedPort());
   await cluster.start();
@@ -131,7 +132,7 @@ function clusterAt(dir: string, port: number): Cluster {
       }
     },
     async baseBackup() {
-      const copy = await tempDir();
+      const copy = await clusterDir();
       await tool("pg_basebackup", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-D", join(copy, "data"), "-X", "stream", "-c", "fast", "--no-sync"]);
       const second = clusterAt(copy, await closedPort());
       await second.start();

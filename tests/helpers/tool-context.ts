@@ -1,6 +1,5 @@
 // Builds a ToolContext for tool tests: real clock and spawn, a fresh AbortController, and the real permission context.
-import { mkdtemp, realpath } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { nodeSpawnDefault, refuseApprover, systemClock } from "../../src/deps.js";
 import type { Approver } from "../../src/deps.js";
@@ -9,6 +8,7 @@ import type { ModeHolder, PermissionMode } from "../../src/gate/context.js";
 import { createCommandJudge } from "../../src/shell/index.js";
 import type { ToolContext } from "../../src/tools/define.js";
 import type { AgentEvent } from "../../src/types.js";
+import { tempDir } from "./temp-dir.js";
 
 export interface TestToolContext extends ToolContext {
   /** Every event the tools and the gate emitted, in order. */
@@ -31,7 +31,7 @@ export interface ToolContextOptions {
 
 /** A fresh real temp dir (realpath, so comparisons with resolved paths hold on macOS too). */
 export async function makeTempDir(prefix = "miniclaw-test-"): Promise<string> {
-  return realpath(await mkdtemp(join(tmpdir(), prefix)));
+  return realpath(await tempDir(prefix));
 }
 
 /** A ToolContext over real effects; the approver refuses unless one is given. */

@@ -1,6 +1,5 @@
 // Builders for loop tests: a temp workspace, a test agent, a scripted model client and a recording event sink.
-import { mkdtemp, readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect } from "vitest";
 import { z } from "zod";
@@ -10,12 +9,13 @@ import type { TurnOptions } from "../../src/loop/turn-options.js";
 import type { RuntimeOptions } from "../../src/runtime/open-runtime.js";
 import { startScriptedModel, type Rule, type ScriptedModel } from "../../src/testing/index.js";
 import type { AgentConfig, AgentEvent } from "../../src/types.js";
+import { tempDir } from "./temp-dir.js";
 
 export const TEST_AGENT: AgentConfig = { id: "main", name: "Tester", prompt: "You are a test agent." };
 
 /** A fresh temp folder to use as the workspace. */
 export async function tempWorkspace(): Promise<string> {
-  return mkdtemp(join(tmpdir(), "miniclaw-test-"));
+  return tempDir("miniclaw-test-");
 }
 
 /** A tool that upper-cases its input and counts its calls. */

@@ -1,10 +1,10 @@
 // The system prompt: its parts in a fixed order, capped files, and the same bytes every time.
 import { execFileSync } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildSystemPrompt, capText, MAX_PROMPT_FILE_CHARS, readUserProfile } from "../../src/runtime/system-prompt.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const agent = { prompt: "You are Jarvis.\n" };
 const ALL_TOOLS = ["run_command", "read_file", "write_file", "edit_file", "save_memory", "memory_search", "load_skill"];
@@ -68,7 +68,7 @@ describe("capText", () => {
 
 describe("readUserProfile", () => {
   it("reads USER.md from the workspace, and is undefined when missing or blank", async () => {
-    const workspace = await mkdtemp(join(tmpdir(), "miniclaw-user-"));
+    const workspace = await tempDir("miniclaw-user-");
     try {
       expect(readUserProfile(workspace)).toBeUndefined();
       await writeFile(join(workspace, "USER.md"), "\n \n");

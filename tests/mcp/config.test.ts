@@ -1,10 +1,10 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { McpServer } from "@modelcontextprotocol/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
 import { DEFAULT_MCP_CONNECT_TIMEOUT_MS, DEFAULT_MCP_TIMEOUT_MS, MCP_CONFIG_FILE, parseMcpConfig, readMcpConfig } from "../../src/mcp/config.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const FILE = "workspace/mcp.json";
 const ENV = { GITHUB_TOKEN: "ghp_exampletoken123", HOME: "/home/ada", EMPTY: "" };
@@ -45,7 +45,7 @@ afterEach(async () => {
   await Promise.all(folders.splice(0).map((folder) => rm(folder, { recursive: true, force: true })));
 });
 async function tempWorkspace(): Promise<string> {
-  const folder = await mkdtemp(join(tmpdir(), "miniclaw-mcp-config-"));
+  const folder = await tempDir("miniclaw-mcp-config-");
   folders.push(folder);
   return folder;
 }

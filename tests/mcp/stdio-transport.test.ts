@@ -1,7 +1,6 @@
 // The stdio transport through the official MCP client against the fixture server: tools, environment, start failures, and no process left behind.
 import { spawn } from "node:child_process";
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { chmod, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
@@ -10,6 +9,7 @@ import { registeredGroups, watchdogPid } from "../../src/mcp/reaper.js";
 import { STDERR_TAIL_BYTES, StdioTransport, type StdioServerParams } from "../../src/mcp/stdio-transport.js";
 import { ALL_TOOLS, FAIL_TEXT, PNG_BASE64 } from "../fixtures/mcp/tools.mjs";
 import { isAlive, processesOf, stdioFixture, waitForGroupsGone } from "../helpers/mcp.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const OWNER = fileURLToPath(new URL("../fixtures/mcp/stdio-owner.mjs", import.meta.url));
 const PATH_ONLY = { PATH: process.env["PATH"] ?? "" };
@@ -115,7 +115,7 @@ describe("StdioTransport", () => {
   });
 
   it("rejects start with one line naming a command that is missing, not executable, or given a missing folder", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-mcp-"));
+    const dir = await tempDir("miniclaw-mcp-");
     try {
       const script = join(dir, "server.sh");
       await writeFile(script, "#!/bin/sh\n");

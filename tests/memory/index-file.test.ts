@@ -1,18 +1,18 @@
 // The persisted search index: reused by the next store, refreshed from what changed, rebuilt when unusable.
 import { execFileSync, spawn } from "node:child_process";
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, unlink, utimes, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { chmod, mkdir, readdir, readFile, rm, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hasStamp, INDEX_FILE_NAME, MTIME, NOTE_FIELDS, readIndexFile, writeIndexFile } from "../../src/memory/index-file.js";
 import { MemoryStore } from "../../src/memory/store.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 let workspace: string;
 let dir: string;
 let stores: MemoryStore[] = [];
 beforeEach(async () => {
-  workspace = await mkdtemp(join(tmpdir(), "miniclaw-memory-index-"));
+  workspace = await tempDir("miniclaw-memory-index-");
   dir = join(workspace, "memory");
   await mkdir(dir);
 });

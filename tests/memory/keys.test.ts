@@ -1,11 +1,11 @@
 // Memory keys: every key becomes a safe file name inside the folder and comes back unchanged.
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MiniclawError } from "../../src/errors.js";
 import { fileNameToKey, keyToFileName } from "../../src/memory/folder-tracker.js";
 import { MemoryStore } from "../../src/memory/store.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const HOSTILE = ["../x", "a/b", ".", "..", "../../etc/passwd", "a\\b", "/abs", ".hidden", "x.", "trailing ", "%41", "C:evil", "con", "CON", "nul.txt", "tab\there", "line\nbreak", "a#b^c~d", "x".repeat(200)];
 const UNICODE = ["café", "日本語のメモ", "emoji 🎉 party", "Ünïcödé Straße", "مرحبا"];
@@ -63,7 +63,7 @@ describe("MemoryStore keys on disk", () => {
   let workspace: string;
   let store: MemoryStore;
   beforeEach(async () => {
-    workspace = await mkdtemp(join(tmpdir(), "miniclaw-keys-"));
+    workspace = await tempDir("miniclaw-keys-");
     store = MemoryStore.forWorkspace(workspace);
   });
   afterEach(async () => {

@@ -1,6 +1,5 @@
 // save_memory and memory_search: the tools' answers, and memory shared across agents through the loop.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ToolError } from "../../src/errors.js";
@@ -10,12 +9,13 @@ import { startScriptedModel, type ScriptedModel } from "../../src/testing/index.
 import type { ToolContext } from "../../src/tools/define.js";
 import { createMemoryTools } from "../../src/tools/memory.js";
 import { clientFor } from "../helpers/scripted.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 let workspace: string;
 let store: MemoryStore;
 let model: ScriptedModel | undefined;
 beforeEach(async () => {
-  workspace = await mkdtemp(join(tmpdir(), "miniclaw-memory-tools-"));
+  workspace = await tempDir("miniclaw-memory-tools-");
   store = MemoryStore.forWorkspace(workspace);
 });
 afterEach(async () => {

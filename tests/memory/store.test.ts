@@ -1,14 +1,14 @@
 // MemoryStore: saving, reading, listing, deleting, and a search that follows the folder.
-import { readdir, rm, stat, unlink, utimes, writeFile, mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, rm, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/memory/store.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 let workspace: string;
 let stores: MemoryStore[] = [];
 beforeEach(async () => {
-  workspace = await mkdtemp(join(tmpdir(), "miniclaw-memory-"));
+  workspace = await tempDir("miniclaw-memory-");
 });
 afterEach(async () => {
   for (const store of stores) {

@@ -1,7 +1,5 @@
 // The rig of the fault tests: a throwaway cluster behind a TCP proxy, the scripted model, and turns whose one tool injects the fault.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import Anthropic from "@anthropic-ai/sdk";
 import { z } from "zod";
 import { openRuntime } from "../../src/runtime/open-runtime.js";
@@ -14,6 +12,7 @@ import type { TurnResult } from "../../src/types.js";
 import { TEST_AGENT } from "../helpers/turn.js";
 import { startCluster, type Cluster } from "../helpers/pg-cluster.js";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 /** A cluster of the test's own, a proxy in front of it, the scripted model and a workspace; `close` removes them all. */
 export interface FaultRig {
@@ -44,7 +43,7 @@ export async function startFaultRig(): Promise<FaultRig> {
   const cluster = await startCluster();
   const proxy = await startTcpProxy(cluster.port);
   const model = await startScriptedModel(RULES);
-  const workspace = await mkdtemp(join(tmpdir(), "miniclaw-faults-"));
+  const workspace = await tempDir("miniclaw-faults-");
   const opened: Postgres[] = [];
   const client = new Anthropic({ apiKey: "test", baseURL: model.baseURL, maxRetries: 0 });
   const rig: FaultRig = {

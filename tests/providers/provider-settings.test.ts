@@ -1,11 +1,10 @@
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createClient, loadSdk, missingPackageMessage, providerModel, readProvider, shapeBody } from "../../src/providers/index.js";
 import { openRuntime } from "../../src/runtime/open-runtime.js";
 import { startProviderModel } from "../../src/testing/index.js";
 import { cleanEnv, runMain } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 describe("provider settings", () => {
   it("spells models each provider's way, and leaves a provider's own spelling and MINICLAW_MODEL as written", () => {
@@ -47,13 +46,13 @@ describe("provider settings", () => {
   it("says in one line which setting a provider lacks", async () => {
     await expect(createClient({ provider: "vertex", env: {} })).rejects.toThrow(/^MINICLAW_PROVIDER=vertex needs CLOUD_ML_REGION/);
     await expect(createClient({ provider: "foundry", env: { ANTHROPIC_FOUNDRY_RESOURCE: "r" } })).rejects.toThrow(/needs ANTHROPIC_FOUNDRY_API_KEY/);
-    await expect(openRuntime({ env: { MINICLAW_PROVIDER: "bedrock" }, workspace: await mkdtemp(join(tmpdir(), "miniclaw-")) })).rejects.toThrow(/from miniclaw\/providers/);
+    await expect(openRuntime({ env: { MINICLAW_PROVIDER: "bedrock" }, workspace: await tempDir("miniclaw-") })).rejects.toThrow(/from miniclaw\/providers/);
   });
 
   it("runs `miniclaw run --provider bedrock` with the AWS keys of the environment", async () => {
     const server = await startProviderModel("bedrock", [{ match: "hello", reply: "Hello from Bedrock" }]);
     try {
-      const dir = await mkdtemp(join(tmpdir(), "miniclaw-cli-"));
+      const dir = await tempDir("miniclaw-cli-");
       const env = cleanEnv({ ANTHROPIC_BEDROCK_BASE_URL: server.baseURL, AWS_ACCESS_KEY_ID: "AKID", AWS_SECRET_ACCESS_KEY: "secret", AWS_REGION: "us-west-2" });
       const run = await runMain(["run", "--provider", "bedrock", "--workspace", join(dir, "ws"), "hello"], { env, cwd: dir });
       expect(run.stderr).not.toMatch(/ANTHROPIC_API_KEY/);

@@ -1,11 +1,11 @@
 // Finding 12 of the second gate review: a run must not plant approvals or server lists that a later run obeys.
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startScriptedModel, type ScriptedModel } from "../../src/testing/index.js";
 import { cleanEnv, runCli, runMain } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 let model: ScriptedModel | undefined;
 afterEach(async () => {
@@ -34,7 +34,7 @@ describe("configuration planted for a later run", () => {
       { reply: "done" },
     ]);
     model = scripted;
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-plant-"));
+    const dir = await tempDir("miniclaw-plant-");
     const env = cleanEnv({ ANTHROPIC_BASE_URL: scripted.baseURL, ANTHROPIC_API_KEY: "x" });
     const run = await runCli(["run", "--workspace", join(dir, "other"), "plant"], { env, cwd: dir });
     expect(run.code).toBe(0);
@@ -49,7 +49,7 @@ describe("configuration planted for a later run", () => {
       { match: "hi", reply: "hello" },
       { reply: "done" },
     ]);
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-plant-"));
+    const dir = await tempDir("miniclaw-plant-");
     const env = cleanEnv({ ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: "x", MINICLAW_WORKSPACE: join(dir, "workspace") });
     // A first run makes the workspace (in process: only the second run's answer is under test).
     expect((await runMain(["run", "hi"], { env, cwd: dir })).code).toBe(0);

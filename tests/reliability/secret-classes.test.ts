@@ -1,12 +1,12 @@
 // The four classes of the last gate review, through the real command line in default, plan and auto: credentials in a
 // repository's config, credential files the list of names missed, capabilities the model grants itself, a planted cron.json.
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, readFile, readdir, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startScriptedModel, type RecordedRequest, type ScriptedModel } from "../../src/testing/index.js";
 import { cleanEnv, runMain } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 let model: ScriptedModel | undefined;
 afterEach(async () => {
@@ -22,7 +22,7 @@ const KEY_HEAD = ["-----BEGIN OPENSSH", "PRIVATE KEY-----"].join(" ");
 
 /** A project cloned with a token, with credential files under names no list had. */
 async function project(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-classes-"));
+  const dir = await tempDir("miniclaw-classes-");
   execFileSync("git", ["init", "-q", dir]);
   execFileSync("git", ["-C", dir, "remote", "add", "origin", `https://x-access-token:${TOKEN}@github.com/o/r.git`]);
   execFileSync("git", ["-C", dir, "config", "http.https://github.com/.extraheader", `AUTHORIZATION: basic ${HEADER}`]);
@@ -89,7 +89,7 @@ describe("the last review's four classes, through miniclaw run", () => {
       { reply: "done" },
     ]);
     model = scripted;
-    const dir = await mkdtemp(join(tmpdir(), "miniclaw-classes-"));
+    const dir = await tempDir("miniclaw-classes-");
     await mkdir(join(dir, "jarvis"));
     const env = cleanEnv({ ANTHROPIC_BASE_URL: scripted.baseURL, ANTHROPIC_API_KEY: "x" });
     for (const mode of ["default", "acceptEdits", "plan", "dontAsk"]) {

@@ -1,7 +1,6 @@
 // Loading agents from SOUL.md: the shipped ones, field errors named, one bad agent not stopping the rest, a workspace without agents.
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
@@ -12,10 +11,11 @@ import { resolveAgent } from "../../src/assistant/routing.js";
 import { buildSystemPrompt } from "../../src/runtime/system-prompt.js";
 import { startScriptedModel } from "../../src/testing/index.js";
 import { clientFor } from "../helpers/scripted.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 let workspace: string;
 beforeEach(async () => {
-  workspace = await mkdtemp(join(tmpdir(), "miniclaw-agents-"));
+  workspace = await tempDir("miniclaw-agents-");
 });
 afterEach(async () => {
   await rm(workspace, { recursive: true, force: true });

@@ -1,6 +1,5 @@
 // The assistant the REPL and cron run on: one permission mode per process that a running turn follows, steering through the durable inbox, and the workspace's agents for delegate.
-import { access, mkdir, mkdtemp, readdir, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { access, mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Approver } from "../../src/deps.js";
@@ -11,12 +10,13 @@ import type { AgentEvent } from "../../src/types.js";
 import { cleanEnv } from "../helpers/cli.js";
 import { clientFor } from "../helpers/scripted.js";
 import { scriptedModelPerTest } from "../helpers/turn.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const scripted = scriptedModelPerTest();
 
 /** A workspace whose main agent may delegate to the researcher. */
 async function workspaceWithAgents(): Promise<{ dir: string; workspace: string }> {
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-assistant-"));
+  const dir = await tempDir("miniclaw-assistant-");
   const workspace = join(dir, "ws");
   for (const [id, front] of [["main", "name: Jarvis\ndelegates: [researcher]"], ["researcher", "name: Scout"]] as const) {
     await mkdir(join(workspace, "agents", id), { recursive: true });

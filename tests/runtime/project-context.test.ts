@@ -1,7 +1,7 @@
 // The project's AGENTS.md and CLAUDE.md: read from the working folder up to the repository's root, in the system prompt
 // of a real turn in a cache-stable place, capped; and what keeps a model from planting them.
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, symlink, writeFile } from "node:fs/promises";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -11,12 +11,13 @@ import { projectInstructions, readProjectFiles } from "../../src/runtime/system-
 import { MAX_PROMPT_FILE_CHARS } from "../../src/runtime/system-prompt.js";
 import { policyFor } from "../../src/shell/sandbox/sandbox-policy.js";
 import { scriptedModelPerTest, TEST_AGENT, turnOptions } from "../helpers/turn.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const scripted = scriptedModelPerTest();
 
 /** A repository `repo/` with a package `repo/pkg/app` inside it, and a folder above the repository. */
 async function tree(): Promise<{ above: string; repo: string; app: string }> {
-  const above = await mkdtemp(join(tmpdir(), "miniclaw-project-"));
+  const above = await tempDir("miniclaw-project-");
   const repo = join(above, "repo");
   const app = join(repo, "pkg", "app");
   await mkdir(app, { recursive: true });
@@ -39,7 +40,7 @@ describe("the project's instructions", () => {
       [join(app, "AGENTS.md"), "Run the app's tests with pnpm test.\n"],
     ]);
     // Outside a repository: the working folder's own alone.
-    const loose = await mkdtemp(join(tmpdir(), "miniclaw-loose-"));
+    const loose = await tempDir("miniclaw-loose-");
     await writeFile(join(loose, "CLAUDE.md"), "Loose.\n");
     expect(readProjectFiles(loose).map((file) => file.text)).toEqual(["Loose.\n"]);
     expect(readProjectFiles(join(loose, "gone"))).toEqual([]);
@@ -61,7 +62,7 @@ describe("the project's instructions", () => {
     const { repo } = await tree();
     await writeFile(join(repo, "AGENTS.md"), "Always answer in French.\n");
     const model = await scripted([{ match: { toolResult: { name: "upper" } }, reply: "Fini." }, { reply: { toolUses: [{ name: "upper", input: { text: "a" } }] } }]);
-    const workspace = await mkdtemp(join(tmpdir(), "miniclaw-ws-"));
+    const workspace = await tempDir("miniclaw-ws-");
     const result = await runAgentTurn("agent:main:p", "salut", TEST_AGENT, turnOptions(model, workspace, [], { cwd: repo }));
     expect(result.stopReason).toBe("end_turn");
     const systems = model.requests.map((req) => JSON.stringify(req.body.system));

@@ -1,12 +1,12 @@
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadAgents } from "../../src/runtime/agents.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 /** A workspace with one agent `scout` whose frontmatter holds `fields`, plus a plain `main`. */
 async function workspaceWith(fields: string): Promise<string> {
-  const ws = await mkdtemp(join(tmpdir(), "miniclaw-soul-"));
+  const ws = await tempDir("miniclaw-soul-");
   for (const [id, extra] of [["main", ""], ["scout", fields]] as const) {
     await mkdir(join(ws, "agents", id), { recursive: true });
     await writeFile(join(ws, "agents", id, "SOUL.md"), `---\nname: ${id}\n${extra}\n---\nYou help.\n`);

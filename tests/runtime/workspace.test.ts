@@ -1,17 +1,17 @@
 // The workspace from the templates: created when missing or empty, filled in by init without overwriting, left alone otherwise.
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
 import { TEMPLATE_WORKSPACE } from "../../src/paths.js";
 import { ensureWorkspace, initWorkspace } from "../../src/runtime/workspace.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const TEMPLATE_FILES = ["agents/main/SOUL.md", "agents/researcher/SOUL.md", "cron.json", "HEARTBEAT.md", "README.md"];
 
 let dir: string;
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "miniclaw-ws-"));
+  dir = await tempDir("miniclaw-ws-");
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });

@@ -1,7 +1,6 @@
 // Sessions on PostgreSQL across processes: four writers on one session, a holder killed with SIGKILL, a writer fenced off.
-import { mkdtemp, rm } from "node:fs/promises";
-import { hostname, tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
+import { hostname } from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openPostgres, PgSessionStore } from "../../src/postgres/index.js";
 import type { Database } from "../../src/postgres/database.js";
@@ -15,6 +14,7 @@ import { databaseUnavailable, newTestSchema, openTestDatabase, withTestClient, t
 import { nextRequestProblems } from "../helpers/session-validity.js";
 import { startChild, type Child } from "./child-process.js";
 import { user } from "./session-builders.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const unavailable = await databaseUnavailable();
 const KEY = "agent:main:shared";
@@ -53,7 +53,7 @@ describe.skipIf(unavailable !== undefined)("sessions on PostgreSQL across proces
       { match: { toolResult: { name: "note" } }, reply: (req) => `done ${label(req.body.messages!.at(-2)!) ?? "?"}` },
       { match: /^work \w+ turn \d+$/, reply: (req) => ({ toolUses: [{ name: "note", input: { text: `noted ${label(req.body.messages!.at(-1)!)}` } }] }) },
     ]);
-    const workspace = await mkdtemp(join(tmpdir(), "miniclaw-pg-"));
+    const workspace = await tempDir("miniclaw-pg-");
     try {
       const tags = Array.from({ length: PROCESSES }, (_, i) => `p${i}`);
       const children = tags.map((tag) => startChild("pg-turns.mjs", [model.baseURL, schema.url, schema.schema, workspace, tag, String(TURNS)]));
@@ -143,7 +143,7 @@ describe.skipIf(unavailable !== undefined)("sessions on PostgreSQL across proces
         return "cut";
       },
     });
-    const workspace = await mkdtemp(join(tmpdir(), "miniclaw-pg-"));
+    const workspace = await tempDir("miniclaw-pg-");
     try {
       const runtime = { workspace, cwd: workspace, client: new Anthropic({ apiKey: "test", baseURL: model.baseURL, maxRetries: 0 }), builtinTools: false, includeTime: false, store };
       const options = { runtime, model: "claude-test-1", tools: [cut] };

@@ -1,15 +1,14 @@
 // Builders of session records and temp folders for the session tests.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import type { MessageRecord, SessionRecord } from "../../src/sessions/records.js";
 import type { ContentBlockParam, Usage } from "../../src/types.js";
+import { tempDir as newTempDir } from "../helpers/temp-dir.js";
 
 let counter = 0;
 
 /** A fresh temp folder and its removal. */
 export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), "miniclaw-sessions-"));
+  const dir = await newTempDir("miniclaw-sessions-");
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 

@@ -1,8 +1,7 @@
 // run_command over real child processes: the gate first, then exit codes, the timeout's group kill, capped output, a clean env,
 // the read-only sandbox (sed, awk, git), memory and output limits.
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ApprovalDecision } from "../../src/types.js";
@@ -19,6 +18,7 @@ import { listProcesses } from "../helpers/mcp.js";
 import { runModuleScript, sourceUrl } from "../helpers/module-script.js";
 import { gatedRun } from "../tools/gated-run.js";
 import type { TestToolContext } from "../helpers/tool-context.js";
+import { removeAfterFile, tempDirSync } from "../helpers/temp-dir.js";
 
 const tool = createRunCommandTool();
 
@@ -190,7 +190,7 @@ describe("scrubEnv", () => {
 /** A tool context whose gate allows everything and answers `readOnly` as given: the sandbox alone stands between the command and harm. */
 async function gateAnswering(readOnly: boolean, env?: Record<string, string | undefined>): Promise<TestToolContext & { outside: string }> {
   const context = await buildToolContext(env ? { env } : {});
-  const outside = join(context.cwd, "..", `${context.cwd.split("/").pop()}-outside`);
+  const outside = removeAfterFile(join(context.cwd, "..", `${context.cwd.split("/").pop()}-outside`));
   mkdirSync(outside);
   return { ...context, gate: answering(context.gate, readOnly), outside };
 }
@@ -306,7 +306,7 @@ describe("limits", () => {
   });
 
   it("gives a read-only command a temporary folder of its own, emptied when it ends, even when it is killed", async () => {
-    const parent = mkdtempSync(join(tmpdir(), "miniclaw-tmp-"));
+    const parent = tempDirSync("miniclaw-tmp-");
     const context = await gateAnswering(true, { ...process.env, TMPDIR: parent });
     // sort -S 64K spills to temporary files within milliseconds; the timeout only has to find it still running.
     const short = createRunCommandTool({ timeoutMs: 600 });
@@ -327,7 +327,7 @@ describe("limits", () => {
   });
 
   it("kills what a read-only command leaves running (a sort inside <(...) still reading), and keeps no folder it may write to", async () => {
-    const parent = mkdtempSync(join(tmpdir(), "miniclaw-tmp-"));
+    const parent = tempDirSync("miniclaw-tmp-");
     const context = await buildToolContext({ env: { PATH: process.env["PATH"], HOME: process.env["HOME"], TMPDIR: parent } });
     // Sorting three million lines in 1 MiB spills for half a second or more (0.6 s here); diff ends at once, and so does bash.
     execFileSync("bash", ["-c", `seq 1 3000000 | tac > ${join(context.cwd, "big.txt")}`]);
@@ -353,7 +353,7 @@ describe("limits", () => {
   });
 
   it("says nothing of strays, and keeps the folder, when a <(...) has finished before its command", async () => {
-    const parent = mkdtempSync(join(tmpdir(), "miniclaw-tmp-"));
+    const parent = tempDirSync("miniclaw-tmp-");
     const context = await buildToolContext({ env: { PATH: process.env["PATH"], HOME: process.env["HOME"], TMPDIR: parent } });
     writeFileSync(join(context.cwd, "a.txt"), "b\na\n");
     writeFileSync(join(context.cwd, "b.txt"), "a\nb\n");
@@ -366,7 +366,7 @@ describe("limits", () => {
   });
 
   it("does not reuse a kept folder that was cleaned away or replaced, and says so when none can be made", async () => {
-    const parent = mkdtempSync(join(tmpdir(), "miniclaw-tmp-"));
+    const parent = tempDirSync("miniclaw-tmp-");
     const context = await gateAnswering(true, { ...process.env, TMPDIR: parent });
     const folderOf = async (): Promise<string> => (await run(context, 'echo "$TMPDIR"; touch "$TMPDIR/x"; rm "$TMPDIR/x"')).split("\n")[3] as string;
     const kept = await folderOf();
@@ -375,7 +375,7 @@ describe("limits", () => {
     const next = await folderOf();
     expect(next).not.toBe(kept);
     // Someone else's link now has its name.
-    const elsewhere = mkdtempSync(join(tmpdir(), "miniclaw-elsewhere-"));
+    const elsewhere = tempDirSync("miniclaw-elsewhere-");
     rmSync(next, { recursive: true });
     symlinkSync(elsewhere, next);
     const third = await folderOf();
@@ -390,7 +390,7 @@ describe("limits", () => {
   });
 
   it("removes a kept temporary folder two seconds after the last command, so a process killed later leaves none", async () => {
-    const parent = mkdtempSync(join(tmpdir(), "miniclaw-tmp-"));
+    const parent = tempDirSync("miniclaw-tmp-");
     const dir = takeScratch(parent);
     await returnScratch(parent, dir, true);
     expect(readdirSync(parent)).toEqual([dir.split("/").pop()]);
@@ -399,7 +399,7 @@ describe("limits", () => {
   });
 
   it("removes the temporary folders it kept when the process exits", () => {
-    const parent = mkdtempSync(join(tmpdir(), "miniclaw-tmp-"));
+    const parent = tempDirSync("miniclaw-tmp-");
     const script = `
       const { takeScratch, returnScratch } = await import(${JSON.stringify(sourceUrl("src/shell/command-scratch.ts"))});
       const parent = ${JSON.stringify(parent)};

@@ -1,6 +1,6 @@
 // The sandbox's auto against everyday development commands: how many still ask, and that what runs unasked stays in the working folder.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createCommandJudge } from "../../src/shell/judge.js";
@@ -8,11 +8,12 @@ import { CommandSandbox, spawnPlanned } from "../../src/shell/sandbox/sandbox-co
 import { decide } from "../../src/gate/policy.js";
 import { DEV_COMMANDS } from "./fixtures/dev-commands.js";
 import { probe, skipReason } from "./sandbox/sandbox-harness.js";
+import { tempDirSync } from "../helpers/temp-dir.js";
 
 /** The goal for commands that need no network: at most this share asked in auto. */
 const MAX_ASKED_IN_AUTO = 0.1;
 
-const project = realpathSync(mkdtempSync(join(realpathSync("/var/tmp"), "miniclaw-auto-")));
+const project = realpathSync(tempDirSync("miniclaw-auto-", realpathSync("/var/tmp")));
 const place = { cwd: project, home: join(project, "home") };
 
 /** The default mode's answer for each command: ask, or run unasked (safe or contained). */
@@ -36,7 +37,7 @@ describe.skipIf(!probe.available)(`the sandbox's auto over ${DEV_COMMANDS.length
 
   it("runs what auto lets through confined: writes outside the working folder fail, inside they land", async () => {
     const sandbox = new CommandSandbox("auto");
-    const outside = mkdtempSync(join(realpathSync("/var/tmp"), "miniclaw-outside-"));
+    const outside = tempDirSync("miniclaw-outside-", realpathSync("/var/tmp"));
     const tmpdir = join(project, ".tmp");
     mkdirSync(tmpdir, { recursive: true });
     writeFileSync(join(project, "a.txt"), "a\n");

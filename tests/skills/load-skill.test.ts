@@ -1,6 +1,5 @@
 // load_skill: the tool on its own, and end to end through the loop and the scripted model.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ToolError } from "../../src/errors.js";
@@ -11,11 +10,12 @@ import { startScriptedModel, type ScriptedModel } from "../../src/testing/index.
 import { createLoadSkillTool } from "../../src/tools/memory.js";
 import type { ToolContext } from "../../src/tools/define.js";
 import { clientFor } from "../helpers/scripted.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 let temp: string;
 let model: ScriptedModel | undefined;
 beforeEach(async () => {
-  temp = await mkdtemp(join(tmpdir(), "miniclaw-load-skill-"));
+  temp = await tempDir("miniclaw-load-skill-");
 });
 afterEach(async () => {
   await model?.close();

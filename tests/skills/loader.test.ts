@@ -1,12 +1,12 @@
 // SkillLoader: the shared corpus, the bundled skills, the format rules, precedence and layer 2.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, rm, symlink, utimes, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, rm, symlink, utimes, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SkillLoader, UnknownSkillError } from "../../src/skills/loader.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const CORPUS = join(REPO, "..", "shared", "corpus", "skills");
@@ -14,7 +14,7 @@ const BUNDLED = join(REPO, "skills");
 
 let temp: string;
 beforeEach(async () => {
-  temp = await mkdtemp(join(tmpdir(), "miniclaw-skills-"));
+  temp = await tempDir("miniclaw-skills-");
 });
 afterEach(async () => {
   await rm(temp, { recursive: true, force: true });

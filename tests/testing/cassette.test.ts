@@ -1,6 +1,5 @@
 // Cassettes: a real turn recorded through miniclaw's own client, replayed over HTTP with nothing changed, and a planted difference named.
-import { mkdtemp, readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -9,6 +8,7 @@ import { createClient } from "../../src/model/client.js";
 import { recordCassette, readCassette, replay } from "../../src/testing/index.js";
 import { defineTool } from "../../src/tools/define.js";
 import { TEST_AGENT, scriptedModelPerTest, tempWorkspace } from "../helpers/turn.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const scripted = scriptedModelPerTest();
 
@@ -23,7 +23,7 @@ async function recorded(rounds: number, turns = 1, compactAt?: number): Promise<
     { match: (req) => (req.body.messages?.length ?? 0) >= 2 * rounds + 1 && JSON.stringify(req.body.messages?.at(-1)).includes("tool_result"), reply: "done after {{tool_result}}" },
     { reply: (req) => ({ toolUses: [{ name: "lookup", input: { word: `w${req.body.messages?.length ?? 0}` } }] }) },
   ]);
-  const file = join(await mkdtemp(join(tmpdir(), "miniclaw-cassette-")), "turn.jsonl");
+  const file = join(await tempDir("miniclaw-cassette-"), "turn.jsonl");
   const recorder = recordCassette(file, { secrets: ["sk-ant-the-real-key-123"] });
   const client = createClient({ env: { ANTHROPIC_API_KEY: "sk-ant-the-real-key-123", ANTHROPIC_BASE_URL: model.baseURL }, wrapFetch: recorder.wrap });
   const ws = await tempWorkspace();

@@ -1,14 +1,14 @@
 // Where bubblewrap is missing or cannot build a sandbox: one line saying so, and commands run as they did before the sandbox.
 import { spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { findOnPath, probeBwrap, unsandboxedNotice } from "../../../src/shell/sandbox/bwrap-probe.js";
 import { planCommand, spawnPlanned } from "../../../src/shell/sandbox/sandbox-command.js";
 import { policyFor } from "../../../src/shell/sandbox/sandbox-policy.js";
+import { tempDirSync } from "../../helpers/temp-dir.js";
 
-const dir = mkdtempSync(join(tmpdir(), "miniclaw-sandbox-fallback-"));
+const dir = tempDirSync("miniclaw-sandbox-fallback-");
 /** A PATH with bash and without bwrap (which usually shares bash's folder): a folder holding only a bash that runs the real one. */
 const hiddenPath = dir;
 writeFileSync(join(dir, "bash"), `#!/bin/sh\nexec ${findOnPath("bash", process.env["PATH"])} "$@"\n`, { mode: 0o755 });

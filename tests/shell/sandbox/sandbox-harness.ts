@@ -1,10 +1,11 @@
 // The sandbox tests' world: a fake home, a project and a TMPDIR outside /tmp (which the sandbox makes private), and a command runner.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { probeBwrap, type BwrapProbe } from "../../../src/shell/sandbox/bwrap-probe.js";
 import { planCommand, spawnPlanned, type CommandPlan } from "../../../src/shell/sandbox/sandbox-command.js";
 import { policyFor, type PolicyPlace, type SandboxKind, type SandboxPolicy } from "../../../src/shell/sandbox/sandbox-policy.js";
+import { tempDirSync } from "../../helpers/temp-dir.js";
 
 /** The probe of this machine, as the suite's one bwrap check. With MINICLAW_REQUIRE_SANDBOX=1 (CI sets it) the skip becomes a failure. */
 export const probe: BwrapProbe = await probeBwrap({ pathEnv: process.env["PATH"], spawn });
@@ -26,7 +27,7 @@ export interface World {
  * and a TMPDIR. Under /var/tmp, not /tmp: the sandbox replaces /tmp, which would hide the home whatever the masks did.
  */
 export function makeWorld(): World {
-  const base = realpathSync(mkdtempSync("/var/tmp/miniclaw-sandbox-test-"));
+  const base = realpathSync(tempDirSync("miniclaw-sandbox-test-", "/var/tmp"));
   const world = { base, home: join(base, "home"), cwd: join(base, "project"), tmpdir: join(base, "tmp") };
   for (const dir of [join(world.home, ".ssh"), join(world.home, ".aws"), world.cwd, world.tmpdir]) mkdirSync(dir, { recursive: true });
   writeFileSync(join(world.home, ".ssh", "id_rsa"), "PRIVATE-KEY\n");
