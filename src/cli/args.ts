@@ -16,7 +16,8 @@ const among = (commands: readonly string[], where: string): Place => [(command) 
 // The tool lists and the prompt go with what a person starts, as with Claude Code (cron's jobs are set in cron.json).
 const STARTED = among(["repl", "run", "demo"], "the REPL and miniclaw run");
 const TURNS = among(["repl", "run", "cron", "demo"], "the REPL, miniclaw run and miniclaw cron");
-const MCP_ADD = among(["mcp"], "miniclaw mcp add (and -y with mcp remove)");
+const MCP_ADD: Place = [(command, words) => command === "mcp" && words[0] === "add", "miniclaw mcp add"];
+const MCP_CHANGE: Place = [(command, words) => command === "mcp" && (words[0] === "add" || words[0] === "remove"), "miniclaw mcp add and mcp remove"];
 const RECORDING: Place = [
   (command, words) => command === "run" || command === "repl" || (command === "cron" && (words.length === 0 || words[0] === "run")),
   "miniclaw run, the REPL, miniclaw cron and cron run JOB",
@@ -25,7 +26,7 @@ const RECORDING: Place = [
 /** One option: node:util's spec; the commands that take it (absent: all); the CliArgs field it sets, as given or as `parse` reads it (a ConfigError naming the flag); `early`: checked before --help. */
 type OptionSpec = NonNullable<ParseArgsConfig["options"]>[string] & { place?: Place; field?: string; early?: boolean; parse?(raw: string, flag: string): unknown };
 
-/** `--output-format`'s values, checked with the places (a misplaced option is named first). */
+/** `--output-format`'s values. */
 const FORMATS = ["text", "json", "stream-json"] as const;
 /** The modes in the order a person meets them: the default first, the one that asks nothing last. */
 const MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"];
@@ -34,7 +35,7 @@ const MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "don
 const OPTIONS = {
   workspace: { type: "string", field: "workspace" },
   model: { type: "string", field: "model" },
-  "fallback-model": { type: "string", field: "fallbackModel" },
+  "fallback-model": { type: "string", field: "fallbackModel", place: TURNS },
   agent: { type: "string", field: "agent" },
   session: { type: "string", field: "session", parse: checkSessionKey },
   continue: { type: "boolean", short: "c", default: false, place: among(["run", "repl"], "miniclaw run and the REPL") },
@@ -58,8 +59,8 @@ const OPTIONS = {
   transport: { type: "string", short: "t", field: "mcpTransport", place: MCP_ADD },
   env: { type: "string", short: "e", multiple: true, field: "mcpEnv", place: MCP_ADD },
   header: { type: "string", short: "H", multiple: true, field: "mcpHeaders", place: MCP_ADD },
-  yes: { type: "boolean", short: "y", field: "yes", place: MCP_ADD },
-  "output-format": { type: "string", field: "outputFormat", parse: (raw: string) => raw as (typeof FORMATS)[number], place: among(["run"], "miniclaw run") },
+  yes: { type: "boolean", short: "y", field: "yes", place: MCP_CHANGE },
+  "output-format": { type: "string", field: "outputFormat", parse: oneOf(FORMATS), place: among(["run"], "miniclaw run") },
   /** `run --output-schema FILE`: the JSON Schema file of the structured answer, as given. */
   "output-schema": { type: "string", field: "outputSchema", place: among(["run"], "miniclaw run (a cron job names its outputSchema in cron.json)") },
   allowedTools: { type: "string", multiple: true },
@@ -186,10 +187,9 @@ function checkPlaces(specs: ReadonlyArray<[string, OptionSpec]>, command: string
     const chosen = [values["session"] !== undefined && "--session KEY", values["continue"] && "--continue", values["resume"] !== undefined && "--resume"].filter(Boolean);
     if (chosen.length > 1) throw new ConfigError(`give ${chosen.slice(0, -1).join(", ")} or ${chosen.at(-1)}, not ${chosen.length === 2 ? "both" : "all three"}`);
   }
-  if (typeof values["output-format"] === "string") oneOf(FORMATS)(values["output-format"], "--output-format");
 }
 
-/** What `--thinking`, `--effort`, `--max-iterations` and `--max-budget-usd` set for every turn, over each agent's SOUL.md. */
+/** What `--thinking`, `--effort`, `--max-iterations`, `--max-budget-usd` and `--fallback-model` set for every turn, over each agent's SOUL.md. */
 export function turnFlags(args: CliArgs): { thinking?: ThinkingSetting; effort?: Effort; maxIterations?: number; maxBudgetUsd?: number; fallbackModel?: string } {
   return given({ thinking: args.thinking, effort: args.effort, maxIterations: args.maxIterations, maxBudgetUsd: args.maxBudgetUsd, fallbackModel: args.fallbackModel });
 }

@@ -50,9 +50,10 @@ export interface CliPlugins {
 export async function openPlugins(args: CliArgs, io: CliIo, workspace: string, warn: (message: string) => void, host: McpHubHost = {}): Promise<CliPlugins> {
   const sandbox = await sandboxOf(args, io, workspace);
   const exporting = Boolean(io.env["OTEL_EXPORTER_OTLP_ENDPOINT"]?.trim() || io.env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]?.trim());
+  // The servers' settings first: a bad mcp.json throws before an exporter is started that nothing would stop.
+  const mcp = existsSync(join(workspace, "mcp.json")) ? await (await import("../mcp/index.js")).openMcpHub(workspace, io.env, warn, host) : undefined;
   const telemetry = exporting ? await import("../telemetry/index.js") : undefined;
   const exported = await telemetry?.startOtlpExport(io.env);
-  const mcp = existsSync(join(workspace, "mcp.json")) ? await (await import("../mcp/index.js")).openMcpHub(workspace, io.env, warn, host) : undefined;
   const sinks = new Map<string, EventSink>();
   const content = io.env["MINICLAW_OTEL_CONTENT"] === "1";
   const sink = (scope = ""): EventSink => sinks.get(scope) ?? sinks.set(scope, telemetry!.traceTurns({ content })).get(scope)!;

@@ -24,7 +24,6 @@ export async function mcpCommand(args: CliArgs, io: CliIo): Promise<number> {
   if (!["list", "add", "remove", "login"].includes(verb) || (verb === "list" && rest.length > 0)) {
     throw new ConfigError(`miniclaw mcp takes list, add, remove or login (got "${args.words.join(" ")}"); see miniclaw --help`);
   }
-  if ((args.mcpTransport ?? args.mcpEnv ?? args.mcpHeaders) !== undefined && verb !== "add") throw new ConfigError("--transport, -e and -H go with miniclaw mcp add");
   const workspace = await readyWorkspace(args, io);
   if (verb === "add") return mcpAdd(args, io, workspace);
   if (verb === "remove") return mcpRemove(args, io, workspace);

@@ -160,7 +160,7 @@ const FRAME_MS = 80;
  * One response's thinking at a time: `push` a delta (the caller has ended its line), `finish` when something else starts, `active` while a run's
  * line is open. Hidden, a run is one "thinking…" line, then "thought for N s"; with `show`, dim escaped text. `now`: milliseconds.
  */
-export function createThinkingLine(write: (text: string) => void, opts: { show: boolean; dim: (text: string) => string; now: () => number }) {
+function createThinkingLine(write: (text: string) => void, opts: { show: boolean; dim: (text: string) => string; now: () => number }) {
   let since: number | undefined;
   let midLine = false;
   return {

@@ -4,6 +4,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { ConfigError } from "../errors.js";
 import type { EventSink } from "../types.js";
 import { readCredentials } from "../model/credentials.js";
+import { readProvider } from "../providers/model-names.js";
 import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
 import { isSecretVariable, secretValues } from "../gate/secret-env.js";
 import type { CassetteRecorder } from "../testing/record.js";
@@ -14,9 +15,9 @@ import { visibleText } from "./visible-text.js";
 
 /** Checks credentials first (a missing key: the guidance alone), then loads the SDK (or takes `client`, the demo's) and the workspace (a line if created); hides secrets from children (Linux). */
 export async function openWorkspace(args: CliArgs, io: CliIo, client?: Anthropic): Promise<{ workspace: string; client: Anthropic; recorder?: CassetteRecorder }> {
-  const provider = args.provider ?? io.env["MINICLAW_PROVIDER"]?.trim();
+  const provider = readProvider(io.env, args.provider);
   // Another provider has credentials of its own, read by its SDK, loaded only then.
-  const elsewhere = provider !== undefined && provider !== "" && provider !== "anthropic";
+  const elsewhere = provider !== "anthropic";
   if (!client && !elsewhere) readCredentials(io.env);
   const recorder = args.record === undefined ? undefined : (await import("../testing/record.js")).recordCassette(args.record, { secrets: secretValues(io.env), argv: args.argv ?? [] });
   const options = { env: io.env, ...(recorder && { wrapFetch: recorder.wrap }) };
@@ -24,7 +25,7 @@ export async function openWorkspace(args: CliArgs, io: CliIo, client?: Anthropic
   const loading = client
     ? Promise.resolve(client)
     : elsewhere
-      ? import("../providers/index.js").then((m) => m.createClient({ ...options, provider: m.readProvider(io.env, args.provider), onWarning }))
+      ? import("../providers/index.js").then((m) => m.createClient({ ...options, provider, onWarning }))
       : import("../model/client.js").then((m) => m.createClient(options));
   // Its error (a provider's missing setting) is thrown below, once the workspace is there: not an unhandled rejection meanwhile.
   loading.catch(() => {});

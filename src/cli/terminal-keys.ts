@@ -151,7 +151,7 @@ const WIDE = /^[\u1100-\u115f\u231a\u231b\u2329\u232a\u23e9-\u23ec\u23f0\u23f3\u
 const ZERO_WIDTH = /^[\p{M}\p{Cf}]/u;
 
 /** The keys that move or delete one character, as the line editor receives them. */
-export type EditKey = "left" | "right" | "backspace" | "delete";
+type EditKey = "left" | "right" | "backspace" | "delete";
 
 /** How many times the line editor (one code point per key) must apply `key` for the cursor to cross one whole grapheme: 2 for 👋🏽 or e + U+0301, 1 for a plain letter, 0 at either end. */
 export function codePointsToCross(line: string, cursor: number, key: EditKey): number {
@@ -165,7 +165,7 @@ export function codePointsToCross(line: string, cursor: number, key: EditKey): n
 }
 
 /** The columns one grapheme takes: 2 when its first character is wide (or it asks for emoji presentation), 0 for a lone mark, else 1. */
-export function graphemeColumns(grapheme: string): number {
+function graphemeColumns(grapheme: string): number {
   if (WIDE.test(grapheme) || grapheme.includes("\ufe0f")) return 2;
   return ZERO_WIDTH.test(grapheme) ? 0 : 1;
 }

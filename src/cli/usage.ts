@@ -73,8 +73,9 @@ Options:
   -v, --version             the version`;
 
 /** The options every command that runs turns takes, for the commands' own help. */
-const TURN_OPTIONS = `  --workspace DIR, --model ID, --provider NAME, --fallback-model ID, --agent ID, --permission-mode MODE,
-  --thinking MODE, --effort LEVEL, --max-iterations N, --max-budget-usd N, --database-url URL, --sandbox MODE
+const TURN_OPTIONS = `  --workspace DIR, --model ID, --provider NAME, --fallback-model ID, --agent ID,
+  --permission-mode MODE, --thinking MODE, --effort LEVEL, --max-iterations N,
+  --max-budget-usd N, --database-url URL, --sandbox MODE
                             as in miniclaw --help`;
 
 /** Each command's own `--help`. */

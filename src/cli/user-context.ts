@@ -92,12 +92,12 @@ function redactor(assistant: Assistant): (text: string) => string {
 }
 
 /** Most characters of a command's output the model is given with the next message; longer output keeps its head and tail. */
-export const MAX_SHELL_CONTEXT_CHARS = 20_000;
+const MAX_SHELL_CONTEXT_CHARS = 20_000;
 /** Output held in memory at most, head and tail (the terminal shows all of it as it comes). */
 const MAX_HELD_CHARS = 4 * MAX_SHELL_CONTEXT_CHARS;
 
 /** What a `!command` needs: how to start it, where, with what environment, and where its output is shown. */
-export interface ShellLineOptions {
+interface ShellLineOptions {
   spawn: Spawn;
   cwd: string;
   env: Record<string, string | undefined>;
@@ -110,14 +110,14 @@ export interface ShellLineOptions {
 }
 
 /** How a command ended and what it printed. */
-export interface ShellLineResult {
+interface ShellLineResult {
   /** The exit code, or the signal's name when one ended it. */
   exit: number | string;
   output: string;
 }
 
 /** Runs `command` with `shell -c`, stdin closed; resolves when it exits (never rejects: a failure to start is its output). */
-export function runShellLine(command: string, opts: ShellLineOptions): Promise<ShellLineResult> {
+function runShellLine(command: string, opts: ShellLineOptions): Promise<ShellLineResult> {
   return new Promise((resolve) => {
     const held = createHeldOutput();
     const child = opts.spawn(opts.shell || "/bin/sh", ["-c", command], { cwd: opts.cwd, env: opts.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
@@ -147,7 +147,7 @@ export function runShellLine(command: string, opts: ShellLineOptions): Promise<S
 }
 
 /** The context a command gives the next message: command, folder, how it ended, output (at most MAX_SHELL_CONTEXT_CHARS, head and tail), through `redact` so no credential reaches the model. */
-export function shellContext(command: string, cwd: string, result: ShellLineResult, redact: (text: string) => string): string {
+function shellContext(command: string, cwd: string, result: ShellLineResult, redact: (text: string) => string): string {
   const output = cutMiddle(result.output.trimEnd(), MAX_SHELL_CONTEXT_CHARS, (cut) => `\n[… ${cut} characters cut here …]\n`);
   const ended = typeof result.exit === "number" ? `exit code ${result.exit}` : `stopped by ${result.exit}`;
   return redact(`The user ran a shell command themselves in ${cwd} (${ended}):\n$ ${command}\n${output || "(no output)"}`);

@@ -54,7 +54,7 @@ export async function callTool(client: Client, server: { name: string; config: M
 }
 
 /** Calls `name` as a task, polled at the server's interval; a failed or cancelled task rejects with its message; `signal` sends `tasks/cancel`. */
-export async function callAsTask(client: Client, name: string, args: Record<string, unknown>, options: RequestOptions & { signal: AbortSignal }): Promise<McpCallResult> {
+async function callAsTask(client: Client, name: string, args: Record<string, unknown>, options: RequestOptions & { signal: AbortSignal }): Promise<McpCallResult> {
   const created = await client.request({ method: "tools/call", params: { name, arguments: args, task: { ttl: TASK_TTL_MS } } }, CreatedTask, options);
   let task = created.task;
   const cancel = (): void => void client.request({ method: "tasks/cancel", params: { taskId: task.taskId } }, AnyResult).catch(() => undefined);

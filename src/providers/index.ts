@@ -4,9 +4,9 @@ import type { Middleware } from "@anthropic-ai/sdk/client";
 import { ConfigError } from "../errors.js";
 import { createClient as createAnthropicClient, SDK_MAX_RETRIES, type ClientOptions, type Env } from "../model/client.js";
 import { nodeFetch } from "../model/http-fetch.js";
-import { PROVIDERS, providerModel, type Provider } from "./model-names.js";
+import { providerModel, readProvider, type Provider } from "./model-names.js";
 
-export { PROVIDERS, providerModel, type Provider } from "./model-names.js";
+export { PROVIDERS, providerModel, readProvider, type Provider } from "./model-names.js";
 
 /** Options of the providers' `createClient`: the core's, and where Claude runs. */
 export interface ProviderClientOptions extends ClientOptions {
@@ -16,15 +16,6 @@ export interface ProviderClientOptions extends ClientOptions {
   onWarning?: (line: string) => void;
   /** Given as they are to the provider's client: `providerChainResolver` (Bedrock), `googleAuth` (Vertex), `azureADTokenProvider` (Foundry), ... */
   providerOptions?: Record<string, unknown>;
-}
-
-/** The provider of `flag` (`--provider`), else MINICLAW_PROVIDER, else `anthropic`. Throws a one-line ConfigError for any other name. */
-export function readProvider(env: ClientOptions["env"], flag?: string): Provider {
-  const raw = (flag ?? env["MINICLAW_PROVIDER"] ?? "").trim().toLowerCase();
-  if (raw === "") return "anthropic";
-  const provider = PROVIDERS.find((name) => name === raw);
-  if (provider) return provider;
-  throw new ConfigError(`${flag !== undefined ? "--provider" : "MINICLAW_PROVIDER"} must be one of ${PROVIDERS.join(", ")}, got "${flag ?? env["MINICLAW_PROVIDER"]}"`);
 }
 
 /**

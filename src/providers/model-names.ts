@@ -1,8 +1,18 @@
-// How each provider spells a model: Bedrock's `anthropic.` ids and inference profiles, Vertex's `@` versions. Pure.
+// Which provider a process uses, and how each spells a model: Bedrock's `anthropic.` ids and inference profiles, Vertex's `@` versions. Pure.
+import { ConfigError } from "../errors.js";
 
 /** Where Claude runs: the Anthropic API (or a compatible server), Amazon Bedrock, Google Vertex AI, Microsoft Foundry. */
 export type Provider = "anthropic" | "bedrock" | "vertex" | "foundry";
 export const PROVIDERS: readonly Provider[] = ["anthropic", "bedrock", "vertex", "foundry"];
+
+/** The provider of `flag` (`--provider`), else MINICLAW_PROVIDER, else `anthropic`. Throws a one-line ConfigError for any other name. */
+export function readProvider(env: Readonly<Record<string, string | undefined>>, flag?: string): Provider {
+  const raw = (flag ?? env["MINICLAW_PROVIDER"] ?? "").trim().toLowerCase();
+  if (raw === "") return "anthropic";
+  const provider = PROVIDERS.find((name) => name === raw);
+  if (provider) return provider;
+  throw new ConfigError(`${flag !== undefined ? "--provider" : "MINICLAW_PROVIDER"} must be one of ${PROVIDERS.join(", ")}, got "${flag ?? env["MINICLAW_PROVIDER"]}"`);
+}
 
 /** The dated ids of the older aliases, which Bedrock and Vertex know only by their date; newer models have one id everywhere. */
 const DATED: Record<string, string> = {

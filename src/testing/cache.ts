@@ -7,7 +7,7 @@ import type { RequestBody } from "./types.js";
 const CACHE_LOOKBACK_BLOCKS = 20;
 
 /** An entry's life after its last write or read. */
-export const CACHE_LIFETIME_MS = { "5m": 5 * 60_000, "1h": 60 * 60_000 } as const;
+const CACHE_LIFETIME_MS = { "5m": 5 * 60_000, "1h": 60 * 60_000 } as const;
 export type CacheTtl = keyof typeof CACHE_LIFETIME_MS;
 
 /** One block of the prompt, in the API's order (tools, system, messages), with the prompt's hash and tokens up to and including it. */

@@ -29,25 +29,3 @@ export function chunkFrame(event: unknown): Buffer {
   const payload = JSON.stringify({ bytes: Buffer.from(JSON.stringify(event), "utf8").toString("base64") });
   return encodeFrame({ ":event-type": "chunk", ":content-type": "application/json", ":message-type": "event" }, Buffer.from(payload, "utf8"));
 }
-
-/** The frames of a stream's frames, read back (for tests of the encoder): headers and payload of each, checksums verified. */
-export function decodeFrames(bytes: Buffer): Array<{ headers: Record<string, string>; payload: Buffer }> {
-  const frames: Array<{ headers: Record<string, string>; payload: Buffer }> = [];
-  for (let at = 0; at < bytes.length; ) {
-    const total = bytes.readUInt32BE(at);
-    const headersLength = bytes.readUInt32BE(at + 4);
-    if (bytes.readUInt32BE(at + 8) !== crc32(bytes.subarray(at, at + 8))) throw new Error(`frame at ${at}: bad prelude checksum`);
-    if (bytes.readUInt32BE(at + total - 4) !== crc32(bytes.subarray(at, at + total - 4))) throw new Error(`frame at ${at}: bad message checksum`);
-    const headers: Record<string, string> = {};
-    for (let h = at + 12; h < at + 12 + headersLength; ) {
-      const nameLength = bytes.readUInt8(h);
-      const name = bytes.toString("utf8", h + 1, h + 1 + nameLength);
-      const valueLength = bytes.readUInt16BE(h + 2 + nameLength);
-      headers[name] = bytes.toString("utf8", h + 4 + nameLength, h + 4 + nameLength + valueLength);
-      h += 4 + nameLength + valueLength;
-    }
-    frames.push({ headers, payload: bytes.subarray(at + 12 + headersLength, at + total - 4) });
-    at += total;
-  }
-  return frames;
-}

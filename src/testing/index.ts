@@ -14,4 +14,3 @@ export { recordCassette, type CassetteRecorder } from "./record.js";
 export { replay, type Replay, type ReplayOptions } from "./replay.js";
 export { readCassette, CASSETTE_VERSION, type Cassette, type CassetteHeader, type CassetteTurn, type Exchange } from "./cassette.js";
 export { startProviderModel, type ProviderModel, type ProviderRequest, type WireProvider } from "./provider-model.js";
-export { encodeFrame, chunkFrame, decodeFrames } from "./event-stream.js";

@@ -51,7 +51,7 @@ export function validateRequest(body: unknown, options: ValidateOptions = {}): s
 }
 
 /** The `cache_control` of each breakpoint of a request in prompt order: tools, system blocks, message blocks (inside tool_result content too), and the top-level automatic one last. */
-export function cacheBreakpoints(body: Record<string, unknown>): unknown[] {
+function cacheBreakpoints(body: Record<string, unknown>): unknown[] {
   const inList = (list: unknown): unknown[] =>
     Array.isArray(list) ? list.flatMap((b) => (isRecord(b) ? [...(b.cache_control != null ? [b.cache_control] : []), ...(b.type === "tool_result" ? inList(b.content) : [])] : [])) : [];
   const messages = Array.isArray(body.messages) ? body.messages : [];
