@@ -200,16 +200,21 @@ export type TurnMessage<T = unknown> = AgentEvent | { type: "result"; result: Tu
  * `runAgentTurn` as an async iterable: each event (an `onEvent` given is still called), then `{ type: "result", result }`. Leaving early interrupts the
  * turn (`aborted`, its session valid); what `runAgentTurn` throws is thrown after the events before it.
  */
-export async function* streamAgentTurn<T = unknown>(sessionKey: string, userText: string, agent: AgentConfig, options: TurnOptions<T> = {}): AsyncIterable<TurnMessage<T>> {
+export async function* streamAgentTurn<T = unknown>(sessionKey: string, userText: UserContent, agent: AgentConfig, options: TurnOptions<T> = {}): AsyncIterable<TurnMessage<T>> {
   const stop = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
   // The events wait here until read; the stream ends when the turn does.
   const events = new Readable({ objectMode: true, read() {} });
+  // An event after the turn ended (a tool still running past an interrupt) goes to onEvent alone: the stream has ended.
+  let ended = false;
   const onEvent = (event: AgentEvent): void => {
     options.onEvent?.(event);
-    events.push(event);
+    if (!ended) events.push(event);
   };
-  const done = runAgentTurn(sessionKey, userText, agent, { ...options, signal, onEvent }).finally(() => events.push(null));
+  const done = runAgentTurn(sessionKey, userText, agent, { ...options, signal, onEvent }).finally(() => {
+    ended = true;
+    events.push(null);
+  });
   done.catch(() => {}); // Rethrown below, once the events before it are yielded.
   try {
     yield* events as AsyncIterable<AgentEvent>;

@@ -94,7 +94,7 @@ async function runOne(prepared: Prepared, opts: DispatchOptions): Promise<ToolRe
   if ("answer" in prepared) answer = redact(prepared.answer, opts.secrets);
   else if (opts.signal.aborted) answer = result(call.id, INTERRUPTED, true);
   else {
-    // A signal of its own, which adds no listener to the turn's: each call listens twice, and Node warns past ten listeners on one signal.
+    // A signal of its own, which adds no listener to the turn's (Node warns past ten on one signal, and calls run in parallel).
     answer = await approveAndRun(prepared, { ...opts.context(call.id), signal: AbortSignal.any([opts.signal]) });
     // Redacted before the cap, which could otherwise cut a credential into halves too short to know.
     answer = capResult(redact(answer, opts.secrets));
@@ -107,9 +107,10 @@ async function runOne(prepared: Prepared, opts: DispatchOptions): Promise<ToolRe
 /** Settles the gate's judgement, then runs the tool with what it granted; an interrupt answers at once, even while the approver is asked. */
 async function approveAndRun({ tool, input, judged }: Ready, context: ToolContext): Promise<ToolResultBlockParam> {
   const { toolUseId: id, signal } = context;
-  // The call's own signal: its listener goes with it.
+  // Removed once the call is answered: Node keeps a signal from AbortSignal.any alive while it has an abort listener.
+  const settled = new AbortController();
   const interrupted = new Promise<ToolResultBlockParam>((resolve) => {
-    signal.addEventListener("abort", () => resolve(result(id, INTERRUPTED, true)), { once: true });
+    signal.addEventListener("abort", () => resolve(result(id, INTERRUPTED, true)), { once: true, signal: settled.signal });
   });
   const ran = (async (): Promise<ToolResultBlockParam> => {
     try {
@@ -124,7 +125,11 @@ async function approveAndRun({ tool, input, judged }: Ready, context: ToolContex
       return result(id, signal.aborted ? INTERRUPTED : `Error: ${messageOf(error)}`, true);
     }
   })();
-  return tool.waitsOnInterrupt === true ? ran : Promise.race([ran, interrupted]);
+  try {
+    return await (tool.waitsOnInterrupt === true ? ran : Promise.race([ran, interrupted]));
+  } finally {
+    settled.abort();
+  }
 }
 
 async function runBeforeHook(hooks: ToolHooks | undefined, call: ToolCall): Promise<{ input: unknown; deny?: string }> {

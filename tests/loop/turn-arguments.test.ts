@@ -79,6 +79,29 @@ describe("streamAgentTurn", () => {
     expect(result).toMatchObject({ text: "HELLO it says", stopReason: "end_turn", iterations: 2 });
   });
 
+  it("ends with the result when a tool still reports after an interrupt and the reader is slower than the turn", async () => {
+    const model = await scripted([{ reply: { toolUses: [{ name: "slow", input: {} }] } }]);
+    const slow = defineTool({
+      name: "slow",
+      description: "Reports once more after it is interrupted.",
+      input: z.object({}),
+      access: "read",
+      run: (_input, { signal, emit, toolUseId }) =>
+        new Promise<string>((resolve) => {
+          signal.addEventListener("abort", () => setTimeout(() => (emit({ type: "tool_progress", id: toolUseId, name: "slow", progress: 1 }), resolve("late")), 40));
+          setTimeout(() => controller.abort(), 20);
+        }),
+    });
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const options = { ...turnOptions(model, await tempWorkspace()), tools: [slow], signal: controller.signal };
+    for await (const message of streamAgentTurn("k", "go", TEST_AGENT, options)) {
+      seen.push(message.type === "result" ? `result:${message.result.stopReason}` : message.type);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    expect(seen).toEqual(["turn_start", "request_start", "usage", "tool_call", "tool_result", "turn_end", "result:aborted"]);
+  });
+
   it("interrupts the turn when the loop is left early, leaving the session valid", async () => {
     const model = await scripted([{ reply: { toolUses: [{ name: "upper", input: { text: "a" } }] } }]);
     const ws = await tempWorkspace();
