@@ -76,6 +76,8 @@ function cdBases(commands: readonly string[][], context: PathContext): Base[] {
 
 /** What an expansion the lexer cannot know (`$VAR`, `$(...)`, `${...}`) becomes: a wildcard, so it can stand for anything. */
 const UNKNOWN = "*";
+/** What a quoted or escaped `{`, `}` or `,` becomes: a character brace expansion passes over, as bash does (`/{proc,"}"}` is `/proc` and `/}`). */
+const BRACE_LITERAL = "\0";
 /** Where a simple command ends. `{ }` are words here: they group commands only when they stand alone, and `{a,b}` is a word. */
 const OPERATORS = new Set([";", "|", "&", "(", ")", "\n"]);
 const ANSI_ESCAPES: Readonly<Record<string, string>> = { n: "\n", t: "\t", r: "\r", a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", v: "\v" };
@@ -137,6 +139,11 @@ class RawLexer {
     this.i += width;
   }
 
+  /** `take` for quoted or escaped text: its brace characters are literal. */
+  private takeQuoted(text: string, width: number): void {
+    this.take(text.replace(/[{},]/g, BRACE_LITERAL), width);
+  }
+
   /** Lexes a nested command list as its own commands, then resumes the current word. */
   private nested(stop: string): void {
     const saved = { words: this.words, word: this.word };
@@ -161,8 +168,9 @@ class RawLexer {
       this.i++;
       this.nested("`");
     } else if (c === "$") this.lexDollar();
-    else if (quoted || (c !== "\\" && c !== "'" && c !== '"')) this.take(c, 1);
-    else if (c === "\\") this.take(next === "\n" ? "" : next, 2);
+    else if (quoted) this.takeQuoted(c, 1);
+    else if (c !== "\\" && c !== "'" && c !== '"') this.take(c, 1);
+    else if (c === "\\") this.takeQuoted(next === "\n" ? "" : next, 2);
     else if (c === '"') {
       this.word ??= "";
       this.i++;
@@ -171,14 +179,14 @@ class RawLexer {
       const end = this.text.indexOf("'", this.i + 1);
       const stop = end === -1 ? this.text.length : end;
       this.word ??= "";
-      this.take(this.text.slice(this.i + 1, stop), stop + 1 - this.i);
+      this.takeQuoted(this.text.slice(this.i + 1, stop), stop + 1 - this.i);
     }
   }
 
   private lexDoubleQuoted(): void {
     while (this.i < this.text.length && this.text[this.i] !== '"') {
       const next = this.text[this.i + 1] ?? "";
-      if (this.text[this.i] === "\\" && '$`"\\\n'.includes(next) && next !== "") this.take(next === "\n" ? "" : next, 2);
+      if (this.text[this.i] === "\\" && '$`"\\\n'.includes(next) && next !== "") this.takeQuoted(next === "\n" ? "" : next, 2);
       else this.lexWordPart(true);
     }
     this.i++;
@@ -214,6 +222,6 @@ class RawLexer {
       return ANSI_ESCAPES[other] ?? other;
     };
     this.word ??= "";
-    this.take(body.replace(escape, decode), 3 + body.length);
+    this.takeQuoted(body.replace(escape, decode), 3 + body.length);
   }
 }

@@ -27,6 +27,27 @@ describe("process environments are refused in every mode", () => {
   });
 });
 
+describe("a quoted or escaped brace, which bash keeps literal, does not hide /proc in a brace group", () => {
+  it.each([
+    `cat /{proc,"}"}/$PPID/environ`,
+    "cat /{proc,\\}}/self/environ",
+    "cat /{proc,'}'}/self/environ",
+    `cat /{"}",proc}/self/environ`,
+    "cat /{proc,$'\\x7d'}/self/environ",
+    `tr "\\0" "\\n" < /{proc,"}"}/$PPID/environ`,
+    `cd /{proc,"}"}/$PPID && cat environ`,
+    `grep -r KEY /{proc,"}"}`,
+    `cat /{proc,"a,b"}/self/environ`,
+    "cat /{proc,x\\,y}/self/environ",
+    `cat /{"{",proc}/self/environ`,
+    `ls | cat /{pro"c",x}/1/environ`,
+  ])("refuses %s", (command) => expect(processSecretsReason(command)).not.toBeNull());
+
+  it.each([`echo "{a,b}"`, "echo \\{a,b\\}", "awk '/{/' notes.txt"])("reads %s's quoted braces as text, not a path into /proc", (command) =>
+    expect(processSecretsReason(command)).toBeNull(),
+  );
+});
+
 describe("spellings of /proc and searches that reach it", () => {
   it.each([
     "grep -raoh --include='*viron' 'sk-ant' /proc",
