@@ -4,7 +4,7 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { cutMiddle } from "../content.js";
 import { openRegular } from "../fs/regular-file.js";
-import { mediaBlock, mediaTooLarge, mediaTypeOf } from "../tools/media.js";
+import { mediaTypeOf, readMedia } from "../tools/media.js";
 import type { ContentBlockParam } from "../types.js";
 
 /** Most characters of one attached file the model is given; a longer file keeps its head and tail. */
@@ -82,10 +82,8 @@ async function readText(written: string, opts: { cwd: string; home?: string | un
     const bytes = buffer.subarray(0, bytesRead);
     const media = mediaTypeOf(bytes);
     if (media) {
-      const problem = mediaTooLarge(opened.size, media, written);
-      if (problem) return { shown: written, problem };
-      const whole = await opened.handle.read(Buffer.alloc(opened.size), 0, opened.size, 0);
-      return { shown: written, block: mediaBlock(whole.buffer.subarray(0, whole.bytesRead), media, written), size: opened.size };
+      const read = await readMedia(opened.handle, opened.size, media, written);
+      return "problem" in read ? { shown: written, problem: read.problem } : { shown: written, block: read.block, size: opened.size };
     }
     if (bytes.includes(0)) return { shown: written, problem: "not a text file (ask the model to read it with read_file)" };
     return { shown: written, path, text: bytes.toString("utf8"), truncated: opened.size > bytesRead };

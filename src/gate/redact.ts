@@ -94,7 +94,7 @@ function redactTokens(text: string, mark: Mark): string {
 const shape = (label: string, triggers: readonly string[], source: string) => ({ label, triggers, pattern: new RegExp(`(?<![A-Za-z0-9])(?:${source})`, "g") });
 
 /** Prefixes only issued keys and tokens have, each with the length its issuer gives it (`sk-ant-` alone, in a doc, is no key). */
-export const TOKEN_SHAPES: ReadonlyArray<ReturnType<typeof shape>> = [
+const TOKEN_SHAPES: ReadonlyArray<ReturnType<typeof shape>> = [
   shape("Anthropic API key", ["sk-ant-"], "sk-ant-[A-Za-z0-9_-]{20,512}"),
   shape("OpenAI API key", ["sk-"], "sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,512}|sk-[A-Za-z0-9]{32,512}"),
   shape("GitHub token", ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"], "gh[pousr]_[A-Za-z0-9]{30,512}|github_pat_[A-Za-z0-9_]{30,512}"),
@@ -110,16 +110,16 @@ export const TOKEN_SHAPES: ReadonlyArray<ReturnType<typeof shape>> = [
 ];
 
 /** Every literal piece of every token shape: one scan for these tells whether any shape can match. */
-export const TOKEN_TRIGGER = new RegExp(TOKEN_SHAPES.flatMap((s) => s.triggers).map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"));
+const TOKEN_TRIGGER = new RegExp(TOKEN_SHAPES.flatMap((s) => s.triggers).map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"));
 /** An AWS access key id (`AKIA…`, `ASIA…`) and, when it follows on the same line within a few separators (`id,secret`), its 40-character secret. */
-export const AWS_KEY = /(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Za-z])(?:([ \t,;:|'"=]{1,6})([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=]))?/g;
-export const AWS_TRIGGERS: readonly string[] = ["AKIA", "ASIA"];
+const AWS_KEY = /(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Za-z])(?:([ \t,;:|'"=]{1,6})([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=]))?/g;
+const AWS_TRIGGERS: readonly string[] = ["AKIA", "ASIA"];
 /** The authority after `://`: up to the first `/`, quote, space or backslash (not `?` or `#`: git and libpq take passwords holding them unencoded). */
 const AUTHORITY = /[^\s/"'`<>\\]{1,512}/y;
 const SCHEME_CHAR = /[A-Za-z0-9+.-]/;
 
 /** The URL whose `://` (or `separator`: `:\/\/` in JSON) is at `at`: where its scheme starts, and its userinfo (up to the authority's last `@`); null without either. */
-export function userinfoAt(text: string, at: number, separator = "://"): { schemeStart: number; userinfo: string } | null {
+function userinfoAt(text: string, at: number, separator = "://"): { schemeStart: number; userinfo: string } | null {
   let start = at;
   while (start > 0 && at - start < 31 && SCHEME_CHAR.test(text.charAt(start - 1))) start--;
   while (start < at && !/[A-Za-z]/.test(text.charAt(start))) start++;
@@ -136,7 +136,7 @@ const PLACEHOLDER = /^(?:pass(?:word|wd)?|secret|pwd|changeme|token|x+|\*+|\.+|\
 const TOKEN_USER = /^(?=.*[0-9])[A-Za-z0-9_-]{16,512}$/;
 
 /** Whether a URL's userinfo holds credentials: a password of 3+ characters that is no placeholder, or a token-shaped user name alone. */
-export function hasUserinfoCredentials(userinfo: string): boolean {
+function hasUserinfoCredentials(userinfo: string): boolean {
   const colon = userinfo.indexOf(":");
   if (colon === -1) return TOKEN_USER.test(userinfo);
   const password = userinfo.slice(colon + 1);
@@ -160,7 +160,7 @@ const KEY_FOOTER = /[ \t]*(?:\r?\n|\\r\\n|\\n)?[ \t]*-----END (?:[A-Z0-9]+ ){0,4
 const KEY_LINE = /[A-Za-z0-9+/=]{40}/;
 
 /** The private keys (PEM and PGP) in `text`, in order: each header with its body and footer, when the body holds a 40-character base64 run (docs quoting a header do not). */
-export function findPrivateKeys(text: string): Array<{ start: number; end: number }> {
+function findPrivateKeys(text: string): Array<{ start: number; end: number }> {
   if (!text.includes("PRIVATE KEY")) return [];
   const spans: Array<{ start: number; end: number }> = [];
   KEY_HEADER.lastIndex = 0;

@@ -135,7 +135,7 @@ type Switchable = { model: string; fallbackModel: string | undefined; thinking: 
 const MODEL_BOUND = /^(thinking|redacted_thinking|server_tool_use|[a-z_]+_tool_result)$/;
 
 /** An error of a model overloaded (529, an `overloaded_error` event) or unavailable (503) once the retries are spent, not of a request at fault. */
-export function isUnavailable(error: unknown): boolean {
+function isUnavailable(error: unknown): boolean {
   const api = asApiError(error);
   const type = (api?.error as { error?: { type?: string } } | undefined)?.error?.type ?? api?.type;
   return api !== undefined && (api.status === 529 || api.status === 503 || type === "overloaded_error");

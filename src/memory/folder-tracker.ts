@@ -172,12 +172,12 @@ export class FolderTracker {
 }
 
 /** Extension of a note file. */
-export const NOTE_EXTENSION = ".md";
+const NOTE_EXTENSION = ".md";
 /** Most bytes a note's file name may take (common file systems allow 255). */
 const MAX_NOTE_FILE_NAME_BYTES = 240;
 
 /** A key as the store holds it: Unicode NFC, without surrounding white space. */
-export function normalizeKey(key: string): string {
+function normalizeKey(key: string): string {
   return key.normalize("NFC").trim();
 }
 

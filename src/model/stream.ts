@@ -111,10 +111,10 @@ function eventSink(emit: EventSink): StreamSink {
 type Block = ApiMessage["content"][number];
 
 /** What an accumulator reports as the stream goes: text and thinking deltas, and each block once it is complete. */
-export type StreamSink = { text(text: string): void; thinking(text: string): void; block(block: Block): void };
+type StreamSink = { text(text: string): void; thinking(text: string): void; block(block: Block): void };
 
 /** Folds raw SSE events into a message, parsing tool input JSON once when its block stops (the SDK re-parses it on every delta). */
-export class MessageAccumulator {
+class MessageAccumulator {
   private message: ApiMessage | undefined;
   private readonly json = new Map<number, string>();
   private stopped = false;

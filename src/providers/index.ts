@@ -73,7 +73,7 @@ export function shapeBody(provider: Provider, body: Body, verbatim?: string): { 
 }
 
 /** SDK middleware shaping each Messages request for `provider` before its SDK signs it; `warn` (must not throw) hears each feature left out, once. */
-export function shapeRequests(provider: Provider, verbatim: string | undefined, warn: (line: string) => void): Middleware {
+function shapeRequests(provider: Provider, verbatim: string | undefined, warn: (line: string) => void): Middleware {
   const said = new Set<string>();
   return async (request, next) => {
     if (typeof request.body !== "string" || !new URL(request.url).pathname.endsWith("/v1/messages")) return next(request);
@@ -108,7 +108,7 @@ export async function loadSdk<T>(provider: keyof typeof PROVIDER_PACKAGES, load:
 }
 
 /** What every provider's client is built with: the transport, retries, timeout, the request shaping, and the provider's own options. */
-export interface ClientBase {
+interface ClientBase {
   env: Env;
   skipAuth: boolean;
   fetch: typeof globalThis.fetch;
@@ -129,7 +129,7 @@ function shared(base: ClientBase, headers: Record<string, string | null> = {}) {
 }
 
 /** Amazon Bedrock: SigV4 with the AWS keys of `env` (else the AWS SDK's chain: profile, SSO, instance role), or AWS_BEARER_TOKEN_BEDROCK. */
-export async function bedrockClient(base: ClientBase): Promise<Anthropic> {
+async function bedrockClient(base: ClientBase): Promise<Anthropic> {
   const { AnthropicBedrock } = await loadSdk("bedrock", () => import("@anthropic-ai/bedrock-sdk"));
   const { env } = base;
   const awsRegion = set(env["AWS_REGION"]) ?? set(env["AWS_DEFAULT_REGION"]) ?? "us-east-1";
@@ -148,7 +148,7 @@ export async function bedrockClient(base: ClientBase): Promise<Anthropic> {
 }
 
 /** Vertex AI: Google application-default credentials, CLOUD_ML_REGION and ANTHROPIC_VERTEX_PROJECT_ID; behind a gateway, no Google token at all. */
-export async function vertexClient(base: ClientBase): Promise<Anthropic> {
+async function vertexClient(base: ClientBase): Promise<Anthropic> {
   const { env } = base;
   const region = set(env["CLOUD_ML_REGION"]);
   const projectId = set(env["ANTHROPIC_VERTEX_PROJECT_ID"]);
@@ -171,7 +171,7 @@ export async function vertexClient(base: ClientBase): Promise<Anthropic> {
 }
 
 /** Microsoft Foundry: ANTHROPIC_FOUNDRY_RESOURCE or ANTHROPIC_FOUNDRY_BASE_URL, and ANTHROPIC_FOUNDRY_API_KEY (or an Entra token provider given as `azureADTokenProvider`). */
-export async function foundryClient(base: ClientBase): Promise<Anthropic> {
+async function foundryClient(base: ClientBase): Promise<Anthropic> {
   const { env } = base;
   const baseURL = set(env["ANTHROPIC_FOUNDRY_BASE_URL"]);
   const resource = set(env["ANTHROPIC_FOUNDRY_RESOURCE"]);

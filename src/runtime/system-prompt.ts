@@ -64,7 +64,7 @@ export function readUserProfile(workspaceDir: string): string | undefined {
 }
 
 /** A file the prompt may include, or undefined when it is missing, blank, unreadable or not a regular file (a FIFO). */
-export function readPromptFile(path: string): string | undefined {
+function readPromptFile(path: string): string | undefined {
   // Synchronous: small, and a trip through the thread pool would cost more than the read.
   const text = orFallback(() => readRegularFileSync(path), "");
   return text.trim() ? text : undefined;

@@ -1,15 +1,10 @@
-// Bash brace expansion (`a{b,c}d`, `{1..10..2}`, `{a..e}`), bounded: how many words a word becomes, and which.
+// Bash brace expansion (`a{b,c}d`, `{1..10..2}`, `{a..e}`), bounded: the words a word becomes.
 
 /** Words one brace expansion may produce before the gate stops expanding and calls the word unsafe. */
 export const MAX_BRACE_WORDS = 4096;
 
 /** A brace group found in a word: the text around it, and its alternatives or the words of its sequence (null when too many). */
 interface BraceSplit { pre: string; post: string; alternatives: string[] | null; sequence: string[] | null }
-
-/** How many words bash makes of `text` (1 without braces), capped at MAX_BRACE_WORDS + 1. */
-export function braceWordCount(text: string): number {
-  return expandBraces(text)?.length ?? MAX_BRACE_WORDS + 1;
-}
 
 /**
  * The words bash makes of `text`, in its order; null past MAX_BRACE_WORDS, known before more are made. Quoted braces are expanded

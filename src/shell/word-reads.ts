@@ -111,7 +111,7 @@ export interface PathContext { cwd?: string; home?: string }
 /** A folder a relative path may start from: absolute, `~`-prefixed (place unknown), or relative to the unknown working folder (""). */
 export type Base = string;
 /** The folder `cd -` and `~-` lead to ($OLDPWD): unknown, judged like a home folder of unknown place. */
-export const PREVIOUS_FOLDER = "~-";
+const PREVIOUS_FOLDER = "~-";
 const TILDE = /^~([^/]*)(?:\/(.*))?$/s;
 
 /** The pieces of a word that may be paths: the word, and each piece after `=` or `:` (`--file=.env`, `HEAD:.env`). */
@@ -209,7 +209,7 @@ export function homeReason(path: string, home: string | undefined): string | nul
 }
 
 /** Why `path` is a dotfile directly in the known home folder (profiles, tokens), or null. */
-export function homeDotfileReason(path: string, home: string | undefined): string | null {
+function homeDotfileReason(path: string, home: string | undefined): string | null {
   if (home === undefined || !path.startsWith("/")) return null;
   const dir = stripSlash(home);
   const rest = path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : null;
@@ -218,7 +218,7 @@ export function homeDotfileReason(path: string, home: string | undefined): strin
 }
 
 /** The part of `path` below the working folder, whose names say what it is; the whole path when outside. */
-export function namesPart(path: string, cwd: string | undefined): string {
+function namesPart(path: string, cwd: string | undefined): string {
   if (cwd === undefined || !path.startsWith("/")) return path;
   const root = stripSlash(cwd);
   if (path === root) return ".";

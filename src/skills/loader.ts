@@ -167,7 +167,7 @@ export class SkillLoader {
 type ListedSkill = { name: string; description: string };
 
 /** Default size of the layer-1 listing, in characters. */
-export const DEFAULT_LISTING_BUDGET_CHARS = 8000;
+const DEFAULT_LISTING_BUDGET_CHARS = 8000;
 
 const ELLIPSIS = "…";
 
@@ -189,7 +189,7 @@ function fairCap(lengths: number[], room: number): number {
 }
 
 /** Layer 1: a `- name: description` line per skill, sorted; long descriptions share `budgetChars`, cut with "…" (`shortenedTo`); no skill is dropped, even past it. */
-export function formatSkillListing(skills: readonly ListedSkill[], budgetChars = DEFAULT_LISTING_BUDGET_CHARS): { text: string; shortenedTo?: number } {
+function formatSkillListing(skills: readonly ListedSkill[], budgetChars = DEFAULT_LISTING_BUDGET_CHARS): { text: string; shortenedTo?: number } {
   const sorted = [...skills].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const full = sorted.map((s) => line(s.name, s.description)).join("\n");
   if (full.length <= budgetChars) return { text: full };
@@ -203,7 +203,7 @@ export function formatSkillListing(skills: readonly ListedSkill[], budgetChars =
 }
 
 /** A loaded skill (layer 2): the body inside `<skill name="...">` tags, then its other files as absolute paths `read_file` can open (layer 3). */
-export function formatSkillBody(name: string, dir: string, body: string, files: readonly string[], moreFiles = 0): string {
+function formatSkillBody(name: string, dir: string, body: string, files: readonly string[], moreFiles = 0): string {
   const attribute = name.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
   const parts = [`<skill name="${attribute}">`, body.trim(), "</skill>"];
   if (files.length > 0) {

@@ -4,8 +4,8 @@ import * as z from "zod";
 import { ToolError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { openRegular, readRegularFile } from "../fs/regular-file.js";
-import { defineTool, type Access, type AnyTool, type ToolContext, type ToolOutput } from "./define.js";
-import { mediaBlock, mediaTooLarge, mediaTypeOf } from "./media.js";
+import { defineTool, type Access, type AnyTool, type ToolContext } from "./define.js";
+import { mediaTypeOf, readMedia } from "./media.js";
 
 export const MAX_READ_BYTES = 256 * 1024;
 export const MAX_READ_LINES = 2_000;
@@ -60,7 +60,11 @@ export const readFileTool = defineTool({
     try {
       const { buffer, bytesRead } = await handle.read(Buffer.alloc(BINARY_SNIFF_BYTES), 0, BINARY_SNIFF_BYTES, 0);
       const media = mediaTypeOf(buffer.subarray(0, bytesRead));
-      if (media) return await readMedia(handle, size, media, input.path);
+      if (media) {
+        const read = await readMedia(handle, size, media, input.path);
+        if ("problem" in read) throw new ToolError(read.problem);
+        return [read.block];
+      }
       if (buffer.subarray(0, bytesRead).includes(0)) throw new ToolError(`${input.path} looks like a binary file (a NUL byte in its first 8 KB; ${size} bytes); read_file only reads text`);
       return await readLines(handle, input.path, input.offset ?? 1, Math.min(input.limit ?? MAX_READ_LINES, MAX_READ_LINES));
     } finally {
@@ -68,13 +72,6 @@ export const readFileTool = defineTool({
     }
   },
 });
-
-/** A whole image or PDF as its content block, or a ToolError past its size limit. */
-async function readMedia(handle: FileHandle, size: number, media: NonNullable<ReturnType<typeof mediaTypeOf>>, shown: string): Promise<ToolOutput> {
-  const tooLarge = mediaTooLarge(size, media, shown);
-  if (tooLarge) throw new ToolError(tooLarge);
-  return [mediaBlock((await handle.read(Buffer.alloc(size), 0, size, 0)).buffer, media, shown)];
-}
 
 /** Numbered lines from `offset`, stopping before the line that would pass the line or byte cap (a line is at most MAX_LINE_BYTES, so one always fits). */
 async function readLines(handle: FileHandle, shown: string, offset: number, limit: number): Promise<string> {

@@ -1,7 +1,7 @@
 // Brace expansion as the gate does it, compared with real bash, and its bound.
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { braceWordCount, expandBraces, MAX_BRACE_WORDS } from "../../src/shell/brace-expand.js";
+import { expandBraces } from "../../src/shell/brace-expand.js";
 
 /** Words whose expansion bash and the gate must agree on (unquoted; bash prints one word per line). */
 const WORDS = [
@@ -18,12 +18,10 @@ describe("brace expansion", () => {
     expect(WORDS.map((w) => expandBraces(w))).toEqual(bash);
   });
 
-  it("counts without expanding, and refuses to list more than the bound", () => {
+  it("refuses to list more than the bound, and lists up to it", () => {
     const huge = "{a,b}".repeat(30);
-    expect(braceWordCount(huge)).toBe(MAX_BRACE_WORDS + 1);
     expect(expandBraces(huge)).toBeNull();
     expect(expandBraces("{1..100000}")).toBeNull();
-    expect(braceWordCount("{a,b}".repeat(12))).toBe(4096);
     expect(expandBraces("{a,b}".repeat(12))).toHaveLength(4096);
   });
 });
