@@ -2,6 +2,7 @@
 // telemetry (OTLP, only when OTEL_EXPORTER_OTLP_ENDPOINT is set) and the sessions' backend, closed with them.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { nonEmpty } from "../model/credentials.js";
 import * as z from "zod";
 import { openAssistant, type Assistant, type AssistantOptions } from "../assistant/assistant.js";
 import { checkConfig, parseJsonConfig, readConfigText } from "../fs/config-file.js";
@@ -32,7 +33,7 @@ export async function sandboxOf(args: Pick<CliArgs, "sandbox">, io: Pick<CliIo, 
   const text = await readConfigText(path, { optional: true });
   const file = text === undefined ? undefined : checkConfig(SETTINGS, parseJsonConfig(text, path), path).sandbox;
   const network = typeof file === "object" ? file.network : undefined;
-  const mode = args.sandbox ?? (io.env["MINICLAW_SANDBOX"]?.trim() || undefined) ?? (typeof file === "object" ? file.mode : file);
+  const mode = args.sandbox ?? nonEmpty(io.env["MINICLAW_SANDBOX"]) ?? (typeof file === "object" ? file.mode : file);
   if (mode === undefined) return network === undefined ? undefined : { mode: "on", network };
   return network === undefined ? (mode as SandboxOption) : { mode: mode as "off" | "on" | "auto", network };
 }

@@ -20,11 +20,16 @@ export type Env = Record<string, string | undefined>;
 
 export type Credentials = { apiKey?: string; authToken?: string; baseURL?: string };
 
+/** A setting's value trimmed, or undefined when it is missing or blank: how every environment variable is read. */
+export function nonEmpty(value: string | undefined): string | undefined {
+  return value?.trim() || undefined;
+}
+
 /** The credentials in `env`, read as the SDK reads them. Throws MissingCredentialsError (a ConfigError) when there is none at all. */
 export function readCredentials(env: Env): Credentials {
-  const apiKey = env["ANTHROPIC_API_KEY"]?.trim() || undefined;
-  const authToken = env["ANTHROPIC_AUTH_TOKEN"]?.trim() || undefined;
-  const baseURL = env["ANTHROPIC_BASE_URL"]?.trim() || undefined;
+  const apiKey = nonEmpty(env["ANTHROPIC_API_KEY"]);
+  const authToken = nonEmpty(env["ANTHROPIC_AUTH_TOKEN"]);
+  const baseURL = nonEmpty(env["ANTHROPIC_BASE_URL"]);
   if (!apiKey && !authToken && !baseURL) throw new MissingCredentialsError();
   return { ...(apiKey && { apiKey }), ...(authToken && { authToken }), ...(baseURL && { baseURL }) };
 }

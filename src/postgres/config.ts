@@ -1,5 +1,6 @@
 // Which database, if any: the `database` option over MINICLAW_DATABASE_URL / MINICLAW_DATABASE_SCHEMA, checked into one config.
 import { ConfigError } from "../errors.js";
+import { nonEmpty } from "../model/credentials.js";
 
 /**
  * The database timeout's default: a connection attempt, a statement or a held lock's heartbeat unanswered this long fails. A
@@ -55,10 +56,6 @@ export function resolveDatabaseConfig(option: DatabaseOption | undefined, env: R
 /** The URL without its password, fit for a message. */
 export function redactUrl(url: string): string {
   return url.replace(/^(\w+:\/\/[^:/@]*):[^@/]*@/, "$1:***@");
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === "" ? undefined : value.trim();
 }
 
 /** MINICLAW_DATABASE_TIMEOUT_MS as a number; ConfigError when it is not a whole number of milliseconds. */

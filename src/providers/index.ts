@@ -2,6 +2,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Middleware } from "@anthropic-ai/sdk/client";
 import { ConfigError } from "../errors.js";
+import { nonEmpty } from "../model/credentials.js";
 import { createClient as createAnthropicClient, SDK_MAX_RETRIES, type ClientOptions, type Env } from "../model/client.js";
 import { nodeFetch } from "../model/http-fetch.js";
 import { providerModel, readProvider, type Provider } from "./model-names.js";
@@ -35,7 +36,7 @@ export async function createClient(options: ProviderClientOptions): Promise<Anth
     fetch: wrapFetch ? wrapFetch(nodeFetch) : nodeFetch,
     maxRetries: options.maxRetries ?? SDK_MAX_RETRIES,
     ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
-    middleware: [shapeRequests(provider, env["MINICLAW_MODEL"]?.trim() || undefined, warn)],
+    middleware: [shapeRequests(provider, nonEmpty(env["MINICLAW_MODEL"]), warn)],
     providerOptions: options.providerOptions ?? {},
   };
   if (provider === "bedrock") return bedrockClient(base);
@@ -119,11 +120,10 @@ interface ClientBase {
   providerOptions: Record<string, unknown>;
 }
 
-const set = (value: string | undefined): string | undefined => (value && value.trim() ? value.trim() : undefined);
 
 /** The SDK's options every provider shares; behind a gateway (skip-auth) its own token, ANTHROPIC_AUTH_TOKEN, goes as a bearer token. */
 function shared(base: ClientBase, headers: Record<string, string | null> = {}) {
-  const token = base.skipAuth ? set(base.env["ANTHROPIC_AUTH_TOKEN"]) : undefined;
+  const token = base.skipAuth ? nonEmpty(base.env["ANTHROPIC_AUTH_TOKEN"]) : undefined;
   const defaultHeaders = { ...headers, ...(token && { Authorization: `Bearer ${token}` }) };
   return { fetch: base.fetch, maxRetries: base.maxRetries, middleware: base.middleware, defaultHeaders, ...(base.timeout !== undefined && { timeout: base.timeout }) };
 }
@@ -132,15 +132,15 @@ function shared(base: ClientBase, headers: Record<string, string | null> = {}) {
 async function bedrockClient(base: ClientBase): Promise<Anthropic> {
   const { AnthropicBedrock } = await loadSdk("bedrock", () => import("@anthropic-ai/bedrock-sdk"));
   const { env } = base;
-  const awsRegion = set(env["AWS_REGION"]) ?? set(env["AWS_DEFAULT_REGION"]) ?? "us-east-1";
-  const [awsAccessKey, awsSecretKey] = [set(env["AWS_ACCESS_KEY_ID"]), set(env["AWS_SECRET_ACCESS_KEY"])];
-  const keys = awsAccessKey && awsSecretKey ? { awsAccessKey, awsSecretKey, awsSessionToken: set(env["AWS_SESSION_TOKEN"]) ?? null } : {};
+  const awsRegion = nonEmpty(env["AWS_REGION"]) ?? nonEmpty(env["AWS_DEFAULT_REGION"]) ?? "us-east-1";
+  const [awsAccessKey, awsSecretKey] = [nonEmpty(env["AWS_ACCESS_KEY_ID"]), nonEmpty(env["AWS_SECRET_ACCESS_KEY"])];
+  const keys = awsAccessKey && awsSecretKey ? { awsAccessKey, awsSecretKey, awsSessionToken: nonEmpty(env["AWS_SESSION_TOKEN"]) ?? null } : {};
   // Keys given or not is known only at run time; the constructor's overloads say it at compile time.
   return new AnthropicBedrock({
     ...shared(base),
     awsRegion,
-    baseURL: set(env["ANTHROPIC_BEDROCK_BASE_URL"]) ?? `https://bedrock-runtime.${awsRegion}.amazonaws.com`,
-    apiKey: base.skipAuth ? null : (set(env["AWS_BEARER_TOKEN_BEDROCK"]) ?? null),
+    baseURL: nonEmpty(env["ANTHROPIC_BEDROCK_BASE_URL"]) ?? `https://bedrock-runtime.${awsRegion}.amazonaws.com`,
+    apiKey: base.skipAuth ? null : (nonEmpty(env["AWS_BEARER_TOKEN_BEDROCK"]) ?? null),
     skipAuth: base.skipAuth,
     ...keys,
     ...base.providerOptions,
@@ -150,8 +150,8 @@ async function bedrockClient(base: ClientBase): Promise<Anthropic> {
 /** Vertex AI: Google application-default credentials, CLOUD_ML_REGION and ANTHROPIC_VERTEX_PROJECT_ID; behind a gateway, no Google token at all. */
 async function vertexClient(base: ClientBase): Promise<Anthropic> {
   const { env } = base;
-  const region = set(env["CLOUD_ML_REGION"]);
-  const projectId = set(env["ANTHROPIC_VERTEX_PROJECT_ID"]);
+  const region = nonEmpty(env["CLOUD_ML_REGION"]);
+  const projectId = nonEmpty(env["ANTHROPIC_VERTEX_PROJECT_ID"]);
   if (!region) throw new ConfigError("MINICLAW_PROVIDER=vertex needs CLOUD_ML_REGION (such as us-east5, or global) and ANTHROPIC_VERTEX_PROJECT_ID");
   if (!projectId && base.skipAuth) throw new ConfigError("MINICLAW_PROVIDER=vertex with MINICLAW_SKIP_PROVIDER_AUTH=1 needs ANTHROPIC_VERTEX_PROJECT_ID (no Google credentials to read it from)");
   const { AnthropicVertex } = await loadSdk("vertex", () => import("@anthropic-ai/vertex-sdk"));
@@ -161,7 +161,7 @@ async function vertexClient(base: ClientBase): Promise<Anthropic> {
     ...shared(base),
     region,
     projectId: projectId ?? null,
-    ...(set(env["ANTHROPIC_VERTEX_BASE_URL"]) && { baseURL: set(env["ANTHROPIC_VERTEX_BASE_URL"]) }),
+    ...(nonEmpty(env["ANTHROPIC_VERTEX_BASE_URL"]) && { baseURL: nonEmpty(env["ANTHROPIC_VERTEX_BASE_URL"]) }),
     ...(base.skipAuth && { authClient: noGoogleToken as never }),
     ...base.providerOptions,
   });
@@ -173,9 +173,9 @@ async function vertexClient(base: ClientBase): Promise<Anthropic> {
 /** Microsoft Foundry: ANTHROPIC_FOUNDRY_RESOURCE or ANTHROPIC_FOUNDRY_BASE_URL, and ANTHROPIC_FOUNDRY_API_KEY (or an Entra token provider given as `azureADTokenProvider`). */
 async function foundryClient(base: ClientBase): Promise<Anthropic> {
   const { env } = base;
-  const baseURL = set(env["ANTHROPIC_FOUNDRY_BASE_URL"]);
-  const resource = set(env["ANTHROPIC_FOUNDRY_RESOURCE"]);
-  const apiKey = set(env["ANTHROPIC_FOUNDRY_API_KEY"]);
+  const baseURL = nonEmpty(env["ANTHROPIC_FOUNDRY_BASE_URL"]);
+  const resource = nonEmpty(env["ANTHROPIC_FOUNDRY_RESOURCE"]);
+  const apiKey = nonEmpty(env["ANTHROPIC_FOUNDRY_API_KEY"]);
   if (!baseURL && !resource) throw new ConfigError("MINICLAW_PROVIDER=foundry needs ANTHROPIC_FOUNDRY_RESOURCE (your Foundry resource's name) or ANTHROPIC_FOUNDRY_BASE_URL");
   const entra = "azureADTokenProvider" in base.providerOptions;
   if (!apiKey && !entra && !base.skipAuth) throw new ConfigError("MINICLAW_PROVIDER=foundry needs ANTHROPIC_FOUNDRY_API_KEY (or, from a program, an Entra token provider as azureADTokenProvider)");

@@ -10,6 +10,7 @@ import { isSecretVariable, scrubEnv, secretValues } from "../gate/secret-env.js"
 import { MemoryStore } from "../memory/store.js";
 import { ConfigError } from "../errors.js";
 import { createClient, type Env } from "../model/client.js";
+import { nonEmpty } from "../model/credentials.js";
 import { hideSecretsFromProcEnviron } from "../model/environ-hiding.js";
 import { BUNDLED_SKILLS } from "../paths.js";
 import { SessionStore, type SessionStorage } from "../sessions/store.js";
@@ -78,7 +79,7 @@ export async function openRuntime(options: RuntimeOptions = {}): Promise<Runtime
   const env = options.env ?? process.env;
   const workspace = options.workspace === undefined ? defaultWorkspace(env) : resolve(options.workspace);
   const cwd = resolve(options.cwd ?? process.cwd());
-  const provider = options.client ? undefined : env["MINICLAW_PROVIDER"]?.trim();
+  const provider = options.client ? undefined : nonEmpty(env["MINICLAW_PROVIDER"])?.toLowerCase();
   if (provider && provider !== "anthropic") throw new ConfigError(`MINICLAW_PROVIDER=${provider}: pass its client, client: await createClient({ provider: "${provider}" }) from miniclaw/providers`);
   const client = options.client ?? createClient({ env });
   // A client from the process's own environment: its secrets are then blanked in /proc/<pid>/environ (process.env keeps them).

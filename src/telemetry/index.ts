@@ -1,7 +1,8 @@
 // miniclaw/telemetry: a turn's events as OpenTelemetry spans (the generative AI semantic conventions), and the command line's OTLP export.
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from "@opentelemetry/api";
 import { safeSink } from "../deps.js";
-import { ConfigError } from "../errors.js";
+import { ConfigError, messageOf } from "../errors.js";
+import { totalInput } from "../model/usage.js";
 import type { AgentEvent, EventSink, Usage } from "../types.js";
 
 /** A running export: spans go out in batches; `shutdown` sends what is left (call it before the process exits). */
@@ -21,12 +22,13 @@ export async function startOtlpExport(env: Record<string, string | undefined>): 
   const url = env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]?.trim() || (base && `${base.replace(/\/+$/, "")}/v1/traces`);
   if (!url) return undefined;
   const [sdk, otlp] = await Promise.all([import("@opentelemetry/sdk-trace-base"), import("@opentelemetry/exporter-trace-otlp-http")]).catch((error: unknown) => {
-    throw new ConfigError(`OTEL_EXPORTER_OTLP_ENDPOINT is set, but the OpenTelemetry SDK cannot be loaded (${error instanceof Error ? error.message.split("\n")[0] : String(error)}): npm install ${PACKAGES}`);
+    throw new ConfigError(`OTEL_EXPORTER_OTLP_ENDPOINT is set, but the OpenTelemetry SDK cannot be loaded (${messageOf(error).split("\n")[0]}): npm install ${PACKAGES}`);
   });
   const processor = new sdk.BatchSpanProcessor(new otlp.OTLPTraceExporter({ url }));
   const provider = new sdk.BasicTracerProvider({ spanProcessors: [processor] });
   trace.setGlobalTracerProvider(provider);
-  return { shutdown: () => provider.shutdown().catch(() => undefined) };
+  // Unregistered after its last batch: a later export in the same process registers its own.
+  return { shutdown: () => provider.shutdown().catch(() => undefined).then(() => trace.disable()) };
 }
 
 /** What `traceTurns` takes. */
@@ -136,7 +138,7 @@ function endChat(turn: OpenTurn, status?: { code: SpanStatusCode; message: strin
 /** Tokens as the conventions count them (`input_tokens` includes the cached ones), and the estimated cost. */
 function usageAttributes(usage: Usage, costUsd: number): Attributes {
   return {
-    "gen_ai.usage.input_tokens": usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens,
+    "gen_ai.usage.input_tokens": totalInput(usage),
     "gen_ai.usage.output_tokens": usage.outputTokens,
     "gen_ai.usage.cache_read.input_tokens": usage.cacheReadTokens,
     "gen_ai.usage.cache_creation.input_tokens": usage.cacheWriteTokens,
