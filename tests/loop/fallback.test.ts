@@ -37,6 +37,10 @@ describe("fallback model", () => {
     const client = createClient({ env: { ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: m.baseURL }, maxRetries: 0 });
     const result = await runAgentTurn("k", "hi", TEST_AGENT, turnOptions(m, await tempWorkspace(), [], { client, model: "claude-primary", fallbackModel: "claude-spare" }));
     expect([result.stopReason, m.requests.length]).toEqual(["error", 1]);
+    const overloaded = await scripted([{ match: on("claude-primary"), fault: { status: 529 } }, { reply: "never" }]);
+    const alone = createClient({ env: { ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: overloaded.baseURL }, maxRetries: 0 });
+    const without = await runAgentTurn("k", "hi", TEST_AGENT, turnOptions(overloaded, await tempWorkspace(), [], { client: alone, model: "claude-primary" }));
+    expect([without.stopReason, overloaded.requests.map((r) => r.body.model)]).toEqual(["error", ["claude-primary"]]);
   });
 
   it("leaves out thinking, server tool blocks and citations for another model, and keeps the rest as it is", () => {
