@@ -4,11 +4,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { z } from "zod";
 import { startScriptedModel } from "../src/testing/index.js";
 import type { CacheTtl } from "../src/types.js";
 import { loadBuiltLibrary, type MiniclawLibrary } from "./built-library.js";
-import { toolLoopRule, turnNumber } from "./scripts.js";
+import { lookupTool, toolLoopRule, turnNumber } from "./scripts.js";
 import { round } from "./stats.js";
 import { formatTable, type Row } from "./table.js";
 
@@ -23,7 +22,6 @@ const HEARTBEAT_GAPS_MIN = Array.from({ length: 15 }, () => 30);
  */
 export const INTERACTIVE_GAPS_MIN = [1, 2, 1, 3, 8, 1, 2, 1, 15, 2, 1, 1, 4, 2, 45, 1, 2, 1, 3, 1, 10, 2, 1, 2, 6, 1, 2, 1, 20];
 /** A tool result of about 1.5 KB, as a short file or a command's output would be. */
-const LOOKUP_RESULT = Array.from({ length: 30 }, (_, i) => `${i + 1}\tline ${i + 1} of the looked-up record, with some words`).join("\n");
 
 /** The cost of one simulated session with one cache lifetime. */
 export interface TtlRun {
@@ -57,7 +55,7 @@ async function simulate(lib: MiniclawLibrary, ttl: CacheTtl, gapsMin: number[], 
     const workspace = join(root, "workspace");
     await lib.ensureWorkspace(workspace);
     const agent = (await lib.loadAgents(workspace))["main"]!;
-    const lookup = lib.defineTool({ name: "lookup", description: "Looks up a record by id.", input: z.object({ id: z.string() }), readOnly: true, run: () => LOOKUP_RESULT });
+    const lookup = lookupTool(lib);
     const env = { ANTHROPIC_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "x" };
     const runtime = await lib.openRuntime({ workspace, cwd: root, env, tools: [lookup], includeTime: false });
     const run: TtlRun = { ttl, turns: gapsMin.length + 1, costUsd: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0 };

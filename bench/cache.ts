@@ -2,16 +2,14 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { z } from "zod";
 import { promptParts } from "../src/testing/cache.js";
 import { startScriptedModel, type RecordedRequest } from "../src/testing/index.js";
 import type { MiniclawLibrary } from "./built-library.js";
-import { toolLoopRule, turnNumber } from "./scripts.js";
+import { lookupTool, toolLoopRule, turnNumber } from "./scripts.js";
 import { round } from "./stats.js";
 
 const TURNS = 30;
 /** A tool result of about 1.5 KB, as a short file or a command's output would be. */
-const LOOKUP_RESULT = Array.from({ length: 30 }, (_, i) => `${i + 1}\tline ${i + 1} of the looked-up record, with some words`).join("\n");
 
 /** What `benchCache` measures. */
 export interface CacheBench {
@@ -59,13 +57,7 @@ export async function benchCache(lib: MiniclawLibrary, options: { thinkingBudget
     const workspace = join(root, "workspace");
     await lib.ensureWorkspace(workspace);
     const agent = (await lib.loadAgents(workspace))["main"]!;
-    const lookup = lib.defineTool({
-      name: "lookup",
-      description: "Looks up a record by id.",
-      input: z.object({ id: z.string() }),
-      readOnly: true,
-      run: () => LOOKUP_RESULT,
-    });
+    const lookup = lookupTool(lib);
     const env = { ANTHROPIC_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "x" };
     const usage = { input: 0, read: 0, write: 0 };
     for (let turn = 1; turn <= TURNS; turn++) {

@@ -5,7 +5,7 @@ import type { ApprovalLists } from "../src/shell/safety.js";
 import { COMMAND_CASES } from "../tests/shell/fixtures/commands.js";
 import { EVERYDAY_CASES } from "../tests/shell/fixtures/everyday.js";
 import { AGENT_COMMANDS } from "./gate-corpus.js";
-import { median, round } from "./stats.js";
+import { median, percentile, round } from "./stats.js";
 
 /** One corpus classified in timed rounds. */
 export interface GateCorpusBench {
@@ -107,10 +107,6 @@ async function withCollections<T>(work: () => Promise<T>): Promise<{ result: T; 
   }
 }
 
-function percentile(sorted: readonly number[], share: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? Number.NaN;
-}
-
 /** Index of the largest value. */
 function argMax(values: readonly number[]): number {
   return values.reduce((best, value, i) => (value > values[best]! ? i : best), 0);
@@ -153,7 +149,7 @@ async function benchCorpus(commands: readonly string[]): Promise<GateCorpusBench
     calls: timed.flat().length,
     collections: pauses.length,
     collectionMedianMs: round(median(pauses.map(([start, end]) => end - start)), 3),
-    p99Ms: round(percentile(rounds.flat().sort((a, b) => a - b), 0.99), 3),
+    p99Ms: round(percentile(rounds.flat(), 0.99), 3),
     slowestMedianMs: round(medians[worstMedian]!, 3),
     slowestMedianCommand: commands[worstMedian]!,
   };

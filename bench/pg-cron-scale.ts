@@ -1,8 +1,7 @@
 // Cron at scale on PostgreSQL: 100 jobs on a seconds schedule across 3 workers (in this process, each with pools of its own).
 import { startScheduler, type CronJob, type Scheduler } from "../src/cron/index.js";
 import { openPostgres, type Postgres } from "../src/postgres/index.js";
-import { percentile } from "./pg-load-runs.js";
-import { median, round } from "./stats.js";
+import { median, percentile, round } from "./stats.js";
 
 export const CRON_JOBS = 100;
 export const CRON_WORKERS = 3;
@@ -72,7 +71,7 @@ export async function benchCronScale(url: string, schema: string, windowSeconds:
     runs: await count(`SELECT count(*) AS n FROM ${t("cron_runs")} WHERE status = 'ok'`),
     duplicates: await count(`SELECT count(*) AS n FROM (SELECT job, tick FROM ${t("cron_runs")} WHERE status = 'ok' GROUP BY job, tick HAVING count(*) > 1) d`),
     skipped: await count(`SELECT count(*) AS n FROM ${t("cron_runs")} WHERE status = 'skipped'`),
-    startDelayMs: { medianMs: round(median(delays), 1), p95Ms: round(percentile(delays, 95), 1) },
+    startDelayMs: { medianMs: round(median(delays), 1), p95Ms: round(percentile(delays, 0.95), 1) },
     perWorker,
   };
   await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE; DROP SCHEMA IF EXISTS "${schema}_boss" CASCADE`);

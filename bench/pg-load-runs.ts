@@ -86,8 +86,3 @@ export async function runLoad(jobs: LoadJob[], sampleUrl?: string): Promise<Load
   }
 }
 
-/** The `p`th percentile (nearest rank) of some numbers. */
-export function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}

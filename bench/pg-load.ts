@@ -8,9 +8,9 @@ import { openPostgres, type Postgres } from "../src/postgres/index.js";
 import { SessionStore, type SessionBackend } from "../src/sessions/store.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
 import { benchCronScale, type CronScale } from "./pg-cron-scale.js";
-import { percentile, runLoad, type LoadJob, type LoadRun } from "./pg-load-runs.js";
+import { runLoad, type LoadJob, type LoadRun } from "./pg-load-runs.js";
 import { toolLoopRule, turnNumber } from "./scripts.js";
-import { median, round } from "./stats.js";
+import { median, percentile, round } from "./stats.js";
 
 /** Sessions of each scale run, turns per session (one tool round each), sessions in flight per process. */
 export const LOAD_SESSIONS = 200;
@@ -37,7 +37,7 @@ export interface PgLoadBench {
   poolSizes: { pool: number; turns: number; boss: number };
 }
 
-const spread = (values: number[]): Spread => ({ medianMs: round(median(values), 1), p95Ms: round(percentile(values, 95), 1) });
+const spread = (values: number[]): Spread => ({ medianMs: round(median(values), 1), p95Ms: round(percentile(values, 0.95), 1) });
 const figures = (run: LoadRun, turns: number): ScaleFigures => ({ turnsPerSecond: round(turns / (run.windowMs / 1000), 1), turnMs: spread(run.turnMs), peakConnections: run.peakConnections });
 
 /** Splits `keys` into `n` nearly equal parts. */

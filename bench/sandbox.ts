@@ -9,17 +9,11 @@ import { probeBwrap } from "../src/shell/sandbox/bwrap-probe.js";
 import { planCommand, spawnPlanned } from "../src/shell/sandbox/sandbox-command.js";
 import { policyFor, type SandboxKind } from "../src/shell/sandbox/sandbox-policy.js";
 import { machineLine, describeMachine } from "./table.js";
-import { median, round, timeInterleaved } from "./stats.js";
+import { median, percentile, round, timeInterleaved } from "./stats.js";
 
 const RUNS = 200;
 const WARMUP = 10;
 const COMMAND = "echo hi";
-
-/** The value below which `share` of the sorted values lie (nearest rank). */
-function percentile(values: readonly number[], share: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)] ?? Number.NaN;
-}
 
 /** Runs one planned command to its end; rejects unless it printed `hi` and exited 0. */
 function runOnce(plan: ReturnType<typeof planCommand>, cwd: string): Promise<void> {

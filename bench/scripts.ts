@@ -1,5 +1,7 @@
 // The scripted model's rules for the bench: tool loops of a fixed number of rounds, counted from the request alone.
+import { z } from "zod";
 import type { RecordedRequest, Rule } from "../src/testing/index.js";
+import type { MiniclawLibrary } from "./built-library.js";
 
 /** A tool call the script asks for in round `round` (0-based) of a turn. */
 export type CallFor = (req: RecordedRequest, round: number) => { name: string; input: unknown };
@@ -53,4 +55,12 @@ export function toolLoopRule(requests: number | ((req: RecordedRequest) => numbe
 export function offersTool(req: RecordedRequest, name: string): boolean {
   const tools: unknown = req.body.tools;
   return Array.isArray(tools) && tools.some((tool: { name?: unknown }) => tool?.name === name);
+}
+
+/** What the cache benches' `lookup` tool returns: 30 lines, about 1.5 KB. */
+const LOOKUP_RESULT = Array.from({ length: 30 }, (_, i) => `${i + 1}\tline ${i + 1} of the looked-up record, with some words`).join("\n");
+
+/** The cache benches' read-only `lookup` tool, made with the built library's defineTool. */
+export function lookupTool(lib: MiniclawLibrary) {
+  return lib.defineTool({ name: "lookup", description: "Looks up a record by id.", input: z.object({ id: z.string() }), readOnly: true, run: () => LOOKUP_RESULT });
 }

@@ -11,7 +11,7 @@ import { PgSessionStore } from "../src/postgres/pg-store.js";
 import type { SessionRecord } from "../src/sessions/records.js";
 import { SessionStore, type SessionBackend } from "../src/sessions/store.js";
 import { benchSession, benchTurn, compactionKeeping, seededRandom, type BenchTurn } from "./records.js";
-import { median, round, timeInterleaved } from "./stats.js";
+import { median, percentile, round, timeInterleaved } from "./stats.js";
 import { benchTurnsPg, type TurnsPgBench } from "./turns-pg.js";
 
 /** The server benched: MINICLAW_TEST_DATABASE_URL, as for the tests, else the local trust-auth one. Never MINICLAW_DATABASE_URL: a user's own database is not a bench. */
@@ -100,11 +100,6 @@ async function fill(store: SessionBackend, key: string, records: SessionRecord[]
   }
 }
 
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}
-
 /** Appends one tool-result record at a time to a session each store holds, the stores taking turns; warm-up appends untimed. */
 async function timeAppends(stores: Stores): Promise<SessionsPgMeasured["appendMs"]> {
   const names = Object.keys(stores) as Array<keyof Stores>;
@@ -124,7 +119,7 @@ async function timeAppends(stores: Stores): Promise<SessionsPgMeasured["appendMs
   } finally {
     await Promise.all(releases.map((release) => release()));
   }
-  const latency = (values: number[]): Latency => ({ medianMs: round(median(values), 3), p95Ms: round(percentile(values, 95), 3) });
+  const latency = (values: number[]): Latency => ({ medianMs: round(median(values), 3), p95Ms: round(percentile(values, 0.95), 3) });
   return { postgres: latency(times.postgres), files: latency(times.files), filesFsync: latency(times.filesFsync) };
 }
 

@@ -9,6 +9,12 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** The nearest-rank percentile of `values` at `share` (0.95: p95); NaN for none. */
+export function percentile(values: readonly number[], share: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)] ?? Number.NaN;
+}
+
 /** Rounds to `digits` decimals, for the table and results.json. */
 export function round(value: number, digits = 2): number {
   const scale = 10 ** digits;
