@@ -4,7 +4,7 @@ import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import * as z from "zod";
 import { systemClock } from "../deps.js";
-import { MiniclawError } from "../errors.js";
+import { messageOf, MiniclawError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { withFileLock } from "../fs/file-lock.js";
 import { readRegularFileSync, fileVersion } from "../fs/regular-file.js";
@@ -129,7 +129,7 @@ export async function addApprovals(path: string, additions: { allowed?: readonly
 
 /** A missing or empty file: empty lists, new each time (callers get the arrays). */
 const empty = (): ReadResult => ({ ok: true, data: { allowed: [], denied: [] } });
-const unreadable = (error: unknown): ReadResult => ({ ok: false, problem: `cannot be read (${(error as Error).message})` });
+const unreadable = (error: unknown): ReadResult => ({ ok: false, problem: `cannot be read (${messageOf(error)})` });
 
 /** The file and its lists, by its stat: missing is empty, only a regular file is read (a FIFO would block); synchronously, as it is small and local. */
 function readApprovalsFile(path: string, stats: Stats | undefined): ReadResult {
@@ -146,7 +146,7 @@ function readApprovalsFile(path: string, stats: Stats | undefined): ReadResult {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return { ok: false, problem: `is not valid JSON (${(error as Error).message})` };
+    return { ok: false, problem: `is not valid JSON (${messageOf(error)})` };
   }
   const parsed = schema.safeParse(json);
   if (parsed.success) return { ok: true, data: parsed.data };

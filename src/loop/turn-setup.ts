@@ -1,7 +1,7 @@
 // One turn's settings resolved over its runtime, the small pieces the loop builds from them, and the move to the fallback model.
 import { safeSink, type Approver } from "../deps.js";
 import { ConfigError } from "../errors.js";
-import { asApiError, describeError, isBadRequest, pickModel } from "../model/client.js";
+import { describeError, isBadRequest, isUnavailable, pickModel } from "../model/client.js";
 import { checkSettings } from "../model/settings.js";
 import type { StreamOptions } from "../model/stream.js";
 import { modesOf, type Runtime } from "../runtime/open-runtime.js";
@@ -133,13 +133,6 @@ type Switchable = { model: string; fallbackModel: string | undefined; thinking: 
 
 /** Blocks signed or encrypted for the model that wrote them: another model refuses them. */
 const MODEL_BOUND = /^(thinking|redacted_thinking|server_tool_use|[a-z_]+_tool_result)$/;
-
-/** An error of a model overloaded (529, an `overloaded_error` event) or unavailable (503) once the retries are spent, not of a request at fault. */
-function isUnavailable(error: unknown): boolean {
-  const api = asApiError(error);
-  const type = (api?.error as { error?: { type?: string } } | undefined)?.error?.type ?? api?.type;
-  return api !== undefined && (api.status === 529 || api.status === 503 || type === "overloaded_error");
-}
 
 /**
  * Moves the turn to its fallback model when `error` says the model is overloaded or unavailable and there is one: emits `fallback` and returns true (ask

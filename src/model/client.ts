@@ -48,6 +48,17 @@ export function isBadRequest(error: unknown): error is ApiErrorFields {
   return asApiError(error)?.status === 400;
 }
 
+/** An error of a model overloaded (529, an `overloaded_error` event) or unavailable (503) once the retries are spent, not of a request at fault. */
+export function isUnavailable(error: unknown): boolean {
+  const api = asApiError(error);
+  return api !== undefined && (api.status === 529 || api.status === 503 || errorType(api) === "overloaded_error");
+}
+
+/** The type the API's error body names (`overloaded_error`), else the SDK's. */
+function errorType(api: ApiErrorFields): string | undefined {
+  return (api.error as { error?: { type?: string } } | undefined)?.error?.type ?? api.type ?? undefined;
+}
+
 /** One line describing an API or network error; a failed connection names what it tried (`connect ECONNREFUSED 127.0.0.1:9`). */
 export function describeError(error: unknown): string {
   const api = asApiError(error);
@@ -59,9 +70,8 @@ export function describeError(error: unknown): string {
     return oneLine(`${api.message.replace(/\.$/, "")}${tried ? `: ${tried}` : ""}`);
   }
   if (api) {
-    const body = api.error as { error?: { type?: string; message?: string } } | undefined;
-    const type = body?.error?.type ?? api.type;
-    const message = body?.error?.message ?? api.message;
+    const type = errorType(api);
+    const message = (api.error as { error?: { message?: string } } | undefined)?.error?.message ?? api.message;
     const status = api.status !== undefined ? `${api.status} ` : "";
     return `API error ${status}${type ? `(${type}) ` : ""}${oneLine(message)}`.trim();
   }

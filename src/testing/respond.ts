@@ -1,5 +1,6 @@
 // The HTTP side of the testing servers (scripted model, replay, provider model): listening on 127.0.0.1, reading a request,
 // writing JSON bodies, the API's error shape, and a message as the real SSE event sequence, streamed with pauses, cuts and error events.
+import { text } from "node:stream/consumers";
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
@@ -37,10 +38,8 @@ export async function listenLocal(handler: RequestListener, port = 0): Promise<L
 }
 
 /** The request's body, read whole, as UTF-8. */
-export async function readText(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+export function readText(req: IncomingMessage): Promise<string> {
+  return text(req);
 }
 
 /** The request's headers, names lower-cased, repeated ones joined by ", ". */
