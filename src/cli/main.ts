@@ -1,11 +1,14 @@
 // The miniclaw command: parses arguments, dispatches to a command, turns errors into one clear line and an exit code.
 import { keepShellParserAtBaseline } from "../shell/shell-parse.js";
 import { MiniclawError } from "../errors.js";
-import { CLI_CREDENTIALS_HINT, MissingCredentialsError } from "../model/credentials.js";
+import { MissingCredentialsError } from "../model/credentials.js";
 import { parseCliArgs, type CliArgs } from "./args.js";
 import { COMMAND_HELP, USAGE } from "./usage.js";
 import { nodeIo, type CliIo } from "./io.js";
 import { visibleText } from "./visible-text.js";
+
+/** What the command line adds after the missing-credentials message: its own demo, which a library user's program does not have. */
+const CREDENTIALS_HINT = "To try miniclaw without a key, run `npm run demo`, which uses the built-in scripted model.";
 
 type Command = (args: CliArgs, io: CliIo) => Promise<number>;
 
@@ -41,7 +44,7 @@ export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number
 /** What the CLI prints for an error: one a person must fix (`fixedBy` "person"), its message alone (missing credentials: how to try the demo); else an "unexpected error" line (stack if `debug`). */
 export function describeFailure(error: unknown, debug: boolean): string {
   const shown = (text: string): string => visibleText(text, { keepLineBreaks: true });
-  if (error instanceof MissingCredentialsError) return `${shown(error.message)} ${CLI_CREDENTIALS_HINT}\n`;
+  if (error instanceof MissingCredentialsError) return `${shown(error.message)} ${CREDENTIALS_HINT}\n`;
   if (error instanceof MiniclawError && error.fixedBy === "person") return `${shown(error.message)}\n`;
   const message = error instanceof Error ? error.message : String(error);
   const stack = debug && error instanceof Error && error.stack ? `${shown(error.stack)}\n` : "";

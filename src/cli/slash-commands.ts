@@ -11,7 +11,7 @@ import { listMcpServers, noMcpServers } from "./mcp.js";
 import { sessionTable } from "./sessions.js";
 import { effortCommand, modeCommand, modelCommand, queueCommand, thinkingCommand, type SettingState } from "./setting-commands.js";
 import { visibleText, visibleLine as clip } from "./visible-text.js";
-import { findAgentByPrefix, parseSlashCommand, resolveAgent, type SlashCommand } from "../assistant/routing.js";
+import { resolveAgent } from "../assistant/routing.js";
 import type { AgentConfig } from "../types.js";
 import type { CompactionRecord, MessageRecord } from "../sessions/records.js";
 
@@ -151,4 +151,22 @@ export async function mcpPromptMessage(line: string, mcp: McpHub | undefined): P
   } catch (error) {
     return { error: `${word}: ${error instanceof Error ? error.message : String(error)}` };
   }
+}
+
+/** A message of the form `/name rest`, split: the word after the slash, and everything after the white space that follows it. */
+export type SlashCommand = { name: string; args: string };
+
+const SLASH_COMMAND = /^\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/;
+
+/** Splits a message that looks like a slash command (`/help`, `/model opus`; `/usr/bin/env is missing` is none), for the REPL once `resolveAgent` did not route it. */
+export function parseSlashCommand(text: string): SlashCommand | undefined {
+  const match = SLASH_COMMAND.exec(text.trimEnd());
+  if (!match?.[1]) return undefined;
+  return { name: match[1], args: match[2] ?? "" };
+}
+
+/** The agent whose prefix is exactly `/name`, for the REPL to explain a prefix sent alone. */
+export function findAgentByPrefix(name: string, agents: Readonly<Record<string, AgentConfig>>): AgentConfig | undefined {
+  const prefix = name.startsWith("/") ? name : `/${name}`;
+  return Object.values(agents).find((agent) => agent.prefix === prefix);
 }

@@ -1,13 +1,10 @@
 // Reading ANTHROPIC_* credentials from an env object, without loading the SDK (so a missing key fails fast).
 import { ConfigError } from "../errors.js";
 
-/** The message when no credentials are set: what holds for any program using miniclaw (the command line adds `CLI_CREDENTIALS_HINT`). */
+/** The message when no credentials are set: what holds for any program using miniclaw (the command line adds its demo). */
 export const MISSING_CREDENTIALS_MESSAGE =
   "miniclaw needs credentials for the Anthropic API. Set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) " +
   "to your key, or set ANTHROPIC_BASE_URL to a server that speaks the Messages API.";
-
-/** What the command line adds after `MISSING_CREDENTIALS_MESSAGE`: its own demo, which a library user's program does not have. */
-export const CLI_CREDENTIALS_HINT = "To try miniclaw without a key, run `npm run demo`, which uses the built-in scripted model.";
 
 /** No credentials at all: a ConfigError of its own kind, so the command line can add its hint. */
 export class MissingCredentialsError extends ConfigError {

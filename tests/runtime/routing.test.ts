@@ -1,6 +1,7 @@
 // Prefix routing: what reaches which agent, and what is left alone for the REPL.
 import { describe, expect, it } from "vitest";
-import { findAgentByPrefix, parseSlashCommand, resolveAgent } from "../../src/assistant/routing.js";
+import { resolveAgent } from "../../src/assistant/routing.js";
+import { findAgentByPrefix, parseSlashCommand } from "../../src/cli/slash-commands.js";
 import type { AgentConfig } from "../../src/types.js";
 
 const agents: Record<string, AgentConfig> = {
